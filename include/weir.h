@@ -1,0 +1,19 @@
+/* weir.h — the umbrella header: everything public in weir.
+ *
+ * weir is a small, fast, multi-threaded dataflow engine for event-time stream
+ * processing, with Apache Flink's watermark semantics and a diagnostic channel
+ * that records what event time does in every operator. */
+#ifndef WEIR_H
+#define WEIR_H
+
+#include "weir/diag.h"
+#include "weir/error.h"
+#include "weir/export.h"
+#include "weir/harness.h"
+#include "weir/job.h"
+#include "weir/operator.h"
+#include "weir/state.h"
+#include "weir/stream.h"
+#include "weir/time.h"
+
+#endif

@@ -1,0 +1,207 @@
+/* weir/operator.h — the operator API: what an operator (built-in or the
+ * user's own) sees of the runtime, and what it gives the runtime.
+ *
+ * An operator supplies logic through a versioned table of callbacks; the
+ * runtime owns the threads, channels, valves, timers and state. Every built-in
+ * operator in operators/ is written against this header only.
+ *
+ * Threads: each parallel subtask of an operator has its own weir_ctx, and all
+ * callbacks of one subtask run on one worker thread, never concurrently with
+ * each other. Different subtasks of the same operator may run at the same time
+ * on different workers: anything shared between them (the spec's `arg`) must
+ * be read-only or synchronised by the user. weir_ctx functions may only be
+ * called from inside a callback of that ctx.
+ *
+ * In-band messages: records, watermarks and idle/active statuses arrive in the
+ * order they were sent on each channel. A watermark reaches on_watermark after
+ * the input's valve merged it (SEMANTICS.md 3-4) and after every event-time
+ * timer at or below it fired (SEMANTICS.md 6); whatever the operator emits
+ * while handling it reaches downstream before the watermark does.
+ */
+#ifndef WEIR_OPERATOR_H
+#define WEIR_OPERATOR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "weir/export.h"
+#include "weir/time.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* One subtask's runtime context. Opaque, owned by the runtime. */
+typedef struct weir_ctx weir_ctx;
+
+/* ---- operators ------------------------------------------------------------ */
+
+#define WEIR_OPERATOR_VTABLE_V1 1u
+
+typedef enum weir_time_domain {
+    WEIR_EVENT_TIME = 0,
+    WEIR_PROCESSING_TIME = 1
+} weir_time_domain;
+
+/* A timer that fired: per (key, namespace, timestamp). `key` is the current
+ * key (NULL for an operator that is not keyed). */
+typedef struct weir_timer {
+    weir_time_domain domain;
+    int64_t timestamp;
+    int64_t ns;
+    const void *key;
+} weir_timer;
+
+/* Every callback returns 0 or a negative WEIR_E* code; a negative result
+ * fails the subtask, which cancels the job (the message names the operator,
+ * the subtask and the callback; weir_ctx_fail() sets a better one). */
+typedef struct weir_operator_vtable {
+    uint32_t version; /* WEIR_OPERATOR_VTABLE_V1 */
+    /* Optional. Before the first record, on the subtask's worker thread. */
+    int (*open)(weir_ctx *ctx);
+    /* Required. A record on input 0 (or 1 for a two-input operator). `elem`
+     * is valid only during the call. For a keyed input the current key is the
+     * record's key. */
+    int (*on_record)(weir_ctx *ctx, int input, const void *elem, int64_t timestamp);
+    /* Optional; default forwards: weir_emit_watermark(ctx, watermark). The
+     * operator's input watermark advanced to `watermark` (already the current
+     * watermark, weir_ctx_watermark()). */
+    int (*on_watermark)(weir_ctx *ctx, int64_t watermark);
+    /* Optional; default forwards: weir_emit_idle() / weir_emit_active(). The
+     * operator's input became idle (true) or active (false). */
+    int (*on_status)(weir_ctx *ctx, bool idle);
+    /* Required if the operator registers timers. The current key is the
+     * timer's key. */
+    int (*on_timer)(weir_ctx *ctx, const weir_timer *timer);
+    /* Optional. Every input has ended (after MAX). Last chance to emit. */
+    int (*on_end)(weir_ctx *ctx);
+    /* Optional. Always called once for a subtask whose open() succeeded (or
+     * that had no open()), also when the job is canceled. Frees what open()
+     * made; must not emit. */
+    void (*close)(weir_ctx *ctx);
+} weir_operator_vtable;
+
+/* ---- sources -------------------------------------------------------------- */
+
+#define WEIR_SOURCE_VTABLE_V1 1u
+
+/* Flow results of a source's next() (not errors). */
+typedef enum weir_source_result {
+    WEIR_SOURCE_MORE = 1, /* call again soon */
+    WEIR_SOURCE_WAIT = 2, /* nothing before weir_source_wait_until()'s time */
+    WEIR_SOURCE_END = 3   /* finished: the runtime sends MAX, then END */
+} weir_source_result;
+
+typedef struct weir_source_vtable {
+    uint32_t version; /* WEIR_SOURCE_VTABLE_V1 */
+    /* Optional. On the subtask's worker thread, before the first next(). */
+    int (*open)(weir_ctx *ctx);
+    /* Required. Emits up to about weir_ctx_batch_hint() records with
+     * weir_emit() (and, if the source tracks event time itself, watermarks and
+     * idle/active with weir_emit_watermark() / weir_emit_idle() /
+     * weir_emit_active()), then returns a weir_source_result or a negative
+     * WEIR_E* code. Must not block: to wait, call weir_source_wait_until() and
+     * return WEIR_SOURCE_WAIT. */
+    int (*next)(weir_ctx *ctx);
+    /* Optional. As weir_operator_vtable.close. */
+    void (*close)(weir_ctx *ctx);
+} weir_source_vtable;
+
+/* In a source's next(): do not call next() again before processing time `t`
+ * (ms, the job clock; see weir_ctx_now()). */
+WEIR_EXPORT void weir_source_wait_until(weir_ctx *ctx, int64_t t);
+
+/* ---- emitting -------------------------------------------------------------
+ * All emit calls copy `elem` (weir_ctx_out_size() bytes) before they return
+ * and never block: a full output keeps the records pending and the runtime
+ * stops feeding this subtask until they have left. */
+
+/* A record on the main output. Returns 0, WEIR_ESTATE (no main output, or
+ * called from close()) or WEIR_ECANCELED. */
+WEIR_EXPORT int weir_emit(weir_ctx *ctx, const void *elem, int64_t timestamp);
+
+/* A record on side output `tag` (declared in the spec), with that side
+ * output's element size. WEIR_EINVAL for an undeclared tag. */
+WEIR_EXPORT int weir_emit_side(weir_ctx *ctx, int tag, const void *elem, int64_t timestamp);
+
+/* A watermark through the output gate (SEMANTICS.md 1): it leaves only if it
+ * is strictly above the last one that left; if the output is idle, ACTIVE
+ * leaves first. */
+WEIR_EXPORT int weir_emit_watermark(weir_ctx *ctx, int64_t watermark);
+
+/* Marks the output idle / active through the gate; only a change leaves. */
+WEIR_EXPORT int weir_emit_idle(weir_ctx *ctx);
+WEIR_EXPORT int weir_emit_active(weir_ctx *ctx);
+
+/* ---- timers ---------------------------------------------------------------
+ * Per (current key, namespace, timestamp): registering the same timer twice
+ * keeps one; deleting a timer that does not exist is not an error. Event-time
+ * timers fire when the watermark reaches them, in timestamp order, before the
+ * watermark is forwarded; a timer at or below the current watermark fires at
+ * the next watermark. Processing-time timers fire when the job clock reaches
+ * them. Operators that are not keyed may use timers too (with no key). */
+WEIR_EXPORT int weir_timer_register(weir_ctx *ctx, weir_time_domain domain, int64_t ns,
+                                    int64_t timestamp);
+WEIR_EXPORT int weir_timer_delete(weir_ctx *ctx, weir_time_domain domain, int64_t ns,
+                                  int64_t timestamp);
+
+/* ---- the context ---------------------------------------------------------- */
+
+/* The operator's current input watermark (WEIR_TS_MIN before any). */
+WEIR_EXPORT int64_t weir_ctx_watermark(const weir_ctx *ctx);
+/* Processing time: the job clock in ms since the run started. */
+WEIR_EXPORT int64_t weir_ctx_now(const weir_ctx *ctx);
+WEIR_EXPORT int weir_ctx_subtask(const weir_ctx *ctx);
+WEIR_EXPORT int weir_ctx_parallelism(const weir_ctx *ctx);
+WEIR_EXPORT const char *weir_ctx_name(const weir_ctx *ctx);
+/* The spec's arg: one pointer shared by all subtasks (borrowed). */
+WEIR_EXPORT void *weir_ctx_arg(const weir_ctx *ctx);
+/* The subtask's own pointer, NULL until set (typically in open()). */
+WEIR_EXPORT void *weir_ctx_state(const weir_ctx *ctx);
+WEIR_EXPORT void weir_ctx_set_state(weir_ctx *ctx, void *state);
+/* Element sizes: of input 0/1, of the main output (0 for a sink). */
+WEIR_EXPORT size_t weir_ctx_in_size(const weir_ctx *ctx, int input);
+WEIR_EXPORT size_t weir_ctx_out_size(const weir_ctx *ctx);
+/* How many records a source's next() should emit per call. */
+WEIR_EXPORT int weir_ctx_batch_hint(const weir_ctx *ctx);
+/* The job's auto-watermark interval (ms; WEIR_DISABLED when off). */
+WEIR_EXPORT int64_t weir_ctx_watermark_interval(const weir_ctx *ctx);
+
+/* Keyed inputs: the current key (the record's, or the firing timer's), or NULL
+ * when the operator is not keyed. weir_ctx_key_format() writes its printable
+ * form (the key_by's formatter, else text if printable, else hex). */
+WEIR_EXPORT const void *weir_ctx_key(const weir_ctx *ctx);
+WEIR_EXPORT size_t weir_ctx_key_size(const weir_ctx *ctx);
+WEIR_EXPORT int weir_ctx_key_format(const weir_ctx *ctx, char *buf, size_t size);
+
+/* Records the failure message for the job ("operator NAME subtask I: ...")
+ * and returns `err` (a negative WEIR_E* code), to be returned by the callback:
+ *     return weir_ctx_fail(ctx, WEIR_EINVAL, "bad record %d", n); */
+WEIR_EXPORT int weir_ctx_fail(weir_ctx *ctx, int err, const char *fmt, ...) WEIR_PRINTF(3, 4);
+
+/* ---- what an operator tells the diagnostic channel ------------------------
+ * Counters every operator kind may report; the runtime counts records in and
+ * out itself. Each adds up in the capture's summary (docs/CAPTURE.md). */
+typedef enum weir_counter {
+    WEIR_COUNTER_FILTERED = 0,   /* taken in, deliberately not passed on */
+    WEIR_COUNTER_LATE_DROPPED,   /* late, dropped */
+    WEIR_COUNTER_LATE_SIDE,      /* late, sent to the late side output */
+    WEIR_COUNTER_ABSORBED,       /* taken into state (a window) */
+    WEIR_COUNTER_COUNT_
+} weir_counter;
+
+WEIR_EXPORT void weir_ctx_count(weir_ctx *ctx, weir_counter counter, int64_t n);
+
+/* Window events (window operators report them; the current key is used). */
+WEIR_EXPORT void weir_ctx_report_window_fire(weir_ctx *ctx, int64_t start, int64_t end, int firing,
+                                             int64_t count);
+WEIR_EXPORT void weir_ctx_report_late(weir_ctx *ctx, int64_t timestamp, int64_t missed_start,
+                                      int64_t missed_end, bool dropped);
+WEIR_EXPORT void weir_ctx_report_merge(weir_ctx *ctx, int64_t start, int64_t end, int64_t merged);
+WEIR_EXPORT void weir_ctx_report_cleanup(weir_ctx *ctx, int64_t start, int64_t end);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,65 @@
+/* weir/state.h — keyed state: values and lists per (key, namespace).
+ *
+ * Operators that consume a keyed stream (after weir_stream_key_by) hold state
+ * per exact key: two keys with the same hash are never merged. The namespace
+ * is an int64 the operator chooses (a window's start, a pane index, or 0 for
+ * plain per-key state). State lives in the subtask's own hash table: no locks,
+ * and an entry is removed when it is cleared.
+ *
+ * Declare the states in open(); use them in on_record() and on_timer(), where
+ * the current key is set. All calls follow the weir_ctx thread rule (only from
+ * that ctx's callbacks).
+ */
+#ifndef WEIR_STATE_H
+#define WEIR_STATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "weir/export.h"
+#include "weir/operator.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum weir_state_kind {
+    WEIR_STATE_VALUE = 0, /* one fixed-size value per (key, namespace) */
+    WEIR_STATE_LIST = 1   /* a bag of fixed-size elements per (key, namespace) */
+} weir_state_kind;
+
+/* Declares a state of `size` bytes (the value, or each list element) and
+ * returns its id (>= 0) in *id. Only in open(). WEIR_ENOKEY if the operator's
+ * input is not keyed; WEIR_EINVAL for size 0 or above 1 MiB. */
+WEIR_EXPORT int weir_state_declare(weir_ctx *ctx, weir_state_kind kind, size_t size, int *id);
+
+/* The value of (current key, ns): a pointer to `size` bytes, valid until the
+ * next state call on this ctx. If absent: NULL, or with `create` a new
+ * zero-filled value. NULL with create only on out-of-memory (the ctx has
+ * failed; return the error from weir_ctx_state_error()). */
+WEIR_EXPORT void *weir_state_value(weir_ctx *ctx, int id, int64_t ns, bool create);
+
+/* Appends one element to the list of (current key, ns). */
+WEIR_EXPORT int weir_state_list_add(weir_ctx *ctx, int id, int64_t ns, const void *elem);
+
+/* The list of (current key, ns) as a contiguous array of *count elements,
+ * valid until the next state call; NULL with *count 0 if absent. */
+WEIR_EXPORT const void *weir_state_list_get(weir_ctx *ctx, int id, int64_t ns, size_t *count);
+
+/* Removes the value or list of (current key, ns); nothing if absent. */
+WEIR_EXPORT void weir_state_clear(weir_ctx *ctx, int id, int64_t ns);
+
+/* How many (key, ns) entries this state holds in this subtask (all keys). */
+WEIR_EXPORT size_t weir_state_size(const weir_ctx *ctx, int id);
+
+/* Bytes of memory this subtask's keyed state and timers use in all. */
+WEIR_EXPORT size_t weir_state_memory(const weir_ctx *ctx);
+
+/* The error after weir_state_value(create) returned NULL (WEIR_ENOMEM). */
+WEIR_EXPORT int weir_ctx_state_error(const weir_ctx *ctx);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,203 @@
+/* weir/stream.h — building a job's graph: sources, transformations, sinks.
+ *
+ * A weir_stream is a handle to a logical stream of fixed-size elements, each
+ * with an int64 timestamp. Streams belong to their job (freed by
+ * weir_job_destroy; never free one yourself) and are only used on the thread
+ * that builds the job, before weir_job_run().
+ *
+ * Builder calls return a new stream, or NULL after recording why in the job
+ * (weir_job_error); given a NULL stream they return NULL at once, so the
+ * first problem is the one reported. Sinks return their sink's stream handle,
+ * which only takes weir_stream_set_name / weir_stream_set_parallelism.
+ *
+ * Edges: an operator reads its input over a forward edge when the parallelism
+ * matches (chained into the same task: plain calls, no queue) and over a
+ * rebalance otherwise, unless a partitioning was asked for: key_by (hash of
+ * the exact key bytes), rebalance, broadcast, or forward (an error if the
+ * parallelism differs).
+ *
+ * Callbacks given here (map, filter, key extractors, ...) run on worker
+ * threads, possibly concurrently for different subtasks; their `arg` is
+ * borrowed and must outlive the run.
+ */
+#ifndef WEIR_STREAM_H
+#define WEIR_STREAM_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "weir/export.h"
+#include "weir/job.h"
+#include "weir/operator.h"
+#include "weir/time.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct weir_stream weir_stream;
+
+/* Upper bounds refused as absurd at build time. */
+#define WEIR_MAX_ELEM_SIZE 65536
+#define WEIR_MAX_KEY_SIZE 256
+#define WEIR_MAX_PARALLELISM 1024
+
+/* ---- generic operators (what every built-in is made of) ------------------- */
+
+typedef struct weir_side_output_spec {
+    int tag;          /* >= 1, unique in the operator */
+    size_t elem_size; /* 1..WEIR_MAX_ELEM_SIZE */
+} weir_side_output_spec;
+
+/* How an operator's counters add up in the capture's summary
+ * (docs/CAPTURE.md). */
+typedef enum weir_accounting {
+    WEIR_ACCOUNTING_ANY = 0,    /* no identity: emits any number per record */
+    WEIR_ACCOUNTING_ONE_TO_ONE, /* in = out + filtered + late_dropped + late_side */
+    WEIR_ACCOUNTING_WINDOW,     /* in = absorbed + late_dropped + late_side */
+    WEIR_ACCOUNTING_SINK        /* out = 0 */
+} weir_accounting;
+
+typedef struct weir_process_spec {
+    const char *name;                   /* NULL: the kind; copied */
+    const char *kind;                   /* what it is, for diagnostics ("map"); NULL: "process" */
+    const weir_operator_vtable *vtable; /* required; borrowed, must outlive the job */
+    void *arg;                          /* weir_ctx_arg(); borrowed unless arg_free is set */
+    void (*arg_free)(void *arg);        /* if set, the job owns arg and frees it */
+    size_t out_size;                    /* main output element size; 0: a sink (no output) */
+    const weir_side_output_spec *side_outputs; /* copied */
+    int nside;
+    int parallelism;                    /* 0: the job's default */
+    weir_accounting accounting;
+    /* Optional: kind-specific settings for the capture's job event, as the
+     * members of a JSON object ("\"size_ms\":1000,..."); copied. */
+    const char *settings_json;
+} weir_process_spec;
+
+/* A one-input operator on `in`. */
+WEIR_EXPORT weir_stream *weir_stream_process(weir_stream *in, const weir_process_spec *spec);
+
+/* A two-input operator: records of `a` arrive as input 0, of `b` as input 1.
+ * Each input has its own valve; the operator's watermark is combined by
+ * SEMANTICS.md 4. If both inputs are keyed (key_by with the same key_size),
+ * the operator is keyed: state and timers are per key across both inputs. */
+WEIR_EXPORT weir_stream *weir_stream_connect(weir_stream *a, weir_stream *b,
+                                             const weir_process_spec *spec);
+
+/* The side output `tag` of the operator that produced `s`. */
+WEIR_EXPORT weir_stream *weir_stream_side_output(weir_stream *s, int tag);
+
+typedef struct weir_source_spec {
+    const char *name;                 /* NULL: the kind; copied */
+    const char *kind;                 /* NULL: "source" */
+    const weir_source_vtable *vtable; /* required; borrowed */
+    void *arg;
+    void (*arg_free)(void *arg);
+    size_t elem_size;                 /* 1..WEIR_MAX_ELEM_SIZE */
+    int parallelism;                  /* 0: the job's default */
+} weir_source_spec;
+
+/* A source from a user callback table, with one instance per subtask. */
+WEIR_EXPORT weir_stream *weir_job_add_source(weir_job *job, const weir_source_spec *spec);
+
+/* ---- naming and parallelism ----------------------------------------------- */
+
+/* Set the name / parallelism of the operator that produced `s` (not of a
+ * key_by, rebalance, broadcast, forward or union view). Returns `s`, or NULL
+ * after recording the error. */
+WEIR_EXPORT weir_stream *weir_stream_set_name(weir_stream *s, const char *name);
+WEIR_EXPORT weir_stream *weir_stream_set_parallelism(weir_stream *s, int parallelism);
+WEIR_EXPORT size_t weir_stream_elem_size(const weir_stream *s);
+WEIR_EXPORT weir_job *weir_stream_job(const weir_stream *s);
+
+/* ---- sources -------------------------------------------------------------- */
+
+/* `count` elements of `elem_size` bytes from `elems` (borrowed: it must stay
+ * valid and unchanged until weir_job_run returns), with timestamps from
+ * `timestamps` (borrowed, may be NULL: no timestamps). With parallelism p,
+ * subtask i reads the i-th of p contiguous slices. */
+WEIR_EXPORT weir_stream *weir_source_array(weir_job *job, const void *elems, size_t count,
+                                           size_t elem_size, const int64_t *timestamps);
+
+/* ---- partitioning --------------------------------------------------------- */
+
+typedef struct weir_key_spec {
+    size_t key_size; /* 1..WEIR_MAX_KEY_SIZE */
+    /* Required. Writes exactly key_size bytes for elem (the same bytes every
+     * time: pad bytes included). Keys are compared as bytes. */
+    void (*extract)(const void *elem, void *key, void *arg);
+    void *arg;
+    /* Optional: the key's printable form for diagnostics and printing;
+     * returns the length written (like snprintf). */
+    int (*format)(const void *key, char *buf, size_t size, void *arg);
+} weir_key_spec;
+
+/* The spec is copied. */
+WEIR_EXPORT weir_stream *weir_stream_key_by(weir_stream *s, const weir_key_spec *key);
+WEIR_EXPORT weir_stream *weir_stream_rebalance(weir_stream *s);
+WEIR_EXPORT weir_stream *weir_stream_broadcast(weir_stream *s);
+WEIR_EXPORT weir_stream *weir_stream_forward(weir_stream *s);
+
+/* One stream of all elements of `n` streams of the same element size (a
+ * consumer sees it as one input over all their channels). */
+WEIR_EXPORT weir_stream *weir_stream_union(weir_stream *const *streams, int n);
+
+/* ---- transformations ------------------------------------------------------ */
+
+/* Writes one output element (out_size bytes) for `in`. Returns 0, or a
+ * negative WEIR_E* code to fail the job. */
+typedef int (*weir_map_fn)(const void *in, void *out, void *arg);
+/* Returns 1 to keep `in`, 0 to drop it, or a negative WEIR_E* code. */
+typedef int (*weir_filter_fn)(const void *in, void *arg);
+/* Emits 0..n elements with weir_emit(ctx, elem, timestamp). */
+typedef int (*weir_flat_map_fn)(weir_ctx *ctx, const void *in, int64_t timestamp, void *arg);
+
+WEIR_EXPORT weir_stream *weir_stream_map(weir_stream *s, size_t out_size, weir_map_fn fn, void *arg);
+WEIR_EXPORT weir_stream *weir_stream_filter(weir_stream *s, weir_filter_fn fn, void *arg);
+WEIR_EXPORT weir_stream *weir_stream_flat_map(weir_stream *s, size_t out_size, weir_flat_map_fn fn,
+                                              void *arg);
+
+typedef struct weir_timestamps_spec {
+    weir_timestamp_fn extract;          /* NULL: keep the records' timestamps */
+    void *arg;
+    weir_watermark_strategy strategy;
+} weir_timestamps_spec;
+
+/* Assigns timestamps and generates watermarks (SEMANTICS.md 1-2). Upstream
+ * watermarks other than MAX, and upstream idle/active, are swallowed: this
+ * operator makes its own. The spec is copied. */
+WEIR_EXPORT weir_stream *weir_stream_assign_timestamps(weir_stream *s,
+                                                       const weir_timestamps_spec *spec);
+
+/* ---- sinks ---------------------------------------------------------------- */
+
+/* Drops everything (benchmarks). */
+WEIR_EXPORT weir_stream *weir_sink_discard(weir_stream *s);
+
+/* Calls fn for every record on the sink subtask's worker thread: with
+ * parallelism > 1 concurrently from several threads. Returns 0 or a negative
+ * WEIR_E* code to fail the job. */
+typedef int (*weir_sink_fn)(const void *elem, int64_t timestamp, int subtask, void *arg);
+WEIR_EXPORT weir_stream *weir_sink_callback(weir_stream *s, weir_sink_fn fn, void *arg);
+
+/* Writes one line per record to `out` (NULL: stdout): "SUBTASK> TEXT" with
+ * parallelism > 1, else "TEXT", where fmt wrote TEXT (returns its length, like
+ * snprintf; text longer than 1023 bytes is cut). */
+typedef int (*weir_format_fn)(const void *elem, int64_t timestamp, char *buf, size_t size, void *arg);
+WEIR_EXPORT weir_stream *weir_sink_print(weir_stream *s, weir_format_fn fmt, void *arg, FILE *out);
+
+/* Collects every record in memory, for tests and small programs. *out is
+ * owned by the job and readable after weir_job_run returned: records of
+ * subtask 0 in arrival order, then subtask 1, ... */
+typedef struct weir_collect weir_collect;
+WEIR_EXPORT weir_stream *weir_sink_collect(weir_stream *s, weir_collect **out);
+WEIR_EXPORT size_t weir_collect_count(const weir_collect *c);
+WEIR_EXPORT const void *weir_collect_elem(const weir_collect *c, size_t i);
+WEIR_EXPORT int64_t weir_collect_timestamp(const weir_collect *c, size_t i);
+WEIR_EXPORT size_t weir_collect_elem_size(const weir_collect *c);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

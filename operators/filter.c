@@ -1,0 +1,56 @@
+/* filter.c — keeps the elements a user predicate accepts; counts the rest as
+ * filtered for the diagnostic summary. */
+#include <stdlib.h>
+
+#include "weir/error.h"
+#include "weir/job.h"
+#include "weir/operator.h"
+#include "weir/stream.h"
+
+typedef struct filter_arg {
+    weir_filter_fn fn;
+    void *arg;
+} filter_arg;
+
+static int filter_record(weir_ctx *ctx, int input, const void *elem, int64_t ts)
+{
+    (void)input;
+    const filter_arg *f = weir_ctx_arg(ctx);
+    int keep = f->fn(elem, f->arg);
+    if (keep < 0)
+        return keep;
+    if (keep)
+        return weir_emit(ctx, elem, ts);
+    weir_ctx_count(ctx, WEIR_COUNTER_FILTERED, 1);
+    return 0;
+}
+
+static const weir_operator_vtable filter_vtable = {
+    .version = WEIR_OPERATOR_VTABLE_V1,
+    .on_record = filter_record,
+};
+
+weir_stream *weir_stream_filter(weir_stream *s, weir_filter_fn fn, void *arg)
+{
+    if (!s)
+        return NULL;
+    if (!fn) {
+        weir_job_record_error(weir_stream_job(s), WEIR_EINVAL, "weir_stream_filter: fn is required");
+        return NULL;
+    }
+    filter_arg *f = malloc(sizeof *f);
+    if (!f) {
+        weir_job_record_error(weir_stream_job(s), WEIR_ENOMEM, "weir_stream_filter: out of memory");
+        return NULL;
+    }
+    *f = (filter_arg){.fn = fn, .arg = arg};
+    weir_process_spec spec = {
+        .kind = "filter",
+        .vtable = &filter_vtable,
+        .arg = f,
+        .arg_free = free,
+        .out_size = weir_stream_elem_size(s),
+        .accounting = WEIR_ACCOUNTING_ONE_TO_ONE,
+    };
+    return weir_stream_process(s, &spec);
+}

@@ -1,0 +1,49 @@
+/* sink_callback.c — hands every record to a user function, on the sink
+ * subtask's worker thread. */
+#include <stdlib.h>
+
+#include "weir/error.h"
+#include "weir/job.h"
+#include "weir/operator.h"
+#include "weir/stream.h"
+
+typedef struct callback_arg {
+    weir_sink_fn fn;
+    void *arg;
+} callback_arg;
+
+static int callback_record(weir_ctx *ctx, int input, const void *elem, int64_t ts)
+{
+    (void)input;
+    const callback_arg *c = weir_ctx_arg(ctx);
+    return c->fn(elem, ts, weir_ctx_subtask(ctx), c->arg);
+}
+
+static const weir_operator_vtable callback_vtable = {
+    .version = WEIR_OPERATOR_VTABLE_V1,
+    .on_record = callback_record,
+};
+
+weir_stream *weir_sink_callback(weir_stream *s, weir_sink_fn fn, void *arg)
+{
+    if (!s)
+        return NULL;
+    if (!fn) {
+        weir_job_record_error(weir_stream_job(s), WEIR_EINVAL, "weir_sink_callback: fn is required");
+        return NULL;
+    }
+    callback_arg *c = malloc(sizeof *c);
+    if (!c) {
+        weir_job_record_error(weir_stream_job(s), WEIR_ENOMEM, "weir_sink_callback: out of memory");
+        return NULL;
+    }
+    *c = (callback_arg){.fn = fn, .arg = arg};
+    weir_process_spec spec = {
+        .kind = "sink",
+        .vtable = &callback_vtable,
+        .arg = c,
+        .arg_free = free,
+        .accounting = WEIR_ACCOUNTING_SINK,
+    };
+    return weir_stream_process(s, &spec);
+}

@@ -1,0 +1,37 @@
+/* clock.c — system and virtual processing-time clocks (clock.h). */
+#include "clock.h"
+
+#include <time.h>
+
+int64_t weir__monotonic_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+void weir__clock_init(weir__clock *c, bool is_virtual)
+{
+    c->is_virtual = is_virtual;
+    atomic_store(&c->virtual_now, 0);
+    c->start_ns = weir__monotonic_ns();
+}
+
+int64_t weir__clock_now(const weir__clock *c)
+{
+    if (c->is_virtual)
+        return atomic_load_explicit(&c->virtual_now, memory_order_acquire);
+    return (weir__monotonic_ns() - c->start_ns) / 1000000;
+}
+
+int64_t weir__clock_now_ns(const weir__clock *c)
+{
+    if (c->is_virtual)
+        return 0;
+    return weir__monotonic_ns() - c->start_ns;
+}
+
+void weir__clock_set(weir__clock *c, int64_t t)
+{
+    atomic_store_explicit(&c->virtual_now, t, memory_order_release);
+}

@@ -1,0 +1,29 @@
+/* clock.h — the job's processing-time clock: the monotonic system clock, or
+ * a virtual clock that only the scheduler (or the harness) moves.
+ *
+ * Times are ms since the run started. The virtual clock is one atomic value:
+ * workers read it concurrently, and only the worker that finds the job
+ * quiescent (or the harness) writes it.
+ */
+#ifndef WEIR_RUNTIME_CLOCK_H
+#define WEIR_RUNTIME_CLOCK_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+typedef struct weir__clock {
+    bool is_virtual;
+    _Atomic int64_t virtual_now;
+    int64_t start_ns; /* system clock: CLOCK_MONOTONIC at start */
+} weir__clock;
+
+void weir__clock_init(weir__clock *c, bool is_virtual);
+int64_t weir__clock_now(const weir__clock *c);
+/* Nanoseconds since start on the system clock (0 on the virtual clock). */
+int64_t weir__clock_now_ns(const weir__clock *c);
+void weir__clock_set(weir__clock *c, int64_t t);
+/* CLOCK_MONOTONIC in ns (for waits and benchmarks of the runtime itself). */
+int64_t weir__monotonic_ns(void);
+
+#endif

@@ -1,0 +1,661 @@
+/* context.c — the runtime side of the operator API (weir/operator.h): what
+ * happens when an operator emits a record, a watermark or a status, how a
+ * record, a watermark and a timer reach an operator, and the context queries.
+ *
+ * The flow through one subtask: a channel's batch (or the harness) gives the
+ * head operator its records one by one (weir__ctx_record) and its merged
+ * watermarks and statuses (weir__ctx_advance_watermark, weir__ctx_status).
+ * Whatever an operator emits goes, in order, to every operator chained to
+ * that output (a plain call, so the chained operator runs to completion
+ * before emit returns), to the channel groups of that output (copied into the
+ * open batch of the partition's channel), and in a harness to its capture.
+ * Watermarks and statuses leave an operator only through its output gate, and
+ * go to every output, side outputs included: downstream of any output,
+ * "everything emitted before W arrives before W" holds.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "clock.h"
+#include "diag.h"
+#include "errors.h"
+#include "job_state.h"
+#include "task.h"
+#include "util.h"
+#include "weir/error.h"
+#include "weir/operator.h"
+
+/* ---- failures ------------------------------------------------------------- */
+
+static int vfail(weir_ctx *ctx, int err, const char *fmt, va_list ap)
+{
+    char what[768];
+    vsnprintf(what, sizeof what, fmt, ap);
+    return weir__errors_set(ctx->errors, err, "operator '%s' subtask %d: %s", ctx->node->name,
+                            ctx->subtask, what);
+}
+
+int weir_ctx_fail(weir_ctx *ctx, int err, const char *fmt, ...)
+{
+    if (err >= 0)
+        err = WEIR_ECALLBACK;
+    va_list ap;
+    va_start(ap, fmt);
+    vfail(ctx, err, fmt, ap);
+    va_end(ap);
+    return err;
+}
+
+/* A callback returned `r` < 0: make sure the job's message names it. */
+static int callback_failed(weir_ctx *ctx, int r, const char *callback)
+{
+    return weir_ctx_fail(ctx, r, "%s failed: %s (%s)", callback, weir_strerror(r), weir_err_name(r));
+}
+
+/* ---- lifecycle ------------------------------------------------------------ */
+
+int weir__ctx_init(weir_ctx *ctx, weir_job *job, weir__subtask *sub, const weir__node *node,
+                   int subtask)
+{
+    memset(ctx, 0, sizeof *ctx);
+    ctx->sub = sub;
+    ctx->node = node;
+    ctx->job = job;
+    ctx->is_source = node->is_source;
+    ctx->vt = node->op;
+    ctx->svt = node->source;
+    ctx->arg = node->arg;
+    ctx->subtask = subtask;
+    ctx->parallelism = node->parallelism;
+    ctx->wm = WEIR_TS_MIN;
+    ctx->wait_until = INT64_MIN;
+    weir__gate_init(&ctx->gate);
+    ctx->main.tag = 0;
+    ctx->main.elem_size = node->out_size;
+    ctx->diag_level = WEIR_DIAG_OFF;
+
+    ctx->in_key[0] = node->in_key[0];
+    ctx->in_key[1] = node->in_key[1];
+    ctx->key_size = node->in_key[0] ? node->in_key[0]->spec.key_size : 0;
+    ctx->key_buf = calloc(1, 8 + ctx->key_size + 8);
+    ctx->timer_key = calloc(1, ctx->key_size + 8);
+    if (!ctx->key_buf || !ctx->timer_key)
+        return WEIR_ENOMEM;
+    int r = weir__timers_init(&ctx->event_timers, ctx->key_size);
+    if (r == 0)
+        r = weir__timers_init(&ctx->proc_timers, ctx->key_size);
+    if (r)
+        return r;
+    if (node->nside > 0) {
+        ctx->side = calloc((size_t)node->nside, sizeof *ctx->side);
+        if (!ctx->side)
+            return WEIR_ENOMEM;
+        ctx->nside = node->nside;
+        for (int i = 0; i < node->nside; i++) {
+            ctx->side[i].tag = node->side[i].tag;
+            ctx->side[i].elem_size = node->side[i].elem_size;
+        }
+    }
+    return 0;
+}
+
+static void free_output(weir__output *o)
+{
+    free(o->chained);
+    for (int g = 0; g < o->ngroups; g++) {
+        free(o->groups[g].ch);
+        free(o->groups[g].keybuf);
+    }
+    free(o->groups);
+}
+
+void weir__ctx_free(weir_ctx *ctx)
+{
+    free_output(&ctx->main);
+    for (int i = 0; i < ctx->nside; i++)
+        free_output(&ctx->side[i]);
+    free(ctx->side);
+    for (int i = 0; i < ctx->nstates; i++) {
+        weir__state *st = &ctx->states[i];
+        if (st->kind == WEIR_STATE_LIST) {
+            for (uint32_t e = 0; e < st->map.nentries; e++) {
+                if (weir__keymap_live(&st->map, e))
+                    free(((weir__list_value *)weir__keymap_value(&st->map, e))->data);
+            }
+        }
+        weir__keymap_free(&st->map);
+    }
+    free(ctx->states);
+    weir__timers_free(&ctx->event_timers);
+    weir__timers_free(&ctx->proc_timers);
+    free(ctx->key_buf);
+    free(ctx->timer_key);
+}
+
+int weir__ctx_open(weir_ctx *ctx)
+{
+    int r = 0;
+    ctx->in_open = true;
+    if (ctx->is_source) {
+        if (ctx->svt.open)
+            r = ctx->svt.open(ctx);
+    } else if (ctx->vt.open) {
+        r = ctx->vt.open(ctx);
+    }
+    ctx->in_open = false;
+    if (r < 0)
+        return callback_failed(ctx, r, "open");
+    ctx->opened = true;
+    return 0;
+}
+
+void weir__ctx_close(weir_ctx *ctx)
+{
+    if (!ctx->opened || ctx->closed)
+        return;
+    ctx->closed = true;
+    ctx->in_close = true;
+    if (ctx->is_source) {
+        if (ctx->svt.close)
+            ctx->svt.close(ctx);
+    } else if (ctx->vt.close) {
+        ctx->vt.close(ctx);
+    }
+    ctx->in_close = false;
+}
+
+static int end_output(weir__output *o)
+{
+    for (int i = 0; i < o->nchained; i++) {
+        int r = weir__ctx_end_chain(o->chained[i]);
+        if (r < 0)
+            return r;
+    }
+    return 0;
+}
+
+int weir__ctx_end_chain(weir_ctx *ctx)
+{
+    if (ctx->ended)
+        return 0;
+    ctx->ended = true;
+    if (!ctx->is_source && ctx->vt.on_end) {
+        int r = ctx->vt.on_end(ctx);
+        if (r < 0)
+            return callback_failed(ctx, r, "on_end");
+    }
+    int r = end_output(&ctx->main);
+    for (int i = 0; r == 0 && i < ctx->nside; i++)
+        r = end_output(&ctx->side[i]);
+    return r;
+}
+
+/* ---- records -------------------------------------------------------------- */
+
+static int write_group(weir__outgroup *g, const void *elem, size_t size, int64_t ts)
+{
+    weir__channel *ch;
+    switch (g->part) {
+    case WEIR__PART_HASH: {
+        const weir_key_spec *k = &g->key->spec;
+        k->extract(elem, g->keybuf, k->arg);
+        uint64_t h = weir__hash_bytes(g->keybuf, k->key_size);
+        ch = g->ch[weir__hash_partition(h, (uint32_t)g->nch)];
+        break;
+    }
+    case WEIR__PART_REBALANCE:
+        ch = g->ch[g->rr];
+        if (++g->rr == (uint32_t)g->nch)
+            g->rr = 0;
+        break;
+    case WEIR__PART_BROADCAST:
+        for (int i = 0; i < g->nch; i++) {
+            unsigned char *slot = weir__channel_reserve(g->ch[i]);
+            if (WEIR__UNLIKELY(!slot))
+                return WEIR_ENOMEM;
+            WEIR__SLOT_TS(slot) = ts;
+            memcpy(WEIR__SLOT_ELEM(slot), elem, size);
+            weir__channel_commit(g->ch[i]);
+        }
+        return 0;
+    default:
+        ch = g->ch[0];
+        break;
+    }
+    unsigned char *slot = weir__channel_reserve(ch);
+    if (WEIR__UNLIKELY(!slot))
+        return WEIR_ENOMEM;
+    WEIR__SLOT_TS(slot) = ts;
+    memcpy(WEIR__SLOT_ELEM(slot), elem, size);
+    weir__channel_commit(ch);
+    return 0;
+}
+
+static int emit_to(weir__output *o, const void *elem, int64_t ts)
+{
+    for (int g = 0; g < o->ngroups; g++) {
+        int r = write_group(&o->groups[g], elem, o->elem_size, ts);
+        if (WEIR__UNLIKELY(r < 0))
+            return r;
+    }
+    for (int i = 0; i < o->nchained; i++) {
+        int r = weir__ctx_record(o->chained[i], 0, elem, ts);
+        if (WEIR__UNLIKELY(r < 0))
+            return r;
+    }
+    if (WEIR__UNLIKELY(o->capture != NULL))
+        o->capture->on_record(o->tag, elem, ts, o->capture->arg);
+    return 0;
+}
+
+int weir_emit(weir_ctx *ctx, const void *elem, int64_t timestamp)
+{
+    if (WEIR__UNLIKELY(ctx->main.elem_size == 0 || ctx->in_close || ctx->in_open))
+        return weir_ctx_fail(ctx, WEIR_ESTATE, "weir_emit: %s",
+                             ctx->main.elem_size == 0 ? "the operator has no main output"
+                                                      : "not allowed in open() or close()");
+    ctx->counters[WEIR__CNT_OUT]++;
+    return emit_to(&ctx->main, elem, timestamp);
+}
+
+int weir_emit_side(weir_ctx *ctx, int tag, const void *elem, int64_t timestamp)
+{
+    for (int i = 0; i < ctx->nside; i++) {
+        if (ctx->side[i].tag == tag) {
+            if (WEIR__UNLIKELY(ctx->in_close || ctx->in_open))
+                return weir_ctx_fail(ctx, WEIR_ESTATE,
+                                     "weir_emit_side: not allowed in open() or close()");
+            ctx->counters[WEIR__CNT_SIDE_OUT]++;
+            return emit_to(&ctx->side[i], elem, timestamp);
+        }
+    }
+    return weir_ctx_fail(ctx, WEIR_EINVAL, "weir_emit_side: side output tag %d was not declared",
+                         tag);
+}
+
+int weir__ctx_record(weir_ctx *ctx, int input, const void *elem, int64_t ts)
+{
+    ctx->counters[WEIR__CNT_IN]++;
+    if (WEIR__DIAG_ON(ctx, WEIR_DIAG_VERBOSE))
+        weir__diag_record(ctx, ts);
+    const weir__key *k = ctx->in_key[input];
+    if (k) {
+        k->spec.extract(elem, ctx->key_buf + 8, k->spec.arg);
+        ctx->key_hash = weir__hash_bytes(ctx->key_buf + 8, ctx->key_size);
+        ctx->has_key = true;
+    }
+    int r = ctx->vt.on_record(ctx, input, elem, ts);
+    if (WEIR__UNLIKELY(r < 0))
+        return callback_failed(ctx, r, "on_record");
+    return 0;
+}
+
+/* ---- watermarks and statuses ---------------------------------------------- */
+
+static int control_output(weir__output *o, weir__ctrl ctrl, int64_t value)
+{
+    for (int g = 0; g < o->ngroups; g++) {
+        for (int i = 0; i < o->groups[g].nch; i++) {
+            int r = weir__channel_flush(o->groups[g].ch[i], ctrl, value);
+            if (r < 0)
+                return r;
+        }
+    }
+    return 0;
+}
+
+int weir__ctx_flush_control(weir_ctx *ctx, weir__ctrl ctrl, int64_t value)
+{
+    int r = control_output(&ctx->main, ctrl, value);
+    for (int i = 0; r == 0 && i < ctx->nside; i++)
+        r = control_output(&ctx->side[i], ctrl, value);
+    return r;
+}
+
+static int chained_watermark(weir__output *o, int64_t wm)
+{
+    for (int i = 0; i < o->nchained; i++) {
+        int r = weir__ctx_advance_watermark(o->chained[i], wm);
+        if (r < 0)
+            return r;
+    }
+    return 0;
+}
+
+static int chained_status(weir__output *o, bool idle)
+{
+    for (int i = 0; i < o->nchained; i++) {
+        int r = weir__ctx_status(o->chained[i], idle);
+        if (r < 0)
+            return r;
+    }
+    return 0;
+}
+
+/* Sends what the gate let through to every output, in order. */
+static int gate_out(weir_ctx *ctx, const weir__wm_actions *a)
+{
+    for (int k = 0; k < a->n; k++) {
+        int r;
+        if (a->act[k].kind == WEIR__ACT_WATERMARK) {
+            int64_t w = a->act[k].watermark;
+            if (WEIR__DIAG_ON(ctx, WEIR_DIAG_STANDARD))
+                weir__diag_watermark(ctx, w);
+            if (ctx->capture)
+                ctx->capture->on_watermark(w, ctx->capture->arg);
+            r = weir__ctx_flush_control(ctx, WEIR__CTRL_WATERMARK, w);
+            if (r == 0)
+                r = chained_watermark(&ctx->main, w);
+            for (int i = 0; r == 0 && i < ctx->nside; i++)
+                r = chained_watermark(&ctx->side[i], w);
+        } else {
+            bool idle = a->act[k].kind == WEIR__ACT_IDLE;
+            if (WEIR__DIAG_ON(ctx, WEIR_DIAG_STANDARD))
+                weir__diag_status(ctx, idle);
+            if (ctx->capture)
+                ctx->capture->on_status(idle, ctx->capture->arg);
+            r = weir__ctx_flush_control(ctx, WEIR__CTRL_STATUS, idle);
+            if (r == 0)
+                r = chained_status(&ctx->main, idle);
+            for (int i = 0; r == 0 && i < ctx->nside; i++)
+                r = chained_status(&ctx->side[i], idle);
+        }
+        if (r < 0)
+            return r;
+    }
+    return 0;
+}
+
+int weir_emit_watermark(weir_ctx *ctx, int64_t watermark)
+{
+    weir__wm_actions a = weir__gate_watermark(&ctx->gate, watermark);
+    return gate_out(ctx, &a);
+}
+
+int weir_emit_idle(weir_ctx *ctx)
+{
+    weir__wm_actions a = weir__gate_status(&ctx->gate, true);
+    return gate_out(ctx, &a);
+}
+
+int weir_emit_active(weir_ctx *ctx)
+{
+    weir__wm_actions a = weir__gate_status(&ctx->gate, false);
+    return gate_out(ctx, &a);
+}
+
+/* Makes a firing timer's key the current key. */
+static void set_timer_key(weir_ctx *ctx, uint64_t key_hash)
+{
+    if (ctx->key_size) {
+        memcpy(ctx->key_buf + 8, ctx->timer_key, ctx->key_size);
+        ctx->key_hash = key_hash;
+        ctx->has_key = true;
+    }
+}
+
+static int fire(weir_ctx *ctx, weir__timers *t, weir_time_domain domain, int64_t limit)
+{
+    int64_t ns, ts;
+    uint64_t key_hash;
+    while (weir__timers_pop_due(t, limit, ctx->timer_key, &key_hash, &ns, &ts)) {
+        set_timer_key(ctx, key_hash);
+        if (!ctx->vt.on_timer)
+            return weir_ctx_fail(ctx, WEIR_EINVAL, "a timer fired but the operator has no on_timer");
+        weir_timer timer = {.domain = domain,
+                            .timestamp = ts,
+                            .ns = ns,
+                            .key = ctx->key_size ? ctx->key_buf + 8 : NULL};
+        int r = ctx->vt.on_timer(ctx, &timer);
+        if (r < 0)
+            return callback_failed(ctx, r, "on_timer");
+    }
+    return 0;
+}
+
+int weir__ctx_advance_watermark(weir_ctx *ctx, int64_t wm)
+{
+    if (wm <= ctx->wm)
+        return 0;
+    /* SEMANTICS.md 6: the current watermark first, then every timer at or
+     * below it (including ones registered while firing), then forward. */
+    ctx->wm = wm;
+    int r = fire(ctx, &ctx->event_timers, WEIR_EVENT_TIME, wm);
+    if (r < 0)
+        return r;
+    if (ctx->vt.on_watermark) {
+        r = ctx->vt.on_watermark(ctx, wm);
+        if (r < 0)
+            return callback_failed(ctx, r, "on_watermark");
+        return 0;
+    }
+    return weir_emit_watermark(ctx, wm);
+}
+
+int weir__ctx_status(weir_ctx *ctx, bool idle)
+{
+    ctx->input_idle = idle;
+    if (ctx->vt.on_status) {
+        int r = ctx->vt.on_status(ctx, idle);
+        if (r < 0)
+            return callback_failed(ctx, r, "on_status");
+        return 0;
+    }
+    return idle ? weir_emit_idle(ctx) : weir_emit_active(ctx);
+}
+
+int weir__ctx_fire_processing(weir_ctx *ctx, int64_t now)
+{
+    return fire(ctx, &ctx->proc_timers, WEIR_PROCESSING_TIME, now);
+}
+
+int64_t weir__ctx_next_processing(const weir_ctx *ctx)
+{
+    return weir__timers_peek(&ctx->proc_timers);
+}
+
+int weir__deliver_actions(weir_ctx *head, const weir__wm_actions *a)
+{
+    for (int k = 0; k < a->n; k++) {
+        int r;
+        if (a->act[k].kind == WEIR__ACT_WATERMARK)
+            r = weir__ctx_advance_watermark(head, a->act[k].watermark);
+        else
+            r = weir__ctx_status(head, a->act[k].kind == WEIR__ACT_IDLE);
+        if (r < 0)
+            return r;
+    }
+    return 0;
+}
+
+/* ---- timers --------------------------------------------------------------- */
+
+static int timer_key_check(weir_ctx *ctx, const char *what)
+{
+    if (ctx->key_size && !ctx->has_key)
+        return weir_ctx_fail(ctx, WEIR_ENOKEY, "%s: no current key (only in on_record / on_timer)",
+                             what);
+    return 0;
+}
+
+int weir_timer_register(weir_ctx *ctx, weir_time_domain domain, int64_t ns, int64_t timestamp)
+{
+    int r = timer_key_check(ctx, "weir_timer_register");
+    if (r)
+        return r;
+    const void *key = ctx->key_size ? ctx->key_buf + 8 : NULL;
+    uint64_t h = ctx->key_size ? ctx->key_hash : 0;
+    if (domain == WEIR_EVENT_TIME)
+        r = weir__timers_add(&ctx->event_timers, key, h, ns, timestamp);
+    else {
+        r = weir__timers_add(&ctx->proc_timers, key, h, ns, timestamp);
+        if (r == 0 && ctx->sub && timestamp < ctx->sub->deadline)
+            ctx->sub->deadline = timestamp;
+    }
+    if (r < 0)
+        return weir_ctx_fail(ctx, r, "weir_timer_register: out of memory");
+    return 0;
+}
+
+int weir_timer_delete(weir_ctx *ctx, weir_time_domain domain, int64_t ns, int64_t timestamp)
+{
+    int r = timer_key_check(ctx, "weir_timer_delete");
+    if (r)
+        return r;
+    const void *key = ctx->key_size ? ctx->key_buf + 8 : NULL;
+    uint64_t h = ctx->key_size ? ctx->key_hash : 0;
+    weir__timers_delete(domain == WEIR_EVENT_TIME ? &ctx->event_timers : &ctx->proc_timers, key, h,
+                        ns, timestamp);
+    return 0;
+}
+
+/* ---- queries -------------------------------------------------------------- */
+
+int64_t weir_ctx_watermark(const weir_ctx *ctx)
+{
+    return ctx->wm;
+}
+
+int64_t weir_ctx_now(const weir_ctx *ctx)
+{
+    return weir__clock_now(ctx->clock);
+}
+
+int weir_ctx_subtask(const weir_ctx *ctx)
+{
+    return ctx->subtask;
+}
+
+int weir_ctx_parallelism(const weir_ctx *ctx)
+{
+    return ctx->parallelism;
+}
+
+const char *weir_ctx_name(const weir_ctx *ctx)
+{
+    return ctx->node->name;
+}
+
+void *weir_ctx_arg(const weir_ctx *ctx)
+{
+    return ctx->arg;
+}
+
+void *weir_ctx_state(const weir_ctx *ctx)
+{
+    return ctx->state;
+}
+
+void weir_ctx_set_state(weir_ctx *ctx, void *state)
+{
+    ctx->state = state;
+}
+
+size_t weir_ctx_in_size(const weir_ctx *ctx, int input)
+{
+    if (input < 0 || input >= ctx->node->inputs)
+        return 0;
+    return ctx->node->in_size[input];
+}
+
+size_t weir_ctx_out_size(const weir_ctx *ctx)
+{
+    return ctx->main.elem_size;
+}
+
+int weir_ctx_batch_hint(const weir_ctx *ctx)
+{
+    return ctx->batch_hint;
+}
+
+int64_t weir_ctx_watermark_interval(const weir_ctx *ctx)
+{
+    return ctx->interval_ms;
+}
+
+void weir_source_wait_until(weir_ctx *ctx, int64_t t)
+{
+    ctx->wait_until = t;
+}
+
+const void *weir_ctx_key(const weir_ctx *ctx)
+{
+    return ctx->key_size && ctx->has_key ? ctx->key_buf + 8 : NULL;
+}
+
+size_t weir_ctx_key_size(const weir_ctx *ctx)
+{
+    return ctx->key_size;
+}
+
+int weir_ctx_key_format(const weir_ctx *ctx, char *buf, size_t size)
+{
+    if (size == 0)
+        return 0;
+    const unsigned char *key = weir_ctx_key(ctx);
+    if (!key) {
+        buf[0] = '\0';
+        return 0;
+    }
+    const weir_key_spec *k = &ctx->in_key[0]->spec;
+    if (k->format)
+        return k->format(key, buf, size, k->arg);
+    /* Text if every byte up to the first NUL is printable and only NULs
+     * follow (a char[] key), else hex. */
+    size_t n = ctx->key_size, len = 0;
+    while (len < n && key[len] != 0)
+        len++;
+    bool text = len > 0;
+    for (size_t i = 0; i < len && text; i++)
+        text = key[i] >= 0x20 && key[i] < 0x7f;
+    for (size_t i = len; i < n && text; i++)
+        text = key[i] == 0;
+    if (text)
+        return snprintf(buf, size, "%.*s", (int)len, (const char *)key);
+    size_t w = 0;
+    for (size_t i = 0; i < n && w + 3 <= size; i++)
+        w += (size_t)snprintf(buf + w, size - w, "%02x", key[i]);
+    return (int)w;
+}
+
+/* ---- diagnostics from operators ------------------------------------------- */
+
+void weir_ctx_count(weir_ctx *ctx, weir_counter counter, int64_t n)
+{
+    static const int map[WEIR_COUNTER_COUNT_] = {
+        [WEIR_COUNTER_FILTERED] = WEIR__CNT_FILTERED,
+        [WEIR_COUNTER_LATE_DROPPED] = WEIR__CNT_LATE_DROPPED,
+        [WEIR_COUNTER_LATE_SIDE] = WEIR__CNT_LATE_SIDE,
+        [WEIR_COUNTER_ABSORBED] = WEIR__CNT_ABSORBED,
+    };
+    if ((unsigned)counter < WEIR_COUNTER_COUNT_)
+        ctx->counters[map[counter]] += n;
+}
+
+void weir_ctx_report_window_fire(weir_ctx *ctx, int64_t start, int64_t end, int firing,
+                                 int64_t count)
+{
+    if (WEIR__DIAG_ON(ctx, WEIR_DIAG_STANDARD))
+        weir__diag_window_fire(ctx, start, end, firing, count);
+}
+
+void weir_ctx_report_late(weir_ctx *ctx, int64_t timestamp, int64_t missed_start,
+                          int64_t missed_end, bool dropped)
+{
+    if (WEIR__DIAG_ON(ctx, WEIR_DIAG_STANDARD))
+        weir__diag_late(ctx, timestamp, missed_start, missed_end, dropped);
+}
+
+void weir_ctx_report_merge(weir_ctx *ctx, int64_t start, int64_t end, int64_t merged)
+{
+    if (WEIR__DIAG_ON(ctx, WEIR_DIAG_STANDARD))
+        weir__diag_merge(ctx, start, end, merged);
+}
+
+void weir_ctx_report_cleanup(weir_ctx *ctx, int64_t start, int64_t end)
+{
+    if (WEIR__DIAG_ON(ctx, WEIR_DIAG_STANDARD))
+        weir__diag_cleanup(ctx, start, end);
+}

@@ -1,0 +1,26 @@
+/* errors.h — where a run keeps its first error: the job's, or a harness's.
+ * Setting it is MT safe (a mutex: errors are off the data path); the first
+ * error wins and later ones are dropped. */
+#ifndef WEIR_RUNTIME_ERRORS_H
+#define WEIR_RUNTIME_ERRORS_H
+
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+
+#include "weir/export.h"
+
+typedef struct weir__errors {
+    pthread_mutex_t lock;
+    _Atomic int failed;
+    int code;
+    char msg[1024];
+} weir__errors;
+
+void weir__errors_init(weir__errors *e);
+void weir__errors_destroy(weir__errors *e);
+/* Records err with the formatted message if it is the first; returns err. */
+int weir__errors_set(weir__errors *e, int err, const char *fmt, ...) WEIR_PRINTF(3, 4);
+int weir__errors_setv(weir__errors *e, int err, const char *fmt, va_list ap);
+
+#endif

@@ -1,0 +1,220 @@
+/* job.c — a job's life: creation with defaults resolved and checked, the
+ * first error, the run (plan, diagnostics, workers, clean-up on every path)
+ * and destruction. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "diag.h"
+#include "job_state.h"
+#include "subtask.h"
+#include "util.h"
+#include "weir/error.h"
+#include "weir/job.h"
+
+#define DEFAULT_BATCH_CAPACITY 512
+#define DEFAULT_CHANNEL_BATCHES 8
+#define DEFAULT_BUFFER_TIMEOUT_MS 5
+#define DEFAULT_WATERMARK_INTERVAL_MS 200
+#define DEFAULT_THROUGHPUT_INTERVAL_MS 100
+#define DEFAULT_DIAG_RING 8192
+#define MAX_WORKERS 256
+
+static int check_config(const weir_job_config *c, char *why, size_t size)
+{
+#define CHECK(cond, ...)                                                         \
+    do {                                                                         \
+        if (!(cond)) {                                                           \
+            snprintf(why, size, __VA_ARGS__);                                    \
+            return WEIR_EINVAL;                                                  \
+        }                                                                        \
+    } while (0)
+    CHECK(c->workers >= 0 && c->workers <= MAX_WORKERS, "workers %d is not in 0..%d", c->workers,
+          MAX_WORKERS);
+    CHECK(c->parallelism >= 0 && c->parallelism <= WEIR_MAX_PARALLELISM,
+          "parallelism %d is not in 0..%d", c->parallelism, WEIR_MAX_PARALLELISM);
+    CHECK(c->batch_capacity >= 0 && c->batch_capacity <= 65536,
+          "batch_capacity %d is not in 0..65536", c->batch_capacity);
+    CHECK(c->channel_batches >= 0 && c->channel_batches <= 4096,
+          "channel_batches %d is not in 0..4096", c->channel_batches);
+    CHECK(c->buffer_timeout_ms >= 0 || c->buffer_timeout_ms == WEIR_FLUSH_AT_ONCE,
+          "buffer_timeout_ms %lld is negative (use WEIR_FLUSH_AT_ONCE)",
+          (long long)c->buffer_timeout_ms);
+    CHECK(c->clock == WEIR_CLOCK_SYSTEM || c->clock == WEIR_CLOCK_VIRTUAL, "unknown clock %d",
+          (int)c->clock);
+    CHECK(c->watermark_interval_ms >= 0 || c->watermark_interval_ms == WEIR_DISABLED,
+          "watermark_interval_ms %lld is negative (use WEIR_DISABLED)",
+          (long long)c->watermark_interval_ms);
+    CHECK(c->diag.level >= WEIR_DIAG_DEFAULT && c->diag.level <= WEIR_DIAG_VERBOSE,
+          "unknown diagnostic level %d", (int)c->diag.level);
+    CHECK(c->diag.ring_capacity >= 0 && c->diag.ring_capacity <= (1 << 24),
+          "diag.ring_capacity %d is not in 0..%d", c->diag.ring_capacity, 1 << 24);
+    CHECK(c->diag.throughput_interval_ms >= 0, "diag.throughput_interval_ms %lld is negative",
+          (long long)c->diag.throughput_interval_ms);
+#undef CHECK
+    return 0;
+}
+
+int weir_job_create(const weir_job_config *config, weir_job **out)
+{
+    if (!out)
+        return WEIR_EINVAL;
+    *out = NULL;
+    weir_job_config c = {0};
+    if (config)
+        c = *config;
+    char why[256];
+    if (check_config(&c, why, sizeof why)) {
+        fprintf(stderr, "weir_job_create: %s\n", why);
+        return WEIR_EINVAL;
+    }
+    if (c.workers == 0) {
+        long n = sysconf(_SC_NPROCESSORS_ONLN);
+        c.workers = n > 0 ? (int)(n > MAX_WORKERS ? MAX_WORKERS : n) : 1;
+    }
+    if (c.parallelism == 0)
+        c.parallelism = 1;
+    if (c.batch_capacity == 0)
+        c.batch_capacity = DEFAULT_BATCH_CAPACITY;
+    if (c.channel_batches == 0)
+        c.channel_batches = DEFAULT_CHANNEL_BATCHES;
+    if (c.buffer_timeout_ms == 0)
+        c.buffer_timeout_ms = DEFAULT_BUFFER_TIMEOUT_MS;
+    if (c.watermark_interval_ms == 0)
+        c.watermark_interval_ms = DEFAULT_WATERMARK_INTERVAL_MS;
+    if (c.diag.level == WEIR_DIAG_DEFAULT)
+        c.diag.level = WEIR_DIAG_STANDARD;
+    if (c.diag.ring_capacity == 0)
+        c.diag.ring_capacity = DEFAULT_DIAG_RING;
+    if (c.diag.throughput_interval_ms == 0)
+        c.diag.throughput_interval_ms = DEFAULT_THROUGHPUT_INTERVAL_MS;
+
+    weir_job *job = calloc(1, sizeof *job);
+    if (!job)
+        return WEIR_ENOMEM;
+    job->jsonl_path = weir__strdup(c.diag.jsonl_path);
+    job->msgpack_path = weir__strdup(c.diag.msgpack_path);
+    if ((c.diag.jsonl_path && !job->jsonl_path) || (c.diag.msgpack_path && !job->msgpack_path)) {
+        free(job->jsonl_path);
+        free(job->msgpack_path);
+        free(job);
+        return WEIR_ENOMEM;
+    }
+    c.diag.jsonl_path = job->jsonl_path;
+    c.diag.msgpack_path = job->msgpack_path;
+    job->cfg = c;
+    weir__errors_init(&job->errors);
+    weir__clock_init(&job->clock, c.clock == WEIR_CLOCK_VIRTUAL);
+    *out = job;
+    return 0;
+}
+
+int weir__job_fail(weir_job *job, int err, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    weir__errors_setv(&job->errors, err, fmt, ap);
+    va_end(ap);
+    return err;
+}
+
+int weir__job_build_error(weir_job *job, int err, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    weir__errors_setv(&job->errors, err, fmt, ap);
+    va_end(ap);
+    return err;
+}
+
+int weir_job_record_error(weir_job *job, int err, const char *fmt, ...)
+{
+    if (!job)
+        return err;
+    va_list ap;
+    va_start(ap, fmt);
+    weir__errors_setv(&job->errors, err, fmt, ap);
+    va_end(ap);
+    return err;
+}
+
+int weir__job_on_destroy(weir_job *job, void (*fn)(void *p), void *p)
+{
+    if (job->ncleanups == job->cap_cleanups) {
+        int cap = job->cap_cleanups ? job->cap_cleanups * 2 : 8;
+        weir__cleanup *c = realloc(job->cleanups, (size_t)cap * sizeof *c);
+        if (!c) {
+            fn(p);
+            return WEIR_ENOMEM;
+        }
+        job->cleanups = c;
+        job->cap_cleanups = cap;
+    }
+    job->cleanups[job->ncleanups].fn = fn;
+    job->cleanups[job->ncleanups].p = p;
+    job->ncleanups++;
+    return 0;
+}
+
+int weir_job_run(weir_job *job)
+{
+    if (!job)
+        return WEIR_EINVAL;
+    if (job->ran)
+        return WEIR_ESTATE;
+    job->ran = true;
+    /* A builder call already failed: report it, start nothing. */
+    if (job->errors.code)
+        return job->errors.code;
+    int r = weir__plan_build(job, &job->plan);
+    if (r)
+        return r;
+    weir__clock_init(&job->clock, job->cfg.clock == WEIR_CLOCK_VIRTUAL);
+    r = weir__diag_start(job);
+    if (r == 0)
+        r = weir__sched_run(job);
+    /* Whatever happened, every operator that was opened is closed: on a
+     * normal end each subtask closed itself; after a failure the workers are
+     * gone and this thread does it. */
+    for (int s = 0; s < job->plan->nsubs; s++)
+        weir__subtask_close(job->plan->subs[s]);
+    weir__diag_stop(job);
+    return r ? r : job->errors.code;
+}
+
+void weir_job_destroy(weir_job *job)
+{
+    if (!job)
+        return;
+    if (job->workers) {
+        for (int i = 0; i < job->nworkers; i++)
+            free(job->workers[i].owned);
+        free(job->workers);
+    }
+    weir__plan_free(job->plan);
+    weir__graph_free(&job->graph);
+    for (int i = 0; i < job->ncleanups; i++)
+        job->cleanups[i].fn(job->cleanups[i].p);
+    free(job->cleanups);
+    free(job->jsonl_path);
+    free(job->msgpack_path);
+    weir__errors_destroy(&job->errors);
+    free(job);
+}
+
+const char *weir_job_error(const weir_job *job)
+{
+    return job ? job->errors.msg : "";
+}
+
+int weir_job_error_code(const weir_job *job)
+{
+    return job ? job->errors.code : WEIR_EINVAL;
+}
+
+const weir_job_config *weir_job_get_config(const weir_job *job)
+{
+    return &job->cfg;
+}

@@ -1,0 +1,59 @@
+/* job_state.h — the inside of a weir_job: configuration, graph, the first
+ * error, the plan of a run and its workers. Shared by the runtime files. */
+#ifndef WEIR_RUNTIME_JOB_STATE_H
+#define WEIR_RUNTIME_JOB_STATE_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+
+#include "clock.h"
+#include "errors.h"
+#include "graph.h"
+#include "scheduler.h"
+#include "task.h"
+#include "weir/job.h"
+
+struct weir__diag;
+
+typedef struct weir__cleanup {
+    void (*fn)(void *p);
+    void *p;
+} weir__cleanup;
+
+struct weir_job {
+    weir_job_config cfg;       /* defaults resolved; paths point at our copies */
+    char *jsonl_path;
+    char *msgpack_path;
+    weir__graph graph;
+
+    weir__errors errors;
+
+    bool ran;
+    weir__clock clock;
+    weir__plan *plan;
+    weir__worker *workers;
+    int nworkers;
+    _Atomic int remaining;     /* subtasks not finished */
+    _Atomic int stop;          /* finished or failed: workers leave */
+    _Atomic int running;       /* workers not parked (virtual clock) */
+    struct weir__diag *diag;
+
+    weir__cleanup *cleanups;   /* run at destroy (sink results, ...) */
+    int ncleanups, cap_cleanups;
+};
+
+/* Records the job's first error (later ones are ignored) and returns err.
+ * MT safe. */
+int weir__job_fail(weir_job *job, int err, const char *fmt, ...) WEIR_PRINTF(3, 4);
+/* Records a build error (same, for builder calls). */
+int weir__job_build_error(weir_job *job, int err, const char *fmt, ...) WEIR_PRINTF(3, 4);
+/* Registers something to free at weir_job_destroy. 0 or WEIR_ENOMEM (then
+ * fn(p) was called already). */
+int weir__job_on_destroy(weir_job *job, void (*fn)(void *p), void *p);
+
+/* plan.c */
+int weir__plan_build(weir_job *job, weir__plan **out);
+void weir__plan_free(weir__plan *plan);
+
+#endif

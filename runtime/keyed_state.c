@@ -1,0 +1,171 @@
+/* keyed_state.c — values and lists per (key, namespace) for keyed operators
+ * (weir/state.h), each state one keymap in the subtask's own memory.
+ *
+ * The current key sits in ctx->key_buf after an 8-byte namespace slot, with
+ * its hash computed once per record (or timer). A lookup writes the
+ * namespace into that slot and mixes it into the key hash, so finding the
+ * state of (key, ns) costs one table probe and no rehash of the key bytes.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "task.h"
+#include "util.h"
+#include "weir/error.h"
+#include "weir/state.h"
+
+#define MAX_STATE_SIZE (1u << 20)
+
+int weir_state_declare(weir_ctx *ctx, weir_state_kind kind, size_t size, int *id)
+{
+    if (!ctx->in_open)
+        return weir_ctx_fail(ctx, WEIR_ESTATE, "weir_state_declare: only in open()");
+    if (ctx->key_size == 0)
+        return weir_ctx_fail(ctx, WEIR_ENOKEY,
+                             "weir_state_declare: the operator's input is not keyed (key_by first)");
+    if (size == 0 || size > MAX_STATE_SIZE)
+        return weir_ctx_fail(ctx, WEIR_EINVAL, "weir_state_declare: size %zu is not in 1..%u", size,
+                             MAX_STATE_SIZE);
+    if (kind != WEIR_STATE_VALUE && kind != WEIR_STATE_LIST)
+        return weir_ctx_fail(ctx, WEIR_EINVAL, "weir_state_declare: unknown kind %d", (int)kind);
+    weir__state *states = realloc(ctx->states, (size_t)(ctx->nstates + 1) * sizeof *states);
+    if (!states)
+        return weir_ctx_fail(ctx, WEIR_ENOMEM, "weir_state_declare: out of memory");
+    ctx->states = states;
+    weir__state *st = &states[ctx->nstates];
+    st->kind = kind;
+    st->size = size;
+    weir__keymap_init(&st->map, 8 + ctx->key_size,
+                      kind == WEIR_STATE_VALUE ? size : sizeof(weir__list_value));
+    *id = ctx->nstates++;
+    return 0;
+}
+
+/* The state `id` if it exists and the current key is set; else NULL (and the
+ * ctx failed with why). */
+static weir__state *get_state(weir_ctx *ctx, int id, weir_state_kind kind, const char *what)
+{
+    if (id < 0 || id >= ctx->nstates || ctx->states[id].kind != kind) {
+        weir_ctx_fail(ctx, WEIR_EINVAL, "%s: no %s state with id %d", what,
+                      kind == WEIR_STATE_VALUE ? "value" : "list", id);
+        ctx->state_error = WEIR_EINVAL;
+        return NULL;
+    }
+    if (!ctx->has_key) {
+        weir_ctx_fail(ctx, WEIR_ENOKEY, "%s: no current key (only in on_record / on_timer)", what);
+        ctx->state_error = WEIR_ENOKEY;
+        return NULL;
+    }
+    return &ctx->states[id];
+}
+
+static uint64_t key_for(weir_ctx *ctx, int64_t ns)
+{
+    memcpy(ctx->key_buf, &ns, 8);
+    return weir__hash_mix(ctx->key_hash, ns, 0);
+}
+
+void *weir_state_value(weir_ctx *ctx, int id, int64_t ns, bool create)
+{
+    weir__state *st = get_state(ctx, id, WEIR_STATE_VALUE, "weir_state_value");
+    if (!st)
+        return NULL;
+    uint64_t h = key_for(ctx, ns);
+    uint32_t idx;
+    if (create) {
+        bool created;
+        idx = weir__keymap_insert(&st->map, h, ctx->key_buf, &created);
+        if (idx == WEIR__KEYMAP_NONE) {
+            ctx->state_error = WEIR_ENOMEM;
+            weir_ctx_fail(ctx, WEIR_ENOMEM, "keyed state: out of memory");
+            return NULL;
+        }
+    } else {
+        idx = weir__keymap_find(&st->map, h, ctx->key_buf);
+        if (idx == WEIR__KEYMAP_NONE)
+            return NULL;
+    }
+    return weir__keymap_value(&st->map, idx);
+}
+
+int weir_state_list_add(weir_ctx *ctx, int id, int64_t ns, const void *elem)
+{
+    weir__state *st = get_state(ctx, id, WEIR_STATE_LIST, "weir_state_list_add");
+    if (!st)
+        return ctx->state_error;
+    uint64_t h = key_for(ctx, ns);
+    bool created;
+    uint32_t idx = weir__keymap_insert(&st->map, h, ctx->key_buf, &created);
+    if (idx == WEIR__KEYMAP_NONE)
+        return weir_ctx_fail(ctx, WEIR_ENOMEM, "keyed state: out of memory");
+    weir__list_value *l = weir__keymap_value(&st->map, idx);
+    if (l->len == l->cap) {
+        uint32_t cap = l->cap ? l->cap * 2 : 4;
+        unsigned char *d = realloc(l->data, (size_t)cap * st->size);
+        if (!d)
+            return weir_ctx_fail(ctx, WEIR_ENOMEM, "keyed state: out of memory");
+        l->data = d;
+        l->cap = cap;
+    }
+    memcpy(l->data + (size_t)l->len * st->size, elem, st->size);
+    l->len++;
+    return 0;
+}
+
+const void *weir_state_list_get(weir_ctx *ctx, int id, int64_t ns, size_t *count)
+{
+    *count = 0;
+    weir__state *st = get_state(ctx, id, WEIR_STATE_LIST, "weir_state_list_get");
+    if (!st)
+        return NULL;
+    uint64_t h = key_for(ctx, ns);
+    uint32_t idx = weir__keymap_find(&st->map, h, ctx->key_buf);
+    if (idx == WEIR__KEYMAP_NONE)
+        return NULL;
+    weir__list_value *l = weir__keymap_value(&st->map, idx);
+    *count = l->len;
+    return l->data;
+}
+
+void weir_state_clear(weir_ctx *ctx, int id, int64_t ns)
+{
+    if (id < 0 || id >= ctx->nstates || !ctx->has_key)
+        return;
+    weir__state *st = &ctx->states[id];
+    uint64_t h = key_for(ctx, ns);
+    uint32_t idx = weir__keymap_find(&st->map, h, ctx->key_buf);
+    if (idx == WEIR__KEYMAP_NONE)
+        return;
+    if (st->kind == WEIR_STATE_LIST)
+        free(((weir__list_value *)weir__keymap_value(&st->map, idx))->data);
+    weir__keymap_remove(&st->map, idx);
+}
+
+size_t weir_state_size(const weir_ctx *ctx, int id)
+{
+    if (id < 0 || id >= ctx->nstates)
+        return 0;
+    return ctx->states[id].map.count;
+}
+
+size_t weir_state_memory(const weir_ctx *ctx)
+{
+    size_t total = weir__timers_memory(&ctx->event_timers) + weir__timers_memory(&ctx->proc_timers);
+    for (int i = 0; i < ctx->nstates; i++) {
+        const weir__state *st = &ctx->states[i];
+        total += weir__keymap_memory(&st->map);
+        if (st->kind == WEIR_STATE_LIST) {
+            for (uint32_t e = 0; e < st->map.nentries; e++) {
+                if (weir__keymap_live(&st->map, e))
+                    total += ((const weir__list_value *)weir__keymap_value(&st->map, e))->cap *
+                             st->size;
+            }
+        }
+    }
+    return total;
+}
+
+int weir_ctx_state_error(const weir_ctx *ctx)
+{
+    return ctx->state_error;
+}

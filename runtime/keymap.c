@@ -1,0 +1,151 @@
+/* keymap.c — open addressing by exact key bytes (design in keymap.h). */
+#include "keymap.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+void weir__keymap_init(weir__keymap *m, size_t key_len, size_t value_size)
+{
+    memset(m, 0, sizeof *m);
+    m->key_len = key_len;
+    m->value_size = value_size;
+    m->value_off = 16 + weir__round_up(key_len, 8);
+    m->entry_size = m->value_off + weir__round_up(value_size, 8);
+}
+
+void weir__keymap_free(weir__keymap *m)
+{
+    free(m->slots);
+    free(m->entries);
+    m->slots = NULL;
+    m->entries = NULL;
+    m->count = m->nentries = m->cap = m->free_head = 0;
+    m->mask = 0;
+}
+
+size_t weir__keymap_memory(const weir__keymap *m)
+{
+    size_t slots = m->slots ? (size_t)(m->mask + 1) * sizeof(uint32_t) : 0;
+    return slots + (size_t)m->cap * m->entry_size;
+}
+
+static bool entry_matches(const weir__keymap *m, uint32_t idx, uint64_t hash, const void *key)
+{
+    return weir__keymap_hash(m, idx) == hash &&
+           memcmp(weir__keymap_key(m, idx), key, m->key_len) == 0;
+}
+
+uint32_t weir__keymap_find(const weir__keymap *m, uint64_t hash, const void *key)
+{
+    if (!m->slots)
+        return WEIR__KEYMAP_NONE;
+    uint32_t i = (uint32_t)hash & m->mask;
+    for (;;) {
+        uint32_t s = m->slots[i];
+        if (s == 0)
+            return WEIR__KEYMAP_NONE;
+        if (entry_matches(m, s - 1, hash, key))
+            return s - 1;
+        i = (i + 1) & m->mask;
+    }
+}
+
+/* Doubles the slot array (load factor stays at most 1/2) and reinserts. */
+static bool grow_slots(weir__keymap *m)
+{
+    uint32_t nslots = m->slots ? (m->mask + 1) * 2 : 64;
+    uint32_t *slots = calloc(nslots, sizeof *slots);
+    if (!slots)
+        return false;
+    uint32_t mask = nslots - 1;
+    for (uint32_t idx = 0; idx < m->nentries; idx++) {
+        if (!weir__keymap_live(m, idx))
+            continue;
+        uint32_t i = (uint32_t)weir__keymap_hash(m, idx) & mask;
+        while (slots[i])
+            i = (i + 1) & mask;
+        slots[i] = idx + 1;
+    }
+    free(m->slots);
+    m->slots = slots;
+    m->mask = mask;
+    return true;
+}
+
+static uint32_t new_entry(weir__keymap *m)
+{
+    if (m->free_head) {
+        uint32_t idx = m->free_head - 1;
+        m->free_head = *weir__keymap_aux(m, idx);
+        return idx;
+    }
+    if (m->nentries == m->cap) {
+        uint32_t cap = m->cap ? m->cap * 2 : 32;
+        unsigned char *e = realloc(m->entries, (size_t)cap * m->entry_size);
+        if (!e)
+            return WEIR__KEYMAP_NONE;
+        m->entries = e;
+        m->cap = cap;
+    }
+    return m->nentries++;
+}
+
+uint32_t weir__keymap_insert(weir__keymap *m, uint64_t hash, const void *key, bool *created)
+{
+    uint32_t found = weir__keymap_find(m, hash, key);
+    if (found != WEIR__KEYMAP_NONE) {
+        *created = false;
+        return found;
+    }
+    if (!m->slots || (m->count + 1) * 2 > m->mask + 1) {
+        if (!grow_slots(m))
+            return WEIR__KEYMAP_NONE;
+    }
+    uint32_t idx = new_entry(m);
+    if (idx == WEIR__KEYMAP_NONE)
+        return WEIR__KEYMAP_NONE;
+    unsigned char *e = weir__keymap_entry(m, idx);
+    memset(e, 0, m->entry_size);
+    *(uint64_t *)(void *)e = hash;
+    *(uint32_t *)(void *)(e + 12) = 1;
+    memcpy(e + 16, key, m->key_len);
+    uint32_t i = (uint32_t)hash & m->mask;
+    while (m->slots[i])
+        i = (i + 1) & m->mask;
+    m->slots[i] = idx + 1;
+    m->count++;
+    *created = true;
+    return idx;
+}
+
+void weir__keymap_remove(weir__keymap *m, uint32_t idx)
+{
+    uint64_t hash = weir__keymap_hash(m, idx);
+    uint32_t i = (uint32_t)hash & m->mask;
+    while (m->slots[i] != idx + 1)
+        i = (i + 1) & m->mask;
+    /* Backward-shift deletion: a later member of the cluster moves into the
+     * hole when its probe path from its home slot passes through the hole
+     * (its distance from home is at least its distance from the hole). */
+    uint32_t hole = i;
+    uint32_t j = i;
+    for (;;) {
+        j = (j + 1) & m->mask;
+        uint32_t s = m->slots[j];
+        if (s == 0)
+            break;
+        uint32_t home = (uint32_t)weir__keymap_hash(m, s - 1) & m->mask;
+        if (((j - home) & m->mask) >= ((j - hole) & m->mask)) {
+            m->slots[hole] = s;
+            hole = j;
+        }
+    }
+    m->slots[hole] = 0;
+    unsigned char *e = weir__keymap_entry(m, idx);
+    *(uint32_t *)(void *)(e + 12) = 0;
+    *weir__keymap_aux(m, idx) = m->free_head;
+    m->free_head = idx + 1;
+    m->count--;
+}

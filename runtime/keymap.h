@@ -1,0 +1,76 @@
+/* keymap.h — the hash table under keyed state and timers: fixed-size
+ * entries found by exact key bytes.
+ *
+ * Open addressing with linear probing over a power-of-two slot array of entry
+ * indices; deletion shifts the following cluster back, so there are no
+ * tombstones and a table that churns (windows created and cleaned up every
+ * second) stays as fast as a fresh one. Entries live in one growable array and
+ * are reused through a free list: in steady state nothing is allocated. Two
+ * entries with the same hash are distinct unless their key bytes are equal.
+ *
+ * Entry layout: [hash 8][aux 4][live 4][key key_len][pad][value value_size].
+ * Entry pointers are valid until the next insert (the array may move); keep
+ * indices across inserts. Single-threaded: one subtask owns a table.
+ */
+#ifndef WEIR_RUNTIME_KEYMAP_H
+#define WEIR_RUNTIME_KEYMAP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct weir__keymap {
+    uint32_t *slots;     /* entry index + 1; 0 = empty */
+    uint32_t mask;       /* slots - 1 */
+    uint32_t count;      /* live entries */
+    unsigned char *entries;
+    uint32_t nentries;   /* used prefix of entries[] */
+    uint32_t cap;        /* capacity of entries[] */
+    uint32_t free_head;  /* index + 1 of the first free entry; 0 = none */
+    size_t key_len;
+    size_t value_size;
+    size_t value_off;
+    size_t entry_size;
+} weir__keymap;
+
+#define WEIR__KEYMAP_NONE UINT32_MAX
+
+void weir__keymap_init(weir__keymap *m, size_t key_len, size_t value_size);
+void weir__keymap_free(weir__keymap *m);
+
+/* The entry index for (hash, key), or WEIR__KEYMAP_NONE. */
+uint32_t weir__keymap_find(const weir__keymap *m, uint64_t hash, const void *key);
+/* Finds or inserts; *created tells which. A new entry's value and aux are
+ * zero. WEIR__KEYMAP_NONE on out-of-memory. */
+uint32_t weir__keymap_insert(weir__keymap *m, uint64_t hash, const void *key, bool *created);
+/* Removes the entry (its index may be reused by the next insert). */
+void weir__keymap_remove(weir__keymap *m, uint32_t index);
+
+static inline unsigned char *weir__keymap_entry(const weir__keymap *m, uint32_t index)
+{
+    return m->entries + (size_t)index * m->entry_size;
+}
+static inline uint64_t weir__keymap_hash(const weir__keymap *m, uint32_t index)
+{
+    return *(const uint64_t *)(const void *)weir__keymap_entry(m, index);
+}
+static inline uint32_t *weir__keymap_aux(const weir__keymap *m, uint32_t index)
+{
+    return (uint32_t *)(void *)(weir__keymap_entry(m, index) + 8);
+}
+static inline bool weir__keymap_live(const weir__keymap *m, uint32_t index)
+{
+    return *(const uint32_t *)(const void *)(weir__keymap_entry(m, index) + 12) != 0;
+}
+static inline unsigned char *weir__keymap_key(const weir__keymap *m, uint32_t index)
+{
+    return weir__keymap_entry(m, index) + 16;
+}
+static inline void *weir__keymap_value(const weir__keymap *m, uint32_t index)
+{
+    return weir__keymap_entry(m, index) + m->value_off;
+}
+/* Bytes of memory held (slots and entries). */
+size_t weir__keymap_memory(const weir__keymap *m);
+
+#endif

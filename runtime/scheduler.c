@@ -1,0 +1,359 @@
+/* scheduler.c — the worker threads: run queues, wake-ups, parking, timers
+ * and the virtual clock (design in scheduler.h).
+ *
+ * A worker's loop: take the runnable subtasks other threads queued for it
+ * (inbox), run the first subtask of its local FIFO for one step, put it back
+ * at the tail if it can do more, otherwise let it go (clear its flag, then
+ * look once more, so a batch that arrived meanwhile is not missed). Every few
+ * steps, and whenever the FIFO runs dry, it schedules the subtasks whose
+ * processing-time deadline has come. With nothing to do it parks on a futex
+ * until someone queues work for it or its earliest deadline comes.
+ */
+#include "scheduler.h"
+
+#include <errno.h>
+#include <linux/futex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "clock.h"
+#include "diag.h"
+#include "job_state.h"
+#include "subtask.h"
+#include "task.h"
+#include "weir/error.h"
+
+#define DUE_CHECK_EVERY 16
+
+static _Thread_local weir__worker *current_worker;
+
+weir__worker *weir__sched_current_worker(void)
+{
+    return current_worker;
+}
+
+static void futex_wait(_Atomic uint32_t *addr, uint32_t expected, int64_t timeout_ms)
+{
+    struct timespec ts, *tsp = NULL;
+    if (timeout_ms >= 0) {
+        ts.tv_sec = (time_t)(timeout_ms / 1000);
+        ts.tv_nsec = (long)(timeout_ms % 1000) * 1000000L;
+        tsp = &ts;
+    }
+    syscall(SYS_futex, (uint32_t *)addr, FUTEX_WAIT_PRIVATE, expected, tsp, NULL, 0);
+}
+
+static void futex_wake(_Atomic uint32_t *addr)
+{
+    syscall(SYS_futex, (uint32_t *)addr, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
+
+/* Unparks w if it is parked, counting it back in as running first. */
+static void unpark(weir__worker *w)
+{
+    if (atomic_load(&w->parked) && atomic_exchange(&w->parked, 0) == 1) {
+        atomic_fetch_add(&w->job->running, 1);
+        atomic_fetch_add(&w->wake_seq, 1);
+        futex_wake(&w->wake_seq);
+    }
+}
+
+static void push_local(weir__worker *w, weir__subtask *sub)
+{
+    sub->run_next = NULL;
+    if (w->run_tail)
+        w->run_tail->run_next = sub;
+    else
+        w->run_head = sub;
+    w->run_tail = sub;
+}
+
+static weir__subtask *pop_local(weir__worker *w)
+{
+    weir__subtask *sub = w->run_head;
+    if (sub) {
+        w->run_head = sub->run_next;
+        if (!w->run_head)
+            w->run_tail = NULL;
+    }
+    return sub;
+}
+
+/* Queues a subtask whose scheduled flag the caller just won. */
+static void enqueue(weir__subtask *sub)
+{
+    weir__worker *w = sub->worker;
+    if (current_worker == w) {
+        push_local(w, sub);
+        return;
+    }
+    cds_wfcq_enqueue(&w->inbox_head, &w->inbox_tail, &sub->inbox_node);
+    atomic_thread_fence(memory_order_seq_cst);
+    unpark(w);
+}
+
+void weir__sched_wake(weir__subtask *sub)
+{
+    int expected = 0;
+    if (atomic_compare_exchange_strong(&sub->scheduled, &expected, 1))
+        enqueue(sub);
+}
+
+void weir__sched_notify_data(weir__subtask *consumer)
+{
+    if (!consumer->worker)
+        return; /* not running under the scheduler (planning, tests) */
+    atomic_thread_fence(memory_order_seq_cst);
+    if (atomic_load_explicit(&consumer->scheduled, memory_order_relaxed) == 0)
+        weir__sched_wake(consumer);
+}
+
+void weir__sched_notify_credit(weir__subtask *producer)
+{
+    if (!producer->worker)
+        return;
+    atomic_thread_fence(memory_order_seq_cst);
+    if (atomic_load_explicit(&producer->want_credit, memory_order_relaxed) &&
+        atomic_exchange(&producer->want_credit, 0) == 1)
+        weir__sched_wake(producer);
+}
+
+static void drain_inbox(weir__worker *w)
+{
+    struct cds_wfcq_node *node;
+    while ((node = __cds_wfcq_dequeue_nonblocking(&w->inbox_head, &w->inbox_tail)) != NULL &&
+           node != CDS_WFCQ_WOULDBLOCK) {
+        weir__subtask *sub = caa_container_of(node, weir__subtask, inbox_node);
+        cds_wfcq_node_init(&sub->inbox_node);
+        push_local(w, sub);
+    }
+}
+
+static void stop_all(weir_job *job)
+{
+    atomic_store(&job->stop, 1);
+    for (int i = 0; i < job->nworkers; i++) {
+        weir__worker *w = &job->workers[i];
+        atomic_fetch_add(&w->wake_seq, 1);
+        futex_wake(&w->wake_seq);
+    }
+}
+
+static bool blocked_can_drain(weir__subtask *sub)
+{
+    for (int i = 0; i < sub->nouts; i++) {
+        weir__channel *ch = sub->outs[i];
+        if (weir__channel_blocked(ch) && weir__channel_has_credit(ch))
+            return true;
+    }
+    return false;
+}
+
+/* Whether the subtask should run again: work now, or credit came back. */
+static bool wants_to_run(weir__subtask *sub, int64_t now)
+{
+    if (sub->out_blocked)
+        return blocked_can_drain(sub);
+    return weir__subtask_ready(sub, now);
+}
+
+static void run_one(weir__worker *w, weir__subtask *sub)
+{
+    weir_job *job = w->job;
+    int64_t now = weir__clock_now(&job->clock);
+    int r = weir__subtask_step(sub, now);
+    if (r < 0) {
+        if (!atomic_load(&job->errors.failed))
+            weir__job_fail(job, r, "operator '%s' subtask %d failed: %s",
+                           sub->ctxs[0]->node->name, sub->index, weir_strerror(r));
+        stop_all(job);
+        return;
+    }
+    if (r == 1) {
+        /* Finished: its flag stays set, so nobody queues it again. */
+        if (atomic_fetch_sub(&job->remaining, 1) == 1)
+            stop_all(job);
+        return;
+    }
+    if (wants_to_run(sub, now)) {
+        push_local(w, sub);
+        return;
+    }
+    if (sub->out_blocked)
+        atomic_store(&sub->want_credit, 1);
+    atomic_store(&sub->scheduled, 0);
+    atomic_thread_fence(memory_order_seq_cst);
+    if (wants_to_run(sub, now)) {
+        int expected = 0;
+        if (atomic_compare_exchange_strong(&sub->scheduled, &expected, 1))
+            push_local(w, sub);
+    }
+}
+
+/* Schedules owned subtasks whose deadline has come; returns how many. */
+static int schedule_due(weir__worker *w, int64_t now)
+{
+    int n = 0;
+    for (int i = 0; i < w->nowned; i++) {
+        weir__subtask *sub = w->owned[i];
+        if (sub->phase == WEIR__SUB_FINISHED || sub->deadline > now)
+            continue;
+        if (atomic_load_explicit(&sub->scheduled, memory_order_relaxed))
+            continue;
+        int expected = 0;
+        if (atomic_compare_exchange_strong(&sub->scheduled, &expected, 1)) {
+            push_local(w, sub);
+            n++;
+        }
+    }
+    return n;
+}
+
+static int64_t earliest_owned(const weir__worker *w)
+{
+    int64_t d = INT64_MAX;
+    for (int i = 0; i < w->nowned; i++) {
+        const weir__subtask *sub = w->owned[i];
+        if (sub->phase != WEIR__SUB_FINISHED && sub->deadline < d)
+            d = sub->deadline;
+    }
+    return d;
+}
+
+/* Virtual clock, called by the worker that found every worker parked: moves
+ * time to the earliest deadline in the job and unparks the workers that own
+ * a subtask due then. */
+static void advance_virtual(weir__worker *self)
+{
+    weir_job *job = self->job;
+    int64_t d = INT64_MAX;
+    for (int i = 0; i < job->nworkers; i++) {
+        int64_t e = earliest_owned(&job->workers[i]);
+        if (e < d)
+            d = e;
+    }
+    if (d == INT64_MAX) {
+        if (atomic_load(&job->remaining) > 0 && !atomic_load(&job->stop)) {
+            weir__job_fail(job, WEIR_EINTERNAL,
+                           "virtual clock: no subtask can make progress and none waits for a "
+                           "time (%d subtasks unfinished)",
+                           atomic_load(&job->remaining));
+            stop_all(job);
+        }
+        return;
+    }
+    if (d > weir__clock_now(&job->clock))
+        weir__clock_set(&job->clock, d);
+    for (int i = 0; i < job->nworkers; i++) {
+        if (earliest_owned(&job->workers[i]) <= d)
+            unpark(&job->workers[i]);
+    }
+}
+
+static void park(weir__worker *w)
+{
+    weir_job *job = w->job;
+    uint32_t seq = atomic_load(&w->wake_seq);
+    int before = atomic_fetch_sub(&job->running, 1);
+    atomic_store(&w->parked, 1);
+    atomic_thread_fence(memory_order_seq_cst);
+    if (!cds_wfcq_empty(&w->inbox_head, &w->inbox_tail) || atomic_load(&job->stop)) {
+        if (atomic_exchange(&w->parked, 0) == 1)
+            atomic_fetch_add(&job->running, 1);
+        return;
+    }
+    int64_t timeout = -1;
+    if (job->clock.is_virtual) {
+        if (before == 1)
+            advance_virtual(w);
+        if (!atomic_load(&w->parked))
+            return; /* advance_virtual unparked us (and counted us in) */
+    } else {
+        int64_t d = earliest_owned(w);
+        if (d != INT64_MAX) {
+            int64_t now = weir__clock_now(&job->clock);
+            timeout = d > now ? d - now : 0;
+        }
+    }
+    futex_wait(&w->wake_seq, seq, timeout);
+    if (atomic_exchange(&w->parked, 0) == 1)
+        atomic_fetch_add(&job->running, 1);
+}
+
+static void *worker_main(void *arg)
+{
+    weir__worker *w = arg;
+    weir_job *job = w->job;
+    current_worker = w;
+    unsigned steps = 0;
+    while (!atomic_load_explicit(&job->stop, memory_order_relaxed)) {
+        drain_inbox(w);
+        if (++steps % DUE_CHECK_EVERY == 0)
+            schedule_due(w, weir__clock_now(&job->clock));
+        weir__subtask *sub = pop_local(w);
+        if (sub) {
+            run_one(w, sub);
+            continue;
+        }
+        if (schedule_due(w, weir__clock_now(&job->clock)) > 0)
+            continue;
+        park(w);
+    }
+    current_worker = NULL;
+    return NULL;
+}
+
+int weir__sched_run(weir_job *job)
+{
+    weir__plan *plan = job->plan;
+    int nworkers = job->cfg.workers;
+    if (nworkers > plan->nsubs)
+        nworkers = plan->nsubs;
+    job->workers = calloc((size_t)nworkers, sizeof *job->workers);
+    if (!job->workers)
+        return weir__job_fail(job, WEIR_ENOMEM, "starting workers: out of memory");
+    job->nworkers = nworkers;
+    for (int i = 0; i < nworkers; i++) {
+        weir__worker *w = &job->workers[i];
+        w->id = i;
+        w->job = job;
+        __cds_wfcq_init(&w->inbox_head, &w->inbox_tail);
+        w->owned = calloc((size_t)plan->nsubs, sizeof *w->owned);
+        if (!w->owned)
+            return weir__job_fail(job, WEIR_ENOMEM, "starting workers: out of memory");
+    }
+    /* Spread subtasks round-robin, task by task: the subtasks of one task
+     * land on different workers, and so do consecutive tasks. */
+    for (int s = 0; s < plan->nsubs; s++) {
+        weir__worker *w = &job->workers[s % nworkers];
+        weir__subtask *sub = plan->subs[s];
+        sub->worker = w;
+        w->owned[w->nowned++] = sub;
+        atomic_store(&sub->scheduled, 1);
+        push_local(w, sub);
+    }
+    atomic_store(&job->remaining, plan->nsubs);
+    atomic_store(&job->running, nworkers);
+    atomic_store(&job->stop, 0);
+    int err = 0;
+    for (int i = 0; i < nworkers; i++) {
+        weir__worker *w = &job->workers[i];
+        if (pthread_create(&w->thread, NULL, worker_main, w) != 0) {
+            err = weir__job_fail(job, WEIR_ENOMEM, "starting worker %d: %s", i, strerror(errno));
+            stop_all(job);
+            break;
+        }
+        w->started = true;
+    }
+    for (int i = 0; i < nworkers; i++) {
+        if (job->workers[i].started)
+            pthread_join(job->workers[i].thread, NULL);
+    }
+    if (err)
+        return err;
+    return job->errors.code;
+}

@@ -1,0 +1,69 @@
+/* scheduler.h — worker threads and how subtasks get to run on them.
+ *
+ * Every subtask is owned by one worker for the whole run. A subtask is
+ * "scheduled" (atomic flag) while it sits in its worker's run queue or runs;
+ * whoever makes it runnable — a producer that sent it a batch, a consumer that
+ * returned a batch it was waiting for, a timer — sets the flag with a CAS and,
+ * if it won, queues it: on the same worker straight into the local FIFO, from
+ * another thread through the worker's wait-free inbox (liburcu cds_wfcq,
+ * many producers, one consumer). A worker with nothing runnable parks on a
+ * futex and is woken by whoever queues work for it, or by its earliest timer.
+ * An idle pipeline therefore uses no CPU.
+ *
+ * Lost wake-ups are excluded the Dekker way: the notifier publishes (a batch,
+ * a credit) and then reads the flag; the subtask clears its flag and then
+ * re-reads its inputs, each with a full fence in between, so at least one of
+ * them sees the other.
+ *
+ * Virtual clock: time only moves when the whole job is quiescent. `running`
+ * counts workers that are not parked; a waker that unparks a worker counts it
+ * back in before waking it, so `running` can only reach 0 when every worker is
+ * parked with an empty inbox. The worker that brings it to 0 moves the clock
+ * to the earliest deadline of any subtask and wakes the owners.
+ */
+#ifndef WEIR_RUNTIME_SCHEDULER_H
+#define WEIR_RUNTIME_SCHEDULER_H
+
+#include <pthread.h>
+#include <stdalign.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <urcu/wfcqueue.h>
+
+#include "util.h"
+
+struct weir__subtask;
+struct weir__diag_ring;
+typedef struct weir_job weir_job;
+
+typedef struct weir__worker {
+    int id;
+    weir_job *job;
+    pthread_t thread;
+    bool started;
+    struct __cds_wfcq_head inbox_head;
+    struct cds_wfcq_tail inbox_tail;
+    struct weir__subtask *run_head, *run_tail;
+    struct weir__subtask **owned;
+    int nowned;
+    struct weir__diag_ring *diag;
+    alignas(WEIR__CACHELINE) _Atomic int parked;
+    _Atomic uint32_t wake_seq;
+} weir__worker;
+
+/* Called by a channel after it published a batch for `consumer`. */
+void weir__sched_notify_data(struct weir__subtask *consumer);
+/* Called by a channel after the consumer returned a batch to `producer`. */
+void weir__sched_notify_credit(struct weir__subtask *producer);
+/* Makes `sub` runnable (from any thread). */
+void weir__sched_wake(struct weir__subtask *sub);
+
+/* Runs the job's subtasks on its workers until all finished or the job
+ * failed. Called by weir_job_run on the job's thread. */
+int weir__sched_run(weir_job *job);
+
+/* The worker the calling thread is (NULL on a non-worker thread). */
+weir__worker *weir__sched_current_worker(void);
+
+#endif

@@ -1,0 +1,221 @@
+/* task.h — what the planner makes of the graph and the scheduler runs: tasks
+ * (a chain of operators with one parallelism), their subtasks (one instance
+ * of the chain, owned by one worker), and the weir_ctx of each operator in a
+ * subtask, with its output gate, outputs, keyed state and timers.
+ *
+ * Ownership: the job owns the plan; a plan owns its tasks, subtasks,
+ * contexts and channels. Threads: after the run starts, a subtask and its
+ * contexts are touched only by the worker that owns the subtask (the
+ * scheduling words `scheduled` and `want_credit` are the exceptions, and are
+ * atomic); the job's thread touches them again only after joining workers.
+ */
+#ifndef WEIR_RUNTIME_TASK_H
+#define WEIR_RUNTIME_TASK_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <urcu/wfcqueue.h>
+
+#include "channel.h"
+#include "graph.h"
+#include "keymap.h"
+#include "timers.h"
+#include "valve.h"
+#include "weir/diag.h"
+#include "weir/harness.h"
+#include "weir/operator.h"
+#include "weir/state.h"
+
+struct weir__worker;
+struct weir__task;
+
+/* The counters every context keeps (docs/CAPTURE.md, summary). */
+enum {
+    WEIR__CNT_IN = 0,
+    WEIR__CNT_OUT,
+    WEIR__CNT_SIDE_OUT,
+    WEIR__CNT_FILTERED,
+    WEIR__CNT_LATE_DROPPED,
+    WEIR__CNT_LATE_SIDE,
+    WEIR__CNT_ABSORBED,
+    WEIR__CNT_COUNT_
+};
+
+/* Channels of one consumer task, reached through one edge (or several for a
+ * union) from one producer subtask. */
+typedef struct weir__outgroup {
+    weir__partitioning part;
+    int nch;
+    weir__channel **ch;
+    const weir__key *key;  /* HASH */
+    unsigned char *keybuf; /* HASH: scratch for the extracted key */
+    uint32_t rr;           /* REBALANCE: next channel */
+} weir__outgroup;
+
+/* Where one output (main or a side output) of a context goes. */
+typedef struct weir__output {
+    int tag;
+    size_t elem_size;
+    int nchained;
+    struct weir_ctx **chained; /* operators chained to it: direct calls */
+    int ngroups;
+    weir__outgroup *groups;    /* channels */
+    const weir_harness_output *capture; /* harness: everything goes here */
+} weir__output;
+
+typedef struct weir__list_value {
+    unsigned char *data;
+    uint32_t len, cap;
+} weir__list_value;
+
+typedef struct weir__state {
+    weir_state_kind kind;
+    size_t size;
+    weir__keymap map; /* key: [ns 8][key]; value: the value or a weir__list_value */
+} weir__state;
+
+struct weir_ctx {
+    struct weir__subtask *sub;   /* NULL in a harness */
+    const weir__node *node;
+    weir_job *job;               /* NULL in a harness */
+    struct weir__errors *errors; /* the job's or the harness's */
+    const struct weir__clock *clock;
+    const weir_harness_output *capture; /* harness: watermarks and statuses */
+    weir_operator_vtable vt;
+    weir_source_vtable svt;
+    bool is_source;
+    void *arg;
+    void *state;
+    int subtask;
+    int parallelism;
+    int batch_hint;
+    int64_t interval_ms;
+
+    int64_t wm;        /* current input watermark */
+    weir__gate gate;   /* output gate */
+    bool input_idle;   /* the status last delivered to on_status */
+
+    weir__output main;
+    weir__output *side;
+    int nside;
+
+    /* keyed */
+    const weir__key *in_key[2];
+    size_t key_size;
+    unsigned char *key_buf;  /* [ns 8][current key]; the key at key_buf + 8 */
+    uint64_t key_hash;
+    bool has_key;
+    weir__state *states;
+    int nstates;
+    int state_error;
+    weir__timers event_timers;
+    weir__timers proc_timers;
+    unsigned char *timer_key; /* scratch for a firing timer's key */
+
+    int64_t counters[WEIR__CNT_COUNT_];
+
+    bool opened;
+    bool closed;
+    bool ended;
+    bool in_close;
+    bool in_open;
+
+    int64_t wait_until; /* sources: WEIR_SOURCE_WAIT until this time */
+
+    int diag_level;      /* resolved weir_diag_level, or OFF */
+    int op_index;        /* the node's index in the job event */
+    int64_t last_counters[2]; /* in/out at the last throughput sample */
+};
+
+typedef struct weir__input {
+    int nch;
+    weir__channel **ch;
+    weir__valve valve;
+    weir__valve_channel *vch;
+    int ended;
+} weir__input;
+
+typedef enum weir__phase {
+    WEIR__SUB_NEW = 0,
+    WEIR__SUB_RUNNING,
+    WEIR__SUB_DRAINING, /* END sent, waiting for pending batches to leave */
+    WEIR__SUB_FINISHED
+} weir__phase;
+
+typedef struct weir__subtask {
+    struct cds_wfcq_node inbox_node;
+    _Atomic int scheduled;   /* 1 while queued or running */
+    _Atomic int want_credit; /* blocked on output: notify me on credit */
+    struct weir__subtask *run_next;
+    struct weir__worker *worker;
+    weir_job *job;
+    struct weir__task *task;
+    int index;
+
+    weir_ctx **ctxs; /* in chain order: ctxs[0] is the head */
+    int nctx;
+
+    int ninputs;
+    weir__input in[2];
+    weir__combiner comb;
+    int rr_input, rr_channel;
+
+    weir__channel **outs; /* every channel this subtask produces into */
+    int nouts;
+    bool out_blocked;     /* some channel in outs has pending batches */
+
+    weir__phase phase;
+    bool source_done;
+    int64_t flush_deadline; /* INT64_MAX: none */
+    int64_t deadline;       /* earliest processing-time need, INT64_MAX: none */
+    int64_t blocked_since_ns;
+    int64_t blocked_ns;     /* time blocked in the current diag interval */
+    int64_t next_sample;    /* next throughput sample time */
+    bool ran_since_sample;
+} weir__subtask;
+
+typedef struct weir__task {
+    int id;
+    int *nodes;  /* node ids, chain order (a tree in pre-order) */
+    int nnodes;
+    int parallelism;
+    weir__subtask **subs;
+} weir__task;
+
+typedef struct weir__plan {
+    weir__task *tasks;
+    int ntasks;
+    weir__channel **channels;
+    int nchannels;
+    weir__subtask **subs;
+    int nsubs;
+    weir_ctx ***node_ctx; /* [node id][subtask] */
+} weir__plan;
+
+/* ---- context.c: the operator API's runtime side ---- */
+
+int weir__ctx_init(weir_ctx *ctx, weir_job *job, struct weir__subtask *sub, const weir__node *node,
+                   int subtask);
+void weir__ctx_free(weir_ctx *ctx);
+/* Delivers a record to an operator (the head of a subtask, or a chained one). */
+int weir__ctx_record(weir_ctx *ctx, int input, const void *elem, int64_t ts);
+/* The operator's input watermark advanced: fire event timers, then
+ * on_watermark (default: forward). */
+int weir__ctx_advance_watermark(weir_ctx *ctx, int64_t wm);
+int weir__ctx_status(weir_ctx *ctx, bool idle);
+/* Fires the processing-time timers due at `now`. */
+int weir__ctx_fire_processing(weir_ctx *ctx, int64_t now);
+/* Earliest processing-time timer (INT64_MAX: none). */
+int64_t weir__ctx_next_processing(const weir_ctx *ctx);
+int weir__ctx_open(weir_ctx *ctx);
+/* on_end of ctx, then of everything chained to it. */
+int weir__ctx_end_chain(weir_ctx *ctx);
+void weir__ctx_close(weir_ctx *ctx);
+/* Sends a control message on every channel of every output of ctx. */
+int weir__ctx_flush_control(weir_ctx *ctx, weir__ctrl ctrl, int64_t value);
+
+/* Applies a weir__wm_actions from a valve/combiner to the head of a subtask. */
+int weir__deliver_actions(weir_ctx *head, const weir__wm_actions *a);
+
+#endif

@@ -1,0 +1,170 @@
+/* timers.c — the timer heap with its de-duplicating index (timers.h). */
+#include "timers.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+#include "weir/error.h"
+
+typedef struct timer_value {
+    uint64_t seq;
+    uint64_t key_hash;
+} timer_value;
+
+int weir__timers_init(weir__timers *t, size_t key_size)
+{
+    memset(t, 0, sizeof *t);
+    t->key_size = key_size;
+    weir__keymap_init(&t->map, 16 + key_size, sizeof(timer_value));
+    t->scratch = calloc(1, 16 + key_size + 1);
+    return t->scratch ? 0 : WEIR_ENOMEM;
+}
+
+void weir__timers_free(weir__timers *t)
+{
+    weir__keymap_free(&t->map);
+    free(t->heap);
+    free(t->scratch);
+    memset(t, 0, sizeof *t);
+}
+
+size_t weir__timers_memory(const weir__timers *t)
+{
+    return weir__keymap_memory(&t->map) + (size_t)t->cap * sizeof(uint32_t);
+}
+
+static int64_t entry_ts(const weir__timers *t, uint32_t idx)
+{
+    int64_t ts;
+    memcpy(&ts, weir__keymap_key(&t->map, idx) + 8, 8);
+    return ts;
+}
+
+static uint64_t entry_seq(const weir__timers *t, uint32_t idx)
+{
+    return ((const timer_value *)weir__keymap_value(&t->map, idx))->seq;
+}
+
+static bool before(const weir__timers *t, uint32_t a, uint32_t b)
+{
+    int64_t ta = entry_ts(t, a), tb = entry_ts(t, b);
+    return ta < tb || (ta == tb && entry_seq(t, a) < entry_seq(t, b));
+}
+
+static void place(weir__timers *t, uint32_t pos, uint32_t idx)
+{
+    t->heap[pos] = idx;
+    *weir__keymap_aux(&t->map, idx) = pos;
+}
+
+static void sift_up(weir__timers *t, uint32_t pos)
+{
+    uint32_t idx = t->heap[pos];
+    while (pos > 0) {
+        uint32_t parent = (pos - 1) / 2;
+        if (!before(t, idx, t->heap[parent]))
+            break;
+        place(t, pos, t->heap[parent]);
+        pos = parent;
+    }
+    place(t, pos, idx);
+}
+
+static void sift_down(weir__timers *t, uint32_t pos)
+{
+    uint32_t idx = t->heap[pos];
+    for (;;) {
+        uint32_t l = 2 * pos + 1;
+        if (l >= t->n)
+            break;
+        uint32_t c = l;
+        if (l + 1 < t->n && before(t, t->heap[l + 1], t->heap[l]))
+            c = l + 1;
+        if (!before(t, t->heap[c], idx))
+            break;
+        place(t, pos, t->heap[c]);
+        pos = c;
+    }
+    place(t, pos, idx);
+}
+
+static uint64_t lookup(weir__timers *t, const void *key, uint64_t key_hash, int64_t ns, int64_t ts)
+{
+    memcpy(t->scratch, &ns, 8);
+    memcpy(t->scratch + 8, &ts, 8);
+    if (t->key_size)
+        memcpy(t->scratch + 16, key, t->key_size);
+    return weir__hash_mix(key_hash, ns, ts);
+}
+
+int weir__timers_add(weir__timers *t, const void *key, uint64_t key_hash, int64_t ns, int64_t ts)
+{
+    uint64_t h = lookup(t, key, key_hash, ns, ts);
+    if (t->n == t->cap) {
+        uint32_t cap = t->cap ? t->cap * 2 : 64;
+        uint32_t *heap = realloc(t->heap, (size_t)cap * sizeof *heap);
+        if (!heap)
+            return WEIR_ENOMEM;
+        t->heap = heap;
+        t->cap = cap;
+    }
+    bool created;
+    uint32_t idx = weir__keymap_insert(&t->map, h, t->scratch, &created);
+    if (idx == WEIR__KEYMAP_NONE)
+        return WEIR_ENOMEM;
+    if (!created)
+        return 0;
+    timer_value *v = weir__keymap_value(&t->map, idx);
+    v->seq = t->seq++;
+    v->key_hash = key_hash;
+    t->n++;
+    place(t, t->n - 1, idx);
+    sift_up(t, t->n - 1);
+    return 0;
+}
+
+static void remove_at(weir__timers *t, uint32_t pos)
+{
+    uint32_t idx = t->heap[pos];
+    t->n--;
+    if (pos != t->n) {
+        place(t, pos, t->heap[t->n]);
+        sift_down(t, pos);
+        sift_up(t, pos);
+    }
+    weir__keymap_remove(&t->map, idx);
+}
+
+void weir__timers_delete(weir__timers *t, const void *key, uint64_t key_hash, int64_t ns, int64_t ts)
+{
+    uint64_t h = lookup(t, key, key_hash, ns, ts);
+    uint32_t idx = weir__keymap_find(&t->map, h, t->scratch);
+    if (idx == WEIR__KEYMAP_NONE)
+        return;
+    remove_at(t, *weir__keymap_aux(&t->map, idx));
+}
+
+int64_t weir__timers_peek(const weir__timers *t)
+{
+    return t->n ? entry_ts(t, t->heap[0]) : INT64_MAX;
+}
+
+bool weir__timers_pop_due(weir__timers *t, int64_t limit, void *key_out, uint64_t *key_hash,
+                          int64_t *ns, int64_t *ts)
+{
+    if (t->n == 0)
+        return false;
+    uint32_t idx = t->heap[0];
+    int64_t when = entry_ts(t, idx);
+    if (when > limit)
+        return false;
+    const unsigned char *k = weir__keymap_key(&t->map, idx);
+    memcpy(ns, k, 8);
+    *ts = when;
+    if (t->key_size)
+        memcpy(key_out, k + 16, t->key_size);
+    *key_hash = ((const timer_value *)weir__keymap_value(&t->map, idx))->key_hash;
+    remove_at(t, 0);
+    return true;
+}

@@ -1,0 +1,50 @@
+/* timers.h — one timer service: timers per (key, namespace, timestamp) in a
+ * min-heap, de-duplicated and deletable through a keymap index.
+ *
+ * Each operator subtask has two (event time, processing time). The heap holds
+ * keymap entry indices ordered by (timestamp, registration sequence), so
+ * timers with equal timestamps fire in the order they were registered and a
+ * run is reproducible. Each entry keeps its heap position in the keymap's aux
+ * word, which makes deletion O(log n). Single-threaded (the owning subtask).
+ */
+#ifndef WEIR_RUNTIME_TIMERS_H
+#define WEIR_RUNTIME_TIMERS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "keymap.h"
+
+typedef struct weir__timers {
+    weir__keymap map;   /* key: [ns 8][ts 8][key key_size]; value: seq 8, key hash 8 */
+    uint32_t *heap;     /* entry indices */
+    uint32_t n, cap;
+    uint64_t seq;
+    size_t key_size;
+    unsigned char *scratch; /* lookup key being built */
+} weir__timers;
+
+int weir__timers_init(weir__timers *t, size_t key_size);
+void weir__timers_free(weir__timers *t);
+
+/* Registers (key, ns, ts); a duplicate is kept once. 0 or WEIR_ENOMEM. */
+int weir__timers_add(weir__timers *t, const void *key, uint64_t key_hash, int64_t ns, int64_t ts);
+/* Deletes (key, ns, ts) if present. */
+void weir__timers_delete(weir__timers *t, const void *key, uint64_t key_hash, int64_t ns, int64_t ts);
+
+/* The earliest timestamp, or INT64_MAX with none (check weir__timers_empty). */
+static inline bool weir__timers_empty(const weir__timers *t)
+{
+    return t->n == 0;
+}
+int64_t weir__timers_peek(const weir__timers *t);
+
+/* Removes the earliest timer if its timestamp is <= limit, copying its key
+ * into key_out (key_size bytes) and returning true with *ns, *ts set. */
+bool weir__timers_pop_due(weir__timers *t, int64_t limit, void *key_out, uint64_t *key_hash,
+                          int64_t *ns, int64_t *ts);
+
+size_t weir__timers_memory(const weir__timers *t);
+
+#endif

@@ -1,0 +1,44 @@
+#!/bin/sh
+# Installs everything weir needs to build, test and view on Debian, with
+# apt-get, as root: the compiler and CMake, the four libraries the build
+# REQUIREs (Concurrency Kit, liburcu, msgpack-c, Criterion) plus jansson for
+# reading JSONL captures, and Debian's Chromium with Node.js for the viewer's
+# browser tests (playwright-core from npm drives that Chromium; no browser is
+# ever downloaded). Idempotent: what is present is left alone, so a second run
+# costs a few dpkg queries. Both README commands and .ci/run start with it.
+set -eu
+
+here=$(cd "$(dirname "$0")/.." && pwd)
+
+packages="build-essential cmake pkg-config libck-dev liburcu-dev libmsgpack-dev \
+libcriterion-dev libjansson-dev libxxhash-dev chromium"
+# Node.js may come from elsewhere (some images ship NodeSource's nodejs, which
+# bundles npm and conflicts with Debian's npm package): only install Debian's
+# when the commands are absent.
+command -v node >/dev/null 2>&1 || packages="$packages nodejs"
+command -v npm >/dev/null 2>&1 || packages="$packages npm"
+
+missing=""
+for p in $packages; do
+    if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+        missing="$missing $p"
+    fi
+done
+
+if [ -n "$missing" ]; then
+    if [ "$(id -u)" != 0 ]; then
+        echo "install-deps: missing Debian packages:$missing" >&2
+        echo "install-deps: run this script as root (it uses apt-get)" >&2
+        exit 1
+    fi
+    echo "install-deps: installing$missing"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    # shellcheck disable=SC2086
+    apt-get install -y -qq --no-install-recommends $missing >/dev/null
+fi
+
+if [ ! -d "$here/tests/viewer/node_modules/playwright-core" ]; then
+    echo "install-deps: installing playwright-core for tests/viewer"
+    (cd "$here/tests/viewer" && npm install --no-audit --no-fund --silent)
+fi
