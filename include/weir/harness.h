@@ -32,6 +32,8 @@ typedef struct weir_harness_output {
     void (*on_record)(int tag, const void *elem, int64_t timestamp, void *arg);
     void (*on_watermark)(int64_t watermark, void *arg);
     void (*on_status)(bool idle, void *arg);
+    /* An element the operator dropped as late (weir_ctx_report_late). */
+    void (*on_dropped)(const void *elem, int64_t timestamp, void *arg);
     void *arg;
 } weir_harness_output;
 

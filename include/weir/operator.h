@@ -196,8 +196,12 @@ WEIR_EXPORT void weir_ctx_count(weir_ctx *ctx, weir_counter counter, int64_t n);
 /* Window events (window operators report them; the current key is used). */
 WEIR_EXPORT void weir_ctx_report_window_fire(weir_ctx *ctx, int64_t start, int64_t end, int firing,
                                              int64_t count);
-WEIR_EXPORT void weir_ctx_report_late(weir_ctx *ctx, int64_t timestamp, int64_t missed_start,
-                                      int64_t missed_end, bool dropped);
+/* An element that arrived too late (`elem` of the input's size, valid during
+ * the call): counts it as late-dropped or late-side, reports it to the
+ * diagnostic channel, and in a harness hands a dropped one to on_dropped.
+ * The operator still emits a side-output one itself (weir_emit_side). */
+WEIR_EXPORT void weir_ctx_report_late(weir_ctx *ctx, const void *elem, int64_t timestamp,
+                                      int64_t missed_start, int64_t missed_end, bool dropped);
 WEIR_EXPORT void weir_ctx_report_merge(weir_ctx *ctx, int64_t start, int64_t end, int64_t merged);
 WEIR_EXPORT void weir_ctx_report_cleanup(weir_ctx *ctx, int64_t start, int64_t end);
 

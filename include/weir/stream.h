@@ -170,6 +170,15 @@ typedef struct weir_timestamps_spec {
 WEIR_EXPORT weir_stream *weir_stream_assign_timestamps(weir_stream *s,
                                                        const weir_timestamps_spec *spec);
 
+/* The timestamps operator on elements of elem_size bytes, as a process spec
+ * (for weir_stream_process or a harness, which take ownership of out->arg;
+ * out->settings_json lives in it). Returns 0, or WEIR_EINVAL with
+ * the reason in errbuf and nothing allocated: a negative bound or idleness, a
+ * punctuated strategy without its callback, a custom one without its vtable,
+ * a negative interval other than WEIR_DISABLED. */
+WEIR_EXPORT int weir_timestamps_operator(const weir_timestamps_spec *spec, size_t elem_size,
+                                         weir_process_spec *out, char *errbuf, size_t errsize);
+
 /* ---- sinks ---------------------------------------------------------------- */
 
 /* Drops everything (benchmarks). */

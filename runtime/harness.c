@@ -1,0 +1,351 @@
+/* harness.c — one operator driven by hand (weir/harness.h).
+ *
+ * The harness builds what the planner would build for a one-operator task of
+ * parallelism 1 — a node, a subtask with its inputs' valves and the
+ * multi-input combiner, and the operator's context — and feeds it through the
+ * same functions the scheduler's step uses: records into weir__ctx_record,
+ * watermarks and statuses into weir__subtask_valve_watermark/_status. Only the
+ * channels are missing: outputs go to the harness's capture callbacks, and
+ * processing time is a virtual clock the caller moves.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "clock.h"
+#include "errors.h"
+#include "subtask.h"
+#include "task.h"
+#include "util.h"
+#include "weir/error.h"
+#include "weir/harness.h"
+
+struct weir_harness {
+    weir__node node;
+    weir__key keys[2];
+    weir_harness_output output;
+    weir__subtask sub;
+    weir_ctx ctx;
+    weir_ctx *ctxs[1];
+    weir__valve_channel *vch[2];
+    weir__clock clock;
+    weir__errors errors;
+    bool failed;
+    bool ended;
+    bool ctx_ready;
+};
+
+static void no_record(int tag, const void *elem, int64_t ts, void *arg)
+{
+    (void)tag;
+    (void)elem;
+    (void)ts;
+    (void)arg;
+}
+
+static void no_watermark(int64_t wm, void *arg)
+{
+    (void)wm;
+    (void)arg;
+}
+
+static void no_status(bool idle, void *arg)
+{
+    (void)idle;
+    (void)arg;
+}
+
+static void harness_free(weir_harness *h)
+{
+    if (h->ctx_ready)
+        weir__ctx_free(&h->ctx);
+    if (h->node.arg_free)
+        h->node.arg_free(h->node.arg);
+    free(h->node.name);
+    free(h->node.kind);
+    free(h->node.side);
+    free(h->vch[0]);
+    free(h->vch[1]);
+    weir__errors_destroy(&h->errors);
+    free(h);
+}
+
+static int create_error(char *errbuf, size_t errsize, int err, const char *msg)
+{
+    if (errbuf && errsize)
+        snprintf(errbuf, errsize, "%s", msg);
+    return err;
+}
+
+int weir_harness_create(const weir_harness_config *config, weir_harness **out, char *errbuf,
+                        size_t errsize)
+{
+    if (out)
+        *out = NULL;
+    if (!config || !out || !config->op)
+        return create_error(errbuf, errsize, WEIR_EINVAL, "a config with op is required");
+    const weir_process_spec *spec = config->op;
+    int inputs = config->inputs ? config->inputs : 1;
+    char why[256] = "";
+    if (inputs < 1 || inputs > 2)
+        snprintf(why, sizeof why, "inputs %d is not 1 or 2", inputs);
+    else if (!spec->vtable || !spec->vtable->on_record)
+        snprintf(why, sizeof why, "the operator needs a vtable with on_record");
+    else if (spec->vtable->version != WEIR_OPERATOR_VTABLE_V1)
+        snprintf(why, sizeof why, "vtable version %u is not %u", spec->vtable->version,
+                 WEIR_OPERATOR_VTABLE_V1);
+    else if (inputs == 2 && (config->key[0] == NULL) != (config->key[1] == NULL))
+        snprintf(why, sizeof why, "either every input is keyed or none is");
+    for (int i = 0; !why[0] && i < inputs; i++) {
+        int ch = config->channels[i] ? config->channels[i] : 1;
+        if (ch < 1 || ch > 4096)
+            snprintf(why, sizeof why, "input %d: %d channels is not in 1..4096", i, ch);
+        else if (config->in_size[i] == 0 || config->in_size[i] > WEIR_MAX_ELEM_SIZE)
+            snprintf(why, sizeof why, "input %d: element size %zu is not in 1..%d", i,
+                     config->in_size[i], WEIR_MAX_ELEM_SIZE);
+        else if (config->key[i] && (!config->key[i]->extract || config->key[i]->key_size == 0 ||
+                                    config->key[i]->key_size > WEIR_MAX_KEY_SIZE))
+            snprintf(why, sizeof why, "input %d: the key needs extract and a key_size in 1..%d", i,
+                     WEIR_MAX_KEY_SIZE);
+    }
+    if (!why[0] && inputs == 2 && config->key[0] &&
+        config->key[0]->key_size != config->key[1]->key_size)
+        snprintf(why, sizeof why, "the inputs' keys differ in size");
+    if (why[0]) {
+        if (spec->arg_free)
+            spec->arg_free(spec->arg);
+        return create_error(errbuf, errsize, WEIR_EINVAL, why);
+    }
+
+    weir_harness *h = calloc(1, sizeof *h);
+    if (!h) {
+        if (spec->arg_free)
+            spec->arg_free(spec->arg);
+        return create_error(errbuf, errsize, WEIR_ENOMEM, "out of memory");
+    }
+    weir__errors_init(&h->errors);
+    weir__clock_init(&h->clock, true);
+    weir__node *n = &h->node;
+    n->op = *spec->vtable;
+    n->arg = spec->arg;
+    n->arg_free = spec->arg_free;
+    n->kind = weir__strdup(spec->kind ? spec->kind : "process");
+    n->name = weir__strdup(spec->name ? spec->name : n->kind);
+    n->parallelism = 1;
+    n->inputs = inputs;
+    n->out_size = spec->out_size;
+    n->accounting = spec->accounting;
+    for (int i = 0; i < inputs; i++) {
+        n->in_size[i] = config->in_size[i];
+        if (config->key[i]) {
+            h->keys[i].spec = *config->key[i];
+            n->in_key[i] = &h->keys[i];
+        }
+    }
+    if (spec->nside > 0) {
+        n->side = malloc((size_t)spec->nside * sizeof *n->side);
+        if (n->side) {
+            memcpy(n->side, spec->side_outputs, (size_t)spec->nside * sizeof *n->side);
+            n->nside = spec->nside;
+        }
+    }
+    if (!n->kind || !n->name || (spec->nside > 0 && !n->side)) {
+        harness_free(h);
+        return create_error(errbuf, errsize, WEIR_ENOMEM, "out of memory");
+    }
+
+    h->output = config->output;
+    if (!h->output.on_record)
+        h->output.on_record = no_record;
+    if (!h->output.on_watermark)
+        h->output.on_watermark = no_watermark;
+    if (!h->output.on_status)
+        h->output.on_status = no_status;
+
+    weir__subtask *sub = &h->sub;
+    sub->ninputs = inputs;
+    sub->flush_deadline = INT64_MAX;
+    sub->deadline = INT64_MAX;
+    sub->phase = WEIR__SUB_RUNNING;
+    weir__combiner_init(&sub->comb, inputs);
+    for (int i = 0; i < inputs; i++) {
+        int ch = config->channels[i] ? config->channels[i] : 1;
+        h->vch[i] = calloc((size_t)ch, sizeof *h->vch[i]);
+        if (!h->vch[i]) {
+            harness_free(h);
+            return create_error(errbuf, errsize, WEIR_ENOMEM, "out of memory");
+        }
+        sub->in[i].nch = ch;
+        sub->in[i].vch = h->vch[i];
+        weir__valve_init(&sub->in[i].valve, h->vch[i], ch);
+    }
+
+    int r = weir__ctx_init(&h->ctx, NULL, sub, n, 0);
+    h->ctx_ready = true;
+    if (r) {
+        harness_free(h);
+        return create_error(errbuf, errsize, r, "out of memory");
+    }
+    h->ctxs[0] = &h->ctx;
+    sub->ctxs = h->ctxs;
+    sub->nctx = 1;
+    weir_ctx *ctx = &h->ctx;
+    ctx->errors = &h->errors;
+    ctx->clock = &h->clock;
+    ctx->batch_hint = 1;
+    ctx->interval_ms = config->watermark_interval_ms ? config->watermark_interval_ms : 200;
+    ctx->capture = &h->output;
+    ctx->main.capture = &h->output;
+    for (int i = 0; i < ctx->nside; i++)
+        ctx->side[i].capture = &h->output;
+
+    r = weir__ctx_open(ctx);
+    if (r < 0) {
+        create_error(errbuf, errsize, r, h->errors.msg);
+        harness_free(h);
+        return r;
+    }
+    *out = h;
+    return 0;
+}
+
+void weir_harness_destroy(weir_harness *h)
+{
+    if (!h)
+        return;
+    weir__ctx_close(&h->ctx);
+    harness_free(h);
+}
+
+/* Every feeding call starts here: a failed or ended harness takes nothing. */
+static int usable(weir_harness *h)
+{
+    if (!h)
+        return WEIR_EINVAL;
+    if (h->failed || h->ended)
+        return WEIR_ESTATE;
+    return 0;
+}
+
+static int result(weir_harness *h, int r)
+{
+    if (r < 0) {
+        h->failed = true;
+        if (!h->errors.code)
+            weir__errors_set(&h->errors, r, "operator '%s': %s", h->node.name, weir_strerror(r));
+    }
+    return r < 0 ? r : 0;
+}
+
+static int check_channel(weir_harness *h, int input, int channel)
+{
+    if (input < 0 || input >= h->sub.ninputs || channel < 0 || channel >= h->sub.in[input].nch) {
+        weir__errors_set(&h->errors, WEIR_ERANGE, "no channel %d on input %d", channel, input);
+        return WEIR_ERANGE;
+    }
+    return 0;
+}
+
+int weir_harness_record(weir_harness *h, int input, int channel, const void *elem, int64_t ts)
+{
+    int r = usable(h);
+    if (r == 0)
+        r = check_channel(h, input, channel);
+    if (r)
+        return r;
+    return result(h, weir__ctx_record(&h->ctx, input, elem, ts));
+}
+
+int weir_harness_watermark(weir_harness *h, int input, int channel, int64_t watermark)
+{
+    int r = usable(h);
+    if (r == 0)
+        r = check_channel(h, input, channel);
+    if (r)
+        return r;
+    return result(h, weir__subtask_valve_watermark(&h->sub, input, channel, watermark));
+}
+
+int weir_harness_idle(weir_harness *h, int input, int channel)
+{
+    int r = usable(h);
+    if (r == 0)
+        r = check_channel(h, input, channel);
+    if (r)
+        return r;
+    return result(h, weir__subtask_valve_status(&h->sub, input, channel, true));
+}
+
+int weir_harness_active(weir_harness *h, int input, int channel)
+{
+    int r = usable(h);
+    if (r == 0)
+        r = check_channel(h, input, channel);
+    if (r)
+        return r;
+    return result(h, weir__subtask_valve_status(&h->sub, input, channel, false));
+}
+
+int weir_harness_advance(weir_harness *h, int64_t t)
+{
+    int r = usable(h);
+    if (r)
+        return r;
+    int64_t now = weir__clock_now(&h->clock);
+    if (t < now) {
+        weir__errors_set(&h->errors, WEIR_EINVAL, "time %lld is before the current time %lld",
+                         (long long)t, (long long)now);
+        return WEIR_EINVAL;
+    }
+    /* Each due timer fires at its own time, in time order; timers registered
+     * while firing are due in the same advance if they fall before t. */
+    for (;;) {
+        int64_t next = weir__ctx_next_processing(&h->ctx);
+        if (next > t)
+            break;
+        if (next > now) {
+            weir__clock_set(&h->clock, next);
+            now = next;
+        }
+        r = result(h, weir__ctx_fire_processing(&h->ctx, now));
+        if (r)
+            return r;
+    }
+    weir__clock_set(&h->clock, t);
+    return 0;
+}
+
+int weir_harness_end(weir_harness *h)
+{
+    int r = usable(h);
+    if (r)
+        return r;
+    for (int i = 0; i < h->sub.ninputs; i++) {
+        for (int c = 0; c < h->sub.in[i].nch; c++) {
+            r = result(h, weir__subtask_valve_watermark(&h->sub, i, c, WEIR_TS_MAX));
+            if (r)
+                return r;
+        }
+    }
+    /* As in a subtask: END means no element will arrive again, so MAX holds
+     * even if the valves ignored it (every channel idle). */
+    if (h->ctx.wm < WEIR_TS_MAX) {
+        r = result(h, weir__ctx_advance_watermark(&h->ctx, WEIR_TS_MAX));
+        if (r)
+            return r;
+    }
+    r = result(h, weir__ctx_end_chain(&h->ctx));
+    h->ended = true;
+    weir__ctx_close(&h->ctx);
+    return r;
+}
+
+int64_t weir_harness_now(const weir_harness *h)
+{
+    return weir__clock_now(&h->clock);
+}
+
+const char *weir_harness_last_error(const weir_harness *h)
+{
+    return h ? h->errors.msg : "";
+}

@@ -1,0 +1,15 @@
+/* script.h — `weir script`, the scripted operator harness (script.c). */
+#ifndef WEIR_TOOLS_SCRIPT_H
+#define WEIR_TOOLS_SCRIPT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+int weir_script_main(int argc, char **argv);
+
+/* Parses a whole token as a signed 64-bit integer (MIN and MAX too if
+ * `words`). 0, or -1 with the reason in `why`. */
+int weir_script_parse_int(const char *tok, bool words, int64_t *out, char *why, size_t whysize);
+
+#endif
