@@ -543,6 +543,11 @@ void *weir_ctx_arg(const weir_ctx *ctx)
     return ctx->arg;
 }
 
+void *weir_ctx_impl(const weir_ctx *ctx)
+{
+    return ctx->node->impl;
+}
+
 void *weir_ctx_state(const weir_ctx *ctx)
 {
     return ctx->state;

@@ -51,6 +51,8 @@ typedef struct weir__node {
     weir_operator_vtable op;
     void *arg;
     void (*arg_free)(void *arg);
+    void *impl;
+    void (*impl_free)(void *impl);
     int inputs;              /* 0 for sources, 1 or 2 */
     size_t in_size[2];
     const weir__key *in_key[2]; /* keyed inputs (both or none) */

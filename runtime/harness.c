@@ -61,6 +61,8 @@ static void harness_free(weir_harness *h)
         weir__ctx_free(&h->ctx);
     if (h->node.arg_free)
         h->node.arg_free(h->node.arg);
+    if (h->node.impl_free)
+        h->node.impl_free(h->node.impl);
     free(h->node.name);
     free(h->node.kind);
     free(h->node.side);
@@ -114,6 +116,8 @@ int weir_harness_create(const weir_harness_config *config, weir_harness **out, c
     if (why[0]) {
         if (spec->arg_free)
             spec->arg_free(spec->arg);
+        if (spec->impl_free)
+            spec->impl_free(spec->impl);
         return create_error(errbuf, errsize, WEIR_EINVAL, why);
     }
 
@@ -121,6 +125,8 @@ int weir_harness_create(const weir_harness_config *config, weir_harness **out, c
     if (!h) {
         if (spec->arg_free)
             spec->arg_free(spec->arg);
+        if (spec->impl_free)
+            spec->impl_free(spec->impl);
         return create_error(errbuf, errsize, WEIR_ENOMEM, "out of memory");
     }
     weir__errors_init(&h->errors);
@@ -129,6 +135,8 @@ int weir_harness_create(const weir_harness_config *config, weir_harness **out, c
     n->op = *spec->vtable;
     n->arg = spec->arg;
     n->arg_free = spec->arg_free;
+    n->impl = spec->impl;
+    n->impl_free = spec->impl_free;
     n->kind = weir__strdup(spec->kind ? spec->kind : "process");
     n->name = weir__strdup(spec->name ? spec->name : n->kind);
     n->parallelism = 1;

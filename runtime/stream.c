@@ -39,6 +39,8 @@ static void node_free(weir__node *n)
         return;
     if (n->arg_free)
         n->arg_free(n->arg);
+    if (n->impl_free)
+        n->impl_free(n->impl);
     free(n->name);
     free(n->kind);
     free(n->side);
@@ -266,6 +268,17 @@ fail_oom_freed:
 
 /* ---- operators ------------------------------------------------------------ */
 
+/* A refused spec's owned pointers are freed: the caller gave them away. */
+static void free_spec_args(const weir_process_spec *spec)
+{
+    if (!spec)
+        return;
+    if (spec->arg_free)
+        spec->arg_free(spec->arg);
+    if (spec->impl_free)
+        spec->impl_free(spec->impl);
+}
+
 static weir_stream *add_operator(weir_stream *a, weir_stream *b, const weir_process_spec *spec,
                                  const char *call)
 {
@@ -330,6 +343,7 @@ static weir_stream *add_operator(weir_stream *a, weir_stream *b, const weir_proc
         goto fail_oom;
     n->op = *spec->vtable;
     n->arg = spec->arg;
+    n->impl = spec->impl;
     n->inputs = inputs;
     n->in_size[0] = a->elem_size;
     n->in_size[1] = b ? b->elem_size : 0;
@@ -357,6 +371,7 @@ static weir_stream *add_operator(weir_stream *a, weir_stream *b, const weir_proc
     weir__node *added = n;
     n = NULL;
     added->arg_free = spec->arg_free;
+    added->impl_free = spec->impl_free;
     if (add_node(job, added)) {
         /* add_node freed it, arg included. */
         return oom(job, call);
@@ -370,16 +385,14 @@ fail_oom:
     oom(job, call);
 fail:
     node_free(n);
-    if (spec && spec->arg_free)
-        spec->arg_free(spec->arg);
+    free_spec_args(spec);
     return NULL;
 }
 
 weir_stream *weir_stream_process(weir_stream *in, const weir_process_spec *spec)
 {
     if (!in) {
-        if (spec && spec->arg_free)
-            spec->arg_free(spec->arg);
+        free_spec_args(spec);
         return NULL;
     }
     return add_operator(in, NULL, spec, "weir_stream_process");
@@ -388,15 +401,13 @@ weir_stream *weir_stream_process(weir_stream *in, const weir_process_spec *spec)
 weir_stream *weir_stream_connect(weir_stream *a, weir_stream *b, const weir_process_spec *spec)
 {
     if (!a || !b) {
-        if (spec && spec->arg_free)
-            spec->arg_free(spec->arg);
+        free_spec_args(spec);
         return NULL;
     }
     if (a->job != b->job) {
         weir__job_build_error(a->job, WEIR_EINVAL,
                               "weir_stream_connect: the two streams belong to different jobs");
-        if (spec && spec->arg_free)
-            spec->arg_free(spec->arg);
+        free_spec_args(spec);
         return NULL;
     }
     return add_operator(a, b, spec, "weir_stream_connect");

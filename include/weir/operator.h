@@ -157,6 +157,8 @@ WEIR_EXPORT int weir_ctx_parallelism(const weir_ctx *ctx);
 WEIR_EXPORT const char *weir_ctx_name(const weir_ctx *ctx);
 /* The spec's arg: one pointer shared by all subtasks (borrowed). */
 WEIR_EXPORT void *weir_ctx_arg(const weir_ctx *ctx);
+/* The spec's impl pointer (weir_process_spec.impl), NULL if none. */
+WEIR_EXPORT void *weir_ctx_impl(const weir_ctx *ctx);
 /* The subtask's own pointer, NULL until set (typically in open()). */
 WEIR_EXPORT void *weir_ctx_state(const weir_ctx *ctx);
 WEIR_EXPORT void weir_ctx_set_state(weir_ctx *ctx, void *state);

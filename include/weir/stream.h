@@ -73,6 +73,11 @@ typedef struct weir_process_spec {
     /* Optional: kind-specific settings for the capture's job event, as the
      * members of a JSON object ("\"size_ms\":1000,..."); copied. */
     const char *settings_json;
+    /* Optional: a second pointer for an operator that wraps a user's own
+     * callbacks, so the user keeps weir_ctx_arg() for theirs: weir_ctx_impl()
+     * returns it. Owned by the job (freed with impl_free) if that is set. */
+    void *impl;
+    void (*impl_free)(void *impl);
 } weir_process_spec;
 
 /* A one-input operator on `in`. */
@@ -178,6 +183,35 @@ WEIR_EXPORT weir_stream *weir_stream_assign_timestamps(weir_stream *s,
  * a negative interval other than WEIR_DISABLED. */
 WEIR_EXPORT int weir_timestamps_operator(const weir_timestamps_spec *spec, size_t elem_size,
                                          weir_process_spec *out, char *errbuf, size_t errsize);
+
+/* A two-input co-process operator (Flink's CoProcessFunction): records of
+ * the first stream reach on_record1, of the second on_record2; both see the
+ * same context, state and timers. Keyed two-input: key_by both streams with
+ * keys of the same size first. Callbacks as in weir_operator_vtable. */
+typedef struct weir_coprocess_vtable {
+    uint32_t version; /* WEIR_OPERATOR_VTABLE_V1 */
+    int (*open)(weir_ctx *ctx);
+    int (*on_record1)(weir_ctx *ctx, const void *elem, int64_t timestamp); /* required */
+    int (*on_record2)(weir_ctx *ctx, const void *elem, int64_t timestamp); /* required */
+    int (*on_watermark)(weir_ctx *ctx, int64_t watermark);
+    int (*on_status)(weir_ctx *ctx, bool idle);
+    int (*on_timer)(weir_ctx *ctx, const weir_timer *timer);
+    int (*on_end)(weir_ctx *ctx);
+    void (*close)(weir_ctx *ctx);
+} weir_coprocess_vtable;
+
+typedef struct weir_coprocess_spec {
+    const char *name;
+    const weir_coprocess_vtable *vtable; /* borrowed, must outlive the job */
+    void *arg;                           /* weir_ctx_arg() */
+    size_t out_size;
+    const weir_side_output_spec *side_outputs;
+    int nside;
+    int parallelism;
+} weir_coprocess_spec;
+
+WEIR_EXPORT weir_stream *weir_stream_coprocess(weir_stream *a, weir_stream *b,
+                                               const weir_coprocess_spec *spec);
 
 /* ---- sinks ---------------------------------------------------------------- */
 
