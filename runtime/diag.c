@@ -1,97 +1,450 @@
-/* diag.c — placeholder of the diagnostic channel: levels resolve to OFF and
- * every site is a no-op until the channel, collector and sinks land. */
+/* diag.c — the diagnostic channel: one per job, fed by every subtask of every
+ * operator, drained by one collector thread.
+ *
+ * Design. Each worker owns an SPSC ring (Concurrency Kit, typed) of
+ * fixed-size records; a site fills a record in place (the reserve/commit form
+ * of the ring, no copy, no lock, no allocation) and goes on. The collector
+ * thread visits the rings in turn, encodes each record once as msgpack and
+ * hands it to the sinks. Lossless (default): a worker whose ring is full
+ * waits, yielding, until the collector made room — diagnostics slow the job
+ * down rather than lie. Lossy: the record is dropped and counted; the summary
+ * reports the count.
+ *
+ * Order: the job event is written by the job thread before any worker starts,
+ * the summary after every worker and the collector have been joined, so they
+ * are first and last. Between them, a subtask's events keep their order (one
+ * worker, one FIFO ring); events of different workers interleave in the order
+ * the collector drained them.
+ *
+ * Levels: every site first compares the context's level (OFF when the job has
+ * no sink), one predictable branch; the sites below assume they were called
+ * only when on.
+ */
 #include "diag.h"
 
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "diag_internal.h"
 #include "job_state.h"
+#include "scheduler.h"
+#include "task.h"
+#include "weir/error.h"
+
+#if defined(__SANITIZE_THREAD__)
+#include <sanitizer/tsan_interface.h>
+#define RING_FN __attribute__((no_sanitize_thread))
+#define TSAN_RELEASE(p) __tsan_release(p)
+#define TSAN_ACQUIRE(p) __tsan_acquire(p)
+#else
+#define RING_FN
+#define TSAN_RELEASE(p) ((void)0)
+#define TSAN_ACQUIRE(p) ((void)0)
+#endif
+
+const char *weir_diag_kind_name(weir_diag_kind kind)
+{
+    static const char *const names[WEIR_DIAG_KIND_COUNT_] = {
+        [WEIR_DIAG_KIND_JOB] = "job",
+        [WEIR_DIAG_KIND_WATERMARK] = "watermark",
+        [WEIR_DIAG_KIND_STATUS] = "status",
+        [WEIR_DIAG_KIND_THROUGHPUT] = "throughput",
+        [WEIR_DIAG_KIND_WINDOW_FIRE] = "window_fire",
+        [WEIR_DIAG_KIND_LATE] = "late",
+        [WEIR_DIAG_KIND_MERGE] = "merge",
+        [WEIR_DIAG_KIND_CLEANUP] = "cleanup",
+        [WEIR_DIAG_KIND_BACKPRESSURE] = "backpressure",
+        [WEIR_DIAG_KIND_RECORD] = "record",
+        [WEIR_DIAG_KIND_SUMMARY] = "summary",
+    };
+    return (unsigned)kind < WEIR_DIAG_KIND_COUNT_ ? names[kind] : "unknown";
+}
+
+/* ---- rings ---------------------------------------------------------------- */
+
+RING_FN static weir__diag_rec *ring_reserve(weir__diag_ring *r)
+{
+    return ck_ring_enqueue_reserve_spsc_weir__diag(&r->ring, r->buf);
+}
+
+RING_FN static void ring_commit(weir__diag_ring *r)
+{
+    TSAN_RELEASE(&r->ring);
+    ck_ring_enqueue_commit_spsc(&r->ring);
+}
+
+RING_FN static bool ring_pop(weir__diag_ring *r, weir__diag_rec *out)
+{
+    if (ck_ring_size(&r->ring) == 0)
+        return false;
+    TSAN_ACQUIRE(&r->ring);
+    return ck_ring_dequeue_spsc_weir__diag(&r->ring, r->buf, out);
+}
+
+/* A record slot in the calling worker's ring, or NULL (lossy and full, or
+ * not on a worker). Fills the common fields. */
+static weir__diag_rec *begin(weir_ctx *ctx, weir_diag_kind kind)
+{
+    weir__worker *w = ctx->sub ? ctx->sub->worker : NULL;
+    if (!w || !w->diag)
+        return NULL;
+    weir__diag_ring *ring = w->diag;
+    weir__diag_rec *r = ring_reserve(ring);
+    if (!r) {
+        struct weir__diag *d = ctx->job->diag;
+        if (d->lossy) {
+            ring->dropped++;
+            return NULL;
+        }
+        for (unsigned spins = 0; (r = ring_reserve(ring)) == NULL; spins++) {
+            if (spins < 64) {
+                sched_yield();
+            } else {
+                struct timespec ts = {0, 50000};
+                nanosleep(&ts, NULL);
+            }
+        }
+    }
+    r->kind = (uint8_t)kind;
+    r->flag = 0;
+    r->input = -1;
+    r->channel = -1;
+    r->op = ctx->op_index;
+    r->subtask = ctx->subtask;
+    r->held_by = -1;
+    r->firing = 0;
+    r->t = weir__clock_now(ctx->clock);
+    r->wm = ctx->wm;
+    r->a = r->b = r->c = 0;
+    r->fill = 0;
+    r->key[0] = '\0';
+    return r;
+}
+
+static void commit(weir_ctx *ctx)
+{
+    ring_commit(ctx->sub->worker->diag);
+}
+
+static void set_key(weir_ctx *ctx, weir__diag_rec *r)
+{
+    weir_ctx_key_format(ctx, r->key, sizeof r->key);
+}
+
+/* ---- sites ---------------------------------------------------------------- */
+
+void weir__diag_watermark(weir_ctx *ctx, int64_t wm)
+{
+    weir__diag_rec *r = begin(ctx, WEIR_DIAG_KIND_WATERMARK);
+    if (!r)
+        return;
+    r->wm = wm;
+    commit(ctx);
+}
+
+void weir__diag_status(weir_ctx *ctx, bool idle)
+{
+    weir__diag_rec *r = begin(ctx, WEIR_DIAG_KIND_STATUS);
+    if (!r)
+        return;
+    r->flag = idle;
+    commit(ctx);
+}
+
+void weir__diag_valve_watermark(weir_ctx *head, int input, int channel, int64_t wm, int held_by)
+{
+    weir__diag_rec *r = begin(head, WEIR_DIAG_KIND_WATERMARK);
+    if (!r)
+        return;
+    r->input = (int16_t)input;
+    r->channel = channel;
+    r->wm = wm;
+    r->held_by = held_by;
+    commit(head);
+}
+
+void weir__diag_valve_status(weir_ctx *head, int input, int channel, bool idle)
+{
+    weir__diag_rec *r = begin(head, WEIR_DIAG_KIND_STATUS);
+    if (!r)
+        return;
+    r->input = (int16_t)input;
+    r->channel = channel;
+    r->flag = idle;
+    commit(head);
+}
+
+void weir__diag_record(weir_ctx *ctx, int64_t ts)
+{
+    weir__diag_rec *r = begin(ctx, WEIR_DIAG_KIND_RECORD);
+    if (!r)
+        return;
+    r->c = ts;
+    commit(ctx);
+}
+
+void weir__diag_window_fire(weir_ctx *ctx, int64_t start, int64_t end, int firing, int64_t count)
+{
+    weir__diag_rec *r = begin(ctx, WEIR_DIAG_KIND_WINDOW_FIRE);
+    if (!r)
+        return;
+    set_key(ctx, r);
+    r->a = start;
+    r->b = end;
+    r->firing = firing;
+    r->c = count;
+    commit(ctx);
+}
+
+void weir__diag_late(weir_ctx *ctx, int64_t ts, int64_t start, int64_t end, bool dropped)
+{
+    weir__diag_rec *r = begin(ctx, WEIR_DIAG_KIND_LATE);
+    if (!r)
+        return;
+    set_key(ctx, r);
+    r->a = start;
+    r->b = end;
+    r->c = ts;
+    r->flag = dropped;
+    commit(ctx);
+}
+
+void weir__diag_merge(weir_ctx *ctx, int64_t start, int64_t end, int64_t merged)
+{
+    weir__diag_rec *r = begin(ctx, WEIR_DIAG_KIND_MERGE);
+    if (!r)
+        return;
+    set_key(ctx, r);
+    r->a = start;
+    r->b = end;
+    r->c = merged;
+    commit(ctx);
+}
+
+void weir__diag_cleanup(weir_ctx *ctx, int64_t start, int64_t end)
+{
+    weir__diag_rec *r = begin(ctx, WEIR_DIAG_KIND_CLEANUP);
+    if (!r)
+        return;
+    set_key(ctx, r);
+    r->a = start;
+    r->b = end;
+    commit(ctx);
+}
+
+static double fullest_output(const weir_ctx *ctx)
+{
+    double fill = 0;
+    const weir__output *outs[1 + 16];
+    int n = 0;
+    outs[n++] = &ctx->main;
+    for (int i = 0; i < ctx->nside && n < (int)(sizeof outs / sizeof outs[0]); i++)
+        outs[n++] = &ctx->side[i];
+    for (int k = 0; k < n; k++) {
+        for (int g = 0; g < outs[k]->ngroups; g++) {
+            for (int c = 0; c < outs[k]->groups[g].nch; c++) {
+                double f = weir__channel_fill(outs[k]->groups[g].ch[c]);
+                if (f > fill)
+                    fill = f;
+            }
+        }
+    }
+    return fill;
+}
+
+void weir__diag_sample(weir__subtask *sub, int64_t now, bool final)
+{
+    weir_ctx *head = sub->ctxs[0];
+    if (!WEIR__DIAG_ON(head, WEIR_DIAG_STANDARD))
+        return;
+    int64_t interval = now - sub->last_sample;
+    if (interval <= 0 && !final)
+        return;
+    int64_t blocked_ms = sub->blocked_ns / 1000000;
+    for (int i = 0; i < sub->nctx; i++) {
+        weir_ctx *ctx = sub->ctxs[i];
+        int64_t in = ctx->counters[WEIR__CNT_IN], out = ctx->counters[WEIR__CNT_OUT];
+        int64_t din = in - ctx->last_counters[0], dout = out - ctx->last_counters[1];
+        if (din || dout) {
+            weir__diag_rec *r = begin(ctx, WEIR_DIAG_KIND_THROUGHPUT);
+            if (r) {
+                r->t = now;
+                r->a = din;
+                r->b = dout;
+                r->c = interval;
+                commit(ctx);
+            }
+            ctx->last_counters[0] = in;
+            ctx->last_counters[1] = out;
+        }
+        bool has_channels = ctx->main.ngroups > 0;
+        for (int s = 0; s < ctx->nside; s++)
+            has_channels |= ctx->side[s].ngroups > 0;
+        if (blocked_ms > 0 && has_channels) {
+            weir__diag_rec *r = begin(ctx, WEIR_DIAG_KIND_BACKPRESSURE);
+            if (r) {
+                r->t = now;
+                r->a = blocked_ms;
+                r->c = interval;
+                r->fill = fullest_output(ctx);
+                commit(ctx);
+            }
+        }
+    }
+    sub->blocked_ns -= blocked_ms * 1000000;
+    sub->last_sample = now;
+}
+
+/* ---- the collector -------------------------------------------------------- */
+
+static void write_rec(struct weir__diag *d, const weir__diag_rec *r)
+{
+    weir__diag_pack_rec(d, r);
+    weir_diag_event ev;
+    weir__diag_rec_event(d, r, &ev);
+    weir__diag_sinks_write(d, &ev);
+}
+
+/* Drains every ring once; returns how many records it wrote. */
+static int drain(struct weir__diag *d)
+{
+    int n = 0;
+    weir__diag_rec r;
+    for (int i = 0; i < d->nrings; i++) {
+        /* a bounded batch per ring, so one busy worker cannot starve the others */
+        for (int k = 0; k < 256 && ring_pop(&d->rings[i], &r); k++) {
+            write_rec(d, &r);
+            n++;
+        }
+    }
+    return n;
+}
+
+static void *collector_main(void *arg)
+{
+    struct weir__diag *d = arg;
+    for (;;) {
+        bool stopping = atomic_load(&d->stop);
+        int n = drain(d);
+        if (n == 0) {
+            if (stopping)
+                break;
+            struct timespec ts = {0, 1000000};
+            nanosleep(&ts, NULL);
+        }
+    }
+    return NULL;
+}
+
+/* ---- lifecycle ------------------------------------------------------------ */
 
 int weir__diag_effective_level(const weir_job *job)
 {
-    (void)job;
-    return WEIR_DIAG_OFF;
+    const weir_diag_config *c = &job->cfg.diag;
+    bool any_sink = c->jsonl_path || c->msgpack_path || c->memory || c->callback;
+    return any_sink ? (int)c->level : WEIR_DIAG_OFF;
+}
+
+static void diag_free(struct weir__diag *d)
+{
+    for (int i = 0; i < d->nrings; i++)
+        free(d->rings[i].buf);
+    free(d->rings);
+    msgpack_sbuffer_destroy(&d->sbuf);
+    weir__buf_free(&d->json);
+    msgpack_unpacked_destroy(&d->unpacked);
+    free(d);
 }
 
 int weir__diag_start(weir_job *job)
 {
-    (void)job;
+    int level = weir__diag_effective_level(job);
+    if (level == WEIR_DIAG_OFF)
+        return 0;
+    struct weir__diag *d = calloc(1, sizeof *d);
+    if (!d)
+        return weir__job_fail(job, WEIR_ENOMEM, "diagnostics: out of memory");
+    d->job = job;
+    d->level = level;
+    d->lossy = job->cfg.diag.lossy;
+    msgpack_sbuffer_init(&d->sbuf);
+    msgpack_packer_init(&d->pk, &d->sbuf, msgpack_sbuffer_write);
+    msgpack_unpacked_init(&d->unpacked);
+    job->diag = d;
+    int r = weir__diag_sinks_open(d);
+    if (r) {
+        job->diag = NULL;
+        diag_free(d);
+        return r;
+    }
+    for (int s = 0; s < job->plan->nsubs; s++) {
+        weir__subtask *sub = job->plan->subs[s];
+        for (int c = 0; c < sub->nctx; c++)
+            sub->ctxs[c]->diag_level = level;
+    }
+    weir__diag_pack_job(d);
+    weir_diag_event ev;
+    memset(&ev, 0, sizeof ev);
+    ev.kind = WEIR_DIAG_KIND_JOB;
+    weir__diag_sinks_write(d, &ev);
+    return 0;
+}
+
+/* Workers get their rings when the scheduler made them (sched_run calls). */
+int weir__diag_attach_workers(weir_job *job)
+{
+    struct weir__diag *d = job->diag;
+    if (!d || d->level < WEIR_DIAG_STANDARD)
+        return 0;
+    d->rings = calloc((size_t)job->nworkers, sizeof *d->rings);
+    if (!d->rings)
+        return weir__job_fail(job, WEIR_ENOMEM, "diagnostics: out of memory");
+    d->nrings = job->nworkers;
+    unsigned size = weir__next_pow2((unsigned)job->cfg.diag.ring_capacity + 1);
+    for (int i = 0; i < job->nworkers; i++) {
+        d->rings[i].buf = calloc(size, sizeof *d->rings[i].buf);
+        if (!d->rings[i].buf)
+            return weir__job_fail(job, WEIR_ENOMEM, "diagnostics: out of memory");
+        ck_ring_init(&d->rings[i].ring, size);
+        job->workers[i].diag = &d->rings[i];
+    }
+    if (pthread_create(&d->collector, NULL, collector_main, d) != 0)
+        return weir__job_fail(job, WEIR_ENOMEM, "diagnostics: cannot start the collector thread");
+    d->collector_started = true;
     return 0;
 }
 
 void weir__diag_stop(weir_job *job)
 {
-    (void)job;
+    struct weir__diag *d = job->diag;
+    if (!d)
+        return;
+    if (d->collector_started) {
+        atomic_store(&d->stop, 1);
+        pthread_join(d->collector, NULL);
+    }
+    drain(d); /* whatever the collector had not reached (it stopped) */
+    weir__diag_pack_summary(d, weir__clock_now(&job->clock));
+    weir_diag_event ev;
+    memset(&ev, 0, sizeof ev);
+    ev.kind = WEIR_DIAG_KIND_SUMMARY;
+    ev.t = weir__clock_now(&job->clock);
+    weir__diag_sinks_write(d, &ev);
+    weir__diag_sinks_close(d, true);
+    if (d->sinks.failed)
+        weir__job_fail(job, WEIR_EIO, "diagnostics: %s", d->sinks.failure);
+    for (int i = 0; i < job->nworkers; i++)
+        job->workers[i].diag = NULL;
+    job->diag = NULL;
+    diag_free(d);
 }
 
-void weir__diag_watermark(weir_ctx *ctx, int64_t wm)
+int64_t weir__diag_dropped(const struct weir__diag *d)
 {
-    (void)ctx;
-    (void)wm;
-}
-
-void weir__diag_status(weir_ctx *ctx, bool idle)
-{
-    (void)ctx;
-    (void)idle;
-}
-
-void weir__diag_valve_watermark(weir_ctx *head, int input, int channel, int64_t wm, int held_by)
-{
-    (void)head;
-    (void)input;
-    (void)channel;
-    (void)wm;
-    (void)held_by;
-}
-
-void weir__diag_valve_status(weir_ctx *head, int input, int channel, bool idle)
-{
-    (void)head;
-    (void)input;
-    (void)channel;
-    (void)idle;
-}
-
-void weir__diag_record(weir_ctx *ctx, int64_t ts)
-{
-    (void)ctx;
-    (void)ts;
-}
-
-void weir__diag_window_fire(weir_ctx *ctx, int64_t start, int64_t end, int firing, int64_t count)
-{
-    (void)ctx;
-    (void)start;
-    (void)end;
-    (void)firing;
-    (void)count;
-}
-
-void weir__diag_late(weir_ctx *ctx, int64_t ts, int64_t start, int64_t end, bool dropped)
-{
-    (void)ctx;
-    (void)ts;
-    (void)start;
-    (void)end;
-    (void)dropped;
-}
-
-void weir__diag_merge(weir_ctx *ctx, int64_t start, int64_t end, int64_t merged)
-{
-    (void)ctx;
-    (void)start;
-    (void)end;
-    (void)merged;
-}
-
-void weir__diag_cleanup(weir_ctx *ctx, int64_t start, int64_t end)
-{
-    (void)ctx;
-    (void)start;
-    (void)end;
-}
-
-void weir__diag_sample(weir__subtask *sub, int64_t now, bool final)
-{
-    (void)sub;
-    (void)now;
-    (void)final;
+    int64_t n = 0;
+    for (int i = 0; i < d->nrings; i++)
+        n += d->rings[i].dropped;
+    return n;
 }

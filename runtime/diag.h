@@ -24,6 +24,9 @@ struct weir__diag;
  * thread and writes the job event; stop writes the summary and joins. */
 int weir__diag_start(weir_job *job);
 void weir__diag_stop(weir_job *job);
+/* Gives every worker its ring and starts the collector (after the
+ * scheduler made the workers, before they start). */
+int weir__diag_attach_workers(weir_job *job);
 /* The level sites compare against (OFF when no sink is configured). */
 int weir__diag_effective_level(const weir_job *job);
 

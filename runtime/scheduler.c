@@ -165,7 +165,19 @@ static void run_one(weir__worker *w, weir__subtask *sub)
 {
     weir_job *job = w->job;
     int64_t now = weir__clock_now(&job->clock);
+    bool was_blocked = sub->out_blocked;
     int r = weir__subtask_step(sub, now);
+    /* Time spent with a full output, for the backpressure samples: from the
+     * step that blocked to the step that got unblocked. */
+    if (sub->out_blocked != was_blocked || (sub->out_blocked && sub->blocked_since_ns == 0)) {
+        int64_t ns = job->clock.is_virtual ? now * 1000000 : weir__clock_now_ns(&job->clock);
+        if (sub->out_blocked && sub->blocked_since_ns == 0)
+            sub->blocked_since_ns = ns > 0 ? ns : 1;
+        else if (!sub->out_blocked && sub->blocked_since_ns) {
+            sub->blocked_ns += ns - sub->blocked_since_ns;
+            sub->blocked_since_ns = 0;
+        }
+    }
     if (r < 0) {
         if (!atomic_load(&job->errors.failed))
             weir__job_fail(job, r, "operator '%s' subtask %d failed: %s",
@@ -336,6 +348,9 @@ int weir__sched_run(weir_job *job)
         atomic_store(&sub->scheduled, 1);
         push_local(w, sub);
     }
+    int dr = weir__diag_attach_workers(job);
+    if (dr)
+        return dr;
     atomic_store(&job->remaining, plan->nsubs);
     atomic_store(&job->running, nworkers);
     atomic_store(&job->stop, 0);

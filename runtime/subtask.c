@@ -286,7 +286,7 @@ static int run_source(weir__subtask *sub, int64_t now)
 
 /* ---- the step ------------------------------------------------------------- */
 
-static void update_deadline(weir__subtask *sub, int64_t interval_ms)
+static void update_deadline(weir__subtask *sub)
 {
     int64_t d = sub->flush_deadline;
     for (int i = 0; i < sub->nctx; i++) {
@@ -299,7 +299,6 @@ static void update_deadline(weir__subtask *sub, int64_t interval_ms)
     if (sub->ctxs[0]->is_source && !sub->source_done && sub->ctxs[0]->wait_until > INT64_MIN &&
         sub->ctxs[0]->wait_until < d)
         d = sub->ctxs[0]->wait_until;
-    (void)interval_ms;
     sub->deadline = d;
 }
 
@@ -310,6 +309,7 @@ int weir__subtask_step(weir__subtask *sub, int64_t now)
     if (sub->phase == WEIR__SUB_NEW) {
         sub->phase = WEIR__SUB_RUNNING;
         sub->next_sample = now + job->cfg.diag.throughput_interval_ms;
+        sub->last_sample = now;
         r = open_all(sub);
         if (r < 0)
             return r;
@@ -356,9 +356,9 @@ int weir__subtask_step(weir__subtask *sub, int64_t now)
         weir__subtask_close(sub);
         return 1;
     }
-    update_deadline(sub, job->cfg.diag.throughput_interval_ms);
-    if (WEIR__DIAG_ON(sub->ctxs[0], WEIR_DIAG_STANDARD) && sub->next_sample < sub->deadline)
-        sub->deadline = sub->next_sample;
+    /* Throughput samples are taken when the subtask runs anyway; they never
+     * wake it (a quiet subtask writes nothing until it runs again). */
+    update_deadline(sub);
     return 0;
 }
 

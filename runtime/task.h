@@ -172,6 +172,7 @@ typedef struct weir__subtask {
     int64_t blocked_since_ns;
     int64_t blocked_ns;     /* time blocked in the current diag interval */
     int64_t next_sample;    /* next throughput sample time */
+    int64_t last_sample;    /* time of the previous sample */
     bool ran_since_sample;
 } weir__subtask;
 

@@ -1,0 +1,145 @@
+/* capture_json.c — msgpack object to canonical JSON text (capture_json.h). */
+#include "capture_json.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void weir__buf_reset(weir__buf *b)
+{
+    b->len = 0;
+    b->failed = false;
+}
+
+void weir__buf_free(weir__buf *b)
+{
+    free(b->data);
+    b->data = NULL;
+    b->len = b->cap = 0;
+}
+
+void weir__buf_append(weir__buf *b, const char *s, size_t n)
+{
+    if (b->failed)
+        return;
+    if (b->len + n + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap : 256;
+        while (cap < b->len + n + 1)
+            cap *= 2;
+        char *d = realloc(b->data, cap);
+        if (!d) {
+            b->failed = true;
+            return;
+        }
+        b->data = d;
+        b->cap = cap;
+    }
+    memcpy(b->data + b->len, s, n);
+    b->len += n;
+}
+
+const char *weir__buf_cstr(weir__buf *b)
+{
+    weir__buf_append(b, "", 0);
+    if (b->failed || !b->data)
+        return "";
+    b->data[b->len] = '\0';
+    return b->data;
+}
+
+static void put(weir__buf *b, const char *s)
+{
+    weir__buf_append(b, s, strlen(s));
+}
+
+static void put_string(weir__buf *b, const char *s, size_t n)
+{
+    weir__buf_append(b, "\"", 1);
+    size_t start = 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        const char *esc = NULL;
+        char u[8];
+        switch (c) {
+        case '"': esc = "\\\""; break;
+        case '\\': esc = "\\\\"; break;
+        case '\n': esc = "\\n"; break;
+        case '\t': esc = "\\t"; break;
+        case '\r': esc = "\\r"; break;
+        case '\b': esc = "\\b"; break;
+        case '\f': esc = "\\f"; break;
+        default:
+            if (c < 0x20) {
+                snprintf(u, sizeof u, "\\u%04x", c);
+                esc = u;
+            }
+        }
+        if (esc) {
+            weir__buf_append(b, s + start, i - start);
+            put(b, esc);
+            start = i + 1;
+        }
+    }
+    weir__buf_append(b, s + start, n - start);
+    weir__buf_append(b, "\"", 1);
+}
+
+int weir__msgpack_to_json(const msgpack_object *o, weir__buf *out)
+{
+    char num[40];
+    switch (o->type) {
+    case MSGPACK_OBJECT_NIL:
+        put(out, "null");
+        break;
+    case MSGPACK_OBJECT_BOOLEAN:
+        put(out, o->via.boolean ? "true" : "false");
+        break;
+    case MSGPACK_OBJECT_POSITIVE_INTEGER:
+        snprintf(num, sizeof num, "%" PRIu64, o->via.u64);
+        put(out, num);
+        break;
+    case MSGPACK_OBJECT_NEGATIVE_INTEGER:
+        snprintf(num, sizeof num, "%" PRId64, o->via.i64);
+        put(out, num);
+        break;
+    case MSGPACK_OBJECT_FLOAT32:
+    case MSGPACK_OBJECT_FLOAT64:
+        snprintf(num, sizeof num, "%.17g", o->via.f64);
+        if (!strpbrk(num, ".eEn"))
+            strcat(num, ".0");
+        put(out, num);
+        break;
+    case MSGPACK_OBJECT_STR:
+        put_string(out, o->via.str.ptr, o->via.str.size);
+        break;
+    case MSGPACK_OBJECT_ARRAY:
+        put(out, "[");
+        for (uint32_t i = 0; i < o->via.array.size; i++) {
+            if (i)
+                put(out, ",");
+            if (weir__msgpack_to_json(&o->via.array.ptr[i], out))
+                return -1;
+        }
+        put(out, "]");
+        break;
+    case MSGPACK_OBJECT_MAP:
+        put(out, "{");
+        for (uint32_t i = 0; i < o->via.map.size; i++) {
+            const msgpack_object_kv *kv = &o->via.map.ptr[i];
+            if (kv->key.type != MSGPACK_OBJECT_STR)
+                return -1;
+            if (i)
+                put(out, ",");
+            put_string(out, kv->key.via.str.ptr, kv->key.via.str.size);
+            put(out, ":");
+            if (weir__msgpack_to_json(&kv->val, out))
+                return -1;
+        }
+        put(out, "}");
+        break;
+    default:
+        return -1;
+    }
+    return out->failed ? -1 : 0;
+}

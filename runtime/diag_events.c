@@ -1,0 +1,503 @@
+/* diag_events.c — each capture event in its one msgpack form
+ * (docs/CAPTURE.md): the records workers write, the job event (topology and
+ * settings) and the summary (counters per operator subtask). Keys are packed
+ * in the documented order; watermarks and timestamps pack as integers except
+ * INT64_MIN / INT64_MAX, which pack as the strings "MIN" / "MAX".
+ *
+ * Record fields by kind (a, b, c of weir__diag_rec):
+ *   throughput   a in, b out, c interval
+ *   window_fire  a start, b end, c count, firing, wm
+ *   late         a start, b end (of the missed window), c timestamp, flag dropped
+ *   merge        a start, b end, c merged
+ *   cleanup      a start, b end
+ *   backpressure a blocked_ms, c interval, fill
+ *   record       c timestamp
+ */
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "diag_internal.h"
+#include "job_state.h"
+#include "task.h"
+#include "weir/time.h"
+
+static void pk_str(msgpack_packer *pk, const char *s)
+{
+    size_t n = strlen(s);
+    msgpack_pack_str(pk, n);
+    msgpack_pack_str_body(pk, s, n);
+}
+
+static void pk_ts(msgpack_packer *pk, int64_t v)
+{
+    if (v == WEIR_TS_MIN)
+        pk_str(pk, "MIN");
+    else if (v == WEIR_TS_MAX)
+        pk_str(pk, "MAX");
+    else
+        msgpack_pack_int64(pk, v);
+}
+
+static void kv_str(msgpack_packer *pk, const char *k, const char *v)
+{
+    pk_str(pk, k);
+    pk_str(pk, v);
+}
+
+static void kv_int(msgpack_packer *pk, const char *k, int64_t v)
+{
+    pk_str(pk, k);
+    msgpack_pack_int64(pk, v);
+}
+
+static void kv_ts(msgpack_packer *pk, const char *k, int64_t v)
+{
+    pk_str(pk, k);
+    pk_ts(pk, v);
+}
+
+static void kv_bool(msgpack_packer *pk, const char *k, bool v)
+{
+    pk_str(pk, k);
+    if (v)
+        msgpack_pack_true(pk);
+    else
+        msgpack_pack_false(pk);
+}
+
+static const char *op_name(const struct weir__diag *d, int op)
+{
+    return d->job->graph.nodes[op]->name;
+}
+
+/* kind, t, op, subtask: the head every per-subtask event starts with. */
+static void head(struct weir__diag *d, const weir__diag_rec *r, size_t fields)
+{
+    msgpack_packer *pk = &d->pk;
+    msgpack_pack_map(pk, fields);
+    kv_str(pk, "kind", weir_diag_kind_name(r->kind));
+    kv_int(pk, "t", r->t);
+    kv_str(pk, "op", op_name(d, r->op));
+    kv_int(pk, "subtask", r->subtask);
+}
+
+static int64_t saturating_sub(int64_t a, int64_t b)
+{
+    int64_t r;
+    if (__builtin_sub_overflow(a, b, &r))
+        return a > 0 ? INT64_MAX : INT64_MIN;
+    return r;
+}
+
+void weir__diag_pack_rec(struct weir__diag *d, const weir__diag_rec *r)
+{
+    msgpack_packer *pk = &d->pk;
+    msgpack_sbuffer_clear(&d->sbuf);
+    bool valve = r->input >= 0;
+    switch (r->kind) {
+    case WEIR_DIAG_KIND_WATERMARK:
+        head(d, r, valve ? 8 : 5);
+        if (valve) {
+            kv_int(pk, "input", r->input);
+            kv_int(pk, "channel", r->channel);
+        }
+        kv_ts(pk, "watermark", r->wm);
+        if (valve) {
+            pk_str(pk, "held_by");
+            if (r->held_by >= 0)
+                msgpack_pack_int64(pk, r->held_by);
+            else
+                msgpack_pack_nil(pk);
+        }
+        break;
+    case WEIR_DIAG_KIND_STATUS:
+        head(d, r, valve ? 7 : 5);
+        if (valve) {
+            kv_int(pk, "input", r->input);
+            kv_int(pk, "channel", r->channel);
+        }
+        kv_bool(pk, "idle", r->flag);
+        break;
+    case WEIR_DIAG_KIND_THROUGHPUT:
+        head(d, r, 7);
+        kv_int(pk, "interval_ms", r->c);
+        kv_int(pk, "in", r->a);
+        kv_int(pk, "out", r->b);
+        break;
+    case WEIR_DIAG_KIND_WINDOW_FIRE:
+        head(d, r, 11);
+        kv_str(pk, "key", r->key);
+        kv_ts(pk, "start", r->a);
+        kv_ts(pk, "end", r->b);
+        kv_bool(pk, "on_time", r->firing == 0);
+        kv_int(pk, "firing", r->firing);
+        kv_int(pk, "count", r->c);
+        kv_ts(pk, "watermark", r->wm);
+        break;
+    case WEIR_DIAG_KIND_LATE:
+        head(d, r, 10);
+        kv_str(pk, "key", r->key);
+        kv_ts(pk, "timestamp", r->c);
+        pk_str(pk, "windows");
+        if (r->a == WEIR_TS_MIN && r->b == WEIR_TS_MIN) {
+            msgpack_pack_array(pk, 0);
+        } else {
+            msgpack_pack_array(pk, 1);
+            msgpack_pack_array(pk, 2);
+            pk_ts(pk, r->a);
+            pk_ts(pk, r->b);
+        }
+        kv_ts(pk, "watermark", r->wm);
+        kv_int(pk, "lateness", saturating_sub(r->wm, r->c));
+        kv_str(pk, "action", r->flag ? "dropped" : "side_output");
+        break;
+    case WEIR_DIAG_KIND_MERGE:
+        head(d, r, 8);
+        kv_str(pk, "key", r->key);
+        kv_ts(pk, "start", r->a);
+        kv_ts(pk, "end", r->b);
+        kv_int(pk, "merged", r->c);
+        break;
+    case WEIR_DIAG_KIND_CLEANUP:
+        head(d, r, 7);
+        kv_str(pk, "key", r->key);
+        kv_ts(pk, "start", r->a);
+        kv_ts(pk, "end", r->b);
+        break;
+    case WEIR_DIAG_KIND_BACKPRESSURE:
+        head(d, r, 7);
+        kv_int(pk, "interval_ms", r->c);
+        kv_int(pk, "blocked_ms", r->a);
+        pk_str(pk, "fill");
+        msgpack_pack_double(pk, r->fill);
+        break;
+    case WEIR_DIAG_KIND_RECORD:
+        head(d, r, 5);
+        kv_ts(pk, "timestamp", r->c);
+        break;
+    default:
+        head(d, r, 4);
+        break;
+    }
+}
+
+void weir__diag_rec_event(const struct weir__diag *d, const weir__diag_rec *r, weir_diag_event *ev)
+{
+    memset(ev, 0, sizeof *ev);
+    ev->kind = (weir_diag_kind)r->kind;
+    ev->t = r->t;
+    ev->op = op_name(d, r->op);
+    ev->subtask = r->subtask;
+    ev->input = r->input;
+    ev->channel = r->channel;
+    ev->held_by = -1;
+    ev->watermark = WEIR_TS_MIN;
+    ev->window_start = ev->window_end = ev->timestamp = WEIR_TS_MIN;
+    ev->firing = -1;
+    ev->count = -1;
+    ev->records_in = ev->records_out = -1;
+    ev->blocked_ms = -1;
+    switch (r->kind) {
+    case WEIR_DIAG_KIND_WATERMARK:
+        ev->watermark = r->wm;
+        ev->held_by = r->held_by;
+        break;
+    case WEIR_DIAG_KIND_STATUS:
+        ev->idle = r->flag;
+        break;
+    case WEIR_DIAG_KIND_THROUGHPUT:
+        ev->records_in = r->a;
+        ev->records_out = r->b;
+        break;
+    case WEIR_DIAG_KIND_WINDOW_FIRE:
+        ev->key = r->key;
+        ev->window_start = r->a;
+        ev->window_end = r->b;
+        ev->firing = r->firing;
+        ev->count = r->c;
+        ev->watermark = r->wm;
+        break;
+    case WEIR_DIAG_KIND_LATE:
+        ev->key = r->key;
+        ev->window_start = r->a;
+        ev->window_end = r->b;
+        ev->timestamp = r->c;
+        ev->watermark = r->wm;
+        ev->dropped = r->flag;
+        break;
+    case WEIR_DIAG_KIND_MERGE:
+        ev->key = r->key;
+        ev->window_start = r->a;
+        ev->window_end = r->b;
+        ev->count = r->c;
+        break;
+    case WEIR_DIAG_KIND_CLEANUP:
+        ev->key = r->key;
+        ev->window_start = r->a;
+        ev->window_end = r->b;
+        break;
+    case WEIR_DIAG_KIND_BACKPRESSURE:
+        ev->blocked_ms = r->a;
+        ev->fill = r->fill;
+        break;
+    case WEIR_DIAG_KIND_RECORD:
+        ev->timestamp = r->c;
+        break;
+    default:
+        break;
+    }
+}
+
+/* ---- the job event -------------------------------------------------------- */
+
+static const char *accounting_name(weir_accounting a, bool source)
+{
+    if (source)
+        return "source";
+    switch (a) {
+    case WEIR_ACCOUNTING_ONE_TO_ONE:
+        return "one_to_one";
+    case WEIR_ACCOUNTING_WINDOW:
+        return "window";
+    case WEIR_ACCOUNTING_SINK:
+        return "sink";
+    default:
+        return "any";
+    }
+}
+
+/* Packs an operator's settings_json — the members of a flat JSON object with
+ * string, integer, number, boolean or null values, as the built-ins write
+ * them — as a msgpack map. Anything it does not understand ends the map
+ * there (the job event stays valid). */
+#define MAX_SETTINGS 32
+typedef struct setting {
+    const char *key;
+    size_t klen;
+    const char *val;
+    size_t vlen;
+    char type; /* s string, i integer, d number, t true, f false, n null */
+} setting;
+
+static const char *skip_ws(const char *p)
+{
+    while (*p && isspace((unsigned char)*p))
+        p++;
+    return p;
+}
+
+static const char *scan_string(const char *p, const char **s, size_t *n)
+{
+    if (*p != '"')
+        return NULL;
+    const char *start = ++p;
+    while (*p && *p != '"') {
+        if (*p == '\\')
+            return NULL; /* escapes are not used by the built-ins */
+        p++;
+    }
+    if (*p != '"')
+        return NULL;
+    *s = start;
+    *n = (size_t)(p - start);
+    return p + 1;
+}
+
+static int parse_settings(const char *json, setting *out)
+{
+    int n = 0;
+    const char *p = json ? skip_ws(json) : "";
+    while (*p && n < MAX_SETTINGS) {
+        setting *s = &out[n];
+        p = scan_string(p, &s->key, &s->klen);
+        if (!p)
+            break;
+        p = skip_ws(p);
+        if (*p != ':')
+            break;
+        p = skip_ws(p + 1);
+        if (*p == '"') {
+            p = scan_string(p, &s->val, &s->vlen);
+            if (!p)
+                break;
+            s->type = 's';
+        } else if (strncmp(p, "true", 4) == 0 || strncmp(p, "false", 5) == 0 ||
+                   strncmp(p, "null", 4) == 0) {
+            s->type = p[0];
+            s->val = p;
+            p += p[0] == 'f' ? 5 : 4;
+        } else {
+            s->val = p;
+            s->type = 'i';
+            if (*p == '-')
+                p++;
+            if (!isdigit((unsigned char)*p))
+                break;
+            while (isdigit((unsigned char)*p) || *p == '.' || *p == 'e' || *p == 'E' ||
+                   *p == '+' || *p == '-') {
+                if (!isdigit((unsigned char)*p))
+                    s->type = 'd';
+                p++;
+            }
+            s->vlen = (size_t)(p - s->val);
+        }
+        n++;
+        p = skip_ws(p);
+        if (*p == ',')
+            p = skip_ws(p + 1);
+        else
+            break;
+    }
+    return n;
+}
+
+static void pack_settings(msgpack_packer *pk, const char *json)
+{
+    setting s[MAX_SETTINGS];
+    int n = parse_settings(json, s);
+    msgpack_pack_map(pk, (size_t)n);
+    for (int i = 0; i < n; i++) {
+        msgpack_pack_str(pk, s[i].klen);
+        msgpack_pack_str_body(pk, s[i].key, s[i].klen);
+        switch (s[i].type) {
+        case 's':
+            msgpack_pack_str(pk, s[i].vlen);
+            msgpack_pack_str_body(pk, s[i].val, s[i].vlen);
+            break;
+        case 'i':
+            msgpack_pack_int64(pk, strtoll(s[i].val, NULL, 10));
+            break;
+        case 'd':
+            msgpack_pack_double(pk, strtod(s[i].val, NULL));
+            break;
+        case 't':
+            msgpack_pack_true(pk);
+            break;
+        case 'f':
+            msgpack_pack_false(pk);
+            break;
+        default:
+            msgpack_pack_nil(pk);
+            break;
+        }
+    }
+}
+
+static const char *level_name(int level)
+{
+    switch (level) {
+    case WEIR_DIAG_OFF:
+        return "off";
+    case WEIR_DIAG_SUMMARY:
+        return "summary";
+    case WEIR_DIAG_VERBOSE:
+        return "verbose";
+    default:
+        return "standard";
+    }
+}
+
+static int task_of(const weir__plan *plan, int node)
+{
+    for (int t = 0; t < plan->ntasks; t++) {
+        for (int k = 0; k < plan->tasks[t].nnodes; k++) {
+            if (plan->tasks[t].nodes[k] == node)
+                return t;
+        }
+    }
+    return -1;
+}
+
+void weir__diag_pack_job(struct weir__diag *d)
+{
+    weir_job *job = d->job;
+    const weir__graph *g = &job->graph;
+    const weir_job_config *c = &job->cfg;
+    msgpack_packer *pk = &d->pk;
+    msgpack_sbuffer_clear(&d->sbuf);
+    msgpack_pack_map(pk, 6);
+    kv_str(pk, "kind", "job");
+    kv_int(pk, "version", WEIR_CAPTURE_VERSION);
+    kv_int(pk, "t", 0);
+    pk_str(pk, "operators");
+    msgpack_pack_array(pk, (size_t)g->nnodes);
+    for (int i = 0; i < g->nnodes; i++) {
+        const weir__node *n = g->nodes[i];
+        msgpack_pack_map(pk, 6);
+        kv_str(pk, "name", n->name);
+        kv_str(pk, "kind", n->kind);
+        kv_int(pk, "parallelism", n->parallelism);
+        kv_int(pk, "task", task_of(job->plan, i));
+        kv_str(pk, "accounting", accounting_name(n->accounting, n->is_source));
+        pk_str(pk, "settings");
+        pack_settings(pk, n->settings_json);
+    }
+    pk_str(pk, "edges");
+    msgpack_pack_array(pk, (size_t)g->nedges);
+    for (int i = 0; i < g->nedges; i++) {
+        const weir__edge *e = &g->edges[i];
+        msgpack_pack_map(pk, e->tag ? 6 : 5);
+        kv_str(pk, "from", g->nodes[e->from]->name);
+        kv_str(pk, "to", g->nodes[e->to]->name);
+        kv_int(pk, "input", e->input);
+        kv_str(pk, "partitioning", weir__partitioning_name(e->resolved));
+        kv_bool(pk, "chained", e->chained);
+        if (e->tag)
+            kv_int(pk, "side", e->tag);
+    }
+    pk_str(pk, "settings");
+    msgpack_pack_map(pk, 12);
+    kv_int(pk, "workers", c->workers);
+    kv_str(pk, "clock", c->clock == WEIR_CLOCK_VIRTUAL ? "virtual" : "system");
+    kv_int(pk, "parallelism", c->parallelism);
+    kv_int(pk, "batch_capacity", c->batch_capacity);
+    kv_int(pk, "channel_batches", c->channel_batches);
+    kv_int(pk, "buffer_timeout_ms", c->buffer_timeout_ms);
+    kv_int(pk, "watermark_interval_ms", c->watermark_interval_ms);
+    kv_int(pk, "throughput_interval_ms", c->diag.throughput_interval_ms);
+    kv_str(pk, "level", level_name(d->level));
+    kv_bool(pk, "lossy", c->diag.lossy);
+    kv_bool(pk, "chaining", !c->disable_chaining);
+    kv_int(pk, "ring_capacity", c->diag.ring_capacity);
+}
+
+/* ---- the summary ---------------------------------------------------------- */
+
+void weir__diag_pack_summary(struct weir__diag *d, int64_t t)
+{
+    weir_job *job = d->job;
+    const weir__plan *plan = job->plan;
+    msgpack_packer *pk = &d->pk;
+    msgpack_sbuffer_clear(&d->sbuf);
+    msgpack_pack_map(pk, 6);
+    kv_str(pk, "kind", "summary");
+    kv_int(pk, "t", t);
+    size_t nctx = 0;
+    for (int s = 0; s < plan->nsubs; s++)
+        nctx += (size_t)plan->subs[s]->nctx;
+    pk_str(pk, "operators");
+    msgpack_pack_array(pk, nctx);
+    /* in node order, then subtask order: stable for readers and tests */
+    for (int n = 0; n < job->graph.nnodes; n++) {
+        const weir__node *node = job->graph.nodes[n];
+        for (int i = 0; i < node->parallelism; i++) {
+            const weir_ctx *ctx = plan->node_ctx[n][i];
+            const int64_t *cnt = ctx->counters;
+            msgpack_pack_map(pk, 10);
+            kv_str(pk, "op", node->name);
+            kv_int(pk, "subtask", i);
+            kv_str(pk, "accounting", accounting_name(node->accounting, node->is_source));
+            kv_int(pk, "in", cnt[WEIR__CNT_IN]);
+            kv_int(pk, "out", cnt[WEIR__CNT_OUT]);
+            kv_int(pk, "filtered", cnt[WEIR__CNT_FILTERED]);
+            kv_int(pk, "late_dropped", cnt[WEIR__CNT_LATE_DROPPED]);
+            kv_int(pk, "late_side", cnt[WEIR__CNT_LATE_SIDE]);
+            kv_int(pk, "absorbed", cnt[WEIR__CNT_ABSORBED]);
+            kv_int(pk, "side_out", cnt[WEIR__CNT_SIDE_OUT]);
+        }
+    }
+    kv_int(pk, "events", d->events);
+    kv_int(pk, "dropped_events", weir__diag_dropped(d));
+    kv_bool(pk, "lossy", job->cfg.diag.lossy);
+}

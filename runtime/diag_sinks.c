@@ -1,0 +1,199 @@
+/* diag_sinks.c — where capture events go: a JSONL file, a msgpack file, the
+ * in-memory sink and a user callback (weir/diag.h). All are written by one
+ * thread at a time (the job thread for the job and summary events, the
+ * collector in between).
+ *
+ * Files are written under NAME.partial and renamed to NAME only when the run
+ * has written its summary, so a reader never mistakes a capture cut short for
+ * a whole one; a write error removes the partial file and fails the run with
+ * the reason.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "diag_internal.h"
+#include "job_state.h"
+#include "util.h"
+#include "weir/error.h"
+
+/* ---- the in-memory sink --------------------------------------------------- */
+
+int weir_diag_memory_create(weir_diag_memory **out)
+{
+    if (!out)
+        return WEIR_EINVAL;
+    *out = calloc(1, sizeof **out);
+    return *out ? 0 : WEIR_ENOMEM;
+}
+
+void weir_diag_memory_destroy(weir_diag_memory *mem)
+{
+    if (!mem)
+        return;
+    for (size_t i = 0; i < mem->n; i++) {
+        free((char *)mem->events[i].json);
+        free((char *)mem->events[i].op);
+        free((char *)mem->events[i].key);
+    }
+    free(mem->events);
+    free(mem);
+}
+
+size_t weir_diag_memory_count(const weir_diag_memory *mem)
+{
+    return mem ? mem->n : 0;
+}
+
+const weir_diag_event *weir_diag_memory_event(const weir_diag_memory *mem, size_t i)
+{
+    return mem && i < mem->n ? &mem->events[i] : NULL;
+}
+
+static bool memory_add(weir_diag_memory *mem, const weir_diag_event *ev)
+{
+    if (mem->n == mem->cap) {
+        size_t cap = mem->cap ? mem->cap * 2 : 256;
+        weir_diag_event *e = realloc(mem->events, cap * sizeof *e);
+        if (!e)
+            return false;
+        mem->events = e;
+        mem->cap = cap;
+    }
+    weir_diag_event *e = &mem->events[mem->n];
+    *e = *ev;
+    e->json = weir__strdup(ev->json);
+    e->op = weir__strdup(ev->op);
+    e->key = weir__strdup(ev->key);
+    if (!e->json || (ev->op && !e->op) || (ev->key && !e->key)) {
+        free((char *)e->json);
+        free((char *)e->op);
+        free((char *)e->key);
+        return false;
+    }
+    mem->n++;
+    return true;
+}
+
+/* ---- files ---------------------------------------------------------------- */
+
+static void sink_failed(weir__diag_sinks *s, const char *what, const char *path)
+{
+    if (s->failed)
+        return;
+    s->failed = true;
+    snprintf(s->failure, sizeof s->failure, "%s %s: %s", what, path, strerror(errno));
+}
+
+static FILE *open_partial(weir__diag_sinks *s, const char *path, char **tmp)
+{
+    size_t n = strlen(path) + sizeof ".partial";
+    *tmp = malloc(n);
+    if (!*tmp)
+        return NULL;
+    snprintf(*tmp, n, "%s.partial", path);
+    FILE *f = fopen(*tmp, "wb");
+    if (!f)
+        sink_failed(s, "cannot create", *tmp);
+    return f;
+}
+
+int weir__diag_sinks_open(struct weir__diag *d)
+{
+    weir_job *job = d->job;
+    const weir_diag_config *c = &job->cfg.diag;
+    weir__diag_sinks *s = &d->sinks;
+    if (c->jsonl_path) {
+        s->jsonl = open_partial(s, c->jsonl_path, &s->jsonl_tmp);
+        if (!s->jsonl)
+            goto fail;
+    }
+    if (c->msgpack_path) {
+        s->msgpack = open_partial(s, c->msgpack_path, &s->msgpack_tmp);
+        if (!s->msgpack)
+            goto fail;
+    }
+    s->memory = c->memory;
+    s->callback = c->callback;
+    s->callback_arg = c->callback_arg;
+    return 0;
+fail:
+    if (!s->failed)
+        snprintf(s->failure, sizeof s->failure, "out of memory");
+    weir__job_fail(job, WEIR_EIO, "diagnostics: %s", s->failure);
+    weir__diag_sinks_close(d, false);
+    return WEIR_EIO;
+}
+
+void weir__diag_sinks_write(struct weir__diag *d, const weir_diag_event *event)
+{
+    weir__diag_sinks *s = &d->sinks;
+    if (s->failed)
+        return;
+    d->events++;
+    if (s->msgpack && fwrite(d->sbuf.data, 1, d->sbuf.size, s->msgpack) != d->sbuf.size)
+        sink_failed(s, "writing", s->msgpack_tmp);
+    if (!s->jsonl && !s->memory && !s->callback)
+        return;
+    size_t off = 0;
+    if (msgpack_unpack_next(&d->unpacked, d->sbuf.data, d->sbuf.size, &off) !=
+        MSGPACK_UNPACK_SUCCESS)
+        WEIR__ASSERT(!"a capture event that does not decode");
+    weir__buf_reset(&d->json);
+    if (weir__msgpack_to_json(&d->unpacked.data, &d->json) != 0) {
+        errno = ENOMEM;
+        sink_failed(s, "encoding an event for", s->jsonl_tmp ? s->jsonl_tmp : "memory");
+        return;
+    }
+    const char *json = weir__buf_cstr(&d->json);
+    if (s->jsonl) {
+        if (fwrite(json, 1, d->json.len, s->jsonl) != d->json.len || fputc('\n', s->jsonl) == EOF)
+            sink_failed(s, "writing", s->jsonl_tmp);
+    }
+    if (!s->memory && !s->callback)
+        return;
+    weir_diag_event ev = *event;
+    ev.json = json;
+    if (ev.kind == WEIR_DIAG_KIND_JOB || ev.kind == WEIR_DIAG_KIND_SUMMARY) {
+        ev.op = NULL;
+        ev.key = NULL;
+        ev.subtask = ev.input = ev.channel = ev.held_by = ev.firing = -1;
+        ev.watermark = ev.window_start = ev.window_end = ev.timestamp = INT64_MIN;
+        ev.records_in = ev.records_out = ev.count = ev.blocked_ms = -1;
+    }
+    if (s->memory && !memory_add(s->memory, &ev)) {
+        errno = ENOMEM;
+        sink_failed(s, "keeping an event in", "memory");
+    }
+    if (s->callback)
+        s->callback(&ev, s->callback_arg);
+}
+
+static void close_file(weir__diag_sinks *s, FILE **f, char **tmp, const char *path, bool keep)
+{
+    if (!*f) {
+        free(*tmp);
+        *tmp = NULL;
+        return;
+    }
+    if (fclose(*f) != 0)
+        sink_failed(s, "writing", *tmp);
+    *f = NULL;
+    if (keep && !s->failed) {
+        if (rename(*tmp, path) != 0)
+            sink_failed(s, "cannot rename into", path);
+    }
+    if (!keep || s->failed)
+        remove(*tmp);
+    free(*tmp);
+    *tmp = NULL;
+}
+
+void weir__diag_sinks_close(struct weir__diag *d, bool keep)
+{
+    weir__diag_sinks *s = &d->sinks;
+    const weir_diag_config *c = &d->job->cfg.diag;
+    close_file(s, &s->jsonl, &s->jsonl_tmp, c->jsonl_path, keep);
+    close_file(s, &s->msgpack, &s->msgpack_tmp, c->msgpack_path, keep);
+}
