@@ -92,7 +92,7 @@ static void enqueue(weir__subtask *sub)
         return;
     }
     cds_wfcq_enqueue(&w->inbox_head, &w->inbox_tail, &sub->inbox_node);
-    atomic_thread_fence(memory_order_seq_cst);
+    WEIR__FULL_FENCE();
     unpark(w);
 }
 
@@ -107,7 +107,7 @@ void weir__sched_notify_data(weir__subtask *consumer)
 {
     if (!consumer->worker)
         return; /* not running under the scheduler (planning, tests) */
-    atomic_thread_fence(memory_order_seq_cst);
+    WEIR__FULL_FENCE();
     if (atomic_load_explicit(&consumer->scheduled, memory_order_relaxed) == 0)
         weir__sched_wake(consumer);
 }
@@ -116,7 +116,7 @@ void weir__sched_notify_credit(weir__subtask *producer)
 {
     if (!producer->worker)
         return;
-    atomic_thread_fence(memory_order_seq_cst);
+    WEIR__FULL_FENCE();
     if (atomic_load_explicit(&producer->want_credit, memory_order_relaxed) &&
         atomic_exchange(&producer->want_credit, 0) == 1)
         weir__sched_wake(producer);
@@ -198,7 +198,7 @@ static void run_one(weir__worker *w, weir__subtask *sub)
     if (sub->out_blocked)
         atomic_store(&sub->want_credit, 1);
     atomic_store(&sub->scheduled, 0);
-    atomic_thread_fence(memory_order_seq_cst);
+    WEIR__FULL_FENCE();
     if (wants_to_run(sub, now)) {
         int expected = 0;
         if (atomic_compare_exchange_strong(&sub->scheduled, &expected, 1))
@@ -272,7 +272,7 @@ static void park(weir__worker *w)
     uint32_t seq = atomic_load(&w->wake_seq);
     int before = atomic_fetch_sub(&job->running, 1);
     atomic_store(&w->parked, 1);
-    atomic_thread_fence(memory_order_seq_cst);
+    WEIR__FULL_FENCE();
     if (!cds_wfcq_empty(&w->inbox_head, &w->inbox_tail) || atomic_load(&job->stop)) {
         if (atomic_exchange(&w->parked, 0) == 1)
             atomic_fetch_add(&job->running, 1);
