@@ -9,6 +9,7 @@
 #include "weir/diag.h"
 #include "weir/error.h"
 #include "weir/export.h"
+#include "weir/generator.h"
 #include "weir/harness.h"
 #include "weir/job.h"
 #include "weir/operator.h"

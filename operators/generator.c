@@ -1,0 +1,333 @@
+/* generator.c — the synthetic source of weir/generator.h.
+ *
+ * Every random choice of partition p comes from its own splitmix64 stream
+ * seeded by (seed, p), drawn in a fixed order per slot (key, value, disorder,
+ * late), so a partition's events do not depend on pacing, batching or the
+ * other partitions. Zipf keys are drawn by binary search in a cumulative
+ * table built once per subtask. Written against weir/operator.h only.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "weir/error.h"
+#include "weir/generator.h"
+#include "weir/job.h"
+#include "weir/operator.h"
+
+#define ZIPF_MAX_KEYS (1 << 20)
+
+typedef struct gen_state {
+    weir_generator_config cfg; /* with defaults resolved */
+    int partition;
+    uint64_t rng;
+    int64_t slot;
+    double *zipf_cdf;
+} gen_state;
+
+static uint64_t splitmix64(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+/* Uniform in [0, n) (n > 0), by rejection: no modulo bias. */
+static uint64_t below(uint64_t *s, uint64_t n)
+{
+    uint64_t limit = UINT64_MAX - UINT64_MAX % n;
+    uint64_t x;
+    do
+        x = splitmix64(s);
+    while (x >= limit);
+    return x % n;
+}
+
+static double unit(uint64_t *s)
+{
+    return (double)(splitmix64(s) >> 11) * (1.0 / 9007199254740992.0);
+}
+
+static void resolve(weir_generator_config *c)
+{
+    if (c->keys == 0)
+        c->keys = 100;
+    if (c->zipf_s == 0)
+        c->zipf_s = 1.0;
+    if (c->speed == 0)
+        c->speed = 1.0;
+}
+
+int64_t weir_generator_nominal(const weir_generator_config *cfg, int64_t slot)
+{
+    return cfg->start_ms + (int64_t)floor((double)slot * 1000.0 / cfg->rate);
+}
+
+int weir_generator_check(const weir_generator_config *cfg, int partitions, char *why,
+                         size_t whysize)
+{
+#define REFUSE(...)                                                              \
+    do {                                                                         \
+        snprintf(why, whysize, __VA_ARGS__);                                     \
+        return WEIR_EINVAL;                                                      \
+    } while (0)
+    if (!cfg)
+        REFUSE("a config is required");
+    if (!(cfg->rate > 0) || !isfinite(cfg->rate))
+        REFUSE("rate %g is not > 0 (events per second of event time per partition)", cfg->rate);
+    if (cfg->partitions < 0 || cfg->partitions > WEIR_MAX_PARALLELISM)
+        REFUSE("partitions %d is not in 0..%d", cfg->partitions, WEIR_MAX_PARALLELISM);
+    if (cfg->keys < 0)
+        REFUSE("keys %lld is negative", (long long)cfg->keys);
+    if (cfg->skew != WEIR_GEN_UNIFORM && cfg->skew != WEIR_GEN_ZIPF)
+        REFUSE("unknown skew %d", (int)cfg->skew);
+    if (cfg->skew == WEIR_GEN_ZIPF && cfg->keys > ZIPF_MAX_KEYS)
+        REFUSE("zipf skew supports up to %d keys, not %lld", ZIPF_MAX_KEYS, (long long)cfg->keys);
+    if (cfg->zipf_s < 0 || !isfinite(cfg->zipf_s))
+        REFUSE("zipf_s %g is negative", cfg->zipf_s);
+    if (cfg->pace != WEIR_GEN_FAST && cfg->pace != WEIR_GEN_PACED)
+        REFUSE("unknown pace %d", (int)cfg->pace);
+    if (cfg->speed < 0 || !isfinite(cfg->speed))
+        REFUSE("speed %g is negative", cfg->speed);
+    if (cfg->disorder_ms < 0)
+        REFUSE("disorder_ms %lld is negative", (long long)cfg->disorder_ms);
+    if (!(cfg->late_fraction >= 0 && cfg->late_fraction <= 1))
+        REFUSE("late_fraction %g is not in [0, 1]", cfg->late_fraction);
+    if (cfg->late_ms < 0)
+        REFUSE("late_ms %lld is negative", (long long)cfg->late_ms);
+    if (cfg->count < 0 || cfg->duration_ms < 0)
+        REFUSE("count and duration_ms must not be negative");
+    if (cfg->count == 0 && cfg->duration_ms == 0)
+        REFUSE("neither count nor duration_ms is set: the generator would never end");
+    if (cfg->nidle < 0 || cfg->nidle > WEIR_GEN_MAX_IDLE)
+        REFUSE("nidle %d is not in 0..%d", cfg->nidle, WEIR_GEN_MAX_IDLE);
+    for (int i = 0; i < cfg->nidle; i++) {
+        const weir_gen_idle *idle = &cfg->idle[i];
+        if (idle->to_ms < idle->from_ms)
+            REFUSE("idle interval %d is reversed: [%lld, %lld)", i, (long long)idle->from_ms,
+                   (long long)idle->to_ms);
+        if (idle->partition < 0 || (partitions > 0 && idle->partition >= partitions))
+            REFUSE("idle interval %d names partition %d, but there are %d", i, idle->partition,
+                   partitions);
+    }
+    return 0;
+#undef REFUSE
+}
+
+static int gen_open(weir_ctx *ctx)
+{
+    const weir_generator_config *arg = weir_ctx_arg(ctx);
+    char why[200];
+    if (weir_generator_check(arg, weir_ctx_parallelism(ctx), why, sizeof why))
+        return weir_ctx_fail(ctx, WEIR_EINVAL, "generator: %s", why);
+    gen_state *s = calloc(1, sizeof *s);
+    if (!s)
+        return WEIR_ENOMEM;
+    weir_ctx_set_state(ctx, s);
+    s->cfg = *arg;
+    resolve(&s->cfg);
+    s->partition = weir_ctx_subtask(ctx);
+    s->rng = s->cfg.seed ^ ((uint64_t)(s->partition + 1) * 0xD1B54A32D192ED03ull);
+    splitmix64(&s->rng);
+    if (s->cfg.skew == WEIR_GEN_ZIPF) {
+        size_t n = (size_t)s->cfg.keys;
+        s->zipf_cdf = malloc(n * sizeof *s->zipf_cdf);
+        if (!s->zipf_cdf)
+            return WEIR_ENOMEM;
+        double sum = 0;
+        for (size_t k = 0; k < n; k++) {
+            sum += 1.0 / pow((double)(k + 1), s->cfg.zipf_s);
+            s->zipf_cdf[k] = sum;
+        }
+        for (size_t k = 0; k < n; k++)
+            s->zipf_cdf[k] /= sum;
+    }
+    return 0;
+}
+
+static void gen_close(weir_ctx *ctx)
+{
+    gen_state *s = weir_ctx_state(ctx);
+    if (s)
+        free(s->zipf_cdf);
+    free(s);
+}
+
+static int64_t draw_key(gen_state *s)
+{
+    if (s->cfg.skew == WEIR_GEN_UNIFORM)
+        return (int64_t)below(&s->rng, (uint64_t)s->cfg.keys);
+    double u = unit(&s->rng);
+    size_t lo = 0, hi = (size_t)s->cfg.keys - 1;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (s->zipf_cdf[mid] < u)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return (int64_t)lo;
+}
+
+static bool idle_at(const gen_state *s, int64_t t)
+{
+    for (int i = 0; i < s->cfg.nidle; i++) {
+        const weir_gen_idle *idle = &s->cfg.idle[i];
+        if (idle->partition == s->partition && t >= idle->from_ms && t < idle->to_ms)
+            return true;
+    }
+    return false;
+}
+
+static bool finished(const gen_state *s, int64_t nominal)
+{
+    if (s->cfg.count > 0 && s->slot >= s->cfg.count)
+        return true;
+    return s->cfg.duration_ms > 0 && nominal >= s->cfg.start_ms + s->cfg.duration_ms;
+}
+
+/* The first slot whose nominal time is at or after t. */
+static int64_t first_slot_at(const weir_generator_config *c, int64_t t)
+{
+    if (t <= c->start_ms)
+        return 0;
+    int64_t k = (int64_t)ceil((double)(t - c->start_ms) * c->rate / 1000.0);
+    while (k > 0 && weir_generator_nominal(c, k - 1) >= t)
+        k--;
+    while (weir_generator_nominal(c, k) < t)
+        k++;
+    return k;
+}
+
+/* The slot after the end of the schedule. */
+static int64_t end_slot(const weir_generator_config *c)
+{
+    int64_t end = INT64_MAX;
+    if (c->count > 0)
+        end = c->count;
+    if (c->duration_ms > 0) {
+        int64_t k = first_slot_at(c, c->start_ms + c->duration_ms);
+        if (k < end)
+            end = k;
+    }
+    return end;
+}
+
+/* From an idle slot: the next slot that emits, or the end of the schedule. */
+static int64_t resume_slot(const gen_state *s, int64_t slot)
+{
+    const weir_generator_config *c = &s->cfg;
+    int64_t end = end_slot(c);
+    while (slot < end) {
+        int64_t nominal = weir_generator_nominal(c, slot);
+        int64_t to = INT64_MIN;
+        for (int i = 0; i < c->nidle; i++) {
+            const weir_gen_idle *idle = &c->idle[i];
+            if (idle->partition == s->partition && nominal >= idle->from_ms &&
+                nominal < idle->to_ms && idle->to_ms > to)
+                to = idle->to_ms;
+        }
+        if (to == INT64_MIN)
+            return slot;
+        if (to == WEIR_TS_MAX)
+            return end;
+        slot = first_slot_at(c, to);
+    }
+    return end;
+}
+
+static int64_t due_at(const weir_generator_config *c, int64_t slot)
+{
+    return (int64_t)ceil((double)(weir_generator_nominal(c, slot) - c->start_ms) / c->speed);
+}
+
+static int gen_next(weir_ctx *ctx)
+{
+    gen_state *s = weir_ctx_state(ctx);
+    const weir_generator_config *c = &s->cfg;
+    int budget = weir_ctx_batch_hint(ctx);
+    int64_t now = c->pace == WEIR_GEN_PACED ? weir_ctx_now(ctx) : 0;
+    /* Slots are looked at in bulk when idle (they emit nothing), so a long
+     * quiet span costs no more than its slots, not one call each. */
+    int looked = 0;
+    while (budget > 0 && looked < 1 << 16) {
+        int64_t nominal = weir_generator_nominal(c, s->slot);
+        if (finished(s, nominal))
+            return WEIR_SOURCE_END;
+        bool idle = idle_at(s, nominal);
+        if (c->pace == WEIR_GEN_PACED) {
+            int64_t due = due_at(c, s->slot);
+            if (due > now) {
+                /* A quiet span is waited out in one go: until the slot that
+                 * emits next (or the end: an idle-forever partition ends
+                 * when its schedule does, not before). */
+                if (idle)
+                    due = due_at(c, resume_slot(s, s->slot));
+                if (due > now) {
+                    weir_source_wait_until(ctx, due);
+                    return WEIR_SOURCE_WAIT;
+                }
+            }
+        }
+        looked++;
+        weir_gen_event e;
+        /* Every slot draws the same numbers, emitted or not, so idleness
+         * does not shift the other slots' randomness. */
+        e.key = draw_key(s);
+        e.value = 1 + (int64_t)below(&s->rng, 100);
+        int64_t delay = c->disorder_ms > 0 ? (int64_t)below(&s->rng, (uint64_t)c->disorder_ms + 1) : 0;
+        bool late = c->late_fraction > 0 && unit(&s->rng) < c->late_fraction;
+        int64_t late_extra = (int64_t)below(&s->rng, (uint64_t)c->late_ms + 1);
+        if (late)
+            delay = c->disorder_ms + c->late_ms + 1 + late_extra;
+        e.timestamp = nominal - delay;
+        e.partition = s->partition;
+        e.late = late;
+        e.seq = s->slot;
+        s->slot++;
+        if (idle)
+            continue;
+        int r = weir_emit(ctx, &e, e.timestamp);
+        if (r < 0)
+            return r;
+        budget--;
+    }
+    return WEIR_SOURCE_MORE;
+}
+
+static const weir_source_vtable gen_vtable = {
+    .version = WEIR_SOURCE_VTABLE_V1,
+    .open = gen_open,
+    .next = gen_next,
+    .close = gen_close,
+};
+
+weir_stream *weir_source_generator(weir_job *job, const weir_generator_config *cfg)
+{
+    if (!job)
+        return NULL;
+    char why[200];
+    if (weir_generator_check(cfg, cfg ? cfg->partitions : 0, why, sizeof why)) {
+        weir_job_record_error(job, WEIR_EINVAL, "weir_source_generator: %s", why);
+        return NULL;
+    }
+    weir_generator_config *copy = malloc(sizeof *copy);
+    if (!copy) {
+        weir_job_record_error(job, WEIR_ENOMEM, "weir_source_generator: out of memory");
+        return NULL;
+    }
+    *copy = *cfg;
+    copy->name = NULL;
+    weir_source_spec spec = {
+        .name = cfg->name,
+        .kind = "generator",
+        .vtable = &gen_vtable,
+        .arg = copy,
+        .arg_free = free,
+        .elem_size = sizeof(weir_gen_event),
+        .parallelism = cfg->partitions,
+    };
+    return weir_job_add_source(job, &spec);
+}
