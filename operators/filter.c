@@ -18,16 +18,41 @@ static int filter_record(weir_ctx *ctx, int input, const void *elem, int64_t ts)
     const filter_arg *f = weir_ctx_arg(ctx);
     int keep = f->fn(elem, f->arg);
     if (keep < 0)
-        return keep;
+        return weir_ctx_fail(ctx, keep, "the filter function failed: %s (%s)",
+                             weir_strerror(keep), weir_err_name(keep));
     if (keep)
         return weir_emit(ctx, elem, ts);
     weir_ctx_count(ctx, WEIR_COUNTER_FILTERED, 1);
     return 0;
 }
 
+static int filter_batch(weir_ctx *ctx, int input, const weir_batch *b)
+{
+    (void)input;
+    const filter_arg *f = weir_ctx_arg(ctx);
+    int64_t dropped = 0;
+    for (uint32_t i = 0; i < b->count; i++) {
+        const void *elem = weir_batch_elem(b, i);
+        int keep = f->fn(elem, f->arg);
+        if (keep < 0)
+            return weir_ctx_fail(ctx, keep, "the filter function failed: %s (%s)",
+                                 weir_strerror(keep), weir_err_name(keep));
+        if (keep) {
+            int r = weir_emit(ctx, elem, weir_batch_ts(b, i));
+            if (r < 0)
+                return r;
+        } else {
+            dropped++;
+        }
+    }
+    weir_ctx_count(ctx, WEIR_COUNTER_FILTERED, dropped);
+    return 0;
+}
+
 static const weir_operator_vtable filter_vtable = {
     .version = WEIR_OPERATOR_VTABLE_V1,
     .on_record = filter_record,
+    .on_batch = filter_batch,
 };
 
 weir_stream *weir_stream_filter(weir_stream *s, weir_filter_fn fn, void *arg)

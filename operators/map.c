@@ -34,8 +34,29 @@ static int map_record(weir_ctx *ctx, int input, const void *elem, int64_t ts)
     unsigned char *out = weir_ctx_state(ctx);
     int r = m->fn(elem, out, m->arg);
     if (r < 0)
-        return r;
+        return weir_ctx_fail(ctx, r, "the map function failed: %s (%s)", weir_strerror(r),
+                             weir_err_name(r));
     return weir_emit(ctx, out, ts);
+}
+
+/* The batch path writes each result straight into the output's slot. */
+static int map_batch(weir_ctx *ctx, int input, const weir_batch *b)
+{
+    (void)input;
+    const map_arg *m = weir_ctx_arg(ctx);
+    for (uint32_t i = 0; i < b->count; i++) {
+        void *out = weir_emit_reserve(ctx);
+        if (!out)
+            return weir_ctx_error(ctx);
+        int r = m->fn(weir_batch_elem(b, i), out, m->arg);
+        if (r < 0)
+            return weir_ctx_fail(ctx, r, "the map function failed: %s (%s)", weir_strerror(r),
+                                 weir_err_name(r));
+        r = weir_emit_commit(ctx, weir_batch_ts(b, i));
+        if (r < 0)
+            return r;
+    }
+    return 0;
 }
 
 static void map_close(weir_ctx *ctx)
@@ -48,6 +69,7 @@ static const weir_operator_vtable map_vtable = {
     .open = map_open,
     .on_record = map_record,
     .close = map_close,
+    .on_batch = map_batch,
 };
 
 weir_stream *weir_stream_map(weir_stream *s, size_t out_size, weir_map_fn fn, void *arg)

@@ -11,9 +11,18 @@ static int discard_record(weir_ctx *ctx, int input, const void *elem, int64_t ts
     return 0;
 }
 
+static int discard_batch(weir_ctx *ctx, int input, const weir_batch *b)
+{
+    (void)ctx;
+    (void)input;
+    (void)b;
+    return 0;
+}
+
 static const weir_operator_vtable discard_vtable = {
     .version = WEIR_OPERATOR_VTABLE_V1,
     .on_record = discard_record,
+    .on_batch = discard_batch,
 };
 
 weir_stream *weir_sink_discard(weir_stream *s)

@@ -27,6 +27,8 @@
 #include "weir/error.h"
 #include "weir/operator.h"
 
+static void allow_emit(weir_ctx *ctx, bool allowed);
+
 /* ---- failures ------------------------------------------------------------- */
 
 static int vfail(weir_ctx *ctx, int err, const char *fmt, va_list ap)
@@ -41,6 +43,8 @@ int weir_ctx_fail(weir_ctx *ctx, int err, const char *fmt, ...)
 {
     if (err >= 0)
         err = WEIR_ECALLBACK;
+    if (!ctx->error)
+        ctx->error = err;
     va_list ap;
     va_start(ap, fmt);
     vfail(ctx, err, fmt, ap);
@@ -103,6 +107,8 @@ int weir__ctx_init(weir_ctx *ctx, weir_job *job, weir__subtask *sub, const weir_
 
 static void free_output(weir__output *o)
 {
+    free(o->buf);
+    free(o->scratch);
     free(o->chained);
     for (int g = 0; g < o->ngroups; g++) {
         free(o->groups[g].ch);
@@ -138,6 +144,7 @@ int weir__ctx_open(weir_ctx *ctx)
 {
     int r = 0;
     ctx->in_open = true;
+    allow_emit(ctx, false);
     if (ctx->is_source) {
         if (ctx->svt.open)
             r = ctx->svt.open(ctx);
@@ -145,6 +152,7 @@ int weir__ctx_open(weir_ctx *ctx)
         r = ctx->vt.open(ctx);
     }
     ctx->in_open = false;
+    allow_emit(ctx, true);
     if (r < 0)
         return callback_failed(ctx, r, "open");
     ctx->opened = true;
@@ -157,6 +165,7 @@ void weir__ctx_close(weir_ctx *ctx)
         return;
     ctx->closed = true;
     ctx->in_close = true;
+    allow_emit(ctx, false);
     if (ctx->is_source) {
         if (ctx->svt.close)
             ctx->svt.close(ctx);
@@ -186,7 +195,10 @@ int weir__ctx_end_chain(weir_ctx *ctx)
         if (r < 0)
             return callback_failed(ctx, r, "on_end");
     }
-    int r = end_output(&ctx->main);
+    int r = weir__ctx_flush_chained(ctx);
+    if (r < 0)
+        return r;
+    r = end_output(&ctx->main);
     for (int i = 0; r == 0 && i < ctx->nside; i++)
         r = end_output(&ctx->side[i]);
     return r;
@@ -194,54 +206,170 @@ int weir__ctx_end_chain(weir_ctx *ctx)
 
 /* ---- records -------------------------------------------------------------- */
 
-static int write_group(weir__outgroup *g, const void *elem, size_t size, int64_t ts)
+static void set_fast_paths(weir__output *o, bool allowed)
 {
-    weir__channel *ch;
+    o->only_chained = allowed && o->elem_size && o->nchained && !o->ngroups && !o->capture;
+    o->one_channel = allowed && o->elem_size && !o->nchained && o->ngroups == 1 &&
+                     o->groups[0].nch == 1 && !o->capture;
+}
+
+/* Emitting is refused in open() and close(): the fast paths are off then, so
+ * the one check left is on the slow path. */
+static void allow_emit(weir_ctx *ctx, bool allowed)
+{
+    set_fast_paths(&ctx->main, allowed);
+    for (int i = 0; i < ctx->nside; i++)
+        set_fast_paths(&ctx->side[i], allowed);
+}
+
+int weir__output_prepare(weir__output *o, uint32_t batch_capacity)
+{
+    o->stride = (uint32_t)weir__slot_stride(o->elem_size);
+    if (!o->scratch) {
+        o->scratch = calloc(1, o->elem_size + 8);
+        if (!o->scratch)
+            return WEIR_ENOMEM;
+    }
+    if (o->nchained > 0 && !o->buf) {
+        o->cap = batch_capacity;
+        o->buf = aligned_alloc(16, weir__round_up((size_t)o->cap * o->stride, 16));
+        if (!o->buf)
+            return WEIR_ENOMEM;
+    }
+    set_fast_paths(o, true);
+    return 0;
+}
+
+/* Copies an element into a slot. Slots are 8-byte aligned and padded, so the
+ * usual small sizes become a few moves instead of a call. */
+static inline void copy_elem(unsigned char *dst, const void *src, size_t size)
+{
+    switch (size) {
+    case 8:
+        memcpy(dst, src, 8);
+        break;
+    case 16:
+        memcpy(dst, src, 16);
+        break;
+    case 24:
+        memcpy(dst, src, 24);
+        break;
+    case 32:
+        memcpy(dst, src, 32);
+        break;
+    case 40:
+        memcpy(dst, src, 40);
+        break;
+    default:
+        memcpy(dst, src, size);
+    }
+}
+
+/* The channel a record goes to in a group (not for broadcast). */
+static weir__channel *pick_channel(weir__outgroup *g, const void *elem)
+{
     switch (g->part) {
     case WEIR__PART_HASH: {
         const weir_key_spec *k = &g->key->spec;
         k->extract(elem, g->keybuf, k->arg);
         uint64_t h = weir__hash_bytes(g->keybuf, k->key_size);
-        ch = g->ch[weir__hash_partition(h, (uint32_t)g->nch)];
-        break;
+        return g->ch[weir__hash_partition(h, (uint32_t)g->nch)];
     }
-    case WEIR__PART_REBALANCE:
-        ch = g->ch[g->rr];
+    case WEIR__PART_REBALANCE: {
+        weir__channel *ch = g->ch[g->rr];
         if (++g->rr == (uint32_t)g->nch)
             g->rr = 0;
-        break;
-    case WEIR__PART_BROADCAST:
-        for (int i = 0; i < g->nch; i++) {
-            unsigned char *slot = weir__channel_reserve(g->ch[i]);
-            if (WEIR__UNLIKELY(!slot))
-                return WEIR_ENOMEM;
-            WEIR__SLOT_TS(slot) = ts;
-            memcpy(WEIR__SLOT_ELEM(slot), elem, size);
-            weir__channel_commit(g->ch[i]);
-        }
-        return 0;
-    default:
-        ch = g->ch[0];
-        break;
+        return ch;
     }
+    default:
+        return g->ch[0];
+    }
+}
+
+static int write_slot(weir__channel *ch, const void *elem, size_t size, int64_t ts)
+{
     unsigned char *slot = weir__channel_reserve(ch);
     if (WEIR__UNLIKELY(!slot))
         return WEIR_ENOMEM;
     WEIR__SLOT_TS(slot) = ts;
-    memcpy(WEIR__SLOT_ELEM(slot), elem, size);
+    copy_elem(WEIR__SLOT_ELEM(slot), elem, size);
     weir__channel_commit(ch);
     return 0;
 }
 
-static int emit_to(weir__output *o, const void *elem, int64_t ts)
+static int write_group(weir__outgroup *g, const void *elem, size_t size, int64_t ts)
 {
-    for (int g = 0; g < o->ngroups; g++) {
-        int r = write_group(&o->groups[g], elem, o->elem_size, ts);
+    if (g->part == WEIR__PART_BROADCAST) {
+        for (int i = 0; i < g->nch; i++) {
+            int r = write_slot(g->ch[i], elem, size, ts);
+            if (r < 0)
+                return r;
+        }
+        return 0;
+    }
+    return write_slot(pick_channel(g, elem), elem, size, ts);
+}
+
+/* Hands a run of records to an operator: its on_batch if it has one and the
+ * input is not keyed, else record by record. */
+static int deliver(weir_ctx *ctx, int input, const weir_batch *b)
+{
+    if (ctx->vt.on_batch && !ctx->in_key[input]) {
+        ctx->counters[WEIR__CNT_IN] += b->count;
+        if (WEIR__DIAG_ON(ctx, WEIR_DIAG_VERBOSE)) {
+            for (uint32_t i = 0; i < b->count; i++)
+                weir__diag_record(ctx, weir_batch_ts(b, i));
+        }
+        int r = ctx->vt.on_batch(ctx, input, b);
+        if (WEIR__UNLIKELY(r < 0))
+            return weir_ctx_fail(ctx, r, "on_batch failed: %s (%s)", weir_strerror(r),
+                                 weir_err_name(r));
+        return 0;
+    }
+    for (uint32_t i = 0; i < b->count; i++) {
+        const unsigned char *slot = b->data + (size_t)i * b->stride;
+        int r = weir__ctx_record(ctx, input, WEIR__SLOT_ELEM(slot), WEIR__SLOT_TS(slot));
         if (WEIR__UNLIKELY(r < 0))
             return r;
     }
+    return 0;
+}
+
+int weir__ctx_deliver(weir_ctx *ctx, int input, const weir_batch *b)
+{
+    return deliver(ctx, input, b);
+}
+
+static int flush_output(weir__output *o)
+{
+    if (o->count == 0)
+        return 0;
+    weir_batch b = {.data = o->buf, .count = o->count, .stride = o->stride};
+    /* Reset first: a chained operator never emits into its parent, but a
+     * failure half-way must not deliver the same records twice. */
+    o->count = 0;
     for (int i = 0; i < o->nchained; i++) {
-        int r = weir__ctx_record(o->chained[i], 0, elem, ts);
+        int r = deliver(o->chained[i], 0, &b);
+        if (WEIR__UNLIKELY(r < 0))
+            return r;
+    }
+    return 0;
+}
+
+int weir__ctx_flush_chained(weir_ctx *ctx)
+{
+    int r = flush_output(&ctx->main);
+    for (int i = 0; r == 0 && i < ctx->nside; i++)
+        r = flush_output(&ctx->side[i]);
+    return r;
+}
+
+/* The common tail of emit and commit: the element is in place for chained
+ * operators already if `in_buf`. */
+static int send_rest(weir__output *o, const void *elem, int64_t ts)
+{
+    for (int g = 0; g < o->ngroups; g++) {
+        int r = write_group(&o->groups[g], elem, o->elem_size, ts);
         if (WEIR__UNLIKELY(r < 0))
             return r;
     }
@@ -250,14 +378,105 @@ static int emit_to(weir__output *o, const void *elem, int64_t ts)
     return 0;
 }
 
+static inline int emit_to(weir__output *o, const void *elem, int64_t ts)
+{
+    if (WEIR__LIKELY(o->only_chained)) {
+        unsigned char *slot = o->buf + (size_t)o->count * o->stride;
+        WEIR__SLOT_TS(slot) = ts;
+        copy_elem(WEIR__SLOT_ELEM(slot), elem, o->elem_size);
+        if (WEIR__UNLIKELY(++o->count == o->cap))
+            return flush_output(o);
+        return 0;
+    }
+    if (o->one_channel)
+        return write_slot(o->groups[0].ch[0], elem, o->elem_size, ts);
+    if (o->nchained) {
+        unsigned char *slot = o->buf + (size_t)o->count * o->stride;
+        WEIR__SLOT_TS(slot) = ts;
+        copy_elem(WEIR__SLOT_ELEM(slot), elem, o->elem_size);
+        if (WEIR__UNLIKELY(++o->count == o->cap)) {
+            int r = send_rest(o, elem, ts);
+            return r < 0 ? r : flush_output(o);
+        }
+    }
+    return send_rest(o, elem, ts);
+}
+
+static int emit_refused(weir_ctx *ctx, const char *call)
+{
+    return weir_ctx_fail(ctx, WEIR_ESTATE, "%s: %s", call,
+                         ctx->main.elem_size == 0 ? "the operator has no main output"
+                                                  : "not allowed in open() or close()");
+}
+
+/* Everything but the one-destination fast paths, kept out of line so that
+ * weir_emit itself stays small. */
+__attribute__((noinline)) static int emit_slow(weir_ctx *ctx, const void *elem, int64_t ts)
+{
+    weir__output *o = &ctx->main;
+    if (o->elem_size == 0 || ctx->in_close || ctx->in_open)
+        return emit_refused(ctx, "weir_emit");
+    ctx->counters[WEIR__CNT_OUT]++;
+    return emit_to(o, elem, ts);
+}
+
 int weir_emit(weir_ctx *ctx, const void *elem, int64_t timestamp)
 {
-    if (WEIR__UNLIKELY(ctx->main.elem_size == 0 || ctx->in_close || ctx->in_open))
-        return weir_ctx_fail(ctx, WEIR_ESTATE, "weir_emit: %s",
-                             ctx->main.elem_size == 0 ? "the operator has no main output"
-                                                      : "not allowed in open() or close()");
+    weir__output *o = &ctx->main;
+    if (WEIR__LIKELY(o->only_chained)) {
+        ctx->counters[WEIR__CNT_OUT]++;
+        unsigned char *slot = o->buf + (size_t)o->count * o->stride;
+        WEIR__SLOT_TS(slot) = timestamp;
+        copy_elem(WEIR__SLOT_ELEM(slot), elem, o->elem_size);
+        if (WEIR__UNLIKELY(++o->count == o->cap))
+            return flush_output(o);
+        return 0;
+    }
+    return emit_slow(ctx, elem, timestamp);
+}
+
+void *weir_emit_reserve(weir_ctx *ctx)
+{
+    weir__output *o = &ctx->main;
+    /* In place where the slot is known before the element is: the chain
+     * buffer, or the one channel of a one-channel output. Elsewhere (a hash
+     * partitioner needs the element) the scratch element is copied at commit. */
+    if (WEIR__LIKELY(o->only_chained))
+        return o->buf + (size_t)o->count * o->stride + 8;
+    if (o->one_channel) {
+        o->reserved = weir__channel_reserve(o->groups[0].ch[0]);
+        if (WEIR__UNLIKELY(!o->reserved)) {
+            weir_ctx_fail(ctx, WEIR_ENOMEM, "weir_emit_reserve: out of memory");
+            return NULL;
+        }
+    } else {
+        if (WEIR__UNLIKELY(o->elem_size == 0 || ctx->in_close || ctx->in_open)) {
+            emit_refused(ctx, "weir_emit_reserve");
+            return NULL;
+        }
+        o->reserved = NULL;
+        return o->scratch;
+    }
+    return WEIR__SLOT_ELEM(o->reserved);
+}
+
+int weir_emit_commit(weir_ctx *ctx, int64_t timestamp)
+{
+    weir__output *o = &ctx->main;
     ctx->counters[WEIR__CNT_OUT]++;
-    return emit_to(&ctx->main, elem, timestamp);
+    if (WEIR__LIKELY(o->only_chained)) {
+        WEIR__SLOT_TS(o->buf + (size_t)o->count * o->stride) = timestamp;
+        if (WEIR__UNLIKELY(++o->count == o->cap))
+            return flush_output(o);
+        return 0;
+    }
+    unsigned char *slot = o->reserved;
+    if (!slot)
+        return emit_to(o, o->scratch, timestamp);
+    o->reserved = NULL;
+    WEIR__SLOT_TS(slot) = timestamp;
+    weir__channel_commit(o->groups[0].ch[0]);
+    return 0;
 }
 
 int weir_emit_side(weir_ctx *ctx, int tag, const void *elem, int64_t timestamp)
@@ -337,6 +556,13 @@ static int chained_status(weir__output *o, bool idle)
 /* Sends what the gate let through to every output, in order. */
 static int gate_out(weir_ctx *ctx, const weir__wm_actions *a)
 {
+    if (a->n == 0)
+        return 0;
+    /* Everything emitted before this watermark or status reaches every
+     * chained operator before it does. */
+    int fr = weir__ctx_flush_chained(ctx);
+    if (fr < 0)
+        return fr;
     for (int k = 0; k < a->n; k++) {
         int r;
         if (a->act[k].kind == WEIR__ACT_WATERMARK) {
@@ -512,6 +738,11 @@ int weir_timer_delete(weir_ctx *ctx, weir_time_domain domain, int64_t ns, int64_
 }
 
 /* ---- queries -------------------------------------------------------------- */
+
+int weir_ctx_error(const weir_ctx *ctx)
+{
+    return ctx->error;
+}
 
 int64_t weir_ctx_watermark(const weir_ctx *ctx)
 {

@@ -206,6 +206,13 @@ int weir_harness_create(const weir_harness_config *config, weir_harness **out, c
     ctx->main.capture = &h->output;
     for (int i = 0; i < ctx->nside; i++)
         ctx->side[i].capture = &h->output;
+    r = weir__output_prepare(&ctx->main, 1);
+    for (int i = 0; r == 0 && i < ctx->nside; i++)
+        r = weir__output_prepare(&ctx->side[i], 1);
+    if (r) {
+        harness_free(h);
+        return create_error(errbuf, errsize, r, "out of memory");
+    }
 
     r = weir__ctx_open(ctx);
     if (r < 0) {

@@ -376,6 +376,17 @@ int weir__plan_build(weir_job *job, weir__plan **out)
         r = wire_edge(job, plan, e);
     if (r == 0)
         r = order_inputs(job, plan);
+    for (int i = 0; r == 0 && i < plan->nsubs; i++) {
+        weir__subtask *sub = plan->subs[i];
+        for (int c = 0; r == 0 && c < sub->nctx; c++) {
+            weir_ctx *ctx = sub->ctxs[c];
+            r = weir__output_prepare(&ctx->main, (uint32_t)job->cfg.batch_capacity);
+            for (int k = 0; r == 0 && k < ctx->nside; k++)
+                r = weir__output_prepare(&ctx->side[k], (uint32_t)job->cfg.batch_capacity);
+        }
+    }
+    if (r == WEIR_ENOMEM)
+        r = fail(job, r, "out of memory");
     if (r) {
         weir__plan_free(plan);
         return r;

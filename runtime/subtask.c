@@ -81,6 +81,18 @@ static bool any_dirty(const weir__subtask *sub)
     return false;
 }
 
+/* Chained operators get what their parents hold, parents first (ctxs are in
+ * chain pre-order), so records flow down the whole chain in one pass. */
+static int flush_chains(weir__subtask *sub)
+{
+    for (int i = 0; i < sub->nctx; i++) {
+        int r = weir__ctx_flush_chained(sub->ctxs[i]);
+        if (r < 0)
+            return r;
+    }
+    return 0;
+}
+
 static int fire_processing(weir__subtask *sub, int64_t now)
 {
     for (int i = 0; i < sub->nctx; i++) {
@@ -153,6 +165,15 @@ static int consume_batch(weir__subtask *sub, weir__channel *ch, weir__batch *b)
     weir_ctx *head = sub->ctxs[0];
     const int input = ch->input;
     const uint32_t stride = ch->stride;
+    if (head->vt.on_batch && !head->in_key[input] && ch->read_pos < b->count) {
+        weir_batch view = {.data = b->data + (size_t)ch->read_pos * stride,
+                           .count = b->count - ch->read_pos,
+                           .stride = stride};
+        ch->read_pos = b->count;
+        int r = weir__ctx_deliver(head, input, &view);
+        if (WEIR__UNLIKELY(r < 0))
+            return r;
+    }
     while (ch->read_pos < b->count) {
         const unsigned char *slot = b->data + (size_t)ch->read_pos * stride;
         ch->read_pos++;
@@ -338,6 +359,8 @@ int weir__subtask_step(weir__subtask *sub, int64_t now)
                 r = finish_inputs(sub);
         }
     }
+    if (r == 0)
+        r = flush_chains(sub);
     if (r < 0)
         return r;
     if (sub->phase == WEIR__SUB_RUNNING) {

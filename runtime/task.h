@@ -53,15 +53,30 @@ typedef struct weir__outgroup {
     uint32_t rr;           /* REBALANCE: next channel */
 } weir__outgroup;
 
-/* Where one output (main or a side output) of a context goes. */
+/* Where one output (main or a side output) of a context goes.
+ *
+ * Records for chained operators collect in `buf` (the same slot layout as a
+ * channel batch) and are delivered a batch at a time: when it is full, before
+ * a watermark or status leaves the operator, at on_end and at the end of
+ * every step. Records for channels go straight into the channel's open
+ * batch. */
 typedef struct weir__output {
     int tag;
     size_t elem_size;
+    uint32_t stride;
     int nchained;
-    struct weir_ctx **chained; /* operators chained to it: direct calls */
+    struct weir_ctx **chained; /* operators chained to it */
     int ngroups;
     weir__outgroup *groups;    /* channels */
     const weir_harness_output *capture; /* harness: everything goes here */
+    unsigned char *buf;        /* chained: pending records */
+    uint32_t count, cap;
+    /* The fast paths (set by weir__output_prepare, cleared while the
+     * operator may not emit): only chained operators; exactly one channel. */
+    bool only_chained;
+    bool one_channel;
+    unsigned char *scratch;    /* reserve() when the slot is not known yet */
+    unsigned char *reserved;   /* the slot reserve() handed out */
 } weir__output;
 
 typedef struct weir__list_value {
@@ -109,6 +124,7 @@ struct weir_ctx {
     weir__state *states;
     int nstates;
     int state_error;
+    int error;          /* the first failure of this context */
     weir__timers event_timers;
     weir__timers proc_timers;
     unsigned char *timer_key; /* scratch for a firing timer's key */
@@ -213,6 +229,12 @@ int weir__ctx_open(weir_ctx *ctx);
 /* on_end of ctx, then of everything chained to it. */
 int weir__ctx_end_chain(weir_ctx *ctx);
 void weir__ctx_close(weir_ctx *ctx);
+/* A run of records into an operator (on_batch, or on_record each). */
+int weir__ctx_deliver(weir_ctx *ctx, int input, const weir_batch *b);
+/* Delivers the records ctx's outputs hold for chained operators. */
+int weir__ctx_flush_chained(weir_ctx *ctx);
+/* Sets up an output's chain buffer (planner, harness). */
+int weir__output_prepare(weir__output *o, uint32_t batch_capacity);
 /* Sends a control message on every channel of every output of ctx. */
 int weir__ctx_flush_control(weir_ctx *ctx, weir__ctrl ctrl, int64_t value);
 

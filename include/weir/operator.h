@@ -53,6 +53,27 @@ typedef struct weir_timer {
     const void *key;
 } weir_timer;
 
+/* A run of records, as a batch-at-a-time operator receives them: `count`
+ * slots of `stride` bytes, each the record's timestamp then its element.
+ * Valid only during the on_batch call. */
+typedef struct weir_batch {
+    const unsigned char *data;
+    uint32_t count;
+    uint32_t stride;
+} weir_batch;
+
+static inline const void *weir_batch_elem(const weir_batch *b, uint32_t i)
+{
+    return b->data + (size_t)i * b->stride + 8;
+}
+
+static inline int64_t weir_batch_ts(const weir_batch *b, uint32_t i)
+{
+    int64_t ts;
+    __builtin_memcpy(&ts, b->data + (size_t)i * b->stride, sizeof ts);
+    return ts;
+}
+
 /* Every callback returns 0 or a negative WEIR_E* code; a negative result
  * fails the subtask, which cancels the job (the message names the operator,
  * the subtask and the callback; weir_ctx_fail() sets a better one). */
@@ -80,6 +101,10 @@ typedef struct weir_operator_vtable {
      * that had no open()), also when the job is canceled. Frees what open()
      * made; must not emit. */
     void (*close)(weir_ctx *ctx);
+    /* Optional fast path: a run of records on an input that is not keyed,
+     * instead of one on_record call each (same meaning, same order). Keyed
+     * inputs always go through on_record, with the current key set. */
+    int (*on_batch)(weir_ctx *ctx, int input, const weir_batch *batch);
 } weir_operator_vtable;
 
 /* ---- sources -------------------------------------------------------------- */
@@ -120,6 +145,14 @@ WEIR_EXPORT void weir_source_wait_until(weir_ctx *ctx, int64_t t);
 /* A record on the main output. Returns 0, WEIR_ESTATE (no main output, or
  * called from close()) or WEIR_ECANCELED. */
 WEIR_EXPORT int weir_emit(weir_ctx *ctx, const void *elem, int64_t timestamp);
+
+/* Emitting in place: weir_emit_reserve() returns where to write the next
+ * main-output element (weir_ctx_out_size() bytes, valid until the commit),
+ * weir_emit_commit() sends it with its timestamp. Equivalent to building the
+ * element and calling weir_emit(), without the copy. reserve returns NULL
+ * only on failure: return weir_ctx_error(ctx) then. */
+WEIR_EXPORT void *weir_emit_reserve(weir_ctx *ctx);
+WEIR_EXPORT int weir_emit_commit(weir_ctx *ctx, int64_t timestamp);
 
 /* A record on side output `tag` (declared in the spec), with that side
  * output's element size. WEIR_EINVAL for an undeclared tag. */
@@ -176,6 +209,10 @@ WEIR_EXPORT int64_t weir_ctx_watermark_interval(const weir_ctx *ctx);
 WEIR_EXPORT const void *weir_ctx_key(const weir_ctx *ctx);
 WEIR_EXPORT size_t weir_ctx_key_size(const weir_ctx *ctx);
 WEIR_EXPORT int weir_ctx_key_format(const weir_ctx *ctx, char *buf, size_t size);
+
+/* The error this context failed with (the first weir_ctx_fail, or an emit
+ * or state call that failed), 0 if none. */
+WEIR_EXPORT int weir_ctx_error(const weir_ctx *ctx);
 
 /* Records the failure message for the job ("operator NAME subtask I: ...")
  * and returns `err` (a negative WEIR_E* code), to be returned by the callback:

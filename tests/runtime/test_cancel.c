@@ -150,7 +150,7 @@ static void map_failure(int workers, bool disable_chaining)
     s = count_op(weir_stream_rebalance(s), "B", &b, 3, false);
     count_op(s, "C", &c, 1, true);
     expect_failed(job, WEIR_EIO);
-    tu_assert_contains(weir_job_error(job), "'doubler'", "subtask 0", "on_record",
+    tu_assert_contains(weir_job_error(job), "'doubler'", "subtask 0", "map function failed",
                        weir_strerror(WEIR_EIO));
     /* The failing subtask's chain head was open when the map failed. */
     cr_assert_geq(atomic_load(&a.opens), 1);
