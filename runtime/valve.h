@@ -64,8 +64,6 @@ weir__wm_actions weir__valve_active(weir__valve *v, int channel);
 /* The channel holding the minimum back: the aligned active channel with the
  * lowest watermark (the lowest index among equals), or -1 if none. */
 int weir__valve_held_by(const weir__valve *v);
-/* Whether a watermark on `channel` was taken by the last call (for
- * diagnostics: the caller compares the channel's wm before and after). */
 
 /* ---- several inputs (SEMANTICS.md 4) ---------------------------------------
  * Each input's valve output feeds this. The combined watermark is the minimum
