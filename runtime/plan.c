@@ -66,6 +66,9 @@ void weir__plan_free(weir__plan *plan)
         weir__channel_destroy(plan->channels[c]);
     free(plan->channels);
     for (int t = 0; t < plan->ntasks; t++) {
+        /* Each node belongs to exactly one task: free its context array here. */
+        for (int k = 0; plan->node_ctx && k < plan->tasks[t].nnodes; k++)
+            free(plan->node_ctx[plan->tasks[t].nodes[k]]);
         free(plan->tasks[t].nodes);
         free(plan->tasks[t].subs);
     }
