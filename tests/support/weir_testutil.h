@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "support/criterion_tsan.h"
 #include "weir.h"
 
 /* GCC defines __SANITIZE_*__; clang reports through __has_feature. */
