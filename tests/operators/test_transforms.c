@@ -196,6 +196,9 @@ static int script_open(weir_ctx *ctx)
     return weir_ctx_state(ctx) ? 0 : WEIR_ENOMEM;
 }
 
+/* All steps in one next() call: records and watermarks emitted together,
+ * so a chained consumer only sees the right order if the chain buffer is
+ * flushed before each watermark leaves. */
 static int script_next(weir_ctx *ctx)
 {
     script_state *s = weir_ctx_state(ctx);
@@ -204,18 +207,19 @@ static int script_next(weir_ctx *ctx)
         {0, 10}, {0, 20}, {1, 15}, {0, 30}, {1, 15}, {1, 12}, {0, 5}, {1, 40}, {0, 50}, {0, 60},
     };
     enum { STEPS = sizeof script / sizeof script[0] };
-    if (s->step == STEPS)
-        return WEIR_SOURCE_END;
-    int64_t kind = script[s->step][0], value = script[s->step][1];
-    s->step++;
-    int r;
-    if (kind == 0) {
-        uint64_t v = (uint64_t)value;
-        r = weir_emit(ctx, &v, value);
-    } else {
-        r = weir_emit_watermark(ctx, value);
+    for (; s->step < STEPS; s->step++) {
+        int64_t kind = script[s->step][0], value = script[s->step][1];
+        int r;
+        if (kind == 0) {
+            uint64_t v = (uint64_t)value;
+            r = weir_emit(ctx, &v, value);
+        } else {
+            r = weir_emit_watermark(ctx, value);
+        }
+        if (r < 0)
+            return r;
     }
-    return r < 0 ? r : WEIR_SOURCE_MORE;
+    return WEIR_SOURCE_END;
 }
 
 static void script_close(weir_ctx *ctx)
@@ -443,4 +447,224 @@ Test(process, defaults_forward_watermarks, .timeout = 60)
     cr_assert_eq(log.wm[1], 40);
     cr_assert_eq(log.wm[2], WEIR_TS_MAX);
     weir_job_destroy(job);
+}
+
+/* ---- batch-at-a-time operators -------------------------------------------- */
+
+/* The probe again, with an on_batch: runs of records must arrive with the
+ * same values, in the same order and in the same place relative to the
+ * watermarks as single records did (the chain buffer is flushed before a
+ * watermark leaves), whether the run comes from a chain buffer or from a
+ * channel batch. */
+static int probe_batch(weir_ctx *ctx, int input, const weir_batch *b)
+{
+    for (uint32_t i = 0; i < b->count; i++) {
+        int r = probe_record(ctx, input, weir_batch_elem(b, i), weir_batch_ts(b, i));
+        if (r < 0)
+            return r;
+    }
+    return 0;
+}
+
+static const weir_operator_vtable probe_batch_vtable = {
+    .version = WEIR_OPERATOR_VTABLE_V1,
+    .open = probe_open,
+    .on_record = probe_record,
+    .on_watermark = probe_watermark,
+    .on_end = probe_end,
+    .close = probe_close,
+    .on_batch = probe_batch,
+};
+
+static void run_probe_batch(bool disable_chaining, int batch_capacity)
+{
+    static probe p;
+    memset(&p, 0, sizeof p);
+    weir_job *job = tu_job(&(weir_job_config){
+        .workers = 2, .disable_chaining = disable_chaining, .batch_capacity = batch_capacity});
+    weir_source_spec src = {.vtable = &script_vtable, .elem_size = 8};
+    static const weir_side_output_spec sides[] = {{.tag = SIDE_TAG, .elem_size = sizeof(side_rec)}};
+    weir_process_spec spec = {.name = "probe",
+                              .vtable = &probe_batch_vtable,
+                              .arg = &p,
+                              .out_size = 8,
+                              .side_outputs = sides,
+                              .nside = 1};
+    weir_stream *out = weir_stream_process(weir_job_add_source(job, &src), &spec);
+    weir_collect *cm, *cs;
+    weir_sink_collect(out, &cm);
+    weir_sink_collect(weir_stream_side_output(out, SIDE_TAG), &cs);
+    tu_run_ok(job);
+    const event expected[] = {
+        {EV_OPEN, 0},    {EV_RECORD, 10}, {EV_RECORD, 20},          {EV_WATERMARK, 15},
+        {EV_RECORD, 30}, {EV_RECORD, 5},  {EV_WATERMARK, 40},       {EV_RECORD, 50},
+        {EV_RECORD, 60}, {EV_WATERMARK, WEIR_TS_MAX}, {EV_END, 0}, {EV_CLOSE, 0},
+    };
+    enum { NEXP = sizeof expected / sizeof expected[0] };
+    cr_assert_eq(p.n, NEXP, "the operator saw %d events, expected %d", p.n, NEXP);
+    for (int i = 0; i < NEXP; i++) {
+        cr_assert_eq(p.log[i].kind, expected[i].kind, "event %d is kind %d, expected %d", i,
+                     p.log[i].kind, expected[i].kind);
+        cr_assert_eq(p.log[i].value, expected[i].value, "event %d has value %lld, expected %lld",
+                     i, (long long)p.log[i].value, (long long)expected[i].value);
+    }
+    cr_assert_eq(weir_collect_count(cm), 6u);
+    cr_assert_eq(weir_collect_count(cs), 1u);
+    weir_job_destroy(job);
+}
+
+Test(process, on_batch_chained, .timeout = 60)
+{
+    run_probe_batch(false, 0);
+}
+
+Test(process, on_batch_over_a_channel, .timeout = 60)
+{
+    run_probe_batch(true, 0);
+}
+
+Test(process, on_batch_one_record_batches, .timeout = 60)
+{
+    run_probe_batch(false, 1);
+}
+
+/* A keyed input never goes through on_batch: each record needs its key. */
+typedef struct keyed_batch_probe {
+    _Atomic int batches, records, keyless;
+} keyed_batch_probe;
+
+static int kb_record(weir_ctx *ctx, int input, const void *elem, int64_t ts)
+{
+    (void)input;
+    (void)ts;
+    keyed_batch_probe *p = weir_ctx_arg(ctx);
+    if (!weir_ctx_key(ctx) || memcmp(weir_ctx_key(ctx), elem, 8) != 0)
+        atomic_fetch_add(&p->keyless, 1);
+    atomic_fetch_add(&p->records, 1);
+    return 0;
+}
+
+static int kb_batch(weir_ctx *ctx, int input, const weir_batch *b)
+{
+    (void)input;
+    keyed_batch_probe *p = weir_ctx_arg(ctx);
+    atomic_fetch_add(&p->batches, 1);
+    return 0;
+}
+
+static const weir_operator_vtable kb_vtable = {
+    .version = WEIR_OPERATOR_VTABLE_V1,
+    .on_record = kb_record,
+    .on_batch = kb_batch,
+};
+
+static void key_u64(const void *elem, void *key, void *arg)
+{
+    (void)arg;
+    memcpy(key, elem, 8);
+}
+
+Test(process, keyed_input_bypasses_on_batch, .timeout = 60)
+{
+    enum { N = 5000 };
+    static uint64_t vals[N];
+    for (uint64_t i = 0; i < N; i++)
+        vals[i] = i % 97;
+    static keyed_batch_probe p;
+    weir_job *job = tu_job(&(weir_job_config){.workers = 2});
+    weir_key_spec key = {.key_size = 8, .extract = key_u64};
+    weir_process_spec spec = {.vtable = &kb_vtable, .arg = &p, .parallelism = 2};
+    weir_stream_process(weir_stream_key_by(weir_source_array(job, vals, N, 8, NULL), &key), &spec);
+    tu_run_ok(job);
+    cr_assert_eq(atomic_load(&p.batches), 0, "on_batch called on a keyed input");
+    cr_assert_eq(atomic_load(&p.records), N);
+    cr_assert_eq(atomic_load(&p.keyless), 0, "a record arrived without its key");
+    weir_job_destroy(job);
+}
+
+/* ---- emitting in place ---------------------------------------------------- */
+
+/* weir_emit_reserve / weir_emit_commit must be equivalent to weir_emit on
+ * every kind of output: chained only, one channel, a hash partitioner
+ * (several channels), a broadcast, and chained plus channels at once. */
+static int reserve_record(weir_ctx *ctx, int input, const void *elem, int64_t ts)
+{
+    (void)input;
+    uint64_t v;
+    memcpy(&v, elem, 8);
+    uint64_t *out = weir_emit_reserve(ctx);
+    if (!out)
+        return weir_ctx_error(ctx);
+    uint64_t w = v * 10 + 1;
+    memcpy(out, &w, 8);
+    return weir_emit_commit(ctx, ts + 1);
+}
+
+static const weir_operator_vtable reserve_vtable = {
+    .version = WEIR_OPERATOR_VTABLE_V1,
+    .on_record = reserve_record,
+};
+
+static void check_reserved(const weir_collect *c, size_t n, size_t copies, const char *what)
+{
+    cr_assert_eq(weir_collect_count(c), n * copies, "%s: %zu records", what,
+                 weir_collect_count(c));
+    uint64_t *hits = calloc(n, sizeof *hits);
+    for (size_t i = 0; i < n * copies; i++) {
+        uint64_t w;
+        memcpy(&w, weir_collect_elem(c, i), 8);
+        cr_assert_eq(w % 10, 1u, "%s: value %llu not written in place", what,
+                     (unsigned long long)w);
+        uint64_t v = w / 10;
+        cr_assert_lt(v, (uint64_t)n);
+        cr_assert_eq(weir_collect_timestamp(c, i), (int64_t)v + 1, "%s: timestamp", what);
+        hits[v]++;
+    }
+    for (size_t v = 0; v < n; v++)
+        cr_assert_eq(hits[v], (uint64_t)copies, "%s: value %zu arrived %llu times", what, v,
+                     (unsigned long long)hits[v]);
+    free(hits);
+}
+
+Test(process, emit_reserve_commit_every_output_kind, .timeout = 60)
+{
+    enum { N = 3001 };
+    static uint64_t vals[N];
+    static int64_t ts[N];
+    for (uint64_t i = 0; i < N; i++) {
+        vals[i] = i;
+        ts[i] = (int64_t)i;
+    }
+    weir_key_spec key = {.key_size = 8, .extract = key_u64};
+    for (int kind = 0; kind < 5; kind++) {
+        weir_job *job = tu_job(&(weir_job_config){.workers = 2, .batch_capacity = 64});
+        weir_process_spec spec = {.vtable = &reserve_vtable, .out_size = 8};
+        weir_stream *r = weir_stream_process(weir_source_array(job, vals, N, 8, ts), &spec);
+        weir_collect *c, *c2 = NULL;
+        size_t copies = 1;
+        const char *what;
+        if (kind == 0) {
+            what = "chained";
+            weir_sink_collect(r, &c);
+        } else if (kind == 1) {
+            what = "one channel";
+            weir_sink_collect(weir_stream_rebalance(r), &c);
+        } else if (kind == 2) {
+            what = "hash";
+            weir_stream_set_parallelism(weir_sink_collect(weir_stream_key_by(r, &key), &c), 3);
+        } else if (kind == 3) {
+            what = "broadcast";
+            weir_stream_set_parallelism(weir_sink_collect(weir_stream_broadcast(r), &c), 2);
+            copies = 2;
+        } else {
+            what = "chained and a channel";
+            weir_sink_collect(r, &c);
+            weir_stream_set_parallelism(weir_sink_collect(weir_stream_rebalance(r), &c2), 2);
+        }
+        tu_run_ok(job);
+        check_reserved(c, N, copies, what);
+        if (c2)
+            check_reserved(c2, N, 1, "the channel beside a chain");
+        weir_job_destroy(job);
+    }
 }

@@ -12,10 +12,8 @@
  * thread if one had started.
  */
 #include <criterion/criterion.h>
-#include <fcntl.h>
 #include <stdatomic.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "support/weir_testutil.h"
 
@@ -470,98 +468,6 @@ Test(build_errors, record_error_from_a_user_builder)
     cr_assert_eq(weir_job_record_error(job, WEIR_ERANGE, "my_window: size %d too small", -3),
                  WEIR_ERANGE);
     expect_refused(job, WEIR_ERANGE, "my_window", "size -3");
-    weir_job_destroy(job);
-}
-
-/* ---- running twice -------------------------------------------------------- */
-
-Test(build_errors, running_a_job_twice, .timeout = 60)
-{
-    weir_job *job = tu_job(&(weir_job_config){.workers = 1});
-    static const uint64_t v[] = {1, 2, 3};
-    weir_collect *c;
-    weir_sink_collect(weir_source_array(job, v, 3, 8, NULL), &c);
-    tu_run_ok(job);
-    cr_assert_eq(weir_job_run(job), WEIR_ESTATE);
-    /* The first run's results are untouched. */
-    cr_assert_eq(weir_collect_count(c), 3u);
-    weir_job_destroy(job);
-
-    /* A refused job cannot be run again either. */
-    job = tu_job(NULL);
-    cr_assert_eq(weir_job_run(job), WEIR_EINVAL);
-    cr_assert_eq(weir_job_run(job), WEIR_ESTATE);
-    weir_job_destroy(job);
-}
-
-/* ---- job settings --------------------------------------------------------- */
-
-/* weir_job_create has no job to keep a message in, so it writes why to
- * stderr; capture fd 2 to check it names the setting. */
-static void expect_create_refused(const weir_job_config *cfg, const char *word)
-{
-    fflush(stderr);
-    FILE *cap = tmpfile();
-    cr_assert_not_null(cap);
-    int saved = dup(2);
-    dup2(fileno(cap), 2);
-    weir_job *job = (weir_job *)&opens; /* not NULL: must be cleared */
-    int r = weir_job_create(cfg, &job);
-    fflush(stderr);
-    dup2(saved, 2);
-    close(saved);
-    cr_assert_eq(r, WEIR_EINVAL, "weir_job_create returned %d for %s", r, word);
-    cr_assert_null(job, "*out must be NULL after a refused create");
-    char text[512] = {0};
-    rewind(cap);
-    size_t n = fread(text, 1, sizeof text - 1, cap);
-    fclose(cap);
-    text[n] = '\0';
-    tu_assert_contains(text, word);
-}
-
-Test(build_errors, job_create_settings_out_of_range)
-{
-    expect_create_refused(&(weir_job_config){.workers = -1}, "workers -1");
-    expect_create_refused(&(weir_job_config){.workers = 100000}, "workers 100000");
-    expect_create_refused(&(weir_job_config){.batch_capacity = 100000}, "batch_capacity 100000");
-    expect_create_refused(&(weir_job_config){.batch_capacity = -1}, "batch_capacity -1");
-    expect_create_refused(&(weir_job_config){.channel_batches = -2}, "channel_batches -2");
-    expect_create_refused(&(weir_job_config){.parallelism = WEIR_MAX_PARALLELISM + 1},
-                          "parallelism 1025");
-    expect_create_refused(&(weir_job_config){.buffer_timeout_ms = -7}, "buffer_timeout_ms -7");
-    expect_create_refused(&(weir_job_config){.watermark_interval_ms = -9},
-                          "watermark_interval_ms -9");
-    expect_create_refused(&(weir_job_config){.clock = (weir_clock_kind)5}, "clock 5");
-    cr_assert_eq(weir_job_create(NULL, NULL), WEIR_EINVAL);
-}
-
-Test(build_errors, job_create_defaults_resolved)
-{
-    weir_job *job = tu_job(NULL);
-    const weir_job_config *c = weir_job_get_config(job);
-    cr_assert_gt(c->workers, 0);
-    cr_assert_eq(c->parallelism, 1);
-    cr_assert_eq(c->batch_capacity, 512);
-    cr_assert_eq(c->channel_batches, 8);
-    cr_assert_eq(c->buffer_timeout_ms, 5);
-    cr_assert_eq(c->watermark_interval_ms, 200);
-    cr_assert_str_empty(weir_job_error(job));
-    cr_assert_eq(weir_job_error_code(job), 0);
-    weir_job_destroy(job);
-    weir_job_destroy(NULL);
-    /* Special values survive resolution. */
-    job = tu_job(&(weir_job_config){.buffer_timeout_ms = WEIR_FLUSH_AT_ONCE,
-                                    .watermark_interval_ms = WEIR_DISABLED,
-                                    .workers = 3,
-                                    .batch_capacity = 1,
-                                    .channel_batches = 1});
-    c = weir_job_get_config(job);
-    cr_assert_eq(c->buffer_timeout_ms, WEIR_FLUSH_AT_ONCE);
-    cr_assert_eq(c->watermark_interval_ms, WEIR_DISABLED);
-    cr_assert_eq(c->workers, 3);
-    cr_assert_eq(c->batch_capacity, 1);
-    cr_assert_eq(c->channel_batches, 1);
     weir_job_destroy(job);
 }
 

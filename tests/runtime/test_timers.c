@@ -9,6 +9,13 @@
  * each promise directly and then run a random mix of operations against a
  * reference list, where the expected pop order is the sort by (timestamp,
  * sequence of first registration).
+ *
+ * The last tests run the same service inside a job, through the operator
+ * API: event-time timers fire when the watermark reaches them, in order,
+ * before the operator sees (and forwards) that watermark; a timer at or
+ * below the current watermark fires at the next one; a deleted timer never
+ * fires; processing-time timers fire on the virtual clock exactly at their
+ * time.
  */
 #include <criterion/criterion.h>
 #include <stdint.h>
@@ -253,4 +260,198 @@ Test(timers, random_operations_match_reference)
         cr_assert_eq(t.n, (uint32_t)nref, "op %d: %u timers, reference %zu", op, t.n, nref);
     }
     weir__timers_free(&t);
+}
+
+/* ---- timers in a job ------------------------------------------------------ */
+
+/* A source of records and watermarks, from a script. */
+typedef struct step {
+    int kind; /* 0: record (value, ts = value), 1: watermark, 2: wait until */
+    int64_t value;
+} step;
+
+typedef struct script {
+    const step *steps;
+    int n;
+} script;
+
+static int script_open(weir_ctx *ctx)
+{
+    weir_ctx_set_state(ctx, calloc(1, sizeof(int)));
+    return weir_ctx_state(ctx) ? 0 : WEIR_ENOMEM;
+}
+
+/* Runs steps up to the next wait in one call: records and watermarks
+ * emitted together reach the operator in their order only if the chain
+ * buffer is flushed before each watermark. */
+static int script_next(weir_ctx *ctx)
+{
+    const script *sc = weir_ctx_arg(ctx);
+    int *pos = weir_ctx_state(ctx);
+    while (*pos < sc->n) {
+        const step *st = &sc->steps[(*pos)++];
+        int r = 0;
+        if (st->kind == 0) {
+            uint64_t v = (uint64_t)st->value;
+            r = weir_emit(ctx, &v, st->value);
+        } else if (st->kind == 1) {
+            r = weir_emit_watermark(ctx, st->value);
+        } else {
+            weir_source_wait_until(ctx, st->value);
+            return WEIR_SOURCE_WAIT;
+        }
+        if (r < 0)
+            return r;
+    }
+    return WEIR_SOURCE_END;
+}
+
+static void script_close(weir_ctx *ctx)
+{
+    free(weir_ctx_state(ctx));
+}
+
+static const weir_source_vtable script_vtable = {
+    .version = WEIR_SOURCE_VTABLE_V1,
+    .open = script_open,
+    .next = script_next,
+    .close = script_close,
+};
+
+/* The operator under test: for a record v it registers an event-time timer
+ * at v + 5 (ns 0) and, for v = 100, deletes the one at 105 again; for v >=
+ * 1000 a processing-time timer at v - 1000 instead. It logs what it sees. */
+enum { LOG_MAX = 64 };
+typedef struct tlog {
+    char kind[LOG_MAX]; /* 'r' record, 'w' watermark, 'e' event timer, 'p' proc timer */
+    int64_t value[LOG_MAX];
+    int64_t now[LOG_MAX];
+    int n;
+} tlog;
+
+static void tlog_add(weir_ctx *ctx, char kind, int64_t value)
+{
+    tlog *l = weir_ctx_arg(ctx);
+    if (l->n < LOG_MAX) {
+        l->kind[l->n] = kind;
+        l->value[l->n] = value;
+        l->now[l->n] = weir_ctx_now(ctx);
+        l->n++;
+    }
+}
+
+static int op_record(weir_ctx *ctx, int input, const void *elem, int64_t ts)
+{
+    (void)input;
+    (void)ts;
+    uint64_t v;
+    memcpy(&v, elem, 8);
+    tlog_add(ctx, 'r', (int64_t)v);
+    int r;
+    if (v >= 1000)
+        return weir_timer_register(ctx, WEIR_PROCESSING_TIME, 0, (int64_t)v - 1000);
+    r = weir_timer_register(ctx, WEIR_EVENT_TIME, 0, (int64_t)v + 5);
+    if (r == 0 && v == 100)
+        r = weir_timer_delete(ctx, WEIR_EVENT_TIME, 0, 105);
+    /* Deleting a timer that does not exist is not an error. */
+    if (r == 0 && v == 100)
+        r = weir_timer_delete(ctx, WEIR_EVENT_TIME, 7, 105);
+    return r;
+}
+
+static int op_watermark(weir_ctx *ctx, int64_t wm)
+{
+    tlog_add(ctx, 'w', wm);
+    return weir_emit_watermark(ctx, wm);
+}
+
+static int op_timer(weir_ctx *ctx, const weir_timer *t)
+{
+    tu_check(t->key == NULL, "a timer of an unkeyed operator has a key");
+    tu_check(t->ns == 0, "timer ns %lld", (long long)t->ns);
+    tlog_add(ctx, t->domain == WEIR_EVENT_TIME ? 'e' : 'p', t->timestamp);
+    return 0;
+}
+
+static const weir_operator_vtable op_vtable = {
+    .version = WEIR_OPERATOR_VTABLE_V1,
+    .on_record = op_record,
+    .on_watermark = op_watermark,
+    .on_timer = op_timer,
+};
+
+static void run_script(const step *steps, int n, tlog *log, bool disable_chaining)
+{
+    static script sc;
+    sc = (script){steps, n};
+    memset(log, 0, sizeof *log);
+    weir_job *job = tu_job(&(weir_job_config){
+        .workers = 1, .clock = WEIR_CLOCK_VIRTUAL, .disable_chaining = disable_chaining});
+    weir_source_spec src = {.vtable = &script_vtable, .arg = &sc, .elem_size = 8};
+    weir_process_spec spec = {.name = "timed", .vtable = &op_vtable, .arg = log};
+    cr_assert_not_null(weir_stream_process(weir_job_add_source(job, &src), &spec));
+    tu_run_ok(job);
+    weir_job_destroy(job);
+}
+
+static void expect_log(const tlog *l, const char *kinds, const int64_t *values)
+{
+    int n = (int)strlen(kinds);
+    char got[LOG_MAX + 1];
+    memcpy(got, l->kind, (size_t)l->n);
+    got[l->n] = '\0';
+    cr_assert_str_eq(got, kinds, "event kinds \"%s\", expected \"%s\"", got, kinds);
+    for (int i = 0; i < n; i++)
+        cr_assert_eq(l->value[i], values[i], "event %d (%c): %lld, expected %lld", i,
+                     l->kind[i], (long long)l->value[i], (long long)values[i]);
+}
+
+static void event_time_case(bool disable_chaining)
+{
+    static const step steps[] = {
+        {0, 20},  /* timer 25 */
+        {0, 10},  /* timer 15 */
+        {0, 12},  /* timer 17 */
+        {1, 16},  /* fires 15 only, then the watermark */
+        {0, 100}, /* timer 105, deleted at once */
+        {1, 30},  /* fires 17, 25 */
+        {0, 3},   /* timer 8: below the watermark, fires at the next one */
+        {1, 31},
+        {0, 40},  /* timer 45: fires at the end of input (MAX) */
+    };
+    static tlog log;
+    run_script(steps, sizeof steps / sizeof steps[0], &log, disable_chaining);
+    static const int64_t want[] = {20, 10, 12, 15, 16, 100, 17, 25, 30, 3, 8, 31, 40, 45,
+                                   WEIR_TS_MAX};
+    expect_log(&log, "rrrewreewrewrew", want);
+}
+
+Test(timers_in_a_job, event_time_order_delete_and_late_registration, .timeout = 60)
+{
+    event_time_case(false);
+}
+
+Test(timers_in_a_job, event_time_over_a_channel, .timeout = 60)
+{
+    event_time_case(true);
+}
+
+/* On the virtual clock processing-time timers fire exactly at their time,
+ * in order, while the source waits; the source's wait keeps the job alive
+ * until 1000. */
+Test(timers_in_a_job, processing_time_on_virtual_clock, .timeout = 60)
+{
+    static const step steps[] = {
+        {0, 1300}, /* timer at 300 */
+        {0, 1050}, /* timer at 50 */
+        {0, 1050}, /* the same timer again: one */
+        {2, 1000}, /* wait until 1000 */
+    };
+    static tlog log;
+    run_script(steps, sizeof steps / sizeof steps[0], &log, false);
+    static const int64_t want[] = {1300, 1050, 1050, 50, 300, WEIR_TS_MAX};
+    expect_log(&log, "rrrppw", want);
+    /* Each timer fired when the clock was at its timestamp. */
+    cr_assert_eq(log.now[3], 50);
+    cr_assert_eq(log.now[4], 300);
 }
