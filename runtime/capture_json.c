@@ -2,6 +2,7 @@
 #include "capture_json.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -105,6 +106,10 @@ int weir__msgpack_to_json(const msgpack_object *o, weir__buf *out)
         break;
     case MSGPACK_OBJECT_FLOAT32:
     case MSGPACK_OBJECT_FLOAT64:
+        /* JSON has no NaN or infinity: refuse rather than print "nan", which
+         * no JSON reader accepts. */
+        if (!isfinite(o->via.f64))
+            return -1;
         snprintf(num, sizeof num, "%.17g", o->via.f64);
         if (!strpbrk(num, ".eEn"))
             strcat(num, ".0");

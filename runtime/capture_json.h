@@ -29,7 +29,8 @@ void weir__buf_append(weir__buf *b, const char *s, size_t n);
 const char *weir__buf_cstr(weir__buf *b);
 
 /* Appends the JSON text of `o`. 0, or -1 for an object JSON cannot hold (bin,
- * ext, a map key that is not a string) or out of memory. */
+ * ext, a map key that is not a string, a NaN or infinite float) or out of
+ * memory (out->failed tells which). */
 int weir__msgpack_to_json(const msgpack_object *o, weir__buf *out);
 
 #endif

@@ -217,9 +217,22 @@ static void set_fast_paths(weir__output *o, bool allowed)
  * the one check left is on the slow path. */
 static void allow_emit(weir_ctx *ctx, bool allowed)
 {
-    set_fast_paths(&ctx->main, allowed);
+    weir__output *o = &ctx->main;
+    if (ctx->cursor.next)
+        o->count = (uint32_t)((size_t)(ctx->cursor.next - o->buf) / o->stride);
+    set_fast_paths(o, allowed);
     for (int i = 0; i < ctx->nside; i++)
         set_fast_paths(&ctx->side[i], allowed);
+    ctx->cursor.stride = o->stride;
+    ctx->cursor.elem_size = (uint32_t)o->elem_size;
+    if (o->only_chained) {
+        ctx->cursor.next = o->buf + (size_t)o->count * o->stride;
+        ctx->cursor.end = o->buf + (size_t)o->cap * o->stride;
+        o->count = 0;
+    } else {
+        ctx->cursor.next = NULL;
+        ctx->cursor.end = NULL;
+    }
 }
 
 int weir__output_prepare(weir__output *o, uint32_t batch_capacity)
@@ -240,29 +253,15 @@ int weir__output_prepare(weir__output *o, uint32_t batch_capacity)
     return 0;
 }
 
-/* Copies an element into a slot. Slots are 8-byte aligned and padded, so the
- * usual small sizes become a few moves instead of a call. */
+void weir__ctx_ready(weir_ctx *ctx)
+{
+    allow_emit(ctx, true);
+}
+
+/* Copies an element into a slot (the header's inline copy). */
 static inline void copy_elem(unsigned char *dst, const void *src, size_t size)
 {
-    switch (size) {
-    case 8:
-        memcpy(dst, src, 8);
-        break;
-    case 16:
-        memcpy(dst, src, 16);
-        break;
-    case 24:
-        memcpy(dst, src, 24);
-        break;
-    case 32:
-        memcpy(dst, src, 32);
-        break;
-    case 40:
-        memcpy(dst, src, 40);
-        break;
-    default:
-        memcpy(dst, src, size);
-    }
+    weir__copy_elem(dst, src, (uint32_t)size);
 }
 
 /* The channel a record goes to in a group (not for broadcast). */
@@ -356,9 +355,30 @@ static int flush_output(weir__output *o)
     return 0;
 }
 
+/* The main output's buffer, when the cursor tracks it: its records count as
+ * emitted now (the inline fast path does not count one by one). */
+static int flush_main(weir_ctx *ctx)
+{
+    weir__output *o = &ctx->main;
+    if (!ctx->cursor.next)
+        return flush_output(o);
+    uint32_t n = (uint32_t)((size_t)(ctx->cursor.next - o->buf) / o->stride);
+    if (n == 0)
+        return 0;
+    ctx->counters[WEIR__CNT_OUT] += n;
+    ctx->cursor.next = o->buf;
+    o->count = n;
+    return flush_output(o);
+}
+
+int weir__emit_full(weir_ctx *ctx)
+{
+    return flush_main(ctx);
+}
+
 int weir__ctx_flush_chained(weir_ctx *ctx)
 {
-    int r = flush_output(&ctx->main);
+    int r = flush_main(ctx);
     for (int i = 0; r == 0 && i < ctx->nside; i++)
         r = flush_output(&ctx->side[i]);
     return r;
@@ -409,9 +429,9 @@ static int emit_refused(weir_ctx *ctx, const char *call)
                                                   : "not allowed in open() or close()");
 }
 
-/* Everything but the one-destination fast paths, kept out of line so that
- * weir_emit itself stays small. */
-__attribute__((noinline)) static int emit_slow(weir_ctx *ctx, const void *elem, int64_t ts)
+/* Everything the inline weir_emit does not do itself: a refusal, or an
+ * output that is not chained-only. */
+int weir__emit_slow(weir_ctx *ctx, const void *elem, int64_t ts)
 {
     weir__output *o = &ctx->main;
     if (o->elem_size == 0 || ctx->in_close || ctx->in_open)
@@ -420,56 +440,32 @@ __attribute__((noinline)) static int emit_slow(weir_ctx *ctx, const void *elem, 
     return emit_to(o, elem, ts);
 }
 
-int weir_emit(weir_ctx *ctx, const void *elem, int64_t timestamp)
+void *weir__emit_reserve_slow(weir_ctx *ctx)
 {
     weir__output *o = &ctx->main;
-    if (WEIR__LIKELY(o->only_chained)) {
-        ctx->counters[WEIR__CNT_OUT]++;
-        unsigned char *slot = o->buf + (size_t)o->count * o->stride;
-        WEIR__SLOT_TS(slot) = timestamp;
-        copy_elem(WEIR__SLOT_ELEM(slot), elem, o->elem_size);
-        if (WEIR__UNLIKELY(++o->count == o->cap))
-            return flush_output(o);
-        return 0;
-    }
-    return emit_slow(ctx, elem, timestamp);
-}
-
-void *weir_emit_reserve(weir_ctx *ctx)
-{
-    weir__output *o = &ctx->main;
-    /* In place where the slot is known before the element is: the chain
-     * buffer, or the one channel of a one-channel output. Elsewhere (a hash
-     * partitioner needs the element) the scratch element is copied at commit. */
-    if (WEIR__LIKELY(o->only_chained))
-        return o->buf + (size_t)o->count * o->stride + 8;
+    /* In place into the one channel of a one-channel output; elsewhere (a
+     * hash partitioner needs the element first) into the scratch element,
+     * copied out at commit. */
     if (o->one_channel) {
         o->reserved = weir__channel_reserve(o->groups[0].ch[0]);
         if (WEIR__UNLIKELY(!o->reserved)) {
             weir_ctx_fail(ctx, WEIR_ENOMEM, "weir_emit_reserve: out of memory");
             return NULL;
         }
-    } else {
-        if (WEIR__UNLIKELY(o->elem_size == 0 || ctx->in_close || ctx->in_open)) {
-            emit_refused(ctx, "weir_emit_reserve");
-            return NULL;
-        }
-        o->reserved = NULL;
-        return o->scratch;
+        return WEIR__SLOT_ELEM(o->reserved);
     }
-    return WEIR__SLOT_ELEM(o->reserved);
+    if (WEIR__UNLIKELY(o->elem_size == 0 || ctx->in_close || ctx->in_open)) {
+        emit_refused(ctx, "weir_emit_reserve");
+        return NULL;
+    }
+    o->reserved = NULL;
+    return o->scratch;
 }
 
-int weir_emit_commit(weir_ctx *ctx, int64_t timestamp)
+int weir__emit_commit_slow(weir_ctx *ctx, int64_t timestamp)
 {
     weir__output *o = &ctx->main;
     ctx->counters[WEIR__CNT_OUT]++;
-    if (WEIR__LIKELY(o->only_chained)) {
-        WEIR__SLOT_TS(o->buf + (size_t)o->count * o->stride) = timestamp;
-        if (WEIR__UNLIKELY(++o->count == o->cap))
-            return flush_output(o);
-        return 0;
-    }
     unsigned char *slot = o->reserved;
     if (!slot)
         return emit_to(o, o->scratch, timestamp);

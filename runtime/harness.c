@@ -213,6 +213,7 @@ int weir_harness_create(const weir_harness_config *config, weir_harness **out, c
         harness_free(h);
         return create_error(errbuf, errsize, r, "out of memory");
     }
+    weir__ctx_ready(ctx);
 
     r = weir__ctx_open(ctx);
     if (r < 0) {

@@ -386,6 +386,8 @@ int weir__plan_build(weir_job *job, weir__plan **out)
             r = weir__output_prepare(&ctx->main, (uint32_t)job->cfg.batch_capacity);
             for (int k = 0; r == 0 && k < ctx->nside; k++)
                 r = weir__output_prepare(&ctx->side[k], (uint32_t)job->cfg.batch_capacity);
+            if (r == 0)
+                weir__ctx_ready(ctx);
         }
     }
     if (r == WEIR_ENOMEM)

@@ -91,6 +91,10 @@ typedef struct weir__state {
 } weir__state;
 
 struct weir_ctx {
+    /* First: the inline weir_emit of weir/operator.h reads it. When `next`
+     * is set, the main output is chained-only and the cursor, not
+     * main.count, says how full its buffer is. */
+    struct weir__emit_cursor cursor;
     struct weir__subtask *sub;   /* NULL in a harness */
     const weir__node *node;
     weir_job *job;               /* NULL in a harness */
@@ -233,8 +237,10 @@ void weir__ctx_close(weir_ctx *ctx);
 int weir__ctx_deliver(weir_ctx *ctx, int input, const weir_batch *b);
 /* Delivers the records ctx's outputs hold for chained operators. */
 int weir__ctx_flush_chained(weir_ctx *ctx);
-/* Sets up an output's chain buffer (planner, harness). */
+/* Sets up an output's chain buffer (planner, harness), then the context's
+ * emit cursor once all of them are ready. */
 int weir__output_prepare(weir__output *o, uint32_t batch_capacity);
+void weir__ctx_ready(weir_ctx *ctx);
 /* Sends a control message on every channel of every output of ctx. */
 int weir__ctx_flush_control(weir_ctx *ctx, weir__ctrl ctrl, int64_t value);
 

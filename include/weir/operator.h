@@ -142,17 +142,77 @@ WEIR_EXPORT void weir_source_wait_until(weir_ctx *ctx, int64_t t);
  * and never block: a full output keeps the records pending and the runtime
  * stops feeding this subtask until they have left. */
 
+/* Not API — the part of every weir_ctx the inline fast paths below read: a
+ * cursor over the main output's buffer for chained operators. `next` is NULL
+ * whenever the slow path must decide (no chained-only output, or emitting is
+ * not allowed right now). The layout may change with any release. */
+struct weir__emit_cursor {
+    unsigned char *next;
+    unsigned char *end;
+    uint32_t stride;
+    uint32_t elem_size;
+};
+WEIR_EXPORT int weir__emit_slow(weir_ctx *ctx, const void *elem, int64_t timestamp);
+WEIR_EXPORT int weir__emit_full(weir_ctx *ctx);
+WEIR_EXPORT void *weir__emit_reserve_slow(weir_ctx *ctx);
+WEIR_EXPORT int weir__emit_commit_slow(weir_ctx *ctx, int64_t timestamp);
+
+/* Not API: copies an element; small whole-word sizes with inline moves. */
+static inline void weir__copy_elem(unsigned char *dst, const void *src, uint32_t size)
+{
+    if ((size & 7u) == 0 && size <= 64) {
+        const unsigned char *s = (const unsigned char *)src;
+        for (uint32_t i = 0; i < size; i += 8)
+            __builtin_memcpy(dst + i, s + i, 8);
+    } else {
+        __builtin_memcpy(dst, src, size);
+    }
+}
+
 /* A record on the main output. Returns 0, WEIR_ESTATE (no main output, or
- * called from close()) or WEIR_ECANCELED. */
-WEIR_EXPORT int weir_emit(weir_ctx *ctx, const void *elem, int64_t timestamp);
+ * called from open() or close()) or another negative code if delivering it
+ * failed. Inline: appending to a chained operator's buffer is a copy. */
+static inline int weir_emit(weir_ctx *ctx, const void *elem, int64_t timestamp)
+{
+    struct weir__emit_cursor *c = (struct weir__emit_cursor *)(void *)ctx;
+    unsigned char *slot = c->next;
+    if (__builtin_expect(slot != NULL, 1)) {
+        __builtin_memcpy(slot, &timestamp, sizeof timestamp);
+        weir__copy_elem(slot + 8, elem, c->elem_size);
+        c->next = slot + c->stride;
+        if (__builtin_expect(c->next == c->end, 0))
+            return weir__emit_full(ctx);
+        return 0;
+    }
+    return weir__emit_slow(ctx, elem, timestamp);
+}
 
 /* Emitting in place: weir_emit_reserve() returns where to write the next
- * main-output element (weir_ctx_out_size() bytes, valid until the commit),
- * weir_emit_commit() sends it with its timestamp. Equivalent to building the
- * element and calling weir_emit(), without the copy. reserve returns NULL
- * only on failure: return weir_ctx_error(ctx) then. */
-WEIR_EXPORT void *weir_emit_reserve(weir_ctx *ctx);
-WEIR_EXPORT int weir_emit_commit(weir_ctx *ctx, int64_t timestamp);
+ * main-output element (weir_ctx_out_size() bytes), weir_emit_commit() sends
+ * it with its timestamp; nothing else may be emitted in between. Equivalent
+ * to building the element and calling weir_emit(), without the copy.
+ * reserve returns NULL only on failure: return weir_ctx_error(ctx) then. */
+static inline void *weir_emit_reserve(weir_ctx *ctx)
+{
+    struct weir__emit_cursor *c = (struct weir__emit_cursor *)(void *)ctx;
+    if (__builtin_expect(c->next != NULL, 1))
+        return c->next + 8;
+    return weir__emit_reserve_slow(ctx);
+}
+
+static inline int weir_emit_commit(weir_ctx *ctx, int64_t timestamp)
+{
+    struct weir__emit_cursor *c = (struct weir__emit_cursor *)(void *)ctx;
+    unsigned char *slot = c->next;
+    if (__builtin_expect(slot != NULL, 1)) {
+        __builtin_memcpy(slot, &timestamp, sizeof timestamp);
+        c->next = slot + c->stride;
+        if (__builtin_expect(c->next == c->end, 0))
+            return weir__emit_full(ctx);
+        return 0;
+    }
+    return weir__emit_commit_slow(ctx, timestamp);
+}
 
 /* A record on side output `tag` (declared in the spec), with that side
  * output's element size. WEIR_EINVAL for an undeclared tag. */
