@@ -79,16 +79,25 @@ static int ts_open(weir_ctx *ctx)
     s->max_ts = WEIR_TS_MIN;
     weir_ctx_set_state(ctx, s);
     const weir_watermark_strategy *st = &a->spec.strategy;
+    int r = 0;
+    bool created = false;
     if (st->kind == WEIR_WATERMARKS_CUSTOM && st->custom->create) {
-        int r = st->custom->create(st->arg, &s->gen);
-        if (r < 0)
-            return r;
+        r = st->custom->create(st->arg, &s->gen);
+        created = r == 0;
     }
     s->interval = st->interval_ms ? st->interval_ms : weir_ctx_watermark_interval(ctx);
-    if (s->interval > 0)
-        return weir_timer_register(ctx, WEIR_PROCESSING_TIME, NS_PROBE,
-                                   weir_ctx_now(ctx) + s->interval);
-    return 0;
+    if (r == 0 && s->interval > 0)
+        r = weir_timer_register(ctx, WEIR_PROCESSING_TIME, NS_PROBE,
+                                weir_ctx_now(ctx) + s->interval);
+    if (r < 0) {
+        /* close() never runs for an operator whose open() failed, so what
+         * open made is freed here (a generator only if create succeeded). */
+        if (created && s->gen && st->custom->destroy)
+            st->custom->destroy(s->gen);
+        weir_ctx_set_state(ctx, NULL);
+        free(s);
+    }
+    return r;
 }
 
 static void ts_close(weir_ctx *ctx)

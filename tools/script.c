@@ -308,11 +308,17 @@ static int parse(script *s, FILE *in)
         if (r)
             return r;
     }
-    if (ferror(in))
-        return errorf(s->file, 0, "read error: %s", strerror(errno));
+    /* Not a malformed script: the file could not be read (exit 1, as the
+     * usage says; 2 is kept for what is wrong in the script itself). */
+    if (ferror(in)) {
+        errorf(s->file, 0, "read error: %s", strerror(errno));
+        return 1;
+    }
+    /* Reported at the last line (line 1 for an empty file), so that the
+     * message keeps the FILE:LINE: form of every other one. */
     if (!have_op)
-        return errorf(s->file, line > 0 ? line : 0, "no operator: the script is empty (its first "
-                      "statement must be 'op ...')");
+        return errorf(s->file, line > 0 ? line : 1, "no operator: the script has no statement "
+                      "(its first statement must be 'op ...')");
     return 0;
 }
 

@@ -96,19 +96,22 @@ static int64_t marked_ts(const void *elem, int64_t ts, void *arg)
 
 /* ---- parsing -------------------------------------------------------------- */
 
-static int parse_params(char **tok, int n, weir_script_param *p, int *np, char *why, size_t whysize)
+/* The NAME=VALUE settings after `op OP`; every message names the operator,
+ * like the operators' own setting errors do. */
+static int parse_params(const char *op, char **tok, int n, weir_script_param *p, int *np,
+                        char *why, size_t whysize)
 {
     *np = 0;
     for (int i = 0; i < n; i++) {
         char *eq = strchr(tok[i], '=');
         if (!eq || eq == tok[i] || !eq[1]) {
-            snprintf(why, whysize, "'%s' is not a setting NAME=VALUE", tok[i]);
+            snprintf(why, whysize, "op %s: '%s' is not a setting NAME=VALUE", op, tok[i]);
             return -1;
         }
         *eq = '\0';
         for (int k = 0; k < *np; k++) {
             if (strcmp(p[k].name, tok[i]) == 0) {
-                snprintf(why, whysize, "setting '%s' given twice", tok[i]);
+                snprintf(why, whysize, "op %s: setting '%s' given twice", op, tok[i]);
                 return -1;
             }
         }
@@ -261,7 +264,7 @@ int weir_script_op_parse(weir_script_op *op, char **tok, int n, char *why, size_
         snprintf(why, whysize, "op %s: too many settings", tok[0]);
         return -1;
     }
-    if (parse_params(tok + 1, n - 1, p, &np, why, whysize))
+    if (parse_params(tok[0], tok + 1, n - 1, p, &np, why, whysize))
         return -1;
     if (strcmp(tok[0], "passthrough") == 0)
         return parse_passthrough(op, p, np, why, whysize);
