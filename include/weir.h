@@ -6,6 +6,7 @@
 #ifndef WEIR_H
 #define WEIR_H
 
+#include "weir/capture.h"
 #include "weir/diag.h"
 #include "weir/error.h"
 #include "weir/export.h"

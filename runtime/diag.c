@@ -262,6 +262,21 @@ void weir__diag_sample(weir__subtask *sub, int64_t now, bool final)
     int64_t interval = now - sub->last_sample;
     if (interval <= 0 && !final)
         return;
+    /* A blocked period still going on counts up to now. The scheduler adds a
+     * period to blocked_ns only when it sees the subtask unblocked after a
+     * step, and a saturated producer re-blocks inside the very step that got
+     * credit back, so without this its whole run would be one period that is
+     * counted only after the last sample (and backpressure would never
+     * show). Same thread as the scheduler's bookkeeping: the subtask's
+     * worker. */
+    if (sub->blocked_since_ns) {
+        const weir__clock *clock = &sub->job->clock;
+        int64_t ns = clock->is_virtual ? now * 1000000 : weir__clock_now_ns(clock);
+        if (ns > sub->blocked_since_ns) {
+            sub->blocked_ns += ns - sub->blocked_since_ns;
+            sub->blocked_since_ns = ns;
+        }
+    }
     int64_t blocked_ms = sub->blocked_ns / 1000000;
     for (int i = 0; i < sub->nctx; i++) {
         weir_ctx *ctx = sub->ctxs[i];
@@ -434,11 +449,14 @@ void weir__diag_stop(weir_job *job)
         pthread_join(d->collector, NULL);
     }
     drain(d); /* whatever the collector had not reached (it stopped) */
-    weir__diag_pack_summary(d, weir__clock_now(&job->clock));
+    /* One reading of the clock for both forms of the event: on the system
+     * clock two readings can differ by a millisecond. */
+    int64_t now = weir__clock_now(&job->clock);
+    weir__diag_pack_summary(d, now);
     weir_diag_event ev;
     memset(&ev, 0, sizeof ev);
     ev.kind = WEIR_DIAG_KIND_SUMMARY;
-    ev.t = weir__clock_now(&job->clock);
+    ev.t = now;
     weir__diag_sinks_write(d, &ev);
     weir__diag_sinks_close(d, true);
     if (d->sinks.failed)

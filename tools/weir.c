@@ -9,6 +9,7 @@
 
 #include <weir.h>
 
+#include "capture.h"
 #include "script.h"
 
 static int usage(FILE *out)
@@ -17,6 +18,8 @@ static int usage(FILE *out)
                  "\n"
                  "commands:\n"
                  "  script FILE|-     run one operator on a scripted input and print its output\n"
+                 "  capture ...       convert, validate and summarize captures (convert IN OUT,\n"
+                 "                    validate FILE, summary FILE)\n"
                  "\n"
                  "Run 'weir COMMAND --help' for a command's options.\n");
     return out == stdout ? 0 : 2;
@@ -31,6 +34,8 @@ int main(int argc, char **argv)
         return usage(stdout);
     if (strcmp(cmd, "script") == 0)
         return weir_script_main(argc - 1, argv + 1);
+    if (strcmp(cmd, "capture") == 0)
+        return weir_capture_main(argc - 1, argv + 1);
     fprintf(stderr, "weir: unknown command '%s'\n", cmd);
     return usage(stderr);
 }

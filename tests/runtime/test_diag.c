@@ -1,0 +1,398 @@
+/* test_diag.c — the diagnostic channel end to end: every event kind appears
+ * in a real run, the structured events the memory sink keeps say what their
+ * JSON says, the JSONL file, the memory sink and the msgpack file (read back
+ * and printed by the capture reader) carry byte-identical events, levels
+ * write what docs/CAPTURE.md says they write, and a failed run's summary
+ * carries its error.
+ */
+#include <criterion/criterion.h>
+#include <time.h>
+
+#include "runtime/test_diag_support.h"
+
+/* ---- every kind ----------------------------------------------------------- */
+
+/* Checks one memory-sink event's structured fields against its JSON. */
+static void assert_event_matches_json(const weir_diag_event *ev)
+{
+    json_t *j = td_json(ev->json);
+    cr_assert_str_eq(td_str(j, "kind"), weir_diag_kind_name(ev->kind), "%s", ev->json);
+    cr_assert_eq(td_int(j, "t"), ev->t, "%s", ev->json);
+    if (ev->kind == WEIR_DIAG_KIND_JOB || ev->kind == WEIR_DIAG_KIND_SUMMARY) {
+        cr_assert_null(ev->op);
+        json_decref(j);
+        return;
+    }
+    cr_assert_str_eq(td_str(j, "op"), ev->op, "%s", ev->json);
+    cr_assert_eq(td_int(j, "subtask"), ev->subtask, "%s", ev->json);
+    bool valve = json_object_get(j, "input") != NULL;
+    cr_assert_eq(valve, ev->input >= 0, "%s", ev->json);
+    if (valve) {
+        cr_assert_eq(td_int(j, "input"), ev->input);
+        cr_assert_eq(td_int(j, "channel"), ev->channel);
+    }
+    switch (ev->kind) {
+    case WEIR_DIAG_KIND_WATERMARK:
+        cr_assert_eq(td_ts(j, "watermark"), ev->watermark, "%s", ev->json);
+        if (valve) {
+            json_t *h = json_object_get(j, "held_by");
+            cr_assert_eq(json_is_null(h) ? -1 : (int)json_integer_value(h), ev->held_by, "%s",
+                         ev->json);
+        }
+        break;
+    case WEIR_DIAG_KIND_STATUS:
+        cr_assert_eq(json_is_true(json_object_get(j, "idle")), ev->idle, "%s", ev->json);
+        break;
+    case WEIR_DIAG_KIND_THROUGHPUT:
+        cr_assert_eq(td_int(j, "in"), ev->records_in);
+        cr_assert_eq(td_int(j, "out"), ev->records_out);
+        break;
+    case WEIR_DIAG_KIND_WINDOW_FIRE:
+        cr_assert_str_eq(td_str(j, "key"), ev->key);
+        cr_assert_eq(td_ts(j, "start"), ev->window_start);
+        cr_assert_eq(td_ts(j, "end"), ev->window_end);
+        cr_assert_eq(td_int(j, "firing"), ev->firing);
+        cr_assert_eq(json_is_true(json_object_get(j, "on_time")), ev->firing == 0);
+        cr_assert_eq(td_int(j, "count"), ev->count);
+        cr_assert_eq(td_ts(j, "watermark"), ev->watermark);
+        break;
+    case WEIR_DIAG_KIND_LATE: {
+        cr_assert_str_eq(td_str(j, "key"), ev->key);
+        cr_assert_eq(td_ts(j, "timestamp"), ev->timestamp);
+        cr_assert_eq(td_ts(j, "watermark"), ev->watermark);
+        cr_assert_eq(td_int(j, "lateness"), ev->watermark - ev->timestamp);
+        cr_assert_str_eq(td_str(j, "action"), ev->dropped ? "dropped" : "side_output");
+        json_t *w = json_array_get(json_object_get(j, "windows"), 0);
+        cr_assert_eq(td_ts_value(json_array_get(w, 0)), ev->window_start);
+        cr_assert_eq(td_ts_value(json_array_get(w, 1)), ev->window_end);
+        break;
+    }
+    case WEIR_DIAG_KIND_MERGE:
+        cr_assert_eq(td_int(j, "merged"), ev->count);
+        cr_assert_eq(td_ts(j, "start"), ev->window_start);
+        break;
+    case WEIR_DIAG_KIND_CLEANUP:
+        cr_assert_eq(td_ts(j, "end"), ev->window_end);
+        break;
+    case WEIR_DIAG_KIND_BACKPRESSURE: {
+        cr_assert_eq(td_int(j, "blocked_ms"), ev->blocked_ms);
+        json_t *f = json_object_get(j, "fill");
+        cr_assert(json_is_real(f), "fill is not a float: %s", ev->json);
+        cr_assert_float_eq(json_real_value(f), ev->fill, 1e-12);
+        break;
+    }
+    case WEIR_DIAG_KIND_RECORD:
+        cr_assert_eq(td_ts(j, "timestamp"), ev->timestamp);
+        break;
+    default:
+        cr_assert_fail("unexpected kind %d", ev->kind);
+    }
+    json_decref(j);
+}
+
+static void count_kinds(const weir_diag_memory *mem, size_t counts[WEIR_DIAG_KIND_COUNT_])
+{
+    for (size_t i = 0; i < weir_diag_memory_count(mem); i++) {
+        const weir_diag_event *ev = weir_diag_memory_event(mem, i);
+        cr_assert_lt((unsigned)ev->kind, WEIR_DIAG_KIND_COUNT_);
+        counts[ev->kind]++;
+        assert_event_matches_json(ev);
+    }
+}
+
+/* A slow callback sink: the source fills the channel and waits for credit. */
+static int slow_sink(const void *elem, int64_t ts, int subtask, void *arg)
+{
+    (void)elem;
+    (void)ts;
+    (void)subtask;
+    (void)arg;
+    struct timespec d = {0, 50000};
+    nanosleep(&d, NULL);
+    return 0;
+}
+
+/* A run on the system clock with a slow consumer behind a small channel, so
+ * that backpressure shows (the other kinds come from the window job). */
+static void run_backpressured(weir_diag_memory *mem)
+{
+    weir_job_config cfg = {
+        .workers = 2, .batch_capacity = 16, .channel_batches = 1, .diag.memory = mem,
+        .diag.throughput_interval_ms = 5};
+    weir_job *job = tu_job(&cfg);
+    weir_generator_config g = {.partitions = 1, .rate = 1000, .count = WEIR_TEST_SANITIZED ? 1500 : 3000,
+                               .seed = 3};
+    weir_stream *s = weir_stream_rebalance(weir_source_generator(job, &g));
+    cr_assert_not_null(weir_sink_callback(s, slow_sink, NULL), "%s", weir_job_error(job));
+    tu_run_ok(job);
+    weir_job_destroy(job);
+}
+
+Test(diag, every_kind_appears_and_events_say_what_their_json_says, .timeout = 120)
+{
+    size_t counts[WEIR_DIAG_KIND_COUNT_] = {0};
+    weir_diag_memory *mem;
+    cr_assert_eq(weir_diag_memory_create(&mem), 0);
+    weir_job_config cfg = {.diag.memory = mem, .diag.level = WEIR_DIAG_VERBOSE};
+    td_window_job w;
+    td_window_job_make(&w, &cfg);
+    tu_run_ok(w.job);
+    count_kinds(mem, counts);
+    json_t *sum = td_summary(mem);
+    td_assert_identities(sum);
+    /* The window reported late elements both ways, and what it sent to the
+     * side output is what the late collect got. */
+    cr_assert_gt(td_total(sum, "window", "late_dropped"), 0);
+    cr_assert_gt(td_total(sum, "window", "late_side"), 0);
+    cr_assert_eq(td_total(sum, "window", "side_out"), (int64_t)weir_collect_count(w.late));
+    cr_assert_eq(td_total(sum, "window", "out"), (int64_t)weir_collect_count(w.out));
+    json_decref(sum);
+    weir_job_destroy(w.job);
+    weir_diag_memory_destroy(mem);
+
+    /* Backpressure depends on real time: a few tries make it certain. */
+    for (int attempt = 0; attempt < 5 && counts[WEIR_DIAG_KIND_BACKPRESSURE] == 0; attempt++) {
+        cr_assert_eq(weir_diag_memory_create(&mem), 0);
+        run_backpressured(mem);
+        count_kinds(mem, counts);
+        weir_diag_memory_destroy(mem);
+    }
+    for (int k = 0; k < WEIR_DIAG_KIND_COUNT_; k++)
+        cr_expect_gt(counts[k], 0, "no %s event", weir_diag_kind_name((weir_diag_kind)k));
+    cr_assert_eq(counts[WEIR_DIAG_KIND_JOB], counts[WEIR_DIAG_KIND_SUMMARY]);
+}
+
+Test(diag, window_events_are_late_and_on_time_as_reported)
+{
+    weir_diag_memory *mem;
+    cr_assert_eq(weir_diag_memory_create(&mem), 0);
+    weir_job_config cfg = {.diag.memory = mem};
+    td_window_job w;
+    td_window_job_make(&w, &cfg);
+    tu_run_ok(w.job);
+    int64_t on_time = 0, late_fire = 0, late = 0, merges = 0, cleanups = 0;
+    for (size_t i = 0; i < weir_diag_memory_count(mem); i++) {
+        const weir_diag_event *ev = weir_diag_memory_event(mem, i);
+        if (ev->kind == WEIR_DIAG_KIND_WINDOW_FIRE) {
+            /* an on-time firing comes when the watermark reached the end */
+            if (ev->firing == 0)
+                cr_assert_geq(ev->watermark, ev->window_end - 1);
+            on_time += ev->firing == 0;
+            late_fire += ev->firing > 0;
+            cr_assert_eq(ev->window_end - ev->window_start, TD_WIN);
+        } else if (ev->kind == WEIR_DIAG_KIND_LATE) {
+            late++;
+            cr_assert_geq(ev->watermark, ev->window_end - 1 + TD_LATENESS);
+        } else if (ev->kind == WEIR_DIAG_KIND_MERGE) {
+            merges++;
+        } else if (ev->kind == WEIR_DIAG_KIND_CLEANUP) {
+            cleanups++;
+        }
+    }
+    json_t *sum = td_summary(mem);
+    cr_assert_eq(late, td_total(sum, "window", "late_dropped") + td_total(sum, "window", "late_side"));
+    /* every window fires once on time (or had only late elements) and is
+     * cleaned up once; every firing emitted one record */
+    cr_assert_gt(on_time, 0);
+    cr_assert_gt(late_fire, 0);
+    cr_assert_gt(merges, 0);
+    cr_assert_geq(cleanups, on_time);
+    cr_assert_eq(on_time + late_fire, (int64_t)weir_collect_count(w.out));
+    json_decref(sum);
+    weir_job_destroy(w.job);
+    weir_diag_memory_destroy(mem);
+}
+
+/* ---- files, memory and the reader agree ----------------------------------- */
+
+typedef struct lines {
+    char **v;
+    size_t n, cap;
+} lines;
+
+static void lines_add(lines *l, const char *s, size_t len)
+{
+    if (l->n == l->cap) {
+        l->cap = l->cap ? l->cap * 2 : 1024;
+        l->v = realloc(l->v, l->cap * sizeof *l->v);
+        cr_assert_not_null(l->v);
+    }
+    l->v[l->n] = strndup(s, len);
+    cr_assert_not_null(l->v[l->n]);
+    l->n++;
+}
+
+static void lines_free(lines *l)
+{
+    for (size_t i = 0; i < l->n; i++)
+        free(l->v[i]);
+    free(l->v);
+}
+
+static void read_all(const char *path, lines *out, weir_capture_format want)
+{
+    weir_capture_reader *r;
+    char err[512];
+    cr_assert_eq(weir_capture_reader_open(path, &r, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(weir_capture_reader_format(r), want);
+    const char *json;
+    size_t len;
+    int e;
+    while ((e = weir_capture_reader_next(r, &json, &len)) == WEIR_CAPTURE_EVENT) {
+        cr_assert_eq(strlen(json), len);
+        lines_add(out, json, len);
+    }
+    cr_assert_eq(e, WEIR_CAPTURE_END, "%s", weir_capture_reader_error(r));
+    weir_capture_reader_close(r);
+}
+
+Test(diag, jsonl_memory_and_msgpack_carry_the_same_events, .timeout = 120)
+{
+    char *dir = td_tmpdir();
+    weir_diag_memory *mem;
+    cr_assert_eq(weir_diag_memory_create(&mem), 0);
+    const char *jl = td_path(dir, "run.jsonl"), *mp = td_path(dir, "run.msgpack");
+    /* two workers: the interleaving differs run to run, the three sinks of
+     * one run must still agree */
+    weir_job_config cfg = {.workers = 2, .diag = {.memory = mem, .jsonl_path = jl,
+                                                  .msgpack_path = mp,
+                                                  .level = WEIR_DIAG_VERBOSE}};
+    td_window_job w;
+    td_window_job_make(&w, &cfg);
+    tu_run_ok(w.job);
+    weir_job_destroy(w.job);
+    cr_assert(!td_exists(td_path(dir, "run.jsonl.partial")));
+    cr_assert(!td_exists(td_path(dir, "run.msgpack.partial")));
+
+    size_t len;
+    char *text = td_read(jl, &len);
+    lines file = {0}, conv = {0};
+    for (char *p = text; *p;) {
+        char *nl = strchr(p, '\n');
+        cr_assert_not_null(nl, "the JSONL file does not end with a newline");
+        lines_add(&file, p, (size_t)(nl - p));
+        p = nl + 1;
+    }
+    read_all(mp, &conv, WEIR_CAPTURE_MSGPACK);
+    cr_assert_eq(file.n, weir_diag_memory_count(mem));
+    cr_assert_eq(conv.n, file.n);
+    for (size_t i = 0; i < file.n; i++) {
+        cr_assert_str_eq(file.v[i], weir_diag_memory_event(mem, i)->json, "event %zu", i);
+        cr_assert_str_eq(conv.v[i], file.v[i], "event %zu", i);
+    }
+    /* and the reader gives a JSONL file back line for line */
+    lines again = {0};
+    read_all(jl, &again, WEIR_CAPTURE_JSONL);
+    cr_assert_eq(again.n, file.n);
+    for (size_t i = 0; i < file.n; i++)
+        cr_assert_str_eq(again.v[i], file.v[i]);
+    json_t *sum = td_json(file.v[file.n - 1]);
+    cr_assert_eq(td_int(sum, "events"), (int64_t)file.n - 1);
+    json_decref(sum);
+    lines_free(&file);
+    lines_free(&conv);
+    lines_free(&again);
+    free(text);
+    weir_diag_memory_destroy(mem);
+    td_rmdir(dir);
+}
+
+/* ---- levels --------------------------------------------------------------- */
+
+static void run_level(weir_diag_level level, weir_diag_memory *mem, const char *jsonl)
+{
+    weir_job_config cfg = {.diag = {.memory = mem, .jsonl_path = jsonl, .level = level}};
+    td_window_job w;
+    td_window_job_make(&w, &cfg);
+    tu_run_ok(w.job);
+    weir_job_destroy(w.job);
+}
+
+Test(diag, levels_write_what_they_promise, .timeout = 60)
+{
+    char *dir = td_tmpdir();
+    size_t counts[4][WEIR_DIAG_KIND_COUNT_] = {{0}};
+    const weir_diag_level levels[4] = {WEIR_DIAG_SUMMARY, WEIR_DIAG_STANDARD, WEIR_DIAG_DEFAULT,
+                                       WEIR_DIAG_VERBOSE};
+    const char *names[4] = {"summary", "standard", "standard", "verbose"};
+    for (int l = 0; l < 4; l++) {
+        weir_diag_memory *mem;
+        cr_assert_eq(weir_diag_memory_create(&mem), 0);
+        run_level(levels[l], mem, NULL);
+        for (size_t i = 0; i < weir_diag_memory_count(mem); i++)
+            counts[l][weir_diag_memory_event(mem, i)->kind]++;
+        json_t *job = td_json(weir_diag_memory_event(mem, 0)->json);
+        cr_assert_str_eq(td_str(json_object_get(job, "settings"), "level"), names[l]);
+        json_decref(job);
+        weir_diag_memory_destroy(mem);
+    }
+    /* summary: the job and the summary only */
+    size_t total = 0;
+    for (int k = 0; k < WEIR_DIAG_KIND_COUNT_; k++)
+        total += counts[0][k];
+    cr_assert_eq(total, 2);
+    cr_assert_eq(counts[0][WEIR_DIAG_KIND_JOB], 1);
+    /* standard (and the default) has no records; verbose has one per record
+     * per operator, and otherwise the same events (the run is deterministic) */
+    cr_assert_eq(counts[1][WEIR_DIAG_KIND_RECORD], 0);
+    cr_assert_gt(counts[3][WEIR_DIAG_KIND_RECORD], 0);
+    for (int k = 0; k < WEIR_DIAG_KIND_COUNT_; k++) {
+        cr_assert_eq(counts[1][k], counts[2][k], "%s", weir_diag_kind_name((weir_diag_kind)k));
+        if (k != WEIR_DIAG_KIND_RECORD)
+            cr_assert_eq(counts[1][k], counts[3][k], "%s", weir_diag_kind_name((weir_diag_kind)k));
+    }
+    /* off: no file at all */
+    const char *path = td_path(dir, "off.jsonl");
+    run_level(WEIR_DIAG_OFF, NULL, path);
+    cr_assert(!td_exists(path));
+    cr_assert(!td_exists(td_path(dir, "off.jsonl.partial")));
+    td_rmdir(dir);
+}
+
+/* ---- a failed run --------------------------------------------------------- */
+
+static int fail_at_500(const void *in, void *out, void *arg)
+{
+    (void)arg;
+    uint64_t v;
+    memcpy(&v, in, sizeof v);
+    if (v == 500)
+        return WEIR_ERANGE;
+    memcpy(out, &v, sizeof v);
+    return 0;
+}
+
+Test(diag, a_failed_run_says_so_in_its_summary)
+{
+    enum { N = 1000 };
+    static uint64_t vals[N];
+    static int64_t ts[N];
+    for (int i = 0; i < N; i++) {
+        vals[i] = (uint64_t)i;
+        ts[i] = i;
+    }
+    for (int failing = 0; failing < 2; failing++) {
+        weir_diag_memory *mem;
+        cr_assert_eq(weir_diag_memory_create(&mem), 0);
+        weir_job_config cfg = {.workers = 1, .diag.memory = mem};
+        weir_job *job = tu_job(&cfg);
+        weir_stream *s = weir_source_array(job, vals, failing ? N : 400, sizeof vals[0], ts);
+        s = weir_stream_map(s, sizeof(uint64_t), fail_at_500, NULL);
+        cr_assert_not_null(weir_sink_discard(weir_stream_rebalance(s)));
+        int r = weir_job_run(job);
+        json_t *sum = td_summary(mem);
+        if (failing) {
+            cr_assert_lt(r, 0);
+            const char *err = td_str(sum, "error");
+            cr_assert_not_null(err, "the summary of a failed run has no error");
+            cr_assert_str_eq(err, weir_job_error(job));
+        } else {
+            cr_assert_eq(r, 0, "%s", weir_job_error(job));
+            cr_assert_null(json_object_get(sum, "error"));
+            cr_assert_eq(json_object_size(sum), 6);
+        }
+        json_decref(sum);
+        weir_job_destroy(job);
+        weir_diag_memory_destroy(mem);
+    }
+}

@@ -1,0 +1,603 @@
+/* capture_summary.c — `weir capture summary`: a readable report of a
+ * capture, per operator and per subtask.
+ *
+ * One pass over the events, after the checker passed each one, folds them
+ * into per-subtask statistics; the report is built in memory and printed only
+ * when the whole capture was read and found valid, so a bad capture never
+ * leaves half a report behind.
+ *
+ * The measures, and why they are defined as they are:
+ *   - watermark lag: the largest element timestamp a subtask has seen minus
+ *     its output watermark, taken whenever either moves (its maximum over the
+ *     run, and its value at the last finite watermark). Element timestamps
+ *     appear only in `record` events (verbose level) and `late` events, so
+ *     the lag is "n/a" for a standard capture without late elements.
+ *   - longest stall: the longest processing time between two advances of a
+ *     subtask's output watermark, up to its advance to MAX, counting only the
+ *     time its output was active (idle time is an output saying "nothing is
+ *     coming", not a stall). The cause is read where the watermark is made:
+ *     the valve of the task's head, whose `held_by` names the channel holding
+ *     the minimum back — just before the valve event that ended the stall,
+ *     which is the holder during it; or, when a source or a timestamps
+ *     operator makes the watermark in the chain, that operator.
+ *   - throughput: the summary's counters per second of the run's processing
+ *     time, and the busiest single throughput interval of any subtask.
+ */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "capture.h"
+
+typedef struct sub_stats {
+    /* the output watermark */
+    int64_t advances, wm, last_adv_t;
+    bool idle;
+    int64_t idle_since, idle_ms, idle_changes;
+    int64_t active_ms, seg_start; /* active time since the last advance */
+    int64_t stall_ms, stall_from, stall_to;
+    bool stall_to_max, has_stall;
+    char stall_cause[192];
+    /* lag */
+    bool has_max_ts, has_lag, has_final_lag;
+    int64_t max_ts, max_lag, final_lag;
+    /* backpressure */
+    int64_t blocked_ms, bp_samples;
+    double max_fill;
+    /* the valve, for a task's head: held_by now and before the last event */
+    int held[2], held_prev[2];
+    int last_input;
+    bool last_was_wm;
+} sub_stats;
+
+typedef struct op_stats {
+    sub_stats *subs;
+    int64_t fired_on_time, fired_late, fired_elements, merges, cleanups;
+    int64_t late_events;
+    double peak_in;
+    int peak_sub;
+    int64_t peak_t;
+} op_stats;
+
+typedef struct summary {
+    op_stats *ops;
+    int nops;
+    int64_t end_t; /* the summary's t: the run's processing time */
+    bool any_window, any_lag_source;
+    char clock[16];
+    int64_t workers;
+} summary;
+
+static int prepare(summary *s, const cap_check *c, json_t *job)
+{
+    s->nops = c->nops;
+    s->ops = calloc((size_t)c->nops, sizeof *s->ops);
+    if (!s->ops)
+        return -1;
+    for (int i = 0; i < c->nops; i++) {
+        op_stats *o = &s->ops[i];
+        o->subs = calloc((size_t)c->ops[i].parallelism, sizeof *o->subs);
+        if (!o->subs)
+            return -1;
+        o->peak_sub = -1;
+        for (int k = 0; k < c->ops[i].parallelism; k++) {
+            sub_stats *st = &o->subs[k];
+            st->wm = INT64_MIN;
+            st->last_adv_t = -1;
+            st->held[0] = st->held[1] = st->held_prev[0] = st->held_prev[1] = -1;
+            st->last_input = -1;
+        }
+    }
+    json_t *settings = json_object_get(job, "settings");
+    json_t *clock = json_object_get(settings, "clock");
+    json_t *workers = json_object_get(settings, "workers");
+    snprintf(s->clock, sizeof s->clock, "%s", json_is_string(clock) ? json_string_value(clock) : "?");
+    s->workers = json_is_integer(workers) ? (int64_t)json_integer_value(workers) : 0;
+    return 0;
+}
+
+static void free_summary(summary *s)
+{
+    for (int i = 0; i < s->nops; i++)
+        free(s->ops[i].subs);
+    free(s->ops);
+}
+
+static int64_t int_of(json_t *ev, const char *key)
+{
+    return (int64_t)json_integer_value(json_object_get(ev, key));
+}
+
+static int64_t ts_of(json_t *ev, const char *key)
+{
+    int64_t v = INT64_MIN;
+    cap_ts(json_object_get(ev, key), &v);
+    return v;
+}
+
+static bool finite(int64_t v)
+{
+    return v != INT64_MIN && v != INT64_MAX;
+}
+
+static void lag_at(sub_stats *st, bool final)
+{
+    if (!st->has_max_ts || !finite(st->wm))
+        return;
+    int64_t lag;
+    if (__builtin_sub_overflow(st->max_ts, st->wm, &lag))
+        return;
+    if (!st->has_lag || lag > st->max_lag)
+        st->max_lag = lag;
+    st->has_lag = true;
+    if (final) {
+        st->final_lag = lag;
+        st->has_final_lag = true;
+    }
+}
+
+static void saw_timestamp(summary *s, sub_stats *st, int64_t ts)
+{
+    if (!finite(ts))
+        return;
+    s->any_lag_source = true;
+    if (!st->has_max_ts || ts > st->max_ts)
+        st->max_ts = ts;
+    st->has_max_ts = true;
+    lag_at(st, false);
+}
+
+/* Which producer subtask feeds channel `ch` of `input` of subtask `sub` of
+ * operator `head` (docs/CAPTURE.md: input edges in order, then producer
+ * subtask; a forward edge gives one channel, from the same subtask). */
+static bool channel_producer(const cap_check *c, int head, int input, int ch, int sub, int *op,
+                             int *psub)
+{
+    for (int k = 0; k < c->nedges; k++) {
+        const cap_edge *e = &c->edges[k];
+        if (e->to != head || e->input != input || e->chained)
+            continue;
+        int n = e->part == CAP_FORWARD ? 1 : c->ops[e->from].parallelism;
+        if (ch < n) {
+            *op = e->from;
+            *psub = e->part == CAP_FORWARD ? sub : ch;
+            return true;
+        }
+        ch -= n;
+    }
+    return false;
+}
+
+/* Why the output watermark of (op, sub) had not moved, as the valve saw it
+ * just before the event that moved it. */
+static void stall_cause(const summary *s, const cap_check *c, int op, int sub, char *buf,
+                        size_t size)
+{
+    const cap_op *o = &c->ops[op];
+    if (o->origin >= 0) {
+        if (o->origin == op)
+            snprintf(buf, size, "its own watermark generation");
+        else
+            snprintf(buf, size, "made upstream in the chain by \"%s\"", c->ops[o->origin].name);
+        return;
+    }
+    const sub_stats *h = &s->ops[o->head].subs[sub];
+    int in = h->last_input;
+    if (in < 0) {
+        snprintf(buf, size, "no valve event before it");
+        return;
+    }
+    int held = h->last_was_wm ? h->held_prev[in] : h->held[in];
+    const char *at = o->head == op ? "" : " of ";
+    const char *head = o->head == op ? "" : c->ops[o->head].name;
+    if (held < 0) {
+        snprintf(buf, size, "no aligned channel at the valve%s%s (all idle)", at, head);
+        return;
+    }
+    int pop, psub;
+    if (channel_producer(c, o->head, in, held, sub, &pop, &psub))
+        snprintf(buf, size, "held by input %d channel %d%s%s (\"%s\" subtask %d)", in, held, at,
+                 head, c->ops[pop].name, psub);
+    else
+        snprintf(buf, size, "held by input %d channel %d%s%s", in, held, at, head);
+}
+
+static void output_watermark(summary *s, const cap_check *c, int op, int sub, int64_t t,
+                             int64_t wm)
+{
+    sub_stats *st = &s->ops[op].subs[sub];
+    if (st->last_adv_t >= 0 && st->wm != INT64_MAX) {
+        int64_t gap = st->active_ms + (st->idle ? 0 : t - st->seg_start);
+        if (!st->has_stall || gap > st->stall_ms) {
+            st->has_stall = true;
+            st->stall_ms = gap;
+            st->stall_from = st->last_adv_t;
+            st->stall_to = t;
+            st->stall_to_max = wm == INT64_MAX;
+            stall_cause(s, c, op, sub, st->stall_cause, sizeof st->stall_cause);
+        }
+    }
+    st->advances++;
+    st->wm = wm;
+    st->last_adv_t = t;
+    st->active_ms = 0;
+    st->seg_start = t;
+    lag_at(st, finite(wm));
+}
+
+static void output_status(sub_stats *st, int64_t t, bool idle)
+{
+    if (idle == st->idle)
+        return;
+    st->idle_changes++;
+    if (idle) {
+        st->active_ms += t - st->seg_start;
+        st->idle_since = t;
+    } else {
+        st->idle_ms += t - st->idle_since;
+        st->seg_start = t;
+    }
+    st->idle = idle;
+}
+
+static int visit(void *arg, const cap_check *c, json_t *ev, char *msg)
+{
+    summary *s = arg;
+    const char *kind = json_string_value(json_object_get(ev, "kind"));
+    int64_t t = int_of(ev, "t");
+    if (strcmp(kind, "job") == 0) {
+        if (prepare(s, c, ev)) {
+            snprintf(msg, 1024, "out of memory");
+            return -1;
+        }
+        return 0;
+    }
+    if (strcmp(kind, "summary") == 0) {
+        s->end_t = t;
+        return 0;
+    }
+    json_t *opname = json_object_get(ev, "op");
+    if (!json_is_string(opname))
+        return 0; /* a kind this weir does not know */
+    int op = cap_op_find(c, json_string_value(opname));
+    int sub = (int)int_of(ev, "subtask");
+    if (op < 0)
+        return 0;
+    op_stats *o = &s->ops[op];
+    sub_stats *st = &o->subs[sub];
+    bool valve = json_object_get(ev, "input") != NULL;
+    if (strcmp(kind, "watermark") == 0) {
+        if (valve) {
+            int in = (int)int_of(ev, "input");
+            json_t *held = json_object_get(ev, "held_by");
+            st->held_prev[in] = st->held[in];
+            st->held[in] = json_is_integer(held) ? (int)json_integer_value(held) : -1;
+            st->last_input = in;
+            st->last_was_wm = true;
+        } else {
+            output_watermark(s, c, op, sub, t, ts_of(ev, "watermark"));
+        }
+    } else if (strcmp(kind, "status") == 0) {
+        if (valve) {
+            st->last_input = (int)int_of(ev, "input");
+            st->last_was_wm = false;
+        } else {
+            output_status(st, t, json_is_true(json_object_get(ev, "idle")));
+        }
+    } else if (strcmp(kind, "throughput") == 0) {
+        int64_t interval = int_of(ev, "interval_ms");
+        if (interval > 0) {
+            double rate = (double)int_of(ev, "in") * 1000.0 / (double)interval;
+            if (o->peak_sub < 0 || rate > o->peak_in) {
+                o->peak_in = rate;
+                o->peak_sub = sub;
+                o->peak_t = t;
+            }
+        }
+    } else if (strcmp(kind, "window_fire") == 0) {
+        s->any_window = true;
+        if (int_of(ev, "firing") == 0)
+            o->fired_on_time++;
+        else
+            o->fired_late++;
+        o->fired_elements += int_of(ev, "count");
+    } else if (strcmp(kind, "late") == 0) {
+        s->any_window = true;
+        o->late_events++;
+        saw_timestamp(s, st, ts_of(ev, "timestamp"));
+    } else if (strcmp(kind, "merge") == 0) {
+        s->any_window = true;
+        o->merges++;
+    } else if (strcmp(kind, "cleanup") == 0) {
+        s->any_window = true;
+        o->cleanups++;
+    } else if (strcmp(kind, "backpressure") == 0) {
+        st->blocked_ms += int_of(ev, "blocked_ms");
+        st->bp_samples++;
+        double f = json_number_value(json_object_get(ev, "fill"));
+        if (f > st->max_fill)
+            st->max_fill = f;
+    } else if (strcmp(kind, "record") == 0) {
+        saw_timestamp(s, st, ts_of(ev, "timestamp"));
+    }
+    return 0;
+}
+
+/* ---- tables --------------------------------------------------------------- */
+
+#define MAX_COLS 12
+
+typedef struct table {
+    int ncols;
+    char **cells; /* rows * ncols */
+    int nrows, cap;
+    bool failed;
+} table;
+
+static void row(table *t, ...)
+{
+    if (t->failed)
+        return;
+    if (t->nrows == t->cap) {
+        int cap = t->cap ? t->cap * 2 : 16;
+        char **c = realloc(t->cells, (size_t)cap * (size_t)t->ncols * sizeof *c);
+        if (!c) {
+            t->failed = true;
+            return;
+        }
+        t->cells = c;
+        t->cap = cap;
+    }
+    va_list ap;
+    va_start(ap, t);
+    for (int i = 0; i < t->ncols; i++) {
+        const char *s = va_arg(ap, const char *);
+        char *d = strdup(s ? s : "");
+        if (!d)
+            t->failed = true;
+        t->cells[t->nrows * t->ncols + i] = d;
+    }
+    va_end(ap);
+    t->nrows++;
+}
+
+/* Prints the table, the first row as its header; align[i] is 'l' or 'r' for
+ * column i. */
+static void print_table(FILE *out, table *t, const char *align)
+{
+    size_t w[MAX_COLS] = {0};
+    for (int r = 0; r < t->nrows; r++) {
+        for (int i = 0; i < t->ncols; i++) {
+            size_t n = strlen(t->cells[r * t->ncols + i] ? t->cells[r * t->ncols + i] : "");
+            if (n > w[i])
+                w[i] = n;
+        }
+    }
+    for (int r = 0; r < t->nrows; r++) {
+        fputs("  ", out);
+        for (int i = 0; i < t->ncols; i++) {
+            const char *s = t->cells[r * t->ncols + i] ? t->cells[r * t->ncols + i] : "";
+            bool last = i == t->ncols - 1;
+            if (last && !*s)
+                break; /* no trailing blanks */
+            if (i > 0)
+                fputs("  ", out);
+            if (align[i] == 'l')
+                fprintf(out, "%-*s", last ? 0 : (int)w[i], s);
+            else
+                fprintf(out, "%*s", (int)w[i], s);
+        }
+        fputc('\n', out);
+    }
+}
+
+static void free_table(table *t)
+{
+    for (int k = 0; k < t->nrows * t->ncols; k++)
+        free(t->cells[k]);
+    free(t->cells);
+    t->cells = NULL;
+    t->nrows = t->cap = 0;
+}
+
+/* Prints a table that has `n` rows below its header, or "none". */
+static void finish_table(FILE *out, table *t, const char *align, int n)
+{
+    if (n)
+        print_table(out, t, align);
+    else
+        fprintf(out, "  none\n");
+    free_table(t);
+}
+
+static const char *num(char *buf, size_t size, int64_t v)
+{
+    snprintf(buf, size, "%" PRId64, v);
+    return buf;
+}
+
+static const char *ts(char *buf, size_t size, int64_t v)
+{
+    if (v == INT64_MIN)
+        return "MIN";
+    if (v == INT64_MAX)
+        return "MAX";
+    return num(buf, size, v);
+}
+
+static const char *rate(char *buf, size_t size, int64_t n, int64_t ms)
+{
+    if (ms <= 0)
+        return "-";
+    snprintf(buf, size, "%.0f", (double)n * 1000.0 / (double)ms);
+    return buf;
+}
+
+/* ---- the report ----------------------------------------------------------- */
+
+static void report(FILE *out, const char *path, const summary *s, const cap_check *c)
+{
+    char a[64], b[64], d[64], e[64], f[64], g[64], h[96];
+    fprintf(out, "capture %s: %s, %" PRId64 " events, level %s, clock %s, %" PRId64
+                 " worker%s, %s\n",
+            path, c->msgpack ? "msgpack" : "JSONL", c->events, c->level, s->clock, s->workers, s->workers == 1 ? "" : "s",
+            c->lossy ? "lossy" : "lossless");
+    fprintf(out, "processing time: %" PRId64 " ms\n", s->end_t);
+    if (c->lossy)
+        fprintf(out, "dropped events: %" PRId64 " (the lossy channel's ring was full)\n",
+                c->dropped_events);
+    if (c->run_failed)
+        fprintf(out, "the run failed: %s\n", c->run_error);
+
+    fprintf(out, "\noperators (records per second of processing time)\n");
+    table t = {.ncols = 10};
+    row(&t, "operator", "kind", "p", "task", "accounting", "in", "out", "in/s", "out/s",
+        "peak in/s (subtask, t)");
+    for (int i = 0; i < c->nops; i++) {
+        const cap_op *op = &c->ops[i];
+        const op_stats *o = &s->ops[i];
+        int64_t in = 0, outn = 0;
+        for (int k = 0; k < op->parallelism; k++) {
+            in += op->cnt[k].in;
+            outn += op->cnt[k].out;
+        }
+        static const char *const acct[] = {"source", "one_to_one", "window", "sink", "any"};
+        char p[16], task[16], peak[96];
+        snprintf(p, sizeof p, "%d", op->parallelism);
+        snprintf(task, sizeof task, "%d", op->task);
+        if (o->peak_sub >= 0 && o->peak_in > 0)
+            snprintf(peak, sizeof peak, "%.0f (%d, %" PRId64 " ms)", o->peak_in, o->peak_sub,
+                     o->peak_t);
+        else
+            snprintf(peak, sizeof peak, "-");
+        row(&t, op->name, op->kind, p, task, acct[op->accounting], num(a, sizeof a, in),
+            num(b, sizeof b, outn), rate(d, sizeof d, in, s->end_t),
+            rate(e, sizeof e, outn, s->end_t), peak);
+    }
+    print_table(out, &t, "lllrlrrrrr");
+    free_table(&t);
+
+    fprintf(out, "\nwatermarks (each operator subtask's output)\n");
+    t = (table){.ncols = 8};
+    row(&t, "operator", "subtask", "advances", "final", "max lag", "final lag", "longest stall",
+        "cause of the stall");
+    bool lag_na = false;
+    for (int i = 0; i < c->nops; i++) {
+        const cap_op *op = &c->ops[i];
+        for (int k = 0; k < op->parallelism; k++) {
+            const sub_stats *st = &s->ops[i].subs[k];
+            char sub[16], stall[128];
+            snprintf(sub, sizeof sub, "%d", k);
+            if (st->has_stall)
+                snprintf(stall, sizeof stall, "%" PRId64 " ms (t %" PRId64 "..%" PRId64 "%s)",
+                         st->stall_ms, st->stall_from, st->stall_to,
+                         st->stall_to_max ? ", to MAX" : "");
+            else
+                snprintf(stall, sizeof stall, "-");
+            /* A source takes no elements in: it has no lag to speak of. */
+            bool source = op->accounting == CAP_ACCT_SOURCE;
+            if (!st->has_lag && st->advances && !source)
+                lag_na = true;
+            row(&t, op->name, sub, num(a, sizeof a, st->advances),
+                st->advances ? ts(b, sizeof b, st->wm) : "-",
+                source ? "-" : st->has_lag ? num(d, sizeof d, st->max_lag) : "n/a",
+                source ? "-" : st->has_final_lag ? num(e, sizeof e, st->final_lag) : "n/a", stall,
+                st->has_stall ? st->stall_cause : "");
+        }
+    }
+    print_table(out, &t, "lrrrrrrl");
+    free_table(&t);
+    if (lag_na)
+        fprintf(out, "  (lag n/a: no element timestamps for that subtask in this capture; they "
+                     "come from record events, level verbose, and late events)\n");
+
+    fprintf(out, "\nwindows and late elements\n");
+    t = (table){.ncols = 8};
+    row(&t, "operator", "fired on time", "fired late", "elements fired", "late dropped",
+        "late side output", "merges", "cleanups");
+    int nwin = 0;
+    for (int i = 0; i < c->nops; i++) {
+        const cap_op *op = &c->ops[i];
+        const op_stats *o = &s->ops[i];
+        int64_t dropped = 0, side = 0;
+        for (int k = 0; k < op->parallelism; k++) {
+            dropped += op->cnt[k].late_dropped;
+            side += op->cnt[k].late_side;
+        }
+        if (!o->fired_on_time && !o->fired_late && !o->merges && !o->cleanups && !dropped &&
+            !side && !o->late_events && op->accounting != CAP_ACCT_WINDOW)
+            continue;
+        nwin++;
+        row(&t, op->name, num(a, sizeof a, o->fired_on_time), num(b, sizeof b, o->fired_late),
+            num(d, sizeof d, o->fired_elements), num(e, sizeof e, dropped),
+            num(f, sizeof f, side), num(g, sizeof g, o->merges), num(h, sizeof h, o->cleanups));
+    }
+    finish_table(out, &t, "lrrrrrrr", nwin);
+
+    fprintf(out, "\nbackpressure (time blocked on a full output)\n");
+    t = (table){.ncols = 5};
+    row(&t, "operator", "subtask", "blocked ms", "max fill", "samples");
+    int nbp = 0;
+    for (int i = 0; i < c->nops; i++) {
+        for (int k = 0; k < c->ops[i].parallelism; k++) {
+            const sub_stats *st = &s->ops[i].subs[k];
+            if (!st->bp_samples)
+                continue;
+            nbp++;
+            char sub[16];
+            snprintf(sub, sizeof sub, "%d", k);
+            snprintf(d, sizeof d, "%.2f", st->max_fill);
+            row(&t, c->ops[i].name, sub, num(a, sizeof a, st->blocked_ms), d,
+                num(b, sizeof b, st->bp_samples));
+        }
+    }
+    finish_table(out, &t, "lrrrr", nbp);
+
+    fprintf(out, "\nidleness (time each output spent idle)\n");
+    t = (table){.ncols = 4};
+    row(&t, "operator", "subtask", "idle ms", "changes");
+    int nidle = 0;
+    for (int i = 0; i < c->nops; i++) {
+        for (int k = 0; k < c->ops[i].parallelism; k++) {
+            const sub_stats *st = &s->ops[i].subs[k];
+            if (!st->idle_changes)
+                continue;
+            nidle++;
+            char sub[16];
+            snprintf(sub, sizeof sub, "%d", k);
+            int64_t ms = st->idle_ms + (st->idle ? s->end_t - st->idle_since : 0);
+            row(&t, c->ops[i].name, sub, num(a, sizeof a, ms),
+                num(b, sizeof b, st->idle_changes));
+        }
+    }
+    finish_table(out, &t, "lrrr", nidle);
+}
+
+int cap_summary_main(const char *path, FILE *out, char *err, size_t errsize)
+{
+    cap_check c;
+    cap_check_init(&c);
+    summary s;
+    memset(&s, 0, sizeof s);
+    int r = cap_read(path, &c, visit, &s, err, errsize);
+    if (r == 0) {
+        char *text = NULL;
+        size_t len = 0;
+        FILE *mem = open_memstream(&text, &len);
+        if (!mem) {
+            snprintf(err, errsize, "weir capture summary: out of memory");
+            r = -1;
+        } else {
+            report(mem, path, &s, &c);
+            if (fclose(mem) != 0 || fwrite(text, 1, len, out) != len) {
+                snprintf(err, errsize, "weir capture summary: cannot write the report");
+                r = -1;
+            }
+            free(text);
+        }
+    }
+    free_summary(&s);
+    cap_check_free(&c);
+    return r;
+}
