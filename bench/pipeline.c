@@ -1,0 +1,282 @@
+/* pipeline.c — the pieces scenario files build their jobs from: the job
+ * configuration every run uses, the counting and paced sources, the sink
+ * accumulators, the timed run and the check that nothing was lost.
+ *
+ * Both sources are user-callback sources (weir_job_add_source), written
+ * exactly as a user of weir would write one: one state per subtask made in
+ * open(), weir_ctx_batch_hint() records per next(), never blocking.
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bench.h"
+
+int64_t bench_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+double bench_now(void)
+{
+    return (double)bench_now_ns() / 1e9;
+}
+
+static double self_cpu(void)
+{
+    struct rusage ru;
+    if (getrusage(RUSAGE_SELF, &ru) != 0)
+        return 0;
+    return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+           (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+}
+
+/* Busy CPU seconds of the whole machine since boot (every field of the
+ * aggregate "cpu" line but idle and iowait), or 0 if /proc/stat is missing. */
+static double machine_busy(void)
+{
+    unsigned long long v[10] = {0};
+    FILE *f = fopen("/proc/stat", "r");
+    if (!f)
+        return 0;
+    int n = fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1],
+                   &v[2], &v[3], &v[4], &v[5], &v[6], &v[7], &v[8], &v[9]);
+    fclose(f);
+    if (n < 8)
+        return 0;
+    /* user nice system idle iowait irq softirq steal [guest guest_nice]:
+     * guest time is already counted in user. */
+    unsigned long long busy = v[0] + v[1] + v[2] + v[5] + v[6] + v[7];
+    return (double)busy / (double)sysconf(_SC_CLK_TCK);
+}
+
+void bench_timer_start(bench_timer *t)
+{
+    t->busy = machine_busy();
+    t->self = self_cpu();
+    t->wall = bench_now();
+}
+
+void bench_timer_stop(const bench_timer *t, bench_result *out)
+{
+    double wall = bench_now();
+    double self = self_cpu();
+    double busy = machine_busy();
+    out->seconds = wall - t->wall;
+    out->cpu_self = self - t->self;
+    out->cpu_other = busy - t->busy - out->cpu_self;
+    if (out->cpu_other < 0)
+        out->cpu_other = 0; /* the two clocks' resolutions differ */
+}
+
+weir_job *bench_job_create(const bench_params *p, int64_t buffer_timeout_ms, char *err,
+                           size_t errsize)
+{
+    /* Diagnostics off: these scenarios measure the data path; the cost of
+     * each diagnostic level is measured by scenarios of its own. */
+    weir_job_config cfg = {
+        .workers = p->workers,
+        .parallelism = p->parallelism,
+        .batch_capacity = p->batch,
+        .buffer_timeout_ms = buffer_timeout_ms,
+        .diag = {.level = WEIR_DIAG_OFF},
+    };
+    weir_job *job = NULL;
+    int r = weir_job_create(&cfg, &job);
+    if (r < 0) {
+        snprintf(err, errsize, "weir_job_create: %s", weir_strerror(r));
+        return NULL;
+    }
+    return job;
+}
+
+/* ---- sources -------------------------------------------------------------- */
+
+typedef struct source_arg {
+    int64_t records;
+    double rate; /* 0: as fast as possible */
+} source_arg;
+
+typedef struct source_state {
+    void (*gen)(int64_t seq, bench_elem *out);
+    int64_t begin, next, end; /* this subtask's sequence numbers [begin, end) */
+    double rate;              /* this subtask's records/s (paced) */
+    int64_t start_ns;         /* when the first next() ran (paced) */
+} source_state;
+
+static int source_open(weir_ctx *ctx)
+{
+    const source_arg *a = weir_ctx_arg(ctx);
+    source_state *s = calloc(1, sizeof *s);
+    if (!s)
+        return WEIR_ENOMEM;
+    int64_t i = weir_ctx_subtask(ctx), p = weir_ctx_parallelism(ctx);
+    s->gen = bench_work_get()->gen;
+    s->begin = a->records / p * i + (i < a->records % p ? i : a->records % p);
+    s->end = s->begin + a->records / p + (i < a->records % p ? 1 : 0);
+    s->next = s->begin;
+    s->rate = a->rate / (double)p;
+    weir_ctx_set_state(ctx, s);
+    return 0;
+}
+
+static void source_close(weir_ctx *ctx)
+{
+    free(weir_ctx_state(ctx));
+}
+
+static int counting_next(weir_ctx *ctx)
+{
+    source_state *s = weir_ctx_state(ctx);
+    int64_t stop = s->next + weir_ctx_batch_hint(ctx);
+    if (stop > s->end)
+        stop = s->end;
+    bench_elem e;
+    for (int64_t q = s->next; q < stop; q++) {
+        s->gen(q, &e);
+        int r = weir_emit(ctx, &e, q);
+        if (r < 0)
+            return r;
+    }
+    s->next = stop;
+    return stop == s->end ? WEIR_SOURCE_END : WEIR_SOURCE_MORE;
+}
+
+/* Emits what is due by now at the subtask's rate (record k of the subtask is
+ * due k/rate seconds after the first call), each stamped with its own
+ * CLOCK_MONOTONIC emit time. When caught up it waits: the job clock has
+ * millisecond resolution, so at 100k records/s records leave in bursts of
+ * about 100 per millisecond; each record's latency is still measured from
+ * its own emit time. */
+static int paced_next(weir_ctx *ctx)
+{
+    source_state *s = weir_ctx_state(ctx);
+    int64_t now = bench_now_ns();
+    if (s->start_ns == 0)
+        s->start_ns = now;
+    int64_t due = s->begin + 1 + (int64_t)((double)(now - s->start_ns) * s->rate / 1e9);
+    if (due > s->end)
+        due = s->end;
+    int64_t stop = s->next + weir_ctx_batch_hint(ctx);
+    if (stop > due)
+        stop = due;
+    bench_elem e;
+    for (int64_t q = s->next; q < stop; q++) {
+        s->gen(q, &e);
+        e.value = bench_now_ns();
+        int r = weir_emit(ctx, &e, q);
+        if (r < 0)
+            return r;
+    }
+    s->next = stop > s->next ? stop : s->next;
+    if (s->next == s->end)
+        return WEIR_SOURCE_END;
+    if (s->next < due)
+        return WEIR_SOURCE_MORE;
+    double wait_ns = (double)(s->next - s->begin) * 1e9 / s->rate - (double)(now - s->start_ns);
+    int64_t wait_ms = (int64_t)ceil(wait_ns / 1e6);
+    weir_source_wait_until(ctx, weir_ctx_now(ctx) + (wait_ms < 1 ? 1 : wait_ms));
+    return WEIR_SOURCE_WAIT;
+}
+
+static const weir_source_vtable counting_vtable = {
+    .version = WEIR_SOURCE_VTABLE_V1,
+    .open = source_open,
+    .next = counting_next,
+    .close = source_close,
+};
+
+static const weir_source_vtable paced_vtable = {
+    .version = WEIR_SOURCE_VTABLE_V1,
+    .open = source_open,
+    .next = paced_next,
+    .close = source_close,
+};
+
+static weir_stream *add_source(weir_job *job, const weir_source_vtable *vt, const char *name,
+                               int64_t records, double rate)
+{
+    source_arg *a = malloc(sizeof *a);
+    if (!a) {
+        weir_job_record_error(job, WEIR_ENOMEM, "bench source: out of memory");
+        return NULL;
+    }
+    *a = (source_arg){.records = records, .rate = rate};
+    weir_source_spec spec = {
+        .name = name,
+        .vtable = vt,
+        .arg = a,
+        .arg_free = free,
+        .elem_size = sizeof(bench_elem),
+    };
+    return weir_job_add_source(job, &spec);
+}
+
+weir_stream *bench_source_counting(weir_job *job, int64_t records)
+{
+    return add_source(job, &counting_vtable, "source", records, 0);
+}
+
+weir_stream *bench_source_paced(weir_job *job, int64_t records, double rate)
+{
+    return add_source(job, &paced_vtable, "paced-source", records, rate);
+}
+
+/* ---- sinks, timing, checking ---------------------------------------------- */
+
+bench_acc *bench_acc_create(int n)
+{
+    bench_acc *acc = aligned_alloc(_Alignof(bench_acc), (size_t)n * sizeof *acc);
+    if (acc)
+        memset(acc, 0, (size_t)n * sizeof *acc);
+    return acc;
+}
+
+void bench_acc_total(const bench_acc *acc, int n, uint64_t *count, uint64_t *sum)
+{
+    *count = 0;
+    *sum = 0;
+    for (int i = 0; i < n; i++) {
+        *count += acc[i].count;
+        *sum += acc[i].sum;
+    }
+}
+
+int bench_job_time(weir_job *job, bench_result *out, char *err, size_t errsize)
+{
+    out->workers = weir_job_get_config(job)->workers;
+    bench_timer t;
+    bench_timer_start(&t);
+    int r = weir_job_run(job);
+    bench_timer_stop(&t, out);
+    if (r < 0) {
+        snprintf(err, errsize, "weir_job_run: %s: %s", weir_strerror(r), weir_job_error(job));
+        return -1;
+    }
+    return 0;
+}
+
+int bench_verify(const bench_acc *acc, int n, int64_t records, bench_shape shape, bool check_sum,
+                 char *err, size_t errsize)
+{
+    uint64_t want_count, want_sum, count, sum;
+    bench_expected(records, shape, &want_count, &want_sum);
+    bench_acc_total(acc, n, &count, &sum);
+    if (count != want_count) {
+        snprintf(err, errsize, "the sinks received %" PRIu64 " records, expected %" PRIu64, count,
+                 want_count);
+        return -1;
+    }
+    if (check_sum && sum != want_sum) {
+        snprintf(err, errsize, "checksum %016" PRIx64 ", expected %016" PRIx64, sum, want_sum);
+        return -1;
+    }
+    return 0;
+}
