@@ -1,0 +1,593 @@
+/* test_capture.c — `weir capture` as a user runs it: the real binary
+ * (WEIR_BINARY_DIR/tools/weir) on captures that real runs wrote.
+ *
+ * Good captures: convert gives back the run's JSONL byte for byte; validate
+ * says "valid: N events"; summary reports what the events say (window
+ * firings, the channel that held a watermark back, the producer feeding
+ * it). Bad ones — a truncated msgpack file, a JSONL line that is not JSON, a
+ * missing file, counters that do not add up, a watermark going back — make
+ * every subcommand exit 1 with the first problem and its place on stderr,
+ * print nothing on stdout, and leave no output file behind (an existing one
+ * untouched). Usage errors exit 2.
+ */
+#include <criterion/criterion.h>
+#include <stdarg.h>
+#include <sys/wait.h>
+
+#include "runtime/test_diag_support.h"
+
+#define WEIR WEIR_BINARY_DIR "/tools/weir"
+
+typedef struct cli {
+    int status;
+    char *out, *err;
+} cli;
+
+static void cli_free(cli *c)
+{
+    free(c->out);
+    free(c->err);
+}
+
+/* Runs `weir ARGS` (a shell word list) in dir; stdin from /dev/null unless
+ * ARGS redirects it. */
+static cli run(const char *dir, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static cli run(const char *dir, const char *fmt, ...)
+{
+    cr_assert(td_exists(WEIR), "%s is missing: build the weir-cli target", WEIR);
+    char args[2048], cmd[4096];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(args, sizeof args, fmt, ap);
+    va_end(ap);
+    snprintf(cmd, sizeof cmd, "cd '%s' && '%s' %s >cli.out 2>cli.err", dir, WEIR, args);
+    int st = system(cmd);
+    cr_assert(st != -1 && WIFEXITED(st), "weir %s did not exit normally", args);
+    cli c = {.status = WEXITSTATUS(st)};
+    c.out = td_read(td_path(dir, "cli.out"), NULL);
+    c.err = td_read(td_path(dir, "cli.err"), NULL);
+    return c;
+}
+
+/* ---- captures ------------------------------------------------------------- */
+
+/* The window job into DIR/NAME.jsonl and DIR/NAME.msgpack. */
+static void window_capture(const char *dir, const char *name, weir_diag_level level)
+{
+    char jl[64], mp[64];
+    snprintf(jl, sizeof jl, "%s.jsonl", name);
+    snprintf(mp, sizeof mp, "%s.msgpack", name);
+    weir_job_config cfg = {.diag = {.level = level,
+                                    .jsonl_path = td_path(dir, jl),
+                                    .msgpack_path = td_path(dir, mp)}};
+    td_window_job w;
+    td_window_job_make(&w, &cfg);
+    tu_run_ok(w.job);
+    weir_job_destroy(w.job);
+}
+
+/* Partition 2 of 3 goes quiet at 300 ms; the sink's valve is held by its
+ * channel 2 (test_diag_held_by.c). */
+static void held_capture(const char *dir)
+{
+    weir_job_config cfg = {.workers = 1, .clock = WEIR_CLOCK_VIRTUAL, .watermark_interval_ms = 10,
+                           .diag.jsonl_path = td_path(dir, "held.jsonl")};
+    weir_job *job = tu_job(&cfg);
+    weir_generator_config g = {.partitions = 3, .keys = 20, .rate = 1000,
+                               .pace = WEIR_GEN_PACED, .count = 1000, .disorder_ms = 5,
+                               .seed = 11,
+                               .idle = {{.partition = 2, .from_ms = 300, .to_ms = WEIR_TS_MAX}},
+                               .nidle = 1};
+    weir_stream *s = weir_source_generator(job, &g);
+    weir_timestamps_spec ts = {.strategy = weir_watermarks_bounded(5)};
+    s = weir_stream_set_parallelism(weir_stream_assign_timestamps(s, &ts), 3);
+    weir_stream *sink = weir_sink_discard(weir_stream_key_by(s, td_gen_keys()));
+    cr_assert_not_null(weir_stream_set_parallelism(sink, 1), "%s", weir_job_error(job));
+    tu_run_ok(job);
+    weir_job_destroy(job);
+}
+
+typedef struct lines {
+    char **v;
+    size_t n;
+} lines;
+
+static lines read_lines(const char *path)
+{
+    char *text = td_read(path, NULL);
+    lines l = {0};
+    for (char *p = text; *p;) {
+        char *nl = strchr(p, '\n');
+        cr_assert_not_null(nl);
+        l.v = realloc(l.v, (l.n + 1) * sizeof *l.v);
+        l.v[l.n++] = strndup(p, (size_t)(nl - p));
+        p = nl + 1;
+    }
+    free(text);
+    return l;
+}
+
+static void write_lines(const char *path, const lines *l)
+{
+    FILE *f = fopen(path, "wb");
+    cr_assert_not_null(f);
+    for (size_t i = 0; i < l->n; i++)
+        fprintf(f, "%s\n", l->v[i]);
+    cr_assert_eq(fclose(f), 0);
+}
+
+static void free_lines(lines *l)
+{
+    for (size_t i = 0; i < l->n; i++)
+        free(l->v[i]);
+    free(l->v);
+}
+
+static void replace_line(lines *l, size_t i, json_t *ev)
+{
+    free(l->v[i]);
+    l->v[i] = json_dumps(ev, JSON_COMPACT);
+    cr_assert_not_null(l->v[i]);
+}
+
+/* Asserts a failed run: status 1, nothing on stdout, exactly `err` on
+ * stderr (or starting with it, when prefix is set). */
+static void assert_fails(cli c, const char *err, bool prefix)
+{
+    cr_assert_eq(c.status, 1, "exit status %d; stderr: %s", c.status, c.err);
+    cr_assert_str_empty(c.out, "stdout: %s", c.out);
+    if (prefix)
+        cr_assert_eq(strncmp(c.err, err, strlen(err)), 0, "stderr \"%s\" does not start \"%s\"",
+                     c.err, err);
+    else
+        cr_assert_str_eq(c.err, err);
+    cli_free(&c);
+}
+
+/* validate and summary both refuse `file` with `err`. */
+static void assert_refused(const char *dir, const char *file, const char *err, bool prefix)
+{
+    assert_fails(run(dir, "capture validate %s", file), err, prefix);
+    assert_fails(run(dir, "capture summary %s", file), err, prefix);
+}
+
+/* ---- good captures -------------------------------------------------------- */
+
+Test(capture, convert_gives_back_the_runs_jsonl_byte_for_byte, .timeout = 120)
+{
+    char *dir = td_tmpdir();
+    window_capture(dir, "std", WEIR_DIAG_STANDARD);
+    window_capture(dir, "verbose", WEIR_DIAG_VERBOSE);
+    const char *names[] = {"std", "verbose"};
+    for (int i = 0; i < 2; i++) {
+        char in[64], out[64], jl[64];
+        snprintf(in, sizeof in, "%s.msgpack", names[i]);
+        snprintf(out, sizeof out, "%s.converted.jsonl", names[i]);
+        snprintf(jl, sizeof jl, "%s.jsonl", names[i]);
+        cli c = run(dir, "capture convert %s %s", in, out);
+        cr_assert_eq(c.status, 0, "%s", c.err);
+        lines l = read_lines(td_path(dir, jl));
+        char want[128];
+        snprintf(want, sizeof want, "converted %zu events to %s\n", l.n, out);
+        cr_assert_str_eq(c.out, want);
+        cr_assert_str_empty(c.err);
+        cli_free(&c);
+        size_t a, b;
+        char *x = td_read(td_path(dir, jl), &a), *y = td_read(td_path(dir, out), &b);
+        cr_assert_eq(a, b, "%s: %zu bytes converted, %zu written by the run", names[i], b, a);
+        cr_assert_eq(memcmp(x, y, a), 0, "%s: the converted capture differs", names[i]);
+        char partial[80];
+        snprintf(partial, sizeof partial, "%s.partial", out);
+        cr_assert(!td_exists(td_path(dir, partial)));
+        free(x);
+        free(y);
+        free_lines(&l);
+    }
+    /* convert reads msgpack only */
+    assert_fails(run(dir, "capture convert std.jsonl again.jsonl"),
+                 "std.jsonl: is JSONL already (convert reads a msgpack capture)\n", false);
+    cr_assert(!td_exists(td_path(dir, "again.jsonl")));
+    cr_assert(!td_exists(td_path(dir, "again.jsonl.partial")));
+    td_rmdir(dir);
+}
+
+Test(capture, validate_says_how_many_events_are_valid, .timeout = 120)
+{
+    char *dir = td_tmpdir();
+    window_capture(dir, "c", WEIR_DIAG_VERBOSE);
+    lines l = read_lines(td_path(dir, "c.jsonl"));
+    char want[64];
+    snprintf(want, sizeof want, "valid: %zu events\n", l.n);
+    const char *files[] = {"c.jsonl", "c.msgpack", "- < c.msgpack"};
+    for (int i = 0; i < 3; i++) {
+        cli c = run(dir, "capture validate %s", files[i]);
+        cr_assert_eq(c.status, 0, "%s: %s", files[i], c.err);
+        cr_assert_str_eq(c.out, want);
+        cr_assert_str_empty(c.err);
+        cli_free(&c);
+    }
+    free_lines(&l);
+
+    /* a lossy capture that dropped events is valid and says so */
+    weir_job_config cfg = {.diag = {.level = WEIR_DIAG_VERBOSE, .lossy = true,
+                                    .ring_capacity = 1, .jsonl_path = td_path(dir, "lossy.jsonl")}};
+    td_window_job w;
+    td_window_job_make(&w, &cfg);
+    tu_run_ok(w.job);
+    weir_job_destroy(w.job);
+    l = read_lines(td_path(dir, "lossy.jsonl"));
+    json_t *sum = td_json(l.v[l.n - 1]);
+    int64_t dropped = td_int(sum, "dropped_events");
+    json_decref(sum);
+    cli c = run(dir, "capture validate lossy.jsonl");
+    cr_assert_eq(c.status, 0, "%s", c.err);
+    if (dropped)
+        snprintf(want, sizeof want, "valid: %zu events (and %lld dropped by the lossy channel)\n",
+                 l.n, (long long)dropped);
+    else
+        snprintf(want, sizeof want, "valid: %zu events\n", l.n);
+    cr_assert_str_eq(c.out, want);
+    cli_free(&c);
+    free_lines(&l);
+    td_rmdir(dir);
+}
+
+static int fail_late(const void *in, void *out, void *arg)
+{
+    (void)arg;
+    const weir_gen_event *e = in;
+    if (e->seq == 300)
+        return WEIR_ERANGE;
+    memcpy(out, in, sizeof *e);
+    return 0;
+}
+
+Test(capture, a_failed_runs_capture_is_valid_and_says_it_failed, .timeout = 60)
+{
+    char *dir = td_tmpdir();
+    weir_job_config cfg = {.workers = 1, .clock = WEIR_CLOCK_VIRTUAL,
+                           .diag.jsonl_path = td_path(dir, "failed.jsonl")};
+    weir_job *job = tu_job(&cfg);
+    weir_generator_config g = {.partitions = 2, .rate = 1000, .pace = WEIR_GEN_PACED,
+                               .count = 1000, .seed = 5};
+    weir_stream *s = weir_stream_map(weir_source_generator(job, &g), sizeof(weir_gen_event),
+                                     fail_late, NULL);
+    cr_assert_not_null(weir_sink_discard(weir_stream_rebalance(s)));
+    cr_assert_lt(weir_job_run(job), 0);
+    char msg[512];
+    snprintf(msg, sizeof msg, "%s", weir_job_error(job));
+    weir_job_destroy(job);
+    lines l = read_lines(td_path(dir, "failed.jsonl"));
+    cli c = run(dir, "capture validate failed.jsonl");
+    cr_assert_eq(c.status, 0, "%s", c.err);
+    char want[1024];
+    snprintf(want, sizeof want,
+             "valid: %zu events; the run failed (%s), so its counters were not checked\n", l.n,
+             msg);
+    cr_assert_str_eq(c.out, want);
+    cli_free(&c);
+    free_lines(&l);
+    td_rmdir(dir);
+}
+
+/* The integers in the row of `op` in the report section that starts with
+ * `section`: the row's blank-separated words that are whole integers, in
+ * order, up to 8. */
+static int report_row(const char *report, const char *section, const char *op, long long *v)
+{
+    const char *s = strstr(report, section);
+    cr_assert_not_null(s, "no section \"%s\" in:\n%s", section, report);
+    char pat[64];
+    snprintf(pat, sizeof pat, "\n  %s ", op);
+    const char *row = strstr(s, pat);
+    cr_assert_not_null(row, "no row for %s in \"%s\"", op, section);
+    row += strlen(pat);
+    const char *eol = strchr(row, '\n');
+    char line[1024];
+    snprintf(line, sizeof line, "%.*s", eol ? (int)(eol - row) : (int)strlen(row), row);
+    int n = 0;
+    for (char *save = NULL, *w = strtok_r(line, " ", &save); w && n < 8;
+         w = strtok_r(NULL, " ", &save)) {
+        char *end;
+        long long x = strtoll(w, &end, 10);
+        if (end != w && *end == '\0')
+            v[n++] = x;
+    }
+    return n;
+}
+
+Test(capture, summary_reports_what_the_events_say, .timeout = 120)
+{
+    char *dir = td_tmpdir();
+    window_capture(dir, "c", WEIR_DIAG_STANDARD);
+    lines l = read_lines(td_path(dir, "c.jsonl"));
+    long long on_time = 0, late = 0, fired = 0, merges = 0, cleanups = 0;
+    for (size_t i = 0; i < l.n; i++) {
+        json_t *ev = td_json(l.v[i]);
+        const char *kind = td_str(ev, "kind");
+        if (strcmp(kind, "window_fire") == 0) {
+            on_time += td_int(ev, "firing") == 0;
+            late += td_int(ev, "firing") > 0;
+            fired += td_int(ev, "count");
+        }
+        merges += strcmp(kind, "merge") == 0;
+        cleanups += strcmp(kind, "cleanup") == 0;
+        json_decref(ev);
+    }
+    json_t *sum = td_json(l.v[l.n - 1]);
+    cli c = run(dir, "capture summary c.jsonl");
+    cr_assert_eq(c.status, 0, "%s", c.err);
+    cr_assert_str_empty(c.err);
+    char head[256];
+    snprintf(head, sizeof head,
+             "capture c.jsonl: JSONL, %zu events, level standard, clock virtual, 1 worker, "
+             "lossless\nprocessing time: %lld ms\n",
+             l.n, (long long)td_int(sum, "t"));
+    cr_assert_eq(strncmp(c.out, head, strlen(head)), 0, "report starts:\n%.300s", c.out);
+    long long v[8];
+    cr_assert_eq(report_row(c.out, "\nwindows and late elements", "window", v), 7);
+    cr_assert_eq(v[0], on_time);
+    cr_assert_eq(v[1], late);
+    cr_assert_eq(v[2], fired);
+    cr_assert_eq(v[3], td_total(sum, "window", "late_dropped"));
+    cr_assert_eq(v[4], td_total(sum, "window", "late_side"));
+    cr_assert_eq(v[5], merges);
+    cr_assert_eq(v[6], cleanups);
+    /* the operators table: p, task, in, out */
+    cr_assert_geq(report_row(c.out, "\noperators", "window", v), 4);
+    cr_assert_eq(v[0], 2);
+    cr_assert_eq(v[2], td_total(sum, "window", "in"));
+    cr_assert_eq(v[3], td_total(sum, "window", "out"));
+    tu_assert_contains(c.out, "\nwatermarks (each operator subtask's output)\n",
+                       "\nbackpressure (time blocked on a full output)\n", "\nidleness (time");
+    /* the msgpack capture gives the same report */
+    cli m = run(dir, "capture summary c.msgpack");
+    cr_assert_eq(m.status, 0, "%s", m.err);
+    const char *a = strchr(c.out, '\n'), *b = strchr(m.out, '\n');
+    cr_assert_str_eq(b, a);
+    cr_assert_eq(strncmp(m.out, "capture c.msgpack: msgpack, ", 28), 0);
+    cli_free(&m);
+    cli_free(&c);
+    json_decref(sum);
+    free_lines(&l);
+    td_rmdir(dir);
+}
+
+Test(capture, summary_names_the_channel_that_held_the_watermark, .timeout = 60)
+{
+    char *dir = td_tmpdir();
+    held_capture(dir);
+    cli c = run(dir, "capture summary held.jsonl");
+    cr_assert_eq(c.status, 0, "%s", c.err);
+    /* the sink's longest stall lasted until partition 2 ended, held by the
+     * channel fed by timestamps subtask 2 */
+    const char *wms = strstr(c.out, "\nwatermarks");
+    cr_assert_not_null(wms);
+    const char *row = strstr(wms, "\n  sink ");
+    cr_assert_not_null(row, "%s", c.out);
+    const char *eol = strchr(row + 1, '\n');
+    char line[512];
+    snprintf(line, sizeof line, "%.*s", (int)(eol - row - 1), row + 1);
+    tu_assert_contains(line, ", to MAX)", "held by input 0 channel 2 (\"timestamps\" subtask 2)");
+    long long v[8];
+    /* subtask, advances, the stall in ms ("MAX" and "n/a" are not numbers) */
+    cr_assert_geq(report_row(c.out, "\nwatermarks", "sink", v), 3);
+    cr_assert_eq(v[0], 0);
+    cr_assert_gt(v[2], 500, "a stall of %lld ms", v[2]);
+    cli_free(&c);
+    td_rmdir(dir);
+}
+
+/* ---- bad captures --------------------------------------------------------- */
+
+Test(capture, a_truncated_msgpack_capture_is_refused_and_nothing_is_written, .timeout = 60)
+{
+    char *dir = td_tmpdir();
+    window_capture(dir, "c", WEIR_DIAG_STANDARD);
+    size_t size;
+    char *data = td_read(td_path(dir, "c.msgpack"), &size);
+    td_write(td_path(dir, "cut.msgpack"), data, size / 2);
+    free(data);
+    /* where: what the library's reader says about the same bytes */
+    weir_capture_reader *r;
+    char err[512];
+    cr_assert_eq(weir_capture_reader_open("cut.msgpack", &r, err, sizeof err), WEIR_ENOENT);
+    cr_assert_eq(weir_capture_reader_open(td_path(dir, "cut.msgpack"), &r, err, sizeof err), 0);
+    const char *json;
+    int e;
+    while ((e = weir_capture_reader_next(r, &json, NULL)) == WEIR_CAPTURE_EVENT)
+        ;
+    cr_assert_eq(e, WEIR_EFORMAT);
+    char want[600];
+    snprintf(want, sizeof want, "cut.msgpack: byte offset %lld: truncated msgpack event\n",
+             (long long)weir_capture_reader_offset(r));
+    weir_capture_reader_close(r);
+    assert_refused(dir, "cut.msgpack", want, false);
+    /* convert: no output, and an existing one keeps what it had */
+    td_write(td_path(dir, "old.jsonl"), "old\n", 4);
+    assert_fails(run(dir, "capture convert cut.msgpack old.jsonl"), want, false);
+    assert_fails(run(dir, "capture convert cut.msgpack new.jsonl"), want, false);
+    char *old = td_read(td_path(dir, "old.jsonl"), NULL);
+    cr_assert_str_eq(old, "old\n");
+    free(old);
+    cr_assert(!td_exists(td_path(dir, "new.jsonl")));
+    cr_assert(!td_exists(td_path(dir, "new.jsonl.partial")));
+    cr_assert(!td_exists(td_path(dir, "old.jsonl.partial")));
+    td_rmdir(dir);
+}
+
+Test(capture, a_line_that_is_not_json_is_refused_with_its_line_and_column, .timeout = 60)
+{
+    char *dir = td_tmpdir();
+    window_capture(dir, "c", WEIR_DIAG_STANDARD);
+    lines l = read_lines(td_path(dir, "c.jsonl"));
+    free(l.v[3]);
+    l.v[3] = strdup("    hello world");
+    write_lines(td_path(dir, "bad.jsonl"), &l);
+    /* jansson's column: where it saw the token go wrong */
+    assert_refused(dir, "bad.jsonl", "bad.jsonl:4:9: not JSON: '[' or '{' expected near 'hello'\n",
+                   false);
+    /* an object cut short: the column is where it ends */
+    free(l.v[3]);
+    l.v[3] = strdup("{\"kind\":\"watermark\",");
+    write_lines(td_path(dir, "bad.jsonl"), &l);
+    assert_refused(dir, "bad.jsonl", "bad.jsonl:4:", true);
+    free_lines(&l);
+    td_rmdir(dir);
+}
+
+Test(capture, a_missing_file_is_refused)
+{
+    char *dir = td_tmpdir();
+    const char *want = "nope.jsonl: cannot open: No such file or directory\n";
+    assert_refused(dir, "nope.jsonl", want, false);
+    assert_fails(run(dir, "capture convert nope.jsonl out.jsonl"), want, false);
+    cr_assert(!td_exists(td_path(dir, "out.jsonl")));
+    cr_assert(!td_exists(td_path(dir, "out.jsonl.partial")));
+    td_rmdir(dir);
+}
+
+Test(capture, counters_that_do_not_add_up_are_refused, .timeout = 60)
+{
+    char *dir = td_tmpdir();
+    window_capture(dir, "c", WEIR_DIAG_STANDARD);
+    lines l = read_lines(td_path(dir, "c.jsonl"));
+    json_t *sum = td_json(l.v[l.n - 1]);
+    json_t *w = td_counters(sum, "window", 1);
+    cr_assert_not_null(w);
+    json_object_set_new(w, "absorbed", json_integer(td_int(w, "absorbed") + 1));
+    replace_line(&l, l.n - 1, sum);
+    write_lines(td_path(dir, "bad.jsonl"), &l);
+    char want[256];
+    snprintf(want, sizeof want,
+             "bad.jsonl:%zu: summary event: the counters of \"window\" subtask 1 do not add up "
+             "(window: in ",
+             l.n);
+    assert_refused(dir, "bad.jsonl", want, true);
+    /* and a sink said to emit */
+    json_object_set_new(w, "absorbed", json_integer(td_int(w, "absorbed") - 1));
+    json_t *sink = td_counters(sum, "sink", 0);
+    json_object_set_new(sink, "out", json_integer(3));
+    replace_line(&l, l.n - 1, sum);
+    write_lines(td_path(dir, "bad.jsonl"), &l);
+    snprintf(want, sizeof want,
+             "bad.jsonl:%zu: summary event: sink \"sink\" subtask 0 emitted 3 records (sink: out = 0)\n",
+             l.n);
+    assert_refused(dir, "bad.jsonl", want, false);
+    json_decref(sum);
+    free_lines(&l);
+    td_rmdir(dir);
+}
+
+Test(capture, a_watermark_going_back_is_refused_at_its_line, .timeout = 60)
+{
+    char *dir = td_tmpdir();
+    window_capture(dir, "c", WEIR_DIAG_STANDARD);
+    lines l = read_lines(td_path(dir, "c.jsonl"));
+    /* the second output watermark of window subtask 0, put below the first */
+    int64_t first = INT64_MIN;
+    size_t at = 0;
+    for (size_t i = 0; i < l.n && !at; i++) {
+        json_t *ev = td_json(l.v[i]);
+        if (strcmp(td_str(ev, "kind"), "watermark") == 0 &&
+            strcmp(td_str(ev, "op"), "window") == 0 && td_int(ev, "subtask") == 0 &&
+            !json_object_get(ev, "input")) {
+            if (first == INT64_MIN) {
+                first = td_ts(ev, "watermark");
+            } else {
+                json_object_set_new(ev, "watermark", json_integer(first - 1));
+                replace_line(&l, i, ev);
+                at = i + 1;
+            }
+        }
+        json_decref(ev);
+    }
+    cr_assert_gt(at, 0);
+    write_lines(td_path(dir, "back.jsonl"), &l);
+    char want[256];
+    snprintf(want, sizeof want,
+             "back.jsonl:%zu: watermark event: the watermark of \"window\" subtask 0 went back "
+             "from %lld to %lld\n",
+             at, (long long)first, (long long)first - 1);
+    assert_refused(dir, "back.jsonl", want, false);
+    free_lines(&l);
+    td_rmdir(dir);
+}
+
+Test(capture, a_capture_cut_short_or_out_of_order_is_refused, .timeout = 60)
+{
+    char *dir = td_tmpdir();
+    window_capture(dir, "c", WEIR_DIAG_STANDARD);
+    lines l = read_lines(td_path(dir, "c.jsonl"));
+    size_t n = l.n;
+    l.n = n - 1; /* no summary */
+    write_lines(td_path(dir, "cut.jsonl"), &l);
+    char want[256];
+    snprintf(want, sizeof want,
+             "cut.jsonl:%zu: the capture ends without a summary event (cut short?)\n", n - 1);
+    assert_refused(dir, "cut.jsonl", want, false);
+    l.n = n;
+    /* the job event not first */
+    char *job = l.v[0];
+    l.v[0] = l.v[1];
+    l.v[1] = job;
+    write_lines(td_path(dir, "order.jsonl"), &l);
+    assert_refused(dir, "order.jsonl", "order.jsonl:1: the first event is ", true);
+    l.v[1] = l.v[0];
+    l.v[0] = job;
+    /* an operator that is not in the job */
+    json_t *ev = td_json(l.v[1]);
+    json_object_set_new(ev, "op", json_string("ghost"));
+    char *keep = l.v[1];
+    l.v[1] = json_dumps(ev, JSON_COMPACT);
+    json_decref(ev);
+    write_lines(td_path(dir, "ghost.jsonl"), &l);
+    assert_refused(dir, "ghost.jsonl", "ghost.jsonl:2: ", true);
+    free(l.v[1]);
+    l.v[1] = keep;
+    free_lines(&l);
+    td_rmdir(dir);
+}
+
+/* ---- usage ---------------------------------------------------------------- */
+
+Test(capture, usage_and_help)
+{
+    char *dir = td_tmpdir();
+    cli c = run(dir, "capture");
+    cr_assert_eq(c.status, 2);
+    tu_assert_contains(c.err, "usage: weir capture COMMAND", "convert IN OUT", "validate FILE",
+                       "summary FILE");
+    cli_free(&c);
+    c = run(dir, "capture --help");
+    cr_assert_eq(c.status, 0);
+    tu_assert_contains(c.out, "usage: weir capture COMMAND");
+    cli_free(&c);
+    const char *subs[] = {"convert", "validate", "summary"};
+    for (int i = 0; i < 3; i++) {
+        c = run(dir, "capture %s --help", subs[i]);
+        cr_assert_eq(c.status, 0);
+        char want[64];
+        snprintf(want, sizeof want, "usage: weir capture %s ", subs[i]);
+        tu_assert_contains(c.out, want);
+        cr_assert_str_empty(c.err);
+        cli_free(&c);
+        c = run(dir, "capture %s", subs[i]);
+        cr_assert_eq(c.status, 2, "%s without arguments", subs[i]);
+        tu_assert_contains(c.err, "expected", want);
+        cli_free(&c);
+    }
+    c = run(dir, "capture validate --strict x.jsonl");
+    cr_assert_eq(c.status, 2);
+    tu_assert_contains(c.err, "unknown option '--strict'");
+    cli_free(&c);
+    c = run(dir, "capture frobnicate");
+    cr_assert_eq(c.status, 2);
+    tu_assert_contains(c.err, "unknown command 'frobnicate'");
+    cli_free(&c);
+    c = run(dir, "--help");
+    cr_assert_eq(c.status, 0);
+    tu_assert_contains(c.out, "  capture ", "  script ");
+    cli_free(&c);
+    td_rmdir(dir);
+}
