@@ -1,26 +1,31 @@
 /* idle_partitions.c — an idle partition stalls the merged watermark, and
  * with_idleness() is the cure.
  *
- * Concept: an operator behind a shuffle (here a key_by) merges the watermarks
- * of all its input channels and takes their minimum (SEMANTICS.md 3). If one
- * source partition goes quiet, its timestamps operator has nothing new to base
- * a watermark on, so its watermark stays where it was, and the minimum — the
- * merged watermark — stalls with it, however far the other partitions have
- * got. When the partition speaks again, the merged watermark jumps. A
- * strategy wrapped in with_idleness(T) marks its output IDLE after T ms of
- * processing time without events; the valve then leaves that channel out of
- * the minimum, and the merged watermark keeps following the busy partitions.
+ * Concept: an operator behind a shuffle (here a window behind a key_by)
+ * merges the watermarks of all its input channels and takes their minimum
+ * (SEMANTICS.md 3). If one source partition goes quiet, its timestamps
+ * operator has nothing new to base a watermark on, so its watermark stays
+ * where it was, and the minimum — the merged watermark — stalls with it,
+ * however far the other partitions have got: no window fires. When the
+ * partition speaks again, the merged watermark jumps and the windows held
+ * back all fire at once. A strategy wrapped in with_idleness(T) marks its
+ * output IDLE after T ms of processing time without events; the valve then
+ * leaves that channel out of the minimum, and the merged watermark keeps
+ * following the busy partitions.
  *
  * The job, run twice (without, then with idleness 300 ms): a generator with 3
  * partitions, 20 events/s each for 8 s, partition 2 silent for event time
- * [2000, 5000) -> timestamps bounded(200), chained -> key_by -> "merge", a
- * process operator that records every merged watermark with its processing
- * time -> discard. Paced on the virtual clock at speed 1, processing ms equal
- * event ms, and the runs are the same every time.
+ * [2000, 5000) -> timestamps bounded(200), chained -> key_by -> 1 s tumbling
+ * windows counting events per key -> "tap", a process operator chained to
+ * the window that records the window's watermark (the merged one, passed on)
+ * and when each result arrives, with processing time -> discard. Paced on the
+ * virtual clock at speed 1, processing ms equal event ms, and the runs are
+ * the same every time.
  *
  * What to look for: the longest stall of the merged watermark (the longest
  * processing time between two of its advances). Without idleness it is about
- * the idle span, 3 s, then a jump of about 3 s of event time; with idleness it
+ * the idle span, 3 s, then a jump of about 3 s of event time, and window
+ * results come up to 3 s after their window ended; with idleness the stall
  * shrinks to the timeout plus a probe or two. The captures are
  * idle-without-idleness.jsonl and idle-with-idleness.jsonl: load both in
  * viewer/index.html to see the stall, and the IDLE status, on the timeline.
@@ -35,22 +40,37 @@
 
 enum { P = 3, MAX_MARKS = 512 };
 
-/* The merged watermarks one run saw (the merge operator has one subtask: one
+/* A window's result: events per key per second. */
+typedef struct key_count {
+    int64_t key, start, end, count;
+} key_count;
+
+/* What the tap saw in one run (the window and the tap have one subtask: one
  * thread writes this; main reads it after weir_job_run joined the workers). */
 typedef struct recording {
     int64_t t[MAX_MARKS];
     int64_t wm[MAX_MARKS];
     int n;
-    int idle_changes; /* how often the merged input went idle or active */
+    int idle_changes;    /* how often the merged input went idle or active */
+    int64_t results;
+    int64_t max_wait;    /* the longest time from a window's end to its result */
 } recording;
 
-static int merge_record(weir_ctx *ctx, int input, const void *elem, int64_t ts)
+static int tap_record(weir_ctx *ctx, int input, const void *elem, int64_t ts)
 {
     (void)input;
-    return weir_emit(ctx, elem, ts);
+    (void)ts;
+    recording *rec = weir_ctx_arg(ctx);
+    const key_count *r = elem;
+    /* processing ms = event ms - start_ms (0) at speed 1 */
+    int64_t wait = weir_ctx_now(ctx) - r->end;
+    if (wait > rec->max_wait)
+        rec->max_wait = wait;
+    rec->results++;
+    return 0;
 }
 
-static int merge_watermark(weir_ctx *ctx, int64_t wm)
+static int tap_watermark(weir_ctx *ctx, int64_t wm)
 {
     recording *rec = weir_ctx_arg(ctx);
     if (rec->n < MAX_MARKS) {
@@ -58,22 +78,40 @@ static int merge_watermark(weir_ctx *ctx, int64_t wm)
         rec->wm[rec->n] = wm;
         rec->n++;
     }
-    return weir_emit_watermark(ctx, wm);
+    return 0; /* a sink */
 }
 
-static int merge_status(weir_ctx *ctx, bool idle)
+static int tap_status(weir_ctx *ctx, bool idle)
 {
+    (void)idle;
     recording *rec = weir_ctx_arg(ctx);
     rec->idle_changes++;
-    return idle ? weir_emit_idle(ctx) : weir_emit_active(ctx);
+    return 0;
 }
 
-static const weir_operator_vtable merge_vtable = {
+static const weir_operator_vtable tap_vtable = {
     .version = WEIR_OPERATOR_VTABLE_V1,
-    .on_record = merge_record,
-    .on_watermark = merge_watermark,
-    .on_status = merge_status,
+    .on_record = tap_record,
+    .on_watermark = tap_watermark,
+    .on_status = tap_status,
 };
+
+static void count_add(void *acc, const void *elem, void *arg)
+{
+    (void)elem;
+    (void)arg;
+    ++*(int64_t *)acc;
+}
+
+static void count_result(const void *acc, const weir_window_info *w, void *out, void *arg)
+{
+    (void)arg;
+    key_count *r = out;
+    memcpy(&r->key, w->key, sizeof r->key);
+    r->start = w->start;
+    r->end = w->end;
+    r->count = *(const int64_t *)acc;
+}
 
 static void by_key(const void *elem, void *key, void *arg)
 {
@@ -109,12 +147,16 @@ static int run(int64_t idleness_ms, const char *capture, recording *rec)
         strategy = weir_watermarks_with_idleness(strategy, idleness_ms);
     s = weir_stream_assign_timestamps(s, &(weir_timestamps_spec){.strategy = strategy});
     s = weir_stream_key_by(s, &(weir_key_spec){.key_size = sizeof(int64_t), .extract = by_key});
-    s = weir_stream_process(s, &(weir_process_spec){.name = "merge", .vtable = &merge_vtable,
-                                                    .arg = rec,
-                                                    .out_size = sizeof(weir_gen_event),
-                                                    .parallelism = 1,
-                                                    .accounting = WEIR_ACCOUNTING_ONE_TO_ONE});
-    weir_sink_discard(s);
+    s = weir_stream_window(s, &(weir_window_spec){.name = "window",
+                                                  .assigner = weir_window_tumbling(1000, 0),
+                                                  .aggregate = {.acc_size = sizeof(int64_t),
+                                                                .add = count_add,
+                                                                .result = count_result},
+                                                  .out_size = sizeof(key_count),
+                                                  .parallelism = 1});
+    weir_stream_process(s, &(weir_process_spec){.name = "tap", .vtable = &tap_vtable, .arg = rec,
+                                                .parallelism = 1,
+                                                .accounting = WEIR_ACCOUNTING_SINK});
     int r = weir_job_run(job);
     if (r != 0)
         fprintf(stderr, "idle_partitions failed: %s\n", weir_job_error(job));
@@ -148,7 +190,8 @@ int main(void)
     stall a = longest_stall(&without), b = longest_stall(&with);
 
     printf("generator(p=3, partition 2 silent for event time [2000, 5000)) -> bounded(200)\n"
-           "-> key_by -> merge: the merged watermark's longest stall, processing time\n\n");
+           "-> key_by -> 1 s tumbling window: the merged watermark's longest stall\n"
+           "(processing time)\n\n");
     printf("%-28s %-24s %s\n", "", "without idleness", "with_idleness(300)");
     char x[64], y[64];
     snprintf(x, sizeof x, "%" PRId64 " ms", a.ms);
@@ -163,10 +206,17 @@ int main(void)
     snprintf(x, sizeof x, "%d", without.n);
     snprintf(y, sizeof y, "%d", with.n);
     printf("%-28s %-24s %s\n", "merged watermark advances", x, y);
+    snprintf(x, sizeof x, "%" PRId64 " ms", without.max_wait);
+    snprintf(y, sizeof y, "%" PRId64 " ms", with.max_wait);
+    printf("%-28s %-24s %s\n", "longest wait for a result", x, y);
+    snprintf(x, sizeof x, "%" PRId64, without.results);
+    snprintf(y, sizeof y, "%" PRId64, with.results);
+    printf("%-28s %-24s %s\n", "window results", x, y);
     snprintf(x, sizeof x, "%d", without.idle_changes);
     snprintf(y, sizeof y, "%d", with.idle_changes);
     printf("%-28s %-24s %s\n", "merged idle/active changes", x, y);
-    printf("\nWithout idleness the silent partition holds the minimum back until it speaks\n"
+    printf("\n(\"wait\": processing time from a window's end to its result.)\n"
+           "Without idleness the silent partition holds the minimum back until it speaks\n"
            "again, and the watermark jumps. With idleness its timestamps subtask goes IDLE\n"
            "after 300 ms without events, the valve drops it from the minimum, and the\n"
            "watermark follows the two busy partitions. (The merged input itself never goes\n"
