@@ -195,9 +195,16 @@ static void run_one(weir__worker *w, weir__subtask *sub)
         push_local(w, sub);
         return;
     }
+    /* Clear the flag first, then ask for credit. A consumer that takes
+     * want_credit must find the subtask unscheduled, so that its wake-up
+     * succeeds. In the other order a credit on a channel that is not blocked
+     * could take the flag while this run still holds the subtask (the wake
+     * fails), the check below would find no credit on the blocked channel,
+     * and the later credit on that channel would find no flag: a lost
+     * wake-up that parks the whole job. */
+    atomic_store(&sub->scheduled, 0);
     if (sub->out_blocked)
         atomic_store(&sub->want_credit, 1);
-    atomic_store(&sub->scheduled, 0);
     WEIR__FULL_FENCE();
     if (wants_to_run(sub, now)) {
         int expected = 0;

@@ -179,7 +179,9 @@ typedef struct weir__subtask {
     int ninputs;
     weir__input in[2];
     weir__combiner comb;
-    int rr_input, rr_channel;
+    /* Round-robin cursors, only ever incremented: unsigned so that a long run
+     * wraps them instead of overflowing (and indexing with a negative). */
+    unsigned rr_input, rr_channel;
 
     weir__channel **outs; /* every channel this subtask produces into */
     int nouts;
