@@ -13,9 +13,11 @@
 #include "weir/generator.h"
 #include "weir/harness.h"
 #include "weir/job.h"
+#include "weir/keyed.h"
 #include "weir/operator.h"
 #include "weir/state.h"
 #include "weir/stream.h"
 #include "weir/time.h"
+#include "weir/window.h"
 
 #endif

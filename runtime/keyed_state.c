@@ -127,6 +127,46 @@ const void *weir_state_list_get(weir_ctx *ctx, int id, int64_t ns, size_t *count
     return l->data;
 }
 
+int weir_state_list_set(weir_ctx *ctx, int id, int64_t ns, const void *elems, size_t count)
+{
+    weir__state *st = get_state(ctx, id, WEIR_STATE_LIST, "weir_state_list_set");
+    if (!st)
+        return ctx->state_error;
+    if (count == 0) {
+        weir_state_clear(ctx, id, ns);
+        return 0;
+    }
+    if (count > UINT32_MAX / 2)
+        return weir_ctx_fail(ctx, WEIR_EINVAL, "weir_state_list_set: %zu elements is too many",
+                             count);
+    uint64_t h = key_for(ctx, ns);
+    bool created;
+    uint32_t idx = weir__keymap_insert(&st->map, h, ctx->key_buf, &created);
+    if (idx == WEIR__KEYMAP_NONE)
+        return weir_ctx_fail(ctx, WEIR_ENOMEM, "keyed state: out of memory");
+    weir__list_value *l = weir__keymap_value(&st->map, idx);
+    if (l->cap < count) {
+        /* A fresh buffer, not realloc: `elems` may live in the old one. */
+        uint32_t cap = l->cap ? l->cap : 4;
+        while (cap < count)
+            cap *= 2;
+        unsigned char *d = malloc((size_t)cap * st->size);
+        if (!d) {
+            if (created)
+                weir__keymap_remove(&st->map, idx);
+            return weir_ctx_fail(ctx, WEIR_ENOMEM, "keyed state: out of memory");
+        }
+        memcpy(d, elems, count * st->size);
+        free(l->data);
+        l->data = d;
+        l->cap = cap;
+    } else {
+        memmove(l->data, elems, count * st->size);
+    }
+    l->len = (uint32_t)count;
+    return 0;
+}
+
 void weir_state_clear(weir_ctx *ctx, int id, int64_t ns)
 {
     if (id < 0 || id >= ctx->nstates || !ctx->has_key)

@@ -500,6 +500,11 @@ weir_job *weir_stream_job(const weir_stream *s)
     return s ? s->job : NULL;
 }
 
+size_t weir_stream_key_size(const weir_stream *s)
+{
+    return s && s->key ? s->key->spec.key_size : 0;
+}
+
 /* ---- views ---------------------------------------------------------------- */
 
 static weir_stream *view(weir_stream *s, weir__partitioning part, const weir__key *key,

@@ -115,6 +115,10 @@ WEIR_EXPORT weir_stream *weir_stream_set_name(weir_stream *s, const char *name);
 WEIR_EXPORT weir_stream *weir_stream_set_parallelism(weir_stream *s, int parallelism);
 WEIR_EXPORT size_t weir_stream_elem_size(const weir_stream *s);
 WEIR_EXPORT weir_job *weir_stream_job(const weir_stream *s);
+/* The key size of a keyed stream (a weir_stream_key_by view), 0 for a
+ * stream that is not keyed: for builders of keyed operators that refuse
+ * anything else. */
+WEIR_EXPORT size_t weir_stream_key_size(const weir_stream *s);
 
 /* ---- sources -------------------------------------------------------------- */
 

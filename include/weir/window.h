@@ -1,0 +1,247 @@
+/* weir/window.h — event-time and processing-time windows on keyed streams.
+ *
+ * A window operator groups the elements of each key into windows (the
+ * assigner), decides when a window's contents become a result (the trigger),
+ * and turns the contents into results (the function): reduce, aggregate or
+ * process. The rules are Flink's and are written down in SEMANTICS.md 6-7:
+ * a window is [start, end) and its max timestamp is end - 1; every result
+ * carries that timestamp (the global window's is WEIR_TS_MAX); empty windows
+ * emit nothing; a window is late when max + allowed lateness <= watermark,
+ * and an element no window took is late when ts + lateness <= watermark; it
+ * then goes to the late side output (if the spec names one) or is dropped
+ * and counted.
+ *
+ *     weir_window_spec w = {
+ *         .assigner = weir_window_tumbling(1000, 0),
+ *         .allowed_lateness_ms = 500,
+ *         .late_tag = WEIR_WINDOW_LATE_TAG,
+ *         .aggregate = {.acc_size = 8, .add = count_add, .result = count_result},
+ *         .out_size = sizeof(result),
+ *     };
+ *     weir_stream *results = weir_stream_window(weir_stream_key_by(s, &key), &w);
+ *     weir_stream *late = weir_stream_side_output(results, WEIR_WINDOW_LATE_TAG);
+ *
+ * Cost: reduce and aggregate keep one accumulator per (key, window) — for
+ * sliding windows one per (key, pane), pane = gcd(size, slide), combined when
+ * a window fires, so a window sliding by a small step costs about what a
+ * tumbling one does. Process keeps the elements themselves (once per pane).
+ *
+ * Threads: the functions run on the window subtask's worker thread; different
+ * subtasks (different keys) call them concurrently, so `arg` must be
+ * read-only or synchronised by the user. They must not keep the pointers they
+ * are given past the call.
+ */
+#ifndef WEIR_WINDOW_H
+#define WEIR_WINDOW_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "weir/export.h"
+#include "weir/operator.h"
+#include "weir/stream.h"
+#include "weir/time.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* A good side-output tag for late elements (any tag >= 1 works). */
+#define WEIR_WINDOW_LATE_TAG 1
+
+/* ---- assigners ------------------------------------------------------------ */
+
+typedef enum weir_window_kind {
+    WEIR_WINDOW_TUMBLING = 0,            /* event time: size, offset */
+    WEIR_WINDOW_SLIDING,                 /* event time: size, slide, offset */
+    WEIR_WINDOW_SESSION,                 /* event time: gap */
+    WEIR_WINDOW_GLOBAL,                  /* one window per key, [MIN, MAX), max MAX */
+    WEIR_WINDOW_PROCESSING_TUMBLING,     /* the job clock (weir_ctx_now): size, offset */
+    WEIR_WINDOW_PROCESSING_SLIDING       /* the job clock: size, slide, offset */
+} weir_window_kind;
+
+/* Window starts are `ts - floormod(ts - offset, step)` (step = size for
+ * tumbling, slide for sliding), right for negative timestamps too. Settings a
+ * kind does not use must be 0. Valid: size > 0; tumbling |offset| < size;
+ * sliding slide > 0 and |offset| < slide; session gap > 0. */
+typedef struct weir_window_assigner {
+    weir_window_kind kind;
+    int64_t size_ms;
+    int64_t slide_ms;
+    int64_t offset_ms;
+    int64_t gap_ms;
+} weir_window_assigner;
+
+static inline weir_window_assigner weir_window_tumbling(int64_t size_ms, int64_t offset_ms)
+{
+    weir_window_assigner a = {WEIR_WINDOW_TUMBLING, size_ms, 0, offset_ms, 0};
+    return a;
+}
+
+static inline weir_window_assigner weir_window_sliding(int64_t size_ms, int64_t slide_ms,
+                                                       int64_t offset_ms)
+{
+    weir_window_assigner a = {WEIR_WINDOW_SLIDING, size_ms, slide_ms, offset_ms, 0};
+    return a;
+}
+
+static inline weir_window_assigner weir_window_session(int64_t gap_ms)
+{
+    weir_window_assigner a = {WEIR_WINDOW_SESSION, 0, 0, 0, gap_ms};
+    return a;
+}
+
+static inline weir_window_assigner weir_window_global(void)
+{
+    weir_window_assigner a = {WEIR_WINDOW_GLOBAL, 0, 0, 0, 0};
+    return a;
+}
+
+static inline weir_window_assigner weir_window_processing_tumbling(int64_t size_ms,
+                                                                   int64_t offset_ms)
+{
+    weir_window_assigner a = {WEIR_WINDOW_PROCESSING_TUMBLING, size_ms, 0, offset_ms, 0};
+    return a;
+}
+
+static inline weir_window_assigner weir_window_processing_sliding(int64_t size_ms,
+                                                                  int64_t slide_ms,
+                                                                  int64_t offset_ms)
+{
+    weir_window_assigner a = {WEIR_WINDOW_PROCESSING_SLIDING, size_ms, slide_ms, offset_ms, 0};
+    return a;
+}
+
+/* ---- triggers ------------------------------------------------------------- */
+
+typedef enum weir_trigger_kind {
+    /* The assigner's own: event time for event-time windows, processing time
+     * for processing-time windows, end of input for the global window. */
+    WEIR_TRIGGER_DEFAULT = 0,
+    /* Fires when the watermark reaches window.max (at once for an element
+     * that arrives after that, if the window is not late); on the global
+     * window that is end of input. Event-time windows only. */
+    WEIR_TRIGGER_EVENT_TIME,
+    /* Fires when the job clock reaches window.max. Processing-time windows. */
+    WEIR_TRIGGER_PROCESSING_TIME,
+    /* Fires every `count` elements of a window (the count is per window and
+     * restarts after each firing); never on time alone. Any assigner. */
+    WEIR_TRIGGER_COUNT,
+    /* Fires once, when the input ends (watermark MAX). The global window. */
+    WEIR_TRIGGER_END_OF_INPUT
+} weir_trigger_kind;
+
+/* Accumulating by default: a firing keeps the contents, so a later firing of
+ * the same window (a late firing) includes everything. `purging` clears the
+ * contents after each firing instead (Flink's PurgingTrigger). */
+typedef struct weir_window_trigger {
+    weir_trigger_kind kind;
+    int64_t count;  /* WEIR_TRIGGER_COUNT: > 0; else 0 */
+    bool purging;
+} weir_window_trigger;
+
+/* ---- what a function sees of a firing ------------------------------------- */
+
+typedef struct weir_window_info {
+    int64_t start, end;      /* [start, end); the global window: WEIR_TS_MIN, WEIR_TS_MAX */
+    int64_t max_timestamp;   /* end - 1 (global: WEIR_TS_MAX): every result's timestamp */
+    int64_t watermark;       /* the operator's current watermark */
+    const void *key;         /* the window's key (key_size bytes) */
+    size_t key_size;
+    int64_t count;           /* elements in the contents that fire */
+    /* 0 for the window's first firing, n for the n-th one after it. */
+    int firing;
+    /* The firing was caused by an element that arrived when the watermark had
+     * already passed max_timestamp (an allowed-lateness update). */
+    bool late;
+    bool global;
+} weir_window_info;
+
+/* Emits a window result with the window's timestamp, as every result must
+ * carry (for process functions). */
+static inline int weir_window_emit(weir_ctx *ctx, const weir_window_info *w, const void *elem)
+{
+    return weir_emit(ctx, elem, w->max_timestamp);
+}
+
+/* ---- functions ------------------------------------------------------------ */
+
+/* Reduce: the accumulator has the input's element type. The first element of
+ * a window is copied in; each further one is folded in with `reduce`. For
+ * sliding windows and sessions partial accumulators are folded into each
+ * other the same way, so reduce must be associative and commutative. */
+typedef void (*weir_reduce_fn)(void *acc, const void *elem, void *arg);
+/* Optional: turns the final accumulator into the result (out_size bytes),
+ * e.g. to carry the window's bounds. Without it the result is the
+ * accumulator itself. */
+typedef void (*weir_reduce_finish_fn)(const void *acc, const weir_window_info *w, void *out,
+                                      void *arg);
+
+/* Aggregate: an accumulator of its own type (acc_size bytes) and a result of
+ * the output type. */
+typedef struct weir_aggregate_fns {
+    size_t acc_size; /* 1..65536 */
+    /* Optional: a new accumulator (it starts zero-filled). */
+    void (*create)(void *acc, void *arg);
+    /* Required: folds one element in. */
+    void (*add)(void *acc, const void *elem, void *arg);
+    /* Folds `other` into `acc`. Required for sliding windows (panes are
+     * combined at a firing) and sessions (merges). */
+    void (*merge)(void *acc, const void *other, void *arg);
+    /* Required: writes the result (out_size bytes). */
+    void (*result)(const void *acc, const weir_window_info *w, void *out, void *arg);
+} weir_aggregate_fns;
+
+/* Process: every element of the window (`count` elements of the input's
+ * size, contiguous, valid during the call) and the firing's info. Emits any
+ * number of results with weir_window_emit() (or weir_emit with
+ * w->max_timestamp). Returns 0 or a negative WEIR_E* code (the job fails).
+ * weir_ctx_arg(ctx) is the spec's arg. */
+typedef int (*weir_window_process_fn)(weir_ctx *ctx, const weir_window_info *w,
+                                      const void *elems, size_t count, void *arg);
+
+/* ---- the operator --------------------------------------------------------- */
+
+/* Zero means the default in every field but the function. Exactly one
+ * function: `reduce` (with optional `reduce_finish`), `aggregate` (add and
+ * result set) or `process`. */
+typedef struct weir_window_spec {
+    const char *name;                 /* NULL: "window"; copied */
+    weir_window_assigner assigner;
+    weir_window_trigger trigger;
+    /* Event-time windows: how long after window.max a window still takes
+     * elements (and fires again for each one). >= 0; 0 for processing time. */
+    int64_t allowed_lateness_ms;
+    /* 0: late elements are dropped (and counted). >= 1: they go to this side
+     * output, with their own timestamps and the input's element type. */
+    int late_tag;
+    weir_reduce_fn reduce;
+    weir_reduce_finish_fn reduce_finish;
+    weir_aggregate_fns aggregate;
+    weir_window_process_fn process;
+    /* The result's size: reduce without finish: 0 (the input's size);
+     * otherwise required (> 0). */
+    size_t out_size;
+    void *arg;                        /* passed to every function; borrowed */
+    int parallelism;                  /* 0: the job's default */
+} weir_window_spec;
+
+/* A window operator on a keyed stream (after weir_stream_key_by). The spec is
+ * copied. A non-keyed input or an invalid spec is a build error (recorded in
+ * the job, NULL returned) naming the setting. */
+WEIR_EXPORT weir_stream *weir_stream_window(weir_stream *keyed, const weir_window_spec *spec);
+
+/* The window operator as a process spec, for weir_stream_process or a
+ * harness (with a key of `key_size` bytes, > 0), which take ownership of
+ * out->impl (out->settings_json and out->side_outputs live in it); out->arg
+ * is the spec's arg, borrowed. Returns 0, or WEIR_EINVAL (WEIR_ENOKEY for
+ * key_size 0) with the reason in errbuf and nothing allocated. */
+WEIR_EXPORT int weir_window_operator(const weir_window_spec *spec, size_t in_size,
+                                     size_t key_size, weir_process_spec *out, char *errbuf,
+                                     size_t errsize);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

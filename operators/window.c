@@ -1,0 +1,527 @@
+/* window.c — the window operator (weir/window.h): its configuration, checked
+ * and resolved once; the operator vtable that hands every record and timer to
+ * the engine the configuration chose; and what all engines share — applying
+ * the window function when a window fires, and what happens to an element
+ * that no window took (SEMANTICS.md 7).
+ *
+ * Three engines keep the state (window_internal.h lists the files):
+ * per-window state for tumbling windows, the global window and count
+ * triggers; panes for sliding windows with time triggers, so that a window
+ * sliding by a small step costs about what a tumbling one does; and a list of
+ * sessions per key for merging windows. All three are written against the
+ * public operator and state API, like any user's operator.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "weir/error.h"
+#include "weir/job.h"
+#include "weir/operator.h"
+#include "weir/state.h"
+#include "weir/stream.h"
+#include "weir/window.h"
+#include "window_internal.h"
+
+#define MAX_ACC_SIZE 65536
+
+/* ---- accumulators --------------------------------------------------------- */
+
+void weir__window_acc_init(const weir__wconf *c, void *acc)
+{
+    memset(acc, 0, c->acc_size);
+    if (c->fn == WEIR__FN_AGGREGATE && c->spec.aggregate.create)
+        c->spec.aggregate.create(acc, c->spec.arg);
+}
+
+void weir__window_acc_add(const weir__wconf *c, void *acc, int64_t count, const void *elem)
+{
+    if (c->fn == WEIR__FN_REDUCE) {
+        /* The first element is the accumulator (Flink's ReducingState). */
+        if (count == 0)
+            memcpy(acc, elem, c->in_size);
+        else
+            c->spec.reduce(acc, elem, c->spec.arg);
+    } else {
+        c->spec.aggregate.add(acc, elem, c->spec.arg);
+    }
+}
+
+void weir__window_acc_merge(const weir__wconf *c, void *acc, int64_t acc_count, const void *other)
+{
+    if (c->fn == WEIR__FN_REDUCE) {
+        if (acc_count == 0)
+            memcpy(acc, other, c->in_size);
+        else
+            c->spec.reduce(acc, other, c->spec.arg);
+    } else {
+        c->spec.aggregate.merge(acc, other, c->spec.arg);
+    }
+}
+
+/* ---- firing --------------------------------------------------------------- */
+
+unsigned char *weir__scratch_get(weir_ctx *ctx, weir__scratch *s, size_t size)
+{
+    if (size <= s->cap)
+        return s->p;
+    size_t cap = s->cap ? s->cap : 256;
+    while (cap < size)
+        cap *= 2;
+    unsigned char *b = realloc(s->p, cap);
+    if (!b) {
+        weir_ctx_fail(ctx, WEIR_ENOMEM, "window: out of memory for %zu bytes", size);
+        return NULL;
+    }
+    s->p = b;
+    s->cap = cap;
+    return b;
+}
+
+int weir__window_emit(weir_ctx *ctx, weir__wop *op, const weir__firing *f)
+{
+    const weir__wconf *c = op->c;
+    if (f->count == 0)
+        return 0; /* empty windows emit nothing */
+    weir_window_info info = {
+        .start = f->start,
+        .end = f->end,
+        .max_timestamp = c->global ? WEIR_TS_MAX : weir__window_max(f->end),
+        .watermark = weir_ctx_watermark(ctx),
+        .key = weir_ctx_key(ctx),
+        .key_size = c->key_size,
+        .count = f->count,
+        .firing = f->firing,
+        .late = f->late,
+        .global = c->global,
+    };
+    weir_ctx_report_window_fire(ctx, f->start, f->end, f->firing, f->count);
+    if (c->fn == WEIR__FN_PROCESS)
+        return c->spec.process(ctx, &info, f->elems, f->nelems, c->spec.arg);
+    if (c->fn == WEIR__FN_REDUCE && !c->spec.reduce_finish)
+        return weir_emit(ctx, f->acc, info.max_timestamp);
+    /* The finish hook or the aggregate's result writes the output in place. */
+    void *out = weir_emit_reserve(ctx);
+    if (!out)
+        return weir_ctx_error(ctx);
+    if (c->fn == WEIR__FN_REDUCE)
+        c->spec.reduce_finish(f->acc, &info, out, c->spec.arg);
+    else
+        c->spec.aggregate.result(f->acc, &info, out, c->spec.arg);
+    return weir_emit_commit(ctx, info.max_timestamp);
+}
+
+int weir__window_skipped(weir_ctx *ctx, weir__wop *op, const void *elem, int64_t ts,
+                         int64_t missed_start, int64_t missed_end)
+{
+    const weir__wconf *c = op->c;
+    if (!c->event_time || weir__sat_add(ts, c->lateness) > weir_ctx_watermark(ctx)) {
+        /* Between two sliding windows (slide > size): in no window, and not
+         * late either. Flink drops such an element silently; it is counted
+         * as filtered here so that the books still balance. */
+        weir_ctx_count(ctx, WEIR_COUNTER_FILTERED, 1);
+        return 0;
+    }
+    bool side = c->spec.late_tag > 0;
+    weir_ctx_report_late(ctx, elem, ts, missed_start, missed_end, !side);
+    return side ? weir_emit_side(ctx, c->spec.late_tag, elem, ts) : 0;
+}
+
+/* ---- the vtable ----------------------------------------------------------- */
+
+static const weir__wconf *conf(weir_ctx *ctx)
+{
+    return weir_ctx_impl(ctx);
+}
+
+static int win_open(weir_ctx *ctx)
+{
+    const weir__wconf *c = conf(ctx);
+    if (weir_ctx_key_size(ctx) == 0)
+        return weir_ctx_fail(ctx, WEIR_ENOKEY, "the window operator needs a keyed input "
+                             "(weir_stream_key_by first)");
+    if (weir_ctx_key_size(ctx) != c->key_size)
+        return weir_ctx_fail(ctx, WEIR_ETYPE, "window: the input's key has %zu bytes, the "
+                             "operator was made for %zu", weir_ctx_key_size(ctx), c->key_size);
+    weir__wop *op = calloc(1, sizeof *op);
+    if (!op)
+        return WEIR_ENOMEM;
+    weir_ctx_set_state(ctx, op);
+    op->c = c;
+    op->st_win = op->st_elems = op->st_meta = op->st_sess = op->st_index = -1;
+    if (c->acc_size) {
+        op->acc = malloc(c->acc_size);
+        op->acc2 = malloc(c->acc_size);
+        if (!op->acc || !op->acc2)
+            return WEIR_ENOMEM;
+    }
+    int r = 0;
+    /* Window and pane values: the header (16 or 24 bytes), then the acc. */
+    if (c->engine != WEIR__ENGINE_SESSIONS)
+        r = weir_state_declare(ctx, WEIR_STATE_VALUE, c->entry_size, &op->st_win);
+    if (r == 0 && c->fn == WEIR__FN_PROCESS)
+        r = weir_state_declare(ctx, WEIR_STATE_LIST, c->in_size, &op->st_elems);
+    if (r == 0 && c->engine == WEIR__ENGINE_PANES && c->lateness > 0)
+        r = weir_state_declare(ctx, WEIR_STATE_VALUE, sizeof(int64_t), &op->st_meta);
+    if (r == 0 && c->engine == WEIR__ENGINE_PANES)
+        r = weir_state_declare(ctx, WEIR_STATE_LIST, sizeof(int64_t), &op->st_index);
+    if (r == 0 && c->engine == WEIR__ENGINE_SESSIONS)
+        r = weir_state_declare(ctx, WEIR_STATE_LIST, c->entry_size, &op->st_sess);
+    return r;
+}
+
+static void win_close(weir_ctx *ctx)
+{
+    weir__wop *op = weir_ctx_state(ctx);
+    if (!op)
+        return;
+    free(op->acc);
+    free(op->acc2);
+    free(op->buf.p);
+    free(op->cat.p);
+    free(op);
+}
+
+static int win_record(weir_ctx *ctx, int input, const void *elem, int64_t ts)
+{
+    (void)input;
+    weir__wop *op = weir_ctx_state(ctx);
+    const weir__wconf *c = op->c;
+    if (c->event_time && ts == WEIR_NO_TIMESTAMP && !c->global)
+        return weir_ctx_fail(ctx, WEIR_EINVAL, "a record without a timestamp reached event-time "
+                             "windows: assign timestamps first (weir_stream_assign_timestamps) "
+                             "or use processing-time windows");
+    switch (c->engine) {
+    case WEIR__ENGINE_PANES:
+        return weir__panes_record(ctx, op, elem, ts);
+    case WEIR__ENGINE_SESSIONS:
+        return weir__sessions_record(ctx, op, elem, ts);
+    default:
+        return weir__windows_record(ctx, op, elem, ts);
+    }
+}
+
+static int win_timer(weir_ctx *ctx, const weir_timer *t)
+{
+    weir__wop *op = weir_ctx_state(ctx);
+    /* Timers of the other domain are not the windows' (there are none). */
+    if (t->domain != op->c->domain)
+        return 0;
+    switch (op->c->engine) {
+    case WEIR__ENGINE_PANES:
+        return weir__panes_timer(ctx, op, t);
+    case WEIR__ENGINE_SESSIONS:
+        return weir__sessions_timer(ctx, op, t);
+    default:
+        return weir__windows_timer(ctx, op, t);
+    }
+}
+
+static const weir_operator_vtable window_vtable = {
+    .version = WEIR_OPERATOR_VTABLE_V1,
+    .open = win_open,
+    .on_record = win_record,
+    .on_timer = win_timer,
+    .close = win_close,
+};
+
+/* ---- configuration -------------------------------------------------------- */
+
+static const char *assigner_name(weir_window_kind k)
+{
+    switch (k) {
+    case WEIR_WINDOW_TUMBLING:
+        return "tumbling";
+    case WEIR_WINDOW_SLIDING:
+        return "sliding";
+    case WEIR_WINDOW_SESSION:
+        return "session";
+    case WEIR_WINDOW_GLOBAL:
+        return "global";
+    case WEIR_WINDOW_PROCESSING_TUMBLING:
+        return "processing_tumbling";
+    case WEIR_WINDOW_PROCESSING_SLIDING:
+        return "processing_sliding";
+    }
+    return "?";
+}
+
+static const char *trigger_name(weir_trigger_kind k)
+{
+    switch (k) {
+    case WEIR_TRIGGER_EVENT_TIME:
+        return "event";
+    case WEIR_TRIGGER_PROCESSING_TIME:
+        return "processing";
+    case WEIR_TRIGGER_COUNT:
+        return "count";
+    case WEIR_TRIGGER_END_OF_INPUT:
+        return "end_of_input";
+    default:
+        return "default";
+    }
+}
+
+static const char *function_name(weir__window_fn f)
+{
+    return f == WEIR__FN_REDUCE ? "reduce" : f == WEIR__FN_AGGREGATE ? "aggregate" : "process";
+}
+
+#define BAD(...)                                                                                  \
+    do {                                                                                          \
+        snprintf(why, whysize, __VA_ARGS__);                                                      \
+        return WEIR_EINVAL;                                                                       \
+    } while (0)
+
+/* Checks the spec and fills the resolved configuration. */
+static int resolve(weir__wconf *c, const weir_window_spec *spec, size_t in_size, size_t key_size,
+                   char *why, size_t whysize)
+{
+    const weir_window_assigner *a = &spec->assigner;
+    memset(c, 0, sizeof *c);
+    c->spec = *spec;
+    c->in_size = in_size;
+    c->key_size = key_size;
+    if (in_size == 0 || in_size > WEIR_MAX_ELEM_SIZE)
+        BAD("the input's element size %zu is not in 1..%d", in_size, WEIR_MAX_ELEM_SIZE);
+
+    /* The assigner. */
+    long long size = a->size_ms, slide = a->slide_ms, offset = a->offset_ms, gap = a->gap_ms;
+    switch (a->kind) {
+    case WEIR_WINDOW_TUMBLING:
+    case WEIR_WINDOW_PROCESSING_TUMBLING:
+        if (size <= 0)
+            BAD("%s windows: size %lld must be > 0", assigner_name(a->kind), size);
+        if (offset <= -size || offset >= size)
+            BAD("%s windows: offset %lld must satisfy |offset| < size (%lld)",
+                assigner_name(a->kind), offset, size);
+        if (slide || gap)
+            BAD("%s windows take a size and an offset only (slide and gap must be 0)",
+                assigner_name(a->kind));
+        c->size = c->slide = size;
+        c->offset = offset;
+        break;
+    case WEIR_WINDOW_SLIDING:
+    case WEIR_WINDOW_PROCESSING_SLIDING:
+        if (size <= 0)
+            BAD("%s windows: size %lld must be > 0", assigner_name(a->kind), size);
+        if (slide <= 0)
+            BAD("%s windows: slide %lld must be > 0", assigner_name(a->kind), slide);
+        if (offset <= -slide || offset >= slide)
+            BAD("%s windows: offset %lld must satisfy |offset| < slide (%lld)",
+                assigner_name(a->kind), offset, slide);
+        if (gap)
+            BAD("%s windows take no gap (it must be 0)", assigner_name(a->kind));
+        c->size = size;
+        c->slide = slide;
+        c->offset = offset;
+        break;
+    case WEIR_WINDOW_SESSION:
+        if (gap <= 0)
+            BAD("session windows: gap %lld must be > 0", gap);
+        if (size || slide || offset)
+            BAD("session windows take a gap only (size, slide and offset must be 0)");
+        c->gap = gap;
+        break;
+    case WEIR_WINDOW_GLOBAL:
+        if (size || slide || offset || gap)
+            BAD("the global window takes no size, slide, offset or gap (they must be 0)");
+        c->global = true;
+        break;
+    default:
+        BAD("unknown window assigner %d", (int)a->kind);
+    }
+    c->event_time = a->kind != WEIR_WINDOW_PROCESSING_TUMBLING &&
+                    a->kind != WEIR_WINDOW_PROCESSING_SLIDING;
+    c->domain = c->event_time ? WEIR_EVENT_TIME : WEIR_PROCESSING_TIME;
+
+    if (spec->allowed_lateness_ms < 0)
+        BAD("allowed lateness %lld must be >= 0", (long long)spec->allowed_lateness_ms);
+    if (!c->event_time && spec->allowed_lateness_ms != 0)
+        BAD("allowed lateness applies to event-time windows only (processing-time windows "
+            "are never late)");
+    c->lateness = spec->allowed_lateness_ms;
+    if (spec->late_tag < 0)
+        BAD("late_tag %d must be 0 (drop late elements) or a side output tag >= 1",
+            spec->late_tag);
+
+    /* The trigger. */
+    const weir_window_trigger *t = &spec->trigger;
+    c->purging = t->purging;
+    switch (t->kind) {
+    case WEIR_TRIGGER_DEFAULT:
+        c->trigger = c->event_time ? WEIR_TRIGGER_EVENT_TIME : WEIR_TRIGGER_PROCESSING_TIME;
+        break;
+    case WEIR_TRIGGER_EVENT_TIME:
+        if (!c->event_time)
+            BAD("the event-time trigger needs event-time windows (processing-time windows take "
+                "the processing-time or count trigger)");
+        c->trigger = WEIR_TRIGGER_EVENT_TIME;
+        break;
+    case WEIR_TRIGGER_PROCESSING_TIME:
+        if (c->event_time)
+            BAD("the processing-time trigger needs processing-time windows");
+        c->trigger = WEIR_TRIGGER_PROCESSING_TIME;
+        break;
+    case WEIR_TRIGGER_END_OF_INPUT:
+        if (!c->global)
+            BAD("the end-of-input trigger is for the global window (time windows fire and are "
+                "cleaned up long before the end)");
+        /* The event-time trigger on the global window: its max is MAX. */
+        c->trigger = WEIR_TRIGGER_EVENT_TIME;
+        break;
+    case WEIR_TRIGGER_COUNT:
+        if (t->count <= 0)
+            BAD("the count trigger needs a count > 0 (got %lld)", (long long)t->count);
+        c->trigger = WEIR_TRIGGER_COUNT;
+        c->count = t->count;
+        break;
+    default:
+        BAD("unknown trigger %d", (int)t->kind);
+    }
+    if (t->kind != WEIR_TRIGGER_COUNT && t->count != 0)
+        BAD("a count (%lld) is only for the count trigger", (long long)t->count);
+
+    /* The function. */
+    bool agg = spec->aggregate.add || spec->aggregate.result || spec->aggregate.merge ||
+               spec->aggregate.create || spec->aggregate.acc_size;
+    int nfn = (spec->reduce != NULL) + agg + (spec->process != NULL);
+    if (nfn != 1)
+        BAD("a window needs exactly one function: reduce, aggregate or process (%d given)", nfn);
+    if (spec->reduce_finish && !spec->reduce)
+        BAD("reduce_finish without reduce");
+    bool merges = a->kind == WEIR_WINDOW_SESSION ||
+                  ((a->kind == WEIR_WINDOW_SLIDING || a->kind == WEIR_WINDOW_PROCESSING_SLIDING) &&
+                   c->trigger != WEIR_TRIGGER_COUNT);
+    if (spec->reduce) {
+        c->fn = WEIR__FN_REDUCE;
+        c->acc_size = in_size;
+        if (spec->reduce_finish) {
+            if (spec->out_size == 0 || spec->out_size > WEIR_MAX_ELEM_SIZE)
+                BAD("reduce with a finish hook: out_size %zu must be in 1..%d", spec->out_size,
+                    WEIR_MAX_ELEM_SIZE);
+            c->out_size = spec->out_size;
+        } else {
+            if (spec->out_size != 0 && spec->out_size != in_size)
+                BAD("reduce without a finish hook emits the accumulator: out_size must be 0 or "
+                    "the input's size %zu (got %zu)", in_size, spec->out_size);
+            c->out_size = in_size;
+        }
+    } else if (agg) {
+        const weir_aggregate_fns *g = &spec->aggregate;
+        c->fn = WEIR__FN_AGGREGATE;
+        if (!g->add || !g->result)
+            BAD("aggregate needs add and result");
+        if (g->acc_size == 0 || g->acc_size > MAX_ACC_SIZE)
+            BAD("aggregate: acc_size %zu must be in 1..%d", g->acc_size, MAX_ACC_SIZE);
+        if (merges && !g->merge)
+            BAD("aggregate on %s windows needs merge (%s)", assigner_name(a->kind),
+                a->kind == WEIR_WINDOW_SESSION ? "sessions merge" : "panes are combined");
+        c->acc_size = g->acc_size;
+        if (spec->out_size == 0 || spec->out_size > WEIR_MAX_ELEM_SIZE)
+            BAD("aggregate: out_size %zu must be in 1..%d", spec->out_size, WEIR_MAX_ELEM_SIZE);
+        c->out_size = spec->out_size;
+    } else {
+        c->fn = WEIR__FN_PROCESS;
+        if (spec->out_size == 0 || spec->out_size > WEIR_MAX_ELEM_SIZE)
+            BAD("process: out_size %zu must be in 1..%d", spec->out_size, WEIR_MAX_ELEM_SIZE);
+        c->out_size = spec->out_size;
+    }
+    if (spec->parallelism < 0 || spec->parallelism > WEIR_MAX_PARALLELISM)
+        BAD("parallelism %d is not in 0..%d", spec->parallelism, WEIR_MAX_PARALLELISM);
+
+    /* The engine. Count triggers count per window, so sliding windows with
+     * one keep state per window (as Flink does); time triggers share panes. */
+    if (a->kind == WEIR_WINDOW_SESSION)
+        c->engine = WEIR__ENGINE_SESSIONS;
+    else if (c->slide != c->size && !c->global && c->trigger != WEIR_TRIGGER_COUNT)
+        c->engine = WEIR__ENGINE_PANES;
+    else
+        c->engine = WEIR__ENGINE_WINDOWS;
+    if (c->engine == WEIR__ENGINE_PANES)
+        c->pane = weir__gcd(c->size, c->slide);
+    /* Headers: windows 24 bytes, panes 8, sessions 56 (window_*.c). */
+    c->acc_off = c->engine == WEIR__ENGINE_WINDOWS ? 24 : c->engine == WEIR__ENGINE_PANES ? 8 : 56;
+    c->entry_size = (c->acc_off + c->acc_size + 7) & ~(size_t)7;
+
+    snprintf(c->name, sizeof c->name, "%s", spec->name ? spec->name : "window");
+    c->spec.name = c->name;
+    c->side.tag = spec->late_tag;
+    c->side.elem_size = in_size;
+    snprintf(c->settings, sizeof c->settings,
+             "\"assigner\":\"%s\",\"size_ms\":%lld,\"slide_ms\":%lld,\"offset_ms\":%lld,"
+             "\"gap_ms\":%lld,\"lateness_ms\":%lld,\"trigger\":\"%s\",\"count\":%lld,"
+             "\"purging\":%s,\"function\":\"%s\",\"late\":\"%s\",\"engine\":\"%s\"",
+             assigner_name(a->kind), c->global ? 0 : (long long)c->size,
+             c->global || a->kind == WEIR_WINDOW_SESSION ? 0 : (long long)c->slide,
+             (long long)c->offset, (long long)c->gap, (long long)c->lateness,
+             t->kind == WEIR_TRIGGER_END_OF_INPUT ? "end_of_input" : trigger_name(c->trigger),
+             (long long)c->count, c->purging ? "true" : "false", function_name(c->fn),
+             spec->late_tag > 0 ? "side" : "drop",
+             c->engine == WEIR__ENGINE_PANES ? "panes"
+             : c->engine == WEIR__ENGINE_SESSIONS ? "sessions" : "windows");
+    return 0;
+}
+
+int weir_window_operator(const weir_window_spec *spec, size_t in_size, size_t key_size,
+                         weir_process_spec *out, char *errbuf, size_t errsize)
+{
+    char why[256] = "";
+    int r = WEIR_EINVAL;
+    weir__wconf *c = NULL;
+    if (!spec || !out) {
+        snprintf(why, sizeof why, "a spec and an output are required");
+    } else if (key_size == 0) {
+        snprintf(why, sizeof why, "windows need a keyed input (weir_stream_key_by first)");
+        r = WEIR_ENOKEY;
+    } else if (key_size > WEIR_MAX_KEY_SIZE) {
+        snprintf(why, sizeof why, "key size %zu is not in 1..%d", key_size, WEIR_MAX_KEY_SIZE);
+    } else if (!(c = malloc(sizeof *c))) {
+        snprintf(why, sizeof why, "out of memory");
+        r = WEIR_ENOMEM;
+    } else {
+        r = resolve(c, spec, in_size, key_size, why, sizeof why);
+    }
+    if (r) {
+        free(c);
+        if (errbuf && errsize)
+            snprintf(errbuf, errsize, "%s", why);
+        return r;
+    }
+    memset(out, 0, sizeof *out);
+    out->name = spec->name ? c->name : NULL; /* NULL: "window", "window-2", ... */
+    out->kind = "window";
+    out->vtable = &window_vtable;
+    out->arg = spec->arg;
+    out->impl = c;
+    out->impl_free = free;
+    out->out_size = c->out_size;
+    out->side_outputs = spec->late_tag > 0 ? &c->side : NULL;
+    out->nside = spec->late_tag > 0 ? 1 : 0;
+    out->parallelism = spec->parallelism;
+    out->accounting = WEIR_ACCOUNTING_WINDOW;
+    out->settings_json = c->settings;
+    return 0;
+}
+
+weir_stream *weir_stream_window(weir_stream *keyed, const weir_window_spec *spec)
+{
+    if (!keyed)
+        return NULL;
+    weir_job *job = weir_stream_job(keyed);
+    size_t key_size = weir_stream_key_size(keyed);
+    if (key_size == 0) {
+        weir_job_record_error(job, WEIR_ENOKEY, "weir_stream_window: the input stream is not "
+                              "keyed (windows need weir_stream_key_by first)");
+        return NULL;
+    }
+    weir_process_spec ps;
+    char why[256];
+    int r = weir_window_operator(spec, weir_stream_elem_size(keyed), key_size, &ps, why,
+                                 sizeof why);
+    if (r) {
+        weir_job_record_error(job, r, "weir_stream_window: %s", why);
+        return NULL;
+    }
+    return weir_stream_process(keyed, &ps);
+}

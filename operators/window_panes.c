@@ -1,0 +1,347 @@
+/* window_panes.c — sliding windows over shared panes: the state that makes a
+ * window of size S sliding by D cost about what a tumbling window costs,
+ * instead of S/D times as much.
+ *
+ * Design
+ * ------
+ * Time is cut into panes of P = gcd(S, D), aligned with the offset, so every
+ * window [s, s + S) is exactly the panes s, s + P, ..., s + S - P. An element
+ * goes into one pane — one state lookup, one fold — instead of into S/D
+ * windows. Per (key, pane) the state is a count and a partial accumulator
+ * (or, for a process function, the pane's elements, once). A window fires by
+ * combining the panes it covers. Per key, a sorted list of the pane starts
+ * that exist says which those are, so a firing costs the panes it combines
+ * and not S/P lookups (a 1 h window sliding by 7 s has 1 s panes, most of
+ * them empty for a sparse key); panes are mostly made in time order, so
+ * keeping it sorted is an append, and cleanups take from its front.
+ *
+ * Timers are per (key, window), namespace = the window's start, but are not
+ * registered per record, nor for every window an element falls in:
+ *   - creating a pane registers the trigger timer of the first window that
+ *     covers it and whose max is still ahead of the watermark;
+ *   - a window firing on its timer registers the next window's timer
+ *     (start + D) if a pane it shares with that window exists — the chain
+ *     visits every window that has content, in time order; a window whose
+ *     panes are all newer is reached through those panes' own registrations;
+ *   - a window that fires registers its cleanup timer (max + lateness),
+ *     which is the trigger timer itself when there is no lateness.
+ * So each (key, pane) costs one registration and each firing at most two,
+ * and the timers that exist are exactly the ones Flink's per-element,
+ * per-window registrations would leave behind (timers are idempotent).
+ *
+ * Invariants
+ * ----------
+ * 1. A pane lives until the last window covering it is cleaned up: cleaning
+ *    up window s frees the panes [s, s + min(D, S)), the ones no later
+ *    window covers. Every window with content fires, and every window that
+ *    fires gets a cleanup timer, so every pane is freed (unless the cleanup
+ *    time overflows to MAX: then, as SEMANTICS.md 7 says, never).
+ * 2. A window is late (cleanup <= watermark) only after its cleanup timer
+ *    fired; a late window never fires again, so panes it shares with later
+ *    windows may keep growing without changing anything it emitted.
+ * 3. A window that has content before an element arrives has fired iff the
+ *    watermark passed its max: content that came before its max got its
+ *    timer (1st and 2nd bullet above), content that came after fired it at
+ *    once. Hence a late firing's index is 1 + the late firings counted in a
+ *    small per-window value kept only in the lateness period, and under a
+ *    purging trigger the contents of a late firing are just the element that
+ *    caused it (every earlier element was purged by a firing of its own).
+ *
+ * Lateness stays exactly per window (SEMANTICS.md 7): an element whose last
+ * window is late is late; otherwise it joins its pane, and each of its
+ * windows whose max the watermark passed but whose cleanup it did not fires
+ * at once. Processing-time sliding windows use the same panes with
+ * processing-time timers and no lateness.
+ */
+#include <string.h>
+
+#include "weir/error.h"
+#include "weir/state.h"
+#include "window_internal.h"
+
+typedef struct pane_head {
+    int64_t count; /* elements in the pane */
+} pane_head;
+
+_Static_assert(sizeof(pane_head) == 8, "window.c sizes the value with an 8-byte header");
+
+static unsigned char *acc_of(pane_head *h)
+{
+    return (unsigned char *)h + sizeof *h;
+}
+
+/* What combining a window's panes found. */
+typedef struct combined {
+    int64_t count;       /* elements in all its panes */
+    int64_t last_pane;   /* the latest pane that exists (MIN: none) */
+    size_t nelems;       /* process: elements gathered into op->buf */
+} combined;
+
+/* The first index in the sorted pane list `ix` (n entries) that is >= q. */
+static size_t lower_bound(const int64_t *ix, size_t n, int64_t q)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (ix[mid] < q)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* The key's panes in [from, to), copied into op->cat (*n of them). */
+static const int64_t *panes_in(weir_ctx *ctx, weir__wop *op, int64_t from, int64_t to, size_t *n)
+{
+    size_t total;
+    const int64_t *ix = weir_state_list_get(ctx, op->st_index, 0, &total);
+    size_t lo = lower_bound(ix, total, from), hi = lower_bound(ix, total, to);
+    *n = hi - lo;
+    int64_t *out = (int64_t *)(void *)weir__scratch_get(ctx, &op->cat, (*n + 1) * sizeof *out);
+    if (!out)
+        return NULL;
+    memcpy(out, ix + lo, *n * sizeof *out);
+    return out;
+}
+
+/* Adds pane q (new) to the key's sorted pane list: an append in the usual
+ * case of panes made in time order. */
+static int index_insert(weir_ctx *ctx, weir__wop *op, int64_t q)
+{
+    size_t n;
+    const int64_t *ix = weir_state_list_get(ctx, op->st_index, 0, &n);
+    if (n == 0 || ix[n - 1] < q)
+        return weir_state_list_add(ctx, op->st_index, 0, &q);
+    size_t at = lower_bound(ix, n, q);
+    int64_t *tmp = (int64_t *)(void *)weir__scratch_get(ctx, &op->cat, (n + 1) * sizeof *tmp);
+    if (!tmp)
+        return weir_ctx_error(ctx);
+    memcpy(tmp, ix, at * sizeof *tmp);
+    tmp[at] = q;
+    memcpy(tmp + at + 1, ix + at, (n - at) * sizeof *tmp);
+    return weir_state_list_set(ctx, op->st_index, 0, tmp, n + 1);
+}
+
+/* Folds the panes of window [s, end) into op->acc, or gathers their elements
+ * into op->buf. Only panes that exist are looked up: the key's pane list
+ * says which, so a firing costs the panes it combines, whatever the pane
+ * size (a 1 h window sliding by 7 s has panes of 1 s, most of them empty). */
+static int combine(weir_ctx *ctx, weir__wop *op, int64_t s, int64_t end, combined *out)
+{
+    const weir__wconf *c = op->c;
+    out->count = 0;
+    out->last_pane = WEIR_TS_MIN;
+    out->nelems = 0;
+    size_t npanes;
+    const int64_t *panes = panes_in(ctx, op, s, end, &npanes);
+    if (!panes)
+        return weir_ctx_error(ctx);
+    for (size_t j = 0; j < npanes; j++) {
+        int64_t q = panes[j];
+        pane_head *h = weir_state_value(ctx, op->st_win, q, false);
+        if (!h || h->count == 0)
+            continue;
+        int64_t n = h->count;
+        if (c->fn == WEIR__FN_PROCESS) {
+            size_t m;
+            const void *e = weir_state_list_get(ctx, op->st_elems, q, &m);
+            unsigned char *buf = weir__scratch_get(ctx, &op->buf, (out->nelems + m) * c->in_size);
+            if (!buf)
+                return weir_ctx_error(ctx);
+            memcpy(buf + out->nelems * c->in_size, e, m * c->in_size);
+            out->nelems += m;
+        } else if (out->count == 0) {
+            memcpy(op->acc, acc_of(h), c->acc_size);
+        } else {
+            weir__window_acc_merge(c, op->acc, out->count, acc_of(h));
+        }
+        out->count += n;
+        out->last_pane = q;
+    }
+    return 0;
+}
+
+/* Fires window s. `x` is the element that caused a late firing (NULL for
+ * the timer's firing). */
+static int fire(weir_ctx *ctx, weir__wop *op, int64_t s, const void *x, combined *got)
+{
+    const weir__wconf *c = op->c;
+    int64_t end = weir__window_end(s, c->size);
+    int r = combine(ctx, op, s, end, got);
+    if (r < 0 || got->count == 0)
+        return r;
+    weir__firing f = {.start = s, .end = end, .count = got->count, .late = x != NULL,
+                      .acc = op->acc, .elems = op->buf.p, .nelems = got->nelems};
+    if (x && op->st_meta >= 0) {
+        /* Invariant 3: the first late firing follows the on-time one iff
+         * the window had content before x. */
+        int64_t *fired = weir_state_value(ctx, op->st_meta, s, true);
+        if (!fired)
+            return weir_ctx_state_error(ctx);
+        if (*fired == 0)
+            *fired = got->count > 1 ? 1 : 0;
+        f.firing = (int)*fired;
+        (*fired)++;
+    }
+    if (x && c->purging) {
+        f.count = 1;
+        f.elems = x;
+        f.nelems = 1;
+        if (c->fn == WEIR__FN_REDUCE) {
+            f.acc = x;
+        } else if (c->fn == WEIR__FN_AGGREGATE) {
+            weir__window_acc_init(c, op->acc2);
+            weir__window_acc_add(c, op->acc2, 0, x);
+            f.acc = op->acc2;
+        }
+    }
+    return weir__window_emit(ctx, op, &f);
+}
+
+/* Window s is done: frees the panes no later window covers. Earlier panes
+ * went with earlier windows, so these are at the front of the pane list. */
+static int cleanup(weir_ctx *ctx, weir__wop *op, int64_t s, int64_t end)
+{
+    const weir__wconf *c = op->c;
+    int64_t stop = c->slide < c->size ? weir__sat_add(s, c->slide) : end;
+    size_t n;
+    const int64_t *panes = panes_in(ctx, op, s, stop, &n);
+    if (!panes)
+        return weir_ctx_error(ctx);
+    for (size_t j = 0; j < n; j++) {
+        weir_state_clear(ctx, op->st_win, panes[j]);
+        if (c->fn == WEIR__FN_PROCESS)
+            weir_state_clear(ctx, op->st_elems, panes[j]);
+    }
+    if (n > 0) {
+        size_t total;
+        const int64_t *ix = weir_state_list_get(ctx, op->st_index, 0, &total);
+        size_t lo = lower_bound(ix, total, s);
+        int r;
+        if (lo == 0) {
+            r = weir_state_list_set(ctx, op->st_index, 0, ix + n, total - n);
+        } else {
+            int64_t *tmp = (int64_t *)(void *)weir__scratch_get(ctx, &op->cat,
+                                                               total * sizeof *tmp);
+            if (!tmp)
+                return weir_ctx_error(ctx);
+            memcpy(tmp, ix, lo * sizeof *tmp);
+            memcpy(tmp + lo, ix + lo + n, (total - lo - n) * sizeof *tmp);
+            r = weir_state_list_set(ctx, op->st_index, 0, tmp, total - n);
+        }
+        if (r < 0)
+            return r;
+    }
+    if (op->st_meta >= 0)
+        weir_state_clear(ctx, op->st_meta, s);
+    weir_ctx_report_cleanup(ctx, s, end);
+    return 0;
+}
+
+static int register_cleanup(weir_ctx *ctx, const weir__wconf *c, int64_t s, int64_t max)
+{
+    int64_t when = weir__window_cleanup(c, max);
+    if (when == max || when == WEIR_TS_MAX)
+        return 0; /* the trigger timer cleans up too / never */
+    return weir_timer_register(ctx, c->domain, s, when);
+}
+
+int weir__panes_record(weir_ctx *ctx, weir__wop *op, const void *elem, int64_t ts)
+{
+    const weir__wconf *c = op->c;
+    int64_t wm = weir_ctx_watermark(ctx);
+    int64_t t = c->event_time ? ts : weir_ctx_now(ctx);
+    int64_t first, last;
+    if (!weir__window_range(t, c->size, c->slide, c->offset, &first, &last)) {
+        last = weir__window_start(t, c->offset, c->slide);
+        return weir__window_skipped(ctx, op, elem, ts, last, weir__window_end(last, c->size));
+    }
+    int64_t last_end = weir__window_end(last, c->size);
+    /* The last window has the latest cleanup: if it is late, all are. */
+    if (c->event_time && weir__window_cleanup(c, weir__window_max(last_end)) <= wm)
+        return weir__window_skipped(ctx, op, elem, ts, last, last_end);
+
+    int64_t q = weir__window_start(t, c->offset, c->pane);
+    pane_head *h = weir_state_value(ctx, op->st_win, q, true);
+    if (!h)
+        return weir_ctx_state_error(ctx);
+    bool fresh = h->count == 0;
+    if (c->fn != WEIR__FN_PROCESS) {
+        if (fresh)
+            weir__window_acc_init(c, acc_of(h));
+        weir__window_acc_add(c, acc_of(h), h->count, elem);
+    }
+    h->count++;
+    int r;
+    if (c->fn == WEIR__FN_PROCESS && (r = weir_state_list_add(ctx, op->st_elems, q, elem)) < 0)
+        return r;
+    weir_ctx_count(ctx, WEIR_COUNTER_ABSORBED, 1);
+    if (fresh) {
+        if ((r = index_insert(ctx, op, q)) < 0)
+            return r;
+        /* The first window of this pane still waiting for its max; the
+         * chain of firings reaches the later ones. */
+        int64_t s = first;
+        if (c->event_time) {
+            __extension__ __int128 lo = (__int128)wm - c->size + 2; /* max = s + size - 1 > wm */
+            if (lo > first)
+                s = weir__window_next_at_or_after(first, c->slide, (int64_t)lo);
+        }
+        if (s <= last) {
+            r = weir_timer_register(ctx, c->domain, s,
+                                    weir__window_max(weir__window_end(s, c->size)));
+            if (r < 0)
+                return r;
+        }
+    }
+    if (!c->event_time || weir__window_max(weir__window_end(first, c->size)) > wm)
+        return 0;
+    /* The watermark passed the max of some of the element's windows: each
+     * of those that is not late fires at once (the others are skipped). */
+    __extension__ __int128 lo = (__int128)wm - c->size + 2 - c->lateness; /* cleanup > wm */
+    int64_t s = lo > first ? weir__window_next_at_or_after(first, c->slide, (int64_t)lo) : first;
+    for (; s <= last; s = weir__sat_add(s, c->slide)) {
+        int64_t max = weir__window_max(weir__window_end(s, c->size));
+        if (max > wm)
+            break;
+        combined got;
+        r = fire(ctx, op, s, elem, &got);
+        if (r == 0)
+            r = register_cleanup(ctx, c, s, max);
+        if (r < 0)
+            return r;
+        if (s == last)
+            break;
+    }
+    return 0;
+}
+
+int weir__panes_timer(weir_ctx *ctx, weir__wop *op, const weir_timer *t)
+{
+    const weir__wconf *c = op->c;
+    int64_t s = t->ns;
+    int64_t end = weir__window_end(s, c->size);
+    int64_t max = weir__window_max(end);
+    int64_t when = weir__window_cleanup(c, max);
+    if (t->timestamp == max) {
+        combined got;
+        int r = fire(ctx, op, s, NULL, &got);
+        if (r < 0 || got.count == 0)
+            return r;
+        /* The chain: the next window shares the panes from s + slide on. */
+        int64_t next = weir__sat_add(s, c->slide);
+        if (c->slide < c->size && got.last_pane >= next) {
+            r = weir_timer_register(ctx, c->domain, next,
+                                    weir__window_max(weir__window_end(next, c->size)));
+            if (r < 0)
+                return r;
+        }
+        if (when == max)
+            return cleanup(ctx, op, s, end);
+        return register_cleanup(ctx, c, s, max);
+    }
+    if (t->timestamp == when && when != WEIR_TS_MAX)
+        return cleanup(ctx, op, s, end);
+    return 0;
+}
