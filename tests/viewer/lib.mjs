@@ -78,47 +78,50 @@ export async function openViewer(browser, url) {
 
 export async function stats(page) { return page.evaluate(() => window.weirViewer.stats()); }
 
-// Loads captures through the file input and waits until every one is drawn
-// (or has failed with a message).
+// Loads captures through the file input and waits until the load is over
+// and every capture that loaded is drawn (one that failed has a message and
+// no card). The input's change handler marks the viewer busy before it
+// returns, so the wait cannot see the state from before the load.
 export async function load(page, files, { input = '#file-open', timeout = 60000 } = {}) {
   await page.setInputFiles(input, files);
   await page.waitForFunction(() => {
     const s = window.weirViewer.stats();
-    return !s.loading && (s.captures.every((c) => c.frames > 0) || s.messages.some((m) => m.level === 'error'));
-  }, null, { timeout, polling: 250 });
+    return !s.loading && s.captures.every((c) => c.frames > 0);
+  }, null, { timeout, polling: 100 });
   return stats(page);
 }
 
-// Real pixels of a canvas (or a region of it), read back in the page.
-export async function pixels(page, selector, region) {
-  return page.evaluate(({ selector, region }) => {
-    const cv = document.querySelectorAll(selector.sel)[selector.index || 0];
+// Real pixels of a canvas (or a region of it), read back with getImageData
+// and summarised in the page (shipping megabytes of pixels to Node is slow):
+// how many are not white, how many distinct colours, and for each colour
+// asked about (hex, with a tolerance per channel) how many pixels have it.
+export async function pixels(page, selector, region, colors = [], tol = 2) {
+  return page.evaluate(({ sel, index, region, colors, tol }) => {
+    const cv = document.querySelectorAll(sel)[index];
     const g = cv.getContext('2d');
-    const r = region || { x: 0, y: 0, w: cv.width, h: cv.height };
+    const r = region ? { x: Math.round(region.x), y: Math.round(region.y), w: Math.round(region.w), h: Math.round(region.h) }
+      : { x: 0, y: 0, w: cv.width, h: cv.height };
     const d = g.getImageData(r.x, r.y, r.w, r.h).data;
-    return { w: r.w, h: r.h, data: Array.from(d) };
-  }, { selector: typeof selector === 'string' ? { sel: selector } : selector, region });
+    const rgb = colors.map((hex) => { const n = parseInt(hex.slice(1), 16); return [(n >> 16) & 255, (n >> 8) & 255, n & 255]; });
+    const counts = colors.map(() => 0);
+    const distinct = new Set();
+    let ink = 0;
+    for (let i = 0; i < d.length; i += 4) {
+      const R = d[i], G = d[i + 1], B = d[i + 2];
+      if (R < 245 || G < 245 || B < 245) ink++;
+      distinct.add((R << 16) | (G << 8) | B);
+      for (let k = 0; k < rgb.length; k++) {
+        if (Math.abs(R - rgb[k][0]) <= tol && Math.abs(G - rgb[k][1]) <= tol && Math.abs(B - rgb[k][2]) <= tol) counts[k]++;
+      }
+    }
+    let hash = 0;
+    for (let i = 0; i < d.length; i += 7) hash = (Math.imul(hash, 31) + d[i]) | 0;
+    return { w: r.w, h: r.h, ink, distinct: distinct.size, counts, hash };
+  }, { sel: typeof selector === 'string' ? selector : selector.sel, index: typeof selector === 'string' ? 0 : selector.index || 0, region, colors, tol });
 }
-export function hexRgb(hex) {
-  const n = parseInt(hex.slice(1), 16);
-  return [(n >> 16) & 255, (n >> 8) & 255, n & 255];
-}
-export function countColor(px, rgb, tol = 6) {
-  let n = 0;
-  for (let i = 0; i < px.data.length; i += 4) {
-    if (Math.abs(px.data[i] - rgb[0]) <= tol && Math.abs(px.data[i + 1] - rgb[1]) <= tol && Math.abs(px.data[i + 2] - rgb[2]) <= tol) n++;
-  }
-  return n;
-}
-export function distinctColors(px) {
-  const set = new Set();
-  for (let i = 0; i < px.data.length; i += 4) set.add((px.data[i] << 16) | (px.data[i + 1] << 8) | px.data[i + 2]);
-  return set.size;
-}
-export function nonWhite(px) {
-  let n = 0;
-  for (let i = 0; i < px.data.length; i += 4) if (px.data[i] < 245 || px.data[i + 1] < 245 || px.data[i + 2] < 245) n++;
-  return n;
+// The colour the viewer gives a subtask (from the hook), to look for in pixels.
+export async function colorOf(page, captureIndex, op, subtask) {
+  return page.evaluate(([c, o, s]) => window.weirViewer.colorOf(c, o, s), [captureIndex, op, subtask]);
 }
 
 export async function screenshot(page, name) {
@@ -166,4 +169,30 @@ export function runner(title) {
     },
   };
   return api;
+}
+
+// The events of a JSONL capture, read in Node, so that tests compare what
+// the viewer shows with what the file says (this works for real captures too).
+import { readFileSync } from 'node:fs';
+export function readJsonl(path) {
+  return readFileSync(path, 'utf8').split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l));
+}
+// Output watermark series the file implies: every subtask of every operator
+// that reports output watermarks at all.
+export function expectedOutputSeries(events) {
+  const job = events[0];
+  const withWm = new Set(events.filter((e) => e.kind === 'watermark' && e.input === undefined).map((e) => e.op));
+  return job.operators.filter((o) => withWm.has(o.name)).reduce((n, o) => n + o.parallelism, 0);
+}
+// The canvas-relative rectangle of a capture's timeline and its panels.
+export async function plotRect(page, index = 0) {
+  const s = await stats(page);
+  return s.captures[index].plot;
+}
+export async function canvasBox(page, index = 0) {
+  return page.locator('canvas.chart').nth(index).boundingBox();
+}
+export function sameView(a, b, tol = 1e-6) {
+  const span = Math.max(1, b.t1 - b.t0);
+  return Math.abs(a.t0 - b.t0) <= tol * span && Math.abs(a.t1 - b.t1) <= tol * span;
 }

@@ -19,7 +19,7 @@
 // counters add up. Events of different subtasks interleave slightly out of t
 // order, as the real collector writes them.
 //
-// Usage: node make-captures.mjs [OUTDIR] [--no-big]
+// Usage: node make-captures.mjs [OUTDIR] [--no-big] [--keep]
 // Writes into OUTDIR (default ./captures):
 //   demo.jsonl, demo.msgpack          the same run in both encodings
 //   idle-without-idleness.jsonl       partition 2 goes quiet, no idleness: the window watermark stalls
@@ -31,8 +31,9 @@
 //   not-a-capture.txt                 plain text
 // and prints one line per file with its event count.
 
-import { mkdirSync, writeFileSync, openSync, writeSync, closeSync } from 'node:fs';
+import { mkdirSync, writeFileSync, openSync, writeSync, closeSync, existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 const MIN = -Infinity, MAX = Infinity;   // INT64_MIN / INT64_MAX inside the simulation
 
@@ -649,6 +650,18 @@ const args = process.argv.slice(2);
 const noBig = args.includes('--no-big');
 const outDir = args.find((a) => !a.startsWith('--')) ?? 'captures';
 mkdirSync(outDir, { recursive: true });
+
+// --keep: nothing to do when every file is there and newer than this script
+// (the ctest fixture runs on every ctest run; the big files take a while).
+if (args.includes('--keep')) {
+  const made = statSync(fileURLToPath(import.meta.url)).mtimeMs;
+  const names = ['demo.jsonl', 'demo.msgpack', 'idle-without-idleness.jsonl', 'idle-with-idleness.jsonl', 'bad-json.jsonl',
+    'truncated.msgpack', 'not-job-first.jsonl', 'not-a-capture.txt', ...(noBig ? [] : ['big.jsonl', 'big.msgpack'])];
+  if (names.every((n) => existsSync(join(outDir, n)) && statSync(join(outDir, n)).mtimeMs >= made)) {
+    console.log(`${outDir}: the synthetic captures are up to date`);
+    process.exit(0);
+  }
+}
 
 function report(name, n) { console.log(`${join(outDir, name)}: ${n} events`); }
 

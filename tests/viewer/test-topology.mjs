@@ -1,0 +1,73 @@
+// viewer_topology: the job's operators and edges are drawn with parallelism
+// and partitioning; clicking an operator filters the chart and the table to
+// it, clicking it again (or "Clear") shows everything again.
+import { runner, capture, load, stats, pixels, colorOf, readJsonl } from './lib.mjs';
+
+const r = runner('topology');
+
+r.test('graph-and-filter', async ({ page, check }) => {
+  const path = capture.demo();
+  const events = readJsonl(path);
+  const job = events[0];
+  const s0 = await load(page, [path]);
+  // Every operator, with its parallelism; every edge, labelled.
+  for (const op of job.operators) {
+    const node = page.locator(`.topology .node[data-op="${op.name}"]`);
+    check(await node.count() === 1, `a node for ${op.name}`);
+    const text = await node.locator('text').allTextContents();
+    check(text.join(' ').includes(`p=${op.parallelism}`), `${op.name} shows p=${op.parallelism}: ${text.join(' ')}`);
+  }
+  const labels = await page.locator('.topology text.elabel').allTextContents();
+  check(labels.length === job.edges.length, `edge labels ${labels.length}, edges ${job.edges.length}`);
+  for (const e of job.edges.filter((x) => !x.chained)) {
+    check(labels.some((l) => l.startsWith(e.partitioning)), `an edge labelled ${e.partitioning}`);
+  }
+  // Chained edges look different: no arrowhead, a double rail.
+  const arrows = await page.locator('.topology g.edge path[marker-end]').count();
+  check(arrows === job.edges.filter((x) => !x.chained).length, `arrows only on channel edges: ${arrows}`);
+
+  // Click an operator with several subtasks.
+  const op = job.operators.find((o) => o.kind === 'window') || job.operators[1];
+  const others = job.operators.filter((o) => o !== op);
+  const otherCols = [];
+  for (const o of others) for (let k = 0; k < o.parallelism; k++) otherCols.push(await colorOf(page, 0, o.name, k));
+  const mine = [];
+  for (let k = 0; k < op.parallelism; k++) mine.push(await colorOf(page, 0, op.name, k));
+  await page.locator(`.topology .node[data-op="${op.name}"]`).click();
+  await page.waitForFunction(() => { const t = window.weirViewer.stats().table; return t && !t.busy; });
+  await page.waitForTimeout(150);
+  const s1 = await stats(page);
+  const hasWm = events.some((e) => e.kind === 'watermark' && e.op === op.name && e.input === undefined);
+  check(s1.captures[0].focusOp === op.name, `focused on ${op.name}: ${s1.captures[0].focusOp}`);
+  check(s1.captures[0].drawn.output === (hasWm ? op.parallelism : 0), `only ${op.name}'s ${op.parallelism} series drawn: ${s1.captures[0].drawn.output}`);
+  const expectedRows = events.filter((e) => e.op === op.name).length;
+  check(s1.table.matched === expectedRows, `table filtered to ${op.name}: ${s1.table.matched}, file ${expectedRows}`);
+  check(await page.locator('#f-op').inputValue() !== '', 'the operator filter shows it');
+  const ops = new Set(await page.locator('#table-body tr td:nth-child(3)').allTextContents());
+  check(ops.size === 1 && ops.has(op.name), `table rows all of ${op.name}: ${[...ops].join(',')}`);
+  const px = await pixels(page, 'canvas.chart', s1.captures[0].plot, [...otherCols, ...mine]);
+  const otherPx = px.counts.slice(0, otherCols.length).reduce((a, b) => a + b, 0);
+  const minePx = px.counts.slice(otherCols.length).reduce((a, b) => a + b, 0);
+  check(otherPx === 0, `no other operator's colour left in the timeline: ${otherPx}`);
+  check(minePx > 50, `${op.name}'s own lines are drawn: ${minePx}`);
+  check(await page.locator('.topology .node.selected').count() === 1, 'the node is marked selected');
+
+  // Click again: everything back.
+  await page.locator(`.topology .node[data-op="${op.name}"]`).click();
+  await page.waitForFunction(() => { const t = window.weirViewer.stats().table; return t && !t.busy; });
+  const s2 = await stats(page);
+  check(s2.captures[0].focusOp === null && s2.captures[0].drawn.output === s0.captures[0].drawn.output, 'unfiltered by a second click');
+  check(s2.table.matched === events.length, `table unfiltered: ${s2.table.matched}`);
+
+  // Keyboard and the Clear button.
+  await page.locator(`.topology .node[data-op="${op.name}"]`).focus();
+  await page.keyboard.press('Enter');
+  await page.waitForTimeout(150);
+  check((await stats(page)).captures[0].focusOp === op.name, 'Enter on a focused node filters');
+  await page.locator('.focus-note button.clear-focus').click();
+  await page.waitForFunction(() => { const t = window.weirViewer.stats().table; return t && !t.busy; });
+  const s3 = await stats(page);
+  check(s3.captures[0].focusOp === null && s3.table.matched === events.length, 'Clear shows everything');
+});
+
+await r.run();
