@@ -54,6 +54,39 @@ static void put(weir__buf *b, const char *s)
     weir__buf_append(b, s, strlen(s));
 }
 
+/* The length of the well-formed UTF-8 sequence at s[0..n), or 0 if it is
+ * not one (a stray continuation byte, a cut sequence, an overlong form, a
+ * surrogate, above U+10FFFF). */
+static size_t utf8_len(const unsigned char *s, size_t n)
+{
+    unsigned char c = s[0];
+    size_t len;
+    unsigned char lo = 0x80, hi = 0xbf; /* the second byte's range */
+    if (c >= 0xc2 && c <= 0xdf)
+        len = 2;
+    else if (c >= 0xe0 && c <= 0xef) {
+        len = 3;
+        if (c == 0xe0)
+            lo = 0xa0;
+        else if (c == 0xed)
+            hi = 0x9f;
+    } else if (c >= 0xf0 && c <= 0xf4) {
+        len = 4;
+        if (c == 0xf0)
+            lo = 0x90;
+        else if (c == 0xf4)
+            hi = 0x8f;
+    } else
+        return 0;
+    if (n < len || s[1] < lo || s[1] > hi)
+        return 0;
+    for (size_t k = 2; k < len; k++) {
+        if ((s[k] & 0xc0) != 0x80)
+            return 0;
+    }
+    return len;
+}
+
 static void put_string(weir__buf *b, const char *s, size_t n)
 {
     weir__buf_append(b, "\"", 1);
@@ -62,6 +95,21 @@ static void put_string(weir__buf *b, const char *s, size_t n)
         unsigned char c = (unsigned char)s[i];
         const char *esc = NULL;
         char u[8];
+        if (c >= 0x80) {
+            /* JSON text is UTF-8: a byte that does not start a well-formed
+             * sequence (a user's key formatter writing Latin-1, a key cut at
+             * the record's key size in the middle of a character) becomes
+             * U+FFFD, so every line stays JSON that any reader accepts. */
+            size_t len = utf8_len((const unsigned char *)s + i, n - i);
+            if (len) {
+                i += len - 1;
+                continue;
+            }
+            weir__buf_append(b, s + start, i - start);
+            put(b, "\\ufffd");
+            start = i + 1;
+            continue;
+        }
         switch (c) {
         case '"': esc = "\\\""; break;
         case '\\': esc = "\\\\"; break;

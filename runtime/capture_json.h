@@ -7,7 +7,8 @@
  * Formatting: map keys in their order, no spaces; integers in decimal; floats
  * with %.17g (and ".0" appended when that looks like an integer, so a float
  * stays a float); strings with ", \ and control characters escaped (\n \t \r
- * \b \f, others \u00XX), other bytes as they are (UTF-8 passes through).
+ * \b \f, others \u00XX), well-formed UTF-8 as it is, and every byte that is
+ * not part of a well-formed UTF-8 sequence as \ufffd.
  */
 #ifndef WEIR_RUNTIME_CAPTURE_JSON_H
 #define WEIR_RUNTIME_CAPTURE_JSON_H

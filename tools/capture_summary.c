@@ -39,6 +39,8 @@ typedef struct sub_stats {
     int64_t stall_ms, stall_from, stall_to;
     bool stall_to_max, has_stall;
     char stall_cause[192];
+    int cause_op, cause_sub; /* the producer feeding the holding channel, or -1 */
+    char cause_channel[48];  /* "input I channel C" */
     /* lag */
     bool has_max_ts, has_lag, has_final_lag;
     int64_t max_ts, max_lag, final_lag;
@@ -172,9 +174,10 @@ static bool channel_producer(const cap_check *c, int head, int input, int ch, in
 /* Why the output watermark of (op, sub) had not moved, as the valve saw it
  * just before the event that moved it. */
 static void stall_cause(const summary *s, const cap_check *c, int op, int sub, char *buf,
-                        size_t size)
+                        size_t size, sub_stats *st)
 {
     const cap_op *o = &c->ops[op];
+    st->cause_op = st->cause_sub = -1;
     if (o->origin >= 0) {
         if (o->origin == op)
             snprintf(buf, size, "its own watermark generation");
@@ -196,10 +199,13 @@ static void stall_cause(const summary *s, const cap_check *c, int op, int sub, c
         return;
     }
     int pop, psub;
-    if (channel_producer(c, o->head, in, held, sub, &pop, &psub))
+    snprintf(st->cause_channel, sizeof st->cause_channel, "input %d channel %d", in, held);
+    if (channel_producer(c, o->head, in, held, sub, &pop, &psub)) {
         snprintf(buf, size, "held by input %d channel %d%s%s (\"%s\" subtask %d)", in, held, at,
                  head, c->ops[pop].name, psub);
-    else
+        st->cause_op = pop;
+        st->cause_sub = psub;
+    } else
         snprintf(buf, size, "held by input %d channel %d%s%s", in, held, at, head);
 }
 
@@ -215,7 +221,7 @@ static void output_watermark(summary *s, const cap_check *c, int op, int sub, in
             st->stall_from = st->last_adv_t;
             st->stall_to = t;
             st->stall_to_max = wm == INT64_MAX;
-            stall_cause(s, c, op, sub, st->stall_cause, sizeof st->stall_cause);
+            stall_cause(s, c, op, sub, st->stall_cause, sizeof st->stall_cause, st);
         }
     }
     st->advances++;
@@ -436,6 +442,29 @@ static const char *rate(char *buf, size_t size, int64_t n, int64_t ms)
 
 /* ---- the report ----------------------------------------------------------- */
 
+/* The stall's cause, followed upstream: while the producer that fed the
+ * holding channel was itself stalled over the same time for a channel of
+ * its own, that channel is the cause behind the cause ("<- ..."), up to a
+ * few hops. What the report calls the root is then the partition that was
+ * quiet, not just the exchange in front of it. */
+static void full_cause(const summary *s, const cap_check *c, const sub_stats *st, char *buf,
+                       size_t size)
+{
+    snprintf(buf, size, "%s", st->stall_cause);
+    int op = st->cause_op, sub = st->cause_sub;
+    for (int hops = 0; op >= 0 && hops < 8; hops++) {
+        const sub_stats *up = &s->ops[op].subs[sub];
+        if (!up->has_stall || up->stall_from >= st->stall_to || up->stall_to <= st->stall_from)
+            break;
+        size_t n = strlen(buf);
+        if (up->cause_op >= 0)
+            snprintf(buf + n, size - n, " <- %s (\"%s\" subtask %d)", up->cause_channel,
+                     c->ops[up->cause_op].name, up->cause_sub);
+        op = up->cause_op;
+        sub = up->cause_sub;
+    }
+}
+
 static void report(FILE *out, const char *path, const summary *s, const cap_check *c)
 {
     char a[64], b[64], d[64], e[64], f[64], g[64], h[96];
@@ -487,7 +516,7 @@ static void report(FILE *out, const char *path, const summary *s, const cap_chec
         const cap_op *op = &c->ops[i];
         for (int k = 0; k < op->parallelism; k++) {
             const sub_stats *st = &s->ops[i].subs[k];
-            char sub[16], stall[128];
+            char sub[16], stall[128], cause[512];
             snprintf(sub, sizeof sub, "%d", k);
             if (st->has_stall)
                 snprintf(stall, sizeof stall, "%" PRId64 " ms (t %" PRId64 "..%" PRId64 "%s)",
@@ -503,7 +532,7 @@ static void report(FILE *out, const char *path, const summary *s, const cap_chec
                 st->advances ? ts(b, sizeof b, st->wm) : "-",
                 source ? "-" : st->has_lag ? num(d, sizeof d, st->max_lag) : "n/a",
                 source ? "-" : st->has_final_lag ? num(e, sizeof e, st->final_lag) : "n/a", stall,
-                st->has_stall ? st->stall_cause : "");
+                st->has_stall ? (full_cause(s, c, st, cause, sizeof cause), cause) : "");
         }
     }
     print_table(out, &t, "lrrrrrrl");

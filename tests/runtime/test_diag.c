@@ -349,6 +349,57 @@ Test(diag, levels_write_what_they_promise, .timeout = 60)
     td_rmdir(dir);
 }
 
+/* ---- keys ----------------------------------------------------------------- */
+
+/* Forty e-acutes: 80 bytes, cut by the capture's key field in the middle of
+ * a character; or, for odd keys, Latin-1 bytes that are no UTF-8 at all. */
+static int wide_key_format(const void *key, char *buf, size_t size, void *arg)
+{
+    (void)arg;
+    int64_t k;
+    memcpy(&k, key, sizeof k);
+    char text[128] = "";
+    for (int i = 0; i < 40; i++)
+        strcat(text, k % 2 ? "\xe9" : "\xc3\xa9");
+    return snprintf(buf, size, "%s", text);
+}
+
+Test(diag, keys_that_are_cut_or_not_utf8_still_make_json_lines)
+{
+    weir_diag_memory *mem;
+    cr_assert_eq(weir_diag_memory_create(&mem), 0);
+    weir_job_config cfg = {.workers = 1, .clock = WEIR_CLOCK_VIRTUAL, .watermark_interval_ms = 10,
+                           .diag.memory = mem};
+    weir_job *job = tu_job(&cfg);
+    weir_generator_config g = {.partitions = 1, .keys = 4, .rate = 1000, .pace = WEIR_GEN_PACED,
+                               .count = 300, .seed = 2};
+    weir_stream *s = weir_source_generator(job, &g);
+    weir_timestamps_spec ts = {.strategy = weir_watermarks_bounded(5)};
+    s = weir_stream_assign_timestamps(s, &ts);
+    weir_key_spec keys = {.key_size = sizeof(int64_t), .extract = td_gen_key,
+                          .format = wide_key_format};
+    cr_assert_not_null(weir_sink_discard(td_window(weir_stream_key_by(s, &keys), "window", 1)));
+    tu_run_ok(job);
+    int fires = 0;
+    for (size_t i = 0; i < weir_diag_memory_count(mem); i++) {
+        const weir_diag_event *ev = weir_diag_memory_event(mem, i);
+        json_t *j = td_json(ev->json); /* jansson refuses JSON that is not UTF-8 */
+        if (ev->kind == WEIR_DIAG_KIND_WINDOW_FIRE) {
+            fires++;
+            const char *key = td_str(j, "key");
+            /* cut at a character boundary the key would be 31 of them; the
+             * cut one is U+FFFD, and Latin-1 bytes are each one */
+            cr_assert(strncmp(key, "\xc3\xa9\xc3\xa9", 4) == 0 || strncmp(key, "\xef\xbf\xbd", 3) == 0,
+                      "key %s", key);
+            cr_assert_not_null(strstr(key, "\xef\xbf\xbd"), "key %s", key);
+        }
+        json_decref(j);
+    }
+    cr_assert_gt(fires, 0);
+    weir_job_destroy(job);
+    weir_diag_memory_destroy(mem);
+}
+
 /* ---- a failed run --------------------------------------------------------- */
 
 static int fail_at_500(const void *in, void *out, void *arg)

@@ -275,6 +275,33 @@ Test(diag_reader, what_is_not_an_event_is_refused_at_its_offset)
     cr_assert_str_eq(e.v[0], "{\"fill\":1.0,\"key\":\"a\\\"b\\\\\\n\",\"n\":null}");
     weir_capture_reader_close(r);
     events_free(&e);
+    /* JSON text is UTF-8: what is not well-formed UTF-8 becomes U+FFFD, one
+     * per byte, and the rest passes as it is */
+    static const struct {
+        const char *in, *out;
+    } utf8[] = {
+        {"caf\xc3\xa9 \xe6\x97\xa5 \xf0\x9f\x8c\x8a", "caf\xc3\xa9 \xe6\x97\xa5 \xf0\x9f\x8c\x8a"},
+        {"caf\xe9", "caf\\ufffd"},                   /* Latin-1 */
+        {"x\xe6\x97", "x\\ufffd\\ufffd"},            /* cut short */
+        {"\xed\xa0\x80", "\\ufffd\\ufffd\\ufffd"},     /* a surrogate */
+        {"\xc0\xaf", "\\ufffd\\ufffd"},              /* overlong */
+        {"\xf4\x90\x80\x80", "\\ufffd\\ufffd\\ufffd\\ufffd"}, /* above U+10FFFF */
+        {"\x80" "a", "\\ufffd" "a"},                /* a stray continuation */
+    };
+    for (size_t i = 0; i < sizeof utf8 / sizeof utf8[0]; i++) {
+        msgpack_sbuffer_clear(&sb);
+        msgpack_pack_map(&pk, 1);
+        msgpack_pack_str_with_body(&pk, "key", 3);
+        msgpack_pack_str_with_body(&pk, utf8[i].in, strlen(utf8[i].in));
+        r = open_mem(sb.data, sb.size);
+        cr_assert_eq(read_events(r, &e), WEIR_CAPTURE_END);
+        char line[128];
+        snprintf(line, sizeof line, "{\"key\":\"%s\"}", utf8[i].out);
+        cr_assert_str_eq(e.v[0], line, "case %zu", i);
+        json_decref(td_json(e.v[0]));
+        weir_capture_reader_close(r);
+        events_free(&e);
+    }
     msgpack_sbuffer_destroy(&sb);
 }
 

@@ -66,8 +66,16 @@ static void window_capture(const char *dir, const char *name, weir_diag_level le
     weir_job_destroy(w.job);
 }
 
-/* Partition 2 of 3 goes quiet at 300 ms; the sink's valve is held by its
- * channel 2 (test_diag_held_by.c). */
+static int pass(const void *in, void *out, void *arg)
+{
+    (void)arg;
+    memcpy(out, in, sizeof(weir_gen_event));
+    return 0;
+}
+
+/* Partition 2 of 3 goes quiet at 300 ms; the valve of "merge" is held by its
+ * channel 2 (test_diag_held_by.c), and the valves of the sink behind it by
+ * the channel from "merge". */
 static void held_capture(const char *dir)
 {
     weir_job_config cfg = {.workers = 1, .clock = WEIR_CLOCK_VIRTUAL, .watermark_interval_ms = 10,
@@ -81,10 +89,27 @@ static void held_capture(const char *dir)
     weir_stream *s = weir_source_generator(job, &g);
     weir_timestamps_spec ts = {.strategy = weir_watermarks_bounded(5)};
     s = weir_stream_set_parallelism(weir_stream_assign_timestamps(s, &ts), 3);
-    weir_stream *sink = weir_sink_discard(weir_stream_key_by(s, td_gen_keys()));
-    cr_assert_not_null(weir_stream_set_parallelism(sink, 1), "%s", weir_job_error(job));
+    s = weir_stream_map(weir_stream_key_by(s, td_gen_keys()), sizeof(weir_gen_event), pass, NULL);
+    s = weir_stream_set_parallelism(weir_stream_set_name(s, "merge"), 1);
+    weir_stream *sink = weir_sink_discard(weir_stream_rebalance(s));
+    cr_assert_not_null(weir_stream_set_parallelism(sink, 2), "%s", weir_job_error(job));
     tu_run_ok(job);
     weir_job_destroy(job);
+}
+
+/* The row of `op` (a whole line, without its newline) in the section that
+ * starts with `section`. */
+static void section_row(const char *report, const char *section, const char *op, char *line,
+                        size_t size)
+{
+    const char *sec = strstr(report, section);
+    cr_assert_not_null(sec, "no section %s in:\n%s", section, report);
+    char pat[64];
+    snprintf(pat, sizeof pat, "\n  %s ", op);
+    const char *row = strstr(sec, pat);
+    cr_assert_not_null(row, "no row %s in:\n%s", op, report);
+    const char *eol = strchr(row + 1, '\n');
+    snprintf(line, size, "%.*s", (int)(eol - row - 1), row + 1);
 }
 
 typedef struct lines {
@@ -359,19 +384,20 @@ Test(capture, summary_names_the_channel_that_held_the_watermark, .timeout = 60)
     held_capture(dir);
     cli c = run(dir, "capture summary held.jsonl");
     cr_assert_eq(c.status, 0, "%s", c.err);
-    /* the sink's longest stall lasted until partition 2 ended, held by the
-     * channel fed by timestamps subtask 2 */
-    const char *wms = strstr(c.out, "\nwatermarks");
-    cr_assert_not_null(wms);
-    const char *row = strstr(wms, "\n  sink ");
-    cr_assert_not_null(row, "%s", c.out);
-    const char *eol = strchr(row + 1, '\n');
+    /* the longest stall of "merge" lasted until partition 2 ended, held by
+     * the channel fed by timestamps subtask 2; the sink's, by the channel
+     * from "merge", and behind it that same channel */
     char line[512];
-    snprintf(line, sizeof line, "%.*s", (int)(eol - row - 1), row + 1);
-    tu_assert_contains(line, ", to MAX)", "held by input 0 channel 2 (\"timestamps\" subtask 2)");
+    section_row(c.out, "\nwatermarks", "merge", line, sizeof line);
+    tu_assert_contains(line, ", to MAX)", "  held by input 0 channel 2 (\"timestamps\" subtask 2)");
+    cr_assert_null(strstr(line, "<-"), "%s", line);
+    section_row(c.out, "\nwatermarks", "sink", line, sizeof line);
+    tu_assert_contains(line, ", to MAX)",
+                       "  held by input 0 channel 0 (\"merge\" subtask 0) <- input 0 channel 2 "
+                       "(\"timestamps\" subtask 2)");
     long long v[8];
     /* subtask, advances, the stall in ms ("MAX" and "n/a" are not numbers) */
-    cr_assert_geq(report_row(c.out, "\nwatermarks", "sink", v), 3);
+    cr_assert_geq(report_row(c.out, "\nwatermarks", "merge", v), 3);
     cr_assert_eq(v[0], 0);
     cr_assert_gt(v[2], 500, "a stall of %lld ms", v[2]);
     cli_free(&c);
