@@ -10,6 +10,7 @@
 #include <weir.h>
 
 #include "capture.h"
+#include "demo.h"
 #include "script.h"
 
 static int usage(FILE *out)
@@ -18,6 +19,7 @@ static int usage(FILE *out)
                  "\n"
                  "commands:\n"
                  "  script FILE|-     run one operator on a scripted input and print its output\n"
+                 "  demo [--out DIR]  the idle-partition and lateness experiments, with captures\n"
                  "  capture ...       convert, validate and summarize captures (convert IN OUT,\n"
                  "                    validate FILE, summary FILE)\n"
                  "\n"
@@ -34,6 +36,8 @@ int main(int argc, char **argv)
         return usage(stdout);
     if (strcmp(cmd, "script") == 0)
         return weir_script_main(argc - 1, argv + 1);
+    if (strcmp(cmd, "demo") == 0)
+        return weir_demo_main(argc - 1, argv + 1);
     if (strcmp(cmd, "capture") == 0)
         return weir_capture_main(argc - 1, argv + 1);
     fprintf(stderr, "weir: unknown command '%s'\n", cmd);

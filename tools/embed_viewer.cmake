@@ -1,0 +1,12 @@
+# Generates a C file holding viewer/index.html as a byte array, so that
+# `weir demo` can write report.html without finding the source tree.
+# -DIN=<index.html> -DOUT=<file.c>
+if(NOT EXISTS ${IN})
+  message(FATAL_ERROR "weir: ${IN} is missing (the viewer that weir demo embeds)")
+endif()
+file(READ ${IN} hex HEX)
+string(LENGTH "${hex}" n)
+math(EXPR size "${n} / 2")
+string(REGEX REPLACE "([0-9a-f][0-9a-f])" "0x\\1," bytes "${hex}")
+string(REGEX REPLACE "(0x..,0x..,0x..,0x..,0x..,0x..,0x..,0x..,0x..,0x..,0x..,0x..,0x..,0x..,0x..,0x..,)" "\\1\n" bytes "${bytes}")
+file(WRITE ${OUT} "/* Generated from viewer/index.html by tools/embed_viewer.cmake. */\n#include <stddef.h>\nconst unsigned char weir_viewer_html[] = {\n${bytes}0};\nconst size_t weir_viewer_html_size = ${size};\n")

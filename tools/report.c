@@ -1,0 +1,122 @@
+/* report.c — writes the viewer with captures embedded (report.h).
+ *
+ * The viewer declares one element
+ *     <script id="weir-embedded-captures" type="application/json">[]</script>
+ * and loads whatever array it holds on start. The report replaces the `[]`
+ * with [{"name": NAME, "text": JSONL}, ...], every `<` written as \u003c so
+ * that no "</script>" can end the element early (docs/VIEWER.md).
+ */
+#include "report.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char marker[] = "<script id=\"weir-embedded-captures\" type=\"application/json\">[]";
+
+/* Writes s as a JSON string body (without quotes), `<` escaped. */
+static int put_json_string(FILE *out, const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        int r;
+        switch (c) {
+        case '"': r = fputs("\\\"", out); break;
+        case '\\': r = fputs("\\\\", out); break;
+        case '\n': r = fputs("\\n", out); break;
+        case '\r': r = fputs("\\r", out); break;
+        case '\t': r = fputs("\\t", out); break;
+        case '<': r = fputs("\\u003c", out); break;
+        default:
+            r = c < 0x20 ? fprintf(out, "\\u%04x", c) : fputc(c, out);
+        }
+        if (r < 0)
+            return -1;
+    }
+    return 0;
+}
+
+static char *read_file(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    char *buf = NULL;
+    size_t cap = 0, n = 0;
+    for (;;) {
+        if (n == cap) {
+            cap = cap ? cap * 2 : 1 << 16;
+            char *b = realloc(buf, cap);
+            if (!b) {
+                free(buf);
+                fclose(f);
+                errno = ENOMEM;
+                return NULL;
+            }
+            buf = b;
+        }
+        size_t got = fread(buf + n, 1, cap - n, f);
+        n += got;
+        if (got == 0)
+            break;
+    }
+    int err = ferror(f);
+    fclose(f);
+    if (err) {
+        free(buf);
+        return NULL;
+    }
+    *len = n;
+    return buf;
+}
+
+int weir_report_write(const char *path, const char *const *names, const char *const *files,
+                      size_t n)
+{
+    const char *html = (const char *)weir_viewer_html;
+    const char *at = weir_viewer_html_size ? strstr(html, marker) : NULL;
+    if (!at) {
+        fprintf(stderr, "weir: this build's viewer has no place for embedded captures; "
+                        "%s not written\n", path);
+        return 1;
+    }
+    size_t head = (size_t)(at - html) + sizeof marker - 3; /* up to, not with, "[]" */
+    char tmp[4200];
+    snprintf(tmp, sizeof tmp, "%s.partial", path);
+    FILE *out = fopen(tmp, "wb");
+    if (!out) {
+        fprintf(stderr, "weir: cannot create %s: %s\n", tmp, strerror(errno));
+        return 1;
+    }
+    int bad = fwrite(html, 1, head, out) != head || fputc('[', out) == EOF;
+    for (size_t i = 0; i < n && !bad; i++) {
+        size_t len;
+        char *text = read_file(files[i], &len);
+        if (!text) {
+            fprintf(stderr, "weir: cannot read %s: %s\n", files[i], strerror(errno));
+            bad = 1;
+            break;
+        }
+        bad = (i && fputc(',', out) == EOF) || fputs("{\"name\":\"", out) < 0 ||
+              put_json_string(out, names[i], strlen(names[i])) < 0 ||
+              fputs(".jsonl\",\"text\":\"", out) < 0 || put_json_string(out, text, len) < 0 ||
+              fputs("\"}", out) < 0;
+        free(text);
+    }
+    const char *rest = at + sizeof marker - 1;
+    size_t rest_len = weir_viewer_html_size - (size_t)(rest - html);
+    if (!bad)
+        bad = fputc(']', out) == EOF || fwrite(rest, 1, rest_len, out) != rest_len;
+    if (fclose(out) != 0)
+        bad = 1;
+    if (bad || rename(tmp, path) != 0) {
+        if (!bad)
+            fprintf(stderr, "weir: cannot rename %s: %s\n", tmp, strerror(errno));
+        else
+            fprintf(stderr, "weir: writing %s failed\n", tmp);
+        remove(tmp);
+        return 1;
+    }
+    return 0;
+}
