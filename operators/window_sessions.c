@@ -96,7 +96,10 @@ static unsigned char *load(weir_ctx *ctx, weir__wop *op, size_t *n)
     if (!buf)
         return NULL;
     const void *list = weir_state_list_get(ctx, op->st_sess, 0, n);
-    memcpy(buf, list, *n * stride(c));
+    /* A key without sessions yet has no list (NULL): memcpy from NULL is
+     * undefined even for 0 bytes. */
+    if (*n > 0)
+        memcpy(buf, list, *n * stride(c));
     return buf;
 }
 
