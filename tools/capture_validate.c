@@ -677,12 +677,13 @@ static int check_identity(cap_check *c, const cap_op *op, int s)
         break;
     }
     case CAP_ACCT_WINDOW: {
-        int64_t sum = k->absorbed + k->late_dropped + k->late_side;
+        int64_t sum = k->absorbed + k->filtered + k->late_dropped + k->late_side;
         if (k->in != sum)
             return bad(c, "%s: the counters of \"%s\" subtask %d do not add up (window: in %" PRId64
-                          " != absorbed %" PRId64 " + late_dropped %" PRId64 " + late_side %" PRId64
-                          " = %" PRId64 ")",
-                       what, op->name, s, k->in, k->absorbed, k->late_dropped, k->late_side, sum);
+                          " != absorbed %" PRId64 " + filtered %" PRId64 " + late_dropped %" PRId64
+                          " + late_side %" PRId64 " = %" PRId64 ")",
+                       what, op->name, s, k->in, k->absorbed, k->filtered, k->late_dropped,
+                       k->late_side, sum);
         if (k->late_side != k->side_out)
             return bad(c, "%s: the counters of \"%s\" subtask %d do not add up (window: late_side %" PRId64
                           " != side_out %" PRId64 ")",

@@ -500,6 +500,16 @@ Test(capture, counters_that_do_not_add_up_are_refused, .timeout = 60)
              "bad.jsonl:%zu: summary event: sink \"sink\" subtask 0 emitted 3 records (sink: out = 0)\n",
              l.n);
     assert_refused(dir, "bad.jsonl", want, false);
+    /* a window's filtered elements (in no window, not late) count in its
+     * identity: moved from absorbed to filtered, the books still balance */
+    json_object_set_new(sink, "out", json_integer(0));
+    json_object_set_new(w, "absorbed", json_integer(td_int(w, "absorbed") - 1));
+    json_object_set_new(w, "filtered", json_integer(td_int(w, "filtered") + 1));
+    replace_line(&l, l.n - 1, sum);
+    write_lines(td_path(dir, "moved.jsonl"), &l);
+    cli c = run(dir, "capture validate moved.jsonl");
+    cr_assert_eq(c.status, 0, "%s", c.err);
+    cli_free(&c);
     json_decref(sum);
     free_lines(&l);
     td_rmdir(dir);
