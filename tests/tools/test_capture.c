@@ -257,6 +257,42 @@ Test(capture, validate_says_how_many_events_are_valid, .timeout = 120)
     td_rmdir(dir);
 }
 
+Test(capture, a_kind_from_a_later_weir_is_skipped_and_counted, .timeout = 60)
+{
+    char *dir = td_tmpdir();
+    window_capture(dir, "c", WEIR_DIAG_SUMMARY);
+    lines l = read_lines(td_path(dir, "c.jsonl"));
+    cr_assert_eq(l.n, 2);
+    json_t *sum = td_json(l.v[1]);
+    json_object_set_new(sum, "events", json_integer(2));
+    lines m = {.v = malloc(3 * sizeof(char *)), .n = 3};
+    m.v[0] = strdup(l.v[0]);
+    m.v[1] = strdup("{\"kind\":\"checkpoint\",\"t\":5,\"op\":\"elsewhere\",\"subtask\":99}");
+    m.v[2] = json_dumps(sum, JSON_COMPACT);
+    write_lines(td_path(dir, "future.jsonl"), &m);
+    cli c = run(dir, "capture validate future.jsonl");
+    cr_assert_eq(c.status, 0, "%s", c.err);
+    cr_assert_str_eq(c.out, "valid: 3 events; 1 of kinds this weir does not know, skipped\n");
+    cli_free(&c);
+    c = run(dir, "capture summary future.jsonl");
+    cr_assert_eq(c.status, 0, "%s", c.err);
+    tu_assert_contains(c.out, "level summary");
+    cli_free(&c);
+    /* a known kind at level summary is not something that level writes */
+    free(m.v[1]);
+    m.v[1] = strdup("{\"kind\":\"throughput\",\"t\":5,\"op\":\"window\",\"subtask\":0,"
+                    "\"interval_ms\":5,\"in\":0,\"out\":0}");
+    write_lines(td_path(dir, "level.jsonl"), &m);
+    assert_refused(dir, "level.jsonl",
+                   "level.jsonl:2: throughput event in a capture at level summary (only job and "
+                   "summary events)\n",
+                   false);
+    json_decref(sum);
+    free_lines(&m);
+    free_lines(&l);
+    td_rmdir(dir);
+}
+
 static int fail_late(const void *in, void *out, void *arg)
 {
     (void)arg;
