@@ -10,7 +10,9 @@
  * valve, and its watermark is their minimum. A process operator chained after
  * the timestamps operator taps each subtask's watermark with its processing
  * time; the run is paced on the virtual clock (processing ms = event ms), so
- * it is the same every time. It also writes parallelism.jsonl.
+ * the table it prints is the same every time (each subtask's line depends on
+ * its own partition only, not on how the 2 workers interleave the 3
+ * subtasks). It also writes parallelism.jsonl.
  *
  * What to look for: at each probe (every 200 ms) the three subtasks'
  * watermarks differ — each is its own partition's largest timestamp so far
