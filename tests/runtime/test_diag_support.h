@@ -3,10 +3,11 @@
  * summary's identities, and a small keyed window operator that reports every
  * window event kind.
  *
- * The window operator. The real one (operators/window*.c) is being written
- * alongside; until it lands, this stand-in, written against the public
- * operator API exactly as a built-in would be, makes window_fire, late, merge
- * and cleanup events appear in a real run: tumbling windows of TD_WIN ms with
+ * The stand-in window operator. Written against the public operator API
+ * exactly as a built-in is, it makes window_fire, late, merge and cleanup
+ * events appear in one operator of one run, each under the test's control
+ * (the real window operator reports merges only for sessions; it is tested
+ * in the capture by test_diag_window.c): tumbling windows of TD_WIN ms with
  * TD_LATENESS ms of allowed lateness, an on-time firing when the watermark
  * passes a window's end, a late firing for each element that arrives within
  * the lateness, a cleanup when the lateness has passed, and elements later
@@ -14,7 +15,7 @@
  * output TD_TAG_LATE when odd. The second element of a window is reported as
  * a merge of two windows (there are no sessions here; the event only has to
  * be a valid one). Accounting is `window`: in = absorbed + late (it filters
- * nothing), late_side = side_out. (When the real window operator exists, switch td_window to it.)
+ * nothing), late_side = side_out.
  *
  * Everything is static so that each Criterion binary has its own copy.
  */

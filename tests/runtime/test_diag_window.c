@@ -1,0 +1,151 @@
+/* test_diag_window.c — the window operator (weir/window.h) in the capture:
+ * tumbling windows with allowed lateness and a late side output, sessions,
+ * and sliding windows whose slide is larger than their size, on the
+ * generator with late elements. Every window event kind appears, each says
+ * what the operator did (an on-time firing at or after the window's max, a
+ * late element past max + lateness, merges of at least two sessions), the
+ * counters add up by the window identity (filtered included), and the
+ * capture passes `weir capture validate` (the real binary, as in
+ * tests/tools/test_capture.c).
+ */
+#include <criterion/criterion.h>
+#include <sys/wait.h>
+
+#include "runtime/test_diag_support.h"
+
+enum { LATENESS = 30 };
+
+static void count_add(void *acc, const void *elem, void *arg)
+{
+    (void)elem;
+    (void)arg;
+    ++*(int64_t *)acc;
+}
+
+static void count_merge(void *acc, const void *other, void *arg)
+{
+    (void)arg;
+    *(int64_t *)acc += *(const int64_t *)other;
+}
+
+static void count_result(const void *acc, const weir_window_info *w, void *out, void *arg)
+{
+    (void)w;
+    (void)arg;
+    memcpy(out, acc, sizeof(int64_t));
+}
+
+static weir_stream *window(weir_stream *keyed, const char *name, weir_window_assigner a,
+                           int64_t lateness, int late_tag)
+{
+    weir_window_spec w = {
+        .name = name,
+        .assigner = a,
+        .allowed_lateness_ms = lateness,
+        .late_tag = late_tag,
+        .aggregate = {.acc_size = sizeof(int64_t), .add = count_add, .merge = count_merge,
+                      .result = count_result},
+        .out_size = sizeof(int64_t),
+        .parallelism = 2,
+    };
+    return weir_stream_window(keyed, &w);
+}
+
+static void run(weir_diag_memory *mem, const char *jsonl)
+{
+    weir_job_config cfg = {.workers = 1, .clock = WEIR_CLOCK_VIRTUAL, .watermark_interval_ms = 10,
+                           .diag = {.memory = mem, .jsonl_path = jsonl}};
+    weir_job *job = tu_job(&cfg);
+    weir_generator_config g = {.partitions = 3, .keys = 5, .rate = 200, .pace = WEIR_GEN_PACED,
+                               .count = 400, .disorder_ms = 10, .late_fraction = 0.1,
+                               .late_ms = 40, .seed = 7};
+    weir_stream *s = weir_source_generator(job, &g);
+    weir_timestamps_spec ts = {.strategy = weir_watermarks_bounded(10)};
+    s = weir_stream_set_parallelism(weir_stream_assign_timestamps(s, &ts), 3);
+    weir_stream *keyed = weir_stream_key_by(s, td_gen_keys());
+    weir_stream *tumbling =
+        window(keyed, "tumbling", weir_window_tumbling(100, 0), LATENESS, WEIR_WINDOW_LATE_TAG);
+    cr_assert_not_null(weir_sink_discard(tumbling), "%s", weir_job_error(job));
+    cr_assert_not_null(weir_sink_discard(weir_stream_side_output(tumbling, WEIR_WINDOW_LATE_TAG)),
+                       "%s", weir_job_error(job));
+    cr_assert_not_null(weir_sink_discard(window(keyed, "sessions", weir_window_session(8), 0, 0)),
+                       "%s", weir_job_error(job));
+    cr_assert_not_null(
+        weir_sink_discard(window(keyed, "sliding", weir_window_sliding(20, 50, 0), 0, 0)), "%s",
+        weir_job_error(job));
+    tu_run_ok(job);
+    weir_job_destroy(job);
+}
+
+static bool is(const weir_diag_event *ev, weir_diag_kind kind, const char *op)
+{
+    return ev->kind == kind && strcmp(ev->op, op) == 0;
+}
+
+Test(diag_window, the_window_operators_events_say_what_it_did, .timeout = 120)
+{
+    weir_diag_memory *mem;
+    cr_assert_eq(weir_diag_memory_create(&mem), 0);
+    run(mem, NULL);
+    int on_time = 0, late_fire = 0, late = 0, side = 0, merges = 0, cleanups = 0;
+    for (size_t i = 0; i < weir_diag_memory_count(mem); i++) {
+        const weir_diag_event *ev = weir_diag_memory_event(mem, i);
+        json_decref(td_json(ev->json));
+        if (ev->kind == WEIR_DIAG_KIND_JOB || ev->kind == WEIR_DIAG_KIND_SUMMARY)
+            continue;
+        if (is(ev, WEIR_DIAG_KIND_WINDOW_FIRE, "tumbling")) {
+            cr_assert_eq(ev->window_end - ev->window_start, 100);
+            if (ev->firing == 0) {
+                cr_assert_geq(ev->watermark, ev->window_end - 1);
+                on_time++;
+            } else {
+                late_fire++;
+            }
+        } else if (is(ev, WEIR_DIAG_KIND_LATE, "tumbling")) {
+            cr_assert_geq(ev->watermark, ev->window_end - 1 + LATENESS);
+            cr_assert(!ev->dropped, "a late element dropped despite the side output");
+            late++;
+        } else if (is(ev, WEIR_DIAG_KIND_LATE, "sessions") ||
+                   is(ev, WEIR_DIAG_KIND_LATE, "sliding")) {
+            cr_assert(ev->dropped);
+        } else if (is(ev, WEIR_DIAG_KIND_MERGE, "sessions")) {
+            cr_assert_geq(ev->count, 2);
+            merges++;
+        } else if (ev->kind == WEIR_DIAG_KIND_CLEANUP) {
+            cleanups++;
+        }
+    }
+    json_t *sum = td_summary(mem);
+    td_assert_identities(sum);
+    side = (int)td_total(sum, "tumbling", "late_side");
+    cr_assert_gt(on_time, 0);
+    cr_assert_gt(late_fire, 0, "no late firing within the allowed lateness");
+    cr_assert_gt(late, 0);
+    cr_assert_eq(late, side);
+    cr_assert_eq(td_total(sum, "tumbling", "side_out"), side);
+    cr_assert_gt(merges, 0);
+    cr_assert_gt(cleanups, 0);
+    /* slide 50 > size 20: elements between windows are filtered, not late */
+    cr_assert_gt(td_total(sum, "sliding", "filtered"), 0);
+    cr_assert_gt(td_total(sum, "sessions", "late_dropped") + td_total(sum, "sliding", "late_dropped"),
+                 0);
+    json_decref(sum);
+    weir_diag_memory_destroy(mem);
+}
+
+Test(diag_window, a_window_capture_is_valid, .timeout = 120)
+{
+    char *dir = td_tmpdir();
+    const char *path = td_path(dir, "w.jsonl");
+    run(NULL, path);
+    const char *weir = WEIR_BINARY_DIR "/tools/weir";
+    cr_assert(td_exists(weir), "%s is missing: build the weir-cli target", weir);
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "'%s' capture validate '%s' >'%s/out' 2>&1", weir, path, dir);
+    int st = system(cmd);
+    char *out = td_read(td_path(dir, "out"), NULL);
+    cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "weir capture validate: %s", out);
+    cr_assert_eq(strncmp(out, "valid: ", 7), 0, "%s", out);
+    free(out);
+    td_rmdir(dir);
+}
