@@ -706,7 +706,7 @@ static void cm_init(combiner_model *m, int n)
 {
     memset(m, 0, sizeof *m);
     m->n = n;
-    for (int i = 0; i < n; i++)
+    for (int i = 0; i < n && i < WEIR__MAX_INPUTS; i++)
         m->wm[i] = WEIR_TS_MIN;
 }
 

@@ -18,7 +18,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "support/criterion_tsan.h"
 #include "weir.h"
 
 /* GCC defines __SANITIZE_*__; clang reports through __has_feature. */

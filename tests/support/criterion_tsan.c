@@ -1,4 +1,4 @@
-/* criterion_tsan.h — lets a Criterion test binary start under ThreadSanitizer.
+/* criterion_tsan.c — lets a Criterion test binary start under ThreadSanitizer.
  *
  * Criterion's sandbox (BoxFort) maps its shared "inheritable arena" at a
  * random address between 0x2000_0000_0000 and 0x6000_0000_0000, chosen with
@@ -14,14 +14,10 @@
  * cycling over 64 slots. BoxFort probes each candidate with msync and moves
  * on when it is taken, so a slot next to the binary is harmless.
  *
- * Only the tests' own process is affected, only under TSan, and nothing in
- * weir or in the tests uses rand_r. Include it in exactly one translation
- * unit per binary (each test binary is one file).
+ * Only the tests' own process is affected: tests/CMakeLists.txt links this
+ * file into every test binary under TSan only, and nothing in weir or in the
+ * tests uses rand_r.
  */
-#ifndef WEIR_TESTS_CRITERION_TSAN_H
-#define WEIR_TESTS_CRITERION_TSAN_H
-
-#if defined(__SANITIZE_THREAD__)
 #include <stdlib.h>
 
 int rand_r(unsigned int *seed)
@@ -30,6 +26,3 @@ int rand_r(unsigned int *seed)
     (void)seed;
     return (int)(0x358000u + (k++ % 64u) * 0x100u);
 }
-#endif
-
-#endif
