@@ -243,48 +243,80 @@ static int64_t earliest_owned(const weir__worker *w)
     return d;
 }
 
-/* Virtual clock, called by the worker that found every worker parked: moves
- * time to the earliest deadline in the job and unparks the workers that own
- * a subtask due then. */
+/* Virtual clock, called by the worker that found every worker parked (it
+ * brought `running` to 0): moves time to the earliest deadline in the job and
+ * unparks the workers that own a subtask due then.
+ *
+ * It counts itself in while it reads the deadlines and wakes the owners, and
+ * reads them all before the first wake-up (into vt_due). Otherwise a worker
+ * it woke could run, park, find itself the last one running and advance the
+ * clock a second time while this one is still reading deadlines (a data race
+ * with the steps that write them) or is about to run due work of its own at
+ * the old time. If it is not due itself it gives its count back; if every
+ * worker it woke has parked again by then, nobody else will move the clock,
+ * so it goes round again. */
 static void advance_virtual(weir__worker *self)
 {
     weir_job *job = self->job;
-    int64_t d = INT64_MAX;
-    for (int i = 0; i < job->nworkers; i++) {
-        int64_t e = earliest_owned(&job->workers[i]);
-        if (e < d)
-            d = e;
-    }
-    if (d == INT64_MAX) {
-        if (atomic_load(&job->remaining) > 0 && !atomic_load(&job->stop)) {
-            weir__job_fail(job, WEIR_EINTERNAL,
-                           "virtual clock: no subtask can make progress and none waits for a "
-                           "time (%d subtasks unfinished)",
-                           atomic_load(&job->remaining));
-            stop_all(job);
+    for (;;) {
+        atomic_fetch_add(&job->running, 1);
+        int64_t d = INT64_MAX;
+        for (int i = 0; i < job->nworkers; i++) {
+            int64_t e = earliest_owned(&job->workers[i]);
+            job->workers[i].vt_due = e;
+            if (e < d)
+                d = e;
         }
-        return;
-    }
-    if (d > weir__clock_now(&job->clock))
-        weir__clock_set(&job->clock, d);
-    for (int i = 0; i < job->nworkers; i++) {
-        if (earliest_owned(&job->workers[i]) <= d)
-            unpark(&job->workers[i]);
+        if (d == INT64_MAX) {
+            if (atomic_load(&job->remaining) > 0 && !atomic_load(&job->stop)) {
+                weir__job_fail(job, WEIR_EINTERNAL,
+                               "virtual clock: no subtask can make progress and none waits for a "
+                               "time (%d subtasks unfinished)",
+                               atomic_load(&job->remaining));
+                stop_all(job);
+            }
+            atomic_fetch_sub(&job->running, 1);
+            return;
+        }
+        if (d > weir__clock_now(&job->clock))
+            weir__clock_set(&job->clock, d);
+        for (int i = 0; i < job->nworkers; i++) {
+            if (&job->workers[i] != self && job->workers[i].vt_due <= d)
+                unpark(&job->workers[i]);
+        }
+        if (self->vt_due <= d) {
+            /* Due itself: stay counted and stop being parked. If a waker
+             * took the flag first, it counted this worker in once more. */
+            if (atomic_exchange(&self->parked, 0) == 0)
+                atomic_fetch_sub(&job->running, 1);
+            return;
+        }
+        if (atomic_fetch_sub(&job->running, 1) != 1)
+            return;
     }
 }
 
+/* A worker looks at its inbox one last time while it still counts as
+ * running, and only then stops counting itself. In the other order it could
+ * find work after it had stopped counting and run it while another worker,
+ * seeing itself as the last one running, moved the virtual clock (and read
+ * the deadlines this worker was writing). Work queued after the last look
+ * finds `parked` set (the fences pair with enqueue's), and its unpark counts
+ * this worker back in before the enqueuer itself can park. */
 static void park(weir__worker *w)
 {
     weir_job *job = w->job;
     uint32_t seq = atomic_load(&w->wake_seq);
-    int before = atomic_fetch_sub(&job->running, 1);
     atomic_store(&w->parked, 1);
     WEIR__FULL_FENCE();
     if (!cds_wfcq_empty(&w->inbox_head, &w->inbox_tail) || atomic_load(&job->stop)) {
-        if (atomic_exchange(&w->parked, 0) == 1)
-            atomic_fetch_add(&job->running, 1);
+        /* Never stopped counting; if an unpark took the flag first it
+         * counted this worker in once more: take that back. */
+        if (atomic_exchange(&w->parked, 0) == 0)
+            atomic_fetch_sub(&job->running, 1);
         return;
     }
+    int before = atomic_fetch_sub(&job->running, 1);
     int64_t timeout = -1;
     if (job->clock.is_virtual) {
         if (before == 1)

@@ -48,6 +48,9 @@ typedef struct weir__worker {
     struct weir__subtask **owned;
     int nowned;
     struct weir__diag_ring *diag;
+    /* The earliest deadline of this worker's subtasks as the virtual clock's
+     * advance last read it (only the advancing worker touches it). */
+    int64_t vt_due;
     alignas(WEIR__CACHELINE) _Atomic int parked;
     _Atomic uint32_t wake_seq;
 } weir__worker;
