@@ -185,7 +185,7 @@ static WT_UNUSED int wt_probe_record(weir_ctx *ctx, int input, const void *elem,
 static const weir_key_spec wt_key_spec = {.key_size = 8, .extract = wt_key};
 
 /* A harness around the window operator of `spec` on ev elements. */
-static wt *wt_open(const weir_window_spec *spec)
+static WT_UNUSED wt *wt_open(const weir_window_spec *spec)
 {
     wt *t = calloc(1, sizeof *t);
     cr_assert_not_null(t);
@@ -266,7 +266,7 @@ static WT_UNUSED void wt_probe(wt *t)
  * order (results as "R ts key value [start,end) count firing late", late side
  * output "L ts key value", dropped "D ts key value", watermarks "W wm"), so
  * that tests compare with one string. */
-static char *wt_take(wt *t, size_t *from)
+static WT_UNUSED char *wt_take(wt *t, size_t *from)
 {
     size_t cap = 64 + (t->n - *from) * 96;
     char *s = malloc(cap);
@@ -307,7 +307,7 @@ static WT_UNUSED int wt_cmp_lines(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static char *wt_canonical(const char *text)
+static WT_UNUSED char *wt_canonical(const char *text)
 {
     size_t len = strlen(text);
     char *copy = strdup(text);
