@@ -18,7 +18,10 @@
  * Timers are per (key, window), namespace = the window's start, but are not
  * registered per record, nor for every window an element falls in:
  *   - creating a pane registers the trigger timer of the first window that
- *     covers it and whose max is still ahead of the watermark;
+ *     covers it and whose max is still ahead of the watermark — unless an
+ *     older pane of the key lies in that window too, which gives the
+ *     window its timer already (so in time-ordered data a key's first
+ *     pane registers, and the chain does the rest);
  *   - a window firing on its timer registers the next window's timer
  *     (start + D) if a pane it shares with that window exists — the chain
  *     visits every window that has content, in time order; a window whose
@@ -106,14 +109,17 @@ static const int64_t *panes_in(weir_ctx *ctx, weir__wop *op, int64_t from, int64
 }
 
 /* Adds pane q (new) to the key's sorted pane list: an append in the usual
- * case of panes made in time order. */
-static int index_insert(weir_ctx *ctx, weir__wop *op, int64_t q)
+ * case of panes made in time order. *before is the pane before it (MIN if
+ * none). */
+static int index_insert(weir_ctx *ctx, weir__wop *op, int64_t q, int64_t *before)
 {
     size_t n;
     const int64_t *ix = weir_state_list_get(ctx, op->st_index, 0, &n);
+    *before = n ? ix[n - 1] : WEIR_TS_MIN;
     if (n == 0 || ix[n - 1] < q)
         return weir_state_list_add(ctx, op->st_index, 0, &q);
     size_t at = lower_bound(ix, n, q);
+    *before = at ? ix[at - 1] : WEIR_TS_MIN;
     int64_t *tmp = (int64_t *)(void *)weir__scratch_get(ctx, &op->cat, (n + 1) * sizeof *tmp);
     if (!tmp)
         return weir_ctx_error(ctx);
@@ -278,7 +284,8 @@ int weir__panes_record(weir_ctx *ctx, weir__wop *op, const void *elem, int64_t t
         return r;
     weir_ctx_count(ctx, WEIR_COUNTER_ABSORBED, 1);
     if (fresh) {
-        if ((r = index_insert(ctx, op, q)) < 0)
+        int64_t before;
+        if ((r = index_insert(ctx, op, q, &before)) < 0)
             return r;
         /* The first window of this pane still waiting for its max; the
          * chain of firings reaches the later ones. */
@@ -288,7 +295,10 @@ int weir__panes_record(weir_ctx *ctx, weir__wop *op, const void *elem, int64_t t
             if (lo > first)
                 s = weir__window_next_at_or_after(first, c->slide, (int64_t)lo);
         }
-        if (s <= last) {
+        /* If an older pane lies in that window too, the window has its timer
+         * already (it had one when that pane was made, or the chain brings
+         * it): in time-ordered data only a key's first pane registers. */
+        if (s <= last && !(before != WEIR_TS_MIN && before >= s)) {
             r = weir_timer_register(ctx, c->domain, s,
                                     weir__window_max(weir__window_end(s, c->size)));
             if (r < 0)

@@ -146,8 +146,10 @@ int weir_state_list_set(weir_ctx *ctx, int id, int64_t ns, const void *elems, si
         return weir_ctx_fail(ctx, WEIR_ENOMEM, "keyed state: out of memory");
     weir__list_value *l = weir__keymap_value(&st->map, idx);
     if (l->cap < count) {
-        /* A fresh buffer, not realloc: `elems` may live in the old one. */
-        uint32_t cap = l->cap ? l->cap : 4;
+        /* A fresh buffer, not realloc: `elems` may live in the old one. A
+         * new list gets just what it holds (lists that are rewritten, like a
+         * key's few open sessions, are mostly tiny). */
+        uint32_t cap = l->cap ? l->cap : 1;
         while (cap < count)
             cap *= 2;
         unsigned char *d = malloc((size_t)cap * st->size);
