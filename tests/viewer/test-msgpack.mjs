@@ -2,7 +2,7 @@
 // same run's JSONL gives: the same events, series, picture and table rows
 // (64-bit integers included: the synthetic demo's event times are epoch
 // milliseconds, beyond 32 bits).
-import { runner, capture, load, stats, pixels } from './lib.mjs';
+import { runner, capture, load, stats, pixels, synthetic } from './lib.mjs';
 
 const r = runner('msgpack');
 
@@ -16,7 +16,7 @@ async function snapshot(page, path) {
 
 r.test('same-as-jsonl', async ({ page, check }) => {
   const packed = capture.msgpack();
-  const plain = process.env.WEIR_CAPTURE_MSGPACK ? process.env.WEIR_CAPTURE_MSGPACK_JSONL : capture.demo();
+  const plain = process.env.WEIR_CAPTURE_MSGPACK ? process.env.WEIR_CAPTURE_MSGPACK_JSONL : synthetic('demo.jsonl');
   if (!plain) { console.log('WEIR_CAPTURE_MSGPACK set without WEIR_CAPTURE_MSGPACK_JSONL: only decoding is checked'); }
   const m = await snapshot(page, packed);
   check(m.c && m.c.format === 'msgpack' && m.c.frames > 0, `decoded and drawn: ${JSON.stringify(m.s.messages)}`);

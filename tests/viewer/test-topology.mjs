@@ -48,7 +48,7 @@ r.test('graph-and-filter', async ({ page, check }) => {
   const px = await pixels(page, 'canvas.chart', s1.captures[0].plot, [...otherCols, ...mine]);
   const otherPx = px.counts.slice(0, otherCols.length).reduce((a, b) => a + b, 0);
   const minePx = px.counts.slice(otherCols.length).reduce((a, b) => a + b, 0);
-  check(otherPx === 0, `no other operator's colour left in the timeline: ${otherPx}`);
+  check(otherPx === 0, `no other operator's colour left in the timeline: ${otherPx} (${otherCols.map((c, i) => `${c}:${px.counts[i]}`).filter((x) => !x.endsWith(':0')).join(' ')})`);
   check(minePx > 50, `${op.name}'s own lines are drawn: ${minePx}`);
   check(await page.locator('.topology .node.selected').count() === 1, 'the node is marked selected');
 
