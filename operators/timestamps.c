@@ -296,6 +296,7 @@ int weir_timestamps_operator(const weir_timestamps_spec *spec, size_t elem_size,
     out->arg_free = free;
     out->accounting = WEIR_ACCOUNTING_ONE_TO_ONE;
     out->out_size = elem_size;
+    out->parallelism = WEIR_PARALLELISM_INHERIT;
     snprintf(a->settings, sizeof a->settings, "\"strategy\":\"%s\",\"bound_ms\":%lld,\"interval_ms\":%lld,"
              "\"idleness_ms\":%lld",
              strategy_name(st->kind),

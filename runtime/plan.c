@@ -107,9 +107,15 @@ static int push_channel(weir__channel ***arr, int *n, weir__channel *ch)
 static int resolve_edges(weir_job *job)
 {
     weir__graph *g = &job->graph;
+    /* Nodes only ever consume nodes added before them, so one pass in order
+     * resolves inherited parallelism from already resolved producers. */
     for (int i = 0; i < g->nnodes; i++) {
-        if (g->nodes[i]->parallelism == 0)
-            g->nodes[i]->parallelism = job->cfg.parallelism;
+        weir__node *n = g->nodes[i];
+        if (n->parallelism == WEIR_PARALLELISM_INHERIT)
+            n->parallelism = n->nin_edges > 0 ? g->nodes[g->edges[n->in_edges[0]].from]->parallelism
+                                              : job->cfg.parallelism;
+        if (n->parallelism == 0)
+            n->parallelism = job->cfg.parallelism;
     }
     for (int i = 0; i < g->nedges; i++) {
         weir__edge *e = &g->edges[i];

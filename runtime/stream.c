@@ -182,7 +182,7 @@ static int check_input(weir_job *job, const struct weir_stream *s, const char *c
 
 static int check_parallelism(weir_job *job, int p, const char *call)
 {
-    if (p < 0 || p > WEIR_MAX_PARALLELISM)
+    if ((p < 0 && p != WEIR_PARALLELISM_INHERIT) || p > WEIR_MAX_PARALLELISM)
         return weir__job_build_error(job, WEIR_EINVAL, "%s: parallelism %d is not in 1..%d", call,
                                      p, WEIR_MAX_PARALLELISM);
     return 0;
@@ -229,6 +229,11 @@ weir_stream *weir_job_add_source(weir_job *job, const weir_source_spec *spec)
     if (check_elem_size(job, spec->elem_size, call, "elem_size", false) ||
         check_parallelism(job, spec->parallelism, call))
         goto fail;
+    if (spec->parallelism == WEIR_PARALLELISM_INHERIT) {
+        weir__job_build_error(job, WEIR_EINVAL,
+                              "%s: a source has no input to inherit its parallelism from", call);
+        goto fail;
+    }
     weir__node *n = calloc(1, sizeof *n);
     if (!n)
         goto fail_oom;

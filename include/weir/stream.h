@@ -42,6 +42,8 @@ typedef struct weir_stream weir_stream;
 #define WEIR_MAX_ELEM_SIZE 65536
 #define WEIR_MAX_KEY_SIZE 256
 #define WEIR_MAX_PARALLELISM 1024
+/* An operator's parallelism taken from its input's producer at planning. */
+#define WEIR_PARALLELISM_INHERIT (-1)
 
 /* ---- generic operators (what every built-in is made of) ------------------- */
 
@@ -55,7 +57,7 @@ typedef struct weir_side_output_spec {
 typedef enum weir_accounting {
     WEIR_ACCOUNTING_ANY = 0,    /* no identity: emits any number per record */
     WEIR_ACCOUNTING_ONE_TO_ONE, /* in = out + filtered + late_dropped + late_side */
-    WEIR_ACCOUNTING_WINDOW,     /* in = absorbed + late_dropped + late_side */
+    WEIR_ACCOUNTING_WINDOW,     /* in = absorbed + filtered + late_dropped + late_side */
     WEIR_ACCOUNTING_SINK        /* out = 0 */
 } weir_accounting;
 
@@ -68,7 +70,10 @@ typedef struct weir_process_spec {
     size_t out_size;                    /* main output element size; 0: a sink (no output) */
     const weir_side_output_spec *side_outputs; /* copied */
     int nside;
-    int parallelism;                    /* 0: the job's default */
+    /* 0: the job's default; WEIR_PARALLELISM_INHERIT: the same as the
+     * operator that produces its (first) input, as the timestamps operator
+     * does (Flink's assignTimestampsAndWatermarks keeps its input's). */
+    int parallelism;
     weir_accounting accounting;
     /* Optional: kind-specific settings for the capture's job event, as the
      * members of a JSON object ("\"size_ms\":1000,..."); copied. */

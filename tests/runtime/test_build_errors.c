@@ -344,11 +344,12 @@ Test(build_errors, parallelism_zero_and_too_big)
     expect_refused(job, WEIR_EINVAL, "weir_stream_set_parallelism", "parallelism 1025");
     weir_job_destroy(job);
 
-    /* In a spec, 0 means the default, but negative and too big are refused. */
+    /* In a spec, 0 means the default and WEIR_PARALLELISM_INHERIT (-1) the
+     * input's, but other negative values and too big are refused. */
     job = tu_job(NULL);
-    weir_process_spec spec = {.vtable = &pass_vtable, .out_size = 8, .parallelism = -1};
+    weir_process_spec spec = {.vtable = &pass_vtable, .out_size = 8, .parallelism = -2};
     cr_assert_null(weir_stream_process(probe_source(job, 8), &spec));
-    expect_refused(job, WEIR_EINVAL, "weir_stream_process", "parallelism -1");
+    expect_refused(job, WEIR_EINVAL, "weir_stream_process", "parallelism -2");
     weir_job_destroy(job);
 
     job = tu_job(NULL);
