@@ -108,6 +108,22 @@ static int fire_processing(weir__subtask *sub, int64_t now)
 
 /* ---- input ---------------------------------------------------------------- */
 
+/* What an input's valve let through goes through the multi-input
+ * combination into the head operator. */
+static int combine(weir__subtask *sub, int input, const weir__wm_actions *a)
+{
+    for (int k = 0; k < a->n; k++) {
+        weir__wm_actions c = a->act[k].kind == WEIR__ACT_WATERMARK
+                                 ? weir__combiner_watermark(&sub->comb, input, a->act[k].watermark)
+                                 : weir__combiner_status(&sub->comb, input,
+                                                         a->act[k].kind == WEIR__ACT_IDLE);
+        int r = weir__deliver_actions(sub->ctxs[0], &c);
+        if (r < 0)
+            return r;
+    }
+    return 0;
+}
+
 int weir__subtask_valve_watermark(weir__subtask *sub, int input, int channel, int64_t wm)
 {
     weir__input *in = &sub->in[input];
@@ -116,16 +132,7 @@ int weir__subtask_valve_watermark(weir__subtask *sub, int input, int channel, in
     weir__wm_actions a = weir__valve_watermark(&in->valve, channel, wm);
     if (WEIR__DIAG_ON(head, WEIR_DIAG_STANDARD) && in->vch[channel].wm != before)
         weir__diag_valve_watermark(head, input, channel, wm, weir__valve_held_by(&in->valve));
-    for (int k = 0; k < a.n; k++) {
-        weir__wm_actions c = a.act[k].kind == WEIR__ACT_WATERMARK
-                                 ? weir__combiner_watermark(&sub->comb, input, a.act[k].watermark)
-                                 : weir__combiner_status(&sub->comb, input,
-                                                         a.act[k].kind == WEIR__ACT_IDLE);
-        int r = weir__deliver_actions(head, &c);
-        if (r < 0)
-            return r;
-    }
-    return 0;
+    return combine(sub, input, &a);
 }
 
 int weir__subtask_valve_status(weir__subtask *sub, int input, int channel, bool idle)
@@ -137,16 +144,7 @@ int weir__subtask_valve_status(weir__subtask *sub, int input, int channel, bool 
                               : weir__valve_active(&in->valve, channel);
     if (WEIR__DIAG_ON(head, WEIR_DIAG_STANDARD) && in->vch[channel].idle != before)
         weir__diag_valve_status(head, input, channel, idle);
-    for (int k = 0; k < a.n; k++) {
-        weir__wm_actions c = a.act[k].kind == WEIR__ACT_WATERMARK
-                                 ? weir__combiner_watermark(&sub->comb, input, a.act[k].watermark)
-                                 : weir__combiner_status(&sub->comb, input,
-                                                         a.act[k].kind == WEIR__ACT_IDLE);
-        int r = weir__deliver_actions(head, &c);
-        if (r < 0)
-            return r;
-    }
-    return 0;
+    return combine(sub, input, &a);
 }
 
 static bool all_inputs_ended(const weir__subtask *sub)
