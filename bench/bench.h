@@ -87,6 +87,7 @@ typedef struct bench_result {
      * other process on the machine (/proc/stat's busy time minus ours; 10 ms
      * resolution). The second says how noisy the measurement was. */
     double cpu_self, cpu_other;
+    int64_t diag_events; /* events the diagnostic callback received (diag scenarios) */
     /* paced scenarios: end-to-end latency, source emit -> sink, microseconds */
     bool has_latency;
     double p50_us, p99_us, max_us;
@@ -135,7 +136,7 @@ struct bench_scenario {
 };
 
 /* Each scenario_NAME.c defines bench_scenarios_NAME[] and its length. */
-#define BENCH_SCENARIO_FILES(X) X(chain) X(channel) X(latency)
+#define BENCH_SCENARIO_FILES(X) X(chain) X(eventtime) X(channel) X(latency)
 
 #define BENCH_DECLARE_SCENARIOS(f)                                                               \
     extern const bench_scenario bench_scenarios_##f[];                                           \
@@ -157,11 +158,30 @@ typedef struct bench_timer {
 void bench_timer_start(bench_timer *t);
 void bench_timer_stop(const bench_timer *t, bench_result *out);
 
-/* Makes a job for a run: diagnostics off (the diag scenarios turn them on),
- * the given parallelism, workers, batch capacity and buffer timeout (0: the
- * engine default). Returns NULL with a message in err. */
-weir_job *bench_job_create(const bench_params *p, int64_t buffer_timeout_ms, char *err,
-                           size_t errsize);
+/* Makes a job for a run: the given parallelism, workers, batch capacity and
+ * buffer timeout (0: the engine default); diagnostics as `diag` says, or off
+ * if it is NULL (the data-path scenarios measure the engine without them).
+ * Returns NULL with a message in err. */
+weir_job *bench_job_create(const bench_params *p, int64_t buffer_timeout_ms,
+                           const weir_diag_config *diag, char *err, size_t errsize);
+
+/* The shape of chain-like pipelines: source -> [timestamps] -> map -> filter
+ * -> sink, chained, or with a key_by before map, filter and sink (shuffle). */
+typedef struct bench_pipeline {
+    bool shuffle;
+    /* Adds weir_stream_assign_timestamps() with this strategy right after
+     * the source (chained to it), keeping the records' timestamps. */
+    bool timestamps;
+    weir_watermark_strategy strategy;
+    /* Diagnostics at this level into a callback sink that counts events;
+     * 0: off. */
+    weir_diag_level diag;
+} bench_pipeline;
+
+/* Builds, times and verifies one run of such a pipeline with the counting
+ * source (chain, shuffle and the scenarios derived from them). */
+int bench_run_pipeline(const bench_pipeline *pl, const bench_params *p, bench_result *out,
+                       char *err, size_t errsize);
 
 /* The counting source: with parallelism p, subtask i generates the sequence
  * numbers [i*records/p, (i+1)*records/p) through work->gen, timestamp =
@@ -173,6 +193,9 @@ weir_stream *bench_source_counting(weir_job *job, int64_t records);
  * weir_source_wait_until), and the element's value is the CLOCK_MONOTONIC
  * time in ns when it was emitted. */
 weir_stream *bench_source_paced(weir_job *job, int64_t records, double rate);
+
+/* Key extractor of the shuffles: the element's 8-byte key. */
+const weir_key_spec *bench_key_spec(void);
 
 /* Sink accumulators for `n` subtasks, zeroed; free with free(). */
 bench_acc *bench_acc_create(int n);

@@ -1,10 +1,10 @@
 /* main.c — weir-bench: runs the selected scenarios and reports records/s.
  *
- * For every selected scenario and every parallelism it runs one warm-up run
- * (checked, not measured) and then --reps measured runs, each a fresh job
- * timed around weir_job_run() alone; the row's number is the median of the
- * repetitions' records/s (records / seconds) and its spread is
- * (max - min) / median. Baselines named by a selected scenario are run too,
+ * For every selected scenario and every parallelism (a row) it runs one
+ * warm-up run (checked, not measured) and then --reps measured runs, each a
+ * fresh job timed around weir_job_run() alone, in rounds: every row once per
+ * round. The row's number is the median of the repetitions' records/s
+ * (records / seconds) and its spread is (max - min) / median. Baselines named by a selected scenario are run too,
  * in the same invocation, so every ratio compares numbers measured minutes
  * apart on the same machine. Nothing is special-cased per scenario here:
  * every row goes through the same loop.
@@ -268,20 +268,27 @@ static int select_scenarios(const options *o, bool *sel)
             return -1;
         }
     }
-    /* A ratio needs its baseline measured in the same invocation. */
-    for (int i = 0; i < ntable; i++) {
-        if (!sel[i] || !table[i]->baseline)
-            continue;
-        int b = find(table[i]->baseline);
-        if (b < 0) {
-            fprintf(stderr, "weir-bench: scenario %s names an unknown baseline %s\n",
-                    table[i]->name, table[i]->baseline);
-            return -1;
+    /* A ratio needs its baseline measured in the same invocation, and a
+     * baseline may have one of its own (diag-standard -> chain -> plain-chain). */
+    for (bool changed = true; changed;) {
+        changed = false;
+        for (int i = 0; i < ntable; i++) {
+            if (!sel[i] || !table[i]->baseline)
+                continue;
+            int b = find(table[i]->baseline);
+            if (b < 0) {
+                fprintf(stderr, "weir-bench: scenario %s names an unknown baseline %s\n",
+                        table[i]->name, table[i]->baseline);
+                return -1;
+            }
+            if (sel[b])
+                continue;
+            if (!o->quiet)
+                fprintf(stderr, "weir-bench: also running %s, the baseline of %s\n",
+                        table[b]->name, table[i]->name);
+            sel[b] = true;
+            changed = true;
         }
-        if (!sel[b] && !o->quiet && o->nselect > 0)
-            fprintf(stderr, "weir-bench: also running %s, the baseline of %s\n", table[b]->name,
-                    table[i]->name);
-        sel[b] = true;
     }
     return 0;
 }
@@ -316,11 +323,17 @@ static void progress(const options *o, const char *fmt, ...)
     fflush(stderr);
 }
 
-/* Runs one row: the warm-up, then o->reps measured runs. */
-static void run_row(const options *o, bench_row *row, int index, int total)
+/* Per-row scratch while the rounds run. */
+typedef struct row_run {
+    bench_params params;
+    double *p50, *p99, *pmax; /* per measured repetition */
+    double wall, self, other;
+} row_run;
+
+static int row_start(const options *o, bench_row *row, row_run *rr)
 {
     const bench_scenario *sc = row->sc;
-    bench_params p = {
+    rr->params = (bench_params){
         .parallelism = row->parallelism,
         .workers = o->workers > 0 ? o->workers : sc->workers,
         .records = row->records,
@@ -329,60 +342,64 @@ static void run_row(const options *o, bench_row *row, int index, int total)
     };
     row->rate = (sc->flags & BENCH_LATENCY) ? o->rate : 0;
     row->rates = calloc((size_t)o->reps, sizeof *row->rates);
-    double *p50 = calloc((size_t)o->reps, sizeof *p50);
-    double *p99 = calloc((size_t)o->reps, sizeof *p99);
-    double *pmax = calloc((size_t)o->reps, sizeof *pmax);
-    if (!row->rates || !p50 || !p99 || !pmax) {
+    rr->p50 = calloc((size_t)o->reps, sizeof *rr->p50);
+    rr->p99 = calloc((size_t)o->reps, sizeof *rr->p99);
+    rr->pmax = calloc((size_t)o->reps, sizeof *rr->pmax);
+    if (!row->rates || !rr->p50 || !rr->p99 || !rr->pmax) {
         row->failed = true;
         snprintf(row->err, sizeof row->err, "out of memory");
-        goto out;
+        return -1;
     }
-    double wall = 0, self = 0, other = 0;
-    for (int rep = -1; rep < o->reps; rep++) {
-        if (rep < 0)
-            progress(o, "[%d/%d] %s p=%d: warm-up", index, total, sc->name, p.parallelism);
-        else
-            progress(o, "[%d/%d] %s p=%d: rep %d/%d", index, total, sc->name, p.parallelism,
-                     rep + 1, o->reps);
-        bench_result res = {0};
-        if (sc->run(sc, &p, &res, row->err, sizeof row->err) < 0) {
-            row->failed = true;
-            goto out;
+    return 0;
+}
+
+/* One run of a row: rep -1 is the warm-up, checked but not measured. */
+static void row_once(bench_row *row, row_run *rr, int rep)
+{
+    const bench_scenario *sc = row->sc;
+    bench_result res = {0};
+    if (sc->run(sc, &rr->params, &res, row->err, sizeof row->err) < 0) {
+        row->failed = true;
+        return;
+    }
+    row->workers = res.workers;
+    row->diag_events = res.diag_events;
+    if (rep < 0)
+        return;
+    row->rates[rep] = (double)row->records / res.seconds;
+    rr->wall += res.seconds;
+    rr->self += res.cpu_self;
+    rr->other += res.cpu_other;
+    rr->p50[rep] = res.p50_us;
+    rr->p99[rep] = res.p99_us;
+    rr->pmax[rep] = res.max_us;
+    row->reps = rep + 1;
+}
+
+static void row_finish(const options *o, bench_row *row, row_run *rr)
+{
+    const bench_scenario *sc = row->sc;
+    if (!row->failed && row->reps > 0) {
+        double tmp[BENCH_MAX_REPS];
+        memcpy(tmp, row->rates, (size_t)row->reps * sizeof *tmp);
+        row->cpu_self = rr->self / rr->wall;
+        row->cpu_other = rr->other / rr->wall;
+        row->median = bench_median(tmp, row->reps);
+        row->spread = bench_spread(tmp, row->reps);
+        row->min = tmp[0];
+        row->max = tmp[row->reps - 1];
+        if (sc->flags & BENCH_LATENCY) {
+            row->p50_us = bench_median(rr->p50, row->reps);
+            row->p99_us = bench_median(rr->p99, row->reps);
+            row->p99_spread = bench_spread(rr->p99, row->reps);
+            row->max_us = bench_median(rr->pmax, row->reps);
         }
-        row->workers = res.workers;
-        if (rep < 0)
-            continue; /* the warm-up is checked but not measured */
-        row->rates[rep] = (double)row->records / res.seconds;
-        wall += res.seconds;
-        self += res.cpu_self;
-        other += res.cpu_other;
-        p50[rep] = res.p50_us;
-        p99[rep] = res.p99_us;
-        pmax[rep] = res.max_us;
-        row->reps = rep + 1;
     }
-    double tmp[BENCH_MAX_REPS];
-    memcpy(tmp, row->rates, (size_t)row->reps * sizeof *tmp);
-    row->cpu_self = self / wall;
-    row->cpu_other = other / wall;
-    row->median = bench_median(tmp, row->reps);
-    row->spread = bench_spread(tmp, row->reps);
-    row->min = tmp[0];
-    row->max = tmp[row->reps - 1];
-    if (sc->flags & BENCH_LATENCY) {
-        row->p50_us = bench_median(p50, row->reps);
-        row->p99_us = bench_median(p99, row->reps);
-        row->p99_spread = bench_spread(p99, row->reps);
-        row->max_us = bench_median(pmax, row->reps);
-    }
-out:
-    free(p50);
-    free(p99);
-    free(pmax);
+    free(rr->p50);
+    free(rr->p99);
+    free(rr->pmax);
     if (o->quiet)
         return;
-    if (progress_tty)
-        fputs("\r\033[K", stderr);
     if (row->failed)
         fprintf(stderr, "weir-bench: %s p=%d: FAILED: %s\n", sc->name, row->parallelism,
                 row->err);
@@ -392,6 +409,43 @@ out:
     else
         fprintf(stderr, "weir-bench: %-24s p=%-2d %8.2f M records/s (median of %d, spread %.1f%%)\n",
                 sc->name, row->parallelism, row->median / 1e6, row->reps, 100 * row->spread);
+}
+
+/* Runs every row in rounds: round 0 is each row's warm-up, then each round
+ * runs every row once, in table order. Interleaving the repetitions means a
+ * slow minute on a shared machine hits a scenario and its baseline alike
+ * instead of all the repetitions of one of them, which is what the ratios
+ * need. */
+static void run_rows(const options *o, bench_row *rows, int nrows)
+{
+    row_run *rr = calloc((size_t)nrows, sizeof *rr);
+    if (!rr) {
+        for (int r = 0; r < nrows; r++) {
+            rows[r].failed = true;
+            snprintf(rows[r].err, sizeof rows[r].err, "out of memory");
+        }
+        return;
+    }
+    for (int r = 0; r < nrows; r++)
+        row_start(o, &rows[r], &rr[r]);
+    for (int rep = -1; rep < o->reps; rep++) {
+        for (int r = 0; r < nrows; r++) {
+            if (rows[r].failed)
+                continue;
+            if (rep < 0)
+                progress(o, "warm-up: %s p=%d (%d/%d)", rows[r].sc->name, rows[r].parallelism,
+                         r + 1, nrows);
+            else
+                progress(o, "round %d/%d: %s p=%d (%d/%d)", rep + 1, o->reps, rows[r].sc->name,
+                         rows[r].parallelism, r + 1, nrows);
+            row_once(&rows[r], &rr[r], rep);
+        }
+    }
+    if (!o->quiet && progress_tty)
+        fputs("\r\033[K", stderr);
+    for (int r = 0; r < nrows; r++)
+        row_finish(o, &rows[r], &rr[r]);
+    free(rr);
 }
 
 int main(int argc, char **argv)
@@ -429,8 +483,7 @@ int main(int argc, char **argv)
         }
     }
     double load_before = bench_loadavg();
-    for (int r = 0; r < nrows; r++)
-        run_row(&o, &rows[r], r + 1, nrows);
+    run_rows(&o, rows, nrows);
 
     bench_report_derive(rows, nrows);
     if (o.json)

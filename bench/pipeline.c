@@ -76,11 +76,9 @@ void bench_timer_stop(const bench_timer *t, bench_result *out)
         out->cpu_other = 0; /* the two clocks' resolutions differ */
 }
 
-weir_job *bench_job_create(const bench_params *p, int64_t buffer_timeout_ms, char *err,
-                           size_t errsize)
+weir_job *bench_job_create(const bench_params *p, int64_t buffer_timeout_ms,
+                           const weir_diag_config *diag, char *err, size_t errsize)
 {
-    /* Diagnostics off: these scenarios measure the data path; the cost of
-     * each diagnostic level is measured by scenarios of its own. */
     weir_job_config cfg = {
         .workers = p->workers,
         .parallelism = p->parallelism,
@@ -88,6 +86,8 @@ weir_job *bench_job_create(const bench_params *p, int64_t buffer_timeout_ms, cha
         .buffer_timeout_ms = buffer_timeout_ms,
         .diag = {.level = WEIR_DIAG_OFF},
     };
+    if (diag)
+        cfg.diag = *diag;
     weir_job *job = NULL;
     int r = weir_job_create(&cfg, &job);
     if (r < 0) {
@@ -279,4 +279,72 @@ int bench_verify(const bench_acc *acc, int n, int64_t records, bench_shape shape
         return -1;
     }
     return 0;
+}
+
+/* ---- chain-like pipelines ------------------------------------------------- */
+
+static void key_of(const void *elem, void *key, void *arg)
+{
+    (void)arg;
+    memcpy(key, &((const bench_elem *)elem)->key, sizeof(int64_t));
+}
+
+static const weir_key_spec by_key = {.key_size = sizeof(int64_t), .extract = key_of};
+
+const weir_key_spec *bench_key_spec(void)
+{
+    return &by_key;
+}
+
+/* Runs on the diagnostic collector thread, the only caller. */
+static void count_event(const weir_diag_event *event, void *arg)
+{
+    (void)event;
+    (*(uint64_t *)arg)++;
+}
+
+int bench_run_pipeline(const bench_pipeline *pl, const bench_params *p, bench_result *out,
+                       char *err, size_t errsize)
+{
+    const bench_work *w = bench_work_get();
+    uint64_t events = 0;
+    weir_diag_config diag = {.level = WEIR_DIAG_OFF};
+    if (pl->diag != 0 && pl->diag != WEIR_DIAG_OFF)
+        diag = (weir_diag_config){.level = pl->diag, .callback = count_event, .callback_arg = &events};
+    weir_job *job = bench_job_create(p, 0, &diag, err, errsize);
+    if (!job)
+        return -1;
+    bench_acc *acc = bench_acc_create(p->parallelism);
+    if (!acc) {
+        weir_job_destroy(job);
+        snprintf(err, errsize, "out of memory");
+        return -1;
+    }
+    /* Builder calls pass NULL along after an error; weir_job_run reports it. */
+    weir_stream *s = bench_source_counting(job, p->records);
+    if (pl->timestamps) {
+        weir_timestamps_spec ts = {.strategy = pl->strategy};
+        s = weir_stream_assign_timestamps(s, &ts);
+    }
+    if (pl->shuffle)
+        s = weir_stream_key_by(s, &by_key);
+    s = weir_stream_map(s, sizeof(bench_elem), w->map, NULL);
+    if (pl->shuffle)
+        s = weir_stream_key_by(s, &by_key);
+    s = weir_stream_filter(s, w->filter, NULL);
+    if (pl->shuffle)
+        s = weir_stream_key_by(s, &by_key);
+    weir_sink_callback(s, w->sink, acc);
+    int r = bench_job_time(job, out, err, errsize);
+    if (r == 0)
+        r = bench_verify(acc, p->parallelism, p->records, BENCH_SHAPE_MAP_FILTER, true, err,
+                         errsize);
+    if (r == 0 && diag.level != WEIR_DIAG_OFF && events == 0) {
+        snprintf(err, errsize, "diagnostics were on but no event reached the callback");
+        r = -1;
+    }
+    out->diag_events = (int64_t)events;
+    weir_job_destroy(job);
+    free(acc);
+    return r;
 }

@@ -252,6 +252,8 @@ void bench_report_json(FILE *out, const bench_row *rows, int n)
                 "\"min_records_per_s\":%.0f,\"max_records_per_s\":%.0f",
                 r->median, r->reps, r->spread, r->min, r->max);
         fprintf(out, ",\"cpu_self\":%.3f,\"cpu_other\":%.3f", r->cpu_self, r->cpu_other);
+        if (r->diag_events > 0)
+            fprintf(out, ",\"diag_events\":%lld", (long long)r->diag_events);
         if (r->sc->baseline && !isnan(r->ratio)) {
             fprintf(out, ",\"baseline\":");
             json_string(out, r->base->sc->name);

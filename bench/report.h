@@ -32,6 +32,7 @@ typedef struct bench_row {
     /* CPU seconds per wall second over the measured runs: this process's,
      * and every other process's on the machine (the noise) */
     double cpu_self, cpu_other;
+    int64_t diag_events; /* diagnostic events in the last measured run (0: off) */
     /* paced scenarios: medians over the repetitions, microseconds */
     double p50_us, p99_us, max_us, p99_spread;
     /* derived by bench_report_derive */

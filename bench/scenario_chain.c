@@ -15,7 +15,6 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "bench.h"
 
@@ -56,46 +55,11 @@ static int run_plain(const bench_scenario *sc, const bench_params *p, bench_resu
     return r;
 }
 
-static void key_of(const void *elem, void *key, void *arg)
-{
-    (void)arg;
-    memcpy(key, &((const bench_elem *)elem)->key, sizeof(int64_t));
-}
-
-static const weir_key_spec by_key = {.key_size = sizeof(int64_t), .extract = key_of};
-
 static int run_pipeline(const bench_scenario *sc, const bench_params *p, bench_result *out,
                         char *err, size_t errsize)
 {
-    const bench_work *w = bench_work_get();
-    const bool shuffle = sc->arg == SHAPE_SHUFFLE;
-    weir_job *job = bench_job_create(p, 0, err, errsize);
-    if (!job)
-        return -1;
-    bench_acc *acc = bench_acc_create(p->parallelism);
-    if (!acc) {
-        weir_job_destroy(job);
-        snprintf(err, errsize, "out of memory");
-        return -1;
-    }
-    /* Builder calls pass NULL along after an error; weir_job_run reports it. */
-    weir_stream *s = bench_source_counting(job, p->records);
-    if (shuffle)
-        s = weir_stream_key_by(s, &by_key);
-    s = weir_stream_map(s, sizeof(bench_elem), w->map, NULL);
-    if (shuffle)
-        s = weir_stream_key_by(s, &by_key);
-    s = weir_stream_filter(s, w->filter, NULL);
-    if (shuffle)
-        s = weir_stream_key_by(s, &by_key);
-    weir_sink_callback(s, w->sink, acc);
-    int r = bench_job_time(job, out, err, errsize);
-    if (r == 0)
-        r = bench_verify(acc, p->parallelism, p->records, BENCH_SHAPE_MAP_FILTER, true, err,
-                         errsize);
-    weir_job_destroy(job);
-    free(acc);
-    return r;
+    bench_pipeline pl = {.shuffle = sc->arg == SHAPE_SHUFFLE};
+    return bench_run_pipeline(&pl, p, out, err, errsize);
 }
 
 const bench_scenario bench_scenarios_chain[] = {

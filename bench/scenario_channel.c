@@ -20,7 +20,7 @@ static int run_channel(const bench_scenario *sc, const bench_params *p, bench_re
 {
     (void)sc;
     const bench_work *w = bench_work_get();
-    weir_job *job = bench_job_create(p, 0, err, errsize);
+    weir_job *job = bench_job_create(p, 0, NULL, err, errsize);
     if (!job)
         return -1;
     bench_acc *acc = bench_acc_create(1);

@@ -66,14 +66,6 @@ static double percentile_us(const int64_t *v, int64_t n, double q)
     return (double)v[i] / 1e3;
 }
 
-static void key_of(const void *elem, void *key, void *arg)
-{
-    (void)arg;
-    memcpy(key, &((const bench_elem *)elem)->key, sizeof(int64_t));
-}
-
-static const weir_key_spec by_key = {.key_size = sizeof(int64_t), .extract = key_of};
-
 static void free_sink(latency_sink *ls, int n)
 {
     if (ls->lanes) {
@@ -104,7 +96,7 @@ static int run_latency(const bench_scenario *sc, const bench_params *p, bench_re
                 memset(ls.lanes[i].samples, 0, (size_t)ls.cap * sizeof(int64_t));
         }
     }
-    weir_job *job = ok ? bench_job_create(p, sc->arg, err, errsize) : NULL;
+    weir_job *job = ok ? bench_job_create(p, sc->arg, NULL, err, errsize) : NULL;
     if (!job) {
         if (!ok)
             snprintf(err, errsize, "out of memory");
@@ -113,13 +105,13 @@ static int run_latency(const bench_scenario *sc, const bench_params *p, bench_re
     }
     weir_stream *s = bench_source_paced(job, p->records, p->rate);
     if (shuffle)
-        s = weir_stream_key_by(s, &by_key);
+        s = weir_stream_key_by(s, bench_key_spec());
     s = weir_stream_map(s, sizeof(bench_elem), w->map_copy, NULL);
     if (shuffle)
-        s = weir_stream_key_by(s, &by_key);
+        s = weir_stream_key_by(s, bench_key_spec());
     s = weir_stream_filter(s, w->filter, NULL);
     if (shuffle)
-        s = weir_stream_key_by(s, &by_key);
+        s = weir_stream_key_by(s, bench_key_spec());
     weir_sink_callback(s, sink_latency, &ls);
     int r = bench_job_time(job, out, err, errsize);
     if (r == 0)
