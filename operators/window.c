@@ -4,10 +4,10 @@
  * the window function when a window fires, and what happens to an element
  * that no window took (SEMANTICS.md 7).
  *
- * Three engines keep the state (window_internal.h lists the files):
- * per-window state for tumbling windows, the global window and count
- * triggers; panes for sliding windows with time triggers, so that a window
- * sliding by a small step costs about what a tumbling one does; and a list of
+ * Three engines keep the state (window_internal.h lists the files): a key's
+ * panes for tumbling and sliding windows with time triggers, so that a
+ * window sliding by a small step costs about what a tumbling one does;
+ * per-window state for the global window and count triggers; and a list of
  * sessions per key for merging windows. All three are written against the
  * public operator and state API, like any user's operator.
  */
@@ -148,25 +148,32 @@ static int win_open(weir_ctx *ctx)
         return WEIR_ENOMEM;
     weir_ctx_set_state(ctx, op);
     op->c = c;
-    op->st_win = op->st_elems = op->st_meta = op->st_sess = op->st_index = -1;
+    op->st_win = op->st_elems = op->st_meta = op->st_sess = op->st_panes = -1;
+    op->memo_lo = INT64_MAX; /* an empty range: nothing assigned yet */
+    op->memo_hi = INT64_MIN;
     if (c->acc_size) {
         op->acc = malloc(c->acc_size);
         op->acc2 = malloc(c->acc_size);
         if (!op->acc || !op->acc2)
             return WEIR_ENOMEM;
     }
-    int r = 0;
-    /* Window and pane values: the header (16 or 24 bytes), then the acc. */
-    if (c->engine != WEIR__ENGINE_SESSIONS)
+    op->entry = calloc(1, c->entry_size);
+    if (!op->entry)
+        return WEIR_ENOMEM;
+    /* State 0 is the engine's own: a window value (header and accumulator),
+     * a key's pane list or a key's session list; then the elements of a
+     * process function; then the panes' per-window firing counts. */
+    int r;
+    if (c->engine == WEIR__ENGINE_WINDOWS)
         r = weir_state_declare(ctx, WEIR_STATE_VALUE, c->entry_size, &op->st_win);
+    else if (c->engine == WEIR__ENGINE_PANES)
+        r = weir_state_declare(ctx, WEIR_STATE_LIST, c->entry_size, &op->st_panes);
+    else
+        r = weir_state_declare(ctx, WEIR_STATE_LIST, c->entry_size, &op->st_sess);
     if (r == 0 && c->fn == WEIR__FN_PROCESS)
         r = weir_state_declare(ctx, WEIR_STATE_LIST, c->in_size, &op->st_elems);
     if (r == 0 && c->engine == WEIR__ENGINE_PANES && c->lateness > 0)
         r = weir_state_declare(ctx, WEIR_STATE_VALUE, sizeof(int64_t), &op->st_meta);
-    if (r == 0 && c->engine == WEIR__ENGINE_PANES)
-        r = weir_state_declare(ctx, WEIR_STATE_LIST, sizeof(int64_t), &op->st_index);
-    if (r == 0 && c->engine == WEIR__ENGINE_SESSIONS)
-        r = weir_state_declare(ctx, WEIR_STATE_LIST, c->entry_size, &op->st_sess);
     return r;
 }
 
@@ -177,6 +184,7 @@ static void win_close(weir_ctx *ctx)
         return;
     free(op->acc);
     free(op->acc2);
+    free(op->entry);
     free(op->buf.p);
     free(op->cat.p);
     free(op);
@@ -430,18 +438,20 @@ static int resolve(weir__wconf *c, const weir_window_spec *spec, size_t in_size,
     if (spec->parallelism < 0 || spec->parallelism > WEIR_MAX_PARALLELISM)
         BAD("parallelism %d is not in 0..%d", spec->parallelism, WEIR_MAX_PARALLELISM);
 
-    /* The engine. Count triggers count per window, so sliding windows with
-     * one keep state per window (as Flink does); time triggers share panes. */
+    /* The engine. Time triggers on tumbling and sliding windows: a key's
+     * panes in one list (a tumbling window is its one pane). Count triggers
+     * count per window, so they keep state per window (as Flink does), and
+     * so does the global window. */
     if (a->kind == WEIR_WINDOW_SESSION)
         c->engine = WEIR__ENGINE_SESSIONS;
-    else if (c->slide != c->size && !c->global && c->trigger != WEIR_TRIGGER_COUNT)
+    else if (!c->global && c->trigger != WEIR_TRIGGER_COUNT)
         c->engine = WEIR__ENGINE_PANES;
     else
         c->engine = WEIR__ENGINE_WINDOWS;
-    if (c->engine == WEIR__ENGINE_PANES)
+    if (c->size > 0)
         c->pane = weir__gcd(c->size, c->slide);
-    /* Headers: windows 24 bytes, panes 8, sessions 56 (window_*.c). */
-    c->acc_off = c->engine == WEIR__ENGINE_WINDOWS ? 24 : c->engine == WEIR__ENGINE_PANES ? 8 : 56;
+    /* Headers: windows 24 bytes, panes 16, sessions 56 (window_*.c). */
+    c->acc_off = c->engine == WEIR__ENGINE_WINDOWS ? 24 : c->engine == WEIR__ENGINE_PANES ? 16 : 56;
     c->entry_size = (c->acc_off + c->acc_size + 7) & ~(size_t)7;
 
     snprintf(c->name, sizeof c->name, "%s", spec->name ? spec->name : "window");
@@ -453,7 +463,9 @@ static int resolve(weir__wconf *c, const weir_window_spec *spec, size_t in_size,
              "\"gap_ms\":%lld,\"lateness_ms\":%lld,\"trigger\":\"%s\",\"count\":%lld,"
              "\"purging\":%s,\"function\":\"%s\",\"late\":\"%s\",\"engine\":\"%s\"",
              assigner_name(a->kind), c->global ? 0 : (long long)c->size,
-             c->global || a->kind == WEIR_WINDOW_SESSION ? 0 : (long long)c->slide,
+             a->kind == WEIR_WINDOW_SLIDING || a->kind == WEIR_WINDOW_PROCESSING_SLIDING
+                 ? (long long)c->slide
+                 : 0,
              (long long)c->offset, (long long)c->gap, (long long)c->lateness,
              t->kind == WEIR_TRIGGER_END_OF_INPUT ? "end_of_input" : trigger_name(c->trigger),
              (long long)c->count, c->purging ? "true" : "false", function_name(c->fn),

@@ -58,6 +58,15 @@ bool weir__window_range(int64_t t, int64_t size, int64_t slide, int64_t offset, 
 {
     int64_t s_last = weir__window_start(t, offset, slide);
     /* Starts s_last, s_last - slide, ... while start > t - size. */
+    int64_t lo, span64;
+    if (!__builtin_sub_overflow(t, size, &lo) && !__builtin_sub_overflow(s_last, lo, &span64) &&
+        !__builtin_sub_overflow(s_last, ((span64 - 1) / slide) * slide, first)) {
+        /* the usual case, in 64 bits (128-bit division is a slow call) */
+        if (span64 <= 0)
+            return false;
+        *last = s_last;
+        return true;
+    }
     wide span = (wide)s_last - ((wide)t - size); /* > 0 iff s_last itself contains t */
     if (span <= 0)
         return false;
@@ -84,4 +93,27 @@ int64_t weir__gcd(int64_t a, int64_t b)
         b = t;
     }
     return a;
+}
+
+bool weir__window_assign_slow(weir__wop *op, int64_t t, int64_t *pane, int64_t *first,
+                              int64_t *last)
+{
+    const weir__wconf *c = op->c;
+    int64_t q = weir__window_start(t, c->offset, c->pane);
+    bool any;
+    if (c->slide == c->size) {
+        *first = *last = q; /* tumbling: the pane is the window */
+        any = true;
+    } else {
+        any = weir__window_range(t, c->size, c->slide, c->offset, first, last);
+        if (!any)
+            *first = *last = weir__window_start(t, c->offset, c->slide);
+    }
+    *pane = q;
+    op->memo_lo = q;
+    op->memo_hi = weir__sat_add(q, c->pane);
+    op->memo_first = *first;
+    op->memo_last = *last;
+    op->memo_any = any;
+    return any;
 }

@@ -5,8 +5,8 @@
  *
  *   window.c           the operator: validation, the vtable, firing, late elements
  *   window_assign.c    window arithmetic: starts with offsets, sliding ranges
- *   window_windows.c   state per (key, window): tumbling, global, count triggers
- *   window_panes.c     sliding windows over shared panes
+ *   window_windows.c   state per (key, window): the global window, count triggers
+ *   window_panes.c     tumbling and sliding windows over a key's panes
  *   window_sessions.c  session windows that merge
  */
 #ifndef WEIR_OPERATORS_WINDOW_INTERNAL_H
@@ -22,8 +22,8 @@
 
 /* Which state layout runs the windows (chosen once from the spec). */
 typedef enum weir__window_engine {
-    WEIR__ENGINE_WINDOWS = 0, /* one state per (key, window) */
-    WEIR__ENGINE_PANES,       /* sliding: one state per (key, pane), combined at firing */
+    WEIR__ENGINE_WINDOWS = 0, /* one state per (key, window): global, count triggers */
+    WEIR__ENGINE_PANES,       /* tumbling, sliding: a key's panes, combined at firing */
     WEIR__ENGINE_SESSIONS     /* merging windows: a list of sessions per key */
 } weir__window_engine;
 
@@ -46,7 +46,7 @@ typedef struct weir__wconf {
     bool global;
     int64_t count;              /* count trigger */
     int64_t size, slide, offset, gap, lateness;
-    int64_t pane;               /* panes engine: gcd(size, slide) */
+    int64_t pane;               /* tumbling and sliding: gcd(size, slide) */
     size_t in_size, key_size, out_size;
     size_t acc_size;            /* reduce: in_size; aggregate: its acc; process: 0 */
     size_t acc_off;             /* where the accumulator starts in a window or pane value */
@@ -68,12 +68,19 @@ typedef struct weir__wop {
     int st_win;                 /* value: a window's or pane's header and accumulator */
     int st_elems;               /* list: elements (process function) */
     int st_meta;                /* value: panes: firings of a window in its lateness */
-    int st_index;               /* list: panes: a key's pane starts, sorted */
+    int st_panes;               /* list: panes: a key's panes, sorted by start */
     int st_sess;                /* list: a key's sessions */
     unsigned char *acc;         /* scratch accumulator for combining (acc_size) */
     unsigned char *acc2;        /* a second one (a purging late firing of one element) */
+    unsigned char *entry;       /* a pane entry being made (entry_size) */
+    /* The last assignment, reused while elements fall into the same pane
+     * (tumbling: the same window), which saves its divisions: t in
+     * [memo_lo, memo_hi) has pane memo_lo and windows memo_first..memo_last. */
+    int64_t memo_lo, memo_hi, memo_first, memo_last;
+    bool memo_any;
     weir__scratch buf;          /* gathered elements / a copy of a key's sessions */
-    weir__scratch cat;          /* sessions: element lists being merged; panes: pane starts */
+    weir__scratch cat;          /* sessions: element lists being merged; panes: pane starts,
+                                 * a pane list being rebuilt */
 } weir__wop;
 
 /* ---- window arithmetic (window_assign.c) ---------------------------------- */
@@ -91,6 +98,23 @@ bool weir__window_range(int64_t t, int64_t size, int64_t slide, int64_t offset, 
  * `slide` (from > first), or INT64_MAX if that overflows. */
 int64_t weir__window_next_at_or_after(int64_t first, int64_t slide, int64_t from);
 int64_t weir__gcd(int64_t a, int64_t b);
+
+/* Tumbling and sliding: the pane of `t` and the starts of its windows,
+ * *first..*last (false: between sliding windows, in none). */
+bool weir__window_assign_slow(weir__wop *op, int64_t t, int64_t *pane, int64_t *first,
+                              int64_t *last);
+
+static inline bool weir__window_assign(weir__wop *op, int64_t t, int64_t *pane, int64_t *first,
+                                       int64_t *last)
+{
+    if (t >= op->memo_lo && t < op->memo_hi) {
+        *pane = op->memo_lo;
+        *first = op->memo_first;
+        *last = op->memo_last;
+        return op->memo_any;
+    }
+    return weir__window_assign_slow(op, t, pane, first, last);
+}
 
 /* How many steps of `step` from `lo` to `hi` (lo <= hi, both aligned), and
  * `base + k * step`, without signed overflow (the difference of two int64

@@ -1,19 +1,23 @@
-/* window_panes.c — sliding windows over shared panes: the state that makes a
- * window of size S sliding by D cost about what a tumbling window costs,
- * instead of S/D times as much.
+/* window_panes.c — tumbling and sliding windows over shared panes: the state
+ * that makes a window of size S sliding by D cost about what a tumbling
+ * window costs, instead of S/D times as much. A tumbling window is the case
+ * D = S: one pane per window, and none of the chaining below.
  *
  * Design
  * ------
  * Time is cut into panes of P = gcd(S, D), aligned with the offset, so every
  * window [s, s + S) is exactly the panes s, s + P, ..., s + S - P. An element
- * goes into one pane — one state lookup, one fold — instead of into S/D
- * windows. Per (key, pane) the state is a count and a partial accumulator
- * (or, for a process function, the pane's elements, once). A window fires by
- * combining the panes it covers. Per key, a sorted list of the pane starts
- * that exist says which those are, so a firing costs the panes it combines
- * and not S/P lookups (a 1 h window sliding by 7 s has 1 s panes, most of
- * them empty for a sparse key); panes are mostly made in time order, so
- * keeping it sorted is an append, and cleanups take from its front.
+ * goes into one pane — one fold — instead of into S/D windows.
+ *
+ * A key's panes are one list state (namespace 0): entries of {start, count,
+ * partial accumulator} sorted by start (a process function's elements are a
+ * list of their own per pane, namespace = the pane's start: kept once, not
+ * once per window). An element costs one lookup (the key's list, updated in
+ * place) and, in time-ordered data, a look at its last entry; a new pane is
+ * usually an append. A window fires by folding the contiguous run of entries
+ * in [s, s + S): one lookup and a scan, not S/P lookups (a 1 h window
+ * sliding by 7 s has 1 s panes, most of them empty for a sparse key).
+ * Cleanups take entries from the front.
  *
  * Timers are per (key, window), namespace = the window's start, but are not
  * registered per record, nor for every window an element falls in:
@@ -36,7 +40,7 @@
  * ----------
  * 1. A pane lives until the last window covering it is cleaned up: cleaning
  *    up window s frees the panes [s, s + min(D, S)), the ones no later
- *    window covers. Every window with content fires, and every window that
+ *    window covers (the key's list goes with its last pane). Every window with content fires, and every window that
  *    fires gets a cleanup timer, so every pane is freed (unless the cleanup
  *    time overflows to MAX: then, as SEMANTICS.md 7 says, never).
  * 2. A window is late (cleanup <= watermark) only after its cleanup timer
@@ -62,15 +66,36 @@
 #include "weir/state.h"
 #include "window_internal.h"
 
-typedef struct pane_head {
+typedef struct pane {
+    int64_t start;
     int64_t count; /* elements in the pane */
-} pane_head;
+    /* the partial accumulator follows (reduce, aggregate) */
+} pane;
 
-_Static_assert(sizeof(pane_head) == 8, "window.c sizes the value with an 8-byte header");
+_Static_assert(sizeof(pane) == 16, "window.c sizes the entry with a 16-byte header");
 
-static unsigned char *acc_of(pane_head *h)
+static pane *pane_at(const weir__wconf *c, void *list, size_t i)
 {
-    return (unsigned char *)h + sizeof *h;
+    return (pane *)(void *)((unsigned char *)list + i * c->entry_size);
+}
+
+static unsigned char *acc_of(pane *p)
+{
+    return (unsigned char *)p + sizeof *p;
+}
+
+/* The first entry of the sorted list (n entries) whose start is >= q. */
+static size_t lower_bound(const weir__wconf *c, void *list, size_t n, int64_t q)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (pane_at(c, list, mid)->start < q)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
 }
 
 /* What combining a window's panes found. */
@@ -80,90 +105,46 @@ typedef struct combined {
     size_t nelems;       /* process: elements gathered into op->buf */
 } combined;
 
-/* The first index in the sorted pane list `ix` (n entries) that is >= q. */
-static size_t lower_bound(const int64_t *ix, size_t n, int64_t q)
-{
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (ix[mid] < q)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
-}
-
-/* The key's panes in [from, to), copied into op->cat (*n of them). */
-static const int64_t *panes_in(weir_ctx *ctx, weir__wop *op, int64_t from, int64_t to, size_t *n)
-{
-    size_t total;
-    const int64_t *ix = weir_state_list_get(ctx, op->st_index, 0, &total);
-    size_t lo = lower_bound(ix, total, from), hi = lower_bound(ix, total, to);
-    *n = hi - lo;
-    int64_t *out = (int64_t *)(void *)weir__scratch_get(ctx, &op->cat, (*n + 1) * sizeof *out);
-    if (!out)
-        return NULL;
-    memcpy(out, ix + lo, *n * sizeof *out);
-    return out;
-}
-
-/* Adds pane q (new) to the key's sorted pane list: an append in the usual
- * case of panes made in time order. *before is the pane before it (MIN if
- * none). */
-static int index_insert(weir_ctx *ctx, weir__wop *op, int64_t q, int64_t *before)
-{
-    size_t n;
-    const int64_t *ix = weir_state_list_get(ctx, op->st_index, 0, &n);
-    *before = n ? ix[n - 1] : WEIR_TS_MIN;
-    if (n == 0 || ix[n - 1] < q)
-        return weir_state_list_add(ctx, op->st_index, 0, &q);
-    size_t at = lower_bound(ix, n, q);
-    *before = at ? ix[at - 1] : WEIR_TS_MIN;
-    int64_t *tmp = (int64_t *)(void *)weir__scratch_get(ctx, &op->cat, (n + 1) * sizeof *tmp);
-    if (!tmp)
-        return weir_ctx_error(ctx);
-    memcpy(tmp, ix, at * sizeof *tmp);
-    tmp[at] = q;
-    memcpy(tmp + at + 1, ix + at, (n - at) * sizeof *tmp);
-    return weir_state_list_set(ctx, op->st_index, 0, tmp, n + 1);
-}
-
 /* Folds the panes of window [s, end) into op->acc, or gathers their elements
- * into op->buf. Only panes that exist are looked up: the key's pane list
- * says which, so a firing costs the panes it combines, whatever the pane
- * size (a 1 h window sliding by 7 s has panes of 1 s, most of them empty). */
+ * into op->buf. */
 static int combine(weir_ctx *ctx, weir__wop *op, int64_t s, int64_t end, combined *out)
 {
     const weir__wconf *c = op->c;
     out->count = 0;
     out->last_pane = WEIR_TS_MIN;
     out->nelems = 0;
-    size_t npanes;
-    const int64_t *panes = panes_in(ctx, op, s, end, &npanes);
-    if (!panes)
-        return weir_ctx_error(ctx);
-    for (size_t j = 0; j < npanes; j++) {
-        int64_t q = panes[j];
-        pane_head *h = weir_state_value(ctx, op->st_win, q, false);
-        if (!h || h->count == 0)
-            continue;
-        int64_t n = h->count;
-        if (c->fn == WEIR__FN_PROCESS) {
-            size_t m;
-            const void *e = weir_state_list_get(ctx, op->st_elems, q, &m);
-            unsigned char *buf = weir__scratch_get(ctx, &op->buf, (out->nelems + m) * c->in_size);
-            if (!buf)
-                return weir_ctx_error(ctx);
-            memcpy(buf + out->nelems * c->in_size, e, m * c->in_size);
-            out->nelems += m;
-        } else if (out->count == 0) {
-            memcpy(op->acc, acc_of(h), c->acc_size);
-        } else {
-            weir__window_acc_merge(c, op->acc, out->count, acc_of(h));
+    size_t n;
+    void *list = weir_state_list_data(ctx, op->st_panes, 0, &n);
+    size_t i = lower_bound(c, list, n, s), j = i;
+    for (; j < n && pane_at(c, list, j)->start < end; j++) {
+        pane *p = pane_at(c, list, j);
+        if (c->fn != WEIR__FN_PROCESS) {
+            if (out->count == 0)
+                memcpy(op->acc, acc_of(p), c->acc_size);
+            else
+                weir__window_acc_merge(c, op->acc, out->count, acc_of(p));
         }
-        out->count += n;
-        out->last_pane = q;
+        out->count += p->count;
+        out->last_pane = p->start;
+    }
+    if (c->fn != WEIR__FN_PROCESS || j == i)
+        return 0;
+    /* The elements: every list call may move the pane list, so take the
+     * starts first. */
+    size_t m = j - i;
+    int64_t *starts = (int64_t *)(void *)weir__scratch_get(ctx, &op->cat, m * sizeof *starts);
+    if (!starts)
+        return weir_ctx_error(ctx);
+    for (size_t k = 0; k < m; k++)
+        starts[k] = pane_at(c, list, i + k)->start;
+    for (size_t k = 0; k < m; k++) {
+        size_t got;
+        const void *e = weir_state_list_get(ctx, op->st_elems, starts[k], &got);
+        unsigned char *buf = weir__scratch_get(ctx, &op->buf, (out->nelems + got) * c->in_size);
+        if (!buf)
+            return weir_ctx_error(ctx);
+        memcpy(buf + out->nelems * c->in_size, e, got * c->in_size);
+        out->nelems += got;
     }
     return 0;
 }
@@ -206,36 +187,29 @@ static int fire(weir_ctx *ctx, weir__wop *op, int64_t s, const void *x, combined
 }
 
 /* Window s is done: frees the panes no later window covers. Earlier panes
- * went with earlier windows, so these are at the front of the pane list. */
+ * went with earlier windows, so these are at the front of the list. */
 static int cleanup(weir_ctx *ctx, weir__wop *op, int64_t s, int64_t end)
 {
     const weir__wconf *c = op->c;
     int64_t stop = c->slide < c->size ? weir__sat_add(s, c->slide) : end;
     size_t n;
-    const int64_t *panes = panes_in(ctx, op, s, stop, &n);
-    if (!panes)
-        return weir_ctx_error(ctx);
-    for (size_t j = 0; j < n; j++) {
-        weir_state_clear(ctx, op->st_win, panes[j]);
-        if (c->fn == WEIR__FN_PROCESS)
-            weir_state_clear(ctx, op->st_elems, panes[j]);
-    }
-    if (n > 0) {
-        size_t total;
-        const int64_t *ix = weir_state_list_get(ctx, op->st_index, 0, &total);
-        size_t lo = lower_bound(ix, total, s);
-        int r;
-        if (lo == 0) {
-            r = weir_state_list_set(ctx, op->st_index, 0, ix + n, total - n);
-        } else {
-            int64_t *tmp = (int64_t *)(void *)weir__scratch_get(ctx, &op->cat,
-                                                               total * sizeof *tmp);
-            if (!tmp)
+    void *list = weir_state_list_data(ctx, op->st_panes, 0, &n);
+    size_t lo = lower_bound(c, list, n, s), hi = lower_bound(c, list, n, stop);
+    if (hi > lo) {
+        if (c->fn == WEIR__FN_PROCESS) {
+            int64_t *starts =
+                (int64_t *)(void *)weir__scratch_get(ctx, &op->cat, (hi - lo) * sizeof *starts);
+            if (!starts)
                 return weir_ctx_error(ctx);
-            memcpy(tmp, ix, lo * sizeof *tmp);
-            memcpy(tmp + lo, ix + lo + n, (total - lo - n) * sizeof *tmp);
-            r = weir_state_list_set(ctx, op->st_index, 0, tmp, total - n);
+            for (size_t k = lo; k < hi; k++)
+                starts[k - lo] = pane_at(c, list, k)->start;
+            for (size_t k = 0; k < hi - lo; k++)
+                weir_state_clear(ctx, op->st_elems, starts[k]);
+            list = weir_state_list_data(ctx, op->st_panes, 0, &n);
         }
+        /* In place: the rest moves to the front (no allocation). */
+        memmove(pane_at(c, list, lo), pane_at(c, list, hi), (n - hi) * c->entry_size);
+        int r = weir_state_list_set(ctx, op->st_panes, 0, list, n - (hi - lo));
         if (r < 0)
             return r;
     }
@@ -253,39 +227,68 @@ static int register_cleanup(weir_ctx *ctx, const weir__wconf *c, int64_t s, int6
     return weir_timer_register(ctx, c->domain, s, when);
 }
 
+/* A new pane q with the element in it, at position `at` of the key's list
+ * (`list`, n entries, as just read). */
+static int new_pane(weir_ctx *ctx, weir__wop *op, int64_t q, const void *elem, void *list,
+                    size_t at, size_t n)
+{
+    const weir__wconf *c = op->c;
+    pane *p = (pane *)(void *)op->entry;
+    memset(p, 0, c->entry_size);
+    p->start = q;
+    p->count = 1;
+    if (c->fn != WEIR__FN_PROCESS) {
+        weir__window_acc_init(c, acc_of(p));
+        weir__window_acc_add(c, acc_of(p), 0, elem);
+    }
+    /* A key's first pane makes a list of just one entry (list_add would
+     * reserve four); appends double it. */
+    if (n == 0)
+        return weir_state_list_set(ctx, op->st_panes, 0, p, 1);
+    if (at == n)
+        return weir_state_list_add(ctx, op->st_panes, 0, p);
+    /* Out of time order: rebuilt with the pane in its place (rare). */
+    unsigned char *tmp = weir__scratch_get(ctx, &op->cat, (n + 1) * c->entry_size);
+    if (!tmp)
+        return weir_ctx_error(ctx);
+    memcpy(tmp, list, at * c->entry_size);
+    memcpy(tmp + at * c->entry_size, p, c->entry_size);
+    memcpy(tmp + (at + 1) * c->entry_size, pane_at(c, list, at), (n - at) * c->entry_size);
+    return weir_state_list_set(ctx, op->st_panes, 0, tmp, n + 1);
+}
+
 int weir__panes_record(weir_ctx *ctx, weir__wop *op, const void *elem, int64_t ts)
 {
     const weir__wconf *c = op->c;
     int64_t wm = weir_ctx_watermark(ctx);
     int64_t t = c->event_time ? ts : weir_ctx_now(ctx);
-    int64_t first, last;
-    if (!weir__window_range(t, c->size, c->slide, c->offset, &first, &last)) {
-        last = weir__window_start(t, c->offset, c->slide);
+    int64_t q, first, last;
+    if (!weir__window_assign(op, t, &q, &first, &last))
         return weir__window_skipped(ctx, op, elem, ts, last, weir__window_end(last, c->size));
-    }
     int64_t last_end = weir__window_end(last, c->size);
     /* The last window has the latest cleanup: if it is late, all are. */
     if (c->event_time && weir__window_cleanup(c, weir__window_max(last_end)) <= wm)
         return weir__window_skipped(ctx, op, elem, ts, last, last_end);
 
-    int64_t q = weir__window_start(t, c->offset, c->pane);
-    pane_head *h = weir_state_value(ctx, op->st_win, q, true);
-    if (!h)
-        return weir_ctx_state_error(ctx);
-    bool fresh = h->count == 0;
-    if (c->fn != WEIR__FN_PROCESS) {
-        if (fresh)
-            weir__window_acc_init(c, acc_of(h));
-        weir__window_acc_add(c, acc_of(h), h->count, elem);
-    }
-    h->count++;
+    /* The pane: in time-ordered data the key's last one. */
+    size_t n;
+    void *list = weir_state_list_data(ctx, op->st_panes, 0, &n);
+    size_t at = n;
+    if (n && pane_at(c, list, n - 1)->start >= q)
+        at = pane_at(c, list, n - 1)->start == q ? n - 1 : lower_bound(c, list, n, q);
     int r;
-    if (c->fn == WEIR__FN_PROCESS && (r = weir_state_list_add(ctx, op->st_elems, q, elem)) < 0)
-        return r;
-    weir_ctx_count(ctx, WEIR_COUNTER_ABSORBED, 1);
-    if (fresh) {
-        int64_t before;
-        if ((r = index_insert(ctx, op, q, &before)) < 0)
+    if (at < n && pane_at(c, list, at)->start == q) {
+        pane *p = pane_at(c, list, at);
+        if (c->fn != WEIR__FN_PROCESS)
+            weir__window_acc_add(c, acc_of(p), p->count, elem);
+        p->count++;
+        if (c->fn == WEIR__FN_PROCESS && (r = weir_state_list_add(ctx, op->st_elems, q, elem)) < 0)
+            return r;
+    } else {
+        int64_t before = at ? pane_at(c, list, at - 1)->start : WEIR_TS_MIN;
+        if ((r = new_pane(ctx, op, q, elem, list, at, n)) < 0)
+            return r;
+        if (c->fn == WEIR__FN_PROCESS && (r = weir_state_list_add(ctx, op->st_elems, q, elem)) < 0)
             return r;
         /* The first window of this pane still waiting for its max; the
          * chain of firings reaches the later ones. */
@@ -305,6 +308,7 @@ int weir__panes_record(weir_ctx *ctx, weir__wop *op, const void *elem, int64_t t
                 return r;
         }
     }
+    weir_ctx_count(ctx, WEIR_COUNTER_ABSORBED, 1);
     if (!c->event_time || weir__window_max(weir__window_end(first, c->size)) > wm)
         return 0;
     /* The watermark passed the max of some of the element's windows: each

@@ -2,13 +2,16 @@
  * and windows that intersect or touch (a.start <= b.end && a.end >= b.start)
  * merge into their cover (SEMANTICS.md 7, Flink's MergingWindowSet).
  *
- * A key's sessions are one list state (namespace 0) of fixed-size entries:
- * the cover, a stable id, the element count, the firing count, the trigger's
- * state, the one pending timer, and the accumulator inline (a process
- * function's elements are a list of their own, namespace = the id). Per
- * element that is one lookup to read the list and one to write it back; the
- * list is short (the sessions a key has open at once) and rewritten in
- * place, so nothing is allocated.
+ * A key's sessions are one list state (namespace 0) of fixed-size entries
+ * sorted by start: the cover, a stable id, the element count, the firing
+ * count, the trigger's state, the one pending timer, and the accumulator
+ * inline (a process function's elements are a list of their own, namespace
+ * = the id). Open sessions of a key never touch each other, so their ends
+ * are sorted too, and the sessions an element touches are found by binary
+ * search, however many a key has open. The entry is updated in place: an
+ * element that joins or extends a session costs one lookup; only a new
+ * session (an append, usually) or the absorption of other sessions rewrites
+ * the list, in place, allocating nothing unless it grows.
  *
  * The id is the timestamp of the element that opened the session. It stays
  * when the session grows or absorbs others (the earliest session of a merge
@@ -86,24 +89,23 @@ static int arm(weir_ctx *ctx, const weir__wconf *c, session *e)
     return weir_timer_register(ctx, c->domain, e->id, when);
 }
 
-/* A copy of the key's sessions in op->buf, with room for one more. */
-static unsigned char *load(weir_ctx *ctx, weir__wop *op, size_t *n)
+/* The first session (of n, sorted) whose end is >= t. */
+static size_t first_ending_at_or_after(const weir__wconf *c, unsigned char *list, size_t n,
+                                       int64_t t)
 {
-    const weir__wconf *c = op->c;
-    size_t have;
-    weir_state_list_get(ctx, op->st_sess, 0, &have);
-    unsigned char *buf = weir__scratch_get(ctx, &op->buf, (have + 1) * stride(c));
-    if (!buf)
-        return NULL;
-    const void *list = weir_state_list_get(ctx, op->st_sess, 0, n);
-    /* A key without sessions yet has no list (NULL): memcpy from NULL is
-     * undefined even for 0 bytes. */
-    if (*n > 0)
-        memcpy(buf, list, *n * stride(c));
-    return buf;
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (entry(c, list, mid)->end < t)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
 }
 
-/* Fires session e (purging its contents after, if purging). */
+/* Fires session e (a copy, written back by the caller), purging its
+ * contents after if purging. */
 static int fire(weir_ctx *ctx, weir__wop *op, session *e, bool late)
 {
     const weir__wconf *c = op->c;
@@ -124,34 +126,15 @@ static int fire(weir_ctx *ctx, weir__wop *op, session *e, bool late)
     return 0;
 }
 
-/* Folds session o into t: contents, the count trigger's count, and o's
- * timer goes (Flink deletes the merged windows' timers). */
-static int absorb(weir_ctx *ctx, weir__wop *op, session *t, session *o)
+/* Folds session o into t (the accumulator, the counts) and deletes o's timer
+ * (Flink deletes the merged windows' timers). No state call. */
+static void absorb(weir_ctx *ctx, const weir__wconf *c, session *t, const session *o)
 {
-    const weir__wconf *c = op->c;
-    if (c->fn == WEIR__FN_PROCESS && o->count > 0) {
-        /* t's list and o's, concatenated in op->cat (every state call may
-         * move the list before it), written back as t's. */
-        size_t nt, no;
-        weir_state_list_get(ctx, op->st_elems, t->id, &nt);
-        weir_state_list_get(ctx, op->st_elems, o->id, &no);
-        unsigned char *cat = weir__scratch_get(ctx, &op->cat, (nt + no) * c->in_size);
-        if (!cat)
-            return weir_ctx_error(ctx);
-        const void *te = weir_state_list_get(ctx, op->st_elems, t->id, &nt);
-        if (nt)
-            memcpy(cat, te, nt * c->in_size);
-        const void *oe = weir_state_list_get(ctx, op->st_elems, o->id, &no);
-        memcpy(cat + nt * c->in_size, oe, no * c->in_size);
-        int r = weir_state_list_set(ctx, op->st_elems, t->id, cat, nt + no);
-        if (r < 0)
-            return r;
-        weir_state_clear(ctx, op->st_elems, o->id);
-    } else if (c->fn != WEIR__FN_PROCESS && o->count > 0) {
+    if (c->fn != WEIR__FN_PROCESS && o->count > 0) {
         if (t->count == 0)
-            memcpy(acc_of(t), acc_of(o), c->acc_size);
+            memcpy(acc_of(t), acc_of((session *)o), c->acc_size);
         else
-            weir__window_acc_merge(c, acc_of(t), t->count, acc_of(o));
+            weir__window_acc_merge(c, acc_of(t), t->count, acc_of((session *)o));
     }
     t->count += o->count;
     t->since += o->since;
@@ -159,14 +142,61 @@ static int absorb(weir_ctx *ctx, weir__wop *op, session *t, session *o)
         t->firings = o->firings;
     if (o->timer != NO_TIMER)
         weir_timer_delete(ctx, c->domain, o->id, o->timer);
+}
+
+/* Process function: the element lists of sessions `ids` appended to t's. */
+static int absorb_elements(weir_ctx *ctx, weir__wop *op, int64_t t_id, const int64_t *ids,
+                           size_t nids)
+{
+    const weir__wconf *c = op->c;
+    for (size_t k = 0; k < nids; k++) {
+        size_t nt, no;
+        weir_state_list_get(ctx, op->st_elems, t_id, &nt);
+        weir_state_list_get(ctx, op->st_elems, ids[k], &no);
+        if (no == 0)
+            continue;
+        unsigned char *cat = weir__scratch_get(ctx, &op->buf, (nt + no) * c->in_size);
+        if (!cat)
+            return weir_ctx_error(ctx);
+        /* every state call may move the list before it: one at a time */
+        const void *te = weir_state_list_get(ctx, op->st_elems, t_id, &nt);
+        if (nt)
+            memcpy(cat, te, nt * c->in_size);
+        const void *oe = weir_state_list_get(ctx, op->st_elems, ids[k], &no);
+        memcpy(cat + nt * c->in_size, oe, no * c->in_size);
+        int r = weir_state_list_set(ctx, op->st_elems, t_id, cat, nt + no);
+        if (r < 0)
+            return r;
+        weir_state_clear(ctx, op->st_elems, ids[k]);
+    }
     return 0;
 }
 
-/* Removes entry i from the copy (order kept). */
-static void drop_entry(const weir__wconf *c, unsigned char *list, size_t *n, size_t i)
+/* Removes entry i of the key's list (n entries at `list`). */
+static int remove_entry(weir_ctx *ctx, weir__wop *op, unsigned char *list, size_t n, size_t i)
 {
-    memmove(list + i * stride(c), list + (i + 1) * stride(c), (*n - i - 1) * stride(c));
-    (*n)--;
+    const weir__wconf *c = op->c;
+    memmove(entry(c, list, i), entry(c, list, i + 1), (n - i - 1) * c->entry_size);
+    return weir_state_list_set(ctx, op->st_sess, 0, list, n - 1);
+}
+
+/* Puts the new session `e` at position `at` of the key's list. */
+static int insert_entry(weir_ctx *ctx, weir__wop *op, size_t at, const session *e)
+{
+    const weir__wconf *c = op->c;
+    size_t n;
+    unsigned char *list = weir_state_list_data(ctx, op->st_sess, 0, &n);
+    if (n == 0) /* a list of one entry (list_add would reserve four) */
+        return weir_state_list_set(ctx, op->st_sess, 0, e, 1);
+    if (at >= n)
+        return weir_state_list_add(ctx, op->st_sess, 0, e);
+    unsigned char *tmp = weir__scratch_get(ctx, &op->cat, (n + 1) * c->entry_size);
+    if (!tmp)
+        return weir_ctx_error(ctx);
+    memcpy(tmp, list, at * c->entry_size);
+    memcpy(tmp + at * c->entry_size, e, c->entry_size);
+    memcpy(tmp + (at + 1) * c->entry_size, entry(c, list, at), (n - at) * c->entry_size);
+    return weir_state_list_set(ctx, op->st_sess, 0, tmp, n + 1);
 }
 
 int weir__sessions_record(weir_ctx *ctx, weir__wop *op, const void *elem, int64_t ts)
@@ -175,57 +205,59 @@ int weir__sessions_record(weir_ctx *ctx, weir__wop *op, const void *elem, int64_
     int64_t wm = weir_ctx_watermark(ctx);
     int64_t start = ts, end = weir__sat_add(ts, c->gap);
     size_t n;
-    unsigned char *list = load(ctx, op, &n);
-    if (!list)
-        return weir_ctx_error(ctx);
+    unsigned char *list = weir_state_list_data(ctx, op->st_sess, 0, &n);
 
-    /* Every session the new window touches, and their cover. */
-    size_t target = SIZE_MAX, touching = 0;
-    int64_t cover_start = start, cover_end = end;
-    for (size_t i = 0; i < n; i++) {
-        session *e = entry(c, list, i);
-        if (e->start <= end && e->end >= start) {
-            touching++;
-            if (e->start < cover_start)
-                cover_start = e->start;
-            if (e->end > cover_end)
-                cover_end = e->end;
-            if (target == SIZE_MAX || e->start < entry(c, list, target)->start)
-                target = i;
-        }
-    }
+    /* The sessions the new window touches: [lo, hi). */
+    size_t lo = first_ending_at_or_after(c, list, n, start), hi = lo;
+    while (hi < n && entry(c, list, hi)->start <= end)
+        hi++;
+    /* The session the element joins, worked on as a copy in op->entry and
+     * written back at the end. */
+    session *t = (session *)(void *)op->entry;
+    bool is_new = lo == hi;
     int r;
-    session *t;
-    if (touching == 0) {
+    if (is_new) {
         if (c->event_time && weir__window_cleanup(c, weir__window_max(end)) <= wm)
             return weir__window_skipped(ctx, op, elem, ts, start, end);
-        t = entry(c, list, n);
-        memset(t, 0, stride(c));
+        memset(t, 0, c->entry_size);
         t->start = start;
         t->end = end;
         t->id = ts;
         t->timer = NO_TIMER;
         if (c->fn != WEIR__FN_PROCESS)
             weir__window_acc_init(c, acc_of(t));
-        target = n++;
     } else {
-        t = entry(c, list, target);
-        if (touching > 1 || cover_start != t->start || cover_end != t->end) {
-            /* A merge: the earliest session keeps its id and state. */
-            for (size_t i = n; i-- > 0;) {
-                session *o = entry(c, list, i);
-                if (i == target || o->start > end || o->end < start)
-                    continue;
-                if ((r = absorb(ctx, op, t, o)) < 0)
-                    return r;
-                drop_entry(c, list, &n, i);
-                if (i < target)
-                    target--;
-                t = entry(c, list, target);
+        memcpy(t, entry(c, list, lo), c->entry_size);
+        int64_t cover_start = t->start < start ? t->start : start;
+        int64_t cover_end = entry(c, list, hi - 1)->end > end ? entry(c, list, hi - 1)->end : end;
+        if (hi - lo > 1 || cover_start != t->start || cover_end != t->end) {
+            /* A merge: the earliest session keeps its id and state, the
+             * others are folded into it and leave the list. */
+            size_t nabs = hi - lo - 1;
+            int64_t *ids = NULL;
+            if (c->fn == WEIR__FN_PROCESS && nabs) {
+                ids = (int64_t *)(void *)weir__scratch_get(ctx, &op->cat, nabs * sizeof *ids);
+                if (!ids)
+                    return weir_ctx_error(ctx);
+            }
+            for (size_t i = lo + 1; i < hi; i++) {
+                absorb(ctx, c, t, entry(c, list, i));
+                if (ids)
+                    ids[i - lo - 1] = entry(c, list, i)->id;
             }
             t->start = cover_start;
             t->end = cover_end;
-            weir_ctx_report_merge(ctx, cover_start, cover_end, (int64_t)touching + 1);
+            weir_ctx_report_merge(ctx, cover_start, cover_end, (int64_t)(hi - lo) + 1);
+            if (nabs) {
+                memcpy(entry(c, list, lo), t, c->entry_size);
+                memmove(entry(c, list, lo + 1), entry(c, list, hi), (n - hi) * c->entry_size);
+                n -= nabs;
+                if ((r = weir_state_list_set(ctx, op->st_sess, 0, list, n)) < 0)
+                    return r;
+                if (ids && (r = absorb_elements(ctx, op, t->id, ids, nabs)) < 0)
+                    return r;
+                list = NULL; /* moved: read again below */
+            }
             if (c->event_time && weir__window_cleanup(c, weir__window_max(cover_end)) <= wm) {
                 /* Only a session that was late already can make a late
                  * cover; Flink retires it, and the element is skipped. */
@@ -233,8 +265,8 @@ int weir__sessions_record(weir_ctx *ctx, weir__wop *op, const void *elem, int64_
                     weir_timer_delete(ctx, c->domain, t->id, t->timer);
                 if (c->fn == WEIR__FN_PROCESS)
                     weir_state_clear(ctx, op->st_elems, t->id);
-                drop_entry(c, list, &n, target);
-                if ((r = weir_state_list_set(ctx, op->st_sess, 0, list, n)) < 0)
+                list = weir_state_list_data(ctx, op->st_sess, 0, &n);
+                if ((r = remove_entry(ctx, op, list, n, lo)) < 0)
                     return r;
                 return weir__window_skipped(ctx, op, elem, ts, start, end);
             }
@@ -242,10 +274,13 @@ int weir__sessions_record(weir_ctx *ctx, weir__wop *op, const void *elem, int64_
     }
 
     /* The element joins the session; the trigger sees it. */
-    if (c->fn != WEIR__FN_PROCESS)
+    if (c->fn != WEIR__FN_PROCESS) {
         weir__window_acc_add(c, acc_of(t), t->count, elem);
-    else if ((r = weir_state_list_add(ctx, op->st_elems, t->id, elem)) < 0)
-        return r;
+    } else {
+        if ((r = weir_state_list_add(ctx, op->st_elems, t->id, elem)) < 0)
+            return r;
+        list = NULL;
+    }
     t->count++;
     weir_ctx_count(ctx, WEIR_COUNTER_ABSORBED, 1);
     int64_t max = weir__window_max(t->end);
@@ -260,24 +295,33 @@ int weir__sessions_record(weir_ctx *ctx, weir__wop *op, const void *elem, int64_
     }
     if ((r = arm(ctx, c, t)) < 0)
         return r;
-    if (now && (r = fire(ctx, op, t, late)) < 0)
-        return r;
-    return weir_state_list_set(ctx, op->st_sess, 0, list, n);
+    if (now) {
+        if ((r = fire(ctx, op, t, late)) < 0)
+            return r;
+        if (c->fn == WEIR__FN_PROCESS)
+            list = NULL;
+    }
+    if (is_new)
+        return insert_entry(ctx, op, lo, t);
+    if (!list)
+        list = weir_state_list_data(ctx, op->st_sess, 0, &n);
+    memcpy(entry(c, list, lo), t, c->entry_size);
+    return 0;
 }
 
 int weir__sessions_timer(weir_ctx *ctx, weir__wop *op, const weir_timer *tm)
 {
     const weir__wconf *c = op->c;
     size_t n;
-    unsigned char *list = load(ctx, op, &n);
-    if (!list)
-        return weir_ctx_error(ctx);
-    size_t i = 0;
-    while (i < n && entry(c, list, i)->id != tm->ns)
-        i++;
-    if (i == n || entry(c, list, i)->timer != tm->timestamp)
+    unsigned char *list = weir_state_list_data(ctx, op->st_sess, 0, &n);
+    /* The session whose id is the namespace lies around its id. */
+    size_t i = first_ending_at_or_after(c, list, n, tm->ns);
+    if (i < n && entry(c, list, i)->end == tm->ns)
+        i++; /* ends are exclusive: the id is not in a session that ends at it */
+    if (i == n || entry(c, list, i)->id != tm->ns || entry(c, list, i)->timer != tm->timestamp)
         return 0; /* not a live session's pending timer */
-    session *e = entry(c, list, i);
+    session *e = (session *)(void *)op->entry;
+    memcpy(e, entry(c, list, i), c->entry_size);
     e->timer = NO_TIMER;
     int64_t max = weir__window_max(e->end);
     int64_t when = weir__window_cleanup(c, max);
@@ -291,10 +335,13 @@ int weir__sessions_timer(weir_ctx *ctx, weir__wop *op, const weir_timer *tm)
         if (c->fn == WEIR__FN_PROCESS)
             weir_state_clear(ctx, op->st_elems, e->id);
         weir_ctx_report_cleanup(ctx, e->start, e->end);
-        drop_entry(c, list, &n, i);
-    } else if ((r = arm(ctx, c, e)) < 0) {
-        /* fired early (the session grew since): set again at what it owes */
-        return r;
+        list = weir_state_list_data(ctx, op->st_sess, 0, &n);
+        return remove_entry(ctx, op, list, n, i);
     }
-    return weir_state_list_set(ctx, op->st_sess, 0, list, n);
+    /* fired early (the session grew since): set again at what it owes */
+    if ((r = arm(ctx, c, e)) < 0)
+        return r;
+    list = weir_state_list_data(ctx, op->st_sess, 0, &n);
+    memcpy(entry(c, list, i), e, c->entry_size);
+    return 0;
 }

@@ -1,8 +1,8 @@
 /* window_windows.c — windows with state of their own, one value per (key,
- * window): tumbling windows (event or processing time), the global window,
- * and sliding windows under a count trigger (a count is per window, so they
- * cannot share panes; an element then goes into each of its windows, as in
- * Flink).
+ * window): the global window, and tumbling and sliding windows under a count
+ * trigger (a count is per window, so sliding windows cannot share panes; an
+ * element then goes into each of its windows, as in Flink). Tumbling and
+ * sliding windows with time triggers are window_panes.c's.
  *
  * The value is a 24-byte header and the accumulator (reduce, aggregate); a
  * process function's elements are a list in the same namespace. The
@@ -146,16 +146,12 @@ int weir__windows_record(weir_ctx *ctx, weir__wop *op, const void *elem, int64_t
     if (c->global) {
         first = last = 0;
         r = add(ctx, op, 0, elem, wm, &taken);
-    } else if (c->slide == c->size) {
-        first = last = weir__window_start(t, c->offset, c->size);
-        r = add(ctx, op, first, elem, wm, &taken);
     } else {
-        /* Sliding under a count trigger: every window of the element, the
-         * latest first (Flink's order). */
-        if (!weir__window_range(t, c->size, c->slide, c->offset, &first, &last)) {
-            last = weir__window_start(t, c->offset, c->slide);
+        int64_t pane;
+        if (!weir__window_assign(op, t, &pane, &first, &last))
             return weir__window_skipped(ctx, op, elem, ts, last, weir__window_end(last, c->size));
-        }
+        /* Every window of the element (sliding under a count trigger: the
+         * latest first, Flink's order). */
         r = 0;
         uint64_t n = weir__steps(first, last, c->slide);
         for (uint64_t j = 0; r == 0 && j <= n; j++)

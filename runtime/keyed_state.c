@@ -112,10 +112,10 @@ int weir_state_list_add(weir_ctx *ctx, int id, int64_t ns, const void *elem)
     return 0;
 }
 
-const void *weir_state_list_get(weir_ctx *ctx, int id, int64_t ns, size_t *count)
+static void *list_data(weir_ctx *ctx, int id, int64_t ns, size_t *count, const char *what)
 {
     *count = 0;
-    weir__state *st = get_state(ctx, id, WEIR_STATE_LIST, "weir_state_list_get");
+    weir__state *st = get_state(ctx, id, WEIR_STATE_LIST, what);
     if (!st)
         return NULL;
     uint64_t h = key_for(ctx, ns);
@@ -125,6 +125,16 @@ const void *weir_state_list_get(weir_ctx *ctx, int id, int64_t ns, size_t *count
     weir__list_value *l = weir__keymap_value(&st->map, idx);
     *count = l->len;
     return l->data;
+}
+
+const void *weir_state_list_get(weir_ctx *ctx, int id, int64_t ns, size_t *count)
+{
+    return list_data(ctx, id, ns, count, "weir_state_list_get");
+}
+
+void *weir_state_list_data(weir_ctx *ctx, int id, int64_t ns, size_t *count)
+{
+    return list_data(ctx, id, ns, count, "weir_state_list_data");
 }
 
 int weir_state_list_set(weir_ctx *ctx, int id, int64_t ns, const void *elems, size_t count)

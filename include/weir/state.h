@@ -47,6 +47,10 @@ WEIR_EXPORT int weir_state_list_add(weir_ctx *ctx, int id, int64_t ns, const voi
  * valid until the next state call; NULL with *count 0 if absent. */
 WEIR_EXPORT const void *weir_state_list_get(weir_ctx *ctx, int id, int64_t ns, size_t *count);
 
+/* The same list, writable in place (to update elements without copying
+ * the list out and back): valid until the next state call. */
+WEIR_EXPORT void *weir_state_list_data(weir_ctx *ctx, int id, int64_t ns, size_t *count);
+
 /* Replaces the list of (current key, ns) with `count` elements copied from
  * `elems` (which may point into that list itself, e.g. from list_get);
  * count 0 removes it. Reuses the list's memory when it is large enough, so

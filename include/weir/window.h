@@ -21,10 +21,13 @@
  *     weir_stream *results = weir_stream_window(weir_stream_key_by(s, &key), &w);
  *     weir_stream *late = weir_stream_side_output(results, WEIR_WINDOW_LATE_TAG);
  *
- * Cost: reduce and aggregate keep one accumulator per (key, window) — for
- * sliding windows one per (key, pane), pane = gcd(size, slide), combined when
- * a window fires, so a window sliding by a small step costs about what a
- * tumbling one does. Process keeps the elements themselves (once per pane).
+ * Cost: reduce and aggregate keep one partial accumulator per (key, pane),
+ * pane = gcd(size, slide) (a tumbling window is one pane), combined when a
+ * window fires, so a window sliding by a small step costs about what a
+ * tumbling one does; per element that is one state lookup, and nothing is
+ * allocated or registered per element. Process keeps the elements
+ * themselves, once per pane. Count triggers count per window, so with them
+ * (and for the global window) each window has state of its own.
  *
  * Threads: the functions run on the window subtask's worker thread; different
  * subtasks (different keys) call them concurrently, so `arg` must be

@@ -154,10 +154,10 @@ Test(config, settings_for_the_capture)
     cr_assert_str_eq(ps.kind, "window");
     cr_assert_eq(ps.accounting, WEIR_ACCOUNTING_WINDOW);
     cr_assert_str_eq(ps.settings_json,
-                     "\"assigner\":\"tumbling\",\"size_ms\":10,\"slide_ms\":10,\"offset_ms\":0,"
+                     "\"assigner\":\"tumbling\",\"size_ms\":10,\"slide_ms\":0,\"offset_ms\":0,"
                      "\"gap_ms\":0,\"lateness_ms\":250,\"trigger\":\"event\",\"count\":0,"
                      "\"purging\":false,\"function\":\"aggregate\",\"late\":\"side\","
-                     "\"engine\":\"windows\"");
+                     "\"engine\":\"panes\"");
     ps.impl_free(ps.impl);
     s.assigner = weir_window_session(40);
     s.trigger.purging = true;
@@ -170,6 +170,11 @@ Test(config, settings_for_the_capture)
     cr_assert_eq(weir_window_operator(&s, sizeof(ev), 8, &ps, why, sizeof why), 0, "%s", why);
     tu_assert_contains(ps.settings_json, "\"size_ms\":60000,\"slide_ms\":1000",
                        "\"engine\":\"panes\"");
+    ps.impl_free(ps.impl);
+    s.assigner = weir_window_global();
+    cr_assert_eq(weir_window_operator(&s, sizeof(ev), 8, &ps, why, sizeof why), 0, "%s", why);
+    tu_assert_contains(ps.settings_json, "\"assigner\":\"global\",\"size_ms\":0,\"slide_ms\":0",
+                       "\"engine\":\"windows\"");
     ps.impl_free(ps.impl);
 }
 

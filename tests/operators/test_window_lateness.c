@@ -166,23 +166,26 @@ Test(lateness, overflowing_cleanup_never_cleans_but_fires)
 
 Test(lateness, panes_are_freed_after_the_last_window)
 {
-    weir_window_spec s = {.assigner = weir_window_sliding(30, 10, 0), .aggregate = sum_aggregate,
+    /* a process function: state 1 holds one element list per pane */
+    weir_window_spec s = {.assigner = weir_window_sliding(30, 10, 0), .process = sum_process,
                           .out_size = sizeof(res), .allowed_lateness_ms = 3};
     wt *t = wt_open(&s);
     for (int i = 0; i < 60; i++)
         wt_rec(t, "a", 1, i);
     wt_probe(t);
-    cr_assert_eq(t->state_size[0], 6u, "panes [0,10) ... [50,60)");
+    cr_assert_eq(t->state_size[1], 6u, "panes [0,10) ... [50,60)");
     /* pane [0,10)'s last window is [0,30): cleaned up at 29 + 3 */
     wt_wm(t, 31);
     wt_probe(t);
-    cr_assert_eq(t->state_size[0], 6u);
+    cr_assert_eq(t->state_size[1], 6u);
     wt_wm(t, 32);
     wt_probe(t);
-    cr_assert_eq(t->state_size[0], 5u);
+    cr_assert_eq(t->state_size[1], 5u);
+    cr_assert_eq(t->state_size[0], 1u);
     wt_wm(t, 1000);
     wt_probe(t);
-    cr_assert_eq(t->state_size[0], 0u);
-    cr_assert_eq(t->state_size[2], 0u, "the key's pane list is gone with its panes");
+    cr_assert_eq(t->state_size[1], 0u);
+    cr_assert_eq(t->state_size[0], 0u, "the key's pane list is gone with its panes");
+    cr_assert_eq(t->state_size[2], 0u, "and the firing counts of the lateness period");
     wt_close(t);
 }
