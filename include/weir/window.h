@@ -55,6 +55,9 @@ extern "C" {
 
 /* ---- assigners ------------------------------------------------------------ */
 
+/* Processing-time windows use the job clock (weir_ctx_now) for assignment
+ * and firing; one still open when the input ends does not fire (as in
+ * Flink: the end of input moves event time to MAX, not the clock). */
 typedef enum weir_window_kind {
     WEIR_WINDOW_TUMBLING = 0,            /* event time: size, offset */
     WEIR_WINDOW_SLIDING,                 /* event time: size, slide, offset */
