@@ -454,8 +454,6 @@ static int resolve(weir__wconf *c, const weir_window_spec *spec, size_t in_size,
     c->acc_off = c->engine == WEIR__ENGINE_WINDOWS ? 24 : c->engine == WEIR__ENGINE_PANES ? 16 : 56;
     c->entry_size = (c->acc_off + c->acc_size + 7) & ~(size_t)7;
 
-    snprintf(c->name, sizeof c->name, "%s", spec->name ? spec->name : "window");
-    c->spec.name = c->name;
     c->side.tag = spec->late_tag;
     c->side.elem_size = in_size;
     snprintf(c->settings, sizeof c->settings,
@@ -488,11 +486,18 @@ int weir_window_operator(const weir_window_spec *spec, size_t in_size, size_t ke
         r = WEIR_ENOKEY;
     } else if (key_size > WEIR_MAX_KEY_SIZE) {
         snprintf(why, sizeof why, "key size %zu is not in 1..%d", key_size, WEIR_MAX_KEY_SIZE);
-    } else if (!(c = malloc(sizeof *c))) {
-        snprintf(why, sizeof why, "out of memory");
-        r = WEIR_ENOMEM;
     } else {
-        r = resolve(c, spec, in_size, key_size, why, sizeof why);
+        /* the configuration and a copy of the name, freed together */
+        const char *name = spec->name ? spec->name : "window";
+        size_t len = strlen(name) + 1;
+        if (!(c = malloc(sizeof *c + len))) {
+            snprintf(why, sizeof why, "out of memory");
+            r = WEIR_ENOMEM;
+        } else {
+            r = resolve(c, spec, in_size, key_size, why, sizeof why);
+            c->name = memcpy((char *)(c + 1), name, len);
+            c->spec.name = c->name;
+        }
     }
     if (r) {
         free(c);

@@ -37,7 +37,7 @@ typedef enum weir__window_fn {
  * subtask (the process spec's impl). */
 typedef struct weir__wconf {
     weir_window_spec spec;      /* the user's, with name and defaults resolved */
-    char name[64];
+    char *name;                 /* the spec's name, copied (in the same allocation) */
     weir__window_engine engine;
     weir__window_fn fn;
     weir_trigger_kind trigger;  /* never DEFAULT; END_OF_INPUT is EVENT_TIME on the global window */

@@ -65,6 +65,11 @@ static unsigned char *acc_of(session *e)
     return (unsigned char *)e + sizeof *e;
 }
 
+static const unsigned char *acc_of_const(const session *e)
+{
+    return (const unsigned char *)e + sizeof *e;
+}
+
 /* The earliest time the session owes a timer: its max while the trigger
  * waits for it, else its cleanup time; NO_TIMER if neither (a cleanup time
  * that overflowed). */
@@ -132,9 +137,9 @@ static void absorb(weir_ctx *ctx, const weir__wconf *c, session *t, const sessio
 {
     if (c->fn != WEIR__FN_PROCESS && o->count > 0) {
         if (t->count == 0)
-            memcpy(acc_of(t), acc_of((session *)o), c->acc_size);
+            memcpy(acc_of(t), acc_of_const(o), c->acc_size);
         else
-            weir__window_acc_merge(c, acc_of(t), t->count, acc_of((session *)o));
+            weir__window_acc_merge(c, acc_of(t), t->count, acc_of_const(o));
     }
     t->count += o->count;
     t->since += o->since;

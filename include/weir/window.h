@@ -240,9 +240,10 @@ WEIR_EXPORT weir_stream *weir_stream_window(weir_stream *keyed, const weir_windo
 
 /* The window operator as a process spec, for weir_stream_process or a
  * harness (with a key of `key_size` bytes, > 0), which take ownership of
- * out->impl (out->settings_json and out->side_outputs live in it); out->arg
- * is the spec's arg, borrowed. Returns 0, or WEIR_EINVAL (WEIR_ENOKEY for
- * key_size 0) with the reason in errbuf and nothing allocated. */
+ * out->impl (out->name, out->settings_json and out->side_outputs live in
+ * it; free it with out->impl_free if neither gets it); out->arg is the
+ * spec's arg, borrowed. Returns 0, or WEIR_EINVAL (WEIR_ENOKEY for key_size
+ * 0) with the reason in errbuf and nothing allocated. */
 WEIR_EXPORT int weir_window_operator(const weir_window_spec *spec, size_t in_size,
                                      size_t key_size, weir_process_spec *out, char *errbuf,
                                      size_t errsize);
