@@ -13,11 +13,12 @@
  *    bounded -> key_by -> window -> collect) on streams whose disorder stays
  *    within the bound, so that no element is ever late whatever the timing:
  *    the results must equal the reference's as a multiset.
- * 3. Threaded jobs with late data: a source that emits its own watermarks
- *    in-band (one subtask, so every window subtask sees the same sequence of
- *    records and watermarks for its keys, whatever the threads do) ->
- *    key_by -> window at parallelism 1, 2, 4: results, late side output and
- *    drop counts must equal the reference fed that sequence.
+ * 3. Jobs with late data: a source that emits its own watermarks in-band
+ *    (one subtask, so every window subtask sees the same sequence of records
+ *    and watermarks for its keys, whatever the threads do) -> key_by ->
+ *    window at parallelism 1 (one worker, virtual clock), 2 and 4 (four
+ *    threads): results, late side output and drop counts must equal the
+ *    reference fed that sequence.
  *
  * WT_HROUNDS and WT_ROUNDS in the environment set the number of harness
  * rounds and of job rounds (for a longer soak than the suite's default).
@@ -767,8 +768,12 @@ static void threaded_late(uint64_t seed, int parallelism)
 
     weir_diag_memory *mem;
     cr_assert_eq(weir_diag_memory_create(&mem), 0);
-    weir_job *job = tu_job(&(weir_job_config){.workers = 4, .diag = {.memory = mem,
-                                                                      .level = WEIR_DIAG_SUMMARY}});
+    /* parallelism 1 on one worker and the virtual clock (a fully
+     * reproducible run), the others on four threads */
+    weir_job *job = tu_job(&(weir_job_config){
+        .workers = parallelism == 1 ? 1 : 4,
+        .clock = parallelism == 1 ? WEIR_CLOCK_VIRTUAL : WEIR_CLOCK_SYSTEM,
+        .diag = {.memory = mem, .level = WEIR_DIAG_SUMMARY}});
     seq_source src = {s, len};
     weir_stream *in = weir_job_add_source(job, &(weir_source_spec){.vtable = &seq_vt,
                                                                    .arg = &src,
