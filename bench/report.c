@@ -296,6 +296,30 @@ void bench_report_json(FILE *out, const bench_row *rows, int n)
 static const char *const palette[] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd",
                                       "#ff7f0e", "#17becf", "#8c564b", "#e377c2"};
 
+/* Value labels already placed, so that the labels of series that nearly
+ * coincide at one parallelism are stacked instead of printed on each other. */
+#define MAX_LABELS 256
+
+typedef struct label_pos {
+    double x, y;
+} label_pos;
+
+static double place_label(label_pos *placed, int *n, double x, double y)
+{
+    for (bool moved = true; moved;) {
+        moved = false;
+        for (int i = 0; i < *n; i++) {
+            if (fabs(placed[i].x - x) < 1 && fabs(placed[i].y - y) < 11) {
+                y = placed[i].y + 11;
+                moved = true;
+            }
+        }
+    }
+    if (*n < MAX_LABELS)
+        placed[(*n)++] = (label_pos){x, y};
+    return y;
+}
+
 static bool plotted(const bench_row *r)
 {
     return !r->failed && !(r->sc->flags & BENCH_LATENCY) && r->median > 0;
@@ -374,6 +398,8 @@ int bench_report_svg(const char *path, const bench_row *rows, int n)
             (PLOT_T + PLOT_B) / 2);
 
     int series = 0;
+    label_pos labels[MAX_LABELS];
+    int nlabels = 0;
     for (int i = 0; i < n; i++) {
         const bench_row *r = &rows[i];
         if (!plotted(r))
@@ -422,7 +448,8 @@ int bench_report_svg(const char *path, const bench_row *rows, int n)
                         YOF(q->median / 1e6), color, q->sc->name, q->parallelism,
                         q->median / 1e6, q->min / 1e6, q->max / 1e6);
                 fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"10\" fill=\"%s\">%.1f</text>\n",
-                        x + 7, YOF(q->median / 1e6) - 6, color, q->median / 1e6);
+                        x + 7, place_label(labels, &nlabels, x, YOF(q->median / 1e6) - 6), color,
+                        q->median / 1e6);
             }
             fprintf(f,
                     "<line x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
