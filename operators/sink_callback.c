@@ -19,9 +19,23 @@ static int callback_record(weir_ctx *ctx, int input, const void *elem, int64_t t
     return c->fn(elem, ts, weir_ctx_subtask(ctx), c->arg);
 }
 
+static int callback_batch(weir_ctx *ctx, int input, const weir_batch *b)
+{
+    (void)input;
+    const callback_arg *c = weir_ctx_arg(ctx);
+    int subtask = weir_ctx_subtask(ctx);
+    for (uint32_t i = 0; i < b->count; i++) {
+        int r = c->fn(weir_batch_elem(b, i), weir_batch_ts(b, i), subtask, c->arg);
+        if (r < 0)
+            return r;
+    }
+    return 0;
+}
+
 static const weir_operator_vtable callback_vtable = {
     .version = WEIR_OPERATOR_VTABLE_V1,
     .on_record = callback_record,
+    .on_batch = callback_batch,
 };
 
 weir_stream *weir_sink_callback(weir_stream *s, weir_sink_fn fn, void *arg)

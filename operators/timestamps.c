@@ -160,11 +160,9 @@ static int probe(weir_ctx *ctx, const ts_arg *a, ts_state *s)
     return wrapped_probe(ctx, a, s);
 }
 
-static int ts_record(weir_ctx *ctx, int input, const void *elem, int64_t ts)
+/* One record: its timestamp, forwarded, then seen by the generator. */
+static inline int ts_one(weir_ctx *ctx, const ts_arg *a, ts_state *s, const void *elem, int64_t ts)
 {
-    (void)input;
-    const ts_arg *a = weir_ctx_arg(ctx);
-    ts_state *s = weir_ctx_state(ctx);
     int64_t t = a->spec.extract ? a->spec.extract(elem, ts, a->spec.arg) : ts;
     int r = weir_emit(ctx, elem, t);
     if (r < 0)
@@ -191,6 +189,25 @@ static int ts_record(weir_ctx *ctx, int input, const void *elem, int64_t ts)
     default:
         return 0;
     }
+}
+
+static int ts_record(weir_ctx *ctx, int input, const void *elem, int64_t ts)
+{
+    (void)input;
+    return ts_one(ctx, weir_ctx_arg(ctx), weir_ctx_state(ctx), elem, ts);
+}
+
+static int ts_batch(weir_ctx *ctx, int input, const weir_batch *b)
+{
+    (void)input;
+    const ts_arg *a = weir_ctx_arg(ctx);
+    ts_state *s = weir_ctx_state(ctx);
+    for (uint32_t i = 0; i < b->count; i++) {
+        int r = ts_one(ctx, a, s, weir_batch_elem(b, i), weir_batch_ts(b, i));
+        if (r < 0)
+            return r;
+    }
+    return 0;
 }
 
 static int ts_timer(weir_ctx *ctx, const weir_timer *timer)
@@ -235,6 +252,7 @@ static const weir_operator_vtable ts_vtable = {
     .on_status = ts_status,
     .on_timer = ts_timer,
     .close = ts_close,
+    .on_batch = ts_batch,
 };
 
 static const char *strategy_name(weir_watermark_kind k)

@@ -498,7 +498,7 @@ int weir__ctx_record(weir_ctx *ctx, int input, const void *elem, int64_t ts)
     const weir__key *k = ctx->in_key[input];
     if (k) {
         k->spec.extract(elem, ctx->key_buf + 8, k->spec.arg);
-        ctx->key_hash = weir__hash_bytes(ctx->key_buf + 8, ctx->key_size);
+        ctx->key_hashed = false;
         ctx->has_key = true;
     }
     int r = ctx->vt.on_record(ctx, input, elem, ts);
@@ -614,6 +614,7 @@ static void set_timer_key(weir_ctx *ctx, uint64_t key_hash)
     if (ctx->key_size) {
         memcpy(ctx->key_buf + 8, ctx->timer_key, ctx->key_size);
         ctx->key_hash = key_hash;
+        ctx->key_hashed = true;
         ctx->has_key = true;
     }
 }
@@ -708,7 +709,7 @@ int weir_timer_register(weir_ctx *ctx, weir_time_domain domain, int64_t ns, int6
     if (r)
         return r;
     const void *key = ctx->key_size ? ctx->key_buf + 8 : NULL;
-    uint64_t h = ctx->key_size ? ctx->key_hash : 0;
+    uint64_t h = ctx->key_size ? weir__ctx_key_hash(ctx) : 0;
     if (domain == WEIR_EVENT_TIME)
         r = weir__timers_add(&ctx->event_timers, key, h, ns, timestamp);
     else {
@@ -727,7 +728,7 @@ int weir_timer_delete(weir_ctx *ctx, weir_time_domain domain, int64_t ns, int64_
     if (r)
         return r;
     const void *key = ctx->key_size ? ctx->key_buf + 8 : NULL;
-    uint64_t h = ctx->key_size ? ctx->key_hash : 0;
+    uint64_t h = ctx->key_size ? weir__ctx_key_hash(ctx) : 0;
     weir__timers_delete(domain == WEIR_EVENT_TIME ? &ctx->event_timers : &ctx->proc_timers, key, h,
                         ns, timestamp);
     return 0;

@@ -62,7 +62,7 @@ static weir__state *get_state(weir_ctx *ctx, int id, weir_state_kind kind, const
 static uint64_t key_for(weir_ctx *ctx, int64_t ns)
 {
     memcpy(ctx->key_buf, &ns, 8);
-    return weir__hash_mix(ctx->key_hash, ns, 0);
+    return weir__hash_mix(weir__ctx_key_hash(ctx), ns, 0);
 }
 
 void *weir_state_value(weir_ctx *ctx, int id, int64_t ns, bool create)

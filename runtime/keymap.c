@@ -31,10 +31,26 @@ size_t weir__keymap_memory(const weir__keymap *m)
     return slots + (size_t)m->cap * m->entry_size;
 }
 
+/* Key bytes are compared word by word where they allow it (the usual
+ * [namespace][8-byte key] lookups are two words), else with memcmp. */
+static bool keys_equal(const unsigned char *a, const unsigned char *b, size_t len)
+{
+    if ((len & 7) == 0 && len <= 64) {
+        uint64_t diff = 0;
+        for (size_t i = 0; i < len; i += 8) {
+            uint64_t x, y;
+            memcpy(&x, a + i, 8);
+            memcpy(&y, b + i, 8);
+            diff |= x ^ y;
+        }
+        return diff == 0;
+    }
+    return memcmp(a, b, len) == 0;
+}
+
 static bool entry_matches(const weir__keymap *m, uint32_t idx, uint64_t hash, const void *key)
 {
-    return weir__keymap_hash(m, idx) == hash &&
-           memcmp(weir__keymap_key(m, idx), key, m->key_len) == 0;
+    return weir__keymap_hash(m, idx) == hash && keys_equal(weir__keymap_key(m, idx), key, m->key_len);
 }
 
 uint32_t weir__keymap_find(const weir__keymap *m, uint64_t hash, const void *key)

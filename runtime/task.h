@@ -123,7 +123,8 @@ struct weir_ctx {
     const weir__key *in_key[2];
     size_t key_size;
     unsigned char *key_buf;  /* [ns 8][current key]; the key at key_buf + 8 */
-    uint64_t key_hash;
+    uint64_t key_hash;      /* valid when key_hashed */
+    bool key_hashed;        /* hashed lazily: only state and timers need it */
     bool has_key;
     weir__state *states;
     int nstates;
@@ -245,6 +246,16 @@ int weir__output_prepare(weir__output *o, uint32_t batch_capacity);
 void weir__ctx_ready(weir_ctx *ctx);
 /* Sends a control message on every channel of every output of ctx. */
 int weir__ctx_flush_control(weir_ctx *ctx, weir__ctrl ctrl, int64_t value);
+
+/* The current key's hash, computed on first use after the key changed. */
+static inline uint64_t weir__ctx_key_hash(weir_ctx *ctx)
+{
+    if (!ctx->key_hashed) {
+        ctx->key_hash = weir__hash_bytes(ctx->key_buf + 8, ctx->key_size);
+        ctx->key_hashed = true;
+    }
+    return ctx->key_hash;
+}
 
 /* Applies a weir__wm_actions from a valve/combiner to the head of a subtask. */
 int weir__deliver_actions(weir_ctx *head, const weir__wm_actions *a);

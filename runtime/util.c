@@ -1,13 +1,10 @@
-/* util.c — the helpers of util.h that are not inline: the invariant abort,
- * strdup, and the key hash (XXH3 from libxxhash, inlined here so the hot
- * path pays no call into a shared library). */
+/* util.c — the helpers of util.h that are not inline: the invariant abort
+ * and strdup. */
 #include "util.h"
 
 #include <stdio.h>
 #include <string.h>
 
-#define XXH_INLINE_ALL
-#include <xxhash.h>
 
 _Noreturn void weir__abort(const char *file, int line, const char *what)
 {
@@ -25,9 +22,4 @@ char *weir__strdup(const char *s)
     if (d)
         memcpy(d, s, n);
     return d;
-}
-
-uint64_t weir__hash_bytes(const void *data, size_t len)
-{
-    return XXH3_64bits(data, len);
 }

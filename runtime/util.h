@@ -57,9 +57,15 @@ static inline uint32_t weir__next_pow2(uint32_t n)
     return p;
 }
 
-/* The hash of a key's bytes (XXH3, 64 bit). Keys of equal bytes hash equal;
- * equal hashes never make keys equal (every table compares the bytes). */
-uint64_t weir__hash_bytes(const void *data, size_t len);
+/* The hash of a key's bytes (XXH3, 64 bit, from libxxhash, inlined: it runs
+ * once or twice per keyed record). Keys of equal bytes hash equal; equal
+ * hashes never make keys equal (every table compares the bytes). */
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+static inline uint64_t weir__hash_bytes(const void *data, size_t len)
+{
+    return XXH3_64bits(data, len);
+}
 
 /* Mixes a namespace (and a second word, e.g. a timer's timestamp) into a key
  * hash, so that per (key, ns) lookups need not rehash the key bytes. */
