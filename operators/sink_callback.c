@@ -12,11 +12,18 @@ typedef struct callback_arg {
     void *arg;
 } callback_arg;
 
+static int sink_failed(weir_ctx *ctx, int r)
+{
+    return weir_ctx_fail(ctx, r, "the sink function failed: %s (%s)", weir_strerror(r),
+                         weir_err_name(r));
+}
+
 static int callback_record(weir_ctx *ctx, int input, const void *elem, int64_t ts)
 {
     (void)input;
     const callback_arg *c = weir_ctx_arg(ctx);
-    return c->fn(elem, ts, weir_ctx_subtask(ctx), c->arg);
+    int r = c->fn(elem, ts, weir_ctx_subtask(ctx), c->arg);
+    return r < 0 ? sink_failed(ctx, r) : 0;
 }
 
 static int callback_batch(weir_ctx *ctx, int input, const weir_batch *b)
@@ -27,7 +34,7 @@ static int callback_batch(weir_ctx *ctx, int input, const weir_batch *b)
     for (uint32_t i = 0; i < b->count; i++) {
         int r = c->fn(weir_batch_elem(b, i), weir_batch_ts(b, i), subtask, c->arg);
         if (r < 0)
-            return r;
+            return sink_failed(ctx, r);
     }
     return 0;
 }

@@ -326,7 +326,7 @@ Test(cancel, sink_callback_error, .timeout = 60)
     weir_stream *s = count_op(weir_source_array(job, vals, 1000, 8, NULL), "A", &a, 1, false);
     weir_stream_set_name(weir_sink_callback(weir_stream_rebalance(s), sink_fail, NULL), "out");
     expect_failed(job, WEIR_EFORMAT);
-    tu_assert_contains(weir_job_error(job), "'out'", "subtask 0", "on_record",
+    tu_assert_contains(weir_job_error(job), "'out'", "subtask 0", "sink function failed",
                        weir_strerror(WEIR_EFORMAT));
     expect_balanced(&a, "A");
     weir_job_destroy(job);
