@@ -22,12 +22,17 @@
 #define DEFAULT_DIAG_RING 8192
 #define MAX_WORKERS 256
 
-static int check_config(const weir_job_config *c, char *why, size_t size)
+int weir_job_config_check(const weir_job_config *config, char *why, size_t size)
 {
+    weir_job_config zero = {0};
+    const weir_job_config *c = config ? config : &zero;
+    if (why && size)
+        why[0] = '\0';
 #define CHECK(cond, ...)                                                         \
     do {                                                                         \
         if (!(cond)) {                                                           \
-            snprintf(why, size, __VA_ARGS__);                                    \
+            if (why && size)                                                     \
+                snprintf(why, size, __VA_ARGS__);                                \
             return WEIR_EINVAL;                                                  \
         }                                                                        \
     } while (0)
@@ -65,11 +70,8 @@ int weir_job_create(const weir_job_config *config, weir_job **out)
     weir_job_config c = {0};
     if (config)
         c = *config;
-    char why[256];
-    if (check_config(&c, why, sizeof why)) {
-        fprintf(stderr, "weir_job_create: %s\n", why);
+    if (weir_job_config_check(&c, NULL, 0))
         return WEIR_EINVAL;
-    }
     if (c.workers == 0) {
         long n = sysconf(_SC_NPROCESSORS_ONLN);
         c.workers = n > 0 ? (int)(n > MAX_WORKERS ? MAX_WORKERS : n) : 1;

@@ -61,9 +61,14 @@ typedef struct weir_job_config {
     weir_diag_config diag;
 } weir_job_config;
 
+/* Checks a configuration: 0, or WEIR_EINVAL with the setting and why in
+ * `why` ("workers -1 is not in 0..256"). `config` may be NULL. MT safe. */
+WEIR_EXPORT int weir_job_config_check(const weir_job_config *config, char *why, size_t whysize);
+
 /* Makes an empty job. `config` may be NULL (all defaults); it is copied.
- * Returns 0 and sets *out, or WEIR_EINVAL (a setting out of range; *out is
- * NULL, nothing allocated) or WEIR_ENOMEM. */
+ * Returns 0 and sets *out, or WEIR_EINVAL (a setting out of range: *out is
+ * NULL, nothing allocated, and weir_job_config_check says which) or
+ * WEIR_ENOMEM. */
 WEIR_EXPORT WEIR_NODISCARD int weir_job_create(const weir_job_config *config, weir_job **out);
 
 /* Plans the graph into tasks, starts the workers, runs every subtask to its
