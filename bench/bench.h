@@ -52,7 +52,38 @@ typedef struct bench_work {
     weir_map_fn map_copy;
     /* Adds the element to ((bench_acc *)arg)[subtask]: count++, sum += key ^ value. */
     weir_sink_fn sink;
+    /* The window scenarios' input: writes the element of sequence number
+     * `seq` (BENCH_EVENT_KEYS keys, value = seq) and returns its event
+     * timestamp: seq / BENCH_EVENTS_PER_MS minus 0..BENCH_EVENT_DISORDER_MS. */
+    int64_t (*gen_event)(int64_t seq, bench_elem *out);
+    /* The key extractor of every key_by: the element's 8-byte key. */
+    void (*key)(const void *elem, void *key, void *arg);
+    /* The window function: count per window (acc: int64), as an aggregate;
+     * the result is a bench_elem {key, count}. */
+    void (*count_add)(void *acc, const void *elem, void *arg);
+    void (*count_merge)(void *acc, const void *other, void *arg);
+    void (*count_result)(const void *acc, const weir_window_info *w, void *out, void *arg);
+    /* Adds a window result to ((bench_wacc *)arg)[subtask]. */
+    weir_sink_fn sink_window;
 } bench_work;
+
+/* The event-time input: 1 M records per second of event time, over 10 000
+ * keys (about 100 records per key per second), each up to 100 ms out of
+ * order. */
+#define BENCH_EVENTS_PER_MS 1000
+#define BENCH_EVENT_KEYS 10000
+#define BENCH_EVENT_DISORDER_MS 100
+
+/* One window-sink subtask's totals: results, the sum of their counts, and
+ * the sum of bench_result_mix(key, timestamp, count) over them (an
+ * order-free checksum of exactly which windows fired with what). */
+typedef struct bench_wacc {
+    _Alignas(64) uint64_t results;
+    uint64_t counts;
+    uint64_t mix;
+} bench_wacc;
+
+uint64_t bench_result_mix(int64_t key, int64_t timestamp, int64_t count);
 
 const bench_work *bench_work_get(void);
 
@@ -112,6 +143,7 @@ typedef struct bench_target {
 /* Scenario flags. */
 #define BENCH_PLAIN 1u   /* a plain-C baseline: no runtime, one thread, p=1 */
 #define BENCH_LATENCY 2u /* paced: reports latency; records/s is the pace */
+#define BENCH_NO_PLOT 4u /* left out of the --svg plot (the diag-* variants) */
 
 typedef struct bench_scenario bench_scenario;
 
@@ -136,7 +168,7 @@ struct bench_scenario {
 };
 
 /* Each scenario_NAME.c defines bench_scenarios_NAME[] and its length. */
-#define BENCH_SCENARIO_FILES(X) X(chain) X(eventtime) X(channel) X(latency)
+#define BENCH_SCENARIO_FILES(X) X(chain) X(window) X(eventtime) X(diag) X(channel) X(latency)
 
 #define BENCH_DECLARE_SCENARIOS(f)                                                               \
     extern const bench_scenario bench_scenarios_##f[];                                           \
@@ -173,10 +205,22 @@ typedef struct bench_pipeline {
      * the source (chained to it), keeping the records' timestamps. */
     bool timestamps;
     weir_watermark_strategy strategy;
-    /* Diagnostics at this level into a callback sink that counts events;
-     * 0: off. */
+    /* Diagnostics at this level into a JSONL capture (bench_diag_init);
+     * 0: none configured at all. */
     weir_diag_level diag;
 } bench_pipeline;
+
+/* Diagnostics as a user turns them on: `level` with a JSONL capture file
+ * ($TMPDIR or /tmp, weir-bench-PID.jsonl). bench_diag_finish, after the
+ * job was destroyed, counts the capture's events into out->diag_events,
+ * removes the file, and fails (-1, message in err) if the level was on and
+ * the capture misses, or off and a capture was written. */
+typedef struct bench_diag {
+    weir_diag_config cfg;
+    char path[256];
+} bench_diag;
+int bench_diag_init(bench_diag *d, weir_diag_level level, char *err, size_t errsize);
+int bench_diag_finish(bench_diag *d, bench_result *out, char *err, size_t errsize);
 
 /* Builds, times and verifies one run of such a pipeline with the counting
  * source (chain, shuffle and the scenarios derived from them). */
@@ -188,13 +232,29 @@ int bench_run_pipeline(const bench_pipeline *pl, const bench_params *p, bench_re
  * sequence number, weir_ctx_batch_hint() records per next(). */
 weir_stream *bench_source_counting(weir_job *job, int64_t records);
 
+/* The window scenarios' pipeline (scenario_window.c): the event-time
+ * source -> assign_timestamps (bounded out-of-orderness 100 ms, probes every
+ * 200 ms) -> key_by -> window of `kind` counting per key and window ->
+ * sink, with diagnostics at `diag` into a JSONL capture (0: none
+ * configured). Builds, times and verifies one run against the reference
+ * results. */
+enum { BENCH_WINDOW_TUMBLING = 0, BENCH_WINDOW_SLIDING, BENCH_WINDOW_SESSION };
+int bench_run_window(int kind, weir_diag_level diag, const bench_params *p, bench_result *out,
+                     char *err, size_t errsize);
+
+/* The event-time source: with parallelism p, subtask i generates the
+ * sequence numbers i, i+p, i+2p, ... < records through work->gen_event,
+ * each with the timestamp gen_event returns, weir_ctx_batch_hint() records
+ * per next(). */
+weir_stream *bench_source_events(weir_job *job, int64_t records);
+
 /* The paced source: the same elements, but at `rate` records/s in total
  * (each subtask rate/p, paced on CLOCK_MONOTONIC, waiting with
  * weir_source_wait_until), and the element's value is the CLOCK_MONOTONIC
  * time in ns when it was emitted. */
 weir_stream *bench_source_paced(weir_job *job, int64_t records, double rate);
 
-/* Key extractor of the shuffles: the element's 8-byte key. */
+/* The key_by of every keyed scenario: work->key, 8 bytes. */
 const weir_key_spec *bench_key_spec(void);
 
 /* Sink accumulators for `n` subtasks, zeroed; free with free(). */

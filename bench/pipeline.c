@@ -106,7 +106,9 @@ typedef struct source_arg {
 
 typedef struct source_state {
     void (*gen)(int64_t seq, bench_elem *out);
+    int64_t (*gen_event)(int64_t seq, bench_elem *out); /* the event-time source */
     int64_t begin, next, end; /* this subtask's sequence numbers [begin, end) */
+    int64_t step;             /* the event-time source: next += step */
     double rate;              /* this subtask's records/s (paced) */
     int64_t start_ns;         /* when the first next() ran (paced) */
 } source_state;
@@ -186,6 +188,48 @@ static int paced_next(weir_ctx *ctx)
     return WEIR_SOURCE_WAIT;
 }
 
+/* The event-time source: subtask i of p generates the sequence numbers
+ * i, i + p, i + 2p, ... < records through work->gen_event, with its
+ * timestamp. Strided rather than sliced, so that every subtask walks through
+ * the same event time at the same pace, as the partitions of one log would:
+ * with slices, subtask 1 would start seconds of event time ahead and the
+ * windows would wait for subtask 0's watermark to get there. */
+static int events_open(weir_ctx *ctx)
+{
+    const source_arg *a = weir_ctx_arg(ctx);
+    source_state *s = calloc(1, sizeof *s);
+    if (!s)
+        return WEIR_ENOMEM;
+    s->gen_event = bench_work_get()->gen_event;
+    s->next = weir_ctx_subtask(ctx);
+    s->step = weir_ctx_parallelism(ctx);
+    s->end = a->records;
+    weir_ctx_set_state(ctx, s);
+    return 0;
+}
+
+static int events_next(weir_ctx *ctx)
+{
+    source_state *s = weir_ctx_state(ctx);
+    bench_elem e;
+    int64_t q = s->next;
+    for (int n = weir_ctx_batch_hint(ctx); n > 0 && q < s->end; n--, q += s->step) {
+        int64_t ts = s->gen_event(q, &e);
+        int r = weir_emit(ctx, &e, ts);
+        if (r < 0)
+            return r;
+    }
+    s->next = q;
+    return q >= s->end ? WEIR_SOURCE_END : WEIR_SOURCE_MORE;
+}
+
+static const weir_source_vtable events_vtable = {
+    .version = WEIR_SOURCE_VTABLE_V1,
+    .open = events_open,
+    .next = events_next,
+    .close = source_close,
+};
+
 static const weir_source_vtable counting_vtable = {
     .version = WEIR_SOURCE_VTABLE_V1,
     .open = source_open,
@@ -222,6 +266,11 @@ static weir_stream *add_source(weir_job *job, const weir_source_vtable *vt, cons
 weir_stream *bench_source_counting(weir_job *job, int64_t records)
 {
     return add_source(job, &counting_vtable, "source", records, 0);
+}
+
+weir_stream *bench_source_events(weir_job *job, int64_t records)
+{
+    return add_source(job, &events_vtable, "events", records, 0);
 }
 
 weir_stream *bench_source_paced(weir_job *job, int64_t records, double rate)
@@ -281,37 +330,64 @@ int bench_verify(const bench_acc *acc, int n, int64_t records, bench_shape shape
     return 0;
 }
 
+/* ---- diagnostics ------------------------------------------------------------ */
+
+int bench_diag_init(bench_diag *d, weir_diag_level level, char *err, size_t errsize)
+{
+    const char *dir = getenv("TMPDIR");
+    if (!dir || !*dir)
+        dir = "/tmp";
+    int n = snprintf(d->path, sizeof d->path, "%s/weir-bench-%ld.jsonl", dir, (long)getpid());
+    if (n < 0 || (size_t)n >= sizeof d->path) {
+        snprintf(err, errsize, "TMPDIR is too long for a capture path");
+        return -1;
+    }
+    unlink(d->path);
+    d->cfg = (weir_diag_config){.level = level, .jsonl_path = d->path};
+    return 0;
+}
+
+int bench_diag_finish(bench_diag *d, bench_result *out, char *err, size_t errsize)
+{
+    out->diag_events = 0;
+    FILE *f = fopen(d->path, "r");
+    if (!f) {
+        if (d->cfg.level == WEIR_DIAG_OFF)
+            return 0; /* off writes nothing */
+        snprintf(err, errsize, "diagnostics were on but %s was not written", d->path);
+        return -1;
+    }
+    char buf[1 << 16];
+    size_t got;
+    int64_t lines = 0;
+    while ((got = fread(buf, 1, sizeof buf, f)) > 0) {
+        for (size_t i = 0; i < got; i++)
+            lines += buf[i] == '\n';
+    }
+    fclose(f);
+    unlink(d->path);
+    out->diag_events = lines;
+    if (d->cfg.level == WEIR_DIAG_OFF) {
+        snprintf(err, errsize, "diagnostics were off but %s was written", d->path);
+        return -1;
+    }
+    if (lines < 2) { /* at least the job and the summary event */
+        snprintf(err, errsize, "the capture %s has %lld events", d->path, (long long)lines);
+        return -1;
+    }
+    return 0;
+}
+
 /* ---- chain-like pipelines ------------------------------------------------- */
-
-static void key_of(const void *elem, void *key, void *arg)
-{
-    (void)arg;
-    memcpy(key, &((const bench_elem *)elem)->key, sizeof(int64_t));
-}
-
-static const weir_key_spec by_key = {.key_size = sizeof(int64_t), .extract = key_of};
-
-const weir_key_spec *bench_key_spec(void)
-{
-    return &by_key;
-}
-
-/* Runs on the diagnostic collector thread, the only caller. */
-static void count_event(const weir_diag_event *event, void *arg)
-{
-    (void)event;
-    (*(uint64_t *)arg)++;
-}
 
 int bench_run_pipeline(const bench_pipeline *pl, const bench_params *p, bench_result *out,
                        char *err, size_t errsize)
 {
     const bench_work *w = bench_work_get();
-    uint64_t events = 0;
-    weir_diag_config diag = {.level = WEIR_DIAG_OFF};
-    if (pl->diag != 0 && pl->diag != WEIR_DIAG_OFF)
-        diag = (weir_diag_config){.level = pl->diag, .callback = count_event, .callback_arg = &events};
-    weir_job *job = bench_job_create(p, 0, &diag, err, errsize);
+    bench_diag diag;
+    if (pl->diag && bench_diag_init(&diag, pl->diag, err, errsize) < 0)
+        return -1;
+    weir_job *job = bench_job_create(p, 0, pl->diag ? &diag.cfg : NULL, err, errsize);
     if (!job)
         return -1;
     bench_acc *acc = bench_acc_create(p->parallelism);
@@ -327,24 +403,26 @@ int bench_run_pipeline(const bench_pipeline *pl, const bench_params *p, bench_re
         s = weir_stream_assign_timestamps(s, &ts);
     }
     if (pl->shuffle)
-        s = weir_stream_key_by(s, &by_key);
+        s = weir_stream_key_by(s, bench_key_spec());
     s = weir_stream_map(s, sizeof(bench_elem), w->map, NULL);
     if (pl->shuffle)
-        s = weir_stream_key_by(s, &by_key);
+        s = weir_stream_key_by(s, bench_key_spec());
     s = weir_stream_filter(s, w->filter, NULL);
     if (pl->shuffle)
-        s = weir_stream_key_by(s, &by_key);
+        s = weir_stream_key_by(s, bench_key_spec());
     weir_sink_callback(s, w->sink, acc);
     int r = bench_job_time(job, out, err, errsize);
     if (r == 0)
         r = bench_verify(acc, p->parallelism, p->records, BENCH_SHAPE_MAP_FILTER, true, err,
                          errsize);
-    if (r == 0 && diag.level != WEIR_DIAG_OFF && events == 0) {
-        snprintf(err, errsize, "diagnostics were on but no event reached the callback");
-        r = -1;
-    }
-    out->diag_events = (int64_t)events;
     weir_job_destroy(job);
+    if (pl->diag) {
+        char derr[256];
+        if (bench_diag_finish(&diag, out, derr, sizeof derr) < 0 && r == 0) {
+            snprintf(err, errsize, "%s", derr);
+            r = -1;
+        }
+    }
     free(acc);
     return r;
 }

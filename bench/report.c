@@ -252,6 +252,10 @@ void bench_report_json(FILE *out, const bench_row *rows, int n)
                 "\"min_records_per_s\":%.0f,\"max_records_per_s\":%.0f",
                 r->median, r->reps, r->spread, r->min, r->max);
         fprintf(out, ",\"cpu_self\":%.3f,\"cpu_other\":%.3f", r->cpu_self, r->cpu_other);
+        fprintf(out, ",\"runs_records_per_s\":[");
+        for (int k = 0; k < r->reps; k++)
+            fprintf(out, "%s%.0f", k ? "," : "", r->rates[k]);
+        fputc(']', out);
         if (r->diag_events > 0)
             fprintf(out, ",\"diag_events\":%lld", (long long)r->diag_events);
         if (r->sc->baseline && !isnan(r->ratio)) {
@@ -294,7 +298,8 @@ void bench_report_json(FILE *out, const bench_row *rows, int n)
 #define PLOT_B 400
 
 static const char *const palette[] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd",
-                                      "#ff7f0e", "#17becf", "#8c564b", "#e377c2"};
+                                      "#ff7f0e", "#17becf", "#8c564b", "#e377c2",
+                                      "#7f7f7f", "#bcbd22", "#000000", "#aec7e8"};
 
 /* Value labels already placed, so that the labels of series that nearly
  * coincide at one parallelism are stacked instead of printed on each other. */
@@ -322,7 +327,7 @@ static double place_label(label_pos *placed, int *n, double x, double y)
 
 static bool plotted(const bench_row *r)
 {
-    return !r->failed && !(r->sc->flags & BENCH_LATENCY) && r->median > 0;
+    return !r->failed && !(r->sc->flags & (BENCH_LATENCY | BENCH_NO_PLOT)) && r->median > 0;
 }
 
 int bench_report_svg(const char *path, const bench_row *rows, int n)

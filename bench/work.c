@@ -1,6 +1,7 @@
 /* work.c — the per-record work every scenario does, engine and plain-C
- * baseline alike: generating an element, chain's map and filter, and the
- * counting sink.
+ * baseline alike: generating an element, chain's map and filter, the
+ * counting sink, and for the window scenarios the event-time element, the
+ * key extractor, the counting aggregate and the window-result sink.
  *
  * These functions live in their own translation unit and are only reached
  * through the bench_work table of pointers, so the plain baselines cannot
@@ -56,12 +57,100 @@ static int sink_count(const void *elem, int64_t timestamp, int subtask, void *ar
     return 0;
 }
 
+/* ---- the event-time input of the window scenarios ------------------------- */
+
+/* splitmix64's finalizer: the key and the disorder of a record are drawn
+ * from one 64-bit hash of its sequence number, so keys arrive in a random
+ * order (each key about every BENCH_EVENT_KEYS records, not on a regular
+ * beat) and the disorder is independent of the key. */
+static uint64_t mix64(uint64_t x)
+{
+    x += UINT64_C(0x9E3779B97F4A7C15);
+    x = (x ^ (x >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
+    x = (x ^ (x >> 27)) * UINT64_C(0x94D049BB133111EB);
+    return x ^ (x >> 31);
+}
+
+/* Record `seq` is due at event time seq / BENCH_EVENTS_PER_MS (1 M records
+ * per second of event time) and arrives up to BENCH_EVENT_DISORDER_MS
+ * earlier than that, so no record is older than the largest timestamp
+ * before it minus the disorder: a bounded-out-of-orderness assigner with
+ * that bound sees no late record. The first records have negative
+ * timestamps (window [-1000, 0) is real). Key: one of BENCH_EVENT_KEYS,
+ * uniformly; value: seq. */
+static int64_t gen_event(int64_t seq, bench_elem *out)
+{
+    uint64_t h = mix64((uint64_t)seq);
+    out->key = (int64_t)(((h >> 32) * BENCH_EVENT_KEYS) >> 32);
+    out->value = seq;
+    int64_t disorder = (int64_t)(((h & 0xFFFFFFFFu) * (BENCH_EVENT_DISORDER_MS + 1)) >> 32);
+    return seq / BENCH_EVENTS_PER_MS - disorder;
+}
+
+static void key_of(const void *elem, void *key, void *arg)
+{
+    (void)arg;
+    __builtin_memcpy(key, &((const bench_elem *)elem)->key, sizeof(int64_t));
+}
+
+static const weir_key_spec by_key = {.key_size = sizeof(int64_t), .extract = key_of};
+
+const weir_key_spec *bench_key_spec(void)
+{
+    return &by_key;
+}
+
+/* The aggregate: the accumulator is an int64 count. */
+static void count_add(void *acc, const void *elem, void *arg)
+{
+    (void)elem;
+    (void)arg;
+    (*(int64_t *)acc)++;
+}
+
+static void count_merge(void *acc, const void *other, void *arg)
+{
+    (void)arg;
+    *(int64_t *)acc += *(const int64_t *)other;
+}
+
+/* The result is a bench_elem {key, count}; the window is in its timestamp
+ * (the window's max, end - 1). */
+static void count_result(const void *acc, const weir_window_info *w, void *out, void *arg)
+{
+    (void)arg;
+    bench_elem *r = out;
+    __builtin_memcpy(&r->key, w->key, sizeof r->key);
+    r->value = *(const int64_t *)acc;
+}
+
+static int sink_window(const void *elem, int64_t timestamp, int subtask, void *arg)
+{
+    const bench_elem *r = elem;
+    bench_wacc *acc = &((bench_wacc *)arg)[subtask];
+    acc->results++;
+    acc->counts += (uint64_t)r->value;
+    acc->mix += bench_result_mix(r->key, timestamp, r->value);
+    return 0;
+}
+
+uint64_t bench_result_mix(int64_t key, int64_t timestamp, int64_t count)
+{
+    return mix64((uint64_t)key ^ mix64((uint64_t)timestamp ^ mix64((uint64_t)count)));
+}
+
 static const bench_work work = {
     .gen = gen,
     .map = map_mix,
     .filter = filter_keys,
     .map_copy = map_copy,
     .sink = sink_count,
+    .gen_event = gen_event,
+    .key = key_of,
+    .count_add = count_add,
+    .count_merge = count_merge,
+    .count_result = count_result,
+    .sink_window = sink_window,
 };
 
 const bench_work *bench_work_get(void)
