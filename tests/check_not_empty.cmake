@@ -5,7 +5,9 @@ execute_process(COMMAND ${BIN} --list OUTPUT_VARIABLE out ERROR_VARIABLE err
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "${BIN} --list failed (${rc}): ${err}")
 endif()
-string(REGEX MATCHALL "\n[^\n]*── [^\n]+" tests "\n${out}")
+# A test is one tree line: "├── name" / "└── name" under a UTF-8 locale,
+# "|-- name" / "`-- name" under the C locale of a fresh machine.
+string(REGEX MATCHALL "\n[^\n]*(── |[|`]-- )[^\n]+" tests "\n${out}")
 list(LENGTH tests n)
 if(n EQUAL 0)
   message(FATAL_ERROR "${BIN} holds no Criterion test")
