@@ -213,13 +213,24 @@ static void run_one(weir__worker *w, weir__subtask *sub)
     }
 }
 
+/* Whether the subtask's deadline counts now. A subtask whose output is full
+ * cannot do anything at its deadline (its step returns at once, without
+ * moving the deadline), and the credit that unblocks it wakes it anyway
+ * (want_credit): counting its past deadline would requeue it on every round
+ * and park the worker with a zero timeout, a busy spin for as long as the
+ * consumer stays slow. */
+static bool deadline_counts(const weir__subtask *sub)
+{
+    return sub->phase != WEIR__SUB_FINISHED && !sub->out_blocked;
+}
+
 /* Schedules owned subtasks whose deadline has come; returns how many. */
 static int schedule_due(weir__worker *w, int64_t now)
 {
     int n = 0;
     for (int i = 0; i < w->nowned; i++) {
         weir__subtask *sub = w->owned[i];
-        if (sub->phase == WEIR__SUB_FINISHED || sub->deadline > now)
+        if (!deadline_counts(sub) || sub->deadline > now)
             continue;
         if (atomic_load_explicit(&sub->scheduled, memory_order_relaxed))
             continue;
@@ -237,7 +248,7 @@ static int64_t earliest_owned(const weir__worker *w)
     int64_t d = INT64_MAX;
     for (int i = 0; i < w->nowned; i++) {
         const weir__subtask *sub = w->owned[i];
-        if (sub->phase != WEIR__SUB_FINISHED && sub->deadline < d)
+        if (deadline_counts(sub) && sub->deadline < d)
             d = sub->deadline;
     }
     return d;

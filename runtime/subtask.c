@@ -333,8 +333,10 @@ int weir__subtask_step(weir__subtask *sub, int64_t now)
         if (r < 0)
             return r;
     }
-    if (sub->out_blocked && !drain_outputs(sub))
+    if (sub->out_blocked && !drain_outputs(sub)) {
+        atomic_fetch_add_explicit(&job->futile_steps, 1, memory_order_relaxed);
         return 0;
+    }
     if (sub->phase == WEIR__SUB_DRAINING) {
         sub->phase = WEIR__SUB_FINISHED;
         weir__diag_sample(sub, now, true);

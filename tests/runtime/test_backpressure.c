@@ -330,3 +330,55 @@ Test(backpressure, repeated_runs_no_lost_wakeup, .timeout = 240)
         weir_job_destroy(job);
     }
 }
+
+/* ---- a blocked producer waits for credit ------------------------------------
+ *
+ * A producer whose output is full must not run again until a consumer hands
+ * credit back: neither its buffer-timeout deadline (a partial batch for the
+ * fast consumer) nor anything else may requeue it while the slow consumer
+ * holds every batch. Each step that finds the output still full and does
+ * nothing is counted by the job; with one batch of 4 records a channel, the
+ * slow consumer returns at most one credit per 4 records, so a producer that
+ * waits makes fewer futile steps than there are records. One that spins
+ * makes one a scheduler round, thousands while the slow sink sleeps. */
+
+#include <time.h>
+
+#include "job_state.h"
+
+enum { WAIT_RECORDS = WEIR_TEST_SANITIZED ? 120 : 300 };
+
+static int slow_first_sink(const void *elem, int64_t ts, int subtask, void *arg)
+{
+    (void)elem;
+    (void)ts;
+    _Atomic uint64_t *count = arg;
+    if (subtask == 0)
+        nanosleep(&(struct timespec){.tv_nsec = 1000000}, NULL);
+    atomic_fetch_add(count, 1);
+    return 0;
+}
+
+Test(backpressure, blocked_producer_waits_for_credit, .timeout = 120)
+{
+    static uint64_t in[WAIT_RECORDS];
+    static int64_t ts[WAIT_RECORDS];
+    for (uint64_t i = 0; i < WAIT_RECORDS; i++) {
+        in[i] = i;
+        ts[i] = (int64_t)i;
+    }
+    static _Atomic uint64_t count;
+    atomic_store(&count, 0);
+    weir_job *job = tu_job(&(weir_job_config){.workers = 2, .batch_capacity = 4,
+                                              .channel_batches = 1, .buffer_timeout_ms = 1});
+    weir_stream *s = weir_source_array(job, in, WAIT_RECORDS, 8, ts);
+    weir_stream_set_parallelism(weir_sink_callback(weir_stream_rebalance(s), slow_first_sink, &count),
+                                2);
+    tu_run_ok(job);
+    cr_assert_eq(atomic_load(&count), WAIT_RECORDS);
+    unsigned long futile = atomic_load(&job->futile_steps);
+    cr_assert_leq(futile, (unsigned long)WAIT_RECORDS,
+                  "the blocked producer ran %lu times without room to send (%d records)", futile,
+                  WAIT_RECORDS);
+    weir_job_destroy(job);
+}
