@@ -5,9 +5,14 @@
  * the nominal event time start + i * 1000 / rate. Every event's timestamp is
  * its nominal time pulled back by a random delay of at most disorder_ms (the
  * out-of-orderness a bounded watermark must tolerate), except that a
- * late_fraction of them are pulled back by more than disorder_ms + late_ms,
- * so that a bounded(disorder_ms) watermark with allowed lateness late_ms is
- * sure to find them late. Keys follow a zipf law (key 0 is the most common).
+ * late_fraction of them are pulled back by more than disorder_ms + late_ms:
+ * more than late_ms behind the earliest timestamp an on-time event of the
+ * same slot can have. That is all the generator promises. How late a
+ * watermark finds such an event depends on the stream around it (the
+ * timestamps before it, when the watermark was last emitted, other
+ * partitions): a bounded(disorder_ms) watermark typically has passed it, by
+ * anything from a little to well over late_ms (windows.c shows it at work).
+ * Keys follow a zipf law (key 0 is the most common).
  * The same seed gives the same events, whatever the pace or thread count.
  *
  * What to look for: per partition, seq counts up and nominal rises by 100 ms
@@ -75,7 +80,7 @@ int main(void)
     qsort(ev, n, sizeof *ev, by_partition_then_seq);
 
     printf("generator: %d partitions x %d events, rate 10/s, zipf keys 0..4,\n"
-           "disorder 300 ms, 20%% late by more than 300 + 500 ms, seed 7\n",
+           "disorder 300 ms, 20%% made late (delayed by more than 300 + 500 ms), seed 7\n",
            PARTITIONS, PER_PARTITION);
     int last = -1;
     size_t late = 0;
@@ -94,7 +99,9 @@ int main(void)
     }
     printf("\n%zu events, %zu made late. A timestamp is nominal - delay: delays up to 300 ms\n"
            "reorder events within a partition (bounded(300) watermarks tolerate that);\n"
-           "LATE ones arrive after such a watermark has passed them by more than 500 ms.\n",
+           "LATE ones are more than 500 ms behind nominal - 300, the earliest timestamp an\n"
+           "on-time event of their slot can have. How far a watermark has passed them\n"
+           "depends on the events before them, not on this delay alone.\n",
            n, late);
     free(ev);
     weir_job_destroy(job);

@@ -18,6 +18,14 @@
 
 #define ZIPF_MAX_KEYS (1 << 20)
 
+/* The largest time (ms) or count a config may lead to: 2^53, about 285 000
+ * years of milliseconds. The schedule is computed in doubles (slot * 1000 /
+ * rate) and converted to int64_t; below 2^53 a double holds every integer
+ * exactly and no conversion can overflow, so weir_generator_check refuses
+ * any config whose schedule reaches past it instead of converting out of
+ * range later (undefined behaviour in C). */
+#define SCHEDULE_LIMIT 9007199254740992.0
+
 typedef struct gen_state {
     weir_generator_config cfg; /* with defaults resolved */
     int partition;
@@ -103,6 +111,41 @@ int weir_generator_check(const weir_generator_config *cfg, int partitions, char 
         REFUSE("neither count nor duration_ms is set: the generator would never end");
     if (cfg->nidle < 0 || cfg->nidle > WEIR_GEN_MAX_IDLE)
         REFUSE("nidle %d is not in 0..%d", cfg->nidle, WEIR_GEN_MAX_IDLE);
+
+    /* Sizes of the schedule (SCHEDULE_LIMIT above): every slot number,
+     * nominal time, delay and due time it can reach must stay below 2^53. */
+    const double limit = SCHEDULE_LIMIT;
+    const double gap = 1000.0 / cfg->rate; /* ms of event time between slots */
+    if (gap > limit)
+        REFUSE("rate %g is too small: its slots would be %g ms of event time apart, more "
+               "than the 2^53 ms the schedule can reach",
+               cfg->rate, gap);
+    if ((double)cfg->start_ms > limit || (double)cfg->start_ms < -limit)
+        REFUSE("start_ms %lld is beyond +-2^53 ms", (long long)cfg->start_ms);
+    if ((double)cfg->disorder_ms > limit || (double)cfg->late_ms > limit)
+        REFUSE("disorder_ms %lld and late_ms %lld must each be at most 2^53 ms",
+               (long long)cfg->disorder_ms, (long long)cfg->late_ms);
+    if ((double)cfg->count > limit || (double)cfg->duration_ms > limit)
+        REFUSE("count %lld and duration_ms %lld must each be at most 2^53",
+               (long long)cfg->count, (long long)cfg->duration_ms);
+    /* How far the schedule runs: by duration (plus the slot that ends it) or
+     * by count, whichever ends first. */
+    double span = cfg->count > 0 ? (double)cfg->count * gap : INFINITY;
+    if (cfg->duration_ms > 0) {
+        if ((double)cfg->duration_ms * cfg->rate / 1000.0 > limit)
+            REFUSE("rate %g over duration_ms %lld makes more than 2^53 slots", cfg->rate,
+                   (long long)cfg->duration_ms);
+        if ((double)cfg->duration_ms + gap < span)
+            span = (double)cfg->duration_ms + gap;
+    }
+    if (span > limit)
+        REFUSE("count %lld at rate %g spans %g ms of event time, more than 2^53 ms",
+               (long long)cfg->count, cfg->rate, span);
+    if (cfg->pace == WEIR_GEN_PACED && cfg->speed != 0 && span / cfg->speed > limit)
+        REFUSE("speed %g is too small: the schedule's %g ms of event time would take more "
+               "than 2^53 ms of processing time",
+               cfg->speed, span);
+
     for (int i = 0; i < cfg->nidle; i++) {
         const weir_gen_idle *idle = &cfg->idle[i];
         if (idle->to_ms < idle->from_ms)
@@ -111,6 +154,14 @@ int weir_generator_check(const weir_generator_config *cfg, int partitions, char 
         if (idle->partition < 0 || (partitions > 0 && idle->partition >= partitions))
             REFUSE("idle interval %d names partition %d, but there are %d", i, idle->partition,
                    partitions);
+        /* A quiet span is skipped by computing the slot at its end; from_ms
+         * is only compared, so any value (WEIR_TS_MIN too) is fine. */
+        if (idle->to_ms != WEIR_TS_MAX && idle->to_ms > cfg->start_ms &&
+            ((double)idle->to_ms > limit ||
+             ((double)idle->to_ms - (double)cfg->start_ms) * cfg->rate / 1000.0 > limit))
+            REFUSE("idle interval %d ends at %lld ms, so far past start_ms %lld at rate %g that "
+                   "its slot number would exceed 2^53 (WEIR_TS_MAX as to_ms means for ever)",
+                   i, (long long)idle->to_ms, (long long)cfg->start_ms, cfg->rate);
     }
     return 0;
 #undef REFUSE

@@ -9,7 +9,8 @@
  *   idle-with-idleness      the same with with_idleness(2 s): the quiet
  *                           partition is declared idle and stops holding
  *                           the watermark back
- *   lateness                3% of the events arrive up to 3 s late; one
+ *   lateness                3% of the events are made late (timestamps
+ *                           1.8 to 3.3 s behind their nominal time); one
  *                           window allows 1 s of lateness and sends later
  *                           elements to a side output, its twin drops them
  * Each run writes its capture (DIR/NAME.jsonl). The demo then reads the
@@ -268,29 +269,66 @@ static int usage(FILE *out)
     return out == stdout ? 0 : 2;
 }
 
-static int make_dir(const char *dir)
+/* Creates one directory; 0 if it exists (as a directory) afterwards. */
+static int make_one(const char *path, const char *dir)
 {
-    if (mkdir(dir, 0777) == 0 || errno == EEXIST) {
-        struct stat st;
-        if (stat(dir, &st) == 0 && S_ISDIR(st.st_mode))
+    if (mkdir(path, 0777) == 0)
+        return 0;
+    int err = errno;
+    struct stat st;
+    if (err == EEXIST) {
+        if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
             return 0;
-        fprintf(stderr, "weir demo: %s exists and is not a directory\n", dir);
+        fprintf(stderr, "weir demo: cannot create %s: %s exists and is not a directory\n", dir,
+                path);
         return 1;
     }
-    fprintf(stderr, "weir demo: cannot create %s: %s\n", dir, strerror(errno));
+    fprintf(stderr, "weir demo: cannot create %s: %s: %s\n", dir, path, strerror(err));
     return 1;
 }
 
+/* Creates dir and any missing parents, like mkdir -p; a failure names the
+ * directory asked for and the part that could not be made. */
+static int make_dir(const char *dir)
+{
+    size_t n = strlen(dir);
+    char *path = malloc(n + 1);
+    if (!path) {
+        fprintf(stderr, "weir demo: out of memory\n");
+        return 1;
+    }
+    memcpy(path, dir, n + 1);
+    int r = 0;
+    /* Each '/' after a name ends a parent: make it, then put the '/' back. */
+    for (size_t i = 1; i < n && r == 0; i++) {
+        if (path[i] != '/' || path[i - 1] == '/')
+            continue;
+        path[i] = '\0';
+        r = make_one(path, dir);
+        path[i] = '/';
+    }
+    if (r == 0)
+        r = make_one(path, dir);
+    free(path);
+    return r;
+}
+
+/* The stall in exact milliseconds (printed as seconds with three decimals,
+ * so nothing is rounded), and who held it. The windows' only input is the
+ * hash edge from the timestamps operator, so its channel c comes from
+ * timestamps[c]; timestamps has the generator's parallelism and is chained
+ * to it (forward), so timestamps[c] is fed by generator partition c. */
 static void print_stall(const char *label, const stall *s)
 {
     if (s->length_ms < 0) {
         printf("   %-22s (no watermark advanced)\n", label);
         return;
     }
-    printf("   %-22s %6.1f s", label, (double)s->length_ms / 1000.0);
+    printf("   %-22s %7.3f s", label, (double)s->length_ms / 1000.0);
     if (s->held_by >= 0)
-        printf("   held at %" PRId64 " ms by input channel %d (generator partition %d)",
-               s->at_wm, s->held_by, s->held_by);
+        printf("   window[%d] stuck at watermark %" PRId64 ", held by its input channel %d\n"
+               "   %-22s %9s   (from timestamps[%d], fed by generator partition %d)",
+               s->subtask, s->at_wm, s->held_by, "", "", s->held_by, s->held_by);
     printf("\n");
 }
 
@@ -300,7 +338,11 @@ int weir_demo_main(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0)
             return usage(stdout);
-        if (strcmp(argv[i], "--out") == 0 && i + 1 < argc) {
+        if (strcmp(argv[i], "--out") == 0) {
+            if (i + 1 >= argc || argv[i + 1][0] == '\0') {
+                fprintf(stderr, "weir demo: '--out' needs a directory after it\n");
+                return usage(stderr);
+            }
             dir = argv[++i];
         } else {
             fprintf(stderr, "weir demo: unknown argument '%s'\n", argv[i]);
@@ -344,8 +386,9 @@ int weir_demo_main(int argc, char **argv)
         print_stall("with idleness (2 s)", &with);
         printf("   Without idleness the quiet partition holds every window back; with it,\n"
                "   the partition is declared idle after 2 s and the others carry on.\n\n");
-        printf("2. Late data. 3%% of the events arrive 1.8 to 3.3 s late; two windows on the\n"
-               "   same keyed stream allow 1 s of lateness.\n");
+        printf("2. Late data. 3%% of the events are made late: their timestamps lie 1.8 to\n"
+               "   3.3 s behind their nominal time (the others: at most 0.3 s). Two windows on\n"
+               "   the same keyed stream allow 1 s of lateness.\n");
         printf("   %-22s %5" PRId64 " on-time firings, %4" PRId64 " late firings, %4" PRId64
                " elements to the side output, %4" PRId64 " dropped\n",
                "window-side-output", side.on_time, side.late_firings, side.side, side.dropped);

@@ -6,12 +6,25 @@
  * slots i = 0, 1, 2, ...: slot i is due at event time
  *     nominal(i) = start_ms + floor(i * 1000 / rate)
  * and yields one event unless p is idle at nominal(i). The event's timestamp
- * is nominal(i) shifted back by a random delay in [0, disorder_ms]; with
- * probability late_fraction it is instead shifted back by more than
- * disorder_ms + late_ms (between disorder_ms + late_ms + 1 and
- * disorder_ms + 2 * late_ms + 1), so that a bounded(disorder_ms) watermark
- * with allowed lateness late_ms finds it late. The same seed and config give
+ * is nominal(i) shifted back by a random delay in [0, disorder_ms]. With
+ * probability late_fraction it is instead shifted back further, by a delay in
+ * [disorder_ms + late_ms + 1, disorder_ms + 2 * late_ms + 1]: more than
+ * late_ms behind nominal(i) - disorder_ms, the lowest timestamp an on-time
+ * event of the same slot can have. That is a promise about the event's own
+ * nominal time, not about any watermark. A bounded(disorder_ms) watermark
+ * that has seen the events before it has typically passed its timestamp,
+ * but by how much (more or less than late_ms), or whether at all, depends on
+ * the timestamps of those events, on when the watermark was last emitted,
+ * and on the other partitions merged into it: just after the start or after
+ * an idle span nothing may have passed it. The same seed and config give
  * the same events in the same order per partition, whatever the pace.
+ *
+ * The schedule is computed in doubles, so a config must keep every slot
+ * number, nominal time, delay and (PACED) due time within 2^53 (ms, or
+ * slots): weir_generator_check refuses a rate so small that slots are more
+ * than 2^53 ms apart, a count, duration or idle end at the rate given that
+ * would pass 2^53 slots or ms, |start_ms|, disorder_ms or late_ms above 2^53,
+ * and a speed so small that the schedule would take more than 2^53 ms.
  *
  * Pace: WEIR_GEN_FAST emits as fast as the pipeline takes; WEIR_GEN_PACED
  * emits slot i when the job clock reaches (nominal(i) - start_ms) / speed ms —
@@ -84,7 +97,9 @@ typedef struct weir_generator_config {
 
 /* Checks a config: 0, or WEIR_EINVAL with the reason in why (rate <= 0,
  * late_fraction outside [0, 1], an idle interval with to < from or naming no
- * partition, neither count nor duration, negative sizes, ...). */
+ * partition, neither count nor duration, negative sizes, a schedule that
+ * reaches past 2^53 ms or slots as said above, ...). `why` is written only on
+ * refusal. MT safe. */
 WEIR_EXPORT int weir_generator_check(const weir_generator_config *cfg, int partitions, char *why,
                                      size_t whysize);
 

@@ -801,6 +801,63 @@ Test(generator, refuses_other_bad_settings, .timeout = 60)
     weir_job_destroy(job);
 }
 
+/* The schedule is computed in doubles and converted to int64_t: a config
+ * whose slot numbers or times would pass 2^53 is refused up front rather
+ * than overflowing a conversion while it runs (undefined behaviour). */
+Test(generator, refuses_a_schedule_past_2_53, .timeout = 60)
+{
+    weir_generator_config c = good_config();
+    c.rate = 1e-13; /* slots 1e16 ms apart: slot 1 is already past 2^53 */
+    expect_refused(&c, "rate 1e-13 is too small");
+    c.rate = 1e-300;
+    expect_refused(&c, "too small");
+
+    c = good_config();
+    c.count = 0;
+    c.duration_ms = INT64_MAX / 2;
+    expect_refused(&c, "duration_ms");
+    c.duration_ms = 1000000000000000; /* 1e15 ms at 10/s: 1e13 slots, fine */
+    char why[256] = "";
+    cr_assert_eq(weir_generator_check(&c, 2, why, sizeof why), 0, "%s", why);
+    c.rate = 1e6; /* 1e18 slots */
+    expect_refused(&c, "more than 2^53 slots");
+
+    c = good_config();
+    c.rate = 0.001; /* a slot every 1e6 ms */
+    c.count = 100000000000; /* 1e11 slots span 1e17 ms */
+    expect_refused(&c, "spans");
+
+    c = good_config();
+    c.idle[0] = (weir_gen_idle){.partition = 1, .from_ms = 0, .to_ms = INT64_MAX - 1};
+    c.nidle = 1;
+    expect_refused(&c, "idle interval 0 ends at");
+    c.idle[0].to_ms = WEIR_TS_MAX; /* for ever: never converted */
+    cr_assert_eq(weir_generator_check(&c, 2, why, sizeof why), 0, "%s", why);
+    c.idle[0] = (weir_gen_idle){.partition = 1, .from_ms = WEIR_TS_MIN, .to_ms = 5000};
+    cr_assert_eq(weir_generator_check(&c, 2, why, sizeof why), 0, "%s", why);
+    /* Within 2^53 ms, but at a high rate past 2^53 slots. */
+    c.rate = 1e9;
+    c.idle[0].to_ms = 100000000000000; /* 1e14 ms: 1e20 slots */
+    expect_refused(&c, "idle interval 0");
+
+    c = good_config();
+    c.start_ms = INT64_MIN + 1;
+    expect_refused(&c, "start_ms");
+    c = good_config();
+    c.late_ms = INT64_MAX - 5;
+    expect_refused(&c, "late_ms");
+    c = good_config();
+    c.disorder_ms = INT64_MAX;
+    expect_refused(&c, "disorder_ms");
+
+    c = good_config();
+    c.pace = WEIR_GEN_PACED;
+    c.speed = 1e-300;
+    expect_refused(&c, "speed");
+    c.pace = WEIR_GEN_FAST; /* speed is not used */
+    cr_assert_eq(weir_generator_check(&c, 2, why, sizeof why), 0, "%s", why);
+}
+
 /* With partitions 0 the partition count is the job's default parallelism,
  * known only when the job runs: an idle interval naming a partition beyond
  * it is refused then, and the run fails with the reason. */
