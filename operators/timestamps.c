@@ -70,6 +70,17 @@ typedef struct ts_state {
     bool final_done;
 } ts_state;
 
+/* Registers the next periodic probe, one interval from now. A probe that
+ * would fall past the last representable millisecond never comes, so none
+ * is registered: a wrapped, negative time would be due at once, forever. */
+static int schedule_probe(weir_ctx *ctx, const ts_state *s)
+{
+    int64_t now = weir_ctx_now(ctx);
+    if (now > INT64_MAX - s->interval)
+        return 0;
+    return weir_timer_register(ctx, WEIR_PROCESSING_TIME, NS_PROBE, now + s->interval);
+}
+
 static int ts_open(weir_ctx *ctx)
 {
     const ts_arg *a = weir_ctx_arg(ctx);
@@ -87,8 +98,7 @@ static int ts_open(weir_ctx *ctx)
     }
     s->interval = st->interval_ms ? st->interval_ms : weir_ctx_watermark_interval(ctx);
     if (r == 0 && s->interval > 0)
-        r = weir_timer_register(ctx, WEIR_PROCESSING_TIME, NS_PROBE,
-                                weir_ctx_now(ctx) + s->interval);
+        r = schedule_probe(ctx, s);
     if (r < 0) {
         /* close() never runs for an operator whose open() failed, so what
          * open made is freed here (a generator only if create succeeded). */
@@ -219,7 +229,7 @@ static int ts_timer(weir_ctx *ctx, const weir_timer *timer)
     int r = probe(ctx, a, s);
     if (r < 0)
         return r;
-    return weir_timer_register(ctx, WEIR_PROCESSING_TIME, NS_PROBE, weir_ctx_now(ctx) + s->interval);
+    return schedule_probe(ctx, s);
 }
 
 static int ts_watermark(weir_ctx *ctx, int64_t wm)

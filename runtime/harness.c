@@ -316,6 +316,9 @@ int weir_harness_advance(weir_harness *h, int64_t t)
     /* Each due timer fires at its own time, in time order; timers registered
      * while firing are due in the same advance if they fall before t. */
     for (;;) {
+        /* No timer left reads as MAX, which is not "a timer due at MAX". */
+        if (weir__timers_empty(&h->ctx.proc_timers))
+            break;
         int64_t next = weir__ctx_next_processing(&h->ctx);
         if (next > t)
             break;
