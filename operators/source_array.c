@@ -66,6 +66,11 @@ weir_stream *weir_source_array(weir_job *job, const void *elems, size_t count, s
 {
     if (!job)
         return NULL;
+    if (!elems && count > 0) {
+        weir_job_record_error(job, WEIR_EINVAL,
+                              "weir_source_array: elems is NULL but count is %zu", count);
+        return NULL;
+    }
     array_arg *a = malloc(sizeof *a);
     if (!a) {
         weir_job_record_error(job, WEIR_ENOMEM, "weir_source_array: out of memory");
@@ -73,7 +78,7 @@ weir_stream *weir_source_array(weir_job *job, const void *elems, size_t count, s
     }
     a->elems = elems;
     a->timestamps = timestamps;
-    a->count = elems ? count : 0;
+    a->count = count;
     a->elem_size = elem_size;
     weir_source_spec spec = {
         .kind = "array_source",

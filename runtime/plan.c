@@ -27,6 +27,11 @@
 #include "weir/error.h"
 
 #define MAX_CHANNELS (1 << 18)
+/* The largest channel batch (batch_capacity slots of one edge's element
+ * stride). Batches are allocated while the job runs, so a size that cannot
+ * be met would fail on a worker thread after the job started; refusing it
+ * here reports it before any thread starts. */
+#define MAX_BATCH_BYTES ((size_t)1 << 28)
 
 static weir__output *ctx_output(weir_ctx *ctx, int tag)
 {
@@ -271,6 +276,14 @@ static int wire_edge(weir_job *job, weir__plan *plan, int edge)
         if (from->side[k].tag == e->tag)
             elem_size = from->side[k].elem_size;
     }
+    size_t batch_bytes = (size_t)job->cfg.batch_capacity * weir__slot_stride(elem_size);
+    if (batch_bytes > MAX_BATCH_BYTES)
+        return weir__job_build_error(job, WEIR_EINVAL,
+                                     "planning: a batch of %d elements of %zu bytes on the edge "
+                                     "from '%s' to '%s' takes %zu MiB, more than %zu MiB; lower "
+                                     "batch_capacity",
+                                     job->cfg.batch_capacity, elem_size, from->name, to->name,
+                                     batch_bytes >> 20, MAX_BATCH_BYTES >> 20);
     for (int i = 0; i < pu; i++) {
         weir_ctx *pctx = plan->node_ctx[e->from][i];
         weir__subtask *psub = pctx->sub;

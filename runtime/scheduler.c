@@ -407,8 +407,12 @@ int weir__sched_run(weir_job *job)
     int err = 0;
     for (int i = 0; i < nworkers; i++) {
         weir__worker *w = &job->workers[i];
-        if (pthread_create(&w->thread, NULL, worker_main, w) != 0) {
-            err = weir__job_fail(job, WEIR_ENOMEM, "starting worker %d: %s", i, strerror(errno));
+        /* pthread_create returns its error instead of setting errno; with
+         * default attributes that is EAGAIN, a lack of resources. */
+        int pe = pthread_create(&w->thread, NULL, worker_main, w);
+        if (pe != 0) {
+            err = weir__job_fail(job, WEIR_ENOMEM, "starting worker %d of %d: %s", i, nworkers,
+                                 strerror(pe));
             stop_all(job);
             break;
         }

@@ -130,7 +130,8 @@ WEIR_EXPORT size_t weir_stream_key_size(const weir_stream *s);
 /* `count` elements of `elem_size` bytes from `elems` (borrowed: it must stay
  * valid and unchanged until weir_job_run returns), with timestamps from
  * `timestamps` (borrowed, may be NULL: no timestamps). With parallelism p,
- * subtask i reads the i-th of p contiguous slices. */
+ * subtask i reads the i-th of p contiguous slices. `elems` may be NULL only
+ * when count is 0 (WEIR_EINVAL otherwise). */
 WEIR_EXPORT weir_stream *weir_source_array(weir_job *job, const void *elems, size_t count,
                                            size_t elem_size, const int64_t *timestamps);
 
@@ -147,14 +148,31 @@ typedef struct weir_key_spec {
     int (*format)(const void *key, char *buf, size_t size, void *arg);
 } weir_key_spec;
 
-/* The spec is copied. */
+/* Partitioning views. Each returns a view of `s` that decides how the next
+ * operator reads it; the view is not an operator (it takes no name or
+ * parallelism) and belongs to the job like every stream. Watermarks,
+ * statuses and END go to every channel whatever the partitioning; records
+ * go as below. Build thread only, before weir_job_run.
+ *
+ * key_by: each record to the consumer subtask picked by the hash of its
+ * exact key bytes; the consumer is keyed (state, timers and windows per
+ * key). The spec is copied; its callbacks run on worker threads.
+ * rebalance: records round-robin over the consumer subtasks, per producer.
+ * broadcast: every record to every consumer subtask.
+ * forward: producer subtask i to consumer subtask i (chained when nothing
+ * else stands between them); the plan refuses it if the parallelism
+ * differs. */
 WEIR_EXPORT weir_stream *weir_stream_key_by(weir_stream *s, const weir_key_spec *key);
 WEIR_EXPORT weir_stream *weir_stream_rebalance(weir_stream *s);
 WEIR_EXPORT weir_stream *weir_stream_broadcast(weir_stream *s);
 WEIR_EXPORT weir_stream *weir_stream_forward(weir_stream *s);
 
-/* One stream of all elements of `n` streams of the same element size (a
- * consumer sees it as one input over all their channels). */
+/* One stream of all elements of `n` streams of the same element size and
+ * job (a consumer sees it as one input over all their channels, with one
+ * valve). `streams` is borrowed for the call only; the streams themselves
+ * stay usable. A NULL among them returns NULL (an earlier builder call
+ * recorded why); so do a NULL array and n < 1, which have no job to record
+ * an error in: a union of nothing is a mistake the caller sees at once. */
 WEIR_EXPORT weir_stream *weir_stream_union(weir_stream *const *streams, int n);
 
 /* ---- transformations ------------------------------------------------------ */

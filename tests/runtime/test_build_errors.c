@@ -493,3 +493,38 @@ Test(build_errors, null_streams_pass_through)
     cr_assert_eq(weir_stream_elem_size(NULL), 0u);
     cr_assert_null(weir_stream_job(NULL));
 }
+
+/* ---- sizes that only fail together ---------------------------------------- */
+
+Test(build_errors, array_source_without_elements)
+{
+    weir_job *job = tu_job(NULL);
+    cr_assert_null(weir_source_array(job, NULL, 10, 8, NULL));
+    expect_refused(job, WEIR_EINVAL, "weir_source_array", "elems is NULL", "10");
+    weir_job_destroy(job);
+
+    /* No elements and a count of 0 is an empty source, not a mistake. */
+    job = tu_job(NULL);
+    weir_sink_discard(weir_source_array(job, NULL, 0, 8, NULL));
+    tu_run_ok(job);
+    weir_job_destroy(job);
+}
+
+/* Each size is allowed alone, but a batch of 65536 slots of 64 KiB elements
+ * (4 GiB) would be allocated on a worker thread once the job ran: the plan
+ * refuses it first, naming the edge. */
+Test(build_errors, batch_of_huge_elements)
+{
+    weir_job *job = tu_job(&(weir_job_config){.batch_capacity = 65536});
+    weir_stream *s = weir_stream_set_name(probe_source(job, WEIR_MAX_ELEM_SIZE), "big");
+    weir_sink_discard(weir_stream_rebalance(s));
+    expect_refused(job, WEIR_EINVAL, "batch of 65536 elements", "65536 bytes", "'big'",
+                   "batch_capacity");
+    weir_job_destroy(job);
+
+    /* The same elements in batches of 16 run. */
+    job = tu_job(&(weir_job_config){.batch_capacity = 16});
+    weir_sink_discard(weir_stream_rebalance(probe_source(job, WEIR_MAX_ELEM_SIZE)));
+    tu_run_ok(job);
+    weir_job_destroy(job);
+}
