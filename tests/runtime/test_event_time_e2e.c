@@ -3,18 +3,22 @@
  * keyed operator of parallelism 2 that logs every watermark it sees.
  *
  * The first suite is SEMANTICS.md 1-3 and 8 at work across a shuffle. Four
- * source subtasks; three emit one record every 10 ms of processing time
- * (event time = the time it is emitted at) and pace themselves with
- * weir_source_wait_until; the fourth emits nothing until the other three
- * have finished, then ends. Each downstream subtask merges the four
- * channels in its valve. Without idleness the silent subtask's timestamps
- * operator never emits a watermark (bounded proposes MIN, which never
- * leaves its gate), so every downstream valve is held at MIN: the first and
- * only watermark the keyed operator sees is MAX, at the end. With
- * with_idleness the silent subtask is declared idle and the downstream
- * watermark follows the other three, ending at their final probe
- * (last timestamp - B - 1) before MAX. Either way no record ever arrives at
- * or below the current watermark (the sources are in order per subtask).
+ * source subtasks emit one record every 10 ms of processing time (event
+ * time = the time it is emitted at) and pace themselves with
+ * weir_source_wait_until; three go on for 100 records, the fourth falls
+ * silent after 20 (its last timestamp 190, so its last watermark is
+ * 190 - B - 1) and ends only when the other three have finished. Each
+ * downstream subtask merges the four channels in its valve. Without
+ * idleness the quiet subtask's channel holds every downstream valve at its
+ * last watermark until its own MAX: the keyed operator never sees a
+ * watermark above it before MAX. With with_idleness the quiet subtask is
+ * declared idle and the downstream watermark passes it and follows the
+ * other three, ending at their final probe (last timestamp - B - 1) before
+ * MAX. Either way no record ever arrives at or below the current watermark
+ * (the sources are in order per subtask).
+ *
+ * A variant where the silent subtask never emits anything holds the
+ * downstream watermark at MIN: the first and only watermark is MAX.
  *
  * The second suite has sources that make their own event time
  * (weir_emit_watermark / weir_emit_idle / weir_emit_active in next()), two
@@ -37,7 +41,7 @@
 /* ---- suite 1: a silent source subtask ------------------------------------------ */
 
 #define SOURCES 4
-#define SILENT 3   /* the subtask that emits nothing */
+#define SILENT 3   /* the subtask that falls silent */
 #define KEYED_P 2
 #define RECORDS 100 /* per emitting subtask */
 #define STEP_MS 10
@@ -63,6 +67,7 @@ typedef struct wm_seen {
  * test reads them after weir_job_run joined the workers). */
 typedef struct run {
     _Atomic int finished;
+    int64_t quiet_after; /* records the silent subtask emits before it falls silent */
     wm_seen wms[KEYED_P][MAX_LOG];
     int nwms[KEYED_P];
     int statuses[KEYED_P];
@@ -85,20 +90,21 @@ static int src_open(weir_ctx *ctx)
 }
 
 /* Emitters: record k at processing time k * STEP_MS, stamped with that
- * time; the last one ends the subtask at once. The silent subtask waits in
- * steps of STEP_MS until the others are done. */
+ * time; the last one ends the subtask at once. The silent subtask does the
+ * same for its first quiet_after records, then waits in steps of STEP_MS
+ * until the others are done. */
 static int src_next(weir_ctx *ctx)
 {
     run *r = weir_ctx_arg(ctx);
     src_state *s = weir_ctx_state(ctx);
     int64_t now = weir_ctx_now(ctx);
-    if (weir_ctx_subtask(ctx) == SILENT) {
+    if (weir_ctx_subtask(ctx) == SILENT && s->k >= r->quiet_after) {
         /* It ends one step after it saw the others done, so that its MAX
          * cannot overtake their last watermarks at the same virtual time. */
-        if (s->k == 1)
+        if (s->k == INT64_MAX)
             return WEIR_SOURCE_END;
         if (atomic_load(&r->finished) == SOURCES - 1)
-            s->k = 1;
+            s->k = INT64_MAX;
         weir_source_wait_until(ctx, now + STEP_MS);
         return WEIR_SOURCE_WAIT;
     }
@@ -110,7 +116,7 @@ static int src_next(weir_ctx *ctx)
     int rc = weir_emit(ctx, &e, e.ts);
     if (rc < 0)
         return rc;
-    if (++s->k == RECORDS) {
+    if (++s->k == RECORDS && weir_ctx_subtask(ctx) != SILENT) {
         atomic_fetch_add(&r->finished, 1);
         return WEIR_SOURCE_END;
     }
@@ -138,7 +144,8 @@ static int keyed_record(weir_ctx *ctx, int input, const void *elem, int64_t ts)
     run *r = weir_ctx_arg(ctx);
     int i = weir_ctx_subtask(ctx);
     const event *e = elem;
-    tu_check(e->source != SILENT, "a record from the silent subtask");
+    tu_check(e->source != SILENT || e->ts < r->quiet_after * STEP_MS,
+             "a record from the silent subtask after it fell silent");
     tu_check(ts == e->ts, "record timestamp %lld, element says %lld", (long long)ts,
              (long long)e->ts);
     tu_check(weir_ctx_key(ctx) && memcmp(weir_ctx_key(ctx), &e->key, 8) == 0,
@@ -176,9 +183,10 @@ static const weir_operator_vtable keyed_vtable = {
     .on_status = keyed_status,
 };
 
-static void run_silent(run *r, int workers, int64_t idleness)
+static void run_silent(run *r, int workers, int64_t idleness, int64_t quiet_after)
 {
     memset(r, 0, sizeof *r);
+    r->quiet_after = quiet_after;
     for (int i = 0; i < KEYED_P; i++)
         r->max_ts[i] = WEIR_TS_MIN;
     weir_job *job = tu_job(&(weir_job_config){.workers = workers,
@@ -195,11 +203,10 @@ static void run_silent(run *r, int workers, int64_t idleness)
     weir_process_spec keyed = {.name = "watch", .vtable = &keyed_vtable, .arg = r,
                                .parallelism = KEYED_P};
     weir_stream *s = weir_job_add_source(job, &src);
-    /* The timestamps operator takes the job's default parallelism (1), not
-     * its input's as Flink's assignTimestampsAndWatermarks does: without
-     * this it would sit behind a rebalance, one generator for all four
-     * partitions, and the silent partition would be invisible. */
-    s = weir_stream_set_parallelism(weir_stream_assign_timestamps(s, &ts), SOURCES);
+    /* The timestamps operator takes its input's parallelism, as Flink's
+     * assignTimestampsAndWatermarks does: one generator per partition,
+     * chained to its source subtask, so a quiet partition is seen. */
+    s = weir_stream_assign_timestamps(s, &ts);
     cr_assert_not_null(weir_stream_process(weir_stream_key_by(s, &key), &keyed),
                        "building: %s", weir_job_error(job));
     tu_run_ok(job);
@@ -222,13 +229,19 @@ static void run_silent(run *r, int workers, int64_t idleness)
                          "(%lld) is not above the one before (%lld)", i, k,
                          (long long)r->wms[i][k].wm, (long long)r->wms[i][k - 1].wm);
     }
-    cr_assert_eq(total, (int64_t)(SOURCES - 1) * RECORDS, "records lost or duplicated");
+    cr_assert_eq(total, (int64_t)(SOURCES - 1) * RECORDS + quiet_after,
+                 "records lost or duplicated");
 }
 
-static void silent_without_idleness(int workers)
+#define QUIET_AFTER 20
+/* The quiet subtask's last watermark: its last timestamp - B - 1. */
+#define QUIET_LAST_WM ((QUIET_AFTER - 1) * STEP_MS - BOUND - 1)
+
+/* A subtask that never emitted anything holds the valves at MIN. */
+static void never_emits_without_idleness(int workers)
 {
     static run r;
-    run_silent(&r, workers, 0);
+    run_silent(&r, workers, 0, 0);
     for (int i = 0; i < KEYED_P; i++) {
         /* The silent channel holds every valve at MIN until its own MAX. */
         cr_assert_eq(r.nwms[i], 1, "subtask %d saw %d watermarks, first %lld at %lld; the silent "
@@ -240,22 +253,51 @@ static void silent_without_idleness(int workers)
     }
 }
 
+/* A subtask that fell silent holds every valve at its last watermark until
+ * it ends: the downstream watermark reaches it and never goes above it
+ * before MAX, although the other three run on for 800 ms. */
+static void silent_without_idleness(int workers)
+{
+    static run r;
+    run_silent(&r, workers, 0, QUIET_AFTER);
+    for (int i = 0; i < KEYED_P; i++) {
+        cr_assert_geq(r.nwms[i], 2);
+        for (int k = 0; k < r.nwms[i] - 1; k++)
+            cr_assert_leq(r.wms[i][k].wm, QUIET_LAST_WM, "subtask %d: watermark %lld at %lld "
+                          "passed the quiet subtask's last one (%d) without idleness", i,
+                          (long long)r.wms[i][k].wm, (long long)r.wms[i][k].now, QUIET_LAST_WM);
+        cr_assert_eq(r.wms[i][r.nwms[i] - 2].wm, QUIET_LAST_WM, "subtask %d: the watermark "
+                     "stopped at %lld, below the quiet subtask's last one (%d)", i,
+                     (long long)r.wms[i][r.nwms[i] - 2].wm, QUIET_LAST_WM);
+        cr_assert_eq(r.wms[i][r.nwms[i] - 1].wm, WEIR_TS_MAX);
+        /* MAX comes when the quiet subtask ends, a step after the others. */
+        cr_assert_gt(r.wms[i][r.nwms[i] - 1].now, (RECORDS - 1) * STEP_MS);
+    }
+}
+
 static void silent_with_idleness(int workers)
 {
     static run r;
-    run_silent(&r, workers, IDLENESS);
-    /* The silent subtask's probes: 50 quiet (countdown), 100, 150 (100, not
-     * > 100), 200: idle. Until then its channel holds every valve at MIN. */
-    const int64_t idle_at = 200;
+    run_silent(&r, workers, IDLENESS, QUIET_AFTER);
+    /* The quiet subtask's last record is at 190. Its probes: 200 (saw
+     * records: proposes 184), 250 quiet (countdown starts), 300, 350 (100,
+     * not > 100), 400: idle. Until then its channel holds every valve at or
+     * below its last watermark. */
+    const int64_t idle_at = 400;
     const int64_t last_final = (RECORDS - 1) * STEP_MS - BOUND - 1;
     for (int i = 0; i < KEYED_P; i++) {
         cr_assert_geq(r.nwms[i], 10, "subtask %d saw only %d watermarks: it does not follow the "
                       "emitters", i, r.nwms[i]);
-        cr_assert_geq(r.wms[i][0].now, idle_at, "subtask %d: watermark %lld at %lld, before the "
-                      "silent subtask went idle", i, (long long)r.wms[i][0].wm,
-                      (long long)r.wms[i][0].now);
+        bool passed = false;
         for (int k = 0; k < r.nwms[i] - 1; k++) {
             const wm_seen *w = &r.wms[i][k];
+            if (w->now < idle_at) {
+                cr_assert_leq(w->wm, QUIET_LAST_WM, "subtask %d: watermark %lld at %lld, above "
+                              "the quiet subtask's before it went idle", i, (long long)w->wm,
+                              (long long)w->now);
+                continue;
+            }
+            passed |= w->wm > QUIET_LAST_WM;
             /* Never above what the emitters' records allow at that time,
              * never more than two probes and a step behind it. */
             cr_assert_leq(w->wm, w->now - BOUND - 1, "subtask %d: watermark %lld at %lld", i,
@@ -264,6 +306,8 @@ static void silent_with_idleness(int workers)
                           "subtask %d: watermark %lld at %lld lags", i, (long long)w->wm,
                           (long long)w->now);
         }
+        cr_assert(passed, "subtask %d: the watermark never passed the quiet subtask's last one "
+                  "(%d) with idleness", i, QUIET_LAST_WM);
         /* The emitters' final probes (last timestamp - B - 1), then MAX. */
         cr_assert_eq(r.wms[i][r.nwms[i] - 2].wm, last_final, "subtask %d: last watermark "
                      "before MAX is %lld, expected %lld", i,
@@ -272,12 +316,22 @@ static void silent_with_idleness(int workers)
     }
 }
 
-Test(event_time_e2e, silent_subtask_holds_at_min_1_worker, .timeout = 120)
+Test(event_time_e2e, subtask_that_never_emits_holds_at_min_1_worker, .timeout = 120)
+{
+    never_emits_without_idleness(1);
+}
+
+Test(event_time_e2e, subtask_that_never_emits_holds_at_min_2_workers, .timeout = 120)
+{
+    never_emits_without_idleness(2);
+}
+
+Test(event_time_e2e, silent_subtask_holds_at_its_last_watermark_1_worker, .timeout = 120)
 {
     silent_without_idleness(1);
 }
 
-Test(event_time_e2e, silent_subtask_holds_at_min_2_workers, .timeout = 120)
+Test(event_time_e2e, silent_subtask_holds_at_its_last_watermark_2_workers, .timeout = 120)
 {
     silent_without_idleness(2);
 }
