@@ -1,6 +1,6 @@
 /* script.c — `weir script FILE|-`: one operator, a scripted sequence of
  * records, watermarks, idle/active changes and processing-time steps, and
- * every element it emits printed one per line (../shared/SCRIPT.md is the
+ * every element it emits printed one per line (docs/SCRIPT.md is the
  * format, byte for byte).
  *
  * The whole script is parsed and checked before anything runs, so a malformed
@@ -96,6 +96,27 @@ int weir_script_parse_int(const char *tok, bool words, int64_t *out, char *why, 
     return 0;
 }
 
+int weir_script_parse_index(const char *tok, int *out, char *why, size_t whysize)
+{
+    if (*tok == '+' || *tok == '-') {
+        snprintf(why, whysize, "'%s' has a sign (write the number alone)", tok);
+        return -1;
+    }
+    size_t n = 0;
+    for (const char *q = tok; *q; q++, n++) {
+        if (!isdigit((unsigned char)*q)) {
+            snprintf(why, whysize, "'%s' is not a number of digits", tok);
+            return -1;
+        }
+    }
+    if (n == 0 || n > 9) {
+        snprintf(why, whysize, n ? "'%s' is too large" : "a number is missing", tok);
+        return -1;
+    }
+    *out = atoi(tok);
+    return 0;
+}
+
 static int split(char *line, char **tok)
 {
     char *hash = strchr(line, '#');
@@ -126,14 +147,15 @@ static int parse_channel(const script *s, int line, const char *tok, int *input,
 {
     const weir_script_op *op = &s->op;
     char why[160];
-    int64_t a, b;
+    int a, b;
     const char *dot = strchr(tok, '.');
     if (op->inputs == 1) {
         if (dot)
             return errorf(s->file, line, "channel '%s': the operator has one input, write just "
                           "the channel number", tok);
-        if (weir_script_parse_int(tok, false, &a, why, sizeof why))
-            return errorf(s->file, line, "channel %s", why);
+        if (weir_script_parse_index(tok, &a, why, sizeof why))
+            return errorf(s->file, line, "channel %s: channels are numbered 0..%d", why,
+                          op->channels[0] - 1);
         if (a < 0 || a >= op->channels[0])
             return errorf(s->file, line, "channel %s is out of range (the input has %d channel%s: "
                           "0..%d)", tok, op->channels[0], op->channels[0] == 1 ? "" : "s",
@@ -151,17 +173,17 @@ static int parse_channel(const script *s, int line, const char *tok, int *input,
         return errorf(s->file, line, "channel '%s' is not INPUT.CHANNEL", tok);
     memcpy(first, tok, len);
     first[len] = '\0';
-    if (weir_script_parse_int(first, false, &a, why, sizeof why) ||
-        weir_script_parse_int(dot + 1, false, &b, why, sizeof why))
+    if (weir_script_parse_index(first, &a, why, sizeof why) ||
+        weir_script_parse_index(dot + 1, &b, why, sizeof why))
         return errorf(s->file, line, "channel '%s' is not INPUT.CHANNEL: %s", tok, why);
     if (a < 0 || a > 1)
         return errorf(s->file, line, "input %s in '%s' is out of range (0 or 1)", first, tok);
     if (b < 0 || b >= op->channels[a])
-        return errorf(s->file, line, "channel %s in '%s' is out of range (input %" PRId64
+        return errorf(s->file, line, "channel %s in '%s' is out of range (input %d"
                       " has %d channel%s: 0..%d)", dot + 1, tok, a, op->channels[a],
                       op->channels[a] == 1 ? "" : "s", op->channels[a] - 1);
-    *input = (int)a;
-    *channel = (int)b;
+    *input = a;
+    *channel = b;
     return 0;
 }
 
@@ -301,6 +323,7 @@ static int parse(script *s, FILE *in)
             int err_line = line;
             if (weir_script_op_parse(&s->op, tok + 1, n - 1, why, sizeof why))
                 return errorf(s->file, err_line, "%s", why);
+            s->op.line = line;
             have_op = true;
             continue;
         }

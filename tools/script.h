@@ -11,5 +11,9 @@ int weir_script_main(int argc, char **argv);
 /* Parses a whole token as a signed 64-bit integer (MIN and MAX too if
  * `words`). 0, or -1 with the reason in `why`. */
 int weir_script_parse_int(const char *tok, bool words, int64_t *out, char *why, size_t whysize);
+/* Parses a whole token as a count or index: decimal digits only, no sign
+ * (so "-0" and "+3" are refused), at most 9 digits. Returns 0, or
+ * writes why into `why`. */
+int weir_script_parse_index(const char *tok, int *out, char *why, size_t whysize);
 
 #endif

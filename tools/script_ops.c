@@ -180,9 +180,9 @@ static int parse_passthrough(weir_script_op *op, weir_script_param *p, int np, c
         }
         memcpy(first, v, len);
         first[len] = '\0';
-        int64_t a, b = 0;
-        if (weir_script_parse_int(first, false, &a, inner, sizeof inner) ||
-            (plus && weir_script_parse_int(plus + 1, false, &b, inner, sizeof inner))) {
+        int a, b = 0;
+        if (weir_script_parse_index(first, &a, inner, sizeof inner) ||
+            (plus && weir_script_parse_index(plus + 1, &b, inner, sizeof inner))) {
             snprintf(why, whysize, "op passthrough: inputs=%s is not N or N+M: %s", v, inner);
             return -1;
         }
@@ -191,10 +191,10 @@ static int parse_passthrough(weir_script_op *op, weir_script_param *p, int np, c
                      "channels", v);
             return -1;
         }
-        op->channels[0] = (int)a;
+        op->channels[0] = a;
         if (plus) {
             op->inputs = 2;
-            op->channels[1] = (int)b;
+            op->channels[1] = b;
         }
     }
     return weir_script_param_unused("passthrough", p, np, "inputs", why, whysize);
