@@ -201,6 +201,9 @@ weir_job *bench_job_create(const bench_params *p, int64_t buffer_timeout_ms,
  * -> sink, chained, or with a key_by before map, filter and sink (shuffle). */
 typedef struct bench_pipeline {
     bool shuffle;
+    /* A rebalance between map and filter: two tasks, one channel hop
+     * (ignored with shuffle, which has a key_by there). */
+    bool rebalance;
     /* Adds weir_stream_assign_timestamps() with this strategy right after
      * the source (chained to it), keeping the records' timestamps. */
     bool timestamps;

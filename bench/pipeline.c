@@ -407,6 +407,8 @@ int bench_run_pipeline(const bench_pipeline *pl, const bench_params *p, bench_re
     s = weir_stream_map(s, sizeof(bench_elem), w->map, NULL);
     if (pl->shuffle)
         s = weir_stream_key_by(s, bench_key_spec());
+    else if (pl->rebalance)
+        s = weir_stream_rebalance(s);
     s = weir_stream_filter(s, w->filter, NULL);
     if (pl->shuffle)
         s = weir_stream_key_by(s, bench_key_spec());

@@ -5,6 +5,9 @@
  *                thread, no runtime: the cost of the work itself.
  *   chain        source -> map -> filter -> sink, all chained into one task
  *                (plain calls, no channel), parallelism p.
+ *   rebalance    source -> map -> rebalance -> filter -> sink: two tasks,
+ *                every record crosses one channel (round-robin over the
+ *                filter's subtasks); parallelism p.
  *   shuffle      source -> key_by -> map -> key_by -> filter -> key_by ->
  *                sink: four tasks, every edge a hash partitioning, so every
  *                record crosses three channels; parallelism p.
@@ -18,7 +21,7 @@
 
 #include "bench.h"
 
-enum { SHAPE_CHAIN = 0, SHAPE_SHUFFLE = 1 };
+enum { SHAPE_CHAIN = 0, SHAPE_SHUFFLE = 1, SHAPE_REBALANCE = 2 };
 
 static int run_plain(const bench_scenario *sc, const bench_params *p, bench_result *out,
                      char *err, size_t errsize)
@@ -58,7 +61,8 @@ static int run_plain(const bench_scenario *sc, const bench_params *p, bench_resu
 static int run_pipeline(const bench_scenario *sc, const bench_params *p, bench_result *out,
                         char *err, size_t errsize)
 {
-    bench_pipeline pl = {.shuffle = sc->arg == SHAPE_SHUFFLE};
+    bench_pipeline pl = {.shuffle = sc->arg == SHAPE_SHUFFLE,
+                         .rebalance = sc->arg == SHAPE_REBALANCE};
     return bench_run_pipeline(&pl, p, out, err, errsize);
 }
 
@@ -81,6 +85,15 @@ const bench_scenario bench_scenarios_chain[] = {
         .arg = SHAPE_CHAIN,
         .run = run_pipeline,
         .targets = {{BENCH_TARGET_RATIO, 0.25, 1, "chain >= 25% of plain-chain at p=1"}},
+    },
+    {
+        .name = "rebalance",
+        .what = "source -> map -> rebalance -> filter -> sink: 2 tasks, one channel hop",
+        .baseline = "plain-chain",
+        .records = 20000000,
+        .quick_records = 8000000,
+        .arg = SHAPE_REBALANCE,
+        .run = run_pipeline,
     },
     {
         .name = "shuffle",
