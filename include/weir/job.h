@@ -84,10 +84,11 @@ WEIR_EXPORT WEIR_NODISCARD int weir_job_run(weir_job *job);
 WEIR_EXPORT void weir_job_destroy(weir_job *job);
 
 /* The first error's message, or "" if there was none. Owned by the job, valid
- * until the job is destroyed. */
+ * until the job is destroyed. The job's thread, not during weir_job_run()
+ * (whose return value says whether to look). */
 WEIR_EXPORT const char *weir_job_error(const weir_job *job);
 
-/* The first error's code (0 if none). */
+/* The first error's code (0 if none). Same rules as weir_job_error(). */
 WEIR_EXPORT int weir_job_error_code(const weir_job *job);
 
 /* Records a build error as the job's first error (if it has none yet) and
@@ -96,7 +97,9 @@ WEIR_EXPORT int weir_job_error_code(const weir_job *job);
 WEIR_EXPORT int weir_job_record_error(weir_job *job, int err, const char *fmt, ...)
     WEIR_PRINTF(3, 4);
 
-/* The configuration with defaults resolved (after weir_job_create). */
+/* The configuration with defaults resolved (after weir_job_create). Owned by
+ * the job, valid until it is destroyed; it does not change, so any thread may
+ * read it while the job lives. */
 WEIR_EXPORT const weir_job_config *weir_job_get_config(const weir_job *job);
 
 #ifdef __cplusplus
