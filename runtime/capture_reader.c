@@ -96,29 +96,33 @@ static int fill(weir_capture_reader *r)
     return 0;
 }
 
-static bool is_space(unsigned char c)
+/* The first byte of a msgpack map: fixmap, map 16, map 32. Every event of a
+ * msgpack capture is a map, so a capture starts with one of these; a JSON
+ * text never does (it starts with ASCII: white space or a value; a byte
+ * order mark starts with 0xef). */
+static bool is_map_header(unsigned char c)
 {
-    return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+    return (c >= 0x80 && c <= 0x8f) || c == 0xde || c == 0xdf;
 }
 
-/* Reads until the first non-space byte and decides the format. */
+/* Reads the first byte and decides the format: msgpack when it starts a map,
+ * else JSONL (what is not JSON is then refused as such, "FILE:1: ...", not
+ * as bad msgpack). A UTF-8 byte order mark in front of JSONL is skipped. */
 static int detect(weir_capture_reader *r)
 {
-    for (size_t i = 0;;) {
-        for (; i < r->len; i++) {
-            if (!is_space(r->data[i])) {
-                r->format = r->data[i] == '{' ? WEIR_CAPTURE_JSONL : WEIR_CAPTURE_MSGPACK;
-                return 0;
-            }
-        }
-        if (r->eof) {
-            r->format = WEIR_CAPTURE_JSONL;
-            return 0;
-        }
-        int e = fill(r); /* pos is 0 here: nothing moves, i stays valid */
+    while (r->len < 3 && !r->eof) {
+        int e = fill(r); /* pos is 0 here: nothing is consumed yet */
         if (e)
             return e;
     }
+    if (r->len > 0 && is_map_header(r->data[0])) {
+        r->format = WEIR_CAPTURE_MSGPACK;
+        return 0;
+    }
+    r->format = WEIR_CAPTURE_JSONL;
+    if (r->len >= 3 && memcmp(r->data, "\xef\xbb\xbf", 3) == 0)
+        r->pos = 3;
+    return 0;
 }
 
 static int reader_new(const char *name, weir_capture_reader **out)

@@ -315,10 +315,8 @@ static int deliver(weir_ctx *ctx, int input, const weir_batch *b)
 {
     if (ctx->vt.on_batch && !ctx->in_key[input]) {
         ctx->counters[WEIR__CNT_IN] += b->count;
-        if (WEIR__DIAG_ON(ctx, WEIR_DIAG_VERBOSE)) {
-            for (uint32_t i = 0; i < b->count; i++)
-                weir__diag_record(ctx, weir_batch_ts(b, i));
-        }
+        if (WEIR__DIAG_ON(ctx, WEIR_DIAG_STANDARD))
+            weir__diag_batch(ctx, b);
         int r = ctx->vt.on_batch(ctx, input, b);
         if (WEIR__UNLIKELY(r < 0))
             return weir_ctx_fail(ctx, r, "on_batch failed: %s (%s)", weir_strerror(r),
@@ -493,7 +491,7 @@ int weir_emit_side(weir_ctx *ctx, int tag, const void *elem, int64_t timestamp)
 int weir__ctx_record(weir_ctx *ctx, int input, const void *elem, int64_t ts)
 {
     ctx->counters[WEIR__CNT_IN]++;
-    if (WEIR__DIAG_ON(ctx, WEIR_DIAG_VERBOSE))
+    if (WEIR__DIAG_ON(ctx, WEIR_DIAG_STANDARD))
         weir__diag_record(ctx, ts);
     const weir__key *k = ctx->in_key[input];
     if (k) {

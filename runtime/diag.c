@@ -1,14 +1,27 @@
 /* diag.c — the diagnostic channel: one per job, fed by every subtask of every
  * operator, drained by one collector thread.
  *
- * Design. Each worker owns an SPSC ring (Concurrency Kit, typed) of
- * fixed-size records; a site fills a record in place (the reserve/commit form
- * of the ring, no copy, no lock, no allocation) and goes on. The collector
- * thread visits the rings in turn, encodes each record once as msgpack and
- * hands it to the sinks. Lossless (default): a worker whose ring is full
- * waits, yielding, until the collector made room — diagnostics slow the job
- * down rather than lie. Lossy: the record is dropped and counted; the summary
- * reports the count.
+ * Design. Each worker owns a single-producer, single-consumer ring of
+ * fixed-size records (diag_internal.h); a site fills the next slot in place
+ * (no copy, no lock, no allocation), publishes it with one release store and
+ * goes on. The collector thread visits the rings in turn, encodes each record
+ * once as msgpack straight from its slot and hands it to the sinks. Lossless
+ * (default): a worker whose ring is full waits, yielding, until the collector
+ * made room — diagnostics slow the job down rather than lie — and the
+ * summary counts the events that had to wait. Lossy: the record is dropped
+ * and counted; the summary reports the count.
+ *
+ * The collector and an idle job. With every ring empty the collector polls
+ * a few more times, a millisecond apart, and then parks on a futex until a
+ * producer wakes it: an idle pipeline costs no CPU, also here. A producer
+ * learns that the collector is parked from one flag, read after it published
+ * its record with a full fence in between; the collector sets the flag and
+ * then looks at every ring once more, with a full fence in between too, so
+ * at least one of them sees the other (the scheduler's Dekker pattern) and no
+ * record is left behind a parked collector. The short polls before parking
+ * are what keep this cheap: events that trickle in (a window firing now and
+ * then) find the collector awake, and only the first event after a pause
+ * pays for a wake-up system call.
  *
  * Order: the job event is written by the job thread before any worker starts,
  * the summary after every worker and the collector have been joined, so they
@@ -22,10 +35,13 @@
  */
 #include "diag.h"
 
+#include <linux/futex.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "diag_internal.h"
 #include "job_state.h"
@@ -33,16 +49,10 @@
 #include "task.h"
 #include "weir/error.h"
 
-#if defined(__SANITIZE_THREAD__)
-#include <sanitizer/tsan_interface.h>
-#define RING_FN __attribute__((no_sanitize_thread))
-#define TSAN_RELEASE(p) __tsan_release(p)
-#define TSAN_ACQUIRE(p) __tsan_acquire(p)
-#else
-#define RING_FN
-#define TSAN_RELEASE(p) ((void)0)
-#define TSAN_ACQUIRE(p) ((void)0)
-#endif
+/* Polls with every ring empty before the collector parks, and the time
+ * between them. */
+#define COLLECTOR_POLLS 4
+#define COLLECTOR_POLL_NS 1000000L
 
 const char *weir_diag_kind_name(weir_diag_kind kind)
 {
@@ -62,25 +72,60 @@ const char *weir_diag_kind_name(weir_diag_kind kind)
     return (unsigned)kind < WEIR_DIAG_KIND_COUNT_ ? names[kind] : "unknown";
 }
 
+/* ---- waking the collector ------------------------------------------------ */
+
+static void futex_wait(_Atomic uint32_t *addr, uint32_t expected)
+{
+    syscall(SYS_futex, (uint32_t *)addr, FUTEX_WAIT_PRIVATE, expected, NULL, NULL, 0);
+}
+
+static void futex_wake(_Atomic uint32_t *addr)
+{
+    syscall(SYS_futex, (uint32_t *)addr, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
+
+/* Any thread, after a full fence that follows what it published: wakes the
+ * collector if it is parked (one waker wins the flag). */
+static void wake_collector(struct weir__diag *d)
+{
+    if (atomic_load_explicit(&d->parked, memory_order_relaxed) &&
+        atomic_exchange(&d->parked, 0)) {
+        atomic_fetch_add(&d->wake_seq, 1);
+        futex_wake(&d->wake_seq);
+    }
+}
+
 /* ---- rings ---------------------------------------------------------------- */
 
-RING_FN static weir__diag_rec *ring_reserve(weir__diag_ring *r)
+/* The producer's next free slot, or NULL if the ring is full. */
+static weir__diag_rec *ring_reserve(weir__diag_ring *r)
 {
-    return ck_ring_enqueue_reserve_spsc_weir__diag(&r->ring, r->buf);
+    uint64_t t = atomic_load_explicit(&r->tail, memory_order_relaxed);
+    if (t - r->head_seen > r->mask) {
+        r->head_seen = atomic_load_explicit(&r->head, memory_order_acquire);
+        if (t - r->head_seen > r->mask)
+            return NULL;
+    }
+    return &r->buf[t & r->mask];
 }
 
-RING_FN static void ring_commit(weir__diag_ring *r)
+static void ring_commit(struct weir__diag *d, weir__diag_ring *r)
 {
-    TSAN_RELEASE(&r->ring);
-    ck_ring_enqueue_commit_spsc(&r->ring);
+    uint64_t t = atomic_load_explicit(&r->tail, memory_order_relaxed);
+    atomic_store_explicit(&r->tail, t + 1, memory_order_release);
+    atomic_thread_fence(memory_order_seq_cst);
+    wake_collector(d);
 }
 
-RING_FN static bool ring_pop(weir__diag_ring *r, weir__diag_rec *out)
+static bool rings_empty(struct weir__diag *d)
 {
-    if (ck_ring_size(&r->ring) == 0)
-        return false;
-    TSAN_ACQUIRE(&r->ring);
-    return ck_ring_dequeue_spsc_weir__diag(&r->ring, r->buf, out);
+    for (int i = 0; i < d->nrings; i++) {
+        weir__diag_ring *r = &d->rings[i];
+        if (atomic_load_explicit(&r->tail, memory_order_relaxed) !=
+            atomic_load_explicit(&r->head, memory_order_relaxed))
+            return false;
+    }
+    return true;
 }
 
 /* A record slot in the calling worker's ring, or NULL (lossy and full, or
@@ -92,13 +137,18 @@ static weir__diag_rec *begin(weir_ctx *ctx, weir_diag_kind kind)
         return NULL;
     weir__diag_ring *ring = w->diag;
     weir__diag_rec *r = ring_reserve(ring);
-    if (!r) {
+    if (WEIR__UNLIKELY(!r)) {
         struct weir__diag *d = ctx->job->diag;
         if (d->lossy) {
             ring->dropped++;
             return NULL;
         }
+        ring->waited++;
         for (unsigned spins = 0; (r = ring_reserve(ring)) == NULL; spins++) {
+            /* The collector cannot be parked while this ring holds events,
+             * but waking it costs one load when it is not. */
+            atomic_thread_fence(memory_order_seq_cst);
+            wake_collector(d);
             if (spins < 64) {
                 sched_yield();
             } else {
@@ -117,7 +167,7 @@ static weir__diag_rec *begin(weir_ctx *ctx, weir_diag_kind kind)
     r->firing = 0;
     r->t = weir__clock_now(ctx->clock);
     r->wm = ctx->wm;
-    r->a = r->b = r->c = 0;
+    r->a = r->b = r->c = r->d = 0;
     r->fill = 0;
     r->key[0] = '\0';
     return r;
@@ -125,7 +175,7 @@ static weir__diag_rec *begin(weir_ctx *ctx, weir_diag_kind kind)
 
 static void commit(weir_ctx *ctx)
 {
-    ring_commit(ctx->sub->worker->diag);
+    ring_commit(ctx->job->diag, ctx->sub->worker->diag);
 }
 
 static void set_key(weir_ctx *ctx, weir__diag_rec *r)
@@ -173,16 +223,35 @@ void weir__diag_valve_status(weir_ctx *head, int input, int channel, bool idle)
     r->input = (int16_t)input;
     r->channel = channel;
     r->flag = idle;
+    /* The valve has taken the change already: the channel that holds the
+     * minimum back from now on (a channel going idle hands it on now, not
+     * at the next watermark). */
+    r->held_by = weir__valve_held_by(&head->sub->in[input].valve);
     commit(head);
 }
 
-void weir__diag_record(weir_ctx *ctx, int64_t ts)
+void weir__diag_record_event(weir_ctx *ctx, int64_t ts)
 {
     weir__diag_rec *r = begin(ctx, WEIR_DIAG_KIND_RECORD);
     if (!r)
         return;
     r->c = ts;
     commit(ctx);
+}
+
+void weir__diag_batch(weir_ctx *ctx, const weir_batch *b)
+{
+    int64_t max = ctx->diag_max_ts;
+    for (uint32_t i = 0; i < b->count; i++) {
+        int64_t ts = weir_batch_ts(b, i);
+        if (ts > max)
+            max = ts;
+    }
+    ctx->diag_max_ts = max;
+    if (ctx->diag_level >= WEIR_DIAG_VERBOSE) {
+        for (uint32_t i = 0; i < b->count; i++)
+            weir__diag_record_event(ctx, weir_batch_ts(b, i));
+    }
 }
 
 void weir__diag_window_fire(weir_ctx *ctx, int64_t start, int64_t end, int firing, int64_t count)
@@ -289,10 +358,12 @@ void weir__diag_sample(weir__subtask *sub, int64_t now, bool final)
                 r->a = din;
                 r->b = dout;
                 r->c = interval;
+                r->d = ctx->diag_max_ts;
                 commit(ctx);
             }
             ctx->last_counters[0] = in;
             ctx->last_counters[1] = out;
+            ctx->diag_max_ts = WEIR_TS_MIN;
         }
         bool has_channels = ctx->main.ngroups > 0;
         for (int s = 0; s < ctx->nside; s++)
@@ -322,46 +393,73 @@ static void write_rec(struct weir__diag *d, const weir__diag_rec *r)
     weir__diag_sinks_write(d, &ev);
 }
 
-/* Drains every ring once; returns how many records it wrote. */
+/* Drains every ring once; returns how many records it wrote. Each record is
+ * encoded from its slot and the slot handed back at once, so that a worker
+ * waiting for room (a small ring) waits for one event, not a batch. */
 static int drain(struct weir__diag *d)
 {
     int n = 0;
-    weir__diag_rec r;
     for (int i = 0; i < d->nrings; i++) {
+        weir__diag_ring *r = &d->rings[i];
+        uint64_t h = atomic_load_explicit(&r->head, memory_order_relaxed);
+        uint64_t t = atomic_load_explicit(&r->tail, memory_order_acquire);
         /* a bounded batch per ring, so one busy worker cannot starve the others */
-        for (int k = 0; k < 256 && ring_pop(&d->rings[i], &r); k++) {
-            write_rec(d, &r);
+        for (int k = 0; k < 256 && h != t; k++, h++) {
+            write_rec(d, &r->buf[h & r->mask]);
+            atomic_store_explicit(&r->head, h + 1, memory_order_release);
             n++;
         }
     }
     return n;
 }
 
-/* Polls the rings; when they stay empty it sleeps longer (1 ms doubling up
- * to 16 ms), so a quiet job costs next to no CPU, and a burst is picked up
- * within a millisecond once it has started. */
+/* Parks until a producer (or stop) wakes it, unless a ring filled or the
+ * channel stopped meanwhile. */
+static void park(struct weir__diag *d)
+{
+    uint32_t seq = atomic_load(&d->wake_seq);
+    atomic_store(&d->parked, 1);
+    atomic_thread_fence(memory_order_seq_cst);
+    if (rings_empty(d) && !atomic_load(&d->stop)) {
+        d->parks++;
+        futex_wait(&d->wake_seq, seq);
+    }
+    atomic_store(&d->parked, 0);
+}
+
 static void *collector_main(void *arg)
 {
     struct weir__diag *d = arg;
-    long sleep_ns = 1000000;
+    int empty = 0;
     for (;;) {
         bool stopping = atomic_load(&d->stop);
-        int n = drain(d);
-        if (n > 0) {
-            sleep_ns = 1000000;
+        if (drain(d) > 0) {
+            empty = 0;
             continue;
         }
         if (stopping)
             break;
-        struct timespec ts = {0, sleep_ns};
-        nanosleep(&ts, NULL);
-        if (sleep_ns < 16000000)
-            sleep_ns *= 2;
+        if (empty < COLLECTOR_POLLS) {
+            empty++;
+            d->empty_polls++;
+            struct timespec ts = {0, COLLECTOR_POLL_NS};
+            nanosleep(&ts, NULL);
+            continue;
+        }
+        park(d);
+        empty = 0;
     }
     return NULL;
 }
 
 /* ---- lifecycle ------------------------------------------------------------ */
+
+static weir__diag_stats last_stats;
+
+void weir__diag_last_stats(weir__diag_stats *out)
+{
+    *out = last_stats;
+}
 
 int weir__diag_effective_level(const weir_job *job)
 {
@@ -375,6 +473,7 @@ static void diag_free(struct weir__diag *d)
     for (int i = 0; i < d->nrings; i++)
         free(d->rings[i].buf);
     free(d->rings);
+    free(d->late_slide);
     msgpack_sbuffer_destroy(&d->sbuf);
     weir__buf_free(&d->json);
     msgpack_unpacked_destroy(&d->unpacked);
@@ -392,11 +491,20 @@ int weir__diag_start(weir_job *job)
     d->job = job;
     d->level = level;
     d->lossy = job->cfg.diag.lossy;
+    /* The capacity asked for (1..WEIR__DIAG_RING_MAX, checked with the
+     * config), rounded up to a power of two: every slot holds an event. */
+    d->ring_size = weir__next_pow2((uint32_t)job->cfg.diag.ring_capacity);
     msgpack_sbuffer_init(&d->sbuf);
     msgpack_packer_init(&d->pk, &d->sbuf, msgpack_sbuffer_write);
     msgpack_unpacked_init(&d->unpacked);
     job->diag = d;
-    int r = weir__diag_sinks_open(d);
+    int r = weir__diag_read_settings(d);
+    if (r) {
+        job->diag = NULL;
+        diag_free(d);
+        return weir__job_fail(job, r, "diagnostics: out of memory");
+    }
+    r = weir__diag_sinks_open(d);
     if (r) {
         job->diag = NULL;
         diag_free(d);
@@ -404,33 +512,46 @@ int weir__diag_start(weir_job *job)
     }
     for (int s = 0; s < job->plan->nsubs; s++) {
         weir__subtask *sub = job->plan->subs[s];
-        for (int c = 0; c < sub->nctx; c++)
+        for (int c = 0; c < sub->nctx; c++) {
             sub->ctxs[c]->diag_level = level;
+            sub->ctxs[c]->diag_max_ts = WEIR_TS_MIN;
+        }
     }
+    return 0;
+}
+
+/* The job event, once: when the workers are made (it names how many), or at
+ * stop if the run failed before that. Job thread, collector not running. */
+static void write_job(struct weir__diag *d)
+{
+    if (d->job_written)
+        return;
+    d->job_written = true;
     weir__diag_pack_job(d);
     weir_diag_event ev;
     memset(&ev, 0, sizeof ev);
     ev.kind = WEIR_DIAG_KIND_JOB;
     weir__diag_sinks_write(d, &ev);
-    return 0;
 }
 
 /* Workers get their rings when the scheduler made them (sched_run calls). */
 int weir__diag_attach_workers(weir_job *job)
 {
     struct weir__diag *d = job->diag;
-    if (!d || d->level < WEIR_DIAG_STANDARD)
+    if (!d)
+        return 0;
+    write_job(d);
+    if (d->level < WEIR_DIAG_STANDARD)
         return 0;
     d->rings = calloc((size_t)job->nworkers, sizeof *d->rings);
     if (!d->rings)
         return weir__job_fail(job, WEIR_ENOMEM, "diagnostics: out of memory");
     d->nrings = job->nworkers;
-    unsigned size = weir__next_pow2((unsigned)job->cfg.diag.ring_capacity + 1);
     for (int i = 0; i < job->nworkers; i++) {
-        d->rings[i].buf = calloc(size, sizeof *d->rings[i].buf);
+        d->rings[i].buf = calloc(d->ring_size, sizeof *d->rings[i].buf);
         if (!d->rings[i].buf)
             return weir__job_fail(job, WEIR_ENOMEM, "diagnostics: out of memory");
-        ck_ring_init(&d->rings[i].ring, size);
+        d->rings[i].mask = d->ring_size - 1;
         job->workers[i].diag = &d->rings[i];
     }
     if (pthread_create(&d->collector, NULL, collector_main, d) != 0)
@@ -446,8 +567,11 @@ void weir__diag_stop(weir_job *job)
         return;
     if (d->collector_started) {
         atomic_store(&d->stop, 1);
+        atomic_fetch_add(&d->wake_seq, 1);
+        futex_wake(&d->wake_seq);
         pthread_join(d->collector, NULL);
     }
+    write_job(d);
     drain(d); /* whatever the collector had not reached (it stopped) */
     /* One reading of the clock for both forms of the event: on the system
      * clock two readings can differ by a millisecond. */
@@ -461,7 +585,13 @@ void weir__diag_stop(weir_job *job)
     weir__diag_sinks_close(d, true);
     if (d->sinks.failed)
         weir__job_fail(job, WEIR_EIO, "diagnostics: %s", d->sinks.failure);
-    for (int i = 0; i < job->nworkers; i++)
+    last_stats = (weir__diag_stats){.events = d->events,
+                                    .dropped = weir__diag_dropped(d),
+                                    .waited = weir__diag_waited(d),
+                                    .empty_polls = d->empty_polls,
+                                    .parks = d->parks,
+                                    .ring_size = d->ring_size};
+    for (int i = 0; i < d->nrings; i++)
         job->workers[i].diag = NULL;
     job->diag = NULL;
     diag_free(d);
@@ -472,5 +602,13 @@ int64_t weir__diag_dropped(const struct weir__diag *d)
     int64_t n = 0;
     for (int i = 0; i < d->nrings; i++)
         n += d->rings[i].dropped;
+    return n;
+}
+
+int64_t weir__diag_waited(const struct weir__diag *d)
+{
+    int64_t n = 0;
+    for (int i = 0; i < d->nrings; i++)
+        n += d->rings[i].waited;
     return n;
 }

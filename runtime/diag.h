@@ -18,14 +18,18 @@
 
 #define WEIR__DIAG_ON(ctx, level) WEIR__UNLIKELY((ctx)->diag_level >= (level))
 
+/* The most events a job may ask a worker's ring to hold (about 140 bytes
+ * each: 36 MB per worker); the configuration check refuses more. */
+#define WEIR__DIAG_RING_MAX (1 << 18)
+
 struct weir__diag;
 
-/* Job lifecycle (job thread): start creates sinks, rings and the collector
- * thread and writes the job event; stop writes the summary and joins. */
+/* Job lifecycle (job thread): start creates the sinks; attach_workers (after
+ * the scheduler made the workers, before they start) writes the job event,
+ * gives every worker its ring and starts the collector; stop writes the
+ * summary and joins. */
 int weir__diag_start(weir_job *job);
 void weir__diag_stop(weir_job *job);
-/* Gives every worker its ring and starts the collector (after the
- * scheduler made the workers, before they start). */
 int weir__diag_attach_workers(weir_job *job);
 /* The level sites compare against (OFF when no sink is configured). */
 int weir__diag_effective_level(const weir_job *job);
@@ -34,13 +38,40 @@ int weir__diag_effective_level(const weir_job *job);
 void weir__diag_watermark(weir_ctx *ctx, int64_t wm);
 void weir__diag_status(weir_ctx *ctx, bool idle);
 void weir__diag_valve_watermark(weir_ctx *head, int input, int channel, int64_t wm, int held_by);
+/* held_by is read from the head's valve, after the change. */
 void weir__diag_valve_status(weir_ctx *head, int input, int channel, bool idle);
-void weir__diag_record(weir_ctx *ctx, int64_t ts);
 void weir__diag_window_fire(weir_ctx *ctx, int64_t start, int64_t end, int firing, int64_t count);
+/* [start, end): the element's latest window (the capture derives the others
+ * of a sliding window from the operator's settings). */
 void weir__diag_late(weir_ctx *ctx, int64_t ts, int64_t start, int64_t end, bool dropped);
 void weir__diag_merge(weir_ctx *ctx, int64_t start, int64_t end, int64_t merged);
 void weir__diag_cleanup(weir_ctx *ctx, int64_t start, int64_t end);
 /* Per subtask, every throughput interval and at its end. */
 void weir__diag_sample(weir__subtask *sub, int64_t now, bool final);
+
+/* A record the operator takes in, at standard level and above (the caller
+ * checked): keeps the interval's largest timestamp for the next throughput
+ * event and, at verbose, writes a `record` event. */
+void weir__diag_record_event(weir_ctx *ctx, int64_t ts);
+static inline void weir__diag_record(weir_ctx *ctx, int64_t ts)
+{
+    if (ts > ctx->diag_max_ts)
+        ctx->diag_max_ts = ts;
+    if (ctx->diag_level >= WEIR_DIAG_VERBOSE)
+        weir__diag_record_event(ctx, ts);
+}
+/* The same for a batch the operator takes in whole (on_batch). */
+void weir__diag_batch(weir_ctx *ctx, const weir_batch *b);
+
+/* What the collector and the producers did in the last run whose channel
+ * stopped (for tests; not MT safe: read it when no job is stopping). */
+typedef struct weir__diag_stats {
+    int64_t events;                  /* written, job and summary included */
+    int64_t dropped, waited;         /* as in the summary */
+    int64_t empty_polls;             /* short sleeps with every ring empty */
+    int64_t parks;                   /* times it parked until woken */
+    uint32_t ring_size;              /* events a worker's ring held */
+} weir__diag_stats;
+void weir__diag_last_stats(weir__diag_stats *out);
 
 #endif

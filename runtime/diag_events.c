@@ -4,10 +4,12 @@
  * in the documented order; watermarks and timestamps pack as integers except
  * INT64_MIN / INT64_MAX, which pack as the strings "MIN" / "MAX".
  *
- * Record fields by kind (a, b, c of weir__diag_rec):
- *   throughput   a in, b out, c interval
+ * Record fields by kind (a, b, c, d of weir__diag_rec):
+ *   throughput   a in, b out, c interval, d the largest timestamp taken in
  *   window_fire  a start, b end, c count, firing, wm
- *   late         a start, b end (of the missed window), c timestamp, flag dropped
+ *   late         a start, b end (of the latest missed window), c timestamp,
+ *                flag dropped; the other windows it missed are derived here
+ *                (late_windows)
  *   merge        a start, b end, c merged
  *   cleanup      a start, b end
  *   backpressure a blocked_ms, c interval, fill
@@ -20,6 +22,7 @@
 #include "diag_internal.h"
 #include "job_state.h"
 #include "task.h"
+#include "weir/error.h"
 #include "weir/time.h"
 
 static void pk_str(msgpack_packer *pk, const char *s)
@@ -90,6 +93,50 @@ static int64_t saturating_sub(int64_t a, int64_t b)
     return r;
 }
 
+static void kv_held_by(msgpack_packer *pk, int held_by)
+{
+    pk_str(pk, "held_by");
+    if (held_by >= 0)
+        msgpack_pack_int64(pk, held_by);
+    else
+        msgpack_pack_nil(pk);
+}
+
+/* The windows a late element missed: n windows, the latest [a, b) of the
+ * record and each earlier one `slide` before the next. A window operator
+ * reports the element's latest window; when its settings name a slide (a
+ * sliding window), the element was in every window of that slide that
+ * still contains its timestamp, and since the latest of them is past its
+ * cleanup, so are all (the same allowed lateness, earlier ends). Windows
+ * that would start before MIN do not exist. An element in no window (the
+ * gap between sliding windows whose slide is larger than their size: the
+ * reported window ends at or before it), or a record with no window
+ * (MIN, MIN), missed none. */
+typedef struct late_windows {
+    uint64_t n;
+    int64_t slide;
+} late_windows;
+
+static late_windows late_windows_of(const struct weir__diag *d, const weir__diag_rec *r)
+{
+    late_windows lw = {.n = 0, .slide = d->late_slide[r->op]};
+    int64_t a = r->a, b = r->b, ts = r->c;
+    if (a == WEIR_TS_MIN && b == WEIR_TS_MIN)
+        return lw;
+    if (lw.slide <= 0 || a > ts || b <= a) {
+        lw.n = 1; /* one window, as reported */
+        return lw;
+    }
+    if (b <= ts)
+        return lw;
+    /* k = 0, 1, ... while b - k * slide > ts: b - ts <= b - a fits */
+    uint64_t n = (uint64_t)(b - ts - 1) / (uint64_t)lw.slide + 1;
+    /* and while a - k * slide >= MIN */
+    uint64_t room = ((uint64_t)a - (uint64_t)WEIR_TS_MIN) / (uint64_t)lw.slide + 1;
+    lw.n = n < room ? n : room;
+    return lw;
+}
+
 void weir__diag_pack_rec(struct weir__diag *d, const weir__diag_rec *r)
 {
     msgpack_packer *pk = &d->pk;
@@ -103,27 +150,25 @@ void weir__diag_pack_rec(struct weir__diag *d, const weir__diag_rec *r)
             kv_int(pk, "channel", r->channel);
         }
         kv_ts(pk, "watermark", r->wm);
-        if (valve) {
-            pk_str(pk, "held_by");
-            if (r->held_by >= 0)
-                msgpack_pack_int64(pk, r->held_by);
-            else
-                msgpack_pack_nil(pk);
-        }
+        if (valve)
+            kv_held_by(pk, r->held_by);
         break;
     case WEIR_DIAG_KIND_STATUS:
-        head(d, r, valve ? 7 : 5);
+        head(d, r, valve ? 8 : 5);
         if (valve) {
             kv_int(pk, "input", r->input);
             kv_int(pk, "channel", r->channel);
         }
         kv_bool(pk, "idle", r->flag);
+        if (valve)
+            kv_held_by(pk, r->held_by);
         break;
     case WEIR_DIAG_KIND_THROUGHPUT:
-        head(d, r, 7);
+        head(d, r, 8);
         kv_int(pk, "interval_ms", r->c);
         kv_int(pk, "in", r->a);
         kv_int(pk, "out", r->b);
+        kv_ts(pk, "max_ts", r->d);
         break;
     case WEIR_DIAG_KIND_WINDOW_FIRE:
         head(d, r, 11);
@@ -135,23 +180,27 @@ void weir__diag_pack_rec(struct weir__diag *d, const weir__diag_rec *r)
         kv_int(pk, "count", r->c);
         kv_ts(pk, "watermark", r->wm);
         break;
-    case WEIR_DIAG_KIND_LATE:
-        head(d, r, 10);
+    case WEIR_DIAG_KIND_LATE: {
+        late_windows lw = late_windows_of(d, r);
+        head(d, r, 11);
         kv_str(pk, "key", r->key);
         kv_ts(pk, "timestamp", r->c);
         pk_str(pk, "windows");
-        if (r->a == WEIR_TS_MIN && r->b == WEIR_TS_MIN) {
-            msgpack_pack_array(pk, 0);
-        } else {
-            msgpack_pack_array(pk, 1);
+        uint64_t listed = lw.n <= WEIR__DIAG_LATE_WINDOWS ? lw.n : 2;
+        msgpack_pack_array(pk, (size_t)listed);
+        for (uint64_t k = 0; k < listed; k++) {
+            /* earliest first; past the limit, the earliest and the latest */
+            uint64_t back = lw.n - 1 - (listed == lw.n ? k : k * (lw.n - 1));
             msgpack_pack_array(pk, 2);
-            pk_ts(pk, r->a);
-            pk_ts(pk, r->b);
+            pk_ts(pk, r->a - (int64_t)back * lw.slide);
+            pk_ts(pk, r->b - (int64_t)back * lw.slide);
         }
+        kv_int(pk, "missed", (int64_t)lw.n);
         kv_ts(pk, "watermark", r->wm);
         kv_int(pk, "lateness", saturating_sub(r->wm, r->c));
         kv_str(pk, "action", r->flag ? "dropped" : "side_output");
         break;
+    }
     case WEIR_DIAG_KIND_MERGE:
         head(d, r, 8);
         kv_str(pk, "key", r->key);
@@ -205,10 +254,12 @@ void weir__diag_rec_event(const struct weir__diag *d, const weir__diag_rec *r, w
         break;
     case WEIR_DIAG_KIND_STATUS:
         ev->idle = r->flag;
+        ev->held_by = r->held_by;
         break;
     case WEIR_DIAG_KIND_THROUGHPUT:
         ev->records_in = r->a;
         ev->records_out = r->b;
+        ev->timestamp = r->d;
         break;
     case WEIR_DIAG_KIND_WINDOW_FIRE:
         ev->key = r->key;
@@ -225,6 +276,7 @@ void weir__diag_rec_event(const struct weir__diag *d, const weir__diag_rec *r, w
         ev->timestamp = r->c;
         ev->watermark = r->wm;
         ev->dropped = r->flag;
+        ev->count = (int64_t)late_windows_of(d, r).n;
         break;
     case WEIR_DIAG_KIND_MERGE:
         ev->key = r->key;
@@ -384,6 +436,35 @@ static void pack_settings(msgpack_packer *pk, const char *json)
     }
 }
 
+/* The integer setting `key` of a node, if its settings have it. */
+static bool setting_int(const char *json, const char *key, int64_t *out)
+{
+    setting s[MAX_SETTINGS];
+    int n = parse_settings(json, s);
+    size_t klen = strlen(key);
+    for (int i = 0; i < n; i++) {
+        if (s[i].type == 'i' && s[i].klen == klen && memcmp(s[i].key, key, klen) == 0) {
+            *out = strtoll(s[i].val, NULL, 10);
+            return true;
+        }
+    }
+    return false;
+}
+
+int weir__diag_read_settings(struct weir__diag *d)
+{
+    const weir__graph *g = &d->job->graph;
+    d->late_slide = calloc((size_t)(g->nnodes ? g->nnodes : 1), sizeof *d->late_slide);
+    if (!d->late_slide)
+        return WEIR_ENOMEM;
+    for (int i = 0; i < g->nnodes; i++) {
+        int64_t slide = 0;
+        if (setting_int(g->nodes[i]->settings_json, "slide_ms", &slide) && slide > 0)
+            d->late_slide[i] = slide;
+    }
+    return 0;
+}
+
 static const char *level_name(int level)
 {
     switch (level) {
@@ -447,8 +528,11 @@ void weir__diag_pack_job(struct weir__diag *d)
             kv_int(pk, "side", e->tag);
     }
     pk_str(pk, "settings");
-    msgpack_pack_map(pk, 12);
-    kv_int(pk, "workers", c->workers);
+    msgpack_pack_map(pk, 13);
+    /* the worker threads the run starts (the scheduler starts no more than
+     * there are subtasks), and the count the configuration asked for */
+    kv_int(pk, "workers", job->nworkers);
+    kv_int(pk, "workers_configured", c->workers);
     kv_str(pk, "clock", c->clock == WEIR_CLOCK_VIRTUAL ? "virtual" : "system");
     kv_int(pk, "parallelism", c->parallelism);
     kv_int(pk, "batch_capacity", c->batch_capacity);
@@ -459,7 +543,7 @@ void weir__diag_pack_job(struct weir__diag *d)
     kv_str(pk, "level", level_name(d->level));
     kv_bool(pk, "lossy", c->diag.lossy);
     kv_bool(pk, "chaining", !c->disable_chaining);
-    kv_int(pk, "ring_capacity", c->diag.ring_capacity);
+    kv_int(pk, "ring_capacity", d->ring_size);
 }
 
 /* ---- the summary ---------------------------------------------------------- */
@@ -474,7 +558,7 @@ void weir__diag_pack_summary(struct weir__diag *d, int64_t t)
      * where the run was canceled, so they need not add up. (The workers are
      * joined: the message is settled.) */
     bool failed = job->errors.code != 0;
-    msgpack_pack_map(pk, failed ? 7 : 6);
+    msgpack_pack_map(pk, failed ? 8 : 7);
     kv_str(pk, "kind", "summary");
     kv_int(pk, "t", t);
     size_t nctx = 0;
@@ -503,6 +587,7 @@ void weir__diag_pack_summary(struct weir__diag *d, int64_t t)
     }
     kv_int(pk, "events", d->events);
     kv_int(pk, "dropped_events", weir__diag_dropped(d));
+    kv_int(pk, "waited_events", weir__diag_waited(d));
     kv_bool(pk, "lossy", job->cfg.diag.lossy);
     if (failed)
         kv_str(pk, "error", job->errors.msg);

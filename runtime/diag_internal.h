@@ -6,7 +6,6 @@
 #ifndef WEIR_RUNTIME_DIAG_INTERNAL_H
 #define WEIR_RUNTIME_DIAG_INTERNAL_H
 
-#include <ck_ring.h>
 #include <msgpack.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -15,7 +14,13 @@
 #include "capture_json.h"
 #include "diag.h"
 
+/* A key's printable form is kept to its first WEIR__DIAG_KEY - 1 bytes (63):
+ * the record has a fixed size (docs/CAPTURE.md says so). */
 #define WEIR__DIAG_KEY 64
+
+/* A late event lists at most this many missed windows one by one; beyond,
+ * the first and the last (docs/CAPTURE.md, `late`). */
+#define WEIR__DIAG_LATE_WINDOWS 64
 
 /* One event as a worker records it; the collector turns it into msgpack. */
 typedef struct weir__diag_rec {
@@ -29,18 +34,30 @@ typedef struct weir__diag_rec {
     int32_t firing;
     int64_t t;
     int64_t wm;
-    int64_t a, b, c; /* kind-specific, see diag_events.c */
+    int64_t a, b, c, d; /* kind-specific, see diag_events.c */
     double fill;
     char key[WEIR__DIAG_KEY];
 } weir__diag_rec;
 
-CK_RING_PROTOTYPE(weir__diag, weir__diag_rec)
-
-/* One worker's ring: the worker produces, the collector consumes. */
+/* One worker's ring: single producer (the worker), single consumer (the
+ * collector). `tail` and `head` count events written and read since the
+ * start; they never wrap in practice (2^64 events), so full is
+ * tail - head == size and every one of the size slots is usable. The
+ * producer's fields and the consumer's are a cache line apart (padding
+ * rather than alignment: the rings are calloc'ed). */
 typedef struct weir__diag_ring {
-    ck_ring_t ring;
-    weir__diag_rec *buf;
-    int64_t dropped; /* lossy mode; written by the worker, read after join */
+    weir__diag_rec *buf;    /* set before the worker starts, then read-only */
+    uint64_t mask;          /* size - 1, size a power of two */
+    char pad0[WEIR__CACHELINE];
+    /* the producer's */
+    _Atomic uint64_t tail;  /* published: the consumer reads it (acquire) */
+    uint64_t head_seen;     /* the producer's last reading of head */
+    int64_t dropped;        /* lossy: events dropped; read after the join */
+    int64_t waited;         /* lossless: events that waited for room */
+    char pad1[WEIR__CACHELINE];
+    /* the consumer's */
+    _Atomic uint64_t head;  /* released: the producer reads it (acquire) */
+    char pad2[WEIR__CACHELINE];
 } weir__diag_ring;
 
 typedef struct weir__diag_sinks {
@@ -60,11 +77,21 @@ struct weir__diag {
     bool lossy;
     weir__diag_ring *rings;
     int nrings;
+    uint32_t ring_size;    /* events each ring holds (a power of two) */
+    int64_t *late_slide;   /* per node: the slide its late windows step back by, 0: one window */
     weir__diag_sinks sinks;
     pthread_t collector;
     bool collector_started;
+    bool job_written;      /* the job event is out (attach_workers, or stop) */
     _Atomic int stop;
+    /* The collector parks on wake_seq (a futex) when the rings stayed empty;
+     * `parked` tells producers to wake it (diag.c: "the collector"). */
+    char pad0[WEIR__CACHELINE];
+    _Atomic int parked;
+    _Atomic uint32_t wake_seq;
+    char pad1[WEIR__CACHELINE];
     int64_t events;        /* written so far (collector, then the job thread) */
+    int64_t empty_polls, parks; /* the collector's (read after the join) */
     /* encoding scratch, used by one thread at a time */
     msgpack_sbuffer sbuf;
     msgpack_packer pk;
@@ -77,8 +104,10 @@ struct weir_diag_memory {
     size_t n, cap;
 };
 
-/* Events a lossy channel dropped, over all rings (after the workers joined). */
+/* Events a lossy channel dropped / a lossless one made wait, over all rings
+ * (after the workers joined). */
 int64_t weir__diag_dropped(const struct weir__diag *d);
+int64_t weir__diag_waited(const struct weir__diag *d);
 
 /* diag_events.c: the msgpack form of each event */
 void weir__diag_pack_rec(struct weir__diag *d, const weir__diag_rec *r);
@@ -87,6 +116,9 @@ void weir__diag_pack_summary(struct weir__diag *d, int64_t t);
 /* The structured view of a record for the memory and callback sinks. */
 void weir__diag_rec_event(const struct weir__diag *d, const weir__diag_rec *r,
                           weir_diag_event *ev);
+/* Reads what the collector needs from each operator's settings (the slide
+ * of a sliding window, for late events). 0 or WEIR_ENOMEM. */
+int weir__diag_read_settings(struct weir__diag *d);
 
 /* diag_sinks.c */
 int weir__diag_sinks_open(struct weir__diag *d);

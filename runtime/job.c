@@ -54,8 +54,8 @@ int weir_job_config_check(const weir_job_config *config, char *why, size_t size)
           (long long)c->watermark_interval_ms);
     CHECK(c->diag.level >= WEIR_DIAG_DEFAULT && c->diag.level <= WEIR_DIAG_VERBOSE,
           "unknown diagnostic level %d", (int)c->diag.level);
-    CHECK(c->diag.ring_capacity >= 0 && c->diag.ring_capacity <= (1 << 24),
-          "diag.ring_capacity %d is not in 0..%d", c->diag.ring_capacity, 1 << 24);
+    CHECK(c->diag.ring_capacity >= 0 && c->diag.ring_capacity <= WEIR__DIAG_RING_MAX,
+          "diag.ring_capacity %d is not in 0..%d", c->diag.ring_capacity, WEIR__DIAG_RING_MAX);
     CHECK(c->diag.throughput_interval_ms >= 0, "diag.throughput_interval_ms %lld is negative",
           (long long)c->diag.throughput_interval_ms);
 #undef CHECK

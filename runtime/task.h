@@ -147,6 +147,7 @@ struct weir_ctx {
     int diag_level;      /* resolved weir_diag_level, or OFF */
     int op_index;        /* the node's index in the job event */
     int64_t last_counters[2]; /* in/out at the last throughput sample */
+    int64_t diag_max_ts; /* largest timestamp taken in since that sample */
 };
 
 typedef struct weir__input {

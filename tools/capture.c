@@ -1,7 +1,7 @@
 /* capture.c — `weir capture`: convert, validate and summarize the captures
  * the diagnostic channel writes (docs/CAPTURE.md).
  *
- *   weir capture convert IN.msgpack OUT.jsonl
+ *   weir capture convert [--partial] IN.msgpack OUT.jsonl
  *   weir capture validate FILE
  *   weir capture summary FILE
  *
@@ -9,11 +9,14 @@
  * detects the format and gives every event as one canonical JSON line; the
  * tool parses the lines with jansson. Nothing is written half-way: convert
  * writes OUT.partial and renames it only when every event is in (a bad input
- * removes it and leaves OUT as it was); summary builds its report in memory
- * and prints it only for a capture that passed the checks. Problems are
- * printed as the reader prints its own, "FILE:LINE: ..." or
- * "FILE: byte offset N: ...", on stderr. Exit status: 0 done, 1 a bad
- * capture or an I/O error, 2 a usage error.
+ * removes it and leaves OUT as it was), and refuses a capture cut short (its
+ * last event not the summary) unless asked with --partial; summary builds
+ * its report in memory and prints it only for a capture that passed the
+ * checks. Problems are printed as the reader prints its own, "FILE:LINE: ..."
+ * or "FILE: byte offset N: ...", on stderr. Standard output is flushed and
+ * closed before the exit, and a report or message that could not be written
+ * there (a full disk, a closed pipe) is an error too. Exit status: 0 done, 1
+ * a bad capture or an I/O error, 2 a usage error.
  */
 #include "capture.h"
 
@@ -30,27 +33,36 @@ static const char usage_text[] =
     "usage: weir capture COMMAND [ARGS]\n"
     "\n"
     "Reads the captures of weir's diagnostic channel (docs/CAPTURE.md), JSONL or\n"
-    "msgpack: a capture whose first non-space byte is '{' is JSONL, else msgpack.\n"
+    "msgpack: a file that starts with a msgpack map is msgpack, any other is read\n"
+    "as JSONL.\n"
     "\n"
     "commands:\n"
     "  convert IN OUT   write the msgpack capture IN as JSONL to OUT\n"
+    "                   (--partial: also a capture cut short)\n"
     "  validate FILE    check that FILE is a whole, consistent capture\n"
     "  summary FILE     print a readable report of FILE: per operator watermarks,\n"
     "                   stalls, windows, late elements, throughput, backpressure\n"
     "\n"
     "FILE may be '-' for standard input. Problems are reported as FILE:LINE: ...\n"
     "(JSONL) or FILE: byte offset N: ... (msgpack). Exit status: 0 success, 1 a bad\n"
-    "capture, 2 a usage error.\n"
+    "capture or output that could not be written, 2 a usage error.\n"
     "\n"
     "Run 'weir capture COMMAND --help' for a command's details.\n";
 
 static const char convert_help[] =
-    "usage: weir capture convert IN.msgpack OUT.jsonl\n"
+    "usage: weir capture convert [--partial] IN.msgpack OUT.jsonl\n"
     "\n"
     "Writes the msgpack capture IN as JSONL: one JSON object per event and line,\n"
     "byte for byte what the run would have written to a JSONL file. OUT is written\n"
-    "as OUT.partial and renamed when complete; if IN is truncated or malformed,\n"
-    "OUT.partial is removed, OUT is left as it was, and the exit status is 1.\n"
+    "as OUT.partial and renamed when complete; if IN is truncated or malformed, or\n"
+    "cut short (its last event is not the summary, as when a file was cut between\n"
+    "two events), OUT.partial is removed, OUT is left as it was, and the exit\n"
+    "status is 1.\n"
+    "\n"
+    "  --partial   convert a capture cut short between two events anyway (to look\n"
+    "              at what a run that never finished wrote); a cut in the middle\n"
+    "              of an event is still refused\n"
+    "\n"
     "IN may be '-' for standard input. Events are converted, not checked: run\n"
     "'weir capture validate' for that.\n";
 
@@ -60,9 +72,10 @@ static const char validate_help[] =
     "Checks a JSONL or msgpack capture against docs/CAPTURE.md and itself:\n"
     "  - every line is JSON (parse errors with line and column); every event is an\n"
     "    object with a string \"kind\" and an integer \"t\"; the known kinds have\n"
-    "    their fields with the documented types;\n"
-    "  - the first event is the job event (version 1), the last the summary, and\n"
-    "    nothing comes after it;\n"
+    "    their fields with the documented types, and watermarks and timestamps at\n"
+    "    INT64_MIN / INT64_MAX are the strings \"MIN\" / \"MAX\", not integers;\n"
+    "  - the first event is the job event (version 1 or 2), the last the summary,\n"
+    "    and nothing comes after it (a capture without it was cut short);\n"
     "  - \"op\" names an operator of the job and \"subtask\" is below its parallelism;\n"
     "    valve events name an input and channel that exist;\n"
     "  - watermarks never go back, per operator subtask and per valve channel;\n"
@@ -83,8 +96,10 @@ static const char summary_help[] =
     "  - operators: parallelism, task, records in and out, per second of the run's\n"
     "    processing time, and the busiest subtask interval;\n"
     "  - watermarks, per operator subtask output: advances, the final watermark,\n"
-    "    the lag behind the largest element timestamp seen (from record and late\n"
-    "    events: verbose captures, or late elements), and the longest stall: the\n"
+    "    the lag behind the largest element timestamp it had taken in (at each\n"
+    "    throughput event: the largest, and the last one while the watermark was\n"
+    "    finite; n/a without throughput events, as at level summary; 0 when the\n"
+    "    watermark had passed every element seen), and the longest stall: the\n"
     "    longest processing time between two advances while the output was not\n"
     "    idle, up to MAX, with the valve channel that held the minimum back then\n"
     "    (and the producer subtask feeding it) or the operator that generates the\n"
@@ -94,7 +109,9 @@ static const char summary_help[] =
     "  - backpressure: time blocked on a full output and the fullest channel fill;\n"
     "  - idleness: time each output spent idle.\n"
     "A capture that is not valid gets its first problem printed instead, as in\n"
-    "validate, and exit status 1; nothing of the report is printed then.\n";
+    "validate, and exit status 1; nothing of the report is printed then. That\n"
+    "includes a capture cut short (without its summary event): its counters\n"
+    "cannot be checked.\n";
 
 /* ---- reading -------------------------------------------------------------- */
 
@@ -168,7 +185,34 @@ out:
 
 /* ---- convert -------------------------------------------------------------- */
 
-static int convert(const char *in, const char *out)
+/* Why IN, read as JSONL, is no msgpack capture: empty, JSONL already (its
+ * first line is an object), or something else. */
+static void not_msgpack(weir_capture_reader *r)
+{
+    const char *name = weir_capture_reader_name(r);
+    const char *line;
+    int e = weir_capture_reader_next(r, &line, NULL);
+    if (e == WEIR_CAPTURE_END)
+        fprintf(stderr, "%s: is empty: no events (convert reads a msgpack capture)\n", name);
+    else if (e == WEIR_CAPTURE_EVENT && line[strspn(line, " \t\r")] == '{')
+        fprintf(stderr, "%s: is JSONL already (convert reads a msgpack capture)\n", name);
+    else
+        fprintf(stderr,
+                "%s: is not a msgpack capture (it does not start with a msgpack map)\n", name);
+}
+
+/* The `kind` of an event's JSON text, into buf ("" if it has none). */
+static void kind_of(const char *json, size_t len, char *buf, size_t size)
+{
+    buf[0] = '\0';
+    json_t *ev = json_loadb(json, len, 0, NULL);
+    json_t *k = json_object_get(ev, "kind");
+    if (json_is_string(k))
+        snprintf(buf, size, "%s", json_string_value(k));
+    json_decref(ev);
+}
+
+static int convert(const char *in, const char *out, bool partial)
 {
     char err[ERRSIZE];
     weir_capture_reader *r;
@@ -177,8 +221,7 @@ static int convert(const char *in, const char *out)
         return 1;
     }
     if (weir_capture_reader_format(r) != WEIR_CAPTURE_MSGPACK) {
-        fprintf(stderr, "%s: is JSONL already (convert reads a msgpack capture)\n",
-                weir_capture_reader_name(r));
+        not_msgpack(r);
         weir_capture_reader_close(r);
         return 1;
     }
@@ -199,6 +242,9 @@ static int convert(const char *in, const char *out)
     }
     int64_t events = 0;
     bool ok = true;
+    /* the last event, to tell a whole capture from one cut between events */
+    char *last = NULL;
+    size_t last_cap = 0, last_len = 0;
     for (;;) {
         const char *line;
         size_t len;
@@ -215,7 +261,37 @@ static int convert(const char *in, const char *out)
             ok = false;
             break;
         }
+        if (len + 1 > last_cap) {
+            char *b = realloc(last, len + 1);
+            if (!b) {
+                fprintf(stderr, "weir capture convert: out of memory\n");
+                ok = false;
+                break;
+            }
+            last = b;
+            last_cap = len + 1;
+        }
+        memcpy(last, line, len);
+        last_len = len;
         events++;
+    }
+    if (ok && !partial) {
+        char kind[64];
+        kind_of(last, last_len, kind, sizeof kind);
+        if (strcmp(kind, "summary") != 0) {
+            char where[1024];
+            weir_capture_reader_where(r, where, sizeof where);
+            fprintf(stderr,
+                    "%s: the capture is cut short: its last event is %s%s%s, not the summary "
+                    "(convert --partial converts it anyway)\n",
+                    where, *kind ? "a " : "one without a kind", kind, *kind ? " event" : "");
+            ok = false;
+        }
+    }
+    free(last);
+    if (ok && (fflush(f) != 0 || ferror(f))) {
+        fprintf(stderr, "%s: cannot write: %s\n", tmp, strerror(errno ? errno : EIO));
+        ok = false;
     }
     if (fclose(f) != 0 && ok) {
         fprintf(stderr, "%s: cannot write: %s\n", tmp, strerror(errno));
@@ -228,7 +304,8 @@ static int convert(const char *in, const char *out)
     if (!ok)
         remove(tmp);
     else
-        printf("converted %" PRId64 " events to %s\n", events, out);
+        printf("converted %" PRId64 " events to %s%s\n", events, out,
+               partial ? " (--partial: it may be cut short)" : "");
     free(tmp);
     weir_capture_reader_close(r);
     return ok ? 0 : 1;
@@ -266,8 +343,11 @@ static bool is_help(const char *a)
 }
 
 /* Checks a subcommand's arguments: --help anywhere prints its help, else
- * exactly `want` operands that are not options. -1 when they are fine. */
-static int args(int argc, char **argv, int want, const char *help)
+ * exactly `want` operands besides the options named in `opts` (NULL for
+ * none; each that is given sets its flag in `set`). -1 when they are fine;
+ * operands are then moved to the front of argv[1..]. */
+static int args(int argc, char **argv, int want, const char *help, const char *const *opts,
+                bool *set)
 {
     for (int i = 1; i < argc; i++) {
         if (is_help(argv[i])) {
@@ -275,21 +355,56 @@ static int args(int argc, char **argv, int want, const char *help)
             return 0;
         }
     }
+    int n = 1;
     for (int i = 1; i < argc; i++) {
         if (argv[i][0] == '-' && argv[i][1] != '\0') {
-            fprintf(stderr, "weir capture %s: unknown option '%s'\n\n%s", argv[0], argv[i], help);
-            return 2;
+            int k = 0;
+            while (opts && opts[k] && strcmp(opts[k], argv[i]) != 0)
+                k++;
+            if (!opts || !opts[k]) {
+                fprintf(stderr, "weir capture %s: unknown option '%s'\n\n%s", argv[0], argv[i],
+                        help);
+                return 2;
+            }
+            set[k] = true;
+            continue;
         }
+        argv[n++] = argv[i];
     }
-    if (argc - 1 != want) {
+    if (n - 1 != want) {
         fprintf(stderr, "weir capture %s: expected %d argument%s, got %d\n\n%s", argv[0], want,
-                want == 1 ? "" : "s", argc - 1, help);
+                want == 1 ? "" : "s", n - 1, help);
         return 2;
     }
     return -1;
 }
 
+/* Standard output is where the report or the message goes: when it did not
+ * get there (a full disk, a closed pipe), the command failed. */
+static int close_stdout(int status)
+{
+    errno = 0;
+    bool bad = fflush(stdout) != 0 || ferror(stdout);
+    int err = errno;
+    if (fclose(stdout) != 0 && !bad) {
+        bad = true;
+        err = errno;
+    }
+    if (!bad)
+        return status;
+    fprintf(stderr, "weir capture: cannot write to standard output: %s\n",
+            strerror(err ? err : EIO));
+    return status ? status : 1;
+}
+
+static int capture_command(int argc, char **argv);
+
 int weir_capture_main(int argc, char **argv)
+{
+    return close_stdout(capture_command(argc, argv));
+}
+
+static int capture_command(int argc, char **argv)
 {
     if (argc < 2) {
         fputs(usage_text, stderr);
@@ -302,17 +417,19 @@ int weir_capture_main(int argc, char **argv)
         return 0;
     }
     if (strcmp(cmd, "convert") == 0) {
-        if ((r = args(argc - 1, argv + 1, 2, convert_help)) >= 0)
+        static const char *const opts[] = {"--partial", NULL};
+        bool set[1] = {false};
+        if ((r = args(argc - 1, argv + 1, 2, convert_help, opts, set)) >= 0)
             return r;
-        return convert(argv[2], argv[3]);
+        return convert(argv[2], argv[3], set[0]);
     }
     if (strcmp(cmd, "validate") == 0) {
-        if ((r = args(argc - 1, argv + 1, 1, validate_help)) >= 0)
+        if ((r = args(argc - 1, argv + 1, 1, validate_help, NULL, NULL)) >= 0)
             return r;
         return validate(argv[2]);
     }
     if (strcmp(cmd, "summary") == 0) {
-        if ((r = args(argc - 1, argv + 1, 1, summary_help)) >= 0)
+        if ((r = args(argc - 1, argv + 1, 1, summary_help, NULL, NULL)) >= 0)
             return r;
         char err[ERRSIZE];
         if (cap_summary_main(argv[2], stdout, err, sizeof err)) {

@@ -16,7 +16,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-/* `weir capture ARGS...`: argv[0] is "capture". Returns the exit status. */
+/* `weir capture ARGS...`: argv[0] is "capture". Returns the exit status,
+ * after flushing and closing standard output (not writable: status 1). */
 int weir_capture_main(int argc, char **argv);
 
 typedef enum cap_accounting {
@@ -61,6 +62,8 @@ typedef struct cap_check {
     int64_t events;         /* events checked so far */
     bool msgpack;           /* the capture's format (cap_read sets it) */
     bool have_job, have_summary;
+    int version;            /* the job event's */
+    char last_kind[48];     /* of the last event checked */
     cap_op *ops;
     int nops;
     cap_edge *edges;
@@ -69,7 +72,7 @@ typedef struct cap_check {
     bool lossy;
     int64_t unknown;        /* events of kinds this version does not know */
     /* from the summary */
-    int64_t summary_events, dropped_events;
+    int64_t summary_events, dropped_events, waited_events;
     bool run_failed;
     char run_error[512];
     char msg[1024];         /* the problem, without its place */
@@ -84,7 +87,9 @@ int cap_check_end(cap_check *c);
 /* The index of the operator called name, or -1. */
 int cap_op_find(const cap_check *c, const char *name);
 
-/* A watermark or timestamp field: an integer, or "MIN" / "MAX". */
+/* A watermark or timestamp field: an integer, or "MIN" / "MAX" (INT64_MIN
+ * and INT64_MAX as integers are not one: the schema writes them as those
+ * strings). */
 bool cap_ts(const json_t *v, int64_t *out);
 
 /* Called for every event after the checker passed it. 0, or -1 with the

@@ -7,11 +7,19 @@
  * leaves half a report behind.
  *
  * The measures, and why they are defined as they are:
- *   - watermark lag: the largest element timestamp a subtask has seen minus
- *     its output watermark, taken whenever either moves (its maximum over the
- *     run, and its value at the last finite watermark). Element timestamps
- *     appear only in `record` events (verbose level) and `late` events, so
- *     the lag is "n/a" for a standard capture without late elements.
+ *   - watermark lag: the largest element timestamp a subtask has taken in so
+ *     far minus its output watermark, taken at each of its throughput events
+ *     (their `max_ts`, version 2): the largest such lag over the run, and the
+ *     last one while the watermark was finite. A throughput event and the
+ *     output watermarks before it come from one worker in order, so both
+ *     sides are exact at that moment; between samples the largest timestamp
+ *     is not known, so no lag is taken there (a watermark event would compare
+ *     a new watermark with an old maximum). When the watermark has passed
+ *     every element the subtask has seen (a subtask that got few keys, say)
+ *     the lag is 0: nothing it has is held back. Without throughput events
+ *     (level summary, a version 1 capture, a subtask that took nothing with
+ *     a timestamp in) it is "n/a". Late and record events are not used: a
+ *     late element is behind the watermark by definition.
  *   - longest stall: the longest processing time between two advances of a
  *     subtask's output watermark, up to its advance to MAX, counting only the
  *     time its output was active (idle time is an output saying "nothing is
@@ -66,7 +74,7 @@ typedef struct summary {
     op_stats *ops;
     int nops;
     int64_t end_t; /* the summary's t: the run's processing time */
-    bool any_window, any_lag_source;
+    bool any_window;
     char clock[16];
     int64_t workers;
 } summary;
@@ -123,31 +131,26 @@ static bool finite(int64_t v)
     return v != INT64_MIN && v != INT64_MAX;
 }
 
-static void lag_at(sub_stats *st, bool final)
+/* A throughput event of the subtask said the largest timestamp it took in
+ * during the interval was ts: the lag at this moment. */
+static void lag_sample(sub_stats *st, int64_t ts)
 {
+    if (finite(ts) && (!st->has_max_ts || ts > st->max_ts)) {
+        st->max_ts = ts;
+        st->has_max_ts = true;
+    }
     if (!st->has_max_ts || !finite(st->wm))
         return;
     int64_t lag;
     if (__builtin_sub_overflow(st->max_ts, st->wm, &lag))
         return;
+    if (lag < 0)
+        lag = 0;
     if (!st->has_lag || lag > st->max_lag)
         st->max_lag = lag;
     st->has_lag = true;
-    if (final) {
-        st->final_lag = lag;
-        st->has_final_lag = true;
-    }
-}
-
-static void saw_timestamp(summary *s, sub_stats *st, int64_t ts)
-{
-    if (!finite(ts))
-        return;
-    s->any_lag_source = true;
-    if (!st->has_max_ts || ts > st->max_ts)
-        st->max_ts = ts;
-    st->has_max_ts = true;
-    lag_at(st, false);
+    st->final_lag = lag;
+    st->has_final_lag = true;
 }
 
 /* Which producer subtask feeds channel `ch` of `input` of subtask `sub` of
@@ -229,7 +232,6 @@ static void output_watermark(summary *s, const cap_check *c, int op, int sub, in
     st->last_adv_t = t;
     st->active_ms = 0;
     st->seg_start = t;
-    lag_at(st, finite(wm));
 }
 
 static void output_status(sub_stats *st, int64_t t, bool idle)
@@ -296,6 +298,9 @@ static int visit(void *arg, const cap_check *c, json_t *ev, char *msg)
             output_status(st, t, json_is_true(json_object_get(ev, "idle")));
         }
     } else if (strcmp(kind, "throughput") == 0) {
+        json_t *max_ts = json_object_get(ev, "max_ts");
+        if (max_ts)
+            lag_sample(st, ts_of(ev, "max_ts"));
         int64_t interval = int_of(ev, "interval_ms");
         if (interval > 0) {
             double rate = (double)int_of(ev, "in") * 1000.0 / (double)interval;
@@ -315,7 +320,6 @@ static int visit(void *arg, const cap_check *c, json_t *ev, char *msg)
     } else if (strcmp(kind, "late") == 0) {
         s->any_window = true;
         o->late_events++;
-        saw_timestamp(s, st, ts_of(ev, "timestamp"));
     } else if (strcmp(kind, "merge") == 0) {
         s->any_window = true;
         o->merges++;
@@ -328,8 +332,6 @@ static int visit(void *arg, const cap_check *c, json_t *ev, char *msg)
         double f = json_number_value(json_object_get(ev, "fill"));
         if (f > st->max_fill)
             st->max_fill = f;
-    } else if (strcmp(kind, "record") == 0) {
-        saw_timestamp(s, st, ts_of(ev, "timestamp"));
     }
     return 0;
 }
@@ -542,8 +544,8 @@ static void report(FILE *out, const char *path, const summary *s, const cap_chec
     print_table(out, &t, "lrrrrrrl");
     free_table(&t);
     if (lag_na)
-        fprintf(out, "  (lag n/a: no element timestamps for that subtask in this capture; they "
-                     "come from record events, level verbose, and late events)\n");
+        fprintf(out, "  (lag n/a: no throughput event of that subtask says what it took in: "
+                     "level summary, a version 1 capture, or no element with a timestamp)\n");
 
     fprintf(out, "\nwindows and late elements\n");
     t = (table){.ncols = 8};

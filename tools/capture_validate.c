@@ -7,8 +7,11 @@
  * every valve channel, the sums of the throughput events, and, from the
  * summary, the counters. What it checks:
  *   - each event is an object with a string `kind` and an integer `t` >= 0;
- *     known kinds have their fields, with the documented types;
- *   - the first event is `job` (version 1), the last is `summary`, nothing
+ *     known kinds have their fields, with the documented types; watermarks
+ *     and timestamps at INT64_MIN / INT64_MAX are the strings "MIN" / "MAX"
+ *     (the integers are refused: a reader comparing strings would miss them);
+ *   - the first event is `job` (version 1 or 2; the fields version 2 added
+ *     are required in version 2 only), the last is `summary`, nothing
  *     follows the summary; the level allows the kind (`summary` writes only
  *     those two, `record` is verbose only);
  *   - `op` names an operator of the job and `subtask` is below its
@@ -32,6 +35,8 @@
 #include "capture.h"
 
 #define MAX_PARALLELISM 1024
+/* A late event lists up to this many windows one by one (docs/CAPTURE.md). */
+#define LATE_WINDOWS 64
 
 
 static int bad(cap_check *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -69,7 +74,7 @@ bool cap_ts(const json_t *v, int64_t *out)
 {
     if (json_is_integer(v)) {
         *out = (int64_t)json_integer_value(v);
-        return true;
+        return *out != INT64_MIN && *out != INT64_MAX;
     }
     if (json_is_string(v)) {
         const char *s = json_string_value(v);
@@ -154,12 +159,25 @@ static int get_bool(cap_check *c, const json_t *o, const char *what, const char 
     return 0;
 }
 
+/* Why v is not a watermark or timestamp, for the message. */
+static int bad_ts(cap_check *c, const json_t *v, const char *what, const char *key)
+{
+    if (json_is_integer(v)) {
+        bool max = json_integer_value(v) == INT64_MAX;
+        return bad(c, "%s: \"%s\" is %s written as the integer %" PRId64
+                      " (the capture writes it as the string \"%s\")",
+                   what, key, max ? "INT64_MAX" : "INT64_MIN", (int64_t)json_integer_value(v),
+                   max ? "MAX" : "MIN");
+    }
+    return bad(c, "%s: \"%s\" must be an integer, \"MIN\" or \"MAX\", not %s", what, key,
+               json_is_string(v) ? "another string" : type_name(v));
+}
+
 static int check_ts(cap_check *c, const json_t *v, const char *what, const char *key,
                     int64_t *out)
 {
     if (!cap_ts(v, out))
-        return bad(c, "%s: \"%s\" must be an integer, \"MIN\" or \"MAX\", not %s", what, key,
-                   json_is_string(v) ? "another string" : type_name(v));
+        return bad_ts(c, v, what, key);
     return 0;
 }
 
@@ -380,9 +398,10 @@ static int check_job(cap_check *c, const json_t *ev)
     json_t *ops, *edges, *settings;
     if (get_int(c, ev, what, "version", INT64_MIN, INT64_MAX, &version))
         return -1;
-    if (version != 1)
-        return bad(c, "job event: capture version %" PRId64 "; this weir reads version 1",
+    if (version < 1 || version > 2)
+        return bad(c, "job event: capture version %" PRId64 "; this weir reads versions 1 and 2",
                    version);
+    c->version = (int)version;
     if (get_typed(c, ev, what, "operators", JSON_ARRAY, &ops) ||
         get_typed(c, ev, what, "edges", JSON_ARRAY, &edges) ||
         get_typed(c, ev, what, "settings", JSON_OBJECT, &settings))
@@ -456,6 +475,24 @@ static int get_valve(cap_check *c, const json_t *ev, const char *what, const cap
     return 0;
 }
 
+/* A valve event's held_by: a channel of the input, or null. */
+static int check_held_by(cap_check *c, const json_t *ev, const char *what, const cap_op *op,
+                         int input)
+{
+    json_t *held;
+    if (field(c, ev, what, "held_by", &held))
+        return -1;
+    if (json_is_null(held))
+        return 0;
+    if (!json_is_integer(held))
+        return bad(c, "%s: \"held_by\" must be a channel or null, not %s", what, type_name(held));
+    json_int_t h = json_integer_value(held);
+    if (h < 0 || h >= op->nch[input])
+        return bad(c, "%s: \"held_by\" is channel %lld of input %d of \"%s\", which has %d", what,
+                   (long long)h, input, op->name, op->nch[input]);
+    return 0;
+}
+
 static int check_watermark(cap_check *c, const json_t *ev, const char *what)
 {
     cap_op *op;
@@ -467,18 +504,8 @@ static int check_watermark(cap_check *c, const json_t *ev, const char *what)
     int64_t *last;
     char where[96];
     if (input >= 0) {
-        json_t *held;
-        if (field(c, ev, what, "held_by", &held))
+        if (check_held_by(c, ev, what, op, input))
             return -1;
-        if (!json_is_null(held)) {
-            if (!json_is_integer(held))
-                return bad(c, "%s: \"held_by\" must be a channel or null, not %s", what,
-                           type_name(held));
-            json_int_t h = json_integer_value(held);
-            if (h < 0 || h >= op->nch[input])
-                return bad(c, "%s: \"held_by\" is channel %lld of input %d of \"%s\", which has %d",
-                           what, (long long)h, input, op->name, op->nch[input]);
-        }
         last = &op->vwm[input][(size_t)s * (size_t)op->nch[input] + (size_t)ch];
         snprintf(where, sizeof where, "subtask %d input %d channel %d", s, input, ch);
     } else {
@@ -499,10 +526,13 @@ static int check_status(cap_check *c, const json_t *ev, const char *what)
     cap_op *op;
     int s, input, ch;
     bool idle;
-    return get_op(c, ev, what, &op, &s) || get_valve(c, ev, what, op, &input, &ch) ||
-                   get_bool(c, ev, what, "idle", &idle)
-               ? -1
-               : 0;
+    if (get_op(c, ev, what, &op, &s) || get_valve(c, ev, what, op, &input, &ch) ||
+        get_bool(c, ev, what, "idle", &idle))
+        return -1;
+    /* version 2: the channel holding the valve's minimum after the change */
+    if (input >= 0 && c->version >= 2)
+        return check_held_by(c, ev, what, op, input);
+    return 0;
 }
 
 static int check_throughput(cap_check *c, const json_t *ev, const char *what)
@@ -512,6 +542,9 @@ static int check_throughput(cap_check *c, const json_t *ev, const char *what)
     int64_t interval, in, out;
     if (get_op(c, ev, what, &op, &s) || get_count(c, ev, what, "interval_ms", &interval) ||
         get_count(c, ev, what, "in", &in) || get_count(c, ev, what, "out", &out))
+        return -1;
+    int64_t max_ts;
+    if (c->version >= 2 && get_ts(c, ev, what, "max_ts", &max_ts))
         return -1;
     op->tp_in[s] += in;
     op->tp_out[s] += out;
@@ -566,12 +599,35 @@ static int check_late(cap_check *c, const json_t *ev, const char *what)
         get_int(c, ev, what, "lateness", INT64_MIN, INT64_MAX, &lateness) ||
         get_enum(c, ev, what, "action", actions, &action))
         return -1;
-    for (size_t i = 0; i < json_array_size(windows); i++) {
+    size_t nw = json_array_size(windows);
+    int64_t prev = INT64_MIN;
+    for (size_t i = 0; i < nw; i++) {
         json_t *w = json_array_get(windows, i);
-        int64_t a, b;
-        if (!json_is_array(w) || json_array_size(w) != 2 ||
-            !cap_ts(json_array_get(w, 0), &a) || !cap_ts(json_array_get(w, 1), &b))
+        if (!json_is_array(w) || json_array_size(w) != 2)
             return bad(c, "%s: windows[%zu] must be a [start, end] pair of timestamps", what, i);
+        int64_t a, b;
+        char name[48];
+        snprintf(name, sizeof name, "windows[%zu][0]", i);
+        if (check_ts(c, json_array_get(w, 0), what, name, &a))
+            return -1;
+        snprintf(name, sizeof name, "windows[%zu][1]", i);
+        if (check_ts(c, json_array_get(w, 1), what, name, &b))
+            return -1;
+        if (a >= b)
+            return bad(c, "%s: windows[%zu] is empty", what, i);
+        if (i > 0 && a <= prev)
+            return bad(c, "%s: windows[%zu] does not start after windows[%zu]", what, i, i - 1);
+        prev = a;
+    }
+    /* version 2: how many it missed; more than the limit lists the first
+     * and the last only */
+    int64_t missed;
+    if (c->version >= 2) {
+        if (get_count(c, ev, what, "missed", &missed))
+            return -1;
+        if (missed != (int64_t)nw && !(missed > LATE_WINDOWS && nw == 2))
+            return bad(c, "%s: \"missed\" is %" PRId64 " but \"windows\" lists %zu", what,
+                       missed, nw);
     }
     int64_t want;
     if (ts != INT64_MIN && ts != INT64_MAX && wm != INT64_MIN && wm != INT64_MAX &&
@@ -747,6 +803,8 @@ static int check_summary(cap_check *c, const json_t *ev)
         get_count(c, ev, what, "dropped_events", &c->dropped_events) ||
         get_bool(c, ev, what, "lossy", &lossy))
         return -1;
+    if (c->version >= 2 && get_count(c, ev, what, "waited_events", &c->waited_events))
+        return -1;
     json_t *err = json_object_get(ev, "error");
     if (err) {
         if (!json_is_string(err))
@@ -819,6 +877,7 @@ int cap_check_event(cap_check *c, json_t *ev)
     if (!json_is_string(k))
         return bad(c, "the event's \"kind\" must be a string, not %s", type_name(k));
     const char *kind = json_string_value(k);
+    snprintf(c->last_kind, sizeof c->last_kind, "%.40s", kind);
     char what[64];
     snprintf(what, sizeof what, "%.40s event", kind);
     int64_t t;
@@ -862,6 +921,7 @@ int cap_check_end(cap_check *c)
     if (!c->have_job)
         return bad(c, "no events (a capture starts with a job event)");
     if (!c->have_summary)
-        return bad(c, "the capture ends without a summary event (cut short?)");
+        return bad(c, "the capture is cut short: its last event is a %s event, not the summary",
+                   c->last_kind);
     return 0;
 }

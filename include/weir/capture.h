@@ -4,8 +4,10 @@
  *
  * A capture (docs/CAPTURE.md) is either JSONL (one JSON object per line) or
  * msgpack (one map per event, concatenated). The reader tells them apart by
- * the first byte that is not white space: '{' is JSONL, anything else is
- * msgpack (a msgpack capture starts with a map, 0x80..0x8f or 0xde/0xdf).
+ * the first byte: a msgpack map header (0x80..0x8f, 0xde, 0xdf; every
+ * msgpack event is a map) is msgpack, anything else is JSONL, with a UTF-8
+ * byte order mark skipped. So a text file that is not JSON is refused as
+ * JSONL, at its line ("FILE:1: not JSON ..." from a tool), not as msgpack.
  * Either way weir_capture_reader_next() hands out each event as one JSON text
  * without a newline: a JSONL line as it is in the file; a msgpack event
  * printed by the same printer the JSONL sink uses, so that converting a
@@ -19,7 +21,7 @@
  * Errors name where they are, so that a tool can print them as they are:
  *     FILE: cannot open: No such file or directory
  *     FILE: byte offset 1234: truncated msgpack event
- *     FILE: byte offset 0: event is not a map
+ *     FILE: byte offset 56: event is not a map
  *     FILE:17: empty line
  *
  * Lifetime: weir_capture_reader_open*() ... next() until END or an error ...
@@ -53,8 +55,8 @@ typedef enum weir_capture_result {
     WEIR_CAPTURE_END = 2    /* no more events */
 } weir_capture_result;
 
-/* Opens the capture at `path` (copied) and detects its format, reading up to
- * its first non-space byte. Returns 0 and sets *out, or a negative code with
+/* Opens the capture at `path` (copied) and detects its format, reading its
+ * first bytes. Returns 0 and sets *out, or a negative code with
  * *out NULL, nothing left open, and the message in errbuf (if errbuf is not
  * NULL; cut to errsize): WEIR_ENOENT for a missing file ("PATH: cannot open:
  * No such file or directory"), WEIR_EIO for one that cannot be opened or

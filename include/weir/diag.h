@@ -24,14 +24,14 @@ extern "C" {
 #endif
 
 /* The capture schema version written into the job event (docs/CAPTURE.md). */
-#define WEIR_CAPTURE_VERSION 1
+#define WEIR_CAPTURE_VERSION 2
 
 typedef enum weir_diag_level {
     WEIR_DIAG_DEFAULT = 0, /* = WEIR_DIAG_STANDARD */
     WEIR_DIAG_OFF,         /* nothing; costs one predictable branch per site */
     WEIR_DIAG_SUMMARY,     /* job + summary events only */
     WEIR_DIAG_STANDARD,    /* everything but per-record events */
-    WEIR_DIAG_VERBOSE      /* adds one `record` event per record per operator */
+    WEIR_DIAG_VERBOSE      /* adds a `record` event per record an operator takes in */
 } weir_diag_level;
 
 typedef enum weir_diag_kind {
@@ -54,6 +54,8 @@ WEIR_EXPORT const char *weir_diag_kind_name(weir_diag_kind kind);
 
 /* One event, as the callback and in-memory sinks see it. Fields that do not
  * apply to the kind are -1 (ints), WEIR_TS_MIN (times) or NULL (strings).
+ * The job and summary events are about the whole job: op is NULL and
+ * subtask -1 (their JSON has neither).
  * `json` is always the event as one JSONL line (no newline). Strings are owned
  * by the sink: a callback may not keep them past its return; the in-memory
  * sink keeps them until it is destroyed. */
@@ -64,17 +66,22 @@ typedef struct weir_diag_event {
     int subtask;
     int input;              /* valve events: the logical input, else -1 */
     int channel;            /* valve events: the channel in that input, else -1 */
-    int held_by;            /* watermark at a valve: the channel holding the min */
+    int held_by;            /* watermark and status at a valve: the channel holding
+                             * the min after the change, -1 if none */
     int64_t watermark;      /* watermark, window_fire, late: the watermark */
     bool idle;              /* status */
     int64_t records_in;     /* throughput: in this interval */
     int64_t records_out;
-    const char *key;        /* window_fire, late, merge, cleanup: printable key */
-    int64_t window_start;   /* window_fire, merge (the result), cleanup */
+    const char *key;        /* window_fire, late, merge, cleanup: printable key,
+                             * its first 63 bytes */
+    int64_t window_start;   /* window_fire, merge (the result), cleanup; late: the
+                             * latest window it missed */
     int64_t window_end;
-    int64_t timestamp;      /* late, record: the element's timestamp */
+    int64_t timestamp;      /* late, record: the element's timestamp; throughput:
+                             * the largest timestamp taken in (MIN: none) */
     int firing;             /* window_fire: 0 on time, n >= 1 the n-th late firing */
-    int64_t count;          /* window_fire: elements in the window; merge: windows merged */
+    int64_t count;          /* window_fire: elements in the window; merge: windows
+                             * merged; late: windows missed */
     bool dropped;           /* late: dropped (true) or sent to the side output */
     int64_t blocked_ms;     /* backpressure: time spent with a full output */
     double fill;            /* backpressure: fullest output channel, 0..1 */
@@ -107,7 +114,9 @@ typedef struct weir_diag_config {
     /* false (default): lossless, a producer waits while its ring is full.
      * true: a full ring drops the event and counts it; the summary reports it. */
     bool lossy;
-    int ring_capacity;            /* events per worker ring; 0: 8192 */
+    /* Events a worker's ring holds at least: rounded up to a power of two,
+     * 1..262144 (about 140 bytes each); 0: 8192 (1.1 MB per worker). */
+    int ring_capacity;
     int64_t throughput_interval_ms; /* 0: 100 ms of job clock */
 } weir_diag_config;
 

@@ -8,6 +8,7 @@
 #include <criterion/criterion.h>
 #include <time.h>
 
+#include "diag.h"
 #include "runtime/test_diag_support.h"
 
 /* ---- every kind ----------------------------------------------------------- */
@@ -42,10 +43,17 @@ static void assert_event_matches_json(const weir_diag_event *ev)
         break;
     case WEIR_DIAG_KIND_STATUS:
         cr_assert_eq(json_is_true(json_object_get(j, "idle")), ev->idle, "%s", ev->json);
+        if (valve) {
+            json_t *h = json_object_get(j, "held_by");
+            cr_assert_not_null(h, "a valve status without held_by: %s", ev->json);
+            cr_assert_eq(json_is_null(h) ? -1 : (int)json_integer_value(h), ev->held_by, "%s",
+                         ev->json);
+        }
         break;
     case WEIR_DIAG_KIND_THROUGHPUT:
         cr_assert_eq(td_int(j, "in"), ev->records_in);
         cr_assert_eq(td_int(j, "out"), ev->records_out);
+        cr_assert_eq(td_ts(j, "max_ts"), ev->timestamp, "%s", ev->json);
         break;
     case WEIR_DIAG_KIND_WINDOW_FIRE:
         cr_assert_str_eq(td_str(j, "key"), ev->key);
@@ -62,7 +70,12 @@ static void assert_event_matches_json(const weir_diag_event *ev)
         cr_assert_eq(td_ts(j, "watermark"), ev->watermark);
         cr_assert_eq(td_int(j, "lateness"), ev->watermark - ev->timestamp);
         cr_assert_str_eq(td_str(j, "action"), ev->dropped ? "dropped" : "side_output");
-        json_t *w = json_array_get(json_object_get(j, "windows"), 0);
+        /* the stand-in window is tumbling: the one window it reported */
+        json_t *ws = json_object_get(j, "windows");
+        cr_assert_eq(json_array_size(ws), 1, "%s", ev->json);
+        cr_assert_eq(td_int(j, "missed"), 1);
+        cr_assert_eq(ev->count, 1);
+        json_t *w = json_array_get(ws, 0);
         cr_assert_eq(td_ts_value(json_array_get(w, 0)), ev->window_start);
         cr_assert_eq(td_ts_value(json_array_get(w, 1)), ev->window_end);
         break;
@@ -299,6 +312,31 @@ Test(diag, jsonl_memory_and_msgpack_carry_the_same_events, .timeout = 120)
 
 /* ---- levels --------------------------------------------------------------- */
 
+/* Every operator subtask's record events are exactly its `in` counter. */
+static void assert_records_are_the_in_counters(const weir_diag_memory *mem)
+{
+    json_t *sum = td_summary(mem);
+    json_t *ops = json_object_get(sum, "operators"), *o;
+    size_t i;
+    int64_t total = 0;
+    json_array_foreach(ops, i, o)
+    {
+        const char *op = td_str(o, "op");
+        int sub = (int)td_int(o, "subtask");
+        int64_t records = 0;
+        for (size_t k = 0; k < weir_diag_memory_count(mem); k++) {
+            const weir_diag_event *ev = weir_diag_memory_event(mem, k);
+            records += ev->kind == WEIR_DIAG_KIND_RECORD && ev->subtask == sub &&
+                       strcmp(ev->op, op) == 0;
+        }
+        cr_assert_eq(records, td_int(o, "in"), "%s/%d: %lld record events, in %lld", op, sub,
+                     (long long)records, (long long)td_int(o, "in"));
+        total += records;
+    }
+    cr_assert_gt(total, 0);
+    json_decref(sum);
+}
+
 static void run_level(weir_diag_level level, weir_diag_memory *mem, const char *jsonl)
 {
     weir_job_config cfg = {.diag = {.memory = mem, .jsonl_path = jsonl, .level = level}};
@@ -321,6 +359,8 @@ Test(diag, levels_write_what_they_promise, .timeout = 60)
         run_level(levels[l], mem, NULL);
         for (size_t i = 0; i < weir_diag_memory_count(mem); i++)
             counts[l][weir_diag_memory_event(mem, i)->kind]++;
+        if (levels[l] == WEIR_DIAG_VERBOSE)
+            assert_records_are_the_in_counters(mem);
         json_t *job = td_json(weir_diag_memory_event(mem, 0)->json);
         cr_assert_str_eq(td_str(json_object_get(job, "settings"), "level"), names[l]);
         json_decref(job);
@@ -333,7 +373,8 @@ Test(diag, levels_write_what_they_promise, .timeout = 60)
     cr_assert_eq(total, 2);
     cr_assert_eq(counts[0][WEIR_DIAG_KIND_JOB], 1);
     /* standard (and the default) has no records; verbose has one per record
-     * per operator, and otherwise the same events (the run is deterministic) */
+     * each operator subtask took in (its `in`; sources none), and otherwise
+     * the same events (the run is deterministic) */
     cr_assert_eq(counts[1][WEIR_DIAG_KIND_RECORD], 0);
     cr_assert_gt(counts[3][WEIR_DIAG_KIND_RECORD], 0);
     for (int k = 0; k < WEIR_DIAG_KIND_COUNT_; k++) {
@@ -347,6 +388,105 @@ Test(diag, levels_write_what_they_promise, .timeout = 60)
     cr_assert(!td_exists(path));
     cr_assert(!td_exists(td_path(dir, "off.jsonl.partial")));
     td_rmdir(dir);
+}
+
+/* ---- throughput: the largest timestamp taken in -------------------------- */
+
+Test(diag, throughput_says_the_largest_timestamp_taken_in, .timeout = 60)
+{
+    /* verbose, one worker: a subtask's record and throughput events are in
+     * its order, so the records between two throughput events are the
+     * interval's */
+    weir_diag_memory *mem;
+    cr_assert_eq(weir_diag_memory_create(&mem), 0);
+    run_level(WEIR_DIAG_VERBOSE, mem, NULL);
+    typedef struct acc {
+        const char *op;
+        int subtask;
+        int64_t max;
+    } acc;
+    acc seen[16];
+    int nseen = 0, checked = 0, with_ts = 0;
+    for (size_t i = 0; i < weir_diag_memory_count(mem); i++) {
+        const weir_diag_event *ev = weir_diag_memory_event(mem, i);
+        if (ev->kind != WEIR_DIAG_KIND_RECORD && ev->kind != WEIR_DIAG_KIND_THROUGHPUT)
+            continue;
+        int k = 0;
+        while (k < nseen && !(seen[k].subtask == ev->subtask && strcmp(seen[k].op, ev->op) == 0))
+            k++;
+        if (k == nseen) {
+            cr_assert_lt(nseen, 16);
+            seen[nseen++] = (acc){ev->op, ev->subtask, INT64_MIN};
+        }
+        if (ev->kind == WEIR_DIAG_KIND_RECORD) {
+            if (ev->timestamp > seen[k].max)
+                seen[k].max = ev->timestamp;
+            continue;
+        }
+        cr_assert_eq(ev->timestamp, seen[k].max, "%s/%d at t %lld: max_ts %lld, records %lld",
+                     ev->op, ev->subtask, (long long)ev->t, (long long)ev->timestamp,
+                     (long long)seen[k].max);
+        checked++;
+        with_ts += ev->timestamp != INT64_MIN;
+        seen[k].max = INT64_MIN;
+    }
+    cr_assert_gt(with_ts, 5, "%d throughput events with a timestamp of %d", with_ts, checked);
+    weir_diag_memory_destroy(mem);
+}
+
+/* ---- the job event's settings --------------------------------------------- */
+
+static json_t *job_settings(int workers, int ring_capacity, int parallelism)
+{
+    weir_diag_memory *mem;
+    cr_assert_eq(weir_diag_memory_create(&mem), 0);
+    weir_job_config cfg = {.workers = workers, .diag = {.memory = mem,
+                                                        .level = WEIR_DIAG_SUMMARY,
+                                                        .ring_capacity = ring_capacity}};
+    weir_job *job = tu_job(&cfg);
+    static uint64_t vals[8];
+    weir_stream *s = weir_source_array(job, vals, 8, sizeof vals[0], NULL);
+    s = weir_stream_set_parallelism(s, parallelism);
+    cr_assert_not_null(weir_stream_set_parallelism(weir_sink_discard(s), parallelism));
+    tu_run_ok(job);
+    weir_job_destroy(job);
+    json_t *ev = td_json(weir_diag_memory_event(mem, 0)->json);
+    json_t *settings = json_incref(json_object_get(ev, "settings"));
+    json_decref(ev);
+    weir_diag_memory_destroy(mem);
+    return settings;
+}
+
+Test(diag, the_job_event_says_the_workers_started_and_the_ring_it_got)
+{
+    /* two chained subtasks (source and sink in one task) run on at most two
+     * workers, whatever was configured */
+    json_t *s = job_settings(4, 0, 2);
+    cr_assert_eq(td_int(s, "workers"), 2);
+    cr_assert_eq(td_int(s, "workers_configured"), 4);
+    cr_assert_eq(td_int(s, "ring_capacity"), 8192, "the default ring is 8192 events");
+    json_decref(s);
+    s = job_settings(1, 5000, 1);
+    cr_assert_eq(td_int(s, "workers"), 1);
+    cr_assert_eq(td_int(s, "ring_capacity"), 8192, "5000 rounds up to 8192");
+    json_decref(s);
+    s = job_settings(1, 1, 1);
+    cr_assert_eq(td_int(s, "ring_capacity"), 1);
+    json_decref(s);
+    /* what the run measured agrees: the ring held what the event says */
+    weir__diag_stats st;
+    weir__diag_last_stats(&st);
+    cr_assert_eq(st.ring_size, 1);
+    /* a sane maximum: 2^18 events (36 MB per worker), not 2^24 (4.5 GB) */
+    weir_job_config cfg = {.diag.ring_capacity = WEIR__DIAG_RING_MAX};
+    char why[256];
+    cr_assert_eq(weir_job_config_check(&cfg, why, sizeof why), 0, "%s", why);
+    cr_assert_eq(WEIR__DIAG_RING_MAX, 1 << 18);
+    cfg.diag.ring_capacity = WEIR__DIAG_RING_MAX + 1;
+    cr_assert_eq(weir_job_config_check(&cfg, why, sizeof why), WEIR_EINVAL);
+    cr_assert_str_eq(why, "diag.ring_capacity 262145 is not in 0..262144");
+    cfg.diag.ring_capacity = 1 << 24;
+    cr_assert_eq(weir_job_config_check(&cfg, why, sizeof why), WEIR_EINVAL);
 }
 
 /* ---- keys ----------------------------------------------------------------- */
@@ -440,7 +580,7 @@ Test(diag, a_failed_run_says_so_in_its_summary)
         } else {
             cr_assert_eq(r, 0, "%s", weir_job_error(job));
             cr_assert_null(json_object_get(sum, "error"));
-            cr_assert_eq(json_object_size(sum), 6);
+            cr_assert_eq(json_object_size(sum), 7);
         }
         json_decref(sum);
         weir_job_destroy(job);

@@ -9,7 +9,8 @@
  * the valve reports held_by = 2 while the sink's own watermark stays at
  * channel 2's, until partition 2 ends (MAX). With an idleness timeout,
  * partition 2's timestamps subtask goes idle, the valve leaves channel 2 out,
- * held_by names the others and the sink's watermark passes channel 2's.
+ * held_by names the others — from the status event that says channel 2 went
+ * idle on — and the sink's watermark passes channel 2's.
  * Channel 2 is fed by timestamps subtask 2 (docs/CAPTURE.md's numbering),
  * which the test checks too.
  */
@@ -123,11 +124,24 @@ Test(diag_held_by, an_idle_partition_lets_the_others_through, .timeout = 60)
     run(mem, 50);
     int64_t w2 = last_finite(mem, "timestamps", 2);
     bool idle = false, passed = false;
-    int after_idle = 0;
+    int after_idle = 0, went_idle = 0;
     for (size_t i = 0; i < weir_diag_memory_count(mem); i++) {
         const weir_diag_event *ev = weir_diag_memory_event(mem, i);
         if (is(ev, WEIR_DIAG_KIND_STATUS, "sink") && ev->input == 0 && ev->channel == 2) {
             idle = ev->idle;
+            /* the status event itself names the channel that holds the
+             * valve from now on: one of the others, not the idle one, and
+             * not only at the next watermark */
+            json_t *j = td_json(ev->json);
+            json_t *h = json_object_get(j, "held_by");
+            cr_assert(json_is_integer(h), "a valve status without held_by: %s", ev->json);
+            cr_assert_eq(json_integer_value(h), ev->held_by);
+            if (idle) {
+                cr_assert(ev->held_by == 0 || ev->held_by == 1,
+                          "held_by %d when channel 2 went idle", ev->held_by);
+                went_idle++;
+            }
+            json_decref(j);
             continue;
         }
         if (!idle || !is(ev, WEIR_DIAG_KIND_WATERMARK, "sink"))
@@ -140,6 +154,7 @@ Test(diag_held_by, an_idle_partition_lets_the_others_through, .timeout = 60)
             after_idle++;
         }
     }
+    cr_assert_gt(went_idle, 0);
     cr_assert_gt(after_idle, 10);
     cr_assert(passed, "the sink's watermark never passed the idle channel's %lld", (long long)w2);
     /* the timestamps subtask said idle at its output first */

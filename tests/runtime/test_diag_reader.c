@@ -1,5 +1,7 @@
 /* test_diag_reader.c — the capture reader (weir/capture.h): format
- * detection, one JSON line per event from either encoding, the same events
+ * detection (msgpack only when the first byte starts a map, anything else
+ * JSONL, a byte order mark skipped), one JSON line per event from either
+ * encoding, the same events
  * whether read from a path, a stream or memory (across its buffer refills),
  * and errors that name their place: a msgpack capture cut at every byte
  * gives exactly the events before the cut and then "byte offset N:
@@ -81,8 +83,59 @@ Test(diag_reader, a_missing_file_says_so)
     weir_capture_reader_close(NULL);
 }
 
-Test(diag_reader, detects_the_format_by_the_first_byte_that_is_not_space)
+Test(diag_reader, detects_the_format_by_its_first_byte)
 {
+    /* msgpack only when the first byte starts a map: fixmap, map 16, map 32 */
+    static const unsigned char maps[][3] = {{0x80}, {0x8f}, {0xde, 0, 0}, {0xdf}};
+    for (size_t i = 0; i < sizeof maps / sizeof maps[0]; i++) {
+        weir_capture_reader *m = open_mem(maps[i], 1);
+        cr_assert_eq(weir_capture_reader_format(m), WEIR_CAPTURE_MSGPACK, "0x%02x", maps[i][0]);
+        weir_capture_reader_close(m);
+    }
+    /* anything else is JSONL: text that is not JSON comes back as its line
+     * (for the tool to say "not JSON" at line 1), not as bad msgpack; so do
+     * bytes that msgpack would read as an integer or an array */
+    static const struct {
+        const char *data;
+        const char *line;
+    } texts[] = {
+        {"hello\n", "hello"},
+        {"[1,2]\n", "[1,2]"},
+        {"\x91\x01", "\x91\x01"},
+        {"7", "7"},
+    };
+    for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++) {
+        weir_capture_reader *t = open_mem(texts[i].data, strlen(texts[i].data));
+        cr_assert_eq(weir_capture_reader_format(t), WEIR_CAPTURE_JSONL, "case %zu", i);
+        events te = {0};
+        cr_assert_eq(read_events(t, &te), WEIR_CAPTURE_END, "case %zu: %s", i,
+                     weir_capture_reader_error(t));
+        cr_assert_eq(te.n, 1);
+        cr_assert_str_eq(te.v[0], texts[i].line);
+        cr_assert_eq(weir_capture_reader_line(t), 1);
+        weir_capture_reader_close(t);
+        events_free(&te);
+    }
+    /* a NUL byte first: JSONL, refused at line 1 */
+    weir_capture_reader *z = open_mem("\0{}", 3);
+    cr_assert_eq(weir_capture_reader_format(z), WEIR_CAPTURE_JSONL);
+    cr_assert_eq(weir_capture_reader_next(z, &(const char *){NULL}, NULL), WEIR_EFORMAT);
+    cr_assert_str_eq(weir_capture_reader_error(z), "mem:1: NUL byte in the line (not JSONL text)");
+    weir_capture_reader_close(z);
+    /* a UTF-8 byte order mark in front of JSONL is skipped; offsets still
+     * count it */
+    const char bom[] = "\xef\xbb\xbf{\"kind\":\"job\"}\n{\"kind\":\"summary\"}\n";
+    weir_capture_reader *b = open_mem(bom, sizeof bom - 1);
+    cr_assert_eq(weir_capture_reader_format(b), WEIR_CAPTURE_JSONL);
+    events be = {0};
+    cr_assert_eq(read_events(b, &be), WEIR_CAPTURE_END);
+    cr_assert_eq(be.n, 2);
+    cr_assert_str_eq(be.v[0], "{\"kind\":\"job\"}");
+    cr_assert_eq(be.offset[0], 3);
+    cr_assert_eq(be.offset[1], 18);
+    weir_capture_reader_close(b);
+    events_free(&be);
+
     const char jl[] = "\n\t{\"kind\":\"job\"}\n{\"kind\":\"summary\"}";
     weir_capture_reader *r = open_mem(jl, sizeof jl - 1);
     cr_assert_eq(weir_capture_reader_format(r), WEIR_CAPTURE_JSONL);
@@ -221,11 +274,14 @@ Test(diag_reader, what_is_not_an_event_is_refused_at_its_offset)
     msgpack_packer pk;
     msgpack_sbuffer_init(&sb);
     msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
-    /* an array first */
+    /* a map, then an array (an array first is no msgpack capture at all:
+     * detects_the_format_by_its_first_byte) */
+    msgpack_pack_map(&pk, 0);
     msgpack_pack_array(&pk, 1);
     msgpack_pack_int(&pk, 1);
-    assert_msgpack_error(sb.data, sb.size, 0, "mem: byte offset 0: event is not a map");
+    assert_msgpack_error(sb.data, sb.size, 1, "mem: byte offset 1: event is not a map");
     /* a map, then an integer */
+    msgpack_sbuffer_clear(&sb);
     msgpack_sbuffer_clear(&sb);
     msgpack_pack_map(&pk, 1);
     msgpack_pack_str_with_body(&pk, "kind", 4);

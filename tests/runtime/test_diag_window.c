@@ -1,9 +1,11 @@
 /* test_diag_window.c — the window operator (weir/window.h) in the capture:
  * tumbling windows with allowed lateness and a late side output, sessions,
- * and sliding windows whose slide is larger than their size, on the
- * generator with late elements. Every window event kind appears, each says
- * what the operator did (an on-time firing at or after the window's max, a
- * late element past max + lateness, merges of at least two sessions), the
+ * sliding windows whose slide is larger than their size, and sliding windows
+ * that overlap (3 windows an element, and in a job of its own 100), on the
+ * generator with late
+ * elements. Every window event kind appears, each says what the operator did
+ * (an on-time firing at or after the window's max, a late element past max +
+ * lateness with every window it missed, merges of at least two sessions), the
  * counters add up by the window identity (filtered included), and the
  * capture passes `weir capture validate` (the real binary, as in
  * tests/tools/test_capture.c).
@@ -73,6 +75,9 @@ static void run(weir_diag_memory *mem, const char *jsonl)
     cr_assert_not_null(
         weir_sink_discard(window(keyed, "sliding", weir_window_sliding(20, 50, 0), 0, 0)), "%s",
         weir_job_error(job));
+    cr_assert_not_null(
+        weir_sink_discard(window(keyed, "overlapping", weir_window_sliding(60, 20, 0), 0, 0)),
+        "%s", weir_job_error(job));
     tu_run_ok(job);
     weir_job_destroy(job);
 }
@@ -133,11 +138,102 @@ Test(diag_window, the_window_operators_events_say_what_it_did, .timeout = 120)
     weir_diag_memory_destroy(mem);
 }
 
-Test(diag_window, a_window_capture_is_valid, .timeout = 120)
+/* The late events of a sliding window of `size` every `slide`: each lists
+ * every window of the element (all of them missed: the latest is past its
+ * cleanup, the others end earlier), earliest first, or past 64 the earliest
+ * and the latest; `missed` counts them all. Returns how many it saw. */
+static int check_sliding_late(const weir_diag_memory *mem, const char *op, int64_t size,
+                              int64_t slide)
 {
-    char *dir = td_tmpdir();
-    const char *path = td_path(dir, "w.jsonl");
-    run(NULL, path);
+    int n = 0;
+    for (size_t i = 0; i < weir_diag_memory_count(mem); i++) {
+        const weir_diag_event *ev = weir_diag_memory_event(mem, i);
+        if (!is(ev, WEIR_DIAG_KIND_LATE, op))
+            continue;
+        n++;
+        json_t *j = td_json(ev->json);
+        json_t *ws = json_object_get(j, "windows");
+        int64_t ts = ev->timestamp, want = size / slide; /* windows that hold ts */
+        cr_assert_eq(td_int(j, "missed"), want, "%s", ev->json);
+        cr_assert_eq(ev->count, want);
+        size_t listed = want <= 64 ? (size_t)want : 2;
+        cr_assert_eq(json_array_size(ws), listed, "%s", ev->json);
+        /* the latest is the one the operator reported */
+        json_t *last = json_array_get(ws, listed - 1);
+        cr_assert_eq(td_ts_value(json_array_get(last, 0)), ev->window_start);
+        cr_assert_eq(td_ts_value(json_array_get(last, 1)), ev->window_end);
+        for (size_t k = 0; k < listed; k++) {
+            json_t *w = json_array_get(ws, k);
+            int64_t a = td_ts_value(json_array_get(w, 0)), b = td_ts_value(json_array_get(w, 1));
+            cr_assert_eq(b - a, size);
+            cr_assert(a <= ts && ts < b, "window [%lld, %lld) does not hold %lld: %s",
+                      (long long)a, (long long)b, (long long)ts, ev->json);
+            /* past its cleanup (lateness 0): end - 1 <= watermark */
+            cr_assert_leq(b - 1, ev->watermark);
+            int64_t back = listed == (size_t)want ? want - 1 - (int64_t)k
+                                                  : (int64_t)(k == 0 ? want - 1 : 0);
+            cr_assert_eq(a, ev->window_start - back * slide, "%s", ev->json);
+        }
+        /* and the one before the earliest would not hold ts */
+        json_t *first = json_array_get(ws, 0);
+        cr_assert_leq(td_ts_value(json_array_get(first, 1)) - slide, ts);
+        json_decref(j);
+    }
+    return n;
+}
+
+/* Sliding windows of 100 ms every 1 ms (100 windows an element) and
+ * elements 300 ms late: more windows than a late event lists one by one. */
+static void run_many(weir_diag_memory *mem, const char *jsonl)
+{
+    weir_job_config cfg = {.workers = 1, .clock = WEIR_CLOCK_VIRTUAL, .watermark_interval_ms = 10,
+                           .diag = {.memory = mem, .jsonl_path = jsonl}};
+    weir_job *job = tu_job(&cfg);
+    weir_generator_config g = {.partitions = 1, .keys = 3, .rate = 200, .pace = WEIR_GEN_PACED,
+                               .count = 300, .late_fraction = 0.1, .late_ms = 300, .seed = 3};
+    weir_stream *s = weir_source_generator(job, &g);
+    weir_timestamps_spec ts = {.strategy = weir_watermarks_bounded(10)};
+    s = weir_stream_assign_timestamps(s, &ts);
+    weir_stream *keyed = weir_stream_key_by(s, td_gen_keys());
+    cr_assert_not_null(
+        weir_sink_discard(window(keyed, "many", weir_window_sliding(100, 1, 0), 0, 0)), "%s",
+        weir_job_error(job));
+    tu_run_ok(job);
+    weir_job_destroy(job);
+}
+
+Test(diag_window, a_late_element_names_every_window_it_missed, .timeout = 120)
+{
+    weir_diag_memory *mem;
+    cr_assert_eq(weir_diag_memory_create(&mem), 0);
+    run_many(mem, NULL);
+    cr_assert_gt(check_sliding_late(mem, "many", 100, 1), 0, "no late element");
+    weir_diag_memory_destroy(mem);
+    cr_assert_eq(weir_diag_memory_create(&mem), 0);
+    run(mem, NULL);
+    cr_assert_gt(check_sliding_late(mem, "overlapping", 60, 20), 0, "no late element");
+    /* tumbling and session windows: the one window */
+    for (size_t i = 0; i < weir_diag_memory_count(mem); i++) {
+        const weir_diag_event *ev = weir_diag_memory_event(mem, i);
+        if (is(ev, WEIR_DIAG_KIND_LATE, "tumbling") || is(ev, WEIR_DIAG_KIND_LATE, "sessions")) {
+            json_t *j = td_json(ev->json);
+            cr_assert_eq(td_int(j, "missed"), 1, "%s", ev->json);
+            cr_assert_eq(json_array_size(json_object_get(j, "windows")), 1);
+            json_decref(j);
+        } else if (is(ev, WEIR_DIAG_KIND_LATE, "sliding")) {
+            /* slide 50 > size 20: in a window, or late in none */
+            json_t *j = td_json(ev->json);
+            int64_t missed = td_int(j, "missed");
+            cr_assert(missed == 0 || missed == 1, "%s", ev->json);
+            cr_assert_eq((int64_t)json_array_size(json_object_get(j, "windows")), missed);
+            json_decref(j);
+        }
+    }
+    weir_diag_memory_destroy(mem);
+}
+
+static void assert_valid(const char *dir, const char *path)
+{
     const char *weir = WEIR_BINARY_DIR "/tools/weir";
     cr_assert(td_exists(weir), "%s is missing: build the weir-cli target", weir);
     char cmd[1024];
@@ -147,5 +243,16 @@ Test(diag_window, a_window_capture_is_valid, .timeout = 120)
     cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "weir capture validate: %s", out);
     cr_assert_eq(strncmp(out, "valid: ", 7), 0, "%s", out);
     free(out);
+}
+
+Test(diag_window, a_window_capture_is_valid, .timeout = 120)
+{
+    char *dir = td_tmpdir();
+    const char *path = td_path(dir, "w.jsonl");
+    run(NULL, path);
+    assert_valid(dir, path);
+    path = td_path(dir, "many.jsonl");
+    run_many(NULL, path);
+    assert_valid(dir, path);
     td_rmdir(dir);
 }

@@ -11,6 +11,7 @@
  * untouched). Usage errors exit 2.
  */
 #include <criterion/criterion.h>
+#include <msgpack.h>
 #include <stdarg.h>
 #include <sys/wait.h>
 
@@ -29,23 +30,43 @@ static void cli_free(cli *c)
     free(c->err);
 }
 
+static cli vrun(const char *dir, const char *stdout_to, const char *fmt, va_list ap)
+{
+    cr_assert(td_exists(WEIR), "%s is missing: build the weir-cli target", WEIR);
+    char args[2048], cmd[4096];
+    vsnprintf(args, sizeof args, fmt, ap);
+    snprintf(cmd, sizeof cmd, "cd '%s' && rm -f cli.out && '%s' %s >%s 2>cli.err", dir, WEIR,
+             args, stdout_to);
+    int st = system(cmd);
+    cr_assert(st != -1 && WIFEXITED(st), "weir %s did not exit normally", args);
+    cli c = {.status = WEXITSTATUS(st)};
+    c.out = td_exists(td_path(dir, "cli.out")) ? td_read(td_path(dir, "cli.out"), NULL)
+                                               : strdup("");
+    c.err = td_read(td_path(dir, "cli.err"), NULL);
+    return c;
+}
+
 /* Runs `weir ARGS` (a shell word list) in dir; stdin from /dev/null unless
  * ARGS redirects it. */
 static cli run(const char *dir, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static cli run(const char *dir, const char *fmt, ...)
 {
-    cr_assert(td_exists(WEIR), "%s is missing: build the weir-cli target", WEIR);
-    char args[2048], cmd[4096];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(args, sizeof args, fmt, ap);
+    cli c = vrun(dir, "cli.out", fmt, ap);
     va_end(ap);
-    snprintf(cmd, sizeof cmd, "cd '%s' && '%s' %s >cli.out 2>cli.err", dir, WEIR, args);
-    int st = system(cmd);
-    cr_assert(st != -1 && WIFEXITED(st), "weir %s did not exit normally", args);
-    cli c = {.status = WEXITSTATUS(st)};
-    c.out = td_read(td_path(dir, "cli.out"), NULL);
-    c.err = td_read(td_path(dir, "cli.err"), NULL);
+    return c;
+}
+
+/* The same with standard output going to `stdout_to` (a shell word). */
+static cli run_to(const char *dir, const char *stdout_to, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static cli run_to(const char *dir, const char *stdout_to, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    cli c = vrun(dir, stdout_to, fmt, ap);
+    va_end(ap);
     return c;
 }
 
@@ -595,8 +616,12 @@ Test(capture, a_capture_cut_short_or_out_of_order_is_refused, .timeout = 60)
     l.n = n - 1; /* no summary */
     write_lines(td_path(dir, "cut.jsonl"), &l);
     char want[256];
+    json_t *last = td_json(l.v[n - 2]);
     snprintf(want, sizeof want,
-             "cut.jsonl:%zu: the capture ends without a summary event (cut short?)\n", n - 1);
+             "cut.jsonl:%zu: the capture is cut short: its last event is a %s event, not the "
+             "summary\n",
+             n - 1, td_str(last, "kind"));
+    json_decref(last);
     assert_refused(dir, "cut.jsonl", want, false);
     l.n = n;
     /* the job event not first */
@@ -618,6 +643,287 @@ Test(capture, a_capture_cut_short_or_out_of_order_is_refused, .timeout = 60)
     free(l.v[1]);
     l.v[1] = keep;
     free_lines(&l);
+    td_rmdir(dir);
+}
+
+Test(capture, a_text_file_that_is_not_json_is_refused_at_its_first_line, .timeout = 60)
+{
+    char *dir = td_tmpdir();
+    /* 'h', '[' and 0x91 would be a msgpack integer, an array: not a capture
+     * of either kind, and said so as JSONL, at line 1 */
+    static const struct {
+        const char *data;
+        size_t len;
+    } files[] = {{"hello\n", 6}, {"\x91\x01\n", 3}, {"   nope\n{}\n", 11}};
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+        td_write(td_path(dir, "bad.txt"), files[i].data, files[i].len);
+        const char *cmds[] = {"validate", "summary"};
+        for (int k = 0; k < 2; k++) {
+            cli c = run(dir, "capture %s bad.txt", cmds[k]);
+            cr_assert_eq(c.status, 1, "case %zu: %s", i, c.err);
+            cr_assert_str_empty(c.out);
+            cr_assert_eq(strncmp(c.err, "bad.txt:1:", 10), 0, "case %zu: %s", i, c.err);
+            tu_assert_contains(c.err, ": not JSON: ");
+            cli_free(&c);
+        }
+    }
+    /* a byte order mark in front of a good capture is skipped */
+    window_capture(dir, "c", WEIR_DIAG_STANDARD);
+    size_t len;
+    char *text = td_read(td_path(dir, "c.jsonl"), &len);
+    char *bom = malloc(len + 3);
+    cr_assert_not_null(bom);
+    memcpy(bom, "\xef\xbb\xbf", 3);
+    memcpy(bom + 3, text, len);
+    td_write(td_path(dir, "bom.jsonl"), bom, len + 3);
+    cli c = run(dir, "capture validate bom.jsonl");
+    cr_assert_eq(c.status, 0, "%s", c.err);
+    tu_assert_contains(c.out, "valid: ");
+    cli_free(&c);
+    free(bom);
+    free(text);
+    td_rmdir(dir);
+}
+
+/* Finds the first event of `kind` (and op, if not NULL) whose `key` is the
+ * string "MIN" or "MAX", sets it to the integer, and returns its line
+ * (1-based), or 0. */
+static size_t integer_extreme(lines *l, const char *kind, const char *key)
+{
+    for (size_t i = 0; i < l->n; i++) {
+        json_t *ev = td_json(l->v[i]);
+        json_t *v = json_object_get(ev, key);
+        if (strcmp(td_str(ev, "kind"), kind) == 0 && json_is_string(v)) {
+            bool max = strcmp(json_string_value(v), "MAX") == 0;
+            json_object_set_new(ev, key, json_integer(max ? INT64_MAX : INT64_MIN));
+            replace_line(l, i, ev);
+            json_decref(ev);
+            return i + 1;
+        }
+        json_decref(ev);
+    }
+    return 0;
+}
+
+Test(capture, int64_extremes_written_as_integers_are_refused, .timeout = 60)
+{
+    char *dir = td_tmpdir();
+    window_capture(dir, "c", WEIR_DIAG_STANDARD);
+    /* the end-of-input watermark, MAX, as an integer */
+    lines l = read_lines(td_path(dir, "c.jsonl"));
+    size_t at = integer_extreme(&l, "watermark", "watermark");
+    cr_assert_gt(at, 0);
+    write_lines(td_path(dir, "max.jsonl"), &l);
+    char want[512];
+    snprintf(want, sizeof want,
+             "max.jsonl:%zu: watermark event: \"watermark\" is INT64_%s written as the integer "
+             "%lld (the capture writes it as the string \"%s\")\n",
+             at, strstr(l.v[at - 1], "-9223") ? "MIN" : "MAX",
+             strstr(l.v[at - 1], "-9223") ? (long long)INT64_MIN : (long long)INT64_MAX,
+             strstr(l.v[at - 1], "-9223") ? "MIN" : "MAX");
+    assert_refused(dir, "max.jsonl", want, false);
+    free_lines(&l);
+    /* the watermark of a window firing: the first throughput's max_ts is
+     * "MIN" for a subtask that took nothing in yet; any field will do */
+    l = read_lines(td_path(dir, "c.jsonl"));
+    for (size_t i = 0; i < l.n; i++) {
+        json_t *ev = td_json(l.v[i]);
+        if (strcmp(td_str(ev, "kind"), "late") == 0) {
+            json_t *w = json_array_get(json_object_get(ev, "windows"), 0);
+            json_array_set_new(w, 0, json_integer(INT64_MIN));
+            replace_line(&l, i, ev);
+            at = i + 1;
+            json_decref(ev);
+            break;
+        }
+        json_decref(ev);
+    }
+    write_lines(td_path(dir, "min.jsonl"), &l);
+    snprintf(want, sizeof want,
+             "min.jsonl:%zu: late event: \"windows[0][0]\" is INT64_MIN written as the integer "
+             "%lld (the capture writes it as the string \"MIN\")\n",
+             at, (long long)INT64_MIN);
+    assert_refused(dir, "min.jsonl", want, false);
+    free_lines(&l);
+    td_rmdir(dir);
+}
+
+/* The byte offset of every event of a msgpack file (and the end). */
+static size_t *msgpack_offsets(const char *data, size_t size, size_t *n)
+{
+    size_t cap = 1024, k = 0, off = 0;
+    size_t *v = malloc(cap * sizeof *v);
+    msgpack_unpacked up;
+    msgpack_unpacked_init(&up);
+    while (off < size) {
+        if (k + 1 == cap)
+            v = realloc(v, (cap *= 2) * sizeof *v);
+        v[k++] = off;
+        cr_assert_eq(msgpack_unpack_next(&up, data, size, &off), MSGPACK_UNPACK_SUCCESS);
+    }
+    v[k] = off;
+    msgpack_unpacked_destroy(&up);
+    *n = k;
+    return v;
+}
+
+Test(capture, a_msgpack_capture_cut_between_two_events_is_cut_short, .timeout = 60)
+{
+    char *dir = td_tmpdir();
+    window_capture(dir, "c", WEIR_DIAG_STANDARD);
+    size_t size, n;
+    char *data = td_read(td_path(dir, "c.msgpack"), &size);
+    size_t *off = msgpack_offsets(data, size, &n);
+    /* without its summary: every event before it is whole */
+    td_write(td_path(dir, "cut.msgpack"), data, off[n - 1]);
+    lines l = read_lines(td_path(dir, "c.jsonl"));
+    cr_assert_eq(l.n, n);
+    json_t *last = td_json(l.v[n - 2]);
+    char where[128], want[512];
+    snprintf(where, sizeof where, "cut.msgpack: byte offset %zu", off[n - 2]);
+    snprintf(want, sizeof want,
+             "%s: the capture is cut short: its last event is a %s event, not the summary "
+             "(convert --partial converts it anyway)\n",
+             where, td_str(last, "kind"));
+    assert_fails(run(dir, "capture convert cut.msgpack out.jsonl"), want, false);
+    cr_assert(!td_exists(td_path(dir, "out.jsonl")));
+    cr_assert(!td_exists(td_path(dir, "out.jsonl.partial")));
+    snprintf(want, sizeof want,
+             "%s: the capture is cut short: its last event is a %s event, not the summary\n",
+             where, td_str(last, "kind"));
+    assert_refused(dir, "cut.msgpack", want, false);
+    /* --partial converts what is there, exactly */
+    cli c = run(dir, "capture convert --partial cut.msgpack out.jsonl");
+    cr_assert_eq(c.status, 0, "%s", c.err);
+    char ok[256];
+    snprintf(ok, sizeof ok, "converted %zu events to out.jsonl (--partial: it may be cut short)\n",
+             n - 1);
+    cr_assert_str_eq(c.out, ok);
+    cli_free(&c);
+    lines m = read_lines(td_path(dir, "out.jsonl"));
+    cr_assert_eq(m.n, n - 1);
+    for (size_t i = 0; i < m.n; i++)
+        cr_assert_str_eq(m.v[i], l.v[i]);
+    /* and a whole capture converts with it as without */
+    c = run(dir, "capture convert c.msgpack --partial whole.jsonl");
+    cr_assert_eq(c.status, 0, "%s", c.err);
+    cli_free(&c);
+    json_decref(last);
+    free_lines(&m);
+    free_lines(&l);
+    free(off);
+    free(data);
+    td_rmdir(dir);
+}
+
+Test(capture, output_that_cannot_be_written_is_an_error, .timeout = 60)
+{
+    cr_assert(td_exists("/dev/full"));
+    char *dir = td_tmpdir();
+    window_capture(dir, "c", WEIR_DIAG_STANDARD);
+    const char *want = "weir capture: cannot write to standard output: No space left on device\n";
+    const char *cmds[] = {"summary c.jsonl", "validate c.msgpack", "convert c.msgpack o.jsonl",
+                          "--help"};
+    for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
+        cli c = run_to(dir, "/dev/full", "capture %s", cmds[i]);
+        cr_assert_eq(c.status, 1, "%s: exit status %d", cmds[i], c.status);
+        cr_assert_str_eq(c.err, want, "%s", cmds[i]);
+        cli_free(&c);
+    }
+    td_rmdir(dir);
+}
+
+Test(capture, convert_says_why_an_input_is_not_a_msgpack_capture, .timeout = 60)
+{
+    char *dir = td_tmpdir();
+    td_write(td_path(dir, "empty.msgpack"), "", 0);
+    assert_fails(run(dir, "capture convert empty.msgpack out.jsonl"),
+                 "empty.msgpack: is empty: no events (convert reads a msgpack capture)\n", false);
+    td_write(td_path(dir, "text.msgpack"), "hello\n", 6);
+    assert_fails(run(dir, "capture convert text.msgpack out.jsonl"),
+                 "text.msgpack: is not a msgpack capture (it does not start with a msgpack "
+                 "map)\n",
+                 false);
+    td_write(td_path(dir, "j.jsonl"), " {\"kind\":\"job\"}\n", 16);
+    assert_fails(run(dir, "capture convert j.jsonl out.jsonl"),
+                 "j.jsonl: is JSONL already (convert reads a msgpack capture)\n", false);
+    cr_assert(!td_exists(td_path(dir, "out.jsonl")));
+    cr_assert(!td_exists(td_path(dir, "out.jsonl.partial")));
+    /* validate and summary say an empty file has no events */
+    assert_refused(dir, "empty.msgpack",
+                   "empty.msgpack: no events (a capture starts with a job event)\n", false);
+    td_rmdir(dir);
+}
+
+/* The cells of the row of `op` subtask `sub` in the watermarks table (the
+ * table separates cells by two or more spaces). */
+static int watermark_cells(const char *report, const char *op, int sub, char cells[][64], int max)
+{
+    const char *sec = strstr(report, "\nwatermarks");
+    cr_assert_not_null(sec);
+    const char *end = strstr(sec + 1, "\n\n");
+    cr_assert_not_null(end);
+    char pat[64];
+    snprintf(pat, sizeof pat, "\n  %s ", op);
+    for (const char *row = strstr(sec, pat); row && row < end; row = strstr(row + 1, pat)) {
+        const char *eol = strchr(row + 1, '\n');
+        char line[1024];
+        snprintf(line, sizeof line, "%.*s", (int)(eol - row - 1), row + 1);
+        int n = 0;
+        for (char *p = line; *p && n < max;) {
+            while (*p == ' ')
+                p++;
+            char *end = strstr(p, "  ");
+            size_t len = end ? (size_t)(end - p) : strlen(p);
+            snprintf(cells[n++], 64, "%.*s", (int)len, p);
+            p += len;
+        }
+        if (n > 1 && atoi(cells[1]) == sub && strcmp(cells[0], op) == 0)
+            return n;
+    }
+    cr_assert_fail("no row %s/%d in:\n%s", op, sub, report);
+    return 0;
+}
+
+static bool is_count(const char *s)
+{
+    if (!*s)
+        return false;
+    for (const char *p = s; *p; p++) {
+        if (*p < '0' || *p > '9')
+            return false;
+    }
+    return true;
+}
+
+Test(capture, summary_lag_is_known_at_standard_level_and_never_negative, .timeout = 60)
+{
+    char *dir = td_tmpdir();
+    window_capture(dir, "c", WEIR_DIAG_STANDARD);
+    cli c = run(dir, "capture summary c.jsonl");
+    cr_assert_eq(c.status, 0, "%s", c.err);
+    /* operator, subtask, advances, final, max lag, final lag, stall, cause */
+    char cells[8][64];
+    for (int sub = 0; sub < 3; sub++) {
+        cr_assert_geq(watermark_cells(c.out, "timestamps", sub, cells, 8), 6);
+        /* a bounded watermark of 10 is at least 11 behind the elements */
+        cr_assert(is_count(cells[4]) && atoi(cells[4]) >= 11, "timestamps/%d max lag %s", sub,
+                  cells[4]);
+        cr_assert(is_count(cells[5]) && atoi(cells[5]) >= 11, "timestamps/%d final lag %s", sub,
+                  cells[5]);
+    }
+    for (int sub = 0; sub < 2; sub++) {
+        cr_assert_geq(watermark_cells(c.out, "window", sub, cells, 8), 6);
+        cr_assert(is_count(cells[4]), "window/%d max lag %s", sub, cells[4]);
+        cr_assert(is_count(cells[5]), "window/%d final lag %s", sub, cells[5]);
+    }
+    cr_assert_null(strstr(c.out, "lag n/a"), "%s", c.out);
+    cli_free(&c);
+    /* at level summary there is nothing to measure it by */
+    window_capture(dir, "s", WEIR_DIAG_SUMMARY);
+    c = run(dir, "capture summary s.jsonl");
+    cr_assert_eq(c.status, 0, "%s", c.err);
+    cli_free(&c);
     td_rmdir(dir);
 }
 
