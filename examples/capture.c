@@ -5,17 +5,19 @@
  * valve per input channel with the channel holding the minimum back),
  * idle/active changes, throughput, late elements, window firings, and a final
  * summary whose counters add up. Nothing in the pipeline is written to be
- * observed: setting weir_job_config.diag.jsonl_path is all it takes. Here a
- * generator with 2 partitions feeds a bounded(500) timestamps operator
- * chained to it, a key_by into 2 subtasks of a keyed running count (keyed
- * value state), and a discarding sink; it runs on the virtual clock, so the capture is the same
- * every run.
+ * observed: setting weir_job_config.diag.jsonl_path is all it takes, and
+ * diag.msgpack_path writes the same events in msgpack too (smaller, faster
+ * to write; the viewer reads both). Here a generator with 2 partitions, whose
+ * event time is epoch milliseconds as real data's is, feeds a bounded(500)
+ * timestamps operator chained to it, a key_by into 2 subtasks of a keyed
+ * running count (keyed value state), and a discarding sink; it runs on the
+ * virtual clock, so the capture is the same every run.
  *
- * What to look for: the path of capture.jsonl (in the working directory),
- * how many events of each kind it holds (read back with weir/capture.h),
- * and the commands to look at it: `weir capture summary` prints a readable
- * report, and viewer/index.html (opened from disk in a browser) draws it as a
- * timeline.
+ * What to look for: the paths of capture.jsonl and capture.msgpack (in the
+ * working directory), how many events of each kind they hold (read back with
+ * weir/capture.h), and the commands to look at them: `weir capture summary`
+ * prints a readable report, and viewer/index.html (opened from disk in a
+ * browser) draws either as a timeline.
  *
  * Run: ./build/release/examples/capture
  */
@@ -29,6 +31,7 @@
 #include <weir.h>
 
 #define CAPTURE "capture.jsonl"
+#define CAPTURE_MSGPACK "capture.msgpack"
 
 typedef struct key_count {
     int64_t key;
@@ -99,6 +102,7 @@ int main(void)
         .partitions = 2,
         .keys = 8,
         .rate = 200,
+        .start_ms = 1700000000000, /* 2023-11-14 22:13:20 UTC, in epoch ms */
         .pace = WEIR_GEN_PACED,
         .disorder_ms = 400,
         .duration_ms = 3000,
@@ -114,7 +118,8 @@ int main(void)
     if (weir_job_create(&(weir_job_config){.workers = 1,
                                            .parallelism = 2,
                                            .clock = WEIR_CLOCK_VIRTUAL,
-                                           .diag.jsonl_path = CAPTURE},
+                                           .diag = {.jsonl_path = CAPTURE,
+                                                    .msgpack_path = CAPTURE_MSGPACK}},
                         &job) != 0)
         return 1;
     weir_stream *s = weir_source_generator(job, &gen);
@@ -172,14 +177,15 @@ int main(void)
         snprintf(cwd, sizeof cwd, ".");
     printf("generator -> timestamps bounded(500) -> key_by -> count -> discard, all p=2\n"
            "ran 3 s of event time on the virtual clock; the diagnostic channel wrote\n\n"
-           "  %s/%s\n\n%ld events:\n",
-           cwd, CAPTURE, total);
+           "  %s/%s\n"
+           "  %s/%s (the same events in msgpack)\n\n%ld events:\n",
+           cwd, CAPTURE, cwd, CAPTURE_MSGPACK, total);
     for (int i = 0; i < nkinds; i++)
         printf("  %-12s %6ld\n", kinds[i], counts[i]);
     printf("\nTo look at it:\n"
            "  weir capture summary %s     a readable report (from this build: ../tools/weir)\n"
            "  weir capture validate %s    checks that it is whole and consistent\n"
-           "  open viewer/index.html in a browser (from disk, no server) and load the file\n"
+           "  open viewer/index.html in a browser (from disk, no server) and load either file\n"
            "  to see every subtask's watermark as a timeline\n",
            CAPTURE, CAPTURE);
     return 0;

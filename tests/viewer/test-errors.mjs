@@ -1,8 +1,11 @@
 // viewer_errors: a file that is not a capture gets a clear message naming the
 // file and where it went wrong (line for JSONL, byte offset for msgpack), the
-// page is never blank, and the viewer goes on working afterwards.
+// page is never blank, and the viewer goes on working afterwards. A JSONL
+// capture cut in the middle of its last line (a crashed run) is not refused:
+// its complete lines load, with a warning saying where it was cut. The bad
+// files are made from weir's own captures (lib.mjs, malformed()).
 import { readFileSync } from 'node:fs';
-import { runner, capture, synthetic, load, stats, pixels } from './lib.mjs';
+import { runner, capture, malformed, load, stats, pixels } from './lib.mjs';
 
 const r = runner('errors');
 
@@ -18,7 +21,7 @@ async function notBlank(page, check) {
 }
 
 r.test('not-json-at-line', async ({ page, check }) => {
-  const path = synthetic('bad-json.jsonl');
+  const path = malformed('bad-json.jsonl');
   const s = await load(page, [path]);
   const e = errors(s);
   check(e.length === 1, `one error, got ${JSON.stringify(e)}`);
@@ -29,7 +32,7 @@ r.test('not-json-at-line', async ({ page, check }) => {
 });
 
 r.test('truncated-msgpack-offset', async ({ page, check }) => {
-  const path = synthetic('truncated.msgpack');
+  const path = malformed('truncated.msgpack');
   const size = readFileSync(path).length;
   const s = await load(page, [path]);
   const e = errors(s)[0] || '';
@@ -44,18 +47,37 @@ r.test('truncated-msgpack-offset', async ({ page, check }) => {
 });
 
 r.test('not-a-capture', async ({ page, check }) => {
-  let s = await load(page, [synthetic('not-job-first.jsonl')]);
+  let s = await load(page, [malformed('not-job-first.jsonl')]);
   let e = errors(s)[0] || '';
   check(/^not-job-first\.jsonl line 1: first event is not a job event/.test(e), `first event check: ${e}`);
-  s = await load(page, [synthetic('not-a-capture.txt')]);
+  s = await load(page, [malformed('not-a-capture.txt')]);
   e = errors(s)[0] || '';
   check(/^not-a-capture\.txt byte 0: not a capture/.test(e), `plain text: ${e}`);
   await notBlank(page, check);
 });
 
+r.test('cut-short-loads-its-complete-lines', async ({ page, check }) => {
+  const path = malformed('cut-short.jsonl');
+  const text = readFileSync(path, 'utf8');
+  const complete = text.slice(0, text.lastIndexOf('\n') + 1).split('\n').filter((l) => l.trim()).length;
+  const cutLine = text.slice(0, text.lastIndexOf('\n') + 1).split('\n').length;
+  check(!text.endsWith('\n'), 'the file ends mid-line');
+  const s = await load(page, [path]);
+  check(errors(s).length === 0, `no error: ${JSON.stringify(errors(s))}`);
+  const c = s.captures[0];
+  check(c && c.events === complete && c.frames > 0, `the ${complete} complete lines load and are drawn: ${c && c.events}`);
+  const warnings = s.messages.filter((m) => m.level === 'warning').map((m) => m.text);
+  const cut = warnings.find((w) => w.includes('cut short at line'));
+  check(cut && cut.startsWith('cut-short.jsonl: capture cut short at line ' + cutLine + ':'), `a warning names the line it was cut at (${cutLine}): ${JSON.stringify(warnings)}`);
+  check(await page.locator('.msg.warning', { hasText: `cut short at line ${cutLine}` }).isVisible(), 'the warning is on the page');
+  // A broken line that is not the last one is still an error (that is no cut).
+  const s2 = await load(page, [malformed('bad-json.jsonl')]);
+  check(errors(s2).length === 1 && s2.captures.length === 0, `a broken middle line is refused: ${JSON.stringify(s2.messages)}`);
+});
+
 r.test('good-and-bad-together', async ({ page, check }) => {
   // A bad file among good ones: the good one is drawn, the bad one explained.
-  const s = await load(page, [synthetic('bad-json.jsonl'), capture.a()]);
+  const s = await load(page, [malformed('bad-json.jsonl'), capture.a()]);
   check(s.captures.length === 1 && s.captures[0].frames > 0, `the good capture is drawn: ${JSON.stringify(s.captures.map((c) => c.name))}`);
   check(errors(s).length === 1 && errors(s)[0].includes('line 17'), `one error: ${JSON.stringify(errors(s))}`);
   const px = await pixels(page, 'canvas.chart');

@@ -1,8 +1,9 @@
 // viewer_msgpack: a msgpack capture decodes, in the page, to exactly what the
-// same run's JSONL gives: the same events, series, picture and table rows
-// (64-bit integers included: the synthetic demo's event times are epoch
-// milliseconds, beyond 32 bits).
-import { runner, capture, load, stats, pixels, synthetic } from './lib.mjs';
+// same run's JSONL gives: the same events, series, picture and table rows.
+// The pair is examples/capture's capture.msgpack and capture.jsonl, written
+// by one run (diag.msgpack_path and jsonl_path); its event times are epoch
+// milliseconds, so 64-bit integers are decoded too.
+import { runner, capture, load, stats, pixels } from './lib.mjs';
 
 const r = runner('msgpack');
 
@@ -16,11 +17,13 @@ async function snapshot(page, path) {
 
 r.test('same-as-jsonl', async ({ page, check }) => {
   const packed = capture.msgpack();
-  const plain = process.env.WEIR_CAPTURE_MSGPACK ? process.env.WEIR_CAPTURE_MSGPACK_JSONL : synthetic('demo.jsonl');
+  const plain = process.env.WEIR_CAPTURE_MSGPACK && !process.env.WEIR_CAPTURE_MSGPACK_JSONL ? null : capture.msgpackJsonl();
   if (!plain) { console.log('WEIR_CAPTURE_MSGPACK set without WEIR_CAPTURE_MSGPACK_JSONL: only decoding is checked'); }
   const m = await snapshot(page, packed);
   check(m.c && m.c.format === 'msgpack' && m.c.frames > 0, `decoded and drawn: ${JSON.stringify(m.s.messages)}`);
   check(m.s.messages.every((x) => x.level !== 'error'), 'no errors');
+  // Event times beyond 32 bits came through exact: the y range is epoch ms.
+  check(m.c.drawn.y0 > 2 ** 32 && m.c.drawn.y1 > 2 ** 32, `event time y range ${m.c.drawn.y0}..${m.c.drawn.y1}`);
   if (!plain) return;
   const j = await snapshot(page, plain);
   check(m.c.events === j.c.events, `events ${m.c.events} / ${j.c.events}`);

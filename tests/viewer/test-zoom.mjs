@@ -1,7 +1,7 @@
 // viewer_zoom: the mouse wheel and a dragged range zoom, shift-drag and the
 // arrow keys pan, and "Reset zoom" (and the 0 key) bring the whole run back;
 // the picture changes with the view, and every panel follows it.
-import { runner, capture, load, stats, pixels, canvasBox, sameView, synthetic } from './lib.mjs';
+import { runner, capture, load, stats, pixels, canvasBox, sameView } from './lib.mjs';
 
 const r = runner('zoom');
 
@@ -107,9 +107,10 @@ r.test('wheel-drag-reset', async ({ page, check }) => {
 });
 
 r.test('panels-share-the-axis', async ({ page, check }) => {
-  // The synthetic capture: it has backpressure samples, which weir's own
-  // reproducible runs (virtual clock, where waiting takes no time) do not.
-  const s0 = await load(page, [synthetic('demo.jsonl')]);
+  // examples/backpressure's capture: a slow sink on the system clock, so it
+  // has backpressure samples, which reproducible runs on the virtual clock
+  // (where waiting takes no time) do not.
+  const s0 = await load(page, [capture.backpressure()]);
   const c = s0.captures[0];
   check(c.drawn.throughput > 0 && c.drawn.backpressure > 0, `throughput (${c.drawn.throughput}) and backpressure (${c.drawn.backpressure}) panels drawn`);
   // Zoom into the second half: the throughput and backpressure panels change too.
