@@ -1,24 +1,48 @@
 /* test_diag_counters.c — what the capture's numbers promise, on random
- * pipelines: the summary's counters add up by accounting class, each
- * operator took in what its input emitted, the sink took in exactly what
- * flowed, the throughput events of every subtask add up to its counters;
- * the pipeline's output is the same with diagnostics off and on; and with
- * two workers, watermarks never go back, per operator subtask output and per
- * valve channel.
+ * pipelines: the summary's counters add up by accounting class, the sink
+ * took in exactly what flowed, the throughput events of every subtask add
+ * up to its counters, and the whole capture passes `weir capture validate`
+ * (which also checks that every operator fed by main outputs took in what
+ * they emitted, broadcasts and unions included); the pipeline's output is
+ * the same with diagnostics off and on; and with two workers, watermarks
+ * never go back, per operator subtask output and per valve channel.
  *
- * A random pipeline is a chain of map / filter / flat_map / key_by /
- * rebalance over uint64 values with random parallelism 1..4, random worker
- * counts and either clock. Its expected output is computed sequentially on
- * the same values (the multiset does not depend on partitioning), so a lost,
- * duplicated or miscounted record shows.
+ * A random pipeline is a chain of steps over uint64 values with random
+ * parallelism 1..4, random worker counts and either clock: map, filter,
+ * flat_map, key_by, rebalance; a broadcast into a map; a union of a map and
+ * a filter of the same stream; a two-input co-process of the stream and a
+ * filter of it; and a branch off the chain into a keyed tumbling window with
+ * allowed lateness whose late side output goes to a sink of its own. The
+ * source's timestamps put every 37th element 200 ms back, and a punctuated
+ * watermark follows the others, so windows see late elements (dropped past
+ * the lateness into the side output, or taken within it). The chain's
+ * expected output is computed sequentially on the same values (the multiset
+ * does not depend on partitioning, and the window branch leaves the chain
+ * as it was), so a lost, duplicated or miscounted record shows.
  */
 #include <criterion/criterion.h>
 
 #include "runtime/test_diag_support.h"
 
-enum { N = 2000, MAX_STEPS = 7 };
+enum { N = 2000, MAX_STEPS = 7, WIN_SIZE = 50, WIN_LATENESS = 20 };
 
-typedef enum step_kind { ST_MAP, ST_FILTER, ST_FLAT, ST_KEYBY, ST_REBALANCE, ST_KINDS } step_kind;
+typedef enum step_kind {
+    ST_MAP,
+    ST_FILTER,
+    ST_FLAT,
+    ST_KEYBY,
+    ST_REBALANCE,
+    ST_BROADCAST, /* broadcast -> map: every record once per map subtask */
+    ST_UNION,     /* union(map(s), filter(s)) -> pass */
+    ST_COPROCESS, /* coprocess(s, filter(s)): v from input 1, v + 1 from input 2 */
+    ST_WINDOW,    /* a branch: key_by(s) -> window -> sink, late side output -> sink */
+    ST_KINDS
+} step_kind;
+
+static bool is_view(step_kind k)
+{
+    return k == ST_KEYBY || k == ST_REBALANCE;
+}
 
 typedef struct pipeline {
     int nsteps;
@@ -42,8 +66,8 @@ static void random_pipeline(uint64_t seed, pipeline *p)
     step_kind prev = ST_MAP;
     for (int i = 0; i < p->nsteps; i++) {
         step_kind k = (step_kind)(rng_next(&s) % ST_KINDS);
-        /* a partitioning is a view: an operator comes after it */
-        if ((prev == ST_KEYBY || prev == ST_REBALANCE) && (k == ST_KEYBY || k == ST_REBALANCE))
+        /* a partitioning is a view: a one-input operator comes after it */
+        if (is_view(prev) && k != ST_MAP && k != ST_FILTER && k != ST_FLAT)
             k = ST_MAP;
         p->kind[i] = k;
         p->parallelism[i] = 1 + (int)(rng_next(&s) % 4);
@@ -113,6 +137,57 @@ static void key_fn(const void *elem, void *key, void *arg)
 
 static const weir_key_spec key_spec = {.key_size = sizeof(uint64_t), .extract = key_fn};
 
+static int pass_fn(const void *in, void *out, void *arg)
+{
+    (void)arg;
+    memcpy(out, in, sizeof(uint64_t));
+    return 0;
+}
+
+static int co_first(weir_ctx *ctx, const void *elem, int64_t ts)
+{
+    return weir_emit(ctx, elem, ts);
+}
+
+static int co_second(weir_ctx *ctx, const void *elem, int64_t ts)
+{
+    uint64_t v;
+    memcpy(&v, elem, sizeof v);
+    v++;
+    return weir_emit(ctx, &v, ts);
+}
+
+static const weir_coprocess_vtable co_vtable = {
+    .version = WEIR_OPERATOR_VTABLE_V1, .on_record1 = co_first, .on_record2 = co_second};
+
+static void win_add(void *acc, const void *elem, void *arg)
+{
+    (void)elem;
+    (void)arg;
+    ++*(uint64_t *)acc;
+}
+
+static void win_merge(void *acc, const void *other, void *arg)
+{
+    (void)arg;
+    *(uint64_t *)acc += *(const uint64_t *)other;
+}
+
+static void win_result(const void *acc, const weir_window_info *w, void *out, void *arg)
+{
+    (void)w;
+    (void)arg;
+    memcpy(out, acc, sizeof(uint64_t));
+}
+
+/* Every 8th element proposes a watermark 20 ms behind it. */
+static int64_t punctuate(const void *elem, int64_t ts, void *arg)
+{
+    (void)elem;
+    (void)arg;
+    return ts % 8 == 0 ? ts - 20 : WEIR_TS_MIN;
+}
+
 static uint64_t values[N];
 static int64_t stamps[N];
 
@@ -120,7 +195,8 @@ static void init_values(void)
 {
     for (int i = 0; i < N; i++) {
         values[i] = (uint64_t)i * 7919u;
-        stamps[i] = i;
+        /* every 37th element 200 ms back: late for the windows downstream */
+        stamps[i] = i % 37 == 36 && i >= 200 ? i - 200 : i;
     }
 }
 
@@ -137,7 +213,7 @@ static uint64_t *expected(const pipeline *p, size_t *n)
         ts[i] = (uint64_t)stamps[i];
     }
     for (int s = 0; s < p->nsteps; s++) {
-        size_t cap2 = k * 2 + 1, m = 0;
+        size_t cap2 = k * (size_t)(p->kind[s] == ST_BROADCAST ? p->parallelism[s] : 2) + 1, m = 0;
         uint64_t *w = malloc(cap2 * sizeof *w), *wt = malloc(cap2 * sizeof *wt);
         cr_assert(w && wt);
         for (size_t i = 0; i < k; i++) {
@@ -145,6 +221,28 @@ static uint64_t *expected(const pipeline *p, size_t *n)
             case ST_MAP:
                 w[m] = f_map(v[i]);
                 wt[m++] = ts[i];
+                break;
+            case ST_BROADCAST:
+                for (int c = 0; c < p->parallelism[s]; c++) {
+                    w[m] = f_map(v[i]);
+                    wt[m++] = ts[i];
+                }
+                break;
+            case ST_UNION:
+                w[m] = f_map(v[i]);
+                wt[m++] = ts[i];
+                if (f_keep(v[i])) {
+                    w[m] = v[i];
+                    wt[m++] = ts[i];
+                }
+                break;
+            case ST_COPROCESS:
+                w[m] = v[i];
+                wt[m++] = ts[i];
+                if (f_keep(v[i])) {
+                    w[m] = v[i] + 1;
+                    wt[m++] = ts[i];
+                }
                 break;
             case ST_FILTER:
                 if (f_keep(v[i])) {
@@ -193,8 +291,24 @@ static uint64_t *collected(const weir_collect *c, size_t *n)
 typedef struct built {
     weir_job *job;
     weir_collect *out;
+    weir_collect *win_out[MAX_STEPS], *win_late[MAX_STEPS]; /* window branches */
     char names[MAX_STEPS][16]; /* the operators, in order ("" for views) */
 } built;
+
+/* The step's name with a suffix, in a static rotating buffer. */
+static const char *step_name(int i, const char *suffix)
+{
+    static char bufs[4][24];
+    static int next;
+    char *b = bufs[next++ % 4];
+    snprintf(b, sizeof bufs[0], "s%d%s", i, suffix);
+    return b;
+}
+
+static weir_stream *named(weir_stream *s, const char *name, int parallelism)
+{
+    return weir_stream_set_parallelism(weir_stream_set_name(s, name), parallelism);
+}
 
 static void build(const pipeline *p, const weir_diag_config *diag, built *b)
 {
@@ -205,9 +319,49 @@ static void build(const pipeline *p, const weir_diag_config *diag, built *b)
     b->job = tu_job(&cfg);
     weir_stream *s = weir_source_array(b->job, values, N, sizeof values[0], stamps);
     s = weir_stream_set_parallelism(weir_stream_set_name(s, "source"), p->src_parallelism);
+    weir_timestamps_spec tss = {.strategy = weir_watermarks_punctuated(punctuate, NULL)};
+    s = weir_stream_assign_timestamps(s, &tss);
     for (int i = 0; i < p->nsteps; i++) {
         weir_stream *t = NULL;
+        int par = p->parallelism[i];
         switch (p->kind[i]) {
+        case ST_BROADCAST:
+            t = weir_stream_map(weir_stream_broadcast(s), sizeof(uint64_t), map_fn, NULL);
+            break;
+        case ST_UNION: {
+            weir_stream *two[2] = {
+                named(weir_stream_map(s, sizeof(uint64_t), map_fn, NULL), step_name(i, "a"), par),
+                named(weir_stream_filter(s, filter_fn, NULL), step_name(i, "b"), par)};
+            t = weir_stream_map(weir_stream_union(two, 2), sizeof(uint64_t), pass_fn, NULL);
+            break;
+        }
+        case ST_COPROCESS: {
+            weir_stream *f = named(weir_stream_filter(s, filter_fn, NULL), step_name(i, "f"), par);
+            weir_coprocess_spec co = {.vtable = &co_vtable, .out_size = sizeof(uint64_t),
+                                      .parallelism = par};
+            t = weir_stream_coprocess(s, f, &co);
+            break;
+        }
+        case ST_WINDOW: {
+            weir_window_spec w = {
+                .name = step_name(i, "w"),
+                .assigner = weir_window_tumbling(WIN_SIZE, 0),
+                .allowed_lateness_ms = WIN_LATENESS,
+                .late_tag = WEIR_WINDOW_LATE_TAG,
+                .aggregate = {.acc_size = sizeof(uint64_t), .add = win_add, .merge = win_merge,
+                              .result = win_result},
+                .out_size = sizeof(uint64_t),
+                .parallelism = par,
+            };
+            weir_stream *win = weir_stream_window(weir_stream_key_by(s, &key_spec), &w);
+            weir_stream *o = weir_sink_collect(win, &b->win_out[i]);
+            weir_stream *l = weir_sink_collect(weir_stream_side_output(win, WEIR_WINDOW_LATE_TAG),
+                                               &b->win_late[i]);
+            cr_assert(o && l && weir_stream_set_name(o, step_name(i, "o")) &&
+                          weir_stream_set_name(l, step_name(i, "l")),
+                      "%s", weir_job_error(b->job));
+            continue; /* a branch: the chain goes on from s */
+        }
         case ST_MAP:
             t = weir_stream_map(s, sizeof(uint64_t), map_fn, NULL);
             break;
@@ -259,16 +413,42 @@ static void assert_throughput_adds_up(const weir_diag_memory *mem, const json_t 
     }
 }
 
-Test(diag_counters, random_pipelines_add_up, .timeout = 300)
+/* The window branches of a run took in, fired and set aside what their
+ * sinks got; returns the late elements they saw. */
+static int64_t check_windows(const pipeline *p, const built *b, const json_t *sum, int seed)
+{
+    int64_t late = 0;
+    for (int i = 0; i < p->nsteps; i++) {
+        if (p->kind[i] != ST_WINDOW)
+            continue;
+        const char *w = step_name(i, "w");
+        cr_assert_eq(td_total(sum, w, "out"), (int64_t)weir_collect_count(b->win_out[i]),
+                     "seed %d: %s", seed, w);
+        cr_assert_eq(td_total(sum, w, "late_side"), (int64_t)weir_collect_count(b->win_late[i]),
+                     "seed %d: %s", seed, w);
+        cr_assert_eq(td_total(sum, w, "side_out"), td_total(sum, w, "late_side"));
+        late += td_total(sum, w, "late_side") + td_total(sum, w, "late_dropped");
+    }
+    return late;
+}
+
+Test(diag_counters, random_pipelines_add_up, .timeout = 600)
 {
     init_values();
-    int runs = WEIR_TEST_SANITIZED ? 12 : 40;
+    char *dir = td_tmpdir();
+    char jsonl[512];
+    snprintf(jsonl, sizeof jsonl, "%s", td_path(dir, "c.jsonl"));
+    int runs = WEIR_TEST_SANITIZED ? 16 : 48;
+    int64_t late = 0;
+    int kinds[ST_KINDS] = {0};
     for (int seed = 1; seed <= runs; seed++) {
         pipeline p;
         random_pipeline((uint64_t)seed, &p);
+        for (int i = 0; i < p.nsteps; i++)
+            kinds[p.kind[i]]++;
         weir_diag_memory *mem;
         cr_assert_eq(weir_diag_memory_create(&mem), 0);
-        weir_diag_config diag = {.memory = mem, .throughput_interval_ms = 1};
+        weir_diag_config diag = {.memory = mem, .jsonl_path = jsonl, .throughput_interval_ms = 1};
         built b;
         build(&p, &diag, &b);
         tu_run_ok(b.job);
@@ -282,28 +462,27 @@ Test(diag_counters, random_pipelines_add_up, .timeout = 300)
 
         json_t *sum = td_summary(mem);
         td_assert_identities(sum);
-        /* the sink took in what flowed, and every operator what the one
-         * before it emitted */
+        /* the sink took in what flowed, the source sent everything */
         cr_assert_eq(td_total(sum, "sink", "in"), (int64_t)ne, "seed %d", seed);
-        const char *prev = "source";
-        for (int i = 0; i < p.nsteps; i++) {
-            if (!b.names[i][0])
-                continue;
-            cr_assert_eq(td_total(sum, b.names[i], "in"), td_total(sum, prev, "out"),
-                         "seed %d: %s took in what %s emitted", seed, b.names[i], prev);
-            prev = b.names[i];
-        }
-        cr_assert_eq(td_total(sum, "sink", "in"), td_total(sum, prev, "out"), "seed %d", seed);
         cr_assert_eq(td_total(sum, "source", "out"), N);
         cr_assert_eq(td_int(sum, "events"), (int64_t)weir_diag_memory_count(mem) - 1);
         cr_assert_eq(td_int(sum, "dropped_events"), 0);
         assert_throughput_adds_up(mem, sum);
+        late += check_windows(&p, &b, sum, seed);
+        /* and the capture as a whole: every operator's inflow, watermarks,
+         * the schema */
+        td_assert_valid(dir, jsonl);
         json_decref(sum);
         free(want);
         free(got);
         weir_job_destroy(b.job);
         weir_diag_memory_destroy(mem);
     }
+    /* the seeds cover every kind of step, and windows saw late data */
+    for (int k = 0; k < ST_KINDS; k++)
+        cr_assert_gt(kinds[k], 0, "no step of kind %d in %d pipelines", k, runs);
+    cr_assert_gt(late, 0, "no window saw a late element");
+    td_rmdir(dir);
 }
 
 /* ---- diagnostics do not change the output --------------------------------- */

@@ -29,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "support/weir_testutil.h"
@@ -98,6 +99,22 @@ static inline void td_write(const char *path, const void *data, size_t len)
     cr_assert_not_null(f, "cannot create %s: %s", path, strerror(errno));
     cr_assert_eq(fwrite(data, 1, len, f), len);
     cr_assert_eq(fclose(f), 0);
+}
+
+/* Runs `weir capture validate` (the real binary) on path and asserts it
+ * says the capture is valid. dir holds its output. */
+static inline void td_assert_valid(const char *dir, const char *path)
+{
+    const char *weir = WEIR_BINARY_DIR "/tools/weir";
+    cr_assert(td_exists(weir), "%s is missing: build the weir-cli target", weir);
+    char cmd[1200];
+    snprintf(cmd, sizeof cmd, "'%s' capture validate '%s' >'%s/validate.out' 2>&1", weir, path,
+             dir);
+    int st = system(cmd);
+    char *out = td_read(td_path(dir, "validate.out"), NULL);
+    cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "weir capture validate %s: %s", path, out);
+    cr_assert_eq(strncmp(out, "valid: ", 7), 0, "%s", out);
+    free(out);
 }
 
 /* ---- events --------------------------------------------------------------- */

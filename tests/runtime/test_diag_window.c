@@ -232,27 +232,14 @@ Test(diag_window, a_late_element_names_every_window_it_missed, .timeout = 120)
     weir_diag_memory_destroy(mem);
 }
 
-static void assert_valid(const char *dir, const char *path)
-{
-    const char *weir = WEIR_BINARY_DIR "/tools/weir";
-    cr_assert(td_exists(weir), "%s is missing: build the weir-cli target", weir);
-    char cmd[1024];
-    snprintf(cmd, sizeof cmd, "'%s' capture validate '%s' >'%s/out' 2>&1", weir, path, dir);
-    int st = system(cmd);
-    char *out = td_read(td_path(dir, "out"), NULL);
-    cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "weir capture validate: %s", out);
-    cr_assert_eq(strncmp(out, "valid: ", 7), 0, "%s", out);
-    free(out);
-}
-
 Test(diag_window, a_window_capture_is_valid, .timeout = 120)
 {
     char *dir = td_tmpdir();
     const char *path = td_path(dir, "w.jsonl");
     run(NULL, path);
-    assert_valid(dir, path);
+    td_assert_valid(dir, path);
     path = td_path(dir, "many.jsonl");
     run_many(NULL, path);
-    assert_valid(dir, path);
+    td_assert_valid(dir, path);
     td_rmdir(dir);
 }
