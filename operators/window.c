@@ -86,7 +86,7 @@ int weir__window_emit(weir_ctx *ctx, weir__wop *op, const weir__firing *f)
     weir_window_info info = {
         .start = f->start,
         .end = f->end,
-        .max_timestamp = c->global ? WEIR_TS_MAX : weir__window_max(f->end),
+        .max_timestamp = f->max,
         .watermark = weir_ctx_watermark(ctx),
         .key = weir_ctx_key(ctx),
         .key_size = c->key_size,
@@ -148,7 +148,7 @@ static int win_open(weir_ctx *ctx)
         return WEIR_ENOMEM;
     weir_ctx_set_state(ctx, op);
     op->c = c;
-    op->st_win = op->st_elems = op->st_meta = op->st_sess = op->st_panes = -1;
+    op->st_win = op->st_elems = op->st_meta = op->st_sess = op->st_panes = op->st_low = -1;
     op->memo_lo = INT64_MAX; /* an empty range: nothing assigned yet */
     op->memo_hi = INT64_MIN;
     if (c->acc_size) {
@@ -162,18 +162,23 @@ static int win_open(weir_ctx *ctx)
         return WEIR_ENOMEM;
     /* State 0 is the engine's own: a window value (header and accumulator),
      * a key's pane list or a key's session list; then the elements of a
-     * process function; then the panes' per-window firing counts. */
+     * process function; then the panes' per-window firing counts, or the
+     * windows engine's windows that begin before MIN and its pane list. */
     int r;
     if (c->engine == WEIR__ENGINE_WINDOWS)
         r = weir_state_declare(ctx, WEIR_STATE_VALUE, c->entry_size, &op->st_win);
     else if (c->engine == WEIR__ENGINE_PANES)
-        r = weir_state_declare(ctx, WEIR_STATE_LIST, c->entry_size, &op->st_panes);
+        r = weir_state_declare(ctx, WEIR_STATE_LIST, c->pane_size, &op->st_panes);
     else
         r = weir_state_declare(ctx, WEIR_STATE_LIST, c->entry_size, &op->st_sess);
     if (r == 0 && c->fn == WEIR__FN_PROCESS)
-        r = weir_state_declare(ctx, WEIR_STATE_LIST, c->in_size, &op->st_elems);
+        r = weir_state_declare(ctx, WEIR_STATE_LIST, c->elem_size, &op->st_elems);
     if (r == 0 && c->engine == WEIR__ENGINE_PANES && c->lateness > 0)
         r = weir_state_declare(ctx, WEIR_STATE_VALUE, sizeof(int64_t), &op->st_meta);
+    if (r == 0 && c->engine == WEIR__ENGINE_WINDOWS && !c->global)
+        r = weir_state_declare(ctx, WEIR_STATE_VALUE, c->entry_size, &op->st_low);
+    if (r == 0 && c->pane_elems)
+        r = weir_state_declare(ctx, WEIR_STATE_LIST, c->pane_size, &op->st_panes);
     return r;
 }
 
@@ -453,6 +458,19 @@ static int resolve(weir__wconf *c, const weir_window_spec *spec, size_t in_size,
     /* Headers: windows 24 bytes, panes 16, sessions 56 (window_*.c). */
     c->acc_off = c->engine == WEIR__ENGINE_WINDOWS ? 24 : c->engine == WEIR__ENGINE_PANES ? 16 : 56;
     c->entry_size = (c->acc_off + c->acc_size + 7) & ~(size_t)7;
+    /* A process function keeps each element once per pane: the panes engine
+     * always; the windows engine on overlapping sliding windows (each
+     * element is in several windows) through a pane list of its own, where
+     * a purging trigger finds a window's contents by arrival number: then
+     * each element carries it, and a window the number at its last purge
+     * (after its header, where an accumulator would be). */
+    c->pane_elems = c->engine == WEIR__ENGINE_WINDOWS && c->fn == WEIR__FN_PROCESS &&
+                    !c->global && c->slide < c->size;
+    c->elem_seq = c->pane_elems && c->purging;
+    c->elem_size = in_size + (c->elem_seq ? sizeof(uint64_t) : 0);
+    if (c->elem_seq)
+        c->entry_size += sizeof(uint64_t);
+    c->pane_size = c->engine == WEIR__ENGINE_PANES ? c->entry_size : 16;
 
     c->side.tag = spec->late_tag;
     c->side.elem_size = in_size;

@@ -20,6 +20,10 @@
 #include "weir/stream.h"
 #include "weir/window.h"
 
+/* A window's true start or end, which may lie outside int64 (a window that
+ * begins before MIN or ends after MAX). */
+__extension__ typedef __int128 weir__wide;
+
 /* Which state layout runs the windows (chosen once from the spec). */
 typedef enum weir__window_engine {
     WEIR__ENGINE_WINDOWS = 0, /* one state per (key, window): global, count triggers */
@@ -51,6 +55,14 @@ typedef struct weir__wconf {
     size_t acc_size;            /* reduce: in_size; aggregate: its acc; process: 0 */
     size_t acc_off;             /* where the accumulator starts in a window or pane value */
     size_t entry_size;          /* header + accumulator, rounded up to 8 */
+    /* Process functions keep their elements per pane (st_elems, namespace =
+     * the pane's start) in a key's pane list of pane_size-byte entries: the
+     * panes engine's own list, and the windows engine's for overlapping
+     * sliding windows (count triggers), where a purging trigger also needs
+     * each element's arrival number (elem_seq: elem_size = 8 + in_size). */
+    bool pane_elems;            /* the windows engine keeps elements per pane */
+    bool elem_seq;
+    size_t pane_size, elem_size;
     weir_time_domain domain;    /* of the window's timers */
     weir_side_output_spec side; /* the late side output */
     char settings[400];
@@ -70,14 +82,17 @@ typedef struct weir__wop {
     int st_meta;                /* value: panes: firings of a window in its lateness */
     int st_panes;               /* list: panes: a key's panes, sorted by start */
     int st_sess;                /* list: a key's sessions */
+    int st_low;                 /* value: windows engine: windows that start before MIN */
     unsigned char *acc;         /* scratch accumulator for combining (acc_size) */
     unsigned char *acc2;        /* a second one (a purging late firing of one element) */
     unsigned char *entry;       /* a pane entry being made (entry_size) */
     /* The last assignment, reused while elements fall into the same pane
      * (tumbling: the same window), which saves its divisions: t in
      * [memo_lo, memo_hi) has pane memo_lo and windows memo_first..memo_last. */
-    int64_t memo_lo, memo_hi, memo_first, memo_last;
+    int64_t memo_lo, memo_hi;
+    weir__wide memo_first, memo_last;
     bool memo_any;
+    uint64_t seq;               /* elements seen (elem_seq: their arrival numbers) */
     weir__scratch buf;          /* gathered elements / a copy of a key's sessions */
     weir__scratch cat;          /* sessions: element lists being merged; panes: pane starts,
                                  * a pane list being rebuilt */
@@ -85,27 +100,84 @@ typedef struct weir__wop {
 
 /* ---- window arithmetic (window_assign.c) ---------------------------------- */
 
+/* Windows near the ends of time. A window of the grid (tumbling, sliding) is
+ * named by its true start s = offset + k * step, a weir__wide that may lie
+ * below MIN; its true end s + size may lie above MAX. What the window is:
+ *   start = max(s, MIN), end = min(s + size, MAX),
+ *   max   = s + size - 1, or MAX if s + size > MAX
+ * so a window whose end overflows covers up to MAX included and fires at the
+ * MAX watermark (window.h). Windows stay on the grid: one that begins before
+ * MIN keeps its true end (it is not shifted to [MIN, MIN + size)). Several
+ * sliding windows can begin before MIN, so their start does not tell them
+ * apart (their ends do). */
+
+static inline int64_t weir__clamp(weir__wide v)
+{
+    return v < INT64_MIN ? INT64_MIN : v > INT64_MAX ? INT64_MAX : (int64_t)v;
+}
+
+static inline int64_t weir__win_start(weir__wide s)
+{
+    return s < INT64_MIN ? INT64_MIN : (int64_t)s;
+}
+
+static inline int64_t weir__win_end(const weir__wconf *c, weir__wide s)
+{
+    weir__wide e = s + c->size;
+    return e > INT64_MAX ? INT64_MAX : (int64_t)e;
+}
+
+static inline int64_t weir__win_max(const weir__wconf *c, weir__wide s)
+{
+    weir__wide e = s + c->size;
+    return e > INT64_MAX ? INT64_MAX : (int64_t)(e - 1);
+}
+
+/* The namespace of window s (its timers, its state): s itself for the
+ * windows that begin at or after MIN, s + 2^64 for those that begin before
+ * it, which lands in (MAX + 1 - size, MAX]. A real window that starts there
+ * ends after MAX: its max is MAX, so its only timer is at MAX (its cleanup
+ * time overflows) while the wrapped window's timers are all below MAX —
+ * weir__win_of_timer tells the two apart by the timer's time. The windows
+ * engine keeps the state of the wrapped ones in a state of their own
+ * (st_low); the panes engine keeps per-window state (firing counts) only for
+ * windows that can fire late, which windows with max MAX cannot. */
+static inline int64_t weir__win_ns(weir__wide s)
+{
+    return (int64_t)(uint64_t)s;
+}
+
+static inline weir__wide weir__win_of_timer(const weir__wconf *c, int64_t ns, int64_t when)
+{
+    if (when != INT64_MAX && (weir__wide)ns > (weir__wide)INT64_MAX + 1 - c->size)
+        return (weir__wide)ns - ((weir__wide)1 << 64);
+    return ns;
+}
+
 /* a + b, saturating at MIN / MAX (b may be negative). */
 int64_t weir__sat_add(int64_t a, int64_t b);
-/* ts - floormod(ts - offset, step), step > 0; clamped at MIN. */
-int64_t weir__window_start(int64_t ts, int64_t offset, int64_t step);
-/* The window starts that contain `t` for windows of `size` every `slide`
- * from `offset`: *first, *first + slide, ..., *last. false if none (slide >
- * size leaves gaps between windows). */
-bool weir__window_range(int64_t t, int64_t size, int64_t slide, int64_t offset, int64_t *first,
-                        int64_t *last);
+/* ts - floormod(ts - offset, step), step > 0: the true start of the window
+ * (tumbling) or pane of ts, which may lie below MIN. */
+weir__wide weir__window_start(int64_t ts, int64_t offset, int64_t step);
+/* The true starts of the windows that contain `t` for windows of `size`
+ * every `slide` from `offset`: *first, *first + slide, ..., *last. false if
+ * none (slide > size leaves gaps between windows): then *last is the start
+ * of the window before t. */
+bool weir__window_range(int64_t t, int64_t size, int64_t slide, int64_t offset, weir__wide *first,
+                        weir__wide *last);
 /* The smallest window start >= `from` that is `first` plus a multiple of
- * `slide` (from > first), or INT64_MAX if that overflows. */
-int64_t weir__window_next_at_or_after(int64_t first, int64_t slide, int64_t from);
+ * `slide` (from > first); it may lie after MAX. */
+weir__wide weir__window_next_at_or_after(weir__wide first, int64_t slide, weir__wide from);
 int64_t weir__gcd(int64_t a, int64_t b);
 
-/* Tumbling and sliding: the pane of `t` and the starts of its windows,
+/* Tumbling and sliding: the pane of `t` (its start, clamped at MIN: only the
+ * pane holding MIN can begin before it) and the true starts of its windows,
  * *first..*last (false: between sliding windows, in none). */
-bool weir__window_assign_slow(weir__wop *op, int64_t t, int64_t *pane, int64_t *first,
-                              int64_t *last);
+bool weir__window_assign_slow(weir__wop *op, int64_t t, int64_t *pane, weir__wide *first,
+                              weir__wide *last);
 
-static inline bool weir__window_assign(weir__wop *op, int64_t t, int64_t *pane, int64_t *first,
-                                       int64_t *last)
+static inline bool weir__window_assign(weir__wop *op, int64_t t, int64_t *pane, weir__wide *first,
+                                       weir__wide *last)
 {
     if (t >= op->memo_lo && t < op->memo_hi) {
         *pane = op->memo_lo;
@@ -114,30 +186,6 @@ static inline bool weir__window_assign(weir__wop *op, int64_t t, int64_t *pane, 
         return op->memo_any;
     }
     return weir__window_assign_slow(op, t, pane, first, last);
-}
-
-/* How many steps of `step` from `lo` to `hi` (lo <= hi, both aligned), and
- * `base + k * step`, without signed overflow (the difference of two int64
- * may not fit in one). */
-static inline uint64_t weir__steps(int64_t lo, int64_t hi, int64_t step)
-{
-    return ((uint64_t)hi - (uint64_t)lo) / (uint64_t)step;
-}
-
-static inline int64_t weir__stepped(int64_t base, uint64_t k, int64_t step)
-{
-    return (int64_t)((uint64_t)base + k * (uint64_t)step);
-}
-
-/* A window [start, start + size): its end and max timestamp, saturating. */
-static inline int64_t weir__window_end(int64_t start, int64_t size)
-{
-    return weir__sat_add(start, size);
-}
-
-static inline int64_t weir__window_max(int64_t end)
-{
-    return end - 1; /* end > MIN always: start >= MIN and size >= 1 */
 }
 
 /* When a window is cleaned up: max + lateness in event time (MAX if that
@@ -161,6 +209,7 @@ void weir__window_acc_merge(const weir__wconf *c, void *acc, int64_t acc_count,
  * aggregate) or elements (process). */
 typedef struct weir__firing {
     int64_t start, end;
+    int64_t max;            /* every result's timestamp */
     int64_t count;
     int firing;
     bool late;
@@ -190,6 +239,19 @@ int weir__windows_timer(weir_ctx *ctx, weir__wop *op, const weir_timer *t);
 
 int weir__panes_record(weir_ctx *ctx, weir__wop *op, const void *elem, int64_t ts);
 int weir__panes_timer(weir_ctx *ctx, weir__wop *op, const weir_timer *t);
+
+/* The pane list and per-pane elements (window_panes.c), which the windows
+ * engine shares for a process function on overlapping sliding windows. */
+/* Puts `elem` into pane q of the key's pane list (made if new) and appends
+ * it to the pane's elements. */
+int weir__panes_put(weir_ctx *ctx, weir__wop *op, int64_t q, const void *elem);
+/* Gathers into op->buf the elements of the panes whose start lies in [lo,
+ * hi] and whose arrival number is above `after` (elem_seq; else all): their
+ * number in *n. */
+int weir__panes_gather(weir_ctx *ctx, weir__wop *op, int64_t lo, int64_t hi, uint64_t after,
+                       size_t *n);
+/* Frees the panes whose start lies in [lo, stop), with their elements. */
+int weir__panes_free(weir_ctx *ctx, weir__wop *op, int64_t lo, weir__wide stop);
 
 int weir__sessions_record(weir_ctx *ctx, weir__wop *op, const void *elem, int64_t ts);
 int weir__sessions_timer(weir_ctx *ctx, weir__wop *op, const weir_timer *t);

@@ -17,10 +17,24 @@
  * usually an append. A window fires by folding the contiguous run of entries
  * in [s, s + S): one lookup and a scan, not S/P lookups (a 1 h window
  * sliding by 7 s has 1 s panes, most of them empty for a sparse key).
- * Cleanups take entries from the front.
+ * Cleanups take entries from the front. The key's first open pane makes its
+ * list (one small allocation; a key's list goes with its last pane, so that
+ * a key that is not seen again leaves nothing behind).
  *
- * Timers are per (key, window), namespace = the window's start, but are not
- * registered per record, nor for every window an element falls in:
+ * The windows engine (window_windows.c) uses the same pane list and
+ * per-pane elements for a process function on overlapping sliding windows
+ * under a count trigger (weir__panes_put, _gather, _free), with entries of
+ * just {start, count}.
+ *
+ * Near the ends of time the panes and windows stay on the grid: the pane
+ * and the windows that hold MIN may begin before it (their entries and
+ * reports say MIN; the windows are told apart by their true start,
+ * window_internal.h), and a window that ends after MAX covers MAX and fires
+ * at the MAX watermark.
+ *
+ * Timers are per (key, window), namespace = the window's start (wrapped for
+ * one that begins before MIN, weir__win_ns), but are not registered per
+ * record, nor for every window an element falls in:
  *   - creating a pane registers the trigger timer of the first window that
  *     covers it and whose max is still ahead of the watermark — unless an
  *     older pane of the key lies in that window too, which gives the
@@ -40,8 +54,8 @@
  * ----------
  * 1. A pane lives until the last window covering it is cleaned up: cleaning
  *    up window s frees the panes [s, s + min(D, S)), the ones no later
- *    window covers (the key's list goes with its last pane). Every window with content fires, and every window that
- *    fires gets a cleanup timer, so every pane is freed (unless the cleanup
+ *    window covers (the key's list goes with its last pane). Every window
+ *    with content fires, and every window that fires gets a cleanup timer, so every pane is freed (unless the cleanup
  *    time overflows to MAX: then, as SEMANTICS.md 7 says, never).
  * 2. A window is late (cleanup <= watermark) only after its cleanup timer
  *    fired; a late window never fires again, so panes it shares with later
@@ -67,7 +81,7 @@
 #include "window_internal.h"
 
 typedef struct pane {
-    int64_t start;
+    int64_t start; /* the pane's start (MIN for the pane that begins before it) */
     int64_t count; /* elements in the pane */
     /* the partial accumulator follows (reduce, aggregate) */
 } pane;
@@ -76,7 +90,7 @@ _Static_assert(sizeof(pane) == 16, "window.c sizes the entry with a 16-byte head
 
 static pane *pane_at(const weir__wconf *c, void *list, size_t i)
 {
-    return (pane *)(void *)((unsigned char *)list + i * c->entry_size);
+    return (pane *)(void *)((unsigned char *)list + i * c->pane_size);
 }
 
 static unsigned char *acc_of(pane *p)
@@ -98,16 +112,68 @@ static size_t lower_bound(const weir__wconf *c, void *list, size_t n, int64_t q)
     return lo;
 }
 
+static size_t lower_bound_wide(const weir__wconf *c, void *list, size_t n, weir__wide q)
+{
+    return q > INT64_MAX ? n : lower_bound(c, list, n, weir__win_start(q));
+}
+
+/* Where pane q is or goes in the key's list: in time-ordered data its last
+ * entry, or after it. */
+static size_t find(const weir__wconf *c, void *list, size_t n, int64_t q)
+{
+    if (n == 0 || pane_at(c, list, n - 1)->start < q)
+        return n;
+    return pane_at(c, list, n - 1)->start == q ? n - 1 : lower_bound(c, list, n, q);
+}
+
+/* The elements of entries [i, j) of the key's pane list into op->buf (those
+ * that arrived after `after`, with arrival numbers), *nout of them. */
+static int gather(weir_ctx *ctx, weir__wop *op, void *list, size_t i, size_t j, uint64_t after,
+                  size_t *nout)
+{
+    const weir__wconf *c = op->c;
+    *nout = 0;
+    if (j == i)
+        return 0;
+    /* Every list call may move the pane list, so take the starts first. */
+    size_t m = j - i, n = 0;
+    int64_t *starts = (int64_t *)(void *)weir__scratch_get(ctx, &op->cat, m * sizeof *starts);
+    if (!starts)
+        return weir_ctx_error(ctx);
+    for (size_t k = 0; k < m; k++)
+        starts[k] = pane_at(c, list, i + k)->start;
+    for (size_t k = 0; k < m; k++) {
+        size_t got;
+        const unsigned char *e = weir_state_list_get(ctx, op->st_elems, starts[k], &got);
+        unsigned char *buf = weir__scratch_get(ctx, &op->buf, (n + got) * c->in_size);
+        if (!buf)
+            return weir_ctx_error(ctx);
+        if (!c->elem_seq) {
+            memcpy(buf + n * c->in_size, e, got * c->in_size);
+            n += got;
+            continue;
+        }
+        for (size_t x = 0; x < got; x++, e += c->elem_size) {
+            uint64_t seq;
+            memcpy(&seq, e, sizeof seq);
+            if (seq > after)
+                memcpy(buf + n++ * c->in_size, e + sizeof seq, c->in_size);
+        }
+    }
+    *nout = n;
+    return 0;
+}
+
 /* What combining a window's panes found. */
 typedef struct combined {
     int64_t count;       /* elements in all its panes */
-    int64_t last_pane;   /* the latest pane that exists (MIN: none) */
+    int64_t last_pane;   /* the latest pane that exists (if count > 0) */
     size_t nelems;       /* process: elements gathered into op->buf */
 } combined;
 
-/* Folds the panes of window [s, end) into op->acc, or gathers their elements
- * into op->buf. */
-static int combine(weir_ctx *ctx, weir__wop *op, int64_t s, int64_t end, combined *out)
+/* Folds the panes of the window that starts at `lo` (clamped) and has max
+ * `hi` into op->acc, or gathers their elements into op->buf. */
+static int combine(weir_ctx *ctx, weir__wop *op, int64_t lo, int64_t hi, combined *out)
 {
     const weir__wconf *c = op->c;
     out->count = 0;
@@ -115,8 +181,8 @@ static int combine(weir_ctx *ctx, weir__wop *op, int64_t s, int64_t end, combine
     out->nelems = 0;
     size_t n;
     void *list = weir_state_list_data(ctx, op->st_panes, 0, &n);
-    size_t i = lower_bound(c, list, n, s), j = i;
-    for (; j < n && pane_at(c, list, j)->start < end; j++) {
+    size_t i = lower_bound(c, list, n, lo), j = i;
+    for (; j < n && pane_at(c, list, j)->start <= hi; j++) {
         pane *p = pane_at(c, list, j);
         if (c->fn != WEIR__FN_PROCESS) {
             if (out->count == 0)
@@ -127,43 +193,39 @@ static int combine(weir_ctx *ctx, weir__wop *op, int64_t s, int64_t end, combine
         out->count += p->count;
         out->last_pane = p->start;
     }
-    if (c->fn != WEIR__FN_PROCESS || j == i)
+    if (c->fn != WEIR__FN_PROCESS)
         return 0;
-    /* The elements: every list call may move the pane list, so take the
-     * starts first. */
-    size_t m = j - i;
-    int64_t *starts = (int64_t *)(void *)weir__scratch_get(ctx, &op->cat, m * sizeof *starts);
-    if (!starts)
-        return weir_ctx_error(ctx);
-    for (size_t k = 0; k < m; k++)
-        starts[k] = pane_at(c, list, i + k)->start;
-    for (size_t k = 0; k < m; k++) {
-        size_t got;
-        const void *e = weir_state_list_get(ctx, op->st_elems, starts[k], &got);
-        unsigned char *buf = weir__scratch_get(ctx, &op->buf, (out->nelems + got) * c->in_size);
-        if (!buf)
-            return weir_ctx_error(ctx);
-        memcpy(buf + out->nelems * c->in_size, e, got * c->in_size);
-        out->nelems += got;
-    }
-    return 0;
+    return gather(ctx, op, list, i, j, 0, &out->nelems);
+}
+
+int weir__panes_gather(weir_ctx *ctx, weir__wop *op, int64_t lo, int64_t hi, uint64_t after,
+                       size_t *n)
+{
+    const weir__wconf *c = op->c;
+    size_t len;
+    void *list = weir_state_list_data(ctx, op->st_panes, 0, &len);
+    size_t i = lower_bound(c, list, len, lo), j = i;
+    while (j < len && pane_at(c, list, j)->start <= hi)
+        j++;
+    return gather(ctx, op, list, i, j, after, n);
 }
 
 /* Fires window s. `x` is the element that caused a late firing (NULL for
  * the timer's firing). */
-static int fire(weir_ctx *ctx, weir__wop *op, int64_t s, const void *x, combined *got)
+static int fire(weir_ctx *ctx, weir__wop *op, weir__wide s, const void *x, combined *got)
 {
     const weir__wconf *c = op->c;
-    int64_t end = weir__window_end(s, c->size);
-    int r = combine(ctx, op, s, end, got);
+    int64_t start = weir__win_start(s), max = weir__win_max(c, s);
+    int r = combine(ctx, op, start, max, got);
     if (r < 0 || got->count == 0)
         return r;
-    weir__firing f = {.start = s, .end = end, .count = got->count, .late = x != NULL,
-                      .acc = op->acc, .elems = op->buf.p, .nelems = got->nelems};
+    weir__firing f = {.start = start, .end = weir__win_end(c, s), .max = max,
+                      .count = got->count, .late = x != NULL, .acc = op->acc,
+                      .elems = op->buf.p, .nelems = got->nelems};
     if (x && op->st_meta >= 0) {
         /* Invariant 3: the first late firing follows the on-time one iff
          * the window had content before x. */
-        int64_t *fired = weir_state_value(ctx, op->st_meta, s, true);
+        int64_t *fired = weir_state_value(ctx, op->st_meta, weir__win_ns(s), true);
         if (!fired)
             return weir_ctx_state_error(ctx);
         if (*fired == 0)
@@ -186,55 +248,62 @@ static int fire(weir_ctx *ctx, weir__wop *op, int64_t s, const void *x, combined
     return weir__window_emit(ctx, op, &f);
 }
 
-/* Window s is done: frees the panes no later window covers. Earlier panes
- * went with earlier windows, so these are at the front of the list. */
-static int cleanup(weir_ctx *ctx, weir__wop *op, int64_t s, int64_t end)
+int weir__panes_free(weir_ctx *ctx, weir__wop *op, int64_t lo, weir__wide stop)
 {
     const weir__wconf *c = op->c;
-    int64_t stop = c->slide < c->size ? weir__sat_add(s, c->slide) : end;
     size_t n;
     void *list = weir_state_list_data(ctx, op->st_panes, 0, &n);
-    size_t lo = lower_bound(c, list, n, s), hi = lower_bound(c, list, n, stop);
-    if (hi > lo) {
-        if (c->fn == WEIR__FN_PROCESS) {
-            int64_t *starts =
-                (int64_t *)(void *)weir__scratch_get(ctx, &op->cat, (hi - lo) * sizeof *starts);
-            if (!starts)
-                return weir_ctx_error(ctx);
-            for (size_t k = lo; k < hi; k++)
-                starts[k - lo] = pane_at(c, list, k)->start;
-            for (size_t k = 0; k < hi - lo; k++)
-                weir_state_clear(ctx, op->st_elems, starts[k]);
-            list = weir_state_list_data(ctx, op->st_panes, 0, &n);
-        }
-        /* In place: the rest moves to the front (no allocation). */
-        memmove(pane_at(c, list, lo), pane_at(c, list, hi), (n - hi) * c->entry_size);
-        int r = weir_state_list_set(ctx, op->st_panes, 0, list, n - (hi - lo));
-        if (r < 0)
-            return r;
+    size_t i = lower_bound(c, list, n, lo), j = lower_bound_wide(c, list, n, stop);
+    if (j <= i)
+        return 0;
+    if (c->fn == WEIR__FN_PROCESS) {
+        int64_t *starts =
+            (int64_t *)(void *)weir__scratch_get(ctx, &op->cat, (j - i) * sizeof *starts);
+        if (!starts)
+            return weir_ctx_error(ctx);
+        for (size_t k = i; k < j; k++)
+            starts[k - i] = pane_at(c, list, k)->start;
+        for (size_t k = 0; k < j - i; k++)
+            weir_state_clear(ctx, op->st_elems, starts[k]);
+        list = weir_state_list_data(ctx, op->st_panes, 0, &n);
     }
+    /* In place: the rest moves to the front (no allocation). */
+    memmove(pane_at(c, list, i), pane_at(c, list, j), (n - j) * c->pane_size);
+    return weir_state_list_set(ctx, op->st_panes, 0, list, n - (j - i));
+}
+
+/* Window s is done: frees the panes no later window covers. Earlier panes
+ * went with earlier windows, so these are at the front of the list. */
+static int cleanup(weir_ctx *ctx, weir__wop *op, weir__wide s)
+{
+    const weir__wconf *c = op->c;
+    int64_t start = weir__win_start(s);
+    int r = weir__panes_free(ctx, op, start, c->slide < c->size ? s + c->slide : s + c->size);
+    if (r < 0)
+        return r;
     if (op->st_meta >= 0)
-        weir_state_clear(ctx, op->st_meta, s);
-    weir_ctx_report_cleanup(ctx, s, end);
+        weir_state_clear(ctx, op->st_meta, weir__win_ns(s));
+    weir_ctx_report_cleanup(ctx, start, weir__win_end(c, s));
     return 0;
 }
 
-static int register_cleanup(weir_ctx *ctx, const weir__wconf *c, int64_t s, int64_t max)
+static int register_cleanup(weir_ctx *ctx, const weir__wconf *c, weir__wide s, int64_t max)
 {
     int64_t when = weir__window_cleanup(c, max);
     if (when == max || when == WEIR_TS_MAX)
         return 0; /* the trigger timer cleans up too / never */
-    return weir_timer_register(ctx, c->domain, s, when);
+    return weir_timer_register(ctx, c->domain, weir__win_ns(s), when);
 }
 
-/* A new pane q with the element in it, at position `at` of the key's list
- * (`list`, n entries, as just read). */
+/* A new pane q with the element in it (its accumulator: the elements are
+ * the caller's), at position `at` of the key's list (`list`, n entries, as
+ * just read). */
 static int new_pane(weir_ctx *ctx, weir__wop *op, int64_t q, const void *elem, void *list,
                     size_t at, size_t n)
 {
     const weir__wconf *c = op->c;
     pane *p = (pane *)(void *)op->entry;
-    memset(p, 0, c->entry_size);
+    memset(p, 0, c->pane_size);
     p->start = q;
     p->count = 1;
     if (c->fn != WEIR__FN_PROCESS) {
@@ -248,13 +317,42 @@ static int new_pane(weir_ctx *ctx, weir__wop *op, int64_t q, const void *elem, v
     if (at == n)
         return weir_state_list_add(ctx, op->st_panes, 0, p);
     /* Out of time order: rebuilt with the pane in its place (rare). */
-    unsigned char *tmp = weir__scratch_get(ctx, &op->cat, (n + 1) * c->entry_size);
+    unsigned char *tmp = weir__scratch_get(ctx, &op->cat, (n + 1) * c->pane_size);
     if (!tmp)
         return weir_ctx_error(ctx);
-    memcpy(tmp, list, at * c->entry_size);
-    memcpy(tmp + at * c->entry_size, p, c->entry_size);
-    memcpy(tmp + (at + 1) * c->entry_size, pane_at(c, list, at), (n - at) * c->entry_size);
+    memcpy(tmp, list, at * c->pane_size);
+    memcpy(tmp + at * c->pane_size, p, c->pane_size);
+    memcpy(tmp + (at + 1) * c->pane_size, pane_at(c, list, at), (n - at) * c->pane_size);
     return weir_state_list_set(ctx, op->st_panes, 0, tmp, n + 1);
+}
+
+/* Appends a process function's element to pane q's elements. */
+static int add_elem(weir_ctx *ctx, weir__wop *op, int64_t q, const void *elem)
+{
+    const weir__wconf *c = op->c;
+    if (!c->elem_seq)
+        return weir_state_list_add(ctx, op->st_elems, q, elem);
+    unsigned char *e = weir__scratch_get(ctx, &op->buf, c->elem_size);
+    if (!e)
+        return weir_ctx_error(ctx);
+    uint64_t seq = op->seq;
+    memcpy(e, &seq, sizeof seq);
+    memcpy(e + sizeof seq, elem, c->in_size);
+    return weir_state_list_add(ctx, op->st_elems, q, e);
+}
+
+int weir__panes_put(weir_ctx *ctx, weir__wop *op, int64_t q, const void *elem)
+{
+    const weir__wconf *c = op->c;
+    size_t n;
+    void *list = weir_state_list_data(ctx, op->st_panes, 0, &n);
+    size_t at = find(c, list, n, q);
+    int r;
+    if (at < n && pane_at(c, list, at)->start == q)
+        pane_at(c, list, at)->count++;
+    else if ((r = new_pane(ctx, op, q, elem, list, at, n)) < 0)
+        return r;
+    return add_elem(ctx, op, q, elem);
 }
 
 int weir__panes_record(weir_ctx *ctx, weir__wop *op, const void *elem, int64_t ts)
@@ -262,61 +360,61 @@ int weir__panes_record(weir_ctx *ctx, weir__wop *op, const void *elem, int64_t t
     const weir__wconf *c = op->c;
     int64_t wm = weir_ctx_watermark(ctx);
     int64_t t = c->event_time ? ts : weir_ctx_now(ctx);
-    int64_t q, first, last;
+    int64_t q;
+    weir__wide first, last;
     if (!weir__window_assign(op, t, &q, &first, &last))
-        return weir__window_skipped(ctx, op, elem, ts, last, weir__window_end(last, c->size));
-    int64_t last_end = weir__window_end(last, c->size);
+        return weir__window_skipped(ctx, op, elem, ts, weir__win_start(last),
+                                    weir__win_end(c, last));
     /* The last window has the latest cleanup: if it is late, all are. */
-    if (c->event_time && weir__window_cleanup(c, weir__window_max(last_end)) <= wm)
-        return weir__window_skipped(ctx, op, elem, ts, last, last_end);
+    if (c->event_time && weir__window_cleanup(c, weir__win_max(c, last)) <= wm)
+        return weir__window_skipped(ctx, op, elem, ts, weir__win_start(last),
+                                    weir__win_end(c, last));
 
     /* The pane: in time-ordered data the key's last one. */
     size_t n;
     void *list = weir_state_list_data(ctx, op->st_panes, 0, &n);
-    size_t at = n;
-    if (n && pane_at(c, list, n - 1)->start >= q)
-        at = pane_at(c, list, n - 1)->start == q ? n - 1 : lower_bound(c, list, n, q);
+    size_t at = find(c, list, n, q);
     int r;
     if (at < n && pane_at(c, list, at)->start == q) {
         pane *p = pane_at(c, list, at);
         if (c->fn != WEIR__FN_PROCESS)
             weir__window_acc_add(c, acc_of(p), p->count, elem);
         p->count++;
-        if (c->fn == WEIR__FN_PROCESS && (r = weir_state_list_add(ctx, op->st_elems, q, elem)) < 0)
+        if (c->fn == WEIR__FN_PROCESS && (r = add_elem(ctx, op, q, elem)) < 0)
             return r;
     } else {
-        int64_t before = at ? pane_at(c, list, at - 1)->start : WEIR_TS_MIN;
+        bool has_before = at > 0;
+        int64_t before = has_before ? pane_at(c, list, at - 1)->start : 0;
         if ((r = new_pane(ctx, op, q, elem, list, at, n)) < 0)
             return r;
-        if (c->fn == WEIR__FN_PROCESS && (r = weir_state_list_add(ctx, op->st_elems, q, elem)) < 0)
+        if (c->fn == WEIR__FN_PROCESS && (r = add_elem(ctx, op, q, elem)) < 0)
             return r;
         /* The first window of this pane still waiting for its max; the
          * chain of firings reaches the later ones. */
-        int64_t s = first;
+        weir__wide s = first;
         if (c->event_time) {
-            __extension__ __int128 lo = (__int128)wm - c->size + 2; /* max = s + size - 1 > wm */
+            weir__wide lo = (weir__wide)wm - c->size + 2; /* max = s + size - 1 > wm */
             if (lo > first)
-                s = weir__window_next_at_or_after(first, c->slide, (int64_t)lo);
+                s = weir__window_next_at_or_after(first, c->slide, lo);
         }
         /* If an older pane lies in that window too, the window has its timer
          * already (it had one when that pane was made, or the chain brings
          * it): in time-ordered data only a key's first pane registers. */
-        if (s <= last && !(before != WEIR_TS_MIN && before >= s)) {
-            r = weir_timer_register(ctx, c->domain, s,
-                                    weir__window_max(weir__window_end(s, c->size)));
+        if (s <= last && !(has_before && before >= s)) {
+            r = weir_timer_register(ctx, c->domain, weir__win_ns(s), weir__win_max(c, s));
             if (r < 0)
                 return r;
         }
     }
     weir_ctx_count(ctx, WEIR_COUNTER_ABSORBED, 1);
-    if (!c->event_time || weir__window_max(weir__window_end(first, c->size)) > wm)
+    if (!c->event_time || weir__win_max(c, first) > wm)
         return 0;
     /* The watermark passed the max of some of the element's windows: each
      * of those that is not late fires at once (the others are skipped). */
-    __extension__ __int128 lo = (__int128)wm - c->size + 2 - c->lateness; /* cleanup > wm */
-    int64_t s = lo > first ? weir__window_next_at_or_after(first, c->slide, (int64_t)lo) : first;
-    for (; s <= last; s = weir__sat_add(s, c->slide)) {
-        int64_t max = weir__window_max(weir__window_end(s, c->size));
+    weir__wide lo = (weir__wide)wm - c->size + 2 - c->lateness; /* cleanup > wm */
+    weir__wide s = lo > first ? weir__window_next_at_or_after(first, c->slide, lo) : first;
+    for (; s <= last; s += c->slide) {
+        int64_t max = weir__win_max(c, s);
         if (max > wm)
             break;
         combined got;
@@ -325,8 +423,6 @@ int weir__panes_record(weir_ctx *ctx, weir__wop *op, const void *elem, int64_t t
             r = register_cleanup(ctx, c, s, max);
         if (r < 0)
             return r;
-        if (s == last)
-            break;
     }
     return 0;
 }
@@ -334,9 +430,8 @@ int weir__panes_record(weir_ctx *ctx, weir__wop *op, const void *elem, int64_t t
 int weir__panes_timer(weir_ctx *ctx, weir__wop *op, const weir_timer *t)
 {
     const weir__wconf *c = op->c;
-    int64_t s = t->ns;
-    int64_t end = weir__window_end(s, c->size);
-    int64_t max = weir__window_max(end);
+    weir__wide s = weir__win_of_timer(c, t->ns, t->timestamp);
+    int64_t max = weir__win_max(c, s);
     int64_t when = weir__window_cleanup(c, max);
     if (t->timestamp == max) {
         combined got;
@@ -344,18 +439,17 @@ int weir__panes_timer(weir_ctx *ctx, weir__wop *op, const weir_timer *t)
         if (r < 0 || got.count == 0)
             return r;
         /* The chain: the next window shares the panes from s + slide on. */
-        int64_t next = weir__sat_add(s, c->slide);
-        if (c->slide < c->size && got.last_pane >= next) {
-            r = weir_timer_register(ctx, c->domain, next,
-                                    weir__window_max(weir__window_end(next, c->size)));
+        weir__wide next = s + c->slide;
+        if (c->slide < c->size && next <= INT64_MAX && got.last_pane >= next) {
+            r = weir_timer_register(ctx, c->domain, weir__win_ns(next), weir__win_max(c, next));
             if (r < 0)
                 return r;
         }
         if (when == max)
-            return cleanup(ctx, op, s, end);
+            return cleanup(ctx, op, s);
         return register_cleanup(ctx, c, s, max);
     }
     if (t->timestamp == when && when != WEIR_TS_MAX)
-        return cleanup(ctx, op, s, end);
+        return cleanup(ctx, op, s);
     return 0;
 }

@@ -28,6 +28,10 @@
  * since), it is set again at the time now owed. Only a merge of two existing
  * sessions deletes a timer (the absorbed one's). The firings and cleanups
  * are the same, at the same watermarks; nothing is registered per record.
+ *
+ * A session whose end would pass MAX (an element within the gap of MAX)
+ * ends at MAX and covers it: its max is MAX, so it fires at the MAX
+ * watermark, and its id can be MAX itself (a session [MAX, MAX)).
  */
 #include <string.h>
 
@@ -45,7 +49,8 @@ typedef struct session {
     int64_t since;      /* count trigger: elements since the last firing */
     int32_t firings;    /* firings so far */
     uint8_t owes_max;   /* the event-time trigger still owes the firing at max */
-    uint8_t pad[3];
+    uint8_t open_end;   /* the true end passed MAX: end is MAX, and so is max */
+    uint8_t pad[2];
 } session;
 
 _Static_assert(sizeof(session) == 56, "window.c sizes the entry with a 56-byte header");
@@ -70,12 +75,18 @@ static const unsigned char *acc_of_const(const session *e)
     return (const unsigned char *)e + sizeof *e;
 }
 
+/* The session's max timestamp. */
+static int64_t max_of(const session *e)
+{
+    return e->open_end ? WEIR_TS_MAX : e->end - 1;
+}
+
 /* The earliest time the session owes a timer: its max while the trigger
  * waits for it, else its cleanup time; NO_TIMER if neither (a cleanup time
  * that overflowed). */
 static int64_t owed(const weir__wconf *c, const session *e)
 {
-    int64_t max = weir__window_max(e->end);
+    int64_t max = max_of(e);
     if (e->owes_max)
         return max;
     int64_t when = weir__window_cleanup(c, max);
@@ -116,7 +127,7 @@ static int fire(weir_ctx *ctx, weir__wop *op, session *e, bool late)
     const weir__wconf *c = op->c;
     if (e->count == 0)
         return 0;
-    weir__firing f = {.start = e->start, .end = e->end, .count = e->count,
+    weir__firing f = {.start = e->start, .end = e->end, .max = max_of(e), .count = e->count,
                       .firing = e->firings++, .late = late, .acc = acc_of(e)};
     if (c->fn == WEIR__FN_PROCESS)
         f.elems = weir_state_list_get(ctx, op->st_elems, e->id, &f.nelems);
@@ -208,7 +219,10 @@ int weir__sessions_record(weir_ctx *ctx, weir__wop *op, const void *elem, int64_
 {
     const weir__wconf *c = op->c;
     int64_t wm = weir_ctx_watermark(ctx);
-    int64_t start = ts, end = weir__sat_add(ts, c->gap);
+    int64_t start = ts, end;
+    bool open_end = __builtin_add_overflow(ts, c->gap, &end);
+    if (open_end)
+        end = WEIR_TS_MAX;
     size_t n;
     unsigned char *list = weir_state_list_data(ctx, op->st_sess, 0, &n);
 
@@ -222,11 +236,13 @@ int weir__sessions_record(weir_ctx *ctx, weir__wop *op, const void *elem, int64_
     bool is_new = lo == hi;
     int r;
     if (is_new) {
-        if (c->event_time && weir__window_cleanup(c, weir__window_max(end)) <= wm)
+        if (c->event_time &&
+            weir__window_cleanup(c, open_end ? WEIR_TS_MAX : end - 1) <= wm)
             return weir__window_skipped(ctx, op, elem, ts, start, end);
         memset(t, 0, c->entry_size);
         t->start = start;
         t->end = end;
+        t->open_end = open_end;
         t->id = ts;
         t->timer = NO_TIMER;
         if (c->fn != WEIR__FN_PROCESS)
@@ -235,7 +251,10 @@ int weir__sessions_record(weir_ctx *ctx, weir__wop *op, const void *elem, int64_
         memcpy(t, entry(c, list, lo), c->entry_size);
         int64_t cover_start = t->start < start ? t->start : start;
         int64_t cover_end = entry(c, list, hi - 1)->end > end ? entry(c, list, hi - 1)->end : end;
-        if (hi - lo > 1 || cover_start != t->start || cover_end != t->end) {
+        /* only the last session can end at MAX (open sessions do not touch) */
+        bool cover_open = open_end || entry(c, list, hi - 1)->open_end;
+        if (hi - lo > 1 || cover_start != t->start || cover_end != t->end ||
+            cover_open != t->open_end) {
             /* A merge: the earliest session keeps its id and state, the
              * others are folded into it and leave the list. */
             size_t nabs = hi - lo - 1;
@@ -252,6 +271,7 @@ int weir__sessions_record(weir_ctx *ctx, weir__wop *op, const void *elem, int64_
             }
             t->start = cover_start;
             t->end = cover_end;
+            t->open_end = cover_open;
             weir_ctx_report_merge(ctx, cover_start, cover_end, (int64_t)(hi - lo) + 1);
             if (nabs) {
                 memcpy(entry(c, list, lo), t, c->entry_size);
@@ -263,18 +283,20 @@ int weir__sessions_record(weir_ctx *ctx, weir__wop *op, const void *elem, int64_
                     return r;
                 list = NULL; /* moved: read again below */
             }
-            if (c->event_time && weir__window_cleanup(c, weir__window_max(cover_end)) <= wm) {
-                /* Only a session that was late already can make a late
-                 * cover; Flink retires it, and the element is skipped. */
-                if (t->timer != NO_TIMER)
-                    weir_timer_delete(ctx, c->domain, t->id, t->timer);
-                if (c->fn == WEIR__FN_PROCESS)
-                    weir_state_clear(ctx, op->st_elems, t->id);
-                list = weir_state_list_data(ctx, op->st_sess, 0, &n);
-                if ((r = remove_entry(ctx, op, list, n, lo)) < 0)
-                    return r;
-                return weir__window_skipped(ctx, op, elem, ts, start, end);
-            }
+        }
+        if (c->event_time && weir__window_cleanup(c, max_of(t)) <= wm) {
+            /* Only a session that was late already (one never cleaned up:
+             * its cleanup time overflowed, and the watermark is MAX) can
+             * make a late cover, or be late itself; Flink retires it, and
+             * the element is skipped. */
+            if (t->timer != NO_TIMER)
+                weir_timer_delete(ctx, c->domain, t->id, t->timer);
+            if (c->fn == WEIR__FN_PROCESS)
+                weir_state_clear(ctx, op->st_elems, t->id);
+            list = weir_state_list_data(ctx, op->st_sess, 0, &n);
+            if ((r = remove_entry(ctx, op, list, n, lo)) < 0)
+                return r;
+            return weir__window_skipped(ctx, op, elem, ts, start, end);
         }
     }
 
@@ -288,7 +310,7 @@ int weir__sessions_record(weir_ctx *ctx, weir__wop *op, const void *elem, int64_
     }
     t->count++;
     weir_ctx_count(ctx, WEIR_COUNTER_ABSORBED, 1);
-    int64_t max = weir__window_max(t->end);
+    int64_t max = max_of(t);
     bool now = false, late = false;
     if (c->trigger == WEIR_TRIGGER_EVENT_TIME) {
         now = late = max <= wm;
@@ -321,14 +343,15 @@ int weir__sessions_timer(weir_ctx *ctx, weir__wop *op, const weir_timer *tm)
     unsigned char *list = weir_state_list_data(ctx, op->st_sess, 0, &n);
     /* The session whose id is the namespace lies around its id. */
     size_t i = first_ending_at_or_after(c, list, n, tm->ns);
-    if (i < n && entry(c, list, i)->end == tm->ns)
-        i++; /* ends are exclusive: the id is not in a session that ends at it */
+    if (i < n && entry(c, list, i)->end == tm->ns && !entry(c, list, i)->open_end)
+        i++; /* ends are exclusive: the id is not in a session that ends at it
+              * (but a session whose end passed MAX holds MAX) */
     if (i == n || entry(c, list, i)->id != tm->ns || entry(c, list, i)->timer != tm->timestamp)
         return 0; /* not a live session's pending timer */
     session *e = (session *)(void *)op->entry;
     memcpy(e, entry(c, list, i), c->entry_size);
     e->timer = NO_TIMER;
-    int64_t max = weir__window_max(e->end);
+    int64_t max = max_of(e);
     int64_t when = weir__window_cleanup(c, max);
     int r;
     if (e->owes_max && tm->timestamp == max) {

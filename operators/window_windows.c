@@ -4,9 +4,21 @@
  * element then goes into each of its windows, as in Flink). Tumbling and
  * sliding windows with time triggers are window_panes.c's.
  *
- * The value is a 24-byte header and the accumulator (reduce, aggregate); a
- * process function's elements are a list in the same namespace. The
- * namespace is the window's start (0 for the global window).
+ * The value is a 24-byte header and the accumulator (reduce, aggregate). Its
+ * namespace is the window's start (0 for the global window); sliding windows
+ * that begin before MIN (several can: window_internal.h) are kept in a value
+ * state of their own, st_low, under their wrapped start (weir__win_ns).
+ *
+ * A process function's elements: on overlapping sliding windows, once per
+ * pane, in the pane list and per-pane element lists of window_panes.c (an
+ * element is in several windows, and is kept once, not once per window); a
+ * window gathers its panes' elements when it fires and frees the panes no
+ * later window covers at its cleanup. A purging trigger empties one window
+ * and not the others that share its panes, so there every element carries
+ * its arrival number and a window the number at its last purge (after the
+ * header): its contents are the elements of its panes that came after. On
+ * other windows (tumbling, sliding with gaps, global), where an element is in
+ * one window, the window's elements are a list under its start.
  *
  * Timers: one per window at a time. When a window's state is created its
  * first timer is set — at window.max for a time trigger that still waits for
@@ -32,26 +44,38 @@ typedef struct win_head {
     int64_t since;   /* count trigger: elements since the last firing */
     int32_t firings; /* firings so far: the next one's index */
     uint32_t live;   /* the first timer is set */
+    /* the accumulator follows (reduce, aggregate), or with elem_seq the
+     * arrival number of the last element purged */
 } win_head;
 
 _Static_assert(sizeof(win_head) == 24, "window.c sizes the value with a 24-byte header");
 
+/* A window: its true start (0 for the global window) and what follows. */
 typedef struct bounds {
+    weir__wide s;
     int64_t start, end, max, cleanup;
+    int st;     /* the header's state */
+    int64_t ns; /* the header's namespace */
 } bounds;
 
-static bounds window_bounds(const weir__wconf *c, int64_t ns)
+static bounds window_bounds(const weir__wop *op, weir__wide s)
 {
+    const weir__wconf *c = op->c;
     bounds b;
+    b.s = s;
     if (c->global) {
         b.start = WEIR_TS_MIN;
         b.end = b.max = b.cleanup = WEIR_TS_MAX;
+        b.st = op->st_win;
+        b.ns = 0;
         return b;
     }
-    b.start = ns;
-    b.end = weir__window_end(ns, c->size);
-    b.max = weir__window_max(b.end);
+    b.start = weir__win_start(s);
+    b.end = weir__win_end(c, s);
+    b.max = weir__win_max(c, s);
     b.cleanup = weir__window_cleanup(c, b.max);
+    b.st = s < INT64_MIN ? op->st_low : op->st_win;
+    b.ns = weir__win_ns(s);
     return b;
 }
 
@@ -65,27 +89,54 @@ static unsigned char *acc_of(win_head *h)
     return (unsigned char *)h + sizeof *h;
 }
 
-/* Fires window `ns` with its contents; purges them after if purging. */
-static int fire(weir_ctx *ctx, weir__wop *op, int64_t ns, const bounds *b, bool late)
+static uint64_t purged_of(win_head *h)
+{
+    uint64_t v;
+    memcpy(&v, acc_of(h), sizeof v);
+    return v;
+}
+
+/* A window's element list when it is its own (not per pane): under its
+ * start, which only one window has when windows do not overlap. */
+static int64_t elems_ns(const bounds *b)
+{
+    return b->start;
+}
+
+/* Fires the window with its contents; purges them after if purging. */
+static int fire(weir_ctx *ctx, weir__wop *op, const bounds *b, bool late)
 {
     const weir__wconf *c = op->c;
-    win_head *h = weir_state_value(ctx, op->st_win, ns, false);
+    win_head *h = weir_state_value(ctx, b->st, b->ns, false);
     if (!h || h->count == 0)
         return 0;
-    weir__firing f = {.start = b->start, .end = b->end, .count = h->count,
+    weir__firing f = {.start = b->start, .end = b->end, .max = b->max, .count = h->count,
                       .firing = h->firings++, .late = late};
-    if (c->fn == WEIR__FN_PROCESS)
-        f.elems = weir_state_list_get(ctx, op->st_elems, ns, &f.nelems); /* h is stale now */
-    else
+    int r;
+    if (c->fn != WEIR__FN_PROCESS) {
         f.acc = acc_of(h);
-    int r = weir__window_emit(ctx, op, &f);
+    } else if (c->pane_elems) {
+        /* h is stale after this */
+        r = weir__panes_gather(ctx, op, b->start, b->max, c->elem_seq ? purged_of(h) : 0,
+                               &f.nelems);
+        if (r < 0)
+            return r;
+        f.elems = op->buf.p;
+    } else {
+        f.elems = weir_state_list_get(ctx, op->st_elems, elems_ns(b), &f.nelems); /* h stale */
+    }
+    r = weir__window_emit(ctx, op, &f);
     if (r < 0 || !c->purging)
         return r;
     if (c->fn == WEIR__FN_PROCESS) {
-        weir_state_clear(ctx, op->st_elems, ns);
-        h = weir_state_value(ctx, op->st_win, ns, false);
-        if (h)
+        if (!c->pane_elems)
+            weir_state_clear(ctx, op->st_elems, elems_ns(b));
+        h = weir_state_value(ctx, b->st, b->ns, false);
+        if (h) {
             h->count = 0;
+            if (c->elem_seq)
+                memcpy(acc_of(h), &op->seq, sizeof op->seq);
+        }
     } else {
         h->count = 0;
         weir__window_acc_init(c, acc_of(h));
@@ -93,15 +144,16 @@ static int fire(weir_ctx *ctx, weir__wop *op, int64_t ns, const bounds *b, bool 
     return 0;
 }
 
-/* The element into window `ns`, if that window is not late. */
-static int add(weir_ctx *ctx, weir__wop *op, int64_t ns, const void *elem, int64_t wm, bool *taken)
+/* The element into window s, if that window is not late. */
+static int add(weir_ctx *ctx, weir__wop *op, weir__wide s, const void *elem, int64_t wm,
+               bool *taken)
 {
     const weir__wconf *c = op->c;
-    bounds b = window_bounds(c, ns);
+    bounds b = window_bounds(op, s);
     if (c->event_time && b.cleanup <= wm)
         return 0; /* a late window: skip it */
     *taken = true;
-    win_head *h = weir_state_value(ctx, op->st_win, ns, true);
+    win_head *h = weir_state_value(ctx, b.st, b.ns, true);
     if (!h)
         return weir_ctx_state_error(ctx);
     if (!h->live) {
@@ -110,9 +162,9 @@ static int add(weir_ctx *ctx, weir__wop *op, int64_t ns, const void *elem, int64
             weir__window_acc_init(c, acc_of(h));
         int r = 0;
         if (time_trigger(c) && (!c->event_time || b.max > wm))
-            r = weir_timer_register(ctx, c->domain, ns, b.max);
+            r = weir_timer_register(ctx, c->domain, b.ns, b.max);
         else if (b.cleanup != WEIR_TS_MAX)
-            r = weir_timer_register(ctx, c->domain, ns, b.cleanup);
+            r = weir_timer_register(ctx, c->domain, b.ns, b.cleanup);
         if (r < 0)
             return r;
     }
@@ -127,12 +179,12 @@ static int add(weir_ctx *ctx, weir__wop *op, int64_t ns, const void *elem, int64
         now = true;
         late = c->event_time && b.max <= wm;
     }
-    if (c->fn == WEIR__FN_PROCESS) {
-        int r = weir_state_list_add(ctx, op->st_elems, ns, elem);
+    if (c->fn == WEIR__FN_PROCESS && !c->pane_elems) {
+        int r = weir_state_list_add(ctx, op->st_elems, elems_ns(&b), elem);
         if (r < 0)
             return r;
     }
-    return now ? fire(ctx, op, ns, &b, late) : 0;
+    return now ? fire(ctx, op, &b, late) : 0;
 }
 
 int weir__windows_record(weir_ctx *ctx, weir__wop *op, const void *elem, int64_t ts)
@@ -141,7 +193,7 @@ int weir__windows_record(weir_ctx *ctx, weir__wop *op, const void *elem, int64_t
     int64_t wm = weir_ctx_watermark(ctx);
     int64_t t = c->event_time ? ts : weir_ctx_now(ctx);
     bool taken = false;
-    int64_t first, last;
+    weir__wide first, last;
     int r;
     if (c->global) {
         first = last = 0;
@@ -149,18 +201,29 @@ int weir__windows_record(weir_ctx *ctx, weir__wop *op, const void *elem, int64_t
     } else {
         int64_t pane;
         if (!weir__window_assign(op, t, &pane, &first, &last))
-            return weir__window_skipped(ctx, op, elem, ts, last, weir__window_end(last, c->size));
+            return weir__window_skipped(ctx, op, elem, ts, weir__win_start(last),
+                                        weir__win_end(c, last));
+        if (c->pane_elems) {
+            /* Kept once, in its pane, if any window takes it (the last one
+             * has the latest cleanup), before any of them fires. */
+            if (c->event_time &&
+                weir__window_cleanup(c, weir__win_max(c, last)) <= wm)
+                return weir__window_skipped(ctx, op, elem, ts, weir__win_start(last),
+                                            weir__win_end(c, last));
+            op->seq++;
+            if ((r = weir__panes_put(ctx, op, pane, elem)) < 0)
+                return r;
+        }
         /* Every window of the element (sliding under a count trigger: the
          * latest first, Flink's order). */
         r = 0;
-        uint64_t n = weir__steps(first, last, c->slide);
-        for (uint64_t j = 0; r == 0 && j <= n; j++)
-            r = add(ctx, op, weir__stepped(last, j, -c->slide), elem, wm, &taken);
+        for (weir__wide s = last; r == 0 && s >= first; s -= c->slide)
+            r = add(ctx, op, s, elem, wm, &taken);
     }
     if (r < 0)
         return r;
     if (!taken) {
-        bounds b = window_bounds(c, last);
+        bounds b = window_bounds(op, last);
         return weir__window_skipped(ctx, op, elem, ts, b.start, b.end);
     }
     weir_ctx_count(ctx, WEIR_COUNTER_ABSORBED, 1);
@@ -170,25 +233,30 @@ int weir__windows_record(weir_ctx *ctx, weir__wop *op, const void *elem, int64_t
 int weir__windows_timer(weir_ctx *ctx, weir__wop *op, const weir_timer *t)
 {
     const weir__wconf *c = op->c;
-    int64_t ns = t->ns;
-    bounds b = window_bounds(c, ns);
+    bounds b = window_bounds(op, c->global ? 0 : weir__win_of_timer(c, t->ns, t->timestamp));
     if (time_trigger(c) && t->timestamp == b.max) {
-        int r = fire(ctx, op, ns, &b, false);
+        int r = fire(ctx, op, &b, false);
         if (r < 0)
             return r;
     }
     if (b.cleanup == WEIR_TS_MAX)
         return 0; /* never cleaned up (the global window; an overflowing lateness) */
     if (t->timestamp == b.cleanup) {
-        if (!weir_state_value(ctx, op->st_win, ns, false))
+        if (!weir_state_value(ctx, b.st, b.ns, false))
             return 0;
-        weir_state_clear(ctx, op->st_win, ns);
-        if (c->fn == WEIR__FN_PROCESS)
-            weir_state_clear(ctx, op->st_elems, ns);
+        weir_state_clear(ctx, b.st, b.ns);
+        if (c->pane_elems) {
+            /* the panes no later window covers */
+            int r = weir__panes_free(ctx, op, b.start, b.s + c->slide);
+            if (r < 0)
+                return r;
+        } else if (c->fn == WEIR__FN_PROCESS) {
+            weir_state_clear(ctx, op->st_elems, elems_ns(&b));
+        }
         weir_ctx_report_cleanup(ctx, b.start, b.end);
         return 0;
     }
-    if (t->timestamp < b.cleanup && weir_state_value(ctx, op->st_win, ns, false))
-        return weir_timer_register(ctx, c->domain, ns, b.cleanup);
+    if (t->timestamp < b.cleanup && weir_state_value(ctx, b.st, b.ns, false))
+        return weir_timer_register(ctx, c->domain, b.ns, b.cleanup);
     return 0;
 }

@@ -11,6 +11,19 @@
  * then goes to the late side output (if the spec names one) or is dropped
  * and counted.
  *
+ * The ends of time (SEMANTICS.md does not say; Flink computes with
+ * wrap-around): windows never wrap, and stay on their grid (starts offset +
+ * k * step). The window that holds MIN begins before MIN (for sliding
+ * windows, several may): it reports start = WEIR_TS_MIN and keeps its true
+ * end. A window whose end would pass MAX, and a session opened within the
+ * gap of MAX, ends at WEIR_TS_MAX and covers MAX itself: its max timestamp
+ * is WEIR_TS_MAX (not end - 1), so an element at MAX is on time until the
+ * watermark is MAX, the window fires at the end of input, and its results
+ * carry WEIR_TS_MAX. Such a window may have start == end == WEIR_TS_MAX (it
+ * holds MAX alone), and one that ends at exactly MAX has max MAX - 1. A
+ * cleanup time (max + allowed lateness) that would pass MAX is MAX: the
+ * window is then never cleaned up.
+ *
  *     weir_window_spec w = {
  *         .assigner = weir_window_tumbling(1000, 0),
  *         .allowed_lateness_ms = 500,
@@ -24,10 +37,17 @@
  * Cost: reduce and aggregate keep one partial accumulator per (key, pane),
  * pane = gcd(size, slide) (a tumbling window is one pane), combined when a
  * window fires, so a window sliding by a small step costs about what a
- * tumbling one does; per element that is one state lookup, and nothing is
- * allocated or registered per element. Process keeps the elements
- * themselves, once per pane. Count triggers count per window, so with them
- * (and for the global window) each window has state of its own.
+ * tumbling one does; per element that is one state lookup, and a key's new
+ * pane adds at most one timer. A key's first open pane allocates its pane
+ * list, which goes with its last pane so that a key that is not seen again
+ * leaves nothing behind: a key whose every element opens a pane of its own
+ * costs one small allocation per element. Process keeps the elements
+ * themselves, once per pane, with any trigger. Count triggers count per
+ * window, so with them (and for the global window) each window has state of
+ * its own: an accumulator per window for reduce and aggregate (an element of
+ * sliding windows is folded into each of its windows, as in Flink), a
+ * 24-byte header for process (and under a purging count trigger on sliding
+ * windows, 8 more bytes per element: its arrival number).
  *
  * Threads: the functions run on the window subtask's worker thread; different
  * subtasks (different keys) call them concurrently, so `arg` must be
@@ -68,7 +88,8 @@ typedef enum weir_window_kind {
 } weir_window_kind;
 
 /* Window starts are `ts - floormod(ts - offset, step)` (step = size for
- * tumbling, slide for sliding), right for negative timestamps too. Settings a
+ * tumbling, slide for sliding), right for negative timestamps too (a start
+ * before MIN is reported as MIN, above). Settings a
  * kind does not use must be 0. Valid: size > 0; tumbling |offset| < size;
  * sliding slide > 0 and |offset| < slide; session gap > 0. */
 typedef struct weir_window_assigner {
@@ -150,8 +171,12 @@ typedef struct weir_window_trigger {
 /* ---- what a function sees of a firing ------------------------------------- */
 
 typedef struct weir_window_info {
-    int64_t start, end;      /* [start, end); the global window: WEIR_TS_MIN, WEIR_TS_MAX */
-    int64_t max_timestamp;   /* end - 1 (global: WEIR_TS_MAX): every result's timestamp */
+    /* [start, end); the global window: WEIR_TS_MIN, WEIR_TS_MAX. Clamped at
+     * the ends of time (above). */
+    int64_t start, end;
+    /* end - 1, or WEIR_TS_MAX if the window's end passed MAX (and for the
+     * global window): every result's timestamp */
+    int64_t max_timestamp;
     int64_t watermark;       /* the operator's current watermark */
     const void *key;         /* the window's key (key_size bytes) */
     size_t key_size;

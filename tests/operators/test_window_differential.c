@@ -40,6 +40,7 @@ typedef struct ref_cfg {
 typedef struct rwin {
     int key;
     int64_t start, end;
+    int64_t max; /* end - 1; MAX for a window whose true end passed MAX */
     int64_t sum, n, since;
     int firings;
 } rwin;
@@ -89,7 +90,8 @@ static int64_t sat(int64_t a, int64_t b)
 
 static int64_t rmax(const ref *r, const rwin *w)
 {
-    return r->c.kind == WEIR_WINDOW_GLOBAL ? INT64_MAX : w->end - 1;
+    (void)r;
+    return w->max;
 }
 
 static int64_t rcleanup(const ref *r, const rwin *w)
@@ -105,7 +107,7 @@ static rwin *ref_find(ref *r, int key, int64_t start, int64_t end)
     return NULL;
 }
 
-static rwin *ref_add_window(ref *r, int key, int64_t start, int64_t end)
+static rwin *ref_add_window(ref *r, int key, int64_t start, int64_t end, int64_t max)
 {
     if (r->nw == r->capw) {
         r->capw = r->capw * 2 + 16;
@@ -113,7 +115,7 @@ static rwin *ref_add_window(ref *r, int key, int64_t start, int64_t end)
         cr_assert_not_null(r->w);
     }
     rwin *w = &r->w[r->nw++];
-    *w = (rwin){.key = key, .start = start, .end = end};
+    *w = (rwin){.key = key, .start = start, .end = end, .max = max};
     return w;
 }
 
@@ -187,33 +189,47 @@ static void ref_add(ref *r, rwin *w, int64_t value)
         ref_timer(r, w->key, w->start, w->end, rcleanup(r, w));
 }
 
+/* Near the ends of time (window.h): windows stay on the grid, computed in
+ * 128 bits; a window's start is clamped at MIN and its end at MAX, and one
+ * whose true end passes MAX has max MAX. */
+__extension__ typedef __int128 rwide;
+
+static int64_t rclamp(rwide v)
+{
+    return v < INT64_MIN ? INT64_MIN : v > INT64_MAX ? INT64_MAX : (int64_t)v;
+}
+
 static void ref_element_aligned(ref *r, int key, int64_t value, int64_t ts)
 {
-    int64_t starts[4096];
+    rwide starts[4096];
     int n = 0;
     int64_t size = r->c.size;
-    if (r->c.kind == WEIR_WINDOW_GLOBAL) {
-        starts[n++] = INT64_MIN;
-    } else {
+    if (r->c.kind != WEIR_WINDOW_GLOBAL) {
         int64_t step = r->c.kind == WEIR_WINDOW_TUMBLING ? size : r->c.slide;
-        int64_t m = (ts - r->c.offset) % step;
+        rwide m = ((rwide)ts - r->c.offset) % step;
         if (m < 0)
             m += step;
-        for (int64_t st = ts - m; st > ts - size; st -= step) {
+        for (rwide st = (rwide)ts - m; st > (rwide)ts - size; st -= step) {
             cr_assert_lt(n, 4096);
             starts[n++] = st;
         }
     }
     bool taken = false;
-    for (int i = 0; i < n; i++) {
-        int64_t st = starts[i], end = r->c.kind == WEIR_WINDOW_GLOBAL ? INT64_MAX : st + size;
-        rwin probe = {.key = key, .start = st, .end = end};
+    for (int i = 0; i < (r->c.kind == WEIR_WINDOW_GLOBAL ? 1 : n); i++) {
+        int64_t st = INT64_MIN, end = INT64_MAX, max = INT64_MAX;
+        if (r->c.kind != WEIR_WINDOW_GLOBAL) {
+            rwide te = starts[i] + size;
+            st = rclamp(starts[i]);
+            end = rclamp(te);
+            max = te > INT64_MAX ? INT64_MAX : (int64_t)(te - 1);
+        }
+        rwin probe = {.key = key, .start = st, .end = end, .max = max};
         if (rcleanup(r, &probe) <= r->wm)
             continue;
         taken = true;
         rwin *w = ref_find(r, key, st, end);
         if (!w)
-            w = ref_add_window(r, key, st, end);
+            w = ref_add_window(r, key, st, end, max);
         ref_add(r, w, value);
     }
     if (!taken)
@@ -222,8 +238,10 @@ static void ref_element_aligned(ref *r, int key, int64_t value, int64_t ts)
 
 static void ref_element_session(ref *r, int key, int64_t value, int64_t ts)
 {
-    int64_t ns = ts, ne = ts + r->c.gap;
+    int64_t ns = ts, ne = sat(ts, r->c.gap);
+    bool open = (rwide)ts + r->c.gap > INT64_MAX;
     int64_t cs = ns, ce = ne;
+    bool copen = open;
     rwin *target = NULL;
     int touching = 0;
     for (size_t i = 0; i < r->nw; i++) {
@@ -235,20 +253,22 @@ static void ref_element_session(ref *r, int key, int64_t value, int64_t ts)
             cs = w->start;
         if (w->end > ce)
             ce = w->end;
+        if (w->max == INT64_MAX)
+            copen = true;
         if (!target || w->start < target->start)
             target = w;
     }
     rwin *w;
     if (!target) {
-        rwin probe = {.key = key, .start = ns, .end = ne};
+        rwin probe = {.key = key, .start = ns, .end = ne, .max = open ? INT64_MAX : ne - 1};
         if (rcleanup(r, &probe) <= r->wm) {
             ref_late(r, key, value, ts);
             return;
         }
-        w = ref_add_window(r, key, ns, ne);
+        w = ref_add_window(r, key, ns, ne, probe.max);
     } else {
         int64_t ts_ = target->start, te_ = target->end;
-        if (touching > 1 || cs != ts_ || ce != te_) {
+        if (touching > 1 || cs != ts_ || ce != te_ || copen != (target->max == INT64_MAX)) {
             /* MergingWindowSet's merge callback: the merged windows' trigger
              * and cleanup timers go; the onMerge timer for the result. */
             int64_t sum = 0, n = 0, since = 0;
@@ -268,7 +288,7 @@ static void ref_element_session(ref *r, int key, int64_t value, int64_t ts)
                     firings = m->firings;
                 ref_remove_window(r, m);
             }
-            w = ref_add_window(r, key, cs, ce);
+            w = ref_add_window(r, key, cs, ce, copen ? INT64_MAX : ce - 1);
             w->sum = sum;
             w->n = n;
             w->since = since;
@@ -277,6 +297,14 @@ static void ref_element_session(ref *r, int key, int64_t value, int64_t ts)
                 ref_timer(r, key, cs, ce, rmax(r, w));
         } else {
             w = target;
+        }
+        if (rcleanup(r, w) <= r->wm) {
+            /* late already (never cleaned up: its cleanup time overflowed,
+             * and the watermark is MAX): Flink retires it */
+            ref_untimer(r, key, w->start, w->end, rmax(r, w));
+            ref_remove_window(r, w);
+            ref_late(r, key, value, ts);
+            return;
         }
     }
     ref_add(r, w, value);
@@ -447,7 +475,56 @@ static void describe(const ref_cfg *c, int fn, char *buf, size_t size)
 
 /* ---- 1. harness runs ------------------------------------------------------ */
 
-static void harness_round(uint64_t seed)
+/* Where a harness round's times lie: around 0, or moved to the ends of time
+ * (MIN + 1 and MAX are where they pile up when clamped): near MIN or near
+ * MAX as they are, or with every size, offset, gap and lateness times 2^56
+ * and every time times 2^50, so that windows, sessions and cleanup times
+ * span a good part of int64 and overflow it; or records at both ends (odd
+ * values near MAX) and watermarks near MIN, so that a key has windows open
+ * at both ends at once (a window that begins before MIN and one that ends
+ * after MAX can share a namespace: window_internal.h). */
+enum { AROUND_0, NEAR_MIN, NEAR_MAX, HUGE_NEAR_MIN, HUGE_NEAR_MAX, BOTH_ENDS, HUGE_BOTH_ENDS };
+
+static int64_t moved(int64_t t, int where, int64_t lowest)
+{
+    rwide v;
+    switch (where) {
+    case NEAR_MIN:
+        v = (rwide)INT64_MIN + 50 + t;
+        break;
+    case NEAR_MAX:
+        v = (rwide)INT64_MAX - 1500 + t;
+        break;
+    case HUGE_NEAR_MIN:
+        v = (rwide)INT64_MIN + ((rwide)1 << 57) + (rwide)t * ((rwide)1 << 50);
+        break;
+    default:
+        v = (rwide)INT64_MAX - ((rwide)1 << 61) + (rwide)t * ((rwide)1 << 50);
+    }
+    return v < lowest ? lowest : rclamp(v);
+}
+
+static void move_round(ref_cfg *c, item *s, size_t len, int where)
+{
+    bool huge = where == HUGE_NEAR_MIN || where == HUGE_NEAR_MAX || where == HUGE_BOTH_ENDS;
+    if (huge) {
+        const int64_t k = (int64_t)1 << 56;
+        c->size *= k;
+        c->slide *= k;
+        c->offset *= k;
+        c->gap *= k;
+        c->lateness *= k;
+    }
+    for (size_t i = 0; i < len; i++) {
+        int w = where;
+        if (where == BOTH_ENDS || where == HUGE_BOTH_ENDS)
+            w = !s[i].is_wm && (s[i].value & 1) ? (huge ? HUGE_NEAR_MAX : NEAR_MAX)
+                                                : (huge ? HUGE_NEAR_MIN : NEAR_MIN);
+        s[i].ts = moved(s[i].ts, w, s[i].is_wm ? INT64_MIN : INT64_MIN + 1);
+    }
+}
+
+static void harness_round_at(uint64_t seed, int where)
 {
     rnd_state = seed;
     ref_cfg c = random_cfg();
@@ -455,6 +532,8 @@ static void harness_round(uint64_t seed)
     size_t len;
     item *s = random_stream(200 + rnd(600), 1 + (int)rnd(5), (int64_t)rnd(40),
                             (int64_t)rnd(60), &len);
+    if (where != AROUND_0)
+        move_round(&c, s, len, where);
     weir_window_spec spec = spec_for(&c, fn);
     ref r = {.c = c, .wm = INT64_MIN};
     r.out = calloc(1, 1);
@@ -485,8 +564,8 @@ static void harness_round(uint64_t seed)
             i++;
         while (i > 0 && a[i - 1] != '\n')
             i--;
-        cr_assert_fail("seed %llu (%s): outputs differ from line\n  got:      %.200s\n  "
-                       "expected: %.200s", (unsigned long long)seed, what, a + i, b + i);
+        cr_assert_fail("seed %llu at %d (%s): outputs differ from line\n  got:      %.200s\n  "
+                       "expected: %.200s", (unsigned long long)seed, where, what, a + i, b + i);
     }
     free(got);
     free(a);
@@ -500,7 +579,14 @@ Test(differential, harness_random_streams_equal_the_reference, .timeout = 120)
 {
     int rounds = getenv("WT_HROUNDS") ? atoi(getenv("WT_HROUNDS")) : WEIR_TEST_SANITIZED ? 150 : 600;
     for (int i = 0; i < rounds; i++)
-        harness_round(0xC0FFEEull + (uint64_t)i * 7919u);
+        harness_round_at(0xC0FFEEull + (uint64_t)i * 7919u, AROUND_0);
+}
+
+Test(differential, harness_streams_at_the_ends_of_time, .timeout = 120)
+{
+    int rounds = getenv("WT_HROUNDS") ? atoi(getenv("WT_HROUNDS")) : WEIR_TEST_SANITIZED ? 100 : 400;
+    for (int i = 0; i < rounds; i++)
+        harness_round_at(0xE9D5ull + (uint64_t)i * 6151u, NEAR_MIN + i % 6);
 }
 
 /* ---- 2. threaded jobs, no late data ------------------------------------------- */

@@ -282,6 +282,57 @@ Test(process, sliding_keeps_elements_once_per_pane)
     wt_close(t);
 }
 
+/* Windows of 100 every 10 under a count trigger: each element is in 10
+ * windows, each with a header of its own (its count), but a process
+ * function's elements are kept once, per pane, not once per window. */
+static void count_trigger_pane_elements(bool purging)
+{
+    weir_window_spec s = {.assigner = weir_window_sliding(100, 10, 0), .process = sum_process,
+                          .trigger = {.kind = WEIR_TRIGGER_COUNT, .count = 50, .purging = purging},
+                          .out_size = sizeof(res)};
+    wt *t = wt_open(&s);
+    wt_probe(t);
+    size_t base = t->memory;
+    for (int i = 0; i < 1000; i++)
+        wt_rec(t, "a", 1, i / 10);
+    wt_probe(t);
+    /* states: 0 window headers, 1 element lists, 2 windows before MIN, 3 pane lists */
+    cr_assert_eq(t->state_size[0], 19u, "a header per window: starts -90 .. 90");
+    cr_assert_eq(t->state_size[1], 10u, "an element list per pane, not per window");
+    cr_assert_eq(t->state_size[3], 1u, "the key's pane list");
+    /* 1000 elements of 16 bytes, kept once (lists grow by doubling: at most
+     * twice that), not ten times */
+    double per_elem = (double)(t->memory - base) / 1000;
+    fprintf(stderr, "count trigger, sliding 100/10, process: %.1f bytes of state per element\n",
+            per_elem);
+    cr_assert_lt(per_elem, 3 * sizeof(ev), "%.1f bytes per element", per_elem);
+    /* every firing has what the window got since its last purge (or all) */
+    size_t results = 0;
+    for (size_t i = 0; i < t->n; i++) {
+        const res *r = &t->items[i].r;
+        cr_assert_eq(t->items[i].what, 0);
+        cr_assert_eq(r->value, r->count);
+        cr_assert_eq(r->count, purging ? 50 : 50 * (r->firing + 1));
+        results++;
+    }
+    /* window [s, s + 100) holds 10 * (100 - |s|) elements: one firing per 50 */
+    size_t want = 0;
+    for (int st = -90; st <= 90; st += 10)
+        want += (size_t)(10 * (100 - abs(st)) / 50);
+    cr_assert_eq(results, want);
+    wt_wm(t, 1000); /* past every window's cleanup */
+    wt_probe(t);
+    cr_assert_eq(t->state_size[1], 0u, "every pane freed with its last window");
+    cr_assert_eq(t->state_size[3], 0u);
+    wt_close(t);
+}
+
+Test(process, count_trigger_on_sliding_windows_keeps_elements_once_per_pane)
+{
+    count_trigger_pane_elements(false);
+    count_trigger_pane_elements(true);
+}
+
 Test(empty, windows_with_no_element_emit_nothing)
 {
     /* A purged window that fires on time again with no new element, and a

@@ -91,6 +91,59 @@ Test(sessions, a_merge_past_its_max_fires_at_once)
     wt_close(t);
 }
 
+Test(sessions, a_merge_after_an_on_time_firing_waits_for_the_new_max)
+{
+    weir_window_spec s = sessions(10);
+    s.allowed_lateness_ms = 20;
+    wt *t = wt_open(&s);
+    size_t at = 0;
+    wt_rec(t, "a", 1, 0); /* [0,10) */
+    wt_wm(t, 9);
+    wt_expect(t, &at, "R 9 a 1 [0,10) n=1 f=0\nW 9\n");
+    /* [10,20) touches it: the cover [0,20) has max 19 > 9, so its timer
+     * moves to 19 and it does not fire now */
+    wt_rec(t, "a", 2, 10);
+    wt_wm(t, 18);
+    wt_expect(t, &at, "W 18\n");
+    wt_wm(t, 19); /* its second firing, on time */
+    wt_expect(t, &at, "R 19 a 3 [0,20) n=2 f=1\nW 19\n");
+    wt_wm(t, 39); /* cleaned up at 19 + 20 (not at [0,10)'s 29) */
+    wt_probe(t);
+    cr_assert_eq(t->state_size[0], 0u);
+    wt_rec(t, "a", 4, 5);
+    wt_expect(t, &at, "W 39\nD 5 a 4\n");
+    wt_close(t);
+}
+
+Test(sessions, near_max_a_session_covers_max)
+{
+    weir_window_spec s = sessions(10);
+    s.allowed_lateness_ms = 10;
+    wt *t = wt_open(&s);
+    size_t at = 0;
+    wt_rec(t, "a", 1, INT64_MAX);       /* [MAX, MAX): holds MAX, max MAX */
+    wt_rec(t, "b", 2, INT64_MAX - 4);   /* [MAX - 4, MAX + 6): ends at MAX, max MAX */
+    wt_rec(t, "c", 4, INT64_MAX - 12);  /* [MAX - 12, MAX - 2): max MAX - 3 */
+    wt_rec(t, "c", 8, INT64_MAX - 3);   /* merges with it: [MAX - 12, MAX), max MAX */
+    wt_rec(t, "d", 16, INT64_MAX - 20); /* [MAX - 20, MAX - 10): max MAX - 11 */
+    wt_wm(t, INT64_MAX - 5);
+    wt_expect(t, &at, "R 9223372036854775796 d 16 [9223372036854775787,9223372036854775797) n=1 "
+                      "f=0\nW 9223372036854775802\n");
+    /* [MAX - 15, MAX - 5) touches d's: the cover's max MAX - 6 has passed,
+     * a late firing (its cleanup time overflows: never cleaned up) */
+    wt_rec(t, "d", 32, INT64_MAX - 15);
+    wt_expect(t, &at, "R 9223372036854775801 d 48 [9223372036854775787,9223372036854775802) n=2 "
+                      "f=1 late\n");
+    wt_rec(t, "a", 64, INT64_MAX);
+    wt_end(t);
+    wt_expect(t, &at,
+              "R 9223372036854775807 a 65 [9223372036854775807,9223372036854775807) n=2 f=0\n"
+              "R 9223372036854775807 b 2 [9223372036854775803,9223372036854775807) n=1 f=0\n"
+              "R 9223372036854775807 c 12 [9223372036854775795,9223372036854775807) n=2 f=0\n"
+              "W 9223372036854775807\n");
+    wt_close(t);
+}
+
 Test(sessions, late_sessions_and_elements_that_touch_a_live_one)
 {
     weir_window_spec s = sessions(10);
