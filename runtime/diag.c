@@ -7,9 +7,11 @@
  * goes on. The collector thread visits the rings in turn, encodes each record
  * once as msgpack straight from its slot and hands it to the sinks. Lossless
  * (default): a worker whose ring is full waits, yielding, until the collector
- * made room — diagnostics slow the job down rather than lie — and the
- * summary counts the events that had to wait. Lossy: the record is dropped
- * and counted; the summary reports the count.
+ * made room — diagnostics slow the job down rather than lie. The channel
+ * counts the events that had to wait, but the capture does not carry the
+ * count: what a run writes must not depend on how fast its sinks were (the
+ * demo's captures are the same byte for byte run after run). Lossy: the
+ * record is dropped and counted; the summary reports the count.
  *
  * The collector and an idle job. With every ring empty the collector polls
  * a few more times, a millisecond apart, and then parks on a futex until a
@@ -454,11 +456,15 @@ static void *collector_main(void *arg)
 
 /* ---- lifecycle ------------------------------------------------------------ */
 
+/* Jobs may stop on different threads at once: the copy is guarded. */
 static weir__diag_stats last_stats;
+static pthread_mutex_t last_stats_lock = PTHREAD_MUTEX_INITIALIZER;
 
 void weir__diag_last_stats(weir__diag_stats *out)
 {
+    pthread_mutex_lock(&last_stats_lock);
     *out = last_stats;
+    pthread_mutex_unlock(&last_stats_lock);
 }
 
 int weir__diag_effective_level(const weir_job *job)
@@ -585,12 +591,14 @@ void weir__diag_stop(weir_job *job)
     weir__diag_sinks_close(d, true);
     if (d->sinks.failed)
         weir__job_fail(job, WEIR_EIO, "diagnostics: %s", d->sinks.failure);
+    pthread_mutex_lock(&last_stats_lock);
     last_stats = (weir__diag_stats){.events = d->events,
                                     .dropped = weir__diag_dropped(d),
                                     .waited = weir__diag_waited(d),
                                     .empty_polls = d->empty_polls,
                                     .parks = d->parks,
                                     .ring_size = d->ring_size};
+    pthread_mutex_unlock(&last_stats_lock);
     for (int i = 0; i < d->nrings; i++)
         job->workers[i].diag = NULL;
     job->diag = NULL;

@@ -64,10 +64,11 @@ static inline void weir__diag_record(weir_ctx *ctx, int64_t ts)
 void weir__diag_batch(weir_ctx *ctx, const weir_batch *b);
 
 /* What the collector and the producers did in the last run whose channel
- * stopped (for tests; not MT safe: read it when no job is stopping). */
+ * stopped (for tests: with several jobs, whichever stopped last). MT safe. */
 typedef struct weir__diag_stats {
     int64_t events;                  /* written, job and summary included */
-    int64_t dropped, waited;         /* as in the summary */
+    int64_t dropped;                 /* as in the summary */
+    int64_t waited;                  /* lossless: events that waited for room */
     int64_t empty_polls;             /* short sleeps with every ring empty */
     int64_t parks;                   /* times it parked until woken */
     uint32_t ring_size;              /* events a worker's ring held */

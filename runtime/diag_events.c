@@ -558,7 +558,7 @@ void weir__diag_pack_summary(struct weir__diag *d, int64_t t)
      * where the run was canceled, so they need not add up. (The workers are
      * joined: the message is settled.) */
     bool failed = job->errors.code != 0;
-    msgpack_pack_map(pk, failed ? 8 : 7);
+    msgpack_pack_map(pk, failed ? 7 : 6);
     kv_str(pk, "kind", "summary");
     kv_int(pk, "t", t);
     size_t nctx = 0;
@@ -587,7 +587,6 @@ void weir__diag_pack_summary(struct weir__diag *d, int64_t t)
     }
     kv_int(pk, "events", d->events);
     kv_int(pk, "dropped_events", weir__diag_dropped(d));
-    kv_int(pk, "waited_events", weir__diag_waited(d));
     kv_bool(pk, "lossy", job->cfg.diag.lossy);
     if (failed)
         kv_str(pk, "error", job->errors.msg);

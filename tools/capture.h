@@ -72,7 +72,7 @@ typedef struct cap_check {
     bool lossy;
     int64_t unknown;        /* events of kinds this version does not know */
     /* from the summary */
-    int64_t summary_events, dropped_events, waited_events;
+    int64_t summary_events, dropped_events;
     bool run_failed;
     char run_error[512];
     char msg[1024];         /* the problem, without its place */

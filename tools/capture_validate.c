@@ -803,8 +803,7 @@ static int check_summary(cap_check *c, const json_t *ev)
         get_count(c, ev, what, "dropped_events", &c->dropped_events) ||
         get_bool(c, ev, what, "lossy", &lossy))
         return -1;
-    if (c->version >= 2 && get_count(c, ev, what, "waited_events", &c->waited_events))
-        return -1;
+
     json_t *err = json_object_get(ev, "error");
     if (err) {
         if (!json_is_string(err))

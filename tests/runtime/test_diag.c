@@ -580,7 +580,7 @@ Test(diag, a_failed_run_says_so_in_its_summary)
         } else {
             cr_assert_eq(r, 0, "%s", weir_job_error(job));
             cr_assert_null(json_object_get(sum, "error"));
-            cr_assert_eq(json_object_size(sum), 7);
+            cr_assert_eq(json_object_size(sum), 6);
         }
         json_decref(sum);
         weir_job_destroy(job);

@@ -7,7 +7,8 @@
  * also not while it waits for room in its ring). That is what makes the
  * comparisons exact: a lossless run behind a sink that sleeps on every event
  * must write exactly the events of a run behind a fast sink, byte for byte,
- * and its producer must have waited for room (the summary's waited_events);
+ * and its producer must have waited for room (the channel's own count: it
+ * is not in the capture, which must not depend on how fast the sink was);
  * a lossy run with a one-slot ring must drop some, count every one, and keep
  * the others in order: what it wrote is a subsequence of the lossless
  * events, and written + dropped = the lossless count. With two workers the
@@ -83,16 +84,16 @@ Test(diag_modes, lossless_loses_nothing_under_a_slow_sink, .timeout = 300)
     seen fast = {0}, slow = {.sleep_ns = 20000};
     json_t *a = run(&fast, false, 0);
     json_t *b = run(&slow, false, 16);
+    weir__diag_stats st;
+    weir__diag_last_stats(&st);
     cr_assert_eq(td_int(b, "dropped_events"), 0);
-    cr_assert_gt(td_int(b, "waited_events"), 0, "a 16-event ring behind a slow sink never filled");
+    cr_assert_eq(st.dropped, 0);
+    cr_assert_gt(st.waited, 0, "a 16-event ring behind a slow sink never filled");
     cr_assert_eq(slow.n, fast.n, "a slow sink got %zu events, a fast one %zu", slow.n, fast.n);
-    for (size_t i = 1; i + 1 < fast.n; i++) {
-        /* the job event records the ring capacity and the summary the waits;
-         * everything else is equal */
+    for (size_t i = 1; i < fast.n; i++) {
+        /* the job event records the ring capacity; everything else is equal */
         cr_assert_str_eq(slow.json[i], fast.json[i], "event %zu differs", i);
     }
-    cr_assert(json_equal(json_object_get(a, "operators"), json_object_get(b, "operators")));
-    cr_assert_eq(td_int(a, "events"), td_int(b, "events"));
     json_decref(a);
     json_decref(b);
     seen_free(&fast);
@@ -167,12 +168,11 @@ Test(diag_modes, lossless_with_two_workers_waits_and_loses_nothing, .timeout = 3
 {
     seen s = {.sleep_ns = 20000};
     json_t *sum = run_workers(&s, false, 8, 2);
-    cr_assert_eq(td_int(sum, "dropped_events"), 0);
-    cr_assert_gt(td_int(sum, "waited_events"), 0,
-                 "8-event rings behind a slow sink never made a producer wait");
     weir__diag_stats st;
     weir__diag_last_stats(&st);
-    cr_assert_eq(st.waited, td_int(sum, "waited_events"));
+    cr_assert_eq(td_int(sum, "dropped_events"), 0);
+    cr_assert_eq(st.dropped, 0);
+    cr_assert_gt(st.waited, 0, "8-event rings behind a slow sink never made a producer wait");
     cr_assert_eq(st.ring_size, 8);
     assert_nothing_lost(&s, sum);
     json_decref(sum);

@@ -873,8 +873,8 @@ static int watermark_cells(const char *report, const char *op, int sub, char cel
         for (char *p = line; *p && n < max;) {
             while (*p == ' ')
                 p++;
-            char *end = strstr(p, "  ");
-            size_t len = end ? (size_t)(end - p) : strlen(p);
+            char *gap = strstr(p, "  ");
+            size_t len = gap ? (size_t)(gap - p) : strlen(p);
             snprintf(cells[n++], 64, "%.*s", (int)len, p);
             p += len;
         }
