@@ -115,7 +115,7 @@ static void ring_commit(struct weir__diag *d, weir__diag_ring *r)
 {
     uint64_t t = atomic_load_explicit(&r->tail, memory_order_relaxed);
     atomic_store_explicit(&r->tail, t + 1, memory_order_release);
-    atomic_thread_fence(memory_order_seq_cst);
+    WEIR__FULL_FENCE();
     wake_collector(d);
 }
 
@@ -149,7 +149,7 @@ static weir__diag_rec *begin(weir_ctx *ctx, weir_diag_kind kind)
         for (unsigned spins = 0; (r = ring_reserve(ring)) == NULL; spins++) {
             /* The collector cannot be parked while this ring holds events,
              * but waking it costs one load when it is not. */
-            atomic_thread_fence(memory_order_seq_cst);
+            WEIR__FULL_FENCE();
             wake_collector(d);
             if (spins < 64) {
                 sched_yield();
@@ -421,7 +421,7 @@ static void park(struct weir__diag *d)
 {
     uint32_t seq = atomic_load(&d->wake_seq);
     atomic_store(&d->parked, 1);
-    atomic_thread_fence(memory_order_seq_cst);
+    WEIR__FULL_FENCE();
     if (rings_empty(d) && !atomic_load(&d->stop)) {
         d->parks++;
         futex_wait(&d->wake_seq, seq);
