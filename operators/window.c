@@ -149,8 +149,8 @@ static int win_open(weir_ctx *ctx)
     weir_ctx_set_state(ctx, op);
     op->c = c;
     op->st_win = op->st_elems = op->st_meta = op->st_sess = op->st_panes = op->st_low = -1;
-    op->memo_lo = INT64_MAX; /* an empty range: nothing assigned yet */
-    op->memo_hi = INT64_MIN;
+    op->memo.lo = INT64_MAX; /* an empty range: nothing assigned yet */
+    op->memo.hi = INT64_MIN;
     if (c->acc_size) {
         op->acc = malloc(c->acc_size);
         op->acc2 = malloc(c->acc_size);

@@ -77,23 +77,20 @@ int64_t weir__gcd(int64_t a, int64_t b)
     return a;
 }
 
-bool weir__window_assign_slow(weir__wop *op, int64_t t, int64_t *pane, weir__wide *first,
-                              weir__wide *last)
+const weir__assignment *weir__window_assign_slow(weir__wop *op, int64_t t)
 {
     const weir__wconf *c = op->c;
+    weir__assignment *m = &op->memo;
     weir__wide q = weir__window_start(t, c->offset, c->pane);
-    bool any;
     if (c->slide == c->size) {
-        *first = *last = q; /* tumbling: the pane is the window */
-        any = true;
+        m->first = m->last = q; /* tumbling: the pane is the window */
+        m->any = true;
     } else {
-        any = weir__window_range(t, c->size, c->slide, c->offset, first, last);
+        m->any = weir__window_range(t, c->size, c->slide, c->offset, &m->first, &m->last);
     }
-    *pane = weir__win_start(q);
-    op->memo_lo = *pane;
-    op->memo_hi = weir__clamp(q + c->pane); /* the pane's true end (MAX: t = MAX never hits) */
-    op->memo_first = *first;
-    op->memo_last = *last;
-    op->memo_any = any;
-    return any;
+    m->pane = m->lo = weir__win_start(q);
+    m->hi = weir__clamp(q + c->pane); /* the pane's true end (MAX: t = MAX never hits) */
+    m->first_max = weir__win_max(c, m->first);
+    m->last_cleanup = weir__window_cleanup(c, weir__win_max(c, m->last));
+    return m;
 }

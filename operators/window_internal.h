@@ -68,6 +68,20 @@ typedef struct weir__wconf {
     char settings[400];
 } weir__wconf;
 
+/* Where the elements at times [lo, hi) go (tumbling and sliding): their
+ * pane (its start, clamped at MIN: only the pane holding MIN can begin
+ * before it) and the true starts of their windows, first..last (any false:
+ * between two sliding windows, in none; then first = last is the window
+ * before). The first window's max and the last one's cleanup time are what
+ * every element asks. */
+typedef struct weir__assignment {
+    int64_t lo, hi;
+    int64_t pane;
+    int64_t first_max, last_cleanup;
+    weir__wide first, last;
+    bool any;
+} weir__assignment;
+
 /* A growable scratch buffer (grows by doubling; never per record). */
 typedef struct weir__scratch {
     unsigned char *p;
@@ -87,11 +101,9 @@ typedef struct weir__wop {
     unsigned char *acc2;        /* a second one (a purging late firing of one element) */
     unsigned char *entry;       /* a pane entry being made (entry_size) */
     /* The last assignment, reused while elements fall into the same pane
-     * (tumbling: the same window), which saves its divisions: t in
-     * [memo_lo, memo_hi) has pane memo_lo and windows memo_first..memo_last. */
-    int64_t memo_lo, memo_hi;
-    weir__wide memo_first, memo_last;
-    bool memo_any;
+     * (tumbling: the same window), which saves its divisions and its
+     * 128-bit sums. */
+    weir__assignment memo;
     uint64_t seq;               /* elements seen (elem_seq: their arrival numbers) */
     weir__scratch buf;          /* gathered elements / a copy of a key's sessions */
     weir__scratch cat;          /* sessions: element lists being merged; panes: pane starts,
@@ -170,29 +182,22 @@ bool weir__window_range(int64_t t, int64_t size, int64_t slide, int64_t offset, 
 weir__wide weir__window_next_at_or_after(weir__wide first, int64_t slide, weir__wide from);
 int64_t weir__gcd(int64_t a, int64_t b);
 
-/* Tumbling and sliding: the pane of `t` (its start, clamped at MIN: only the
- * pane holding MIN can begin before it) and the true starts of its windows,
- * *first..*last (false: between sliding windows, in none). */
-bool weir__window_assign_slow(weir__wop *op, int64_t t, int64_t *pane, weir__wide *first,
-                              weir__wide *last);
-
-static inline bool weir__window_assign(weir__wop *op, int64_t t, int64_t *pane, weir__wide *first,
-                                       weir__wide *last)
-{
-    if (t >= op->memo_lo && t < op->memo_hi) {
-        *pane = op->memo_lo;
-        *first = op->memo_first;
-        *last = op->memo_last;
-        return op->memo_any;
-    }
-    return weir__window_assign_slow(op, t, pane, first, last);
-}
-
 /* When a window is cleaned up: max + lateness in event time (MAX if that
  * overflows: then never), max in processing time (no lateness). */
 static inline int64_t weir__window_cleanup(const weir__wconf *c, int64_t max)
 {
     return c->event_time ? weir__sat_add(max, c->lateness) : max;
+}
+
+/* Tumbling and sliding: where time `t` goes (op->memo, valid until the next
+ * assignment). */
+const weir__assignment *weir__window_assign_slow(weir__wop *op, int64_t t);
+
+static inline const weir__assignment *weir__window_assign(weir__wop *op, int64_t t)
+{
+    if (t >= op->memo.lo && t < op->memo.hi)
+        return &op->memo;
+    return weir__window_assign_slow(op, t);
 }
 
 /* ---- the common parts (window.c) ------------------------------------------ */

@@ -55,8 +55,9 @@
  * 1. A pane lives until the last window covering it is cleaned up: cleaning
  *    up window s frees the panes [s, s + min(D, S)), the ones no later
  *    window covers (the key's list goes with its last pane). Every window
- *    with content fires, and every window that fires gets a cleanup timer, so every pane is freed (unless the cleanup
- *    time overflows to MAX: then, as SEMANTICS.md 7 says, never).
+ *    with content fires, and every window that fires gets a cleanup timer,
+ *    so every pane is freed (unless the cleanup time overflows to MAX: then,
+ *    as SEMANTICS.md 7 says, never).
  * 2. A window is late (cleanup <= watermark) only after its cleanup timer
  *    fired; a late window never fires again, so panes it shares with later
  *    windows may keep growing without changing anything it emitted.
@@ -110,11 +111,6 @@ static size_t lower_bound(const weir__wconf *c, void *list, size_t n, int64_t q)
             hi = mid;
     }
     return lo;
-}
-
-static size_t lower_bound_wide(const weir__wconf *c, void *list, size_t n, weir__wide q)
-{
-    return q > INT64_MAX ? n : lower_bound(c, list, n, weir__win_start(q));
 }
 
 /* Where pane q is or goes in the key's list: in time-ordered data its last
@@ -210,22 +206,33 @@ int weir__panes_gather(weir_ctx *ctx, weir__wop *op, int64_t lo, int64_t hi, uin
     return gather(ctx, op, list, i, j, after, n);
 }
 
-/* Fires window s. `x` is the element that caused a late firing (NULL for
+/* A window: its true start and what it reports. */
+typedef struct win {
+    weir__wide s;
+    int64_t start, end, max;
+} win;
+
+static win win_at(const weir__wconf *c, weir__wide s)
+{
+    win w = {s, weir__win_start(s), weir__win_end(c, s), weir__win_max(c, s)};
+    return w;
+}
+
+/* Fires window w. `x` is the element that caused a late firing (NULL for
  * the timer's firing). */
-static int fire(weir_ctx *ctx, weir__wop *op, weir__wide s, const void *x, combined *got)
+static int fire(weir_ctx *ctx, weir__wop *op, const win *w, const void *x, combined *got)
 {
     const weir__wconf *c = op->c;
-    int64_t start = weir__win_start(s), max = weir__win_max(c, s);
-    int r = combine(ctx, op, start, max, got);
+    int r = combine(ctx, op, w->start, w->max, got);
     if (r < 0 || got->count == 0)
         return r;
-    weir__firing f = {.start = start, .end = weir__win_end(c, s), .max = max,
-                      .count = got->count, .late = x != NULL, .acc = op->acc,
-                      .elems = op->buf.p, .nelems = got->nelems};
+    weir__firing f = {.start = w->start, .end = w->end, .max = w->max, .count = got->count,
+                      .late = x != NULL, .acc = op->acc, .elems = op->buf.p,
+                      .nelems = got->nelems};
     if (x && op->st_meta >= 0) {
         /* Invariant 3: the first late firing follows the on-time one iff
          * the window had content before x. */
-        int64_t *fired = weir_state_value(ctx, op->st_meta, weir__win_ns(s), true);
+        int64_t *fired = weir_state_value(ctx, op->st_meta, weir__win_ns(w->s), true);
         if (!fired)
             return weir_ctx_state_error(ctx);
         if (*fired == 0)
@@ -251,9 +258,20 @@ static int fire(weir_ctx *ctx, weir__wop *op, weir__wide s, const void *x, combi
 int weir__panes_free(weir_ctx *ctx, weir__wop *op, int64_t lo, weir__wide stop)
 {
     const weir__wconf *c = op->c;
+    if (stop <= lo)
+        return 0; /* (a window before MIN: its panes are a later one's too) */
     size_t n;
     void *list = weir_state_list_data(ctx, op->st_panes, 0, &n);
-    size_t i = lower_bound(c, list, n, lo), j = lower_bound_wide(c, list, n, stop);
+    /* Usually the first panes: earlier ones went with earlier windows. The
+     * scan to the end of the run costs what it frees. */
+    size_t i = n == 0 || pane_at(c, list, 0)->start >= lo ? 0 : lower_bound(c, list, n, lo), j = i;
+    if (stop > INT64_MAX) {
+        j = n;
+    } else {
+        int64_t to = (int64_t)stop;
+        while (j < n && pane_at(c, list, j)->start < to)
+            j++;
+    }
     if (j <= i)
         return 0;
     if (c->fn == WEIR__FN_PROCESS) {
@@ -274,16 +292,15 @@ int weir__panes_free(weir_ctx *ctx, weir__wop *op, int64_t lo, weir__wide stop)
 
 /* Window s is done: frees the panes no later window covers. Earlier panes
  * went with earlier windows, so these are at the front of the list. */
-static int cleanup(weir_ctx *ctx, weir__wop *op, weir__wide s)
+static int cleanup(weir_ctx *ctx, weir__wop *op, const win *w)
 {
     const weir__wconf *c = op->c;
-    int64_t start = weir__win_start(s);
-    int r = weir__panes_free(ctx, op, start, c->slide < c->size ? s + c->slide : s + c->size);
+    int r = weir__panes_free(ctx, op, w->start, w->s + (c->slide < c->size ? c->slide : c->size));
     if (r < 0)
         return r;
     if (op->st_meta >= 0)
-        weir_state_clear(ctx, op->st_meta, weir__win_ns(s));
-    weir_ctx_report_cleanup(ctx, start, weir__win_end(c, s));
+        weir_state_clear(ctx, op->st_meta, weir__win_ns(w->s));
+    weir_ctx_report_cleanup(ctx, w->start, w->end);
     return 0;
 }
 
@@ -360,20 +377,19 @@ int weir__panes_record(weir_ctx *ctx, weir__wop *op, const void *elem, int64_t t
     const weir__wconf *c = op->c;
     int64_t wm = weir_ctx_watermark(ctx);
     int64_t t = c->event_time ? ts : weir_ctx_now(ctx);
-    int64_t q;
-    weir__wide first, last;
-    if (!weir__window_assign(op, t, &q, &first, &last))
-        return weir__window_skipped(ctx, op, elem, ts, weir__win_start(last),
-                                    weir__win_end(c, last));
+    const weir__assignment *a = weir__window_assign(op, t);
     /* The last window has the latest cleanup: if it is late, all are. */
-    if (c->event_time && weir__window_cleanup(c, weir__win_max(c, last)) <= wm)
-        return weir__window_skipped(ctx, op, elem, ts, weir__win_start(last),
-                                    weir__win_end(c, last));
+    if (!a->any || (c->event_time && a->last_cleanup <= wm))
+        return weir__window_skipped(ctx, op, elem, ts, weir__win_start(a->last),
+                                    weir__win_end(c, a->last));
+    int64_t q = a->pane, first_max = a->first_max;
 
     /* The pane: in time-ordered data the key's last one. */
     size_t n;
     void *list = weir_state_list_data(ctx, op->st_panes, 0, &n);
-    size_t at = find(c, list, n, q);
+    size_t at = n;
+    if (n && pane_at(c, list, n - 1)->start >= q)
+        at = pane_at(c, list, n - 1)->start == q ? n - 1 : lower_bound(c, list, n, q);
     int r;
     if (at < n && pane_at(c, list, at)->start == q) {
         pane *p = pane_at(c, list, at);
@@ -383,6 +399,7 @@ int weir__panes_record(weir_ctx *ctx, weir__wop *op, const void *elem, int64_t t
         if (c->fn == WEIR__FN_PROCESS && (r = add_elem(ctx, op, q, elem)) < 0)
             return r;
     } else {
+        weir__wide first = a->first, last = a->last;
         bool has_before = at > 0;
         int64_t before = has_before ? pane_at(c, list, at - 1)->start : 0;
         if ((r = new_pane(ctx, op, q, elem, list, at, n)) < 0)
@@ -407,20 +424,22 @@ int weir__panes_record(weir_ctx *ctx, weir__wop *op, const void *elem, int64_t t
         }
     }
     weir_ctx_count(ctx, WEIR_COUNTER_ABSORBED, 1);
-    if (!c->event_time || weir__win_max(c, first) > wm)
+    if (!c->event_time || first_max > wm)
         return 0;
     /* The watermark passed the max of some of the element's windows: each
-     * of those that is not late fires at once (the others are skipped). */
+     * of those that is not late fires at once (the others are skipped).
+     * (Firing does not assign: op->memo still holds the element's.) */
+    weir__wide first = op->memo.first, last = op->memo.last;
     weir__wide lo = (weir__wide)wm - c->size + 2 - c->lateness; /* cleanup > wm */
     weir__wide s = lo > first ? weir__window_next_at_or_after(first, c->slide, lo) : first;
     for (; s <= last; s += c->slide) {
-        int64_t max = weir__win_max(c, s);
-        if (max > wm)
+        win w = win_at(c, s);
+        if (w.max > wm)
             break;
         combined got;
-        r = fire(ctx, op, s, elem, &got);
+        r = fire(ctx, op, &w, elem, &got);
         if (r == 0)
-            r = register_cleanup(ctx, c, s, max);
+            r = register_cleanup(ctx, c, s, w.max);
         if (r < 0)
             return r;
     }
@@ -430,26 +449,33 @@ int weir__panes_record(weir_ctx *ctx, weir__wop *op, const void *elem, int64_t t
 int weir__panes_timer(weir_ctx *ctx, weir__wop *op, const weir_timer *t)
 {
     const weir__wconf *c = op->c;
-    weir__wide s = weir__win_of_timer(c, t->ns, t->timestamp);
-    int64_t max = weir__win_max(c, s);
-    int64_t when = weir__window_cleanup(c, max);
-    if (t->timestamp == max) {
+    win w;
+    if (t->ns <= INT64_MAX - c->size) {
+        /* the usual window, well inside int64: no 128-bit sums */
+        w.s = w.start = t->ns;
+        w.end = t->ns + c->size;
+        w.max = w.end - 1;
+    } else {
+        w = win_at(c, weir__win_of_timer(c, t->ns, t->timestamp));
+    }
+    int64_t when = weir__window_cleanup(c, w.max);
+    if (t->timestamp == w.max) {
         combined got;
-        int r = fire(ctx, op, s, NULL, &got);
+        int r = fire(ctx, op, &w, NULL, &got);
         if (r < 0 || got.count == 0)
             return r;
         /* The chain: the next window shares the panes from s + slide on. */
-        weir__wide next = s + c->slide;
+        weir__wide next = w.s + c->slide;
         if (c->slide < c->size && next <= INT64_MAX && got.last_pane >= next) {
             r = weir_timer_register(ctx, c->domain, weir__win_ns(next), weir__win_max(c, next));
             if (r < 0)
                 return r;
         }
-        if (when == max)
-            return cleanup(ctx, op, s);
-        return register_cleanup(ctx, c, s, max);
+        if (when == w.max)
+            return cleanup(ctx, op, &w);
+        return register_cleanup(ctx, c, w.s, w.max);
     }
     if (t->timestamp == when && when != WEIR_TS_MAX)
-        return cleanup(ctx, op, s);
+        return cleanup(ctx, op, &w);
     return 0;
 }

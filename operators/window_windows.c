@@ -199,19 +199,17 @@ int weir__windows_record(weir_ctx *ctx, weir__wop *op, const void *elem, int64_t
         first = last = 0;
         r = add(ctx, op, 0, elem, wm, &taken);
     } else {
-        int64_t pane;
-        if (!weir__window_assign(op, t, &pane, &first, &last))
+        const weir__assignment *a = weir__window_assign(op, t);
+        first = a->first;
+        last = a->last;
+        /* Kept once, in its pane, if any window takes it (the last one has
+         * the latest cleanup), before any of them fires. */
+        if (!a->any || (c->pane_elems && c->event_time && a->last_cleanup <= wm))
             return weir__window_skipped(ctx, op, elem, ts, weir__win_start(last),
                                         weir__win_end(c, last));
         if (c->pane_elems) {
-            /* Kept once, in its pane, if any window takes it (the last one
-             * has the latest cleanup), before any of them fires. */
-            if (c->event_time &&
-                weir__window_cleanup(c, weir__win_max(c, last)) <= wm)
-                return weir__window_skipped(ctx, op, elem, ts, weir__win_start(last),
-                                            weir__win_end(c, last));
             op->seq++;
-            if ((r = weir__panes_put(ctx, op, pane, elem)) < 0)
+            if ((r = weir__panes_put(ctx, op, a->pane, elem)) < 0)
                 return r;
         }
         /* Every window of the element (sliding under a count trigger: the

@@ -38,14 +38,14 @@
  * pane = gcd(size, slide) (a tumbling window is one pane), combined when a
  * window fires, so a window sliding by a small step costs about what a
  * tumbling one does; per element that is one state lookup, and a key's new
- * pane adds at most one timer. A key's first open pane allocates its pane
- * list, which goes with its last pane so that a key that is not seen again
- * leaves nothing behind: a key whose every element opens a pane of its own
- * costs one small allocation per element. Process keeps the elements
- * themselves, once per pane, with any trigger. Count triggers count per
- * window, so with them (and for the global window) each window has state of
- * its own: an accumulator per window for reduce and aggregate (an element of
- * sliding windows is folded into each of its windows, as in Flink), a
+ * pane adds at most one timer. The key's pane list is allocated (one small
+ * allocation) when the key has no open pane and freed with its last pane, so
+ * that a key not seen again leaves nothing behind: an element that finds
+ * none of its key's panes open costs that allocation. Process keeps the
+ * elements themselves, once per pane, with any trigger. Count triggers count
+ * per window, so with them (and for the global window) each window has state
+ * of its own: an accumulator per window for reduce and aggregate (an element
+ * of sliding windows is folded into each of its windows, as in Flink), a
  * 24-byte header for process (and under a purging count trigger on sliding
  * windows, 8 more bytes per element: its arrival number).
  *
