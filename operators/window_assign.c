@@ -17,14 +17,6 @@
 
 #include "window_internal.h"
 
-int64_t weir__sat_add(int64_t a, int64_t b)
-{
-    int64_t r;
-    if (__builtin_add_overflow(a, b, &r))
-        return b > 0 ? INT64_MAX : INT64_MIN;
-    return r;
-}
-
 weir__wide weir__window_start(int64_t ts, int64_t offset, int64_t step)
 {
     int64_t d, r;

@@ -167,7 +167,13 @@ static inline weir__wide weir__win_of_timer(const weir__wconf *c, int64_t ns, in
 }
 
 /* a + b, saturating at MIN / MAX (b may be negative). */
-int64_t weir__sat_add(int64_t a, int64_t b);
+static inline int64_t weir__sat_add(int64_t a, int64_t b)
+{
+    int64_t r;
+    if (__builtin_add_overflow(a, b, &r))
+        return b > 0 ? INT64_MAX : INT64_MIN;
+    return r;
+}
 /* ts - floormod(ts - offset, step), step > 0: the true start of the window
  * (tumbling) or pane of ts, which may lie below MIN. */
 weir__wide weir__window_start(int64_t ts, int64_t offset, int64_t step);
