@@ -234,6 +234,8 @@ Test(diag_modes, the_collector_parks_while_nothing_happens, .timeout = 60)
     weir_job_destroy(job);
     weir__diag_stats st;
     weir__diag_last_stats(&st);
+    cr_log_info("collector: %lld short polls, %lld parks", (long long)st.empty_polls,
+                (long long)st.parks);
     cr_assert_gt(st.parks, 0, "the collector never parked");
     cr_assert_leq(st.empty_polls, 16, "the collector polled %lld times in a mostly idle run",
                   (long long)st.empty_polls);
