@@ -2,8 +2,10 @@
  * in a real run, the structured events the memory sink keeps say what their
  * JSON says, the JSONL file, the memory sink and the msgpack file (read back
  * and printed by the capture reader) carry byte-identical events, levels
- * write what docs/CAPTURE.md says they write, and a failed run's summary
- * carries its error.
+ * write what docs/CAPTURE.md says they write (at verbose, a subtask's record
+ * events are exactly its `in`), throughput events carry the largest
+ * timestamp taken in, the job event names the workers started and the ring
+ * the channel got, and a failed run's summary carries its error.
  */
 #include <criterion/criterion.h>
 #include <time.h>
