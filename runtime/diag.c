@@ -13,6 +13,14 @@
  * demo's captures are the same byte for byte run after run). Lossy: the
  * record is dropped and counted; the summary reports the count.
  *
+ * Why not Concurrency Kit's ck_ring here, as the channels use: a ck_ring of
+ * n slots holds n - 1 entries and n is a power of two, so a ring of exactly
+ * ring_capacity (8192 by default) events of 136 bytes would take twice the
+ * slots. These rings count positions in 64 bits (never wrapping in
+ * practice), so every slot is usable; the whole protocol is the two
+ * acquire/release pairs of ring_reserve, ring_commit and the collector's
+ * pop below.
+ *
  * The collector and an idle job. With every ring empty the collector polls
  * a few more times, a millisecond apart, and then parks on a futex until a
  * producer wakes it: an idle pipeline costs no CPU, also here. A producer
