@@ -473,6 +473,42 @@ int weir__emit_commit_slow(weir_ctx *ctx, int64_t timestamp)
     return 0;
 }
 
+int weir_emit_batch(weir_ctx *ctx, int input, const weir_batch *b)
+{
+    if (WEIR__UNLIKELY(weir_ctx_in_size(ctx, input) != ctx->main.elem_size))
+        return weir_ctx_fail(ctx, WEIR_ETYPE,
+                             "weir_emit_batch: input %d has elements of %zu bytes, the main "
+                             "output %zu", input, weir_ctx_in_size(ctx, input),
+                             ctx->main.elem_size);
+    /* Equal element sizes make equal slot layouts ([ts][elem][pad] at the
+     * same stride), so runs of slots copy as they are into the chained
+     * buffer the cursor tracks; anything else goes record by record. */
+    const unsigned char *src = b->data;
+    uint32_t left = b->count;
+    while (left > 0 && ctx->cursor.next && ctx->cursor.stride == b->stride) {
+        size_t room = (size_t)(ctx->cursor.end - ctx->cursor.next) / b->stride;
+        uint32_t n = left < room ? left : (uint32_t)room;
+        size_t bytes = (size_t)n * b->stride;
+        memcpy(ctx->cursor.next, src, bytes);
+        ctx->cursor.next += bytes;
+        src += bytes;
+        left -= n;
+        if (ctx->cursor.next == ctx->cursor.end) {
+            int r = weir__emit_full(ctx);
+            if (WEIR__UNLIKELY(r < 0))
+                return r;
+        }
+    }
+    for (; left > 0; left--, src += b->stride) {
+        int64_t ts;
+        memcpy(&ts, src, sizeof ts);
+        int r = weir_emit(ctx, src + 8, ts);
+        if (WEIR__UNLIKELY(r < 0))
+            return r;
+    }
+    return 0;
+}
+
 int weir_emit_side(weir_ctx *ctx, int tag, const void *elem, int64_t timestamp)
 {
     for (int i = 0; i < ctx->nside; i++) {

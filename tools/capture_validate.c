@@ -605,7 +605,7 @@ static int check_late(cap_check *c, const json_t *ev, const char *what)
         json_t *w = json_array_get(windows, i);
         if (!json_is_array(w) || json_array_size(w) != 2)
             return bad(c, "%s: windows[%zu] must be a [start, end] pair of timestamps", what, i);
-        int64_t a, b;
+        int64_t a = 0, b = 0; /* check_ts sets them unless it fails */
         char name[48];
         snprintf(name, sizeof name, "windows[%zu][0]", i);
         if (check_ts(c, json_array_get(w, 0), what, name, &a))

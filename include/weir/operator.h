@@ -214,6 +214,15 @@ static inline int weir_emit_commit(weir_ctx *ctx, int64_t timestamp)
     return weir__emit_commit_slow(ctx, timestamp);
 }
 
+/* Every record of `b`, which arrived on `input`, unchanged (element and
+ * timestamp) on the main output, in order: equivalent to weir_emit() for
+ * each record, for an operator whose output type is its input's (a
+ * pass-through that looks at records without changing them). Into a chained
+ * operator the records move as whole runs of slots, not one by one. Returns
+ * 0, WEIR_ETYPE if the input's element size differs from the main output's,
+ * or what weir_emit() would. */
+WEIR_EXPORT int weir_emit_batch(weir_ctx *ctx, int input, const weir_batch *b);
+
 /* A record on side output `tag` (declared in the spec), with that side
  * output's element size. WEIR_EINVAL for an undeclared tag. */
 WEIR_EXPORT int weir_emit_side(weir_ctx *ctx, int tag, const void *elem, int64_t timestamp);

@@ -668,3 +668,184 @@ Test(process, emit_reserve_commit_every_output_kind, .timeout = 60)
         weir_job_destroy(job);
     }
 }
+
+/* ---- forwarding whole batches ---------------------------------------------- */
+
+/* weir_emit_batch must be equivalent to weir_emit of each record, in order,
+ * on every kind of output, whether the batch comes from a chain buffer or a
+ * channel, and whatever room the chained buffer has left (batches of 64
+ * into a buffer that fills part-way through a run). */
+static int forward_batch(weir_ctx *ctx, int input, const weir_batch *b)
+{
+    return weir_emit_batch(ctx, input, b);
+}
+
+static int forward_record(weir_ctx *ctx, int input, const void *elem, int64_t ts)
+{
+    (void)input;
+    return weir_emit(ctx, elem, ts);
+}
+
+static const weir_operator_vtable forward_vtable = {
+    .version = WEIR_OPERATOR_VTABLE_V1,
+    .on_record = forward_record,
+    .on_batch = forward_batch,
+};
+
+/* Every value 0..n-1 arrives `copies` times with its timestamp (3 v + 7);
+ * where one producer feeds one consumer, in order. */
+static void check_forwarded(const weir_collect *c, size_t n, size_t copies, bool ordered,
+                            const char *what)
+{
+    cr_assert_eq(weir_collect_count(c), n * copies, "%s: %zu records, expected %zu", what,
+                 weir_collect_count(c), n * copies);
+    uint64_t *hits = calloc(n, sizeof *hits);
+    for (size_t i = 0; i < n * copies; i++) {
+        uint64_t v;
+        memcpy(&v, weir_collect_elem(c, i), 8);
+        cr_assert_lt(v, (uint64_t)n, "%s: value %llu", what, (unsigned long long)v);
+        cr_assert_eq(weir_collect_timestamp(c, i), (int64_t)(3 * v + 7), "%s: timestamp", what);
+        if (ordered)
+            cr_assert_eq(v, (uint64_t)i, "%s: record %zu is value %llu", what, i,
+                         (unsigned long long)v);
+        hits[v]++;
+    }
+    for (size_t v = 0; v < n; v++)
+        cr_assert_eq(hits[v], (uint64_t)copies, "%s: value %zu arrived %llu times", what, v,
+                     (unsigned long long)hits[v]);
+    free(hits);
+}
+
+/* Every record twice: a batch, then the same batch again, so that the
+ * second copy finds the chained buffer part-full and fills it mid-batch. */
+static int twice_batch(weir_ctx *ctx, int input, const weir_batch *b)
+{
+    int r = weir_emit_batch(ctx, input, b);
+    return r < 0 ? r : weir_emit_batch(ctx, input, b);
+}
+
+static int twice_record(weir_ctx *ctx, int input, const void *elem, int64_t ts)
+{
+    (void)input;
+    int r = weir_emit(ctx, elem, ts);
+    return r < 0 ? r : weir_emit(ctx, elem, ts);
+}
+
+static const weir_operator_vtable twice_vtable = {
+    .version = WEIR_OPERATOR_VTABLE_V1,
+    .on_record = twice_record,
+    .on_batch = twice_batch,
+};
+
+/* A source that emits values 0..FWD_N-1 (timestamp 3 v + 7) in calls of 37
+ * records, so that chained buffers of 64 fill part-way through a batch. */
+enum { FWD_N = 3001, FWD_CHUNK = 37 };
+
+static int chunky_open(weir_ctx *ctx)
+{
+    uint64_t *next = calloc(1, sizeof *next);
+    if (!next)
+        return WEIR_ENOMEM;
+    weir_ctx_set_state(ctx, next);
+    return 0;
+}
+
+static int chunky_next(weir_ctx *ctx)
+{
+    uint64_t *next = weir_ctx_state(ctx);
+    for (int k = 0; k < FWD_CHUNK && *next < FWD_N; k++, (*next)++) {
+        int r = weir_emit(ctx, next, (int64_t)(3 * *next + 7));
+        if (r < 0)
+            return r;
+    }
+    return *next < FWD_N ? WEIR_SOURCE_MORE : WEIR_SOURCE_END;
+}
+
+static void chunky_close(weir_ctx *ctx)
+{
+    free(weir_ctx_state(ctx));
+}
+
+static const weir_source_vtable chunky_vtable = {
+    .version = WEIR_SOURCE_VTABLE_V1,
+    .open = chunky_open,
+    .next = chunky_next,
+    .close = chunky_close,
+};
+
+Test(process, emit_batch_every_output_kind, .timeout = 60)
+{
+    enum { N = FWD_N };
+    weir_key_spec key = {.key_size = 8, .extract = key_u64};
+    for (int run = 0; run < 4; run++) {
+        bool unchained = run & 1, twice = run & 2;
+        for (int kind = 0; kind < 5; kind++) {
+            weir_job *job = tu_job(&(weir_job_config){
+                .workers = 2, .batch_capacity = 64, .disable_chaining = unchained});
+            weir_process_spec spec = {.vtable = &forward_vtable, .out_size = 8};
+            weir_process_spec second = {.vtable = twice ? &twice_vtable : &forward_vtable,
+                                        .out_size = 8};
+            /* Two forwarders: the second gets its input as batches from
+             * the first's chain buffer (or from a channel, unchained); when it
+             * sends each batch twice, the second copy fills its buffer
+             * mid-batch. */
+            weir_source_spec src = {.vtable = &chunky_vtable, .elem_size = 8};
+            weir_stream *s = weir_job_add_source(job, &src);
+            s = weir_stream_process(weir_stream_process(s, &spec), &second);
+            weir_collect *c, *c2 = NULL;
+            size_t copies = twice ? 2 : 1;
+            bool ordered = !twice;
+            const char *what;
+            if (kind == 0) {
+                what = "chained";
+                weir_sink_collect(s, &c);
+            } else if (kind == 1) {
+                what = "one channel";
+                weir_sink_collect(weir_stream_rebalance(s), &c);
+            } else if (kind == 2) {
+                what = "hash";
+                weir_stream_set_parallelism(weir_sink_collect(weir_stream_key_by(s, &key), &c), 3);
+                ordered = false;
+            } else if (kind == 3) {
+                what = "broadcast";
+                weir_stream_set_parallelism(weir_sink_collect(weir_stream_broadcast(s), &c), 2);
+                copies *= 2;
+                ordered = false;
+            } else {
+                what = "chained and a channel";
+                weir_sink_collect(s, &c);
+                weir_stream_set_parallelism(weir_sink_collect(weir_stream_rebalance(s), &c2), 2);
+            }
+            tu_run_ok(job);
+            check_forwarded(c, N, copies, ordered, what);
+            if (c2)
+                check_forwarded(c2, N, twice ? 2 : 1, false, "the channel beside a chain");
+            weir_job_destroy(job);
+        }
+    }
+}
+
+/* A batch forwarded to an output of another element size is refused. */
+static int widen_batch(weir_ctx *ctx, int input, const weir_batch *b)
+{
+    return weir_emit_batch(ctx, input, b);
+}
+
+static const weir_operator_vtable widen_vtable = {
+    .version = WEIR_OPERATOR_VTABLE_V1,
+    .on_record = forward_record,
+    .on_batch = widen_batch,
+};
+
+Test(process, emit_batch_refuses_another_element_size, .timeout = 60)
+{
+    static uint64_t vals[4] = {1, 2, 3, 4};
+    weir_job *job = tu_job(&(weir_job_config){.workers = 1});
+    weir_process_spec spec = {.name = "widen", .vtable = &widen_vtable, .out_size = 16};
+    weir_process_spec pass = {.vtable = &forward_vtable, .out_size = 8};
+    weir_stream *s = weir_stream_process(weir_source_array(job, vals, 4, 8, NULL), &pass);
+    weir_sink_discard(weir_stream_process(s, &spec));
+    cr_assert_eq(weir_job_run(job), WEIR_ETYPE, "%s", weir_job_error(job));
+    tu_assert_contains(weir_job_error(job), "widen", "weir_emit_batch", "8 bytes", "16");
+    weir_job_destroy(job);
+}

@@ -617,10 +617,12 @@ Test(capture, a_capture_cut_short_or_out_of_order_is_refused, .timeout = 60)
     write_lines(td_path(dir, "cut.jsonl"), &l);
     char want[256];
     json_t *last = td_json(l.v[n - 2]);
+    const char *last_kind = td_str(last, "kind");
+    cr_assert_not_null(last_kind, "the event before the summary has no kind");
     snprintf(want, sizeof want,
              "cut.jsonl:%zu: the capture is cut short: its last event is a %s event, not the "
              "summary\n",
-             n - 1, td_str(last, "kind"));
+             n - 1, last_kind);
     json_decref(last);
     assert_refused(dir, "cut.jsonl", want, false);
     l.n = n;
