@@ -269,7 +269,7 @@ static int select_scenarios(const options *o, bool *sel)
         }
     }
     /* A ratio needs its baseline measured in the same invocation, and a
-     * baseline may have one of its own (diag-standard -> chain -> plain-chain). */
+     * baseline may have one of its own (diag-chain-standard -> diag-chain-off -> chain -> plain-chain). */
     for (bool changed = true; changed;) {
         changed = false;
         for (int i = 0; i < ntable; i++) {

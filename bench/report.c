@@ -340,7 +340,9 @@ int bench_report_svg(const char *path, const bench_row *rows, int n)
         if (!plotted(r))
             continue;
         any = true;
-        double lo = r->min / 1e6, hi = r->max / 1e6;
+        /* A log scale: a run that measured next to nothing must not drag
+         * the axis (or a loop over its decades) down to zero. */
+        double lo = fmax(r->min, r->median / 1000) / 1e6, hi = r->max / 1e6;
         vmin = lo < vmin ? lo : vmin;
         vmax = hi > vmax ? hi : vmax;
         if (!(r->sc->flags & BENCH_PLAIN)) {
@@ -353,7 +355,7 @@ int bench_report_svg(const char *path, const bench_row *rows, int n)
     FILE *f = fopen(path, "w");
     if (!f)
         return -1;
-    double ylo = any ? pow(10, floor(log10(vmin))) : 1;
+    double ylo = any && vmin > 0 && isfinite(vmin) ? pow(10, floor(log10(vmin))) : 1;
     double yhi = any ? pow(10, ceil(log10(vmax))) : 10;
     if (yhi <= ylo)
         yhi = ylo * 10;
@@ -449,7 +451,7 @@ int bench_report_svg(const char *path, const bench_row *rows, int n)
                         "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"%s\"/>\n"
                         "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"%s\"><title>%s p=%d: "
                         "%.2f M/s (min %.2f, max %.2f)</title></circle>\n",
-                        x, x, YOF(q->min / 1e6), YOF(q->max / 1e6), color, x,
+                        x, x, YOF(fmax(q->min, q->median / 1000) / 1e6), YOF(q->max / 1e6), color, x,
                         YOF(q->median / 1e6), color, q->sc->name, q->parallelism,
                         q->median / 1e6, q->min / 1e6, q->max / 1e6);
                 fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"10\" fill=\"%s\">%.1f</text>\n",
