@@ -534,3 +534,69 @@ Test(keyed_process, counts_per_key_in_a_threaded_job, .timeout = 120)
     free(in);
     free(ts);
 }
+
+/* ---- the key's printable form ------------------------------------------------
+ *
+ * Without a format callback, weir_ctx_key_format writes a key of printable
+ * bytes followed only by NULs (a char[] key) as text, anything else as
+ * lowercase hex, two digits a byte; it always terminates, cuts at the buffer,
+ * and returns what snprintf would for the text (its whole length) and the
+ * digits written for hex. */
+
+typedef struct formatted {
+    char full[4][40];
+    char cut[4][8];
+    int full_len[4], cut_len[4];
+    int n;
+} formatted;
+
+static int format_record(weir_ctx *ctx, int input, const void *elem, int64_t ts)
+{
+    (void)input;
+    (void)elem;
+    (void)ts;
+    formatted *f = weir_ctx_arg(ctx);
+    if (f->n < 4) {
+        f->full_len[f->n] = weir_ctx_key_format(ctx, f->full[f->n], sizeof f->full[0]);
+        f->cut_len[f->n] = weir_ctx_key_format(ctx, f->cut[f->n], 5);
+        f->n++;
+    }
+    return 0;
+}
+
+static const weir_operator_vtable format_vtable = {
+    .version = WEIR_OPERATOR_VTABLE_V1,
+    .on_record = format_record,
+};
+
+static void key_bytes8(const void *elem, void *key, void *arg)
+{
+    (void)arg;
+    memcpy(key, elem, 8);
+}
+
+Test(keyed_process, default_key_format, .timeout = 60)
+{
+    static unsigned char keys[3][8] = {
+        {'n', 'o', 'r', 't', 'h', 0, 0, 0},   /* text */
+        {0x02, 0x01, 0, 0, 0, 0, 0, 0xff},    /* hex */
+        {'a', 0, 'b', 0, 0, 0, 0, 0},         /* a NUL inside: hex */
+    };
+    static formatted f;
+    weir_job *job = tu_job(&(weir_job_config){.workers = 1});
+    weir_key_spec key = {.key_size = 8, .extract = key_bytes8};
+    weir_process_spec spec = {.vtable = &format_vtable, .arg = &f};
+    weir_stream_process(weir_stream_key_by(weir_source_array(job, keys, 3, 8, NULL), &key), &spec);
+    tu_run_ok(job);
+    cr_assert_eq(f.n, 3);
+    cr_assert_str_eq(f.full[0], "north");
+    cr_assert_eq(f.full_len[0], 5);
+    cr_assert_str_eq(f.cut[0], "nort");
+    cr_assert_eq(f.cut_len[0], 5);
+    cr_assert_str_eq(f.full[1], "02010000000000ff");
+    cr_assert_eq(f.full_len[1], 16);
+    cr_assert_str_eq(f.cut[1], "0201");
+    cr_assert_eq(f.cut_len[1], 4);
+    cr_assert_str_eq(f.full[2], "6100620000000000");
+    weir_job_destroy(job);
+}
