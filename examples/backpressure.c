@@ -38,11 +38,6 @@
 
 enum { PARTITIONS = 2, PER_PARTITION = 600 };
 
-static void by_key(const void *elem, void *key, void *arg)
-{
-    (void)arg;
-    memcpy(key, &((const weir_gen_event *)elem)->key, sizeof(int64_t));
-}
 
 /* The slow consumer: about 1 ms per record. */
 static int slow_sink(const void *elem, int64_t timestamp, int subtask, void *arg)
@@ -87,7 +82,7 @@ int main(void)
                                                 });
     s = weir_stream_assign_timestamps(
         s, &(weir_timestamps_spec){.strategy = weir_watermarks_bounded(100)});
-    s = weir_stream_key_by(s, &(weir_key_spec){.key_size = sizeof(int64_t), .extract = by_key});
+    s = weir_stream_key_by(s, weir_generator_key());
     /* One sink subtask: every record waits for the one slow consumer. */
     weir_stream_set_parallelism(weir_stream_set_name(weir_sink_callback(s, slow_sink, NULL), "slow-sink"),
                                 1);

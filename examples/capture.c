@@ -66,19 +66,7 @@ static const weir_operator_vtable count_vtable = {
     .on_record = count_record,
 };
 
-static void by_key(const void *elem, void *key, void *arg)
-{
-    (void)arg;
-    memcpy(key, &((const weir_gen_event *)elem)->key, sizeof(int64_t));
-}
 
-static int format_key(const void *key, char *buf, size_t size, void *arg)
-{
-    (void)arg;
-    int64_t k;
-    memcpy(&k, key, sizeof k);
-    return snprintf(buf, size, "key-%" PRId64, k);
-}
 
 /* The value of "kind" in one JSONL event, into buf. */
 static const char *kind_of(const char *json, char *buf, size_t size)
@@ -125,8 +113,7 @@ int main(void)
     weir_stream *s = weir_source_generator(job, &gen);
     s = weir_stream_assign_timestamps(
         s, &(weir_timestamps_spec){.strategy = weir_watermarks_bounded(500)});
-    s = weir_stream_key_by(s, &(weir_key_spec){.key_size = sizeof(int64_t), .extract = by_key,
-                                               .format = format_key});
+    s = weir_stream_key_by(s, weir_generator_key());
     s = weir_stream_process(s, &(weir_process_spec){.name = "count", .vtable = &count_vtable,
                                                     .out_size = sizeof(key_count),
                                                     .accounting = WEIR_ACCOUNTING_ONE_TO_ONE});

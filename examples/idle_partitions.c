@@ -113,11 +113,6 @@ static void count_result(const void *acc, const weir_window_info *w, void *out, 
     r->count = *(const int64_t *)acc;
 }
 
-static void by_key(const void *elem, void *key, void *arg)
-{
-    (void)arg;
-    memcpy(key, &((const weir_gen_event *)elem)->key, sizeof(int64_t));
-}
 
 static int run(int64_t idleness_ms, const char *capture, recording *rec)
 {
@@ -150,7 +145,7 @@ static int run(int64_t idleness_ms, const char *capture, recording *rec)
     if (idleness_ms > 0)
         strategy = weir_watermarks_with_idleness(strategy, idleness_ms);
     s = weir_stream_assign_timestamps(s, &(weir_timestamps_spec){.strategy = strategy});
-    s = weir_stream_key_by(s, &(weir_key_spec){.key_size = sizeof(int64_t), .extract = by_key});
+    s = weir_stream_key_by(s, weir_generator_key());
     s = weir_stream_window(s, &(weir_window_spec){.name = "window",
                                                   .assigner = weir_window_tumbling(1000, 0),
                                                   .aggregate = {.acc_size = sizeof(int64_t),

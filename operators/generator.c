@@ -68,6 +68,27 @@ static void resolve(weir_generator_config *c)
         c->speed = 1.0;
 }
 
+static void event_key(const void *elem, void *key, void *arg)
+{
+    (void)arg;
+    memcpy(key, &((const weir_gen_event *)elem)->key, sizeof(int64_t));
+}
+
+static int event_key_format(const void *key, char *buf, size_t size, void *arg)
+{
+    (void)arg;
+    int64_t k;
+    memcpy(&k, key, sizeof k);
+    return snprintf(buf, size, "k%lld", (long long)k);
+}
+
+const weir_key_spec *weir_generator_key(void)
+{
+    static const weir_key_spec spec = {
+        .key_size = sizeof(int64_t), .extract = event_key, .format = event_key_format};
+    return &spec;
+}
+
 int64_t weir_generator_nominal(const weir_generator_config *cfg, int64_t slot)
 {
     return cfg->start_ms + (int64_t)floor((double)slot * 1000.0 / cfg->rate);

@@ -51,19 +51,7 @@ typedef struct counts {
     int64_t count, sum;
 } counts;
 
-static void by_key(const void *elem, void *key, void *arg)
-{
-    (void)arg;
-    memcpy(key, &((const weir_gen_event *)elem)->key, 8);
-}
 
-static int format_key(const void *key, char *buf, size_t size, void *arg)
-{
-    (void)arg;
-    int64_t k;
-    memcpy(&k, key, 8);
-    return snprintf(buf, size, "k%" PRId64, k);
-}
 
 static void count_add(void *acc, const void *elem, void *arg)
 {
@@ -159,8 +147,7 @@ static int run(const experiment *x, const char *dir, weir_diag_memory *mem, char
      * makes its own watermark, and key_by merges them. */
     s = weir_stream_set_parallelism(
         weir_stream_assign_timestamps(s, &(weir_timestamps_spec){.strategy = wm}), x->partitions);
-    weir_stream *keyed = weir_stream_key_by(
-        s, &(weir_key_spec){.key_size = 8, .extract = by_key, .format = format_key});
+    weir_stream *keyed = weir_stream_key_by(s, weir_generator_key());
     if (x->lateness) {
         weir_stream *w1 = window(keyed, "window-side-output", 1000, WEIR_WINDOW_LATE_TAG);
         weir_stream_set_parallelism(weir_sink_discard(w1), 2);

@@ -108,6 +108,11 @@ WEIR_EXPORT int weir_generator_check(const weir_generator_config *cfg, int parti
  * (checked when the job runs). */
 WEIR_EXPORT weir_stream *weir_source_generator(weir_job *job, const weir_generator_config *cfg);
 
+/* How to key_by the generator's events by their key: 8 key bytes (the int64
+ * key), printed as "k<key>" in captures ("k42"). A static table: never
+ * freed, MT safe; weir_stream_key_by copies it. */
+WEIR_EXPORT const weir_key_spec *weir_generator_key(void);
+
 /* The nominal event time of slot i (for tests and readers of seq). */
 WEIR_EXPORT int64_t weir_generator_nominal(const weir_generator_config *cfg, int64_t slot);
 

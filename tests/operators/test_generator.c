@@ -891,3 +891,19 @@ Test(generator, idle_partition_checked_against_the_jobs_parallelism, .timeout = 
     cr_assert_eq(a.part[2].n, 9u, "slot 0 (due at 0) of partition 2 is idle");
     log_free(&a);
 }
+
+/* weir_generator_key: the event's int64 key as 8 key bytes, printed k<key>. */
+Test(generator, key_spec)
+{
+    const weir_key_spec *k = weir_generator_key();
+    cr_assert_not_null(k);
+    cr_assert_eq(k->key_size, 8u);
+    weir_gen_event e = {.key = -42};
+    int64_t key = 0;
+    k->extract(&e, &key, k->arg);
+    cr_assert_eq(key, -42);
+    char buf[16];
+    cr_assert_eq(k->format(&key, buf, sizeof buf, k->arg), 4);
+    cr_assert_str_eq(buf, "k-42");
+    cr_assert_eq(weir_generator_key(), k, "one static table");
+}

@@ -27,19 +27,7 @@ typedef struct counts {
     int64_t key, end, count;
 } counts;
 
-static void by_key(const void *elem, void *key, void *arg)
-{
-    (void)arg;
-    memcpy(key, &((const weir_gen_event *)elem)->key, 8);
-}
 
-static int format_key(const void *key, char *buf, size_t size, void *arg)
-{
-    (void)arg;
-    int64_t k;
-    memcpy(&k, key, 8);
-    return snprintf(buf, size, "k%04" PRId64, k);
-}
 
 static void count_add(void *acc, const void *elem, void *arg)
 {
@@ -108,8 +96,7 @@ int main(int argc, char **argv)
     wm.idleness_ms = 1000;
     weir_stream *s = weir_source_generator(job, &gen);
     s = weir_stream_assign_timestamps(s, &(weir_timestamps_spec){.strategy = wm});
-    s = weir_stream_key_by(s, &(weir_key_spec){.key_size = 8, .extract = by_key,
-                                               .format = format_key});
+    s = weir_stream_key_by(s, weir_generator_key());
     weir_stream *w = weir_stream_window(
         s, &(weir_window_spec){.name = "window",
                                .assigner = weir_window_tumbling(1000, 0),
