@@ -588,8 +588,11 @@ int weir__diag_attach_workers(weir_job *job)
         d->rings[i].mask = d->ring_size - 1;
         job->workers[i].diag = &d->rings[i];
     }
-    if (pthread_create(&d->collector, NULL, collector_main, d) != 0)
-        return weir__job_fail(job, WEIR_ENOMEM, "diagnostics: cannot start the collector thread");
+    /* pthread_create returns its error instead of setting errno. */
+    int pe = pthread_create(&d->collector, NULL, collector_main, d);
+    if (pe != 0)
+        return weir__job_fail(job, WEIR_ENOMEM, "diagnostics: cannot start the collector thread: %s",
+                              strerror(pe));
     d->collector_started = true;
     return 0;
 }

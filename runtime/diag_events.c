@@ -186,7 +186,7 @@ void weir__diag_pack_rec(struct weir__diag *d, const weir__diag_rec *r)
         kv_str(pk, "key", r->key);
         kv_ts(pk, "timestamp", r->c);
         pk_str(pk, "windows");
-        uint64_t listed = lw.n <= WEIR__DIAG_LATE_WINDOWS ? lw.n : 2;
+        uint64_t listed = lw.n <= WEIR_CAPTURE_LATE_WINDOWS ? lw.n : 2;
         msgpack_pack_array(pk, (size_t)listed);
         for (uint64_t k = 0; k < listed; k++) {
             /* earliest first; past the limit, the earliest and the latest */

@@ -18,10 +18,6 @@
  * the record has a fixed size (docs/CAPTURE.md says so). */
 #define WEIR__DIAG_KEY 64
 
-/* A late event lists at most this many missed windows one by one; beyond,
- * the first and the last (docs/CAPTURE.md, `late`). */
-#define WEIR__DIAG_LATE_WINDOWS 64
-
 /* One event as a worker records it; the collector turns it into msgpack. */
 typedef struct weir__diag_rec {
     uint8_t kind;    /* weir_diag_kind */

@@ -33,10 +33,9 @@
 #include <string.h>
 
 #include "capture.h"
+#include "weir/diag.h"
 
 #define MAX_PARALLELISM 1024
-/* A late event lists up to this many windows one by one (docs/CAPTURE.md). */
-#define LATE_WINDOWS 64
 
 
 static int bad(cap_check *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -625,7 +624,7 @@ static int check_late(cap_check *c, const json_t *ev, const char *what)
     if (c->version >= 2) {
         if (get_count(c, ev, what, "missed", &missed))
             return -1;
-        if (missed != (int64_t)nw && !(missed > LATE_WINDOWS && nw == 2))
+        if (missed != (int64_t)nw && !(missed > WEIR_CAPTURE_LATE_WINDOWS && nw == 2))
             return bad(c, "%s: \"missed\" is %" PRId64 " but \"windows\" lists %zu", what,
                        missed, nw);
     }

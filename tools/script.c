@@ -156,7 +156,7 @@ static int parse_channel(const script *s, int line, const char *tok, int *input,
         if (weir_script_parse_index(tok, &a, why, sizeof why))
             return errorf(s->file, line, "channel %s: channels are numbered 0..%d", why,
                           op->channels[0] - 1);
-        if (a < 0 || a >= op->channels[0])
+        if (a >= op->channels[0])
             return errorf(s->file, line, "channel %s is out of range (the input has %d channel%s: "
                           "0..%d)", tok, op->channels[0], op->channels[0] == 1 ? "" : "s",
                           op->channels[0] - 1);
@@ -176,9 +176,9 @@ static int parse_channel(const script *s, int line, const char *tok, int *input,
     if (weir_script_parse_index(first, &a, why, sizeof why) ||
         weir_script_parse_index(dot + 1, &b, why, sizeof why))
         return errorf(s->file, line, "channel '%s' is not INPUT.CHANNEL: %s", tok, why);
-    if (a < 0 || a > 1)
+    if (a > 1)
         return errorf(s->file, line, "input %s in '%s' is out of range (0 or 1)", first, tok);
-    if (b < 0 || b >= op->channels[a])
+    if (b >= op->channels[a])
         return errorf(s->file, line, "channel %s in '%s' is out of range (input %d"
                       " has %d channel%s: 0..%d)", dot + 1, tok, a, op->channels[a],
                       op->channels[a] == 1 ? "" : "s", op->channels[a] - 1);

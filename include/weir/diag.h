@@ -25,6 +25,9 @@ extern "C" {
 
 /* The capture schema version written into the job event (docs/CAPTURE.md). */
 #define WEIR_CAPTURE_VERSION 2
+/* A late event lists at most this many missed windows one by one; beyond,
+ * the first and the last (docs/CAPTURE.md, `late`). */
+#define WEIR_CAPTURE_LATE_WINDOWS 64
 
 typedef enum weir_diag_level {
     WEIR_DIAG_DEFAULT = 0, /* = WEIR_DIAG_STANDARD */
