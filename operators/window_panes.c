@@ -387,9 +387,7 @@ int weir__panes_record(weir_ctx *ctx, weir__wop *op, const void *elem, int64_t t
     /* The pane: in time-ordered data the key's last one. */
     size_t n;
     void *list = weir_state_list_data(ctx, op->st_panes, 0, &n);
-    size_t at = n;
-    if (n && pane_at(c, list, n - 1)->start >= q)
-        at = pane_at(c, list, n - 1)->start == q ? n - 1 : lower_bound(c, list, n, q);
+    size_t at = find(c, list, n, q);
     int r;
     if (at < n && pane_at(c, list, at)->start == q) {
         pane *p = pane_at(c, list, at);

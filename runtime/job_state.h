@@ -38,11 +38,11 @@ struct weir_job {
     _Atomic int stop;          /* finished or failed: workers leave */
     _Atomic int running;       /* workers not parked (virtual clock) */
     struct weir__diag *diag;
-    /* Steps that found their subtask's output still full and did nothing:
-     * a blocked subtask runs only when credit comes back, so this stays
-     * near the number of credits (the tests check it; it only counts, so
-     * relaxed increments on a path that is rare by design). */
-    _Atomic unsigned long futile_steps;
+    /* Steps that found their subtask's output still full and did nothing,
+     * summed over the subtasks when the workers have been joined: a blocked
+     * subtask runs only when credit comes back, so this stays near the
+     * number of credits (the tests check it). */
+    unsigned long futile_steps;
 
     weir__cleanup *cleanups;   /* run at destroy (sink results, ...) */
     int ncleanups, cap_cleanups;

@@ -422,6 +422,8 @@ int weir__sched_run(weir_job *job)
         if (job->workers[i].started)
             pthread_join(job->workers[i].thread, NULL);
     }
+    for (int s = 0; s < plan->nsubs; s++)
+        job->futile_steps += plan->subs[s]->futile_steps;
     if (err)
         return err;
     return job->errors.code;

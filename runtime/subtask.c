@@ -334,7 +334,7 @@ int weir__subtask_step(weir__subtask *sub, int64_t now)
             return r;
     }
     if (sub->out_blocked && !drain_outputs(sub)) {
-        atomic_fetch_add_explicit(&job->futile_steps, 1, memory_order_relaxed);
+        sub->futile_steps++;
         return 0;
     }
     if (sub->phase == WEIR__SUB_DRAINING) {

@@ -188,6 +188,7 @@ typedef struct weir__subtask {
     weir__channel **outs; /* every channel this subtask produces into */
     int nouts;
     bool out_blocked;     /* some channel in outs has pending batches */
+    unsigned long futile_steps; /* steps that found the output still full */
 
     weir__phase phase;
     bool source_done;
