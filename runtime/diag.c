@@ -45,15 +45,14 @@
  */
 #include "diag.h"
 
-#include <linux/futex.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "diag_internal.h"
+#include "futex.h"
 #include "job_state.h"
 #include "scheduler.h"
 #include "task.h"
@@ -84,16 +83,6 @@ const char *weir_diag_kind_name(weir_diag_kind kind)
 
 /* ---- waking the collector ------------------------------------------------ */
 
-static void futex_wait(_Atomic uint32_t *addr, uint32_t expected)
-{
-    syscall(SYS_futex, (uint32_t *)addr, FUTEX_WAIT_PRIVATE, expected, NULL, NULL, 0);
-}
-
-static void futex_wake(_Atomic uint32_t *addr)
-{
-    syscall(SYS_futex, (uint32_t *)addr, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
-}
-
 /* Any thread, after a full fence that follows what it published: wakes the
  * collector if it is parked (one waker wins the flag). */
 static void wake_collector(struct weir__diag *d)
@@ -101,7 +90,7 @@ static void wake_collector(struct weir__diag *d)
     if (atomic_load_explicit(&d->parked, memory_order_relaxed) &&
         atomic_exchange(&d->parked, 0)) {
         atomic_fetch_add(&d->wake_seq, 1);
-        futex_wake(&d->wake_seq);
+        weir__futex_wake(&d->wake_seq);
     }
 }
 
@@ -452,7 +441,7 @@ static void park(struct weir__diag *d)
     WEIR__FULL_FENCE();
     if (rings_empty(d) && !atomic_load(&d->stop)) {
         d->parks++;
-        futex_wait(&d->wake_seq, seq);
+        weir__futex_wait(&d->wake_seq, seq, -1);
     }
     atomic_store(&d->parked, 0);
 }
@@ -605,7 +594,7 @@ void weir__diag_stop(weir_job *job)
     if (d->collector_started) {
         atomic_store(&d->stop, 1);
         atomic_fetch_add(&d->wake_seq, 1);
-        futex_wake(&d->wake_seq);
+        weir__futex_wake(&d->wake_seq);
         pthread_join(d->collector, NULL);
     }
     write_job(d);

@@ -12,16 +12,15 @@
 #include "scheduler.h"
 
 #include <errno.h>
-#include <linux/futex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "clock.h"
 #include "diag.h"
+#include "futex.h"
 #include "job_state.h"
 #include "subtask.h"
 #include "task.h"
@@ -36,29 +35,13 @@ weir__worker *weir__sched_current_worker(void)
     return current_worker;
 }
 
-static void futex_wait(_Atomic uint32_t *addr, uint32_t expected, int64_t timeout_ms)
-{
-    struct timespec ts, *tsp = NULL;
-    if (timeout_ms >= 0) {
-        ts.tv_sec = (time_t)(timeout_ms / 1000);
-        ts.tv_nsec = (long)(timeout_ms % 1000) * 1000000L;
-        tsp = &ts;
-    }
-    syscall(SYS_futex, (uint32_t *)addr, FUTEX_WAIT_PRIVATE, expected, tsp, NULL, 0);
-}
-
-static void futex_wake(_Atomic uint32_t *addr)
-{
-    syscall(SYS_futex, (uint32_t *)addr, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
-}
-
 /* Unparks w if it is parked, counting it back in as running first. */
 static void unpark(weir__worker *w)
 {
     if (atomic_load(&w->parked) && atomic_exchange(&w->parked, 0) == 1) {
         atomic_fetch_add(&w->job->running, 1);
         atomic_fetch_add(&w->wake_seq, 1);
-        futex_wake(&w->wake_seq);
+        weir__futex_wake(&w->wake_seq);
     }
 }
 
@@ -139,7 +122,7 @@ static void stop_all(weir_job *job)
     for (int i = 0; i < job->nworkers; i++) {
         weir__worker *w = &job->workers[i];
         atomic_fetch_add(&w->wake_seq, 1);
-        futex_wake(&w->wake_seq);
+        weir__futex_wake(&w->wake_seq);
     }
 }
 
@@ -341,7 +324,7 @@ static void park(weir__worker *w)
             timeout = d > now ? d - now : 0;
         }
     }
-    futex_wait(&w->wake_seq, seq, timeout);
+    weir__futex_wait(&w->wake_seq, seq, timeout);
     if (atomic_exchange(&w->parked, 0) == 1)
         atomic_fetch_add(&job->running, 1);
 }
