@@ -123,7 +123,7 @@ int weir__window_skipped(weir_ctx *ctx, weir__wop *op, const void *elem, int64_t
         return 0;
     }
     bool side = c->spec.late_tag > 0;
-    weir_ctx_report_late(ctx, elem, ts, missed_start, missed_end, !side);
+    weir_ctx_report_late(ctx, elem, ts, missed_start, missed_end, c->slide, !side);
     return side ? weir_emit_side(ctx, c->spec.late_tag, elem, ts) : 0;
 }
 

@@ -920,13 +920,14 @@ void weir_ctx_report_window_fire(weir_ctx *ctx, int64_t start, int64_t end, int 
 }
 
 void weir_ctx_report_late(weir_ctx *ctx, const void *elem, int64_t timestamp,
-                          int64_t missed_start, int64_t missed_end, bool dropped)
+                          int64_t missed_start, int64_t missed_end, int64_t missed_every,
+                          bool dropped)
 {
     ctx->counters[dropped ? WEIR__CNT_LATE_DROPPED : WEIR__CNT_LATE_SIDE]++;
     if (dropped && ctx->capture && ctx->capture->on_dropped)
         ctx->capture->on_dropped(elem, timestamp, ctx->capture->arg);
     if (WEIR__DIAG_ON(ctx, WEIR_DIAG_STANDARD))
-        weir__diag_late(ctx, timestamp, missed_start, missed_end, dropped);
+        weir__diag_late(ctx, timestamp, missed_start, missed_end, missed_every, dropped);
 }
 
 void weir_ctx_report_merge(weir_ctx *ctx, int64_t start, int64_t end, int64_t merged)

@@ -286,7 +286,8 @@ void weir__diag_window_fire(weir_ctx *ctx, int64_t start, int64_t end, int firin
     commit(ctx);
 }
 
-void weir__diag_late(weir_ctx *ctx, int64_t ts, int64_t start, int64_t end, bool dropped)
+void weir__diag_late(weir_ctx *ctx, int64_t ts, int64_t start, int64_t end, int64_t every,
+                     bool dropped)
 {
     weir__diag_rec *r = begin(ctx, WEIR_DIAG_KIND_LATE);
     if (!r)
@@ -295,6 +296,7 @@ void weir__diag_late(weir_ctx *ctx, int64_t ts, int64_t start, int64_t end, bool
     r->a = start;
     r->b = end;
     r->c = ts;
+    r->d = every;
     r->flag = dropped;
     commit(ctx);
 }
@@ -496,7 +498,6 @@ static void diag_free(struct weir__diag *d)
     for (int i = 0; i < d->nrings; i++)
         free(d->rings[i].buf);
     free(d->rings);
-    free(d->late_slide);
     msgpack_sbuffer_destroy(&d->sbuf);
     weir__buf_free(&d->json);
     msgpack_unpacked_destroy(&d->unpacked);
@@ -521,13 +522,7 @@ int weir__diag_start(weir_job *job)
     msgpack_packer_init(&d->pk, &d->sbuf, msgpack_sbuffer_write);
     msgpack_unpacked_init(&d->unpacked);
     job->diag = d;
-    int r = weir__diag_read_settings(d);
-    if (r) {
-        job->diag = NULL;
-        diag_free(d);
-        return weir__job_fail(job, r, "diagnostics: out of memory");
-    }
-    r = weir__diag_sinks_open(d);
+    int r = weir__diag_sinks_open(d);
     if (r) {
         job->diag = NULL;
         diag_free(d);

@@ -43,7 +43,8 @@ void weir__diag_valve_status(weir_ctx *head, int input, int channel, bool idle);
 void weir__diag_window_fire(weir_ctx *ctx, int64_t start, int64_t end, int firing, int64_t count);
 /* [start, end): the element's latest window (the capture derives the others
  * of a sliding window from the operator's settings). */
-void weir__diag_late(weir_ctx *ctx, int64_t ts, int64_t start, int64_t end, bool dropped);
+void weir__diag_late(weir_ctx *ctx, int64_t ts, int64_t start, int64_t end, int64_t every,
+                     bool dropped);
 void weir__diag_merge(weir_ctx *ctx, int64_t start, int64_t end, int64_t merged);
 void weir__diag_cleanup(weir_ctx *ctx, int64_t start, int64_t end);
 /* Per subtask, every throughput interval and at its end. */

@@ -103,12 +103,11 @@ static void kv_held_by(msgpack_packer *pk, int held_by)
 }
 
 /* The windows a late element missed: n windows, the latest [a, b) of the
- * record and each earlier one `slide` before the next. A window operator
- * reports the element's latest window; when its settings name a slide (a
- * sliding window), the element was in every window of that slide that
- * still contains its timestamp, and since the latest of them is past its
- * cleanup, so are all (the same allowed lateness, earlier ends). Windows
- * that would start before MIN do not exist. An element in no window (the
+ * record and each earlier one `slide` before the next. The operator reports
+ * the element's latest window and, for a sliding window, its slide (r->d):
+ * the element was in every window of that slide that still contains its
+ * timestamp, and since the latest of them is past its cleanup, so are all
+ * (the same allowed lateness, earlier ends). Listed windows stop at MIN. An element in no window (the
  * gap between sliding windows whose slide is larger than their size: the
  * reported window ends at or before it), or a record with no window
  * (MIN, MIN), missed none. */
@@ -117,9 +116,9 @@ typedef struct late_windows {
     int64_t slide;
 } late_windows;
 
-static late_windows late_windows_of(const struct weir__diag *d, const weir__diag_rec *r)
+static late_windows late_windows_of(const weir__diag_rec *r)
 {
-    late_windows lw = {.n = 0, .slide = d->late_slide[r->op]};
+    late_windows lw = {.n = 0, .slide = r->d};
     int64_t a = r->a, b = r->b, ts = r->c;
     if (a == WEIR_TS_MIN && b == WEIR_TS_MIN)
         return lw;
@@ -181,7 +180,7 @@ void weir__diag_pack_rec(struct weir__diag *d, const weir__diag_rec *r)
         kv_ts(pk, "watermark", r->wm);
         break;
     case WEIR_DIAG_KIND_LATE: {
-        late_windows lw = late_windows_of(d, r);
+        late_windows lw = late_windows_of(r);
         head(d, r, 11);
         kv_str(pk, "key", r->key);
         kv_ts(pk, "timestamp", r->c);
@@ -276,7 +275,7 @@ void weir__diag_rec_event(const struct weir__diag *d, const weir__diag_rec *r, w
         ev->timestamp = r->c;
         ev->watermark = r->wm;
         ev->dropped = r->flag;
-        ev->count = (int64_t)late_windows_of(d, r).n;
+        ev->count = (int64_t)late_windows_of(r).n;
         break;
     case WEIR_DIAG_KIND_MERGE:
         ev->key = r->key;
@@ -434,35 +433,6 @@ static void pack_settings(msgpack_packer *pk, const char *json)
             break;
         }
     }
-}
-
-/* The integer setting `key` of a node, if its settings have it. */
-static bool setting_int(const char *json, const char *key, int64_t *out)
-{
-    setting s[MAX_SETTINGS];
-    int n = parse_settings(json, s);
-    size_t klen = strlen(key);
-    for (int i = 0; i < n; i++) {
-        if (s[i].type == 'i' && s[i].klen == klen && memcmp(s[i].key, key, klen) == 0) {
-            *out = strtoll(s[i].val, NULL, 10);
-            return true;
-        }
-    }
-    return false;
-}
-
-int weir__diag_read_settings(struct weir__diag *d)
-{
-    const weir__graph *g = &d->job->graph;
-    d->late_slide = calloc((size_t)(g->nnodes ? g->nnodes : 1), sizeof *d->late_slide);
-    if (!d->late_slide)
-        return WEIR_ENOMEM;
-    for (int i = 0; i < g->nnodes; i++) {
-        int64_t slide = 0;
-        if (setting_int(g->nodes[i]->settings_json, "slide_ms", &slide) && slide > 0)
-            d->late_slide[i] = slide;
-    }
-    return 0;
 }
 
 static const char *level_name(int level)

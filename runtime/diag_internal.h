@@ -74,7 +74,6 @@ struct weir__diag {
     weir__diag_ring *rings;
     int nrings;
     uint32_t ring_size;    /* events each ring holds (a power of two) */
-    int64_t *late_slide;   /* per node: the slide its late windows step back by, 0: one window */
     weir__diag_sinks sinks;
     pthread_t collector;
     bool collector_started;
@@ -112,9 +111,6 @@ void weir__diag_pack_summary(struct weir__diag *d, int64_t t);
 /* The structured view of a record for the memory and callback sinks. */
 void weir__diag_rec_event(const struct weir__diag *d, const weir__diag_rec *r,
                           weir_diag_event *ev);
-/* Reads what the collector needs from each operator's settings (the slide
- * of a sliding window, for late events). 0 or WEIR_ENOMEM. */
-int weir__diag_read_settings(struct weir__diag *d);
 
 /* diag_sinks.c */
 int weir__diag_sinks_open(struct weir__diag *d);

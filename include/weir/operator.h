@@ -308,8 +308,13 @@ WEIR_EXPORT void weir_ctx_report_window_fire(weir_ctx *ctx, int64_t start, int64
  * the call): counts it as late-dropped or late-side, reports it to the
  * diagnostic channel, and in a harness hands a dropped one to on_dropped.
  * The operator still emits a side-output one itself (weir_emit_side). */
+/* [missed_start, missed_end) is the latest window the element missed;
+ * missed_every > 0 says it also missed each window missed_every earlier
+ * that still contains its timestamp (a sliding window's slide), 0 that it
+ * missed that one window only (MIN, MIN: none at all). */
 WEIR_EXPORT void weir_ctx_report_late(weir_ctx *ctx, const void *elem, int64_t timestamp,
-                                      int64_t missed_start, int64_t missed_end, bool dropped);
+                                      int64_t missed_start, int64_t missed_end,
+                                      int64_t missed_every, bool dropped);
 WEIR_EXPORT void weir_ctx_report_merge(weir_ctx *ctx, int64_t start, int64_t end, int64_t merged);
 WEIR_EXPORT void weir_ctx_report_cleanup(weir_ctx *ctx, int64_t start, int64_t end);
 

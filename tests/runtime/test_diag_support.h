@@ -305,7 +305,7 @@ static inline int td_win_record(weir_ctx *ctx, int input, const void *elem, int6
     if (wm != WEIR_TS_MIN && end - 1 + TD_LATENESS <= wm) {
         const weir_gen_event *e = elem;
         bool dropped = e->seq % 2 == 0;
-        weir_ctx_report_late(ctx, elem, ts, start, end, dropped);
+        weir_ctx_report_late(ctx, elem, ts, start, end, 0, dropped);
         return dropped ? 0 : weir_emit_side(ctx, TD_TAG_LATE, elem, ts);
     }
     weir_ctx_count(ctx, WEIR_COUNTER_ABSORBED, 1);
