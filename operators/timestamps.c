@@ -221,12 +221,7 @@ static int ts_batch(weir_ctx *ctx, int input, const weir_batch *b)
         int r = weir_emit_batch(ctx, input, b);
         if (r < 0)
             return r;
-        int64_t max = s->max_ts;
-        for (uint32_t i = 0; i < b->count; i++) {
-            int64_t t = weir_batch_ts(b, i);
-            max = t > max ? t : max;
-        }
-        s->max_ts = max;
+        s->max_ts = weir_batch_max_ts(b, s->max_ts);
         s->elements += b->count;
         return 0;
     }

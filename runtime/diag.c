@@ -240,33 +240,9 @@ void weir__diag_record_event(weir_ctx *ctx, int64_t ts)
 
 void weir__diag_batch(weir_ctx *ctx, const weir_batch *b)
 {
-    /* Four running maxima: one would chain every compare to the one before
-     * it (a compare and a conditional move of latency each record), four
-     * let the CPU overlap them. This loop is the whole cost of the standard
-     * level on a chain of batch operators, once per operator. */
-    int64_t m0 = ctx->diag_max_ts, m1 = m0, m2 = m0, m3 = m0;
-    const unsigned char *p = b->data;
-    const size_t stride = b->stride;
-    uint32_t i = 0;
-    for (; i + 4 <= b->count; i += 4, p += 4 * stride) {
-        int64_t t0, t1, t2, t3;
-        memcpy(&t0, p, sizeof t0);
-        memcpy(&t1, p + stride, sizeof t1);
-        memcpy(&t2, p + 2 * stride, sizeof t2);
-        memcpy(&t3, p + 3 * stride, sizeof t3);
-        m0 = t0 > m0 ? t0 : m0;
-        m1 = t1 > m1 ? t1 : m1;
-        m2 = t2 > m2 ? t2 : m2;
-        m3 = t3 > m3 ? t3 : m3;
-    }
-    for (; i < b->count; i++, p += stride) {
-        int64_t t;
-        memcpy(&t, p, sizeof t);
-        m0 = t > m0 ? t : m0;
-    }
-    m0 = m1 > m0 ? m1 : m0;
-    m2 = m3 > m2 ? m3 : m2;
-    ctx->diag_max_ts = m2 > m0 ? m2 : m0;
+    /* This scan is the whole cost of the standard level on a chain of batch
+     * operators, once per operator. */
+    ctx->diag_max_ts = weir_batch_max_ts(b, ctx->diag_max_ts);
     if (ctx->diag_level >= WEIR_DIAG_VERBOSE) {
         for (uint32_t k = 0; k < b->count; k++)
             weir__diag_record_event(ctx, weir_batch_ts(b, k));

@@ -74,6 +74,36 @@ static inline int64_t weir_batch_ts(const weir_batch *b, uint32_t i)
     return ts;
 }
 
+/* The largest of `init` and the batch's timestamps. Four running maxima: one
+ * would chain every compare to the one before it (a compare and a
+ * conditional move of latency each record); four let the CPU overlap them. */
+static inline int64_t weir_batch_max_ts(const weir_batch *b, int64_t init)
+{
+    int64_t m0 = init, m1 = init, m2 = init, m3 = init;
+    const unsigned char *p = b->data;
+    const size_t stride = b->stride;
+    uint32_t i = 0;
+    for (; i + 4 <= b->count; i += 4, p += 4 * stride) {
+        int64_t t0, t1, t2, t3;
+        __builtin_memcpy(&t0, p, sizeof t0);
+        __builtin_memcpy(&t1, p + stride, sizeof t1);
+        __builtin_memcpy(&t2, p + 2 * stride, sizeof t2);
+        __builtin_memcpy(&t3, p + 3 * stride, sizeof t3);
+        m0 = t0 > m0 ? t0 : m0;
+        m1 = t1 > m1 ? t1 : m1;
+        m2 = t2 > m2 ? t2 : m2;
+        m3 = t3 > m3 ? t3 : m3;
+    }
+    for (; i < b->count; i++, p += stride) {
+        int64_t t;
+        __builtin_memcpy(&t, p, sizeof t);
+        m0 = t > m0 ? t : m0;
+    }
+    m0 = m1 > m0 ? m1 : m0;
+    m2 = m3 > m2 ? m3 : m2;
+    return m2 > m0 ? m2 : m0;
+}
+
 /* Every callback returns 0 or a negative WEIR_E* code; a negative result
  * fails the subtask, which cancels the job (the message names the operator,
  * the subtask and the callback; weir_ctx_fail() sets a better one). */
