@@ -451,15 +451,9 @@ static void *collector_main(void *arg)
 
 /* ---- lifecycle ------------------------------------------------------------ */
 
-/* Jobs may stop on different threads at once: the copy is guarded. */
-static weir__diag_stats last_stats;
-static pthread_mutex_t last_stats_lock = PTHREAD_MUTEX_INITIALIZER;
-
-void weir__diag_last_stats(weir__diag_stats *out)
+weir__diag_stats weir__diag_job_stats(const weir_job *job)
 {
-    pthread_mutex_lock(&last_stats_lock);
-    *out = last_stats;
-    pthread_mutex_unlock(&last_stats_lock);
+    return job->diag_stats;
 }
 
 int weir__diag_effective_level(const weir_job *job)
@@ -582,14 +576,12 @@ void weir__diag_stop(weir_job *job)
     weir__diag_sinks_close(d, true);
     if (d->sinks.failed)
         weir__job_fail(job, WEIR_EIO, "diagnostics: %s", d->sinks.failure);
-    pthread_mutex_lock(&last_stats_lock);
-    last_stats = (weir__diag_stats){.events = d->events,
-                                    .dropped = weir__diag_dropped(d),
-                                    .waited = weir__diag_waited(d),
-                                    .empty_polls = d->empty_polls,
-                                    .parks = d->parks,
-                                    .ring_size = d->ring_size};
-    pthread_mutex_unlock(&last_stats_lock);
+    job->diag_stats = (weir__diag_stats){.events = d->events,
+                                         .dropped = weir__diag_dropped(d),
+                                         .waited = weir__diag_waited(d),
+                                         .empty_polls = d->empty_polls,
+                                         .parks = d->parks,
+                                         .ring_size = d->ring_size};
     for (int i = 0; i < d->nrings; i++)
         job->workers[i].diag = NULL;
     job->diag = NULL;

@@ -64,8 +64,9 @@ static inline void weir__diag_record(weir_ctx *ctx, int64_t ts)
 /* The same for a batch the operator takes in whole (on_batch). */
 void weir__diag_batch(weir_ctx *ctx, const weir_batch *b);
 
-/* What the collector and the producers did in the last run whose channel
- * stopped (for tests: with several jobs, whichever stopped last). MT safe. */
+/* What the collector and the producers of a job's diagnostic channel did in
+ * its run (all zero before the channel stopped, or with diagnostics off). The
+ * tests read it; the job's thread writes it when the channel stops. */
 typedef struct weir__diag_stats {
     int64_t events;                  /* written, job and summary included */
     int64_t dropped;                 /* as in the summary */
@@ -74,6 +75,6 @@ typedef struct weir__diag_stats {
     int64_t parks;                   /* times it parked until woken */
     uint32_t ring_size;              /* events a worker's ring held */
 } weir__diag_stats;
-void weir__diag_last_stats(weir__diag_stats *out);
+weir__diag_stats weir__diag_job_stats(const weir_job *job);
 
 #endif

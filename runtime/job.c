@@ -142,24 +142,6 @@ int weir_job_record_error(weir_job *job, int err, const char *fmt, ...)
     return err;
 }
 
-int weir__job_on_destroy(weir_job *job, void (*fn)(void *p), void *p)
-{
-    if (job->ncleanups == job->cap_cleanups) {
-        int cap = job->cap_cleanups ? job->cap_cleanups * 2 : 8;
-        weir__cleanup *c = realloc(job->cleanups, (size_t)cap * sizeof *c);
-        if (!c) {
-            fn(p);
-            return WEIR_ENOMEM;
-        }
-        job->cleanups = c;
-        job->cap_cleanups = cap;
-    }
-    job->cleanups[job->ncleanups].fn = fn;
-    job->cleanups[job->ncleanups].p = p;
-    job->ncleanups++;
-    return 0;
-}
-
 int weir_job_run(weir_job *job)
 {
     if (!job)
@@ -197,9 +179,6 @@ void weir_job_destroy(weir_job *job)
     }
     weir__plan_free(job->plan);
     weir__graph_free(&job->graph);
-    for (int i = 0; i < job->ncleanups; i++)
-        job->cleanups[i].fn(job->cleanups[i].p);
-    free(job->cleanups);
     free(job->jsonl_path);
     free(job->msgpack_path);
     weir__errors_destroy(&job->errors);

@@ -8,6 +8,7 @@
 #include <stdbool.h>
 
 #include "clock.h"
+#include "diag.h"
 #include "errors.h"
 #include "graph.h"
 #include "scheduler.h"
@@ -15,11 +16,6 @@
 #include "weir/job.h"
 
 struct weir__diag;
-
-typedef struct weir__cleanup {
-    void (*fn)(void *p);
-    void *p;
-} weir__cleanup;
 
 struct weir_job {
     weir_job_config cfg;       /* defaults resolved; paths point at our copies */
@@ -43,9 +39,7 @@ struct weir_job {
      * subtask runs only when credit comes back, so this stays near the
      * number of credits (the tests check it). */
     unsigned long futile_steps;
-
-    weir__cleanup *cleanups;   /* run at destroy (sink results, ...) */
-    int ncleanups, cap_cleanups;
+    weir__diag_stats diag_stats; /* set when the diagnostic channel stops */
 };
 
 /* Records the job's first error (later ones are ignored) and returns err.
@@ -53,9 +47,6 @@ struct weir_job {
 int weir__job_fail(weir_job *job, int err, const char *fmt, ...) WEIR_PRINTF(3, 4);
 /* Records a build error (same, for builder calls). */
 int weir__job_build_error(weir_job *job, int err, const char *fmt, ...) WEIR_PRINTF(3, 4);
-/* Registers something to free at weir_job_destroy. 0 or WEIR_ENOMEM (then
- * fn(p) was called already). */
-int weir__job_on_destroy(weir_job *job, void (*fn)(void *p), void *p);
 
 /* plan.c */
 int weir__plan_build(weir_job *job, weir__plan **out);

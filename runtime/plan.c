@@ -83,13 +83,12 @@ void weir__plan_free(weir__plan *plan)
 }
 
 /* Pre-order walk of the chain tree under `node`, appending to task->nodes. */
-static void collect_chain(const weir__graph *g, int node, weir__task *task, int *task_of)
+static void collect_chain(const weir__graph *g, int node, weir__task *task)
 {
     task->nodes[task->nnodes++] = node;
-    task_of[node] = task->id;
     for (int e = 0; e < g->nedges; e++) {
         if (g->edges[e].from == node && g->edges[e].chained)
-            collect_chain(g, g->edges[e].to, task, task_of);
+            collect_chain(g, g->edges[e].to, task);
     }
 }
 
@@ -141,14 +140,12 @@ static int resolve_edges(weir_job *job)
     return 0;
 }
 
-static int make_tasks(weir_job *job, weir__plan *plan, int *task_of)
+static int make_tasks(weir_job *job, weir__plan *plan)
 {
     const weir__graph *g = &job->graph;
     plan->tasks = calloc((size_t)g->nnodes, sizeof *plan->tasks);
     if (!plan->tasks)
         return fail(job, WEIR_ENOMEM, "out of memory");
-    for (int i = 0; i < g->nnodes; i++)
-        task_of[i] = -1;
     for (int i = 0; i < g->nnodes; i++) {
         bool chained_in = false;
         for (int k = 0; k < g->nodes[i]->nin_edges; k++)
@@ -161,7 +158,7 @@ static int make_tasks(weir_job *job, weir__plan *plan, int *task_of)
         t->nodes = calloc((size_t)g->nnodes, sizeof *t->nodes);
         if (!t->nodes)
             return fail(job, WEIR_ENOMEM, "out of memory");
-        collect_chain(g, i, t, task_of);
+        collect_chain(g, i, t);
     }
     return 0;
 }
@@ -384,14 +381,9 @@ int weir__plan_build(weir_job *job, weir__plan **out)
     if (r)
         return r;
     weir__plan *plan = calloc(1, sizeof *plan);
-    int *task_of = calloc((size_t)g->nnodes, sizeof *task_of);
-    if (!plan || !task_of) {
-        free(plan);
-        free(task_of);
+    if (!plan)
         return fail(job, WEIR_ENOMEM, "out of memory");
-    }
-    r = make_tasks(job, plan, task_of);
-    free(task_of);
+    r = make_tasks(job, plan);
     if (r == 0)
         r = make_subtasks(job, plan);
     for (int e = 0; r == 0 && e < g->nedges; e++)

@@ -30,11 +30,6 @@
 
 static _Thread_local weir__worker *current_worker;
 
-weir__worker *weir__sched_current_worker(void)
-{
-    return current_worker;
-}
-
 /* Unparks w if it is parked, counting it back in as running first. */
 static void unpark(weir__worker *w)
 {

@@ -66,7 +66,4 @@ void weir__sched_wake(struct weir__subtask *sub);
  * failed. Called by weir_job_run on the job's thread. */
 int weir__sched_run(weir_job *job);
 
-/* The worker the calling thread is (NULL on a non-worker thread). */
-weir__worker *weir__sched_current_worker(void);
-
 #endif

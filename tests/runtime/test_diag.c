@@ -451,7 +451,7 @@ static json_t *job_settings(int workers, int ring_capacity, int parallelism)
     s = weir_stream_set_parallelism(s, parallelism);
     cr_assert_not_null(weir_stream_set_parallelism(weir_sink_discard(s), parallelism));
     tu_run_ok(job);
-    weir_job_destroy(job);
+    td_destroy_job(job);
     json_t *ev = td_json(weir_diag_memory_event(mem, 0)->json);
     json_t *settings = json_incref(json_object_get(ev, "settings"));
     json_decref(ev);
@@ -476,8 +476,7 @@ Test(diag, the_job_event_says_the_workers_started_and_the_ring_it_got)
     cr_assert_eq(td_int(s, "ring_capacity"), 1);
     json_decref(s);
     /* what the run measured agrees: the ring held what the event says */
-    weir__diag_stats st;
-    weir__diag_last_stats(&st);
+    weir__diag_stats st = td_stats;
     cr_assert_eq(st.ring_size, 1);
     /* a sane maximum: 2^18 events (36 MB per worker), not 2^24 (4.5 GB) */
     weir_job_config cfg = {.diag.ring_capacity = WEIR__DIAG_RING_MAX};

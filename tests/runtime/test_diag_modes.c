@@ -64,7 +64,7 @@ static json_t *run_workers(seen *s, bool lossy, int ring_capacity, int workers)
     td_window_job w;
     td_window_job_make(&w, &cfg);
     tu_run_ok(w.job);
-    weir_job_destroy(w.job);
+    td_destroy_job(w.job);
     cr_assert_gt(s->n, 2);
     json_t *sum = td_json(s->json[s->n - 1]);
     cr_assert_str_eq(td_str(sum, "kind"), "summary");
@@ -84,8 +84,7 @@ Test(diag_modes, lossless_loses_nothing_under_a_slow_sink, .timeout = 300)
     seen fast = {0}, slow = {.sleep_ns = 20000};
     json_t *a = run(&fast, false, 0);
     json_t *b = run(&slow, false, 16);
-    weir__diag_stats st;
-    weir__diag_last_stats(&st);
+    weir__diag_stats st = td_stats;
     cr_assert_eq(td_int(b, "dropped_events"), 0);
     cr_assert_eq(st.dropped, 0);
     cr_assert_gt(st.waited, 0, "a 16-event ring behind a slow sink never filled");
@@ -168,8 +167,7 @@ Test(diag_modes, lossless_with_two_workers_waits_and_loses_nothing, .timeout = 3
 {
     seen s = {.sleep_ns = 20000};
     json_t *sum = run_workers(&s, false, 8, 2);
-    weir__diag_stats st;
-    weir__diag_last_stats(&st);
+    weir__diag_stats st = td_stats;
     cr_assert_eq(td_int(sum, "dropped_events"), 0);
     cr_assert_eq(st.dropped, 0);
     cr_assert_gt(st.waited, 0, "8-event rings behind a slow sink never made a producer wait");
@@ -231,9 +229,8 @@ Test(diag_modes, the_collector_parks_while_nothing_happens, .timeout = 60)
     weir_stream *s = weir_job_add_source(job, &spec);
     cr_assert_not_null(weir_sink_discard(weir_stream_rebalance(s)), "%s", weir_job_error(job));
     tu_run_ok(job);
-    weir_job_destroy(job);
-    weir__diag_stats st;
-    weir__diag_last_stats(&st);
+    td_destroy_job(job);
+    weir__diag_stats st = td_stats;
     cr_log_info("collector: %lld short polls, %lld parks", (long long)st.empty_polls,
                 (long long)st.parks);
     cr_assert_gt(st.parks, 0, "the collector never parked");

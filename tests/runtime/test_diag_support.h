@@ -32,7 +32,20 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "diag.h"
 #include "support/weir_testutil.h"
+
+/* ---- the collector's own account ------------------------------------------ */
+
+/* What the diagnostic channel of the job td_destroy_job destroyed last did
+ * (runtime/diag.h: events, drops, waits, polls, parks, ring size). */
+static weir__diag_stats td_stats;
+
+static inline void td_destroy_job(weir_job *job)
+{
+    td_stats = weir__diag_job_stats(job);
+    weir_job_destroy(job);
+}
 
 /* ---- files ---------------------------------------------------------------- */
 
