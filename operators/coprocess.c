@@ -10,74 +10,21 @@
 #include "weir/operator.h"
 #include "weir/stream.h"
 
-typedef struct coprocess_arg {
-    weir_coprocess_vtable vt;
-} coprocess_arg;
-
-/* The user keeps weir_ctx_arg() for its own arg; the adapter's table is the
- * spec's impl pointer. */
-static const coprocess_arg *table(weir_ctx *ctx)
-{
-    return weir_ctx_impl(ctx);
-}
+/* One co-process operator: the operator table the runtime calls, and the
+ * user's. Every callback but on_record has the same signature in both, so
+ * the operator table holds the user's own pointers (a NULL one gets the
+ * runtime's default, which is what the co-process documents); only the
+ * record, split by input, needs an adapter. */
+typedef struct coprocess_impl {
+    weir_operator_vtable op;
+    weir_coprocess_vtable user;
+} coprocess_impl;
 
 static int co_record(weir_ctx *ctx, int input, const void *elem, int64_t ts)
 {
-    const coprocess_arg *c = table(ctx);
-    return input == 0 ? c->vt.on_record1(ctx, elem, ts) : c->vt.on_record2(ctx, elem, ts);
+    const coprocess_impl *c = weir_ctx_impl(ctx);
+    return input == 0 ? c->user.on_record1(ctx, elem, ts) : c->user.on_record2(ctx, elem, ts);
 }
-
-static int co_open(weir_ctx *ctx)
-{
-    const coprocess_arg *c = table(ctx);
-    return c->vt.open ? c->vt.open(ctx) : 0;
-}
-
-static int co_watermark(weir_ctx *ctx, int64_t wm)
-{
-    const coprocess_arg *c = table(ctx);
-    return c->vt.on_watermark ? c->vt.on_watermark(ctx, wm) : weir_emit_watermark(ctx, wm);
-}
-
-static int co_status(weir_ctx *ctx, bool idle)
-{
-    const coprocess_arg *c = table(ctx);
-    if (c->vt.on_status)
-        return c->vt.on_status(ctx, idle);
-    return idle ? weir_emit_idle(ctx) : weir_emit_active(ctx);
-}
-
-static int co_timer(weir_ctx *ctx, const weir_timer *t)
-{
-    const coprocess_arg *c = table(ctx);
-    if (!c->vt.on_timer)
-        return weir_ctx_fail(ctx, WEIR_EINVAL, "a timer fired but the co-process has no on_timer");
-    return c->vt.on_timer(ctx, t);
-}
-
-static int co_end(weir_ctx *ctx)
-{
-    const coprocess_arg *c = table(ctx);
-    return c->vt.on_end ? c->vt.on_end(ctx) : 0;
-}
-
-static void co_close(weir_ctx *ctx)
-{
-    const coprocess_arg *c = table(ctx);
-    if (c->vt.close)
-        c->vt.close(ctx);
-}
-
-static const weir_operator_vtable co_vtable = {
-    .version = WEIR_OPERATOR_VTABLE_V1,
-    .open = co_open,
-    .on_record = co_record,
-    .on_watermark = co_watermark,
-    .on_status = co_status,
-    .on_timer = co_timer,
-    .on_end = co_end,
-    .close = co_close,
-};
 
 weir_stream *weir_stream_coprocess(weir_stream *a, weir_stream *b, const weir_coprocess_spec *spec)
 {
@@ -95,16 +42,25 @@ weir_stream *weir_stream_coprocess(weir_stream *a, weir_stream *b, const weir_co
                               spec->vtable->version, WEIR_OPERATOR_VTABLE_V1);
         return NULL;
     }
-    coprocess_arg *c = malloc(sizeof *c);
+    coprocess_impl *c = malloc(sizeof *c);
     if (!c) {
         weir_job_record_error(job, WEIR_ENOMEM, "weir_stream_coprocess: out of memory");
         return NULL;
     }
-    c->vt = *spec->vtable;
+    const weir_coprocess_vtable *u = spec->vtable;
+    c->user = *u;
+    c->op = (weir_operator_vtable){.version = WEIR_OPERATOR_VTABLE_V1,
+                                   .open = u->open,
+                                   .on_record = co_record,
+                                   .on_watermark = u->on_watermark,
+                                   .on_status = u->on_status,
+                                   .on_timer = u->on_timer,
+                                   .on_end = u->on_end,
+                                   .close = u->close};
     weir_process_spec ps = {
         .name = spec->name,
         .kind = "coprocess",
-        .vtable = &co_vtable,
+        .vtable = &c->op, /* copied by weir_stream_connect */
         .arg = spec->arg,
         .impl = c,
         .impl_free = free,

@@ -2,15 +2,11 @@
  * from the generic operator vtable to a user table of on_record / on_timer on
  * a keyed stream. State and timers are the runtime's (weir/state.h,
  * weir_timer_register), as for any keyed operator; what the adapter adds is
- * the refusal of an input that is not keyed, and the timestamp of what is
- * being handled, for weir_keyed_emit (SEMANTICS.md 6: a record's output
- * carries the record's timestamp, an event-time timer's the timer's, a
- * processing-time timer's none).
- *
- * That timestamp lives in a thread-local, saved and restored around every
- * callback: the callbacks of one subtask run on one worker thread, and a
- * chained keyed operator downstream runs inside weir_emit on the same thread,
- * so the innermost callback's timestamp is the one in force.
+ * the refusal of an input that is not keyed, and weir_keyed_emit, which
+ * emits with the timestamp of what the context is handling
+ * (weir_ctx_timestamp; SEMANTICS.md 6: a record's output carries the
+ * record's timestamp, an event-time timer's the timer's, a processing-time
+ * timer's none).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,12 +17,20 @@
 #include "weir/operator.h"
 #include "weir/stream.h"
 
-static _Thread_local int64_t current_ts = WEIR_NO_TIMESTAMP;
+/* One keyed process operator: the operator table the runtime calls, and the
+ * user's (borrowed). on_timer, on_watermark, on_end and close have the same
+ * signature in both, so the operator table holds the user's own pointers (a
+ * NULL one gets the runtime's default, which is what keyed.h documents);
+ * open adds the refusal of an unkeyed input, on_record drops the input
+ * index. weir_ctx_arg() stays the user's arg; this is weir_ctx_impl(). */
+typedef struct kp_impl {
+    weir_operator_vtable op;
+    const weir_keyed_process_vtable *user;
+} kp_impl;
 
-/* The user's table; weir_ctx_arg() stays the user's arg. */
 static const weir_keyed_process_vtable *table(weir_ctx *ctx)
 {
-    return weir_ctx_impl(ctx);
+    return ((const kp_impl *)weir_ctx_impl(ctx))->user;
 }
 
 static int kp_open(weir_ctx *ctx)
@@ -41,64 +45,24 @@ static int kp_open(weir_ctx *ctx)
 static int kp_record(weir_ctx *ctx, int input, const void *elem, int64_t ts)
 {
     (void)input;
-    int64_t saved = current_ts;
-    current_ts = ts;
-    int r = table(ctx)->on_record(ctx, elem, ts);
-    current_ts = saved;
-    return r;
+    return table(ctx)->on_record(ctx, elem, ts);
 }
-
-static int kp_timer(weir_ctx *ctx, const weir_timer *t)
-{
-    const weir_keyed_process_vtable *vt = table(ctx);
-    if (!vt->on_timer)
-        return weir_ctx_fail(ctx, WEIR_EINVAL, "a timer fired but the keyed process operator "
-                             "has no on_timer");
-    int64_t saved = current_ts;
-    current_ts = t->domain == WEIR_EVENT_TIME ? t->timestamp : WEIR_NO_TIMESTAMP;
-    int r = vt->on_timer(ctx, t);
-    current_ts = saved;
-    return r;
-}
-
-static int kp_watermark(weir_ctx *ctx, int64_t wm)
-{
-    const weir_keyed_process_vtable *vt = table(ctx);
-    return vt->on_watermark ? vt->on_watermark(ctx, wm) : weir_emit_watermark(ctx, wm);
-}
-
-static int kp_end(weir_ctx *ctx)
-{
-    const weir_keyed_process_vtable *vt = table(ctx);
-    return vt->on_end ? vt->on_end(ctx) : 0;
-}
-
-static void kp_close(weir_ctx *ctx)
-{
-    const weir_keyed_process_vtable *vt = table(ctx);
-    if (vt->close)
-        vt->close(ctx);
-}
-
-static const weir_operator_vtable kp_vtable = {
-    .version = WEIR_OPERATOR_VTABLE_V1,
-    .open = kp_open,
-    .on_record = kp_record,
-    .on_watermark = kp_watermark,
-    .on_timer = kp_timer,
-    .on_end = kp_end,
-    .close = kp_close,
-};
 
 int64_t weir_keyed_timestamp(const weir_ctx *ctx)
 {
-    (void)ctx;
-    return current_ts;
+    return weir_ctx_timestamp(ctx);
 }
 
 int weir_keyed_emit(weir_ctx *ctx, const void *elem)
 {
-    return weir_emit(ctx, elem, current_ts);
+    return weir_emit(ctx, elem, weir_ctx_timestamp(ctx));
+}
+
+static int refuse(char *errbuf, size_t errsize, int err, const char *why)
+{
+    if (errbuf && errsize)
+        snprintf(errbuf, errsize, "%s", why);
+    return err;
 }
 
 int weir_keyed_process_operator(const weir_keyed_process_spec *spec, weir_process_spec *out,
@@ -109,19 +73,29 @@ int weir_keyed_process_operator(const weir_keyed_process_spec *spec, weir_proces
         why = "a spec and an output are required";
     else if (!spec->vtable || !spec->vtable->on_record)
         why = "a vtable with on_record is required";
-    else if (spec->vtable->version != WEIR_OPERATOR_VTABLE_V1)
-        why = "the vtable's version is not WEIR_OPERATOR_VTABLE_V1";
-    if (why) {
-        if (errbuf && errsize)
-            snprintf(errbuf, errsize, "%s", why);
-        return WEIR_EINVAL;
-    }
+    if (why)
+        return refuse(errbuf, errsize, WEIR_EINVAL, why);
+    kp_impl *kp = malloc(sizeof *kp);
+    if (!kp)
+        return refuse(errbuf, errsize, WEIR_ENOMEM, "out of memory");
+    const weir_keyed_process_vtable *u = spec->vtable;
+    kp->user = u; /* borrowed: it must outlive the job */
+    /* The user's version: weir_stream_process or the harness refuses any
+     * other than WEIR_OPERATOR_VTABLE_V1. */
+    kp->op = (weir_operator_vtable){.version = u->version,
+                                    .open = kp_open,
+                                    .on_record = kp_record,
+                                    .on_watermark = u->on_watermark,
+                                    .on_timer = u->on_timer,
+                                    .on_end = u->on_end,
+                                    .close = u->close};
     *out = (weir_process_spec){
         .name = spec->name,
         .kind = "keyed_process",
-        .vtable = &kp_vtable,
+        .vtable = &kp->op, /* copied by weir_stream_process and the harness */
         .arg = spec->arg,
-        .impl = (void *)spec->vtable, /* borrowed: it must outlive the job */
+        .impl = kp,
+        .impl_free = free,
         .out_size = spec->out_size,
         .side_outputs = spec->side_outputs,
         .nside = spec->nside,

@@ -20,7 +20,7 @@
 
 #include "clock.h"
 #include "diag.h"
-#include "errors.h"
+#include "error_slot.h"
 #include "job_state.h"
 #include "task.h"
 #include "util.h"
@@ -28,6 +28,16 @@
 #include "weir/operator.h"
 
 static void allow_emit(weir_ctx *ctx, bool allowed);
+
+/* Every walk over a context's outputs goes main output first, then each side
+ * output in declaration order:
+ *     FOR_EACH_OUTPUT(ctx, o) { ... } */
+static inline weir__output *next_output(weir_ctx *ctx, const weir__output *o)
+{
+    ptrdiff_t next = o == &ctx->main ? 0 : o - ctx->side + 1;
+    return next < ctx->nside ? &ctx->side[next] : NULL;
+}
+#define FOR_EACH_OUTPUT(ctx, o) for (weir__output *o = &(ctx)->main; o; o = next_output((ctx), o))
 
 /* ---- failures ------------------------------------------------------------- */
 
@@ -74,6 +84,7 @@ int weir__ctx_init(weir_ctx *ctx, weir_job *job, weir__subtask *sub, const weir_
     ctx->subtask = subtask;
     ctx->parallelism = node->parallelism;
     ctx->wm = WEIR_TS_MIN;
+    ctx->handling_ts = WEIR_NO_TIMESTAMP;
     ctx->wait_until = INT64_MIN;
     weir__gate_init(&ctx->gate);
     ctx->main.tag = 0;
@@ -119,9 +130,8 @@ static void free_output(weir__output *o)
 
 void weir__ctx_free(weir_ctx *ctx)
 {
-    free_output(&ctx->main);
-    for (int i = 0; i < ctx->nside; i++)
-        free_output(&ctx->side[i]);
+    FOR_EACH_OUTPUT(ctx, o)
+        free_output(o);
     free(ctx->side);
     for (int i = 0; i < ctx->nstates; i++) {
         weir__state *st = &ctx->states[i];
@@ -198,10 +208,11 @@ int weir__ctx_end_chain(weir_ctx *ctx)
     int r = weir__ctx_flush_chained(ctx);
     if (r < 0)
         return r;
-    r = end_output(&ctx->main);
-    for (int i = 0; r == 0 && i < ctx->nside; i++)
-        r = end_output(&ctx->side[i]);
-    return r;
+    FOR_EACH_OUTPUT(ctx, o) {
+        if ((r = end_output(o)) < 0)
+            return r;
+    }
+    return 0;
 }
 
 /* ---- records -------------------------------------------------------------- */
@@ -220,9 +231,8 @@ static void allow_emit(weir_ctx *ctx, bool allowed)
     weir__output *o = &ctx->main;
     if (ctx->cursor.next)
         o->count = (uint32_t)((size_t)(ctx->cursor.next - o->buf) / o->stride);
-    set_fast_paths(o, allowed);
-    for (int i = 0; i < ctx->nside; i++)
-        set_fast_paths(&ctx->side[i], allowed);
+    FOR_EACH_OUTPUT(ctx, each)
+        set_fast_paths(each, allowed);
     ctx->cursor.stride = o->stride;
     ctx->cursor.elem_size = (uint32_t)o->elem_size;
     if (o->only_chained) {
@@ -376,9 +386,10 @@ int weir__emit_full(weir_ctx *ctx)
 
 int weir__ctx_flush_chained(weir_ctx *ctx)
 {
+    /* The main output's records may be counted by the cursor, not by count. */
     int r = flush_main(ctx);
-    for (int i = 0; r == 0 && i < ctx->nside; i++)
-        r = flush_output(&ctx->side[i]);
+    for (weir__output *o = next_output(ctx, &ctx->main); r == 0 && o; o = next_output(ctx, o))
+        r = flush_output(o);
     return r;
 }
 
@@ -535,7 +546,9 @@ int weir__ctx_record(weir_ctx *ctx, int input, const void *elem, int64_t ts)
         ctx->key_hashed = false;
         ctx->has_key = true;
     }
+    ctx->handling_ts = ts;
     int r = ctx->vt.on_record(ctx, input, elem, ts);
+    ctx->handling_ts = WEIR_NO_TIMESTAMP;
     if (WEIR__UNLIKELY(r < 0))
         return callback_failed(ctx, r, "on_record");
     return 0;
@@ -557,28 +570,25 @@ static int control_output(weir__output *o, weir__ctrl ctrl, int64_t value)
 
 int weir__ctx_flush_control(weir_ctx *ctx, weir__ctrl ctrl, int64_t value)
 {
-    int r = control_output(&ctx->main, ctrl, value);
-    for (int i = 0; r == 0 && i < ctx->nside; i++)
-        r = control_output(&ctx->side[i], ctrl, value);
-    return r;
-}
-
-static int chained_watermark(weir__output *o, int64_t wm)
-{
-    for (int i = 0; i < o->nchained; i++) {
-        int r = weir__ctx_advance_watermark(o->chained[i], wm);
+    FOR_EACH_OUTPUT(ctx, o) {
+        int r = control_output(o, ctrl, value);
         if (r < 0)
             return r;
     }
     return 0;
 }
 
-static int chained_status(weir__output *o, bool idle)
+/* One watermark or status to every operator chained to any output. */
+static int to_chained(weir_ctx *ctx, weir__wm_action_kind kind, int64_t wm)
 {
-    for (int i = 0; i < o->nchained; i++) {
-        int r = weir__ctx_status(o->chained[i], idle);
-        if (r < 0)
-            return r;
+    FOR_EACH_OUTPUT(ctx, o) {
+        for (int i = 0; i < o->nchained; i++) {
+            int r = kind == WEIR__ACT_WATERMARK ? weir__ctx_advance_watermark(o->chained[i], wm)
+                                                : weir__ctx_status(o->chained[i],
+                                                                   kind == WEIR__ACT_IDLE);
+            if (r < 0)
+                return r;
+        }
     }
     return 0;
 }
@@ -602,10 +612,6 @@ static int gate_out(weir_ctx *ctx, const weir__wm_actions *a)
             if (ctx->capture)
                 ctx->capture->on_watermark(w, ctx->capture->arg);
             r = weir__ctx_flush_control(ctx, WEIR__CTRL_WATERMARK, w);
-            if (r == 0)
-                r = chained_watermark(&ctx->main, w);
-            for (int i = 0; r == 0 && i < ctx->nside; i++)
-                r = chained_watermark(&ctx->side[i], w);
         } else {
             bool idle = a->act[k].kind == WEIR__ACT_IDLE;
             if (WEIR__DIAG_ON(ctx, WEIR_DIAG_STANDARD))
@@ -613,11 +619,9 @@ static int gate_out(weir_ctx *ctx, const weir__wm_actions *a)
             if (ctx->capture)
                 ctx->capture->on_status(idle, ctx->capture->arg);
             r = weir__ctx_flush_control(ctx, WEIR__CTRL_STATUS, idle);
-            if (r == 0)
-                r = chained_status(&ctx->main, idle);
-            for (int i = 0; r == 0 && i < ctx->nside; i++)
-                r = chained_status(&ctx->side[i], idle);
         }
+        if (r == 0)
+            r = to_chained(ctx, a->act[k].kind, a->act[k].watermark);
         if (r < 0)
             return r;
     }
@@ -665,7 +669,11 @@ static int fire(weir_ctx *ctx, weir__timers *t, weir_time_domain domain, int64_t
                             .timestamp = ts,
                             .ns = ns,
                             .key = ctx->key_size ? ctx->key_buf + 8 : NULL};
+        /* SEMANTICS.md 6: what an event-time timer emits carries its
+         * timestamp; a processing-time timer's output carries none. */
+        ctx->handling_ts = domain == WEIR_EVENT_TIME ? ts : WEIR_NO_TIMESTAMP;
         int r = ctx->vt.on_timer(ctx, &timer);
+        ctx->handling_ts = WEIR_NO_TIMESTAMP;
         if (r < 0)
             return callback_failed(ctx, r, "on_timer");
     }
@@ -778,6 +786,11 @@ int weir_ctx_error(const weir_ctx *ctx)
 int64_t weir_ctx_watermark(const weir_ctx *ctx)
 {
     return ctx->wm;
+}
+
+int64_t weir_ctx_timestamp(const weir_ctx *ctx)
+{
+    return ctx->handling_ts;
 }
 
 int64_t weir_ctx_now(const weir_ctx *ctx)

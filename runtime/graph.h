@@ -97,4 +97,17 @@ typedef struct weir__graph {
 
 void weir__graph_free(weir__graph *g);
 
+/* stream.c, for the graph's operators and a harness's one node alike: */
+/* Why `spec` cannot make an operator (a vtable with on_record, of version
+ * WEIR_OPERATOR_VTABLE_V1), as a message into why; 0 if it can. */
+int weir__process_spec_refused(const weir_process_spec *spec, char *why, size_t size);
+/* Copies spec into a zeroed node with `inputs` inputs: the table, arg and
+ * impl (not who frees them: the caller sets arg_free and impl_free once the
+ * node owns them), kind, name (if given), sizes, settings and side outputs.
+ * 0, or WEIR_ENOMEM with what was copied left for weir__node_clear. */
+int weir__node_from_spec(weir__node *n, const weir_process_spec *spec, int inputs);
+/* Frees what a node owns (its arg and impl through their free functions);
+ * the node itself stays. */
+void weir__node_clear(weir__node *n);
+
 #endif

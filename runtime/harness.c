@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "clock.h"
-#include "errors.h"
+#include "error_slot.h"
 #include "subtask.h"
 #include "task.h"
 #include "util.h"
@@ -59,13 +59,7 @@ static void harness_free(weir_harness *h)
 {
     if (h->ctx_ready)
         weir__ctx_free(&h->ctx);
-    if (h->node.arg_free)
-        h->node.arg_free(h->node.arg);
-    if (h->node.impl_free)
-        h->node.impl_free(h->node.impl);
-    free(h->node.name);
-    free(h->node.kind);
-    free(h->node.side);
+    weir__node_clear(&h->node);
     free(h->vch[0]);
     free(h->vch[1]);
     weir__errors_destroy(&h->errors);
@@ -91,12 +85,8 @@ int weir_harness_create(const weir_harness_config *config, weir_harness **out, c
     char why[256] = "";
     if (inputs < 1 || inputs > 2)
         snprintf(why, sizeof why, "inputs %d is not 1 or 2", inputs);
-    else if (!spec->vtable || !spec->vtable->on_record)
-        snprintf(why, sizeof why, "the operator needs a vtable with on_record");
-    else if (spec->vtable->version != WEIR_OPERATOR_VTABLE_V1)
-        snprintf(why, sizeof why, "vtable version %u is not %u", spec->vtable->version,
-                 WEIR_OPERATOR_VTABLE_V1);
-    else if (inputs == 2 && (config->key[0] == NULL) != (config->key[1] == NULL))
+    else if (!weir__process_spec_refused(spec, why, sizeof why) && inputs == 2 &&
+             (config->key[0] == NULL) != (config->key[1] == NULL))
         snprintf(why, sizeof why, "either every input is keyed or none is");
     for (int i = 0; !why[0] && i < inputs; i++) {
         int ch = config->channels[i] ? config->channels[i] : 1;
@@ -132,17 +122,12 @@ int weir_harness_create(const weir_harness_config *config, weir_harness **out, c
     weir__errors_init(&h->errors);
     weir__clock_init(&h->clock, true);
     weir__node *n = &h->node;
-    n->op = *spec->vtable;
-    n->arg = spec->arg;
+    int copied = weir__node_from_spec(n, spec, inputs);
     n->arg_free = spec->arg_free;
-    n->impl = spec->impl;
     n->impl_free = spec->impl_free;
-    n->kind = weir__strdup(spec->kind ? spec->kind : "process");
-    n->name = weir__strdup(spec->name ? spec->name : n->kind);
+    if (copied == 0 && !n->name)
+        n->name = weir__strdup(n->kind);
     n->parallelism = 1;
-    n->inputs = inputs;
-    n->out_size = spec->out_size;
-    n->accounting = spec->accounting;
     for (int i = 0; i < inputs; i++) {
         n->in_size[i] = config->in_size[i];
         if (config->key[i]) {
@@ -150,14 +135,7 @@ int weir_harness_create(const weir_harness_config *config, weir_harness **out, c
             n->in_key[i] = &h->keys[i];
         }
     }
-    if (spec->nside > 0) {
-        n->side = malloc((size_t)spec->nside * sizeof *n->side);
-        if (n->side) {
-            memcpy(n->side, spec->side_outputs, (size_t)spec->nside * sizeof *n->side);
-            n->nside = spec->nside;
-        }
-    }
-    if (!n->kind || !n->name || (spec->nside > 0 && !n->side)) {
+    if (copied || !n->name) {
         harness_free(h);
         return create_error(errbuf, errsize, WEIR_ENOMEM, "out of memory");
     }

@@ -113,24 +113,6 @@ int weir_job_create(const weir_job_config *config, weir_job **out)
     return 0;
 }
 
-int weir__job_fail(weir_job *job, int err, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    weir__errors_setv(&job->errors, err, fmt, ap);
-    va_end(ap);
-    return err;
-}
-
-int weir__job_build_error(weir_job *job, int err, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    weir__errors_setv(&job->errors, err, fmt, ap);
-    va_end(ap);
-    return err;
-}
-
 int weir_job_record_error(weir_job *job, int err, const char *fmt, ...)
 {
     if (!job)

@@ -9,7 +9,7 @@
 
 #include "clock.h"
 #include "diag.h"
-#include "errors.h"
+#include "error_slot.h"
 #include "graph.h"
 #include "scheduler.h"
 #include "task.h"
@@ -42,11 +42,10 @@ struct weir_job {
     weir__diag_stats diag_stats; /* set when the diagnostic channel stops */
 };
 
-/* Records the job's first error (later ones are ignored) and returns err.
- * MT safe. */
-int weir__job_fail(weir_job *job, int err, const char *fmt, ...) WEIR_PRINTF(3, 4);
-/* Records a build error (same, for builder calls). */
-int weir__job_build_error(weir_job *job, int err, const char *fmt, ...) WEIR_PRINTF(3, 4);
+/* Records the job's first error (later ones are ignored) and returns err,
+ * from a builder call, the planner or a worker. MT safe. (The public
+ * weir_job_record_error is the same for a job that may be NULL.) */
+#define weir__job_fail(job, ...) weir__errors_set(&(job)->errors, __VA_ARGS__)
 
 /* plan.c */
 int weir__plan_build(weir_job *job, weir__plan **out);

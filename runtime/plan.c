@@ -94,7 +94,7 @@ static void collect_chain(const weir__graph *g, int node, weir__task *task)
 
 static int fail(weir_job *job, int err, const char *msg)
 {
-    return weir__job_build_error(job, err, "planning: %s", msg);
+    return weir__job_fail(job, err, "planning: %s", msg);
 }
 
 /* Appends `ch` to a growable array of channel pointers. */
@@ -128,7 +128,7 @@ static int resolve_edges(weir_job *job)
         if (p == WEIR__PART_DEFAULT)
             p = from->parallelism == to->parallelism ? WEIR__PART_FORWARD : WEIR__PART_REBALANCE;
         else if (p == WEIR__PART_FORWARD && from->parallelism != to->parallelism)
-            return weir__job_build_error(job, WEIR_EINVAL,
+            return weir__job_fail(job, WEIR_EINVAL,
                                          "planning: forward edge from '%s' (parallelism %d) to "
                                          "'%s' (parallelism %d): a forward edge needs equal "
                                          "parallelism (use rebalance)",
@@ -264,7 +264,7 @@ static int wire_edge(weir_job *job, weir__plan *plan, int edge)
     }
     bool one_to_one = e->resolved == WEIR__PART_FORWARD;
     if (plan->nchannels + (one_to_one ? pu : pu * pv) > MAX_CHANNELS)
-        return weir__job_build_error(job, WEIR_EINVAL,
+        return weir__job_fail(job, WEIR_EINVAL,
                                      "planning: more than %d channels (parallelism %d to %d on "
                                      "the edge from '%s' to '%s')",
                                      MAX_CHANNELS, pu, pv, from->name, to->name);
@@ -275,7 +275,7 @@ static int wire_edge(weir_job *job, weir__plan *plan, int edge)
     }
     size_t batch_bytes = (size_t)job->cfg.batch_capacity * weir__slot_stride(elem_size);
     if (batch_bytes > MAX_BATCH_BYTES)
-        return weir__job_build_error(job, WEIR_EINVAL,
+        return weir__job_fail(job, WEIR_EINVAL,
                                      "planning: a batch of %d elements of %zu bytes on the edge "
                                      "from '%s' to '%s' takes %zu MiB, more than %zu MiB; lower "
                                      "batch_capacity",
@@ -359,7 +359,7 @@ static int order_inputs(weir_job *job, weir__plan *plan)
         for (int i = 0; i < sub->ninputs; i++) {
             weir__input *in = &sub->in[i];
             if (in->nch == 0)
-                return weir__job_build_error(job, WEIR_EINTERNAL,
+                return weir__job_fail(job, WEIR_EINTERNAL,
                                              "planning: input %d of '%s' has no channel", i,
                                              sub->ctxs[0]->node->name);
             in->vch = calloc((size_t)in->nch, sizeof *in->vch);

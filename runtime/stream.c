@@ -33,10 +33,8 @@ const char *weir__partitioning_name(weir__partitioning p)
     }
 }
 
-static void node_free(weir__node *n)
+void weir__node_clear(weir__node *n)
 {
-    if (!n)
-        return;
     if (n->arg_free)
         n->arg_free(n->arg);
     if (n->impl_free)
@@ -46,6 +44,13 @@ static void node_free(weir__node *n)
     free(n->side);
     free(n->settings_json);
     free(n->in_edges);
+}
+
+static void node_free(weir__node *n)
+{
+    if (!n)
+        return;
+    weir__node_clear(n);
     free(n);
 }
 
@@ -114,7 +119,7 @@ static struct weir_stream *new_stream(weir_job *job, int nsrc)
 
 static struct weir_stream *oom(weir_job *job, const char *call)
 {
-    weir__job_build_error(job, WEIR_ENOMEM, "%s: out of memory", call);
+    weir__job_fail(job, WEIR_ENOMEM, "%s: out of memory", call);
     return NULL;
 }
 
@@ -175,7 +180,7 @@ static void connect_input(weir__graph *g, const struct weir_stream *s, weir__nod
 static int check_input(weir_job *job, const struct weir_stream *s, const char *call)
 {
     if (s->is_sink)
-        return weir__job_build_error(job, WEIR_EINVAL,
+        return weir__job_fail(job, WEIR_EINVAL,
                                      "%s: the stream is a sink's handle and has no elements", call);
     return 0;
 }
@@ -183,7 +188,7 @@ static int check_input(weir_job *job, const struct weir_stream *s, const char *c
 static int check_parallelism(weir_job *job, int p, const char *call)
 {
     if ((p < 0 && p != WEIR_PARALLELISM_INHERIT) || p > WEIR_MAX_PARALLELISM)
-        return weir__job_build_error(job, WEIR_EINVAL, "%s: parallelism %d is not in 1..%d", call,
+        return weir__job_fail(job, WEIR_EINVAL, "%s: parallelism %d is not in 1..%d", call,
                                      p, WEIR_MAX_PARALLELISM);
     return 0;
 }
@@ -192,7 +197,7 @@ static int check_elem_size(weir_job *job, size_t size, const char *call, const c
                            bool zero_ok)
 {
     if ((size == 0 && !zero_ok) || size > WEIR_MAX_ELEM_SIZE)
-        return weir__job_build_error(job, WEIR_EINVAL, "%s: %s %zu is not in %d..%d", call, what,
+        return weir__job_fail(job, WEIR_EINVAL, "%s: %s %zu is not in %d..%d", call, what,
                                      size, zero_ok ? 0 : 1, WEIR_MAX_ELEM_SIZE);
     return 0;
 }
@@ -218,11 +223,11 @@ weir_stream *weir_job_add_source(weir_job *job, const weir_source_spec *spec)
     if (!job)
         return NULL;
     if (!spec || !spec->vtable || !spec->vtable->next) {
-        weir__job_build_error(job, WEIR_EINVAL, "%s: a spec with vtable->next is required", call);
+        weir__job_fail(job, WEIR_EINVAL, "%s: a spec with vtable->next is required", call);
         goto fail;
     }
     if (spec->vtable->version != WEIR_SOURCE_VTABLE_V1) {
-        weir__job_build_error(job, WEIR_EINVAL, "%s: vtable version %u is not %u", call,
+        weir__job_fail(job, WEIR_EINVAL, "%s: vtable version %u is not %u", call,
                               spec->vtable->version, WEIR_SOURCE_VTABLE_V1);
         goto fail;
     }
@@ -230,7 +235,7 @@ weir_stream *weir_job_add_source(weir_job *job, const weir_source_spec *spec)
         check_parallelism(job, spec->parallelism, call))
         goto fail;
     if (spec->parallelism == WEIR_PARALLELISM_INHERIT) {
-        weir__job_build_error(job, WEIR_EINVAL,
+        weir__job_fail(job, WEIR_EINVAL,
                               "%s: a source has no input to inherit its parallelism from", call);
         goto fail;
     }
@@ -252,7 +257,7 @@ weir_stream *weir_job_add_source(weir_job *job, const weir_source_spec *spec)
         goto fail_oom;
     }
     if (spec->name && name_taken(&job->graph, spec->name)) {
-        weir__job_build_error(job, WEIR_EINVAL, "%s: the name '%s' is already used", call, spec->name);
+        weir__job_fail(job, WEIR_EINVAL, "%s: the name '%s' is already used", call, spec->name);
         n->arg_free = NULL;
         node_free(n);
         goto fail;
@@ -273,6 +278,42 @@ fail_oom_freed:
 
 /* ---- operators ------------------------------------------------------------ */
 
+int weir__process_spec_refused(const weir_process_spec *spec, char *why, size_t size)
+{
+    if (!spec || !spec->vtable || !spec->vtable->on_record)
+        snprintf(why, size, "a spec with vtable->on_record is required");
+    else if (spec->vtable->version != WEIR_OPERATOR_VTABLE_V1)
+        snprintf(why, size, "vtable version %u is not %u", spec->vtable->version,
+                 WEIR_OPERATOR_VTABLE_V1);
+    else
+        return 0;
+    return WEIR_EINVAL;
+}
+
+int weir__node_from_spec(weir__node *n, const weir_process_spec *spec, int inputs)
+{
+    n->op = *spec->vtable;
+    n->arg = spec->arg;
+    n->impl = spec->impl;
+    n->inputs = inputs;
+    n->out_size = spec->out_size;
+    n->accounting = spec->accounting;
+    n->kind = weir__strdup(spec->kind ? spec->kind : "process");
+    n->name = weir__strdup(spec->name);
+    n->settings_json = weir__strdup(spec->settings_json);
+    if (spec->nside > 0) {
+        n->side = malloc((size_t)spec->nside * sizeof *n->side);
+        if (n->side) {
+            memcpy(n->side, spec->side_outputs, (size_t)spec->nside * sizeof *n->side);
+            n->nside = spec->nside;
+        }
+    }
+    if (!n->kind || (spec->name && !n->name) || (spec->nside > 0 && !n->side) ||
+        (spec->settings_json && !n->settings_json))
+        return WEIR_ENOMEM;
+    return 0;
+}
+
 /* A refused spec's owned pointers are freed: the caller gave them away. */
 static void free_spec_args(const weir_process_spec *spec)
 {
@@ -291,14 +332,9 @@ static weir_stream *add_operator(weir_stream *a, weir_stream *b, const weir_proc
     int inputs = b ? 2 : 1;
     weir__node *n = NULL;
 
-    if (!spec || !spec->vtable || !spec->vtable->on_record) {
-        weir__job_build_error(job, WEIR_EINVAL, "%s: a spec with vtable->on_record is required",
-                              call);
-        goto fail;
-    }
-    if (spec->vtable->version != WEIR_OPERATOR_VTABLE_V1) {
-        weir__job_build_error(job, WEIR_EINVAL, "%s: vtable version %u is not %u", call,
-                              spec->vtable->version, WEIR_OPERATOR_VTABLE_V1);
+    char why[128];
+    if (weir__process_spec_refused(spec, why, sizeof why)) {
+        weir__job_fail(job, WEIR_EINVAL, "%s: %s", call, why);
         goto fail;
     }
     if (check_input(job, a, call) || (b && check_input(job, b, call)) ||
@@ -306,24 +342,24 @@ static weir_stream *add_operator(weir_stream *a, weir_stream *b, const weir_proc
         check_parallelism(job, spec->parallelism, call))
         goto fail;
     if (b && (!a->key) != (!b->key)) {
-        weir__job_build_error(job, WEIR_EINVAL,
+        weir__job_fail(job, WEIR_EINVAL,
                               "%s: either both inputs are keyed (key_by) or neither is", call);
         goto fail;
     }
     if (b && a->key && a->key->spec.key_size != b->key->spec.key_size) {
-        weir__job_build_error(job, WEIR_ETYPE, "%s: the inputs' keys differ in size (%zu and %zu)",
+        weir__job_fail(job, WEIR_ETYPE, "%s: the inputs' keys differ in size (%zu and %zu)",
                               call, a->key->spec.key_size, b->key->spec.key_size);
         goto fail;
     }
     if (spec->nside < 0 || (spec->nside > 0 && !spec->side_outputs)) {
-        weir__job_build_error(job, WEIR_EINVAL, "%s: nside %d without side_outputs", call,
+        weir__job_fail(job, WEIR_EINVAL, "%s: nside %d without side_outputs", call,
                               spec->nside);
         goto fail;
     }
     for (int i = 0; i < spec->nside; i++) {
         const weir_side_output_spec *so = &spec->side_outputs[i];
         if (so->tag < 1) {
-            weir__job_build_error(job, WEIR_EINVAL, "%s: side output tag %d must be >= 1", call,
+            weir__job_fail(job, WEIR_EINVAL, "%s: side output tag %d must be >= 1", call,
                                   so->tag);
             goto fail;
         }
@@ -331,45 +367,27 @@ static weir_stream *add_operator(weir_stream *a, weir_stream *b, const weir_proc
             goto fail;
         for (int j = 0; j < i; j++) {
             if (spec->side_outputs[j].tag == so->tag) {
-                weir__job_build_error(job, WEIR_EINVAL, "%s: side output tag %d declared twice",
+                weir__job_fail(job, WEIR_EINVAL, "%s: side output tag %d declared twice",
                                       call, so->tag);
                 goto fail;
             }
         }
     }
     if (spec->name && name_taken(&job->graph, spec->name)) {
-        weir__job_build_error(job, WEIR_EINVAL, "%s: the name '%s' is already used", call,
+        weir__job_fail(job, WEIR_EINVAL, "%s: the name '%s' is already used", call,
                               spec->name);
         goto fail;
     }
 
     n = calloc(1, sizeof *n);
-    if (!n)
+    if (!n || weir__node_from_spec(n, spec, inputs))
         goto fail_oom;
-    n->op = *spec->vtable;
-    n->arg = spec->arg;
-    n->impl = spec->impl;
-    n->inputs = inputs;
     n->in_size[0] = a->elem_size;
     n->in_size[1] = b ? b->elem_size : 0;
     n->in_key[0] = a->key;
     n->in_key[1] = b ? b->key : NULL;
-    n->out_size = spec->out_size;
     n->parallelism = spec->parallelism;
-    n->accounting = spec->accounting;
-    n->kind = weir__strdup(spec->kind ? spec->kind : "process");
-    n->name = spec->name ? weir__strdup(spec->name)
-                         : (n->kind ? unique_name(&job->graph, n->kind) : NULL);
-    n->settings_json = weir__strdup(spec->settings_json);
-    if (spec->nside > 0) {
-        n->side = malloc((size_t)spec->nside * sizeof *n->side);
-        if (n->side) {
-            memcpy(n->side, spec->side_outputs, (size_t)spec->nside * sizeof *n->side);
-            n->nside = spec->nside;
-        }
-    }
-    if (!n->kind || !n->name || (spec->nside > 0 && !n->side) ||
-        (spec->settings_json && !n->settings_json))
+    if (!n->name && !(n->name = unique_name(&job->graph, n->kind)))
         goto fail_oom;
     if (reserve_edges(&job->graph, n, a->nsrc + (b ? b->nsrc : 0)))
         goto fail_oom;
@@ -410,7 +428,7 @@ weir_stream *weir_stream_connect(weir_stream *a, weir_stream *b, const weir_proc
         return NULL;
     }
     if (a->job != b->job) {
-        weir__job_build_error(a->job, WEIR_EINVAL,
+        weir__job_fail(a->job, WEIR_EINVAL,
                               "weir_stream_connect: the two streams belong to different jobs");
         free_spec_args(spec);
         return NULL;
@@ -424,7 +442,7 @@ weir_stream *weir_stream_side_output(weir_stream *s, int tag)
     if (!s)
         return NULL;
     if (s->is_view || s->nsrc != 1 || s->src[0].tag != 0) {
-        weir__job_build_error(s->job, WEIR_EINVAL,
+        weir__job_fail(s->job, WEIR_EINVAL,
                               "%s: needs the main output stream of one operator", call);
         return NULL;
     }
@@ -433,7 +451,7 @@ weir_stream *weir_stream_side_output(weir_stream *s, int tag)
         if (n->side[i].tag == tag)
             return node_stream(s->job, n, tag, n->side[i].elem_size, call);
     }
-    weir__job_build_error(s->job, WEIR_EINVAL, "%s: operator '%s' declares no side output tag %d",
+    weir__job_fail(s->job, WEIR_EINVAL, "%s: operator '%s' declares no side output tag %d",
                           call, n->name, tag);
     return NULL;
 }
@@ -443,7 +461,7 @@ weir_stream *weir_stream_side_output(weir_stream *s, int tag)
 static weir__node *producing_node(weir_stream *s, const char *call)
 {
     if (s->is_view || s->nsrc != 1) {
-        weir__job_build_error(s->job, WEIR_EINVAL,
+        weir__job_fail(s->job, WEIR_EINVAL,
                               "%s: applies to an operator's output, not to a key_by, rebalance, "
                               "broadcast, forward or union view",
                               call);
@@ -461,13 +479,13 @@ weir_stream *weir_stream_set_name(weir_stream *s, const char *name)
     if (!n)
         return NULL;
     if (!name || !*name) {
-        weir__job_build_error(s->job, WEIR_EINVAL, "%s: the name is empty", call);
+        weir__job_fail(s->job, WEIR_EINVAL, "%s: the name is empty", call);
         return NULL;
     }
     if (strcmp(n->name, name) == 0)
         return s;
     if (name_taken(&s->job->graph, name)) {
-        weir__job_build_error(s->job, WEIR_EINVAL, "%s: the name '%s' is already used", call, name);
+        weir__job_fail(s->job, WEIR_EINVAL, "%s: the name '%s' is already used", call, name);
         return NULL;
     }
     char *copy = weir__strdup(name);
@@ -487,7 +505,7 @@ weir_stream *weir_stream_set_parallelism(weir_stream *s, int parallelism)
     if (!n)
         return NULL;
     if (parallelism < 1 || parallelism > WEIR_MAX_PARALLELISM) {
-        weir__job_build_error(s->job, WEIR_EINVAL, "%s: parallelism %d is not in 1..%d", call,
+        weir__job_fail(s->job, WEIR_EINVAL, "%s: parallelism %d is not in 1..%d", call,
                               parallelism, WEIR_MAX_PARALLELISM);
         return NULL;
     }
@@ -534,11 +552,11 @@ weir_stream *weir_stream_key_by(weir_stream *s, const weir_key_spec *key)
     if (!s)
         return NULL;
     if (!key || !key->extract) {
-        weir__job_build_error(s->job, WEIR_EINVAL, "%s: a key spec with extract is required", call);
+        weir__job_fail(s->job, WEIR_EINVAL, "%s: a key spec with extract is required", call);
         return NULL;
     }
     if (key->key_size == 0 || key->key_size > WEIR_MAX_KEY_SIZE) {
-        weir__job_build_error(s->job, WEIR_EINVAL, "%s: key_size %zu is not in 1..%d", call,
+        weir__job_fail(s->job, WEIR_EINVAL, "%s: key_size %zu is not in 1..%d", call,
                               key->key_size, WEIR_MAX_KEY_SIZE);
         return NULL;
     }
@@ -593,20 +611,20 @@ weir_stream *weir_stream_union(weir_stream *const *streams, int n)
     for (int i = 0; i < n; i++) {
         const weir_stream *s = streams[i];
         if (s->job != job) {
-            weir__job_build_error(job, WEIR_EINVAL, "%s: the streams belong to different jobs",
+            weir__job_fail(job, WEIR_EINVAL, "%s: the streams belong to different jobs",
                                   call);
             return NULL;
         }
         if (check_input(job, s, call))
             return NULL;
         if (s->elem_size != streams[0]->elem_size) {
-            weir__job_build_error(job, WEIR_ETYPE,
+            weir__job_fail(job, WEIR_ETYPE,
                                   "%s: stream %d has elements of %zu bytes, stream 0 of %zu", call,
                                   i, s->elem_size, streams[0]->elem_size);
             return NULL;
         }
         if (s->part != WEIR__PART_DEFAULT) {
-            weir__job_build_error(job, WEIR_EINVAL,
+            weir__job_fail(job, WEIR_EINVAL,
                                   "%s: stream %d is already partitioned; partition the union "
                                   "instead",
                                   call, i);

@@ -112,6 +112,7 @@ struct weir_ctx {
     int64_t interval_ms;
 
     int64_t wm;        /* current input watermark */
+    int64_t handling_ts; /* weir_ctx_timestamp(): the record's or timer's */
     weir__gate gate;   /* output gate */
     bool input_idle;   /* the status last delivered to on_status */
 

@@ -64,8 +64,12 @@ WEIR_EXPORT weir_stream *weir_stream_keyed_process(weir_stream *keyed,
 
 /* As a process spec for weir_stream_process or a harness (which must give it
  * a keyed input: opening it on one that is not keyed fails with
- * WEIR_ENOKEY). Allocates nothing: out->impl is the spec's vtable
- * (borrowed). 0, or WEIR_EINVAL with the reason in errbuf. */
+ * WEIR_ENOKEY). out->impl is a small allocation that out owns (out->impl_free):
+ * pass out to weir_stream_process or weir_harness_create, which take it over
+ * (and free it also when they refuse it). The spec's vtable stays borrowed.
+ * 0, WEIR_EINVAL with the reason in errbuf, or WEIR_ENOMEM. A vtable version
+ * other than WEIR_OPERATOR_VTABLE_V1 is refused by weir_stream_process or
+ * the harness. */
 WEIR_EXPORT int weir_keyed_process_operator(const weir_keyed_process_spec *spec,
                                             weir_process_spec *out, char *errbuf,
                                             size_t errsize);
@@ -76,7 +80,8 @@ WEIR_EXPORT int weir_keyed_process_operator(const weir_keyed_process_spec *spec,
  * a keyed process operator. */
 WEIR_EXPORT int weir_keyed_emit(weir_ctx *ctx, const void *elem);
 
-/* That timestamp itself (WEIR_NO_TIMESTAMP outside on_record / on_timer). */
+/* That timestamp itself (WEIR_NO_TIMESTAMP outside on_record / on_timer):
+ * weir_ctx_timestamp(), which any operator may use. */
 WEIR_EXPORT int64_t weir_keyed_timestamp(const weir_ctx *ctx);
 
 #ifdef __cplusplus

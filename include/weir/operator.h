@@ -282,6 +282,11 @@ WEIR_EXPORT int weir_timer_delete(weir_ctx *ctx, weir_time_domain domain, int64_
 
 /* The operator's current input watermark (WEIR_TS_MIN before any). */
 WEIR_EXPORT int64_t weir_ctx_watermark(const weir_ctx *ctx);
+/* The timestamp of what the operator is handling: the record's in
+ * on_record, the timer's in on_timer for an event-time timer, and
+ * WEIR_NO_TIMESTAMP everywhere else (a processing-time timer, on_batch,
+ * on_watermark, on_status, open, on_end, close). */
+WEIR_EXPORT int64_t weir_ctx_timestamp(const weir_ctx *ctx);
 /* Processing time: the job clock in ms since the run started. */
 WEIR_EXPORT int64_t weir_ctx_now(const weir_ctx *ctx);
 WEIR_EXPORT int weir_ctx_subtask(const weir_ctx *ctx);

@@ -1,5 +1,6 @@
-/* errors.c — the first-error slot of a job or harness (errors.h). */
-#include "errors.h"
+/* error_slot.c — the first-error slot of a job or harness (error_slot.h);
+ * not to be confused with error.c, the messages and names of the codes. */
+#include "error_slot.h"
 
 #include <stdio.h>
 #include <string.h>
