@@ -2,6 +2,7 @@
  * the diagnostic channel writes (docs/CAPTURE.md).
  *
  *   weir capture convert [--partial] IN.msgpack OUT.jsonl
+ *   weir capture convert --to chrome-trace IN OUT.json
  *   weir capture validate FILE
  *   weir capture summary FILE
  *
@@ -38,7 +39,8 @@ static const char usage_text[] =
     "\n"
     "commands:\n"
     "  convert IN OUT   write the msgpack capture IN as JSONL to OUT\n"
-    "                   (--partial: also a capture cut short)\n"
+    "                   (--partial: also a capture cut short; --to chrome-trace:\n"
+    "                   a JSON trace for Perfetto or chrome://tracing)\n"
     "  validate FILE    check that FILE is a whole, consistent capture\n"
     "  summary FILE     print a readable report of FILE: per operator watermarks,\n"
     "                   stalls, windows, late elements, throughput, backpressure\n"
@@ -51,6 +53,7 @@ static const char usage_text[] =
 
 static const char convert_help[] =
     "usage: weir capture convert [--partial] IN.msgpack OUT.jsonl\n"
+    "       weir capture convert --to chrome-trace IN OUT.json\n"
     "\n"
     "Writes the msgpack capture IN as JSONL: one JSON object per event and line,\n"
     "byte for byte what the run would have written to a JSONL file. OUT is written\n"
@@ -64,7 +67,15 @@ static const char convert_help[] =
     "              of an event is still refused\n"
     "\n"
     "IN may be '-' for standard input. Events are converted, not checked: run\n"
-    "'weir capture validate' for that.\n";
+    "'weir capture validate' for that.\n"
+    "\n"
+    "  --to chrome-trace  write IN (JSONL or msgpack) in the Trace Event Format that\n"
+    "              Perfetto's UI (ui.perfetto.dev) and chrome://tracing open: one\n"
+    "              process per operator, one thread per subtask, processing time\n"
+    "              as the time axis; the output watermark and throughput as\n"
+    "              counters, firings and late elements as instants, idle spans and\n"
+    "              backpressure as slices (docs/CAPTURE.md). IN is checked as\n"
+    "              validate checks it; a capture that is not valid writes nothing.\n";
 
 static const char validate_help[] =
     "usage: weir capture validate FILE\n"
@@ -212,6 +223,70 @@ static void kind_of(const char *json, size_t len, char *buf, size_t size)
     json_decref(ev);
 }
 
+/* OUT is written as OUT.partial and renamed only when complete: out_begin()
+ * creates OUT.partial (NULL, with the message printed, when it cannot);
+ * out_end() closes it and, if `ok` and everything was written, renames it to
+ * OUT, else removes it. Either way it frees *tmp. True when OUT is in place. */
+static FILE *out_begin(const char *out, char **tmp)
+{
+    size_t n = strlen(out) + sizeof ".partial";
+    *tmp = malloc(n);
+    if (!*tmp) {
+        fprintf(stderr, "weir capture convert: out of memory\n");
+        return NULL;
+    }
+    snprintf(*tmp, n, "%s.partial", out);
+    FILE *f = fopen(*tmp, "wb");
+    if (!f) {
+        fprintf(stderr, "%s: cannot create: %s\n", *tmp, strerror(errno));
+        free(*tmp);
+        *tmp = NULL;
+    }
+    return f;
+}
+
+static bool out_end(FILE *f, char *tmp, const char *out, bool ok)
+{
+    if (ok && (fflush(f) != 0 || ferror(f))) {
+        fprintf(stderr, "%s: cannot write: %s\n", tmp, strerror(errno ? errno : EIO));
+        ok = false;
+    }
+    if (fclose(f) != 0 && ok) {
+        fprintf(stderr, "%s: cannot write: %s\n", tmp, strerror(errno));
+        ok = false;
+    }
+    if (ok && rename(tmp, out) != 0) {
+        fprintf(stderr, "%s: cannot rename to %s: %s\n", tmp, out, strerror(errno));
+        ok = false;
+    }
+    if (!ok)
+        remove(tmp);
+    free(tmp);
+    return ok;
+}
+
+/* --to chrome-trace: the capture IN (either format, checked as validate
+ * checks it) as the Trace Event Format (capture_chrome_trace.c). */
+static int convert_chrome_trace(const char *in, const char *out)
+{
+    char *tmp;
+    FILE *f = out_begin(out, &tmp);
+    if (!f)
+        return 1;
+    char err[ERRSIZE];
+    bool ok = cap_chrome_trace(in, f, err, sizeof err) == 0;
+    if (!ok)
+        fprintf(stderr, "%s\n", err);
+    else if (ferror(f)) {
+        fprintf(stderr, "%s: cannot write: %s\n", tmp, strerror(errno ? errno : EIO));
+        ok = false;
+    }
+    if (!out_end(f, tmp, out, ok))
+        return 1;
+    printf("converted %s to a chrome trace in %s\n", in, out);
+    return 0;
+}
+
 static int convert(const char *in, const char *out, bool partial)
 {
     char err[ERRSIZE];
@@ -225,18 +300,9 @@ static int convert(const char *in, const char *out, bool partial)
         weir_capture_reader_close(r);
         return 1;
     }
-    size_t n = strlen(out) + sizeof ".partial";
-    char *tmp = malloc(n);
-    if (!tmp) {
-        fprintf(stderr, "weir capture convert: out of memory\n");
-        weir_capture_reader_close(r);
-        return 1;
-    }
-    snprintf(tmp, n, "%s.partial", out);
-    FILE *f = fopen(tmp, "wb");
+    char *tmp;
+    FILE *f = out_begin(out, &tmp);
     if (!f) {
-        fprintf(stderr, "%s: cannot create: %s\n", tmp, strerror(errno));
-        free(tmp);
         weir_capture_reader_close(r);
         return 1;
     }
@@ -289,24 +355,10 @@ static int convert(const char *in, const char *out, bool partial)
         }
     }
     free(last);
-    if (ok && (fflush(f) != 0 || ferror(f))) {
-        fprintf(stderr, "%s: cannot write: %s\n", tmp, strerror(errno ? errno : EIO));
-        ok = false;
-    }
-    if (fclose(f) != 0 && ok) {
-        fprintf(stderr, "%s: cannot write: %s\n", tmp, strerror(errno));
-        ok = false;
-    }
-    if (ok && rename(tmp, out) != 0) {
-        fprintf(stderr, "%s: cannot rename to %s: %s\n", tmp, out, strerror(errno));
-        ok = false;
-    }
-    if (!ok)
-        remove(tmp);
-    else
+    ok = out_end(f, tmp, out, ok);
+    if (ok)
         printf("converted %" PRId64 " events to %s%s\n", events, out,
                partial ? " (--partial: it may be cut short)" : "");
-    free(tmp);
     weir_capture_reader_close(r);
     return ok ? 0 : 1;
 }
@@ -397,6 +449,35 @@ static int close_stdout(int status)
     return status ? status : 1;
 }
 
+/* convert's `--to FORMAT` (or `--to=FORMAT`), taken out of argv: FORMAT is
+ * "jsonl" (the default) or "chrome-trace". -1 when fine, else the exit status. */
+static int take_to(int *argc, char **argv, const char **to)
+{
+    int n = 0;
+    for (int i = 0; i < *argc; i++) {
+        const char *v = NULL;
+        if (strcmp(argv[i], "--to") == 0) {
+            if (i + 1 >= *argc) {
+                fprintf(stderr, "weir capture convert: --to needs a format (jsonl or chrome-trace)\n");
+                return 2;
+            }
+            v = argv[++i];
+        } else if (strncmp(argv[i], "--to=", 5) == 0) {
+            v = argv[i] + 5;
+        } else {
+            argv[n++] = argv[i];
+            continue;
+        }
+        if (strcmp(v, "jsonl") != 0 && strcmp(v, "chrome-trace") != 0) {
+            fprintf(stderr, "weir capture convert: unknown format '%s' (--to jsonl or --to chrome-trace)\n", v);
+            return 2;
+        }
+        *to = v;
+    }
+    *argc = n;
+    return -1;
+}
+
 static int capture_command(int argc, char **argv);
 
 int weir_capture_main(int argc, char **argv)
@@ -417,10 +498,21 @@ static int capture_command(int argc, char **argv)
         return 0;
     }
     if (strcmp(cmd, "convert") == 0) {
+        const char *to = "jsonl";
+        if ((r = take_to(&argc, argv, &to)) >= 0)
+            return r;
         static const char *const opts[] = {"--partial", NULL};
         bool set[1] = {false};
         if ((r = args(argc - 1, argv + 1, 2, convert_help, opts, set)) >= 0)
             return r;
+        if (strcmp(to, "chrome-trace") == 0) {
+            if (set[0]) {
+                fprintf(stderr, "weir capture convert: --partial is for --to jsonl only (a chrome "
+                                "trace is made of a whole, valid capture)\n");
+                return 2;
+            }
+            return convert_chrome_trace(argv[2], argv[3]);
+        }
         return convert(argv[2], argv[3], set[0]);
     }
     if (strcmp(cmd, "validate") == 0) {

@@ -1,6 +1,7 @@
 /* capture.h — inside `weir capture`: the checker every subcommand that reads
  * a capture runs (capture_validate.c), the summary report
- * (capture_summary.c) and the read loop that feeds them (capture.c).
+ * (capture_summary.c), the chrome trace writer (capture_chrome_trace.c)
+ * and the read loop that feeds them (capture.c).
  *
  * A capture is read once, event by event: the reader (weir/capture.h) gives
  * each event as a JSON line, jansson parses it, the checker checks it against
@@ -101,6 +102,13 @@ typedef int (*cap_visit_fn)(void *arg, const cap_check *c, json_t *ev, char *msg
  * with its place ("FILE:LINE: ..."), in err. */
 int cap_read(const char *path, cap_check *c, cap_visit_fn visit, void *arg, char *err,
              size_t errsize);
+
+/* capture_chrome_trace.c: the capture at `in` as a Trace Event Format JSON
+ * document, written to `out` while it is read and checked. 0 when the whole
+ * valid capture was written (write errors are the caller's to see with
+ * ferror); -1 with the first problem in err, and `out` holding a partial
+ * document to throw away. */
+int cap_chrome_trace(const char *in, FILE *out, char *err, size_t errsize);
 
 /* capture_summary.c: `weir capture summary` after its options. */
 int cap_summary_main(const char *path, FILE *out, char *err, size_t errsize);
