@@ -1,0 +1,127 @@
+// viewer_strip: the summary strip above each chart says what `weir capture
+// summary` says — per window operator the on-time and late firings and the
+// late elements sent to the side output or dropped, and the longest
+// watermark stall with the input channel that held it back — with the same
+// numbers, read from the summary's own text (the real binary run on the same
+// capture). Its numbers are buttons: a click shows only those events in the
+// chart (only that kind of mark is drawn) and in the table (as many rows as
+// the number says); the stall zooms to the stall and selects the watermark
+// that ended it. Bounded: two demo captures, a few clicks each.
+import { execFileSync } from 'node:child_process';
+import { join, resolve } from 'node:path';
+import { runner, capture, load, stats, here } from './lib.mjs';
+
+const r = runner('strip');
+const weir = join(resolve(process.env.WEIR_BUILD || join(here, '..', '..', 'build', 'release')), 'tools', 'weir');
+
+// The rows of one table of `weir capture summary`'s report, as arrays of
+// cells (columns are separated by two spaces or more).
+function summaryTable(text, title) {
+  const lines = text.split('\n');
+  const at = lines.findIndex((l) => l.startsWith(title));
+  if (at < 0) throw new Error(`no "${title}" in the summary`);
+  const rows = [];
+  for (let k = at + 2; k < lines.length && lines[k].startsWith('  ') && lines[k].trim() !== 'none'; k++) {
+    if (lines[k].startsWith('  (')) break;
+    rows.push(lines[k].trim().split(/\s{2,}/));
+  }
+  return rows;
+}
+function summaryOf(path) {
+  const text = execFileSync(weir, ['capture', 'summary', path], { encoding: 'utf8' });
+  const windows = summaryTable(text, 'windows and late elements').map((c) => ({
+    op: c[0], fire: Number(c[1]), lateFire: Number(c[2]), dropped: Number(c[4]), side: Number(c[5]) }));
+  const stalls = summaryTable(text, 'watermarks').filter((c) => c.length >= 8 || /ms \(t/.test(c[6] || '')).map((c) => {
+    const m = /^(\d+) ms \(t (\d+)\.\.(\d+)/.exec(c[6]);
+    const ch = /channel (\d+)/.exec(c[7] || '');
+    return m && { op: c[0], sub: Number(c[1]), ms: Number(m[1]), from: Number(m[2]), to: Number(m[3]),
+      valve: /^(held by|no aligned)/.test(c[7] || ''), channel: ch ? Number(ch[1]) : null };
+  }).filter(Boolean);
+  return { windows, stalls };
+}
+
+async function strip(page) {
+  return page.evaluate(() => [...document.querySelectorAll('section.capture')].map((card) => ({
+    windows: [...card.querySelectorAll('.strip-row[data-window]')].map((row) => ({
+      op: row.dataset.window,
+      ...Object.fromEntries([...row.querySelectorAll('button.strip-num')].map((b) => [b.dataset.what, Number(b.dataset.count)])),
+      shown: Object.fromEntries([...row.querySelectorAll('button.strip-num')].map((b) => [b.dataset.what, b.textContent])),
+    })),
+    stall: (() => { const b = card.querySelector('button.strip-stall'); return b && { op: b.dataset.op, sub: Number(b.dataset.sub),
+      ms: Number(b.dataset.ms), from: Number(b.dataset.from), to: Number(b.dataset.to), channel: b.dataset.channel === '' ? null : Number(b.dataset.channel),
+      text: b.parentElement.parentElement.textContent }; })(),
+  })));
+}
+
+function checkAgainstSummary(check, path, got) {
+  const want = summaryOf(path);
+  check(got.windows.length === want.windows.length, `${path}: a row per window operator: ${got.windows.map((w) => w.op)} / ${want.windows.map((w) => w.op)}`);
+  for (const w of want.windows) {
+    const g = got.windows.find((x) => x.op === w.op);
+    if (!check(g, `${w.op} has a row`)) continue;
+    for (const k of ['fire', 'lateFire', 'side', 'dropped']) {
+      check(g[k] === w[k] && g.shown[k] === w[k].toLocaleString('en-US'), `${w.op} ${k}: strip ${g[k]} ("${g.shown[k]}"), weir capture summary ${w[k]}`);
+    }
+  }
+  // The strip's stall is the summary's longest of those held at a valve.
+  const valve = want.stalls.filter((x) => x.valve);
+  const best = (valve.length ? valve : want.stalls).reduce((b, x) => (!b || x.ms > b.ms ? x : b), null);
+  const s = got.stall;
+  if (check(s && best, `a stall in the strip (${JSON.stringify(s)}) and the summary (${JSON.stringify(best)})`)) {
+    check(s.op === best.op && s.sub === best.sub && s.ms === best.ms && s.from === best.from && s.to === best.to,
+      `the stall: strip ${s.op}[${s.sub}] ${s.ms} ms (${s.from}..${s.to}), summary ${best.op}[${best.sub}] ${best.ms} ms (${best.from}..${best.to})`);
+    check(s.channel === best.channel, `held by channel ${s.channel}, summary ${best.channel}`);
+  }
+  return { want, best };
+}
+
+r.test('lateness-numbers-and-clicks', async ({ page, check }) => {
+  const path = capture.demo();
+  await load(page, [path]);
+  const [got] = await strip(page);
+  checkAgainstSummary(check, path, got);
+  const side = got.windows.find((w) => w.side > 0);
+  if (!check(side, 'a window sends late elements to the side output')) return;
+  // Click the side-output count: the chart draws only those marks, the table lists only them.
+  await page.click(`.strip-row[data-window="${side.op}"] button[data-what="side"]`);
+  await page.waitForFunction(() => { const t = window.weirViewer.stats().table; return t && !t.busy; });
+  await page.waitForTimeout(150);
+  let s = await stats(page);
+  const c = s.captures[0];
+  check(c.focusOp === side.op && c.markFilter === 'side', `chart filtered to ${side.op}'s side output: ${c.focusOp} ${c.markFilter}`);
+  check(c.drawn.marks.side > 0 && c.drawn.marks.fire === 0 && c.drawn.marks.lateFire === 0 && c.drawn.marks.dropped === 0,
+    `only side-output marks drawn: ${JSON.stringify(c.drawn.marks)}`);
+  check(s.table.matched === side.side, `the table lists ${side.side} events: ${s.table.matched}`);
+  check(await page.locator('.focus-note').first().isVisible(), 'a note says what is shown');
+  // Dropped of the other window.
+  const drop = got.windows.find((w) => w.dropped > 0);
+  await page.click(`.strip-row[data-window="${drop.op}"] button[data-what="dropped"]`);
+  await page.waitForFunction(() => { const t = window.weirViewer.stats().table; return t && !t.busy; });
+  await page.waitForTimeout(150);
+  s = await stats(page);
+  check(s.captures[0].markFilter === 'dropped' && s.table.matched === drop.dropped, `dropped: ${s.table.matched} rows = ${drop.dropped}`);
+  check(s.captures[0].drawn.marks.dropped > 0 && s.captures[0].drawn.marks.side === 0, 'only crosses drawn');
+  await page.click('.focus-note button.clear-focus');
+  await page.waitForTimeout(150);
+  s = await stats(page);
+  check(!s.captures[0].markFilter && !s.captures[0].focusOp && s.table.matched === s.table.total, `Clear shows everything again: ${JSON.stringify(s.table)}`);
+  // A zero is not a button to click.
+  check(await page.locator(`.strip-row[data-window="${side.op}"] button[data-what="dropped"]`).isDisabled(), 'a 0 count is disabled');
+});
+
+r.test('idle-stall-zooms-and-selects', async ({ page, check }) => {
+  const path = capture.a();
+  await load(page, [path]);
+  const [got] = await strip(page);
+  const { best } = checkAgainstSummary(check, path, got);
+  check(/held back by input channel \d+/.test(got.stall.text) && /fed by timestamps\[\d\]/.test(got.stall.text), `the stall says who held it: ${got.stall.text}`);
+  await page.click('button.strip-stall');
+  await page.waitForFunction(() => { const t = window.weirViewer.stats().table; return t && !t.busy; });
+  await page.waitForTimeout(150);
+  const s = await stats(page);
+  check(s.view.t0 < best.from && s.view.t1 > best.to && s.view.t1 - s.view.t0 < (best.to - best.from) * 2, `the view shows the stall: ${JSON.stringify(s.view)}`);
+  check(s.cursor && s.cursor.t === best.to, `the watermark that ended it is selected: ${JSON.stringify(s.cursor)}`);
+  check(s.table.filters.sub === best.sub && s.table.matched > 0, `the table lists ${best.op}[${best.sub}]'s watermarks: ${JSON.stringify(s.table)}`);
+});
+
+await r.run();
