@@ -32,6 +32,8 @@
  * An element that arrives when the watermark has passed window.max but not
  * the cleanup time fires the window at once (a late firing); after the
  * cleanup time the window is late and the element skips it (SEMANTICS.md 7).
+ * The global window is never late: an element after MAX joins it, and it
+ * does not fire again (its one firing was its timer at MAX).
  */
 #include <string.h>
 
@@ -150,7 +152,11 @@ static int add(weir_ctx *ctx, weir__wop *op, weir__wide s, const void *elem, int
 {
     const weir__wconf *c = op->c;
     bounds b = window_bounds(op, s);
-    if (c->event_time && b.cleanup <= wm)
+    /* The global window is not an event-time window (Flink's
+     * GlobalWindows.isEventTime() is false): it is never late, and an
+     * element after MAX joins it. */
+    bool event_window = c->event_time && !c->global;
+    if (event_window && b.cleanup <= wm)
         return 0; /* a late window: skip it */
     *taken = true;
     win_head *h = weir_state_value(ctx, b.st, b.ns, true);
@@ -173,11 +179,13 @@ static int add(weir_ctx *ctx, weir__wop *op, weir__wide s, const void *elem, int
     h->count++;
     bool now = false, late = false;
     if (c->trigger == WEIR_TRIGGER_EVENT_TIME) {
-        now = late = b.max <= wm;
+        /* The global window's end-of-input trigger fires at its timer, at
+         * MAX, only: after MAX the window fires no more. */
+        now = late = event_window && b.max <= wm;
     } else if (c->trigger == WEIR_TRIGGER_COUNT && ++h->since >= c->count) {
         h->since = 0;
         now = true;
-        late = c->event_time && b.max <= wm;
+        late = event_window && b.max <= wm;
     }
     if (c->fn == WEIR__FN_PROCESS && !c->pane_elems) {
         int r = weir_state_list_add(ctx, op->st_elems, elems_ns(&b), elem);

@@ -169,18 +169,22 @@ static void ref_late(ref *r, int key, int64_t value, int64_t ts)
         r->drops++;
 }
 
-/* Adds to window w and asks the trigger (Flink's processElement body). */
+/* Adds to window w and asks the trigger (Flink's processElement body). The
+ * global window is not an event-time window: never late, and its
+ * end-of-input trigger (Flink's EndOfStreamTrigger) only registers a timer
+ * at MAX, which after MAX never fires. */
 static void ref_add(ref *r, rwin *w, int64_t value)
 {
     w->sum += value;
     w->n++;
     int64_t max = rmax(r, w);
+    bool event_window = r->c.kind != WEIR_WINDOW_GLOBAL;
     if (r->c.count) {
         if (++w->since >= r->c.count) {
             w->since = 0;
-            ref_fire(r, w, max <= r->wm);
+            ref_fire(r, w, event_window && max <= r->wm);
         }
-    } else if (max <= r->wm) {
+    } else if (event_window && max <= r->wm) {
         ref_fire(r, w, true);
     } else {
         ref_timer(r, w->key, w->start, w->end, max);
@@ -224,7 +228,8 @@ static void ref_element_aligned(ref *r, int key, int64_t value, int64_t ts)
             max = te > INT64_MAX ? INT64_MAX : (int64_t)(te - 1);
         }
         rwin probe = {.key = key, .start = st, .end = end, .max = max};
-        if (rcleanup(r, &probe) <= r->wm)
+        /* Flink's isWindowLate: event-time windows only (not the global one) */
+        if (r->c.kind != WEIR_WINDOW_GLOBAL && rcleanup(r, &probe) <= r->wm)
             continue;
         taken = true;
         rwin *w = ref_find(r, key, st, end);
