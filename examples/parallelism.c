@@ -137,7 +137,9 @@ int main(void)
         printf("  %s\n", weir_ts_format(min, b));
         prev = next;
     }
-    printf("\n(The last row is the final probe at the end of input.) Each subtask then\n"
+    printf("\n(The last row is the last periodic probe: at the end of input MAX passes\n"
+           "the timestamps operator at once, and the final probe after it can only\n"
+           "mark the output idle.) Each subtask then\n"
            "ended with MAX. The capture is parallelism.jsonl in the working\n"
            "directory: `weir capture summary parallelism.jsonl`, or load it in\n"
            "viewer/index.html to see the three timestamps subtasks as three lines.\n");

@@ -11,9 +11,25 @@
  * any element cancels the countdown. The wrapper never marks active itself:
  * the next watermark through the output gate brings ACTIVE along.
  *
- * Upstream watermarks are swallowed, except MAX, which is the end of input:
- * one final probe, then MAX. Upstream idle/active are swallowed too: this
- * operator makes its own. Written against weir/operator.h only.
+ * Upstream watermarks are swallowed, except MAX (the end of input), which
+ * passes at once; probes go on after it, and at END (on_end, Flink's
+ * finish()) one last probe runs. After MAX the gate lets no watermark
+ * through, so those probes can only mark the output idle. Upstream
+ * idle/active are swallowed too: this operator makes its own.
+ *
+ * Probes that cannot change anything are not run. Until an input arrives (a
+ * record, or MAX, after which the gate may have to send ACTIVE and a later
+ * probe IDLE again), a built-in generator's next probe proposes what the
+ * last one did, which the gate drops; the idleness countdown only matters at
+ * the first probe more than T after its start. So after a probe the timer is
+ * set at the next probe that can change something (the countdown's start,
+ * the idleness deadline) or at none, and the first input after it brings it
+ * back to the next probe time of the unskipped schedule. The output is the
+ * same as with every probe run; an idle operator does not wake every
+ * interval, and a virtual clock moved far ahead (`weir script`'s `time`)
+ * does not run billions of probes one by one. A custom generator's
+ * on_periodic is the user's code: its probes all run. Written against
+ * weir/operator.h only.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,18 +83,39 @@ typedef struct ts_state {
     uint64_t last_elements;/* at the previous probe */
     bool countdown;
     int64_t countdown_start;
-    bool final_done;
+    /* the probe schedule */
+    int64_t last_probe;    /* when the previous probe ran (open, before any) */
+    int64_t next_probe;    /* the registered probe timer, NO_PROBE if none */
+    bool skipping;         /* next_probe is past the next probe time */
 } ts_state;
 
-/* Registers the next periodic probe, one interval from now. A probe that
- * would fall past the last representable millisecond never comes, so none
- * is registered: a wrapped, negative time would be due at once, forever. */
-static int schedule_probe(weir_ctx *ctx, const ts_state *s)
+#define NO_PROBE INT64_MIN
+
+/* The probe `steps` intervals after `from`, or NO_PROBE if that falls past
+ * the last representable millisecond: such a probe never comes (a wrapped,
+ * negative time would be due at once, forever). */
+static int64_t probe_time(const ts_state *s, int64_t from, int64_t steps)
 {
-    int64_t now = weir_ctx_now(ctx);
-    if (now > INT64_MAX - s->interval)
+    if (steps > (INT64_MAX - from) / s->interval)
+        return NO_PROBE;
+    return from + steps * s->interval;
+}
+
+/* Makes `t` (or NO_PROBE) the one registered probe. */
+static int set_probe(weir_ctx *ctx, ts_state *s, int64_t t)
+{
+    if (t == s->next_probe)
         return 0;
-    return weir_timer_register(ctx, WEIR_PROCESSING_TIME, NS_PROBE, now + s->interval);
+    int r = 0;
+    if (s->next_probe != NO_PROBE)
+        r = weir_timer_delete(ctx, WEIR_PROCESSING_TIME, NS_PROBE, s->next_probe);
+    s->next_probe = NO_PROBE;
+    if (r == 0 && t != NO_PROBE) {
+        r = weir_timer_register(ctx, WEIR_PROCESSING_TIME, NS_PROBE, t);
+        if (r == 0)
+            s->next_probe = t;
+    }
+    return r;
 }
 
 static int ts_open(weir_ctx *ctx)
@@ -88,6 +125,7 @@ static int ts_open(weir_ctx *ctx)
     if (!s)
         return WEIR_ENOMEM;
     s->max_ts = WEIR_TS_MIN;
+    s->next_probe = NO_PROBE;
     weir_ctx_set_state(ctx, s);
     const weir_watermark_strategy *st = &a->spec.strategy;
     int r = 0;
@@ -97,8 +135,9 @@ static int ts_open(weir_ctx *ctx)
         created = r == 0;
     }
     s->interval = st->interval_ms ? st->interval_ms : weir_ctx_watermark_interval(ctx);
+    s->last_probe = weir_ctx_now(ctx);
     if (r == 0 && s->interval > 0)
-        r = schedule_probe(ctx, s);
+        r = set_probe(ctx, s, probe_time(s, s->last_probe, 1));
     if (r < 0) {
         /* close() never runs for an operator whose open() failed, so what
          * open made is freed here (a generator only if create succeeded). */
@@ -170,11 +209,55 @@ static int probe(weir_ctx *ctx, const ts_arg *a, ts_state *s)
     return wrapped_probe(ctx, a, s);
 }
 
+/* After a probe at `now`, how many intervals on the next one that can
+ * change anything comes if no input arrives meanwhile; 0 for none. A built-in
+ * generator proposes what it proposed at this probe (dropped by the gate,
+ * which that proposal left at or above it), so only the idleness wrapper
+ * matters: a countdown to start (the next probe), or its deadline (the first
+ * probe more than T after its start), or idle already (no probe matters). */
+static int64_t steps_to_next_change(const ts_arg *a, const ts_state *s, int64_t now)
+{
+    const weir_watermark_strategy *st = &a->spec.strategy;
+    int64_t idleness = st->idleness_ms;
+    if (idleness <= 0)
+        return st->kind == WEIR_WATERMARKS_CUSTOM ? 1 : 0;
+    if (!s->countdown)
+        return 1;
+    int64_t elapsed = now - s->countdown_start;
+    if (elapsed > idleness)
+        return 0; /* idle: the wrapped probe (even a custom one) no longer runs */
+    if (st->kind == WEIR_WATERMARKS_CUSTOM)
+        return 1;
+    return (idleness - elapsed) / s->interval + 1;
+}
+
+/* An input arrived (a record, or MAX): if probes were being skipped, the
+ * next one of the schedule may see it, so it is due again. Inline: one test
+ * on the record path. */
+static int wake_slow(weir_ctx *ctx, ts_state *s)
+{
+    s->skipping = false;
+    int64_t now = weir_ctx_now(ctx);
+    /* the first probe time after now (a probe due at now already ran) */
+    int64_t steps = (now - s->last_probe) / s->interval + 1;
+    int64_t t = probe_time(s, s->last_probe, steps);
+    if (t == NO_PROBE || (s->next_probe != NO_PROBE && s->next_probe <= t))
+        return 0;
+    return set_probe(ctx, s, t);
+}
+
+static inline int wake(weir_ctx *ctx, ts_state *s)
+{
+    return __builtin_expect(s->skipping, 0) ? wake_slow(ctx, s) : 0;
+}
+
 /* One record: its timestamp, forwarded, then seen by the generator. */
 static inline int ts_one(weir_ctx *ctx, const ts_arg *a, ts_state *s, const void *elem, int64_t ts)
 {
     int64_t t = a->spec.extract ? a->spec.extract(elem, ts, a->spec.arg) : ts;
     int r = weir_emit(ctx, elem, t);
+    if (r == 0)
+        r = wake(ctx, s);
     if (r < 0)
         return r;
     s->elements++;
@@ -219,6 +302,8 @@ static int ts_batch(weir_ctx *ctx, int input, const weir_batch *b)
          * timer, never inside this call): the batch leaves as it came and
          * the maximum is taken over it afterwards, in one tight loop. */
         int r = weir_emit_batch(ctx, input, b);
+        if (r == 0)
+            r = wake(ctx, s);
         if (r < 0)
             return r;
         s->max_ts = weir_batch_max_ts(b, s->max_ts);
@@ -237,27 +322,37 @@ static int ts_timer(weir_ctx *ctx, const weir_timer *timer)
 {
     const ts_arg *a = weir_ctx_arg(ctx);
     ts_state *s = weir_ctx_state(ctx);
-    if (timer->domain != WEIR_PROCESSING_TIME || timer->ns != NS_PROBE || s->final_done)
+    if (timer->domain != WEIR_PROCESSING_TIME || timer->ns != NS_PROBE ||
+        timer->timestamp != s->next_probe)
         return 0;
+    s->next_probe = NO_PROBE; /* popped */
+    int64_t now = weir_ctx_now(ctx);
+    s->last_probe = now;
     int r = probe(ctx, a, s);
     if (r < 0)
         return r;
-    return schedule_probe(ctx, s);
+    int64_t steps = steps_to_next_change(a, s, now);
+    s->skipping = steps != 1;
+    return set_probe(ctx, s, steps ? probe_time(s, now, steps) : NO_PROBE);
 }
 
+/* Only MAX gets through, at once; the probes go on (Flink's
+ * processWatermark). */
 static int ts_watermark(weir_ctx *ctx, int64_t wm)
 {
     if (wm != WEIR_TS_MAX)
         return 0;
-    const ts_arg *a = weir_ctx_arg(ctx);
-    ts_state *s = weir_ctx_state(ctx);
-    if (s->final_done)
-        return 0;
-    s->final_done = true;
-    int r = probe(ctx, a, s);
-    if (r < 0)
-        return r;
-    return weir_emit_watermark(ctx, WEIR_TS_MAX);
+    int r = weir_emit_watermark(ctx, WEIR_TS_MAX);
+    if (r == 0)
+        r = wake(ctx, weir_ctx_state(ctx));
+    return r;
+}
+
+/* END: one last probe (Flink's finish()); after MAX it can only mark the
+ * output idle. */
+static int ts_end(weir_ctx *ctx)
+{
+    return probe(ctx, weir_ctx_arg(ctx), weir_ctx_state(ctx));
 }
 
 static int ts_status(weir_ctx *ctx, bool idle)
@@ -274,6 +369,7 @@ static const weir_operator_vtable ts_vtable = {
     .on_watermark = ts_watermark,
     .on_status = ts_status,
     .on_timer = ts_timer,
+    .on_end = ts_end,
     .close = ts_close,
     .on_batch = ts_batch,
 };

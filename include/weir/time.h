@@ -59,7 +59,9 @@ typedef struct weir_watermark_generator_vtable {
     int (*create)(void *arg, void **gen);
     /* Optional. Sees every element after it was forwarded. */
     void (*on_event)(void *gen, const void *elem, int64_t timestamp, weir_watermark_output *out);
-    /* Optional. Runs at every periodic probe (and the final probe at end of input). */
+    /* Optional. Runs at every periodic probe, also after MAX, and at the final
+     * probe at END (after MAX: what it emits then is dropped by the gate, but
+     * it may still mark the output idle). */
     void (*on_periodic)(void *gen, weir_watermark_output *out);
     /* Optional. Frees what create() made. */
     void (*destroy)(void *gen);

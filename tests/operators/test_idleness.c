@@ -184,8 +184,10 @@ Test(idleness, active_comes_back_with_the_next_watermark)
      * 800 is exactly T after it, 900 past it */
     hl_ok(weir_harness_advance(h, 900));
     hl_expect(&l, "r50 w49@100 i@400 r40 r80 a@600 w79@600 i@900");
+    /* the end: MAX passes at once, ACTIVE before it; the final probe at END
+     * finds nothing new since 900: idle again */
     hl_ok(weir_harness_end(h));
-    hl_expect(&l, "r50 w49@100 i@400 r40 r80 a@600 w79@600 i@900 a@900 wMAX@900");
+    hl_expect(&l, "r50 w49@100 i@400 r40 r80 a@600 w79@600 i@900 a@900 wMAX@900 i@900");
     weir_harness_destroy(h);
 }
 

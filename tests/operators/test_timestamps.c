@@ -8,9 +8,11 @@
  * custom periodic generators get on_event and on_periodic and speak through
  * weir_watermark_output_*, "none" proposes nothing; the probes run one
  * interval after open and then one interval after each other, with the
- * strategy's interval overriding the job's; at the end one final probe runs,
- * then MAX. Upstream watermarks other than MAX are swallowed. Everything
- * leaves through the output gate. The last tests check the configuration
+ * strategy's interval overriding the job's; MAX (from upstream or the end of
+ * input) passes at once, the probes go on after it, and at END one final
+ * probe runs (so after MAX it can only mark the output idle). Upstream
+ * watermarks other than MAX are swallowed. Everything leaves through the
+ * output gate. The last tests check the configuration
  * errors weir_timestamps_operator reports, message by message.
  *
  * Outputs are compared as whole logs (support/harness_log.h): "r100" a
@@ -126,7 +128,8 @@ Test(timestamps, ascending_is_bounded_zero)
     ascending_input(ha);
     weir_harness *hb = start(every(weir_watermarks_bounded(0), 100), 0, &b);
     ascending_input(hb);
-    hl_expect(&a, "r10 w9@100 r11 r5 w10@200 r50 w49@200 wMAX@200");
+    /* the 49 the final probe proposes comes after MAX: dropped */
+    hl_expect(&a, "r10 w9@100 r11 r5 w10@200 r50 wMAX@200");
     hl_expect(&b, a.text);
     weir_harness_destroy(ha);
     weir_harness_destroy(hb);
@@ -281,7 +284,7 @@ Test(timestamps, custom_generator_on_event_and_on_periodic)
     hl_ok(weir_harness_advance(h, 250));          /* probes 100 (69: dropped), 200 */
     hl_ok(weir_harness_record(h, 0, 0, &c, 200));
     hl_ok(weir_harness_advance(h, 300));          /* probe 300: 199 */
-    hl_ok(weir_harness_end(h));                   /* final probe: 199 again; MAX */
+    hl_ok(weir_harness_end(h));                   /* MAX; final probe: 199 again */
     hl_expect(&l, "r50 r70 w70@0 r200 w199@300 wMAX@300");
     cr_assert_eq(ga.events, 3);
     /* probes at 100, 200, 300 and the final one */
@@ -410,8 +413,9 @@ Test(timestamps, extractor_changes_the_timestamps)
     hl_ok(weir_harness_record(h, 0, 0, &b, b.v));
     hl_ok(weir_harness_advance(h, 100)); /* max of the extracted ones: 1000 */
     hl_ok(weir_harness_record(h, 0, 0, &c, WEIR_NO_TIMESTAMP));
+    hl_ok(weir_harness_advance(h, 200)); /* the generator saw 1500 */
     hl_ok(weir_harness_end(h));
-    hl_expect(&l, "r1000 r500 w999@100 r1500 w1499@100 wMAX@100");
+    hl_expect(&l, "r1000 r500 w999@100 r1500 w1499@200 wMAX@200");
     cr_assert_eq(xa.calls, 3);
     cr_assert_not(xa.wrong_current, "the extractor was not given the record's own timestamp");
     weir_harness_destroy(h);
@@ -424,20 +428,22 @@ Test(timestamps, no_extractor_keeps_the_timestamps)
     weir_harness *h = start(every(weir_watermarks_bounded(0), 100), 0, &l);
     ev a = {.v = 1, .ts = 999999};
     hl_ok(weir_harness_record(h, 0, 0, &a, 42));
+    hl_ok(weir_harness_advance(h, 100));
     hl_ok(weir_harness_end(h));
-    hl_expect(&l, "r42 w41@0 wMAX@0");
+    hl_expect(&l, "r42 w41@100 wMAX@100");
     weir_harness_destroy(h);
 }
 
 /* ---- the probe interval --------------------------------------------------------- */
 
 /* A generator whose every probe emits the next integer, so the log shows
- * the time of every probe. */
+ * the time of every periodic probe; the count stays in the test's arg, so
+ * the final probe (after MAX, its integer dropped by the gate) counts too. */
 static int counter_create(void *arg, void **gen)
 {
-    (void)arg;
-    *gen = calloc(1, sizeof(int64_t));
-    return *gen ? 0 : WEIR_ENOMEM;
+    *(int64_t *)arg = 0;
+    *gen = arg;
+    return 0;
 }
 
 static void counter_periodic(void *gen, weir_watermark_output *out)
@@ -450,60 +456,62 @@ static const weir_watermark_generator_vtable counter_vt = {
     .version = WEIR_WATERMARK_GENERATOR_V1,
     .create = counter_create,
     .on_periodic = counter_periodic,
-    .destroy = free,
 };
 
 /* The probe times up to `until` for a strategy interval and a job
- * (harness) interval, then the final probe and MAX. */
+ * (harness) interval, then MAX and the final probe (`probes` in all). */
 static void probe_times(int64_t strategy_interval, int64_t job_interval, int64_t until,
-                        const char *expected)
+                        const char *expected, int64_t probes)
 {
     hl_log l;
-    weir_harness *h =
-        start(every(weir_watermarks_custom(&counter_vt, NULL), strategy_interval), job_interval, &l);
+    int64_t count = -1;
+    weir_harness *h = start(every(weir_watermarks_custom(&counter_vt, &count), strategy_interval),
+                            job_interval, &l);
     hl_ok(weir_harness_advance(h, until));
     hl_ok(weir_harness_end(h));
     hl_expect(&l, expected);
+    cr_assert_eq(count, probes, "%lld probes ran, expected %lld", (long long)count,
+                 (long long)probes);
     weir_harness_destroy(h);
 }
 
 Test(timestamps, interval_job_default_is_used)
 {
-    probe_times(0, 50, 175, "w1@50 w2@100 w3@150 w4@175 wMAX@175");
+    probe_times(0, 50, 175, "w1@50 w2@100 w3@150 wMAX@175", 4);
 }
 
 Test(timestamps, interval_default_is_200)
 {
     /* the harness's 0 is the job's default, 200 ms */
-    probe_times(0, 0, 650, "w1@200 w2@400 w3@600 w4@650 wMAX@650");
+    probe_times(0, 0, 650, "w1@200 w2@400 w3@600 wMAX@650", 4);
 }
 
 Test(timestamps, interval_strategy_overrides_job)
 {
-    probe_times(30, 50, 100, "w1@30 w2@60 w3@90 w4@100 wMAX@100");
+    probe_times(30, 50, 100, "w1@30 w2@60 w3@90 wMAX@100", 4);
 }
 
 Test(timestamps, interval_strategy_disabled_overrides_job)
 {
     /* only the final probe runs */
-    probe_times(WEIR_DISABLED, 50, 1000, "w1@1000 wMAX@1000");
+    probe_times(WEIR_DISABLED, 50, 1000, "wMAX@1000", 1);
 }
 
 Test(timestamps, interval_job_disabled)
 {
-    probe_times(0, WEIR_DISABLED, 1000, "w1@1000 wMAX@1000");
+    probe_times(0, WEIR_DISABLED, 1000, "wMAX@1000", 1);
 }
 
 Test(timestamps, interval_strategy_enables_probes_the_job_disabled)
 {
-    probe_times(70, WEIR_DISABLED, 220, "w1@70 w2@140 w3@210 w4@220 wMAX@220");
+    probe_times(70, WEIR_DISABLED, 220, "w1@70 w2@140 w3@210 wMAX@220", 4);
 }
 
 /* ---- upstream watermarks and statuses ----------------------------------------- */
 
 /* Over two input channels: upstream watermarks are swallowed, statuses too;
- * MAX from the valve (both channels at MAX) is the end: final probe, MAX.
- * MAX on one channel alone is not the end (the valve still holds MIN). */
+ * MAX from the valve (both channels at MAX) passes at once, without a
+ * probe. MAX on one channel alone is not MAX (the valve still holds MIN). */
 Test(timestamps, upstream_swallowed_except_max)
 {
     hl_log l;
@@ -527,26 +535,117 @@ Test(timestamps, upstream_swallowed_except_max)
     ev late = {.v = 300, .ts = 300};
     hl_ok(weir_harness_record(h, 0, 1, &late, 300));
     hl_expect(&l, "r100 r300");
-    hl_ok(weir_harness_watermark(h, 0, 1, WEIR_TS_MAX)); /* the end: final probe 299, MAX */
-    hl_expect(&l, "r100 r300 w299@0 wMAX@0");
-    hl_ok(weir_harness_end(h)); /* MAX again on both: nothing more */
-    hl_expect(&l, "r100 r300 w299@0 wMAX@0");
+    hl_ok(weir_harness_watermark(h, 0, 1, WEIR_TS_MAX)); /* MAX at once, no 299 */
+    hl_expect(&l, "r100 r300 wMAX@0");
+    hl_ok(weir_harness_end(h)); /* MAX again on both; the final probe's 299: nothing */
+    hl_expect(&l, "r100 r300 wMAX@0");
     weir_harness_destroy(h);
 }
 
-/* No probe runs after the final one: the periodic timer is dead once the
- * input ended, even if the clock could still move. */
-Test(timestamps, no_probe_after_the_final_one)
+/* An upstream MAX runs no probe; the periodic probes go on after it (a
+ * custom generator's are all run), and END runs one more, the final one.
+ * What they propose is below MAX: nothing leaves after it. */
+Test(timestamps, probes_go_on_after_max_until_end)
 {
     hl_log l;
     gen_arg ga = {0};
     weir_harness *h = start(every(weir_watermarks_custom(&gen_vt, &ga), 100), 0, &l);
-    hl_ok(weir_harness_advance(h, 150));
-    hl_ok(weir_harness_watermark(h, 0, 0, WEIR_TS_MAX)); /* final probe at 150 */
-    cr_assert_eq(ga.periodics, 2);
-    hl_ok(weir_harness_advance(h, 1000));
-    cr_assert_eq(ga.periodics, 2, "a periodic probe ran after the final probe");
+    rec(h, 500);
+    hl_ok(weir_harness_advance(h, 150));             /* probe 100: 499 */
+    hl_ok(weir_harness_watermark(h, 0, 0, WEIR_TS_MAX)); /* no probe */
+    cr_assert_eq(ga.periodics, 1);
+    rec(h, 700);
+    hl_ok(weir_harness_advance(h, 1000));            /* probes 200 .. 1000 */
+    cr_assert_eq(ga.periodics, 10, "on_periodic ran %d times, expected 10", ga.periodics);
+    hl_ok(weir_harness_end(h));                      /* the final probe */
+    cr_assert_eq(ga.periodics, 11, "on_periodic ran %d times, expected 11", ga.periodics);
+    hl_expect(&l, "r500 w499@100 wMAX@150 r700");
     weir_harness_destroy(h);
+}
+
+/* ---- in a job --------------------------------------------------------------------- */
+
+/* What an operator downstream of the timestamps operator sees, in a real job
+ * (worker threads, the virtual clock): the watermarks and statuses in order. */
+typedef struct watch_log {
+    int64_t wm[16];
+    int n, statuses, records;
+} watch_log;
+
+static int watch_record(weir_ctx *ctx, int input, const void *elem, int64_t ts)
+{
+    (void)input;
+    (void)elem;
+    (void)ts;
+    watch_log *w = weir_ctx_arg(ctx);
+    w->records++;
+    return 0;
+}
+
+static int watch_watermark(weir_ctx *ctx, int64_t wm)
+{
+    watch_log *w = weir_ctx_arg(ctx);
+    if (w->n < 16)
+        w->wm[w->n++] = wm;
+    return 0;
+}
+
+static int watch_status(weir_ctx *ctx, bool idle)
+{
+    (void)idle;
+    watch_log *w = weir_ctx_arg(ctx);
+    w->statuses++;
+    return 0;
+}
+
+static const weir_operator_vtable watch_vt = {
+    .version = WEIR_OPERATOR_VTABLE_V1,
+    .on_record = watch_record,
+    .on_watermark = watch_watermark,
+    .on_status = watch_status,
+};
+
+/* A finite source's end sends MAX through the timestamps operator at once,
+ * chained to it or behind a channel: no final-probe watermark (max - 1)
+ * comes before MAX, only MAX. The probe interval is far longer than the
+ * run, so no periodic probe runs. */
+static void source_end_passes_max(bool chained, int workers)
+{
+    static const ev elems[3] = {{.v = 1, .ts = 100}, {.v = 2, .ts = 300}, {.v = 3, .ts = 200}};
+    static const int64_t ts[3] = {100, 300, 200};
+    watch_log w = {0};
+    weir_job *job = tu_job(&(weir_job_config){.workers = workers, .clock = WEIR_CLOCK_VIRTUAL,
+                                              .watermark_interval_ms = 1000000});
+    weir_stream *s = weir_source_array(job, elems, 3, sizeof(ev), ts);
+    if (!chained)
+        s = weir_stream_rebalance(s);
+    s = weir_stream_assign_timestamps(
+        s, &(weir_timestamps_spec){.strategy = weir_watermarks_ascending()});
+    cr_assert_not_null(weir_stream_process(weir_stream_rebalance(s),
+                                           &(weir_process_spec){.name = "watch",
+                                                                .vtable = &watch_vt,
+                                                                .arg = &w,
+                                                                .parallelism = 1}),
+                       "building: %s", weir_job_error(job));
+    tu_run_ok(job);
+    weir_job_destroy(job);
+    cr_assert_eq(w.records, 3);
+    cr_assert_eq(w.statuses, 0);
+    cr_assert_eq(w.n, 1, "%d watermarks, the first %lld: expected MAX alone", w.n,
+                 (long long)w.wm[0]);
+    cr_assert_eq(w.wm[0], WEIR_TS_MAX);
+}
+
+Test(timestamps_job, source_end_passes_max_at_once_chained)
+{
+    source_end_passes_max(true, 1);
+    source_end_passes_max(true, 2);
+}
+
+Test(timestamps_job, source_end_passes_max_at_once_behind_a_channel)
+{
+    source_end_passes_max(false, 1);
+    source_end_passes_max(false, 2);
 }
 
 /* ---- configuration errors ------------------------------------------------------- */
