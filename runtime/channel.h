@@ -16,8 +16,11 @@
  * batches wait in the producer's `pending` list and the producer is blocked:
  * it keeps that pending output and yields rather than block its worker. The
  * pending list is the only place that may outgrow the pool, and only by what
- * one step emitted (a flat_map fanning out, timers firing), never by a steady
- * stream: a blocked subtask is not fed more input.
+ * one callback emitted (a flat_map fanning out, one timer's output), never by
+ * a steady stream: a blocked subtask is not fed more input, and an
+ * event-time firing that finds the output blocked suspends before its next
+ * timer (context.c), so even MAX firing every window stays within the pool
+ * plus one callback's output.
  *
  * Threads: the producer side (reserve, flush, drain) runs only on the
  * producer's worker, the consumer side (peek, release) only on the consumer's.

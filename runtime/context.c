@@ -146,6 +146,7 @@ void weir__ctx_free(weir_ctx *ctx)
     free(ctx->states);
     weir__timers_free(&ctx->event_timers);
     weir__timers_free(&ctx->proc_timers);
+    weir__inbox_free(&ctx->inbox);
     free(ctx->key_buf);
     free(ctx->timer_key);
 }
@@ -185,6 +186,8 @@ void weir__ctx_close(weir_ctx *ctx)
     ctx->in_close = false;
 }
 
+static int end_now(weir_ctx *ctx);
+
 static int end_output(weir__output *o)
 {
     for (int i = 0; i < o->nchained; i++) {
@@ -195,10 +198,19 @@ static int end_output(weir__output *o)
     return 0;
 }
 
+static int hold_control(weir_ctx *ctx, weir__ctrl ctrl, int64_t value);
+
 int weir__ctx_end_chain(weir_ctx *ctx)
 {
     if (ctx->ended)
         return 0;
+    if (WEIR__UNLIKELY(ctx->held))
+        return hold_control(ctx, WEIR__CTRL_END, 0);
+    return end_now(ctx);
+}
+
+static int end_now(weir_ctx *ctx)
+{
     ctx->ended = true;
     if (!ctx->is_source && ctx->vt.on_end) {
         int r = ctx->vt.on_end(ctx);
@@ -321,7 +333,7 @@ static int write_group(weir__outgroup *g, const void *elem, size_t size, int64_t
 
 /* Hands a run of records to an operator: its on_batch if it has one and the
  * input is not keyed, else record by record. */
-static int deliver(weir_ctx *ctx, int input, const weir_batch *b)
+static int deliver_now(weir_ctx *ctx, int input, const weir_batch *b)
 {
     if (ctx->vt.on_batch && !ctx->in_key[input]) {
         ctx->counters[WEIR__CNT_IN] += b->count;
@@ -340,6 +352,17 @@ static int deliver(weir_ctx *ctx, int input, const weir_batch *b)
             return r;
     }
     return 0;
+}
+
+/* The same, or into the inbox of a held operator. */
+static int deliver(weir_ctx *ctx, int input, const weir_batch *b)
+{
+    if (WEIR__UNLIKELY(ctx->held)) {
+        if (weir__inbox_records(&ctx->inbox, b) < 0)
+            return weir_ctx_fail(ctx, WEIR_ENOMEM, "out of memory holding records");
+        return 0;
+    }
+    return deliver_now(ctx, input, b);
 }
 
 int weir__ctx_deliver(weir_ctx *ctx, int input, const weir_batch *b)
@@ -657,11 +680,55 @@ static void set_timer_key(weir_ctx *ctx, uint64_t key_hash)
     }
 }
 
+/* ---- suspended firing ------------------------------------------------------
+ *
+ * A watermark can make an operator fire any number of timers (MAX fires
+ * every window at once). When the subtask's output is full (a batch went
+ * pending on a channel), an event-time firing stops before its next timer:
+ * the context keeps `firing_suspended`, and the subtask resumes it in a later
+ * step, once credit came back, so the channels' memory stays within their
+ * pools (plus what one callback emitted). Until the firing is done and the
+ * watermark forwarded, the context is held: records, watermarks, statuses
+ * and END handed to it wait in its inbox (inbox.h), in order, and the
+ * subtask takes no input. Outside a subtask (the harness) nothing blocks and
+ * nothing is held. */
+
+#define FIRING_SUSPENDED 1
+
+static void update_held(weir_ctx *ctx)
+{
+    bool held = ctx->firing_suspended || !weir__inbox_empty(&ctx->inbox);
+    if (held != ctx->held) {
+        ctx->held = held;
+        ctx->sub->held += held ? 1 : -1;
+    }
+}
+
+static int hold_control(weir_ctx *ctx, weir__ctrl ctrl, int64_t value)
+{
+    if (weir__inbox_control_add(&ctx->inbox, ctrl, value) < 0)
+        return weir_ctx_fail(ctx, WEIR_ENOMEM, "out of memory holding a control message");
+    return 0;
+}
+
+/* Timers with the same key and namespace, each registered by the firing of
+ * the one before, at the end of input: past this many, the operator
+ * re-registers its timer unconditionally and would fire forever (keyed.h). */
+#define TIMER_CHAIN_AT_MAX (1u << 20)
+
+/* Fires the timers due at `limit`. Returns 0, an error, or FIRING_SUSPENDED
+ * (event time in a subtask whose output is full, timers left). */
 static int fire(weir_ctx *ctx, weir__timers *t, weir_time_domain domain, int64_t limit)
 {
+    const bool suspendable = domain == WEIR_EVENT_TIME && ctx->sub;
     int64_t ns, ts;
     uint64_t key_hash;
-    while (weir__timers_pop_due(t, limit, ctx->timer_key, &key_hash, &ns, &ts)) {
+    for (;;) {
+        if (weir__timers_empty(t) || weir__timers_peek(t) > limit)
+            return 0;
+        if (suspendable && ctx->sub->out_blocked)
+            return FIRING_SUSPENDED;
+        (void)weir__timers_pop_due(t, limit, ctx->timer_key, &key_hash, &ns, &ts);
         set_timer_key(ctx, key_hash);
         if (!ctx->vt.on_timer)
             return weir_ctx_fail(ctx, WEIR_EINVAL, "a timer fired but the operator has no on_timer");
@@ -672,24 +739,31 @@ static int fire(weir_ctx *ctx, weir__timers *t, weir_time_domain domain, int64_t
         /* SEMANTICS.md 6: what an event-time timer emits carries its
          * timestamp; a processing-time timer's output carries none. */
         ctx->handling_ts = domain == WEIR_EVENT_TIME ? ts : WEIR_NO_TIMESTAMP;
+        ctx->firing_at_max = domain == WEIR_EVENT_TIME && limit == WEIR_TS_MAX;
+        ctx->firing_ns = ns;
+        ctx->firing_generation = weir__timers_popped_generation(t);
         int r = ctx->vt.on_timer(ctx, &timer);
+        ctx->firing_at_max = false;
         ctx->handling_ts = WEIR_NO_TIMESTAMP;
         if (r < 0)
             return callback_failed(ctx, r, "on_timer");
     }
-    return 0;
 }
 
-int weir__ctx_advance_watermark(weir_ctx *ctx, int64_t wm)
+/* Every event-time timer at or below the current watermark, then the
+ * watermark goes on (on_watermark, default: forward) — or the firing
+ * suspends. */
+static int fire_and_forward(weir_ctx *ctx)
 {
-    if (wm <= ctx->wm)
-        return 0;
-    /* SEMANTICS.md 6: the current watermark first, then every timer at or
-     * below it (including ones registered while firing), then forward. */
-    ctx->wm = wm;
+    int64_t wm = ctx->wm;
     int r = fire(ctx, &ctx->event_timers, WEIR_EVENT_TIME, wm);
     if (r < 0)
         return r;
+    if (r == FIRING_SUSPENDED) {
+        ctx->firing_suspended = true;
+        update_held(ctx);
+        return 0;
+    }
     if (ctx->vt.on_watermark) {
         r = ctx->vt.on_watermark(ctx, wm);
         if (r < 0)
@@ -699,7 +773,57 @@ int weir__ctx_advance_watermark(weir_ctx *ctx, int64_t wm)
     return weir_emit_watermark(ctx, wm);
 }
 
+static int advance_now(weir_ctx *ctx, int64_t wm)
+{
+    if (wm <= ctx->wm)
+        return 0;
+    /* SEMANTICS.md 6: the current watermark first, then every timer at or
+     * below it (including ones registered while firing), then forward. */
+    ctx->wm = wm;
+    return fire_and_forward(ctx);
+}
+
+int weir__ctx_advance_watermark(weir_ctx *ctx, int64_t wm)
+{
+    if (WEIR__UNLIKELY(ctx->held))
+        return hold_control(ctx, WEIR__CTRL_WATERMARK, wm);
+    return advance_now(ctx, wm);
+}
+
+static int status_now(weir_ctx *ctx, bool idle);
+
+int weir__ctx_resume(weir_ctx *ctx)
+{
+    int r = 0;
+    if (ctx->firing_suspended) {
+        ctx->firing_suspended = false;
+        r = fire_and_forward(ctx);
+    }
+    while (r == 0 && !ctx->firing_suspended && !ctx->sub->out_blocked &&
+           !weir__inbox_empty(&ctx->inbox)) {
+        weir_batch run;
+        weir__inbox_control c;
+        if (weir__inbox_take(&ctx->inbox, &run, &c))
+            r = deliver_now(ctx, 0, &run);
+        else if (c.ctrl == WEIR__CTRL_WATERMARK)
+            r = advance_now(ctx, c.value);
+        else if (c.ctrl == WEIR__CTRL_STATUS)
+            r = status_now(ctx, c.value != 0);
+        else
+            r = end_now(ctx);
+    }
+    update_held(ctx);
+    return r;
+}
+
 int weir__ctx_status(weir_ctx *ctx, bool idle)
+{
+    if (WEIR__UNLIKELY(ctx->held))
+        return hold_control(ctx, WEIR__CTRL_STATUS, idle);
+    return status_now(ctx, idle);
+}
+
+static int status_now(weir_ctx *ctx, bool idle)
 {
     ctx->input_idle = idle;
     if (ctx->vt.on_status) {
@@ -752,9 +876,24 @@ int weir_timer_register(weir_ctx *ctx, weir_time_domain domain, int64_t ns, int6
         return r;
     const void *key = ctx->key_size ? ctx->key_buf + 8 : NULL;
     uint64_t h = ctx->key_size ? weir__ctx_key_hash(ctx) : 0;
-    if (domain == WEIR_EVENT_TIME)
-        r = weir__timers_add(&ctx->event_timers, key, h, ns, timestamp);
-    else {
+    if (domain == WEIR_EVENT_TIME) {
+        /* At the end of input every timer is due at once: one that its own
+         * firing registers again (same key and namespace), firing after
+         * firing, never lets MAX finish. */
+        uint32_t generation = 0;
+        if (ctx->firing_at_max && ns == ctx->firing_ns) {
+            generation = ctx->firing_generation + 1;
+            if (generation >= TIMER_CHAIN_AT_MAX)
+                return weir_ctx_fail(ctx, WEIR_ESTATE,
+                                     "weir_timer_register: on_timer registered its event-time "
+                                     "timer again (namespace %lld, at %lld) %u times in a row "
+                                     "at the end of input (watermark MAX), where every timer "
+                                     "fires at once: it would never stop (stop registering "
+                                     "when weir_ctx_watermark() is WEIR_TS_MAX)",
+                                     (long long)ns, (long long)timestamp, generation);
+        }
+        r = weir__timers_add_generation(&ctx->event_timers, key, h, ns, timestamp, generation);
+    } else {
         r = weir__timers_add(&ctx->proc_timers, key, h, ns, timestamp);
         if (r == 0 && ctx->sub && timestamp < ctx->sub->deadline)
             ctx->sub->deadline = timestamp;

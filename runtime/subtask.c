@@ -8,14 +8,17 @@
  *      still blocked, stops: the subtask is not fed more input until the
  *      consumer gives credit back (that is backpressure, and the reason
  *      pending output stays bounded);
- *   3. fires the processing-time timers that are due and the buffer timeout;
- *   4. runs the source once, or consumes up to STEP_BATCHES input batches,
+ *   3. resumes the operators whose event-time firing a full output suspended
+ *      (context.c): while one is held, the subtask takes no input;
+ *   4. fires the processing-time timers that are due and the buffer timeout;
+ *   5. runs the source once, or consumes up to STEP_BATCHES input batches,
  *      round-robin over the input channels, record by record into the head
  *      operator, control messages through the input's valve and the
  *      multi-input combiner. If the output blocks in the middle of a batch,
  *      the position is kept and the step ends;
- *   5. when every input has ended: MAX if it was not reached, on_end down the
- *      chain, END on every output channel, and once those left, close.
+ *   6. when every input has ended: MAX if it was not reached, on_end down the
+ *      chain, END on every output channel once no operator is held, and once
+ *      those left, close.
  * The scheduler calls weir__subtask_step and asks weir__subtask_ready
  * afterwards.
  */
@@ -89,6 +92,22 @@ static int flush_chains(weir__subtask *sub)
         int r = weir__ctx_flush_chained(sub->ctxs[i]);
         if (r < 0)
             return r;
+    }
+    return 0;
+}
+
+/* Deepest first (ctxs are in chain pre-order), so that an inbox empties
+ * before its parent, resumed, adds to it. */
+static int resume_held(weir__subtask *sub)
+{
+    while (sub->held > 0 && !sub->out_blocked) {
+        for (int i = sub->nctx - 1; i >= 0 && !sub->out_blocked; i--) {
+            if (sub->ctxs[i]->held) {
+                int r = weir__ctx_resume(sub->ctxs[i]);
+                if (r < 0)
+                    return r;
+            }
+        }
     }
     return 0;
 }
@@ -234,6 +253,8 @@ static int consume_inputs(weir__subtask *sub)
 
 /* ---- end ------------------------------------------------------------------ */
 
+/* END leaves once no operator is held: a held one still has output to
+ * send before it. */
 static int send_end(weir__subtask *sub)
 {
     for (int i = 0; i < sub->nouts; i++) {
@@ -258,9 +279,8 @@ static int finish_inputs(weir__subtask *sub)
             return r;
     }
     int r = weir__ctx_end_chain(head);
-    if (r < 0)
-        return r;
-    return send_end(sub);
+    sub->ending = true;
+    return r;
 }
 
 static int finish_source(weir__subtask *sub)
@@ -272,9 +292,8 @@ static int finish_source(weir__subtask *sub)
     if (r < 0)
         return r;
     r = weir__ctx_end_chain(src);
-    if (r < 0)
-        return r;
-    return send_end(sub);
+    sub->ending = true;
+    return r;
 }
 
 static int run_source(weir__subtask *sub, int64_t now)
@@ -347,20 +366,25 @@ int weir__subtask_step(weir__subtask *sub, int64_t now)
         weir__diag_sample(sub, now, false);
         sub->next_sample = now + job->cfg.diag.throughput_interval_ms;
     }
-    r = fire_processing(sub, now);
+    if (sub->held)
+        r = resume_held(sub);
+    if (r == 0 && !sub->held)
+        r = fire_processing(sub, now);
     if (r == 0 && sub->flush_deadline <= now)
         r = flush_partial(sub);
-    if (r == 0 && !sub->out_blocked) {
+    if (r == 0 && !sub->out_blocked && !sub->held && !sub->ending) {
         if (sub->ctxs[0]->is_source)
             r = run_source(sub, now);
         else {
             r = consume_inputs(sub);
-            if (r == 0 && !sub->out_blocked && all_inputs_ended(sub))
+            if (r == 0 && !sub->out_blocked && !sub->held && all_inputs_ended(sub))
                 r = finish_inputs(sub);
         }
     }
     if (r == 0)
         r = flush_chains(sub);
+    if (r == 0 && sub->ending && sub->phase == WEIR__SUB_RUNNING && !sub->held)
+        r = send_end(sub);
     if (r < 0)
         return r;
     if (sub->phase == WEIR__SUB_RUNNING) {
@@ -393,7 +417,7 @@ bool weir__subtask_ready(weir__subtask *sub, int64_t now)
         return true;
     if (sub->out_blocked)
         return false;
-    if (sub->phase == WEIR__SUB_DRAINING)
+    if (sub->phase == WEIR__SUB_DRAINING || sub->held)
         return true;
     if (sub->deadline <= now)
         return true;

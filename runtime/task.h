@@ -19,6 +19,7 @@
 
 #include "channel.h"
 #include "graph.h"
+#include "inbox.h"
 #include "keymap.h"
 #include "timers.h"
 #include "valve.h"
@@ -134,6 +135,15 @@ struct weir_ctx {
     weir__timers event_timers;
     weir__timers proc_timers;
     unsigned char *timer_key; /* scratch for a firing timer's key */
+    /* Suspended firing (context.c): an event-time firing that met a full
+     * output stops and resumes in a later step; meanwhile the context is
+     * held and what reaches it waits in its inbox. */
+    bool firing_suspended; /* timers <= wm are left to fire, then wm forwards */
+    bool firing_at_max;    /* on_timer runs for the end of input (watermark MAX) */
+    int64_t firing_ns;     /* the namespace and generation of the timer firing */
+    uint32_t firing_generation;
+    bool held;             /* firing_suspended, or the inbox is not empty */
+    weir__inbox inbox;
 
     int64_t counters[WEIR__CNT_COUNT_];
 
@@ -189,6 +199,8 @@ typedef struct weir__subtask {
     weir__channel **outs; /* every channel this subtask produces into */
     int nouts;
     bool out_blocked;     /* some channel in outs has pending batches */
+    int held;             /* contexts held (suspended firing, inbox): no input */
+    bool ending;          /* on_end done or queued: END leaves once none is held */
     unsigned long futile_steps; /* steps that found the output still full */
 
     weir__phase phase;
@@ -259,6 +271,10 @@ static inline uint64_t weir__ctx_key_hash(weir_ctx *ctx)
     }
     return ctx->key_hash;
 }
+
+/* Continues a held context: its suspended firing, then its inbox, until it
+ * is free or the subtask's output blocks again. */
+int weir__ctx_resume(weir_ctx *ctx);
 
 /* Applies a weir__wm_actions from a valve/combiner to the head of a subtask. */
 int weir__deliver_actions(weir_ctx *head, const weir__wm_actions *a);

@@ -10,6 +10,7 @@
 typedef struct timer_value {
     uint64_t seq;
     uint64_t key_hash;
+    uint32_t generation;
 } timer_value;
 
 int weir__timers_init(weir__timers *t, size_t key_size)
@@ -100,6 +101,12 @@ static uint64_t lookup(weir__timers *t, const void *key, uint64_t key_hash, int6
 
 int weir__timers_add(weir__timers *t, const void *key, uint64_t key_hash, int64_t ns, int64_t ts)
 {
+    return weir__timers_add_generation(t, key, key_hash, ns, ts, 0);
+}
+
+int weir__timers_add_generation(weir__timers *t, const void *key, uint64_t key_hash, int64_t ns,
+                                int64_t ts, uint32_t generation)
+{
     uint64_t h = lookup(t, key, key_hash, ns, ts);
     if (t->n == t->cap) {
         uint32_t cap = t->cap ? t->cap * 2 : 64;
@@ -118,6 +125,7 @@ int weir__timers_add(weir__timers *t, const void *key, uint64_t key_hash, int64_
     timer_value *v = weir__keymap_value(&t->map, idx);
     v->seq = t->seq++;
     v->key_hash = key_hash;
+    v->generation = generation;
     t->n++;
     place(t, t->n - 1, idx);
     sift_up(t, t->n - 1);
@@ -164,7 +172,9 @@ bool weir__timers_pop_due(weir__timers *t, int64_t limit, void *key_out, uint64_
     *ts = when;
     if (t->key_size)
         memcpy(key_out, k + 16, t->key_size);
-    *key_hash = ((const timer_value *)weir__keymap_value(&t->map, idx))->key_hash;
+    const timer_value *v = weir__keymap_value(&t->map, idx);
+    *key_hash = v->key_hash;
+    t->popped_generation = v->generation;
     remove_at(t, 0);
     return true;
 }

@@ -17,10 +17,11 @@
 #include "keymap.h"
 
 typedef struct weir__timers {
-    weir__keymap map;   /* key: [ns 8][ts 8][key key_size]; value: seq 8, key hash 8 */
+    weir__keymap map;   /* key: [ns 8][ts 8][key key_size]; value: seq 8, key hash 8, generation */
     uint32_t *heap;     /* entry indices */
     uint32_t n, cap;
     uint64_t seq;
+    uint32_t popped_generation;
     size_t key_size;
     unsigned char *scratch; /* lookup key being built */
 } weir__timers;
@@ -30,6 +31,12 @@ void weir__timers_free(weir__timers *t);
 
 /* Registers (key, ns, ts); a duplicate is kept once. 0 or WEIR_ENOMEM. */
 int weir__timers_add(weir__timers *t, const void *key, uint64_t key_hash, int64_t ns, int64_t ts);
+/* The same, with the timer's generation: how many firings in a row of this
+ * key and namespace registered it (context.c counts them at the end of
+ * input, where a timer that re-registers itself would fire forever). A
+ * duplicate keeps the generation it had. */
+int weir__timers_add_generation(weir__timers *t, const void *key, uint64_t key_hash, int64_t ns,
+                                int64_t ts, uint32_t generation);
 /* Deletes (key, ns, ts) if present. */
 void weir__timers_delete(weir__timers *t, const void *key, uint64_t key_hash, int64_t ns, int64_t ts);
 
@@ -44,6 +51,11 @@ int64_t weir__timers_peek(const weir__timers *t);
  * into key_out (key_size bytes) and returning true with *ns, *ts set. */
 bool weir__timers_pop_due(weir__timers *t, int64_t limit, void *key_out, uint64_t *key_hash,
                           int64_t *ns, int64_t *ts);
+/* The generation of the timer weir__timers_pop_due removed last. */
+static inline uint32_t weir__timers_popped_generation(const weir__timers *t)
+{
+    return t->popped_generation;
+}
 
 size_t weir__timers_memory(const weir__timers *t);
 

@@ -37,7 +37,14 @@ typedef struct weir_keyed_process_vtable {
     /* Required. The current key is the record's. */
     int (*on_record)(weir_ctx *ctx, const void *elem, int64_t timestamp);
     /* Required if the operator registers timers. The current key is the
-     * timer's. */
+     * timer's. At the end of input (watermark MAX) every event-time timer is
+     * due at once, so one that on_timer registers again (its own timestamp
+     * or a later one) fires again in the same advance: an on_timer that does
+     * so unconditionally would never let the job end. The runtime fails the
+     * job instead (WEIR_ESTATE, "on_timer registered its event-time timer
+     * again ... at the end of input") once a timer of one key and namespace
+     * was re-registered by its own firing 2^20 times in a row at MAX; check
+     * weir_ctx_watermark(ctx) == WEIR_TS_MAX to stop re-registering. */
     int (*on_timer)(weir_ctx *ctx, const weir_timer *timer);
     /* Optional; default forwards. After every timer <= watermark fired. */
     int (*on_watermark)(weir_ctx *ctx, int64_t watermark);
