@@ -148,6 +148,16 @@ export async function load(page, files, { input = '#file-open', timeout = 60000 
   return stats(page);
 }
 
+// One watermark line per operator subtask (the toolbar's "lines" choice),
+// for the tests that look for each subtask's own colour: by default a
+// capture with many subtasks folds them into one line per operator.
+export async function subtaskLines(page) {
+  const frames = (await stats(page)).captures.map((c) => c.frames);
+  await page.selectOption('#opt-lines', 'subtask');
+  await page.waitForFunction((f) => window.weirViewer.stats().captures.every((c, i) => c.frames > f[i]), frames);
+  return stats(page);
+}
+
 // Real pixels of a canvas (or a region of it), read back with getImageData
 // and summarised in the page (shipping megabytes of pixels to Node is slow):
 // how many are not white, how many distinct colours, and for each colour

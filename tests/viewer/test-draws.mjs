@@ -1,13 +1,14 @@
 // viewer_draws: loading a capture draws a non-blank chart with one watermark
 // series per operator subtask, a topology, a legend and the first table page.
-import { runner, capture, load, pixels, colorOf, readJsonl, expectedOutputSeries } from './lib.mjs';
+import { runner, capture, load, pixels, colorOf, readJsonl, expectedOutputSeries, subtaskLines } from './lib.mjs';
 
 const r = runner('draws');
 
 r.test('one-capture', async ({ page, check }) => {
   const path = capture.a();
   const events = readJsonl(path);
-  const s = await load(page, [path]);
+  await load(page, [path]);
+  const s = await subtaskLines(page);
   check(s.messages.every((m) => m.level !== 'error'), `no error expected, got ${JSON.stringify(s.messages)}`);
   const c = s.captures[0];
   check(c && c.events === events.length, `events: viewer ${c && c.events}, file ${events.length}`);
@@ -48,7 +49,10 @@ r.test('one-capture', async ({ page, check }) => {
   check(nodes === job.operators.length, `topology nodes: ${nodes}, operators: ${job.operators.length}`);
   const chained = job.edges.filter((e) => e.chained).length;
   const labels = await page.locator('.topology text.elabel').allTextContents();
-  check(labels.filter((t) => t.startsWith('chained')).length === chained, `chained edge labels: ${labels.join(' | ')}`);
+  // A chained edge is a double rail without an arrow; its label names no partitioning.
+  const rails = await page.locator('.topology g.edge').evaluateAll((gs) => gs.filter((g) => g.querySelectorAll('path').length === 2 && !g.querySelector('path[marker-end]')).length);
+  check(rails === chained, `chained edges drawn as rails: ${rails} of ${chained}`);
+  check(labels.filter((t) => /^(hash|rebalance|broadcast|forward)/.test(t)).length === job.edges.length - chained, `channel edge labels: ${labels.join(' | ')}`);
   const subs = await page.locator('.legend button.lg-sub').count();
   const totalSubs = job.operators.reduce((n, o) => n + o.parallelism, 0);
   check(subs === totalSubs, `legend subtask buttons: ${subs}, subtasks: ${totalSubs}`);

@@ -1,13 +1,14 @@
 // viewer_legend: the legend hides and shows series — the number of series
 // drawn goes down and the pixels of the hidden series' colour disappear.
-import { runner, capture, load, stats, pixels, colorOf, readJsonl } from './lib.mjs';
+import { runner, capture, load, stats, pixels, colorOf, readJsonl, subtaskLines } from './lib.mjs';
 
 const r = runner('legend');
 
 r.test('hide-subtask-and-operator', async ({ page, check }) => {
   const path = capture.demo();
   const job = readJsonl(path)[0];
-  const s0 = await load(page, [path]);
+  await load(page, [path]);
+  const s0 = await subtaskLines(page);
   const c0 = s0.captures[0];
   // A multi-subtask operator that is not the last one drawn: its own lines
   // are visible where nothing else covers them.
@@ -48,7 +49,8 @@ r.test('hide-subtask-and-operator', async ({ page, check }) => {
 });
 
 r.test('keyboard', async ({ page, check }) => {
-  const s0 = await load(page, [capture.demo()]);
+  await load(page, [capture.demo()]);
+  const s0 = await subtaskLines(page);
   const first = page.locator('.legend button.lg-sub').first();
   await first.focus();
   await page.keyboard.press('Enter');

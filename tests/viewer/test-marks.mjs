@@ -55,7 +55,7 @@ r.test('dropped-and-side-output-both-drawn', async ({ page, check }) => {
   const tip = page.locator('#tooltip');
   await tip.waitFor({ state: 'visible', timeout: 5000 });
   const text = await tip.innerText();
-  check(/element, dropped/.test(text) && /element, to the side output/.test(text), `the tooltip lists both late elements: ${text}`);
+  check(/late elements? dropped/.test(text) && /late elements? sent to the side output/.test(text), `the tooltip lists both late elements: ${text}`);
   check(text.includes(e.op) && text.includes(side.find((x) => key(x) === key(e)).op), `both operators named: ${text}`);
   check(/\d+ marks here/.test(text), `the tooltip says how many marks are here: ${text}`);
 
@@ -89,9 +89,10 @@ r.test('throughput-scale-ignores-the-burst', async ({ page, check }) => {
   check(n > 200, `the generator's and timestamps' throughput lines in the upper three quarters of the panel: ${n} pixels`);
 });
 
-r.test('lane-jumps-are-thin', async ({ page, check }) => {
-  // The generator reports no watermark until MAX at the end of input: its
-  // lines run in the MIN lane and jump to MAX at the very end.
+r.test('no-watermark-until-the-end', async ({ page, check }) => {
+  // The generator reports no watermark until MAX at the end of input: that
+  // is drawn and said as such — a ▲ in the MAX lane where MAX came, and the
+  // words — not as a line stuck in the MIN lane, and no bar across the plot.
   const path = capture.a();
   const job = readJsonl(path)[0];
   const gen = job.operators.find((o) => o.name === 'generator');
@@ -102,8 +103,14 @@ r.test('lane-jumps-are-thin', async ({ page, check }) => {
   const inside = await pixels(page, 'canvas.chart', { x: plot.x, y: plot.y + plot.lane + 1, w: plot.w, h: plot.h - 2 * plot.lane - 2 }, cols, 3);
   const lane = await pixels(page, 'canvas.chart', { x: plot.x, y: plot.y + plot.h - plot.lane, w: plot.w, h: plot.lane }, cols, 3);
   const total = inside.counts.reduce((a, b) => a + b, 0);
-  check(lane.counts.some((n) => n > 100), `the generator's lines run in the MIN lane: ${lane.counts.join(', ')}`);
+  const top = await pixels(page, 'canvas.chart', { x: plot.x, y: plot.y, w: plot.w, h: plot.lane }, cols, 3);
+  check(lane.counts.every((n) => n < 5), `the generator draws nothing in the MIN lane: ${lane.counts.join(', ')}`);
+  check(top.counts.some((n) => n > 10), `its ▲ is in the MAX lane: ${top.counts.join(', ')}`);
   check(total < 20, `no solid bar of the generator's colours across the plot: ${inside.counts.join(', ')} pixels`);
+  const ends = await page.evaluate(() => [...document.querySelectorAll('.legend .row')].map((r) => r.textContent).find((t) => t.startsWith('generator')));
+  check(/no watermark until the end of input/.test(ends), `the legend says so: ${ends}`);
+  const said = await page.evaluate(() => window.weirViewer.stats().captures[0].drawn);
+  check(said.ends && said.ends.some((e) => /generator: no watermark until the end of input/.test(e.text)), `and the chart: ${JSON.stringify(said.ends)}`);
 });
 
 r.test('x-axis-never-minus-zero', async ({ page, check }) => {

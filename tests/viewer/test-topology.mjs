@@ -1,7 +1,7 @@
 // viewer_topology: the job's operators and edges are drawn with parallelism
 // and partitioning; clicking an operator filters the chart and the table to
 // it, clicking it again (or "Clear") shows everything again.
-import { runner, capture, load, stats, pixels, colorOf, readJsonl } from './lib.mjs';
+import { runner, capture, load, stats, pixels, colorOf, readJsonl, subtaskLines } from './lib.mjs';
 
 const r = runner('topology');
 
@@ -9,7 +9,8 @@ r.test('graph-and-filter', async ({ page, check }) => {
   const path = capture.demo();
   const events = readJsonl(path);
   const job = events[0];
-  const s0 = await load(page, [path]);
+  await load(page, [path]);
+  const s0 = await subtaskLines(page);
   // Every operator, with its parallelism; every edge, labelled.
   for (const op of job.operators) {
     const node = page.locator(`.topology .node[data-op="${op.name}"]`);
