@@ -1,5 +1,10 @@
 // viewer_compare: two captures are drawn one above the other on one shared
-// time axis (zooming one zooms both), and either can be shown alone.
+// time axis (zooming one zooms both), and either can be shown alone. At
+// 1600x1000 the two cards fit the screen (more room for the timeline with
+// the lower panels folded), one hover cursor moves in both charts at the
+// same processing time, each chart says its longest stall ("stuck 20.0 s
+// at 14,639, held by timestamps[2]" against "2.2 s"), and the event table
+// follows the card the pointer rests in.
 import { runner, capture, load, stats, pixels, canvasBox, sameView } from './lib.mjs';
 
 const r = runner('compare');
@@ -61,6 +66,46 @@ r.test('two-timelines', async ({ page, check }) => {
   await page.waitForFunction(() => window.weirViewer.stats().table.capture !== undefined);
   const t = (await stats(page)).table;
   check(t.capture === s.captures[1].name && t.total === s.captures[1].events, `table of the second capture: ${JSON.stringify(t)}`);
+});
+
+r.test('compare-mode', async ({ page, check }) => {
+  await page.setViewportSize({ width: 1600, height: 1000 });
+  const s = await load(page, [capture.a(), capture.b()]);
+  await page.waitForTimeout(300);
+  const cards = await page.locator('section.capture').evaluateAll((cs) => cs.map((c) => c.getBoundingClientRect().bottom));
+  check(cards.length === 2 && cards.every((b) => b <= 1000), `both cards fit 1600x1000: bottoms ${cards.join(', ')}`);
+  // The shared cursor.
+  const c0 = s.captures[0];
+  const box0 = await canvasBox(page, 0);
+  for (const f of [0.3, 0.7]) {
+    await page.mouse.move(box0.x + c0.plot.x + c0.plot.w * f, box0.y + c0.plot.y + 40);
+    await page.waitForTimeout(120);
+    const t = await stats(page);
+    const xs = t.captures.map((c) => c.drawn.cursorX);
+    check(xs[0] !== null && Math.abs(xs[0] - xs[1]) < 0.5 && Math.abs(xs[0] - (c0.plot.x + c0.plot.w * f)) < 1.5, `the cursor at the same x in both charts: ${xs.join(', ')}`);
+    const px = await pixels(page, { sel: 'canvas.cursor', index: 1 }, { x: xs[1] - 1, y: c0.plot.y + 20, w: 3, h: 100 });
+    check(px.ink > 50, `the cursor is drawn in the lower chart: ${px.ink} pixels`);
+  }
+  // Each chart says its stall.
+  const t = await stats(page);
+  const notes = t.captures.map((c) => c.drawn.stallNote && c.drawn.stallNote.text);
+  check(/stuck 20\.0 s at 14,639, held by timestamps\[2\]/.test(notes[0] || ''), `the first chart's stall: ${notes[0]}`);
+  check(/stuck 2\.2 s at 14,639, held by timestamps\[2\]/.test(notes[1] || ''), `the second chart's stall: ${notes[1]}`);
+  // The table follows the card under the pointer (after a moment there).
+  const box1 = await canvasBox(page, 1);
+  await page.mouse.move(box1.x + 200, box1.y + 60);
+  await page.waitForTimeout(500);
+  check((await stats(page)).table.capture === s.captures[1].name, `the table follows the lower card: ${(await stats(page)).table.capture}`);
+  await page.mouse.move(box0.x + 200, box0.y + 60);
+  await page.waitForTimeout(500);
+  check((await stats(page)).table.capture === s.captures[0].name, `and back: ${(await stats(page)).table.capture}`);
+  // The lower panels fold away: the timeline gets their room.
+  await page.uncheck('#opt-panels');
+  await page.waitForTimeout(200);
+  const u = await stats(page);
+  check(u.captures.every((c, i) => c.plot.tp.h === 0 && c.plot.h > s.captures[i].plot.h), `without the panels the timelines grow: ${u.captures.map((c) => c.plot.h).join(', ')}`);
+  const cards2 = await page.locator('section.capture').evaluateAll((cs) => cs.map((c) => c.getBoundingClientRect().bottom));
+  check(cards2.every((b) => b <= 1000), `and still fit: ${cards2.join(', ')}`);
 });
 
 r.test('add-to-loaded', async ({ page, check }) => {

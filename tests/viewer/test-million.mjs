@@ -9,6 +9,17 @@ import { existsSync, writeFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { runner, capture, stats, pixels, outDir } from './lib.mjs';
 
+// The watermark lines' colours (each operator's and each subtask's, whichever
+// the line mode draws), to count their pixels.
+async function lineColours(page) {
+  return page.evaluate(() => {
+    const s = window.weirViewer.stats().captures[0];
+    const out = [];
+    for (const op of s.operators) { out.push(window.weirViewer.colorOf(0, op, null)); for (let k = 0; k < 8; k++) out.push(window.weirViewer.colorOf(0, op, k)); }
+    return [...new Set(out)];
+  });
+}
+
 const BOUND_MS = 120000;
 const r = runner('million');
 const report = [];
@@ -48,6 +59,17 @@ async function measure(page, check, path) {
   const filterMs = Date.now() - f0;
   const matched = (await stats(page)).table.matched;
   check(matched > 0, `the text filter finds k42: ${matched}`);
+  // Records on (a million dots): the watermark lines stay on top of them.
+  const cols = await lineColours(page);
+  const before = await pixels(page, 'canvas.chart', (await stats(page)).captures[0].plot, cols, 1);
+  const f1 = (await stats(page)).captures[0].frames;
+  await page.check('#opt-records');
+  await page.waitForFunction((f) => window.weirViewer.stats().captures[0].frames > f, f1, { timeout: 30000 });
+  const after = await pixels(page, 'canvas.chart', (await stats(page)).captures[0].plot, cols, 1);
+  const sum = (p) => p.counts.reduce((a, b) => a + b, 0);
+  check((await stats(page)).captures[0].drawn.marks.record > 0, 'records drawn');
+  check(sum(before) > 100 && sum(after) >= sum(before) * 0.8, `the lines keep their pixels with records on: ${sum(before)} -> ${sum(after)}`);
+  await page.uncheck('#opt-records');
   return { path, size, events: c.events, wall, loadMs: Math.round(c.loadMs), firstFrameMs: Math.round(c.firstFrameMs), zoomMs, drawMs: Math.round(drawMs), filterMs };
 }
 
