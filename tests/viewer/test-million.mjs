@@ -68,6 +68,7 @@ async function measure(page, check, path) {
   const after = await pixels(page, 'canvas.chart', (await stats(page)).captures[0].plot, cols, 1);
   const sum = (p) => p.counts.reduce((a, b) => a + b, 0);
   check((await stats(page)).captures[0].drawn.marks.record > 0, 'records drawn');
+  console.log(`records on: line pixels ${sum(before)} -> ${sum(after)}`);
   check(sum(before) > 100 && sum(after) >= sum(before) * 0.8, `the lines keep their pixels with records on: ${sum(before)} -> ${sum(after)}`);
   await page.uncheck('#opt-records');
   return { path, size, events: c.events, wall, loadMs: Math.round(c.loadMs), firstFrameMs: Math.round(c.firstFrameMs), zoomMs, drawMs: Math.round(drawMs), filterMs };
