@@ -37,7 +37,10 @@ void weir__buf_append(weir__buf *b, const char *s, size_t n)
         b->data = d;
         b->cap = cap;
     }
-    memcpy(b->data + b->len, s, n);
+    /* n == 0 comes with s NULL (an empty msgpack string has no bytes), and
+     * memcpy from NULL is undefined even for no bytes */
+    if (n)
+        memcpy(b->data + b->len, s, n);
     b->len += n;
 }
 
@@ -90,6 +93,11 @@ static size_t utf8_len(const unsigned char *s, size_t n)
 
 static void put_string(weir__buf *b, const char *s, size_t n)
 {
+    if (n == 0) {
+        /* msgpack gives an empty string a NULL pointer: no arithmetic on it */
+        weir__buf_append(b, "\"\"", 2);
+        return;
+    }
     weir__buf_append(b, "\"", 1);
     size_t start = 0;
     for (size_t i = 0; i < n; i++) {

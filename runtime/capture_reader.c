@@ -19,6 +19,21 @@
  * offset), and a single event larger than MAX_EVENT is refused rather than
  * buffered, so a corrupt length or a file with no newline cannot make the
  * reader swallow all memory.
+ *
+ * msgpack_unpack_next() builds an object as soon as it reads a container's
+ * header: a map claiming 4 G entries makes it allocate for all of them, and
+ * nesting deeper than its stack (32 levels) is reported like a failed
+ * allocation. So scan() walks the bytes of an event first, without
+ * building anything, and refuses what no event can be — a byte that is no
+ * msgpack type, more elements than MAX_EVENT bytes can hold, nesting deeper
+ * than MAX_DEPTH — as malformed at its byte offset; the unpacker only sees
+ * an event that is whole and within those bounds, so its out of memory is
+ * one.
+ *
+ * A capture whose writer was stopped (a run killed) ends inside an event:
+ * a msgpack event cut short, or a JSONL last line without its newline. The
+ * reader says so (weir_capture_reader_cut) so that tools can tell "cut
+ * short" from "malformed".
  */
 #include "weir/capture.h"
 
@@ -35,6 +50,9 @@
 
 #define CHUNK (64 * 1024)
 #define MAX_EVENT ((size_t)64 * 1024 * 1024)
+/* Capture events nest 4 levels (summary, operators, an entry, ...);
+ * msgpack-c's unpacker holds 32. */
+#define MAX_DEPTH 32
 
 struct weir_capture_reader {
     char *name;
@@ -49,6 +67,7 @@ struct weir_capture_reader {
     weir_capture_format format;
     int64_t number, line, offset; /* of the event last returned (or failed on) */
     int64_t next_line;
+    bool cut;      /* the input ended inside the event last returned or failed on */
     int status;    /* 0 while reading; then WEIR_CAPTURE_END or an error, for good */
     char err[512];
     msgpack_unpacked up;
@@ -272,6 +291,7 @@ static int next_jsonl(weir_capture_reader *r)
             start = r->pos; /* a last line without its newline */
             end = r->len;
             r->pos = r->len;
+            r->cut = true;
             break;
         }
         scanned = r->len - r->pos;
@@ -301,28 +321,141 @@ static int next_jsonl(weir_capture_reader *r)
     return WEIR_CAPTURE_EVENT;
 }
 
+/* What scan() found at the start of a window. */
+typedef enum scan_result { SCAN_WHOLE, SCAN_MORE, SCAN_BAD } scan_result;
+
+static uint64_t be(const unsigned char *p, int n)
+{
+    uint64_t v = 0;
+    for (int i = 0; i < n; i++)
+        v = v << 8 | p[i];
+    return v;
+}
+
+/* Walks the one msgpack object at p[0..n) without building it: SCAN_WHOLE
+ * with its size in *size, SCAN_MORE when it goes on past n, or SCAN_BAD with
+ * the offending byte's offset in *size and why in `why`. */
+static scan_result scan(const unsigned char *p, size_t n, size_t *size, char *why, size_t whysize)
+{
+    uint64_t left[MAX_DEPTH + 1]; /* elements still to come, per open container */
+    int depth = 0;
+    left[0] = 1;
+    size_t i = 0;
+    for (;;) {
+        if (i >= n)
+            return SCAN_MORE;
+        unsigned c = p[i];
+        int head = 1;        /* bytes of the header */
+        int lenbytes = 0;    /* of them, the big-endian length or count after the type */
+        uint64_t body = 0;   /* bytes after the header */
+        uint64_t elements = 0;
+        bool container = false, is_map = false;
+        if (c <= 0x7f || c >= 0xe0 || c == 0xc0 || c == 0xc2 || c == 0xc3) {
+            /* fixint, nil, false, true */
+        } else if (c <= 0x8f) {
+            container = is_map = true;
+            elements = c & 0x0f;
+        } else if (c <= 0x9f) {
+            container = true;
+            elements = c & 0x0f;
+        } else if (c <= 0xbf) {
+            body = c & 0x1f;
+        } else if (c == 0xc1) {
+            *size = i;
+            snprintf(why, whysize, "byte 0xc1 is no msgpack type");
+            return SCAN_BAD;
+        } else if (c >= 0xc4 && c <= 0xc6) { /* bin 8/16/32 */
+            lenbytes = 1 << (c - 0xc4);
+        } else if (c >= 0xc7 && c <= 0xc9) { /* ext 8/16/32: length, then type */
+            lenbytes = 1 << (c - 0xc7);
+            head = 2;
+        } else if (c == 0xca || c == 0xcb) { /* float 32/64 */
+            body = c == 0xca ? 4 : 8;
+        } else if (c >= 0xcc && c <= 0xd3) { /* uint, int 8..64 */
+            body = (uint64_t)1 << ((c - 0xcc) & 3);
+        } else if (c >= 0xd4 && c <= 0xd8) { /* fixext 1..16, after a type byte */
+            body = 1 + ((uint64_t)1 << (c - 0xd4));
+        } else if (c >= 0xd9 && c <= 0xdb) { /* str 8/16/32 */
+            lenbytes = 1 << (c - 0xd9);
+        } else { /* 0xdc..0xdf: array 16/32, map 16/32 */
+            container = true;
+            is_map = c >= 0xde;
+            lenbytes = c == 0xdc || c == 0xde ? 2 : 4;
+        }
+        head += lenbytes;
+        if (n - i < (size_t)head)
+            return SCAN_MORE;
+        if (lenbytes) {
+            uint64_t v = be(p + i + 1, lenbytes); /* right after the type byte */
+            if (container)
+                elements = v;
+            else
+                body = v;
+        }
+        if (container) {
+            /* every element takes a byte at least: more than an event can
+             * hold is no event, whatever follows */
+            if (elements > MAX_EVENT) {
+                *size = i;
+                snprintf(why, whysize, "%s of %" PRIu64 " %s (an event of at most 64 MiB holds "
+                         "fewer)", is_map ? "a map" : "an array", elements,
+                         is_map ? "entries" : "elements");
+                return SCAN_BAD;
+            }
+            if (is_map)
+                elements *= 2;
+        } else if (body > MAX_EVENT) {
+            *size = i;
+            snprintf(why, whysize, "a string, binary or ext value of %" PRIu64 " bytes (an event "
+                     "of at most 64 MiB holds fewer)", body);
+            return SCAN_BAD;
+        } else if (body > n - i - (size_t)head) {
+            return SCAN_MORE;
+        }
+        if (container && elements > 0 && depth == MAX_DEPTH) {
+            *size = i;
+            snprintf(why, whysize, "nested deeper than %d levels", MAX_DEPTH);
+            return SCAN_BAD;
+        }
+        i += (size_t)head + (size_t)body;
+        left[depth]--;
+        if (container && elements > 0)
+            left[++depth] = elements;
+        while (left[depth] == 0) {
+            if (depth == 0) {
+                *size = i;
+                return SCAN_WHOLE;
+            }
+            depth--;
+        }
+    }
+}
+
 static int next_msgpack(weir_capture_reader *r)
 {
+    size_t size;
     for (;;) {
         if (r->pos < r->len) {
-            size_t off = 0;
-            msgpack_unpack_return rc = msgpack_unpack_next(
-                &r->up, (const char *)r->data + r->pos, r->len - r->pos, &off);
-            if (rc == MSGPACK_UNPACK_SUCCESS || rc == MSGPACK_UNPACK_EXTRA_BYTES) {
-                r->number++;
-                r->offset = r->base + (int64_t)r->pos;
-                r->pos += off;
+            char why[160];
+            scan_result sr = scan(r->data + r->pos, r->len - r->pos, &size, why, sizeof why);
+            if (sr == SCAN_WHOLE)
                 break;
-            }
-            if (rc == MSGPACK_UNPACK_NOMEM_ERROR)
-                return out_of_memory(r);
-            if (rc != MSGPACK_UNPACK_CONTINUE || r->eof || r->len - r->pos > MAX_EVENT) {
+            if (sr == SCAN_BAD || r->eof || r->len - r->pos > MAX_EVENT) {
                 r->number++;
                 r->offset = r->base + (int64_t)r->pos;
+                if (sr == SCAN_BAD) {
+                    char what[256];
+                    snprintf(what, sizeof what,
+                             "malformed msgpack event: %s, at byte offset %" PRId64, why,
+                             r->offset + (int64_t)size);
+                    return fail(r, WEIR_EFORMAT, what);
+                }
+                if (!r->eof)
+                    return fail(r, WEIR_EFORMAT, "msgpack event larger than 64 MiB");
+                r->cut = true;
                 return fail(r, WEIR_EFORMAT,
-                            rc != MSGPACK_UNPACK_CONTINUE ? "malformed msgpack event"
-                            : r->eof                      ? "truncated msgpack event"
-                                                          : "msgpack event larger than 64 MiB");
+                            "the capture was cut short in the middle of an event (the writing "
+                            "process stopped)");
             }
         } else if (r->eof) {
             return r->status = WEIR_CAPTURE_END;
@@ -331,6 +464,16 @@ static int next_msgpack(weir_capture_reader *r)
         if (e)
             return r->status = e;
     }
+    size_t off = 0;
+    msgpack_unpack_return rc =
+        msgpack_unpack_next(&r->up, (const char *)r->data + r->pos, size, &off);
+    r->number++;
+    r->offset = r->base + (int64_t)r->pos;
+    r->pos += size;
+    if (rc == MSGPACK_UNPACK_NOMEM_ERROR)
+        return out_of_memory(r);
+    if (rc != MSGPACK_UNPACK_SUCCESS || off != size) /* scan() and msgpack-c disagree */
+        return fail(r, WEIR_EFORMAT, "malformed msgpack event");
     if (r->up.data.type != MSGPACK_OBJECT_MAP)
         return fail(r, WEIR_EFORMAT, "event is not a map");
     weir__buf_reset(&r->json);
@@ -393,6 +536,11 @@ int64_t weir_capture_reader_line(const weir_capture_reader *r)
 int64_t weir_capture_reader_offset(const weir_capture_reader *r)
 {
     return r->offset;
+}
+
+bool weir_capture_reader_cut(const weir_capture_reader *r)
+{
+    return r->cut;
 }
 
 int weir_capture_reader_where(const weir_capture_reader *r, char *buf, size_t size)

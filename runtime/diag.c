@@ -489,7 +489,7 @@ int weir__diag_start(weir_job *job)
      * config), rounded up to a power of two: every slot holds an event. */
     d->ring_size = weir__next_pow2((uint32_t)job->cfg.diag.ring_capacity);
     msgpack_sbuffer_init(&d->sbuf);
-    msgpack_packer_init(&d->pk, &d->sbuf, msgpack_sbuffer_write);
+    msgpack_packer_init(&d->pk, d, weir__diag_pack_write);
     msgpack_unpacked_init(&d->unpacked);
     job->diag = d;
     int r = weir__diag_sinks_open(d);
@@ -575,7 +575,7 @@ void weir__diag_stop(weir_job *job)
     weir__diag_sinks_write(d, &ev);
     weir__diag_sinks_close(d, true);
     if (d->sinks.failed)
-        weir__job_fail(job, WEIR_EIO, "diagnostics: %s", d->sinks.failure);
+        weir__job_fail(job, d->sinks.failure_code, "diagnostics: %s", d->sinks.failure);
     job->diag_stats = (weir__diag_stats){.events = d->events,
                                          .dropped = weir__diag_dropped(d),
                                          .waited = weir__diag_waited(d),

@@ -64,6 +64,7 @@ typedef struct weir__diag_sinks {
     weir_diag_callback callback;
     void *callback_arg;
     bool failed;
+    int failure_code;      /* WEIR_EIO, or WEIR_ENOMEM when memory ran out */
     char failure[256];
 } weir__diag_sinks;
 
@@ -89,7 +90,8 @@ struct weir__diag {
     int64_t empty_polls, parks; /* the collector's (read after the join) */
     /* encoding scratch, used by one thread at a time */
     msgpack_sbuffer sbuf;
-    msgpack_packer pk;
+    msgpack_packer pk;     /* writes into sbuf through weir__diag_pack_write */
+    bool pack_failed;      /* sbuf could not grow: the event in it is cut */
     weir__buf json;
     msgpack_unpacked unpacked;
 };
@@ -113,6 +115,9 @@ void weir__diag_rec_event(const struct weir__diag *d, const weir__diag_rec *r,
                           weir_diag_event *ev);
 
 /* diag_sinks.c */
+/* The packer's write callback (data: the weir__diag): appends to sbuf and
+ * remembers a failure to grow it, which the packing code does not check. */
+int weir__diag_pack_write(void *data, const char *buf, size_t len);
 int weir__diag_sinks_open(struct weir__diag *d);
 /* Writes the event now in d->sbuf to every sink (ev: its structured view,
  * kind and t at least). */

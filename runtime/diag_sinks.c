@@ -6,7 +6,9 @@
  * Files are written under NAME.partial and renamed to NAME only when the run
  * has written its summary, so a reader never mistakes a capture cut short for
  * a whole one; a write error removes the partial file and fails the run with
- * the reason.
+ * the reason. Memory running out on the way (an event that cannot be built,
+ * decoded, printed or kept) fails the run the same way, with WEIR_ENOMEM and
+ * "out of memory": it is no broken invariant.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -83,7 +85,30 @@ static void sink_failed(weir__diag_sinks *s, const char *what, const char *path)
     if (s->failed)
         return;
     s->failed = true;
-    snprintf(s->failure, sizeof s->failure, "%s %s: %s", what, path, strerror(errno));
+    /* stdio that could not allocate its buffer says ENOMEM */
+    int err = errno;
+    s->failure_code = err == ENOMEM ? WEIR_ENOMEM : WEIR_EIO;
+    snprintf(s->failure, sizeof s->failure, "%s %s: %s", what, path,
+             err == ENOMEM ? "out of memory" : strerror(err));
+}
+
+static void sink_out_of_memory(weir__diag_sinks *s, const char *what)
+{
+    if (s->failed)
+        return;
+    s->failed = true;
+    s->failure_code = WEIR_ENOMEM;
+    snprintf(s->failure, sizeof s->failure, "out of memory (%s)", what);
+}
+
+int weir__diag_pack_write(void *data, const char *buf, size_t len)
+{
+    struct weir__diag *d = data;
+    if (msgpack_sbuffer_write(&d->sbuf, buf, len) != 0) {
+        d->pack_failed = true;
+        return -1;
+    }
+    return 0;
 }
 
 static FILE *open_partial(weir__diag_sinks *s, const char *path, char **tmp)
@@ -120,30 +145,40 @@ int weir__diag_sinks_open(struct weir__diag *d)
     return 0;
 fail:
     if (!s->failed)
-        snprintf(s->failure, sizeof s->failure, "out of memory");
-    weir__job_fail(job, WEIR_EIO, "diagnostics: %s", s->failure);
+        sink_out_of_memory(s, "opening the capture files");
+    weir__job_fail(job, s->failure_code, "diagnostics: %s", s->failure);
     weir__diag_sinks_close(d, false);
-    return WEIR_EIO;
+    return s->failure_code;
 }
 
 void weir__diag_sinks_write(struct weir__diag *d, const weir_diag_event *event)
 {
     weir__diag_sinks *s = &d->sinks;
+    bool cut = d->pack_failed;
+    d->pack_failed = false; /* for the next event */
     if (s->failed)
         return;
+    if (cut) {
+        sink_out_of_memory(s, "building a capture event");
+        return;
+    }
     d->events++;
     if (s->msgpack && fwrite(d->sbuf.data, 1, d->sbuf.size, s->msgpack) != d->sbuf.size)
         sink_failed(s, "writing", s->msgpack_tmp);
     if (!s->jsonl && !s->memory && !s->callback)
         return;
     size_t off = 0;
-    if (msgpack_unpack_next(&d->unpacked, d->sbuf.data, d->sbuf.size, &off) !=
-        MSGPACK_UNPACK_SUCCESS)
-        WEIR__ASSERT(!"a capture event that does not decode");
+    msgpack_unpack_return rc = msgpack_unpack_next(&d->unpacked, d->sbuf.data, d->sbuf.size, &off);
+    if (rc == MSGPACK_UNPACK_NOMEM_ERROR) {
+        sink_out_of_memory(s, "decoding a capture event");
+        return;
+    }
+    /* weir packed it whole (pack_failed says when it could not) */
+    WEIR__ASSERT(rc == MSGPACK_UNPACK_SUCCESS && "a capture event that does not decode");
     weir__buf_reset(&d->json);
     if (weir__msgpack_to_json(&d->unpacked.data, &d->json) != 0) {
-        errno = ENOMEM;
-        sink_failed(s, "encoding an event for", s->jsonl_tmp ? s->jsonl_tmp : "memory");
+        /* weir's events are all JSON: only memory can be missing */
+        sink_out_of_memory(s, "printing a capture event as JSON");
         return;
     }
     const char *json = weir__buf_cstr(&d->json);
@@ -162,10 +197,8 @@ void weir__diag_sinks_write(struct weir__diag *d, const weir_diag_event *event)
         ev.watermark = ev.window_start = ev.window_end = ev.timestamp = INT64_MIN;
         ev.records_in = ev.records_out = ev.count = ev.blocked_ms = -1;
     }
-    if (s->memory && !memory_add(s->memory, &ev)) {
-        errno = ENOMEM;
-        sink_failed(s, "keeping an event in", "memory");
-    }
+    if (s->memory && !memory_add(s->memory, &ev))
+        sink_out_of_memory(s, "keeping a capture event in memory");
     if (s->callback)
         s->callback(&ev, s->callback_arg);
 }

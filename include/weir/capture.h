@@ -13,15 +13,18 @@
  * printed by the same printer the JSONL sink uses, so that converting a
  * run's msgpack capture gives, byte for byte, the JSONL the run wrote.
  *
- * The reader checks framing, not meaning: a msgpack event must be complete and
- * a map that JSON can hold; a JSONL line must be non-empty text without NUL
- * bytes. Whether a JSONL line is JSON, and whether the events make sense
+ * The reader checks framing, not meaning: a msgpack event must be complete, at
+ * most 64 MiB, nested at most 32 levels, and a map that JSON can hold; a
+ * JSONL line must be non-empty text without NUL bytes, at most 64 MiB. Whether a JSONL line is JSON, and whether the events make sense
  * together, is `weir capture validate`'s business.
  *
  * Errors name where they are, so that a tool can print them as they are:
  *     FILE: cannot open: No such file or directory
- *     FILE: byte offset 1234: truncated msgpack event
+ *     FILE: byte offset 1234: the capture was cut short in the middle of an
+ *         event (the writing process stopped)
  *     FILE: byte offset 56: event is not a map
+ *     FILE: byte offset 0: malformed msgpack event: nested deeper than 32
+ *         levels, at byte offset 31
  *     FILE:17: empty line
  *
  * Lifetime: weir_capture_reader_open*() ... next() until END or an error ...
@@ -32,6 +35,7 @@
 #ifndef WEIR_CAPTURE_H
 #define WEIR_CAPTURE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -108,6 +112,14 @@ WEIR_EXPORT const char *weir_capture_reader_error(const weir_capture_reader *r);
 WEIR_EXPORT int64_t weir_capture_reader_event_number(const weir_capture_reader *r);
 WEIR_EXPORT int64_t weir_capture_reader_line(const weir_capture_reader *r);
 WEIR_EXPORT int64_t weir_capture_reader_offset(const weir_capture_reader *r);
+
+/* Whether the input ended inside the event next() last returned or failed
+ * on, as when the process writing the capture was stopped: a msgpack event
+ * cut short (next() failed with WEIR_EFORMAT), or a JSONL last line without
+ * its newline (returned as an event: the reader does not parse JSON, so a
+ * tool that finds it is not JSON can say the capture was cut short rather
+ * than malformed). A tool converting what is complete may stop there. */
+WEIR_EXPORT bool weir_capture_reader_cut(const weir_capture_reader *r);
 
 /* Writes that place the way the reader's own messages name it, "NAME:LINE"
  * for JSONL and "NAME: byte offset N" for msgpack, so that a tool reporting a

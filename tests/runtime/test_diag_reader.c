@@ -4,9 +4,11 @@
  * encoding, the same events
  * whether read from a path, a stream or memory (across its buffer refills),
  * and errors that name their place: a msgpack capture cut at every byte
- * gives exactly the events before the cut and then "byte offset N:
- * truncated msgpack event" at the start of the cut one; what is not a map,
- * not msgpack, or has no JSON form is refused at its offset; JSONL problems
+ * gives exactly the events before the cut and then "byte offset N: the
+ * capture was cut short ..." at the start of the cut one; what is not a map,
+ * not msgpack, or has no JSON form is refused at its offset, and so are
+ * headers no event can have (4 G entries, 100 000 levels of nesting) before
+ * anything is allocated for them; an empty string converts; JSONL problems
  * carry their line; a missing file says so.
  */
 #include <criterion/criterion.h>
@@ -239,9 +241,12 @@ Test(diag_reader, a_msgpack_capture_cut_anywhere_is_truncated_at_the_cut_event, 
         if (boundary) {
             cr_assert_eq(res, WEIR_CAPTURE_END, "cut at the boundary %zu", cut);
         } else {
-            char want[128];
-            snprintf(want, sizeof want, "mem: byte offset %zu: truncated msgpack event",
+            char want[160];
+            snprintf(want, sizeof want,
+                     "mem: byte offset %zu: the capture was cut short in the middle of an event "
+                     "(the writing process stopped)",
                      k ? ends[k - 1] : 0);
+            cr_assert(weir_capture_reader_cut(r));
             cr_assert_eq(res, WEIR_EFORMAT);
             cr_assert_str_eq(weir_capture_reader_error(r), want);
             cr_assert_eq(weir_capture_reader_offset(r), (int64_t)(k ? ends[k - 1] : 0));
@@ -295,7 +300,9 @@ Test(diag_reader, what_is_not_an_event_is_refused_at_its_offset)
     msgpack_sbuffer_clear(&sb);
     msgpack_pack_map(&pk, 0);
     msgpack_sbuffer_write(&sb, "\xc1", 1);
-    assert_msgpack_error(sb.data, sb.size, 1, "mem: byte offset 1: malformed msgpack event");
+    assert_msgpack_error(sb.data, sb.size, 1,
+                         "mem: byte offset 1: malformed msgpack event: byte 0xc1 is no msgpack "
+                         "type, at byte offset 1");
     /* maps JSON cannot hold: a key that is not a string, binary data, NaN */
     const char *nojson =
         ": event has no JSON form (a map key that is not a string, binary or ext data, or a "
@@ -470,4 +477,71 @@ Test(diag_reader, a_path_a_stream_and_memory_read_the_same, .timeout = 120)
     events_free(&e);
     free(big);
     td_rmdir(dir);
+}
+
+/* msgpack-c's unpacker allocates for a container's elements when it reads
+ * its header, and reports nesting beyond its stack as out of memory: a
+ * header no event can have is refused as malformed, at its byte offset,
+ * before the unpacker sees it. Deep but legal nesting (32 levels) still
+ * reads. */
+Test(diag_reader, headers_no_event_can_have_are_malformed_at_their_offset)
+{
+    /* {"kind": {map claiming 4294967295 entries ... */
+    static const unsigned char huge_map[] = {0x81, 0xa4, 'k', 'i', 'n', 'd',
+                                             0xdf, 0xff, 0xff, 0xff, 0xff, 0xa1, 'k', 0x01};
+    assert_msgpack_error(huge_map, sizeof huge_map, 0,
+                         "mem: byte offset 0: malformed msgpack event: a map of 4294967295 "
+                         "entries (an event of at most 64 MiB holds fewer), at byte offset 6");
+    static const unsigned char huge_array[] = {0x81, 0xa1, 'k', 0xdd, 0x7f, 0xff, 0xff, 0xff, 0x01};
+    assert_msgpack_error(huge_array, sizeof huge_array, 0,
+                         "mem: byte offset 0: malformed msgpack event: an array of 2147483647 "
+                         "elements (an event of at most 64 MiB holds fewer), at byte offset 3");
+    static const unsigned char huge_str[] = {0x81, 0xa1, 'k', 0xdb, 0xff, 0xff, 0xff, 0xf0, 'x'};
+    assert_msgpack_error(huge_str, sizeof huge_str, 0,
+                         "mem: byte offset 0: malformed msgpack event: a string, binary or ext "
+                         "value of 4294967280 bytes (an event of at most 64 MiB holds fewer), at "
+                         "byte offset 3");
+    /* {"k": [[[[...1]]]] } 100 000 levels deep */
+    size_t depth = 100000;
+    unsigned char *deep = malloc(depth + 4);
+    cr_assert_not_null(deep);
+    memcpy(deep, "\x81\xa1k", 3);
+    memset(deep + 3, 0x91, depth);
+    deep[3 + depth] = 0x01;
+    assert_msgpack_error(deep, depth + 4, 0,
+                         "mem: byte offset 0: malformed msgpack event: nested deeper than 32 "
+                         "levels, at byte offset 34");
+    /* 32 levels (the map and 31 arrays) are fine */
+    deep[3 + 31] = 0x01;
+    weir_capture_reader *r = open_mem(deep, 3 + 31 + 1);
+    events e = {0};
+    cr_assert_eq(read_events(r, &e), WEIR_CAPTURE_END, "%s", weir_capture_reader_error(r));
+    cr_assert_eq(e.n, 1);
+    char want[128] = "{\"k\":";
+    for (int i = 0; i < 31; i++)
+        strcat(want, "[");
+    strcat(want, "1");
+    for (int i = 0; i < 31; i++)
+        strcat(want, "]");
+    strcat(want, "}");
+    cr_assert_str_eq(e.v[0], want);
+    weir_capture_reader_close(r);
+    events_free(&e);
+    free(deep);
+}
+
+/* An empty msgpack string has no bytes, and msgpack-c gives the first one of
+ * an event a NULL pointer: it prints as "" (UBSan, in the asan build, fails
+ * this on pointer arithmetic or a memcpy with NULL). */
+Test(diag_reader, an_empty_string_converts)
+{
+    static const unsigned char ev[] = {0x83, 0xa0, 0xa1, 'x', 0xa4, 'k', 'i', 'n',
+                                       'd', 0xa0, 0xa1, 't', 0xa0};
+    weir_capture_reader *r = open_mem(ev, sizeof ev);
+    events e = {0};
+    cr_assert_eq(read_events(r, &e), WEIR_CAPTURE_END, "%s", weir_capture_reader_error(r));
+    cr_assert_eq(e.n, 1);
+    cr_assert_str_eq(e.v[0], "{\"\":\"x\",\"kind\":\"\",\"t\":\"\"}");
+    weir_capture_reader_close(r);
+    events_free(&e);
 }

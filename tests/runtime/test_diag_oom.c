@@ -1,0 +1,134 @@
+/* test_diag_oom.c — memory running out while the diagnostic channel writes
+ * a capture is an error of the run ("out of memory", WEIR_ENOMEM), never an
+ * abort.
+ *
+ * The sinks build every event as msgpack and decode it again for the JSONL,
+ * memory and callback sinks; a failed allocation there (the packer's buffer
+ * that cannot grow, msgpack-c's zone) used to be taken for an event that
+ * does not decode, a broken invariant, and abort the process. Here the test
+ * binary puts its own malloc, calloc and realloc in front of the C library's
+ * (glibc lets a program interpose them, and weir, msgpack-c and jansson all
+ * allocate through them) and makes exactly the N-th allocation after the
+ * job is built fail, for every N until a run makes fewer than N: every run
+ * must then return 0 or fail with a message that says "out of memory", and
+ * a capture it claims (renamed into place) must be whole: valid, with the
+ * run's error in its summary if it failed.
+ *
+ * Not under the sanitizers: ASan and TSan own malloc there. The runs are
+ * small (one worker, the virtual clock, 80 records), so the loop stays
+ * within seconds; it is bounded by MAX_N and the test's timeout.
+ */
+#include <criterion/criterion.h>
+#include <stdatomic.h>
+
+#include "runtime/test_diag_support.h"
+
+#define MAX_N 20000
+
+#if !WEIR_TEST_SANITIZED
+void *__libc_malloc(size_t n);
+void *__libc_calloc(size_t n, size_t size);
+void *__libc_realloc(void *p, size_t n);
+
+/* 0: allocations succeed; k > 0: the k-th from now fails (then 0 again). */
+static _Atomic long fail_in;
+static _Atomic long allocations; /* counted while armed */
+
+static bool should_fail(void)
+{
+    if (atomic_load_explicit(&fail_in, memory_order_relaxed) == 0)
+        return false;
+    atomic_fetch_add(&allocations, 1);
+    long k = atomic_fetch_sub(&fail_in, 1);
+    if (k == 1) {
+        errno = ENOMEM; /* as the C library's would */
+        return true;
+    }
+    if (k <= 0)
+        atomic_store(&fail_in, 0); /* raced past the failure: disarm */
+    return false;
+}
+
+void *malloc(size_t n)
+{
+    return should_fail() ? NULL : __libc_malloc(n);
+}
+
+void *calloc(size_t n, size_t size)
+{
+    return should_fail() ? NULL : __libc_calloc(n, size);
+}
+
+void *realloc(void *p, size_t n)
+{
+    return should_fail() ? NULL : __libc_realloc(p, n);
+}
+
+/* A small keyed window job (the window operator of test_diag_support.h,
+ * which reports every window event kind) with a JSONL capture, an msgpack
+ * one and the memory sink: every sink's path. 0 or the run's error code;
+ * the message in why. */
+static int run_once(const char *dir, long n, weir_diag_memory *mem, char *why, size_t size)
+{
+    weir_job_config cfg = {.workers = 1,
+                           .clock = WEIR_CLOCK_VIRTUAL,
+                           .watermark_interval_ms = 10,
+                           .diag = {.level = WEIR_DIAG_STANDARD,
+                                    .throughput_interval_ms = 50,
+                                    .jsonl_path = td_path(dir, "c.jsonl"),
+                                    .msgpack_path = td_path(dir, "c.msgpack"),
+                                    .memory = mem}};
+    weir_job *job = tu_job(&cfg);
+    weir_generator_config g = {.partitions = 1, .keys = 3, .rate = 1000,
+                               .pace = WEIR_GEN_PACED, .count = 80, .disorder_ms = 10,
+                               .late_fraction = 0.1, .late_ms = 40, .seed = 7};
+    weir_stream *s = weir_source_generator(job, &g);
+    weir_timestamps_spec ts = {.strategy = weir_watermarks_bounded(10)};
+    s = weir_stream_assign_timestamps(s, &ts);
+    weir_stream *win = td_window(weir_stream_key_by(s, td_gen_keys()), "window", 1);
+    cr_assert_not_null(weir_sink_discard(win), "%s", weir_job_error(job));
+    atomic_store(&allocations, 0);
+    atomic_store(&fail_in, n);
+    int r = weir_job_run(job);
+    atomic_store(&fail_in, 0);
+    snprintf(why, size, "%s", weir_job_error(job));
+    weir_job_destroy(job);
+    return r;
+}
+#endif
+
+Test(diag_oom, a_failed_allocation_is_an_error_never_an_abort, .timeout = 240)
+{
+#if WEIR_TEST_SANITIZED
+    cr_skip_test("the sanitizers own malloc");
+#else
+    char *dir = td_tmpdir();
+    long failed = 0;
+    long n;
+    for (n = 1; n <= MAX_N; n++) {
+        weir_diag_memory *mem;
+        cr_assert_eq(weir_diag_memory_create(&mem), 0);
+        remove(td_path(dir, "c.jsonl"));
+        char why[1024];
+        int r = run_once(dir, n, mem, why, sizeof why);
+        long made = atomic_load(&allocations);
+        weir_diag_memory_destroy(mem);
+        if (r != 0) {
+            failed++;
+            cr_assert(strstr(why, "out of memory") || r == WEIR_ENOMEM,
+                      "allocation %ld failed: the run failed with %s: %s", n, weir_err_name(r),
+                      why);
+        }
+        /* a capture renamed into place is whole: a failed run's has its
+         * summary, with the error; one whose sink failed is removed */
+        if (td_exists(td_path(dir, "c.jsonl")))
+            td_assert_valid(dir, td_path(dir, "c.jsonl"));
+        if (made < n)
+            break; /* the run made fewer allocations: every one has failed once */
+    }
+    cr_assert_leq(n, MAX_N, "more than %d allocations in one small run", MAX_N);
+    cr_assert_gt(failed, 10, "only %ld runs failed: the allocator is not interposed", failed);
+    cr_log_info("%ld runs, %ld failed with out of memory", n, failed);
+    td_rmdir(dir);
+#endif
+}
