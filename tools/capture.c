@@ -9,15 +9,16 @@
  * All three read through the library's capture reader (weir/capture.h), which
  * detects the format and gives every event as one canonical JSON line; the
  * tool parses the lines with jansson. Nothing is written half-way: convert
- * writes OUT.partial and renames it only when every event is in (a bad input
- * removes it and leaves OUT as it was), and refuses a capture cut short (its
- * last event not the summary) unless asked with --partial; summary builds
+ * writes a regular OUT through a temporary file beside it and renames that
+ * only when every event is in (a bad input removes it and leaves OUT as it
+ * was; a device or a pipe is written in place), and refuses a capture cut
+ * short (its last event not the summary) unless asked with --partial; summary builds
  * its report in memory and prints it only for a capture that passed the
  * checks. Problems are printed as the reader prints its own, "FILE:LINE: ..."
- * or "FILE: byte offset N: ...", on stderr. Standard output is flushed and
- * closed before the exit, and a report or message that could not be written
- * there (a full disk, a closed pipe) is an error too. Exit status: 0 done, 1
- * a bad capture or an I/O error, 2 a usage error.
+ * or "FILE: byte offset N: ...", on stderr. A report or message that could
+ * not be written to standard output (a full disk, a closed pipe) is an error
+ * too (weir.c checks it for every command). Exit status: 0 done, 1 a bad
+ * capture or an I/O error, 2 a usage error.
  */
 #include "capture.h"
 
@@ -25,6 +26,8 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <weir.h>
 
@@ -56,15 +59,17 @@ static const char convert_help[] =
     "       weir capture convert --to chrome-trace IN OUT.json\n"
     "\n"
     "Writes the msgpack capture IN as JSONL: one JSON object per event and line,\n"
-    "byte for byte what the run would have written to a JSONL file. OUT is written\n"
-    "as OUT.partial and renamed when complete; if IN is truncated or malformed, or\n"
-    "cut short (its last event is not the summary, as when a file was cut between\n"
-    "two events), OUT.partial is removed, OUT is left as it was, and the exit\n"
-    "status is 1.\n"
+    "byte for byte what the run would have written to a JSONL file. A regular OUT\n"
+    "(or a new one) is written into a temporary file beside it, renamed over OUT\n"
+    "when complete; a symbolic link OUT is followed (the file it names is\n"
+    "replaced, the link stays); anything else (a device such as /dev/null, a pipe)\n"
+    "is written in place. If IN is malformed or cut short (its last event is not\n"
+    "the summary, as when the run writing it was stopped), the temporary file is\n"
+    "removed, OUT is left as it was, and the exit status is 1. IN and OUT must be\n"
+    "different files.\n"
     "\n"
-    "  --partial   convert a capture cut short between two events anyway (to look\n"
-    "              at what a run that never finished wrote); a cut in the middle\n"
-    "              of an event is still refused\n"
+    "  --partial   convert a capture cut short anyway, up to its last complete\n"
+    "              event (to look at what a run that never finished wrote)\n"
     "\n"
     "IN may be '-' for standard input. Events are converted, not checked: run\n"
     "'weir capture validate' for that.\n"
@@ -164,7 +169,11 @@ int cap_read(const char *path, cap_check *c, cap_visit_fn visit, void *arg, char
         if (!ev) {
             char where[1024];
             weir_capture_reader_where(r, where, sizeof where);
-            if (weir_capture_reader_format(r) == WEIR_CAPTURE_JSONL)
+            if (weir_capture_reader_cut(r))
+                snprintf(err, errsize,
+                         "%s: the capture was cut short in the middle of its last line (the "
+                         "writing process stopped)", where);
+            else if (weir_capture_reader_format(r) == WEIR_CAPTURE_JSONL)
                 snprintf(err, errsize, "%s:%d: not JSON: %s", where, je.column, je.text);
             else
                 snprintf(err, errsize, "%s: not JSON at column %d: %s", where, je.column, je.text);
@@ -223,45 +232,140 @@ static void kind_of(const char *json, size_t len, char *buf, size_t size)
     json_decref(ev);
 }
 
-/* OUT is written as OUT.partial and renamed only when complete: out_begin()
- * creates OUT.partial (NULL, with the message printed, when it cannot);
- * out_end() closes it and, if `ok` and everything was written, renames it to
- * OUT, else removes it. Either way it frees *tmp. True when OUT is in place. */
-static FILE *out_begin(const char *out, char **tmp)
+/* ---- convert's output ----------------------------------------------------- */
+
+/* Where convert writes OUT. A regular file, or one that does not exist yet,
+ * is written atomically: into a temporary file that mkstemp makes beside it
+ * (a fresh name, so it can be neither OUT nor the input, whatever they are
+ * called), renamed over it when complete and removed otherwise. A symbolic
+ * link is written through: the file it names is the one replaced, and the
+ * link stays. Anything else (a device such as /dev/null, a pipe) is written
+ * in place: renaming over it would replace the device node or the pipe with
+ * a regular file. A failure there leaves what was written. */
+typedef struct output {
+    const char *name; /* OUT as given, for messages */
+    char *path;       /* the file to end up with: OUT, or what its link names */
+    char *tmp;        /* the temporary file; NULL when writing in place */
+    FILE *f;
+} output;
+
+static int output_open(output *o, const char *out, const char *in)
 {
-    size_t n = strlen(out) + sizeof ".partial";
-    *tmp = malloc(n);
-    if (!*tmp) {
+    memset(o, 0, sizeof *o);
+    o->name = out;
+    struct stat in_st, st;
+    bool have_in = strcmp(in, "-") == 0 ? fstat(STDIN_FILENO, &in_st) == 0
+                                        : stat(in, &in_st) == 0;
+    bool exists = stat(out, &st) == 0; /* follows a link */
+    if (exists && have_in && st.st_dev == in_st.st_dev && st.st_ino == in_st.st_ino) {
+        fprintf(stderr, "%s: is the input too (convert writes a new file, not over its input)\n",
+                out);
+        return -1;
+    }
+    if (exists && S_ISDIR(st.st_mode)) {
+        fprintf(stderr, "%s: cannot write: %s\n", out, strerror(EISDIR));
+        return -1;
+    }
+    if (exists && !S_ISREG(st.st_mode)) {
+        o->f = fopen(out, "wb");
+        if (!o->f) {
+            fprintf(stderr, "%s: cannot open: %s\n", out, strerror(errno));
+            return -1;
+        }
+        return 0;
+    }
+    /* a link to a file: replace the file it names. A dangling link has
+     * nothing to resolve (realpath fails): it is written in place, which
+     * creates the file it names. */
+    struct stat lst;
+    if (lstat(out, &lst) == 0 && S_ISLNK(lst.st_mode)) {
+        o->path = exists ? realpath(out, NULL) : NULL;
+        if (!o->path) {
+            o->f = fopen(out, "wb");
+            if (!o->f) {
+                fprintf(stderr, "%s: cannot open: %s\n", out, strerror(errno));
+                return -1;
+            }
+            return 0;
+        }
+    } else {
+        o->path = strdup(out);
+    }
+    static const char suffix[] = ".partial.XXXXXX";
+    size_t n = o->path ? strlen(o->path) + sizeof suffix : 0;
+    o->tmp = o->path ? malloc(n) : NULL;
+    if (!o->tmp) {
         fprintf(stderr, "weir capture convert: out of memory\n");
-        return NULL;
+        return -1;
     }
-    snprintf(*tmp, n, "%s.partial", out);
-    FILE *f = fopen(*tmp, "wb");
-    if (!f) {
-        fprintf(stderr, "%s: cannot create: %s\n", *tmp, strerror(errno));
-        free(*tmp);
-        *tmp = NULL;
+    snprintf(o->tmp, n, "%s%s", o->path, suffix);
+    int fd = mkstemp(o->tmp);
+    if (fd < 0) {
+        fprintf(stderr, "%s: cannot create a temporary file beside it: %s\n", out,
+                strerror(errno));
+        free(o->tmp);
+        o->tmp = NULL;
+        return -1;
     }
-    return f;
+    /* mkstemp makes it 0600: give it what OUT had, or what a new file gets */
+    mode_t mode;
+    if (exists) {
+        mode = st.st_mode & 07777;
+    } else {
+        mode_t mask = umask(0);
+        umask(mask);
+        mode = 0666 & ~mask;
+    }
+    struct stat tmp_st;
+    bool same = have_in && fstat(fd, &tmp_st) == 0 && tmp_st.st_dev == in_st.st_dev &&
+                tmp_st.st_ino == in_st.st_ino;
+    if (same || fchmod(fd, mode) != 0 || !(o->f = fdopen(fd, "wb"))) {
+        if (same)
+            fprintf(stderr, "%s: the temporary file is the input\n", o->tmp);
+        else
+            fprintf(stderr, "%s: cannot create: %s\n", o->tmp, strerror(errno));
+        close(fd);
+        if (!same)
+            unlink(o->tmp);
+        return -1;
+    }
+    return 0;
 }
 
-static bool out_end(FILE *f, char *tmp, const char *out, bool ok)
+/* The name write errors go under: the file being written. */
+static const char *output_file(const output *o)
 {
-    if (ok && (fflush(f) != 0 || ferror(f))) {
-        fprintf(stderr, "%s: cannot write: %s\n", tmp, strerror(errno ? errno : EIO));
-        ok = false;
+    return o->tmp ? o->tmp : o->name;
+}
+
+/* Closes the output; when ok, the temporary file becomes OUT. Returns
+ * whether everything got there. */
+static bool output_close(output *o, bool ok)
+{
+    if (o->f) {
+        errno = 0;
+        if (ok && (fflush(o->f) != 0 || ferror(o->f))) {
+            fprintf(stderr, "%s: cannot write: %s\n", output_file(o),
+                    strerror(errno ? errno : EIO));
+            ok = false;
+        }
+        if (fclose(o->f) != 0 && ok) {
+            fprintf(stderr, "%s: cannot write: %s\n", output_file(o), strerror(errno));
+            ok = false;
+        }
+        o->f = NULL;
     }
-    if (fclose(f) != 0 && ok) {
-        fprintf(stderr, "%s: cannot write: %s\n", tmp, strerror(errno));
-        ok = false;
+    if (o->tmp) {
+        if (ok && rename(o->tmp, o->path) != 0) {
+            fprintf(stderr, "%s: cannot rename to %s: %s\n", o->tmp, o->path, strerror(errno));
+            ok = false;
+        }
+        if (!ok)
+            unlink(o->tmp);
     }
-    if (ok && rename(tmp, out) != 0) {
-        fprintf(stderr, "%s: cannot rename to %s: %s\n", tmp, out, strerror(errno));
-        ok = false;
-    }
-    if (!ok)
-        remove(tmp);
-    free(tmp);
+    free(o->tmp);
+    free(o->path);
+    o->tmp = o->path = NULL;
     return ok;
 }
 
@@ -269,23 +373,26 @@ static bool out_end(FILE *f, char *tmp, const char *out, bool ok)
  * checks it) as the Trace Event Format (capture_chrome_trace.c). */
 static int convert_chrome_trace(const char *in, const char *out)
 {
-    char *tmp;
-    FILE *f = out_begin(out, &tmp);
-    if (!f)
+    output o;
+    if (output_open(&o, out, in)) {
+        output_close(&o, false);
         return 1;
+    }
     char err[ERRSIZE];
-    bool ok = cap_chrome_trace(in, f, err, sizeof err) == 0;
+    bool ok = cap_chrome_trace(in, o.f, err, sizeof err) == 0;
     if (!ok)
         fprintf(stderr, "%s\n", err);
-    else if (ferror(f)) {
-        fprintf(stderr, "%s: cannot write: %s\n", tmp, strerror(errno ? errno : EIO));
+    else if (ferror(o.f)) {
+        fprintf(stderr, "%s: cannot write: %s\n", output_file(&o), strerror(errno ? errno : EIO));
         ok = false;
     }
-    if (!out_end(f, tmp, out, ok))
+    if (!output_close(&o, ok))
         return 1;
     printf("converted %s to a chrome trace in %s\n", in, out);
     return 0;
 }
+
+/* ---- convert -------------------------------------------------------------- */
 
 static int convert(const char *in, const char *out, bool partial)
 {
@@ -300,9 +407,9 @@ static int convert(const char *in, const char *out, bool partial)
         weir_capture_reader_close(r);
         return 1;
     }
-    char *tmp;
-    FILE *f = out_begin(out, &tmp);
-    if (!f) {
+    output o;
+    if (output_open(&o, out, in)) {
+        output_close(&o, false);
         weir_capture_reader_close(r);
         return 1;
     }
@@ -315,15 +422,18 @@ static int convert(const char *in, const char *out, bool partial)
         const char *line;
         size_t len;
         int e = weir_capture_reader_next(r, &line, &len);
+        if (e < 0 && weir_capture_reader_cut(r) && partial)
+            break; /* what is complete is in */
         if (e < 0) {
-            fprintf(stderr, "%s\n", weir_capture_reader_error(r));
+            fprintf(stderr, "%s%s\n", weir_capture_reader_error(r),
+                    weir_capture_reader_cut(r) ? "; --partial reads what is complete" : "");
             ok = false;
             break;
         }
         if (e == WEIR_CAPTURE_END)
             break;
-        if (fwrite(line, 1, len, f) != len || fputc('\n', f) == EOF) {
-            fprintf(stderr, "%s: cannot write: %s\n", tmp, strerror(errno));
+        if (fwrite(line, 1, len, o.f) != len || fputc('\n', o.f) == EOF) {
+            fprintf(stderr, "%s: cannot write: %s\n", output_file(&o), strerror(errno));
             ok = false;
             break;
         }
@@ -355,7 +465,7 @@ static int convert(const char *in, const char *out, bool partial)
         }
     }
     free(last);
-    ok = out_end(f, tmp, out, ok);
+    ok = output_close(&o, ok);
     if (ok)
         printf("converted %" PRId64 " events to %s%s\n", events, out,
                partial ? " (--partial: it may be cut short)" : "");
@@ -431,24 +541,6 @@ static int args(int argc, char **argv, int want, const char *help, const char *c
     return -1;
 }
 
-/* Standard output is where the report or the message goes: when it did not
- * get there (a full disk, a closed pipe), the command failed. */
-static int close_stdout(int status)
-{
-    errno = 0;
-    bool bad = fflush(stdout) != 0 || ferror(stdout);
-    int err = errno;
-    if (fclose(stdout) != 0 && !bad) {
-        bad = true;
-        err = errno;
-    }
-    if (!bad)
-        return status;
-    fprintf(stderr, "weir capture: cannot write to standard output: %s\n",
-            strerror(err ? err : EIO));
-    return status ? status : 1;
-}
-
 /* convert's `--to FORMAT` (or `--to=FORMAT`), taken out of argv: FORMAT is
  * "jsonl" (the default) or "chrome-trace". -1 when fine, else the exit status. */
 static int take_to(int *argc, char **argv, const char **to)
@@ -478,14 +570,7 @@ static int take_to(int *argc, char **argv, const char **to)
     return -1;
 }
 
-static int capture_command(int argc, char **argv);
-
 int weir_capture_main(int argc, char **argv)
-{
-    return close_stdout(capture_command(argc, argv));
-}
-
-static int capture_command(int argc, char **argv)
 {
     if (argc < 2) {
         fputs(usage_text, stderr);

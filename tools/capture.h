@@ -17,8 +17,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-/* `weir capture ARGS...`: argv[0] is "capture". Returns the exit status,
- * after flushing and closing standard output (not writable: status 1). */
+/* `weir capture ARGS...`: argv[0] is "capture". Returns the exit status. */
 int weir_capture_main(int argc, char **argv);
 
 typedef enum cap_accounting {

@@ -135,6 +135,21 @@ static int get_count(cap_check *c, const json_t *o, const char *what, const char
     return get_int(c, o, what, key, 0, INT64_MAX, out);
 }
 
+/* Counts are in 0..INT64_MAX, and sums of them are checked: a sum that
+ * wrapped could come back to the number it is compared with (in 5 = out MAX
+ * + filtered MAX + 7). Adds v to *sum; false when the sum passes INT64_MAX. */
+static bool count_add(int64_t *sum, int64_t v)
+{
+    return !__builtin_add_overflow(*sum, v, sum);
+}
+
+/* a + b + c + d of counts, or -1 when it passes INT64_MAX. */
+static int64_t count_sum4(int64_t a, int64_t b, int64_t c, int64_t d)
+{
+    int64_t sum = a;
+    return count_add(&sum, b) && count_add(&sum, c) && count_add(&sum, d) ? sum : -1;
+}
+
 static int get_str(cap_check *c, const json_t *o, const char *what, const char *key,
                    const char **out)
 {
@@ -545,8 +560,9 @@ static int check_throughput(cap_check *c, const json_t *ev, const char *what)
     int64_t max_ts;
     if (c->version >= 2 && get_ts(c, ev, what, "max_ts", &max_ts))
         return -1;
-    op->tp_in[s] += in;
-    op->tp_out[s] += out;
+    if (!count_add(&op->tp_in[s], in) || !count_add(&op->tp_out[s], out))
+        return bad(c, "%s: the throughput events of \"%s\" subtask %d add up to more than %" PRId64
+                      " records", what, op->name, s, INT64_MAX);
     return 0;
 }
 
@@ -710,6 +726,16 @@ static int check_summary_entry(cap_check *c, const json_t *o, size_t i)
                : 0;
 }
 
+/* A count_sum4 result as text: the number, or "more than INT64_MAX". */
+static const char *sum_text(int64_t sum, char buf[32])
+{
+    if (sum < 0)
+        snprintf(buf, 32, "more than %" PRId64, INT64_MAX);
+    else
+        snprintf(buf, 32, "%" PRId64, sum);
+    return buf;
+}
+
 /* The identity of the operator's accounting class (docs/CAPTURE.md). */
 static int check_identity(cap_check *c, const cap_op *op, int s)
 {
@@ -722,23 +748,23 @@ static int check_identity(cap_check *c, const cap_op *op, int s)
                        what, op->name, s, k->in);
         break;
     case CAP_ACCT_ONE_TO_ONE: {
-        int64_t sum = k->out + k->filtered + k->late_dropped + k->late_side;
+        int64_t sum = count_sum4(k->out, k->filtered, k->late_dropped, k->late_side);
         if (k->in != sum)
             return bad(c, "%s: the counters of \"%s\" subtask %d do not add up (one_to_one: in %" PRId64
                           " != out %" PRId64 " + filtered %" PRId64 " + late_dropped %" PRId64
-                          " + late_side %" PRId64 " = %" PRId64 ")",
+                          " + late_side %" PRId64 " = %s)",
                        what, op->name, s, k->in, k->out, k->filtered, k->late_dropped,
-                       k->late_side, sum);
+                       k->late_side, sum_text(sum, (char[32]){0}));
         break;
     }
     case CAP_ACCT_WINDOW: {
-        int64_t sum = k->absorbed + k->filtered + k->late_dropped + k->late_side;
+        int64_t sum = count_sum4(k->absorbed, k->filtered, k->late_dropped, k->late_side);
         if (k->in != sum)
             return bad(c, "%s: the counters of \"%s\" subtask %d do not add up (window: in %" PRId64
                           " != absorbed %" PRId64 " + filtered %" PRId64 " + late_dropped %" PRId64
-                          " + late_side %" PRId64 " = %" PRId64 ")",
+                          " + late_side %" PRId64 " = %s)",
                        what, op->name, s, k->in, k->absorbed, k->filtered, k->late_dropped,
-                       k->late_side, sum);
+                       k->late_side, sum_text(sum, (char[32]){0}));
         if (k->late_side != k->side_out)
             return bad(c, "%s: the counters of \"%s\" subtask %d do not add up (window: late_side %" PRId64
                           " != side_out %" PRId64 ")",
@@ -773,14 +799,22 @@ static int check_flow(cap_check *c, int to)
             return 0;
         nedges++;
         const cap_op *from = &c->ops[e->from];
-        for (int s = 0; s < from->parallelism; s++)
-            sent += from->cnt[s].out * (e->part == CAP_BROADCAST ? op->parallelism : 1);
+        int64_t times = e->part == CAP_BROADCAST ? op->parallelism : 1;
+        for (int s = 0; s < from->parallelism; s++) {
+            int64_t n;
+            if (__builtin_mul_overflow(from->cnt[s].out, times, &n) || !count_add(&sent, n))
+                return bad(c, "summary event: the inputs of \"%s\" sent it more than %" PRId64
+                              " records", op->name, INT64_MAX);
+        }
     }
     if (nedges == 0)
         return 0;
     int64_t in = 0;
-    for (int s = 0; s < op->parallelism; s++)
-        in += op->cnt[s].in;
+    for (int s = 0; s < op->parallelism; s++) {
+        if (!count_add(&in, op->cnt[s].in))
+            return bad(c, "summary event: \"%s\" took in more than %" PRId64 " records", op->name,
+                       INT64_MAX);
+    }
     if (in != sent)
         return bad(c, "summary event: \"%s\" took in %" PRId64 " records, but its inputs sent it %" PRId64,
                    op->name, in, sent);

@@ -3,7 +3,14 @@
  *   weir script FILE|-      run one operator on a scripted input (SCRIPT.md)
  *   weir demo [--out DIR]   the flagship watermark experiments
  *   weir capture ...        convert, validate and summarize captures
+ *
+ * Whatever the command, what it wrote to standard output must have got
+ * there: standard output is flushed and closed before the exit, and a write
+ * that failed (a full disk, a closed pipe, `> /dev/full`) is exit status 1
+ * with the reason on stderr, even when the command itself succeeded.
  */
+#include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -27,10 +34,26 @@ static int usage(FILE *out)
     return out == stdout ? 0 : 2;
 }
 
-int main(int argc, char **argv)
+/* Flushes and closes standard output: the command's status, or 1 when
+ * something written there was lost. `who` names the command in the message
+ * ("weir capture"). */
+static int close_stdout(const char *who, int status)
 {
-    if (argc < 2)
-        return usage(stderr);
+    errno = 0;
+    bool bad = fflush(stdout) != 0 || ferror(stdout);
+    int err = errno;
+    if (fclose(stdout) != 0 && !bad) {
+        bad = true;
+        err = errno;
+    }
+    if (!bad)
+        return status;
+    fprintf(stderr, "%s: cannot write to standard output: %s\n", who, strerror(err ? err : EIO));
+    return status ? status : 1;
+}
+
+static int command(int argc, char **argv)
+{
     const char *cmd = argv[1];
     if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0)
         return usage(stdout);
@@ -42,4 +65,15 @@ int main(int argc, char **argv)
         return weir_capture_main(argc - 1, argv + 1);
     fprintf(stderr, "weir: unknown command '%s'\n", cmd);
     return usage(stderr);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2)
+        return usage(stderr);
+    const char *cmd = argv[1];
+    char who[64] = "weir";
+    if (strcmp(cmd, "script") == 0 || strcmp(cmd, "demo") == 0 || strcmp(cmd, "capture") == 0)
+        snprintf(who, sizeof who, "weir %s", cmd);
+    return close_stdout(who, command(argc, argv));
 }

@@ -481,21 +481,32 @@ Test(capture, a_truncated_msgpack_capture_is_refused_and_nothing_is_written, .ti
     while ((e = weir_capture_reader_next(r, &json, NULL)) == WEIR_CAPTURE_EVENT)
         ;
     cr_assert_eq(e, WEIR_EFORMAT);
-    char want[600];
-    snprintf(want, sizeof want, "cut.msgpack: byte offset %lld: truncated msgpack event\n",
+    char want[600], want_convert[700];
+    snprintf(want, sizeof want,
+             "cut.msgpack: byte offset %lld: the capture was cut short in the middle of an event "
+             "(the writing process stopped)",
              (long long)weir_capture_reader_offset(r));
+    cr_assert(weir_capture_reader_cut(r));
     weir_capture_reader_close(r);
+    snprintf(want_convert, sizeof want_convert, "%s; --partial reads what is complete\n", want);
+    strcat(want, "\n");
     assert_refused(dir, "cut.msgpack", want, false);
     /* convert: no output, and an existing one keeps what it had */
     td_write(td_path(dir, "old.jsonl"), "old\n", 4);
-    assert_fails(run(dir, "capture convert cut.msgpack old.jsonl"), want, false);
-    assert_fails(run(dir, "capture convert cut.msgpack new.jsonl"), want, false);
+    assert_fails(run(dir, "capture convert cut.msgpack old.jsonl"), want_convert, false);
+    assert_fails(run(dir, "capture convert cut.msgpack new.jsonl"), want_convert, false);
     char *old = td_read(td_path(dir, "old.jsonl"), NULL);
     cr_assert_str_eq(old, "old\n");
     free(old);
     cr_assert(!td_exists(td_path(dir, "new.jsonl")));
-    cr_assert(!td_exists(td_path(dir, "new.jsonl.partial")));
-    cr_assert(!td_exists(td_path(dir, "old.jsonl.partial")));
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "ls -A '%s' | grep -c partial", dir);
+    FILE *p = popen(cmd, "r");
+    cr_assert_not_null(p);
+    int n = -1;
+    cr_assert_eq(fscanf(p, "%d", &n), 1);
+    pclose(p);
+    cr_assert_eq(n, 0, "a temporary file was left behind");
     td_rmdir(dir);
 }
 
@@ -969,5 +980,246 @@ Test(capture, usage_and_help)
     cr_assert_eq(c.status, 0);
     tu_assert_contains(c.out, "  capture ", "  script ");
     cli_free(&c);
+    td_rmdir(dir);
+}
+
+/* ---- where convert writes ------------------------------------------------- */
+
+/* A symbolic link OUT is written through: the file it names gets the JSONL
+ * and the link stays a link. A pipe OUT is written in place: renaming a
+ * regular file over it would leave the reader waiting on a pipe that is no
+ * longer there (and, as root, `convert x /dev/null` replaced the device). */
+Test(capture, convert_writes_through_a_link_and_into_a_pipe, .timeout = 60)
+{
+    char *dir = td_tmpdir();
+    window_capture(dir, "c", WEIR_DIAG_STANDARD);
+    char *want = td_read(td_path(dir, "c.jsonl"), NULL);
+    cr_assert_eq(symlink("target.jsonl", td_path(dir, "link.jsonl")), 0);
+    td_write(td_path(dir, "target.jsonl"), "old\n", 4);
+    cli c = run(dir, "capture convert c.msgpack link.jsonl");
+    cr_assert_eq(c.status, 0, "%s", c.err);
+    cli_free(&c);
+    struct stat st;
+    cr_assert_eq(lstat(td_path(dir, "link.jsonl"), &st), 0);
+    cr_assert(S_ISLNK(st.st_mode), "link.jsonl was replaced by a file");
+    char *got = td_read(td_path(dir, "target.jsonl"), NULL);
+    cr_assert_str_eq(got, want);
+    free(got);
+    /* a link to a file not there yet: the file is made */
+    cr_assert_eq(symlink("new-target.jsonl", td_path(dir, "dangling.jsonl")), 0);
+    c = run(dir, "capture convert c.msgpack dangling.jsonl");
+    cr_assert_eq(c.status, 0, "%s", c.err);
+    cli_free(&c);
+    got = td_read(td_path(dir, "new-target.jsonl"), NULL);
+    cr_assert_str_eq(got, want);
+    free(got);
+    /* a pipe, read by a cat in the background (bounded: it ends when the
+     * writer closes, or after 20 s if none ever opens the pipe) */
+    cr_assert_eq(mkfifo(td_path(dir, "pipe"), 0600), 0);
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd,
+             "cd '%s' && { timeout 20 cat pipe > piped.jsonl & timeout 20 '%s' capture convert "
+             "c.msgpack pipe >/dev/null; r=$?; wait; exit $r; }",
+             dir, WEIR);
+    int status = system(cmd);
+    cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "convert into a pipe failed");
+    cr_assert_eq(stat(td_path(dir, "pipe"), &st), 0);
+    cr_assert(S_ISFIFO(st.st_mode), "the pipe was replaced by a file");
+    got = td_read(td_path(dir, "piped.jsonl"), NULL);
+    cr_assert_str_eq(got, want);
+    free(got);
+    free(want);
+    td_rmdir(dir);
+}
+
+/* The name a killed run leaves behind (NAME.partial) converted to NAME: the
+ * temporary file convert writes cannot be its input, nor anything else that
+ * is there (mkstemp makes a new name), and IN as OUT is refused. */
+Test(capture, convert_never_writes_over_its_input_or_a_file_it_did_not_make, .timeout = 60)
+{
+    char *dir = td_tmpdir();
+    window_capture(dir, "c", WEIR_DIAG_STANDARD);
+    size_t size;
+    char *mp = td_read(td_path(dir, "c.msgpack"), &size);
+    td_write(td_path(dir, "run.msgpack.partial"), mp, size);
+    cli c = run(dir, "capture convert --partial run.msgpack.partial run.msgpack");
+    cr_assert_eq(c.status, 0, "%s", c.err);
+    cli_free(&c);
+    size_t after;
+    char *kept = td_read(td_path(dir, "run.msgpack.partial"), &after);
+    cr_assert(after == size && memcmp(kept, mp, size) == 0, "the input was changed");
+    free(kept);
+    char *want = td_read(td_path(dir, "c.jsonl"), NULL);
+    char *got = td_read(td_path(dir, "run.msgpack"), NULL);
+    cr_assert_str_eq(got, want);
+    free(got);
+    /* a file called OUT.partial is someone else's: left alone */
+    td_write(td_path(dir, "out.jsonl.partial"), "mine\n", 5);
+    c = run(dir, "capture convert c.msgpack out.jsonl");
+    cr_assert_eq(c.status, 0, "%s", c.err);
+    cli_free(&c);
+    got = td_read(td_path(dir, "out.jsonl.partial"), NULL);
+    cr_assert_str_eq(got, "mine\n");
+    free(got);
+    /* IN as OUT, directly or through a link */
+    cr_assert_eq(symlink("c.msgpack", td_path(dir, "alias")), 0);
+    assert_fails(run(dir, "capture convert c.msgpack c.msgpack"),
+                 "c.msgpack: is the input too (convert writes a new file, not over its input)\n",
+                 false);
+    assert_fails(run(dir, "capture convert c.msgpack alias"),
+                 "alias: is the input too (convert writes a new file, not over its input)\n",
+                 false);
+    kept = td_read(td_path(dir, "c.msgpack"), &after);
+    cr_assert(after == size && memcmp(kept, mp, size) == 0, "the input was changed");
+    free(kept);
+    free(want);
+    free(mp);
+    /* no temporary file was left behind */
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "ls -A '%s' | grep -c partial", dir);
+    FILE *p = popen(cmd, "r");
+    cr_assert_not_null(p);
+    int n = -1;
+    cr_assert_eq(fscanf(p, "%d", &n), 1);
+    pclose(p);
+    cr_assert_eq(n, 2, "temporary files left behind"); /* run.msgpack.partial, out.jsonl.partial */
+    td_rmdir(dir);
+}
+
+/* ---- counters near INT64_MAX ---------------------------------------------- */
+
+/* Sums of counters are checked: in 5 = out MAX + filtered MAX + 7 holds in
+ * wrapping arithmetic (signed overflow, undefined behaviour) and must not
+ * pass. */
+Test(capture, counters_whose_sum_overflows_do_not_add_up, .timeout = 60)
+{
+    char *dir = td_tmpdir();
+    window_capture(dir, "c", WEIR_DIAG_STANDARD);
+    lines l = read_lines(td_path(dir, "c.jsonl"));
+    json_t *sum = td_json(l.v[l.n - 1]);
+    json_t *ops = json_object_get(sum, "operators");
+    json_t *one = NULL;
+    for (size_t i = 0; i < json_array_size(ops) && !one; i++) {
+        json_t *o = json_array_get(ops, i);
+        if (strcmp(td_str(o, "accounting"), "one_to_one") == 0)
+            one = o;
+    }
+    cr_assert_not_null(one, "no one_to_one operator in the window job");
+    json_object_set_new(one, "in", json_integer(5));
+    json_object_set_new(one, "out", json_integer(INT64_MAX));
+    json_object_set_new(one, "filtered", json_integer(INT64_MAX));
+    json_object_set_new(one, "late_dropped", json_integer(7));
+    json_object_set_new(one, "late_side", json_integer(0));
+    char want[512];
+    snprintf(want, sizeof want,
+             "bad.jsonl:%zu: summary event: the counters of \"%s\" subtask %lld do not add up "
+             "(one_to_one: in 5 != out 9223372036854775807 + filtered 9223372036854775807 + "
+             "late_dropped 7 + late_side 0 = more than 9223372036854775807)\n",
+             l.n, td_str(one, "op"), (long long)td_int(one, "subtask"));
+    replace_line(&l, l.n - 1, sum);
+    write_lines(td_path(dir, "bad.jsonl"), &l);
+    assert_refused(dir, "bad.jsonl", want, false);
+    json_decref(sum);
+    free_lines(&l);
+    td_rmdir(dir);
+}
+
+/* ---- captures cut by a kill ----------------------------------------------- */
+
+/* A killed run leaves a JSONL capture whose last line stops in the middle: it
+ * was cut short, which is what the message says (not "not JSON"). */
+Test(capture, a_jsonl_capture_cut_in_a_line_says_it_was_cut_short, .timeout = 60)
+{
+    char *dir = td_tmpdir();
+    window_capture(dir, "c", WEIR_DIAG_STANDARD);
+    lines l = read_lines(td_path(dir, "c.jsonl"));
+    FILE *f = fopen(td_path(dir, "cut.jsonl"), "wb");
+    cr_assert_not_null(f);
+    for (size_t i = 0; i < 5; i++)
+        fprintf(f, "%s\n", l.v[i]);
+    fprintf(f, "%.*s", (int)strlen(l.v[5]) / 2, l.v[5]);
+    cr_assert_eq(fclose(f), 0);
+    assert_refused(dir, "cut.jsonl",
+                   "cut.jsonl:6: the capture was cut short in the middle of its last line (the "
+                   "writing process stopped)\n",
+                   false);
+    /* a last line that is not JSON but ends with its newline is no cut */
+    f = fopen(td_path(dir, "bad.jsonl"), "ab");
+    cr_assert_not_null(f);
+    for (size_t i = 0; i < 5; i++)
+        fprintf(f, "%s\n", l.v[i]);
+    fprintf(f, "%.*s\n", (int)strlen(l.v[5]) / 2, l.v[5]);
+    cr_assert_eq(fclose(f), 0);
+    assert_refused(dir, "bad.jsonl", "bad.jsonl:6:", true);
+    cli c = run(dir, "capture validate bad.jsonl");
+    cr_assert(strstr(c.err, "not JSON"), "%s", c.err);
+    cli_free(&c);
+    free_lines(&l);
+    td_rmdir(dir);
+}
+
+/* A msgpack capture cut in the middle of an event: convert says so and
+ * points at --partial, which converts every event before the cut. */
+Test(capture, convert_partial_reads_what_is_complete_of_a_capture_cut_in_an_event, .timeout = 60)
+{
+    char *dir = td_tmpdir();
+    window_capture(dir, "c", WEIR_DIAG_STANDARD);
+    size_t size, n;
+    char *data = td_read(td_path(dir, "c.msgpack"), &size);
+    size_t *off = msgpack_offsets(data, size, &n);
+    cr_assert_gt(n, 10);
+    /* cut in the middle of the 10th event */
+    td_write(td_path(dir, "cut.msgpack"), data, off[9] + (off[10] - off[9]) / 2);
+    char want[512];
+    snprintf(want, sizeof want,
+             "cut.msgpack: byte offset %zu: the capture was cut short in the middle of an event "
+             "(the writing process stopped); --partial reads what is complete\n",
+             off[9]);
+    assert_fails(run(dir, "capture convert cut.msgpack out.jsonl"), want, false);
+    cr_assert(!td_exists(td_path(dir, "out.jsonl")));
+    cli c = run(dir, "capture convert --partial cut.msgpack out.jsonl");
+    cr_assert_eq(c.status, 0, "%s", c.err);
+    cr_assert_str_eq(c.out, "converted 9 events to out.jsonl (--partial: it may be cut short)\n");
+    cli_free(&c);
+    lines l = read_lines(td_path(dir, "c.jsonl"));
+    lines m = read_lines(td_path(dir, "out.jsonl"));
+    cr_assert_eq(m.n, 9);
+    for (size_t i = 0; i < m.n; i++)
+        cr_assert_str_eq(m.v[i], l.v[i]);
+    free_lines(&m);
+    free_lines(&l);
+    free(off);
+    free(data);
+    td_rmdir(dir);
+}
+
+/* ---- standard output ------------------------------------------------------ */
+
+/* Every command's output that could not be written is exit status 1 with
+ * the reason, not a silent 0. */
+Test(capture, every_command_fails_when_its_output_cannot_be_written, .timeout = 120)
+{
+    cr_assert(td_exists("/dev/full"));
+    char *dir = td_tmpdir();
+    td_write(td_path(dir, "s.weir"), "op passthrough\nrec 0 5\n", 23);
+    static const struct {
+        const char *args, *who;
+    } cmds[] = {
+        {"--help", "weir"},
+        {"script s.weir", "weir script"},
+        {"script --help", "weir script"},
+        {"demo --out d", "weir demo"},
+        {"demo --help", "weir demo"},
+    };
+    for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
+        cli c = run_to(dir, "/dev/full", "%s", cmds[i].args);
+        char want[128];
+        /* the reason is ENOSPC, or EIO when a write the command made before
+         * the final flush lost it */
+        snprintf(want, sizeof want, "%s: cannot write to standard output: ", cmds[i].who);
+        cr_assert_eq(c.status, 1, "%s: exit status %d", cmds[i].args, c.status);
+        cr_assert(strstr(c.err, want), "%s: stderr: %s", cmds[i].args, c.err);
+        cli_free(&c);
+    }
     td_rmdir(dir);
 }
