@@ -18,6 +18,7 @@
 #include "weir/state.h"
 #include "weir/stream.h"
 #include "weir/time.h"
+#include "weir/version.h"
 #include "weir/window.h"
 
 #endif

@@ -24,6 +24,7 @@
 #include "task.h"
 #include "weir/error.h"
 #include "weir/time.h"
+#include "weir/version.h"
 
 static void pk_str(msgpack_packer *pk, const char *s)
 {
@@ -467,9 +468,11 @@ void weir__diag_pack_job(struct weir__diag *d)
     const weir_job_config *c = &job->cfg;
     msgpack_packer *pk = &d->pk;
     msgpack_sbuffer_clear(&d->sbuf);
-    msgpack_pack_map(pk, 6);
+    msgpack_pack_map(pk, 7);
     kv_str(pk, "kind", "job");
     kv_int(pk, "version", WEIR_CAPTURE_VERSION);
+    /* which weir wrote it: the library's own version (weir/version.h) */
+    kv_str(pk, "weir_version", weir_version());
     kv_int(pk, "t", 0);
     pk_str(pk, "operators");
     msgpack_pack_array(pk, (size_t)g->nnodes);

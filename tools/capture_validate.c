@@ -416,6 +416,11 @@ static int check_job(cap_check *c, const json_t *ev)
         return bad(c, "job event: capture version %" PRId64 "; this weir reads versions 1 and 2",
                    version);
     c->version = (int)version;
+    /* which weir wrote it: optional (captures written before weir 0.1.0
+     * lack it), a string when present */
+    const char *writer;
+    if (json_object_get(ev, "weir_version") && get_str(c, ev, what, "weir_version", &writer))
+        return -1;
     if (get_typed(c, ev, what, "operators", JSON_ARRAY, &ops) ||
         get_typed(c, ev, what, "edges", JSON_ARRAY, &edges) ||
         get_typed(c, ev, what, "settings", JSON_OBJECT, &settings))

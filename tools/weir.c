@@ -3,6 +3,8 @@
  *   weir script FILE|-      run one operator on a scripted input (SCRIPT.md)
  *   weir demo [--out DIR]   the flagship watermark experiments
  *   weir capture ...        convert, validate and summarize captures
+ *   weir --version          the version of weir (the library's, and the
+ *                           headers' if they differ)
  *
  * Whatever the command, what it wrote to standard output must have got
  * there: standard output is flushed and closed before the exit, and a write
@@ -30,7 +32,8 @@ static int usage(FILE *out)
                  "  capture ...       convert, validate and summarize captures (convert IN OUT,\n"
                  "                    validate FILE, summary FILE)\n"
                  "\n"
-                 "Run 'weir COMMAND --help' for a command's options.\n");
+                 "Run 'weir COMMAND --help' for a command's options; 'weir --version' prints\n"
+                 "weir's version.\n");
     return out == stdout ? 0 : 2;
 }
 
@@ -57,6 +60,16 @@ static int command(int argc, char **argv)
     const char *cmd = argv[1];
     if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0)
         return usage(stdout);
+    if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "version") == 0) {
+        /* The library it runs with may be newer than the one it was built
+         * against (another libweir.so of the same ABI): say both then. */
+        const char *lib = weir_version();
+        if (strcmp(lib, WEIR_VERSION_STRING) == 0)
+            printf("weir %s\n", lib);
+        else
+            printf("weir %s (built with weir %s)\n", lib, WEIR_VERSION_STRING);
+        return 0;
+    }
     if (strcmp(cmd, "script") == 0)
         return weir_script_main(argc - 1, argv + 1);
     if (strcmp(cmd, "demo") == 0)

@@ -490,6 +490,29 @@ Test(diag, the_job_event_says_the_workers_started_and_the_ring_it_got)
     cr_assert_eq(weir_job_config_check(&cfg, why, sizeof why), WEIR_EINVAL);
 }
 
+Test(diag, the_job_event_names_the_weir_that_wrote_it)
+{
+    weir_diag_memory *mem;
+    cr_assert_eq(weir_diag_memory_create(&mem), 0);
+    weir_job_config cfg = {.workers = 1, .diag = {.memory = mem, .level = WEIR_DIAG_SUMMARY}};
+    weir_job *job = tu_job(&cfg);
+    static uint64_t vals[2];
+    cr_assert_not_null(weir_sink_discard(weir_source_array(job, vals, 2, sizeof vals[0], NULL)));
+    tu_run_ok(job);
+    weir_job_destroy(job);
+    json_t *ev = td_json(weir_diag_memory_event(mem, 0)->json);
+    cr_assert_str_eq(td_str(ev, "kind"), "job");
+    cr_assert_str_eq(td_str(ev, "weir_version"), weir_version());
+    /* the library and the headers this test was built with are one build */
+    cr_assert_str_eq(weir_version(), WEIR_VERSION_STRING);
+    char want[32];
+    snprintf(want, sizeof want, "%d.%d.%d", WEIR_VERSION_MAJOR, WEIR_VERSION_MINOR,
+             WEIR_VERSION_PATCH);
+    cr_assert_str_eq(weir_version(), want);
+    json_decref(ev);
+    weir_diag_memory_destroy(mem);
+}
+
 /* ---- keys ----------------------------------------------------------------- */
 
 /* Forty e-acutes: 80 bytes, cut by the capture's key field in the middle of

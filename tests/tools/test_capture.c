@@ -583,6 +583,31 @@ Test(capture, counters_that_do_not_add_up_are_refused, .timeout = 60)
     td_rmdir(dir);
 }
 
+Test(capture, the_job_events_weir_version_is_optional_and_a_string, .timeout = 60)
+{
+    char *dir = td_tmpdir();
+    window_capture(dir, "c", WEIR_DIAG_SUMMARY);
+    lines l = read_lines(td_path(dir, "c.jsonl"));
+    json_t *job = td_json(l.v[0]);
+    cr_assert_str_eq(td_str(job, "weir_version"), weir_version());
+    /* a capture of a weir before 0.1.0 has none: still valid */
+    json_object_del(job, "weir_version");
+    replace_line(&l, 0, job);
+    write_lines(td_path(dir, "old.jsonl"), &l);
+    cli c = run(dir, "capture validate old.jsonl");
+    cr_assert_eq(c.status, 0, "%s", c.err);
+    cli_free(&c);
+    json_object_set_new(job, "weir_version", json_integer(1));
+    replace_line(&l, 0, job);
+    write_lines(td_path(dir, "bad.jsonl"), &l);
+    assert_refused(dir, "bad.jsonl",
+                   "bad.jsonl:1: job event: \"weir_version\" must be a string, not an integer\n",
+                   false);
+    json_decref(job);
+    free_lines(&l);
+    td_rmdir(dir);
+}
+
 Test(capture, a_watermark_going_back_is_refused_at_its_line, .timeout = 60)
 {
     char *dir = td_tmpdir();
