@@ -70,7 +70,7 @@ static inline const void *weir_batch_elem(const weir_batch *b, uint32_t i)
 static inline int64_t weir_batch_ts(const weir_batch *b, uint32_t i)
 {
     int64_t ts;
-    __builtin_memcpy(&ts, b->data + (size_t)i * b->stride, sizeof ts);
+    WEIR__MEMCPY(&ts, b->data + (size_t)i * b->stride, sizeof ts);
     return ts;
 }
 
@@ -85,10 +85,10 @@ static inline int64_t weir_batch_max_ts(const weir_batch *b, int64_t init)
     uint32_t i = 0;
     for (; i + 4 <= b->count; i += 4, p += 4 * stride) {
         int64_t t0, t1, t2, t3;
-        __builtin_memcpy(&t0, p, sizeof t0);
-        __builtin_memcpy(&t1, p + stride, sizeof t1);
-        __builtin_memcpy(&t2, p + 2 * stride, sizeof t2);
-        __builtin_memcpy(&t3, p + 3 * stride, sizeof t3);
+        WEIR__MEMCPY(&t0, p, sizeof t0);
+        WEIR__MEMCPY(&t1, p + stride, sizeof t1);
+        WEIR__MEMCPY(&t2, p + 2 * stride, sizeof t2);
+        WEIR__MEMCPY(&t3, p + 3 * stride, sizeof t3);
         m0 = t0 > m0 ? t0 : m0;
         m1 = t1 > m1 ? t1 : m1;
         m2 = t2 > m2 ? t2 : m2;
@@ -96,7 +96,7 @@ static inline int64_t weir_batch_max_ts(const weir_batch *b, int64_t init)
     }
     for (; i < b->count; i++, p += stride) {
         int64_t t;
-        __builtin_memcpy(&t, p, sizeof t);
+        WEIR__MEMCPY(&t, p, sizeof t);
         m0 = t > m0 ? t : m0;
     }
     m0 = m1 > m0 ? m1 : m0;
@@ -193,9 +193,9 @@ static inline void weir__copy_elem(unsigned char *dst, const void *src, uint32_t
     if ((size & 7u) == 0 && size <= 64) {
         const unsigned char *s = (const unsigned char *)src;
         for (uint32_t i = 0; i < size; i += 8)
-            __builtin_memcpy(dst + i, s + i, 8);
+            WEIR__MEMCPY(dst + i, s + i, 8);
     } else {
-        __builtin_memcpy(dst, src, size);
+        WEIR__MEMCPY(dst, src, size);
     }
 }
 
@@ -206,11 +206,11 @@ static inline int weir_emit(weir_ctx *ctx, const void *elem, int64_t timestamp)
 {
     struct weir__emit_cursor *c = (struct weir__emit_cursor *)(void *)ctx;
     unsigned char *slot = c->next;
-    if (__builtin_expect(slot != NULL, 1)) {
-        __builtin_memcpy(slot, &timestamp, sizeof timestamp);
+    if (WEIR__LIKELY(slot != NULL)) {
+        WEIR__MEMCPY(slot, &timestamp, sizeof timestamp);
         weir__copy_elem(slot + 8, elem, c->elem_size);
         c->next = slot + c->stride;
-        if (__builtin_expect(c->next == c->end, 0))
+        if (WEIR__UNLIKELY(c->next == c->end))
             return weir__emit_full(ctx);
         return 0;
     }
@@ -225,7 +225,7 @@ static inline int weir_emit(weir_ctx *ctx, const void *elem, int64_t timestamp)
 static inline void *weir_emit_reserve(weir_ctx *ctx)
 {
     struct weir__emit_cursor *c = (struct weir__emit_cursor *)(void *)ctx;
-    if (__builtin_expect(c->next != NULL, 1))
+    if (WEIR__LIKELY(c->next != NULL))
         return c->next + 8;
     return weir__emit_reserve_slow(ctx);
 }
@@ -234,10 +234,10 @@ static inline int weir_emit_commit(weir_ctx *ctx, int64_t timestamp)
 {
     struct weir__emit_cursor *c = (struct weir__emit_cursor *)(void *)ctx;
     unsigned char *slot = c->next;
-    if (__builtin_expect(slot != NULL, 1)) {
-        __builtin_memcpy(slot, &timestamp, sizeof timestamp);
+    if (WEIR__LIKELY(slot != NULL)) {
+        WEIR__MEMCPY(slot, &timestamp, sizeof timestamp);
         c->next = slot + c->stride;
-        if (__builtin_expect(c->next == c->end, 0))
+        if (WEIR__UNLIKELY(c->next == c->end))
             return weir__emit_full(ctx);
         return 0;
     }

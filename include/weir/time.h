@@ -14,6 +14,7 @@
 #define WEIR_TIME_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "weir/export.h"
@@ -71,6 +72,9 @@ typedef struct weir_watermark_generator_vtable {
  * returns WEIR_TS_MIN for "no watermark here". Called on a worker thread. */
 typedef int64_t (*weir_punctuated_fn)(const void *elem, int64_t timestamp, void *arg);
 
+/* The helpers below initialise every member in this order (C++ before
+ * C++20 has no designated initializers): a new member goes last, and into
+ * each of them. */
 typedef struct weir_watermark_strategy {
     weir_watermark_kind kind;
     int64_t bound_ms;                 /* BOUNDED: out-of-orderness, >= 0 */
@@ -87,32 +91,32 @@ typedef struct weir_watermark_strategy {
 
 static inline weir_watermark_strategy weir_watermarks_none(void)
 {
-    weir_watermark_strategy s = {.kind = WEIR_WATERMARKS_NONE};
+    weir_watermark_strategy s = {WEIR_WATERMARKS_NONE, 0, NULL, NULL, NULL, 0, 0};
     return s;
 }
 
 static inline weir_watermark_strategy weir_watermarks_bounded(int64_t bound_ms)
 {
-    weir_watermark_strategy s = {.kind = WEIR_WATERMARKS_BOUNDED, .bound_ms = bound_ms};
+    weir_watermark_strategy s = {WEIR_WATERMARKS_BOUNDED, bound_ms, NULL, NULL, NULL, 0, 0};
     return s;
 }
 
 static inline weir_watermark_strategy weir_watermarks_ascending(void)
 {
-    weir_watermark_strategy s = {.kind = WEIR_WATERMARKS_ASCENDING};
+    weir_watermark_strategy s = {WEIR_WATERMARKS_ASCENDING, 0, NULL, NULL, NULL, 0, 0};
     return s;
 }
 
 static inline weir_watermark_strategy weir_watermarks_punctuated(weir_punctuated_fn fn, void *arg)
 {
-    weir_watermark_strategy s = {.kind = WEIR_WATERMARKS_PUNCTUATED, .punctuated = fn, .arg = arg};
+    weir_watermark_strategy s = {WEIR_WATERMARKS_PUNCTUATED, 0, fn, NULL, arg, 0, 0};
     return s;
 }
 
 static inline weir_watermark_strategy
 weir_watermarks_custom(const weir_watermark_generator_vtable *vt, void *arg)
 {
-    weir_watermark_strategy s = {.kind = WEIR_WATERMARKS_CUSTOM, .custom = vt, .arg = arg};
+    weir_watermark_strategy s = {WEIR_WATERMARKS_CUSTOM, 0, NULL, vt, arg, 0, 0};
     return s;
 }
 
