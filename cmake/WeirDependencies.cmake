@@ -1,6 +1,12 @@
 # Finds the libraries weir REQUIRES and turns each into an imported target.
 # A missing one stops the configure step with the Debian package that provides
 # it; nothing is ever skipped silently. scripts/install-deps.sh installs them.
+#
+# The library needs only Concurrency Kit, liburcu, msgpack-c, xxHash and
+# threads; the command line adds jansson; the tests add Criterion (and the
+# compilers of the header checks, tests/headers). Each is looked up only when
+# what needs it is built, so a library-only configure
+# (-DWEIR_BUILD_TESTS=OFF -DWEIR_BUILD_TOOLS=OFF ...) needs nothing else.
 
 find_package(PkgConfig)
 if(NOT PKG_CONFIG_FOUND)
@@ -9,22 +15,28 @@ if(NOT PKG_CONFIG_FOUND)
     "(or run scripts/install-deps.sh as root).")
 endif()
 
-# weir_require_pkg(<target> <pkg-config name> <Debian package>)
-function(weir_require_pkg target module debian)
+# weir_require_pkg(<target> <pkg-config name> <Debian package> <who needs it>)
+function(weir_require_pkg target module debian why)
   pkg_check_modules(${target} QUIET IMPORTED_TARGET GLOBAL ${module})
   if(NOT ${target}_FOUND)
     message(FATAL_ERROR
-      "weir: required library '${module}' not found. Install the Debian "
+      "weir: ${why} requires the library '${module}', not found. Install the Debian "
       "package '${debian}' (or run scripts/install-deps.sh as root).")
   endif()
   message(STATUS "weir: found ${module} ${${target}_VERSION} (${debian})")
 endfunction()
 
-weir_require_pkg(WEIR_CK        ck          libck-dev)
-weir_require_pkg(WEIR_URCU_CDS  liburcu-cds liburcu-dev)
-weir_require_pkg(WEIR_MSGPACK   msgpack     libmsgpack-dev)
-weir_require_pkg(WEIR_CRITERION criterion   libcriterion-dev)
-weir_require_pkg(WEIR_JANSSON   jansson     libjansson-dev)
-weir_require_pkg(WEIR_XXHASH    libxxhash   libxxhash-dev)
-
+weir_require_pkg(WEIR_CK        ck          libck-dev      "libweir")
+weir_require_pkg(WEIR_URCU_CDS  liburcu-cds liburcu-dev    "libweir")
+weir_require_pkg(WEIR_MSGPACK   msgpack     libmsgpack-dev "libweir")
+weir_require_pkg(WEIR_XXHASH    libxxhash   libxxhash-dev  "libweir")
 find_package(Threads REQUIRED)
+
+if(WEIR_BUILD_TOOLS OR WEIR_BUILD_TESTS)
+  weir_require_pkg(WEIR_JANSSON jansson libjansson-dev
+    "the weir command line (WEIR_BUILD_TOOLS) and the tests (WEIR_BUILD_TESTS)")
+endif()
+if(WEIR_BUILD_TESTS)
+  weir_require_pkg(WEIR_CRITERION criterion libcriterion-dev
+    "the test suite (WEIR_BUILD_TESTS; configure with -DWEIR_BUILD_TESTS=OFF for the library alone)")
+endif()

@@ -1,17 +1,19 @@
 #!/bin/sh
-# Installs everything weir needs to build, test and view on Debian, with
-# apt-get, as root: the compiler and CMake, the four libraries the build
-# REQUIREs (Concurrency Kit, liburcu, msgpack-c, Criterion) plus jansson for
-# reading JSONL captures, and Debian's Chromium with Node.js for the viewer's
-# browser tests (playwright-core from npm drives that Chromium; no browser is
-# ever downloaded). Idempotent: what is present is left alone, so a second run
+# Installs everything weir needs to build, test, package and view on Debian,
+# with apt-get, as root: the compilers (gcc and clang: the header checks use
+# both) and CMake, the libraries the build REQUIREs (Concurrency Kit,
+# liburcu, msgpack-c, xxHash; Criterion for the tests) plus jansson for
+# reading JSONL captures, dpkg-dev and file for CPack's Debian packages, and
+# Debian's Chromium with Node.js for the viewer's browser tests
+# (playwright-core from npm drives that Chromium; no browser is ever
+# downloaded). Idempotent: what is present is left alone, so a second run
 # costs a few dpkg queries. Both README commands and .ci/run start with it.
 set -eu
 
 here=$(cd "$(dirname "$0")/.." && pwd)
 
-packages="build-essential cmake pkg-config libck-dev liburcu-dev libmsgpack-dev \
-libcriterion-dev libjansson-dev libxxhash-dev chromium"
+packages="build-essential clang cmake pkg-config dpkg-dev file libck-dev liburcu-dev \
+libmsgpack-dev libcriterion-dev libjansson-dev libxxhash-dev chromium"
 # Node.js may come from elsewhere (some images ship NodeSource's nodejs, which
 # bundles npm and conflicts with Debian's npm package): only install Debian's
 # when the commands are absent.
