@@ -281,3 +281,113 @@ Test(idleness, with_the_default_interval)
     hl_expect(&l, "r10 w9@50 i@250");
     weir_harness_destroy(h);
 }
+
+/* ---- skipped probes change nothing ---------------------------------------------- */
+
+/* The built-in generators' probes that cannot change anything are skipped
+ * (timestamps.c); a custom generator's are all run while the output is not
+ * idle. So bounded(B) against a custom generator that does what bounded(B)
+ * does, on the same random input (records in disorder, clock steps from
+ * 0 to far past every deadline, now and then MAX from upstream, an end or
+ * not), must print the same log, with and without idleness: any skipped
+ * probe that mattered shows as a difference. 4000 runs of at most 30 steps
+ * (the clock moves at most about 10 s a step, so the twin's probes stay in
+ * the millions in all): about a second, a few under ASan. */
+typedef struct bounded_gen {
+    int64_t bound, max;
+    int64_t probes; /* how many on_periodic calls */
+} bounded_gen;
+
+static int bg_create(void *arg, void **gen)
+{
+    bounded_gen *g = arg;
+    g->max = WEIR_TS_MIN;
+    g->probes = 0;
+    *gen = g;
+    return 0;
+}
+
+static void bg_event(void *gen, const void *elem, int64_t timestamp, weir_watermark_output *out)
+{
+    (void)elem;
+    (void)out;
+    bounded_gen *g = gen;
+    if (timestamp > g->max)
+        g->max = timestamp;
+}
+
+static void bg_periodic(void *gen, weir_watermark_output *out)
+{
+    bounded_gen *g = gen;
+    g->probes++;
+    if (g->max != WEIR_TS_MIN && g->max >= WEIR_TS_MIN + g->bound + 1)
+        weir_watermark_output_emit(out, g->max - g->bound - 1);
+}
+
+static const weir_watermark_generator_vtable bounded_vt = {
+    .version = WEIR_WATERMARK_GENERATOR_V1,
+    .create = bg_create,
+    .on_event = bg_event,
+    .on_periodic = bg_periodic,
+};
+
+static uint64_t sk_rng;
+
+static int64_t sk_rnd(int64_t n)
+{
+    sk_rng = sk_rng * 6364136223846793005ull + 1442695040888963407ull;
+    return (int64_t)((sk_rng >> 33) % (uint64_t)n);
+}
+
+Test(idleness, skipped_probes_change_nothing)
+{
+    int64_t skipped = 0;
+    for (uint64_t run = 0; run < 4000; run++) {
+        sk_rng = run * 2654435761u + 7;
+        int64_t interval = 1 + sk_rnd(120);
+        int64_t idleness = sk_rnd(3) == 0 ? 0 : 1 + sk_rnd(500);
+        int64_t bound = sk_rnd(50);
+        bounded_gen g = {.bound = bound};
+        hl_log a, b;
+        weir_harness *ha = start(weir_watermarks_bounded(bound), interval, idleness, &a);
+        weir_harness *hb = start(weir_watermarks_custom(&bounded_vt, &g), interval, idleness, &b);
+        char steps[30 * 24] = "";
+        size_t sl = 0;
+        int64_t now = 0, et = sk_rnd(500);
+        int n = 1 + (int)sk_rnd(30);
+        bool ended = false;
+        for (int i = 0; i < n && !ended; i++) {
+            int64_t k = sk_rnd(100);
+            if (k < 45) {
+                et += sk_rnd(80) - 20;
+                rec(ha, et);
+                rec(hb, et);
+                sl += (size_t)snprintf(steps + sl, sizeof steps - sl, " r%lld", (long long)et);
+            } else if (k < 90) {
+                /* the twin runs every probe: long steps stay in the thousands */
+                now += k < 85 ? sk_rnd(4 * interval + 600) : 5000 + sk_rnd(5000);
+                hl_ok(weir_harness_advance(ha, now));
+                hl_ok(weir_harness_advance(hb, now));
+                sl += (size_t)snprintf(steps + sl, sizeof steps - sl, " t%lld", (long long)now);
+            } else if (k < 95) {
+                hl_ok(weir_harness_watermark(ha, 0, 0, WEIR_TS_MAX));
+                hl_ok(weir_harness_watermark(hb, 0, 0, WEIR_TS_MAX));
+                sl += (size_t)snprintf(steps + sl, sizeof steps - sl, " MAX");
+            } else {
+                hl_ok(weir_harness_end(ha));
+                hl_ok(weir_harness_end(hb));
+                sl += (size_t)snprintf(steps + sl, sizeof steps - sl, " end");
+                ended = true;
+            }
+        }
+        cr_assert_str_eq(a.text, b.text, "run %llu (interval %lld, idleness %lld, bound %lld, "
+                         "steps%s): bounded and its custom twin differ", (unsigned long long)run,
+                         (long long)interval, (long long)idleness, (long long)bound, steps);
+        /* the twin ran every probe up to now, less those while idle */
+        skipped += g.probes;
+        weir_harness_destroy(ha);
+        weir_harness_destroy(hb);
+    }
+    cr_assert_gt(skipped, 10000, "the runs hardly probed (%lld custom probes): the clock steps "
+                 "are too short to test skipping", (long long)skipped);
+}
