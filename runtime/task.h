@@ -14,6 +14,7 @@
 
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <urcu/wfcqueue.h>
 
@@ -160,6 +161,13 @@ struct weir_ctx {
     int64_t last_counters[2]; /* in/out at the last throughput sample */
     int64_t diag_max_ts; /* largest timestamp taken in since that sample */
 };
+/* Programs compiled against weir/operator.h cast a weir_ctx to its cursor in
+ * their inline weir_emit: the cursor's place and layout are part of the ABI
+ * (WEIR_ABI_VERSION, weir/version.h). */
+_Static_assert(offsetof(struct weir_ctx, cursor) == 0,
+               "the inline emit path reads the emit cursor at the start of a weir_ctx");
+_Static_assert(sizeof(struct weir__emit_cursor) == 2 * sizeof(void *) + 8,
+               "the emit cursor's layout is part of the ABI: bump WEIR_ABI_VERSION");
 
 typedef struct weir__input {
     int nch;

@@ -175,7 +175,9 @@ WEIR_EXPORT void weir_source_wait_until(weir_ctx *ctx, int64_t t);
 /* Not API — the part of every weir_ctx the inline fast paths below read: a
  * cursor over the main output's buffer for chained operators. `next` is NULL
  * whenever the slow path must decide (no chained-only output, or emitting is
- * not allowed right now). The layout may change with any release. */
+ * not allowed right now). Programs inline this code, so the cursor's layout
+ * and its place (a weir_ctx's first member) are ABI: changing either bumps
+ * WEIR_ABI_VERSION (weir/version.h); runtime/task.h asserts both. */
 struct weir__emit_cursor {
     unsigned char *next;
     unsigned char *end;
