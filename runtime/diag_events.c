@@ -531,7 +531,9 @@ void weir__diag_pack_summary(struct weir__diag *d, int64_t t)
      * where the run was canceled, so they need not add up. (The workers are
      * joined: the message is settled.) */
     bool failed = job->errors.code != 0;
-    msgpack_pack_map(pk, failed ? 7 : 6);
+    /* weir_job_cancel stopped it (not a run that had failed before) */
+    bool cancelled = failed && job->errors.code == WEIR_ECANCELED && atomic_load(&job->cancel);
+    msgpack_pack_map(pk, 6 + failed + cancelled);
     kv_str(pk, "kind", "summary");
     kv_int(pk, "t", t);
     size_t nctx = 0;
@@ -563,4 +565,6 @@ void weir__diag_pack_summary(struct weir__diag *d, int64_t t)
     kv_bool(pk, "lossy", job->cfg.diag.lossy);
     if (failed)
         kv_str(pk, "error", job->errors.msg);
+    if (cancelled)
+        kv_bool(pk, "cancelled", true);
 }

@@ -150,6 +150,14 @@ int weir_job_run(weir_job *job)
     return r ? r : job->errors.code;
 }
 
+int weir_job_cancel(weir_job *job)
+{
+    if (!job)
+        return WEIR_EINVAL;
+    weir__sched_cancel(job);
+    return 0;
+}
+
 void weir_job_destroy(weir_job *job)
 {
     if (!job)

@@ -32,6 +32,13 @@ struct weir_job {
     int nworkers;
     _Atomic int remaining;     /* subtasks not finished */
     _Atomic int stop;          /* finished or failed: workers leave */
+    /* weir_job_cancel was called (any thread, a signal handler): the
+     * workers fail the run with WEIR_ECANCELED at their next look. */
+    _Atomic int cancel;
+    /* how many of workers[] weir_job_cancel may wake: set once their wake
+     * words are ready, before any thread starts (the array lives until
+     * weir_job_destroy) */
+    _Atomic int published;
     _Atomic int running;       /* workers not parked (virtual clock) */
     struct weir__diag *diag;
     /* Steps that found their subtask's output still full and did nothing,

@@ -121,6 +121,31 @@ static void stop_all(weir_job *job)
     }
 }
 
+/* A worker that finds weir_job_cancel's flag fails the run with
+ * WEIR_ECANCELED (the first error wins: a run that failed already keeps its
+ * own) and stops everyone, as an operator's failure does. */
+static void cancel_run(weir_job *job)
+{
+    weir__job_fail(job, WEIR_ECANCELED, "the job was cancelled (weir_job_cancel)");
+    stop_all(job);
+}
+
+void weir__sched_cancel(weir_job *job)
+{
+    atomic_store(&job->cancel, 1);
+    /* Parked workers wake to see it: the same increment and wake as
+     * unpark's, on the workers published so far. One that parks after this
+     * load finds the flag in park()'s last look; one whose look came before
+     * the store waits on a wake_seq that has moved, and returns at once.
+     * Atomics and a futex system call only: async-signal-safe. */
+    int n = atomic_load(&job->published);
+    for (int i = 0; i < n; i++) {
+        weir__worker *w = &job->workers[i];
+        atomic_fetch_add(&w->wake_seq, 1);
+        weir__futex_wake(&w->wake_seq);
+    }
+}
+
 static bool blocked_can_drain(weir__subtask *sub)
 {
     for (int i = 0; i < sub->nouts; i++) {
@@ -298,7 +323,8 @@ static void park(weir__worker *w)
     uint32_t seq = atomic_load(&w->wake_seq);
     atomic_store(&w->parked, 1);
     WEIR__FULL_FENCE();
-    if (!cds_wfcq_empty(&w->inbox_head, &w->inbox_tail) || atomic_load(&job->stop)) {
+    if (!cds_wfcq_empty(&w->inbox_head, &w->inbox_tail) || atomic_load(&job->stop) ||
+        atomic_load(&job->cancel)) {
         /* Never stopped counting; if an unpark took the flag first it
          * counted this worker in once more: take that back. */
         if (atomic_exchange(&w->parked, 0) == 0)
@@ -331,6 +357,10 @@ static void *worker_main(void *arg)
     current_worker = w;
     unsigned steps = 0;
     while (!atomic_load_explicit(&job->stop, memory_order_relaxed)) {
+        if (WEIR__UNLIKELY(atomic_load_explicit(&job->cancel, memory_order_relaxed))) {
+            cancel_run(job);
+            break;
+        }
         drain_inbox(w);
         if (++steps % DUE_CHECK_EVERY == 0)
             schedule_due(w, weir__clock_now(&job->clock));
@@ -382,6 +412,7 @@ int weir__sched_run(weir_job *job)
     atomic_store(&job->remaining, plan->nsubs);
     atomic_store(&job->running, nworkers);
     atomic_store(&job->stop, 0);
+    atomic_store(&job->published, nworkers);
     int err = 0;
     for (int i = 0; i < nworkers; i++) {
         weir__worker *w = &job->workers[i];

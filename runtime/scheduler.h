@@ -66,4 +66,8 @@ void weir__sched_wake(struct weir__subtask *sub);
  * failed. Called by weir_job_run on the job's thread. */
 int weir__sched_run(weir_job *job);
 
+/* weir_job_cancel's work: raises the job's cancel flag and wakes the
+ * workers that are running. Async-signal-safe, any thread. */
+void weir__sched_cancel(weir_job *job);
+
 #endif

@@ -31,6 +31,8 @@
 
 #include <weir.h>
 
+#include "signals.h"
+
 #define ERRSIZE 2048
 
 static const char usage_text[] =
@@ -164,6 +166,10 @@ int cap_read(const char *path, cap_check *c, cap_visit_fn visit, void *arg, char
         }
         if (e == WEIR_CAPTURE_END)
             break;
+        if (weir_cli_stopped()) {
+            snprintf(err, errsize, "%s: stopped before its end", weir_capture_reader_name(r));
+            goto out;
+        }
         json_error_t je;
         json_t *ev = json_loadb(line, len, JSON_REJECT_DUPLICATES, &je);
         if (!ev) {
@@ -422,6 +428,12 @@ static int convert(const char *in, const char *out, bool partial)
         const char *line;
         size_t len;
         int e = weir_capture_reader_next(r, &line, &len);
+        if (weir_cli_stopped()) {
+            /* a signal: OUT is left as it was (a read it interrupted
+             * reports EINTR first, which fails the conversion too) */
+            ok = false;
+            break;
+        }
         if (e < 0 && weir_capture_reader_cut(r) && partial)
             break; /* what is complete is in */
         if (e < 0) {
@@ -489,7 +501,9 @@ static int validate(const char *path)
             printf(" (and %" PRId64 " dropped by the lossy channel)", c.dropped_events);
         if (c.unknown)
             printf("; %" PRId64 " of kinds this weir does not know, skipped", c.unknown);
-        if (c.run_failed)
+        if (c.run_cancelled)
+            printf("; the run was cancelled, so its counters were not checked");
+        else if (c.run_failed)
             printf("; the run failed (%s), so its counters were not checked", c.run_error);
         printf("\n");
     }

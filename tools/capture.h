@@ -74,6 +74,7 @@ typedef struct cap_check {
     /* from the summary */
     int64_t summary_events, dropped_events;
     bool run_failed;
+    bool run_cancelled;     /* its summary says "cancelled": true (then run_failed too) */
     char run_error[512];
     char msg[1024];         /* the problem, without its place */
 } cap_check;

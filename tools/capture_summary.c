@@ -482,7 +482,9 @@ static void report(FILE *out, const char *path, const summary *s, const cap_chec
     if (c->lossy)
         fprintf(out, "dropped events: %" PRId64 " (the lossy channel's ring was full)\n",
                 c->dropped_events);
-    if (c->run_failed)
+    if (c->run_cancelled)
+        fprintf(out, "the run was cancelled: its counters stop where it stopped\n");
+    else if (c->run_failed)
         fprintf(out, "the run failed: %s\n", c->run_error);
 
     fprintf(out, "\noperators (records per second of processing time)\n");

@@ -849,6 +849,14 @@ static int check_summary(cap_check *c, const json_t *ev)
         c->run_failed = true;
         snprintf(c->run_error, sizeof c->run_error, "%s", json_string_value(err));
     }
+    /* weir_job_cancel (a signal to the weir command): a stopped run, so it
+     * has its error too */
+    if (json_object_get(ev, "cancelled")) {
+        if (get_bool(c, ev, what, "cancelled", &c->run_cancelled))
+            return -1;
+        if (c->run_cancelled && !c->run_failed)
+            return bad(c, "%s: \"cancelled\" is true, but there is no \"error\"", what);
+    }
     for (int i = 0; i < c->nops; i++) {
         for (int s = 0; s < c->ops[i].parallelism; s++) {
             if (!c->ops[i].in_summary[s])
@@ -863,7 +871,8 @@ static int check_summary(cap_check *c, const json_t *ev)
                    lossy ? "true" : "false", c->lossy ? "true" : "false");
     if (!lossy && c->dropped_events != 0)
         return bad(c, "%s: a lossless capture dropped %" PRId64 " events", what, c->dropped_events);
-    /* A failed run stopped wherever it was: nothing below need hold. */
+    /* A failed or cancelled run stopped wherever it was: nothing below need
+     * hold. */
     if (c->run_failed)
         return 0;
     bool sampled = strcmp(c->level, "standard") == 0 || strcmp(c->level, "verbose") == 0;

@@ -32,6 +32,7 @@
 #include <weir/window.h>
 
 #include "report.h"
+#include "signals.h"
 
 #define WINDOW_MS 5000
 #define DISORDER_MS 300
@@ -162,8 +163,13 @@ static int run(const experiment *x, const char *dir, weir_diag_memory *mem, char
     } else {
         weir_stream_set_parallelism(weir_sink_discard(window(keyed, "window", 0, 0)), 2);
     }
+    weir_cli_signals_job(job);
     r = weir_job_run(job);
-    if (r)
+    weir_cli_signals_job(NULL);
+    if (r == WEIR_ECANCELED && weir_cli_stopped())
+        fprintf(stderr, "weir demo: %s cancelled; its capture %s is complete, its summary marked "
+                        "cancelled\n", x->name, path);
+    else if (r)
         fprintf(stderr, "weir demo: %s failed: %s\n", x->name, weir_job_error(job));
     weir_job_destroy(job);
     return r;
@@ -348,7 +354,7 @@ int weir_demo_main(int argc, char **argv)
     weir_diag_memory *mem[N] = {0};
     char paths[N][4096];
     int status = 0;
-    for (int i = 0; i < N && status == 0; i++) {
+    for (int i = 0; i < N && status == 0 && !weir_cli_stopped(); i++) {
         fprintf(stderr, "weir demo: running %s ...\n", experiments[i].name);
         if (weir_diag_memory_create(&mem[i]) != 0) {
             status = 1;
@@ -357,6 +363,8 @@ int weir_demo_main(int argc, char **argv)
         if (run(&experiments[i], dir, mem[i], paths[i], sizeof paths[i]) != 0)
             status = 1;
     }
+    if (weir_cli_stopped())
+        status = 1;
     if (status == 0) {
         stall without = longest_stall(mem[0], "window");
         stall with = longest_stall(mem[1], "window");

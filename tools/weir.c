@@ -10,8 +10,14 @@
  * there: standard output is flushed and closed before the exit, and a write
  * that failed (a full disk, a closed pipe, `> /dev/full`) is exit status 1
  * with the reason on stderr, even when the command itself succeeded.
+ *
+ * SIGINT and SIGTERM stop any command (signals.h): a job that runs is
+ * cancelled and its capture finished, marked cancelled; a command reading or
+ * writing files stops at its next event and leaves no output half-written;
+ * the exit status is 128 + the signal (130 for SIGINT, 143 for SIGTERM).
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -21,6 +27,7 @@
 #include "capture.h"
 #include "demo.h"
 #include "script.h"
+#include "signals.h"
 
 static int usage(FILE *out)
 {
@@ -88,5 +95,12 @@ int main(int argc, char **argv)
     char who[64] = "weir";
     if (strcmp(cmd, "script") == 0 || strcmp(cmd, "demo") == 0 || strcmp(cmd, "capture") == 0)
         snprintf(who, sizeof who, "weir %s", cmd);
-    return close_stdout(who, command(argc, argv));
+    weir_cli_signals_install();
+    int status = close_stdout(who, command(argc, argv));
+    int sig = weir_cli_stopped();
+    if (sig) {
+        fprintf(stderr, "%s: stopped by %s\n", who, sig == SIGINT ? "SIGINT" : "SIGTERM");
+        return 128 + sig;
+    }
+    return status;
 }

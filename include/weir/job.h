@@ -3,8 +3,9 @@
  * Lifetime: weir_job_create() ... build streams (weir/stream.h) ...
  * weir_job_run() once ... weir_job_destroy(). Building and running happen on
  * the caller's thread; weir_job_run() starts the worker threads, blocks until
- * every subtask has finished (or the job failed), and joins them before it
- * returns. A job is not MT safe: one thread builds, runs and destroys it.
+ * every subtask has finished (or the job failed, or was cancelled), and joins
+ * them before it returns. A job is not MT safe: one thread builds, runs and
+ * destroys it; only weir_job_cancel() may be called from elsewhere.
  *
  * Errors: the job keeps the first error's message — a bad configuration found
  * while building or planning (which call, what is wrong), or an operator's
@@ -75,9 +76,29 @@ WEIR_EXPORT WEIR_NODISCARD int weir_job_create(const weir_job_config *config, we
  * end and joins the workers. Returns 0, or the first error: WEIR_EINVAL for a
  * bad graph (nothing started), WEIR_ECALLBACK (or the code a callback
  * returned) for an operator failure, after which the job was canceled
- * cleanly: every opened operator closed, nothing leaked. A job runs once;
- * a second call returns WEIR_ESTATE. */
+ * cleanly: every opened operator closed, nothing leaked; WEIR_ECANCELED
+ * after weir_job_cancel(), as cleanly. A job runs once; a second call
+ * returns WEIR_ESTATE. */
 WEIR_EXPORT WEIR_NODISCARD int weir_job_run(weir_job *job);
+
+/* Asks the job to stop: its run ends as soon as every worker has finished
+ * the step it is in (a step handles one batch or one timer; a user callback
+ * that never returns is not interrupted), every opened operator is closed,
+ * the capture is finished with a summary that says "cancelled":true and the
+ * error, and weir_job_run() returns WEIR_ECANCELED ("the job was cancelled
+ * (weir_job_cancel)"). Called before weir_job_run() it makes the run end at
+ * once (the capture is still written); called after the run ended it does
+ * nothing. A capture written losslessly still waits for the collector to
+ * take the events already made. Returns 0, or WEIR_EINVAL for NULL.
+ *
+ * MT safe and async-signal-safe: it only stores to atomics and makes a futex
+ * system call, so it may be called from another thread or from a signal
+ * handler (SIGINT, SIGTERM) while weir_job_run() runs on the job's thread,
+ * any number of times. The job must not be destroyed meanwhile: a handler
+ * that reaches the job through a pointer must stop using it before
+ * weir_job_destroy() (weir_job_run() has joined every thread it started when
+ * it returns, so a handler running on one of them is done by then). */
+WEIR_EXPORT int weir_job_cancel(weir_job *job);
 
 /* Frees the job, every stream handle of it and every sink result (collect
  * handles). NULL is allowed. Not while weir_job_run() is running. */

@@ -1,0 +1,27 @@
+/* signals.h — SIGINT and SIGTERM in the `weir` command: the job running is
+ * cancelled (weir_job_cancel), the command stops at its next check, and the
+ * exit status is 128 + the signal (130, 143).
+ *
+ * The handler only records the signal and calls weir_job_cancel, which is
+ * async-signal-safe; it is installed without SA_RESTART, so a read or write
+ * the signal interrupts returns (EINTR) and the command sees the flag, and
+ * with SA_RESETHAND, so a second signal ends the process at once (the
+ * default action) should the first not get through. */
+#ifndef WEIR_TOOLS_SIGNALS_H
+#define WEIR_TOOLS_SIGNALS_H
+
+#include <weir.h>
+
+/* Installs the handlers. Once, from main, before any thread starts. */
+void weir_cli_signals_install(void);
+
+/* The signal that asked the command to stop, or 0. */
+int weir_cli_stopped(void);
+
+/* The job a signal cancels: set it before weir_job_run and back to NULL
+ * when the run has returned, before weir_job_destroy (the run joined every
+ * thread a handler could be running on then). A signal that came before is
+ * passed on: the job is cancelled at once. */
+void weir_cli_signals_job(weir_job *job);
+
+#endif
