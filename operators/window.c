@@ -325,6 +325,10 @@ static int resolve(weir__wconf *c, const weir_window_spec *spec, size_t in_size,
                 assigner_name(a->kind), offset, slide);
         if (gap)
             BAD("%s windows take no gap (it must be 0)", assigner_name(a->kind));
+        if (size / slide + (size % slide != 0) > WEIR_WINDOW_MAX_PER_ELEMENT)
+            BAD("%s windows: size %lld and slide %lld put each element in %lld windows, more "
+                "than the %d allowed (WEIR_WINDOW_MAX_PER_ELEMENT)", assigner_name(a->kind),
+                size, slide, size / slide + (size % slide != 0), WEIR_WINDOW_MAX_PER_ELEMENT);
         c->size = size;
         c->slide = slide;
         c->offset = offset;

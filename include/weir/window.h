@@ -91,7 +91,15 @@ typedef enum weir_window_kind {
  * tumbling, slide for sliding), right for negative timestamps too (a start
  * before MIN is reported as MIN, above). Settings a
  * kind does not use must be 0. Valid: size > 0; tumbling |offset| < size;
- * sliding slide > 0 and |offset| < slide; session gap > 0. */
+ * sliding slide > 0, |offset| < slide and at most
+ * WEIR_WINDOW_MAX_PER_ELEMENT windows per element (ceil(size / slide));
+ * session gap > 0. */
+/* The most windows a sliding assigner may put one element in: every element
+ * is added to, and at a watermark fires, that many windows, so a setting
+ * like size 1e11 with slide 1 (1e11 results per element) is refused when
+ * the operator is built, not discovered as a job that never ends. */
+#define WEIR_WINDOW_MAX_PER_ELEMENT 100000
+
 typedef struct weir_window_assigner {
     weir_window_kind kind;
     int64_t size_ms;

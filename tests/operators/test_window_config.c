@@ -57,6 +57,25 @@ Test(config, assigners)
     refused(&s, WEIR_EINVAL, "processing_tumbling windows: size 0");
 }
 
+/* Windows per element, ceil(size / slide), are bounded: 1e11 results per
+ * element used to be accepted. The bound itself, and a ratio that rounds
+ * up past it, are told apart. */
+Test(config, windows_per_element_are_bounded)
+{
+    weir_window_spec s = base();
+    s.assigner = weir_window_sliding(100000000000, 1, 0);
+    refused(&s, WEIR_EINVAL, "put each element in 100000000000 windows, more than the 100000");
+    s.assigner = weir_window_processing_sliding(INT64_MAX, 1, 0);
+    refused(&s, WEIR_EINVAL, "WEIR_WINDOW_MAX_PER_ELEMENT");
+    s.assigner = weir_window_sliding(2 * WEIR_WINDOW_MAX_PER_ELEMENT + 1, 2, 0);
+    refused(&s, WEIR_EINVAL, "in 100001 windows");
+    weir_process_spec ps;
+    char why[256] = "";
+    s.assigner = weir_window_sliding(2 * WEIR_WINDOW_MAX_PER_ELEMENT, 2, 1);
+    cr_assert_eq(weir_window_operator(&s, sizeof(ev), 8, &ps, why, sizeof why), 0, "%s", why);
+    ps.impl_free(ps.impl);
+}
+
 Test(config, lateness_and_late_output)
 {
     weir_window_spec s = base();
