@@ -21,6 +21,7 @@
  * capture or an I/O error, 2 a usage error.
  */
 #include "capture.h"
+#include "message.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -219,12 +220,11 @@ static void not_msgpack(weir_capture_reader *r)
     const char *line;
     int e = weir_capture_reader_next(r, &line, NULL);
     if (e == WEIR_CAPTURE_END)
-        fprintf(stderr, "%s: is empty: no events (convert reads a msgpack capture)\n", name);
+        weir_tool_error("%s: is empty: no events (convert reads a msgpack capture)", name);
     else if (e == WEIR_CAPTURE_EVENT && line[strspn(line, " \t\r")] == '{')
-        fprintf(stderr, "%s: is JSONL already (convert reads a msgpack capture)\n", name);
+        weir_tool_error("%s: is JSONL already (convert reads a msgpack capture)", name);
     else
-        fprintf(stderr,
-                "%s: is not a msgpack capture (it does not start with a msgpack map)\n", name);
+        weir_tool_error("%s: is not a msgpack capture (it does not start with a msgpack map)", name);
 }
 
 /* The `kind` of an event's JSON text, into buf ("" if it has none). */
@@ -264,18 +264,18 @@ static int output_open(output *o, const char *out, const char *in)
                                         : stat(in, &in_st) == 0;
     bool exists = stat(out, &st) == 0; /* follows a link */
     if (exists && have_in && st.st_dev == in_st.st_dev && st.st_ino == in_st.st_ino) {
-        fprintf(stderr, "%s: is the input too (convert writes a new file, not over its input)\n",
+        weir_tool_error("%s: is the input too (convert writes a new file, not over its input)",
                 out);
         return -1;
     }
     if (exists && S_ISDIR(st.st_mode)) {
-        fprintf(stderr, "%s: cannot write: %s\n", out, strerror(EISDIR));
+        weir_tool_error("%s: cannot write: %s", out, strerror(EISDIR));
         return -1;
     }
     if (exists && !S_ISREG(st.st_mode)) {
         o->f = fopen(out, "wb");
         if (!o->f) {
-            fprintf(stderr, "%s: cannot open: %s\n", out, strerror(errno));
+            weir_tool_error("%s: cannot open: %s", out, strerror(errno));
             return -1;
         }
         return 0;
@@ -289,7 +289,7 @@ static int output_open(output *o, const char *out, const char *in)
         if (!o->path) {
             o->f = fopen(out, "wb");
             if (!o->f) {
-                fprintf(stderr, "%s: cannot open: %s\n", out, strerror(errno));
+                weir_tool_error("%s: cannot open: %s", out, strerror(errno));
                 return -1;
             }
             return 0;
@@ -301,13 +301,13 @@ static int output_open(output *o, const char *out, const char *in)
     size_t n = o->path ? strlen(o->path) + sizeof suffix : 0;
     o->tmp = o->path ? malloc(n) : NULL;
     if (!o->tmp) {
-        fprintf(stderr, "weir capture convert: out of memory\n");
+        weir_tool_error("weir capture convert: out of memory");
         return -1;
     }
     snprintf(o->tmp, n, "%s%s", o->path, suffix);
     int fd = mkstemp(o->tmp);
     if (fd < 0) {
-        fprintf(stderr, "%s: cannot create a temporary file beside it: %s\n", out,
+        weir_tool_error("%s: cannot create a temporary file beside it: %s", out,
                 strerror(errno));
         free(o->tmp);
         o->tmp = NULL;
@@ -327,9 +327,9 @@ static int output_open(output *o, const char *out, const char *in)
                 tmp_st.st_ino == in_st.st_ino;
     if (same || fchmod(fd, mode) != 0 || !(o->f = fdopen(fd, "wb"))) {
         if (same)
-            fprintf(stderr, "%s: the temporary file is the input\n", o->tmp);
+            weir_tool_error("%s: the temporary file is the input", o->tmp);
         else
-            fprintf(stderr, "%s: cannot create: %s\n", o->tmp, strerror(errno));
+            weir_tool_error("%s: cannot create: %s", o->tmp, strerror(errno));
         close(fd);
         if (!same)
             unlink(o->tmp);
@@ -351,19 +351,19 @@ static bool output_close(output *o, bool ok)
     if (o->f) {
         errno = 0;
         if (ok && (fflush(o->f) != 0 || ferror(o->f))) {
-            fprintf(stderr, "%s: cannot write: %s\n", output_file(o),
+            weir_tool_error("%s: cannot write: %s", output_file(o),
                     strerror(errno ? errno : EIO));
             ok = false;
         }
         if (fclose(o->f) != 0 && ok) {
-            fprintf(stderr, "%s: cannot write: %s\n", output_file(o), strerror(errno));
+            weir_tool_error("%s: cannot write: %s", output_file(o), strerror(errno));
             ok = false;
         }
         o->f = NULL;
     }
     if (o->tmp) {
         if (ok && rename(o->tmp, o->path) != 0) {
-            fprintf(stderr, "%s: cannot rename to %s: %s\n", o->tmp, o->path, strerror(errno));
+            weir_tool_error("%s: cannot rename to %s: %s", o->tmp, o->path, strerror(errno));
             ok = false;
         }
         if (!ok)
@@ -387,9 +387,9 @@ static int convert_chrome_trace(const char *in, const char *out)
     char err[ERRSIZE];
     bool ok = cap_chrome_trace(in, o.f, err, sizeof err) == 0;
     if (!ok)
-        fprintf(stderr, "%s\n", err);
+        weir_tool_error("%s", err);
     else if (ferror(o.f)) {
-        fprintf(stderr, "%s: cannot write: %s\n", output_file(&o), strerror(errno ? errno : EIO));
+        weir_tool_error("%s: cannot write: %s", output_file(&o), strerror(errno ? errno : EIO));
         ok = false;
     }
     if (!output_close(&o, ok))
@@ -405,7 +405,7 @@ static int convert(const char *in, const char *out, bool partial)
     char err[ERRSIZE];
     weir_capture_reader *r;
     if (open_reader(in, &r, err, sizeof err)) {
-        fprintf(stderr, "%s\n", err);
+        weir_tool_error("%s", err);
         return 1;
     }
     if (weir_capture_reader_format(r) != WEIR_CAPTURE_MSGPACK) {
@@ -437,7 +437,7 @@ static int convert(const char *in, const char *out, bool partial)
         if (e < 0 && weir_capture_reader_cut(r) && partial)
             break; /* what is complete is in */
         if (e < 0) {
-            fprintf(stderr, "%s%s\n", weir_capture_reader_error(r),
+            weir_tool_error("%s%s", weir_capture_reader_error(r),
                     weir_capture_reader_cut(r) ? "; --partial reads what is complete" : "");
             ok = false;
             break;
@@ -445,14 +445,14 @@ static int convert(const char *in, const char *out, bool partial)
         if (e == WEIR_CAPTURE_END)
             break;
         if (fwrite(line, 1, len, o.f) != len || fputc('\n', o.f) == EOF) {
-            fprintf(stderr, "%s: cannot write: %s\n", output_file(&o), strerror(errno));
+            weir_tool_error("%s: cannot write: %s", output_file(&o), strerror(errno));
             ok = false;
             break;
         }
         if (len + 1 > last_cap) {
             char *b = realloc(last, len + 1);
             if (!b) {
-                fprintf(stderr, "weir capture convert: out of memory\n");
+                weir_tool_error("weir capture convert: out of memory");
                 ok = false;
                 break;
             }
@@ -469,9 +469,8 @@ static int convert(const char *in, const char *out, bool partial)
         if (strcmp(kind, "summary") != 0) {
             char where[1024];
             weir_capture_reader_where(r, where, sizeof where);
-            fprintf(stderr,
-                    "%s: the capture is cut short: its last event is %s%s%s, not the summary "
-                    "(convert --partial converts it anyway)\n",
+            weir_tool_error("%s: the capture is cut short: its last event is %s%s%s, not the summary "
+                    "(convert --partial converts it anyway)",
                     where, *kind ? "a " : "one without a kind", kind, *kind ? " event" : "");
             ok = false;
         }
@@ -494,7 +493,7 @@ static int validate(const char *path)
     cap_check_init(&c);
     int r = cap_read(path, &c, NULL, NULL, err, sizeof err);
     if (r) {
-        fprintf(stderr, "%s\n", err);
+        weir_tool_error("%s", err);
     } else {
         printf("valid: %" PRId64 " events", c.events);
         if (c.dropped_events)
@@ -538,8 +537,8 @@ static int args(int argc, char **argv, int want, const char *help, const char *c
             while (opts && opts[k] && strcmp(opts[k], argv[i]) != 0)
                 k++;
             if (!opts || !opts[k]) {
-                fprintf(stderr, "weir capture %s: unknown option '%s'\n\n%s", argv[0], argv[i],
-                        help);
+                weir_tool_error("weir capture %s: unknown option '%s'", argv[0], argv[i]);
+                fprintf(stderr, "\n%s", help);
                 return 2;
             }
             set[k] = true;
@@ -564,7 +563,7 @@ static int take_to(int *argc, char **argv, const char **to)
         const char *v = NULL;
         if (strcmp(argv[i], "--to") == 0) {
             if (i + 1 >= *argc) {
-                fprintf(stderr, "weir capture convert: --to needs a format (jsonl or chrome-trace)\n");
+                weir_tool_error("weir capture convert: --to needs a format (jsonl or chrome-trace)");
                 return 2;
             }
             v = argv[++i];
@@ -575,7 +574,7 @@ static int take_to(int *argc, char **argv, const char **to)
             continue;
         }
         if (strcmp(v, "jsonl") != 0 && strcmp(v, "chrome-trace") != 0) {
-            fprintf(stderr, "weir capture convert: unknown format '%s' (--to jsonl or --to chrome-trace)\n", v);
+            weir_tool_error("weir capture convert: unknown format '%s' (--to jsonl or --to chrome-trace)", v);
             return 2;
         }
         *to = v;
@@ -606,8 +605,8 @@ int weir_capture_main(int argc, char **argv)
             return r;
         if (strcmp(to, "chrome-trace") == 0) {
             if (set[0]) {
-                fprintf(stderr, "weir capture convert: --partial is for --to jsonl only (a chrome "
-                                "trace is made of a whole, valid capture)\n");
+                weir_tool_error("weir capture convert: --partial is for --to jsonl only (a chrome "
+                                "trace is made of a whole, valid capture)");
                 return 2;
             }
             return convert_chrome_trace(argv[2], argv[3]);
@@ -624,11 +623,12 @@ int weir_capture_main(int argc, char **argv)
             return r;
         char err[ERRSIZE];
         if (cap_summary_main(argv[2], stdout, err, sizeof err)) {
-            fprintf(stderr, "%s\n", err);
+            weir_tool_error("%s", err);
             return 1;
         }
         return 0;
     }
-    fprintf(stderr, "weir capture: unknown command '%s'\n\n%s", cmd, usage_text);
+    weir_tool_error("weir capture: unknown command '%s'", cmd);
+    fprintf(stderr, "\n%s", usage_text);
     return 2;
 }

@@ -20,6 +20,7 @@
  * gets report.html, the viewer with the three captures embedded.
  */
 #include "demo.h"
+#include "message.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -167,10 +168,10 @@ static int run(const experiment *x, const char *dir, weir_diag_memory *mem, char
     r = weir_job_run(job);
     weir_cli_signals_job(NULL);
     if (r == WEIR_ECANCELED && weir_cli_stopped())
-        fprintf(stderr, "weir demo: %s cancelled; its capture %s is complete, its summary marked "
-                        "cancelled\n", x->name, path);
+        weir_tool_error("weir demo: %s cancelled; its capture %s is complete, its summary marked "
+                        "cancelled", x->name, path);
     else if (r)
-        fprintf(stderr, "weir demo: %s failed: %s\n", x->name, weir_job_error(job));
+        weir_tool_error("weir demo: %s failed: %s", x->name, weir_job_error(job));
     weir_job_destroy(job);
     return r;
 }
@@ -272,11 +273,11 @@ static int make_one(const char *path, const char *dir)
     if (err == EEXIST) {
         if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
             return 0;
-        fprintf(stderr, "weir demo: cannot create %s: %s exists and is not a directory\n", dir,
+        weir_tool_error("weir demo: cannot create %s: %s exists and is not a directory", dir,
                 path);
         return 1;
     }
-    fprintf(stderr, "weir demo: cannot create %s: %s: %s\n", dir, path, strerror(err));
+    weir_tool_error("weir demo: cannot create %s: %s: %s", dir, path, strerror(err));
     return 1;
 }
 
@@ -287,7 +288,7 @@ static int make_dir(const char *dir)
     size_t n = strlen(dir);
     char *path = malloc(n + 1);
     if (!path) {
-        fprintf(stderr, "weir demo: out of memory\n");
+        weir_tool_error("weir demo: out of memory");
         return 1;
     }
     memcpy(path, dir, n + 1);
@@ -333,12 +334,12 @@ int weir_demo_main(int argc, char **argv)
             return usage(stdout);
         if (strcmp(argv[i], "--out") == 0) {
             if (i + 1 >= argc || argv[i + 1][0] == '\0') {
-                fprintf(stderr, "weir demo: '--out' needs a directory after it\n");
+                weir_tool_error("weir demo: '--out' needs a directory after it");
                 return usage(stderr);
             }
             dir = argv[++i];
         } else {
-            fprintf(stderr, "weir demo: unknown argument '%s'\n", argv[i]);
+            weir_tool_error("weir demo: unknown argument '%s'", argv[i]);
             return usage(stderr);
         }
     }

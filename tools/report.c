@@ -7,6 +7,7 @@
  * that no "</script>" can end the element early (docs/VIEWER.md).
  */
 #include "report.h"
+#include "message.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -86,7 +87,7 @@ int weir_report_write(const char *path, const char *const *names, const char *co
     snprintf(tmp, sizeof tmp, "%s.partial", path);
     FILE *out = fopen(tmp, "wb");
     if (!out) {
-        fprintf(stderr, "weir: cannot create %s: %s\n", tmp, strerror(errno));
+        weir_tool_error("weir: cannot create %s: %s", tmp, strerror(errno));
         return 1;
     }
     int bad = fwrite(html, 1, head, out) != head || fputc('[', out) == EOF;
@@ -94,7 +95,7 @@ int weir_report_write(const char *path, const char *const *names, const char *co
         size_t len;
         char *text = read_file(files[i], &len);
         if (!text) {
-            fprintf(stderr, "weir: cannot read %s: %s\n", files[i], strerror(errno));
+            weir_tool_error("weir: cannot read %s: %s", files[i], strerror(errno));
             bad = 1;
             break;
         }
@@ -112,9 +113,9 @@ int weir_report_write(const char *path, const char *const *names, const char *co
         bad = 1;
     if (bad || rename(tmp, path) != 0) {
         if (!bad)
-            fprintf(stderr, "weir: cannot rename %s: %s\n", tmp, strerror(errno));
+            weir_tool_error("weir: cannot rename %s: %s", tmp, strerror(errno));
         else
-            fprintf(stderr, "weir: writing %s failed\n", tmp);
+            weir_tool_error("weir: writing %s failed", tmp);
         remove(tmp);
         return 1;
     }

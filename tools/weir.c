@@ -26,6 +26,7 @@
 
 #include "capture.h"
 #include "demo.h"
+#include "message.h"
 #include "script.h"
 #include "signals.h"
 
@@ -83,7 +84,7 @@ static int command(int argc, char **argv)
         return weir_demo_main(argc - 1, argv + 1);
     if (strcmp(cmd, "capture") == 0)
         return weir_capture_main(argc - 1, argv + 1);
-    fprintf(stderr, "weir: unknown command '%s'\n", cmd);
+    weir_tool_error("weir: unknown command '%s'", cmd);
     return usage(stderr);
 }
 
