@@ -3,8 +3,16 @@
  * every element it emits printed one per line (docs/SCRIPT.md is the
  * format, byte for byte).
  *
- * The whole script is parsed and checked before anything runs, so a malformed
- * line stops it with `FILE:LINE: what is wrong` (exit 2) and nothing printed.
+ * A script is read one line at a time and nothing of it is kept: memory is
+ * the same for ten lines and for an endless `yes 'rec 0 5' |`. A regular
+ * file (named, or on standard input) is read twice: the first pass checks
+ * every line and keeps nothing, so that a malformed line stops it with
+ * `FILE:LINE: what is wrong` (exit 2) before anything runs; the second pass
+ * parses again and runs each command as it is read. A pipe, FIFO or
+ * terminal cannot be read twice, so it is run as it is read: a malformed line
+ * still stops it with the same message and exit 2, after the output of the
+ * lines before it (docs/SCRIPT.md says so).
+ *
  * Running goes through weir's harness (weir/harness.h), i.e. the real
  * operator with the real valves, combiner, gate, timers and keyed state.
  */
@@ -17,9 +25,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <weir.h>
 
+#include "message.h"
 #include "script_ops.h"
 
 #define MAX_LINE 4096
@@ -29,33 +39,51 @@ typedef enum cmd_kind { CMD_REC, CMD_WM, CMD_IDLE, CMD_ACTIVE, CMD_TIME, CMD_END
 
 typedef struct cmd {
     cmd_kind kind;
-    int line;
     int input, channel;
     int64_t ts; /* rec: timestamp; wm: watermark; time: T */
     weir_script_rec rec;
 } cmd;
 
+/* One pass over the script: the reader, what the lines so far declared
+ * (the operator, the time, whether the input ended) and, when running, the
+ * harness. Nothing per line is kept. */
 typedef struct script {
     const char *file;
+    FILE *in;
+    uint64_t line; /* 64-bit: a streamed script may have more than 2^31 lines */
     weir_script_op op;
-    cmd *cmds;
-    size_t ncmds, cap;
+    bool have_op, ended;
+    int64_t now;
+    weir_harness *h; /* NULL in a checking pass */
+    bool run;
+    char buf[MAX_LINE + 1];
 } script;
 
-static int errorf(const char *file, int line, const char *fmt, ...) WEIR_PRINTF(3, 4);
+static int errorf(const char *file, uint64_t line, const char *fmt, ...) WEIR_PRINTF(3, 4);
 
-static int errorf(const char *file, int line, const char *fmt, ...)
+/* Every message is FILE:LINE: what is wrong, escaped (message.h): a script
+ * is any bytes, and its tokens are echoed. Returns 2, the status of a
+ * malformed script. */
+static int errorf(const char *file, uint64_t line, const char *fmt, ...)
 {
+    char prefix[64];
     va_list ap;
     va_start(ap, fmt);
     if (line > 0)
-        fprintf(stderr, "%s:%d: ", file, line);
+        snprintf(prefix, sizeof prefix, ":%" PRIu64 ": ", line);
     else
-        fprintf(stderr, "%s: ", file);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+        snprintf(prefix, sizeof prefix, ": ");
+    weir_tool_escape(stderr, file, strlen(file));
+    weir_tool_errorv(prefix, fmt, ap);
     va_end(ap);
     return 2;
+}
+
+/* The exit status for a weir error code met while parsing or building the
+ * operator: out of memory is not a malformed script (1, not 2). */
+static int status_of(int err)
+{
+    return err == WEIR_ENOMEM ? 1 : 2;
 }
 
 /* ---- parsing helpers ------------------------------------------------------ */
@@ -143,10 +171,10 @@ static bool valid_key(const char *k)
     return true;
 }
 
-static int parse_channel(const script *s, int line, const char *tok, int *input, int *channel)
+static int parse_channel(const script *s, uint64_t line, const char *tok, int *input, int *channel)
 {
     const weir_script_op *op = &s->op;
-    char why[160];
+    char why[WEIR_SCRIPT_WHY];
     int a, b;
     const char *dot = strchr(tok, '.');
     if (op->inputs == 1) {
@@ -187,28 +215,47 @@ static int parse_channel(const script *s, int line, const char *tok, int *input,
     return 0;
 }
 
-static int push(script *s, const cmd *c)
+/* Runs one command on the harness; a failing operator stops the script
+ * with its message at the command's line (exit 1). */
+static int run_command(script *s, const cmd *c)
 {
-    if (s->ncmds == s->cap) {
-        size_t cap = s->cap ? s->cap * 2 : 64;
-        cmd *n = realloc(s->cmds, cap * sizeof *n);
-        if (!n)
-            return errorf(s->file, c->line, "out of memory");
-        s->cmds = n;
-        s->cap = cap;
+    weir_harness *h = s->h;
+    int r = 0;
+    switch (c->kind) {
+    case CMD_REC:
+        r = weir_harness_record(h, c->input, c->channel, &c->rec, c->ts);
+        break;
+    case CMD_WM:
+        r = weir_harness_watermark(h, c->input, c->channel, c->ts);
+        break;
+    case CMD_IDLE:
+        r = weir_harness_idle(h, c->input, c->channel);
+        break;
+    case CMD_ACTIVE:
+        r = weir_harness_active(h, c->input, c->channel);
+        break;
+    case CMD_TIME:
+        r = weir_harness_advance(h, c->ts);
+        break;
+    case CMD_END:
+        r = weir_harness_end(h);
+        break;
     }
-    s->cmds[s->ncmds++] = *c;
-    return 0;
+    if (r == 0)
+        return 0;
+    fflush(stdout);
+    errorf(s->file, s->line, "%s", weir_harness_last_error(h));
+    return 1;
 }
 
-static int parse_command(script *s, int line, char **tok, int n, int64_t *now, bool *ended)
+static int parse_command(script *s, char **tok, int n)
 {
     cmd c;
     memset(&c, 0, sizeof c);
-    c.line = line;
-    char why[160];
+    uint64_t line = s->line;
+    char why[WEIR_SCRIPT_WHY];
     const char *name = tok[0];
-    if (*ended)
+    if (s->ended)
         return errorf(s->file, line, "'%s' after end: the input has ended", name);
     if (strcmp(name, "rec") == 0) {
         if (n < 3)
@@ -280,110 +327,163 @@ static int parse_command(script *s, int line, char **tok, int n, int64_t *now, b
         c.kind = CMD_TIME;
         if (weir_script_parse_int(tok[1], false, &c.ts, why, sizeof why))
             return errorf(s->file, line, "time %s", why);
-        if (c.ts < *now)
+        if (c.ts < s->now)
             return errorf(s->file, line, "time %" PRId64 " is before the current time %" PRId64
-                          " (time only moves forward)", c.ts, *now);
-        *now = c.ts;
+                          " (time only moves forward)", c.ts, s->now);
+        s->now = c.ts;
     } else if (strcmp(name, "end") == 0) {
         if (n != 1)
             return errorf(s->file, line, "end takes no arguments");
         c.kind = CMD_END;
-        *ended = true;
+        s->ended = true;
     } else if (strcmp(name, "op") == 0) {
         return errorf(s->file, line, "a second 'op': a script runs one operator");
     } else {
         return errorf(s->file, line, "unknown command '%s' (expected rec, wm, idle, active, "
                       "time or end)", name);
     }
-    return push(s, &c);
+    return s->run ? run_command(s, &c) : 0;
 }
 
-static int parse(script *s, FILE *in)
+/* Reads the next line into s->buf (without its newline). 0 with *eof set at
+ * the end of the input; else 0, or the exit status of what stopped it: a
+ * NUL byte or a line too long (2, at that line), a read error (1). The line
+ * is read whole before anything of it is parsed, so that nothing hidden in
+ * or after a NUL or past the limit can run. */
+static int read_line(script *s, bool *eof, size_t *length)
 {
-    char buf[MAX_LINE + 2];
-    char *tok[MAX_TOKENS];
-    int line = 0;
-    bool have_op = false, ended = false;
-    int64_t now = 0;
-    while (fgets(buf, sizeof buf, in)) {
-        line++;
-        size_t len = strlen(buf);
-        if (len == sizeof buf - 1 && buf[len - 1] != '\n')
-            return errorf(s->file, line, "line longer than %d characters", MAX_LINE);
-        int n = split(buf, tok);
-        if (n < 0)
-            return errorf(s->file, line, "more than %d words on one line", MAX_TOKENS);
-        if (n == 0)
-            continue;
-        if (!have_op) {
-            if (strcmp(tok[0], "op") != 0)
-                return errorf(s->file, line, "the first statement must declare the operator "
-                              "(op passthrough|timestamps|window ...), not '%s'", tok[0]);
-            char why[256];
-            int err_line = line;
-            if (weir_script_op_parse(&s->op, tok + 1, n - 1, why, sizeof why))
-                return errorf(s->file, err_line, "%s", why);
-            s->op.line = line;
-            have_op = true;
-            continue;
+    FILE *in = s->in;
+    int c = getc_unlocked(in);
+    *eof = false;
+    if (c == EOF) {
+        if (ferror(in)) {
+            errorf(s->file, 0, "read error: %s", strerror(errno));
+            return 1;
         }
-        int r = parse_command(s, line, tok, n, &now, &ended);
-        if (r)
-            return r;
+        *eof = true;
+        return 0;
     }
-    /* Not a malformed script: the file could not be read (exit 1, as the
-     * usage says; 2 is kept for what is wrong in the script itself). */
-    if (ferror(in)) {
+    s->line++;
+    size_t len = 0;
+    for (; c != EOF && c != '\n'; c = getc_unlocked(in)) {
+        if (c == '\0')
+            return errorf(s->file, s->line, "a NUL byte at column %zu (a script is text)",
+                          len + 1);
+        if (len == MAX_LINE)
+            return errorf(s->file, s->line, "line longer than %d characters", MAX_LINE);
+        s->buf[len++] = (char)c;
+    }
+    if (c == EOF && ferror(in)) {
         errorf(s->file, 0, "read error: %s", strerror(errno));
         return 1;
     }
-    /* Reported at the last line (line 1 for an empty file), so that the
-     * message keeps the FILE:LINE: form of every other one. */
-    if (!have_op)
-        return errorf(s->file, line > 0 ? line : 1, "no operator: the script has no statement "
-                      "(its first statement must be 'op ...')");
+    s->buf[len] = '\0';
+    *length = len;
     return 0;
 }
 
-/* ---- running -------------------------------------------------------------- */
-
-static int run(script *s)
+/* The `op` statement; when running, its harness too (an operator the
+ * harness refuses is an invalid setting: exit 2 at the op line). */
+static int parse_op(script *s, char **tok, int n)
 {
-    weir_harness *h;
-    char why[1024];
-    int r = weir_script_op_harness(&s->op, &h, why, sizeof why);
-    if (r)
-        return errorf(s->file, s->op.line, "%s", why);
-    for (size_t i = 0; i < s->ncmds && r == 0; i++) {
-        const cmd *c = &s->cmds[i];
-        switch (c->kind) {
-        case CMD_REC:
-            r = weir_harness_record(h, c->input, c->channel, &c->rec, c->ts);
+    char why[WEIR_SCRIPT_WHY];
+    if (strcmp(tok[0], "op") != 0)
+        return errorf(s->file, s->line, "the first statement must declare the operator "
+                      "(op passthrough|timestamps|window ...), not '%s'", tok[0]);
+    int r = weir_script_op_parse(&s->op, tok + 1, n - 1, why, sizeof why);
+    if (r) {
+        errorf(s->file, s->line, "%s", why);
+        return status_of(r);
+    }
+    s->op.line = s->line;
+    s->have_op = true;
+    if (!s->run)
+        return 0;
+    r = weir_script_op_harness(&s->op, &s->h, why, sizeof why);
+    if (r) {
+        errorf(s->file, s->line, "%s", why);
+        return status_of(r);
+    }
+    return 0;
+}
+
+/* One pass over the input from where it stands. */
+static int pass(script *s)
+{
+    char *tok[MAX_TOKENS];
+    for (;;) {
+        bool eof;
+        size_t len = 0;
+        int r = read_line(s, &eof, &len);
+        if (r)
+            return r;
+        if (eof)
             break;
-        case CMD_WM:
-            r = weir_harness_watermark(h, c->input, c->channel, c->ts);
-            break;
-        case CMD_IDLE:
-            r = weir_harness_idle(h, c->input, c->channel);
-            break;
-        case CMD_ACTIVE:
-            r = weir_harness_active(h, c->input, c->channel);
-            break;
-        case CMD_TIME:
-            r = weir_harness_advance(h, c->ts);
-            break;
-        case CMD_END:
-            r = weir_harness_end(h);
-            break;
-        }
-        if (r) {
-            fflush(stdout);
-            errorf(s->file, c->line, "%s", weir_harness_last_error(h));
+        if (len == 0)
+            continue;
+        int n = split(s->buf, tok);
+        if (n < 0)
+            return errorf(s->file, s->line, "more than %d words on one line", MAX_TOKENS);
+        if (n == 0)
+            continue;
+        r = s->have_op ? parse_command(s, tok, n) : parse_op(s, tok, n);
+        if (r)
+            return r;
+    }
+    /* Reported at the last line (line 1 for an empty file), so that the
+     * message keeps the FILE:LINE: form of every other one. */
+    if (!s->have_op)
+        return errorf(s->file, s->line > 0 ? s->line : 1, "no operator: the script has no "
+                      "statement (its first statement must be 'op ...')");
+    return 0;
+}
+
+/* A regular file can be read a second time from where it started. */
+static bool rereadable(FILE *in, off_t *start)
+{
+    struct stat st;
+    int fd = fileno(in);
+    if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)))
+        return false;
+    *start = ftello(in);
+    return *start >= 0;
+}
+
+int weir_script_run(FILE *in, const char *name)
+{
+    script *s = calloc(1, sizeof *s);
+    if (!s) {
+        errorf(name, 0, "out of memory");
+        return 1;
+    }
+    s->file = name;
+    s->in = in;
+    off_t start;
+    int r = 0;
+    if (rereadable(in, &start)) {
+        /* The checking pass: nothing runs, nothing is kept. */
+        r = pass(s);
+        if (r == 0) {
+            if (fseeko(in, start, SEEK_SET) != 0) {
+                errorf(name, 0, "cannot read it again: %s", strerror(errno));
+                r = 1;
+            }
+            memset(s, 0, sizeof *s);
+            s->file = name;
+            s->in = in;
         }
     }
-    weir_harness_destroy(h);
-    fflush(stdout);
-    return r ? 1 : 0;
+    if (r == 0) {
+        s->run = true;
+        r = pass(s);
+    }
+    weir_harness_destroy(s->h);
+    free(s);
+    if (fflush(stdout) != 0 && r == 0) {
+        errorf(name, 0, "cannot write the output: %s", strerror(errno));
+        r = 1;
+    }
+    return r;
 }
 
 int weir_script_main(int argc, char **argv)
@@ -395,27 +495,19 @@ int weir_script_main(int argc, char **argv)
                 "Runs one operator on a scripted input (records, watermarks, idle/active,\n"
                 "processing time) on a virtual clock and prints everything it emits.\n"
                 "The format is documented in docs/SCRIPT.md. Exit status: 0 ran, 1 the\n"
-                "operator failed or the file could not be read, 2 malformed script or\n"
-                "invalid operator setting (FILE:LINE: reason on standard error).\n");
+                "operator failed, the file could not be read or memory ran out, 2\n"
+                "malformed script or invalid operator setting (FILE:LINE: reason on\n"
+                "standard error).\n");
         return argc == 2 ? 0 : 2;
     }
-    script s;
-    memset(&s, 0, sizeof s);
-    FILE *in = stdin;
-    s.file = "<stdin>";
-    if (strcmp(argv[1], "-") != 0) {
-        s.file = argv[1];
-        in = fopen(argv[1], "r");
-        if (!in) {
-            fprintf(stderr, "%s: cannot open: %s\n", argv[1], strerror(errno));
-            return 1;
-        }
+    if (strcmp(argv[1], "-") == 0)
+        return weir_script_run(stdin, "<stdin>");
+    FILE *in = fopen(argv[1], "r");
+    if (!in) {
+        weir_tool_error("%s: cannot open: %s", argv[1], strerror(errno));
+        return 1;
     }
-    int r = parse(&s, in);
-    if (in != stdin)
-        fclose(in);
-    if (r == 0)
-        r = run(&s);
-    free(s.cmds);
+    int r = weir_script_run(in, argv[1]);
+    fclose(in);
     return r;
 }

@@ -5,8 +5,18 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+
+/* The size of a buffer for a message about one script line: a line is at
+ * most 4096 characters, and a message echoes at most two of its parts. */
+#define WEIR_SCRIPT_WHY (2 * 4096 + 512)
 
 int weir_script_main(int argc, char **argv);
+/* Runs the script read from `in` (named `name` in messages), printing the
+ * operator's output to stdout: the exit status of `weir script` (0, 1 or
+ * 2, messages on stderr). The fuzz target and the allocation-failure test
+ * call it in process: it keeps no state between calls. */
+int weir_script_run(FILE *in, const char *name);
 
 /* Parses a whole token as a signed 64-bit integer (MIN and MAX too if
  * `words`). 0, or -1 with the reason in `why`. */

@@ -151,7 +151,7 @@ int weir_script_param_unused(const char *op, weir_script_param *p, int np, const
 int weir_script_param_ms(const char *op, const char *name, const char *v, bool positive,
                          int64_t *out, char *why, size_t whysize)
 {
-    char inner[128];
+    char inner[WEIR_SCRIPT_WHY];
     if (weir_script_parse_int(v, false, out, inner, sizeof inner)) {
         snprintf(why, whysize, "op %s: %s: %s", op, name, inner);
         return -1;
@@ -171,7 +171,7 @@ static int parse_passthrough(weir_script_op *op, weir_script_param *p, int np, c
     op->channels[0] = 1;
     const char *v = weir_script_param_get(p, np, "inputs");
     if (v) {
-        char first[32], inner[128];
+        char first[32], inner[WEIR_SCRIPT_WHY];
         const char *plus = strchr(v, '+');
         size_t len = plus ? (size_t)(plus - v) : strlen(v);
         if (len == 0 || len >= sizeof first) {
@@ -213,7 +213,7 @@ static int parse_timestamps(weir_script_op *op, weir_script_param *p, int np, ch
     }
     weir_watermark_strategy *st = &op->strategy;
     if (strncmp(s, "bounded:", 8) == 0) {
-        char inner[128];
+        char inner[WEIR_SCRIPT_WHY];
         st->kind = WEIR_WATERMARKS_BOUNDED;
         if (weir_script_parse_int(s + 8, false, &st->bound_ms, inner, sizeof inner)) {
             snprintf(why, whysize, "op timestamps: strategy=%s: the bound %s", s, inner);
@@ -303,15 +303,18 @@ int weir_script_op_harness(const weir_script_op *op, weir_harness **out, char *w
         break;
     case WEIR_SCRIPT_TIMESTAMPS: {
         weir_timestamps_spec ts = {.extract = record_ts, .strategy = op->strategy};
-        if (weir_timestamps_operator(&ts, sizeof(weir_script_rec), &spec, why, whysize))
-            return -1;
+        int r = weir_timestamps_operator(&ts, sizeof(weir_script_rec), &spec, why, whysize);
+        if (r)
+            return r;
         break;
     }
-    case WEIR_SCRIPT_WINDOW:
-        if (weir_script_window_spec(op, &spec, why, whysize))
-            return -1;
+    case WEIR_SCRIPT_WINDOW: {
+        int r = weir_script_window_spec(op, &spec, why, whysize);
+        if (r)
+            return r;
         cfg.key[0] = &key;
         break;
+    }
     }
     cfg.op = &spec;
     cfg.inputs = op->inputs;

@@ -33,7 +33,7 @@ typedef enum weir_script_fn {
 } weir_script_fn;
 
 typedef struct weir_script_op {
-    int line;
+    uint64_t line;
     weir_script_kind kind;
     int inputs;
     int channels[2];
@@ -64,16 +64,19 @@ int weir_script_param_unused(const char *op, weir_script_param *p, int np, const
 int weir_script_param_ms(const char *op, const char *name, const char *v, bool positive,
                          int64_t *out, char *why, size_t whysize);
 
-/* script_window.c: `op window ...` */
+/* script_window.c: `op window ...`; both return 0, -1 (WEIR_EINVAL) or
+ * the operator's error code (WEIR_ENOMEM), with why. */
 int weir_script_window_parse(weir_script_op *op, weir_script_param *p, int np, char *why,
                              size_t whysize);
 int weir_script_window_spec(const weir_script_op *op, weir_process_spec *spec, char *why,
                             size_t whysize);
 
-/* Parses the words after `op`. 0, or -1 with why. */
+/* Parses the words after `op`. 0, or with why: WEIR_EINVAL (-1) for a
+ * malformed or invalid setting, WEIR_ENOMEM when memory ran out. */
 int weir_script_op_parse(weir_script_op *op, char **tok, int n, char *why, size_t whysize);
 
-/* The harness for the operator, printing its output to stdout. */
+/* The harness for the operator, printing its output to stdout. 0, or a
+ * weir error code with why (WEIR_ENOMEM: out of memory). */
 int weir_script_op_harness(const weir_script_op *op, weir_harness **out, char *why,
                            size_t whysize);
 

@@ -80,10 +80,13 @@ static void agg_result(const void *accp, const weir_window_info *w, void *out, v
 
 /* ---- parsing -------------------------------------------------------------- */
 
-/* Splits `v` at ':' into at most `max` parts (copied into buf). */
+/* Splits `v` at ':' into at most `max` parts (copied into buf): -1 for
+ * too many parts, -2 for a value longer than buf holds (refused, never
+ * cut). */
 static int split_colons(const char *v, char *buf, size_t bufsize, char **parts, int max)
 {
-    snprintf(buf, bufsize, "%s", v);
+    if ((size_t)snprintf(buf, bufsize, "%s", v) >= bufsize)
+        return -2;
     int n = 0;
     char *p = buf;
     for (;;) {
@@ -101,7 +104,7 @@ static int split_colons(const char *v, char *buf, size_t bufsize, char **parts, 
 static int parse_number(const char *assign, const char *what, const char *tok, int64_t *out,
                         char *why, size_t whysize)
 {
-    char inner[128];
+    char inner[WEIR_SCRIPT_WHY];
     if (weir_script_parse_int(tok, false, out, inner, sizeof inner)) {
         snprintf(why, whysize, "op window: assign=%s: the %s %s", assign, what, inner);
         return -1;
@@ -111,13 +114,20 @@ static int parse_number(const char *assign, const char *what, const char *tok, i
 
 static int parse_assign(weir_script_op *op, const char *v, char *why, size_t whysize)
 {
-    char buf[128], *part[4];
+    /* As long as a script line: a value is never cut, the check below is
+     * for a caller that passes a longer one. */
+    char buf[WEIR_SCRIPT_WHY / 2], *part[4];
     int n = split_colons(v, buf, sizeof buf, part, 4);
-    const char *kind = part[0];
+    if (n == -2) {
+        snprintf(why, whysize, "op window: assign=... is %zu characters long, more than the "
+                 "%zu allowed", strlen(v), sizeof buf - 1);
+        return -1;
+    }
     if (n < 0) {
         snprintf(why, whysize, "op window: assign=%s has too many ':' parts", v);
         return -1;
     }
+    const char *kind = part[0];
     if (strcmp(kind, "tumbling") == 0) {
         if (n < 2 || n > 3) {
             snprintf(why, whysize, "op window: assign=%s: expected tumbling:SIZE[:OFFSET]", v);
@@ -209,8 +219,9 @@ int weir_script_window_parse(weir_script_op *op, weir_script_param *p, int np, c
     /* What the operator itself refuses (size 0, an offset too large, ...)
      * is refused now, at the op line. */
     weir_process_spec spec;
-    if (weir_script_window_spec(op, &spec, why, whysize))
-        return -1;
+    int r = weir_script_window_spec(op, &spec, why, whysize);
+    if (r)
+        return r;
     spec.impl_free(spec.impl);
     return 0;
 }
@@ -235,10 +246,9 @@ int weir_script_window_spec(const weir_script_op *op, weir_process_spec *spec, c
         .arg = (void *)&fn_codes[op->fn],
     };
     char inner[256];
-    if (weir_window_operator(&w, sizeof(weir_script_rec), sizeof((weir_script_rec *)0)->key, spec,
-                             inner, sizeof inner)) {
+    int r = weir_window_operator(&w, sizeof(weir_script_rec), sizeof((weir_script_rec *)0)->key,
+                                 spec, inner, sizeof inner);
+    if (r)
         snprintf(why, whysize, "op window: %s", inner);
-        return -1;
-    }
-    return 0;
+    return r;
 }

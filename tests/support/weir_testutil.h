@@ -116,6 +116,16 @@ static inline uint64_t *tu_collect_u64(const weir_collect *c, size_t *n)
     return v;
 }
 
+/* Reads the file at `path` into buf (at most size - 1 bytes, NUL-ended). */
+static inline void tu_slurp(const char *path, char *buf, size_t size)
+{
+    FILE *f = fopen(path, "r");
+    cr_assert_not_null(f, "cannot read %s", path);
+    size_t n = fread(buf, 1, size - 1, f);
+    buf[n] = '\0';
+    fclose(f);
+}
+
 /* Whether `hay` contains every one of the NULL-terminated `needles`;
  * reports the first missing one. */
 #define tu_assert_contains(hay, ...)                                                              \

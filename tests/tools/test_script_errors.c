@@ -27,15 +27,6 @@ typedef struct result {
     char err[4096];
 } result;
 
-static void slurp(const char *path, char *buf, size_t size)
-{
-    FILE *f = fopen(path, "r");
-    cr_assert_not_null(f, "cannot read %s", path);
-    size_t n = fread(buf, 1, size - 1, f);
-    buf[n] = '\0';
-    fclose(f);
-}
-
 static void write_file(const char *path, const char *text)
 {
     FILE *f = fopen(path, "w");
@@ -59,8 +50,8 @@ static result run(const char *args, const char *stdin_text)
     int st = system(cmd);
     cr_assert(st != -1 && WIFEXITED(st), "'%s' did not exit normally", cmd);
     result r = {.status = WEXITSTATUS(st)};
-    slurp(out, r.out, sizeof r.out);
-    slurp(err, r.err, sizeof r.err);
+    tu_slurp(out, r.out, sizeof r.out);
+    tu_slurp(err, r.err, sizeof r.err);
     unlink(in);
     unlink(out);
     unlink(err);
