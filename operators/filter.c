@@ -1,11 +1,11 @@
 /* filter.c — keeps the elements a user predicate accepts; counts the rest as
  * filtered for the diagnostic summary. */
-#include <stdlib.h>
 
 #include "weir/error.h"
-#include "weir/job.h"
 #include "weir/operator.h"
 #include "weir/stream.h"
+
+#include "builder.h"
 
 typedef struct filter_arg {
     weir_filter_fn fn;
@@ -57,25 +57,13 @@ static const weir_operator_vtable filter_vtable = {
 
 weir_stream *weir_stream_filter(weir_stream *s, weir_filter_fn fn, void *arg)
 {
-    if (!s)
-        return NULL;
-    if (!fn) {
-        weir_job_record_error(weir_stream_job(s), WEIR_EINVAL, "weir_stream_filter: fn is required");
-        return NULL;
-    }
-    filter_arg *f = malloc(sizeof *f);
-    if (!f) {
-        weir_job_record_error(weir_stream_job(s), WEIR_ENOMEM, "weir_stream_filter: out of memory");
-        return NULL;
-    }
-    *f = (filter_arg){.fn = fn, .arg = arg};
-    weir_process_spec spec = {
-        .kind = "filter",
-        .vtable = &filter_vtable,
-        .arg = f,
-        .arg_free = free,
-        .out_size = weir_stream_elem_size(s),
-        .accounting = WEIR_ACCOUNTING_ONE_TO_ONE,
-    };
-    return weir_stream_process(s, &spec);
+    const weir__builder_call call = {.name = "weir_stream_filter", .fn_name = "fn",
+                                     .has_fn = fn != NULL};
+    filter_arg f = {.fn = fn, .arg = arg};
+    return weir__builder_add(s, &call,
+                             (weir_process_spec){.kind = "filter",
+                                                 .vtable = &filter_vtable,
+                                                 .out_size = weir_stream_elem_size(s),
+                                                 .accounting = WEIR_ACCOUNTING_ONE_TO_ONE},
+                             &f, sizeof f);
 }

@@ -1,11 +1,11 @@
 /* flat_map.c — zero or more output elements per input element: the user
  * function emits them itself with weir_emit(). */
-#include <stdlib.h>
 
 #include "weir/error.h"
-#include "weir/job.h"
 #include "weir/operator.h"
 #include "weir/stream.h"
+
+#include "builder.h"
 
 typedef struct flat_map_arg {
     weir_flat_map_fn fn;
@@ -26,30 +26,13 @@ static const weir_operator_vtable flat_map_vtable = {
 
 weir_stream *weir_stream_flat_map(weir_stream *s, size_t out_size, weir_flat_map_fn fn, void *arg)
 {
-    if (!s)
-        return NULL;
-    if (!fn) {
-        weir_job_record_error(weir_stream_job(s), WEIR_EINVAL, "weir_stream_flat_map: fn is required");
-        return NULL;
-    }
-    if (out_size == 0 || out_size > WEIR_MAX_ELEM_SIZE) {
-        weir_job_record_error(weir_stream_job(s), WEIR_EINVAL,
-                              "weir_stream_flat_map: out_size %zu is not in 1..%d", out_size,
-                              WEIR_MAX_ELEM_SIZE);
-        return NULL;
-    }
-    flat_map_arg *f = malloc(sizeof *f);
-    if (!f) {
-        weir_job_record_error(weir_stream_job(s), WEIR_ENOMEM, "weir_stream_flat_map: out of memory");
-        return NULL;
-    }
-    *f = (flat_map_arg){.fn = fn, .arg = arg};
-    weir_process_spec spec = {
-        .kind = "flat_map",
-        .vtable = &flat_map_vtable,
-        .arg = f,
-        .arg_free = free,
-        .out_size = out_size,
-    };
-    return weir_stream_process(s, &spec);
+    const weir__builder_call call = {.name = "weir_stream_flat_map",
+                                     .fn_name = "fn",
+                                     .has_fn = fn != NULL,
+                                     .checks_out_size = true};
+    flat_map_arg f = {.fn = fn, .arg = arg};
+    return weir__builder_add(
+        s, &call,
+        (weir_process_spec){.kind = "flat_map", .vtable = &flat_map_vtable, .out_size = out_size},
+        &f, sizeof f);
 }

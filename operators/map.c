@@ -3,9 +3,10 @@
 #include <stdlib.h>
 
 #include "weir/error.h"
-#include "weir/job.h"
 #include "weir/operator.h"
 #include "weir/stream.h"
+
+#include "builder.h"
 
 typedef struct map_arg {
     weir_map_fn fn;
@@ -74,31 +75,13 @@ static const weir_operator_vtable map_vtable = {
 
 weir_stream *weir_stream_map(weir_stream *s, size_t out_size, weir_map_fn fn, void *arg)
 {
-    if (!s)
-        return NULL;
-    if (!fn) {
-        weir_job_record_error(weir_stream_job(s), WEIR_EINVAL, "weir_stream_map: fn is required");
-        return NULL;
-    }
-    if (out_size == 0 || out_size > WEIR_MAX_ELEM_SIZE) {
-        weir_job_record_error(weir_stream_job(s), WEIR_EINVAL,
-                              "weir_stream_map: out_size %zu is not in 1..%d", out_size,
-                              WEIR_MAX_ELEM_SIZE);
-        return NULL;
-    }
-    map_arg *m = malloc(sizeof *m);
-    if (!m) {
-        weir_job_record_error(weir_stream_job(s), WEIR_ENOMEM, "weir_stream_map: out of memory");
-        return NULL;
-    }
-    *m = (map_arg){.fn = fn, .arg = arg, .out_size = out_size};
-    weir_process_spec spec = {
-        .kind = "map",
-        .vtable = &map_vtable,
-        .arg = m,
-        .arg_free = free,
-        .out_size = out_size,
-        .accounting = WEIR_ACCOUNTING_ONE_TO_ONE,
-    };
-    return weir_stream_process(s, &spec);
+    const weir__builder_call call = {
+        .name = "weir_stream_map", .fn_name = "fn", .has_fn = fn != NULL, .checks_out_size = true};
+    map_arg m = {.fn = fn, .arg = arg, .out_size = out_size};
+    return weir__builder_add(s, &call,
+                             (weir_process_spec){.kind = "map",
+                                                 .vtable = &map_vtable,
+                                                 .out_size = out_size,
+                                                 .accounting = WEIR_ACCOUNTING_ONE_TO_ONE},
+                             &m, sizeof m);
 }

@@ -1,11 +1,11 @@
 /* sink_callback.c — hands every record to a user function, on the sink
  * subtask's worker thread. */
-#include <stdlib.h>
 
 #include "weir/error.h"
-#include "weir/job.h"
 #include "weir/operator.h"
 #include "weir/stream.h"
+
+#include "builder.h"
 
 typedef struct callback_arg {
     weir_sink_fn fn;
@@ -47,24 +47,12 @@ static const weir_operator_vtable callback_vtable = {
 
 weir_stream *weir_sink_callback(weir_stream *s, weir_sink_fn fn, void *arg)
 {
-    if (!s)
-        return NULL;
-    if (!fn) {
-        weir_job_record_error(weir_stream_job(s), WEIR_EINVAL, "weir_sink_callback: fn is required");
-        return NULL;
-    }
-    callback_arg *c = malloc(sizeof *c);
-    if (!c) {
-        weir_job_record_error(weir_stream_job(s), WEIR_ENOMEM, "weir_sink_callback: out of memory");
-        return NULL;
-    }
-    *c = (callback_arg){.fn = fn, .arg = arg};
-    weir_process_spec spec = {
-        .kind = "sink",
-        .vtable = &callback_vtable,
-        .arg = c,
-        .arg_free = free,
-        .accounting = WEIR_ACCOUNTING_SINK,
-    };
-    return weir_stream_process(s, &spec);
+    const weir__builder_call call = {.name = "weir_sink_callback", .fn_name = "fn",
+                                     .has_fn = fn != NULL};
+    callback_arg c = {.fn = fn, .arg = arg};
+    return weir__builder_add(s, &call,
+                             (weir_process_spec){.kind = "sink",
+                                                 .vtable = &callback_vtable,
+                                                 .accounting = WEIR_ACCOUNTING_SINK},
+                             &c, sizeof c);
 }

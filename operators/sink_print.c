@@ -7,9 +7,10 @@
 #include <string.h>
 
 #include "weir/error.h"
-#include "weir/job.h"
 #include "weir/operator.h"
 #include "weir/stream.h"
+
+#include "builder.h"
 
 #define LINE_MAX_TEXT 1024
 
@@ -69,24 +70,12 @@ static const weir_operator_vtable print_vtable = {
 
 weir_stream *weir_sink_print(weir_stream *s, weir_format_fn fmt, void *arg, FILE *out)
 {
-    if (!s)
-        return NULL;
-    if (!fmt) {
-        weir_job_record_error(weir_stream_job(s), WEIR_EINVAL, "weir_sink_print: fmt is required");
-        return NULL;
-    }
-    print_arg *p = malloc(sizeof *p);
-    if (!p) {
-        weir_job_record_error(weir_stream_job(s), WEIR_ENOMEM, "weir_sink_print: out of memory");
-        return NULL;
-    }
-    *p = (print_arg){.fmt = fmt, .arg = arg, .out = out};
-    weir_process_spec spec = {
-        .kind = "sink",
-        .vtable = &print_vtable,
-        .arg = p,
-        .arg_free = free,
-        .accounting = WEIR_ACCOUNTING_SINK,
-    };
-    return weir_stream_process(s, &spec);
+    const weir__builder_call call = {.name = "weir_sink_print", .fn_name = "fmt",
+                                     .has_fn = fmt != NULL};
+    print_arg p = {.fmt = fmt, .arg = arg, .out = out};
+    return weir__builder_add(s, &call,
+                             (weir_process_spec){.kind = "sink",
+                                                 .vtable = &print_vtable,
+                                                 .accounting = WEIR_ACCOUNTING_SINK},
+                             &p, sizeof p);
 }

@@ -286,19 +286,10 @@ static const char *function_name(weir__window_fn f)
         return WEIR_EINVAL;                                                                       \
     } while (0)
 
-/* Checks the spec and fills the resolved configuration. */
-static int resolve(weir__wconf *c, const weir_window_spec *spec, size_t in_size, size_t key_size,
-                   char *why, size_t whysize)
+/* The assigner: size, slide, offset or gap, and the time domain. */
+static int resolve_assigner(weir__wconf *c, const weir_window_assigner *a, char *why,
+                            size_t whysize)
 {
-    const weir_window_assigner *a = &spec->assigner;
-    memset(c, 0, sizeof *c);
-    c->spec = *spec;
-    c->in_size = in_size;
-    c->key_size = key_size;
-    if (in_size == 0 || in_size > WEIR_MAX_ELEM_SIZE)
-        BAD("the input's element size %zu is not in 1..%d", in_size, WEIR_MAX_ELEM_SIZE);
-
-    /* The assigner. */
     long long size = a->size_ms, slide = a->slide_ms, offset = a->offset_ms, gap = a->gap_ms;
     switch (a->kind) {
     case WEIR_WINDOW_TUMBLING:
@@ -351,7 +342,13 @@ static int resolve(weir__wconf *c, const weir_window_spec *spec, size_t in_size,
     c->event_time = a->kind != WEIR_WINDOW_PROCESSING_TUMBLING &&
                     a->kind != WEIR_WINDOW_PROCESSING_SLIDING;
     c->domain = c->event_time ? WEIR_EVENT_TIME : WEIR_PROCESSING_TIME;
+    return 0;
+}
 
+/* Allowed lateness and the late side output. */
+static int resolve_lateness(weir__wconf *c, const weir_window_spec *spec, char *why,
+                            size_t whysize)
+{
     if (spec->allowed_lateness_ms < 0)
         BAD("allowed lateness %lld must be >= 0", (long long)spec->allowed_lateness_ms);
     if (!c->event_time && spec->allowed_lateness_ms != 0)
@@ -361,9 +358,13 @@ static int resolve(weir__wconf *c, const weir_window_spec *spec, size_t in_size,
     if (spec->late_tag < 0)
         BAD("late_tag %d must be 0 (drop late elements) or a side output tag >= 1",
             spec->late_tag);
+    return 0;
+}
 
-    /* The trigger. */
-    const weir_window_trigger *t = &spec->trigger;
+/* The trigger (DEFAULT and END_OF_INPUT resolved to what runs them). */
+static int resolve_trigger(weir__wconf *c, const weir_window_trigger *t, char *why,
+                           size_t whysize)
+{
     c->purging = t->purging;
     switch (t->kind) {
     case WEIR_TRIGGER_DEFAULT:
@@ -398,8 +399,16 @@ static int resolve(weir__wconf *c, const weir_window_spec *spec, size_t in_size,
     }
     if (t->kind != WEIR_TRIGGER_COUNT && t->count != 0)
         BAD("a count (%lld) is only for the count trigger", (long long)t->count);
+    return 0;
+}
 
-    /* The function. */
+/* The function (exactly one of reduce, aggregate, process), its accumulator
+ * and the output's element size. */
+static int resolve_function(weir__wconf *c, const weir_window_spec *spec, char *why,
+                            size_t whysize)
+{
+    const weir_window_assigner *a = &spec->assigner;
+    size_t in_size = c->in_size;
     bool agg = spec->aggregate.add || spec->aggregate.result || spec->aggregate.merge ||
                spec->aggregate.create || spec->aggregate.acc_size;
     int nfn = (spec->reduce != NULL) + agg + (spec->process != NULL);
@@ -444,14 +453,17 @@ static int resolve(weir__wconf *c, const weir_window_spec *spec, size_t in_size,
             BAD("process: out_size %zu must be in 1..%d", spec->out_size, WEIR_MAX_ELEM_SIZE);
         c->out_size = spec->out_size;
     }
-    if (spec->parallelism < 0 || spec->parallelism > WEIR_MAX_PARALLELISM)
-        BAD("parallelism %d is not in 0..%d", spec->parallelism, WEIR_MAX_PARALLELISM);
+    return 0;
+}
 
-    /* The engine. Time triggers on tumbling and sliding windows: a key's
-     * panes in one list (a tumbling window is its one pane). Count triggers
-     * count per window, so they keep state per window (as Flink does), and
-     * so does the global window. */
-    if (a->kind == WEIR_WINDOW_SESSION)
+/* The engine that keeps the state, and the layout of its entries. Time
+ * triggers on tumbling and sliding windows: a key's panes in one list (a
+ * tumbling window is its one pane). Count triggers count per window, so they
+ * keep state per window (as Flink does), and so does the global window. */
+static void resolve_engine(weir__wconf *c)
+{
+    size_t in_size = c->in_size;
+    if (c->spec.assigner.kind == WEIR_WINDOW_SESSION)
         c->engine = WEIR__ENGINE_SESSIONS;
     else if (!c->global && c->trigger != WEIR_TRIGGER_COUNT)
         c->engine = WEIR__ENGINE_PANES;
@@ -459,8 +471,9 @@ static int resolve(weir__wconf *c, const weir_window_spec *spec, size_t in_size,
         c->engine = WEIR__ENGINE_WINDOWS;
     if (c->size > 0)
         c->pane = weir__gcd(c->size, c->slide);
-    /* Headers: windows 24 bytes, panes 16, sessions 56 (window_*.c). */
-    c->acc_off = c->engine == WEIR__ENGINE_WINDOWS ? 24 : c->engine == WEIR__ENGINE_PANES ? 16 : 56;
+    c->acc_off = c->engine == WEIR__ENGINE_WINDOWS ? weir__windows_header_size
+                 : c->engine == WEIR__ENGINE_PANES ? weir__panes_header_size
+                                                    : weir__sessions_header_size;
     c->entry_size = (c->acc_off + c->acc_size + 7) & ~(size_t)7;
     /* A process function keeps each element once per pane: the panes engine
      * always; the windows engine on overlapping sliding windows (each
@@ -474,10 +487,14 @@ static int resolve(weir__wconf *c, const weir_window_spec *spec, size_t in_size,
     c->elem_size = in_size + (c->elem_seq ? sizeof(uint64_t) : 0);
     if (c->elem_seq)
         c->entry_size += sizeof(uint64_t);
-    c->pane_size = c->engine == WEIR__ENGINE_PANES ? c->entry_size : 16;
+    c->pane_size = c->engine == WEIR__ENGINE_PANES ? c->entry_size : weir__panes_header_size;
+}
 
-    c->side.tag = spec->late_tag;
-    c->side.elem_size = in_size;
+/* The settings of the capture's job event (docs/CAPTURE.md). */
+static void write_settings(weir__wconf *c)
+{
+    const weir_window_assigner *a = &c->spec.assigner;
+    const weir_window_trigger *t = &c->spec.trigger;
     snprintf(c->settings, sizeof c->settings,
              "\"assigner\":\"%s\",\"size_ms\":%lld,\"slide_ms\":%lld,\"offset_ms\":%lld,"
              "\"gap_ms\":%lld,\"lateness_ms\":%lld,\"trigger\":\"%s\",\"count\":%lld,"
@@ -489,9 +506,36 @@ static int resolve(weir__wconf *c, const weir_window_spec *spec, size_t in_size,
              (long long)c->offset, (long long)c->gap, (long long)c->lateness,
              t->kind == WEIR_TRIGGER_END_OF_INPUT ? "end_of_input" : trigger_name(c->trigger),
              (long long)c->count, c->purging ? "true" : "false", function_name(c->fn),
-             spec->late_tag > 0 ? "side" : "drop",
+             c->spec.late_tag > 0 ? "side" : "drop",
              c->engine == WEIR__ENGINE_PANES ? "panes"
              : c->engine == WEIR__ENGINE_SESSIONS ? "sessions" : "windows");
+}
+
+/* Checks the spec and fills the resolved configuration. */
+static int resolve(weir__wconf *c, const weir_window_spec *spec, size_t in_size, size_t key_size,
+                   char *why, size_t whysize)
+{
+    memset(c, 0, sizeof *c);
+    c->spec = *spec;
+    c->in_size = in_size;
+    c->key_size = key_size;
+    if (in_size == 0 || in_size > WEIR_MAX_ELEM_SIZE)
+        BAD("the input's element size %zu is not in 1..%d", in_size, WEIR_MAX_ELEM_SIZE);
+    int r = resolve_assigner(c, &spec->assigner, why, whysize);
+    if (r == 0)
+        r = resolve_lateness(c, spec, why, whysize);
+    if (r == 0)
+        r = resolve_trigger(c, &spec->trigger, why, whysize);
+    if (r == 0)
+        r = resolve_function(c, spec, why, whysize);
+    if (r)
+        return r;
+    if (spec->parallelism < 0 || spec->parallelism > WEIR_MAX_PARALLELISM)
+        BAD("parallelism %d is not in 0..%d", spec->parallelism, WEIR_MAX_PARALLELISM);
+    resolve_engine(c);
+    c->side.tag = spec->late_tag;
+    c->side.elem_size = in_size;
+    write_settings(c);
     return 0;
 }
 

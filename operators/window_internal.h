@@ -68,6 +68,17 @@ typedef struct weir__wconf {
     char settings[400];
 } weir__wconf;
 
+/* In a list of n entries of `size` bytes sorted by the int64 at `offset` in
+ * each (a key's panes by start, its sessions by end), the first entry whose
+ * value is >= q (n if none): a binary search. window_assign.c. */
+size_t weir__window_search(const void *list, size_t n, size_t size, size_t offset, int64_t q);
+
+/* The header before the accumulator in each engine's entries (a window's
+ * value, a pane, a session), from the engine's own struct. */
+extern const size_t weir__windows_header_size; /* window_windows.c */
+extern const size_t weir__panes_header_size;   /* window_panes.c */
+extern const size_t weir__sessions_header_size; /* window_sessions.c */
+
 /* Where the elements at times [lo, hi) go (tumbling and sliding): their
  * pane (its start, clamped at MIN: only the pane holding MIN can begin
  * before it) and the true starts of their windows, first..last (any false:

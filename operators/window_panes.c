@@ -87,7 +87,9 @@ typedef struct pane {
     /* the partial accumulator follows (reduce, aggregate) */
 } pane;
 
-_Static_assert(sizeof(pane) == 16, "window.c sizes the entry with a 16-byte header");
+/* A multiple of 8, as the accumulator after it is aligned. */
+_Static_assert(sizeof(pane) % 8 == 0, "a pane's header keeps its accumulator aligned");
+const size_t weir__panes_header_size = sizeof(pane);
 
 static pane *pane_at(const weir__wconf *c, void *list, size_t i)
 {
@@ -102,15 +104,7 @@ static unsigned char *acc_of(pane *p)
 /* The first entry of the sorted list (n entries) whose start is >= q. */
 static size_t lower_bound(const weir__wconf *c, void *list, size_t n, int64_t q)
 {
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (pane_at(c, list, mid)->start < q)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
+    return weir__window_search(list, n, c->pane_size, offsetof(pane, start), q);
 }
 
 /* Where pane q is or goes in the key's list: in time-ordered data its last

@@ -53,7 +53,8 @@ typedef struct session {
     uint8_t pad[2];
 } session;
 
-_Static_assert(sizeof(session) == 56, "window.c sizes the entry with a 56-byte header");
+_Static_assert(sizeof(session) % 8 == 0, "a session's header keeps its accumulator aligned");
+const size_t weir__sessions_header_size = sizeof(session);
 
 static size_t stride(const weir__wconf *c)
 {
@@ -109,15 +110,7 @@ static int arm(weir_ctx *ctx, const weir__wconf *c, session *e)
 static size_t first_ending_at_or_after(const weir__wconf *c, unsigned char *list, size_t n,
                                        int64_t t)
 {
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (entry(c, list, mid)->end < t)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
+    return weir__window_search(list, n, stride(c), offsetof(session, end), t);
 }
 
 /* Fires session e (a copy, written back by the caller), purging its
