@@ -11,29 +11,11 @@
  * (window_internal.h says what such a window is). Cleanup times saturate: one
  * that would pass MAX is MAX, which means "never". The common case —
  * timestamps and offsets well inside the range — takes one 64-bit division
- * and no 128-bit one (a 128-bit division is a slow library call). Also the
- * one binary search of the engines' sorted lists (panes, sessions).
+ * and no 128-bit one (a 128-bit division is a slow library call).
  */
 #include <stdint.h>
-#include <string.h>
 
 #include "window_internal.h"
-
-size_t weir__window_search(const void *list, size_t n, size_t size, size_t offset, int64_t q)
-{
-    const unsigned char *base = (const unsigned char *)list + offset;
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        int64_t v;
-        memcpy(&v, base + mid * size, sizeof v);
-        if (v < q)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
-}
 
 weir__wide weir__window_start(int64_t ts, int64_t offset, int64_t step)
 {

@@ -70,8 +70,24 @@ typedef struct weir__wconf {
 
 /* In a list of n entries of `size` bytes sorted by the int64 at `offset` in
  * each (a key's panes by start, its sessions by end), the first entry whose
- * value is >= q (n if none): a binary search. window_assign.c. */
-size_t weir__window_search(const void *list, size_t n, size_t size, size_t offset, int64_t q);
+ * value is >= q (n if none): a binary search. Inline: on the record path,
+ * with the offset a constant. */
+static inline size_t weir__window_search(const void *list, size_t n, size_t size, size_t offset,
+                                         int64_t q)
+{
+    const unsigned char *base = (const unsigned char *)list + offset;
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        int64_t v;
+        __builtin_memcpy(&v, base + mid * size, sizeof v);
+        if (v < q)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
 
 /* The header before the accumulator in each engine's entries (a window's
  * value, a pane, a session), from the engine's own struct. */

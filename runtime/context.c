@@ -155,6 +155,7 @@ int weir__ctx_open(weir_ctx *ctx)
 {
     int r = 0;
     ctx->in_open = true;
+    ctx->handling_ts = WEIR_NO_TIMESTAMP;
     allow_emit(ctx, false);
     if (ctx->is_source) {
         if (ctx->svt.open)
@@ -176,6 +177,7 @@ void weir__ctx_close(weir_ctx *ctx)
         return;
     ctx->closed = true;
     ctx->in_close = true;
+    ctx->handling_ts = WEIR_NO_TIMESTAMP;
     allow_emit(ctx, false);
     if (ctx->is_source) {
         if (ctx->svt.close)
@@ -212,6 +214,7 @@ int weir__ctx_end_chain(weir_ctx *ctx)
 static int end_now(weir_ctx *ctx)
 {
     ctx->ended = true;
+    ctx->handling_ts = WEIR_NO_TIMESTAMP;
     if (!ctx->is_source && ctx->vt.on_end) {
         int r = ctx->vt.on_end(ctx);
         if (r < 0)
@@ -335,10 +338,11 @@ static int write_group(weir__outgroup *g, const void *elem, size_t size, int64_t
  * input is not keyed, else record by record. */
 static int deliver_now(weir_ctx *ctx, int input, const weir_batch *b)
 {
-    if (ctx->vt.on_batch && !ctx->in_key[input]) {
+    if (weir__ctx_takes_batches(ctx, input)) {
         ctx->counters[WEIR__CNT_IN] += b->count;
         if (WEIR__DIAG_ON(ctx, WEIR_DIAG_STANDARD))
             weir__diag_batch(ctx, b);
+        ctx->handling_ts = WEIR_NO_TIMESTAMP;
         int r = ctx->vt.on_batch(ctx, input, b);
         if (WEIR__UNLIKELY(r < 0))
             return weir_ctx_fail(ctx, r, "on_batch failed: %s (%s)", weir_strerror(r),
@@ -569,9 +573,10 @@ int weir__ctx_record(weir_ctx *ctx, int input, const void *elem, int64_t ts)
         ctx->key_hashed = false;
         ctx->has_key = true;
     }
+    /* Left as it is after the call: every other callback's dispatch sets
+     * its own (one store a record, not two). */
     ctx->handling_ts = ts;
     int r = ctx->vt.on_record(ctx, input, elem, ts);
-    ctx->handling_ts = WEIR_NO_TIMESTAMP;
     if (WEIR__UNLIKELY(r < 0))
         return callback_failed(ctx, r, "on_record");
     return 0;
@@ -744,7 +749,6 @@ static int fire(weir_ctx *ctx, weir__timers *t, weir_time_domain domain, int64_t
         ctx->firing_generation = weir__timers_popped_generation(t);
         int r = ctx->vt.on_timer(ctx, &timer);
         ctx->firing_at_max = false;
-        ctx->handling_ts = WEIR_NO_TIMESTAMP;
         if (r < 0)
             return callback_failed(ctx, r, "on_timer");
     }
@@ -764,6 +768,7 @@ static int fire_and_forward(weir_ctx *ctx)
         update_held(ctx);
         return 0;
     }
+    ctx->handling_ts = WEIR_NO_TIMESTAMP;
     if (ctx->vt.on_watermark) {
         r = ctx->vt.on_watermark(ctx, wm);
         if (r < 0)
@@ -826,6 +831,7 @@ int weir__ctx_status(weir_ctx *ctx, bool idle)
 static int status_now(weir_ctx *ctx, bool idle)
 {
     ctx->input_idle = idle;
+    ctx->handling_ts = WEIR_NO_TIMESTAMP;
     if (ctx->vt.on_status) {
         int r = ctx->vt.on_status(ctx, idle);
         if (r < 0)

@@ -182,7 +182,7 @@ static int consume_batch(weir__subtask *sub, weir__channel *ch, weir__batch *b)
     weir_ctx *head = sub->ctxs[0];
     const int input = ch->input;
     const uint32_t stride = ch->stride;
-    if (head->vt.on_batch && !head->in_key[input] && ch->read_pos < b->count) {
+    if (weir__ctx_takes_batches(head, input) && ch->read_pos < b->count) {
         weir_batch view = {.data = b->data + (size_t)ch->read_pos * stride,
                            .count = b->count - ch->read_pos,
                            .stride = stride};
@@ -301,6 +301,7 @@ static int run_source(weir__subtask *sub, int64_t now)
     weir_ctx *src = sub->ctxs[0];
     if (sub->source_done || src->wait_until > now)
         return 0;
+    src->handling_ts = WEIR_NO_TIMESTAMP; /* a timer may have fired since */
     int r = src->svt.next(src);
     if (r < 0) {
         if (r != WEIR_ECANCELED)

@@ -284,6 +284,14 @@ static inline uint64_t weir__ctx_key_hash(weir_ctx *ctx)
  * is free or the subtask's output blocks again. */
 int weir__ctx_resume(weir_ctx *ctx);
 
+/* Whether a run of records on `input` goes to the operator's on_batch at once
+ * (it has one and the input is not keyed: keyed records need their key set
+ * one by one), else record by record. */
+static inline bool weir__ctx_takes_batches(const weir_ctx *ctx, int input)
+{
+    return ctx->vt.on_batch && !ctx->in_key[input];
+}
+
 /* Applies a weir__wm_actions from a valve/combiner to the head of a subtask. */
 int weir__deliver_actions(weir_ctx *head, const weir__wm_actions *a);
 
