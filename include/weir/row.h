@@ -1,0 +1,222 @@
+/* weir/row.h — the data model of tables: column types, schemas and rows.
+ *
+ * A table's rows are ordinary fixed-size stream elements (DESIGN.md, data
+ * model): a header, then the columns at offsets the schema computes.
+ *
+ *     byte 0          the row kind (weir_row_kind: +I, -U, +U, -D)
+ *     bytes 1..       one null bit per column (bit c%8 of byte 1 + c/8)
+ *     (8-aligned)     the columns, each at its natural alignment:
+ *                     BOOLEAN 1 byte, INT 4, BIGINT / DOUBLE / TIMESTAMP 8,
+ *                     VARCHAR(n) / CHAR(n) / STRING: a uint32 length and n bytes
+ *
+ * The row size is a multiple of 8. A NULL column's bytes are zero and a
+ * string's bytes past its length are zero, so that two equal rows are equal
+ * bytes (the group aggregate compares results that way).
+ *
+ * Strings have a capacity: VARCHAR(n) and CHAR(n) hold at most n bytes;
+ * STRING is VARCHAR with the schema's default capacity
+ * (WEIR_STRING_DEFAULT_CAPACITY unless weir_schema_builder_string_capacity
+ * says otherwise). A longer value is an error that names the table, the
+ * column and the length — it is never cut. CHAR(n) pads with spaces to n.
+ * TIMESTAMP(3) and TIMESTAMP_LTZ(3) are int64 milliseconds since the epoch,
+ * UTC.
+ *
+ * A schema is immutable once built and may be read from any thread. It is
+ * made with a builder: columns by name and type, optionally bound to the
+ * fields of the user's own C struct (offsetof), a primary key (NOT ENFORCED,
+ * as Flink: weir trusts it), a rowtime column with its watermark, and the
+ * record timestamp as a metadata column. Bad schemas are refused when the
+ * schema is built, with the name of what is wrong.
+ */
+#ifndef WEIR_ROW_H
+#define WEIR_ROW_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "weir/export.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Flink's RowKind, in the same order (its toByteValue). */
+typedef enum weir_row_kind {
+    WEIR_ROW_INSERT = 0,        /* +I */
+    WEIR_ROW_UPDATE_BEFORE = 1, /* -U */
+    WEIR_ROW_UPDATE_AFTER = 2,  /* +U */
+    WEIR_ROW_DELETE = 3         /* -D */
+} weir_row_kind;
+
+/* "+I", "-U", "+U", "-D" ("?" for anything else). */
+WEIR_EXPORT const char *weir_row_kind_name(weir_row_kind kind);
+
+typedef enum weir_type_id {
+    WEIR_TYPE_NULL = 0, /* the type of a bare NULL literal only */
+    WEIR_TYPE_BOOLEAN,
+    WEIR_TYPE_INT,      /* 32-bit */
+    WEIR_TYPE_BIGINT,   /* 64-bit */
+    WEIR_TYPE_DOUBLE,
+    WEIR_TYPE_VARCHAR,  /* also STRING (capacity: the default) */
+    WEIR_TYPE_CHAR,     /* padded with spaces to its capacity */
+    WEIR_TYPE_TIMESTAMP,     /* TIMESTAMP(3): int64 ms */
+    WEIR_TYPE_TIMESTAMP_LTZ, /* TIMESTAMP_LTZ(3): int64 ms, UTC */
+    WEIR_TYPE_INTERVAL       /* INTERVAL ... (expressions only): int64 ms */
+} weir_type_id;
+
+/* A column's type. capacity: strings only (0 for STRING means the default);
+ * nullable unless not_null. */
+typedef struct weir_type {
+    weir_type_id id;
+    uint32_t capacity;
+    bool not_null;
+} weir_type;
+
+#define WEIR_STRING_DEFAULT_CAPACITY 64u
+/* The largest string capacity and row size a schema accepts. */
+#define WEIR_STRING_MAX_CAPACITY 65000u
+#define WEIR_ROW_MAX_SIZE 65536u
+
+/* Parses a type as SQL writes it: BOOLEAN, INT / INTEGER, BIGINT, DOUBLE,
+ * VARCHAR(n), CHAR(n), STRING, TIMESTAMP / TIMESTAMP(3), TIMESTAMP_LTZ(3),
+ * each optionally followed by NOT NULL (case-insensitive). STRING gets
+ * capacity 0 (the schema's default). 0, or WEIR_EINVAL with why in err. */
+WEIR_EXPORT int weir_type_parse(const char *text, weir_type *out, char *err, size_t errsize);
+
+/* Writes the type as SQL does ("VARCHAR(20) NOT NULL"); returns its length. */
+WEIR_EXPORT int weir_type_format(weir_type type, char *buf, size_t size);
+
+/* ---- schemas -------------------------------------------------------------- */
+
+typedef struct weir_schema weir_schema;
+typedef struct weir_schema_builder weir_schema_builder;
+
+/* A builder for the schema of table `table_name` (copied). NULL on out of
+ * memory. Every call below records the first problem in the builder and
+ * returns its code; weir_schema_build reports it. Not MT safe. */
+WEIR_EXPORT weir_schema_builder *weir_schema_builder_create(const char *table_name);
+
+/* The capacity of STRING columns (> 0); before the columns that use it. */
+WEIR_EXPORT int weir_schema_builder_string_capacity(weir_schema_builder *b, uint32_t capacity);
+
+/* A column of `type` in weir's row layout (offset computed). */
+WEIR_EXPORT int weir_schema_column(weir_schema_builder *b, const char *name, weir_type type);
+/* The same, with the type as text ("VARCHAR(20) NOT NULL"). */
+WEIR_EXPORT int weir_schema_column_sql(weir_schema_builder *b, const char *name,
+                                       const char *type);
+
+/* Binds the schema to the user's own C struct of `struct_size` bytes: the
+ * stream's elements are those structs, and every column is read from the
+ * field at its offset (weir_schema_column_at). A bound schema's columns are
+ * all bound; weir_table_from_stream converts each element into a row. */
+WEIR_EXPORT int weir_schema_bind_struct(weir_schema_builder *b, size_t struct_size);
+
+/* A column read from the bound struct's field at `offset` (offsetof):
+ * BOOLEAN a bool, INT an int32_t, BIGINT / TIMESTAMP an int64_t, DOUBLE a
+ * double, VARCHAR(n) / CHAR(n) / STRING a char array of `field_size` bytes
+ * holding a NUL-terminated (or full-length) string. A struct field is never
+ * NULL. */
+WEIR_EXPORT int weir_schema_column_at(weir_schema_builder *b, const char *name, weir_type type,
+                                      size_t offset, size_t field_size);
+
+/* For a bound struct that is a changelog element: the offset of its uint8_t
+ * row kind field (weir_row_kind values). */
+WEIR_EXPORT int weir_schema_kind_at(weir_schema_builder *b, size_t offset);
+
+/* PRIMARY KEY (columns) NOT ENFORCED: a comma-separated list of columns. */
+WEIR_EXPORT int weir_schema_primary_key(weir_schema_builder *b, const char *columns);
+
+/* WATERMARK FOR column AS expression: `column` becomes the rowtime (it must
+ * be TIMESTAMP or TIMESTAMP_LTZ) and `expression` is either
+ * "SOURCE_WATERMARK()" (the stream's own watermarks pass through) or an
+ * expression of the row ("ts - INTERVAL '5' SECOND"), checked when the
+ * table is made from a stream: the watermark is the largest value of it
+ * seen so far (SEMANTICS.md 9). */
+WEIR_EXPORT int weir_schema_watermark(weir_schema_builder *b, const char *column,
+                                      const char *expression);
+
+/* `name` TIMESTAMP_LTZ(3) METADATA FROM 'rowtime': a column (appended)
+ * whose value is the record's timestamp, NULL for a record without one. */
+WEIR_EXPORT int weir_schema_rowtime_metadata(weir_schema_builder *b, const char *name);
+
+/* Checks and builds the schema, and frees the builder (in every case).
+ * 0 and *out (free with weir_schema_destroy), or the first problem's code
+ * with the message in err ("table orders: duplicate column 'id'"). */
+WEIR_EXPORT int weir_schema_build(weir_schema_builder *b, weir_schema **out, char *err,
+                                  size_t errsize);
+
+/* Frees the builder without building (NULL allowed). */
+WEIR_EXPORT void weir_schema_builder_destroy(weir_schema_builder *b);
+WEIR_EXPORT void weir_schema_destroy(weir_schema *s);
+
+/* Reading a schema (MT safe). */
+WEIR_EXPORT const char *weir_schema_name(const weir_schema *s);
+WEIR_EXPORT int weir_schema_ncolumns(const weir_schema *s);
+WEIR_EXPORT const char *weir_schema_column_name(const weir_schema *s, int col);
+WEIR_EXPORT weir_type weir_schema_column_type(const weir_schema *s, int col);
+/* The column's index, or -1. Names are case-sensitive, as Flink's. */
+WEIR_EXPORT int weir_schema_column_index(const weir_schema *s, const char *name);
+/* The size of a row of this schema (the element size of a table's stream). */
+WEIR_EXPORT size_t weir_schema_row_size(const weir_schema *s);
+/* The element size of the stream the schema reads (the bound struct's size,
+ * else the row size). */
+WEIR_EXPORT size_t weir_schema_elem_size(const weir_schema *s);
+/* The rowtime column (-1: none). */
+WEIR_EXPORT int weir_schema_rowtime(const weir_schema *s);
+/* Primary key columns: their count, and the i-th column index. */
+WEIR_EXPORT int weir_schema_primary_key_count(const weir_schema *s);
+WEIR_EXPORT int weir_schema_primary_key_column(const weir_schema *s, int i);
+/* "(id BIGINT NOT NULL, name VARCHAR(20), ...)"; returns its length. */
+WEIR_EXPORT int weir_schema_format(const weir_schema *s, char *buf, size_t size);
+
+/* ---- rows ------------------------------------------------------------------
+ * Accessors for rows of a schema (not of a bound struct). They check the
+ * column's index but not its type beyond what is said; MT safe on different
+ * rows. */
+
+/* Zero-fills a row and sets its kind. */
+WEIR_EXPORT void weir_row_init(const weir_schema *s, void *row, weir_row_kind kind);
+
+static inline weir_row_kind weir_row_get_kind(const void *row)
+{
+    return (weir_row_kind)(*(const unsigned char *)row & 3u);
+}
+
+static inline void weir_row_set_kind(void *row, weir_row_kind kind)
+{
+    *(unsigned char *)row = (unsigned char)kind;
+}
+
+WEIR_EXPORT bool weir_row_is_null(const weir_schema *s, const void *row, int col);
+/* INT, BIGINT, TIMESTAMP, TIMESTAMP_LTZ (0 if NULL). */
+WEIR_EXPORT int64_t weir_row_get_int(const weir_schema *s, const void *row, int col);
+WEIR_EXPORT double weir_row_get_double(const weir_schema *s, const void *row, int col);
+WEIR_EXPORT bool weir_row_get_bool(const weir_schema *s, const void *row, int col);
+/* A string column: its bytes (not NUL-terminated) and *len. */
+WEIR_EXPORT const char *weir_row_get_string(const weir_schema *s, const void *row, int col,
+                                            uint32_t *len);
+
+/* Setters return 0, WEIR_EINVAL (no such column, or the wrong type, or
+ * NULL into a NOT NULL column) or WEIR_ERANGE (a string longer than the
+ * column's capacity, or an INT value outside 32 bits). */
+WEIR_EXPORT int weir_row_set_null(const weir_schema *s, void *row, int col);
+WEIR_EXPORT int weir_row_set_int(const weir_schema *s, void *row, int col, int64_t v);
+WEIR_EXPORT int weir_row_set_double(const weir_schema *s, void *row, int col, double v);
+WEIR_EXPORT int weir_row_set_bool(const weir_schema *s, void *row, int col, bool v);
+WEIR_EXPORT int weir_row_set_string(const weir_schema *s, void *row, int col, const char *str,
+                                    size_t len);
+
+/* Writes the row as Flink's Row.toString() does: "+I[Alice, 12]" (NULL as
+ * "null", BOOLEAN true/false, TIMESTAMP as 2024-01-01 00:00:10.000, DOUBLE
+ * shortest round-trip text with ".0" when integral). Returns the length
+ * (like snprintf). */
+WEIR_EXPORT int weir_row_format(const weir_schema *s, const void *row, char *buf, size_t size);
+
+/* Formats a TIMESTAMP(3) value: "2024-01-01 00:00:10.000" (UTC). */
+WEIR_EXPORT int weir_timestamp_format(int64_t ms, char *buf, size_t size);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

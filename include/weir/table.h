@@ -1,0 +1,185 @@
+/* weir/table.h — tables and changelogs: Flink's Table bridge in C.
+ *
+ * A table is a stream of rows (weir/row.h) with a schema, an optional
+ * rowtime column (the rows' record timestamp) and a changelog mode: the set
+ * of row kinds it may carry (+I, -U, +U, -D). Tables are built in a table
+ * environment over a job (Flink's StreamTableEnvironment): a stream becomes
+ * a table (weir_table_from_stream, weir_table_from_changelog_stream),
+ * relational operators make new tables (select, where, group_by, window
+ * aggregates), and a table becomes a stream again (weir_table_to_stream,
+ * weir_table_to_changelog_stream). Every table node is planned at once into
+ * ordinary operators of the job (weir_stream_process): the same channels,
+ * valves, chaining and diagnostics as every other operator, named as Flink
+ * names them ("Calc(select=...)", "GroupAggregate(user_id)",
+ * "ChangelogNormalize(id)", "WindowAggregate(TUMBLE(1000), user_id)"), with
+ * their changelog mode in the capture's job event (settings.changelog_mode).
+ *
+ * The planner knows each node's changelog mode (Flink's EXPLAIN
+ * CHANGELOG_MODE; weir_table_explain prints it) and refuses at plan time —
+ * when the node is made — what Flink refuses: an updating table into an
+ * insert-only stream (naming the node that produces the updates), a window
+ * aggregate over an updating table, an upsert conversion without a unique
+ * key. SEMANTICS.md 9 holds the rules; docs/TABLES.md explains the model.
+ *
+ * Errors follow weir/stream.h: a builder returns NULL after recording why in
+ * the job (weir_job_error), and given a NULL table returns NULL at once.
+ *
+ * Threads and lifetimes: build on the job's thread, before weir_job_run.
+ * The environment owns every table node, schema and compiled expression its
+ * operators read; it must outlive the job's run: destroy it after
+ * weir_job_run returned (before or after weir_job_destroy).
+ */
+#ifndef WEIR_TABLE_H
+#define WEIR_TABLE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "weir/export.h"
+#include "weir/expr.h"
+#include "weir/job.h"
+#include "weir/row.h"
+#include "weir/stream.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Changelog modes: sets of row kinds (bit 1 << weir_row_kind). */
+#define WEIR_CHANGELOG_KIND(k) (1u << (k))
+#define WEIR_CHANGELOG_INSERT_ONLY WEIR_CHANGELOG_KIND(WEIR_ROW_INSERT)
+#define WEIR_CHANGELOG_RETRACT                                                         \
+    (WEIR_CHANGELOG_KIND(WEIR_ROW_INSERT) | WEIR_CHANGELOG_KIND(WEIR_ROW_UPDATE_BEFORE) | \
+     WEIR_CHANGELOG_KIND(WEIR_ROW_UPDATE_AFTER) | WEIR_CHANGELOG_KIND(WEIR_ROW_DELETE))
+#define WEIR_CHANGELOG_ALL WEIR_CHANGELOG_RETRACT
+#define WEIR_CHANGELOG_UPSERT                                                          \
+    (WEIR_CHANGELOG_KIND(WEIR_ROW_INSERT) | WEIR_CHANGELOG_KIND(WEIR_ROW_UPDATE_AFTER) | \
+     WEIR_CHANGELOG_KIND(WEIR_ROW_DELETE))
+
+/* "[I]", "[I,UB,UA]", "[I,UA,D]", "[I,UB,UA,D]" (Flink's EXPLAIN names). */
+WEIR_EXPORT int weir_changelog_mode_format(unsigned mode, char *buf, size_t size);
+
+typedef struct weir_table_env weir_table_env;
+typedef struct weir_table weir_table;
+
+typedef struct weir_table_config {
+    /* The capacity of STRING in derived tables (CAST(x AS STRING)); 0:
+     * WEIR_STRING_DEFAULT_CAPACITY. */
+    uint32_t string_capacity;
+    /* Parallelism of the table operators; 0: the job's default. Global
+     * aggregates (no GROUP BY keys) always run at parallelism 1. */
+    int parallelism;
+} weir_table_config;
+
+/* A table environment over `job` (borrowed: it must outlive the env's use).
+ * `config` may be NULL. 0 and *out, or WEIR_EINVAL / WEIR_ENOMEM. */
+WEIR_EXPORT int weir_table_env_create(weir_job *job, const weir_table_config *config,
+                                      weir_table_env **out);
+/* Frees every node of the env. After weir_job_run returned. NULL allowed. */
+WEIR_EXPORT void weir_table_env_destroy(weir_table_env *env);
+
+/* ---- streams into tables -------------------------------------------------------
+ * `schema` is copied. The stream's elements are rows of the schema, or, for
+ * a schema bound to a struct, those structs (converted into rows; a string
+ * longer than its column fails the job naming the table, column and
+ * length). A schema with a rowtime makes the rowtime column the record
+ * timestamp; with a watermark expression the table makes its own watermarks
+ * from it (periodic, the job's interval; upstream ones other than MAX are
+ * swallowed, as Flink's), with SOURCE_WATERMARK() the stream's own pass. */
+
+/* An insert-only table: every element must be an INSERT (+I). */
+WEIR_EXPORT weir_table *weir_table_from_stream(weir_table_env *env, weir_stream *s,
+                                               const weir_schema *schema);
+
+/* A changelog stream: each element carries its row kind (the row header, or
+ * the bound struct's kind field). mode: WEIR_CHANGELOG_INSERT_ONLY,
+ * WEIR_CHANGELOG_UPSERT (needs the schema's primary key; no -U; a -D may
+ * carry the key only) or WEIR_CHANGELOG_ALL. A row of a kind outside the
+ * mode fails the job with a message naming it. */
+WEIR_EXPORT weir_table *weir_table_from_changelog_stream(weir_table_env *env, weir_stream *s,
+                                                         const weir_schema *schema,
+                                                         unsigned mode);
+
+/* ---- tables into streams ------------------------------------------------------
+ * The stream's elements are rows of weir_table_schema(t); the record
+ * timestamp is the rowtime (or what the rows carried), and watermarks pass
+ * unchanged. */
+
+/* Insert-only: a table that may carry updates is refused (plan time):
+ * "... doesn't support consuming update changes which is produced by node
+ * GroupAggregate(user_id)". */
+WEIR_EXPORT weir_stream *weir_table_to_stream(weir_table *t);
+
+/* mode: WEIR_CHANGELOG_ALL (or 0: every kind as produced),
+ * WEIR_CHANGELOG_UPSERT (drops -U; needs a unique key: a primary key, or
+ * the keys of a group aggregate) or WEIR_CHANGELOG_INSERT_ONLY (as
+ * weir_table_to_stream). */
+WEIR_EXPORT weir_stream *weir_table_to_changelog_stream(weir_table *t, unsigned mode);
+
+/* ---- relational operators -------------------------------------------------------
+ * Lists are comma-separated expressions of weir/expr.h; select items take
+ * "AS name" (unnamed items are EXPR$0, EXPR$1, ... as in Flink). */
+
+/* Projection (Flink's Calc): each row's kind is kept. */
+WEIR_EXPORT weir_table *weir_table_select(weir_table *t, const char *items);
+/* Filter (Calc): keeps a row iff the predicate is TRUE (not FALSE, not
+ * NULL), whatever its kind: over a changelog it may pass a +U whose -U it
+ * dropped, as Flink's does. */
+WEIR_EXPORT weir_table *weir_table_where(weir_table *t, const char *predicate);
+
+/* Group aggregate: `keys` is a list of columns ("" or NULL: one global
+ * group); `items` lists key columns and aggregate calls (COUNT(*), COUNT(x),
+ * COUNT(DISTINCT x), SUM, MIN, MAX, AVG), in the output's order. Changelog
+ * semantics of Flink's GroupAggFunction (SEMANTICS.md 9): +I for a group's
+ * first row, then -U old / +U new, nothing when the result is unchanged;
+ * over an updating input -U/-D rows retract (MIN/MAX and DISTINCT keep a
+ * count per value, so retraction is exact) and a group whose row count
+ * reaches 0 emits -D and is forgotten. An upsert input first goes through a
+ * ChangelogNormalize node on its unique key. */
+WEIR_EXPORT weir_table *weir_table_group_by(weir_table *t, const char *keys, const char *items);
+
+/* Window table-valued functions over the rowtime. */
+typedef enum weir_table_window_kind {
+    WEIR_TABLE_TUMBLE = 1, /* size */
+    WEIR_TABLE_HOP,        /* slide, size */
+    WEIR_TABLE_CUMULATE,   /* step, size (a multiple of step) */
+    WEIR_TABLE_SESSION     /* gap */
+} weir_table_window_kind;
+
+typedef struct weir_table_window {
+    weir_table_window_kind kind;
+    int64_t size_ms;
+    int64_t slide_ms; /* HOP */
+    int64_t step_ms;  /* CUMULATE */
+    int64_t gap_ms;   /* SESSION */
+} weir_table_window;
+
+/* Window aggregate over the input's rowtime (on the window engine of
+ * weir/window.h): `items` may name the keys, window_start, window_end,
+ * window_time (= window_end - 1 ms, the output's rowtime) and aggregate
+ * calls (not DISTINCT). Insert-only output, one row per (key, window) when
+ * the watermark passes the window's end - 1; rows for windows already fired
+ * are dropped and counted as late. The input must be insert-only and have a
+ * rowtime (plan-time errors otherwise). */
+WEIR_EXPORT weir_table *weir_table_window_aggregate(weir_table *t, const weir_table_window *w,
+                                                    const char *keys, const char *items);
+
+/* ---- reading the plan ------------------------------------------------------------ */
+
+WEIR_EXPORT const weir_schema *weir_table_schema(const weir_table *t);
+WEIR_EXPORT unsigned weir_table_changelog_mode(const weir_table *t);
+/* The node's name as diagnostics show it ("GroupAggregate(user_id)"). */
+WEIR_EXPORT const char *weir_table_node_name(const weir_table *t);
+/* The stream of the node's rows (for building on with the stream API). */
+WEIR_EXPORT weir_stream *weir_table_stream(const weir_table *t);
+/* The plan from the sources to t, one node a line, with each node's
+ * changelog mode (Flink's EXPLAIN CHANGELOG_MODE):
+ *     GroupAggregate(user_id) [I,UB,UA]
+ *       TableSource(clicks) [I]
+ * Returns the length (like snprintf). */
+WEIR_EXPORT int weir_table_explain(const weir_table *t, char *buf, size_t size);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,290 @@
+/* table_agg.c — the aggregate functions of group and window aggregates:
+ * their accumulators, how a value is folded in or retracted, how two
+ * accumulators merge (window panes and sessions), and the result.
+ *
+ * Accumulators are fixed-size slots in one block per group (or window):
+ *     COUNT(*), COUNT(x)      int64 count
+ *     SUM(x), AVG(x)          int64 non-NULL count, then int64 or double sum
+ *     MIN(x), MAX(x)          int64 "has a value", then the value (vsize)
+ *     list aggregates         int64 entries, then the current MIN/MAX value
+ * List aggregates — MIN/MAX over an input that retracts, and COUNT(DISTINCT
+ * x) — keep a sorted list of (value, count) in keyed list state (the
+ * caller's); the slot caches what the list says, so a result never reads
+ * the list. That is Flink's MinWithRetractAggFunction / its DISTINCT view:
+ * exact under retraction, at the cost of one entry per distinct value.
+ *
+ * Types and overflow as Flink: COUNT is BIGINT NOT NULL; SUM keeps its
+ * argument's type and wraps around on overflow (INT at 32 bits); AVG of an
+ * integer type is that type, the sum divided by the count, truncated
+ * toward zero; AVG(DOUBLE) is DOUBLE. SUM, AVG, MIN and MAX of no non-NULL
+ * value are NULL.
+ */
+#include <string.h>
+
+#include "table_internal.h"
+
+static bool is_str(weir_type t) { return weir__type_is_string(t.id); }
+
+uint32_t weir__agg_layout(weir__agg *aggs, int n, const weir_expr *const *items, bool retract)
+{
+    uint32_t off = 0;
+    for (int i = 0; i < n; i++) {
+        weir__agg *a = &aggs[i];
+        const weir_expr *e = items[i];
+        *a = (weir__agg){.kind = e->agg, .distinct = e->distinct, .arg = e->agg_arg,
+                         .out_type = e->type};
+        if (a->arg)
+            a->arg_type = a->arg->type;
+        a->vsize = a->arg ? (is_str(a->arg_type) ? 4 + a->arg_type.capacity : 8) : 8;
+        a->vsize = (a->vsize + 7u) & ~7u;
+        a->esize = a->vsize + 8;
+        a->list = a->distinct ||
+                  (retract && (a->kind == WEIR_AGG_MIN || a->kind == WEIR_AGG_MAX));
+        a->slot = off;
+        switch (a->kind) {
+        case WEIR_AGG_COUNT_STAR:
+        case WEIR_AGG_COUNT: off += a->distinct ? 8 : 8; break;
+        case WEIR_AGG_SUM:
+        case WEIR_AGG_AVG: off += 16; break;
+        default: off += 8 + a->vsize; break;
+        }
+    }
+    return off;
+}
+
+void weir__agg_encode(const weir__agg *a, const weir__val *v, unsigned char *dst)
+{
+    memset(dst, 0, a->vsize);
+    if (is_str(a->arg_type)) {
+        memcpy(dst, &v->len, 4);
+        memcpy(dst + 4, v->s, v->len);
+    } else if (a->arg_type.id == WEIR_TYPE_DOUBLE) {
+        memcpy(dst, &v->d, 8);
+    } else {
+        memcpy(dst, &v->i, 8);
+    }
+}
+
+static void decode(const weir__agg *a, const unsigned char *src, weir__val *v)
+{
+    *v = (weir__val){0};
+    if (is_str(a->arg_type)) {
+        memcpy(&v->len, src, 4);
+        v->s = (const char *)src + 4;
+    } else if (a->arg_type.id == WEIR_TYPE_DOUBLE) {
+        memcpy(&v->d, src, 8);
+    } else {
+        memcpy(&v->i, src, 8);
+    }
+}
+
+/* Compares two encoded values of the aggregate's argument type. */
+static int cmp_enc(const weir__agg *a, const unsigned char *x, const unsigned char *y)
+{
+    if (is_str(a->arg_type)) {
+        uint32_t lx, ly;
+        memcpy(&lx, x, 4);
+        memcpy(&ly, y, 4);
+        uint32_t n = lx < ly ? lx : ly;
+        int c = n ? memcmp(x + 4, y + 4, n) : 0;
+        if (c)
+            return c < 0 ? -1 : 1;
+        return lx < ly ? -1 : lx > ly;
+    }
+    if (a->arg_type.id == WEIR_TYPE_DOUBLE) {
+        double dx, dy;
+        memcpy(&dx, x, 8);
+        memcpy(&dy, y, 8);
+        return dx < dy ? -1 : dx > dy;
+    }
+    int64_t ix, iy;
+    memcpy(&ix, x, 8);
+    memcpy(&iy, y, 8);
+    return ix < iy ? -1 : ix > iy;
+}
+
+static int64_t get64(const unsigned char *p)
+{
+    int64_t v;
+    memcpy(&v, p, 8);
+    return v;
+}
+
+static void put64(unsigned char *p, int64_t v)
+{
+    memcpy(p, &v, 8);
+}
+
+/* Refreshes a list aggregate's cached result from its sorted list. */
+static void list_cache(const weir__agg *a, unsigned char *acc, const unsigned char *list,
+                       size_t count)
+{
+    unsigned char *s = acc + a->slot;
+    if (a->distinct) {
+        put64(s, (int64_t)count);
+        return;
+    }
+    put64(s, count > 0);
+    if (count > 0) {
+        const unsigned char *e = a->kind == WEIR_AGG_MIN ? list : list + (count - 1) * a->esize;
+        memcpy(s + 8, e, a->vsize);
+    } else {
+        memset(s + 8, 0, a->vsize);
+    }
+}
+
+void weir__agg_update(const weir__agg *a, unsigned char *acc, const weir__val *v, int sign,
+                      unsigned char *list, size_t *count)
+{
+    unsigned char *s = acc + a->slot;
+    if (a->kind == WEIR_AGG_COUNT_STAR) {
+        put64(s, get64(s) + sign);
+        return;
+    }
+    if (v->null)
+        return;
+    if (a->list) {
+        unsigned char key[WEIR_STRING_MAX_CAPACITY + 16];
+        weir__agg_encode(a, v, key);
+        /* Binary search for the value's entry. */
+        size_t lo = 0, hi = *count;
+        while (lo < hi) {
+            size_t mid = (lo + hi) / 2;
+            int c = cmp_enc(a, list + mid * a->esize, key);
+            if (c < 0)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        unsigned char *e = list + lo * a->esize;
+        bool found = lo < *count && cmp_enc(a, e, key) == 0;
+        if (sign > 0) {
+            if (found) {
+                put64(e + a->vsize, get64(e + a->vsize) + 1);
+            } else {
+                memmove(e + a->esize, e, (*count - lo) * a->esize);
+                memcpy(e, key, a->vsize);
+                put64(e + a->vsize, 1);
+                (*count)++;
+            }
+        } else if (found) {
+            int64_t c = get64(e + a->vsize) - 1;
+            if (c > 0) {
+                put64(e + a->vsize, c);
+            } else {
+                memmove(e, e + a->esize, (*count - lo - 1) * a->esize);
+                (*count)--;
+            }
+        }
+        list_cache(a, acc, list, *count);
+        return;
+    }
+    switch (a->kind) {
+    case WEIR_AGG_COUNT:
+        put64(s, get64(s) + sign);
+        break;
+    case WEIR_AGG_SUM:
+    case WEIR_AGG_AVG:
+        put64(s, get64(s) + sign);
+        if (a->arg_type.id == WEIR_TYPE_DOUBLE) {
+            double d;
+            memcpy(&d, s + 8, 8);
+            d += sign > 0 ? v->d : -v->d;
+            memcpy(s + 8, &d, 8);
+        } else {
+            uint64_t x = (uint64_t)get64(s + 8);
+            x = sign > 0 ? x + (uint64_t)v->i : x - (uint64_t)v->i;
+            put64(s + 8, (int64_t)x);
+        }
+        break;
+    case WEIR_AGG_MIN:
+    case WEIR_AGG_MAX: {
+        /* Insert-only input: a plain running MIN/MAX (sign is always +1). */
+        unsigned char enc[WEIR_STRING_MAX_CAPACITY + 16];
+        weir__agg_encode(a, v, enc);
+        int c = get64(s) ? cmp_enc(a, enc, s + 8) : 0;
+        if (!get64(s) || (a->kind == WEIR_AGG_MIN ? c < 0 : c > 0)) {
+            put64(s, 1);
+            memcpy(s + 8, enc, a->vsize);
+        }
+        break;
+    }
+    default:
+        break;
+    }
+}
+
+void weir__agg_merge(const weir__agg *a, unsigned char *acc, const unsigned char *other)
+{
+    unsigned char *s = acc + a->slot;
+    const unsigned char *o = other + a->slot;
+    switch (a->kind) {
+    case WEIR_AGG_COUNT_STAR:
+    case WEIR_AGG_COUNT:
+        put64(s, get64(s) + get64(o));
+        break;
+    case WEIR_AGG_SUM:
+    case WEIR_AGG_AVG:
+        put64(s, get64(s) + get64(o));
+        if (a->arg_type.id == WEIR_TYPE_DOUBLE) {
+            double x, y;
+            memcpy(&x, s + 8, 8);
+            memcpy(&y, o + 8, 8);
+            x += y;
+            memcpy(s + 8, &x, 8);
+        } else {
+            put64(s + 8, (int64_t)((uint64_t)get64(s + 8) + (uint64_t)get64(o + 8)));
+        }
+        break;
+    case WEIR_AGG_MIN:
+    case WEIR_AGG_MAX:
+        if (get64(o)) {
+            int c = get64(s) ? cmp_enc(a, o + 8, s + 8) : 0;
+            if (!get64(s) || (a->kind == WEIR_AGG_MIN ? c < 0 : c > 0)) {
+                put64(s, 1);
+                memcpy(s + 8, o + 8, a->vsize);
+            }
+        }
+        break;
+    default:
+        break;
+    }
+}
+
+void weir__agg_result(const weir__agg *a, const unsigned char *acc, weir__val *out)
+{
+    const unsigned char *s = acc + a->slot;
+    *out = (weir__val){0};
+    switch (a->kind) {
+    case WEIR_AGG_COUNT_STAR:
+    case WEIR_AGG_COUNT:
+        out->i = get64(s);
+        return;
+    case WEIR_AGG_SUM:
+    case WEIR_AGG_AVG: {
+        int64_t n = get64(s);
+        if (n <= 0) {
+            out->null = true;
+            return;
+        }
+        if (a->arg_type.id == WEIR_TYPE_DOUBLE) {
+            memcpy(&out->d, s + 8, 8);
+            if (a->kind == WEIR_AGG_AVG)
+                out->d /= (double)n;
+            return;
+        }
+        int64_t sum = get64(s + 8);
+        out->i = a->kind == WEIR_AGG_AVG ? sum / n : sum;
+        if (a->arg_type.id == WEIR_TYPE_INT)
+            out->i = (int32_t)(uint32_t)(uint64_t)out->i; /* SUM(INT) wraps at 32 bits */
+        return;
+    }
+    default:
+        if (!get64(s)) {
+            out->null = true;
+            return;
+        }
+        decode(a, s + 8, out);
+        return;
+    }
+}

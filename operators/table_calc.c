@@ -1,0 +1,618 @@
+/* table_calc.c — the row-at-a-time table operators: streams into tables
+ * (TableSource, with its WatermarkAssigner), tables into streams (the mode
+ * checks, DropUpdateBefore for upsert output), and Flink's Calc: select
+ * (projection) and where (filter).
+ *
+ * Each is an ordinary operator on weir_stream_process, chained with its
+ * neighbours when the parallelism allows: a select after a where is two
+ * plain calls. Per subtask an operator owns one output row and the
+ * expressions' scratch, made in open(); a row costs the expression walks
+ * and one emit, nothing allocated.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "table_internal.h"
+#include "weir/error.h"
+#include "weir/operator.h"
+
+/* ---- TableSource: elements (rows or the user's structs) into rows ---------------- */
+
+typedef struct source_impl {
+    weir_schema *in;  /* the user's schema (bound or not), copied */
+    const weir_schema *out;
+    unsigned mode;
+    char mode_text[32];
+    char name[160];
+} source_impl;
+
+static void source_impl_free(void *p)
+{
+    source_impl *s = p;
+    if (s)
+        weir_schema_destroy(s->in);
+    free(s);
+}
+
+static int source_open(weir_ctx *ctx)
+{
+    const source_impl *s = weir_ctx_impl(ctx);
+    unsigned char *row = calloc(1, s->out->row_size);
+    if (!row)
+        return WEIR_ENOMEM;
+    weir_ctx_set_state(ctx, row);
+    return 0;
+}
+
+static void free_state(weir_ctx *ctx)
+{
+    free(weir_ctx_state(ctx));
+}
+
+static int too_long(weir_ctx *ctx, const source_impl *s, int c, size_t len)
+{
+    return weir_ctx_fail(ctx, WEIR_ERANGE, "table %s: column %s: a string of %zu bytes is "
+                         "longer than its capacity %u", s->in->table, s->in->cols[c].name, len,
+                         s->in->cols[c].type.capacity);
+}
+
+static int source_record(weir_ctx *ctx, int input, const void *elem, int64_t ts)
+{
+    (void)input;
+    const source_impl *s = weir_ctx_impl(ctx);
+    const weir_schema *in = s->in;
+    unsigned char *row = weir_ctx_state(ctx);
+    const unsigned char *e = elem;
+    weir_row_kind kind;
+    if (in->bound) {
+        memset(row, 0, s->out->row_size);
+        kind = in->kind_off >= 0 ? (weir_row_kind)(e[in->kind_off] & 3u) : WEIR_ROW_INSERT;
+        if (in->kind_off >= 0 && e[in->kind_off] > 3)
+            return weir_ctx_fail(ctx, WEIR_EFORMAT, "table %s: row kind %u is not a row kind",
+                                 in->table, e[in->kind_off]);
+        for (int c = 0; c < in->ncols; c++) {
+            const weir__col *col = &in->cols[c];
+            weir__val v = {0};
+            if (col->metadata) {
+                v.i = ts;
+                v.null = ts == WEIR_NO_TIMESTAMP;
+            } else {
+                const unsigned char *f = e + col->bound_off;
+                switch (col->type.id) {
+                case WEIR_TYPE_BOOLEAN: v.i = f[0] != 0; break;
+                case WEIR_TYPE_INT: {
+                    int32_t x;
+                    memcpy(&x, f, 4);
+                    v.i = x;
+                    break;
+                }
+                case WEIR_TYPE_DOUBLE: memcpy(&v.d, f, 8); break;
+                case WEIR_TYPE_VARCHAR:
+                case WEIR_TYPE_CHAR: {
+                    const char *str = (const char *)f;
+                    const char *z = memchr(str, 0, col->bound_size);
+                    size_t len = z ? (size_t)(z - str) : col->bound_size;
+                    if (len > col->type.capacity)
+                        return too_long(ctx, s, c, len);
+                    v.s = str;
+                    v.len = (uint32_t)len;
+                    break;
+                }
+                default: memcpy(&v.i, f, 8); break;
+                }
+            }
+            weir__store_value(s->out, row, c, &v);
+        }
+    } else {
+        memcpy(row, e, s->out->row_size);
+        kind = weir_row_get_kind(row);
+        if (row[0] > 3)
+            return weir_ctx_fail(ctx, WEIR_EFORMAT, "table %s: row kind %u is not a row kind",
+                                 in->table, row[0]);
+        for (int c = 0; c < in->ncols; c++) {
+            const weir__col *col = &in->cols[c];
+            if (col->metadata) {
+                weir__val v = {.i = ts, .null = ts == WEIR_NO_TIMESTAMP};
+                weir__store_value(s->out, row, c, &v);
+            } else if (weir__type_is_string(col->type.id)) {
+                uint32_t len;
+                memcpy(&len, row + col->offset, 4);
+                if (len > col->type.capacity)
+                    return too_long(ctx, s, c, len);
+            }
+        }
+    }
+    if (!(s->mode & WEIR_CHANGELOG_KIND(kind)))
+        return weir_ctx_fail(ctx, WEIR_EFORMAT, "table %s: a row of kind %s in a stream "
+                             "declared %s", in->table, weir_row_kind_name(kind), s->mode_text);
+    if (in->rowtime >= 0) {
+        if (weir__row_null(s->out, row, in->rowtime))
+            return weir_ctx_fail(ctx, WEIR_EFORMAT, "table %s: the rowtime column %s is NULL",
+                                 in->table, in->cols[in->rowtime].name);
+        memcpy(&ts, row + s->out->cols[in->rowtime].offset, 8);
+    }
+    return weir_emit(ctx, row, ts);
+}
+
+static const weir_operator_vtable source_vtable = {
+    .version = WEIR_OPERATOR_VTABLE_V1,
+    .open = source_open,
+    .on_record = source_record,
+    .close = free_state,
+};
+
+/* ---- the watermark of a WATERMARK FOR col AS expr declaration -------------------- */
+
+typedef struct wm_gen {
+    const weir_expr *expr;
+    int64_t max;
+    unsigned char scratch[];
+} wm_gen;
+
+static int wm_create(void *arg, void **gen)
+{
+    const weir_expr *e = arg;
+    wm_gen *g = calloc(1, sizeof *g + e->scratch + 8);
+    if (!g)
+        return WEIR_ENOMEM;
+    g->expr = e;
+    g->max = WEIR_TS_MIN;
+    *gen = g;
+    return 0;
+}
+
+static void wm_event(void *gen, const void *elem, int64_t ts, weir_watermark_output *out)
+{
+    (void)ts;
+    (void)out;
+    wm_gen *g = gen;
+    weir__val v;
+    const char *why;
+    /* The expression was typed as a time at plan time; a failing one (it
+     * cannot divide) proposes nothing. */
+    if (weir__expr_eval(g->expr, elem, g->scratch, &v, &why) == 0 && !v.null && v.i > g->max)
+        g->max = v.i;
+}
+
+static void wm_periodic(void *gen, weir_watermark_output *out)
+{
+    wm_gen *g = gen;
+    if (g->max > WEIR_TS_MIN)
+        weir_watermark_output_emit(out, g->max);
+}
+
+static const weir_watermark_generator_vtable wm_vtable = {
+    .version = WEIR_WATERMARK_GENERATOR_V1,
+    .create = wm_create,
+    .on_event = wm_event,
+    .on_periodic = wm_periodic,
+    .destroy = free,
+};
+
+typedef struct wm_impl {
+    weir_expr *expr;
+} wm_impl;
+
+static void wm_impl_free(void *p)
+{
+    wm_impl *w = p;
+    if (w)
+        weir_expr_destroy(w->expr);
+    free(w);
+}
+
+static weir_table *make_source(weir_table_env *env, weir_stream *s, const weir_schema *schema,
+                               unsigned mode, const char *what)
+{
+    if (!env || !s)
+        return NULL;
+    if (!schema)
+        return weir__table_fail(env, WEIR_EINVAL, "%s: a schema is required", what);
+    if (mode != WEIR_CHANGELOG_INSERT_ONLY && mode != WEIR_CHANGELOG_UPSERT &&
+        mode != WEIR_CHANGELOG_ALL)
+        return weir__table_fail(env, WEIR_EINVAL, "%s: table %s: the mode must be insert-only, "
+                                "upsert or all", what, schema->table);
+    if (mode == WEIR_CHANGELOG_UPSERT && schema->npk == 0)
+        return weir__table_fail(env, WEIR_EINVAL, "%s: table %s: an upsert changelog needs a "
+                                "primary key", what, schema->table);
+    if (weir_stream_elem_size(s) != weir_schema_elem_size(schema))
+        return weir__table_fail(env, WEIR_ETYPE, "%s: table %s: the stream's elements are %zu "
+                                "bytes, the schema reads %zu", what, schema->table,
+                                weir_stream_elem_size(s), weir_schema_elem_size(schema));
+    weir_table *t = weir__table_node(env, NULL, "TableSource(%s)", schema->table);
+    if (!t)
+        return NULL;
+    source_impl *impl = calloc(1, sizeof *impl);
+    t->impl = impl;
+    t->impl_free = source_impl_free;
+    if (impl)
+        impl->in = weir__schema_copy(schema, schema->table);
+    t->schema = impl ? weir__schema_copy(schema, schema->table) : NULL;
+    if (!impl || !impl->in || !t->schema)
+        return weir__table_fail(env, WEIR_ENOMEM, "%s: out of memory", what);
+    /* The copies keep the layout; the user's copy keeps binding and keys. */
+    weir_schema *in = impl->in;
+    in->bound = schema->bound;
+    in->struct_size = schema->struct_size;
+    in->kind_off = schema->kind_off;
+    in->rowtime = schema->rowtime;
+    for (int c = 0; c < schema->ncols; c++) {
+        in->cols[c].bound_off = schema->cols[c].bound_off;
+        in->cols[c].bound_size = schema->cols[c].bound_size;
+        in->cols[c].metadata = schema->cols[c].metadata;
+    }
+    impl->out = t->schema;
+    impl->mode = mode;
+    weir_changelog_mode_format(mode, impl->mode_text, sizeof impl->mode_text);
+    t->mode = mode;
+    t->rowtime = schema->rowtime;
+    if (schema->npk) {
+        t->ukey = malloc((size_t)schema->npk * sizeof *t->ukey);
+        if (!t->ukey)
+            return weir__table_fail(env, WEIR_ENOMEM, "%s: out of memory", what);
+        memcpy(t->ukey, schema->pk, (size_t)schema->npk * sizeof *t->ukey);
+        t->nukey = schema->npk;
+    }
+    weir_process_spec spec = {
+        .name = t->name,
+        .kind = "table_source",
+        .vtable = &source_vtable,
+        .impl = impl,
+        .out_size = t->schema->row_size,
+        .parallelism = WEIR_PARALLELISM_INHERIT,
+        .accounting = WEIR_ACCOUNTING_ONE_TO_ONE,
+        .settings_json = weir__table_settings(t, NULL),
+    };
+    t->stream = weir_stream_process(s, &spec);
+    if (t->stream && schema->watermark) {
+        wm_impl *w = calloc(1, sizeof *w);
+        char err[256];
+        if (!w)
+            return weir__table_fail(env, WEIR_ENOMEM, "%s: out of memory", what);
+        weir_table *wt = weir__table_node(env, t, "WatermarkAssigner(rowtime=[%s], watermark=[%s])",
+                                          schema->cols[schema->rowtime].name, schema->watermark);
+        if (!wt) {
+            free(w);
+            return NULL;
+        }
+        wt->impl = w;
+        wt->impl_free = wm_impl_free;
+        int r = weir_expr_compile(schema->watermark, t->schema, &w->expr, err, sizeof err);
+        if (r)
+            return weir__table_fail(env, r, "%s: table %s: watermark: %s", what, schema->table,
+                                    err);
+        wt->schema = weir__schema_copy(t->schema, schema->table);
+        if (!wt->schema)
+            return weir__table_fail(env, WEIR_ENOMEM, "%s: out of memory", what);
+        wt->mode = t->mode;
+        wt->rowtime = t->rowtime;
+        wt->nukey = t->nukey;
+        if (t->nukey) {
+            wt->ukey = malloc((size_t)t->nukey * sizeof *wt->ukey);
+            if (!wt->ukey)
+                return weir__table_fail(env, WEIR_ENOMEM, "%s: out of memory", what);
+            memcpy(wt->ukey, t->ukey, (size_t)t->nukey * sizeof *t->ukey);
+        }
+        weir_timestamps_spec ts = {
+            .extract = NULL, /* the TableSource set the rowtime as the timestamp */
+            .strategy = weir_watermarks_custom(&wm_vtable, w->expr),
+        };
+        wt->stream = weir_stream_set_name(weir_stream_assign_timestamps(t->stream, &ts),
+                                          wt->name);
+        return wt->stream ? wt : NULL;
+    }
+    return t->stream ? t : NULL;
+}
+
+weir_table *weir_table_from_stream(weir_table_env *env, weir_stream *s, const weir_schema *schema)
+{
+    return make_source(env, s, schema, WEIR_CHANGELOG_INSERT_ONLY, "weir_table_from_stream");
+}
+
+weir_table *weir_table_from_changelog_stream(weir_table_env *env, weir_stream *s,
+                                             const weir_schema *schema, unsigned mode)
+{
+    return make_source(env, s, schema, mode ? mode : WEIR_CHANGELOG_ALL,
+                       "weir_table_from_changelog_stream");
+}
+
+/* ---- tables into streams ----------------------------------------------------------- */
+
+/* The node that makes t's updates: going up through nodes that only pass
+ * their input's kinds on (Calc), the first whose input is insert-only. */
+static const weir_table *update_producer(const weir_table *t)
+{
+    while (t->input && t->input->mode != WEIR_CHANGELOG_INSERT_ONLY)
+        t = t->input;
+    return t;
+}
+
+static weir_stream *refuse_updates(weir_table *t, const char *what)
+{
+    char mode[32];
+    weir_changelog_mode_format(t->mode, mode, sizeof mode);
+    return weir__table_fail(t->env, WEIR_EINVAL, "%s: the table %s emits %s: an insert-only "
+                            "stream doesn't support consuming update changes which is produced "
+                            "by node %s", what, t->name, mode, update_producer(t)->name);
+}
+
+weir_stream *weir_table_to_stream(weir_table *t)
+{
+    if (!t)
+        return NULL;
+    if (t->mode != WEIR_CHANGELOG_INSERT_ONLY)
+        return refuse_updates(t, "weir_table_to_stream");
+    return t->stream;
+}
+
+static int drop_ub_record(weir_ctx *ctx, int input, const void *elem, int64_t ts)
+{
+    (void)input;
+    if (weir_row_get_kind(elem) == WEIR_ROW_UPDATE_BEFORE) {
+        weir_ctx_count(ctx, WEIR_COUNTER_FILTERED, 1);
+        return 0;
+    }
+    return weir_emit(ctx, elem, ts);
+}
+
+static const weir_operator_vtable drop_ub_vtable = {
+    .version = WEIR_OPERATOR_VTABLE_V1,
+    .on_record = drop_ub_record,
+};
+
+weir_stream *weir_table_to_changelog_stream(weir_table *t, unsigned mode)
+{
+    if (!t)
+        return NULL;
+    if (mode == 0 || mode == WEIR_CHANGELOG_ALL)
+        return t->stream;
+    if (mode == WEIR_CHANGELOG_INSERT_ONLY) {
+        if (t->mode != WEIR_CHANGELOG_INSERT_ONLY)
+            return refuse_updates(t, "weir_table_to_changelog_stream(insert-only)");
+        return t->stream;
+    }
+    if (mode != WEIR_CHANGELOG_UPSERT)
+        return weir__table_fail(t->env, WEIR_EINVAL, "weir_table_to_changelog_stream: the mode "
+                                "must be all, upsert or insert-only");
+    if (t->mode == WEIR_CHANGELOG_INSERT_ONLY)
+        return t->stream;
+    if (t->nukey == 0)
+        return weir__table_fail(t->env, WEIR_EINVAL, "weir_table_to_changelog_stream(upsert): "
+                                "the table %s has no unique key (a primary key, or the keys of "
+                                "a group aggregate)", t->name);
+    weir_table *d = weir__table_node(t->env, t, "DropUpdateBefore");
+    if (!d)
+        return NULL;
+    d->schema = weir__schema_copy(t->schema, t->schema->table);
+    if (!d->schema)
+        return weir__table_fail(t->env, WEIR_ENOMEM, "out of memory");
+    d->mode = t->mode & ~WEIR_CHANGELOG_KIND(WEIR_ROW_UPDATE_BEFORE);
+    weir_process_spec spec = {
+        .name = d->name,
+        .kind = "table_drop_update_before",
+        .vtable = &drop_ub_vtable,
+        .out_size = t->schema->row_size,
+        .parallelism = WEIR_PARALLELISM_INHERIT,
+        .accounting = WEIR_ACCOUNTING_ONE_TO_ONE,
+        .settings_json = weir__table_settings(d, NULL),
+    };
+    d->stream = weir_stream_process(t->stream, &spec);
+    return d->stream;
+}
+
+/* ---- Calc: select and where ------------------------------------------------------------ */
+
+typedef struct calc_impl {
+    weir_expr **items; /* select: one per output column; NULL for where */
+    int nitems;
+    weir_expr *pred;   /* where */
+    const weir_schema *out;
+    uint32_t scratch;
+    const char *name;
+} calc_impl;
+
+static void calc_impl_free(void *p)
+{
+    calc_impl *c = p;
+    if (!c)
+        return;
+    for (int i = 0; i < c->nitems; i++)
+        weir_expr_destroy(c->items[i]);
+    free(c->items);
+    weir_expr_destroy(c->pred);
+    free(c);
+}
+
+/* Per subtask: the output row, then the scratch. */
+static int calc_open(weir_ctx *ctx)
+{
+    const calc_impl *c = weir_ctx_impl(ctx);
+    size_t row = c->out ? c->out->row_size : 0;
+    unsigned char *st = calloc(1, row + c->scratch + 8);
+    if (!st)
+        return WEIR_ENOMEM;
+    weir_ctx_set_state(ctx, st);
+    return 0;
+}
+
+static int calc_record(weir_ctx *ctx, int input, const void *elem, int64_t ts)
+{
+    (void)input;
+    const calc_impl *c = weir_ctx_impl(ctx);
+    unsigned char *st = weir_ctx_state(ctx);
+    const char *why = NULL;
+    weir__val v;
+    if (c->pred) {
+        unsigned char *scratch = st;
+        int r = weir__expr_eval(c->pred, elem, scratch, &v, &why);
+        if (r)
+            return weir_ctx_fail(ctx, r, "%s: %s in '%s'", c->name, why, c->pred->text);
+        if (v.null || !v.i) {
+            weir_ctx_count(ctx, WEIR_COUNTER_FILTERED, 1);
+            return 0;
+        }
+        return weir_emit(ctx, elem, ts);
+    }
+    unsigned char *row = st, *scratch = st + c->out->row_size;
+    memset(row, 0, c->out->row_size);
+    row[0] = *(const unsigned char *)elem;
+    for (int i = 0; i < c->nitems; i++) {
+        int r = weir__expr_eval(c->items[i], elem, scratch, &v, &why);
+        if (r)
+            return weir_ctx_fail(ctx, r, "%s: %s in '%s'", c->name, why, c->items[i]->text);
+        if (weir__store_value(c->out, row, i, &v))
+            return weir_ctx_fail(ctx, WEIR_ERANGE, "%s: column %s: a string of %u bytes is "
+                                 "longer than its capacity %u", c->name, c->out->cols[i].name,
+                                 v.len, c->out->cols[i].type.capacity);
+    }
+    return weir_emit(ctx, row, ts);
+}
+
+static const weir_operator_vtable calc_vtable = {
+    .version = WEIR_OPERATOR_VTABLE_V1,
+    .open = calc_open,
+    .on_record = calc_record,
+    .close = free_state,
+};
+
+
+static weir_table *plan_calc(weir_table *t, calc_impl *impl, const char *what)
+{
+    weir_table_env *env = t->input->env;
+    weir_process_spec spec = {
+        .name = t->name,
+        .kind = impl->pred ? "table_where" : "table_select",
+        .vtable = &calc_vtable,
+        .impl = impl,
+        .out_size = t->schema->row_size,
+        .parallelism = env->config.parallelism ? env->config.parallelism
+                                               : WEIR_PARALLELISM_INHERIT,
+        .accounting = WEIR_ACCOUNTING_ONE_TO_ONE,
+        .settings_json = weir__table_settings(t, NULL),
+    };
+    (void)what;
+    t->stream = weir_stream_process(t->input->stream, &spec);
+    return t->stream ? t : NULL;
+}
+
+weir_table *weir_table_where(weir_table *in, const char *predicate)
+{
+    if (!in)
+        return NULL;
+    weir_table_env *env = in->env;
+    if (!predicate)
+        return weir__table_fail(env, WEIR_EINVAL, "weir_table_where: a predicate is required");
+    weir_table *t = weir__table_node(env, in, "Calc(where=[%s])", predicate);
+    if (!t)
+        return NULL;
+    calc_impl *impl = calloc(1, sizeof *impl);
+    t->impl = impl;
+    t->impl_free = calc_impl_free;
+    if (!impl)
+        return weir__table_fail(env, WEIR_ENOMEM, "weir_table_where: out of memory");
+    char err[300];
+    int r = weir_expr_compile(predicate, in->schema, &impl->pred, err, sizeof err);
+    if (r)
+        return weir__table_fail(env, r, "weir_table_where: %s", err);
+    weir_type ty = weir_expr_type(impl->pred);
+    if (ty.id != WEIR_TYPE_BOOLEAN) {
+        char tn[48];
+        weir_type_format(ty, tn, sizeof tn);
+        return weir__table_fail(env, WEIR_EINVAL, "weir_table_where: '%s' is %s, not BOOLEAN",
+                                predicate, tn);
+    }
+    impl->scratch = impl->pred->scratch;
+    impl->name = t->name;
+    t->schema = weir__schema_copy(in->schema, in->schema->table);
+    if (!t->schema)
+        return weir__table_fail(env, WEIR_ENOMEM, "weir_table_where: out of memory");
+    t->mode = in->mode;
+    t->rowtime = in->rowtime;
+    if (in->nukey) {
+        t->ukey = malloc((size_t)in->nukey * sizeof *t->ukey);
+        if (!t->ukey)
+            return weir__table_fail(env, WEIR_ENOMEM, "weir_table_where: out of memory");
+        memcpy(t->ukey, in->ukey, (size_t)in->nukey * sizeof *t->ukey);
+        t->nukey = in->nukey;
+    }
+    return plan_calc(t, impl, "weir_table_where");
+}
+
+weir_table *weir_table_select(weir_table *in, const char *items)
+{
+    if (!in)
+        return NULL;
+    weir_table_env *env = in->env;
+    if (!items)
+        return weir__table_fail(env, WEIR_EINVAL, "weir_table_select: items are required");
+    weir__list sp;
+    if (weir__list_split(items, &sp) || sp.n == 0)
+        return weir__table_fail(env, WEIR_EINVAL, "weir_table_select: bad list '%s' (an empty "
+                                "item, or unbalanced parentheses or quotes)", items);
+    weir_table *t = weir__table_node(env, in, "Calc(select=[%s])", items);
+    if (!t)
+        return NULL;
+    calc_impl *impl = calloc(1, sizeof *impl);
+    t->impl = impl;
+    t->impl_free = calc_impl_free;
+    if (!impl || !(impl->items = calloc((size_t)sp.n, sizeof *impl->items)))
+        return weir__table_fail(env, WEIR_ENOMEM, "weir_table_select: out of memory");
+    const char *names[256];
+    weir_type types[256];
+    char auto_names[256][16];
+    for (int i = 0; i < sp.n; i++) {
+        char text[1024], err[1400];
+        if (sp.lens[i] >= sizeof text)
+            return weir__table_fail(env, WEIR_EINVAL, "weir_table_select: item %d too long", i);
+        memcpy(text, sp.items[i], sp.lens[i]);
+        text[sp.lens[i]] = 0;
+        int r = weir_expr_compile_item(text, in->schema, 0, &impl->items[i], err, sizeof err);
+        if (r)
+            return weir__table_fail(env, r, "weir_table_select: %s", err);
+        impl->nitems = i + 1;
+        const char *alias = weir_expr_alias(impl->items[i]);
+        if (!alias) {
+            snprintf(auto_names[i], sizeof auto_names[i], "EXPR$%d", i);
+            alias = auto_names[i];
+        }
+        for (int j = 0; j < i; j++)
+            if (strcmp(names[j], alias) == 0)
+                return weir__table_fail(env, WEIR_EINVAL, "weir_table_select: duplicate column "
+                                        "name '%s'", alias);
+        names[i] = alias;
+        types[i] = weir_expr_type(impl->items[i]);
+        if (impl->items[i]->scratch > impl->scratch)
+            impl->scratch = impl->items[i]->scratch;
+    }
+    const char *why;
+    t->schema = weir__schema_make(in->schema->table, sp.n, names, types, &why);
+    if (!t->schema)
+        return weir__table_fail(env, WEIR_EINVAL, "weir_table_select: %s", why);
+    impl->out = t->schema;
+    impl->name = t->name;
+    t->mode = in->mode;
+    /* The rowtime and a unique key survive a projection that keeps them as
+     * bare columns. */
+    int map[256];
+    for (int c = 0; c < in->schema->ncols && c < 256; c++)
+        map[c] = -1;
+    for (int i = sp.n - 1; i >= 0; i--)
+        if (impl->items[i]->column >= 0 && impl->items[i]->column < 256)
+            map[impl->items[i]->column] = i;
+    if (in->rowtime >= 0 && in->rowtime < 256)
+        t->rowtime = map[in->rowtime];
+    bool keep = in->nukey > 0;
+    for (int k = 0; k < in->nukey; k++)
+        if (in->ukey[k] >= 256 || map[in->ukey[k]] < 0)
+            keep = false;
+    if (keep) {
+        t->ukey = malloc((size_t)in->nukey * sizeof *t->ukey);
+        if (!t->ukey)
+            return weir__table_fail(env, WEIR_ENOMEM, "weir_table_select: out of memory");
+        for (int k = 0; k < in->nukey; k++)
+            t->ukey[k] = map[in->ukey[k]];
+        t->nukey = in->nukey;
+    }
+    return plan_calc(t, impl, "weir_table_select");
+}

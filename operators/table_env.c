@@ -1,0 +1,180 @@
+/* table_env.c — the table environment and its plan: table nodes, their
+ * changelog modes and unique keys, the plan-time errors, and EXPLAIN.
+ *
+ * Every table node is planned into its operator when it is made (the
+ * builder functions in table_calc.c, table_group.c, table_window.c), so
+ * the plan a user can print is exactly what runs; the node only keeps what
+ * the planner needs to reason about what comes next: the schema, the
+ * changelog mode (which kinds it may emit), the rowtime column and a
+ * unique key.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "table_internal.h"
+#include "weir/error.h"
+
+int weir_changelog_mode_format(unsigned mode, char *buf, size_t size)
+{
+    static const char *names[] = {"I", "UB", "UA", "D"};
+    char tmp[32] = "[";
+    bool first = true;
+    for (int k = 0; k < 4; k++)
+        if (mode & WEIR_CHANGELOG_KIND(k)) {
+            if (!first)
+                strcat(tmp, ",");
+            strcat(tmp, names[k]);
+            first = false;
+        }
+    strcat(tmp, "]");
+    return snprintf(buf, size, "%s", tmp);
+}
+
+int weir_table_env_create(weir_job *job, const weir_table_config *config, weir_table_env **out)
+{
+    if (!out)
+        return WEIR_EINVAL;
+    *out = NULL;
+    if (!job)
+        return WEIR_EINVAL;
+    weir_table_config c = config ? *config : (weir_table_config){0};
+    if (c.string_capacity > WEIR_STRING_MAX_CAPACITY || c.parallelism < 0 ||
+        c.parallelism > WEIR_MAX_PARALLELISM)
+        return WEIR_EINVAL;
+    if (c.string_capacity == 0)
+        c.string_capacity = WEIR_STRING_DEFAULT_CAPACITY;
+    weir_table_env *env = calloc(1, sizeof *env);
+    if (!env)
+        return WEIR_ENOMEM;
+    env->job = job;
+    env->config = c;
+    *out = env;
+    return 0;
+}
+
+void weir_table_env_destroy(weir_table_env *env)
+{
+    if (!env)
+        return;
+    weir_table *t = env->nodes;
+    while (t) {
+        weir_table *n = t->next_alloc;
+        if (t->impl_free)
+            t->impl_free(t->impl);
+        weir_schema_destroy(t->schema);
+        free(t->ukey);
+        free(t->name);
+        free(t->settings);
+        free(t);
+        t = n;
+    }
+    free(env);
+}
+
+void *weir__table_fail(weir_table_env *env, int err, const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    weir_job_record_error(env->job, err, "%s", msg);
+    return NULL;
+}
+
+weir_table *weir__table_node(weir_table_env *env, weir_table *input, const char *fmt, ...)
+{
+    weir_table *t = calloc(1, sizeof *t);
+    char name[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(name, sizeof name, fmt, ap);
+    va_end(ap);
+    if (t)
+        t->name = strdup(name);
+    if (!t || !t->name) {
+        free(t);
+        return weir__table_fail(env, WEIR_ENOMEM, "%s: out of memory", name);
+    }
+    t->env = env;
+    t->input = input;
+    t->rowtime = -1;
+    t->next_alloc = env->nodes;
+    env->nodes = t;
+    return t;
+}
+
+const char *weir__table_settings(weir_table *t, const char *extra)
+{
+    char mode[32];
+    weir_changelog_mode_format(t->mode, mode, sizeof mode);
+    size_t n = strlen(mode) + (extra ? strlen(extra) : 0) + 64;
+    free(t->settings);
+    t->settings = malloc(n);
+    if (!t->settings)
+        return NULL;
+    snprintf(t->settings, n, "%s%s\"changelog_mode\":\"%s\"", extra ? extra : "",
+             extra && *extra ? "," : "", mode);
+    return t->settings;
+}
+
+const weir_schema *weir_table_schema(const weir_table *t) { return t ? t->schema : NULL; }
+unsigned weir_table_changelog_mode(const weir_table *t) { return t ? t->mode : 0; }
+const char *weir_table_node_name(const weir_table *t) { return t ? t->name : NULL; }
+weir_stream *weir_table_stream(const weir_table *t) { return t ? t->stream : NULL; }
+
+void weir__append(char *buf, size_t size, size_t *n, const char *fmt, ...)
+{
+    size_t room = buf && *n < size ? size - *n : 0;
+    char dummy[1];
+    va_list ap;
+    va_start(ap, fmt);
+    int w = vsnprintf(room ? buf + *n : dummy, room ? room : 1, fmt, ap);
+    va_end(ap);
+    if (w > 0)
+        *n += (size_t)w;
+}
+
+int weir_table_explain(const weir_table *t, char *buf, size_t size)
+{
+    size_t n = 0;
+    int depth = 0;
+    for (const weir_table *x = t; x; x = x->input, depth++) {
+        char mode[32];
+        weir_changelog_mode_format(x->mode, mode, sizeof mode);
+        weir__append(buf, size, &n, "%*s%s %s\n", 2 * depth, "", x->name, mode);
+    }
+    return (int)n;
+}
+
+static int list_one(const char *item, size_t len, void *arg)
+{
+    weir__list *l = arg;
+    if (l->n == WEIR__LIST_MAX)
+        return WEIR_ERANGE;
+    l->items[l->n] = item;
+    l->lens[l->n++] = len;
+    return 0;
+}
+
+int weir__list_split(const char *list, weir__list *out)
+{
+    out->n = 0;
+    const char *p = list;
+    while (*p == ' ' || *p == '\t' || *p == '\n')
+        p++;
+    if (!*p)
+        return 0; /* an empty list */
+    return weir_expr_split(list, list_one, out);
+}
+
+int weir__list_item(const weir__list *l, int i, char *buf, size_t size)
+{
+    if (l->lens[i] >= size)
+        return WEIR_ERANGE;
+    memcpy(buf, l->items[i], l->lens[i]);
+    buf[l->lens[i]] = 0;
+    return 0;
+}

@@ -1,0 +1,608 @@
+/* table_group.c — the group aggregate (Flink's GroupAggFunction) and the
+ * changelog normalize (Flink's ChangelogNormalize), keyed operators on the
+ * runtime's keyed state.
+ *
+ * Group aggregate, per key (SEMANTICS.md 9): the key's state is one value
+ *     int64 row count | int64 has-previous | previous result row | accumulators
+ * plus, for each list aggregate (table_agg.c), a list state of (value,
+ * count) entries. An accumulate row (+I/+U) of a key with no state creates
+ * it; a retract row (-U/-D) of a key with no state is ignored (as Flink's).
+ * After folding the row in: a row count of 0 emits -D of the previous
+ * result (if one was emitted) and clears the key's state; otherwise the new
+ * result is compared with the previous one (rows are canonical bytes:
+ * weir/row.h) and emitted as +I (first), or -U old / +U new, or not at all
+ * when equal. The record timestamp of what is emitted is the input row's.
+ *
+ * The state value is copied into the subtask's buffer, worked on there and
+ * written back, because a keyed state pointer is only valid until the next
+ * state call and the list aggregates make several. A row costs its key's
+ * lookups and these copies; a list aggregate also copies its list (one
+ * entry per distinct value of the key): exact MIN/MAX under retraction has
+ * that price, as in Flink. Nothing is allocated per row except when a list
+ * outgrows the subtask's buffer (state growth).
+ *
+ * Normalize, per primary key: the last row. +I/+U: first → +I; equal to
+ * the last → nothing; else -U last, +U row. -D (which may carry the key
+ * only): -D of the last full row, state cleared; nothing if there is none.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "table_internal.h"
+#include "weir/error.h"
+#include "weir/operator.h"
+#include "weir/state.h"
+
+/* ---- keys --------------------------------------------------------------------------- */
+
+/* A group key: for each key column its null flag and its value bytes (a
+ * row's bytes are canonical, so equal values are equal bytes). */
+typedef struct key_impl {
+    const weir_schema *in;
+    int nkeys;
+    int keys[WEIR__LIST_MAX];
+    size_t size;
+} key_impl;
+
+static void key_extract(const void *elem, void *key, void *arg)
+{
+    const key_impl *k = arg;
+    const unsigned char *row = elem;
+    unsigned char *out = key;
+    if (k->nkeys == 0) {
+        out[0] = 0;
+        return;
+    }
+    for (int i = 0; i < k->nkeys; i++) {
+        const weir__col *c = &k->in->cols[k->keys[i]];
+        bool null = weir__row_null(k->in, row, k->keys[i]);
+        *out++ = null;
+        if (null)
+            memset(out, 0, c->size);
+        else
+            memcpy(out, row + c->offset, c->size);
+        out += c->size;
+    }
+}
+
+static int key_format(const void *key, char *buf, size_t size, void *arg)
+{
+    const key_impl *k = arg;
+    const unsigned char *p = key;
+    size_t n = 0;
+    if (k->nkeys == 0)
+        return snprintf(buf, size, "()");
+    for (int i = 0; i < k->nkeys; i++) {
+        const weir__col *c = &k->in->cols[k->keys[i]];
+        bool null = *p++;
+        /* Format the value through a one-column view of the bytes. */
+        char v[96];
+        if (null) {
+            snprintf(v, sizeof v, "null");
+        } else if (weir__type_is_string(c->type.id)) {
+            uint32_t len;
+            memcpy(&len, p, 4);
+            snprintf(v, sizeof v, "%.*s", (int)(len < 90 ? len : 90), (const char *)p + 4);
+        } else if (c->type.id == WEIR_TYPE_DOUBLE) {
+            double d;
+            memcpy(&d, p, 8);
+            snprintf(v, sizeof v, "%g", d);
+        } else if (c->type.id == WEIR_TYPE_INT) {
+            int32_t x;
+            memcpy(&x, p, 4);
+            snprintf(v, sizeof v, "%d", x);
+        } else if (c->type.id == WEIR_TYPE_BOOLEAN) {
+            snprintf(v, sizeof v, "%s", p[0] ? "true" : "false");
+        } else {
+            int64_t x;
+            memcpy(&x, p, 8);
+            snprintf(v, sizeof v, "%lld", (long long)x);
+        }
+        weir__append(buf, size, &n, "%s%s", i ? "," : "", v);
+        p += c->size;
+    }
+    return (int)n;
+}
+
+/* Resolves the key list against the input schema; NULL after an error. */
+static key_impl *plan_keys(weir_table_env *env, const weir_schema *in, const char *keys,
+                           const char *what)
+{
+    key_impl *k = calloc(1, sizeof *k);
+    if (!k)
+        return weir__table_fail(env, WEIR_ENOMEM, "%s: out of memory", what);
+    k->in = in;
+    weir__list l;
+    if (keys && weir__list_split(keys, &l)) {
+        free(k);
+        return weir__table_fail(env, WEIR_EINVAL, "%s: bad key list '%s'", what, keys);
+    }
+    if (!keys)
+        l.n = 0;
+    k->size = 0;
+    for (int i = 0; i < l.n; i++) {
+        char name[256];
+        int c = -1;
+        if (weir__list_item(&l, i, name, sizeof name) == 0) {
+            size_t n = strlen(name);
+            if (n >= 2 && name[0] == '`' && name[n - 1] == '`') {
+                memmove(name, name + 1, n - 2);
+                name[n - 2] = 0;
+            }
+            c = weir_schema_column_index(in, name);
+        }
+        if (c < 0) {
+            free(k);
+            return weir__table_fail(env, WEIR_EINVAL, "%s: group key '%.*s' is not a column of "
+                                    "table %s", what, (int)l.lens[i], l.items[i], in->table);
+        }
+        k->keys[k->nkeys++] = c;
+        k->size += 1 + in->cols[c].size;
+    }
+    if (k->nkeys == 0)
+        k->size = 1;
+    if (k->size > WEIR_MAX_KEY_SIZE) {
+        size_t size = k->size;
+        free(k);
+        return weir__table_fail(env, WEIR_EINVAL, "%s: the group key '%s' takes %zu bytes, more "
+                                "than %d (shorter string capacities would fit)", what, keys,
+                                size, WEIR_MAX_KEY_SIZE);
+    }
+    return k;
+}
+
+/* ---- the group aggregate ------------------------------------------------------------- */
+
+typedef struct group_impl {
+    key_impl *key;
+    weir_expr **items;
+    int nitems;
+    int *item_key;        /* per output column: the input column of a key, or -1 */
+    weir__agg *aggs;      /* per output column (kind NONE for keys) */
+    int nlists;
+    uint32_t acc_size;
+    uint32_t scratch;
+    const weir_schema *in, *out;
+    size_t value_size;    /* 16 + out row + accumulators */
+    const char *name;
+} group_impl;
+
+static void group_impl_free(void *p)
+{
+    group_impl *g = p;
+    if (!g)
+        return;
+    for (int i = 0; i < g->nitems; i++)
+        weir_expr_destroy(g->items[i]);
+    free(g->items);
+    free(g->item_key);
+    free(g->aggs);
+    free(g->key);
+    free(g);
+}
+
+typedef struct group_state {
+    int value_id;
+    int list_ids[WEIR__LIST_MAX];
+    unsigned char *value;   /* the working copy of a key's value */
+    unsigned char *out;     /* the new result row */
+    unsigned char *emit;    /* a row being emitted */
+    unsigned char *scratch;
+    unsigned char *list;    /* the working copy of a list */
+    size_t list_cap;        /* bytes */
+} group_state;
+
+static void group_close(weir_ctx *ctx)
+{
+    group_state *st = weir_ctx_state(ctx);
+    if (!st)
+        return;
+    free(st->value);
+    free(st->out);
+    free(st->emit);
+    free(st->scratch);
+    free(st->list);
+    free(st);
+}
+
+static int group_open(weir_ctx *ctx)
+{
+    const group_impl *g = weir_ctx_impl(ctx);
+    group_state *st = calloc(1, sizeof *st);
+    if (!st)
+        return WEIR_ENOMEM;
+    weir_ctx_set_state(ctx, st);
+    st->value = calloc(1, g->value_size);
+    st->out = calloc(1, g->out->row_size);
+    st->emit = calloc(1, g->out->row_size);
+    st->scratch = calloc(1, g->scratch + 8);
+    if (!st->value || !st->out || !st->emit || !st->scratch)
+        return WEIR_ENOMEM;
+    int r = weir_state_declare(ctx, WEIR_STATE_VALUE, g->value_size, &st->value_id);
+    for (int i = 0; r == 0 && i < g->nitems; i++)
+        if (g->aggs[i].kind != WEIR_AGG_NONE && g->aggs[i].list)
+            r = weir_state_declare(ctx, WEIR_STATE_LIST, g->aggs[i].esize, &st->list_ids[i]);
+    return r;
+}
+
+static int emit_kind(weir_ctx *ctx, unsigned char *row, weir_row_kind kind, int64_t ts)
+{
+    row[0] = (unsigned char)kind;
+    return weir_emit(ctx, row, ts);
+}
+
+static int group_record(weir_ctx *ctx, int input, const void *elem, int64_t ts)
+{
+    (void)input;
+    const group_impl *g = weir_ctx_impl(ctx);
+    group_state *st = weir_ctx_state(ctx);
+    const unsigned char *row = elem;
+    weir_row_kind kind = weir_row_get_kind(row);
+    bool acc = kind == WEIR_ROW_INSERT || kind == WEIR_ROW_UPDATE_AFTER;
+    unsigned char *v = weir_state_value(ctx, st->value_id, 0, false);
+    if (!v && !acc)
+        return 0; /* retracting a group never seen: Flink ignores it */
+    if (v) {
+        memcpy(st->value, v, g->value_size);
+    } else {
+        memset(st->value, 0, g->value_size);
+    }
+    int64_t count, has_prev;
+    memcpy(&count, st->value, 8);
+    memcpy(&has_prev, st->value + 8, 8);
+    unsigned char *prev = st->value + 16;
+    unsigned char *accs = prev + g->out->row_size;
+    count += acc ? 1 : -1;
+    memcpy(st->value, &count, 8);
+    int sign = acc ? 1 : -1;
+    const char *why = NULL;
+    for (int i = 0; i < g->nitems; i++) {
+        const weir__agg *a = &g->aggs[i];
+        if (a->kind == WEIR_AGG_NONE)
+            continue;
+        weir__val x = {0};
+        if (a->arg) {
+            int r = weir__expr_eval(a->arg, row, st->scratch, &x, &why);
+            if (r)
+                return weir_ctx_fail(ctx, r, "%s: %s in '%s'", g->name, why, g->items[i]->text);
+        }
+        if (!a->list) {
+            weir__agg_update(a, accs, &x, sign, NULL, NULL);
+            continue;
+        }
+        if (x.null)
+            continue;
+        size_t n;
+        const void *l = weir_state_list_get(ctx, st->list_ids[i], 0, &n);
+        if ((n + 1) * a->esize > st->list_cap) {
+            size_t cap = st->list_cap ? 2 * st->list_cap : 1024;
+            while (cap < (n + 1) * a->esize)
+                cap *= 2;
+            unsigned char *nl = realloc(st->list, cap);
+            if (!nl)
+                return weir_ctx_fail(ctx, WEIR_ENOMEM, "%s: out of memory", g->name);
+            st->list = nl;
+            st->list_cap = cap;
+            l = weir_state_list_get(ctx, st->list_ids[i], 0, &n);
+        }
+        if (n)
+            memcpy(st->list, l, n * a->esize);
+        weir__agg_update(a, accs, &x, sign, st->list, &n);
+        if (weir_state_list_set(ctx, st->list_ids[i], 0, st->list, n))
+            return weir_ctx_error(ctx);
+    }
+    if (count <= 0) {
+        if (has_prev) {
+            memcpy(st->emit, prev, g->out->row_size);
+            int r = emit_kind(ctx, st->emit, WEIR_ROW_DELETE, ts);
+            if (r)
+                return r;
+        }
+        weir_state_clear(ctx, st->value_id, 0);
+        for (int i = 0; i < g->nitems; i++)
+            if (g->aggs[i].kind != WEIR_AGG_NONE && g->aggs[i].list)
+                weir_state_clear(ctx, st->list_ids[i], 0);
+        return 0;
+    }
+    /* The new result. */
+    memset(st->out, 0, g->out->row_size);
+    for (int i = 0; i < g->nitems; i++) {
+        weir__val x;
+        if (g->item_key[i] >= 0)
+            weir__load_value(g->in, row, g->item_key[i], &x);
+        else
+            weir__agg_result(&g->aggs[i], accs, &x);
+        weir__store_value(g->out, st->out, i, &x);
+    }
+    int r = 0;
+    if (!has_prev) {
+        memcpy(st->emit, st->out, g->out->row_size);
+        r = emit_kind(ctx, st->emit, WEIR_ROW_INSERT, ts);
+    } else if (memcmp(prev + 1, st->out + 1, g->out->row_size - 1) != 0) {
+        memcpy(st->emit, prev, g->out->row_size);
+        r = emit_kind(ctx, st->emit, WEIR_ROW_UPDATE_BEFORE, ts);
+        if (r == 0) {
+            memcpy(st->emit, st->out, g->out->row_size);
+            r = emit_kind(ctx, st->emit, WEIR_ROW_UPDATE_AFTER, ts);
+        }
+    }
+    if (r)
+        return r;
+    memcpy(prev, st->out, g->out->row_size);
+    has_prev = 1;
+    memcpy(st->value + 8, &has_prev, 8);
+    v = weir_state_value(ctx, st->value_id, 0, true);
+    if (!v)
+        return weir_ctx_state_error(ctx);
+    memcpy(v, st->value, g->value_size);
+    return 0;
+}
+
+static const weir_operator_vtable group_vtable = {
+    .version = WEIR_OPERATOR_VTABLE_V1,
+    .open = group_open,
+    .on_record = group_record,
+    .close = group_close,
+};
+
+/* ---- ChangelogNormalize ---------------------------------------------------------------- */
+
+typedef struct norm_impl {
+    key_impl *key;
+    const weir_schema *schema;
+    const char *name;
+} norm_impl;
+
+static void norm_impl_free(void *p)
+{
+    norm_impl *n = p;
+    if (n)
+        free(n->key);
+    free(n);
+}
+
+typedef struct norm_state {
+    int id;
+    unsigned char *row;
+} norm_state;
+
+static int norm_open(weir_ctx *ctx)
+{
+    const norm_impl *n = weir_ctx_impl(ctx);
+    norm_state *st = calloc(1, sizeof *st);
+    if (!st)
+        return WEIR_ENOMEM;
+    weir_ctx_set_state(ctx, st);
+    st->row = calloc(1, n->schema->row_size);
+    if (!st->row)
+        return WEIR_ENOMEM;
+    return weir_state_declare(ctx, WEIR_STATE_VALUE, n->schema->row_size, &st->id);
+}
+
+static void norm_close(weir_ctx *ctx)
+{
+    norm_state *st = weir_ctx_state(ctx);
+    if (st)
+        free(st->row);
+    free(st);
+}
+
+static int norm_record(weir_ctx *ctx, int input, const void *elem, int64_t ts)
+{
+    (void)input;
+    const norm_impl *n = weir_ctx_impl(ctx);
+    norm_state *st = weir_ctx_state(ctx);
+    size_t size = n->schema->row_size;
+    weir_row_kind kind = weir_row_get_kind(elem);
+    unsigned char *last = weir_state_value(ctx, st->id, 0, false);
+    if (kind == WEIR_ROW_DELETE || kind == WEIR_ROW_UPDATE_BEFORE) {
+        if (!last)
+            return 0;
+        memcpy(st->row, last, size);
+        weir_state_clear(ctx, st->id, 0);
+        return emit_kind(ctx, st->row, WEIR_ROW_DELETE, ts);
+    }
+    if (last) {
+        if (memcmp(last + 1, (const unsigned char *)elem + 1, size - 1) == 0)
+            return 0;
+        memcpy(st->row, last, size);
+        memcpy(last, elem, size);
+        int r = emit_kind(ctx, st->row, WEIR_ROW_UPDATE_BEFORE, ts);
+        if (r)
+            return r;
+        memcpy(st->row, elem, size);
+        return emit_kind(ctx, st->row, WEIR_ROW_UPDATE_AFTER, ts);
+    }
+    last = weir_state_value(ctx, st->id, 0, true);
+    if (!last)
+        return weir_ctx_state_error(ctx);
+    memcpy(last, elem, size);
+    memcpy(st->row, elem, size);
+    return emit_kind(ctx, st->row, WEIR_ROW_INSERT, ts);
+}
+
+static const weir_operator_vtable norm_vtable = {
+    .version = WEIR_OPERATOR_VTABLE_V1,
+    .open = norm_open,
+    .on_record = norm_record,
+    .close = norm_close,
+};
+
+static int *copy_ints(const int *v, int n)
+{
+    int *c = malloc((size_t)(n > 0 ? n : 1) * sizeof *c);
+    if (c && n)
+        memcpy(c, v, (size_t)n * sizeof *c);
+    return c;
+}
+
+/* The column names of the unique key, for node names ("id, name"). */
+static void key_names(const weir_schema *s, const int *cols, int n, char *buf, size_t size)
+{
+    size_t len = 0;
+    buf[0] = 0;
+    for (int i = 0; i < n; i++)
+        weir__append(buf, size, &len, "%s%s", i ? ", " : "", s->cols[cols[i]].name);
+}
+
+static int parallelism(const weir_table_env *env)
+{
+    return env->config.parallelism;
+}
+
+static weir_table *normalize(weir_table *in)
+{
+    weir_table_env *env = in->env;
+    char names[256];
+    key_names(in->schema, in->ukey, in->nukey, names, sizeof names);
+    weir_table *t = weir__table_node(env, in, "ChangelogNormalize(key=[%s])", names);
+    if (!t)
+        return NULL;
+    norm_impl *impl = calloc(1, sizeof *impl);
+    t->impl = impl;
+    t->impl_free = norm_impl_free;
+    if (!impl || !(t->schema = weir__schema_copy(in->schema, in->schema->table)) ||
+        !(t->ukey = copy_ints(in->ukey, in->nukey)))
+        return weir__table_fail(env, WEIR_ENOMEM, "out of memory");
+    t->nukey = in->nukey;
+    t->mode = WEIR_CHANGELOG_RETRACT;
+    t->rowtime = in->rowtime;
+    impl->schema = t->schema;
+    impl->name = t->name;
+    impl->key = plan_keys(env, in->schema, names, "ChangelogNormalize");
+    if (!impl->key)
+        return NULL;
+    weir_key_spec ks = {.key_size = impl->key->size, .extract = key_extract, .arg = impl->key,
+                        .format = key_format};
+    weir_process_spec spec = {
+        .name = t->name,
+        .kind = "table_changelog_normalize",
+        .vtable = &norm_vtable,
+        .impl = impl,
+        .out_size = t->schema->row_size,
+        .parallelism = parallelism(env),
+        .accounting = WEIR_ACCOUNTING_ANY,
+        .settings_json = weir__table_settings(t, NULL),
+    };
+    t->stream = weir_stream_process(weir_stream_key_by(in->stream, &ks), &spec);
+    return t->stream ? t : NULL;
+}
+
+weir_table *weir_table_group_by(weir_table *in, const char *keys, const char *items)
+{
+    static const char *what = "weir_table_group_by";
+    if (!in)
+        return NULL;
+    weir_table_env *env = in->env;
+    if (!items)
+        return weir__table_fail(env, WEIR_EINVAL, "%s: items are required", what);
+    /* An upsert input (updates without -U) is normalized first. */
+    if ((in->mode & ~WEIR_CHANGELOG_INSERT_ONLY) &&
+        !(in->mode & WEIR_CHANGELOG_KIND(WEIR_ROW_UPDATE_BEFORE))) {
+        if (in->nukey == 0)
+            return weir__table_fail(env, WEIR_EINVAL, "%s: the upsert table %s has no unique key "
+                                    "to normalize on", what, in->name);
+        in = normalize(in);
+        if (!in)
+            return NULL;
+    }
+    bool retract = in->mode != WEIR_CHANGELOG_INSERT_ONLY;
+    weir__list l;
+    if (weir__list_split(items, &l) || l.n == 0)
+        return weir__table_fail(env, WEIR_EINVAL, "%s: bad list '%s'", what, items);
+    /* Flink's short name, as diagnostics show it: GroupAggregate(keys). */
+    weir_table *t = weir__table_node(env, in, "GroupAggregate(%s)", keys ? keys : "");
+    if (!t)
+        return NULL;
+    group_impl *g = calloc(1, sizeof *g);
+    t->impl = g;
+    t->impl_free = group_impl_free;
+    if (!g || !(g->items = calloc((size_t)l.n, sizeof *g->items)) ||
+        !(g->item_key = calloc((size_t)l.n, sizeof *g->item_key)) ||
+        !(g->aggs = calloc((size_t)l.n, sizeof *g->aggs)))
+        return weir__table_fail(env, WEIR_ENOMEM, "%s: out of memory", what);
+    g->key = plan_keys(env, in->schema, keys, what);
+    if (!g->key)
+        return NULL;
+    g->in = in->schema;
+    g->name = t->name;
+    const char *names[WEIR__LIST_MAX];
+    weir_type types[WEIR__LIST_MAX];
+    char auto_names[WEIR__LIST_MAX][16];
+    int out_keys[WEIR__LIST_MAX], nout_keys = 0;
+    const weir_expr *agg_items[WEIR__LIST_MAX];
+    int agg_at[WEIR__LIST_MAX], naggs = 0;
+    for (int i = 0; i < l.n; i++) {
+        char text[1024], err[1400];
+        if (weir__list_item(&l, i, text, sizeof text))
+            return weir__table_fail(env, WEIR_EINVAL, "%s: item %d too long", what, i);
+        int r = weir_expr_compile_item(text, in->schema, 1, &g->items[i], err, sizeof err);
+        if (r)
+            return weir__table_fail(env, r, "%s: %s", what, err);
+        g->nitems = i + 1;
+        weir_expr *e = g->items[i];
+        g->item_key[i] = -1;
+        if (e->agg == WEIR_AGG_NONE) {
+            bool grouped = false;
+            for (int k = 0; k < g->key->nkeys; k++)
+                grouped = grouped || (e->column >= 0 && e->column == g->key->keys[k]);
+            if (!grouped)
+                return weir__table_fail(env, WEIR_EINVAL, "%s: '%s' is neither a group key nor "
+                                        "an aggregate", what, text);
+            g->item_key[i] = e->column;
+            out_keys[nout_keys++] = i;
+        } else {
+            agg_items[naggs] = e;
+            agg_at[naggs++] = i;
+        }
+        if (e->scratch > g->scratch)
+            g->scratch = e->scratch;
+        const char *alias = weir_expr_alias(e);
+        if (!alias) {
+            snprintf(auto_names[i], sizeof auto_names[i], "EXPR$%d", i);
+            alias = auto_names[i];
+        }
+        for (int j = 0; j < i; j++)
+            if (strcmp(names[j], alias) == 0)
+                return weir__table_fail(env, WEIR_EINVAL, "%s: duplicate column name '%s'", what,
+                                        alias);
+        names[i] = alias;
+        types[i] = e->type;
+    }
+    weir__agg packed[WEIR__LIST_MAX];
+    g->acc_size = weir__agg_layout(packed, naggs, agg_items, retract);
+    for (int j = 0; j < naggs; j++) {
+        g->aggs[agg_at[j]] = packed[j];
+        g->nlists += packed[j].list;
+    }
+    const char *why;
+    t->schema = weir__schema_make(in->schema->table, l.n, names, types, &why);
+    if (!t->schema)
+        return weir__table_fail(env, WEIR_EINVAL, "%s: %s", what, why);
+    g->out = t->schema;
+    g->value_size = 16 + t->schema->row_size + g->acc_size;
+    t->mode = retract ? WEIR_CHANGELOG_RETRACT
+                      : (WEIR_CHANGELOG_INSERT_ONLY | WEIR_CHANGELOG_KIND(WEIR_ROW_UPDATE_BEFORE) |
+                         WEIR_CHANGELOG_KIND(WEIR_ROW_UPDATE_AFTER));
+    /* The group keys are the output's unique key when every one is selected. */
+    if (g->key->nkeys > 0 && nout_keys == g->key->nkeys) {
+        if (!(t->ukey = copy_ints(out_keys, nout_keys)))
+            return weir__table_fail(env, WEIR_ENOMEM, "%s: out of memory", what);
+        t->nukey = nout_keys;
+    }
+    weir_key_spec ks = {.key_size = g->key->size, .extract = key_extract, .arg = g->key,
+                        .format = key_format};
+    weir_process_spec spec = {
+        .name = t->name,
+        .kind = "table_group_aggregate",
+        .vtable = &group_vtable,
+        .impl = g,
+        .out_size = t->schema->row_size,
+        .parallelism = g->key->nkeys == 0 ? 1 : parallelism(env),
+        .accounting = WEIR_ACCOUNTING_ANY,
+        .settings_json = weir__table_settings(t, NULL),
+    };
+    t->stream = weir_stream_process(weir_stream_key_by(in->stream, &ks), &spec);
+    return t->stream ? t : NULL;
+}

@@ -1,0 +1,207 @@
+/* table_internal.h — what the files of the table layer share (operators/
+ * table_*.c): the schema's resolved layout, the compiled expression tree and
+ * its evaluator, and the plan nodes of a table environment. Private to
+ * operators/; written against the public headers only (DESIGN.md's walls).
+ *
+ *   table_schema.c    types, schemas, rows, Row.toString formatting
+ *   table_expr.c      the expression language: lexer, parser, typer, evaluator
+ *   table_env.c       the planner: table nodes, changelog modes, EXPLAIN
+ *   table_calc.c      conversions from/to streams, select, where
+ *   table_agg.c       aggregate functions (accumulate, retract, merge, result)
+ *   table_group.c     the group aggregate and the changelog normalize
+ *   table_window.c    window aggregates on the window engine (weir/window.h)
+ */
+#ifndef WEIR_OPERATORS_TABLE_INTERNAL_H
+#define WEIR_OPERATORS_TABLE_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "weir/expr.h"
+#include "weir/row.h"
+#include "weir/table.h"
+
+/* One column of a schema. */
+typedef struct weir__col {
+    char *name;
+    weir_type type;      /* capacity resolved (never 0 for strings) */
+    uint32_t offset;     /* in the row */
+    uint32_t size;       /* bytes in the row (strings: 4 + capacity) */
+    int64_t bound_off;   /* in the bound struct, -1 if not bound */
+    uint32_t bound_size; /* the struct field's size (strings: the char array) */
+    bool metadata;       /* the record timestamp (METADATA FROM 'rowtime') */
+} weir__col;
+
+struct weir_schema {
+    char *table;
+    int ncols;
+    weir__col *cols;
+    uint32_t header_size;
+    uint32_t row_size;
+    int npk;
+    int *pk;
+    int rowtime;          /* -1: none */
+    char *watermark;      /* the watermark expression's text; NULL: none */
+    bool source_watermark;
+    bool bound;
+    size_t struct_size;
+    int64_t kind_off;     /* the bound struct's row kind field; -1: none */
+    uint32_t string_capacity;
+};
+
+/* The schema's bytes per type, and whether a type is a string / integer /
+ * numeric / time. */
+uint32_t weir__type_size(weir_type t);
+uint32_t weir__type_align(weir_type t);
+bool weir__type_is_string(weir_type_id id);
+bool weir__type_is_integer(weir_type_id id);
+bool weir__type_is_numeric(weir_type_id id);
+bool weir__type_is_time(weir_type_id id);
+
+static inline bool weir__row_null(const weir_schema *s, const unsigned char *row, int c)
+{
+    (void)s;
+    return (row[1 + c / 8] >> (c % 8)) & 1u;
+}
+
+static inline void weir__row_set_null_bit(unsigned char *row, int c, bool null)
+{
+    if (null)
+        row[1 + c / 8] |= (unsigned char)(1u << (c % 8));
+    else
+        row[1 + c / 8] &= (unsigned char)~(1u << (c % 8));
+}
+
+/* A schema built directly (for the planner's derived schemas): columns of
+ * the given names and types, no keys or rowtime. Returns NULL on out of
+ * memory or a row too large (then *why says so). */
+weir_schema *weir__schema_make(const char *table, int ncols, const char *const *names,
+                               const weir_type *types, const char **why);
+weir_schema *weir__schema_copy(const weir_schema *s, const char *table);
+
+/* Writes one column's value as Row.toString does. */
+int weir__format_value(const weir_schema *s, const unsigned char *row, int c, char *buf,
+                       size_t size);
+
+/* ---- expressions ---------------------------------------------------------- */
+
+/* A value during evaluation. Strings point into the row or the frame's
+ * scratch; integers, timestamps and intervals are in i, booleans in i (0/1),
+ * DOUBLE in d. */
+typedef struct weir__val {
+    int64_t i;
+    double d;
+    const char *s;
+    uint32_t len;
+    bool null;
+} weir__val;
+
+typedef struct weir__enode weir__enode;
+
+struct weir_expr {
+    weir__enode *root;
+    weir_type type;
+    char *text;          /* the expression as given */
+    char *alias;         /* AS name, or the column's name, or NULL */
+    uint32_t scratch;    /* bytes of scratch one evaluation needs */
+    int column;          /* a bare column reference: its index, else -1 */
+    /* An aggregate call at the top (group_by's select lists). */
+    weir_agg_kind agg;
+    bool distinct;
+    struct weir_expr *agg_arg; /* its argument (NULL for COUNT(*)) */
+    weir__enode *nodes;  /* every node (one allocation per node, freed as a list) */
+};
+
+/* Evaluates `e` on `row` (a row of the schema it was compiled against) into
+ * *out, using `scratch` (e->scratch bytes, the caller's, per thread) for
+ * strings it builds. 0, or a negative code with a static message in *why
+ * (division by zero, a cast that fails). No allocation. */
+int weir__expr_eval(const weir_expr *e, const unsigned char *row, unsigned char *scratch,
+                    weir__val *out, const char **why);
+
+/* Writes a value into column c of `row` (of schema s); the value's type is
+ * the column's. WEIR_ERANGE if a string is longer than the column. */
+int weir__store_value(const weir_schema *s, unsigned char *row, int c, const weir__val *v);
+/* Reads column c of a row into a value. */
+void weir__load_value(const weir_schema *s, const unsigned char *row, int c, weir__val *v);
+
+#endif
+
+/* ---- plan nodes ------------------------------------------------------------ */
+
+struct weir_table_env {
+    weir_job *job;
+    weir_table_config config;
+    weir_table *nodes; /* every node, newest first */
+};
+
+struct weir_table {
+    weir_table_env *env;
+    weir_table *input;
+    weir_table *next_alloc;
+    char *name;          /* Flink's node name, the operator's name */
+    weir_schema *schema; /* the rows' schema (never bound) */
+    unsigned mode;       /* the changelog mode it emits */
+    int rowtime;         /* the rowtime column, -1: none */
+    int nukey;           /* a unique key: its columns (0: none) */
+    int *ukey;
+    weir_stream *stream; /* the rows */
+    char *settings;      /* settings_json of its operator */
+    void *impl;          /* the operator's configuration, owned */
+    void (*impl_free)(void *impl);
+};
+
+/* A new node (name formatted), linked into env; NULL after recording an
+ * out-of-memory error. */
+weir_table *weir__table_node(weir_table_env *env, weir_table *input, const char *fmt, ...)
+    WEIR_PRINTF(3, 4);
+/* Records a plan-time error in the job; returns NULL for the caller. */
+void *weir__table_fail(weir_table_env *env, int err, const char *fmt, ...) WEIR_PRINTF(3, 4);
+/* The node's settings_json ("changelog_mode":"[I]",...), made once. */
+const char *weir__table_settings(weir_table *t, const char *extra);
+/* A comma-separated list split at its top-level commas (weir_expr_split). */
+#define WEIR__LIST_MAX 256
+typedef struct weir__list {
+    const char *items[WEIR__LIST_MAX];
+    size_t lens[WEIR__LIST_MAX];
+    int n;
+} weir__list;
+int weir__list_split(const char *list, weir__list *out);
+/* Copies item i into buf (NUL-terminated); WEIR_ERANGE if it does not fit. */
+int weir__list_item(const weir__list *l, int i, char *buf, size_t size);
+
+/* snprintf at *n into buf (of size bytes), advancing *n by what would be
+ * written (buf may be NULL with size 0, to measure). */
+void weir__append(char *buf, size_t size, size_t *n, const char *fmt, ...) WEIR_PRINTF(4, 5);
+
+/* The largest expression scratch any thread may need; table_window.c
+ * evaluates aggregate arguments in a thread-local buffer of this size. */
+#define WEIR__TABLE_TLS_SCRATCH 65536u
+
+/* ---- aggregate functions (table_agg.c) ------------------------------------ */
+
+typedef struct weir__agg {
+    weir_agg_kind kind;
+    bool distinct;
+    bool list;             /* keeps a count per value (exact retraction, DISTINCT) */
+    const weir_expr *arg;  /* NULL for COUNT(*) */
+    weir_type arg_type;
+    weir_type out_type;
+    uint32_t slot;         /* offset of its accumulator */
+    uint32_t vsize;        /* bytes of one encoded value */
+    uint32_t esize;        /* list entries: value + int64 count, 8-aligned */
+} weir__agg;
+
+/* Lays out n aggregates from their compiled items; `retract` says whether
+ * the input may retract (then MIN/MAX keep per-value counts). Returns the
+ * accumulators' total size. */
+uint32_t weir__agg_layout(weir__agg *aggs, int n, const weir_expr *const *items, bool retract);
+/* Folds a value in (sign +1) or out (-1); NULL values are ignored. For a
+ * list aggregate, `list` / `count` are its sorted entries (the caller's
+ * copy, room for count + 1) and the new count is returned in *count. */
+void weir__agg_update(const weir__agg *a, unsigned char *acc, const weir__val *v, int sign,
+                      unsigned char *list, size_t *count);
+void weir__agg_merge(const weir__agg *a, unsigned char *acc, const unsigned char *other);
+void weir__agg_result(const weir__agg *a, const unsigned char *acc, weir__val *out);
+void weir__agg_encode(const weir__agg *a, const weir__val *v, unsigned char *dst);

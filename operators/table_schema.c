@@ -1,0 +1,993 @@
+/* table_schema.c — column types, schemas and their builder, row accessors
+ * and Flink's Row.toString formatting (weir/row.h).
+ *
+ * A schema computes its row layout once: the header (kind byte and null
+ * bits, rounded up to 8) and each column at its natural alignment. Bound
+ * schemas also remember where each column sits in the user's struct; the
+ * conversion operator (table_calc.c) copies from there into a row.
+ */
+#include <ctype.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "table_internal.h"
+#include "weir/error.h"
+
+const char *weir_row_kind_name(weir_row_kind kind)
+{
+    switch (kind) {
+    case WEIR_ROW_INSERT: return "+I";
+    case WEIR_ROW_UPDATE_BEFORE: return "-U";
+    case WEIR_ROW_UPDATE_AFTER: return "+U";
+    case WEIR_ROW_DELETE: return "-D";
+    }
+    return "?";
+}
+
+bool weir__type_is_string(weir_type_id id)
+{
+    return id == WEIR_TYPE_VARCHAR || id == WEIR_TYPE_CHAR;
+}
+
+bool weir__type_is_integer(weir_type_id id)
+{
+    return id == WEIR_TYPE_INT || id == WEIR_TYPE_BIGINT;
+}
+
+bool weir__type_is_numeric(weir_type_id id)
+{
+    return weir__type_is_integer(id) || id == WEIR_TYPE_DOUBLE;
+}
+
+bool weir__type_is_time(weir_type_id id)
+{
+    return id == WEIR_TYPE_TIMESTAMP || id == WEIR_TYPE_TIMESTAMP_LTZ;
+}
+
+uint32_t weir__type_size(weir_type t)
+{
+    switch (t.id) {
+    case WEIR_TYPE_NULL:
+    case WEIR_TYPE_BOOLEAN: return 1;
+    case WEIR_TYPE_INT: return 4;
+    case WEIR_TYPE_VARCHAR:
+    case WEIR_TYPE_CHAR: return 4 + t.capacity;
+    default: return 8;
+    }
+}
+
+uint32_t weir__type_align(weir_type t)
+{
+    switch (t.id) {
+    case WEIR_TYPE_NULL:
+    case WEIR_TYPE_BOOLEAN: return 1;
+    case WEIR_TYPE_INT:
+    case WEIR_TYPE_VARCHAR:
+    case WEIR_TYPE_CHAR: return 4;
+    default: return 8;
+    }
+}
+
+/* ---- type text -------------------------------------------------------------- */
+
+static const char *skip_ws(const char *p)
+{
+    while (*p && isspace((unsigned char)*p))
+        p++;
+    return p;
+}
+
+/* Matches keyword `kw` (case-insensitive) at p as a whole word. */
+static const char *match_word(const char *p, const char *kw)
+{
+    size_t n = strlen(kw);
+    if (strncasecmp(p, kw, n) != 0)
+        return NULL;
+    if (isalnum((unsigned char)p[n]) || p[n] == '_')
+        return NULL;
+    return p + n;
+}
+
+int weir_type_parse(const char *text, weir_type *out, char *err, size_t errsize)
+{
+    static const struct { const char *kw; weir_type_id id; bool has_len; } names[] = {
+        {"BOOLEAN", WEIR_TYPE_BOOLEAN, false}, {"INTEGER", WEIR_TYPE_INT, false},
+        {"INT", WEIR_TYPE_INT, false},         {"BIGINT", WEIR_TYPE_BIGINT, false},
+        {"DOUBLE", WEIR_TYPE_DOUBLE, false},   {"VARCHAR", WEIR_TYPE_VARCHAR, true},
+        {"CHAR", WEIR_TYPE_CHAR, true},        {"STRING", WEIR_TYPE_VARCHAR, false},
+        {"TIMESTAMP_LTZ", WEIR_TYPE_TIMESTAMP_LTZ, true},
+        {"TIMESTAMP", WEIR_TYPE_TIMESTAMP, true},
+    };
+    if (!text || !out) {
+        if (err && errsize)
+            snprintf(err, errsize, "a type text is required");
+        return WEIR_EINVAL;
+    }
+    const char *p = skip_ws(text);
+    weir_type t = {0};
+    const char *q = NULL;
+    size_t k;
+    for (k = 0; k < sizeof names / sizeof names[0]; k++)
+        if ((q = match_word(p, names[k].kw)))
+            break;
+    if (!q) {
+        if (err && errsize)
+            snprintf(err, errsize, "unknown type '%s'", text);
+        return WEIR_EINVAL;
+    }
+    t.id = names[k].id;
+    if (t.id == WEIR_TYPE_DOUBLE) {
+        const char *r = skip_ws(q);
+        const char *s = match_word(r, "PRECISION");
+        if (s)
+            q = s;
+    }
+    p = skip_ws(q);
+    if (*p == '(') {
+        if (!names[k].has_len) {
+            if (err && errsize)
+                snprintf(err, errsize, "type %s takes no length: '%s'", names[k].kw, text);
+            return WEIR_EINVAL;
+        }
+        char *end;
+        long long n = strtoll(p + 1, &end, 10);
+        end = (char *)skip_ws(end);
+        if (end == p + 1 || *end != ')') {
+            if (err && errsize)
+                snprintf(err, errsize, "bad length in type '%s'", text);
+            return WEIR_EINVAL;
+        }
+        if (weir__type_is_time(t.id)) {
+            if (n != 3) {
+                if (err && errsize)
+                    snprintf(err, errsize, "only precision 3 is supported: '%s'", text);
+                return WEIR_EINVAL;
+            }
+        } else {
+            if (n <= 0 || n > (long long)WEIR_STRING_MAX_CAPACITY) {
+                if (err && errsize)
+                    snprintf(err, errsize, "string capacity %lld is not in 1..%u: '%s'", n,
+                             WEIR_STRING_MAX_CAPACITY, text);
+                return WEIR_EINVAL;
+            }
+            t.capacity = (uint32_t)n;
+        }
+        p = skip_ws(end + 1);
+    } else if (t.id == WEIR_TYPE_CHAR) {
+        t.capacity = 1; /* SQL: CHAR is CHAR(1) */
+    } else if (t.id == WEIR_TYPE_VARCHAR && names[k].has_len) {
+        if (err && errsize)
+            snprintf(err, errsize, "VARCHAR needs a length (or use STRING): '%s'", text);
+        return WEIR_EINVAL;
+    }
+    const char *nn = match_word(p, "NOT");
+    if (nn) {
+        const char *nl = match_word(skip_ws(nn), "NULL");
+        if (!nl) {
+            if (err && errsize)
+                snprintf(err, errsize, "expected NULL after NOT in type '%s'", text);
+            return WEIR_EINVAL;
+        }
+        t.not_null = true;
+        p = skip_ws(nl);
+    } else if ((nn = match_word(p, "NULL"))) {
+        p = skip_ws(nn);
+    }
+    if (*p) {
+        if (err && errsize)
+            snprintf(err, errsize, "unexpected '%s' in type '%s'", p, text);
+        return WEIR_EINVAL;
+    }
+    *out = t;
+    return 0;
+}
+
+int weir_type_format(weir_type t, char *buf, size_t size)
+{
+    const char *nn = t.not_null ? " NOT NULL" : "";
+    switch (t.id) {
+    case WEIR_TYPE_NULL: return snprintf(buf, size, "NULL");
+    case WEIR_TYPE_BOOLEAN: return snprintf(buf, size, "BOOLEAN%s", nn);
+    case WEIR_TYPE_INT: return snprintf(buf, size, "INT%s", nn);
+    case WEIR_TYPE_BIGINT: return snprintf(buf, size, "BIGINT%s", nn);
+    case WEIR_TYPE_DOUBLE: return snprintf(buf, size, "DOUBLE%s", nn);
+    case WEIR_TYPE_VARCHAR: return snprintf(buf, size, "VARCHAR(%" PRIu32 ")%s", t.capacity, nn);
+    case WEIR_TYPE_CHAR: return snprintf(buf, size, "CHAR(%" PRIu32 ")%s", t.capacity, nn);
+    case WEIR_TYPE_TIMESTAMP: return snprintf(buf, size, "TIMESTAMP(3)%s", nn);
+    case WEIR_TYPE_TIMESTAMP_LTZ: return snprintf(buf, size, "TIMESTAMP_LTZ(3)%s", nn);
+    case WEIR_TYPE_INTERVAL: return snprintf(buf, size, "INTERVAL%s", nn);
+    }
+    return snprintf(buf, size, "?");
+}
+
+/* ---- the builder ------------------------------------------------------------ */
+
+typedef struct bcol {
+    char *name;
+    weir_type type;
+    int64_t bound_off;
+    size_t bound_size;
+    bool metadata;
+} bcol;
+
+struct weir_schema_builder {
+    char *table;
+    bcol *cols;
+    int ncols, cap;
+    uint32_t string_capacity;
+    bool bound;
+    size_t struct_size;
+    int64_t kind_off;
+    char *pk;
+    char *wm_col, *wm_expr;
+    int err;
+    char msg[256];
+};
+
+static int bfail(weir_schema_builder *b, int err, const char *fmt, ...) WEIR_PRINTF(3, 4);
+static int bfail(weir_schema_builder *b, int err, const char *fmt, ...)
+{
+    if (b->err)
+        return b->err;
+    int n = snprintf(b->msg, sizeof b->msg, "table %s: ", b->table);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(b->msg + n, sizeof b->msg - (size_t)n, fmt, ap);
+    va_end(ap);
+    b->err = err;
+    return err;
+}
+
+static char *dup(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *d = malloc(n);
+    if (d)
+        memcpy(d, s, n);
+    return d;
+}
+
+weir_schema_builder *weir_schema_builder_create(const char *table_name)
+{
+    weir_schema_builder *b = calloc(1, sizeof *b);
+    if (!b)
+        return NULL;
+    b->table = dup(table_name && *table_name ? table_name : "table");
+    if (!b->table) {
+        free(b);
+        return NULL;
+    }
+    b->string_capacity = WEIR_STRING_DEFAULT_CAPACITY;
+    b->kind_off = -1;
+    return b;
+}
+
+void weir_schema_builder_destroy(weir_schema_builder *b)
+{
+    if (!b)
+        return;
+    for (int i = 0; i < b->ncols; i++)
+        free(b->cols[i].name);
+    free(b->cols);
+    free(b->table);
+    free(b->pk);
+    free(b->wm_col);
+    free(b->wm_expr);
+    free(b);
+}
+
+int weir_schema_builder_string_capacity(weir_schema_builder *b, uint32_t capacity)
+{
+    if (!b)
+        return WEIR_EINVAL;
+    if (capacity == 0 || capacity > WEIR_STRING_MAX_CAPACITY)
+        return bfail(b, WEIR_EINVAL, "string capacity %" PRIu32 " is not in 1..%u", capacity,
+                     WEIR_STRING_MAX_CAPACITY);
+    b->string_capacity = capacity;
+    return 0;
+}
+
+static int add_col(weir_schema_builder *b, const char *name, weir_type type, int64_t off,
+                   size_t fsize, bool metadata)
+{
+    if (!b)
+        return WEIR_EINVAL;
+    if (b->err)
+        return b->err;
+    if (!name || !*name)
+        return bfail(b, WEIR_EINVAL, "a column needs a name");
+    if (type.id < WEIR_TYPE_BOOLEAN || type.id > WEIR_TYPE_TIMESTAMP_LTZ)
+        return bfail(b, WEIR_EINVAL, "column '%s': not a column type", name);
+    if (weir__type_is_string(type.id)) {
+        if (type.capacity == 0 && type.id == WEIR_TYPE_VARCHAR)
+            type.capacity = b->string_capacity;
+        if (type.capacity == 0)
+            return bfail(b, WEIR_EINVAL, "column '%s': capacity 0", name);
+        if (type.capacity > WEIR_STRING_MAX_CAPACITY)
+            return bfail(b, WEIR_EINVAL, "column '%s': capacity %" PRIu32 " is above %u", name,
+                         type.capacity, WEIR_STRING_MAX_CAPACITY);
+    } else {
+        type.capacity = 0;
+    }
+    for (int i = 0; i < b->ncols; i++)
+        if (strcmp(b->cols[i].name, name) == 0)
+            return bfail(b, WEIR_EINVAL, "duplicate column '%s'", name);
+    if (b->ncols == b->cap) {
+        int nc = b->cap ? 2 * b->cap : 8;
+        bcol *n = realloc(b->cols, (size_t)nc * sizeof *n);
+        if (!n)
+            return bfail(b, WEIR_ENOMEM, "out of memory");
+        b->cols = n;
+        b->cap = nc;
+    }
+    char *nm = dup(name);
+    if (!nm)
+        return bfail(b, WEIR_ENOMEM, "out of memory");
+    b->cols[b->ncols++] = (bcol){nm, type, off, fsize, metadata};
+    return 0;
+}
+
+int weir_schema_column(weir_schema_builder *b, const char *name, weir_type type)
+{
+    if (b && b->bound && !b->err)
+        return bfail(b, WEIR_EINVAL, "column '%s': a bound schema's columns need their offset "
+                     "(weir_schema_column_at)", name ? name : "?");
+    return add_col(b, name, type, -1, 0, false);
+}
+
+int weir_schema_column_sql(weir_schema_builder *b, const char *name, const char *type)
+{
+    if (!b)
+        return WEIR_EINVAL;
+    weir_type t;
+    char why[160];
+    if (weir_type_parse(type, &t, why, sizeof why))
+        return bfail(b, WEIR_EINVAL, "column '%s': %s", name ? name : "?", why);
+    return weir_schema_column(b, name, t);
+}
+
+int weir_schema_bind_struct(weir_schema_builder *b, size_t struct_size)
+{
+    if (!b)
+        return WEIR_EINVAL;
+    if (b->ncols > 0)
+        return bfail(b, WEIR_EINVAL, "bind the struct before adding columns");
+    if (struct_size == 0 || struct_size > WEIR_ROW_MAX_SIZE)
+        return bfail(b, WEIR_EINVAL, "struct size %zu is not in 1..%u", struct_size,
+                     WEIR_ROW_MAX_SIZE);
+    b->bound = true;
+    b->struct_size = struct_size;
+    return 0;
+}
+
+int weir_schema_column_at(weir_schema_builder *b, const char *name, weir_type type,
+                          size_t offset, size_t field_size)
+{
+    if (!b)
+        return WEIR_EINVAL;
+    if (!b->bound)
+        return bfail(b, WEIR_EINVAL, "column '%s': weir_schema_bind_struct first",
+                     name ? name : "?");
+    size_t need = weir__type_is_string(type.id) ? 1 : type.id == WEIR_TYPE_BOOLEAN ? sizeof(bool)
+                  : type.id == WEIR_TYPE_INT ? 4 : 8;
+    if (!weir__type_is_string(type.id) && field_size != need)
+        return bfail(b, WEIR_EINVAL, "column '%s': field size %zu, its type needs %zu",
+                     name ? name : "?", field_size, need);
+    if (field_size == 0 || offset + field_size > b->struct_size)
+        return bfail(b, WEIR_EINVAL, "column '%s': field at %zu (%zu bytes) is outside the "
+                     "%zu-byte struct", name ? name : "?", offset, field_size, b->struct_size);
+    return add_col(b, name, type, (int64_t)offset, field_size, false);
+}
+
+int weir_schema_kind_at(weir_schema_builder *b, size_t offset)
+{
+    if (!b)
+        return WEIR_EINVAL;
+    if (!b->bound)
+        return bfail(b, WEIR_EINVAL, "the row kind field needs a bound struct");
+    if (offset >= b->struct_size)
+        return bfail(b, WEIR_EINVAL, "the row kind field at %zu is outside the %zu-byte struct",
+                     offset, b->struct_size);
+    b->kind_off = (int64_t)offset;
+    return 0;
+}
+
+int weir_schema_primary_key(weir_schema_builder *b, const char *columns)
+{
+    if (!b)
+        return WEIR_EINVAL;
+    if (!columns || !*columns)
+        return bfail(b, WEIR_EINVAL, "an empty primary key");
+    free(b->pk);
+    b->pk = dup(columns);
+    return b->pk ? 0 : bfail(b, WEIR_ENOMEM, "out of memory");
+}
+
+int weir_schema_watermark(weir_schema_builder *b, const char *column, const char *expression)
+{
+    if (!b)
+        return WEIR_EINVAL;
+    if (!column || !expression)
+        return bfail(b, WEIR_EINVAL, "a watermark needs a column and an expression");
+    free(b->wm_col);
+    free(b->wm_expr);
+    b->wm_col = dup(column);
+    b->wm_expr = dup(expression);
+    return b->wm_col && b->wm_expr ? 0 : bfail(b, WEIR_ENOMEM, "out of memory");
+}
+
+int weir_schema_rowtime_metadata(weir_schema_builder *b, const char *name)
+{
+    weir_type t = {.id = WEIR_TYPE_TIMESTAMP_LTZ};
+    return add_col(b, name, t, -1, 0, true);
+}
+
+/* Lays out the columns: header, then each at its alignment. */
+static int layout(weir_schema *s, const char **why)
+{
+    s->header_size = (uint32_t)((1 + (s->ncols + 7) / 8 + 7) & ~7);
+    uint64_t off = s->header_size;
+    for (int i = 0; i < s->ncols; i++) {
+        uint32_t a = weir__type_align(s->cols[i].type);
+        off = (off + a - 1) & ~(uint64_t)(a - 1);
+        s->cols[i].offset = (uint32_t)off;
+        s->cols[i].size = weir__type_size(s->cols[i].type);
+        off += s->cols[i].size;
+        if (off > WEIR_ROW_MAX_SIZE) {
+            *why = "the row is larger than WEIR_ROW_MAX_SIZE";
+            return WEIR_EINVAL;
+        }
+    }
+    off = (off + 7) & ~(uint64_t)7;
+    if (off > WEIR_ROW_MAX_SIZE) {
+        *why = "the row is larger than WEIR_ROW_MAX_SIZE";
+        return WEIR_EINVAL;
+    }
+    s->row_size = (uint32_t)off;
+    return 0;
+}
+
+/* Splits "a, b" into column indexes. */
+static int parse_pk(weir_schema_builder *b, weir_schema *s)
+{
+    const char *p = b->pk;
+    s->pk = calloc((size_t)s->ncols + 1, sizeof *s->pk);
+    if (!s->pk)
+        return bfail(b, WEIR_ENOMEM, "out of memory");
+    while (*p) {
+        p = skip_ws(p);
+        const char *e = p;
+        while (*e && *e != ',' && !isspace((unsigned char)*e))
+            e++;
+        char name[128];
+        size_t n = (size_t)(e - p);
+        if (n == 0 || n >= sizeof name)
+            return bfail(b, WEIR_EINVAL, "bad primary key '%s'", b->pk);
+        memcpy(name, p, n);
+        name[n] = 0;
+        int c = weir_schema_column_index(s, name);
+        if (c < 0)
+            return bfail(b, WEIR_EINVAL, "primary key column '%s' is not a column", name);
+        for (int i = 0; i < s->npk; i++)
+            if (s->pk[i] == c)
+                return bfail(b, WEIR_EINVAL, "primary key column '%s' given twice", name);
+        if (s->npk == s->ncols)
+            return bfail(b, WEIR_EINVAL, "bad primary key '%s'", b->pk);
+        s->pk[s->npk++] = c;
+        /* Flink: primary key columns are NOT NULL. */
+        s->cols[c].type.not_null = true;
+        p = skip_ws(e);
+        if (*p == ',')
+            p++;
+        else if (*p)
+            return bfail(b, WEIR_EINVAL, "bad primary key '%s'", b->pk);
+    }
+    return 0;
+}
+
+int weir_schema_build(weir_schema_builder *b, weir_schema **out, char *err, size_t errsize)
+{
+    if (!b || !out) {
+        if (err && errsize)
+            snprintf(err, errsize, "a builder and an output are required");
+        weir_schema_builder_destroy(b);
+        return WEIR_EINVAL;
+    }
+    *out = NULL;
+    weir_schema *s = NULL;
+    if (b->err)
+        goto fail;
+    if (b->ncols == 0) {
+        bfail(b, WEIR_EINVAL, "no columns");
+        goto fail;
+    }
+    s = calloc(1, sizeof *s);
+    if (!s || !(s->cols = calloc((size_t)b->ncols, sizeof *s->cols))) {
+        bfail(b, WEIR_ENOMEM, "out of memory");
+        goto fail;
+    }
+    s->table = b->table;
+    b->table = NULL;
+    s->ncols = b->ncols;
+    s->rowtime = -1;
+    s->kind_off = b->kind_off;
+    s->bound = b->bound;
+    s->struct_size = b->struct_size;
+    s->string_capacity = b->string_capacity;
+    for (int i = 0; i < b->ncols; i++) {
+        s->cols[i].name = b->cols[i].name;
+        b->cols[i].name = NULL;
+        s->cols[i].type = b->cols[i].type;
+        s->cols[i].bound_off = b->cols[i].bound_off;
+        s->cols[i].bound_size = (uint32_t)b->cols[i].bound_size;
+        s->cols[i].metadata = b->cols[i].metadata;
+    }
+    /* Restore the table name for messages. */
+    b->table = dup(s->table);
+    if (!b->table) {
+        b->err = WEIR_ENOMEM;
+        snprintf(b->msg, sizeof b->msg, "out of memory");
+        goto fail;
+    }
+    const char *why = NULL;
+    if (layout(s, &why)) {
+        bfail(b, WEIR_EINVAL, "%s", why);
+        goto fail;
+    }
+    if (b->pk && parse_pk(b, s))
+        goto fail;
+    if (b->wm_col) {
+        int c = weir_schema_column_index(s, b->wm_col);
+        if (c < 0) {
+            bfail(b, WEIR_EINVAL, "watermark column '%s' is not a column", b->wm_col);
+            goto fail;
+        }
+        if (!weir__type_is_time(s->cols[c].type.id)) {
+            char t[48];
+            weir_type_format(s->cols[c].type, t, sizeof t);
+            bfail(b, WEIR_EINVAL, "watermark column '%s' is %s, not TIMESTAMP(3) or "
+                  "TIMESTAMP_LTZ(3)", b->wm_col, t);
+            goto fail;
+        }
+        s->rowtime = c;
+        const char *e = skip_ws(b->wm_expr);
+        const char *q = match_word(e, "SOURCE_WATERMARK");
+        if (q && *skip_ws(q) == '(' && *skip_ws(skip_ws(q) + 1) == ')' &&
+            !*skip_ws(skip_ws(skip_ws(q) + 1) + 1)) {
+            s->source_watermark = true;
+        } else {
+            s->watermark = dup(b->wm_expr);
+            if (!s->watermark) {
+                bfail(b, WEIR_ENOMEM, "out of memory");
+                goto fail;
+            }
+            /* Check the expression now: a plan-time error with its text. */
+            weir_expr *x = NULL;
+            char ew[200];
+            int r = weir_expr_compile(s->watermark, s, &x, ew, sizeof ew);
+            if (r) {
+                bfail(b, r, "watermark for '%s': %s", b->wm_col, ew);
+                goto fail;
+            }
+            weir_type t = weir_expr_type(x);
+            weir_expr_destroy(x);
+            if (!weir__type_is_time(t.id)) {
+                bfail(b, WEIR_EINVAL, "watermark for '%s': '%s' is not a time", b->wm_col,
+                      s->watermark);
+                goto fail;
+            }
+        }
+    }
+    weir_schema_builder_destroy(b);
+    *out = s;
+    return 0;
+fail:;
+    int r = b->err ? b->err : WEIR_EINVAL;
+    if (err && errsize)
+        snprintf(err, errsize, "%s", b->msg);
+    weir_schema_destroy(s);
+    weir_schema_builder_destroy(b);
+    return r;
+}
+
+void weir_schema_destroy(weir_schema *s)
+{
+    if (!s)
+        return;
+    if (s->cols)
+        for (int i = 0; i < s->ncols; i++)
+            free(s->cols[i].name);
+    free(s->cols);
+    free(s->pk);
+    free(s->watermark);
+    free(s->table);
+    free(s);
+}
+
+weir_schema *weir__schema_make(const char *table, int ncols, const char *const *names,
+                               const weir_type *types, const char **why)
+{
+    weir_schema *s = calloc(1, sizeof *s);
+    *why = "out of memory";
+    if (!s)
+        return NULL;
+    s->table = dup(table);
+    s->cols = calloc((size_t)(ncols > 0 ? ncols : 1), sizeof *s->cols);
+    s->pk = calloc((size_t)ncols + 1, sizeof *s->pk);
+    s->rowtime = -1;
+    s->kind_off = -1;
+    s->string_capacity = WEIR_STRING_DEFAULT_CAPACITY;
+    if (!s->table || !s->cols || !s->pk) {
+        weir_schema_destroy(s);
+        return NULL;
+    }
+    s->ncols = ncols;
+    for (int i = 0; i < ncols; i++) {
+        s->cols[i].name = dup(names[i]);
+        s->cols[i].type = types[i];
+        s->cols[i].bound_off = -1;
+        if (!s->cols[i].name) {
+            weir_schema_destroy(s);
+            return NULL;
+        }
+    }
+    if (layout(s, why)) {
+        weir_schema_destroy(s);
+        return NULL;
+    }
+    *why = NULL;
+    return s;
+}
+
+weir_schema *weir__schema_copy(const weir_schema *src, const char *table)
+{
+    const char **names = calloc((size_t)src->ncols + 1, sizeof *names);
+    weir_type *types = calloc((size_t)src->ncols + 1, sizeof *types);
+    weir_schema *s = NULL;
+    if (names && types) {
+        for (int i = 0; i < src->ncols; i++) {
+            names[i] = src->cols[i].name;
+            types[i] = src->cols[i].type;
+        }
+        const char *why;
+        s = weir__schema_make(table, src->ncols, names, types, &why);
+    }
+    free(names);
+    free(types);
+    return s;
+}
+
+/* ---- reading a schema --------------------------------------------------------- */
+
+const char *weir_schema_name(const weir_schema *s) { return s->table; }
+int weir_schema_ncolumns(const weir_schema *s) { return s->ncols; }
+size_t weir_schema_row_size(const weir_schema *s) { return s->row_size; }
+int weir_schema_rowtime(const weir_schema *s) { return s->rowtime; }
+int weir_schema_primary_key_count(const weir_schema *s) { return s->npk; }
+
+size_t weir_schema_elem_size(const weir_schema *s)
+{
+    return s->bound ? s->struct_size : s->row_size;
+}
+
+int weir_schema_primary_key_column(const weir_schema *s, int i)
+{
+    return i >= 0 && i < s->npk ? s->pk[i] : -1;
+}
+
+const char *weir_schema_column_name(const weir_schema *s, int col)
+{
+    return col >= 0 && col < s->ncols ? s->cols[col].name : NULL;
+}
+
+weir_type weir_schema_column_type(const weir_schema *s, int col)
+{
+    weir_type none = {0};
+    return col >= 0 && col < s->ncols ? s->cols[col].type : none;
+}
+
+int weir_schema_column_index(const weir_schema *s, const char *name)
+{
+    if (!s || !name)
+        return -1;
+    for (int i = 0; i < s->ncols; i++)
+        if (strcmp(s->cols[i].name, name) == 0)
+            return i;
+    return -1;
+}
+
+int weir_schema_format(const weir_schema *s, char *buf, size_t size)
+{
+    size_t n = 0;
+    weir__append(buf, size, &n, "(");
+    for (int i = 0; i < s->ncols; i++) {
+        char t[48];
+        weir_type_format(s->cols[i].type, t, sizeof t);
+        weir__append(buf, size, &n, "%s%s %s", i ? ", " : "", s->cols[i].name, t);
+    }
+    weir__append(buf, size, &n, ")");
+    return (int)n;
+}
+
+/* ---- rows ----------------------------------------------------------------------- */
+
+void weir_row_init(const weir_schema *s, void *row, weir_row_kind kind)
+{
+    memset(row, 0, s->row_size);
+    weir_row_set_kind(row, kind);
+}
+
+bool weir_row_is_null(const weir_schema *s, const void *row, int col)
+{
+    if (col < 0 || col >= s->ncols)
+        return true;
+    return weir__row_null(s, row, col);
+}
+
+void weir__load_value(const weir_schema *s, const unsigned char *row, int c, weir__val *v)
+{
+    const weir__col *col = &s->cols[c];
+    const unsigned char *p = row + col->offset;
+    v->null = weir__row_null(s, row, c);
+    switch (col->type.id) {
+    case WEIR_TYPE_BOOLEAN:
+        v->i = p[0] != 0;
+        break;
+    case WEIR_TYPE_INT: {
+        int32_t x;
+        memcpy(&x, p, 4);
+        v->i = x;
+        break;
+    }
+    case WEIR_TYPE_DOUBLE:
+        memcpy(&v->d, p, 8);
+        break;
+    case WEIR_TYPE_VARCHAR:
+    case WEIR_TYPE_CHAR:
+        memcpy(&v->len, p, 4);
+        v->s = (const char *)p + 4;
+        break;
+    default:
+        memcpy(&v->i, p, 8);
+        break;
+    }
+}
+
+int weir__store_value(const weir_schema *s, unsigned char *row, int c, const weir__val *v)
+{
+    const weir__col *col = &s->cols[c];
+    unsigned char *p = row + col->offset;
+    if (v->null) {
+        memset(p, 0, col->size);
+        weir__row_set_null_bit(row, c, true);
+        return 0;
+    }
+    weir__row_set_null_bit(row, c, false);
+    switch (col->type.id) {
+    case WEIR_TYPE_BOOLEAN:
+        p[0] = v->i != 0;
+        break;
+    case WEIR_TYPE_INT: {
+        int32_t x = (int32_t)v->i;
+        memcpy(p, &x, 4);
+        break;
+    }
+    case WEIR_TYPE_DOUBLE:
+        memcpy(p, &v->d, 8);
+        break;
+    case WEIR_TYPE_VARCHAR:
+    case WEIR_TYPE_CHAR: {
+        uint32_t cap = col->type.capacity, len = v->len;
+        if (len > cap)
+            return WEIR_ERANGE;
+        if (col->type.id == WEIR_TYPE_CHAR) {
+            memcpy(p + 4, v->s, len);
+            memset(p + 4 + len, ' ', cap - len);
+            len = cap;
+        } else {
+            memmove(p + 4, v->s, len);
+            memset(p + 4 + len, 0, cap - len);
+        }
+        memcpy(p, &len, 4);
+        break;
+    }
+    default:
+        memcpy(p, &v->i, 8);
+        break;
+    }
+    return 0;
+}
+
+static int check_col(const weir_schema *s, int col, bool (*ok)(weir_type_id))
+{
+    if (col < 0 || col >= s->ncols || !ok(s->cols[col].type.id))
+        return WEIR_EINVAL;
+    return 0;
+}
+
+static bool is_intlike(weir_type_id id) { return weir__type_is_integer(id) || weir__type_is_time(id); }
+static bool is_double(weir_type_id id) { return id == WEIR_TYPE_DOUBLE; }
+static bool is_bool(weir_type_id id) { return id == WEIR_TYPE_BOOLEAN; }
+static bool is_any(weir_type_id id) { (void)id; return true; }
+
+int64_t weir_row_get_int(const weir_schema *s, const void *row, int col)
+{
+    if (check_col(s, col, is_intlike) || weir__row_null(s, row, col))
+        return 0;
+    weir__val v = {0};
+    weir__load_value(s, row, col, &v);
+    return v.i;
+}
+
+double weir_row_get_double(const weir_schema *s, const void *row, int col)
+{
+    if (check_col(s, col, is_double) || weir__row_null(s, row, col))
+        return 0;
+    weir__val v = {0};
+    weir__load_value(s, row, col, &v);
+    return v.d;
+}
+
+bool weir_row_get_bool(const weir_schema *s, const void *row, int col)
+{
+    if (check_col(s, col, is_bool) || weir__row_null(s, row, col))
+        return false;
+    weir__val v = {0};
+    weir__load_value(s, row, col, &v);
+    return v.i != 0;
+}
+
+const char *weir_row_get_string(const weir_schema *s, const void *row, int col, uint32_t *len)
+{
+    if (check_col(s, col, weir__type_is_string)) {
+        if (len)
+            *len = 0;
+        return NULL;
+    }
+    weir__val v = {0};
+    weir__load_value(s, row, col, &v);
+    if (len)
+        *len = v.null ? 0 : v.len;
+    return v.null ? NULL : v.s;
+}
+
+int weir_row_set_null(const weir_schema *s, void *row, int col)
+{
+    if (check_col(s, col, is_any) || s->cols[col].type.not_null)
+        return WEIR_EINVAL;
+    weir__val v = {.null = true};
+    return weir__store_value(s, row, col, &v);
+}
+
+int weir_row_set_int(const weir_schema *s, void *row, int col, int64_t x)
+{
+    if (check_col(s, col, is_intlike))
+        return WEIR_EINVAL;
+    if (s->cols[col].type.id == WEIR_TYPE_INT && (x < INT32_MIN || x > INT32_MAX))
+        return WEIR_ERANGE;
+    weir__val v = {.i = x};
+    return weir__store_value(s, row, col, &v);
+}
+
+int weir_row_set_double(const weir_schema *s, void *row, int col, double x)
+{
+    if (check_col(s, col, is_double))
+        return WEIR_EINVAL;
+    weir__val v = {.d = x};
+    return weir__store_value(s, row, col, &v);
+}
+
+int weir_row_set_bool(const weir_schema *s, void *row, int col, bool x)
+{
+    if (check_col(s, col, is_bool))
+        return WEIR_EINVAL;
+    weir__val v = {.i = x};
+    return weir__store_value(s, row, col, &v);
+}
+
+int weir_row_set_string(const weir_schema *s, void *row, int col, const char *str, size_t len)
+{
+    if (check_col(s, col, weir__type_is_string) || (!str && len))
+        return WEIR_EINVAL;
+    if (len > s->cols[col].type.capacity)
+        return WEIR_ERANGE;
+    weir__val v = {.s = str ? str : "", .len = (uint32_t)len};
+    return weir__store_value(s, row, col, &v);
+}
+
+/* ---- Row.toString ------------------------------------------------------------- */
+
+/* Days to civil date (Howard Hinnant's algorithm), for timestamps before
+ * and after 1970 alike. */
+static void civil(int64_t days, int64_t *y, unsigned *m, unsigned *d)
+{
+    days += 719468;
+    int64_t era = (days >= 0 ? days : days - 146096) / 146097;
+    unsigned doe = (unsigned)(days - era * 146097);
+    unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+    int64_t yy = (int64_t)yoe + era * 400;
+    unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    unsigned mp = (5 * doy + 2) / 153;
+    *d = doy - (153 * mp + 2) / 5 + 1;
+    *m = mp < 10 ? mp + 3 : mp - 9;
+    *y = yy + (*m <= 2);
+}
+
+int weir_timestamp_format(int64_t ms, char *buf, size_t size)
+{
+    int64_t days = ms / 86400000, rem = ms % 86400000;
+    if (rem < 0) {
+        rem += 86400000;
+        days--;
+    }
+    int64_t y;
+    unsigned mo, d;
+    civil(days, &y, &mo, &d);
+    return snprintf(buf, size, "%04" PRId64 "-%02u-%02u %02u:%02u:%02u.%03u", y, mo, d,
+                    (unsigned)(rem / 3600000), (unsigned)(rem / 60000 % 60),
+                    (unsigned)(rem / 1000 % 60), (unsigned)(rem % 1000));
+}
+
+/* The shortest text that reads back to the same double, with ".0" when it
+ * is integral, as Java's Double.toString prints small values. */
+static int format_double(double x, char *buf, size_t size)
+{
+    if (x != x)
+        return snprintf(buf, size, "NaN");
+    if (x == 1.0 / 0.0)
+        return snprintf(buf, size, "Infinity");
+    if (x == -1.0 / 0.0)
+        return snprintf(buf, size, "-Infinity");
+    char tmp[40];
+    for (int prec = 1; prec <= 17; prec++) {
+        snprintf(tmp, sizeof tmp, "%.*g", prec, x);
+        if (strtod(tmp, NULL) == x)
+            break;
+    }
+    if (!strchr(tmp, '.') && !strchr(tmp, 'e') && !strchr(tmp, 'n') && !strchr(tmp, 'i'))
+        strcat(tmp, ".0");
+    return snprintf(buf, size, "%s", tmp);
+}
+
+int weir__format_value(const weir_schema *s, const unsigned char *row, int c, char *buf,
+                       size_t size)
+{
+    if (weir__row_null(s, row, c))
+        return snprintf(buf, size, "null");
+    weir__val v = {0};
+    weir__load_value(s, row, c, &v);
+    switch (s->cols[c].type.id) {
+    case WEIR_TYPE_BOOLEAN: return snprintf(buf, size, "%s", v.i ? "true" : "false");
+    case WEIR_TYPE_DOUBLE: return format_double(v.d, buf, size);
+    case WEIR_TYPE_VARCHAR:
+    case WEIR_TYPE_CHAR: return snprintf(buf, size, "%.*s", (int)v.len, v.s);
+    case WEIR_TYPE_TIMESTAMP:
+    case WEIR_TYPE_TIMESTAMP_LTZ: return weir_timestamp_format(v.i, buf, size);
+    default: return snprintf(buf, size, "%" PRId64, v.i);
+    }
+}
+
+int weir_row_format(const weir_schema *s, const void *row, char *buf, size_t size)
+{
+    size_t n = 0;
+    weir__append(buf, size, &n, "%s[", weir_row_kind_name(weir_row_get_kind(row)));
+    for (int c = 0; c < s->ncols; c++) {
+        char v[128];
+        int w = weir__format_value(s, row, c, v, sizeof v);
+        if (c)
+            weir__append(buf, size, &n, ", ");
+        if (w >= (int)sizeof v && weir__type_is_string(s->cols[c].type.id)) {
+            uint32_t len;
+            const char *str = weir_row_get_string(s, row, c, &len);
+            weir__append(buf, size, &n, "%.*s", (int)len, str);
+        } else {
+            weir__append(buf, size, &n, "%s", v);
+        }
+    }
+    weir__append(buf, size, &n, "]");
+    return (int)n;
+}

@@ -1,0 +1,104 @@
+/* table_testutil.h — helpers the table suites share: a schema from a
+ * compact text ("id BIGINT NOT NULL, name STRING"), rows built from
+ * Row.toString-like values, and a job that runs a table pipeline over an
+ * array of rows and returns what came out, one Row.toString line each.
+ *
+ * Static (inline) functions only: each Criterion binary gets its own copy.
+ * Not a test file itself (the suite glob picks up test_*.c only).
+ */
+#ifndef WEIR_TESTS_TABLE_TESTUTIL_H
+#define WEIR_TESTS_TABLE_TESTUTIL_H
+
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "support/weir_testutil.h"
+#include "weir.h"
+
+/* "a BIGINT NOT NULL, b STRING" → a schema named `name`; optional pk. */
+static inline weir_schema *tt_schema(const char *name, const char *cols, const char *pk)
+{
+    weir_schema_builder *b = weir_schema_builder_create(name);
+    cr_assert(b);
+    char buf[1024];
+    snprintf(buf, sizeof buf, "%s", cols);
+    char *save = NULL;
+    for (char *c = strtok_r(buf, ",", &save); c; c = strtok_r(NULL, ",", &save)) {
+        while (*c == ' ')
+            c++;
+        char *sp = strchr(c, ' ');
+        cr_assert(sp, "bad column spec %s", c);
+        *sp = 0;
+        weir_schema_column_sql(b, c, sp + 1);
+    }
+    if (pk)
+        weir_schema_primary_key(b, pk);
+    weir_schema *s;
+    char err[256];
+    int r = weir_schema_build(b, &s, err, sizeof err);
+    cr_assert_eq(r, 0, "schema: %s", err);
+    return s;
+}
+
+/* Fills row from "kind v1|v2|..." ("+I 1|alice|null"). */
+static inline void tt_row(const weir_schema *s, void *row, const char *text)
+{
+    weir_row_kind kind = WEIR_ROW_INSERT;
+    if (strncmp(text, "-U", 2) == 0)
+        kind = WEIR_ROW_UPDATE_BEFORE;
+    else if (strncmp(text, "+U", 2) == 0)
+        kind = WEIR_ROW_UPDATE_AFTER;
+    else if (strncmp(text, "-D", 2) == 0)
+        kind = WEIR_ROW_DELETE;
+    weir_row_init(s, row, kind);
+    char buf[1024];
+    snprintf(buf, sizeof buf, "%s", text + 3);
+    char *p = buf;
+    for (int c = 0; c < weir_schema_ncolumns(s); c++) {
+        char *bar = strchr(p, '|');
+        if (bar)
+            *bar = 0;
+        weir_type t = weir_schema_column_type(s, c);
+        int r = 0;
+        if (strcmp(p, "null") == 0)
+            r = weir_row_set_null(s, row, c);
+        else if (t.id == WEIR_TYPE_DOUBLE)
+            r = weir_row_set_double(s, row, c, strtod(p, NULL));
+        else if (t.id == WEIR_TYPE_BOOLEAN)
+            r = weir_row_set_bool(s, row, c, strcmp(p, "true") == 0);
+        else if (t.id == WEIR_TYPE_VARCHAR || t.id == WEIR_TYPE_CHAR)
+            r = weir_row_set_string(s, row, c, p, strlen(p));
+        else
+            r = weir_row_set_int(s, row, c, strtoll(p, NULL, 10));
+        cr_assert_eq(r, 0, "setting column %d from '%s'", c, p);
+        if (!bar)
+            break;
+        p = bar + 1;
+    }
+}
+
+/* Every collected row as Row.toString, joined by "\n". Caller frees. */
+static inline char *tt_collected(const weir_schema *s, const weir_collect *c)
+{
+    size_t n = weir_collect_count(c), cap = 64 + n * 128, len = 0;
+    char *out = malloc(cap);
+    cr_assert(out);
+    out[0] = 0;
+    for (size_t i = 0; i < n; i++) {
+        char line[512];
+        int w = weir_row_format(s, weir_collect_elem(c, i), line, sizeof line);
+        if (len + (size_t)w + 2 > cap) {
+            cap = 2 * cap + (size_t)w;
+            out = realloc(out, cap);
+            cr_assert(out);
+        }
+        memcpy(out + len, line, (size_t)w);
+        len += (size_t)w;
+        out[len++] = '\n';
+        out[len] = 0;
+    }
+    return out;
+}
+
+#endif

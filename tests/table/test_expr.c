@@ -1,0 +1,210 @@
+/* test_expr.c — the expression language (weir/expr.h) on one row: every
+ * construct's value (literals, columns, arithmetic with its types and
+ * Flink's overflow, comparison, three-valued AND/OR/NOT, IS [NOT] NULL,
+ * IN, CASE, CAST, COALESCE, ||, UPPER/LOWER/CHAR_LENGTH, intervals), the
+ * result types, the run-time errors (division by zero, a bad CAST), AND /
+ * CASE evaluating only what decides them, and the plan-time errors with
+ * their position.
+ *
+ * Evaluation goes through the compiled tree directly (the table layer's
+ * internal evaluator, table_internal.h), the same call the operators make.
+ */
+#include "../../operators/table_internal.h"
+#include "table/table_testutil.h"
+
+static weir_schema *row_schema(unsigned char *row)
+{
+    weir_schema *s = tt_schema("t", "a INT, b BIGINT, d DOUBLE, s VARCHAR(10), n INT, "
+                                    "ns VARCHAR(5), t TIMESTAMP(3), f BOOLEAN, z INT", NULL);
+    tt_row(s, row, "+I 7|-3|2.5|Hello|null|null|10000|false|0");
+    return s;
+}
+
+/* The value of `text` as Row.toString prints it, and its type. */
+static void eval_text(const weir_schema *s, const unsigned char *row, const char *text,
+                      char *out, size_t size, char *type, int *err)
+{
+    weir_expr *e;
+    char msg[256];
+    int r = weir_expr_compile(text, s, &e, msg, sizeof msg);
+    cr_assert_eq(r, 0, "%s: %s", text, msg);
+    weir_type_format(weir_expr_type(e), type, 48);
+    unsigned char scratch[4096];
+    cr_assert_leq(e->scratch, sizeof scratch);
+    weir__val v;
+    const char *why = NULL;
+    *err = weir__expr_eval(e, row, scratch, &v, &why);
+    if (*err) {
+        snprintf(out, size, "error: %s", why);
+    } else {
+        const char *names[] = {"x"};
+        weir_type t = weir_expr_type(e);
+        const char *w;
+        weir_schema *one = weir__schema_make("r", 1, names, &t, &w);
+        cr_assert(one);
+        unsigned char r1[256] = {0};
+        cr_assert_eq(weir__store_value(one, r1, 0, &v), 0);
+        char buf[300];
+        weir_row_format(one, r1, buf, sizeof buf);
+        /* strip "+I[" and "]" */
+        size_t n = strlen(buf);
+        buf[n - 1] = 0;
+        snprintf(out, size, "%.200s", buf + 3);
+        weir_schema_destroy(one);
+    }
+    weir_expr_destroy(e);
+}
+
+Test(expr, values_and_types)
+{
+    static const struct { const char *text, *value, *type; } cases[] = {
+        {"1 + 2 * 3", "7", "INT NOT NULL"},
+        {"a * 2", "14", "INT"},
+        {"a + b", "4", "BIGINT"},
+        {"a / 2", "3", "INT"},
+        {"-7 / 2", "-3", "INT NOT NULL"},
+        {"-7 % 3", "-1", "INT NOT NULL"},
+        {"MOD(a, 4)", "3", "INT"},
+        {"a / 2.0", "3.5", "DOUBLE"},
+        {"d * 2", "5.0", "DOUBLE"},
+        {"1.0 / 0", "Infinity", "DOUBLE NOT NULL"},
+        {"2147483647 + 1", "-2147483648", "INT NOT NULL"},
+        {"9223372036854775807 + 1", "-9223372036854775808", "BIGINT NOT NULL"},
+        {"-2147483648", "-2147483648", "INT NOT NULL"},
+        {"a + n", "null", "INT"},
+        {"a > 5 AND s = 'Hello'", "true", "BOOLEAN"},
+        {"s <> 'x' AND a > 10", "false", "BOOLEAN"},
+        {"n > 1 AND f", "false", "BOOLEAN"},
+        {"n > 1 AND NOT f", "null", "BOOLEAN"},
+        {"n > 1 OR NOT f", "true", "BOOLEAN"},
+        {"n > 1 OR f", "null", "BOOLEAN"},
+        {"NOT (n > 1)", "null", "BOOLEAN"},
+        {"n IS NULL", "true", "BOOLEAN NOT NULL"},
+        {"a IS NOT NULL", "true", "BOOLEAN NOT NULL"},
+        {"a IN (1, 7, 9)", "true", "BOOLEAN"},
+        {"a NOT IN (1, 9)", "true", "BOOLEAN"},
+        {"a IN (1, NULL)", "null", "BOOLEAN"},
+        {"s IN ('x', 'Hello')", "true", "BOOLEAN"},
+        {"CASE WHEN a > 5 THEN 'big' WHEN a > 2 THEN 'mid' ELSE 'small' END", "big", "VARCHAR(5) NOT NULL"},
+        {"CASE WHEN a > 50 THEN 1 END", "null", "INT"},
+        {"CASE WHEN n > 0 THEN 1 ELSE 2.5 END", "2.5", "DOUBLE NOT NULL"},
+        {"CAST(a AS DOUBLE) / 2", "3.5", "DOUBLE"},
+        {"CAST('42' AS BIGINT) + 1", "43", "BIGINT"},
+        {"CAST(d AS INT)", "2", "INT"},
+        {"CAST(-2.9 AS BIGINT)", "-2", "BIGINT NOT NULL"},
+        {"CAST(a AS VARCHAR(10)) || '!'", "7!", "VARCHAR(11)"},
+        {"CAST(s AS VARCHAR(3))", "Hel", "VARCHAR(3)"},
+        {"CAST(d AS STRING)", "2.5", "VARCHAR(64)"},
+        {"CAST(t AS STRING)", "1970-01-01 00:00:10.000", "VARCHAR(64)"},
+        {"COALESCE(n, ns, 5)", NULL, NULL}, /* type error, checked below */
+        {"COALESCE(n, a, 5)", "7", "INT NOT NULL"},
+        {"COALESCE(ns, 'none')", "none", "VARCHAR(5) NOT NULL"},
+        {"s || ' ' || 'World'", "Hello World", "VARCHAR(16)"},
+        {"s || ns", "null", "VARCHAR(15)"},
+        {"UPPER(s)", "HELLO", "VARCHAR(10)"},
+        {"LOWER(s) = 'hello'", "true", "BOOLEAN"},
+        {"CHAR_LENGTH(s)", "5", "INT"},
+        {"t + INTERVAL '5' SECOND", "1970-01-01 00:00:15.000", "TIMESTAMP(3)"},
+        {"t - INTERVAL '1' MINUTE", "1969-12-31 23:59:10.000", "TIMESTAMP(3)"},
+        {"t > t - INTERVAL '1' MILLISECOND", "true", "BOOLEAN"},
+        {"TRUE", "true", "BOOLEAN NOT NULL"},
+        {"'it''s'", "it's", "VARCHAR(4) NOT NULL"},
+        {"`a` + 1", "8", "INT"},
+        /* Only what decides: no division by zero on the branch not taken. */
+        {"z <> 0 AND a / z > 1", "false", "BOOLEAN"},
+        {"z = 0 OR a / z > 1", "true", "BOOLEAN"},
+        {"CASE WHEN z = 0 THEN 0 ELSE a / z END", "0", "INT"},
+    };
+    unsigned char row[512];
+    weir_schema *s = row_schema(row);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        if (!cases[i].value)
+            continue;
+        char got[256], type[48];
+        int err;
+        eval_text(s, row, cases[i].text, got, sizeof got, type, &err);
+        cr_expect_eq(err, 0, "%s: %s", cases[i].text, got);
+        cr_expect_str_eq(got, cases[i].value, "%s", cases[i].text);
+        cr_expect_str_eq(type, cases[i].type, "%s", cases[i].text);
+    }
+    weir_schema_destroy(s);
+}
+
+Test(expr, runtime_errors)
+{
+    unsigned char row[512];
+    weir_schema *s = row_schema(row);
+    static const struct { const char *text, *why; } cases[] = {
+        {"a / z", "division by zero"},
+        {"MOD(a, z)", "division by zero"},
+        {"CAST(s AS INT)", "CAST of a string that is not a value of the type"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char got[256], type[48];
+        int err;
+        eval_text(s, row, cases[i].text, got, sizeof got, type, &err);
+        cr_expect_neq(err, 0, "%s", cases[i].text);
+        cr_expect(strstr(got, cases[i].why), "%s: %s", cases[i].text, got);
+    }
+    weir_schema_destroy(s);
+}
+
+Test(expr, plan_errors_with_positions)
+{
+    unsigned char row[512];
+    weir_schema *s = row_schema(row);
+    static const struct { const char *text, *msg; } cases[] = {
+        {"amout + 1", "amout + 1 at 1: unknown column 'amout' in table t"},
+        {"A + 1", "A + 1 at 1: unknown column 'A' (did you mean 'a'?)"},
+        {"a > 'x'", "a > 'x' at 3: cannot compare INT with VARCHAR(1)"},
+        {"s + 1", "s + 1 at 3: cannot apply '+' to VARCHAR(10) and INT"},
+        {"a +", "a + at 4: unexpected end of the expression"},
+        {"(a + 1", "(a + 1 at 7: expected ')'"},
+        {"a + 1 2", "a + 1 2 at 7: unexpected '2'"},
+        {"FOO(a)", "FOO(a) at 1: unknown function 'FOO'"},
+        {"NOT a", "NOT a at 5: NOT needs a BOOLEAN, not INT"},
+        {"a AND f", "a AND f at 1: AND needs a BOOLEAN, not INT"},
+        {"COUNT(*) + 1", "COUNT(*) + 1 at 1: aggregate function COUNT is not allowed here"},
+        {"CAST(f AS TIMESTAMP(3))", "cannot cast BOOLEAN to TIMESTAMP(3)"},
+        {"'abc", "'abc at 1: unterminated string"},
+        {"COALESCE(n, ns, 5)", "COALESCE of INT and VARCHAR(5)"},
+        {"UPPER(a)", "UPPER of INT: a string is required"},
+        {"a @ 1", "a @ 1 at 3: unexpected character '@'"},
+        {"CASE a END", "CASE a END at 6: expected WHEN"},
+        {"INTERVAL 'x' SECOND", "bad interval value 'x'"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        weir_expr *e = NULL;
+        char msg[256] = "";
+        cr_expect_eq(weir_expr_compile(cases[i].text, s, &e, msg, sizeof msg), WEIR_EINVAL,
+                     "%s", cases[i].text);
+        cr_expect_null(e);
+        cr_expect(strstr(msg, cases[i].msg), "%s: got '%s'", cases[i].text, msg);
+    }
+    weir_schema_destroy(s);
+}
+
+Test(expr, items_and_split)
+{
+    unsigned char row[512];
+    weir_schema *s = row_schema(row);
+    weir_expr *e;
+    char msg[256];
+    cr_assert_eq(weir_expr_compile_item("a * 2 AS doubled", s, 0, &e, msg, sizeof msg), 0, "%s", msg);
+    cr_assert_str_eq(weir_expr_alias(e), "doubled");
+    weir_expr_destroy(e);
+    cr_assert_eq(weir_expr_compile_item("SUM(a * 2) AS total", s, 1, &e, msg, sizeof msg), 0, "%s", msg);
+    cr_assert_eq(weir_expr_agg(e), WEIR_AGG_SUM);
+    weir_expr_destroy(e);
+    cr_assert_eq(weir_expr_compile_item("SUM(SUM(a))", s, 1, &e, msg, sizeof msg), WEIR_EINVAL);
+    cr_assert(strstr(msg, "an aggregate inside an aggregate"), "%s", msg);
+    cr_assert_eq(weir_expr_compile_item("SUM(s)", s, 1, &e, msg, sizeof msg), WEIR_EINVAL);
+    cr_assert(strstr(msg, "SUM of VARCHAR(10): a number is required"), "%s", msg);
+    weir__list l;
+    cr_assert_eq(weir__list_split("a, COALESCE(n, 1) AS c, 'x,y'", &l), 0);
+    cr_assert_eq(l.n, 3);
+    cr_assert_eq(l.lens[1], strlen("COALESCE(n, 1) AS c"));
+    cr_assert_neq(weir__list_split("a, (b", &l), 0);
+    cr_assert_neq(weir__list_split("a,,b", &l), 0);
+    weir_schema_destroy(s);
+}

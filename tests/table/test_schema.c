@@ -1,0 +1,222 @@
+/* test_schema.c — column types, the schema builder and rows (weir/row.h):
+ * type text both ways, the layout (header, alignment, canonical bytes),
+ * every plan-time schema error with its message, Row.toString formatting,
+ * and a struct-bound schema through weir_table_from_stream: fields copied
+ * into rows, the rowtime metadata column, and a string longer than its
+ * column failing the job with the table, column and length.
+ */
+#include <stddef.h>
+
+#include "table/table_testutil.h"
+
+Test(types, parse_and_format)
+{
+    static const struct { const char *in, *out; } cases[] = {
+        {"INT", "INT"}, {"integer not null", "INT NOT NULL"}, {"BIGINT", "BIGINT"},
+        {"DOUBLE", "DOUBLE"}, {"VARCHAR(20)", "VARCHAR(20)"}, {"CHAR(3) NOT NULL", "CHAR(3) NOT NULL"},
+        {"TIMESTAMP(3)", "TIMESTAMP(3)"}, {"TIMESTAMP_LTZ(3)", "TIMESTAMP_LTZ(3)"},
+        {"BOOLEAN", "BOOLEAN"}, {"STRING", "VARCHAR(0)"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        weir_type t;
+        char err[128], buf[64];
+        cr_assert_eq(weir_type_parse(cases[i].in, &t, err, sizeof err), 0, "%s: %s",
+                     cases[i].in, err);
+        weir_type_format(t, buf, sizeof buf);
+        cr_assert_str_eq(buf, cases[i].out);
+    }
+    static const char *bad[] = {"TEXT", "VARCHAR", "VARCHAR(0)", "INT(3)", "TIMESTAMP(6)",
+                                "INT NOT", "BIGINT x"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        weir_type t;
+        char err[128];
+        cr_assert_eq(weir_type_parse(bad[i], &t, err, sizeof err), WEIR_EINVAL, "%s", bad[i]);
+        cr_assert(strstr(err, bad[i]), "%s: %s", bad[i], err);
+    }
+}
+
+Test(schema, layout_and_accessors)
+{
+    weir_schema *s = tt_schema("t", "b BOOLEAN, i INT, name VARCHAR(5), d DOUBLE, ts TIMESTAMP(3)",
+                               NULL);
+    cr_assert_eq(weir_schema_ncolumns(s), 5);
+    cr_assert_eq(weir_schema_row_size(s) % 8, 0u);
+    cr_assert_eq(weir_schema_column_index(s, "name"), 2);
+    cr_assert_eq(weir_schema_column_index(s, "NAME"), -1, "names are case-sensitive");
+    unsigned char row[256], row2[256];
+    tt_row(s, row, "+I true|-7|abc|2.5|1704067210000");
+    cr_assert_eq(weir_row_get_int(s, row, 1), -7);
+    cr_assert_eq(weir_row_get_double(s, row, 3), 2.5);
+    uint32_t len;
+    const char *str = weir_row_get_string(s, row, 2, &len);
+    cr_assert_eq(len, 3u);
+    cr_assert(memcmp(str, "abc", 3) == 0);
+    char buf[256];
+    weir_row_format(s, row, buf, sizeof buf);
+    cr_assert_str_eq(buf, "+I[true, -7, abc, 2.5, 2024-01-01 00:00:10.000]");
+    /* Canonical bytes: the same values written twice, through a longer value first. */
+    weir_row_init(s, row2, WEIR_ROW_INSERT);
+    cr_assert_eq(weir_row_set_string(s, row2, 2, "abcde", 5), 0);
+    tt_row(s, row2, "+I true|-7|abc|2.5|1704067210000");
+    cr_assert(memcmp(row, row2, weir_schema_row_size(s)) == 0);
+    /* Too long, wrong type, out of INT range. */
+    cr_assert_eq(weir_row_set_string(s, row, 2, "abcdef", 6), WEIR_ERANGE);
+    cr_assert_eq(weir_row_set_int(s, row, 2, 1), WEIR_EINVAL);
+    cr_assert_eq(weir_row_set_int(s, row, 1, 1ll << 40), WEIR_ERANGE);
+    cr_assert_eq(weir_row_set_null(s, row, 3), 0);
+    tt_row(s, row, "-U null|null|null|3.0|-1");
+    weir_row_format(s, row, buf, sizeof buf);
+    cr_assert_str_eq(buf, "-U[null, null, null, 3.0, 1969-12-31 23:59:59.999]");
+    weir_schema_format(s, buf, sizeof buf);
+    cr_assert_str_eq(buf, "(b BOOLEAN, i INT, name VARCHAR(5), d DOUBLE, ts TIMESTAMP(3))");
+    weir_schema_destroy(s);
+}
+
+static void expect_build_error(weir_schema_builder *b, const char *msg)
+{
+    weir_schema *s = NULL;
+    char err[256];
+    cr_assert_neq(weir_schema_build(b, &s, err, sizeof err), 0, "expected: %s", msg);
+    cr_assert_null(s);
+    cr_assert(strstr(err, msg), "got '%s', expected '%s'", err, msg);
+}
+
+Test(schema, plan_time_errors)
+{
+    weir_type bigint = {.id = WEIR_TYPE_BIGINT}, ts = {.id = WEIR_TYPE_TIMESTAMP};
+    weir_type zero = {.id = WEIR_TYPE_CHAR, .capacity = 0};
+    weir_schema_builder *b = weir_schema_builder_create("orders");
+    weir_schema_column(b, "id", bigint);
+    weir_schema_column(b, "id", bigint);
+    expect_build_error(b, "table orders: duplicate column 'id'");
+
+    b = weir_schema_builder_create("orders");
+    weir_schema_column(b, "id", bigint);
+    weir_schema_primary_key(b, "id, nope");
+    expect_build_error(b, "table orders: primary key column 'nope' is not a column");
+
+    b = weir_schema_builder_create("orders");
+    weir_schema_column(b, "id", bigint);
+    weir_schema_watermark(b, "id", "id - 5");
+    expect_build_error(b, "table orders: watermark column 'id' is BIGINT, not TIMESTAMP(3)");
+
+    b = weir_schema_builder_create("orders");
+    weir_schema_column(b, "ts", ts);
+    weir_schema_watermark(b, "nope", "SOURCE_WATERMARK()");
+    expect_build_error(b, "watermark column 'nope' is not a column");
+
+    b = weir_schema_builder_create("orders");
+    weir_schema_column(b, "ts", ts);
+    weir_schema_watermark(b, "ts", "ts - INTERVAL '5' FORTNIGHT");
+    expect_build_error(b, "table orders: watermark for 'ts': ts - INTERVAL '5' FORTNIGHT at 19: "
+                          "expected an interval unit");
+
+    b = weir_schema_builder_create("orders");
+    weir_schema_column(b, "c", zero);
+    expect_build_error(b, "table orders: column 'c': capacity 0");
+
+    b = weir_schema_builder_create("orders");
+    weir_schema_column_sql(b, "c", "VARCHAR(0)");
+    expect_build_error(b, "table orders: column 'c': string capacity 0 is not in 1..");
+
+    b = weir_schema_builder_create("empty");
+    expect_build_error(b, "table empty: no columns");
+
+    /* A good one: watermark, primary key NOT NULL, SOURCE_WATERMARK(). */
+    b = weir_schema_builder_create("orders");
+    weir_schema_column(b, "id", bigint);
+    weir_schema_column(b, "ts", ts);
+    weir_schema_primary_key(b, "id");
+    weir_schema_watermark(b, "ts", "ts - INTERVAL '5' SECOND");
+    weir_schema *s;
+    char err[256];
+    cr_assert_eq(weir_schema_build(b, &s, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(weir_schema_rowtime(s), 1);
+    cr_assert(weir_schema_column_type(s, 0).not_null, "primary key columns are NOT NULL");
+    cr_assert_eq(weir_schema_primary_key_count(s), 1);
+    weir_schema_destroy(s);
+}
+
+typedef struct click {
+    int64_t user;
+    char page[12];
+    double amount;
+    int32_t n;
+    bool ok;
+} click;
+
+static weir_schema *click_schema(uint32_t page_cap)
+{
+    weir_schema_builder *b = weir_schema_builder_create("clicks");
+    weir_schema_bind_struct(b, sizeof(click));
+    weir_schema_column_at(b, "user", (weir_type){.id = WEIR_TYPE_BIGINT}, offsetof(click, user), 8);
+    weir_schema_column_at(b, "page", (weir_type){.id = WEIR_TYPE_VARCHAR, .capacity = page_cap},
+                          offsetof(click, page), sizeof(((click *)0)->page));
+    weir_schema_column_at(b, "amount", (weir_type){.id = WEIR_TYPE_DOUBLE}, offsetof(click, amount), 8);
+    weir_schema_column_at(b, "n", (weir_type){.id = WEIR_TYPE_INT}, offsetof(click, n), 4);
+    weir_schema_column_at(b, "ok", (weir_type){.id = WEIR_TYPE_BOOLEAN}, offsetof(click, ok),
+                          sizeof(bool));
+    weir_schema_rowtime_metadata(b, "rowtime");
+    weir_schema *s;
+    char err[256];
+    cr_assert_eq(weir_schema_build(b, &s, err, sizeof err), 0, "%s", err);
+    return s;
+}
+
+Test(schema, bound_struct_into_rows, .timeout = 60)
+{
+    static const click in[] = {
+        {1, "home", 1.5, 3, true}, {2, "a-long-page", 2.0, -1, false}, {1, "cart", 0.25, 0, true},
+    };
+    static const int64_t ts[] = {1000, 2000, 3000};
+    weir_schema *s = click_schema(12);
+    weir_job *job = tu_job(&(weir_job_config){.workers = 1, .clock = WEIR_CLOCK_VIRTUAL});
+    weir_table_env *env;
+    cr_assert_eq(weir_table_env_create(job, NULL, &env), 0);
+    weir_table *t = weir_table_from_stream(env, weir_source_array(job, in, 3, sizeof(click), ts), s);
+    weir_collect *c;
+    weir_sink_collect(weir_table_to_stream(t), &c);
+    tu_run_ok(job);
+    char *got = tt_collected(weir_table_schema(t), c);
+    cr_assert_str_eq(got, "+I[1, home, 1.5, 3, true, 1970-01-01 00:00:01.000]\n"
+                          "+I[2, a-long-page, 2.0, -1, false, 1970-01-01 00:00:02.000]\n"
+                          "+I[1, cart, 0.25, 0, true, 1970-01-01 00:00:03.000]\n");
+    for (int i = 0; i < 3; i++)
+        cr_assert_eq(weir_collect_timestamp(c, (size_t)i), ts[i]);
+    free(got);
+    weir_job_destroy(job);
+    weir_table_env_destroy(env);
+    weir_schema_destroy(s);
+}
+
+Test(schema, too_long_string_fails_the_job, .timeout = 60)
+{
+    static const click in[] = {{1, "home", 1.5, 3, true}, {2, "a-long-page", 2.0, -1, false}};
+    weir_schema *s = click_schema(8);
+    weir_job *job = tu_job(&(weir_job_config){.workers = 1, .clock = WEIR_CLOCK_VIRTUAL});
+    weir_table_env *env;
+    cr_assert_eq(weir_table_env_create(job, NULL, &env), 0);
+    weir_table *t = weir_table_from_stream(env, weir_source_array(job, in, 2, sizeof(click), NULL), s);
+    weir_sink_discard(weir_table_to_stream(t));
+    cr_assert_eq(weir_job_run(job), WEIR_ERANGE);
+    cr_assert(strstr(weir_job_error(job), "table clicks: column page: a string of 11 bytes is "
+                                          "longer than its capacity 8"), "%s", weir_job_error(job));
+    weir_job_destroy(job);
+    weir_table_env_destroy(env);
+    weir_schema_destroy(s);
+}
+
+Test(schema, element_size_mismatch_is_a_plan_error)
+{
+    weir_schema *s = tt_schema("t", "a BIGINT", NULL);
+    weir_job *job = tu_job(NULL);
+    weir_table_env *env;
+    cr_assert_eq(weir_table_env_create(job, NULL, &env), 0);
+    static const int32_t x[] = {1};
+    cr_assert_null(weir_table_from_stream(env, weir_source_array(job, x, 1, 4, NULL), s));
+    cr_assert(strstr(weir_job_error(job), "table t: the stream's elements are 4 bytes, the schema "
+                                          "reads 16"), "%s", weir_job_error(job));
+    weir_job_destroy(job);
+    weir_table_env_destroy(env);
+    weir_schema_destroy(s);
+}
