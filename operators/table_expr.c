@@ -51,6 +51,8 @@ struct weir__enode {
     uint32_t scratch;    /* string results: offset in the scratch */
     weir_agg_kind agg;   /* OP_AGG */
     bool distinct;
+    const char *arg_text; /* OP_AGG: its argument's text in the expression */
+    size_t arg_len;
     int pos;
     weir__enode *next_alloc;
 };
@@ -537,7 +539,13 @@ static weir__enode *parse_agg(parser *p, weir_agg_kind kind, const char *name, i
     } else {
         if (accept_kw(p, "DISTINCT"))
             n->distinct = true;
+        n->arg_text = p->t.p;
         n->a = parse_or(p);
+        n->arg_len = (size_t)(p->t.p - n->arg_text);
+        while (n->arg_len && (n->arg_text[n->arg_len - 1] == ' ' ||
+                              n->arg_text[n->arg_len - 1] == '\t' ||
+                              n->arg_text[n->arg_len - 1] == '\n'))
+            n->arg_len--;
     }
     expect_sym(p, ")");
     if (p->failed)
@@ -1193,6 +1201,8 @@ void weir_expr_destroy(weir_expr *e)
         free(n);
         n = nx;
     }
+    if (e->agg_arg)
+        free(e->agg_arg->text);
     free(e->agg_arg); /* shares this expression's nodes */
     free(e->text);
     free(e->alias);
@@ -1287,7 +1297,11 @@ int weir_expr_compile_item(const char *text, const weir_schema *schema, int allo
             e->agg_arg->type = root->a->type;
             e->agg_arg->scratch = e->scratch;
             e->agg_arg->column = root->a->op == OP_COL ? root->a->col : -1;
-            e->agg_arg->text = NULL;
+            e->agg_arg->text = dupn(root->arg_text, root->arg_len);
+            if (!e->agg_arg->text) {
+                weir_expr_destroy(e);
+                return WEIR_ENOMEM;
+            }
         }
     }
     *out = e;

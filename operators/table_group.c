@@ -38,16 +38,9 @@
 
 /* A group key: for each key column its null flag and its value bytes (a
  * row's bytes are canonical, so equal values are equal bytes). */
-typedef struct key_impl {
-    const weir_schema *in;
-    int nkeys;
-    int keys[WEIR__LIST_MAX];
-    size_t size;
-} key_impl;
-
-static void key_extract(const void *elem, void *key, void *arg)
+void weir__key_extract(const void *elem, void *key, void *arg)
 {
-    const key_impl *k = arg;
+    const weir__key *k = arg;
     const unsigned char *row = elem;
     unsigned char *out = key;
     if (k->nkeys == 0) {
@@ -66,9 +59,9 @@ static void key_extract(const void *elem, void *key, void *arg)
     }
 }
 
-static int key_format(const void *key, char *buf, size_t size, void *arg)
+int weir__key_format(const void *key, char *buf, size_t size, void *arg)
 {
-    const key_impl *k = arg;
+    const weir__key *k = arg;
     const unsigned char *p = key;
     size_t n = 0;
     if (k->nkeys == 0)
@@ -106,10 +99,10 @@ static int key_format(const void *key, char *buf, size_t size, void *arg)
 }
 
 /* Resolves the key list against the input schema; NULL after an error. */
-static key_impl *plan_keys(weir_table_env *env, const weir_schema *in, const char *keys,
+weir__key *weir__key_plan(weir_table_env *env, const weir_schema *in, const char *keys,
                            const char *what)
 {
-    key_impl *k = calloc(1, sizeof *k);
+    weir__key *k = calloc(1, sizeof *k);
     if (!k)
         return weir__table_fail(env, WEIR_ENOMEM, "%s: out of memory", what);
     k->in = in;
@@ -155,7 +148,7 @@ static key_impl *plan_keys(weir_table_env *env, const weir_schema *in, const cha
 /* ---- the group aggregate ------------------------------------------------------------- */
 
 typedef struct group_impl {
-    key_impl *key;
+    weir__key *key;
     weir_expr **items;
     int nitems;
     int *item_key;        /* per output column: the input column of a key, or -1 */
@@ -349,7 +342,7 @@ static const weir_operator_vtable group_vtable = {
 /* ---- ChangelogNormalize ---------------------------------------------------------------- */
 
 typedef struct norm_impl {
-    key_impl *key;
+    weir__key *key;
     const weir_schema *schema;
     const char *name;
 } norm_impl;
@@ -470,11 +463,11 @@ static weir_table *normalize(weir_table *in)
     t->rowtime = in->rowtime;
     impl->schema = t->schema;
     impl->name = t->name;
-    impl->key = plan_keys(env, in->schema, names, "ChangelogNormalize");
+    impl->key = weir__key_plan(env, in->schema, names, "ChangelogNormalize");
     if (!impl->key)
         return NULL;
-    weir_key_spec ks = {.key_size = impl->key->size, .extract = key_extract, .arg = impl->key,
-                        .format = key_format};
+    weir_key_spec ks = {.key_size = impl->key->size, .extract = weir__key_extract, .arg = impl->key,
+                        .format = weir__key_format};
     weir_process_spec spec = {
         .name = t->name,
         .kind = "table_changelog_normalize",
@@ -522,7 +515,7 @@ weir_table *weir_table_group_by(weir_table *in, const char *keys, const char *it
         !(g->item_key = calloc((size_t)l.n, sizeof *g->item_key)) ||
         !(g->aggs = calloc((size_t)l.n, sizeof *g->aggs)))
         return weir__table_fail(env, WEIR_ENOMEM, "%s: out of memory", what);
-    g->key = plan_keys(env, in->schema, keys, what);
+    g->key = weir__key_plan(env, in->schema, keys, what);
     if (!g->key)
         return NULL;
     g->in = in->schema;
@@ -591,8 +584,8 @@ weir_table *weir_table_group_by(weir_table *in, const char *keys, const char *it
             return weir__table_fail(env, WEIR_ENOMEM, "%s: out of memory", what);
         t->nukey = nout_keys;
     }
-    weir_key_spec ks = {.key_size = g->key->size, .extract = key_extract, .arg = g->key,
-                        .format = key_format};
+    weir_key_spec ks = {.key_size = g->key->size, .extract = weir__key_extract, .arg = g->key,
+                        .format = weir__key_format};
     weir_process_spec spec = {
         .name = t->name,
         .kind = "table_group_aggregate",

@@ -179,6 +179,22 @@ void weir__append(char *buf, size_t size, size_t *n, const char *fmt, ...) WEIR_
  * evaluates aggregate arguments in a thread-local buffer of this size. */
 #define WEIR__TABLE_TLS_SCRATCH 65536u
 
+/* A group key (table_group.c): for each key column its null flag and its
+ * value bytes (a row's bytes are canonical, so equal values are equal
+ * bytes). No keys: one constant byte (a global group). */
+typedef struct weir__key {
+    const weir_schema *in;
+    int nkeys;
+    int keys[WEIR__LIST_MAX];
+    size_t size;
+} weir__key;
+
+/* Resolves a key list against a schema (NULL after recording an error). */
+weir__key *weir__key_plan(weir_table_env *env, const weir_schema *in, const char *keys,
+                          const char *what);
+void weir__key_extract(const void *elem, void *key, void *arg);
+int weir__key_format(const void *key, char *buf, size_t size, void *arg);
+
 /* ---- aggregate functions (table_agg.c) ------------------------------------ */
 
 typedef struct weir__agg {
