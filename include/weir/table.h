@@ -5,21 +5,20 @@
  * of row kinds it may carry (+I, -U, +U, -D). Tables are built in a table
  * environment over a job (Flink's StreamTableEnvironment): a stream becomes
  * a table (weir_table_from_stream, weir_table_from_changelog_stream),
- * relational operators make new tables (select, where, group_by, window
- * aggregates), and a table becomes a stream again (weir_table_to_stream,
+ * relational operators make new tables (select, where, group_by), and a
+ * table becomes a stream again (weir_table_to_stream,
  * weir_table_to_changelog_stream). Every table node is planned at once into
  * ordinary operators of the job (weir_stream_process): the same channels,
  * valves, chaining and diagnostics as every other operator, named as Flink
  * names them ("Calc(select=...)", "GroupAggregate(user_id)",
- * "ChangelogNormalize(id)", "WindowAggregate(TUMBLE(1000), user_id)"), with
- * their changelog mode in the capture's job event (settings.changelog_mode).
+ * "ChangelogNormalize(id)"), with their changelog mode in the capture's job
+ * event (settings.changelog_mode).
  *
  * The planner knows each node's changelog mode (Flink's EXPLAIN
  * CHANGELOG_MODE; weir_table_explain prints it) and refuses at plan time —
  * when the node is made — what Flink refuses: an updating table into an
- * insert-only stream (naming the node that produces the updates), a window
- * aggregate over an updating table, an upsert conversion without a unique
- * key. SEMANTICS.md 9 holds the rules; docs/TABLES.md explains the model.
+ * insert-only stream (naming the node that produces the updates), an upsert
+ * conversion without a unique key. SEMANTICS.md 9 holds the rules.
  *
  * Errors follow weir/stream.h: a builder returns NULL after recording why in
  * the job (weir_job_error), and given a NULL table returns NULL at once.
@@ -137,32 +136,6 @@ WEIR_EXPORT weir_table *weir_table_where(weir_table *t, const char *predicate);
  * reaches 0 emits -D and is forgotten. An upsert input first goes through a
  * ChangelogNormalize node on its unique key. */
 WEIR_EXPORT weir_table *weir_table_group_by(weir_table *t, const char *keys, const char *items);
-
-/* Window table-valued functions over the rowtime. */
-typedef enum weir_table_window_kind {
-    WEIR_TABLE_TUMBLE = 1, /* size */
-    WEIR_TABLE_HOP,        /* slide, size */
-    WEIR_TABLE_CUMULATE,   /* step, size (a multiple of step) */
-    WEIR_TABLE_SESSION     /* gap */
-} weir_table_window_kind;
-
-typedef struct weir_table_window {
-    weir_table_window_kind kind;
-    int64_t size_ms;
-    int64_t slide_ms; /* HOP */
-    int64_t step_ms;  /* CUMULATE */
-    int64_t gap_ms;   /* SESSION */
-} weir_table_window;
-
-/* Window aggregate over the input's rowtime (on the window engine of
- * weir/window.h): `items` may name the keys, window_start, window_end,
- * window_time (= window_end - 1 ms, the output's rowtime) and aggregate
- * calls (not DISTINCT). Insert-only output, one row per (key, window) when
- * the watermark passes the window's end - 1; rows for windows already fired
- * are dropped and counted as late. The input must be insert-only and have a
- * rowtime (plan-time errors otherwise). */
-WEIR_EXPORT weir_table *weir_table_window_aggregate(weir_table *t, const weir_table_window *w,
-                                                    const char *keys, const char *items);
 
 /* ---- reading the plan ------------------------------------------------------------ */
 
