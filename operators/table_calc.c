@@ -319,22 +319,14 @@ weir_table *weir_table_from_changelog_stream(weir_table_env *env, weir_stream *s
 
 /* ---- tables into streams ----------------------------------------------------------- */
 
-/* The node that makes t's updates: going up through nodes that only pass
- * their input's kinds on (Calc), the first whose input is insert-only. */
-static const weir_table *update_producer(const weir_table *t)
-{
-    while (t->input && t->input->mode != WEIR_CHANGELOG_INSERT_ONLY)
-        t = t->input;
-    return t;
-}
-
 static weir_stream *refuse_updates(weir_table *t, const char *what)
 {
     char mode[32];
     weir_changelog_mode_format(t->mode, mode, sizeof mode);
     return weir__table_fail(t->env, WEIR_EINVAL, "%s: the table %s emits %s: an insert-only "
                             "stream doesn't support consuming update changes which is produced "
-                            "by node %s", what, t->name, mode, update_producer(t)->name);
+                            "by node %s", what, t->name, mode,
+                            weir__table_update_producer(t)->name);
 }
 
 weir_stream *weir_table_to_stream(weir_table *t)

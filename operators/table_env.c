@@ -120,8 +120,16 @@ const char *weir__table_settings(weir_table *t, const char *extra)
     return t->settings;
 }
 
+const weir_table *weir__table_update_producer(const weir_table *t)
+{
+    while (t->input && t->input->mode != WEIR_CHANGELOG_INSERT_ONLY)
+        t = t->input;
+    return t;
+}
+
 const weir_schema *weir_table_schema(const weir_table *t) { return t ? t->schema : NULL; }
 unsigned weir_table_changelog_mode(const weir_table *t) { return t ? t->mode : 0; }
+int weir_table_rowtime(const weir_table *t) { return t ? t->rowtime : -1; }
 const char *weir_table_node_name(const weir_table *t) { return t ? t->name : NULL; }
 weir_stream *weir_table_stream(const weir_table *t) { return t ? t->stream : NULL; }
 

@@ -126,8 +126,6 @@ int weir__store_value(const weir_schema *s, unsigned char *row, int c, const wei
 /* Reads column c of a row into a value. */
 void weir__load_value(const weir_schema *s, const unsigned char *row, int c, weir__val *v);
 
-#endif
-
 /* ---- plan nodes ------------------------------------------------------------ */
 
 struct weir_table_env {
@@ -170,6 +168,10 @@ typedef struct weir__list {
 int weir__list_split(const char *list, weir__list *out);
 /* Copies item i into buf (NUL-terminated); WEIR_ERANGE if it does not fit. */
 int weir__list_item(const weir__list *l, int i, char *buf, size_t size);
+
+/* The node that makes t's updates: going up through nodes that only pass
+ * their input's kinds on (Calc), the first whose input is insert-only. */
+const weir_table *weir__table_update_producer(const weir_table *t);
 
 /* snprintf at *n into buf (of size bytes), advancing *n by what would be
  * written (buf may be NULL with size 0, to measure). */
@@ -221,3 +223,5 @@ void weir__agg_update(const weir__agg *a, unsigned char *acc, const weir__val *v
 void weir__agg_merge(const weir__agg *a, unsigned char *acc, const unsigned char *other);
 void weir__agg_result(const weir__agg *a, const unsigned char *acc, weir__val *out);
 void weir__agg_encode(const weir__agg *a, const weir__val *v, unsigned char *dst);
+
+#endif

@@ -5,20 +5,22 @@
  * of row kinds it may carry (+I, -U, +U, -D). Tables are built in a table
  * environment over a job (Flink's StreamTableEnvironment): a stream becomes
  * a table (weir_table_from_stream, weir_table_from_changelog_stream),
- * relational operators make new tables (select, where, group_by), and a
- * table becomes a stream again (weir_table_to_stream,
+ * relational operators make new tables (select, where, group_by,
+ * window_aggregate), and a table becomes a stream again (weir_table_to_stream,
  * weir_table_to_changelog_stream). Every table node is planned at once into
  * ordinary operators of the job (weir_stream_process): the same channels,
  * valves, chaining and diagnostics as every other operator, named as Flink
  * names them ("Calc(select=...)", "GroupAggregate(user_id)",
- * "ChangelogNormalize(id)"), with their changelog mode in the capture's job
- * event (settings.changelog_mode).
+ * "ChangelogNormalize(id)", "WindowAggregate(TUMBLE(size=1000), user_id)"),
+ * with their changelog mode in the capture's job event
+ * (settings.changelog_mode).
  *
  * The planner knows each node's changelog mode (Flink's EXPLAIN
  * CHANGELOG_MODE; weir_table_explain prints it) and refuses at plan time —
  * when the node is made — what Flink refuses: an updating table into an
- * insert-only stream (naming the node that produces the updates), an upsert
- * conversion without a unique key. SEMANTICS.md 9 holds the rules.
+ * insert-only stream (naming the node that produces the updates), a window
+ * aggregate over an updating table, an upsert conversion without a unique
+ * key. SEMANTICS.md 9 holds the rules; docs/TABLES.md explains the model.
  *
  * Errors follow weir/stream.h: a builder returns NULL after recording why in
  * the job (weir_job_error), and given a NULL table returns NULL at once.
@@ -137,10 +139,55 @@ WEIR_EXPORT weir_table *weir_table_where(weir_table *t, const char *predicate);
  * ChangelogNormalize node on its unique key. */
 WEIR_EXPORT weir_table *weir_table_group_by(weir_table *t, const char *keys, const char *items);
 
+/* ---- window aggregates ----------------------------------------------------------
+ * Flink's window table-valued functions (TUMBLE, HOP, SESSION over a
+ * DESCRIPTOR of the rowtime) followed by GROUP BY window_start, window_end,
+ * keys — in one call, planned onto the window operator of weir/window.h
+ * (its panes and sessions, its timers and lateness; no second window
+ * engine). Sizes in milliseconds; a field a kind does not use must be 0. */
+typedef enum weir_table_window_kind {
+    WEIR_TABLE_TUMBLE = 1, /* size_ms (offset_ms: |offset| < size) */
+    WEIR_TABLE_HOP,        /* slide_ms, size_ms (offset_ms: |offset| < slide) */
+    WEIR_TABLE_SESSION     /* gap_ms */
+} weir_table_window_kind;
+
+typedef struct weir_table_window {
+    weir_table_window_kind kind;
+    int64_t size_ms;
+    int64_t slide_ms;
+    int64_t gap_ms;
+    int64_t offset_ms; /* Flink's optional window offset; 0 */
+} weir_table_window;
+
+/* A window aggregate over t's rowtime (SEMANTICS.md 9). `keys` lists group
+ * columns ("" or NULL: none, one global group at parallelism 1; the names
+ * window_start, window_end and window_time may be listed too, as SQL's
+ * GROUP BY does, and are implied anyway). `items` lists, in the output's
+ * order, key columns, window_start and window_end (TIMESTAMP(3) NOT NULL;
+ * the end is exclusive), window_time (end - 1 ms, of the rowtime's type:
+ * the output's rowtime when selected) and aggregate calls COUNT(*),
+ * COUNT(x), SUM, MIN, MAX, AVG of any expression over t's columns (not
+ * DISTINCT; an argument that is not a bare column is computed by a Calc
+ * node planned before the window). Allowed lateness is 0: a window fires
+ * once, when the watermark reaches its end - 1, and emits one +I row per
+ * (key, window) that holds rows; a row all of whose windows have fired is
+ * dropped and counted as late (diagnostics "late_dropped"); a HOP row
+ * whose first windows fired still counts in its later ones. Output mode
+ * [I]; with every key and window_start and window_end selected, those are
+ * its unique key. Refused at plan time: t without a rowtime, t that may
+ * carry updates (naming the node that makes them), a bad window, a column
+ * of t named window_start, window_end or window_time. */
+WEIR_EXPORT weir_table *weir_table_window_aggregate(weir_table *t, const weir_table_window *w,
+                                                    const char *keys, const char *items);
+
 /* ---- reading the plan ------------------------------------------------------------ */
 
 WEIR_EXPORT const weir_schema *weir_table_schema(const weir_table *t);
 WEIR_EXPORT unsigned weir_table_changelog_mode(const weir_table *t);
+/* The rowtime column of the table's schema (its rows' record timestamp, a
+ * time attribute windows can use), -1 if it has none: a projection keeps
+ * it only as a bare column; a window aggregate's is its window_time. */
+WEIR_EXPORT int weir_table_rowtime(const weir_table *t);
 /* The node's name as diagnostics show it ("GroupAggregate(user_id)"). */
 WEIR_EXPORT const char *weir_table_node_name(const weir_table *t);
 /* The stream of the node's rows (for building on with the stream API). */

@@ -16,8 +16,11 @@
 #include "support/weir_testutil.h"
 #include "weir.h"
 
-/* "a BIGINT NOT NULL, b STRING" → a schema named `name`; optional pk. */
-static inline weir_schema *tt_schema(const char *name, const char *cols, const char *pk)
+/* "a BIGINT NOT NULL, b STRING" → a schema named `name`; optional pk, and
+ * optionally `rowtime` as the rowtime column with the watermark expression
+ * `watermark` ("SOURCE_WATERMARK()", "ts - INTERVAL '1' SECOND"). */
+static inline weir_schema *tt_schema_wm(const char *name, const char *cols, const char *pk,
+                                        const char *rowtime, const char *watermark)
 {
     weir_schema_builder *b = weir_schema_builder_create(name);
     cr_assert(b);
@@ -34,11 +37,18 @@ static inline weir_schema *tt_schema(const char *name, const char *cols, const c
     }
     if (pk)
         weir_schema_primary_key(b, pk);
+    if (rowtime)
+        weir_schema_watermark(b, rowtime, watermark);
     weir_schema *s;
     char err[256];
     int r = weir_schema_build(b, &s, err, sizeof err);
     cr_assert_eq(r, 0, "schema: %s", err);
     return s;
+}
+
+static inline weir_schema *tt_schema(const char *name, const char *cols, const char *pk)
+{
+    return tt_schema_wm(name, cols, pk, NULL, NULL);
 }
 
 /* Fills row from "kind v1|v2|..." ("+I 1|alice|null"). */

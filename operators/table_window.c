@@ -1,0 +1,495 @@
+/* table_window.c — window aggregates of tables (Flink's window TVFs TUMBLE,
+ * HOP and SESSION followed by GROUP BY window_start, window_end, keys;
+ * Flink's WindowAggregate node), planned onto the window operator of
+ * weir/window.h.
+ *
+ * There is no window logic here: assignment, panes, session merging,
+ * timers, firing at end - 1 and dropping late rows are the window
+ * operator's, so a table window behaves exactly as a DataStream window on
+ * the same rows (SEMANTICS.md 7 and 9; allowed lateness 0). What this file
+ * adds is the table side of it:
+ *   - the plan: the rowtime and insert-only checks, the window's columns
+ *     (window_start, window_end, window_time) as names the select list may
+ *     use, the output schema and its changelog mode [I];
+ *   - the aggregate function handed to the window operator: a row's
+ *     accumulator is the table aggregates' slots (table_agg.c), folded per
+ *     row and merged per pane or session, and the result row is the key
+ *     (from the window's key bytes), the window's bounds and the aggregate
+ *     results.
+ * The window operator's add function cannot fail, so it evaluates nothing:
+ * every aggregate argument is a column of its input. An argument that is an
+ * expression is computed by a Calc node planned in front (as Flink plans a
+ * Calc before its window aggregate), where an evaluation error fails the
+ * job with its message.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "table_internal.h"
+#include "weir/error.h"
+#include "weir/window.h"
+
+/* The window's columns, after the input's in the schema items compile
+ * against (as Flink's window TVF appends them). */
+enum { WIN_START = 0, WIN_END, WIN_TIME, WIN_NCOLS };
+static const char *const win_names[WIN_NCOLS] = {"window_start", "window_end", "window_time"};
+
+typedef struct win_item {
+    int key;           /* the position of a key in the group key, or -1 */
+    int win;           /* WIN_START.. for a window column, or -1 */
+    int agg;           /* its aggregate in aggs, or -1 */
+} win_item;
+
+typedef struct win_impl {
+    weir__key *key;
+    const weir_schema *in;  /* the window operator's input rows */
+    const weir_schema *out;
+    int nitems;
+    win_item *items;
+    int naggs;
+    weir__agg *aggs;
+    int *arg_col;           /* per aggregate: its argument's column in `in`, -1 for COUNT(*) */
+    uint32_t acc_size;
+    weir_expr **exprs;      /* the compiled items (the aggregates' layout reads them) */
+} win_impl;
+
+static void win_impl_free(void *p)
+{
+    win_impl *w = p;
+    if (!w)
+        return;
+    for (int i = 0; i < w->nitems; i++)
+        weir_expr_destroy(w->exprs ? w->exprs[i] : NULL);
+    free(w->exprs);
+    free(w->items);
+    free(w->aggs);
+    free(w->arg_col);
+    free(w->key);
+    free(w);
+}
+
+/* ---- the window operator's aggregate function ------------------------------------------- */
+
+static void win_add(void *acc, const void *elem, void *arg)
+{
+    const win_impl *w = arg;
+    for (int i = 0; i < w->naggs; i++) {
+        weir__val v = {0};
+        if (w->arg_col[i] >= 0)
+            weir__load_value(w->in, elem, w->arg_col[i], &v);
+        weir__agg_update(&w->aggs[i], acc, &v, 1, NULL, NULL);
+    }
+}
+
+static void win_merge(void *acc, const void *other, void *arg)
+{
+    const win_impl *w = arg;
+    for (int i = 0; i < w->naggs; i++)
+        weir__agg_merge(&w->aggs[i], acc, other);
+}
+
+/* Column `col` of the output from the key's bytes (weir__key_extract's
+ * layout: per key column a null flag, then the column's row bytes). */
+static void key_column(const win_impl *w, const unsigned char *key, int k, unsigned char *row,
+                       int col)
+{
+    const unsigned char *p = key;
+    for (int i = 0; i < k; i++)
+        p += 1 + w->in->cols[w->key->keys[i]].size;
+    const weir__col *c = &w->out->cols[col];
+    bool null = p[0] != 0;
+    weir__row_set_null_bit(row, col, null);
+    if (!null)
+        memcpy(row + c->offset, p + 1, c->size);
+}
+
+static void win_result(const void *acc, const weir_window_info *info, void *out, void *arg)
+{
+    const win_impl *w = arg;
+    unsigned char *row = out;
+    weir_row_init(w->out, row, WEIR_ROW_INSERT);
+    for (int i = 0; i < w->nitems; i++) {
+        const win_item *it = &w->items[i];
+        weir__val v = {0};
+        if (it->key >= 0) {
+            key_column(w, info->key, it->key, row, i);
+            continue;
+        }
+        if (it->win >= 0)
+            v.i = it->win == WIN_START ? info->start
+                : it->win == WIN_END   ? info->end
+                                       : info->max_timestamp;
+        else
+            weir__agg_result(&w->aggs[it->agg], acc, &v);
+        /* Cannot fail: an aggregate's result has its argument's type and
+         * capacity, so it fits the column made for it. */
+        (void)weir__store_value(w->out, row, i, &v);
+    }
+}
+
+/* ---- the plan ------------------------------------------------------------------------ */
+
+static const char *what = "weir_table_window_aggregate";
+
+static bool is_win_name(const char *s, size_t n)
+{
+    for (int k = 0; k < WIN_NCOLS; k++)
+        if (strlen(win_names[k]) == n && strncasecmp(s, win_names[k], n) == 0)
+            return true;
+    return false;
+}
+
+/* The window as the window operator's assigner, and its part of the node's
+ * name; NULL after recording what is wrong with it. */
+static bool plan_window(weir_table_env *env, const weir_table_window *w,
+                        weir_window_assigner *a, char *name, size_t size)
+{
+    char off[48] = "";
+    if (w->offset_ms)
+        snprintf(off, sizeof off, ", offset=%lld", (long long)w->offset_ms);
+    switch (w->kind) {
+    case WEIR_TABLE_TUMBLE:
+        if (w->size_ms <= 0 || w->slide_ms || w->gap_ms)
+            break;
+        if (w->offset_ms <= -w->size_ms || w->offset_ms >= w->size_ms) {
+            weir__table_fail(env, WEIR_EINVAL, "%s: TUMBLE: the offset %lld is not within the "
+                             "size %lld", what, (long long)w->offset_ms, (long long)w->size_ms);
+            return false;
+        }
+        *a = weir_window_tumbling(w->size_ms, w->offset_ms);
+        snprintf(name, size, "TUMBLE(size=%lld%s)", (long long)w->size_ms, off);
+        return true;
+    case WEIR_TABLE_HOP:
+        if (w->size_ms <= 0 || w->slide_ms <= 0 || w->gap_ms)
+            break;
+        if (w->offset_ms <= -w->slide_ms || w->offset_ms >= w->slide_ms) {
+            weir__table_fail(env, WEIR_EINVAL, "%s: HOP: the offset %lld is not within the "
+                             "slide %lld", what, (long long)w->offset_ms, (long long)w->slide_ms);
+            return false;
+        }
+        *a = weir_window_sliding(w->size_ms, w->slide_ms, w->offset_ms);
+        snprintf(name, size, "HOP(slide=%lld, size=%lld%s)", (long long)w->slide_ms,
+                 (long long)w->size_ms, off);
+        return true;
+    case WEIR_TABLE_SESSION:
+        if (w->gap_ms <= 0 || w->size_ms || w->slide_ms || w->offset_ms)
+            break;
+        *a = weir_window_session(w->gap_ms);
+        snprintf(name, size, "SESSION(gap=%lld)", (long long)w->gap_ms);
+        return true;
+    default:
+        weir__table_fail(env, WEIR_EINVAL, "%s: unknown window kind %d", what, (int)w->kind);
+        return false;
+    }
+    static const char *const need[] = {"", "TUMBLE takes size_ms > 0 (and offset_ms) only",
+                                       "HOP takes slide_ms > 0 and size_ms > 0 (and offset_ms) "
+                                       "only",
+                                       "SESSION takes gap_ms > 0 only"};
+    weir__table_fail(env, WEIR_EINVAL, "%s: %s (size_ms=%lld slide_ms=%lld gap_ms=%lld "
+                     "offset_ms=%lld)", what, need[w->kind], (long long)w->size_ms,
+                     (long long)w->slide_ms, (long long)w->gap_ms, (long long)w->offset_ms);
+    return false;
+}
+
+/* The group keys without the window's own columns (SQL writes GROUP BY
+ * window_start, window_end, user: grouping by the window is implied). */
+static bool strip_window_keys(weir_table_env *env, const char *keys, char *buf, size_t size)
+{
+    buf[0] = 0;
+    if (!keys)
+        return true;
+    weir__list l;
+    if (weir__list_split(keys, &l)) {
+        weir__table_fail(env, WEIR_EINVAL, "%s: bad key list '%s'", what, keys);
+        return false;
+    }
+    size_t n = 0;
+    bool first = true;
+    for (int i = 0; i < l.n; i++) {
+        if (is_win_name(l.items[i], l.lens[i]))
+            continue;
+        weir__append(buf, size, &n, "%s%.*s", first ? "" : ", ", (int)l.lens[i], l.items[i]);
+        first = false;
+    }
+    if (n >= size) {
+        weir__table_fail(env, WEIR_EINVAL, "%s: key list too long", what);
+        return false;
+    }
+    return true;
+}
+
+/* The schema the select items compile against: t's columns, then the
+ * window's (TIMESTAMP(3) NOT NULL; window_time has the rowtime's type). */
+static weir_schema *items_schema(weir_table_env *env, const weir_table *t)
+{
+    const weir_schema *in = t->schema;
+    int n = in->ncols + WIN_NCOLS;
+    if (n > WEIR__LIST_MAX) {
+        weir__table_fail(env, WEIR_EINVAL, "%s: too many columns", what);
+        return NULL;
+    }
+    const char *names[WEIR__LIST_MAX];
+    weir_type types[WEIR__LIST_MAX];
+    for (int c = 0; c < in->ncols; c++) {
+        for (int k = 0; k < WIN_NCOLS; k++)
+            if (strcasecmp(in->cols[c].name, win_names[k]) == 0) {
+                weir__table_fail(env, WEIR_EINVAL, "%s: the table %s has a column named %s, "
+                                 "which the window adds", what, t->name, in->cols[c].name);
+                return NULL;
+            }
+        names[c] = in->cols[c].name;
+        types[c] = in->cols[c].type;
+    }
+    weir_type ts = {.id = WEIR_TYPE_TIMESTAMP, .not_null = true};
+    weir_type rt = in->cols[t->rowtime].type;
+    rt.not_null = true;
+    for (int k = 0; k < WIN_NCOLS; k++) {
+        names[in->ncols + k] = win_names[k];
+        types[in->ncols + k] = k == WIN_TIME ? rt : ts;
+    }
+    const char *why;
+    weir_schema *s = weir__schema_make(in->table, n, names, types, &why);
+    if (!s)
+        weir__table_fail(env, WEIR_EINVAL, "%s: %s", what, why);
+    return s;
+}
+
+/* A Calc in front of the window that appends the aggregate arguments that
+ * are expressions as columns `$arg<i>` (the others stay where they are). */
+static weir_table *args_calc(weir_table *in, weir_expr **exprs, int n, int *arg_col)
+{
+    size_t cap = 256, len = 0;
+    for (int i = 0; i < n; i++)
+        cap += exprs[i]->agg_arg ? strlen(exprs[i]->agg_arg->text) + 32 : 0;
+    for (int c = 0; c < in->schema->ncols; c++)
+        cap += strlen(in->schema->cols[c].name) + 4;
+    char *list = malloc(cap);
+    if (!list)
+        return weir__table_fail(in->env, WEIR_ENOMEM, "%s: out of memory", what);
+    for (int c = 0; c < in->schema->ncols; c++)
+        weir__append(list, cap, &len, "%s`%s`", c ? ", " : "", in->schema->cols[c].name);
+    int next = in->schema->ncols;
+    for (int i = 0; i < n; i++) {
+        const weir_expr *a = exprs[i]->agg_arg;
+        if (exprs[i]->agg == WEIR_AGG_NONE || !a || a->column >= 0)
+            continue;
+        weir__append(list, cap, &len, ", %s AS `$arg%d`", a->text, i);
+        arg_col[i] = next++;
+    }
+    weir_table *t = weir_table_select(in, list);
+    free(list);
+    return t;
+}
+
+weir_table *weir_table_window_aggregate(weir_table *in, const weir_table_window *w,
+                                        const char *keys, const char *items)
+{
+    if (!in)
+        return NULL;
+    weir_table_env *env = in->env;
+    if (!w || !items)
+        return weir__table_fail(env, WEIR_EINVAL, "%s: a window and items are required", what);
+    if (in->mode != WEIR_CHANGELOG_INSERT_ONLY) {
+        char mode[32];
+        weir_changelog_mode_format(in->mode, mode, sizeof mode);
+        return weir__table_fail(env, WEIR_EINVAL, "%s: the table %s emits %s: a window "
+                                "aggregate doesn't support consuming update changes which is "
+                                "produced by node %s", what, in->name, mode,
+                                weir__table_update_producer(in)->name);
+    }
+    if (in->rowtime < 0)
+        return weir__table_fail(env, WEIR_EINVAL, "%s: the table %s has no rowtime attribute "
+                                "(a column with a watermark, kept as a bare column)", what,
+                                in->name);
+    weir_window_assigner assigner;
+    char wname[128], kbuf[1024];
+    if (!plan_window(env, w, &assigner, wname, sizeof wname) ||
+        !strip_window_keys(env, keys, kbuf, sizeof kbuf))
+        return NULL;
+    weir__list l;
+    if (weir__list_split(items, &l) || l.n == 0)
+        return weir__table_fail(env, WEIR_EINVAL, "%s: bad list '%s'", what, items);
+
+    /* The items, against t's columns and the window's. */
+    weir_schema *ischema = items_schema(env, in);
+    if (!ischema)
+        return NULL;
+    weir_expr **exprs = calloc((size_t)l.n, sizeof *exprs);
+    int *arg_col = calloc((size_t)l.n, sizeof *arg_col);
+    weir_table *t = NULL;
+    int nexprs = 0;
+    if (!exprs || !arg_col) {
+        weir__table_fail(env, WEIR_ENOMEM, "%s: out of memory", what);
+        goto fail;
+    }
+    bool need_calc = false;
+    for (int i = 0; i < l.n; i++) {
+        char text[1024], err[1400];
+        if (weir__list_item(&l, i, text, sizeof text)) {
+            weir__table_fail(env, WEIR_EINVAL, "%s: item %d too long", what, i);
+            goto fail;
+        }
+        int r = weir_expr_compile_item(text, ischema, 1, &exprs[i], err, sizeof err);
+        if (r) {
+            weir__table_fail(env, r, "%s: %s", what, err);
+            goto fail;
+        }
+        nexprs = i + 1;
+        const weir_expr *e = exprs[i];
+        arg_col[i] = -1;
+        if (e->agg == WEIR_AGG_NONE)
+            continue;
+        if (e->distinct) {
+            weir__table_fail(env, WEIR_EINVAL, "%s: '%s': DISTINCT aggregates are not supported "
+                             "in window aggregates", what, text);
+            goto fail;
+        }
+        if (!e->agg_arg)
+            continue;
+        if (e->agg_arg->column >= in->schema->ncols) {
+            weir__table_fail(env, WEIR_EINVAL, "%s: '%s': an aggregate of a window column",
+                             what, text);
+            goto fail;
+        }
+        if (e->agg_arg->column >= 0)
+            arg_col[i] = e->agg_arg->column;
+        else
+            need_calc = true;
+    }
+    /* Expressions as arguments: a Calc computes them (its compile errors
+     * name a window column used in one). */
+    weir_table *src = in;
+    if (need_calc && !(src = args_calc(in, exprs, nexprs, arg_col)))
+        goto fail;
+
+    t = weir__table_node(env, src, "WindowAggregate(%s%s%s)", wname, kbuf[0] ? ", " : "", kbuf);
+    if (!t)
+        goto fail;
+    win_impl *impl = calloc(1, sizeof *impl);
+    t->impl = impl;
+    t->impl_free = win_impl_free;
+    if (!impl || !(impl->items = calloc((size_t)l.n, sizeof *impl->items)) ||
+        !(impl->aggs = calloc((size_t)l.n, sizeof *impl->aggs))) {
+        weir__table_fail(env, WEIR_ENOMEM, "%s: out of memory", what);
+        goto fail;
+    }
+    impl->exprs = exprs;
+    impl->nitems = nexprs;
+    exprs = NULL;
+    impl->arg_col = arg_col;
+    arg_col = NULL;
+    impl->in = src->schema;
+    if (!(impl->key = weir__key_plan(env, src->schema, kbuf, what)))
+        goto fail;
+
+    /* What each item is, the output's names and types. */
+    const char *names[WEIR__LIST_MAX];
+    weir_type types[WEIR__LIST_MAX];
+    char auto_names[WEIR__LIST_MAX][16];
+    const weir_expr *agg_items[WEIR__LIST_MAX];
+    int nwin[WIN_NCOLS] = {0}, out_time = -1, nkeys_out = 0;
+    int out_keys[WEIR__LIST_MAX];
+    for (int i = 0; i < impl->nitems; i++) {
+        const weir_expr *e = impl->exprs[i];
+        win_item *it = &impl->items[i];
+        it->key = it->win = it->agg = -1;
+        if (e->agg != WEIR_AGG_NONE) {
+            impl->arg_col[impl->naggs] = impl->arg_col[i];
+            agg_items[impl->naggs] = e;
+            it->agg = impl->naggs++;
+        } else if (e->column >= in->schema->ncols) {
+            it->win = e->column - in->schema->ncols;
+            nwin[it->win]++;
+            if (it->win == WIN_TIME)
+                out_time = i;
+        } else {
+            for (int k = 0; k < impl->key->nkeys; k++)
+                if (e->column >= 0 && e->column == impl->key->keys[k])
+                    it->key = k;
+            if (it->key < 0) {
+                weir__table_fail(env, WEIR_EINVAL, "%s: '%s' is neither a group key, a window "
+                                 "column nor an aggregate", what, e->text);
+                goto fail;
+            }
+            out_keys[nkeys_out++] = i;
+        }
+        const char *alias = weir_expr_alias(e);
+        if (!alias) {
+            snprintf(auto_names[i], sizeof auto_names[i], "EXPR$%d", i);
+            alias = auto_names[i];
+        }
+        for (int j = 0; j < i; j++)
+            if (strcmp(names[j], alias) == 0) {
+                weir__table_fail(env, WEIR_EINVAL, "%s: duplicate column name '%s'", what,
+                                 alias);
+                goto fail;
+            }
+        names[i] = alias;
+        types[i] = e->type;
+    }
+    impl->acc_size = weir__agg_layout(impl->aggs, impl->naggs, agg_items, false);
+    const char *why;
+    if (!(t->schema = weir__schema_make(in->schema->table, impl->nitems, names, types, &why))) {
+        weir__table_fail(env, WEIR_EINVAL, "%s: %s", what, why);
+        goto fail;
+    }
+    impl->out = t->schema;
+    t->mode = WEIR_CHANGELOG_INSERT_ONLY;
+    t->rowtime = out_time;
+    /* Every key and both bounds selected: one row per (key, window). */
+    if (nwin[WIN_START] && nwin[WIN_END] && nkeys_out == impl->key->nkeys &&
+        nkeys_out + 2 <= WEIR__LIST_MAX) {
+        for (int i = 0; i < impl->nitems; i++)
+            if (impl->items[i].win == WIN_START || impl->items[i].win == WIN_END)
+                out_keys[nkeys_out++] = i;
+        if (!(t->ukey = malloc((size_t)nkeys_out * sizeof *t->ukey))) {
+            weir__table_fail(env, WEIR_ENOMEM, "%s: out of memory", what);
+            goto fail;
+        }
+        memcpy(t->ukey, out_keys, (size_t)nkeys_out * sizeof *t->ukey);
+        t->nukey = nkeys_out;
+    }
+
+    /* The window operator, with this node's name and changelog mode. */
+    weir_window_spec ws = {
+        .name = t->name,
+        .assigner = assigner,
+        .aggregate = {.acc_size = impl->acc_size ? impl->acc_size : 8, .add = win_add,
+                      .merge = win_merge, .result = win_result},
+        .out_size = t->schema->row_size,
+        .arg = impl,
+        .parallelism = impl->key->nkeys == 0 ? 1 : env->config.parallelism,
+    };
+    weir_process_spec ps;
+    char err[256];
+    int r = weir_window_operator(&ws, src->schema->row_size, impl->key->size, &ps, err,
+                                 sizeof err);
+    if (r) {
+        weir__table_fail(env, r, "%s: %s", what, err);
+        goto fail;
+    }
+    ps.settings_json = weir__table_settings(t, ps.settings_json);
+    weir_key_spec ks = {.key_size = impl->key->size, .extract = weir__key_extract,
+                        .arg = impl->key, .format = weir__key_format};
+    weir_stream *keyed = weir_stream_key_by(src->stream, &ks);
+    if (!ps.settings_json || !keyed) {
+        if (ps.impl_free)
+            ps.impl_free(ps.impl);
+        if (!ps.settings_json)
+            weir__table_fail(env, WEIR_ENOMEM, "%s: out of memory", what);
+        goto fail;
+    }
+    t->stream = weir_stream_process(keyed, &ps);
+    weir_schema_destroy(ischema);
+    return t->stream ? t : NULL;
+
+fail:
+    for (int i = 0; exprs && i < nexprs; i++)
+        weir_expr_destroy(exprs[i]);
+    free(exprs);
+    free(arg_col);
+    weir_schema_destroy(ischema);
+    return NULL;
+}
