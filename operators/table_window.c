@@ -1,5 +1,5 @@
 /* table_window.c — window aggregates of tables (Flink's window TVFs TUMBLE,
- * HOP and SESSION followed by GROUP BY window_start, window_end, keys;
+ * HOP, CUMULATE and SESSION followed by GROUP BY window_start, window_end, keys;
  * Flink's WindowAggregate node), planned onto the window operator of
  * weir/window.h.
  *
@@ -141,8 +141,19 @@ static bool is_win_name(const char *s, size_t n)
     return false;
 }
 
+/* |offset| < limit, else false after recording it. */
+static bool offset_within(weir_table_env *env, const char *kind, int64_t offset, int64_t limit,
+                          const char *limit_name)
+{
+    if (offset > -limit && offset < limit)
+        return true;
+    weir__table_fail(env, WEIR_EINVAL, "%s: %s: the offset %lld is not within the %s %lld", what,
+                     kind, (long long)offset, limit_name, (long long)limit);
+    return false;
+}
+
 /* The window as the window operator's assigner, and its part of the node's
- * name; NULL after recording what is wrong with it. */
+ * name; false after recording what is wrong with it. */
 static bool plan_window(weir_table_env *env, const weir_table_window *w,
                         weir_window_assigner *a, char *name, size_t size)
 {
@@ -151,30 +162,38 @@ static bool plan_window(weir_table_env *env, const weir_table_window *w,
         snprintf(off, sizeof off, ", offset=%lld", (long long)w->offset_ms);
     switch (w->kind) {
     case WEIR_TABLE_TUMBLE:
-        if (w->size_ms <= 0 || w->slide_ms || w->gap_ms)
+        if (w->size_ms <= 0 || w->slide_ms || w->gap_ms || w->step_ms)
             break;
-        if (w->offset_ms <= -w->size_ms || w->offset_ms >= w->size_ms) {
-            weir__table_fail(env, WEIR_EINVAL, "%s: TUMBLE: the offset %lld is not within the "
-                             "size %lld", what, (long long)w->offset_ms, (long long)w->size_ms);
+        if (!offset_within(env, "TUMBLE", w->offset_ms, w->size_ms, "size"))
             return false;
-        }
         *a = weir_window_tumbling(w->size_ms, w->offset_ms);
         snprintf(name, size, "TUMBLE(size=%lld%s)", (long long)w->size_ms, off);
         return true;
     case WEIR_TABLE_HOP:
-        if (w->size_ms <= 0 || w->slide_ms <= 0 || w->gap_ms)
+        if (w->size_ms <= 0 || w->slide_ms <= 0 || w->gap_ms || w->step_ms)
             break;
-        if (w->offset_ms <= -w->slide_ms || w->offset_ms >= w->slide_ms) {
-            weir__table_fail(env, WEIR_EINVAL, "%s: HOP: the offset %lld is not within the "
-                             "slide %lld", what, (long long)w->offset_ms, (long long)w->slide_ms);
+        if (!offset_within(env, "HOP", w->offset_ms, w->slide_ms, "slide"))
             return false;
-        }
         *a = weir_window_sliding(w->size_ms, w->slide_ms, w->offset_ms);
         snprintf(name, size, "HOP(slide=%lld, size=%lld%s)", (long long)w->slide_ms,
                  (long long)w->size_ms, off);
         return true;
+    case WEIR_TABLE_CUMULATE:
+        if (w->size_ms <= 0 || w->step_ms <= 0 || w->slide_ms || w->gap_ms)
+            break;
+        if (w->size_ms % w->step_ms) {
+            weir__table_fail(env, WEIR_EINVAL, "%s: CUMULATE: the size %lld is not a multiple of "
+                             "the step %lld", what, (long long)w->size_ms, (long long)w->step_ms);
+            return false;
+        }
+        if (!offset_within(env, "CUMULATE", w->offset_ms, w->size_ms, "size"))
+            return false;
+        *a = weir_window_cumulative(w->size_ms, w->step_ms, w->offset_ms);
+        snprintf(name, size, "CUMULATE(step=%lld, size=%lld%s)", (long long)w->step_ms,
+                 (long long)w->size_ms, off);
+        return true;
     case WEIR_TABLE_SESSION:
-        if (w->gap_ms <= 0 || w->size_ms || w->slide_ms || w->offset_ms)
+        if (w->gap_ms <= 0 || w->size_ms || w->slide_ms || w->offset_ms || w->step_ms)
             break;
         *a = weir_window_session(w->gap_ms);
         snprintf(name, size, "SESSION(gap=%lld)", (long long)w->gap_ms);
@@ -186,10 +205,13 @@ static bool plan_window(weir_table_env *env, const weir_table_window *w,
     static const char *const need[] = {"", "TUMBLE takes size_ms > 0 (and offset_ms) only",
                                        "HOP takes slide_ms > 0 and size_ms > 0 (and offset_ms) "
                                        "only",
-                                       "SESSION takes gap_ms > 0 only"};
-    weir__table_fail(env, WEIR_EINVAL, "%s: %s (size_ms=%lld slide_ms=%lld gap_ms=%lld "
-                     "offset_ms=%lld)", what, need[w->kind], (long long)w->size_ms,
-                     (long long)w->slide_ms, (long long)w->gap_ms, (long long)w->offset_ms);
+                                       "SESSION takes gap_ms > 0 only",
+                                       "CUMULATE takes step_ms > 0 and size_ms > 0 (and "
+                                       "offset_ms) only"};
+    weir__table_fail(env, WEIR_EINVAL, "%s: %s (size_ms=%lld slide_ms=%lld step_ms=%lld "
+                     "gap_ms=%lld offset_ms=%lld)", what, need[w->kind], (long long)w->size_ms,
+                     (long long)w->slide_ms, (long long)w->step_ms, (long long)w->gap_ms,
+                     (long long)w->offset_ms);
     return false;
 }
 

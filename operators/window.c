@@ -123,7 +123,10 @@ int weir__window_skipped(weir_ctx *ctx, weir__wop *op, const void *elem, int64_t
         return 0;
     }
     bool side = c->spec.late_tag > 0;
-    weir_ctx_report_late(ctx, elem, ts, missed_start, missed_end, c->slide, !side);
+    /* (a cumulative period's windows all start together: the largest one
+     * stands for them) */
+    weir_ctx_report_late(ctx, elem, ts, missed_start, missed_end, c->cumulative ? 0 : c->slide,
+                         !side);
     return side ? weir_emit_side(ctx, c->spec.late_tag, elem, ts) : 0;
 }
 
@@ -206,6 +209,8 @@ static int win_record(weir_ctx *ctx, int input, const void *elem, int64_t ts)
                              "or use processing-time windows");
     switch (c->engine) {
     case WEIR__ENGINE_PANES:
+        if (c->cumulative)
+            return weir__cumulate_record(ctx, op, elem, ts);
         return weir__panes_record(ctx, op, elem, ts);
     case WEIR__ENGINE_SESSIONS:
         return weir__sessions_record(ctx, op, elem, ts);
@@ -222,6 +227,8 @@ static int win_timer(weir_ctx *ctx, const weir_timer *t)
         return 0;
     switch (op->c->engine) {
     case WEIR__ENGINE_PANES:
+        if (op->c->cumulative)
+            return weir__cumulate_timer(ctx, op, t);
         return weir__panes_timer(ctx, op, t);
     case WEIR__ENGINE_SESSIONS:
         return weir__sessions_timer(ctx, op, t);
@@ -255,6 +262,8 @@ static const char *assigner_name(weir_window_kind k)
         return "processing_tumbling";
     case WEIR_WINDOW_PROCESSING_SLIDING:
         return "processing_sliding";
+    case WEIR_WINDOW_CUMULATIVE:
+        return "cumulative";
     }
     return "?";
 }
@@ -323,6 +332,28 @@ static int resolve_assigner(weir__wconf *c, const weir_window_assigner *a, char 
         c->size = size;
         c->slide = slide;
         c->offset = offset;
+        break;
+    case WEIR_WINDOW_CUMULATIVE:
+        /* The step is the slide: the windows' ends come every step. */
+        if (size <= 0)
+            BAD("cumulative windows: size %lld must be > 0", size);
+        if (slide <= 0)
+            BAD("cumulative windows: step %lld (slide_ms) must be > 0", slide);
+        if (size % slide != 0)
+            BAD("cumulative windows: size %lld must be a multiple of the step %lld", size, slide);
+        if (offset <= -size || offset >= size)
+            BAD("cumulative windows: offset %lld must satisfy |offset| < size (%lld)", offset,
+                size);
+        if (gap)
+            BAD("cumulative windows take no gap (it must be 0)");
+        if (size / slide > WEIR_WINDOW_MAX_PER_ELEMENT)
+            BAD("cumulative windows: size %lld and step %lld make %lld windows a period, more "
+                "than the %d allowed (WEIR_WINDOW_MAX_PER_ELEMENT)", size, slide, size / slide,
+                WEIR_WINDOW_MAX_PER_ELEMENT);
+        c->size = size;
+        c->slide = slide;
+        c->offset = offset;
+        c->cumulative = true;
         break;
     case WEIR_WINDOW_SESSION:
         if (gap <= 0)
@@ -399,6 +430,11 @@ static int resolve_trigger(weir__wconf *c, const weir_window_trigger *t, char *w
     }
     if (t->kind != WEIR_TRIGGER_COUNT && t->count != 0)
         BAD("a count (%lld) is only for the count trigger", (long long)t->count);
+    /* Cumulative windows of a period share their panes and fire in a chain
+     * (window_panes.c): a count per window or a purge of one window alone
+     * does not fit that, and Flink's CUMULATE has neither. */
+    if (c->cumulative && (c->trigger != WEIR_TRIGGER_EVENT_TIME || c->purging))
+        BAD("cumulative windows take the event-time trigger only (not purging, no count)");
     return 0;
 }
 
@@ -417,6 +453,7 @@ static int resolve_function(weir__wconf *c, const weir_window_spec *spec, char *
     if (spec->reduce_finish && !spec->reduce)
         BAD("reduce_finish without reduce");
     bool merges = a->kind == WEIR_WINDOW_SESSION ||
+                  (a->kind == WEIR_WINDOW_CUMULATIVE && a->slide_ms < a->size_ms) ||
                   ((a->kind == WEIR_WINDOW_SLIDING || a->kind == WEIR_WINDOW_PROCESSING_SLIDING) &&
                    c->trigger != WEIR_TRIGGER_COUNT);
     if (spec->reduce) {
@@ -500,7 +537,8 @@ static void write_settings(weir__wconf *c)
              "\"gap_ms\":%lld,\"lateness_ms\":%lld,\"trigger\":\"%s\",\"count\":%lld,"
              "\"purging\":%s,\"function\":\"%s\",\"late\":\"%s\",\"engine\":\"%s\"",
              assigner_name(a->kind), c->global ? 0 : (long long)c->size,
-             a->kind == WEIR_WINDOW_SLIDING || a->kind == WEIR_WINDOW_PROCESSING_SLIDING
+             a->kind == WEIR_WINDOW_SLIDING || a->kind == WEIR_WINDOW_PROCESSING_SLIDING ||
+                     a->kind == WEIR_WINDOW_CUMULATIVE
                  ? (long long)c->slide
                  : 0,
              (long long)c->offset, (long long)c->gap, (long long)c->lateness,

@@ -6,7 +6,7 @@
  *   window.c           the operator: validation, the vtable, firing, late elements
  *   window_assign.c    window arithmetic: starts with offsets, sliding ranges
  *   window_windows.c   state per (key, window): the global window, count triggers
- *   window_panes.c     tumbling and sliding windows over a key's panes
+ *   window_panes.c     tumbling, sliding and cumulative windows over a key's panes
  *   window_sessions.c  session windows that merge
  */
 #ifndef WEIR_OPERATORS_WINDOW_INTERNAL_H
@@ -48,6 +48,7 @@ typedef struct weir__wconf {
     bool purging;
     bool event_time;            /* the assigner's domain */
     bool global;
+    bool cumulative;            /* cumulative windows: the panes engine, step in slide */
     int64_t count;              /* count trigger */
     int64_t size, slide, offset, gap, lateness;
     int64_t pane;               /* tumbling and sliding: gcd(size, slide) */
@@ -290,6 +291,10 @@ int weir__panes_gather(weir_ctx *ctx, weir__wop *op, int64_t lo, int64_t hi, uin
                        size_t *n);
 /* Frees the panes whose start lies in [lo, stop), with their elements. */
 int weir__panes_free(weir_ctx *ctx, weir__wop *op, int64_t lo, weir__wide stop);
+
+/* Cumulative windows on the panes engine (window_panes.c). */
+int weir__cumulate_record(weir_ctx *ctx, weir__wop *op, const void *elem, int64_t ts);
+int weir__cumulate_timer(weir_ctx *ctx, weir__wop *op, const weir_timer *t);
 
 int weir__sessions_record(weir_ctx *ctx, weir__wop *op, const void *elem, int64_t ts);
 int weir__sessions_timer(weir_ctx *ctx, weir__wop *op, const weir_timer *t);

@@ -1,7 +1,10 @@
 /* window_panes.c — tumbling and sliding windows over shared panes: the state
  * that makes a window of size S sliding by D cost about what a tumbling
  * window costs, instead of S/D times as much. A tumbling window is the case
- * D = S: one pane per window, and none of the chaining below.
+ * D = S: one pane per window, and none of the chaining below. Cumulative
+ * windows (all the windows of a period that start with it, one step longer
+ * each) keep the same pane list; their timers and cleanups are at the end
+ * of this file, with their own short design note.
  *
  * Design
  * ------
@@ -200,15 +203,20 @@ int weir__panes_gather(weir_ctx *ctx, weir__wop *op, int64_t lo, int64_t hi, uin
     return gather(ctx, op, list, i, j, after, n);
 }
 
-/* A window: its true start and what it reports. */
+/* A window: its true start, what it reports, and its namespaces: of its
+ * timers, and of its firing count in st_meta (both its start, wrapped, for
+ * tumbling and sliding windows; cumulative windows share their period's
+ * start and are told apart by their max). */
 typedef struct win {
     weir__wide s;
     int64_t start, end, max;
+    int64_t ns, meta;
 } win;
 
 static win win_at(const weir__wconf *c, weir__wide s)
 {
-    win w = {s, weir__win_start(s), weir__win_end(c, s), weir__win_max(c, s)};
+    win w = {s, weir__win_start(s), weir__win_end(c, s), weir__win_max(c, s), weir__win_ns(s),
+             weir__win_ns(s)};
     return w;
 }
 
@@ -226,7 +234,7 @@ static int fire(weir_ctx *ctx, weir__wop *op, const win *w, const void *x, combi
     if (x && op->st_meta >= 0) {
         /* Invariant 3: the first late firing follows the on-time one iff
          * the window had content before x. */
-        int64_t *fired = weir_state_value(ctx, op->st_meta, weir__win_ns(w->s), true);
+        int64_t *fired = weir_state_value(ctx, op->st_meta, w->meta, true);
         if (!fired)
             return weir_ctx_state_error(ctx);
         if (*fired == 0)
@@ -293,17 +301,26 @@ static int cleanup(weir_ctx *ctx, weir__wop *op, const win *w)
     if (r < 0)
         return r;
     if (op->st_meta >= 0)
-        weir_state_clear(ctx, op->st_meta, weir__win_ns(w->s));
+        weir_state_clear(ctx, op->st_meta, w->meta);
     weir_ctx_report_cleanup(ctx, w->start, w->end);
     return 0;
 }
 
-static int register_cleanup(weir_ctx *ctx, const weir__wconf *c, weir__wide s, int64_t max)
+static int register_cleanup(weir_ctx *ctx, const weir__wconf *c, const win *w)
 {
-    int64_t when = weir__window_cleanup(c, max);
-    if (when == max || when == WEIR_TS_MAX)
+    int64_t when = weir__window_cleanup(c, w->max);
+    if (when == w->max || when == WEIR_TS_MAX)
         return 0; /* the trigger timer cleans up too / never */
-    return weir_timer_register(ctx, c->domain, weir__win_ns(s), when);
+    return weir_timer_register(ctx, c->domain, w->ns, when);
+}
+
+/* Window w fires at once for the element x that joined it after its max
+ * (a late firing, within the lateness), and is cleaned up in time. */
+static int fire_late(weir_ctx *ctx, weir__wop *op, const win *w, const void *x)
+{
+    combined got;
+    int r = fire(ctx, op, w, x, &got);
+    return r < 0 ? r : register_cleanup(ctx, op->c, w);
 }
 
 /* A new pane q with the element in it (its accumulator: the elements are
@@ -352,6 +369,16 @@ static int add_elem(weir_ctx *ctx, weir__wop *op, int64_t q, const void *elem)
     return weir_state_list_add(ctx, op->st_elems, q, e);
 }
 
+/* The element into the key's existing pane p (p is stale after this). */
+static int add_to_pane(weir_ctx *ctx, weir__wop *op, pane *p, const void *elem)
+{
+    const weir__wconf *c = op->c;
+    if (c->fn != WEIR__FN_PROCESS)
+        weir__window_acc_add(c, acc_of(p), p->count, elem);
+    p->count++;
+    return c->fn == WEIR__FN_PROCESS ? add_elem(ctx, op, p->start, elem) : 0;
+}
+
 int weir__panes_put(weir_ctx *ctx, weir__wop *op, int64_t q, const void *elem)
 {
     const weir__wconf *c = op->c;
@@ -384,11 +411,7 @@ int weir__panes_record(weir_ctx *ctx, weir__wop *op, const void *elem, int64_t t
     size_t at = find(c, list, n, q);
     int r;
     if (at < n && pane_at(c, list, at)->start == q) {
-        pane *p = pane_at(c, list, at);
-        if (c->fn != WEIR__FN_PROCESS)
-            weir__window_acc_add(c, acc_of(p), p->count, elem);
-        p->count++;
-        if (c->fn == WEIR__FN_PROCESS && (r = add_elem(ctx, op, q, elem)) < 0)
+        if ((r = add_to_pane(ctx, op, pane_at(c, list, at), elem)) < 0)
             return r;
     } else {
         weir__wide first = a->first, last = a->last;
@@ -428,11 +451,7 @@ int weir__panes_record(weir_ctx *ctx, weir__wop *op, const void *elem, int64_t t
         win w = win_at(c, s);
         if (w.max > wm)
             break;
-        combined got;
-        r = fire(ctx, op, &w, elem, &got);
-        if (r == 0)
-            r = register_cleanup(ctx, c, s, w.max);
-        if (r < 0)
+        if ((r = fire_late(ctx, op, &w, elem)) < 0)
             return r;
     }
     return 0;
@@ -444,7 +463,7 @@ int weir__panes_timer(weir_ctx *ctx, weir__wop *op, const weir_timer *t)
     win w;
     if (t->ns <= INT64_MAX - c->size) {
         /* the usual window, well inside int64: no 128-bit sums */
-        w.s = w.start = t->ns;
+        w.s = w.start = w.ns = w.meta = t->ns;
         w.end = t->ns + c->size;
         w.max = w.end - 1;
     } else {
@@ -465,9 +484,192 @@ int weir__panes_timer(weir_ctx *ctx, weir__wop *op, const weir_timer *t)
         }
         if (when == w.max)
             return cleanup(ctx, op, &w);
-        return register_cleanup(ctx, c, w.s, w.max);
+        return register_cleanup(ctx, c, &w);
     }
     if (t->timestamp == when && when != WEIR_TS_MAX)
         return cleanup(ctx, op, &w);
+    return 0;
+}
+
+/* ---- cumulative windows ------------------------------------------------------------ */
+
+/* A period of cumulative windows: its true start p (below MIN for the one
+ * that holds MIN), its timers' namespace (p clamped at MIN: only one period
+ * can begin before MIN, so the clamped start still names it) and the true
+ * end of its last window. The windows of a period that would end after
+ * MAX all cover MAX and hold the same panes, so the first of them is the
+ * period's last window (window.h). */
+typedef struct period {
+    weir__wide p;
+    int64_t ns;
+    weir__wide last;
+} period;
+
+static period period_at(const weir__wconf *c, weir__wide p)
+{
+    period pd = {p, weir__win_start(p), p + c->size};
+    if (pd.last > (weir__wide)INT64_MAX + 1)
+        pd.last = weir__window_start(INT64_MAX, c->offset, c->slide) + c->slide;
+    return pd;
+}
+
+/* The period a timer namespace names. */
+static period period_of_ns(const weir__wconf *c, int64_t ns)
+{
+    return period_at(c, ns == INT64_MIN ? weir__window_start(INT64_MIN, c->offset, c->size) : ns);
+}
+
+/* The window of period pd that ends at true end e (on the step grid). */
+static win cwin(const period *pd, weir__wide e)
+{
+    win w;
+    w.s = pd->p;
+    w.start = pd->ns;
+    w.end = weir__clamp(e);
+    w.max = e > INT64_MAX ? INT64_MAX : (int64_t)(e - 1);
+    w.ns = pd->ns;
+    w.meta = w.max; /* one window of the key per max */
+    return w;
+}
+
+/* Whether e is the true end of one of pd's windows. */
+static bool is_end(const weir__wconf *c, const period *pd, weir__wide e)
+{
+    return e > pd->p && e <= pd->last && (e == pd->last || (e - pd->p) % c->slide == 0);
+}
+
+/* The first window end of pd at or after `from`, starting the search at its
+ * window `first` (from > first), or one past the last window if none. */
+static weir__wide end_at_or_after(const weir__wconf *c, const period *pd, weir__wide first,
+                                  weir__wide from)
+{
+    if (from <= first)
+        return first;
+    if (from > pd->last)
+        return pd->last + 1;
+    weir__wide e = weir__window_next_at_or_after(first, c->slide, from);
+    return e > pd->last ? pd->last : e;
+}
+
+/* Whether the key has a pane in [lo, hi] (pane starts). */
+static bool has_panes(weir_ctx *ctx, weir__wop *op, int64_t lo, int64_t hi)
+{
+    size_t n;
+    void *list = weir_state_list_data(ctx, op->st_panes, 0, &n);
+    size_t i = lower_bound(op->c, list, n, lo);
+    return i < n && pane_at(op->c, list, i)->start <= hi;
+}
+
+/* Window w of pd (true end e) is done: its firing count goes, and with the
+ * period's last window the period's panes. */
+static int cumulate_cleanup(weir_ctx *ctx, weir__wop *op, const period *pd, const win *w,
+                            weir__wide e)
+{
+    if (op->st_meta >= 0)
+        weir_state_clear(ctx, op->st_meta, w->meta);
+    weir_ctx_report_cleanup(ctx, w->start, w->end);
+    return e == pd->last ? weir__panes_free(ctx, op, pd->ns, pd->last) : 0;
+}
+
+/* Design: a period's panes (of `step`, the slide) are the key's pane list
+ * as for sliding windows, and window [s, e) folds the panes in [s, e). The
+ * timers: a new pane registers the first window of its period whose max is
+ * above the watermark — unless an older pane of the period exists, whose
+ * chain has that timer already — and a window that fires on its timer
+ * registers the next window of the period (it holds every pane the fired
+ * one holds, so it has content): the chain visits each window of a period
+ * from its first pane's on, in order, and nothing is registered per record.
+ * Invariant 3 of the design above holds as for sliding windows, so late
+ * firings within the lateness count the same way. Cleanup: each window's
+ * cleanup time clears its firing count; the last window's frees the
+ * period's panes. Timer namespaces are the period's start, so a timer's
+ * time says which window it is for: window e fires at e - 1 and is done at
+ * e - 1 + lateness (both can fall on one timer; both are then done). */
+int weir__cumulate_record(weir_ctx *ctx, weir__wop *op, const void *elem, int64_t ts)
+{
+    const weir__wconf *c = op->c;
+    int64_t wm = weir_ctx_watermark(ctx);
+    period pd = period_at(c, weir__window_start(ts, c->offset, c->size));
+    weir__wide q = weir__window_start(ts, c->offset, c->slide);
+    weir__wide first = q + c->slide; /* the first window that holds ts */
+    if (first > pd.last)
+        first = pd.last;
+    win last = cwin(&pd, pd.last);
+    if (weir__window_cleanup(c, last.max) <= wm)
+        return weir__window_skipped(ctx, op, elem, ts, last.start, last.end);
+    int64_t qs = weir__win_start(q);
+
+    size_t n;
+    void *list = weir_state_list_data(ctx, op->st_panes, 0, &n);
+    size_t at = find(c, list, n, qs);
+    int r;
+    if (at < n && pane_at(c, list, at)->start == qs) {
+        if ((r = add_to_pane(ctx, op, pane_at(c, list, at), elem)) < 0)
+            return r;
+    } else {
+        bool older = at > 0 && pane_at(c, list, at - 1)->start >= pd.ns;
+        if ((r = new_pane(ctx, op, qs, elem, list, at, n)) < 0)
+            return r;
+        if (c->fn == WEIR__FN_PROCESS && (r = add_elem(ctx, op, qs, elem)) < 0)
+            return r;
+        weir__wide e = end_at_or_after(c, &pd, first, (weir__wide)wm + 2); /* max > wm */
+        if (!older && e <= pd.last) {
+            win w = cwin(&pd, e);
+            if ((r = weir_timer_register(ctx, c->domain, w.ns, w.max)) < 0)
+                return r;
+        }
+    }
+    weir_ctx_count(ctx, WEIR_COUNTER_ABSORBED, 1);
+    /* The windows whose max the watermark passed but whose cleanup it did
+     * not fire at once (late firings); the earlier ones are late. */
+    weir__wide e = end_at_or_after(c, &pd, first, (weir__wide)wm + 2 - c->lateness);
+    for (; e <= pd.last; e = end_at_or_after(c, &pd, first, e + 1)) {
+        win w = cwin(&pd, e);
+        if (w.max > wm)
+            break;
+        if ((r = fire_late(ctx, op, &w, elem)) < 0)
+            return r;
+    }
+    return 0;
+}
+
+int weir__cumulate_timer(weir_ctx *ctx, weir__wop *op, const weir_timer *t)
+{
+    const weir__wconf *c = op->c;
+    period pd = period_of_ns(c, t->ns);
+    int r;
+    /* The window that fires at this time: end t + 1, or at MAX the last
+     * window if it covers MAX. */
+    weir__wide e = t->timestamp == INT64_MAX && pd.last > INT64_MAX ? pd.last
+                                                                     : (weir__wide)t->timestamp + 1;
+    if (is_end(c, &pd, e) && (e <= INT64_MAX || t->timestamp == INT64_MAX)) {
+        win w = cwin(&pd, e);
+        combined got;
+        if ((r = fire(ctx, op, &w, NULL, &got)) < 0)
+            return r;
+        if (got.count > 0) {
+            if (e < pd.last) {
+                win next = cwin(&pd, end_at_or_after(c, &pd, e, e + 1));
+                if ((r = weir_timer_register(ctx, c->domain, next.ns, next.max)) < 0)
+                    return r;
+            }
+            if (weir__window_cleanup(c, w.max) == w.max)
+                r = cumulate_cleanup(ctx, op, &pd, &w, e);
+            else
+                r = register_cleanup(ctx, c, &w);
+            if (r < 0)
+                return r;
+        }
+    }
+    /* The window whose cleanup time this is, if it had content (a trigger
+     * timer of one window may fall on another's cleanup time). */
+    if (c->lateness > 0 && t->timestamp != INT64_MAX) {
+        weir__wide ec = (weir__wide)t->timestamp - c->lateness + 1;
+        if (is_end(c, &pd, ec) && ec <= INT64_MAX) {
+            win w = cwin(&pd, ec);
+            if (has_panes(ctx, op, w.start, w.max))
+                return cumulate_cleanup(ctx, op, &pd, &w, ec);
+        }
+    }
     return 0;
 }

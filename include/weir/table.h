@@ -140,15 +140,16 @@ WEIR_EXPORT weir_table *weir_table_where(weir_table *t, const char *predicate);
 WEIR_EXPORT weir_table *weir_table_group_by(weir_table *t, const char *keys, const char *items);
 
 /* ---- window aggregates ----------------------------------------------------------
- * Flink's window table-valued functions (TUMBLE, HOP, SESSION over a
- * DESCRIPTOR of the rowtime) followed by GROUP BY window_start, window_end,
+ * Flink's window table-valued functions (TUMBLE, HOP, CUMULATE, SESSION
+ * over a DESCRIPTOR of the rowtime) followed by GROUP BY window_start, window_end,
  * keys — in one call, planned onto the window operator of weir/window.h
  * (its panes and sessions, its timers and lateness; no second window
  * engine). Sizes in milliseconds; a field a kind does not use must be 0. */
 typedef enum weir_table_window_kind {
     WEIR_TABLE_TUMBLE = 1, /* size_ms (offset_ms: |offset| < size) */
     WEIR_TABLE_HOP,        /* slide_ms, size_ms (offset_ms: |offset| < slide) */
-    WEIR_TABLE_SESSION     /* gap_ms */
+    WEIR_TABLE_SESSION,    /* gap_ms */
+    WEIR_TABLE_CUMULATE    /* step_ms, size_ms, a multiple of it (offset_ms: |offset| < size) */
 } weir_table_window_kind;
 
 typedef struct weir_table_window {
@@ -157,6 +158,7 @@ typedef struct weir_table_window {
     int64_t slide_ms;
     int64_t gap_ms;
     int64_t offset_ms; /* Flink's optional window offset; 0 */
+    int64_t step_ms;
 } weir_table_window;
 
 /* A window aggregate over t's rowtime (SEMANTICS.md 9). `keys` lists group
@@ -171,8 +173,11 @@ typedef struct weir_table_window {
  * node planned before the window). Allowed lateness is 0: a window fires
  * once, when the watermark reaches its end - 1, and emits one +I row per
  * (key, window) that holds rows; a row all of whose windows have fired is
- * dropped and counted as late (diagnostics "late_dropped"); a HOP row
- * whose first windows fired still counts in its later ones. Output mode
+ * dropped and counted as late (diagnostics "late_dropped"); a HOP or
+ * CUMULATE row whose first windows fired still counts in its later ones.
+ * CUMULATE(step, size) has, for each period [s, s + size), the windows
+ * [s, s + step), [s, s + 2 step), ..., each fired while it holds rows.
+ * Output mode
  * [I]; with every key and window_start and window_end selected, those are
  * its unique key. Refused at plan time: t without a rowtime, t that may
  * carry updates (naming the node that makes them), a bad window, a column

@@ -84,7 +84,8 @@ typedef enum weir_window_kind {
     WEIR_WINDOW_SESSION,                 /* event time: gap */
     WEIR_WINDOW_GLOBAL,                  /* one window per key, [MIN, MAX), max MAX */
     WEIR_WINDOW_PROCESSING_TUMBLING,     /* the job clock (weir_ctx_now): size, offset */
-    WEIR_WINDOW_PROCESSING_SLIDING       /* the job clock: size, slide, offset */
+    WEIR_WINDOW_PROCESSING_SLIDING,      /* the job clock: size, slide, offset */
+    WEIR_WINDOW_CUMULATIVE               /* event time: size, step (slide_ms), offset */
 } weir_window_kind;
 
 /* Window starts are `ts - floormod(ts - offset, step)` (step = size for
@@ -94,6 +95,17 @@ typedef enum weir_window_kind {
  * sliding slide > 0, |offset| < slide and at most
  * WEIR_WINDOW_MAX_PER_ELEMENT windows per element (ceil(size / slide));
  * session gap > 0. */
+/* Cumulative windows (Flink SQL's CUMULATE(step, size)): time is cut into
+ * periods [s, s + size), s = offset + k * size (|offset| < size), and each
+ * period has the windows [s, s + step), [s, s + 2 step), ..., [s, s + size):
+ * an element at t is in every window of its period that ends after t, and
+ * each window fires when the watermark reaches its end - 1 (with what the
+ * period holds so far). size must be a multiple of step (step = slide_ms)
+ * and size / step at most WEIR_WINDOW_MAX_PER_ELEMENT. They take the
+ * event-time trigger only (not purging, no count trigger); lateness as any
+ * event-time window. A late element that misses every window is reported
+ * with its period's largest window. Near MAX the windows that would end
+ * after it are one window, ending at MAX (it fires at the end of input). */
 /* The most windows a sliding assigner may put one element in: every element
  * is added to, and at a watermark fires, that many windows, so a setting
  * like size 1e11 with slide 1 (1e11 results per element) is refused when
@@ -118,6 +130,13 @@ static inline weir_window_assigner weir_window_sliding(int64_t size_ms, int64_t 
                                                        int64_t offset_ms)
 {
     weir_window_assigner a = {WEIR_WINDOW_SLIDING, size_ms, slide_ms, offset_ms, 0};
+    return a;
+}
+
+static inline weir_window_assigner weir_window_cumulative(int64_t size_ms, int64_t step_ms,
+                                                          int64_t offset_ms)
+{
+    weir_window_assigner a = {WEIR_WINDOW_CUMULATIVE, size_ms, step_ms, offset_ms, 0};
     return a;
 }
 

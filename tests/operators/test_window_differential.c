@@ -31,7 +31,7 @@
 /* ---- the reference model ---------------------------------------------------- */
 
 typedef struct ref_cfg {
-    weir_window_kind kind; /* TUMBLING, SLIDING, SESSION, GLOBAL */
+    weir_window_kind kind; /* TUMBLING, SLIDING, SESSION, GLOBAL, CUMULATIVE (step: slide) */
     int64_t size, slide, offset, gap, lateness;
     int64_t count;         /* 0: the event-time trigger */
     bool purging, side;
@@ -43,12 +43,17 @@ typedef struct rwin {
     int64_t max; /* end - 1; MAX for a window whose true end passed MAX */
     int64_t sum, n, since;
     int firings;
+    /* A cumulative window whose true end passed MAX: [P, MAX] (max MAX), not
+     * the window of the same period that ends at exactly MAX (max MAX - 1),
+     * though both report end MAX. */
+    bool past;
 } rwin;
 
 typedef struct rtimer {
     int key;
     int64_t start, end, ts;
     uint64_t seq;
+    bool past;
 } rtimer;
 
 typedef struct ref {
@@ -99,10 +104,11 @@ static int64_t rcleanup(const ref *r, const rwin *w)
     return r->c.kind == WEIR_WINDOW_GLOBAL ? INT64_MAX : sat(rmax(r, w), r->c.lateness);
 }
 
-static rwin *ref_find(ref *r, int key, int64_t start, int64_t end)
+static rwin *ref_find(ref *r, int key, int64_t start, int64_t end, bool past)
 {
     for (size_t i = 0; i < r->nw; i++)
-        if (r->w[i].key == key && r->w[i].start == start && r->w[i].end == end)
+        if (r->w[i].key == key && r->w[i].start == start && r->w[i].end == end &&
+            r->w[i].past == past)
             return &r->w[i];
     return NULL;
 }
@@ -124,17 +130,18 @@ static void ref_remove_window(ref *r, rwin *w)
     *w = r->w[--r->nw];
 }
 
-static void ref_timer(ref *r, int key, int64_t start, int64_t end, int64_t ts)
+static void ref_timer(ref *r, int key, int64_t start, int64_t end, int64_t ts, bool past)
 {
     for (size_t i = 0; i < r->nt; i++)
-        if (r->t[i].key == key && r->t[i].start == start && r->t[i].end == end && r->t[i].ts == ts)
+        if (r->t[i].key == key && r->t[i].start == start && r->t[i].end == end && r->t[i].ts == ts &&
+            r->t[i].past == past)
             return;
     if (r->nt == r->capt) {
         r->capt = r->capt * 2 + 16;
         r->t = realloc(r->t, r->capt * sizeof *r->t);
         cr_assert_not_null(r->t);
     }
-    r->t[r->nt++] = (rtimer){key, start, end, ts, r->seq++};
+    r->t[r->nt++] = (rtimer){key, start, end, ts, r->seq++, past};
 }
 
 static void ref_untimer(ref *r, int key, int64_t start, int64_t end, int64_t ts)
@@ -187,10 +194,10 @@ static void ref_add(ref *r, rwin *w, int64_t value)
     } else if (event_window && max <= r->wm) {
         ref_fire(r, w, true);
     } else {
-        ref_timer(r, w->key, w->start, w->end, max);
+        ref_timer(r, w->key, w->start, w->end, max, w->past);
     }
     if (rcleanup(r, w) != INT64_MAX)
-        ref_timer(r, w->key, w->start, w->end, rcleanup(r, w));
+        ref_timer(r, w->key, w->start, w->end, rcleanup(r, w), w->past);
 }
 
 /* Near the ends of time (window.h): windows stay on the grid, computed in
@@ -203,11 +210,48 @@ static int64_t rclamp(rwide v)
     return v < INT64_MIN ? INT64_MIN : v > INT64_MAX ? INT64_MAX : (int64_t)v;
 }
 
+/* Cumulative: the windows [P, P + k step) of the element's period P that
+ * end after it (those whose true end passes MAX are one window, [P, MAX]
+ * with max MAX, as window.h says). */
+static void ref_element_cumulative(ref *r, int key, int64_t value, int64_t ts)
+{
+    int64_t size = r->c.size, step = r->c.slide;
+    rwide m = ((rwide)ts - r->c.offset) % size;
+    if (m < 0)
+        m += size;
+    rwide p = (rwide)ts - m;
+    bool taken = false;
+    for (rwide e = p + step; e <= p + size; e += step) {
+        if (e <= ts)
+            continue;
+        bool past = e > INT64_MAX;
+        int64_t st = rclamp(p), end = rclamp(e), max = past ? INT64_MAX : (int64_t)(e - 1);
+        rwin probe = {.key = key, .start = st, .end = end, .max = max, .past = past};
+        if (rcleanup(r, &probe) > r->wm) {
+            taken = true;
+            rwin *w = ref_find(r, key, st, end, past);
+            if (!w) {
+                w = ref_add_window(r, key, st, end, max);
+                w->past = past;
+            }
+            ref_add(r, w, value);
+        }
+        if (past)
+            break; /* the further windows past MAX are this one */
+    }
+    if (!taken)
+        ref_late(r, key, value, ts);
+}
+
 static void ref_element_aligned(ref *r, int key, int64_t value, int64_t ts)
 {
     rwide starts[4096];
     int n = 0;
     int64_t size = r->c.size;
+    if (r->c.kind == WEIR_WINDOW_CUMULATIVE) {
+        ref_element_cumulative(r, key, value, ts);
+        return;
+    }
     if (r->c.kind != WEIR_WINDOW_GLOBAL) {
         int64_t step = r->c.kind == WEIR_WINDOW_TUMBLING ? size : r->c.slide;
         rwide m = ((rwide)ts - r->c.offset) % step;
@@ -232,7 +276,7 @@ static void ref_element_aligned(ref *r, int key, int64_t value, int64_t ts)
         if (r->c.kind != WEIR_WINDOW_GLOBAL && rcleanup(r, &probe) <= r->wm)
             continue;
         taken = true;
-        rwin *w = ref_find(r, key, st, end);
+        rwin *w = ref_find(r, key, st, end, false);
         if (!w)
             w = ref_add_window(r, key, st, end, max);
         ref_add(r, w, value);
@@ -299,7 +343,7 @@ static void ref_element_session(ref *r, int key, int64_t value, int64_t ts)
             w->since = since;
             w->firings = firings;
             if (!r->c.count && rmax(r, w) > r->wm)
-                ref_timer(r, key, cs, ce, rmax(r, w));
+                ref_timer(r, key, cs, ce, rmax(r, w), false);
         } else {
             w = target;
         }
@@ -341,7 +385,7 @@ static void ref_watermark(ref *r, int64_t wm)
             break;
         rtimer t = r->t[best];
         r->t[best] = r->t[--r->nt];
-        rwin *w = ref_find(r, t.key, t.start, t.end);
+        rwin *w = ref_find(r, t.key, t.start, t.end, t.past);
         if (!w)
             continue;
         if (!r->c.count && t.ts == rmax(r, w))
@@ -401,9 +445,21 @@ static item *random_stream(size_t n, int keys, int64_t disorder, int64_t wm_lead
     return s;
 }
 
+/* Set by the tests of cumulative windows: random_cfg makes only those. */
+static bool cumulative_only;
+
 static ref_cfg random_cfg(void)
 {
     ref_cfg c = {0};
+    if (cumulative_only) {
+        c.kind = WEIR_WINDOW_CUMULATIVE;
+        c.slide = 1 + (int64_t)rnd(20);
+        c.size = c.slide * (1 + (int64_t)rnd(6));
+        c.offset = (int64_t)rnd((uint64_t)(2 * c.size - 1)) - (c.size - 1);
+        c.lateness = rnd(2) ? 0 : (int64_t)rnd(40);
+        c.side = rnd(2);
+        return c; /* the event-time trigger only: no count, not purging */
+    }
     switch (rnd(4)) {
     case 0:
         c.kind = WEIR_WINDOW_TUMBLING;
@@ -448,6 +504,9 @@ static weir_window_spec spec_for(const ref_cfg *c, int fn)
         break;
     case WEIR_WINDOW_SESSION:
         s.assigner = weir_window_session(c->gap);
+        break;
+    case WEIR_WINDOW_CUMULATIVE:
+        s.assigner = weir_window_cumulative(c->size, c->slide, c->offset);
         break;
     default:
         s.assigner = weir_window_global();
@@ -585,6 +644,16 @@ Test(differential, harness_random_streams_equal_the_reference, .timeout = 120)
     int rounds = getenv("WT_HROUNDS") ? atoi(getenv("WT_HROUNDS")) : WEIR_TEST_SANITIZED ? 150 : 600;
     for (int i = 0; i < rounds; i++)
         harness_round_at(0xC0FFEEull + (uint64_t)i * 7919u, AROUND_0);
+}
+
+/* Cumulative windows (Flink SQL's CUMULATE) against the same model: every
+ * element in each window of its period that ends after it. */
+Test(differential, harness_cumulative_windows_equal_the_reference, .timeout = 120)
+{
+    cumulative_only = true;
+    int rounds = getenv("WT_HROUNDS") ? atoi(getenv("WT_HROUNDS")) : WEIR_TEST_SANITIZED ? 150 : 600;
+    for (int i = 0; i < rounds; i++)
+        harness_round_at(0xC0A1ull + (uint64_t)i * 7919u, i % 4 ? AROUND_0 : NEAR_MIN + i / 4 % 6);
 }
 
 Test(differential, harness_streams_at_the_ends_of_time, .timeout = 120)
@@ -911,5 +980,15 @@ Test(differential, threaded_jobs_with_late_data_in_band_watermarks, .timeout = 1
         threaded_late(0x5EEDull + (uint64_t)i * 15485863u, 1);
         threaded_late(0x5EEDull + (uint64_t)i * 15485863u, 2);
         threaded_late(0x5EEDull + (uint64_t)i * 15485863u, 4);
+    }
+}
+
+Test(differential, threaded_cumulative_windows_with_late_data, .timeout = 120)
+{
+    cumulative_only = true;
+    int rounds = getenv("WT_ROUNDS") ? atoi(getenv("WT_ROUNDS")) : WEIR_TEST_SANITIZED ? 2 : 4;
+    for (int i = 0; i < rounds; i++) {
+        threaded_late(0xC0A2ull + (uint64_t)i * 15485863u, 1);
+        threaded_late(0xC0A2ull + (uint64_t)i * 15485863u, 4);
     }
 }

@@ -114,3 +114,35 @@ Test(memory, sliding_and_sessions_per_key, .timeout = 120)
     cr_assert_leq(per_key, 384.0, "%.1f bytes per key", per_key);
     wt_close(t);
 }
+
+/* Cumulative windows (10 s by 1 s, 3 s of lateness): a key's period keeps
+ * its panes until its last window is cleaned up, and each window that fires
+ * late keeps a firing count until its own cleanup time; after the last
+ * cleanup nothing of either is left (1 000 keys, 11 rows each). */
+Test(memory, cumulative_windows_leave_nothing_behind, .timeout = 60)
+{
+    const uint32_t keys = 1000;
+    weir_window_spec s = {.assigner = weir_window_cumulative(10000, 1000, 0),
+                          .allowed_lateness_ms = 3000, .aggregate = sum_aggregate,
+                          .out_size = sizeof(res)};
+    wt *t = wt_open(&s);
+    t->count_only = true;
+    for (int64_t sec = 0; sec < 10; sec++)
+        for (uint32_t k = 0; k < keys; k++)
+            rec_raw(t, k, 1, sec * 1000 + (int64_t)(k % 1000));
+    wt_probe(t);
+    cr_assert_eq(t->state_size[0], (size_t)keys, "one pane list per key");
+    cr_assert_eq(t->state_size[1], 0u, "no firing counts before any late firing");
+    wt_wm(t, 4999); /* [0, 1000) .. [0, 5000) fire */
+    cr_assert_eq(t->n, (size_t)keys * 5 + 1);
+    for (uint32_t k = 0; k < keys; k++)
+        rec_raw(t, k, 1, 2500); /* late: fires [0, 3000), [0, 4000), [0, 5000) again */
+    cr_assert_eq(t->n, (size_t)keys * 8 + 1);
+    wt_probe(t);
+    cr_assert_eq(t->state_size[1], (size_t)keys * 3, "a firing count per late-fired window");
+    wt_wm(t, 9999 + 3000); /* every window fires, every cleanup time passes */
+    wt_probe(t);
+    cr_assert_eq(t->state_size[0], 0u, "the periods' panes are gone");
+    cr_assert_eq(t->state_size[1], 0u, "the firing counts are gone");
+    wt_close(t);
+}

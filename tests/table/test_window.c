@@ -1,5 +1,5 @@
 /* test_window.c — window aggregates of tables (weir_table_window_aggregate:
- * Flink's window TVFs TUMBLE, HOP and SESSION with GROUP BY window_start,
+ * Flink's window TVFs TUMBLE, HOP, CUMULATE and SESSION with GROUP BY window_start,
  * window_end, keys): firing at end - 1, the window columns, late rows
  * dropped and counted, a HOP row that still counts in its later windows,
  * session merging, a Calc for argument expressions, the output rowtime,
@@ -10,7 +10,7 @@
  * watermark its source proposes after it (a punctuated strategy; NULL:
  * none), and the table keeps them (SOURCE_WATERMARK()). Bounds: every case
  * has at most a dozen rows, except the differential one (2 000 rows per
- * run, 4 windows x 2 parallelisms).
+ * run, 6 windows x 2 parallelisms).
  */
 #include <jansson.h>
 #include <stddef.h>
@@ -247,6 +247,39 @@ Test(window, hop_row_counts_in_its_later_windows_after_the_first_fired, .timeout
     run_free(r);
 }
 
+Test(window, cumulate_fires_each_growing_window_and_late_rows_count_in_later_ones,
+     .timeout = 60)
+{
+    run *r = run_new(1, "ts");
+    /* CUMULATE(step 250, size 1000): [0, 250), [0, 500), [0, 750), [0, 1000). */
+    run_add(r, "+I a|1|100|null");
+    run_add(r, "+I a|2|300|null");
+    run_add(r, "+I a|4|600|700");   /* [0, 250) and [0, 500) fire */
+    run_add(r, "+I a|8|200|null");  /* misses those two, counts in [0, 750) and [0, 1000) */
+    run_add(r, "+I a|16|1100|1000"); /* [0, 750) and [0, 1000) fire */
+    run_add(r, "+I a|32|950|null"); /* every window of its period fired: late */
+    weir_table *t = weir_table_window_aggregate(
+        run_source(r),
+        &(weir_table_window){.kind = WEIR_TABLE_CUMULATE, .step_ms = 250, .size_ms = 1000}, "k",
+        "window_start, window_end, SUM(v) AS s, COUNT(*) AS n");
+    cr_assert(t, "%s", weir_job_error(r->job));
+    const char *op = "WindowAggregate(CUMULATE(step=250, size=1000), k)";
+    cr_assert_str_eq(weir_table_node_name(t), op);
+    char *got = run_collect(r, t, false);
+    cr_assert_str_eq(got,
+                     "+I[1970-01-01 00:00:00.000, 1970-01-01 00:00:00.250, 1, 1]\n"
+                     "+I[1970-01-01 00:00:00.000, 1970-01-01 00:00:00.500, 3, 2]\n"
+                     "+I[1970-01-01 00:00:00.000, 1970-01-01 00:00:00.750, 15, 4]\n"
+                     "+I[1970-01-01 00:00:00.000, 1970-01-01 00:00:01.000, 15, 4]\n"
+                     "+I[1970-01-01 00:00:01.000, 1970-01-01 00:00:01.250, 16, 1]\n"
+                     "+I[1970-01-01 00:00:01.000, 1970-01-01 00:00:01.500, 16, 1]\n"
+                     "+I[1970-01-01 00:00:01.000, 1970-01-01 00:00:01.750, 16, 1]\n"
+                     "+I[1970-01-01 00:00:01.000, 1970-01-01 00:00:02.000, 16, 1]\n");
+    free(got);
+    cr_assert_eq(counter(r, op, "late_dropped"), 1);
+    run_free(r);
+}
+
 Test(window, session_merges_and_ends_at_last_row_plus_gap, .timeout = 60)
 {
     run *r = run_new(1, "ts");
@@ -416,6 +449,19 @@ static weir_table *bad_session(run *r)
                                             .size_ms = 5},
         "k", "COUNT(*)");
 }
+static weir_table *bad_cumulate(run *r)
+{
+    return weir_table_window_aggregate(
+        run_source(r),
+        &(weir_table_window){.kind = WEIR_TABLE_CUMULATE, .size_ms = 1000, .step_ms = 300},
+        "k", "COUNT(*)");
+}
+static weir_table *cumulate_without_step(run *r)
+{
+    return weir_table_window_aggregate(
+        run_source(r), &(weir_table_window){.kind = WEIR_TABLE_CUMULATE, .size_ms = 1000},
+        "k", "COUNT(*)");
+}
 static weir_table *bad_kind(run *r)
 {
     return weir_table_window_aggregate(run_source(r), &(weir_table_window){.kind = 42}, "k",
@@ -439,6 +485,8 @@ Test(window, plan_time_refusals, .timeout = 60)
     refused(bad_tumble, "TUMBLE takes size_ms > 0 (and offset_ms) only");
     refused(bad_hop, "HOP: the offset 100 is not within the slide 100");
     refused(bad_session, "SESSION takes gap_ms > 0 only");
+    refused(bad_cumulate, "CUMULATE: the size 1000 is not a multiple of the step 300");
+    refused(cumulate_without_step, "CUMULATE takes step_ms > 0 and size_ms > 0");
     refused(bad_kind, "unknown window kind 42");
     refused(bad_item, "SUM(v");
 }
@@ -622,6 +670,10 @@ static void differential(int p)
         {{.kind = WEIR_TABLE_HOP, .slide_ms = 100, .size_ms = 350},
          weir_window_sliding(350, 100, 0)},
         {{.kind = WEIR_TABLE_SESSION, .gap_ms = 40}, weir_window_session(40)},
+        {{.kind = WEIR_TABLE_CUMULATE, .step_ms = 100, .size_ms = 400},
+         weir_window_cumulative(400, 100, 0)},
+        {{.kind = WEIR_TABLE_CUMULATE, .step_ms = 50, .size_ms = 300, .offset_ms = 30},
+         weir_window_cumulative(300, 50, 30)},
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         size_t nd, nt;
