@@ -168,7 +168,8 @@ struct bench_scenario {
 };
 
 /* Each scenario_NAME.c defines bench_scenarios_NAME[] and its length. */
-#define BENCH_SCENARIO_FILES(X) X(chain) X(window) X(eventtime) X(diag) X(channel) X(latency)
+#define BENCH_SCENARIO_FILES(X)                                                                   \
+    X(chain) X(window) X(eventtime) X(diag) X(channel) X(latency) X(table)
 
 #define BENCH_DECLARE_SCENARIOS(f)                                                               \
     extern const bench_scenario bench_scenarios_##f[];                                           \
@@ -244,6 +245,13 @@ weir_stream *bench_source_counting(weir_job *job, int64_t records);
 enum { BENCH_WINDOW_TUMBLING = 0, BENCH_WINDOW_SLIDING, BENCH_WINDOW_SESSION };
 int bench_run_window(int kind, weir_diag_level diag, const bench_params *p, bench_result *out,
                      char *err, size_t errsize);
+/* Window-sink accumulators for `n` subtasks, zeroed; free with free(). */
+bench_wacc *bench_wacc_create(int n);
+/* Compares what window sinks received (work->sink_window's totals) with
+ * the reference results of `kind` for records 0..records-1; 0 or -1 with a
+ * message. */
+int bench_verify_windows(const bench_wacc *acc, int n, int64_t records, int kind, char *err,
+                         size_t errsize);
 
 /* The event-time source: with parallelism p, subtask i generates the
  * sequence numbers i, i+p, i+2p, ... < records through work->gen_event,

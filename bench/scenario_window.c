@@ -227,8 +227,8 @@ static int reference(int64_t records, int kind, wtotals *t)
     return 0;
 }
 
-static int verify(const bench_wacc *acc, int n, int64_t records, int kind, char *err,
-                  size_t errsize)
+int bench_verify_windows(const bench_wacc *acc, int n, int64_t records, int kind, char *err,
+                         size_t errsize)
 {
     wtotals want, got;
     if (reference(records, kind, &want) < 0) {
@@ -251,7 +251,7 @@ static int verify(const bench_wacc *acc, int n, int64_t records, int kind, char 
     return 0;
 }
 
-static bench_wacc *wacc_create(int n)
+bench_wacc *bench_wacc_create(int n)
 {
     bench_wacc *acc = aligned_alloc(_Alignof(bench_wacc), (size_t)n * sizeof *acc);
     if (acc)
@@ -404,7 +404,7 @@ static int run_plain(const bench_scenario *sc, const bench_params *p, bench_resu
 {
     (void)sc;
     const bench_work *w = bench_work_get();
-    bench_wacc *acc = wacc_create(1);
+    bench_wacc *acc = bench_wacc_create(1);
     pw_table t = {0};
     if (!acc || pw_init(&t, 1u << 16) < 0) {
         snprintf(err, errsize, "out of memory");
@@ -457,7 +457,7 @@ static int run_plain(const bench_scenario *sc, const bench_params *p, bench_resu
         free(acc);
         return -1;
     }
-    r = verify(acc, 1, p->records, BENCH_WINDOW_TUMBLING, err, errsize);
+    r = bench_verify_windows(acc, 1, p->records, BENCH_WINDOW_TUMBLING, err, errsize);
     free(acc);
     return r;
 }
@@ -474,7 +474,7 @@ int bench_run_window(int kind, weir_diag_level diag_level, const bench_params *p
     weir_job *job = bench_job_create(p, 0, diag_level ? &diag.cfg : NULL, err, errsize);
     if (!job)
         return -1;
-    bench_wacc *acc = wacc_create(p->parallelism);
+    bench_wacc *acc = bench_wacc_create(p->parallelism);
     if (!acc) {
         weir_job_destroy(job);
         snprintf(err, errsize, "out of memory");
@@ -502,7 +502,7 @@ int bench_run_window(int kind, weir_diag_level diag_level, const bench_params *p
     weir_sink_callback(s, w->sink_window, acc);
     int r = bench_job_time(job, out, err, errsize);
     if (r == 0)
-        r = verify(acc, p->parallelism, p->records, kind, err, errsize);
+        r = bench_verify_windows(acc, p->parallelism, p->records, kind, err, errsize);
     weir_job_destroy(job);
     free(acc);
     if (diag_level) {

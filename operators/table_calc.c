@@ -19,19 +19,32 @@
 
 /* ---- TableSource: elements (rows or the user's structs) into rows ---------------- */
 
+/* A bound struct field copied as it is into the row (a BOOLEAN, size 1, is
+ * normalized to 0/1). */
+typedef struct field_copy {
+    uint32_t src, dst, size;
+} field_copy;
+
 typedef struct source_impl {
     weir_schema *in;  /* the user's schema (bound or not), copied */
     const weir_schema *out;
     unsigned mode;
     char mode_text[32];
     char name[160];
+    /* A bound schema without strings: its fields are copied by `copies`,
+     * the record timestamp into column `meta` (or none: -1). */
+    bool fixed;
+    int ncopies, meta;
+    field_copy *copies;
 } source_impl;
 
 static void source_impl_free(void *p)
 {
     source_impl *s = p;
-    if (s)
+    if (s) {
         weir_schema_destroy(s->in);
+        free(s->copies);
+    }
     free(s);
 }
 
@@ -57,6 +70,18 @@ static int too_long(weir_ctx *ctx, const source_impl *s, int c, size_t len)
                          s->in->cols[c].type.capacity);
 }
 
+static int bad_kind(weir_ctx *ctx, const source_impl *s, weir_row_kind kind)
+{
+    return weir_ctx_fail(ctx, WEIR_EFORMAT, "table %s: a row of kind %s in a stream declared %s",
+                         s->in->table, weir_row_kind_name(kind), s->mode_text);
+}
+
+static int null_rowtime(weir_ctx *ctx, const source_impl *s)
+{
+    return weir_ctx_fail(ctx, WEIR_EFORMAT, "table %s: the rowtime column %s is NULL",
+                         s->in->table, s->in->cols[s->in->rowtime].name);
+}
+
 static int source_record(weir_ctx *ctx, int input, const void *elem, int64_t ts)
 {
     (void)input;
@@ -65,29 +90,73 @@ static int source_record(weir_ctx *ctx, int input, const void *elem, int64_t ts)
     unsigned char *row = weir_ctx_state(ctx);
     const unsigned char *e = elem;
     weir_row_kind kind;
-    if (in->bound) {
+    if (s->fixed) {
+        /* Every byte but the header's is written below or stays the zero
+         * padding it was made with. */
+        memset(row, 0, s->out->header_size);
+        kind = in->kind_off >= 0 ? (weir_row_kind)(e[in->kind_off] & 3u) : WEIR_ROW_INSERT;
+        if (in->kind_off >= 0 && e[in->kind_off] > 3)
+            return weir_ctx_fail(ctx, WEIR_EFORMAT, "table %s: row kind %u is not a row kind",
+                                 in->table, e[in->kind_off]);
+        weir_row_set_kind(row, kind);
+        for (int i = 0; i < s->ncopies; i++) {
+            const field_copy *f = &s->copies[i];
+            if (f->size == 8)
+                memcpy(row + f->dst, e + f->src, 8);
+            else if (f->size == 4)
+                memcpy(row + f->dst, e + f->src, 4);
+            else
+                row[f->dst] = e[f->src] != 0;
+        }
+        if (s->meta >= 0) {
+            unsigned char *dst = row + s->out->cols[s->meta].offset;
+            if (ts == WEIR_NO_TIMESTAMP) {
+                memset(dst, 0, 8);
+                weir__row_set_null_bit(row, s->meta, true);
+            } else {
+                memcpy(dst, &ts, 8);
+            }
+        }
+        if (!(s->mode & WEIR_CHANGELOG_KIND(kind)))
+            return bad_kind(ctx, s, kind);
+        /* The rowtime from where it came from, not read back from the row
+         * just written (a field is never NULL; the metadata column is NULL
+         * without a record timestamp). */
+        if (in->rowtime >= 0 && in->rowtime != s->meta)
+            memcpy(&ts, e + in->cols[in->rowtime].bound_off, 8);
+        else if (in->rowtime >= 0 && ts == WEIR_NO_TIMESTAMP)
+            return null_rowtime(ctx, s);
+        return weir_emit(ctx, row, ts);
+    } else if (in->bound) {
         memset(row, 0, s->out->row_size);
         kind = in->kind_off >= 0 ? (weir_row_kind)(e[in->kind_off] & 3u) : WEIR_ROW_INSERT;
         if (in->kind_off >= 0 && e[in->kind_off] > 3)
             return weir_ctx_fail(ctx, WEIR_EFORMAT, "table %s: row kind %u is not a row kind",
                                  in->table, e[in->kind_off]);
+        weir_row_set_kind(row, kind);
+        /* The row was zeroed: every column is non-NULL with zero bytes, and
+         * the fixed-size fields are copied into place as they are (the
+         * row's layout is the C types'); only strings and a missing record
+         * timestamp take the general path. */
         for (int c = 0; c < in->ncols; c++) {
             const weir__col *col = &in->cols[c];
+            unsigned char *dst = row + s->out->cols[c].offset;
             weir__val v = {0};
             if (col->metadata) {
-                v.i = ts;
-                v.null = ts == WEIR_NO_TIMESTAMP;
+                if (ts != WEIR_NO_TIMESTAMP) {
+                    memcpy(dst, &ts, 8);
+                    continue;
+                }
+                v.null = true;
             } else {
                 const unsigned char *f = e + col->bound_off;
                 switch (col->type.id) {
-                case WEIR_TYPE_BOOLEAN: v.i = f[0] != 0; break;
-                case WEIR_TYPE_INT: {
-                    int32_t x;
-                    memcpy(&x, f, 4);
-                    v.i = x;
-                    break;
-                }
-                case WEIR_TYPE_DOUBLE: memcpy(&v.d, f, 8); break;
+                case WEIR_TYPE_BOOLEAN: *dst = f[0] != 0; continue;
+                case WEIR_TYPE_INT: memcpy(dst, f, 4); continue;
+                case WEIR_TYPE_DOUBLE:
+                case WEIR_TYPE_BIGINT:
+                case WEIR_TYPE_TIMESTAMP:
+                case WEIR_TYPE_TIMESTAMP_LTZ: memcpy(dst, f, 8); continue;
                 case WEIR_TYPE_VARCHAR:
                 case WEIR_TYPE_CHAR: {
                     const char *str = (const char *)f;
@@ -124,12 +193,10 @@ static int source_record(weir_ctx *ctx, int input, const void *elem, int64_t ts)
         }
     }
     if (!(s->mode & WEIR_CHANGELOG_KIND(kind)))
-        return weir_ctx_fail(ctx, WEIR_EFORMAT, "table %s: a row of kind %s in a stream "
-                             "declared %s", in->table, weir_row_kind_name(kind), s->mode_text);
+        return bad_kind(ctx, s, kind);
     if (in->rowtime >= 0) {
         if (weir__row_null(s->out, row, in->rowtime))
-            return weir_ctx_fail(ctx, WEIR_EFORMAT, "table %s: the rowtime column %s is NULL",
-                                 in->table, in->cols[in->rowtime].name);
+            return null_rowtime(ctx, s);
         memcpy(&ts, row + s->out->cols[in->rowtime].offset, 8);
     }
     return weir_emit(ctx, row, ts);
@@ -244,6 +311,24 @@ static weir_table *make_source(weir_table_env *env, weir_stream *s, const weir_s
     }
     impl->out = t->schema;
     impl->mode = mode;
+    impl->meta = -1;
+    impl->fixed = in->bound;
+    if (in->bound && !(impl->copies = calloc((size_t)in->ncols + 1, sizeof *impl->copies)))
+        return weir__table_fail(env, WEIR_ENOMEM, "%s: out of memory", what);
+    for (int c = 0; impl->fixed && c < in->ncols; c++) {
+        const weir__col *col = &in->cols[c];
+        if (col->metadata) {
+            impl->meta = c;
+        } else if (weir__type_is_string(col->type.id)) {
+            impl->fixed = false;
+        } else {
+            uint32_t size = col->type.id == WEIR_TYPE_BOOLEAN ? 1
+                            : col->type.id == WEIR_TYPE_INT   ? 4
+                                                              : 8;
+            impl->copies[impl->ncopies++] = (field_copy){(uint32_t)col->bound_off,
+                                                         t->schema->cols[c].offset, size};
+        }
+    }
     weir_changelog_mode_format(mode, impl->mode_text, sizeof impl->mode_text);
     t->mode = mode;
     t->rowtime = schema->rowtime;

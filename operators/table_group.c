@@ -36,8 +36,9 @@
 
 /* ---- keys --------------------------------------------------------------------------- */
 
-/* A group key: for each key column its null flag and its value bytes (a
- * row's bytes are canonical, so equal values are equal bytes). */
+/* A group key: for each key column its null flag (a nullable column only)
+ * and its value bytes (a row's bytes are canonical, and a NULL column's are
+ * zero, so equal values are equal bytes). */
 void weir__key_extract(const void *elem, void *key, void *arg)
 {
     const weir__key *k = arg;
@@ -47,16 +48,25 @@ void weir__key_extract(const void *elem, void *key, void *arg)
         out[0] = 0;
         return;
     }
+    if (k->nkeys == 1 && k->size == 8) { /* one NOT NULL 8-byte column: the common key */
+        memcpy(out, row + k->in->cols[k->keys[0]].offset, 8);
+        return;
+    }
     for (int i = 0; i < k->nkeys; i++) {
         const weir__col *c = &k->in->cols[k->keys[i]];
-        bool null = weir__row_null(k->in, row, k->keys[i]);
-        *out++ = null;
-        if (null)
-            memset(out, 0, c->size);
-        else
-            memcpy(out, row + c->offset, c->size);
+        if (k->flag[i])
+            *out++ = weir__row_null(k->in, row, k->keys[i]);
+        memcpy(out, row + c->offset, c->size);
         out += c->size;
     }
+}
+
+size_t weir__key_offset(const weir__key *k, int i)
+{
+    size_t off = 0;
+    for (int j = 0; j < i; j++)
+        off += k->flag[j] + k->in->cols[k->keys[j]].size;
+    return off;
 }
 
 int weir__key_format(const void *key, char *buf, size_t size, void *arg)
@@ -68,7 +78,7 @@ int weir__key_format(const void *key, char *buf, size_t size, void *arg)
         return snprintf(buf, size, "()");
     for (int i = 0; i < k->nkeys; i++) {
         const weir__col *c = &k->in->cols[k->keys[i]];
-        bool null = *p++;
+        bool null = k->flag[i] && *p++;
         /* Format the value through a one-column view of the bytes. */
         char v[96];
         if (null) {
@@ -130,8 +140,9 @@ weir__key *weir__key_plan(weir_table_env *env, const weir_schema *in, const char
             return weir__table_fail(env, WEIR_EINVAL, "%s: group key '%.*s' is not a column of "
                                     "table %s", what, (int)l.lens[i], l.items[i], in->table);
         }
+        k->flag[k->nkeys] = !in->cols[c].type.not_null;
         k->keys[k->nkeys++] = c;
-        k->size += 1 + in->cols[c].size;
+        k->size += k->flag[k->nkeys - 1] + in->cols[c].size;
     }
     if (k->nkeys == 0)
         k->size = 1;

@@ -181,15 +181,21 @@ void weir__append(char *buf, size_t size, size_t *n, const char *fmt, ...) WEIR_
  * evaluates aggregate arguments in a thread-local buffer of this size. */
 #define WEIR__TABLE_TLS_SCRATCH 65536u
 
-/* A group key (table_group.c): for each key column its null flag and its
- * value bytes (a row's bytes are canonical, so equal values are equal
- * bytes). No keys: one constant byte (a global group). */
+/* A group key (table_group.c): for each key column its null flag (only if
+ * the column may be NULL) and its value bytes (a row's bytes are canonical,
+ * so equal values are equal bytes). No keys: one constant byte (a global
+ * group). A single NOT NULL BIGINT key is 8 bytes, which the keyed state
+ * compares as one word. */
 typedef struct weir__key {
     const weir_schema *in;
     int nkeys;
     int keys[WEIR__LIST_MAX];
+    bool flag[WEIR__LIST_MAX]; /* the key column carries a null flag */
     size_t size;
 } weir__key;
+
+/* Where key column i's flag (if any) and bytes start in the key. */
+size_t weir__key_offset(const weir__key *k, int i);
 
 /* Resolves a key list against a schema (NULL after recording an error). */
 weir__key *weir__key_plan(weir_table_env *env, const weir_schema *in, const char *keys,

@@ -76,6 +76,15 @@ static void win_add(void *acc, const void *elem, void *arg)
 {
     const win_impl *w = arg;
     for (int i = 0; i < w->naggs; i++) {
+        if (w->aggs[i].kind == WEIR_AGG_COUNT_STAR) {
+            /* the most common aggregate, without a call: its slot counts rows */
+            int64_t n;
+            unsigned char *slot = (unsigned char *)acc + w->aggs[i].slot;
+            memcpy(&n, slot, 8);
+            n++;
+            memcpy(slot, &n, 8);
+            continue;
+        }
         weir__val v = {0};
         if (w->arg_col[i] >= 0)
             weir__load_value(w->in, elem, w->arg_col[i], &v);
@@ -91,18 +100,16 @@ static void win_merge(void *acc, const void *other, void *arg)
 }
 
 /* Column `col` of the output from the key's bytes (weir__key_extract's
- * layout: per key column a null flag, then the column's row bytes). */
+ * layout: per key column a null flag if it may be NULL, then the column's
+ * row bytes, zero for NULL). */
 static void key_column(const win_impl *w, const unsigned char *key, int k, unsigned char *row,
                        int col)
 {
-    const unsigned char *p = key;
-    for (int i = 0; i < k; i++)
-        p += 1 + w->in->cols[w->key->keys[i]].size;
+    const unsigned char *p = key + weir__key_offset(w->key, k);
     const weir__col *c = &w->out->cols[col];
-    bool null = p[0] != 0;
+    bool null = w->key->flag[k] && *p++ != 0;
     weir__row_set_null_bit(row, col, null);
-    if (!null)
-        memcpy(row + c->offset, p + 1, c->size);
+    memcpy(row + c->offset, p, c->size);
 }
 
 static void win_result(const void *acc, const weir_window_info *info, void *out, void *arg)

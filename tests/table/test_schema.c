@@ -189,6 +189,50 @@ Test(schema, bound_struct_into_rows, .timeout = 60)
     weir_schema_destroy(s);
 }
 
+/* A changelog of the user's own structs: the kind field is each row's kind. */
+typedef struct change {
+    uint8_t kind;
+    int64_t user;
+    int64_t amount;
+} change;
+
+Test(schema, bound_struct_changelog_carries_its_kinds, .timeout = 60)
+{
+    static const change in[] = {
+        {WEIR_ROW_INSERT, 1, 5}, {WEIR_ROW_INSERT, 2, 7}, {WEIR_ROW_UPDATE_BEFORE, 1, 5},
+        {WEIR_ROW_UPDATE_AFTER, 1, 9}, {WEIR_ROW_DELETE, 2, 7},
+    };
+    weir_schema_builder *b = weir_schema_builder_create("changes");
+    weir_schema_bind_struct(b, sizeof(change));
+    weir_schema_kind_at(b, offsetof(change, kind));
+    weir_schema_column_at(b, "user", (weir_type){.id = WEIR_TYPE_BIGINT}, offsetof(change, user), 8);
+    weir_schema_column_at(b, "amount", (weir_type){.id = WEIR_TYPE_BIGINT},
+                          offsetof(change, amount), 8);
+    weir_schema *s;
+    char err[256];
+    cr_assert_eq(weir_schema_build(b, &s, err, sizeof err), 0, "%s", err);
+    weir_job *job = tu_job(&(weir_job_config){.workers = 1, .clock = WEIR_CLOCK_VIRTUAL});
+    weir_table_env *env;
+    cr_assert_eq(weir_table_env_create(job, NULL, &env), 0);
+    weir_table *t = weir_table_from_changelog_stream(
+        env, weir_source_array(job, in, 5, sizeof(change), NULL), s, WEIR_CHANGELOG_ALL);
+    weir_collect *rows, *sums;
+    weir_sink_collect(weir_table_to_changelog_stream(t, 0), &rows);
+    weir_table *g = weir_table_group_by(t, NULL, "SUM(amount) AS total, COUNT(*) AS n");
+    weir_sink_collect(weir_table_to_changelog_stream(g, 0), &sums);
+    tu_run_ok(job);
+    char *got = tt_collected(weir_table_schema(t), rows);
+    cr_assert_str_eq(got, "+I[1, 5]\n+I[2, 7]\n-U[1, 5]\n+U[1, 9]\n-D[2, 7]\n");
+    free(got);
+    got = tt_collected(weir_table_schema(g), sums);
+    cr_assert_str_eq(got, "+I[5, 1]\n-U[5, 1]\n+U[12, 2]\n-U[12, 2]\n+U[7, 1]\n"
+                          "-U[7, 1]\n+U[16, 2]\n-U[16, 2]\n+U[9, 1]\n");
+    free(got);
+    weir_job_destroy(job);
+    weir_table_env_destroy(env);
+    weir_schema_destroy(s);
+}
+
 Test(schema, too_long_string_fails_the_job, .timeout = 60)
 {
     static const click in[] = {{1, "home", 1.5, 3, true}, {2, "a-long-page", 2.0, -1, false}};
