@@ -17,6 +17,9 @@
  * same changelog in upsert form (no -U rows, keyed by the group key) to
  * show what an upsert sink would receive.
  *
+ * The first run writes its capture to table-changelog.jsonl: open it in
+ * viewer/index.html to see the table nodes with their changelog modes.
+ *
  * What to look for: "+U[alice, 2, 17]" follows "-U[alice, 1, 5]", and
  * between the two the view has no row for alice; bob's click of amount 0
  * changes his count but not his total (still one -U/+U pair: the row
@@ -142,7 +145,12 @@ static int run(const weir_schema *schema, unsigned mode, weir_sink_fn sink, view
 {
     weir_job *job;
     weir_table_env *env;
-    if (weir_job_create(&(weir_job_config){.workers = 2, .parallelism = 1}, &job) != 0)
+    /* The first run writes its capture: the viewer shows each table node
+     * with its changelog mode. */
+    if (weir_job_create(&(weir_job_config){.workers = 2, .parallelism = 1,
+                                           .diag.jsonl_path = explain ? "table-changelog.jsonl"
+                                                                      : NULL},
+                        &job) != 0)
         return 1;
     if (weir_table_env_create(job, NULL, &env) != 0)
         return 1;

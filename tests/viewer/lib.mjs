@@ -64,6 +64,7 @@ export const capture = {
   msgpack: () => produced('WEIR_CAPTURE_MSGPACK', 'capture.msgpack', () => run('examples/capture', [])),
   msgpackJsonl: () => produced('WEIR_CAPTURE_MSGPACK_JSONL', 'capture.jsonl', () => run('examples/capture', [])),
   backpressure: () => produced('WEIR_CAPTURE_BACKPRESSURE', 'backpressure.jsonl', () => run('examples/backpressure', [])),
+  table: () => produced('WEIR_CAPTURE_TABLE', 'table-changelog.jsonl', () => run('examples/table_changelog', [])),
   big: () => produced('WEIR_CAPTURE_BIG', 'big.jsonl', () => run('tests/viewer/viewer-big-capture', [capturesDir])),
   bigMsgpack: () => produced('WEIR_CAPTURE_BIG_MSGPACK', 'big.msgpack', () => run('tests/viewer/viewer-big-capture', [capturesDir])),
 };

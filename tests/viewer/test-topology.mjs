@@ -71,4 +71,28 @@ r.test('graph-and-filter', async ({ page, check }) => {
   check(s3.captures[0].focusOp === null && s3.table.matched === events.length, 'Clear shows everything');
 });
 
+// Table nodes show their changelog mode (Flink's EXPLAIN CHANGELOG_MODE) on
+// the node, and a node's box is wide enough for its whole second line.
+r.test('changelog-modes', async ({ page, check }) => {
+  const path = capture.table();
+  const job = readJsonl(path)[0];
+  await load(page, [path]);
+  const tables = job.operators.filter((o) => o.settings && o.settings.changelog_mode);
+  check(tables.some((o) => o.settings.changelog_mode === '[I,UB,UA]'), `a GroupAggregate emits updates: ${tables.map((o) => o.name).join(', ')}`);
+  for (const op of job.operators) {
+    const node = page.locator(`.topology .node[data-op="${op.name}"]`);
+    const sub = node.locator('text.sub');
+    const text = await sub.textContent();
+    const mode = op.settings && op.settings.changelog_mode;
+    if (mode) {
+      check(text.endsWith(` · ${mode}`), `${op.name} shows ${mode}: ${text}`);
+      check(await sub.getAttribute('data-changelog') === mode, `${op.name}: data-changelog ${mode}`);
+    } else {
+      check(!text.includes('['), `${op.name} shows no changelog mode: ${text}`);
+    }
+    const fits = await node.evaluate((g) => g.querySelector('text.sub').getBBox().width + 12 <= g.querySelector('rect.box').getBBox().width);
+    check(fits, `${op.name}: the second line fits in its box`);
+  }
+});
+
 await r.run();
