@@ -211,19 +211,24 @@ static const weir_operator_vtable source_vtable = {
 
 /* ---- the watermark of a WATERMARK FOR col AS expr declaration -------------------- */
 
+typedef struct wm_impl {
+    weir_expr *expr;
+    bool on_event;
+} wm_impl;
+
 typedef struct wm_gen {
-    const weir_expr *expr;
+    const wm_impl *w;
     int64_t max;
     unsigned char scratch[];
 } wm_gen;
 
 static int wm_create(void *arg, void **gen)
 {
-    const weir_expr *e = arg;
-    wm_gen *g = calloc(1, sizeof *g + e->scratch + 8);
+    const wm_impl *w = arg;
+    wm_gen *g = calloc(1, sizeof *g + w->expr->scratch + 8);
     if (!g)
         return WEIR_ENOMEM;
-    g->expr = e;
+    g->w = w;
     g->max = WEIR_TS_MIN;
     *gen = g;
     return 0;
@@ -232,14 +237,16 @@ static int wm_create(void *arg, void **gen)
 static void wm_event(void *gen, const void *elem, int64_t ts, weir_watermark_output *out)
 {
     (void)ts;
-    (void)out;
     wm_gen *g = gen;
     weir__val v;
     const char *why;
     /* The expression was typed as a time at plan time; a failing one (it
      * cannot divide) proposes nothing. */
-    if (weir__expr_eval(g->expr, elem, g->scratch, &v, &why) == 0 && !v.null && v.i > g->max)
+    if (weir__expr_eval(g->w->expr, elem, g->scratch, &v, &why) == 0 && !v.null && v.i > g->max) {
         g->max = v.i;
+        if (g->w->on_event)
+            weir_watermark_output_emit(out, g->max);
+    }
 }
 
 static void wm_periodic(void *gen, weir_watermark_output *out)
@@ -256,10 +263,6 @@ static const weir_watermark_generator_vtable wm_vtable = {
     .on_periodic = wm_periodic,
     .destroy = free,
 };
-
-typedef struct wm_impl {
-    weir_expr *expr;
-} wm_impl;
 
 static void wm_impl_free(void *p)
 {
@@ -379,10 +382,12 @@ static weir_table *make_source(weir_table_env *env, weir_stream *s, const weir_s
                 return weir__table_fail(env, WEIR_ENOMEM, "%s: out of memory", what);
             memcpy(wt->ukey, t->ukey, (size_t)t->nukey * sizeof *t->ukey);
         }
+        w->on_event = schema->wm_on_event;
         weir_timestamps_spec ts = {
             .extract = NULL, /* the TableSource set the rowtime as the timestamp */
-            .strategy = weir_watermarks_custom(&wm_vtable, w->expr),
+            .strategy = weir_watermarks_custom(&wm_vtable, w),
         };
+        ts.strategy.idleness_ms = schema->wm_idle_ms;
         wt->stream = weir_stream_set_name(weir_stream_assign_timestamps(t->stream, &ts),
                                           wt->name);
         return wt->stream ? wt : NULL;

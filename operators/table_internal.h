@@ -44,6 +44,8 @@ struct weir_schema {
     int rowtime;          /* -1: none */
     char *watermark;      /* the watermark expression's text; NULL: none */
     bool source_watermark;
+    bool wm_on_event;     /* emitted after every row that raises it, not periodically */
+    int64_t wm_idle_ms;   /* the source's idle timeout; 0: none */
     bool bound;
     size_t struct_size;
     int64_t kind_off;     /* the bound struct's row kind field; -1: none */

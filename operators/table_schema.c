@@ -224,6 +224,8 @@ struct weir_schema_builder {
     int64_t kind_off;
     char *pk;
     char *wm_col, *wm_expr;
+    bool wm_options, wm_on_event;
+    int64_t wm_idle_ms;
     int err;
     char msg[256];
 };
@@ -420,6 +422,19 @@ int weir_schema_watermark(weir_schema_builder *b, const char *column, const char
     return b->wm_col && b->wm_expr ? 0 : bfail(b, WEIR_ENOMEM, "out of memory");
 }
 
+int weir_schema_watermark_emit(weir_schema_builder *b, bool on_event, int64_t idle_timeout_ms)
+{
+    if (!b)
+        return WEIR_EINVAL;
+    if (idle_timeout_ms < 0)
+        return bfail(b, WEIR_EINVAL, "the watermark idle timeout %lld must be >= 0",
+                     (long long)idle_timeout_ms);
+    b->wm_options = true;
+    b->wm_on_event = on_event;
+    b->wm_idle_ms = idle_timeout_ms;
+    return 0;
+}
+
 int weir_schema_rowtime_metadata(weir_schema_builder *b, const char *name)
 {
     weir_type t = {.id = WEIR_TYPE_TIMESTAMP_LTZ};
@@ -540,6 +555,10 @@ int weir_schema_build(weir_schema_builder *b, weir_schema **out, char *err, size
     }
     if (b->pk && parse_pk(b, s))
         goto fail;
+    if (b->wm_options && !b->wm_col) {
+        bfail(b, WEIR_EINVAL, "watermark emission options without a watermark");
+        goto fail;
+    }
     if (b->wm_col) {
         int c = weir_schema_column_index(s, b->wm_col);
         if (c < 0) {
@@ -559,7 +578,14 @@ int weir_schema_build(weir_schema_builder *b, weir_schema **out, char *err, size
         if (q && *skip_ws(q) == '(' && *skip_ws(skip_ws(q) + 1) == ')' &&
             !*skip_ws(skip_ws(skip_ws(q) + 1) + 1)) {
             s->source_watermark = true;
+            if (b->wm_options) {
+                bfail(b, WEIR_EINVAL, "SOURCE_WATERMARK() keeps the stream's own watermarks: "
+                      "their emission and idleness are its strategy's, not the table's");
+                goto fail;
+            }
         } else {
+            s->wm_on_event = b->wm_on_event;
+            s->wm_idle_ms = b->wm_idle_ms;
             s->watermark = dup(b->wm_expr);
             if (!s->watermark) {
                 bfail(b, WEIR_ENOMEM, "out of memory");

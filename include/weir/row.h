@@ -136,6 +136,18 @@ WEIR_EXPORT int weir_schema_primary_key(weir_schema_builder *b, const char *colu
 WEIR_EXPORT int weir_schema_watermark(weir_schema_builder *b, const char *column,
                                       const char *expression);
 
+/* How a watermark expression's watermark is emitted (Flink's table options
+ * 'scan.watermark.emit.strategy' and 'scan.watermark.idle-timeout'):
+ * on_event false: periodically, every watermark interval of the job (the
+ * default, 'on-periodic'); true: after every row that raises it
+ * ('on-event'). idle_timeout_ms > 0: the table's source marks itself idle
+ * after that long (processing time) without rows, so that a quiet partition
+ * holds no merged watermark back (SEMANTICS.md 2); 0: never. Only with an
+ * expression: SOURCE_WATERMARK() keeps what the stream's own strategy does,
+ * and asking for these with it (or with no watermark) is a build error. */
+WEIR_EXPORT int weir_schema_watermark_emit(weir_schema_builder *b, bool on_event,
+                                           int64_t idle_timeout_ms);
+
 /* `name` TIMESTAMP_LTZ(3) METADATA FROM 'rowtime': a column (appended)
  * whose value is the record's timestamp, NULL for a record without one. */
 WEIR_EXPORT int weir_schema_rowtime_metadata(weir_schema_builder *b, const char *name);

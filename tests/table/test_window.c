@@ -705,3 +705,83 @@ Test(window_differential, same_results_as_datastream_windows_p4, .timeout = 120)
 {
     differential(4);
 }
+
+/* ---- watermark emission of a WATERMARK expression ------------------------------- */
+
+static weir_schema *emitting_schema(bool on_event, int64_t idle_ms)
+{
+    weir_schema_builder *b = weir_schema_builder_create("t");
+    weir_schema_column_sql(b, "k", "STRING");
+    weir_schema_column_sql(b, "v", "BIGINT");
+    weir_schema_column_sql(b, "ts", "TIMESTAMP(3)");
+    weir_schema_column_sql(b, "wm", "BIGINT");
+    weir_schema_watermark(b, "ts", "ts");
+    weir_schema_watermark_emit(b, on_event, idle_ms);
+    weir_schema *s;
+    char err[256];
+    cr_assert_eq(weir_schema_build(b, &s, err, sizeof err), 0, "%s", err);
+    return s;
+}
+
+Test(window, on_event_watermarks_fire_windows_between_rows, .timeout = 60)
+{
+    run *r = run_new(1, "ts");
+    weir_schema_destroy(r->schema);
+    r->schema = emitting_schema(true, 300);
+    run_add(r, "+I a|1|100|null");
+    run_add(r, "+I a|2|250|null"); /* on-event: the watermark is 250, [100, 200) fires */
+    run_add(r, "+I a|4|150|null"); /* late */
+    weir_stream *s = weir_source_array(r->job, r->rows, r->n, weir_schema_row_size(r->schema),
+                                       r->ts);
+    weir_table *t = weir_table_window_aggregate(
+        weir_table_from_stream(r->env, s, r->schema),
+        &(weir_table_window){.kind = WEIR_TABLE_TUMBLE, .size_ms = 100}, "k",
+        "k, window_end, SUM(v) AS s");
+    char *got = run_collect(r, t, false);
+    cr_assert_str_eq(got, "+I[a, 1970-01-01 00:00:00.200, 1]\n"
+                          "+I[a, 1970-01-01 00:00:00.300, 2]\n");
+    free(got);
+    cr_assert_eq(counter(r, "WindowAggregate(TUMBLE(size=100), k)", "late_dropped"), 1);
+    /* The idle timeout is the watermark assigner's (its settings in the job event). */
+    bool found = false;
+    for (size_t i = 0; i < weir_diag_memory_count(r->mem) && !found; i++) {
+        const weir_diag_event *de = weir_diag_memory_event(r->mem, i);
+        if (de->kind != WEIR_DIAG_KIND_JOB)
+            continue;
+        json_t *root = json_loads(de->json, 0, NULL);
+        size_t k;
+        json_t *o;
+        json_array_foreach(json_object_get(root, "operators"), k, o)
+        {
+            if (strncmp(json_string_value(json_object_get(o, "name")), "WatermarkAssigner", 17))
+                continue;
+            json_t *idle = json_object_get(json_object_get(o, "settings"), "idleness_ms");
+            cr_assert_eq(json_integer_value(idle), 300);
+            found = true;
+        }
+        json_decref(root);
+    }
+    cr_assert(found, "a WatermarkAssigner in the job event");
+    run_free(r);
+}
+
+Test(window, watermark_emission_options_need_an_expression)
+{
+    static const char *const wms[] = {"SOURCE_WATERMARK()", NULL};
+    static const char *const msgs[] = {"SOURCE_WATERMARK() keeps the stream's own watermarks",
+                                       "watermark emission options without a watermark"};
+    for (int i = 0; i < 2; i++) {
+        weir_schema_builder *b = weir_schema_builder_create("t");
+        weir_schema_column_sql(b, "ts", "TIMESTAMP(3)");
+        if (wms[i])
+            weir_schema_watermark(b, "ts", wms[i]);
+        weir_schema_watermark_emit(b, true, 0);
+        weir_schema *s = NULL;
+        char err[256];
+        cr_assert_neq(weir_schema_build(b, &s, err, sizeof err), 0);
+        cr_assert(strstr(err, msgs[i]), "%s", err);
+    }
+    weir_schema_builder *b = weir_schema_builder_create("t");
+    cr_assert_eq(weir_schema_watermark_emit(b, false, -1), WEIR_EINVAL);
+    weir_schema_builder_destroy(b);
+}
