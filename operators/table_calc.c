@@ -698,3 +698,76 @@ weir_table *weir_table_select(weir_table *in, const char *items)
     }
     return plan_calc(t, impl, "weir_table_select");
 }
+
+/* ---- Union ALL ------------------------------------------------------------------------ */
+
+weir_table *weir_table_union_all(weir_table *const *tables, int n)
+{
+    static const char *what = "weir_table_union_all";
+    if (!tables || n < 1)
+        return NULL;
+    for (int i = 0; i < n; i++)
+        if (!tables[i])
+            return NULL;
+    weir_table_env *env = tables[0]->env;
+    if (n < 2 || n > WEIR__LIST_MAX)
+        return weir__table_fail(env, WEIR_EINVAL, "%s: %d tables (2..%d)", what, n,
+                                WEIR__LIST_MAX);
+    const weir_schema *s0 = tables[0]->schema;
+    const char *names[WEIR__LIST_MAX];
+    weir_type types[WEIR__LIST_MAX];
+    for (int c = 0; c < s0->ncols; c++) {
+        names[c] = s0->cols[c].name;
+        types[c] = s0->cols[c].type;
+    }
+    unsigned mode = 0;
+    int rowtime = tables[0]->rowtime;
+    size_t len = 0;
+    char list[512];
+    list[0] = 0;
+    for (int c = 0; c < s0->ncols; c++)
+        weir__append(list, sizeof list, &len, "%s%s", c ? ", " : "", s0->cols[c].name);
+    weir_stream *streams[WEIR__LIST_MAX];
+    for (int i = 0; i < n; i++) {
+        const weir_table *x = tables[i];
+        const weir_schema *s = x->schema;
+        if (x->env != env)
+            return weir__table_fail(env, WEIR_EINVAL, "%s: %s and %s are tables of different "
+                                    "environments", what, tables[0]->name, x->name);
+        if (s->ncols != s0->ncols)
+            return weir__table_fail(env, WEIR_EINVAL, "%s: %s has %d columns, %s has %d", what,
+                                    tables[0]->name, s0->ncols, x->name, s->ncols);
+        for (int c = 0; c < s0->ncols; c++) {
+            weir_type a = s0->cols[c].type, b = s->cols[c].type;
+            if (a.id != b.id || a.capacity != b.capacity) {
+                char ta[48], tb[48];
+                weir_type_format(a, ta, sizeof ta);
+                weir_type_format(b, tb, sizeof tb);
+                return weir__table_fail(env, WEIR_EINVAL, "%s: column %d (%s) is %s in %s but %s "
+                                        "in %s (CAST one of them)", what, c + 1, s0->cols[c].name,
+                                        ta, tables[0]->name, tb, x->name);
+            }
+            types[c].not_null = types[c].not_null && b.not_null;
+        }
+        mode |= x->mode;
+        if (x->rowtime != rowtime)
+            rowtime = -1;
+        streams[i] = x->stream;
+    }
+    weir_table *t = weir__table_node(env, tables[0], "Union(all=[true], union=[%s])", list);
+    if (!t)
+        return NULL;
+    const char *why;
+    if (!(t->schema = weir__schema_make(s0->table, s0->ncols, names, types, &why)))
+        return weir__table_fail(env, WEIR_EINVAL, "%s: %s", what, why);
+    if (!(t->more = malloc((size_t)(n - 1) * sizeof *t->more)))
+        return weir__table_fail(env, WEIR_ENOMEM, "%s: out of memory", what);
+    for (int i = 1; i < n; i++)
+        t->more[t->nmore++] = tables[i];
+    t->mode = mode;
+    t->rowtime = rowtime;
+    /* No operator: the consumer reads every input's channels through one
+     * valve (weir_stream_union), so watermarks merge as at any shuffle. */
+    t->stream = weir_stream_union(streams, n);
+    return t->stream ? t : NULL;
+}

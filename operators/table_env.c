@@ -64,6 +64,7 @@ void weir_table_env_destroy(weir_table_env *env)
         if (t->impl_free)
             t->impl_free(t->impl);
         weir_schema_destroy(t->schema);
+        free(t->more);
         free(t->ukey);
         free(t->name);
         free(t->settings);
@@ -122,9 +123,17 @@ const char *weir__table_settings(weir_table *t, const char *extra)
 
 const weir_table *weir__table_update_producer(const weir_table *t)
 {
-    while (t->input && t->input->mode != WEIR_CHANGELOG_INSERT_ONLY)
-        t = t->input;
-    return t;
+    for (;;) {
+        const weir_table *next = NULL;
+        if (t->input && t->input->mode != WEIR_CHANGELOG_INSERT_ONLY)
+            next = t->input;
+        for (int i = 0; !next && i < t->nmore; i++)
+            if (t->more[i]->mode != WEIR_CHANGELOG_INSERT_ONLY)
+                next = t->more[i];
+        if (!next)
+            return t;
+        t = next;
+    }
 }
 
 const weir_schema *weir_table_schema(const weir_table *t) { return t ? t->schema : NULL; }
@@ -145,15 +154,23 @@ void weir__append(char *buf, size_t size, size_t *n, const char *fmt, ...)
         *n += (size_t)w;
 }
 
+/* A node, then its inputs' subtrees one level deeper. */
+static void explain(const weir_table *x, int depth, char *buf, size_t size, size_t *n)
+{
+    char mode[32];
+    weir_changelog_mode_format(x->mode, mode, sizeof mode);
+    weir__append(buf, size, n, "%*s%s %s\n", 2 * depth, "", x->name, mode);
+    if (x->input)
+        explain(x->input, depth + 1, buf, size, n);
+    for (int i = 0; i < x->nmore; i++)
+        explain(x->more[i], depth + 1, buf, size, n);
+}
+
 int weir_table_explain(const weir_table *t, char *buf, size_t size)
 {
     size_t n = 0;
-    int depth = 0;
-    for (const weir_table *x = t; x; x = x->input, depth++) {
-        char mode[32];
-        weir_changelog_mode_format(x->mode, mode, sizeof mode);
-        weir__append(buf, size, &n, "%*s%s %s\n", 2 * depth, "", x->name, mode);
-    }
+    if (t)
+        explain(t, 0, buf, size, &n);
     return (int)n;
 }
 

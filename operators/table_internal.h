@@ -139,6 +139,8 @@ struct weir_table_env {
 struct weir_table {
     weir_table_env *env;
     weir_table *input;
+    weir_table **more;   /* a union's further inputs (input is its first) */
+    int nmore;
     weir_table *next_alloc;
     char *name;          /* Flink's node name, the operator's name */
     weir_schema *schema; /* the rows' schema (never bound) */
@@ -172,7 +174,8 @@ int weir__list_split(const char *list, weir__list *out);
 int weir__list_item(const weir__list *l, int i, char *buf, size_t size);
 
 /* The node that makes t's updates: going up through nodes that only pass
- * their input's kinds on (Calc), the first whose input is insert-only. */
+ * their input's kinds on (Calc, Union), the first whose inputs are all
+ * insert-only. */
 const weir_table *weir__table_update_producer(const weir_table *t);
 
 /* snprintf at *n into buf (of size bytes), advancing *n by what would be

@@ -139,6 +139,18 @@ WEIR_EXPORT weir_table *weir_table_where(weir_table *t, const char *predicate);
  * ChangelogNormalize node on its unique key. */
 WEIR_EXPORT weir_table *weir_table_group_by(weir_table *t, const char *keys, const char *items);
 
+/* UNION ALL (Flink's Union(all=[true])): the rows of `n` >= 2 tables of one
+ * environment, as they come (each input's rows keep their order), with
+ * their kinds. The columns line up by position and must have the same
+ * types (capacities too: CAST one side otherwise); the names are the first
+ * table's, and a column is NOT NULL only if it is in every input. The
+ * changelog mode is the union of the inputs'; the rowtime is kept if every
+ * input has it at the same column. No operator of its own: the consumer
+ * reads every input's channels through one valve (weir_stream_union), so
+ * their watermarks merge as at any shuffle. `tables` is read during the
+ * call only. */
+WEIR_EXPORT weir_table *weir_table_union_all(weir_table *const *tables, int n);
+
 /* ---- window aggregates ----------------------------------------------------------
  * Flink's window table-valued functions (TUMBLE, HOP, CUMULATE, SESSION
  * over a DESCRIPTOR of the rowtime) followed by GROUP BY window_start, window_end,
