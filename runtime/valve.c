@@ -68,7 +68,64 @@ weir__wm_actions weir__gate_status(weir__gate *g, bool idle)
     return a;
 }
 
+/* ---- shared by the valve and the combiner --------------------------------- */
+
+/* The output moves up to `w`, if that is above its last watermark. */
+static void raise_to(int64_t *last_wm, int64_t w, weir__wm_actions *a)
+{
+    if (w > *last_wm) {
+        *last_wm = w;
+        push_wm(a, w);
+    }
+}
+
+/* Every channel (every input) is idle now: the largest watermark among them
+ * if it is above the last one, then IDLE (SEMANTICS.md 3 and 4). */
+static void flush_all_idle(int64_t *last_wm, bool *last_idle, int64_t max, weir__wm_actions *a)
+{
+    raise_to(last_wm, max, a);
+    if (!*last_idle) {
+        *last_idle = true;
+        push_status(a, true);
+    }
+}
+
 /* ---- valve ---------------------------------------------------------------- */
+
+/* The winner at tournament node k (valve.h): a leaf is its channel if that
+ * is aligned. */
+static int32_t node_winner(const weir__valve *v, int k)
+{
+    if (k >= v->n) {
+        int c = k - v->n;
+        return v->ch[c].aligned ? c : -1;
+    }
+    return v->ch[k].winner;
+}
+
+static int32_t better(const weir__valve *v, int32_t a, int32_t b)
+{
+    if (a < 0)
+        return b;
+    if (b < 0)
+        return a;
+    int64_t wa = v->ch[a].wm, wb = v->ch[b].wm;
+    return wb < wa || (wb == wa && b < a) ? b : a;
+}
+
+/* Channel c's watermark or alignment changed: replay its path to the root. */
+static void replay(weir__valve *v, int c)
+{
+    for (int k = (v->n + c) / 2; k >= 1; k /= 2)
+        v->ch[k].winner = better(v, node_winner(v, 2 * k), node_winner(v, 2 * k + 1));
+}
+
+/* The aligned channel with the lowest watermark (lowest index among equals),
+ * or -1. Idle channels are never aligned. */
+static int32_t aligned_min(const weir__valve *v)
+{
+    return v->n > 0 ? node_winner(v, 1) : -1;
+}
 
 void weir__valve_init(weir__valve *v, weir__valve_channel *storage, int n)
 {
@@ -78,28 +135,23 @@ void weir__valve_init(weir__valve *v, weir__valve_channel *storage, int n)
         storage[i].wm = WEIR_TS_MIN;
         storage[i].idle = false;
         storage[i].aligned = true;
+        storage[i].winner = -1;
     }
+    for (int k = n - 1; k >= 1; k--)
+        storage[k].winner = better(v, node_winner(v, 2 * k), node_winner(v, 2 * k + 1));
     v->last_wm = WEIR_TS_MIN;
     v->last_idle = false;
+    v->active = n;
+    v->max_wm = WEIR_TS_MIN;
 }
 
 /* Emits the minimum over aligned channels if one is aligned and it is above
- * the output's last watermark. Idle channels are never aligned. */
+ * the output's last watermark. */
 static void emit_aligned_min(weir__valve *v, weir__wm_actions *a)
 {
-    bool any = false;
-    int64_t min = WEIR_TS_MAX;
-    for (int i = 0; i < v->n; i++) {
-        if (v->ch[i].aligned) {
-            any = true;
-            if (v->ch[i].wm < min)
-                min = v->ch[i].wm;
-        }
-    }
-    if (any && min > v->last_wm) {
-        v->last_wm = min;
-        push_wm(a, min);
-    }
+    int32_t c = aligned_min(v);
+    if (c >= 0)
+        raise_to(&v->last_wm, v->ch[c].wm, a);
 }
 
 weir__wm_actions weir__valve_watermark(weir__valve *v, int c, int64_t watermark)
@@ -111,8 +163,11 @@ weir__wm_actions weir__valve_watermark(weir__valve *v, int c, int64_t watermark)
     if (watermark <= ch->wm)
         return a;
     ch->wm = watermark;
+    if (watermark > v->max_wm)
+        v->max_wm = watermark;
     if (!ch->aligned && watermark >= v->last_wm)
         ch->aligned = true;
+    replay(v, c);
     emit_aligned_min(v, &a);
     return a;
 }
@@ -125,27 +180,12 @@ weir__wm_actions weir__valve_idle(weir__valve *v, int c)
         return a;
     ch->idle = true;
     ch->aligned = false;
-
-    bool any_active = false;
-    int64_t max = WEIR_TS_MIN;
-    for (int i = 0; i < v->n; i++) {
-        if (!v->ch[i].idle)
-            any_active = true;
-        if (v->ch[i].wm > max)
-            max = v->ch[i].wm;
-    }
-    if (!any_active) {
-        if (max > v->last_wm) {
-            v->last_wm = max;
-            push_wm(&a, max);
-        }
-        if (!v->last_idle) {
-            v->last_idle = true;
-            push_status(&a, true);
-        }
-    } else {
+    v->active--;
+    replay(v, c);
+    if (v->active == 0)
+        flush_all_idle(&v->last_wm, &v->last_idle, v->max_wm, &a);
+    else
         emit_aligned_min(v, &a);
-    }
     return a;
 }
 
@@ -157,6 +197,8 @@ weir__wm_actions weir__valve_active(weir__valve *v, int c)
         return a;
     ch->idle = false;
     ch->aligned = ch->wm >= v->last_wm;
+    v->active++;
+    replay(v, c);
     if (v->last_idle) {
         v->last_idle = false;
         push_status(&a, false);
@@ -167,12 +209,7 @@ weir__wm_actions weir__valve_active(weir__valve *v, int c)
 
 int weir__valve_held_by(const weir__valve *v)
 {
-    int best = -1;
-    for (int i = 0; i < v->n; i++) {
-        if (v->ch[i].aligned && (best < 0 || v->ch[i].wm < v->ch[best].wm))
-            best = i;
-    }
-    return best;
+    return aligned_min(v);
 }
 
 /* ---- combiner ------------------------------------------------------------- */
@@ -189,6 +226,8 @@ void weir__combiner_init(weir__combiner *c, int inputs)
     c->last_idle = false;
 }
 
+/* Emits the minimum over the inputs that are not idle, if one is not and it
+ * is above the last combined watermark. */
 static void emit_active_min(weir__combiner *c, weir__wm_actions *a)
 {
     bool any = false;
@@ -196,14 +235,11 @@ static void emit_active_min(weir__combiner *c, weir__wm_actions *a)
     for (int i = 0; i < c->n; i++) {
         if (!c->idle[i]) {
             any = true;
-            if (c->wm[i] < min)
-                min = c->wm[i];
+            min = WEIR__MIN(min, c->wm[i]);
         }
     }
-    if (any && min > c->last_wm) {
-        c->last_wm = min;
-        push_wm(a, min);
-    }
+    if (any)
+        raise_to(&c->last_wm, min, a);
 }
 
 weir__wm_actions weir__combiner_watermark(weir__combiner *c, int input, int64_t watermark)
@@ -225,21 +261,15 @@ weir__wm_actions weir__combiner_status(weir__combiner *c, int input, bool idle)
         bool all_idle = true;
         int64_t max = WEIR_TS_MIN;
         for (int i = 0; i < c->n; i++) {
-            if (!c->idle[i])
-                all_idle = false;
-            if (c->wm[i] > max)
-                max = c->wm[i];
+            all_idle = all_idle && c->idle[i];
+            max = WEIR__MAX(max, c->wm[i]);
         }
-        if (all_idle) {
-            if (max > c->last_wm) {
-                c->last_wm = max;
-                push_wm(&a, max);
-            }
-            c->last_idle = true;
-            push_status(&a, true);
-        } else {
+        /* The combined output is idle iff every input is, so it was not idle
+         * before this one went idle. */
+        if (all_idle)
+            flush_all_idle(&c->last_wm, &c->last_idle, max, &a);
+        else
             emit_active_min(c, &a);
-        }
     } else {
         if (c->last_idle) {
             c->last_idle = false;

@@ -43,11 +43,23 @@ weir__wm_actions weir__gate_status(weir__gate *g, bool idle);
 
 /* ---- the valve: channels of one input (SEMANTICS.md 3) ---------------------
  * Per channel: wm (MIN), idle (false), aligned (true). Output: last_wm (MIN),
- * last_idle (false). Storage for the channel arrays is the caller's. */
+ * last_idle (false). Storage for the channel arrays is the caller's.
+ *
+ * The minimum over aligned channels is kept in a tournament tree, so that a
+ * watermark costs O(log n) and the channel holding the minimum back is read
+ * at once, whatever the fan-in (a p x p shuffle would otherwise rescan p
+ * channels per watermark, and again for held_by). Node k (1 <= k < n) holds
+ * the winner of its two children 2k and 2k+1: the aligned channel with the
+ * lowest watermark, the lowest index among equals, or -1; node n + c is
+ * channel c itself. Internal node k lives in ch[k].winner, in the caller's
+ * storage, so the valve still allocates nothing. The maximum over all
+ * channels (for the flush when every channel goes idle) is a running
+ * maximum: a channel's watermark never decreases. */
 typedef struct weir__valve_channel {
     int64_t wm;
     bool idle;
     bool aligned;
+    int32_t winner; /* tournament node `index` (1..n-1): its winning channel or -1 */
 } weir__valve_channel;
 
 typedef struct weir__valve {
@@ -55,6 +67,8 @@ typedef struct weir__valve {
     weir__valve_channel *ch;
     int64_t last_wm;
     bool last_idle;
+    int active;     /* channels not idle */
+    int64_t max_wm; /* the largest wm over all channels */
 } weir__valve;
 
 void weir__valve_init(weir__valve *v, weir__valve_channel *storage, int n);
@@ -62,7 +76,7 @@ weir__wm_actions weir__valve_watermark(weir__valve *v, int channel, int64_t wate
 weir__wm_actions weir__valve_idle(weir__valve *v, int channel);
 weir__wm_actions weir__valve_active(weir__valve *v, int channel);
 /* The channel holding the minimum back: the aligned active channel with the
- * lowest watermark (the lowest index among equals), or -1 if none. */
+ * lowest watermark (the lowest index among equals), or -1 if none. O(1). */
 int weir__valve_held_by(const weir__valve *v);
 
 /* ---- several inputs (SEMANTICS.md 4) ---------------------------------------
