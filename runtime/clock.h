@@ -14,6 +14,9 @@
 
 typedef struct weir__clock {
     bool is_virtual;
+    /* Release by its one writer (the advancing worker, the harness),
+     * acquire by readers: what the advance did before it (the deadlines it
+     * read) comes before any step at the new time. */
     _Atomic int64_t virtual_now;
     int64_t start_ns; /* system clock: CLOCK_MONOTONIC at start */
 } weir__clock;

@@ -24,11 +24,12 @@
  * The collector and an idle job. With every ring empty the collector polls
  * a few more times, a millisecond apart, and then parks on a futex until a
  * producer wakes it: an idle pipeline costs no CPU, also here. A producer
- * learns that the collector is parked from one flag, read after it published
- * its record with a full fence in between; the collector sets the flag and
- * then looks at every ring once more, with a full fence in between too, so
- * at least one of them sees the other (the scheduler's Dekker pattern) and no
- * record is left behind a parked collector. The short polls before parking
+ * learns that the collector is parked from one flag, read (seq_cst) after it
+ * published its record's tail (a seq_cst store); the collector sets the flag
+ * (seq_cst) and then looks at every ring's tail once more (seq_cst), so in
+ * the single order of seq_cst operations at least one of them sees the
+ * other (Dekker with C11 atomics only: no fence, which ThreadSanitizer would
+ * not see) and no record is left behind a parked collector. The short polls before parking
  * are what keep this cheap: events that trickle in (a window firing now and
  * then) find the collector awake, and only the first event after a pause
  * pays for a wake-up system call.
@@ -83,12 +84,14 @@ const char *weir_diag_kind_name(weir_diag_kind kind)
 
 /* ---- waking the collector ------------------------------------------------ */
 
-/* Any thread, after a full fence that follows what it published: wakes the
- * collector if it is parked (one waker wins the flag). */
+/* Any thread, after a seq_cst store of what it published (a ring's tail):
+ * wakes the collector if it is parked (one waker wins the flag). The load is
+ * seq_cst: with the collector's seq_cst store of `parked` and load of the
+ * tails, one of the two sees the other (Dekker, in the single total order of
+ * seq_cst operations). */
 static void wake_collector(struct weir__diag *d)
 {
-    if (atomic_load_explicit(&d->parked, memory_order_relaxed) &&
-        atomic_exchange(&d->parked, 0)) {
+    if (atomic_load(&d->parked) && atomic_exchange(&d->parked, 0)) {
         atomic_fetch_add(&d->wake_seq, 1);
         weir__futex_wake(&d->wake_seq);
     }
@@ -111,8 +114,9 @@ static weir__diag_rec *ring_reserve(weir__diag_ring *r)
 static void ring_commit(struct weir__diag *d, weir__diag_ring *r)
 {
     uint64_t t = atomic_load_explicit(&r->tail, memory_order_relaxed);
-    atomic_store_explicit(&r->tail, t + 1, memory_order_release);
-    WEIR__FULL_FENCE();
+    /* seq_cst, not only release: the hand-off to a parking collector
+     * (wake_collector). */
+    atomic_store(&r->tail, t + 1);
     wake_collector(d);
 }
 
@@ -120,8 +124,8 @@ static bool rings_empty(struct weir__diag *d)
 {
     for (int i = 0; i < d->nrings; i++) {
         weir__diag_ring *r = &d->rings[i];
-        if (atomic_load_explicit(&r->tail, memory_order_relaxed) !=
-            atomic_load_explicit(&r->head, memory_order_relaxed))
+        /* The tail seq_cst: the other half of wake_collector's hand-off. */
+        if (atomic_load(&r->tail) != atomic_load_explicit(&r->head, memory_order_relaxed))
             return false;
     }
     return true;
@@ -144,9 +148,9 @@ static weir__diag_rec *begin(weir_ctx *ctx, weir_diag_kind kind)
         }
         ring->waited++;
         for (unsigned spins = 0; (r = ring_reserve(ring)) == NULL; spins++) {
-            /* The collector cannot be parked while this ring holds events,
-             * but waking it costs one load when it is not. */
-            WEIR__FULL_FENCE();
+            /* The collector cannot be parked while this ring holds events
+             * (its tail was published seq_cst), but waking it costs one load
+             * when it is not. */
             wake_collector(d);
             if (spins < 64) {
                 sched_yield();
@@ -415,8 +419,7 @@ static int drain(struct weir__diag *d)
 static void park(struct weir__diag *d)
 {
     uint32_t seq = atomic_load(&d->wake_seq);
-    atomic_store(&d->parked, 1);
-    WEIR__FULL_FENCE();
+    atomic_store(&d->parked, 1); /* seq_cst: wake_collector's other half */
     if (rings_empty(d) && !atomic_load(&d->stop)) {
         d->parks++;
         weir__futex_wait(&d->wake_seq, seq, -1);

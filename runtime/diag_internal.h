@@ -46,13 +46,18 @@ typedef struct weir__diag_ring {
     uint64_t mask;          /* size - 1, size a power of two */
     char pad0[WEIR__CACHELINE];
     /* the producer's */
-    _Atomic uint64_t tail;  /* published: the consumer reads it (acquire) */
+    /* Published by the producer: a seq_cst store (release for the event's
+     * contents, seq_cst for the collector's park/wake hand-off, diag.c);
+     * the collector reads it acquire to drain, seq_cst before it parks. */
+    _Atomic uint64_t tail;
     uint64_t head_seen;     /* the producer's last reading of head */
     int64_t dropped;        /* lossy: events dropped; read after the join */
     int64_t waited;         /* lossless: events that waited for room */
     char pad1[WEIR__CACHELINE];
     /* the consumer's */
-    _Atomic uint64_t head;  /* released: the producer reads it (acquire) */
+    /* Released by the collector after it wrote an event out; the producer
+     * reads it acquire (the slot is free to overwrite). */
+    _Atomic uint64_t head;
     char pad2[WEIR__CACHELINE];
 } weir__diag_ring;
 
@@ -79,9 +84,15 @@ struct weir__diag {
     pthread_t collector;
     bool collector_started;
     bool job_written;      /* the job event is out (attach_workers, or stop) */
+    /* Set once by the job's thread to end the collector (seq_cst, with a
+     * wake_seq bump and futex wake after it; the collector drains once more
+     * after it saw it). */
     _Atomic int stop;
     /* The collector parks on wake_seq (a futex) when the rings stayed empty;
-     * `parked` tells producers to wake it (diag.c: "the collector"). */
+     * `parked` tells producers to wake it (diag.c: "the collector"). parked:
+     * a seq_cst store by the collector and a seq_cst load by producers, the
+     * Dekker pair with the tails; the exchange that wins the wake-up is
+     * seq_cst too. wake_seq: bumped before each futex wake (futex.h). */
     char pad0[WEIR__CACHELINE];
     _Atomic int parked;
     _Atomic uint32_t wake_seq;

@@ -12,6 +12,9 @@
 
 typedef struct weir__errors {
     pthread_mutex_t lock;
+    /* Set (seq_cst, under the lock) once the first error is in; read
+     * without the lock as a hint (relaxed would do: the code and message
+     * are read under the lock or after the join). */
     _Atomic int failed;
     int code;
     char msg[1024];

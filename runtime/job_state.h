@@ -30,16 +30,27 @@ struct weir_job {
     weir__plan *plan;
     weir__worker *workers;
     int nworkers;
-    _Atomic int remaining;     /* subtasks not finished */
-    _Atomic int stop;          /* finished or failed: workers leave */
+    /* Subtasks not finished: fetch_sub by the worker that finished one; the
+     * one that takes it to 0 stops the job. Relaxed would do for the count
+     * (the join orders what comes after), seq_cst is used. */
+    _Atomic int remaining;
+    /* Finished or failed: workers leave. Set seq_cst before the workers are
+     * woken; their loop reads it relaxed (a stale 0 costs one more round,
+     * and the wake-up that follows the store makes them look again). */
+    _Atomic int stop;
     /* weir_job_cancel was called (any thread, a signal handler): the
-     * workers fail the run with WEIR_ECANCELED at their next look. */
+     * workers fail the run with WEIR_ECANCELED at their next look. Stored
+     * seq_cst before the wake-ups; read relaxed in the loop (a stale 0 costs
+     * one more step) and seq_cst in park()'s last look. */
     _Atomic int cancel;
-    /* how many of workers[] weir_job_cancel may wake: set once their wake
+    /* How many of workers[] weir_job_cancel may wake: stored once their wake
      * words are ready, before any thread starts (the array lives until
-     * weir_job_destroy) */
+     * weir_job_destroy); seq_cst. */
     _Atomic int published;
-    _Atomic int running;       /* workers not parked (virtual clock) */
+    /* Workers not parked (virtual clock). Only RMWs, seq_cst: their single
+     * modification order is what orders each worker's published deadline
+     * (weir__worker.due) before the advance that reads it. */
+    _Atomic int running;
     struct weir__diag *diag;
     /* Steps that found their subtask's output still full and did nothing,
      * summed over the subtasks when the workers have been joined: a blocked

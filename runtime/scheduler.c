@@ -33,7 +33,9 @@ static _Thread_local weir__worker *current_worker;
 /* Unparks w if it is parked, counting it back in as running first. */
 static void unpark(weir__worker *w)
 {
-    if (atomic_load(&w->parked) && atomic_exchange(&w->parked, 0) == 1) {
+    /* An exchange, not a load first: enqueue's look at `parked` must be an
+     * RMW that pairs with park's (scheduler.h, "hand-offs"). */
+    if (atomic_exchange(&w->parked, 0) == 1) {
         atomic_fetch_add(&w->job->running, 1);
         atomic_fetch_add(&w->wake_seq, 1);
         weir__futex_wake(&w->wake_seq);
@@ -70,7 +72,6 @@ static void enqueue(weir__subtask *sub)
         return;
     }
     cds_wfcq_enqueue(&w->inbox_head, &w->inbox_tail, &sub->inbox_node);
-    WEIR__FULL_FENCE();
     unpark(w);
 }
 
@@ -85,18 +86,18 @@ void weir__sched_notify_data(weir__subtask *consumer)
 {
     if (!consumer->worker)
         return; /* not running under the scheduler (planning, tests) */
-    WEIR__FULL_FENCE();
-    if (atomic_load_explicit(&consumer->scheduled, memory_order_relaxed) == 0)
-        weir__sched_wake(consumer);
+    /* Takes the flag whatever it was (1 over 1 changes nothing): an RMW, so
+     * that it pairs with run_one's clearing exchange (scheduler.h). */
+    if (atomic_exchange(&consumer->scheduled, 1) == 0)
+        enqueue(consumer);
 }
 
 void weir__sched_notify_credit(weir__subtask *producer)
 {
     if (!producer->worker)
         return;
-    WEIR__FULL_FENCE();
-    if (atomic_load_explicit(&producer->want_credit, memory_order_relaxed) &&
-        atomic_exchange(&producer->want_credit, 0) == 1)
+    /* An RMW that pairs with run_one's exchange of want_credit. */
+    if (atomic_exchange(&producer->want_credit, 0) == 1)
         weir__sched_wake(producer);
 }
 
@@ -205,10 +206,9 @@ static void run_one(weir__worker *w, weir__subtask *sub)
      * fails), the check below would find no credit on the blocked channel,
      * and the later credit on that channel would find no flag: a lost
      * wake-up that parks the whole job. */
-    atomic_store(&sub->scheduled, 0);
+    (void)atomic_exchange(&sub->scheduled, 0);
     if (sub->out_blocked)
-        atomic_store(&sub->want_credit, 1);
-    WEIR__FULL_FENCE();
+        (void)atomic_exchange(&sub->want_credit, 1);
     if (wants_to_run(sub, now)) {
         int expected = 0;
         if (atomic_compare_exchange_strong(&sub->scheduled, &expected, 1))
@@ -262,7 +262,7 @@ static int64_t earliest_owned(const weir__worker *w)
  * unparks the workers that own a subtask due then.
  *
  * It counts itself in while it reads the deadlines and wakes the owners, and
- * reads them all before the first wake-up (into vt_due). Otherwise a worker
+ * reads them all before the first wake-up. Otherwise a worker
  * it woke could run, park, find itself the last one running and advance the
  * clock a second time while this one is still reading deadlines (a data race
  * with the steps that write them) or is about to run due work of its own at
@@ -274,13 +274,17 @@ static void advance_virtual(weir__worker *self)
     weir_job *job = self->job;
     for (;;) {
         atomic_fetch_add(&job->running, 1);
+        /* Every worker published its earliest deadline before it stopped
+         * counting itself in `running` (park); this worker's RMWs on
+         * `running` come after those in its modification order, so relaxed
+         * loads see them. Other workers' subtasks are never read here. */
         int64_t d = INT64_MAX;
         for (int i = 0; i < job->nworkers; i++) {
-            int64_t e = earliest_owned(&job->workers[i]);
-            job->workers[i].vt_due = e;
+            int64_t e = atomic_load_explicit(&job->workers[i].due, memory_order_relaxed);
             if (e < d)
                 d = e;
         }
+        const int64_t self_due = atomic_load_explicit(&self->due, memory_order_relaxed);
         if (d == INT64_MAX) {
             if (atomic_load(&job->remaining) > 0 && !atomic_load(&job->stop)) {
                 weir__job_fail(job, WEIR_EINTERNAL,
@@ -295,10 +299,11 @@ static void advance_virtual(weir__worker *self)
         if (d > weir__clock_now(&job->clock))
             weir__clock_set(&job->clock, d);
         for (int i = 0; i < job->nworkers; i++) {
-            if (&job->workers[i] != self && job->workers[i].vt_due <= d)
+            if (&job->workers[i] != self &&
+                atomic_load_explicit(&job->workers[i].due, memory_order_relaxed) <= d)
                 unpark(&job->workers[i]);
         }
-        if (self->vt_due <= d) {
+        if (self_due <= d) {
             /* Due itself: stay counted and stop being parked. If a waker
              * took the flag first, it counted this worker in once more. */
             if (atomic_exchange(&self->parked, 0) == 0)
@@ -315,14 +320,20 @@ static void advance_virtual(weir__worker *self)
  * find work after it had stopped counting and run it while another worker,
  * seeing itself as the last one running, moved the virtual clock (and read
  * the deadlines this worker was writing). Work queued after the last look
- * finds `parked` set (the fences pair with enqueue's), and its unpark counts
+ * finds `parked` set (the exchanges pair with enqueue's), and its unpark counts
  * this worker back in before the enqueuer itself can park. */
 static void park(weir__worker *w)
 {
     weir_job *job = w->job;
     uint32_t seq = atomic_load(&w->wake_seq);
-    atomic_store(&w->parked, 1);
-    WEIR__FULL_FENCE();
+    /* What the virtual clock's advance reads instead of this worker's
+     * subtasks (they do not change while it is parked). */
+    const int64_t due = earliest_owned(w);
+    atomic_store_explicit(&w->due, due, memory_order_relaxed);
+    /* An RMW, so that it pairs with unpark's exchange: of the two, the later
+     * one sees what the earlier one's side published (the queued subtask,
+     * or the flag). */
+    (void)atomic_exchange(&w->parked, 1);
     if (!cds_wfcq_empty(&w->inbox_head, &w->inbox_tail) || atomic_load(&job->stop) ||
         atomic_load(&job->cancel)) {
         /* Never stopped counting; if an unpark took the flag first it
@@ -339,10 +350,9 @@ static void park(weir__worker *w)
         if (!atomic_load(&w->parked))
             return; /* advance_virtual unparked us (and counted us in) */
     } else {
-        int64_t d = earliest_owned(w);
-        if (d != INT64_MAX) {
+        if (due != INT64_MAX) {
             int64_t now = weir__clock_now(&job->clock);
-            timeout = d > now ? d - now : 0;
+            timeout = due > now ? due - now : 0;
         }
     }
     weir__futex_wait(&w->wake_seq, seq, timeout);

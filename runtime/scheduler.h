@@ -10,10 +10,17 @@
  * futex and is woken by whoever queues work for it, or by its earliest timer.
  * An idle pipeline therefore uses no CPU.
  *
- * Lost wake-ups are excluded the Dekker way: the notifier publishes (a batch,
- * a credit) and then reads the flag; the subtask clears its flag and then
- * re-reads its inputs, each with a full fence in between, so at least one of
- * them sees the other.
+ * Hand-offs. Lost wake-ups are excluded the Dekker way: the notifier
+ * publishes (a batch, a credit, a queued subtask) and then looks at a flag
+ * (`scheduled`, `want_credit`, `parked`); the other side sets or clears that
+ * flag and then looks at what would have been published. Both looks are
+ * read-modify-writes (exchanges) on the flag itself, not a load after a
+ * fence: RMWs on one location are totally ordered, and the later one reads
+ * from the earlier, so it synchronizes with it and sees what the earlier
+ * side published before. At least one side therefore sees the other, by the
+ * C11 model alone (no fence, no CPU-specific instruction), and
+ * ThreadSanitizer, which models atomics but not fences, sees the same
+ * edges.
  *
  * Virtual clock: time only moves when the whole job is quiescent. `running`
  * counts workers that are not parked; a waker that unparks a worker counts it
@@ -48,10 +55,18 @@ typedef struct weir__worker {
     struct weir__subtask **owned;
     int nowned;
     struct weir__diag_ring *diag;
-    /* The earliest deadline of this worker's subtasks as the virtual clock's
-     * advance last read it (only the advancing worker touches it). */
-    int64_t vt_due;
+    /* The earliest deadline of this worker's subtasks, published by it as it
+     * parks, before it stops counting itself in job->running; the virtual
+     * clock's advance reads it instead of the subtasks. Relaxed: the RMWs on
+     * `running` order it (scheduler.c, advance_virtual). */
+    _Atomic int64_t due;
+    /* 1 while parked or about to. Only ever exchanged (park, unpark): seq_cst
+     * RMWs, the pair of the parked/queued hand-off above (acq_rel would do;
+     * seq_cst is what plain atomic_exchange gives). */
     alignas(WEIR__CACHELINE) _Atomic int parked;
+    /* The futex word: bumped (seq_cst RMW) before every futex wake, read
+     * before publishing `parked`, so a wake-up between the last look and the
+     * wait is not lost (futex.h). */
     _Atomic uint32_t wake_seq;
 } weir__worker;
 

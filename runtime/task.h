@@ -7,7 +7,8 @@
  * contexts and channels. Threads: after the run starts, a subtask and its
  * contexts are touched only by the worker that owns the subtask (the
  * scheduling words `scheduled` and `want_credit` are the exceptions, and are
- * atomic); the job's thread touches them again only after joining workers.
+ * atomic; the virtual clock reads each worker's published deadline, not the
+ * subtasks); the job's thread touches them again only after joining workers.
  */
 #ifndef WEIR_RUNTIME_TASK_H
 #define WEIR_RUNTIME_TASK_H
@@ -186,8 +187,16 @@ typedef enum weir__phase {
 
 typedef struct weir__subtask {
     struct cds_wfcq_node inbox_node;
-    _Atomic int scheduled;   /* 1 while queued or running */
-    _Atomic int want_credit; /* blocked on output: notify me on credit */
+    /* 1 while queued or running. Set by an RMW (a CAS, or notify_data's
+     * exchange) by whoever queues the subtask, cleared by run_one's exchange:
+     * the clearing exchange and notify_data's pair as the batch hand-off of
+     * scheduler.h (acq_rel needed, seq_cst used). A relaxed load is enough
+     * where only a hint is wanted (schedule_due, before its CAS). */
+    _Atomic int scheduled;
+    /* Blocked on output: notify me on credit. run_one's exchange to 1 and
+     * notify_credit's exchange to 0 pair as the credit hand-off (acq_rel
+     * needed, seq_cst used). */
+    _Atomic int want_credit;
     struct weir__subtask *run_next;
     struct weir__worker *worker;
     weir_job *job;

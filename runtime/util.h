@@ -18,18 +18,6 @@
 #define WEIR__MIN(a, b) ((a) < (b) ? (a) : (b))
 #define WEIR__MAX(a, b) ((a) > (b) ? (a) : (b))
 
-/* A full (sequentially consistent) fence, for the Dekker-style hand-offs of
- * the scheduler (publish, fence, look). ThreadSanitizer does not model
- * standalone fences (GCC refuses them under -fsanitize=thread), so there the
- * fence is the CPU instruction itself: the ordering is real, TSan just does
- * not see it; the data hand-offs it guards are annotated separately. */
-#if defined(__SANITIZE_THREAD__) && defined(__x86_64__)
-#define WEIR__FULL_FENCE() __asm__ __volatile__("mfence" ::: "memory")
-#else
-#include <stdatomic.h>
-#define WEIR__FULL_FENCE() atomic_thread_fence(memory_order_seq_cst)
-#endif
-
 /* Aborts the process after printing where a broken internal invariant was
  * found. Only for bugs in weir itself, never for bad input. */
 _Noreturn void weir__abort(const char *file, int line, const char *what);
