@@ -76,6 +76,9 @@ typedef struct weir__wconf {
 static inline size_t weir__window_search(const void *list, size_t n, size_t size, size_t offset,
                                          int64_t q)
 {
+    /* An empty list may be NULL, and NULL + offset is undefined. */
+    if (n == 0)
+        return 0;
     const unsigned char *base = (const unsigned char *)list + offset;
     size_t lo = 0, hi = n;
     while (lo < hi) {
