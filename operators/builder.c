@@ -8,6 +8,14 @@
 #include "weir/error.h"
 #include "weir/job.h"
 
+void *weir__builder_alloc(weir_job *job, size_t size, const char *call)
+{
+    void *p = calloc(1, size);
+    if (!p)
+        weir_job_record_error(job, WEIR_ENOMEM, "%s: out of memory", call);
+    return p;
+}
+
 weir_stream *weir__builder_add(weir_stream *s, const weir__builder_call *call,
                                weir_process_spec spec, const void *arg, size_t size)
 {
@@ -23,11 +31,9 @@ weir_stream *weir__builder_add(weir_stream *s, const weir__builder_call *call,
                               spec.out_size, WEIR_MAX_ELEM_SIZE);
         return NULL;
     }
-    void *copy = malloc(size);
-    if (!copy) {
-        weir_job_record_error(job, WEIR_ENOMEM, "%s: out of memory", call->name);
+    void *copy = weir__builder_alloc(job, size, call->name);
+    if (!copy)
         return NULL;
-    }
     memcpy(copy, arg, size);
     spec.arg = copy;
     spec.arg_free = free;

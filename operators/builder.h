@@ -1,7 +1,8 @@
 /* builder.h — what the builders of the simple built-in operators share (map,
  * flat_map, filter, the callback and print sinks): refusing a missing
  * function or a bad output size with a message that names the call, and
- * handing the operator its own copy of its argument block. Private to
+ * handing the operator its own copy of its argument block; and, for every
+ * built-in builder, allocating with the job's error set on failure. Private to
  * operators/; written against the public headers only.
  */
 #ifndef WEIR_OPERATORS_BUILDER_H
@@ -27,5 +28,9 @@ typedef struct weir__builder_call {
  * naming the call ("weir_stream_map: fn is required"). */
 weir_stream *weir__builder_add(weir_stream *s, const weir__builder_call *call,
                                weir_process_spec spec, const void *arg, size_t size);
+
+/* A zeroed block of `size` bytes, or NULL with the job's error set to
+ * "<call>: out of memory" (WEIR_ENOMEM). */
+void *weir__builder_alloc(weir_job *job, size_t size, const char *call);
 
 #endif

@@ -9,6 +9,7 @@
 #include "weir/job.h"
 #include "weir/operator.h"
 #include "weir/stream.h"
+#include "builder.h"
 
 /* One co-process operator: the operator table the runtime calls, and the
  * user's. Every callback but on_record has the same signature in both, so
@@ -42,11 +43,9 @@ weir_stream *weir_stream_coprocess(weir_stream *a, weir_stream *b, const weir_co
                               spec->vtable->version, WEIR_OPERATOR_VTABLE_V1);
         return NULL;
     }
-    coprocess_impl *c = malloc(sizeof *c);
-    if (!c) {
-        weir_job_record_error(job, WEIR_ENOMEM, "weir_stream_coprocess: out of memory");
+    coprocess_impl *c = weir__builder_alloc(job, sizeof *c, "weir_stream_coprocess");
+    if (!c)
         return NULL;
-    }
     const weir_coprocess_vtable *u = spec->vtable;
     c->user = *u;
     c->op = (weir_operator_vtable){.version = WEIR_OPERATOR_VTABLE_V1,

@@ -15,6 +15,7 @@
 #include "weir/generator.h"
 #include "weir/job.h"
 #include "weir/operator.h"
+#include "builder.h"
 
 #define ZIPF_MAX_KEYS (1 << 20)
 
@@ -385,11 +386,9 @@ weir_stream *weir_source_generator(weir_job *job, const weir_generator_config *c
         weir_job_record_error(job, WEIR_EINVAL, "weir_source_generator: %s", why);
         return NULL;
     }
-    weir_generator_config *copy = malloc(sizeof *copy);
-    if (!copy) {
-        weir_job_record_error(job, WEIR_ENOMEM, "weir_source_generator: out of memory");
+    weir_generator_config *copy = weir__builder_alloc(job, sizeof *copy, "weir_source_generator");
+    if (!copy)
         return NULL;
-    }
     *copy = *cfg;
     copy->name = NULL;
     weir_source_spec spec = {

@@ -9,6 +9,7 @@
 #include "weir/job.h"
 #include "weir/operator.h"
 #include "weir/stream.h"
+#include "builder.h"
 
 typedef struct collect_part {
     unsigned char *data; /* records: [ts 8][elem elem_size] */
@@ -81,11 +82,9 @@ weir_stream *weir_sink_collect(weir_stream *s, weir_collect **out)
         weir_job_record_error(job, WEIR_EINVAL, "weir_sink_collect: out is required");
         return NULL;
     }
-    weir_collect *c = calloc(1, sizeof *c);
-    if (!c) {
-        weir_job_record_error(job, WEIR_ENOMEM, "weir_sink_collect: out of memory");
+    weir_collect *c = weir__builder_alloc(job, sizeof *c, "weir_sink_collect");
+    if (!c)
         return NULL;
-    }
     c->elem_size = weir_stream_elem_size(s);
     c->stride = 8 + c->elem_size;
     weir_process_spec spec = {

@@ -8,6 +8,7 @@
 #include "weir/job.h"
 #include "weir/operator.h"
 #include "weir/stream.h"
+#include "builder.h"
 
 typedef struct array_arg {
     const unsigned char *elems;
@@ -71,11 +72,9 @@ weir_stream *weir_source_array(weir_job *job, const void *elems, size_t count, s
                               "weir_source_array: elems is NULL but count is %zu", count);
         return NULL;
     }
-    array_arg *a = malloc(sizeof *a);
-    if (!a) {
-        weir_job_record_error(job, WEIR_ENOMEM, "weir_source_array: out of memory");
+    array_arg *a = weir__builder_alloc(job, sizeof *a, "weir_source_array");
+    if (!a)
         return NULL;
-    }
     a->elems = elems;
     a->timestamps = timestamps;
     a->count = count;

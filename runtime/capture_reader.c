@@ -144,14 +144,20 @@ static int detect(weir_capture_reader *r)
     return 0;
 }
 
-static int reader_new(const char *name, weir_capture_reader **out)
+/* A reader named `name` with nothing to read yet; on failure the message is in errbuf. */
+static int reader_new(const char *name, weir_capture_reader **out, char *errbuf, size_t errsize)
 {
     weir_capture_reader *r = calloc(1, sizeof *r);
-    if (!r)
-        return WEIR_ENOMEM;
-    r->name = weir__strdup(name);
-    if (!r->name) {
-        free(r);
+    if (r) {
+        r->name = weir__strdup(name);
+        if (!r->name) {
+            free(r);
+            r = NULL;
+        }
+    }
+    if (!r) {
+        if (errbuf && errsize)
+            snprintf(errbuf, errsize, "%s: out of memory", name);
         return WEIR_ENOMEM;
     }
     r->next_line = 1;
@@ -191,11 +197,9 @@ int weir_capture_reader_open(const char *path, weir_capture_reader **out, char *
         return err == ENOENT ? WEIR_ENOENT : WEIR_EIO;
     }
     weir_capture_reader *r;
-    int e = reader_new(path, &r);
+    int e = reader_new(path, &r, errbuf, errsize);
     if (e) {
         fclose(f);
-        if (errbuf && errsize)
-            snprintf(errbuf, errsize, "%s: out of memory", path);
         return e;
     }
     r->f = f;
@@ -212,12 +216,9 @@ int weir_capture_reader_open_file(FILE *f, const char *name, weir_capture_reader
     if (!f || !name)
         return WEIR_EINVAL;
     weir_capture_reader *r;
-    int e = reader_new(name, &r);
-    if (e) {
-        if (errbuf && errsize)
-            snprintf(errbuf, errsize, "%s: out of memory", name);
+    int e = reader_new(name, &r, errbuf, errsize);
+    if (e)
         return e;
-    }
     r->f = f;
     return reader_start(r, out, errbuf, errsize);
 }
@@ -231,12 +232,9 @@ int weir_capture_reader_open_memory(const void *data, size_t size, const char *n
     if ((!data && size) || !name)
         return WEIR_EINVAL;
     weir_capture_reader *r;
-    int e = reader_new(name, &r);
-    if (e) {
-        if (errbuf && errsize)
-            snprintf(errbuf, errsize, "%s: out of memory", name);
+    int e = reader_new(name, &r, errbuf, errsize);
+    if (e)
         return e;
-    }
     r->data = data ? data : (const unsigned char *)"";
     r->len = size;
     r->eof = true;

@@ -867,21 +867,34 @@ int weir__deliver_actions(weir_ctx *head, const weir__wm_actions *a)
 
 /* ---- timers --------------------------------------------------------------- */
 
-static int timer_key_check(weir_ctx *ctx, const char *what)
+/* The key (and its hash) a timer registered or deleted now belongs to: the
+ * current key of a keyed context, none otherwise. */
+typedef struct timer_key {
+    const void *key;
+    uint64_t hash;
+} timer_key;
+
+/* Fills *k; a keyed context without a current key fails the job. */
+static int timer_key_of(weir_ctx *ctx, const char *what, timer_key *k)
 {
-    if (ctx->key_size && !ctx->has_key)
+    k->key = NULL;
+    k->hash = 0;
+    if (!ctx->key_size)
+        return 0;
+    if (!ctx->has_key)
         return weir_ctx_fail(ctx, WEIR_ENOKEY, "%s: no current key (only in on_record / on_timer)",
                              what);
+    k->key = ctx->key_buf + 8;
+    k->hash = weir__ctx_key_hash(ctx);
     return 0;
 }
 
 int weir_timer_register(weir_ctx *ctx, weir_time_domain domain, int64_t ns, int64_t timestamp)
 {
-    int r = timer_key_check(ctx, "weir_timer_register");
+    timer_key k;
+    int r = timer_key_of(ctx, "weir_timer_register", &k);
     if (r)
         return r;
-    const void *key = ctx->key_size ? ctx->key_buf + 8 : NULL;
-    uint64_t h = ctx->key_size ? weir__ctx_key_hash(ctx) : 0;
     if (domain == WEIR_EVENT_TIME) {
         /* At the end of input every timer is due at once: one that its own
          * firing registers again (same key and namespace), firing after
@@ -898,9 +911,9 @@ int weir_timer_register(weir_ctx *ctx, weir_time_domain domain, int64_t ns, int6
                                      "when weir_ctx_watermark() is WEIR_TS_MAX)",
                                      (long long)ns, (long long)timestamp, generation);
         }
-        r = weir__timers_add_generation(&ctx->event_timers, key, h, ns, timestamp, generation);
+        r = weir__timers_add_generation(&ctx->event_timers, k.key, k.hash, ns, timestamp, generation);
     } else {
-        r = weir__timers_add(&ctx->proc_timers, key, h, ns, timestamp);
+        r = weir__timers_add(&ctx->proc_timers, k.key, k.hash, ns, timestamp);
         if (r == 0 && ctx->sub && timestamp < ctx->sub->deadline)
             ctx->sub->deadline = timestamp;
     }
@@ -911,14 +924,12 @@ int weir_timer_register(weir_ctx *ctx, weir_time_domain domain, int64_t ns, int6
 
 int weir_timer_delete(weir_ctx *ctx, weir_time_domain domain, int64_t ns, int64_t timestamp)
 {
-    int r = timer_key_check(ctx, "weir_timer_delete");
-    if (r)
-        return r;
-    const void *key = ctx->key_size ? ctx->key_buf + 8 : NULL;
-    uint64_t h = ctx->key_size ? weir__ctx_key_hash(ctx) : 0;
-    weir__timers_delete(domain == WEIR_EVENT_TIME ? &ctx->event_timers : &ctx->proc_timers, key, h,
-                        ns, timestamp);
-    return 0;
+    timer_key k;
+    int r = timer_key_of(ctx, "weir_timer_delete", &k);
+    if (r == 0)
+        weir__timers_delete(domain == WEIR_EVENT_TIME ? &ctx->event_timers : &ctx->proc_timers,
+                            k.key, k.hash, ns, timestamp);
+    return r;
 }
 
 /* ---- queries -------------------------------------------------------------- */

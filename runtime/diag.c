@@ -170,7 +170,7 @@ static weir__diag_rec *begin(weir_ctx *ctx, weir_diag_kind kind)
     r->firing = 0;
     r->t = weir__clock_now(ctx->clock);
     r->wm = ctx->wm;
-    r->a = r->b = r->c = r->d = 0;
+    r->start = r->end = r->count = r->slide = 0;
     r->fill = 0;
     r->key[0] = '\0';
     return r;
@@ -238,7 +238,7 @@ void weir__diag_record_event(weir_ctx *ctx, int64_t ts)
     weir__diag_rec *r = begin(ctx, WEIR_DIAG_KIND_RECORD);
     if (!r)
         return;
-    r->c = ts;
+    r->ts = ts;
     commit(ctx);
 }
 
@@ -259,10 +259,10 @@ void weir__diag_window_fire(weir_ctx *ctx, int64_t start, int64_t end, int firin
     if (!r)
         return;
     set_key(ctx, r);
-    r->a = start;
-    r->b = end;
+    r->start = start;
+    r->end = end;
     r->firing = firing;
-    r->c = count;
+    r->count = count;
     commit(ctx);
 }
 
@@ -273,10 +273,10 @@ void weir__diag_late(weir_ctx *ctx, int64_t ts, int64_t start, int64_t end, int6
     if (!r)
         return;
     set_key(ctx, r);
-    r->a = start;
-    r->b = end;
-    r->c = ts;
-    r->d = every;
+    r->start = start;
+    r->end = end;
+    r->ts = ts;
+    r->slide = every;
     r->flag = dropped;
     commit(ctx);
 }
@@ -287,9 +287,9 @@ void weir__diag_merge(weir_ctx *ctx, int64_t start, int64_t end, int64_t merged)
     if (!r)
         return;
     set_key(ctx, r);
-    r->a = start;
-    r->b = end;
-    r->c = merged;
+    r->start = start;
+    r->end = end;
+    r->merged = merged;
     commit(ctx);
 }
 
@@ -299,8 +299,8 @@ void weir__diag_cleanup(weir_ctx *ctx, int64_t start, int64_t end)
     if (!r)
         return;
     set_key(ctx, r);
-    r->a = start;
-    r->b = end;
+    r->start = start;
+    r->end = end;
     commit(ctx);
 }
 
@@ -356,10 +356,10 @@ void weir__diag_sample(weir__subtask *sub, int64_t now, bool final)
             weir__diag_rec *r = begin(ctx, WEIR_DIAG_KIND_THROUGHPUT);
             if (r) {
                 r->t = now;
-                r->a = din;
-                r->b = dout;
-                r->c = interval;
-                r->d = ctx->diag_max_ts;
+                r->in = din;
+                r->out = dout;
+                r->interval_ms = interval;
+                r->max_ts = ctx->diag_max_ts;
                 commit(ctx);
             }
             ctx->last_counters[0] = in;
@@ -373,8 +373,8 @@ void weir__diag_sample(weir__subtask *sub, int64_t now, bool final)
             weir__diag_rec *r = begin(ctx, WEIR_DIAG_KIND_BACKPRESSURE);
             if (r) {
                 r->t = now;
-                r->a = blocked_ms;
-                r->c = interval;
+                r->blocked_ms = blocked_ms;
+                r->interval_ms = interval;
                 r->fill = fullest_output(ctx);
                 commit(ctx);
             }

@@ -105,7 +105,7 @@ static void kv_held_by(msgpack_packer *pk, int held_by)
 
 /* The windows a late element missed: n windows, the latest [a, b) of the
  * record and each earlier one `slide` before the next. The operator reports
- * the element's latest window and, for a sliding window, its slide (r->d):
+ * the element's latest window and, for a sliding window, its slide (r->slide):
  * the element was in every window of that slide that still contains its
  * timestamp, and since the latest of them is past its cleanup, so are all
  * (the same allowed lateness, earlier ends). Listed windows stop at MIN. An element in no window (the
@@ -119,8 +119,8 @@ typedef struct late_windows {
 
 static late_windows late_windows_of(const weir__diag_rec *r)
 {
-    late_windows lw = {.n = 0, .slide = r->d};
-    int64_t a = r->a, b = r->b, ts = r->c;
+    late_windows lw = {.n = 0, .slide = r->slide};
+    int64_t a = r->start, b = r->end, ts = r->ts;
     if (a == WEIR_TS_MIN && b == WEIR_TS_MIN)
         return lw;
     if (lw.slide <= 0 || a > ts || b <= a) {
@@ -165,26 +165,26 @@ void weir__diag_pack_rec(struct weir__diag *d, const weir__diag_rec *r)
         break;
     case WEIR_DIAG_KIND_THROUGHPUT:
         head(d, r, 8);
-        kv_int(pk, "interval_ms", r->c);
-        kv_int(pk, "in", r->a);
-        kv_int(pk, "out", r->b);
-        kv_ts(pk, "max_ts", r->d);
+        kv_int(pk, "interval_ms", r->interval_ms);
+        kv_int(pk, "in", r->in);
+        kv_int(pk, "out", r->out);
+        kv_ts(pk, "max_ts", r->max_ts);
         break;
     case WEIR_DIAG_KIND_WINDOW_FIRE:
         head(d, r, 11);
         kv_str(pk, "key", r->key);
-        kv_ts(pk, "start", r->a);
-        kv_ts(pk, "end", r->b);
+        kv_ts(pk, "start", r->start);
+        kv_ts(pk, "end", r->end);
         kv_bool(pk, "on_time", r->firing == 0);
         kv_int(pk, "firing", r->firing);
-        kv_int(pk, "count", r->c);
+        kv_int(pk, "count", r->count);
         kv_ts(pk, "watermark", r->wm);
         break;
     case WEIR_DIAG_KIND_LATE: {
         late_windows lw = late_windows_of(r);
         head(d, r, 11);
         kv_str(pk, "key", r->key);
-        kv_ts(pk, "timestamp", r->c);
+        kv_ts(pk, "timestamp", r->ts);
         pk_str(pk, "windows");
         uint64_t listed = lw.n <= WEIR_CAPTURE_LATE_WINDOWS ? lw.n : 2;
         msgpack_pack_array(pk, (size_t)listed);
@@ -192,38 +192,38 @@ void weir__diag_pack_rec(struct weir__diag *d, const weir__diag_rec *r)
             /* earliest first; past the limit, the earliest and the latest */
             uint64_t back = lw.n - 1 - (listed == lw.n ? k : k * (lw.n - 1));
             msgpack_pack_array(pk, 2);
-            pk_ts(pk, r->a - (int64_t)back * lw.slide);
-            pk_ts(pk, r->b - (int64_t)back * lw.slide);
+            pk_ts(pk, r->start - (int64_t)back * lw.slide);
+            pk_ts(pk, r->end - (int64_t)back * lw.slide);
         }
         kv_int(pk, "missed", (int64_t)lw.n);
         kv_ts(pk, "watermark", r->wm);
-        kv_int(pk, "lateness", saturating_sub(r->wm, r->c));
+        kv_int(pk, "lateness", saturating_sub(r->wm, r->ts));
         kv_str(pk, "action", r->flag ? "dropped" : "side_output");
         break;
     }
     case WEIR_DIAG_KIND_MERGE:
         head(d, r, 8);
         kv_str(pk, "key", r->key);
-        kv_ts(pk, "start", r->a);
-        kv_ts(pk, "end", r->b);
-        kv_int(pk, "merged", r->c);
+        kv_ts(pk, "start", r->start);
+        kv_ts(pk, "end", r->end);
+        kv_int(pk, "merged", r->merged);
         break;
     case WEIR_DIAG_KIND_CLEANUP:
         head(d, r, 7);
         kv_str(pk, "key", r->key);
-        kv_ts(pk, "start", r->a);
-        kv_ts(pk, "end", r->b);
+        kv_ts(pk, "start", r->start);
+        kv_ts(pk, "end", r->end);
         break;
     case WEIR_DIAG_KIND_BACKPRESSURE:
         head(d, r, 7);
-        kv_int(pk, "interval_ms", r->c);
-        kv_int(pk, "blocked_ms", r->a);
+        kv_int(pk, "interval_ms", r->interval_ms);
+        kv_int(pk, "blocked_ms", r->blocked_ms);
         pk_str(pk, "fill");
         msgpack_pack_double(pk, r->fill);
         break;
     case WEIR_DIAG_KIND_RECORD:
         head(d, r, 5);
-        kv_ts(pk, "timestamp", r->c);
+        kv_ts(pk, "timestamp", r->ts);
         break;
     default:
         head(d, r, 4);
@@ -257,44 +257,44 @@ void weir__diag_rec_event(const struct weir__diag *d, const weir__diag_rec *r, w
         ev->held_by = r->held_by;
         break;
     case WEIR_DIAG_KIND_THROUGHPUT:
-        ev->records_in = r->a;
-        ev->records_out = r->b;
-        ev->timestamp = r->d;
+        ev->records_in = r->in;
+        ev->records_out = r->out;
+        ev->timestamp = r->max_ts;
         break;
     case WEIR_DIAG_KIND_WINDOW_FIRE:
         ev->key = r->key;
-        ev->window_start = r->a;
-        ev->window_end = r->b;
+        ev->window_start = r->start;
+        ev->window_end = r->end;
         ev->firing = r->firing;
-        ev->count = r->c;
+        ev->count = r->count;
         ev->watermark = r->wm;
         break;
     case WEIR_DIAG_KIND_LATE:
         ev->key = r->key;
-        ev->window_start = r->a;
-        ev->window_end = r->b;
-        ev->timestamp = r->c;
+        ev->window_start = r->start;
+        ev->window_end = r->end;
+        ev->timestamp = r->ts;
         ev->watermark = r->wm;
         ev->dropped = r->flag;
         ev->count = (int64_t)late_windows_of(r).n;
         break;
     case WEIR_DIAG_KIND_MERGE:
         ev->key = r->key;
-        ev->window_start = r->a;
-        ev->window_end = r->b;
-        ev->count = r->c;
+        ev->window_start = r->start;
+        ev->window_end = r->end;
+        ev->count = r->merged;
         break;
     case WEIR_DIAG_KIND_CLEANUP:
         ev->key = r->key;
-        ev->window_start = r->a;
-        ev->window_end = r->b;
+        ev->window_start = r->start;
+        ev->window_end = r->end;
         break;
     case WEIR_DIAG_KIND_BACKPRESSURE:
-        ev->blocked_ms = r->a;
+        ev->blocked_ms = r->blocked_ms;
         ev->fill = r->fill;
         break;
     case WEIR_DIAG_KIND_RECORD:
-        ev->timestamp = r->c;
+        ev->timestamp = r->ts;
         break;
     default:
         break;

@@ -30,7 +30,27 @@ typedef struct weir__diag_rec {
     int32_t firing;
     int64_t t;
     int64_t wm;
-    int64_t a, b, c, d; /* kind-specific, see diag_events.c */
+    /* Four kind-specific slots, each named for what it holds in each kind
+     * (see diag.c's recorders and diag_events.c's readers). */
+    union {
+        int64_t start;      /* window fire, late, merge, cleanup: the window's start */
+        int64_t in;         /* throughput: records in since the last sample */
+        int64_t blocked_ms; /* backpressure: time blocked since the last sample */
+    };
+    union {
+        int64_t end; /* window fire, late, merge, cleanup: the window's end */
+        int64_t out; /* throughput: records out since the last sample */
+    };
+    union {
+        int64_t count;       /* window fire: elements in the pane */
+        int64_t ts;          /* late, record: the element's timestamp */
+        int64_t merged;      /* merge: windows merged */
+        int64_t interval_ms; /* throughput, backpressure: the sample's interval */
+    };
+    union {
+        int64_t slide;  /* late: for a sliding window, its slide */
+        int64_t max_ts; /* throughput: the largest timestamp seen */
+    };
     double fill;
     char key[WEIR__DIAG_KEY];
 } weir__diag_rec;

@@ -65,6 +65,20 @@ static uint64_t key_for(weir_ctx *ctx, int64_t ns)
     return weir__hash_mix(weir__ctx_key_hash(ctx), ns, 0);
 }
 
+/* The list of (current key, ns) in `st` at entry *idx, made empty if new
+ * (*created says so); out of memory fails the ctx and returns NULL (the code
+ * is WEIR_ENOMEM). */
+static weir__list_value *list_entry(weir_ctx *ctx, weir__state *st, int64_t ns, uint32_t *idx,
+                                    bool *created)
+{
+    *idx = weir__keymap_insert(&st->map, key_for(ctx, ns), ctx->key_buf, created);
+    if (*idx == WEIR__KEYMAP_NONE) {
+        weir_ctx_fail(ctx, WEIR_ENOMEM, "keyed state: out of memory");
+        return NULL;
+    }
+    return weir__keymap_value(&st->map, *idx);
+}
+
 void *weir_state_value(weir_ctx *ctx, int id, int64_t ns, bool create)
 {
     weir__state *st = get_state(ctx, id, WEIR_STATE_VALUE, "weir_state_value");
@@ -93,12 +107,11 @@ int weir_state_list_add(weir_ctx *ctx, int id, int64_t ns, const void *elem)
     weir__state *st = get_state(ctx, id, WEIR_STATE_LIST, "weir_state_list_add");
     if (!st)
         return ctx->state_error;
-    uint64_t h = key_for(ctx, ns);
+    uint32_t idx;
     bool created;
-    uint32_t idx = weir__keymap_insert(&st->map, h, ctx->key_buf, &created);
-    if (idx == WEIR__KEYMAP_NONE)
-        return weir_ctx_fail(ctx, WEIR_ENOMEM, "keyed state: out of memory");
-    weir__list_value *l = weir__keymap_value(&st->map, idx);
+    weir__list_value *l = list_entry(ctx, st, ns, &idx, &created);
+    if (!l)
+        return WEIR_ENOMEM;
     if (l->len == l->cap) {
         uint32_t cap = l->cap ? l->cap * 2 : 4;
         unsigned char *d = realloc(l->data, (size_t)cap * st->size);
@@ -149,12 +162,11 @@ int weir_state_list_set(weir_ctx *ctx, int id, int64_t ns, const void *elems, si
     if (count > UINT32_MAX / 2)
         return weir_ctx_fail(ctx, WEIR_EINVAL, "weir_state_list_set: %zu elements is too many",
                              count);
-    uint64_t h = key_for(ctx, ns);
+    uint32_t idx;
     bool created;
-    uint32_t idx = weir__keymap_insert(&st->map, h, ctx->key_buf, &created);
-    if (idx == WEIR__KEYMAP_NONE)
-        return weir_ctx_fail(ctx, WEIR_ENOMEM, "keyed state: out of memory");
-    weir__list_value *l = weir__keymap_value(&st->map, idx);
+    weir__list_value *l = list_entry(ctx, st, ns, &idx, &created);
+    if (!l)
+        return WEIR_ENOMEM;
     if (l->cap < count) {
         /* A fresh buffer, not realloc: `elems` may live in the old one. A
          * new list gets just what it holds (lists that are rewritten, like a

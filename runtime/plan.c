@@ -59,7 +59,7 @@ void weir__plan_free(weir__plan *plan)
             }
         }
         free(sub->ctxs);
-        for (int i = 0; i < 2; i++) {
+        for (int i = 0; i < WEIR__MAX_INPUTS; i++) {
             free(sub->in[i].ch);
             free(sub->in[i].vch);
         }

@@ -225,7 +225,7 @@ static int consume_inputs(weir__subtask *sub)
     bool progress = true;
     while (budget > 0 && progress && !sub->out_blocked) {
         progress = false;
-        for (int n = 0; n < 2 && budget > 0; n++) {
+        for (int n = 0; n < WEIR__MAX_INPUTS && budget > 0; n++) {
             int input = (sub->rr_input + n) % (sub->ninputs > 0 ? sub->ninputs : 1);
             weir__input *in = &sub->in[input];
             for (int k = 0; k < in->nch && budget > 0 && !sub->out_blocked; k++) {

@@ -124,7 +124,7 @@ struct weir_ctx {
     int nside;
 
     /* keyed */
-    const weir__key *in_key[2];
+    const weir__key *in_key[WEIR__MAX_INPUTS];
     size_t key_size;
     unsigned char *key_buf;  /* [ns 8][current key]; the key at key_buf + 8 */
     uint64_t key_hash;      /* valid when key_hashed */
@@ -207,7 +207,7 @@ typedef struct weir__subtask {
     int nctx;
 
     int ninputs;
-    weir__input in[2];
+    weir__input in[WEIR__MAX_INPUTS];
     weir__combiner comb;
     /* Round-robin cursors, only ever incremented: unsigned so that a long run
      * wraps them instead of overflowing (and indexing with a negative). */

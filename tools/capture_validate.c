@@ -470,11 +470,19 @@ static int get_op(cap_check *c, const json_t *ev, const char *what, cap_op **op,
     return 0;
 }
 
-/* A valve event's input and channel: *input is -1 for an output event. */
-static int get_valve(cap_check *c, const json_t *ev, const char *what, const cap_op *op,
-                     int *input, int *channel)
+/* Where a valve event happened: the operator and subtask, and the input and
+ * channel (-1 for an output event). */
+typedef struct valve_at {
+    cap_op *op;
+    int subtask, input, channel;
+} valve_at;
+
+static int get_valve(cap_check *c, const json_t *ev, const char *what, valve_at *at)
 {
-    *input = *channel = -1;
+    at->input = at->channel = -1;
+    if (get_op(c, ev, what, &at->op, &at->subtask))
+        return -1;
+    const cap_op *op = at->op;
     if (!json_object_get(ev, "input") && !json_object_get(ev, "channel"))
         return 0;
     int64_t in = 0, ch = 0;
@@ -489,8 +497,8 @@ static int get_valve(cap_check *c, const json_t *ev, const char *what, const cap
     if (ch >= nch)
         return bad(c, "%s: channel %" PRId64 " of input %" PRId64 " of \"%s\", which has %d", what,
                    ch, in, op->name, nch);
-    *input = (int)in;
-    *channel = (int)ch;
+    at->input = (int)in;
+    at->channel = (int)ch;
     return 0;
 }
 
@@ -514,12 +522,12 @@ static int check_held_by(cap_check *c, const json_t *ev, const char *what, const
 
 static int check_watermark(cap_check *c, const json_t *ev, const char *what)
 {
-    cap_op *op;
-    int s, input, ch;
+    valve_at at;
     int64_t wm;
-    if (get_op(c, ev, what, &op, &s) || get_valve(c, ev, what, op, &input, &ch) ||
-        get_ts(c, ev, what, "watermark", &wm))
+    if (get_valve(c, ev, what, &at) || get_ts(c, ev, what, "watermark", &wm))
         return -1;
+    cap_op *op = at.op;
+    int s = at.subtask, input = at.input, ch = at.channel;
     int64_t *last;
     char where[96];
     if (input >= 0) {
@@ -542,15 +550,13 @@ static int check_watermark(cap_check *c, const json_t *ev, const char *what)
 
 static int check_status(cap_check *c, const json_t *ev, const char *what)
 {
-    cap_op *op;
-    int s, input, ch;
+    valve_at at;
     bool idle;
-    if (get_op(c, ev, what, &op, &s) || get_valve(c, ev, what, op, &input, &ch) ||
-        get_bool(c, ev, what, "idle", &idle))
+    if (get_valve(c, ev, what, &at) || get_bool(c, ev, what, "idle", &idle))
         return -1;
     /* version 2: the channel holding the valve's minimum after the change */
-    if (input >= 0 && c->version >= 2)
-        return check_held_by(c, ev, what, op, input);
+    if (at.input >= 0 && c->version >= 2)
+        return check_held_by(c, ev, what, at.op, at.input);
     return 0;
 }
 
