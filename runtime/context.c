@@ -94,7 +94,7 @@ int weir__ctx_init(weir_ctx *ctx, weir_job *job, weir__subtask *sub, const weir_
     ctx->in_key[0] = node->in_key[0];
     ctx->in_key[1] = node->in_key[1];
     ctx->key_size = node->in_key[0] ? node->in_key[0]->spec.key_size : 0;
-    ctx->key_buf = calloc(1, 8 + ctx->key_size + 8);
+    ctx->key_buf = calloc(1, sizeof *ctx->key_buf + ctx->key_size + 8);
     ctx->timer_key = calloc(1, ctx->key_size + 8);
     if (!ctx->key_buf || !ctx->timer_key)
         return WEIR_ENOMEM;
@@ -569,7 +569,7 @@ int weir__ctx_record(weir_ctx *ctx, int input, const void *elem, int64_t ts)
         weir__diag_record(ctx, ts);
     const weir__key *k = ctx->in_key[input];
     if (k) {
-        k->spec.extract(elem, ctx->key_buf + 8, k->spec.arg);
+        k->spec.extract(elem, ctx->key_buf->key, k->spec.arg);
         ctx->key_hashed = false;
         ctx->has_key = true;
     }
@@ -678,7 +678,7 @@ int weir_emit_active(weir_ctx *ctx)
 static void set_timer_key(weir_ctx *ctx, uint64_t key_hash)
 {
     if (ctx->key_size) {
-        memcpy(ctx->key_buf + 8, ctx->timer_key, ctx->key_size);
+        memcpy(ctx->key_buf->key, ctx->timer_key, ctx->key_size);
         ctx->key_hash = key_hash;
         ctx->key_hashed = true;
         ctx->has_key = true;
@@ -740,7 +740,7 @@ static int fire(weir_ctx *ctx, weir__timers *t, weir_time_domain domain, int64_t
         weir_timer timer = {.domain = domain,
                             .timestamp = ts,
                             .ns = ns,
-                            .key = ctx->key_size ? ctx->key_buf + 8 : NULL};
+                            .key = ctx->key_size ? ctx->key_buf->key : NULL};
         /* SEMANTICS.md 6: what an event-time timer emits carries its
          * timestamp; a processing-time timer's output carries none. */
         ctx->handling_ts = domain == WEIR_EVENT_TIME ? ts : WEIR_NO_TIMESTAMP;
@@ -884,7 +884,7 @@ static int timer_key_of(weir_ctx *ctx, const char *what, timer_key *k)
     if (!ctx->has_key)
         return weir_ctx_fail(ctx, WEIR_ENOKEY, "%s: no current key (only in on_record / on_timer)",
                              what);
-    k->key = ctx->key_buf + 8;
+    k->key = ctx->key_buf->key;
     k->hash = weir__ctx_key_hash(ctx);
     return 0;
 }
@@ -1018,7 +1018,7 @@ void weir_source_wait_until(weir_ctx *ctx, int64_t t)
 
 const void *weir_ctx_key(const weir_ctx *ctx)
 {
-    return ctx->key_size && ctx->has_key ? ctx->key_buf + 8 : NULL;
+    return ctx->key_size && ctx->has_key ? ctx->key_buf->key : NULL;
 }
 
 size_t weir_ctx_key_size(const weir_ctx *ctx)

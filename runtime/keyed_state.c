@@ -1,10 +1,11 @@
 /* keyed_state.c — values and lists per (key, namespace) for keyed operators
  * (weir/state.h), each state one keymap in the subtask's own memory.
  *
- * The current key sits in ctx->key_buf after an 8-byte namespace slot, with
- * its hash computed once per record (or timer). A lookup writes the
- * namespace into that slot and mixes it into the key hash, so finding the
- * state of (key, ns) costs one table probe and no rehash of the key bytes.
+ * The current key sits in ctx->key_buf (weir__key_buf, task.h) after its
+ * namespace slot, with its hash computed once per record (or timer). A
+ * lookup writes the namespace into that slot and mixes it into the key
+ * hash, so finding the state of (key, ns) costs one table probe and no
+ * rehash of the key bytes.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -61,7 +62,7 @@ static weir__state *get_state(weir_ctx *ctx, int id, weir_state_kind kind, const
 
 static uint64_t key_for(weir_ctx *ctx, int64_t ns)
 {
-    memcpy(ctx->key_buf, &ns, 8);
+    ctx->key_buf->ns = ns;
     return weir__hash_mix(weir__ctx_key_hash(ctx), ns, 0);
 }
 

@@ -93,6 +93,16 @@ typedef struct weir__state {
     weir__keymap map; /* key: [ns 8][key]; value: the value or a weir__list_value */
 } weir__state;
 
+/* A keyed context's current key with the namespace slot in front of it:
+ * the bytes one keyed-state lookup hashes and compares as one key
+ * (keyed_state.c writes `ns`, the key extractor writes `key`). */
+typedef struct weir__key_buf {
+    int64_t ns;          /* the namespace of the lookup in progress */
+    unsigned char key[]; /* the current key, key_size bytes */
+} weir__key_buf;
+_Static_assert(offsetof(weir__key_buf, key) == sizeof(int64_t),
+               "the key follows the namespace with no padding: keymaps compare both as bytes");
+
 struct weir_ctx {
     /* First: the inline weir_emit of weir/operator.h reads it. When `next`
      * is set, the main output is chained-only and the cursor, not
@@ -126,7 +136,7 @@ struct weir_ctx {
     /* keyed */
     const weir__key *in_key[WEIR__MAX_INPUTS];
     size_t key_size;
-    unsigned char *key_buf;  /* [ns 8][current key]; the key at key_buf + 8 */
+    weir__key_buf *key_buf; /* the current key (and a lookup's namespace) */
     uint64_t key_hash;      /* valid when key_hashed */
     bool key_hashed;        /* hashed lazily: only state and timers need it */
     bool has_key;
@@ -283,7 +293,7 @@ int weir__ctx_flush_control(weir_ctx *ctx, weir__ctrl ctrl, int64_t value);
 static inline uint64_t weir__ctx_key_hash(weir_ctx *ctx)
 {
     if (!ctx->key_hashed) {
-        ctx->key_hash = weir__hash_bytes(ctx->key_buf + 8, ctx->key_size);
+        ctx->key_hash = weir__hash_bytes(ctx->key_buf->key, ctx->key_size);
         ctx->key_hashed = true;
     }
     return ctx->key_hash;
