@@ -137,7 +137,33 @@ static const weir__wconf *conf(weir_ctx *ctx)
     return weir_ctx_impl(ctx);
 }
 
+static void free_op(weir__wop *op)
+{
+    if (!op)
+        return;
+    free(op->acc);
+    free(op->acc2);
+    free(op->entry);
+    free(op->buf.p);
+    free(op->cat.p);
+    free(op);
+}
+
+static int open_op(weir_ctx *ctx);
+
+/* close() is called only after an open() that succeeded: a failed one
+ * frees what it made itself. */
 static int win_open(weir_ctx *ctx)
+{
+    int r = open_op(ctx);
+    if (r) {
+        free_op(weir_ctx_state(ctx));
+        weir_ctx_set_state(ctx, NULL);
+    }
+    return r;
+}
+
+static int open_op(weir_ctx *ctx)
 {
     const weir__wconf *c = conf(ctx);
     if (weir_ctx_key_size(ctx) == 0)
@@ -187,15 +213,7 @@ static int win_open(weir_ctx *ctx)
 
 static void win_close(weir_ctx *ctx)
 {
-    weir__wop *op = weir_ctx_state(ctx);
-    if (!op)
-        return;
-    free(op->acc);
-    free(op->acc2);
-    free(op->entry);
-    free(op->buf.p);
-    free(op->cat.p);
-    free(op);
+    free_op(weir_ctx_state(ctx));
 }
 
 static int win_record(weir_ctx *ctx, int input, const void *elem, int64_t ts)

@@ -74,10 +74,13 @@ struct weir_capture_reader {
     weir__buf json;
 };
 
+/* "NAME: WHAT: reason"; the C library's ENOMEM (fopen allocates) is said as
+ * every other allocation failure is, "out of memory". */
 static void set_msg(char *buf, size_t size, const char *name, const char *what, int err)
 {
     if (buf && size)
-        snprintf(buf, size, "%s: %s: %s", name, what, strerror(err));
+        snprintf(buf, size, "%s: %s: %s", name, what,
+                 err == ENOMEM ? "out of memory" : strerror(err));
 }
 
 /* Reads more input into the window. 0, or a negative code after setting the
@@ -194,7 +197,7 @@ int weir_capture_reader_open(const char *path, weir_capture_reader **out, char *
     if (!f) {
         int err = errno;
         set_msg(errbuf, errsize, path, "cannot open", err);
-        return err == ENOENT ? WEIR_ENOENT : WEIR_EIO;
+        return err == ENOENT ? WEIR_ENOENT : err == ENOMEM ? WEIR_ENOMEM : WEIR_EIO;
     }
     weir_capture_reader *r;
     int e = reader_new(path, &r, errbuf, errsize);

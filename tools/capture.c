@@ -24,6 +24,8 @@
 #include "message.h"
 
 #include <errno.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -134,6 +136,63 @@ static const char summary_help[] =
 
 /* ---- reading -------------------------------------------------------------- */
 
+/* jansson's lexer does not survive a failed allocation: a string token
+ * whose buffer could not grow loses bytes, and then an assertion fails or
+ * a block is freed twice (jansson 2.14). So jansson never sees one: an
+ * allocation the C library refuses is served from a reserve instead, and
+ * recorded, and the tool then fails with "out of memory" at that event.
+ * Blocks from the reserve are never freed one by one; the reserve is
+ * emptied when the next read starts (cap_json_watch), after the failed
+ * one's values were all released. A single event that needs more than the
+ * reserve while memory is out still gets NULL. */
+#define JSON_RESERVE (256 * 1024)
+static _Alignas(max_align_t) unsigned char json_reserve[JSON_RESERVE];
+static size_t json_reserve_used;
+static bool json_oom;
+
+static bool in_reserve(const void *p)
+{
+    uintptr_t a = (uintptr_t)p, lo = (uintptr_t)json_reserve;
+    return a >= lo && a < lo + JSON_RESERVE;
+}
+
+static void *json_alloc(size_t n)
+{
+    void *p = malloc(n);
+    if (p)
+        return p;
+    json_oom = true;
+    size_t a = _Alignof(max_align_t);
+    size_t need = (n + a - 1) / a * a;
+    if (need > JSON_RESERVE - json_reserve_used)
+        return NULL;
+    p = json_reserve + json_reserve_used;
+    json_reserve_used += need;
+    return p;
+}
+
+static void json_free(void *p)
+{
+    if (!in_reserve(p))
+        free(p);
+}
+
+void cap_json_watch(void)
+{
+    static bool installed;
+    if (!installed) {
+        json_set_alloc_funcs(json_alloc, json_free);
+        installed = true;
+    }
+    json_oom = false;
+    json_reserve_used = 0;
+}
+
+bool cap_json_failed(void)
+{
+    return json_oom;
+}
+
 static int open_reader(const char *path, weir_capture_reader **r, char *err, size_t errsize)
 {
     if (strcmp(path, "-") == 0)
@@ -156,6 +215,7 @@ int cap_read(const char *path, cap_check *c, cap_visit_fn visit, void *arg, char
         return -1;
     int result = -1;
     char msg[1024];
+    cap_json_watch();
     c->msgpack = weir_capture_reader_format(r) == WEIR_CAPTURE_MSGPACK;
     for (;;) {
         const char *line;
@@ -176,7 +236,9 @@ int cap_read(const char *path, cap_check *c, cap_visit_fn visit, void *arg, char
         if (!ev) {
             char where[1024];
             weir_capture_reader_where(r, where, sizeof where);
-            if (weir_capture_reader_cut(r))
+            if (cap_json_failed())
+                snprintf(err, errsize, "%s: out of memory", where);
+            else if (weir_capture_reader_cut(r))
                 snprintf(err, errsize,
                          "%s: the capture was cut short in the middle of its last line (the "
                          "writing process stopped)", where);
@@ -184,6 +246,12 @@ int cap_read(const char *path, cap_check *c, cap_visit_fn visit, void *arg, char
                 snprintf(err, errsize, "%s:%d: not JSON: %s", where, je.column, je.text);
             else
                 snprintf(err, errsize, "%s: not JSON at column %d: %s", where, je.column, je.text);
+            goto out;
+        }
+        if (cap_json_failed()) {
+            /* parsed, but with the reserve: memory ran out */
+            json_decref(ev);
+            where_msg(r, "out of memory", err, errsize);
             goto out;
         }
         int bad = cap_check_event(c, ev);
@@ -227,15 +295,46 @@ static void not_msgpack(weir_capture_reader *r)
         weir_tool_error("%s: is not a msgpack capture (it does not start with a msgpack map)", name);
 }
 
-/* The `kind` of an event's JSON text, into buf ("" if it has none). */
+/* The `kind` of an event's JSON text, into buf ("" if it has none): the
+ * value of its top-level "kind" member, a string without escapes. Scanned,
+ * not parsed: the text is the reader's printing of an msgpack map, valid
+ * JSON, and a scan allocates nothing, where jansson, out of memory, may
+ * say the text is not JSON (and the capture would be called cut short). */
 static void kind_of(const char *json, size_t len, char *buf, size_t size)
 {
     buf[0] = '\0';
-    json_t *ev = json_loadb(json, len, 0, NULL);
-    json_t *k = json_object_get(ev, "kind");
-    if (json_is_string(k))
-        snprintf(buf, size, "%s", json_string_value(k));
-    json_decref(ev);
+    int depth = 0;
+    char prev = 0; /* the last '{', ',' or ':' of the top-level object */
+    for (size_t i = 0; i < len; i++) {
+        char c = json[i];
+        if (c == '"') {
+            size_t start = ++i;
+            while (i < len && json[i] != '"')
+                i += json[i] == '\\' ? 2 : 1;
+            if (i >= len)
+                return;
+            bool key = depth == 1 && (prev == '{' || prev == ',');
+            if (key && i - start == 4 && memcmp(json + start, "kind", 4) == 0) {
+                size_t v = i + 2, end = v;
+                if (v > len || json[i + 1] != ':' || json[v] != '"')
+                    return;
+                for (end = v + 1; end < len && json[end] != '"' && json[end] != '\\'; end++)
+                    ;
+                if (end < len && json[end] == '"')
+                    snprintf(buf, size, "%.*s", (int)(end - v - 1), json + v + 1);
+                return;
+            }
+            if (depth == 1)
+                prev = '"';
+        } else if (c == '{' || c == '[') {
+            if (++depth == 1)
+                prev = c;
+        } else if (c == '}' || c == ']') {
+            depth--;
+        } else if (depth == 1 && (c == ',' || c == ':')) {
+            prev = c;
+        }
+    }
 }
 
 /* ---- convert's output ----------------------------------------------------- */
@@ -269,13 +368,13 @@ static int output_open(output *o, const char *out, const char *in)
         return -1;
     }
     if (exists && S_ISDIR(st.st_mode)) {
-        weir_tool_error("%s: cannot write: %s", out, strerror(EISDIR));
+        weir_tool_error("%s: cannot write: %s", out, weir_tool_strerror(EISDIR));
         return -1;
     }
     if (exists && !S_ISREG(st.st_mode)) {
         o->f = fopen(out, "wb");
         if (!o->f) {
-            weir_tool_error("%s: cannot open: %s", out, strerror(errno));
+            weir_tool_error("%s: cannot open: %s", out, weir_tool_strerror(errno));
             return -1;
         }
         return 0;
@@ -289,7 +388,7 @@ static int output_open(output *o, const char *out, const char *in)
         if (!o->path) {
             o->f = fopen(out, "wb");
             if (!o->f) {
-                weir_tool_error("%s: cannot open: %s", out, strerror(errno));
+                weir_tool_error("%s: cannot open: %s", out, weir_tool_strerror(errno));
                 return -1;
             }
             return 0;
@@ -308,7 +407,7 @@ static int output_open(output *o, const char *out, const char *in)
     int fd = mkstemp(o->tmp);
     if (fd < 0) {
         weir_tool_error("%s: cannot create a temporary file beside it: %s", out,
-                strerror(errno));
+                weir_tool_strerror(errno));
         free(o->tmp);
         o->tmp = NULL;
         return -1;
@@ -329,7 +428,7 @@ static int output_open(output *o, const char *out, const char *in)
         if (same)
             weir_tool_error("%s: the temporary file is the input", o->tmp);
         else
-            weir_tool_error("%s: cannot create: %s", o->tmp, strerror(errno));
+            weir_tool_error("%s: cannot create: %s", o->tmp, weir_tool_strerror(errno));
         close(fd);
         if (!same)
             unlink(o->tmp);
@@ -352,18 +451,18 @@ static bool output_close(output *o, bool ok)
         errno = 0;
         if (ok && (fflush(o->f) != 0 || ferror(o->f))) {
             weir_tool_error("%s: cannot write: %s", output_file(o),
-                    strerror(errno ? errno : EIO));
+                    weir_tool_strerror(errno ? errno : EIO));
             ok = false;
         }
         if (fclose(o->f) != 0 && ok) {
-            weir_tool_error("%s: cannot write: %s", output_file(o), strerror(errno));
+            weir_tool_error("%s: cannot write: %s", output_file(o), weir_tool_strerror(errno));
             ok = false;
         }
         o->f = NULL;
     }
     if (o->tmp) {
         if (ok && rename(o->tmp, o->path) != 0) {
-            weir_tool_error("%s: cannot rename to %s: %s", o->tmp, o->path, strerror(errno));
+            weir_tool_error("%s: cannot rename to %s: %s", o->tmp, o->path, weir_tool_strerror(errno));
             ok = false;
         }
         if (!ok)
@@ -389,7 +488,7 @@ static int convert_chrome_trace(const char *in, const char *out)
     if (!ok)
         weir_tool_error("%s", err);
     else if (ferror(o.f)) {
-        weir_tool_error("%s: cannot write: %s", output_file(&o), strerror(errno ? errno : EIO));
+        weir_tool_error("%s: cannot write: %s", output_file(&o), weir_tool_strerror(errno ? errno : EIO));
         ok = false;
     }
     if (!output_close(&o, ok))
@@ -445,7 +544,7 @@ static int convert(const char *in, const char *out, bool partial)
         if (e == WEIR_CAPTURE_END)
             break;
         if (fwrite(line, 1, len, o.f) != len || fputc('\n', o.f) == EOF) {
-            weir_tool_error("%s: cannot write: %s", output_file(&o), strerror(errno));
+            weir_tool_error("%s: cannot write: %s", output_file(&o), weir_tool_strerror(errno));
             ok = false;
             break;
         }

@@ -103,6 +103,18 @@ typedef int (*cap_visit_fn)(void *arg, const cap_check *c, json_t *ev, char *msg
 int cap_read(const char *path, cap_check *c, cap_visit_fn visit, void *arg, char *err,
              size_t errsize);
 
+/* jansson's allocations, watched (capture.c): jansson does not always say
+ * it ran out of memory (a failed allocation while parsing may come out as
+ * a syntax error, or corrupt its lexer; json_object() returns NULL, and
+ * setting a member of NULL is ignored), so the tool puts its own allocator
+ * under jansson's, which records a failure (and serves it from a reserve).
+ * cap_json_watch() installs it (once) and clears the record;
+ * cap_json_failed() says whether any jansson allocation failed since.
+ * cap_read calls cap_json_watch when it starts, and fails with "out of
+ * memory" at an event whose parse met a failure. */
+void cap_json_watch(void);
+bool cap_json_failed(void);
+
 /* capture_chrome_trace.c: the capture at `in` as a Trace Event Format JSON
  * document, written to `out` while it is read and checked. 0 when the whole
  * valid capture was written (write errors are the caller's to see with

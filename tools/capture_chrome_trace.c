@@ -327,6 +327,11 @@ int cap_chrome_trace(const char *in, FILE *out, char *err, size_t errsize)
         json_dumpf(other, out, JSON_COMPACT);
         json_decref(other);
         fputs("}\n", out);
+        /* an event jansson could not build is missing from the trace */
+        if (cap_json_failed()) {
+            snprintf(err, errsize, "%s: out of memory", in);
+            r = -1;
+        }
     }
     free_trace(&tr);
     cap_check_free(&c);

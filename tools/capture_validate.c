@@ -300,8 +300,13 @@ static int check_operator(cap_check *c, const json_t *o, int i)
         return bad(c, "%s: a second operator called \"%s\" (names are unique)", what, name);
     op->name = strdup(name);
     op->kind = strdup(kind);
-    if (!op->name || !op->kind)
+    if (!op->name || !op->kind) {
+        /* not counted in nops yet: cap_check_free would not see them */
+        free(op->name);
+        free(op->kind);
+        op->name = op->kind = NULL;
         return bad(c, "out of memory");
+    }
     op->parallelism = (int)p;
     op->task = (int)task;
     op->accounting = (cap_accounting)acct;

@@ -277,7 +277,7 @@ static int make_one(const char *path, const char *dir)
                 path);
         return 1;
     }
-    weir_tool_error("weir demo: cannot create %s: %s: %s", dir, path, strerror(err));
+    weir_tool_error("weir demo: cannot create %s: %s: %s", dir, path, weir_tool_strerror(err));
     return 1;
 }
 

@@ -8,6 +8,7 @@
  */
 #include "message.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -138,4 +139,9 @@ void weir_tool_error(const char *fmt, ...)
     va_start(ap, fmt);
     weir_tool_errorv(NULL, fmt, ap);
     va_end(ap);
+}
+
+const char *weir_tool_strerror(int err)
+{
+    return err == ENOMEM ? "out of memory" : strerror(err);
 }

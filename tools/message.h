@@ -25,4 +25,9 @@ void weir_tool_errorv(const char *prefix, const char *fmt, va_list ap) WEIR_PRIN
  * unchanged, so file names in any language stay readable. */
 void weir_tool_escape(FILE *out, const char *s, size_t n);
 
+/* strerror(err) for a message, but ENOMEM (the C library's calls that
+ * allocate: fopen, fdopen, realpath) is "out of memory", as every other
+ * allocation failure of the command line says it. */
+const char *weir_tool_strerror(int err);
+
 #endif

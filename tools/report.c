@@ -87,7 +87,7 @@ int weir_report_write(const char *path, const char *const *names, const char *co
     snprintf(tmp, sizeof tmp, "%s.partial", path);
     FILE *out = fopen(tmp, "wb");
     if (!out) {
-        weir_tool_error("weir: cannot create %s: %s", tmp, strerror(errno));
+        weir_tool_error("weir: cannot create %s: %s", tmp, weir_tool_strerror(errno));
         return 1;
     }
     int bad = fwrite(html, 1, head, out) != head || fputc('[', out) == EOF;
@@ -95,7 +95,7 @@ int weir_report_write(const char *path, const char *const *names, const char *co
         size_t len;
         char *text = read_file(files[i], &len);
         if (!text) {
-            weir_tool_error("weir: cannot read %s: %s", files[i], strerror(errno));
+            weir_tool_error("weir: cannot read %s: %s", files[i], weir_tool_strerror(errno));
             bad = 1;
             break;
         }
@@ -113,7 +113,7 @@ int weir_report_write(const char *path, const char *const *names, const char *co
         bad = 1;
     if (bad || rename(tmp, path) != 0) {
         if (!bad)
-            weir_tool_error("weir: cannot rename %s: %s", tmp, strerror(errno));
+            weir_tool_error("weir: cannot rename %s: %s", tmp, weir_tool_strerror(errno));
         else
             weir_tool_error("weir: writing %s failed", tmp);
         remove(tmp);

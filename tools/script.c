@@ -357,7 +357,7 @@ static int read_line(script *s, bool *eof, size_t *length)
     *eof = false;
     if (c == EOF) {
         if (ferror(in)) {
-            errorf(s->file, 0, "read error: %s", strerror(errno));
+            errorf(s->file, 0, "read error: %s", weir_tool_strerror(errno));
             return 1;
         }
         *eof = true;
@@ -374,7 +374,7 @@ static int read_line(script *s, bool *eof, size_t *length)
         s->buf[len++] = (char)c;
     }
     if (c == EOF && ferror(in)) {
-        errorf(s->file, 0, "read error: %s", strerror(errno));
+        errorf(s->file, 0, "read error: %s", weir_tool_strerror(errno));
         return 1;
     }
     s->buf[len] = '\0';
@@ -465,7 +465,7 @@ int weir_script_run(FILE *in, const char *name)
         r = pass(s);
         if (r == 0) {
             if (fseeko(in, start, SEEK_SET) != 0) {
-                errorf(name, 0, "cannot read it again: %s", strerror(errno));
+                errorf(name, 0, "cannot read it again: %s", weir_tool_strerror(errno));
                 r = 1;
             }
             memset(s, 0, sizeof *s);
@@ -480,7 +480,7 @@ int weir_script_run(FILE *in, const char *name)
     weir_harness_destroy(s->h);
     free(s);
     if (fflush(stdout) != 0 && r == 0) {
-        errorf(name, 0, "cannot write the output: %s", strerror(errno));
+        errorf(name, 0, "cannot write the output: %s", weir_tool_strerror(errno));
         r = 1;
     }
     return r;
@@ -504,7 +504,10 @@ int weir_script_main(int argc, char **argv)
         return weir_script_run(stdin, "<stdin>");
     FILE *in = fopen(argv[1], "r");
     if (!in) {
-        weir_tool_error("%s: cannot open: %s", argv[1], strerror(errno));
+        /* fopen allocates: without memory it fails with ENOMEM, which is
+         * said as every other allocation failure is */
+        weir_tool_error("%s: cannot open: %s", argv[1],
+                        weir_tool_strerror(errno));
         return 1;
     }
     int r = weir_script_run(in, argv[1]);

@@ -59,7 +59,7 @@ static int close_stdout(const char *who, int status)
     }
     if (!bad)
         return status;
-    fprintf(stderr, "%s: cannot write to standard output: %s\n", who, strerror(err ? err : EIO));
+    fprintf(stderr, "%s: cannot write to standard output: %s\n", who, weir_tool_strerror(err ? err : EIO));
     return status ? status : 1;
 }
 

@@ -6,9 +6,8 @@
  * memory and callback sinks; a failed allocation there (the packer's buffer
  * that cannot grow, msgpack-c's zone) used to be taken for an event that
  * does not decode, a broken invariant, and abort the process. Here the test
- * binary puts its own malloc, calloc and realloc in front of the C library's
- * (glibc lets a program interpose them, and weir, msgpack-c and jansson all
- * allocate through them) and makes exactly the N-th allocation after the
+ * binary puts its own allocator in front of the C library's
+ * (support/alloc_fail.h) and makes exactly the N-th allocation after the
  * job is built fail, for every N until a run makes fewer than N: every run
  * must then return 0 or fail with a message that says "out of memory", and
  * a capture it claims (renamed into place) must be whole: valid, with the
@@ -20,59 +19,18 @@
  * within seconds; it is bounded by MAX_N and the test's timeout.
  */
 #include <criterion/criterion.h>
-#include <stdatomic.h>
 
 #include "runtime/test_diag_support.h"
+#include "support/alloc_fail.h"
 
 #define MAX_N 20000
-
-#if WEIR_TEST_SANITIZED
-#error "test_diag_oom interposes malloc: it is not built under a sanitizer"
-#endif
-
-void *__libc_malloc(size_t n);
-void *__libc_calloc(size_t n, size_t size);
-void *__libc_realloc(void *p, size_t n);
-
-/* 0: allocations succeed; k > 0: the k-th from now fails (then 0 again). */
-static _Atomic long fail_in;
-static _Atomic long allocations; /* counted while armed */
-
-static bool should_fail(void)
-{
-    if (atomic_load_explicit(&fail_in, memory_order_relaxed) == 0)
-        return false;
-    atomic_fetch_add(&allocations, 1);
-    long k = atomic_fetch_sub(&fail_in, 1);
-    if (k == 1) {
-        errno = ENOMEM; /* as the C library's would */
-        return true;
-    }
-    if (k <= 0)
-        atomic_store(&fail_in, 0); /* raced past the failure: disarm */
-    return false;
-}
-
-void *malloc(size_t n)
-{
-    return should_fail() ? NULL : __libc_malloc(n);
-}
-
-void *calloc(size_t n, size_t size)
-{
-    return should_fail() ? NULL : __libc_calloc(n, size);
-}
-
-void *realloc(void *p, size_t n)
-{
-    return should_fail() ? NULL : __libc_realloc(p, n);
-}
 
 /* A small keyed window job (the window operator of test_diag_support.h,
  * which reports every window event kind) with a JSONL capture, an msgpack
  * one and the memory sink: every sink's path. 0 or the run's error code;
  * the message in why. */
-static int run_once(const char *dir, long n, weir_diag_memory *mem, char *why, size_t size)
+static int run_once(const char *dir, long n, weir_diag_memory *mem, long *made, char *why,
+                    size_t size)
 {
     weir_job_config cfg = {.workers = 1,
                            .clock = WEIR_CLOCK_VIRTUAL,
@@ -91,10 +49,9 @@ static int run_once(const char *dir, long n, weir_diag_memory *mem, char *why, s
     s = weir_stream_assign_timestamps(s, &ts);
     weir_stream *win = td_window(weir_stream_key_by(s, td_gen_keys()), "window", 1);
     cr_assert_not_null(weir_sink_discard(win), "%s", weir_job_error(job));
-    atomic_store(&allocations, 0);
-    atomic_store(&fail_in, n);
+    af_arm(n);
     int r = weir_job_run(job);
-    atomic_store(&fail_in, 0);
+    *made = af_disarm();
     snprintf(why, size, "%s", weir_job_error(job));
     weir_job_destroy(job);
     return r;
@@ -110,8 +67,8 @@ Test(diag_oom, a_failed_allocation_is_an_error_never_an_abort, .timeout = 240)
         cr_assert_eq(weir_diag_memory_create(&mem), 0);
         remove(td_path(dir, "c.jsonl"));
         char why[1024];
-        int r = run_once(dir, n, mem, why, sizeof why);
-        long made = atomic_load(&allocations);
+        long made;
+        int r = run_once(dir, n, mem, &made, why, sizeof why);
         weir_diag_memory_destroy(mem);
         if (r != 0) {
             failed++;
