@@ -41,6 +41,10 @@ static inline weir__output *next_output(weir_ctx *ctx, const weir__output *o)
 
 /* ---- failures ------------------------------------------------------------- */
 
+/* The format attribute makes the compiler check fmt at weir_ctx_fail's callers
+ * (a literal there) instead of warning here that fmt is not one. */
+static int vfail(weir_ctx *ctx, int err, const char *fmt, va_list ap) WEIR_PRINTF(3, 0);
+
 static int vfail(weir_ctx *ctx, int err, const char *fmt, va_list ap)
 {
     char what[768];

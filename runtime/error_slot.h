@@ -24,6 +24,8 @@ void weir__errors_init(weir__errors *e);
 void weir__errors_destroy(weir__errors *e);
 /* Records err with the formatted message if it is the first; returns err. */
 int weir__errors_set(weir__errors *e, int err, const char *fmt, ...) WEIR_PRINTF(3, 4);
-int weir__errors_setv(weir__errors *e, int err, const char *fmt, va_list ap);
+/* The same with a va_list; the attribute moves the format check to the
+ * callers of the variadic wrappers (weir__errors_set, weir_ctx_fail). */
+int weir__errors_setv(weir__errors *e, int err, const char *fmt, va_list ap) WEIR_PRINTF(3, 0);
 
 #endif

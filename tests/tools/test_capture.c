@@ -30,6 +30,10 @@ static void cli_free(cli *c)
     free(c->err);
 }
 
+/* format(printf, 3, 0): fmt is checked at run()'s and run_to()'s callers. */
+static cli vrun(const char *dir, const char *stdout_to, const char *fmt, va_list ap)
+    __attribute__((format(printf, 3, 0)));
+
 static cli vrun(const char *dir, const char *stdout_to, const char *fmt, va_list ap)
 {
     cr_assert(td_exists(WEIR), "%s is missing: build the weir-cli target", WEIR);
