@@ -281,4 +281,22 @@ int bench_job_time(weir_job *job, bench_result *out, char *err, size_t errsize);
 int bench_verify(const bench_acc *acc, int n, int64_t records, bench_shape shape, bool check_sum,
                  char *err, size_t errsize);
 
+/* ---- the soak (soak.c) ------------------------------------------------------ */
+
+/* `weir-bench --soak MINUTES` / `--soak-seconds N`: one windowed, keyed,
+ * repartitioned pipeline with diagnostics, paced for `seconds`, checked
+ * (count, checksum, diagnostic events) and RSS-sampled (bench/README.md). */
+typedef struct bench_soak_params {
+    int64_t seconds;
+    int parallelism; /* the generator's partitions and every operator's */
+    int workers;     /* 0: the engine default */
+    int batch;       /* 0: the engine default */
+    double rate;     /* records/s over all partitions */
+    bool quiet;      /* no progress lines on stderr */
+} bench_soak_params;
+
+/* Runs the soak; returns the exit status (0 ok, 1 a check failed or RSS
+ * grew past the bound, 2 a bad setting). */
+int bench_soak(const bench_soak_params *sp);
+
 #endif

@@ -28,7 +28,8 @@
 #define MAX_SELECT 64
 
 typedef struct options {
-    bool quick, json, quiet, check, list, plist_given;
+    bool quick, json, quiet, check, list, plist_given, rate_given;
+    int64_t soak_seconds; /* --soak / --soak-seconds; 0: the scenarios */
     int plist[MAX_PARALLELISM_LIST];
     int np;
     int workers;     /* -1: each scenario's default */
@@ -82,6 +83,11 @@ static void usage(FILE *out)
             "  --check              exit 1 if a target is missed\n"
             "  --list               list the scenarios and exit\n"
             "  --quiet              no progress on stderr\n"
+            "  --soak MINUTES       instead of the scenarios: one windowed, keyed pipeline\n"
+            "                       with diagnostics for MINUTES, paced at --rate (default\n"
+            "                       1000000 records/s) at the first --parallelism (default 2);\n"
+            "                       checks count and checksum, and that RSS stays flat\n"
+            "  --soak-seconds N     the same for N seconds\n"
             "  --help               this text\n"
             "\n"
             "Exit status: 0, or 1 if a run failed (an engine error, lost or corrupted\n"
@@ -142,7 +148,7 @@ static int parse_select(options *o, char *arg)
 static int parse_options(int argc, char **argv, options *o)
 {
     enum { O_QUICK = 256, O_SCENARIO, O_PAR, O_WORKERS, O_RECORDS, O_REPS, O_RATE, O_BATCH,
-           O_JSON, O_SVG, O_CHECK, O_LIST, O_QUIET, O_HELP };
+           O_JSON, O_SVG, O_CHECK, O_LIST, O_QUIET, O_SOAK, O_SOAK_SECONDS, O_HELP };
     static const struct option longopts[] = {
         {"quick", no_argument, NULL, O_QUICK},
         {"scenario", required_argument, NULL, O_SCENARIO},
@@ -157,6 +163,8 @@ static int parse_options(int argc, char **argv, options *o)
         {"check", no_argument, NULL, O_CHECK},
         {"list", no_argument, NULL, O_LIST},
         {"quiet", no_argument, NULL, O_QUIET},
+        {"soak", required_argument, NULL, O_SOAK},
+        {"soak-seconds", required_argument, NULL, O_SOAK_SECONDS},
         {"help", no_argument, NULL, O_HELP},
         {NULL, 0, NULL, 0},
     };
@@ -192,6 +200,7 @@ static int parse_options(int argc, char **argv, options *o)
             if (parse_int64(optarg, 1, INT64_C(1) << 32, &v) < 0)
                 goto bad;
             o->rate = (double)v;
+            o->rate_given = true;
             break;
         case O_BATCH:
             if (parse_int64(optarg, 1, 65536, &v) < 0)
@@ -203,6 +212,13 @@ static int parse_options(int argc, char **argv, options *o)
         case O_CHECK: o->check = true; break;
         case O_LIST: o->list = true; break;
         case O_QUIET: o->quiet = true; break;
+        case O_SOAK:
+        case O_SOAK_SECONDS:
+            /* At most a day: the generator's idle spans cover 16 minutes. */
+            if (parse_int64(optarg, 1, c == O_SOAK ? 24 * 60 : 24 * 3600, &v) < 0)
+                goto bad;
+            o->soak_seconds = c == O_SOAK ? v * 60 : v;
+            break;
         case 'h':
         case O_HELP: usage(stdout); exit(0);
         default: goto usage;
@@ -457,6 +473,17 @@ int main(int argc, char **argv)
     if (o.list) {
         list_scenarios(stdout);
         return 0;
+    }
+    if (o.soak_seconds > 0) {
+        bench_soak_params sp = {
+            .seconds = o.soak_seconds,
+            .parallelism = o.plist_given ? o.plist[0] : 2,
+            .workers = o.workers > 0 ? o.workers : 0,
+            .batch = o.batch,
+            .rate = o.rate_given ? o.rate : 1000000,
+            .quiet = o.quiet,
+        };
+        return bench_soak(&sp);
     }
     bool sel[MAX_SCENARIOS];
     if (select_scenarios(&o, sel) < 0)
