@@ -1,0 +1,112 @@
+/* sql_ast.h — what the SQL parser (sql_parser.c) makes of a statement: the
+ * statement's parts as spans of its text.
+ *
+ * Expressions are not parsed here: weir's one expression language
+ * (weir/expr.h) compiles them when the planner (sql_plan.c) knows the schema
+ * they read, so the C Table API and SQL share every rule of typing and
+ * evaluation. The parser only finds where each expression starts and ends
+ * (it knows the clause words that end one), and keeps that span with its
+ * line and column, so that an error inside an expression is reported at its
+ * place in the file. Everything is allocated in the statement's arena and
+ * freed with it. */
+#ifndef WEIR_SQL_AST_H
+#define WEIR_SQL_AST_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* A span of the statements' text. len 0: absent. */
+typedef struct sql_span {
+    uint32_t start, len;
+    uint32_t line, col;
+} sql_span;
+
+typedef enum sql_window_kind {
+    SQL_WINDOW_NONE = 0,
+    SQL_WINDOW_TUMBLE,   /* size */
+    SQL_WINDOW_HOP,      /* slide, size (TVF and group window alike) */
+    SQL_WINDOW_CUMULATE, /* step, size (TVF only) */
+    SQL_WINDOW_SESSION   /* gap */
+} sql_window_kind;
+
+/* A window: a group window in GROUP BY (TUMBLE(ts, INTERVAL '1' MINUTE)) or
+ * a window table-valued function in FROM (TABLE(TUMBLE(TABLE t,
+ * DESCRIPTOR(ts), INTERVAL '1' MINUTE))). */
+typedef struct sql_window {
+    sql_window_kind kind;
+    sql_span at;       /* the function's name */
+    sql_span time_col; /* the time attribute */
+    sql_span args[2];  /* the interval expressions, in the call's order */
+    int nargs;
+} sql_window;
+
+/* A select item: an expression and its AS name (len 0: none). */
+typedef struct sql_item {
+    sql_span expr;
+    sql_span alias;
+} sql_item;
+
+typedef enum sql_from_kind {
+    SQL_FROM_NAME = 1, /* a table or a view */
+    SQL_FROM_QUERY,    /* (SELECT ...) */
+    SQL_FROM_WINDOW    /* TABLE(TUMBLE(TABLE name, ...)) */
+} sql_from_kind;
+
+typedef struct sql_query sql_query;
+struct sql_query {
+    sql_span at; /* the SELECT word */
+    bool distinct;
+    bool star; /* SELECT * */
+    sql_item *items;
+    int nitems;
+    sql_from_kind from_kind;
+    sql_span from_name;   /* NAME, and the table of a window TVF */
+    sql_query *from_query; /* QUERY */
+    sql_window from_window;
+    sql_span where;
+    sql_span *group; /* GROUP BY expressions other than a group window */
+    int ngroup;
+    sql_window group_window;
+    sql_span having;
+    sql_query *union_all; /* the next query of a UNION ALL, or NULL */
+};
+
+typedef struct sql_column_def {
+    sql_span name;
+    sql_span type; /* "VARCHAR(20) NOT NULL": weir_type_parse reads it */
+} sql_column_def;
+
+typedef struct sql_option {
+    char *key, *value; /* unquoted */
+    sql_span at;
+} sql_option;
+
+typedef enum sql_stmt_kind {
+    SQL_STMT_CREATE_TABLE = 1,
+    SQL_STMT_CREATE_VIEW,
+    SQL_STMT_SELECT,
+    SQL_STMT_EXPLAIN,
+    SQL_STMT_SET
+} sql_stmt_kind;
+
+typedef struct sql_stmt {
+    sql_stmt_kind kind;
+    sql_span at; /* the statement's first word */
+    sql_span name; /* CREATE TABLE / VIEW */
+    /* CREATE TABLE */
+    sql_column_def *cols;
+    int ncols;
+    sql_span wm_col, wm_expr; /* WATERMARK FOR col AS expr (wm_col.len 0: none) */
+    sql_span *pk;             /* PRIMARY KEY (cols) NOT ENFORCED */
+    int npk;
+    sql_option *opts; /* WITH (...) */
+    int nopts;
+    /* CREATE VIEW, SELECT, EXPLAIN */
+    bool temporary;
+    sql_query *query;
+    bool changelog_mode; /* EXPLAIN CHANGELOG_MODE */
+    /* SET */
+    char *set_key, *set_value;
+} sql_stmt;
+
+#endif

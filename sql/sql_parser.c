@@ -1,0 +1,663 @@
+/* sql_parser.c — recursive descent over the tokens (sql_parser.h).
+ *
+ * The grammar, keywords in capitals (any case in the text):
+ *
+ *   script    := [stmt] {';' [stmt]}
+ *   stmt      := CREATE TABLE name '(' element {',' element} ')' [WITH options]
+ *              | CREATE [TEMPORARY] VIEW name AS query
+ *              | SET key '=' value                     (key, value: 'quoted' or words)
+ *              | EXPLAIN [CHANGELOG_MODE] query
+ *              | query
+ *   element   := name type [NOT NULL]
+ *              | WATERMARK FOR name AS expr
+ *              | PRIMARY KEY '(' name {',' name} ')' NOT ENFORCED
+ *   options   := '(' 'key' '=' 'value' {',' 'key' '=' 'value'} ')'
+ *   query     := body {UNION ALL body}
+ *   body      := SELECT [DISTINCT | ALL] ('*' | item {',' item})
+ *                FROM source [WHERE expr] [GROUP BY group {',' group}] [HAVING expr]
+ *              | '(' query ')'
+ *   item      := expr [AS name]
+ *   source    := name [[AS] alias] | '(' query ')' [[AS] alias]
+ *              | TABLE '(' window_fn '(' TABLE name ',' DESCRIPTOR '(' name ')' {',' expr} ')' ')'
+ *   group     := TUMBLE|HOP|SESSION '(' name {',' expr} ')' | expr
+ *
+ * An expr is every token up to a comma, a closing parenthesis, a ';' or a
+ * clause word (FROM, WHERE, GROUP, HAVING, UNION, AS, ORDER, LIMIT) outside
+ * parentheses: its span goes to the planner, which compiles it.
+ */
+#include "sql_parser.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- the arena: every node of a script, freed at once ---------------------- */
+
+struct sql_arena {
+    struct sql_arena *next;
+    size_t used, size;
+    _Alignas(16) unsigned char data[];
+};
+
+static void *arena_alloc(sql_arena **a, size_t n)
+{
+    n = (n + 15) & ~(size_t)15;
+    if (!*a || (*a)->used + n > (*a)->size) {
+        size_t size = n > 16384 ? n : 16384;
+        sql_arena *b = malloc(sizeof *b + size);
+        if (!b)
+            return NULL;
+        b->next = *a;
+        b->used = 0;
+        b->size = size;
+        *a = b;
+    }
+    void *p = (*a)->data + (*a)->used;
+    (*a)->used += n;
+    memset(p, 0, n);
+    return p;
+}
+
+/* ---- the parser's state and its errors -------------------------------------- */
+
+typedef struct parser {
+    const char *text;
+    sql_tokens toks;
+    size_t i; /* the current token */
+    sql_script *s; /* what is being made: its arena holds every node */
+    char *err;
+    size_t errsize;
+    int failed; /* 0, -1 (an error, in err) or -2 (out of memory) */
+} parser;
+
+static const sql_tok *cur(const parser *p)
+{
+    return &p->toks.v[p->i];
+}
+
+static const sql_tok *peek(const parser *p, size_t k)
+{
+    size_t j = p->i + k;
+    return &p->toks.v[j < p->toks.n ? j : p->toks.n];
+}
+
+static void fail_at(parser *p, const sql_tok *t, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void fail_at(parser *p, const sql_tok *t, const char *fmt, ...)
+{
+    if (p->failed)
+        return;
+    p->failed = -1;
+    int n = snprintf(p->err, p->errsize, "line %u, column %u: ", t->line, t->col);
+    if (n < 0 || (size_t)n >= p->errsize)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(p->err + n, p->errsize - (size_t)n, fmt, ap);
+    va_end(ap);
+}
+
+/* "found 'FORM'" / "found the end of the statements". */
+static void found(const parser *p, const sql_tok *t, char *buf, size_t size)
+{
+    if (t->kind == SQL_TOK_END)
+        snprintf(buf, size, "the end of the statements");
+    else
+        snprintf(buf, size, "'%.*s'", t->len > 40 ? 40 : (int)t->len, p->text + t->start);
+}
+
+static void expected(parser *p, const char *what)
+{
+    char f[64];
+    found(p, cur(p), f, sizeof f);
+    fail_at(p, cur(p), "expected %s, found %s", what, f);
+}
+
+static void *alloc(parser *p, size_t n)
+{
+    void *v = arena_alloc(&p->s->arena, n);
+    if (!v && !p->failed) {
+        p->failed = -2;
+        snprintf(p->err, p->errsize, "out of memory");
+    }
+    return v;
+}
+
+/* Grows an array of the arena by one element (the old block is left in the
+ * arena: statements are small). */
+static void *grow(parser *p, void *v, int n, size_t elem)
+{
+    void *nv = alloc(p, (size_t)(n + 1) * elem);
+    if (nv && n > 0)
+        memcpy(nv, v, (size_t)n * elem);
+    return nv;
+}
+
+static sql_span span_of(const sql_tok *t)
+{
+    return (sql_span){.start = t->start, .len = t->len, .line = t->line, .col = t->col};
+}
+
+static bool is_word(const parser *p, const char *kw)
+{
+    return sql_tok_is(p->text, cur(p), kw);
+}
+
+static bool is_sym(const parser *p, const char *s)
+{
+    return sql_tok_sym(p->text, cur(p), s);
+}
+
+static bool accept_word(parser *p, const char *kw)
+{
+    if (!is_word(p, kw))
+        return false;
+    p->i++;
+    return true;
+}
+
+static bool accept_sym(parser *p, const char *s)
+{
+    if (!is_sym(p, s))
+        return false;
+    p->i++;
+    return true;
+}
+
+static bool expect_word(parser *p, const char *kw)
+{
+    if (accept_word(p, kw))
+        return true;
+    expected(p, kw);
+    return false;
+}
+
+static bool expect_sym(parser *p, const char *s)
+{
+    if (accept_sym(p, s))
+        return true;
+    char what[16];
+    snprintf(what, sizeof what, "'%s'", s);
+    expected(p, what);
+    return false;
+}
+
+/* Words that end an expression or a name where they stand: clause words. */
+static const char *const clause_words[] = {"FROM",  "WHERE", "GROUP",  "HAVING", "UNION",
+                                           "AS",    "ORDER", "LIMIT",  "SELECT", "WINDOW",
+                                           "WITH",  "ON",    "JOIN",   NULL};
+
+static bool is_clause_word(const parser *p, const sql_tok *t)
+{
+    for (int k = 0; clause_words[k]; k++)
+        if (sql_tok_is(p->text, t, clause_words[k]))
+            return true;
+    return false;
+}
+
+/* A name: a word that is not a clause word, or a `quoted` name. */
+static bool name(parser *p, sql_span *out, const char *what)
+{
+    const sql_tok *t = cur(p);
+    if (t->kind == SQL_TOK_QUOTED || (t->kind == SQL_TOK_WORD && !is_clause_word(p, t))) {
+        *out = span_of(t);
+        p->i++;
+        return true;
+    }
+    expected(p, what);
+    return false;
+}
+
+/* An expression's span: tokens up to a top-level comma, ')', ';' or clause
+ * word. `what` names it for the error when it is empty. */
+static bool expr(parser *p, sql_span *out, const char *what)
+{
+    const sql_tok *first = cur(p);
+    int depth = 0;
+    size_t last = p->i;
+    for (;;) {
+        const sql_tok *t = cur(p);
+        if (t->kind == SQL_TOK_END)
+            break;
+        if (depth == 0 && (sql_tok_sym(p->text, t, ",") || sql_tok_sym(p->text, t, ")") ||
+                           sql_tok_sym(p->text, t, ";") || is_clause_word(p, t)))
+            break;
+        if (sql_tok_sym(p->text, t, "("))
+            depth++;
+        else if (sql_tok_sym(p->text, t, ")"))
+            depth--;
+        last = p->i;
+        p->i++;
+    }
+    if (cur(p) == first) {
+        expected(p, what);
+        return false;
+    }
+    if (depth > 0) {
+        fail_at(p, first, "%s: a '(' is not closed", what);
+        return false;
+    }
+    const sql_tok *l = &p->toks.v[last];
+    *out = span_of(first);
+    out->len = l->start + l->len - first->start;
+    return true;
+}
+
+/* ---- queries ------------------------------------------------------------------ */
+
+static sql_query *query(parser *p);
+
+static sql_window_kind window_kind(const parser *p, const sql_tok *t, bool tvf)
+{
+    if (sql_tok_is(p->text, t, "TUMBLE"))
+        return SQL_WINDOW_TUMBLE;
+    if (sql_tok_is(p->text, t, "HOP"))
+        return SQL_WINDOW_HOP;
+    if (sql_tok_is(p->text, t, "SESSION"))
+        return SQL_WINDOW_SESSION;
+    if (tvf && sql_tok_is(p->text, t, "CUMULATE"))
+        return SQL_WINDOW_CUMULATE;
+    return SQL_WINDOW_NONE;
+}
+
+/* The interval arguments of a window, after its time column: up to two. */
+static bool window_args(parser *p, sql_window *w)
+{
+    while (accept_sym(p, ",")) {
+        if (w->nargs == 2) {
+            fail_at(p, cur(p), "%.*s takes at most %d intervals", (int)w->at.len,
+                    p->text + w->at.start, 2);
+            return false;
+        }
+        if (!expr(p, &w->args[w->nargs], "an interval"))
+            return false;
+        w->nargs++;
+    }
+    return expect_sym(p, ")");
+}
+
+/* TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL '1' MINUTE)), TABLE( taken. */
+static bool window_tvf(parser *p, sql_query *q)
+{
+    sql_window *w = &q->from_window;
+    w->kind = window_kind(p, cur(p), true);
+    if (!w->kind) {
+        expected(p, "a window function (TUMBLE, HOP, CUMULATE or SESSION)");
+        return false;
+    }
+    w->at = span_of(cur(p));
+    p->i++;
+    if (!expect_sym(p, "(") || !expect_word(p, "TABLE") || !name(p, &q->from_name, "a table name") ||
+        !expect_sym(p, ",") || !expect_word(p, "DESCRIPTOR") || !expect_sym(p, "(") ||
+        !name(p, &w->time_col, "the time attribute's column") || !expect_sym(p, ")"))
+        return false;
+    if (!window_args(p, w))
+        return false;
+    q->from_kind = SQL_FROM_WINDOW;
+    return expect_sym(p, ")");
+}
+
+static bool source(parser *p, sql_query *q)
+{
+    if (is_word(p, "TABLE") && sql_tok_sym(p->text, peek(p, 1), "(")) {
+        p->i += 2;
+        if (!window_tvf(p, q))
+            return false;
+    } else if (accept_sym(p, "(")) {
+        q->from_kind = SQL_FROM_QUERY;
+        if (!(q->from_query = query(p)) || !expect_sym(p, ")"))
+            return false;
+    } else {
+        q->from_kind = SQL_FROM_NAME;
+        if (!name(p, &q->from_name, "a table name"))
+            return false;
+    }
+    /* an alias: accepted, and not needed (columns are not qualified) */
+    sql_span alias;
+    if (accept_word(p, "AS"))
+        return name(p, &alias, "an alias");
+    const sql_tok *t = cur(p);
+    if (t->kind == SQL_TOK_QUOTED || (t->kind == SQL_TOK_WORD && !is_clause_word(p, t)))
+        p->i++;
+    return true;
+}
+
+static bool group_item(parser *p, sql_query *q)
+{
+    sql_window_kind k = window_kind(p, cur(p), false);
+    if (k && sql_tok_sym(p->text, peek(p, 1), "(")) {
+        if (q->group_window.kind) {
+            fail_at(p, cur(p), "only one group window in a GROUP BY");
+            return false;
+        }
+        sql_window *w = &q->group_window;
+        w->kind = k;
+        w->at = span_of(cur(p));
+        p->i += 2;
+        return name(p, &w->time_col, "the time attribute's column") && window_args(p, w);
+    }
+    sql_span e;
+    if (!expr(p, &e, "a GROUP BY expression"))
+        return false;
+    if (!(q->group = grow(p, q->group, q->ngroup, sizeof *q->group)))
+        return false;
+    q->group[q->ngroup++] = e;
+    return true;
+}
+
+static sql_query *body(parser *p)
+{
+    if (accept_sym(p, "(")) {
+        sql_query *q = query(p);
+        return q && expect_sym(p, ")") ? q : NULL;
+    }
+    sql_query *q = alloc(p, sizeof *q);
+    if (!q)
+        return NULL;
+    q->at = span_of(cur(p));
+    if (!expect_word(p, "SELECT"))
+        return NULL;
+    if (accept_word(p, "DISTINCT"))
+        q->distinct = true;
+    else
+        accept_word(p, "ALL");
+    if (accept_sym(p, "*")) {
+        q->star = true;
+    } else {
+        do {
+            sql_item it = {0};
+            if (!expr(p, &it.expr, "a select item"))
+                return NULL;
+            if (accept_word(p, "AS") && !name(p, &it.alias, "a name after AS"))
+                return NULL;
+            if (!(q->items = grow(p, q->items, q->nitems, sizeof *q->items)))
+                return NULL;
+            q->items[q->nitems++] = it;
+        } while (accept_sym(p, ","));
+    }
+    if (!expect_word(p, "FROM") || !source(p, q))
+        return NULL;
+    if (accept_word(p, "WHERE") && !expr(p, &q->where, "a WHERE condition"))
+        return NULL;
+    if (accept_word(p, "GROUP")) {
+        if (!expect_word(p, "BY"))
+            return NULL;
+        do {
+            if (!group_item(p, q))
+                return NULL;
+        } while (accept_sym(p, ","));
+    }
+    if (accept_word(p, "HAVING") && !expr(p, &q->having, "a HAVING condition"))
+        return NULL;
+    if (is_word(p, "ORDER") || is_word(p, "LIMIT")) {
+        fail_at(p, cur(p), "%.*s is not supported on a streaming query", (int)cur(p)->len,
+                p->text + cur(p)->start);
+        return NULL;
+    }
+    return q;
+}
+
+static sql_query *query(parser *p)
+{
+    sql_query *first = body(p);
+    sql_query *last = first;
+    while (last && is_word(p, "UNION")) {
+        p->i++;
+        if (!expect_word(p, "ALL")) {
+            if (!p->failed || p->failed == -1)
+                snprintf(p->err + strlen(p->err), p->errsize - strlen(p->err),
+                         " (UNION without ALL is not supported)");
+            return NULL;
+        }
+        sql_query *next = body(p);
+        if (!next)
+            return NULL;
+        while (last->union_all)
+            last = last->union_all;
+        last->union_all = next;
+        last = next;
+    }
+    return first;
+}
+
+/* ---- statements ----------------------------------------------------------------- */
+
+/* A 'quoted' string's value, or a word's text (SET's key and value). */
+static bool string_or_word(parser *p, char **out, const char *what)
+{
+    sql_script *s = p->s;
+    const sql_tok *t = cur(p);
+    if (t->kind != SQL_TOK_STRING && t->kind != SQL_TOK_WORD && t->kind != SQL_TOK_NUMBER) {
+        expected(p, what);
+        return false;
+    }
+    *out = t->kind == SQL_TOK_STRING ? sql_unquote(s, span_of(t)) : sql_span_text(s, span_of(t));
+    if (!*out) {
+        p->failed = -2;
+        snprintf(p->err, p->errsize, "out of memory");
+        return false;
+    }
+    p->i++;
+    return true;
+}
+
+/* A column's type: every token up to a top-level ',' or ')'. */
+static bool column_type(parser *p, sql_span *out)
+{
+    const sql_tok *first = cur(p);
+    int depth = 0;
+    size_t last = p->i;
+    while (cur(p)->kind != SQL_TOK_END) {
+        if (depth == 0 && (is_sym(p, ",") || is_sym(p, ")")))
+            break;
+        if (is_sym(p, "("))
+            depth++;
+        else if (is_sym(p, ")"))
+            depth--;
+        last = p->i++;
+    }
+    if (cur(p) == first) {
+        expected(p, "a column type");
+        return false;
+    }
+    *out = span_of(first);
+    out->len = p->toks.v[last].start + p->toks.v[last].len - first->start;
+    return true;
+}
+
+static bool table_element(parser *p, sql_stmt *st)
+{
+    if (is_word(p, "WATERMARK")) {
+        if (st->wm_col.len) {
+            fail_at(p, cur(p), "a table has one WATERMARK");
+            return false;
+        }
+        p->i++;
+        return expect_word(p, "FOR") && name(p, &st->wm_col, "the rowtime column") &&
+               expect_word(p, "AS") && expr(p, &st->wm_expr, "the watermark expression");
+    }
+    if (is_word(p, "PRIMARY")) {
+        if (st->npk) {
+            fail_at(p, cur(p), "a table has one PRIMARY KEY");
+            return false;
+        }
+        p->i++;
+        if (!expect_word(p, "KEY") || !expect_sym(p, "("))
+            return false;
+        do {
+            if (!(st->pk = grow(p, st->pk, st->npk, sizeof *st->pk)) ||
+                !name(p, &st->pk[st->npk], "a key column"))
+                return false;
+            st->npk++;
+        } while (accept_sym(p, ","));
+        if (!expect_sym(p, ")"))
+            return false;
+        if (!is_word(p, "NOT")) {
+            fail_at(p, cur(p), "a PRIMARY KEY must be NOT ENFORCED (as in Flink)");
+            return false;
+        }
+        p->i++;
+        return expect_word(p, "ENFORCED");
+    }
+    sql_column_def c;
+    if (!name(p, &c.name, "a column name") || !column_type(p, &c.type))
+        return false;
+    if (!(st->cols = grow(p, st->cols, st->ncols, sizeof *st->cols)))
+        return false;
+    st->cols[st->ncols++] = c;
+    return true;
+}
+
+static bool with_options(parser *p, sql_stmt *st)
+{
+    if (!expect_sym(p, "("))
+        return false;
+    do {
+        sql_option o = {.at = span_of(cur(p))};
+        if (cur(p)->kind != SQL_TOK_STRING) {
+            expected(p, "an option's 'key'");
+            return false;
+        }
+        if (!string_or_word(p, &o.key, "an option's 'key'") || !expect_sym(p, "="))
+            return false;
+        if (cur(p)->kind != SQL_TOK_STRING) {
+            expected(p, "an option's 'value'");
+            return false;
+        }
+        if (!string_or_word(p, &o.value, "an option's 'value'"))
+            return false;
+        for (int k = 0; k < st->nopts; k++)
+            if (strcmp(st->opts[k].key, o.key) == 0) {
+                fail_at(p, &p->toks.v[p->i - 3], "option '%s' given twice", o.key);
+                return false;
+            }
+        if (!(st->opts = grow(p, st->opts, st->nopts, sizeof *st->opts)))
+            return false;
+        st->opts[st->nopts++] = o;
+    } while (accept_sym(p, ","));
+    return expect_sym(p, ")");
+}
+
+static bool statement(parser *p, sql_stmt *st)
+{
+    st->at = span_of(cur(p));
+    if (accept_word(p, "CREATE")) {
+        if (accept_word(p, "TEMPORARY"))
+            st->temporary = true;
+        if (accept_word(p, "TABLE")) {
+            if (st->temporary) {
+                fail_at(p, &p->toks.v[p->i - 1], "CREATE TEMPORARY TABLE: every table is "
+                        "temporary here; write CREATE TABLE");
+                return false;
+            }
+            st->kind = SQL_STMT_CREATE_TABLE;
+            if (!name(p, &st->name, "a table name") || !expect_sym(p, "("))
+                return false;
+            do {
+                if (!table_element(p, st))
+                    return false;
+            } while (accept_sym(p, ","));
+            if (!expect_sym(p, ")"))
+                return false;
+            return !accept_word(p, "WITH") || with_options(p, st);
+        }
+        if (accept_word(p, "VIEW")) {
+            st->kind = SQL_STMT_CREATE_VIEW;
+            return name(p, &st->name, "a view name") && expect_word(p, "AS") &&
+                   (st->query = query(p)) != NULL;
+        }
+        expected(p, "TABLE or VIEW after CREATE");
+        return false;
+    }
+    if (accept_word(p, "SET")) {
+        st->kind = SQL_STMT_SET;
+        return string_or_word(p, &st->set_key, "a 'key' after SET") && expect_sym(p, "=") &&
+               string_or_word(p, &st->set_value, "a 'value'");
+    }
+    if (accept_word(p, "EXPLAIN")) {
+        st->kind = SQL_STMT_EXPLAIN;
+        if (accept_word(p, "CHANGELOG_MODE"))
+            st->changelog_mode = true;
+        if (accept_word(p, "PLAN") && !expect_word(p, "FOR"))
+            return false;
+        return (st->query = query(p)) != NULL;
+    }
+    if (is_word(p, "SELECT") || is_sym(p, "(")) {
+        st->kind = SQL_STMT_SELECT;
+        return (st->query = query(p)) != NULL;
+    }
+    expected(p, "a statement (CREATE, SELECT, EXPLAIN or SET)");
+    return false;
+}
+
+int sql_parse(const char *text, size_t len, sql_script *out, char *err, size_t errsize)
+{
+    memset(out, 0, sizeof *out);
+    parser p = {.text = text, .err = err, .errsize = errsize};
+    int r = sql_lex(text, len, &p.toks, err, errsize);
+    if (r)
+        return r;
+    sql_script s = {.text = text};
+    p.s = &s;
+    while (cur(&p)->kind != SQL_TOK_END && !p.failed) {
+        if (accept_sym(&p, ";"))
+            continue;
+        sql_stmt st = {0};
+        if (!statement(&p, &st))
+            break;
+        if (cur(&p)->kind != SQL_TOK_END && !is_sym(&p, ";")) {
+            expected(&p, "';' or the end of the statement");
+            break;
+        }
+        sql_stmt *v = grow(&p, s.stmts, s.n, sizeof *s.stmts);
+        if (!v)
+            break;
+        s.stmts = v;
+        s.stmts[s.n++] = st;
+    }
+    sql_tokens_free(&p.toks);
+    if (p.failed) {
+        sql_script_free(&s);
+        return p.failed;
+    }
+    *out = s;
+    return 0;
+}
+
+void sql_script_free(sql_script *s)
+{
+    sql_arena *a = s->arena;
+    while (a) {
+        sql_arena *n = a->next;
+        free(a);
+        a = n;
+    }
+    memset(s, 0, sizeof *s);
+}
+
+char *sql_span_text(sql_script *s, sql_span sp)
+{
+    char *t = arena_alloc(&s->arena, (size_t)sp.len + 1);
+    if (t)
+        memcpy(t, s->text + sp.start, sp.len);
+    return t;
+}
+
+char *sql_unquote(sql_script *s, sql_span sp)
+{
+    const char *v = s->text + sp.start;
+    if (sp.len < 2 || (v[0] != '\'' && v[0] != '`'))
+        return sql_span_text(s, sp);
+    char q = v[0];
+    char *t = arena_alloc(&s->arena, sp.len);
+    if (!t)
+        return NULL;
+    size_t n = 0;
+    for (uint32_t i = 1; i + 1 < sp.len; i++) {
+        t[n++] = v[i];
+        if (v[i] == q)
+            i++; /* a doubled quote */
+    }
+    t[n] = '\0';
+    return t;
+}

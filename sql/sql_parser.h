@@ -1,0 +1,39 @@
+/* sql_parser.h — weir's SQL statements parsed into sql_ast.h's spans by
+ * recursive descent over sql_lexer.h's tokens.
+ *
+ * Recursive descent by hand rather than bison: the grammar is small, and the
+ * parser has to stop an expression at the clause words around it and hand
+ * the span to weir/expr.h's compiler, which a generated LALR parser over
+ * the whole expression grammar would duplicate; hand-written, every error
+ * also says what was expected where ("line 3, column 14: expected FROM,
+ * found 'FORM'"). */
+#ifndef WEIR_SQL_PARSER_H
+#define WEIR_SQL_PARSER_H
+
+#include <stddef.h>
+
+#include "sql_ast.h"
+#include "sql_lexer.h"
+
+typedef struct sql_arena sql_arena;
+
+typedef struct sql_script {
+    const char *text; /* borrowed: the caller keeps it for the script's life */
+    sql_stmt *stmts;
+    int n;
+    sql_arena *arena;
+} sql_script;
+
+/* Parses every statement of `text` (len bytes; statements separated by ';',
+ * a last ';' optional). 0 and *out (free with sql_script_free), or -1 with
+ * "line L, column C: what" in err, or -2 when out of memory. Nothing is
+ * returned for a text with an error anywhere. */
+int sql_parse(const char *text, size_t len, sql_script *out, char *err, size_t errsize);
+void sql_script_free(sql_script *s);
+
+/* A span's text, NUL-terminated, in the script's arena (NULL when out of
+ * memory). For a 'string' or `name` token: its value, unquoted. */
+char *sql_span_text(sql_script *s, sql_span sp);
+char *sql_unquote(sql_script *s, sql_span sp);
+
+#endif
