@@ -1,0 +1,79 @@
+/* weir/sql.h — weir's SQL: Flink SQL statements run on weir's table layer.
+ *
+ * A session holds a catalog (CREATE TABLE, CREATE VIEW) and settings (SET)
+ * and runs statements in order: each SELECT is planned onto the table layer
+ * (weir/table.h) as one job, run to its end, and its result printed as a
+ * changelog in the form Flink's Row.toString() writes ("+I[Alice, 12]",
+ * "-U[Alice, 12]", "+U[Alice, 13]"), or handed to a callback; EXPLAIN
+ * prints the plan with each node's changelog mode. docs/SQL.md lists what
+ * is supported, beside Flink SQL's names, and what differs.
+ *
+ * Errors: a statement that cannot be run (syntax, an unknown table or
+ * column, a type mismatch, what Flink's planner refuses) is WEIR_EINVAL with
+ * "line L, column C: what is wrong" in weir_sql_error; the statements are
+ * parsed before any runs, so a syntax error anywhere runs nothing. A job
+ * that fails while it runs is its weir_job_run code, with its message.
+ *
+ * Threads: a session is used from one thread; a row callback runs on a
+ * worker thread of the job, one at a time (the result sink has parallelism
+ * 1), while weir_sql_execute waits.
+ */
+#ifndef WEIR_SQL_H
+#define WEIR_SQL_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "weir/export.h"
+#include "weir/job.h"
+#include "weir/row.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct weir_sql_session weir_sql_session;
+
+/* A result row of a SELECT: its schema (the SELECT list's columns) and the
+ * row (its kind: weir_row_get_kind). Returns 0, or a negative WEIR_E* code
+ * to fail the job. */
+typedef int (*weir_sql_row_fn)(const weir_schema *schema, const void *row, void *arg);
+
+typedef struct weir_sql_config {
+    /* Where results and EXPLAIN plans are written; NULL: stdout. */
+    FILE *out;
+    /* Result rows to this callback instead of `out` (NULL: printed). */
+    weir_sql_row_fn on_row;
+    void *on_row_arg;
+    /* The folder relative 'path' options are read from; NULL: ".". Copied. */
+    const char *base_dir;
+    /* The diagnostic capture of each query's job (.msgpack: msgpack, else
+     * JSONL): the first SELECT writes it, the n-th writes NAME-n.EXT; NULL:
+     * none unless SET 'weir.capture.file'. Copied. */
+    const char *capture_path;
+    /* Worker threads of each job; 0: the job's default. */
+    int workers;
+    /* Called with each job before it runs and with NULL after its run has
+     * returned (e.g. to let a signal handler cancel it). */
+    void (*on_job)(weir_job *job, void *arg);
+    void *on_job_arg;
+} weir_sql_config;
+
+/* 0 and *out, or WEIR_ENOMEM. `config` may be NULL; it is copied. */
+WEIR_EXPORT int weir_sql_session_create(const weir_sql_config *config, weir_sql_session **out);
+WEIR_EXPORT void weir_sql_session_destroy(weir_sql_session *s);
+
+/* Parses and runs the statements of `text` (len bytes; statements end with
+ * ';', the last one may not). 0, WEIR_EINVAL (a statement is bad: nothing
+ * after it runs), WEIR_ENOMEM, or a job's failure code. Tables and views
+ * made stay in the session for the next call. */
+WEIR_EXPORT int weir_sql_execute(weir_sql_session *s, const char *text, size_t len);
+
+/* The last call's error ("line 3, column 14: unknown column 'amout' (did
+ * you mean 'amount'?)"); "" after a success. */
+WEIR_EXPORT const char *weir_sql_error(const weir_sql_session *s);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

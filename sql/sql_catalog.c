@@ -1,0 +1,606 @@
+/* sql_catalog.c — CREATE TABLE and CREATE VIEW: the session's catalog, and
+ * its tables' connectors (Flink's WITH options) made into sources of a job.
+ *
+ *   'connector'='datagen'     weir's generator (weir/generator.h): columns
+ *                             named after its event's fields
+ *   'connector'='filesystem'  weir_source_file (weir/file_source.h): JSON
+ *                             lines or CSV, a folder being one partition a file
+ *
+ * Everything a table's definition can get wrong is found here, at CREATE
+ * TABLE, with the line and column of what is wrong; opening a table in a
+ * job then only makes its source. */
+#include <ctype.h>
+#include <errno.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "sql_internal.h"
+#include "sql_text.h"
+
+sql_relation *sql_catalog_find(weir_sql_session *s, const char *name)
+{
+    for (int i = 0; i < s->nrels; i++)
+        if (strcmp(s->rels[i]->name, name) == 0)
+            return s->rels[i];
+    return NULL;
+}
+
+const char *sql_catalog_hint(weir_sql_session *s, const char *name)
+{
+    const char *best = NULL;
+    int dist = 3;
+    for (int i = 0; i < s->nrels; i++) {
+        int d = sql_edit_distance(name, s->rels[i]->name);
+        if (d < dist) {
+            dist = d;
+            best = s->rels[i]->name;
+        }
+    }
+    return best;
+}
+
+/* ---- options ---------------------------------------------------------------------- */
+
+typedef struct options {
+    const sql_stmt *st;
+    bool used[256];
+} options;
+
+static const sql_option *option(options *o, const char *key)
+{
+    for (int i = 0; i < o->st->nopts && i < 256; i++)
+        if (strcmp(o->st->opts[i].key, key) == 0) {
+            o->used[i] = true;
+            return &o->st->opts[i];
+        }
+    return NULL;
+}
+
+static int bad_option(weir_sql_session *s, const sql_script *sc, const sql_option *op,
+                      const char *what)
+{
+    sql_fail(s, sc, op->at.start, "option '%s'='%s': %s", op->key, op->value, what);
+    return WEIR_EINVAL;
+}
+
+static int opt_duration(weir_sql_session *s, const sql_script *sc, options *o, const char *key,
+                        int64_t *ms)
+{
+    const sql_option *op = option(o, key);
+    if (op && sql_duration_ms(op->value, ms))
+        return bad_option(s, sc, op, "not a duration ('200 ms', '2 s', '1 min')");
+    return 0;
+}
+
+static int opt_double(weir_sql_session *s, const sql_script *sc, options *o, const char *key,
+                      double lo, double hi, double *v)
+{
+    const sql_option *op = option(o, key);
+    if (!op)
+        return 0;
+    char *end;
+    errno = 0;
+    double d = strtod(op->value, &end);
+    if (end == op->value || *end || errno || !(d >= lo && d <= hi)) {
+        char why[96];
+        snprintf(why, sizeof why, "not a number in %g..%g", lo, hi);
+        return bad_option(s, sc, op, why);
+    }
+    *v = d;
+    return 0;
+}
+
+static int opt_int(weir_sql_session *s, const sql_script *sc, options *o, const char *key,
+                   int64_t lo, int64_t hi, int64_t *v)
+{
+    const sql_option *op = option(o, key);
+    if (!op)
+        return 0;
+    char *end;
+    errno = 0;
+    long long n = strtoll(op->value, &end, 10);
+    if (end == op->value || *end || errno || n < lo || n > hi) {
+        char why[96];
+        snprintf(why, sizeof why, "not an integer in %lld..%lld", (long long)lo, (long long)hi);
+        return bad_option(s, sc, op, why);
+    }
+    *v = n;
+    return 0;
+}
+
+static int opt_bool(weir_sql_session *s, const sql_script *sc, options *o, const char *key, bool *v)
+{
+    const sql_option *op = option(o, key);
+    if (!op)
+        return 0;
+    if (strcasecmp(op->value, "true") == 0)
+        *v = true;
+    else if (strcasecmp(op->value, "false") == 0)
+        *v = false;
+    else
+        return bad_option(s, sc, op, "expected 'true' or 'false'");
+    return 0;
+}
+
+/* 'YYYY-MM-DD HH:MM:SS[.fff]' (or a 'T' between) as UTC milliseconds. */
+static int parse_timestamp(const char *v, int64_t *ms)
+{
+    int y, mo, d, h = 0, mi = 0, sec = 0, frac = 0, n = 0;
+    char sep;
+    if (sscanf(v, "%4d-%2d-%2d%n", &y, &mo, &d, &n) != 3)
+        return -1;
+    const char *p = v + n;
+    if (*p) {
+        int k = 0;
+        if (sscanf(p, "%c%2d:%2d:%2d%n", &sep, &h, &mi, &sec, &k) != 4 || (sep != ' ' && sep != 'T'))
+            return -1;
+        p += k;
+        if (*p == '.') {
+            int digits = 0;
+            for (p++; isdigit((unsigned char)*p) && digits < 3; p++, digits++)
+                frac = frac * 10 + (*p - '0');
+            for (; digits < 3; digits++)
+                frac *= 10;
+        }
+        if (*p)
+            return -1;
+    }
+    if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || sec > 59)
+        return -1;
+    /* days from the civil date (proleptic Gregorian) */
+    int yy = y - (mo <= 2);
+    int era = (yy >= 0 ? yy : yy - 399) / 400;
+    int yoe = yy - era * 400;
+    int doy = (153 * (mo + (mo > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+    int doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    int64_t days = (int64_t)era * 146097 + doe - 719468;
+    *ms = ((days * 24 + h) * 60 + mi) * 60000 + (int64_t)sec * 1000 + frac;
+    return 0;
+}
+
+/* Every option the connector did not read is unknown. */
+static int unused_options(weir_sql_session *s, const sql_script *sc, options *o, const char *conn,
+                          const char *known)
+{
+    for (int i = 0; i < o->st->nopts && i < 256; i++)
+        if (!o->used[i]) {
+            sql_fail(s, sc, o->st->opts[i].at.start, "unknown option '%s' for connector '%s' "
+                     "(it takes %s)", o->st->opts[i].key, conn, known);
+            return WEIR_EINVAL;
+        }
+    return 0;
+}
+
+/* ---- datagen ----------------------------------------------------------------------- */
+
+typedef struct gen_field {
+    const char *name;
+    size_t offset, size;
+    weir_type_id id, alt; /* the types the column may be declared as */
+} gen_field;
+
+static const gen_field gen_fields[] = {
+    {"key", offsetof(weir_gen_event, key), 8, WEIR_TYPE_BIGINT, WEIR_TYPE_BIGINT},
+    {"value", offsetof(weir_gen_event, value), 8, WEIR_TYPE_BIGINT, WEIR_TYPE_BIGINT},
+    {"ts", offsetof(weir_gen_event, timestamp), 8, WEIR_TYPE_TIMESTAMP, WEIR_TYPE_TIMESTAMP_LTZ},
+    {"partition_id", offsetof(weir_gen_event, partition), 4, WEIR_TYPE_INT, WEIR_TYPE_INT},
+    {"late", offsetof(weir_gen_event, late), 4, WEIR_TYPE_INT, WEIR_TYPE_INT},
+    {"seq", offsetof(weir_gen_event, seq), 8, WEIR_TYPE_BIGINT, WEIR_TYPE_BIGINT},
+};
+enum { NGEN_FIELDS = sizeof gen_fields / sizeof *gen_fields };
+
+#define DATAGEN_OPTIONS                                                                    \
+    "'rows-per-second', 'number-of-rows', 'duration', 'partitions', 'keys', 'key-skew', "  \
+    "'zipf-s', 'disorder', 'late-fraction', 'late-by', 'start', 'pace', 'speed', 'seed', " \
+    "'idle-partitions', 'scan.watermark.emit.strategy', 'scan.watermark.idle-timeout'"
+
+static int datagen_column(weir_sql_session *s, const sql_script *sc, weir_schema_builder *b,
+                          const sql_column_def *c, const char *name, weir_type type)
+{
+    for (int f = 0; f < NGEN_FIELDS; f++) {
+        const gen_field *g = &gen_fields[f];
+        if (strcmp(name, g->name) != 0)
+            continue;
+        if (type.id != g->id && type.id != g->alt) {
+            char want[32];
+            weir_type_format((weir_type){.id = g->id}, want, sizeof want);
+            sql_fail(s, sc, c->type.start, "datagen column '%s' is %s%s%s", name, want,
+                     g->alt != g->id ? " or " : "", g->alt != g->id ? "TIMESTAMP_LTZ(3)" : "");
+            return WEIR_EINVAL;
+        }
+        return weir_schema_column_at(b, name, type, g->offset, g->size) ? WEIR_EINVAL : 0;
+    }
+    sql_fail(s, sc, c->name.start, "datagen makes the columns key BIGINT, value BIGINT, ts "
+             "TIMESTAMP(3), partition_id INT, late INT and seq BIGINT; not '%s'", name);
+    return WEIR_EINVAL;
+}
+
+/* 'idle-partitions'='P@FROM-TO, ...': partition P emits nothing for the
+ * slots due FROM..TO after 'start' (durations; no TO: for ever). */
+static int datagen_idle(weir_sql_session *s, const sql_script *sc, const sql_option *op,
+                        weir_generator_config *g)
+{
+    char buf[512];
+    snprintf(buf, sizeof buf, "%s", op->value);
+    for (char *save = NULL, *item = strtok_r(buf, ",", &save); item;
+         item = strtok_r(NULL, ",", &save)) {
+        char *at = strchr(item, '@'), *dash = at ? strchr(at, '-') : NULL;
+        char *end;
+        long p = strtol(item, &end, 10);
+        int64_t from, to = WEIR_TS_MAX;
+        if (!at || !dash || end == item || (end != at && !isspace((unsigned char)*end)) || p < 0)
+            return bad_option(s, sc, op, "expected 'PARTITION@FROM-TO, ...' (durations after "
+                              "'start'; TO may be left out: for ever)");
+        *dash = '\0';
+        if (sql_duration_ms(at + 1, &from))
+            return bad_option(s, sc, op, "an idle span's FROM is not a duration");
+        char *t = dash + 1;
+        while (isspace((unsigned char)*t))
+            t++;
+        if (*t && sql_duration_ms(t, &to))
+            return bad_option(s, sc, op, "an idle span's TO is not a duration");
+        if (g->nidle == WEIR_GEN_MAX_IDLE)
+            return bad_option(s, sc, op, "more idle spans than the generator takes (16)");
+        g->idle[g->nidle++] = (weir_gen_idle){.partition = (int)p, .from_ms = g->start_ms + from,
+                                              .to_ms = to == WEIR_TS_MAX ? to : g->start_ms + to};
+    }
+    return 0;
+}
+
+static int datagen_options(weir_sql_session *s, const sql_script *sc, options *o,
+                           sql_relation *r)
+{
+    weir_generator_config *g = &r->gen;
+    memset(g, 0, sizeof *g);
+    g->name = r->name;
+    g->rate = 10;
+    int64_t v = 0;
+    int err = 0;
+    if ((err = opt_double(s, sc, o, "rows-per-second", 1e-9, 1e9, &g->rate)) ||
+        (err = opt_int(s, sc, o, "number-of-rows", 1, INT64_MAX, &g->count)) ||
+        (err = opt_duration(s, sc, o, "duration", &g->duration_ms)))
+        return err;
+    v = 0;
+    if ((err = opt_int(s, sc, o, "partitions", 1, 256, &v)))
+        return err;
+    g->partitions = (int)v;
+    if ((err = opt_int(s, sc, o, "keys", 1, INT64_MAX, &g->keys)) ||
+        (err = opt_double(s, sc, o, "zipf-s", 0.01, 100, &g->zipf_s)) ||
+        (err = opt_duration(s, sc, o, "disorder", &g->disorder_ms)) ||
+        (err = opt_double(s, sc, o, "late-fraction", 0, 1, &g->late_fraction)) ||
+        (err = opt_duration(s, sc, o, "late-by", &g->late_ms)) ||
+        (err = opt_double(s, sc, o, "speed", 1e-6, 1e9, &g->speed)))
+        return err;
+    v = 0;
+    if ((err = opt_int(s, sc, o, "seed", 0, INT64_MAX, &v)))
+        return err;
+    g->seed = (uint64_t)v;
+    const sql_option *op = option(o, "key-skew");
+    if (op) {
+        if (strcmp(op->value, "zipf") == 0)
+            g->skew = WEIR_GEN_ZIPF;
+        else if (strcmp(op->value, "uniform") != 0)
+            return bad_option(s, sc, op, "expected 'uniform' or 'zipf'");
+    }
+    if ((op = option(o, "start"))) {
+        char *end;
+        long long ms = strtoll(op->value, &end, 10);
+        if (end != op->value && !*end)
+            g->start_ms = ms;
+        else if (parse_timestamp(op->value, &g->start_ms))
+            return bad_option(s, sc, op, "expected a timestamp 'YYYY-MM-DD HH:MM:SS[.fff]' (UTC) "
+                              "or milliseconds");
+    }
+    if ((op = option(o, "pace"))) {
+        if (strcmp(op->value, "paced") == 0)
+            g->pace = WEIR_GEN_PACED;
+        else if (strcmp(op->value, "fast") != 0)
+            return bad_option(s, sc, op, "expected 'fast' or 'paced'");
+    }
+    if ((op = option(o, "idle-partitions")) && (err = datagen_idle(s, sc, op, g)))
+        return err;
+    if (!g->count && !g->duration_ms) {
+        sql_fail(s, sc, o->st->name.start, "a datagen table is bounded here: give "
+                 "'number-of-rows' (per partition) or 'duration' (of event time)");
+        return WEIR_EINVAL;
+    }
+    char why[256];
+    int parts = g->partitions ? g->partitions : (s->parallelism ? s->parallelism : 1);
+    if (weir_generator_check(g, parts, why, sizeof why)) {
+        sql_fail(s, sc, o->st->name.start, "datagen table %s: %s", r->name, why);
+        return WEIR_EINVAL;
+    }
+    return 0;
+}
+
+/* ---- filesystem --------------------------------------------------------------------- */
+
+#define FILESYSTEM_OPTIONS                                                                     \
+    "'path', 'format', 'json.ignore-parse-errors', 'csv.ignore-parse-errors', "                \
+    "'csv.field-delimiter', 'changelog-mode', 'changelog.kind-field', 'scan.speed', "          \
+    "'scan.watermark.emit.strategy', 'scan.watermark.idle-timeout'"
+
+static int filesystem_options(weir_sql_session *s, const sql_script *sc, options *o,
+                              sql_relation *r)
+{
+    const sql_option *path = option(o, "path"), *format = option(o, "format");
+    if (!path || !format) {
+        sql_fail(s, sc, o->st->name.start, "a filesystem table needs 'path' and 'format' "
+                 "('json' or 'csv')");
+        return WEIR_EINVAL;
+    }
+    int n = path->value[0] == '/'
+                ? snprintf(r->file_path, sizeof r->file_path, "%s", path->value)
+                : snprintf(r->file_path, sizeof r->file_path, "%s/%s", s->base_dir, path->value);
+    if (n < 0 || (size_t)n >= sizeof r->file_path)
+        return bad_option(s, sc, path, "the path is too long");
+    if (strcmp(format->value, "csv") == 0)
+        r->file_csv = true;
+    else if (strcmp(format->value, "json") != 0)
+        return bad_option(s, sc, format, "expected 'json' or 'csv'");
+    int err = opt_bool(s, sc, o, r->file_csv ? "csv.ignore-parse-errors" : "json.ignore-parse-errors",
+                       &r->ignore_parse_errors);
+    if (err)
+        return err;
+    const sql_option *op = option(o, "csv.field-delimiter");
+    if (op) {
+        if (!r->file_csv)
+            return bad_option(s, sc, op, "a CSV option on a JSON table");
+        const char *d = op->value;
+        if (strcmp(d, "\\t") == 0)
+            r->csv_delimiter = '\t';
+        else if (strlen(d) == 1 && d[0] != '"' && d[0] != '\n' && d[0] != '\r')
+            r->csv_delimiter = d[0];
+        else
+            return bad_option(s, sc, op, "expected one character (or '\\t')");
+    }
+    r->changelog_mode = WEIR_CHANGELOG_INSERT_ONLY;
+    if ((op = option(o, "changelog-mode"))) {
+        if (strcmp(op->value, "upsert") == 0)
+            r->changelog_mode = WEIR_CHANGELOG_UPSERT;
+        else if (strcmp(op->value, "all") == 0)
+            r->changelog_mode = WEIR_CHANGELOG_ALL;
+        else if (strcmp(op->value, "insert-only") != 0)
+            return bad_option(s, sc, op, "expected 'insert-only', 'upsert' or 'all'");
+    }
+    if ((op = option(o, "changelog.kind-field"))) {
+        if (snprintf(r->kind_field, sizeof r->kind_field, "%s", op->value) >= (int)sizeof r->kind_field ||
+            !op->value[0])
+            return bad_option(s, sc, op, "expected a field name");
+    }
+    if (r->changelog_mode != WEIR_CHANGELOG_INSERT_ONLY && !r->kind_field[0]) {
+        sql_fail(s, sc, o->st->name.start, "a changelog file needs 'changelog.kind-field': the "
+                 "field (JSON) or first column (CSV) holding +I, -U, +U or -D");
+        return WEIR_EINVAL;
+    }
+    return opt_double(s, sc, o, "scan.speed", 1e-6, 1e9, &r->speed);
+}
+
+/* ---- CREATE TABLE ------------------------------------------------------------------- */
+
+static int watermark_options(weir_sql_session *s, const sql_script *sc, options *o,
+                             weir_schema_builder *b)
+{
+    const sql_option *emit = option(o, "scan.watermark.emit.strategy");
+    const sql_option *idle = option(o, "scan.watermark.idle-timeout");
+    if (!emit && !idle)
+        return 0;
+    bool on_event = false;
+    int64_t idle_ms = 0;
+    if (emit) {
+        if (strcmp(emit->value, "on-event") == 0)
+            on_event = true;
+        else if (strcmp(emit->value, "on-periodic") != 0)
+            return bad_option(s, sc, emit, "expected 'on-event' or 'on-periodic'");
+    }
+    if (idle && (sql_duration_ms(idle->value, &idle_ms) || idle_ms < 0))
+        return bad_option(s, sc, idle, "not a duration ('2 s')");
+    if (!o->st->wm_col.len) {
+        sql_fail(s, sc, (emit ? emit : idle)->at.start, "option '%s' needs a WATERMARK FOR "
+                 "... AS ... in the table", (emit ? emit : idle)->key);
+        return WEIR_EINVAL;
+    }
+    return weir_schema_watermark_emit(b, on_event, idle_ms) ? WEIR_EINVAL : 0;
+}
+
+static int table_columns(weir_sql_session *s, sql_script *sc, const sql_stmt *st,
+                         sql_relation *r, weir_schema_builder *b)
+{
+    if (r->connector == SQL_CONNECTOR_DATAGEN)
+        weir_schema_bind_struct(b, sizeof(weir_gen_event));
+    for (int i = 0; i < st->ncols; i++) {
+        const sql_column_def *c = &st->cols[i];
+        char *name = sql_unquote(sc, c->name), *type_text = sql_span_text(sc, c->type);
+        if (!name || !type_text)
+            return WEIR_ENOMEM;
+        for (int j = 0; j < i; j++) {
+            char *other = sql_unquote(sc, st->cols[j].name);
+            if (other && strcmp(other, name) == 0) {
+                sql_fail(s, sc, c->name.start, "column '%s' is declared twice", name);
+                return WEIR_EINVAL;
+            }
+        }
+        weir_type type;
+        char why[256];
+        if (weir_type_parse(type_text, &type, why, sizeof why)) {
+            sql_fail(s, sc, c->type.start, "%s", why);
+            return WEIR_EINVAL;
+        }
+        int err = r->connector == SQL_CONNECTOR_DATAGEN
+                      ? datagen_column(s, sc, b, c, name, type)
+                      : weir_schema_column(b, name, type);
+        if (err) {
+            if (!s->err[0])
+                sql_fail(s, sc, c->name.start, "column '%s' cannot be made", name);
+            return err;
+        }
+    }
+    return 0;
+}
+
+/* The key list, unquoted and comma-separated. */
+static int primary_key(sql_script *sc, const sql_stmt *st, weir_schema_builder *b)
+{
+    char keys[1024] = "";
+    size_t n = 0;
+    for (int i = 0; i < st->npk; i++) {
+        char *k = sql_unquote(sc, st->pk[i]);
+        if (!k)
+            return WEIR_ENOMEM;
+        int w = snprintf(keys + n, sizeof keys - n, "%s`%s`", i ? ", " : "", k);
+        if (w < 0 || (size_t)w >= sizeof keys - n)
+            return WEIR_EINVAL;
+        n += (size_t)w;
+    }
+    return weir_schema_primary_key(b, keys);
+}
+
+/* Compiles the watermark expression against the table's columns, for its
+ * errors at their place (the table layer checks it again when it opens). */
+static int check_watermark(weir_sql_session *s, sql_script *sc, const sql_stmt *st,
+                           const weir_schema *schema, const char *expr)
+{
+    if (strcasecmp(expr, "SOURCE_WATERMARK()") == 0)
+        return 0;
+    weir_expr *e = NULL;
+    char msg[512];
+    int err = weir_expr_compile(expr, schema, &e, msg, sizeof msg);
+    weir_expr_destroy(e);
+    if (err == 0)
+        return 0;
+    size_t pos;
+    const char *what = sql_expr_message(expr, msg, &pos);
+    sql_fail(s, sc, st->wm_expr.start + (pos ? (uint32_t)pos - 1 : 0), "%s", what);
+    return err;
+}
+
+static int create_table(weir_sql_session *s, sql_script *sc, const sql_stmt *st, sql_relation *r)
+{
+    options o = {.st = st};
+    const sql_option *conn = option(&o, "connector");
+    if (!conn) {
+        sql_fail(s, sc, st->name.start, "table %s has no 'connector' option (WITH "
+                 "('connector'='datagen' or 'filesystem', ...))", r->name);
+        return WEIR_EINVAL;
+    }
+    if (strcmp(conn->value, "datagen") == 0)
+        r->connector = SQL_CONNECTOR_DATAGEN;
+    else if (strcmp(conn->value, "filesystem") == 0)
+        r->connector = SQL_CONNECTOR_FILESYSTEM;
+    else
+        return bad_option(s, sc, conn, "weir has the connectors 'datagen' and 'filesystem'");
+    int err = r->connector == SQL_CONNECTOR_DATAGEN ? datagen_options(s, sc, &o, r)
+                                                    : filesystem_options(s, sc, &o, r);
+    if (err)
+        return err;
+    weir_schema_builder *b = weir_schema_builder_create(r->name);
+    if (!b)
+        return WEIR_ENOMEM;
+    if (s->string_capacity)
+        weir_schema_builder_string_capacity(b, s->string_capacity);
+    char *wm_col = NULL, *wm_expr = NULL;
+    if (!(err = table_columns(s, sc, st, r, b)) && st->npk)
+        err = primary_key(sc, st, b);
+    if (!err && st->wm_col.len) {
+        wm_col = sql_unquote(sc, st->wm_col);
+        wm_expr = sql_span_text(sc, st->wm_expr);
+        if (!wm_col || !wm_expr)
+            err = WEIR_ENOMEM;
+        else
+            err = weir_schema_watermark(b, wm_col, wm_expr);
+    }
+    if (!err)
+        err = watermark_options(s, sc, &o, b);
+    if (!err)
+        err = unused_options(s, sc, &o, conn->value,
+                             r->connector == SQL_CONNECTOR_DATAGEN ? DATAGEN_OPTIONS
+                                                                   : FILESYSTEM_OPTIONS);
+    if (err && s->err[0]) {
+        weir_schema_builder_destroy(b);
+        return err;
+    }
+    char why[512];
+    if (weir_schema_build(b, &r->schema, why, sizeof why)) {
+        sql_fail(s, sc, st->wm_col.len && strstr(why, "watermark") ? st->wm_col.start
+                                                                   : st->name.start,
+                 "%s", why);
+        return WEIR_EINVAL;
+    }
+    if (wm_expr && (err = check_watermark(s, sc, st, r->schema, wm_expr)))
+        return err;
+    if (r->changelog_mode == WEIR_CHANGELOG_UPSERT && !st->npk) {
+        sql_fail(s, sc, st->name.start, "an upsert table needs a PRIMARY KEY (...) NOT ENFORCED");
+        return WEIR_EINVAL;
+    }
+    return 0;
+}
+
+int sql_catalog_create(weir_sql_session *s, sql_script *sc, const sql_stmt *st)
+{
+    char *name = sql_unquote(sc, st->name);
+    if (!name)
+        return WEIR_ENOMEM;
+    if (strlen(name) >= SQL_NAME_MAX) {
+        sql_fail(s, sc, st->name.start, "the name '%.40s...' is longer than %d bytes", name,
+                 SQL_NAME_MAX - 1);
+        return WEIR_EINVAL;
+    }
+    if (sql_catalog_find(s, name)) {
+        sql_fail(s, sc, st->name.start, "a table or view named '%s' exists already", name);
+        return WEIR_EINVAL;
+    }
+    sql_relation *r = calloc(1, sizeof *r);
+    sql_relation **v = realloc(s->rels, (size_t)(s->nrels + 1) * sizeof *v);
+    if (!r || !v) {
+        free(r);
+        if (v)
+            s->rels = v;
+        return WEIR_ENOMEM;
+    }
+    s->rels = v;
+    snprintf(r->name, sizeof r->name, "%s", name);
+    r->script = sc;
+    r->stmt = st;
+    int err = 0;
+    if (st->kind == SQL_STMT_CREATE_VIEW)
+        r->view = true;
+    else
+        err = create_table(s, sc, st, r);
+    if (err) {
+        weir_schema_destroy(r->schema);
+        free(r);
+        return err;
+    }
+    s->rels[s->nrels++] = r;
+    return 0;
+}
+
+weir_table *sql_catalog_open(weir_sql_session *s, weir_job *job, weir_table_env *env,
+                             const sql_relation *r,
+                             const sql_script *sc, uint32_t at)
+{
+    weir_stream *src;
+    if (r->connector == SQL_CONNECTOR_DATAGEN) {
+        src = weir_source_generator(job, &r->gen);
+    } else {
+        weir_file_source_config fc = {
+            .name = r->name,
+            .path = r->file_path,
+            .format = r->file_csv ? WEIR_FILE_CSV : WEIR_FILE_JSON,
+            .ignore_parse_errors = r->ignore_parse_errors,
+            .csv_field_delimiter = r->csv_delimiter,
+            .kind_field = r->kind_field[0] ? r->kind_field : NULL,
+            .speed = r->speed,
+        };
+        src = weir_source_file(job, r->schema, &fc);
+    }
+    weir_table *t = r->changelog_mode && r->changelog_mode != WEIR_CHANGELOG_INSERT_ONLY
+                        ? weir_table_from_changelog_stream(env, src, r->schema, r->changelog_mode)
+                        : weir_table_from_stream(env, src, r->schema);
+    if (!t)
+        return sql_fail(s, sc, at, "table %s: %s", r->name, weir_job_error(job));
+    return t;
+}

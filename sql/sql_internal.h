@@ -1,0 +1,89 @@
+/* sql_internal.h — what the SQL session (sql_session.c), its catalog
+ * (sql_catalog.c) and its planner (sql_plan.c) share: the session's state
+ * and the planner's errors. */
+#ifndef WEIR_SQL_INTERNAL_H
+#define WEIR_SQL_INTERNAL_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <weir.h>
+#include <weir/sql.h>
+
+#include "sql_ast.h"
+#include "sql_parser.h"
+
+#define SQL_NAME_MAX 128
+#define SQL_ERR_MAX 1024
+
+typedef enum sql_connector {
+    SQL_CONNECTOR_DATAGEN = 1,
+    SQL_CONNECTOR_FILESYSTEM
+} sql_connector;
+
+/* A name of the catalog: a table (with its schema and connector) or a view
+ * (its query, planned anew in every job that reads it). */
+typedef struct sql_relation {
+    char name[SQL_NAME_MAX];
+    bool view;
+    sql_script *script;   /* the statements it was made by (the session keeps them) */
+    const sql_stmt *stmt; /* CREATE TABLE / CREATE VIEW */
+    /* tables */
+    weir_schema *schema;
+    sql_connector connector;
+    weir_generator_config gen;       /* datagen */
+    /* filesystem */
+    char file_path[4096];
+    bool file_csv;                   /* 'format'='csv' (else json) */
+    bool ignore_parse_errors;
+    char csv_delimiter;
+    char kind_field[SQL_NAME_MAX];   /* 'changelog.kind-field' ("": none) */
+    double speed;                    /* 'scan.speed' (0: as fast as taken) */
+    unsigned changelog_mode;         /* WEIR_CHANGELOG_*: how rows come in */
+} sql_relation;
+
+struct weir_sql_session {
+    weir_sql_config cfg;
+    char base_dir[4096];
+    char capture_path[4096];
+    char err[SQL_ERR_MAX];
+    sql_relation **rels;
+    int nrels;
+    sql_script **scripts;
+    int nscripts;
+    /* SET */
+    int parallelism;
+    uint32_t string_capacity;
+    weir_diag_level capture_level;
+    weir_clock_kind clock;
+    int64_t watermark_interval_ms;
+    int jobs; /* queries run (for the capture's name) */
+};
+
+/* "line L, column C: what" for byte `offset` of the script into s->err;
+ * returns NULL (for planner functions) after setting it. */
+void *sql_fail(weir_sql_session *s, const sql_script *sc, uint32_t offset, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+void *sql_vfail(weir_sql_session *s, const sql_script *sc, uint32_t offset, const char *fmt,
+                va_list ap) __attribute__((format(printf, 4, 0)));
+
+/* The catalog's entry for `name` (case-sensitive), or NULL. */
+sql_relation *sql_catalog_find(weir_sql_session *s, const char *name);
+/* CREATE TABLE / CREATE VIEW into the catalog: 0, or WEIR_EINVAL /
+ * WEIR_ENOMEM with s->err. */
+int sql_catalog_create(weir_sql_session *s, sql_script *sc, const sql_stmt *st);
+/* A catalog table as a table of `env`'s job (its source made anew). NULL
+ * with s->err. */
+weir_table *sql_catalog_open(weir_sql_session *s, weir_job *job, weir_table_env *env,
+                             const sql_relation *r,
+                             const sql_script *sc, uint32_t at);
+/* The closest catalog name to `name` within two edits, or NULL. */
+const char *sql_catalog_hint(weir_sql_session *s, const char *name);
+
+/* The planner: a query as a table of env's job. NULL with s->err. */
+weir_table *sql_plan_query(weir_sql_session *s, weir_job *job, weir_table_env *env,
+                           sql_script *sc,
+                           const sql_query *q);
+
+#endif

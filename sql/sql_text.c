@@ -1,0 +1,291 @@
+/* sql_text.c — interval literals, durations, rewritten texts and their
+ * origins (sql_text.h). */
+#include "sql_text.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+/* ---- intervals and durations ------------------------------------------------ */
+
+typedef struct unit {
+    const char *name;
+    int64_t ms;
+} unit;
+
+/* Largest first: a TO range runs down this list. */
+static const unit units[] = {
+    {"DAY", 86400000}, {"HOUR", 3600000}, {"MINUTE", 60000}, {"SECOND", 1000}, {"MILLISECOND", 1},
+};
+enum { NUNITS = sizeof units / sizeof *units };
+
+/* The unit the word names (singular or plural), or -1. */
+static int unit_of(const char *w, size_t n)
+{
+    for (int u = 0; u < NUNITS; u++) {
+        size_t k = strlen(units[u].name);
+        if ((n == k || (n == k + 1 && (w[k] == 's' || w[k] == 'S'))) &&
+            strncasecmp(w, units[u].name, k) == 0)
+            return u;
+    }
+    return -1;
+}
+
+static const char *skip_space(const char *s, const char *end)
+{
+    while (s < end && isspace((unsigned char)*s))
+        s++;
+    return s;
+}
+
+static const char *word_end(const char *s, const char *end)
+{
+    while (s < end && (isalnum((unsigned char)*s) || *s == '_'))
+        s++;
+    return s;
+}
+
+/* A field of an interval's value: digits, and for seconds a fraction. */
+static int field(const char **s, const char *end, bool fraction, int64_t unit_ms, int64_t *ms)
+{
+    const char *p = *s;
+    int64_t v = 0;
+    if (p >= end || !isdigit((unsigned char)*p))
+        return -1;
+    while (p < end && isdigit((unsigned char)*p)) {
+        if (v > INT64_MAX / 10 - 10)
+            return -1;
+        v = v * 10 + (*p++ - '0');
+    }
+    if (v > INT64_MAX / unit_ms)
+        return -1;
+    v *= unit_ms;
+    if (fraction && p < end && *p == '.') {
+        p++;
+        int64_t scale = unit_ms / 10;
+        if (p >= end || !isdigit((unsigned char)*p))
+            return -1;
+        while (p < end && isdigit((unsigned char)*p)) {
+            if (scale == 0 && *p != '0')
+                return -1; /* finer than a millisecond */
+            v += (*p++ - '0') * scale;
+            scale /= 10;
+        }
+    }
+    *s = p;
+    *ms = v;
+    return 0;
+}
+
+int sql_interval_ms(const char *text, size_t len, int64_t *ms, char *why, size_t whysize)
+{
+    const char *s = text, *end = text + len;
+    s = skip_space(s, end);
+    const char *w = word_end(s, end);
+    if ((size_t)(w - s) != 8 || strncasecmp(s, "INTERVAL", 8) != 0) {
+        snprintf(why, whysize, "expected an interval (INTERVAL '1' MINUTE)");
+        return -1;
+    }
+    s = skip_space(w, end);
+    if (s >= end || *s != '\'') {
+        snprintf(why, whysize, "expected the interval's value in quotes (INTERVAL '1' MINUTE)");
+        return -1;
+    }
+    const char *v = ++s;
+    while (s < end && *s != '\'')
+        s++;
+    if (s >= end) {
+        snprintf(why, whysize, "the interval's value has no closing quote");
+        return -1;
+    }
+    const char *vend = s++;
+    s = skip_space(s, end);
+    w = word_end(s, end);
+    int from = unit_of(s, (size_t)(w - s));
+    if (from < 0) {
+        snprintf(why, whysize, "expected an interval unit (MILLISECOND, SECOND, MINUTE, HOUR "
+                 "or DAY) after the value");
+        return -1;
+    }
+    int to = from;
+    s = skip_space(w, end);
+    if (s < end) {
+        w = word_end(s, end);
+        if ((size_t)(w - s) == 2 && strncasecmp(s, "TO", 2) == 0) {
+            s = skip_space(w, end);
+            w = word_end(s, end);
+            to = unit_of(s, (size_t)(w - s));
+            if (to <= from || to == NUNITS - 1) {
+                snprintf(why, whysize, "expected a smaller unit after TO (MINUTE TO SECOND, "
+                         "HOUR TO MINUTE, DAY TO HOUR, ...)");
+                return -1;
+            }
+            s = skip_space(w, end);
+        }
+        if (s < end) {
+            snprintf(why, whysize, "unexpected text after the interval");
+            return -1;
+        }
+    }
+    /* The value's fields, one per unit of the range: DAY then ' ', the
+     * others then ':'. */
+    const char *p = v;
+    int64_t total = 0;
+    bool neg = p < vend && *p == '-';
+    if (neg)
+        p++;
+    for (int u = from; u <= to; u++) {
+        int64_t part;
+        if (field(&p, vend, units[u].ms == 1000, units[u].ms, &part) || total > INT64_MAX - part) {
+            snprintf(why, whysize, "'%.*s' is not a %s%s%s interval value", (int)(vend - v), v,
+                     units[from].name, to != from ? " TO " : "", to != from ? units[to].name : "");
+            return -1;
+        }
+        total += part;
+        if (u < to) {
+            char sep = units[u].ms == 86400000 ? ' ' : ':';
+            if (p >= vend || *p != sep) {
+                snprintf(why, whysize, "'%.*s' is not a %s TO %s interval value", (int)(vend - v),
+                         v, units[from].name, units[to].name);
+                return -1;
+            }
+            p++;
+        }
+    }
+    if (p != vend) {
+        snprintf(why, whysize, "'%.*s' is not a %s interval value", (int)(vend - v), v,
+                 units[from].name);
+        return -1;
+    }
+    *ms = neg ? -total : total;
+    return 0;
+}
+
+int sql_duration_ms(const char *text, int64_t *ms)
+{
+    static const unit words[] = {
+        {"ms", 1},          {"milli", 1},       {"millis", 1},   {"millisecond", 1},
+        {"milliseconds", 1}, {"s", 1000},       {"sec", 1000},   {"secs", 1000},
+        {"second", 1000},   {"seconds", 1000},  {"min", 60000},  {"mins", 60000},
+        {"minute", 60000},  {"minutes", 60000}, {"h", 3600000},  {"hour", 3600000},
+        {"hours", 3600000}, {"d", 86400000},    {"day", 86400000}, {"days", 86400000},
+    };
+    const char *s = text;
+    while (isspace((unsigned char)*s))
+        s++;
+    if (!isdigit((unsigned char)*s))
+        return -1;
+    char *e;
+    double v = strtod(s, &e);
+    while (isspace((unsigned char)*e))
+        e++;
+    size_t n = strlen(e);
+    while (n && isspace((unsigned char)e[n - 1]))
+        n--;
+    int64_t scale = n == 0 ? 1 : 0;
+    for (size_t k = 0; n && k < sizeof words / sizeof *words; k++)
+        if (strlen(words[k].name) == n && strncasecmp(e, words[k].name, n) == 0)
+            scale = words[k].ms;
+    if (!scale || v * (double)scale > 9.0e15)
+        return -1;
+    double r = v * (double)scale;
+    if (r != (double)(int64_t)r)
+        return -1; /* finer than a millisecond */
+    *ms = (int64_t)r;
+    return 0;
+}
+
+/* ---- rewritten texts -------------------------------------------------------------- */
+
+void sql_text_init(sql_text *t)
+{
+    t->len = 0;
+    t->npieces = 0;
+    t->overflow = false;
+    t->buf[0] = '\0';
+}
+
+static void add(sql_text *t, const char *s, size_t n, uint32_t orig, bool replaced, bool piece)
+{
+    if (t->overflow)
+        return;
+    if (t->len + n + 1 > sizeof t->buf || (piece && t->npieces == SQL_TEXT_PIECES)) {
+        t->overflow = true;
+        return;
+    }
+    if (piece)
+        t->pieces[t->npieces++] = (sql_piece){.out = (uint32_t)t->len, .orig = orig,
+                                              .replaced = replaced};
+    memcpy(t->buf + t->len, s, n);
+    t->len += n;
+    t->buf[t->len] = '\0';
+}
+
+void sql_text_copy(sql_text *t, const char *script, uint32_t orig, uint32_t len)
+{
+    add(t, script + orig, len, orig, false, true);
+}
+
+void sql_text_put(sql_text *t, uint32_t orig, const char *s)
+{
+    add(t, s, strlen(s), orig, true, true);
+}
+
+void sql_text_glue(sql_text *t, const char *s)
+{
+    uint32_t orig = t->npieces ? t->pieces[t->npieces - 1].orig : 0;
+    add(t, s, strlen(s), orig, true, true);
+}
+
+uint32_t sql_text_origin(const sql_text *t, size_t pos)
+{
+    uint32_t orig = 0;
+    for (int i = 0; i < t->npieces && t->pieces[i].out <= pos; i++) {
+        const sql_piece *p = &t->pieces[i];
+        orig = p->replaced ? p->orig : p->orig + (uint32_t)(pos - p->out);
+    }
+    return orig;
+}
+
+const char *sql_expr_message(const char *text, const char *msg, size_t *pos)
+{
+    size_t n = strlen(text);
+    *pos = 0;
+    if (strncmp(msg, text, n) != 0 || strncmp(msg + n, " at ", 4) != 0)
+        return msg;
+    const char *p = msg + n + 4;
+    char *e;
+    unsigned long v = strtoul(p, &e, 10);
+    if (e == p || strncmp(e, ": ", 2) != 0)
+        return msg;
+    *pos = v;
+    return e + 2;
+}
+
+int sql_edit_distance(const char *a, const char *b)
+{
+    size_t na = strlen(a), nb = strlen(b);
+    if (na > 63 || nb > 63)
+        return 64;
+    int row[64];
+    for (size_t j = 0; j <= nb; j++)
+        row[j] = (int)j;
+    for (size_t i = 1; i <= na; i++) {
+        int diag = row[0];
+        row[0] = (int)i;
+        for (size_t j = 1; j <= nb; j++) {
+            int up = row[j];
+            int cost = tolower((unsigned char)a[i - 1]) != tolower((unsigned char)b[j - 1]);
+            int best = diag + cost;
+            if (up + 1 < best)
+                best = up + 1;
+            if (row[j - 1] + 1 < best)
+                best = row[j - 1] + 1;
+            row[j] = best;
+            diag = up;
+        }
+    }
+    return row[nb];
+}
