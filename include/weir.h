@@ -17,6 +17,7 @@
 #include "weir/keyed.h"
 #include "weir/operator.h"
 #include "weir/row.h"
+#include "weir/sql.h"
 #include "weir/state.h"
 #include "weir/stream.h"
 #include "weir/table.h"

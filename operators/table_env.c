@@ -85,6 +85,14 @@ void *weir__table_fail(weir_table_env *env, int err, const char *fmt, ...)
     return NULL;
 }
 
+static bool node_named(const weir_table_env *env, const char *name)
+{
+    for (const weir_table *t = env->nodes; t; t = t->next_alloc)
+        if (t->name && strcmp(t->name, name) == 0)
+            return true;
+    return false;
+}
+
 weir_table *weir__table_node(weir_table_env *env, weir_table *input, const char *fmt, ...)
 {
     weir_table *t = calloc(1, sizeof *t);
@@ -93,6 +101,12 @@ weir_table *weir__table_node(weir_table_env *env, weir_table *input, const char 
     va_start(ap, fmt);
     vsnprintf(name, sizeof name, fmt, ap);
     va_end(ap);
+    /* A job's operator names are unique: a second node of the same name (a
+     * table read twice, the same projection on both sides of a UNION ALL)
+     * is NAME#2, then NAME#3, ... */
+    size_t base = strlen(name);
+    for (int k = 2; node_named(env, name); k++)
+        snprintf(name + base, sizeof name - base, "#%d", k);
     if (t)
         t->name = strdup(name);
     if (!t || !t->name) {

@@ -579,23 +579,22 @@ int sql_catalog_create(weir_sql_session *s, sql_script *sc, const sql_stmt *st)
 }
 
 weir_table *sql_catalog_open(weir_sql_session *s, weir_job *job, weir_table_env *env,
-                             const sql_relation *r,
-                             const sql_script *sc, uint32_t at)
+                             sql_relation *r, const sql_script *sc, uint32_t at)
 {
+    if (r->open_job != s->job_seq) {
+        r->open_job = s->job_seq;
+        r->opens = 0;
+    }
+    char name[SQL_NAME_MAX + 16];
+    r->opens++;
+    snprintf(name, sizeof name, r->opens == 1 ? "%s" : "%s#%d", r->name, r->opens);
     weir_stream *src;
     if (r->connector == SQL_CONNECTOR_DATAGEN) {
-        src = weir_source_generator(job, &r->gen);
+        weir_generator_config g = r->gen;
+        g.name = name;
+        src = weir_source_generator(job, &g);
     } else {
-        weir_file_source_config fc = {
-            .name = r->name,
-            .path = r->file_path,
-            .format = r->file_csv ? WEIR_FILE_CSV : WEIR_FILE_JSON,
-            .ignore_parse_errors = r->ignore_parse_errors,
-            .csv_field_delimiter = r->csv_delimiter,
-            .kind_field = r->kind_field[0] ? r->kind_field : NULL,
-            .speed = r->speed,
-        };
-        src = weir_source_file(job, r->schema, &fc);
+        return sql_fail(s, sc, at, "FILESYSTEM-PENDING");
     }
     weir_table *t = r->changelog_mode && r->changelog_mode != WEIR_CHANGELOG_INSERT_ONLY
                         ? weir_table_from_changelog_stream(env, src, r->schema, r->changelog_mode)

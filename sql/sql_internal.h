@@ -41,6 +41,9 @@ typedef struct sql_relation {
     char kind_field[SQL_NAME_MAX];   /* 'changelog.kind-field' ("": none) */
     double speed;                    /* 'scan.speed' (0: as fast as taken) */
     unsigned changelog_mode;         /* WEIR_CHANGELOG_*: how rows come in */
+    /* How often the current job has opened it (a second source is named
+     * NAME#2: a job's operator names are unique). */
+    int open_job, opens;
 } sql_relation;
 
 struct weir_sql_session {
@@ -59,6 +62,8 @@ struct weir_sql_session {
     weir_clock_kind clock;
     int64_t watermark_interval_ms;
     int jobs; /* queries run (for the capture's name) */
+    bool run_failed; /* the last error came from weir_job_run */
+    int job_seq;     /* jobs made, for sql_relation.open_job */
 };
 
 /* "line L, column C: what" for byte `offset` of the script into s->err;
@@ -76,7 +81,7 @@ int sql_catalog_create(weir_sql_session *s, sql_script *sc, const sql_stmt *st);
 /* A catalog table as a table of `env`'s job (its source made anew). NULL
  * with s->err. */
 weir_table *sql_catalog_open(weir_sql_session *s, weir_job *job, weir_table_env *env,
-                             const sql_relation *r,
+                             sql_relation *r,
                              const sql_script *sc, uint32_t at);
 /* The closest catalog name to `name` within two edits, or NULL. */
 const char *sql_catalog_hint(weir_sql_session *s, const char *name);

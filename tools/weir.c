@@ -3,6 +3,7 @@
  *   weir script FILE|-      run one operator on a scripted input (SCRIPT.md)
  *   weir demo [--out DIR]   the flagship watermark experiments
  *   weir capture ...        convert, validate and summarize captures
+ *   weir sql FILE|-|-e SQL  run SQL statements, print each query's changelog
  *   weir --version          the version of weir (the library's, and the
  *                           headers' if they differ)
  *
@@ -29,6 +30,7 @@
 #include "message.h"
 #include "script.h"
 #include "signals.h"
+#include "sql.h"
 
 static int usage(FILE *out)
 {
@@ -39,6 +41,8 @@ static int usage(FILE *out)
                  "  demo [--out DIR]  the idle-partition and lateness experiments, with captures\n"
                  "  capture ...       convert, validate and summarize captures (convert IN OUT,\n"
                  "                    validate FILE, summary FILE)\n"
+                 "  sql FILE|-        run SQL statements (or -e 'SQL') and print each query's\n"
+                 "                    changelog\n"
                  "\n"
                  "Run 'weir COMMAND --help' for a command's options; 'weir --version' prints\n"
                  "weir's version.\n");
@@ -84,6 +88,8 @@ static int command(int argc, char **argv)
         return weir_demo_main(argc - 1, argv + 1);
     if (strcmp(cmd, "capture") == 0)
         return weir_capture_main(argc - 1, argv + 1);
+    if (strcmp(cmd, "sql") == 0)
+        return weir_sql_main(argc - 1, argv + 1);
     weir_tool_error("weir: unknown command '%s'", cmd);
     return usage(stderr);
 }
@@ -94,7 +100,8 @@ int main(int argc, char **argv)
         return usage(stderr);
     const char *cmd = argv[1];
     char who[64] = "weir";
-    if (strcmp(cmd, "script") == 0 || strcmp(cmd, "demo") == 0 || strcmp(cmd, "capture") == 0)
+    if (strcmp(cmd, "script") == 0 || strcmp(cmd, "demo") == 0 || strcmp(cmd, "capture") == 0 ||
+        strcmp(cmd, "sql") == 0)
         snprintf(who, sizeof who, "weir %s", cmd);
     weir_cli_signals_install();
     int status = close_stdout(who, command(argc, argv));

@@ -21,6 +21,7 @@
 #ifndef WEIR_SQL_H
 #define WEIR_SQL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -72,6 +73,11 @@ WEIR_EXPORT int weir_sql_execute(weir_sql_session *s, const char *text, size_t l
 /* The last call's error ("line 3, column 14: unknown column 'amout' (did
  * you mean 'amount'?)"); "" after a success. */
 WEIR_EXPORT const char *weir_sql_error(const weir_sql_session *s);
+
+/* Whether the last call's error came from a job while it ran (a callback's
+ * failure, a division by zero, a malformed input line, a cancel) rather than
+ * from a statement that could not be run. */
+WEIR_EXPORT bool weir_sql_error_at_run(const weir_sql_session *s);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,375 @@
+/* sql_session.c — a SQL session (weir/sql.h): statements parsed, then run
+ * in order against the session's catalog and settings. Each SELECT is one
+ * job: planned (sql_plan.c), its table turned into a changelog stream into a
+ * sink of parallelism 1 that prints each row as Flink's Row.toString does
+ * (or hands it to the config's callback), run to its end. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "sql_internal.h"
+#include "sql_text.h"
+
+void *sql_vfail(weir_sql_session *s, const sql_script *sc, uint32_t offset, const char *fmt,
+                va_list ap)
+{
+    uint32_t line = 1, col = 1;
+    if (sc)
+        sql_position(sc->text, offset, &line, &col);
+    int n = snprintf(s->err, sizeof s->err, "line %u, column %u: ", line, col);
+    if (n > 0 && (size_t)n < sizeof s->err)
+        vsnprintf(s->err + n, sizeof s->err - (size_t)n, fmt, ap);
+    return NULL;
+}
+
+void *sql_fail(weir_sql_session *s, const sql_script *sc, uint32_t offset, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    sql_vfail(s, sc, offset, fmt, ap);
+    va_end(ap);
+    return NULL;
+}
+
+int weir_sql_session_create(const weir_sql_config *config, weir_sql_session **out)
+{
+    *out = NULL;
+    weir_sql_session *s = calloc(1, sizeof *s);
+    if (!s)
+        return WEIR_ENOMEM;
+    if (config)
+        s->cfg = *config;
+    const char *dir = config && config->base_dir ? config->base_dir : ".";
+    const char *cap = config && config->capture_path ? config->capture_path : "";
+    if (strlen(dir) >= sizeof s->base_dir || strlen(cap) >= sizeof s->capture_path) {
+        free(s);
+        return WEIR_EINVAL;
+    }
+    snprintf(s->base_dir, sizeof s->base_dir, "%s", dir);
+    snprintf(s->capture_path, sizeof s->capture_path, "%s", cap);
+    s->cfg.base_dir = s->base_dir;
+    s->cfg.capture_path = s->capture_path[0] ? s->capture_path : NULL;
+    s->parallelism = 1;
+    s->capture_level = WEIR_DIAG_STANDARD;
+    s->clock = WEIR_CLOCK_VIRTUAL;
+    *out = s;
+    return 0;
+}
+
+void weir_sql_session_destroy(weir_sql_session *s)
+{
+    if (!s)
+        return;
+    for (int i = 0; i < s->nrels; i++) {
+        weir_schema_destroy(s->rels[i]->schema);
+        free(s->rels[i]);
+    }
+    free(s->rels);
+    for (int i = 0; i < s->nscripts; i++) {
+        free((char *)s->scripts[i]->text);
+        sql_script_free(s->scripts[i]);
+        free(s->scripts[i]);
+    }
+    free(s->scripts);
+    free(s);
+}
+
+const char *weir_sql_error(const weir_sql_session *s)
+{
+    return s->err;
+}
+
+bool weir_sql_error_at_run(const weir_sql_session *s)
+{
+    return s->run_failed;
+}
+
+/* ---- SET ------------------------------------------------------------------------------ */
+
+static const char *const set_keys[] = {"parallelism.default", "weir.string-capacity",
+                                       "weir.capture.file", "weir.capture.level", "weir.clock",
+                                       "pipeline.auto-watermark-interval", NULL};
+
+static int set_bad(weir_sql_session *s, const sql_script *sc, const sql_stmt *st,
+                   const char *what)
+{
+    sql_fail(s, sc, st->at.start, "SET '%s' = '%s': %s", st->set_key, st->set_value, what);
+    return WEIR_EINVAL;
+}
+
+static int set_int(const char *v, long lo, long hi, long *out)
+{
+    char *end;
+    errno = 0;
+    long x = strtol(v, &end, 10);
+    if (errno || end == v || *end || x < lo || x > hi)
+        return -1;
+    *out = x;
+    return 0;
+}
+
+static int run_set(weir_sql_session *s, const sql_script *sc, const sql_stmt *st)
+{
+    const char *k = st->set_key, *v = st->set_value;
+    long x;
+    if (strcmp(k, "parallelism.default") == 0) {
+        if (set_int(v, 1, 1024, &x))
+            return set_bad(s, sc, st, "expected a parallelism from 1 to 1024");
+        s->parallelism = (int)x;
+    } else if (strcmp(k, "weir.string-capacity") == 0) {
+        if (set_int(v, 1, 65535, &x))
+            return set_bad(s, sc, st, "expected a capacity from 1 to 65535 bytes");
+        s->string_capacity = (uint32_t)x;
+    } else if (strcmp(k, "weir.capture.file") == 0) {
+        if (strlen(v) >= sizeof s->capture_path)
+            return set_bad(s, sc, st, "the path is too long");
+        snprintf(s->capture_path, sizeof s->capture_path, "%s", v);
+        s->jobs = 0;
+    } else if (strcmp(k, "weir.capture.level") == 0) {
+        static const char *const names[] = {"off", "summary", "standard", "verbose"};
+        static const weir_diag_level levels[] = {WEIR_DIAG_OFF, WEIR_DIAG_SUMMARY,
+                                                 WEIR_DIAG_STANDARD, WEIR_DIAG_VERBOSE};
+        int i = 0;
+        while (i < 4 && strcmp(v, names[i]) != 0)
+            i++;
+        if (i == 4)
+            return set_bad(s, sc, st, "expected off, summary, standard or verbose");
+        s->capture_level = levels[i];
+    } else if (strcmp(k, "weir.clock") == 0) {
+        if (strcmp(v, "virtual") == 0)
+            s->clock = WEIR_CLOCK_VIRTUAL;
+        else if (strcmp(v, "system") == 0)
+            s->clock = WEIR_CLOCK_SYSTEM;
+        else
+            return set_bad(s, sc, st, "expected virtual or system");
+    } else if (strcmp(k, "pipeline.auto-watermark-interval") == 0) {
+        int64_t ms;
+        if (sql_duration_ms(v, &ms) || ms <= 0)
+            return set_bad(s, sc, st, "expected a positive duration ('200 ms')");
+        s->watermark_interval_ms = ms;
+    } else {
+        const char *hint = NULL;
+        for (int i = 0; set_keys[i]; i++)
+            if (sql_edit_distance(k, set_keys[i]) <= 3)
+                hint = set_keys[i];
+        if (hint) {
+            sql_fail(s, sc, st->at.start, "unknown setting '%s' (did you mean '%s'?)", k, hint);
+            return WEIR_EINVAL;
+        }
+        sql_fail(s, sc, st->at.start, "unknown setting '%s' (weir knows parallelism.default, "
+                 "weir.string-capacity, weir.capture.file, weir.capture.level, weir.clock, "
+                 "pipeline.auto-watermark-interval)", k);
+        return WEIR_EINVAL;
+    }
+    return 0;
+}
+
+/* ---- SELECT and EXPLAIN ------------------------------------------------------------------ */
+
+typedef struct result_sink {
+    weir_sql_session *s;
+    const weir_schema *schema;
+    FILE *out;
+} result_sink;
+
+static int print_row(const void *elem, int64_t timestamp, int subtask, void *arg)
+{
+    (void)timestamp;
+    (void)subtask;
+    result_sink *r = arg;
+    if (r->s->cfg.on_row)
+        return r->s->cfg.on_row(r->schema, elem, r->s->cfg.on_row_arg);
+    char buf[16384];
+    int n = weir_row_format(r->schema, elem, buf, sizeof buf);
+    if (n < 0)
+        return WEIR_EINVAL;
+    if ((size_t)n >= sizeof buf)
+        n = (int)sizeof buf - 1;
+    buf[n++] = '\n';
+    return fwrite(buf, 1, (size_t)n, r->out) == (size_t)n ? 0 : WEIR_EIO;
+}
+
+/* The capture path of the session's n-th job: PATH, then PATH-2.EXT, ... */
+static void capture_name(const weir_sql_session *s, int n, char *out, size_t size)
+{
+    const char *path = s->capture_path;
+    const char *slash = strrchr(path, '/');
+    const char *dot = strrchr(slash ? slash : path, '.');
+    if (n == 1 || !dot)
+        snprintf(out, size, n == 1 ? "%s" : "%s-%d", path, n);
+    else
+        snprintf(out, size, "%.*s-%d%s", (int)(dot - path), path, n, dot);
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+    size_t a = strlen(s), b = strlen(suffix);
+    return a >= b && strcmp(s + a - b, suffix) == 0;
+}
+
+/* A job with the session's settings (and its capture, if any). */
+static int make_job(weir_sql_session *s, weir_job **job)
+{
+    char capture[sizeof s->capture_path + 16];
+    weir_job_config jc = {
+        .workers = s->cfg.workers,
+        .parallelism = s->parallelism,
+        .clock = s->clock,
+        .watermark_interval_ms = s->watermark_interval_ms,
+        .diag = {.level = s->capture_level},
+    };
+    if (s->capture_path[0]) {
+        capture_name(s, ++s->jobs, capture, sizeof capture);
+        if (ends_with(capture, ".msgpack"))
+            jc.diag.msgpack_path = capture;
+        else
+            jc.diag.jsonl_path = capture;
+    } else {
+        jc.diag.level = WEIR_DIAG_OFF;
+    }
+    s->job_seq++;
+    int r = weir_job_create(&jc, job);
+    if (r)
+        snprintf(s->err, sizeof s->err, "%s", r == WEIR_ENOMEM ? "out of memory"
+                                                               : "cannot make the job");
+    return r;
+}
+
+/* The plan's text without each node's changelog mode (" [I,UB,UA]"). */
+static void strip_modes(char *plan)
+{
+    char *out = plan;
+    for (char *line = plan; *line;) {
+        char *nl = strchr(line, '\n');
+        size_t len = nl ? (size_t)(nl - line) : strlen(line);
+        size_t keep = len;
+        for (size_t i = len; i-- > 1;)
+            if (line[i] == '[' && line[i - 1] == ' ' && line[len - 1] == ']' &&
+                strspn(line + i + 1, "IUBD,") == len - i - 2) {
+                keep = i - 1;
+                break;
+            }
+        memmove(out, line, keep);
+        out += keep;
+        if (nl)
+            *out++ = '\n';
+        line += len + (nl ? 1 : 0);
+    }
+    *out = '\0';
+}
+
+static int run_query(weir_sql_session *s, sql_script *sc, const sql_stmt *st)
+{
+    weir_job *job = NULL;
+    weir_table_env *env = NULL;
+    int r = make_job(s, &job);
+    if (r)
+        return r;
+    weir_table_config tc = {.string_capacity = s->string_capacity};
+    if ((r = weir_table_env_create(job, &tc, &env))) {
+        weir_job_destroy(job);
+        snprintf(s->err, sizeof s->err, "out of memory");
+        return r;
+    }
+    FILE *out = s->cfg.out ? s->cfg.out : stdout;
+    weir_table *t = sql_plan_query(s, job, env, sc, st->query);
+    result_sink rs = {.s = s, .out = out};
+    if (!t) {
+        r = s->err[0] ? WEIR_EINVAL : WEIR_ENOMEM;
+    } else if (st->kind == SQL_STMT_EXPLAIN) {
+        char plan[16384];
+        int n = weir_table_explain(t, plan, sizeof plan);
+        if (n < 0 || (size_t)n >= sizeof plan) {
+            r = n < 0 ? n : WEIR_EINVAL;
+            sql_fail(s, sc, st->at.start, "the plan does not fit in %zu bytes", sizeof plan);
+        } else {
+            if (!st->changelog_mode)
+                strip_modes(plan);
+            if (fputs(plan, out) < 0 || (plan[0] && plan[strlen(plan) - 1] != '\n' &&
+                                         fputc('\n', out) < 0)) {
+                r = WEIR_EIO;
+                snprintf(s->err, sizeof s->err, "writing the plan: %s", strerror(errno));
+            }
+        }
+    } else {
+        rs.schema = weir_table_schema(t);
+        weir_stream *cs = weir_table_to_changelog_stream(t, 0);
+        weir_stream *sink = weir_stream_set_parallelism(
+            weir_stream_set_name(weir_sink_callback(cs, print_row, &rs), "Sink(print)"), 1);
+        if (!sink) {
+            r = WEIR_EINVAL;
+            sql_fail(s, sc, st->at.start, "%s", weir_job_error(job));
+        } else {
+            if (s->cfg.on_job)
+                s->cfg.on_job(job, s->cfg.on_job_arg);
+            r = weir_job_run(job);
+            if (s->cfg.on_job)
+                s->cfg.on_job(NULL, s->cfg.on_job_arg);
+            if (r) {
+                snprintf(s->err, sizeof s->err, "%s", weir_job_error(job));
+                s->run_failed = true;
+            }
+        }
+    }
+    weir_job_destroy(job);
+    weir_table_env_destroy(env);
+    return r;
+}
+
+/* ---- statements ---------------------------------------------------------------------------- */
+
+static int keep_script(weir_sql_session *s, const char *text, size_t len, sql_script **out)
+{
+    char *copy = malloc(len + 1);
+    sql_script *sc = calloc(1, sizeof *sc);
+    sql_script **v = realloc(s->scripts, (size_t)(s->nscripts + 1) * sizeof *v);
+    if (v)
+        s->scripts = v;
+    if (!copy || !sc || !v) {
+        free(copy);
+        free(sc);
+        snprintf(s->err, sizeof s->err, "out of memory");
+        return WEIR_ENOMEM;
+    }
+    memcpy(copy, text, len);
+    copy[len] = '\0';
+    int r = sql_parse(copy, len, sc, s->err, sizeof s->err);
+    if (r) {
+        free(copy);
+        free(sc);
+        if (r == -2)
+            snprintf(s->err, sizeof s->err, "out of memory");
+        return r == -2 ? WEIR_ENOMEM : WEIR_EINVAL;
+    }
+    s->scripts[s->nscripts++] = sc;
+    *out = sc;
+    return 0;
+}
+
+int weir_sql_execute(weir_sql_session *s, const char *text, size_t len)
+{
+    s->err[0] = '\0';
+    s->run_failed = false;
+    sql_script *sc;
+    int r = keep_script(s, text, len, &sc);
+    for (int i = 0; r == 0 && i < sc->n; i++) {
+        const sql_stmt *st = &sc->stmts[i];
+        switch (st->kind) {
+        case SQL_STMT_CREATE_TABLE:
+        case SQL_STMT_CREATE_VIEW: r = sql_catalog_create(s, sc, st); break;
+        case SQL_STMT_SET: r = run_set(s, sc, st); break;
+        case SQL_STMT_SELECT:
+        case SQL_STMT_EXPLAIN: r = run_query(s, sc, st); break;
+        default: r = WEIR_EINVAL; break;
+        }
+        if (r && !s->err[0])
+            snprintf(s->err, sizeof s->err, "%s", r == WEIR_ENOMEM ? "out of memory"
+                                                                   : weir_strerror(r));
+    }
+    if (r == 0)
+        s->err[0] = '\0';
+    return r;
+}
