@@ -2,8 +2,8 @@
 # A missing one stops the configure step with the Debian package that provides
 # it; nothing is ever skipped silently. scripts/install-deps.sh installs them.
 #
-# The library needs only Concurrency Kit, liburcu, msgpack-c, xxHash and
-# threads; the command line adds jansson; the tests add Criterion (and the
+# The library needs Concurrency Kit, liburcu, msgpack-c, xxHash, jansson,
+# libcsv and threads; the tests add Criterion (and the
 # compilers of the header checks, tests/headers). Each is looked up only when
 # what needs it is built, so a library-only configure
 # (-DWEIR_BUILD_TESTS=OFF -DWEIR_BUILD_TOOLS=OFF ...) needs nothing else.
@@ -30,12 +30,24 @@ weir_require_pkg(WEIR_CK        ck          libck-dev      "libweir")
 weir_require_pkg(WEIR_URCU_CDS  liburcu-cds liburcu-dev    "libweir")
 weir_require_pkg(WEIR_MSGPACK   msgpack     libmsgpack-dev "libweir")
 weir_require_pkg(WEIR_XXHASH    libxxhash   libxxhash-dev  "libweir")
+weir_require_pkg(WEIR_JANSSON   jansson     libjansson-dev "libweir (the JSON file source)")
 find_package(Threads REQUIRED)
 
-if(WEIR_BUILD_TOOLS OR WEIR_BUILD_TESTS)
-  weir_require_pkg(WEIR_JANSSON jansson libjansson-dev
-    "the weir command line (WEIR_BUILD_TOOLS) and the tests (WEIR_BUILD_TESTS)")
+# libcsv (the CSV file source) ships no pkg-config file: its header and
+# library are looked up by name, as one imported target.
+find_path(WEIR_CSV_INCLUDE_DIR csv.h)
+find_library(WEIR_CSV_LIBRARY NAMES csv)
+if(NOT WEIR_CSV_INCLUDE_DIR OR NOT WEIR_CSV_LIBRARY)
+  message(FATAL_ERROR
+    "weir: libweir (the CSV file source) requires the library 'libcsv', not found. Install "
+    "the Debian package 'libcsv-dev' (or run scripts/install-deps.sh as root).")
 endif()
+if(NOT TARGET weir::csv)
+  add_library(weir::csv UNKNOWN IMPORTED GLOBAL)
+  set_target_properties(weir::csv PROPERTIES IMPORTED_LOCATION ${WEIR_CSV_LIBRARY}
+    INTERFACE_INCLUDE_DIRECTORIES ${WEIR_CSV_INCLUDE_DIR})
+endif()
+message(STATUS "weir: found libcsv ${WEIR_CSV_LIBRARY} (libcsv-dev)")
 if(WEIR_BUILD_TESTS)
   weir_require_pkg(WEIR_CRITERION criterion libcriterion-dev
     "the test suite (WEIR_BUILD_TESTS; configure with -DWEIR_BUILD_TESTS=OFF for the library alone)")

@@ -7,6 +7,7 @@
  * conversion operator (table_calc.c) copies from there into a row.
  */
 #include <ctype.h>
+#include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -941,6 +942,97 @@ static void civil(int64_t days, int64_t *y, unsigned *m, unsigned *d)
     *d = doy - (153 * mp + 2) / 5 + 1;
     *m = mp < 10 ? mp + 3 : mp - 9;
     *y = yy + (*m <= 2);
+}
+
+/* Days since 1970-01-01 of a civil date (proleptic Gregorian). */
+static int64_t days_from_civil(int64_t y, unsigned m, unsigned d)
+{
+    y -= m <= 2;
+    int64_t era = (y >= 0 ? y : y - 399) / 400;
+    int64_t yoe = y - era * 400;
+    int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+    int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    return era * 146097 + doe - 719468;
+}
+
+/* n digits at *p into *v; false if they are not there. */
+static bool digits(const char **p, const char *end, int n, unsigned *v)
+{
+    *v = 0;
+    for (int i = 0; i < n; i++, (*p)++) {
+        if (*p >= end || !isdigit((unsigned char)**p))
+            return false;
+        *v = *v * 10 + (unsigned)(**p - '0');
+    }
+    return true;
+}
+
+int weir_timestamp_parse(const char *text, size_t len, int64_t *ms)
+{
+    const char *p = text, *end = text + len;
+    unsigned y, mo, d, h = 0, mi = 0, sec = 0, frac = 0;
+    if (!digits(&p, end, 4, &y) || p == end || *p++ != '-' || !digits(&p, end, 2, &mo) ||
+        p == end || *p++ != '-' || !digits(&p, end, 2, &d))
+        return WEIR_EFORMAT;
+    if (p < end) {
+        if ((*p != ' ' && *p != 'T') || (++p, !digits(&p, end, 2, &h)) || p == end ||
+            *p++ != ':' || !digits(&p, end, 2, &mi) || p == end || *p++ != ':' ||
+            !digits(&p, end, 2, &sec))
+            return WEIR_EFORMAT;
+        if (p < end && *p == '.') {
+            int n = 0;
+            for (p++; p < end && isdigit((unsigned char)*p); p++, n++)
+                if (n < 3)
+                    frac = frac * 10 + (unsigned)(*p - '0');
+            if (n == 0 || n > 9)
+                return WEIR_EFORMAT;
+            for (; n < 3; n++)
+                frac *= 10;
+        }
+    }
+    static const unsigned mdays[] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+    if (p != end || mo < 1 || mo > 12 || d < 1 || d > mdays[mo - 1] ||
+        (mo == 2 && d == 29 && !leap) || h > 23 || mi > 59 || sec > 59)
+        return WEIR_EFORMAT;
+    *ms = ((days_from_civil(y, mo, d) * 24 + h) * 60 + mi) * 60000 + (int64_t)sec * 1000 + frac;
+    return 0;
+}
+
+int weir_row_set_text(const weir_schema *s, void *row, int col, const char *text, size_t len)
+{
+    if (col < 0 || col >= s->ncols || (!text && len))
+        return WEIR_EINVAL;
+    weir_type_id id = s->cols[col].type.id;
+    if (weir__type_is_string(id))
+        return weir_row_set_string(s, row, col, text, len);
+    if (id == WEIR_TYPE_TIMESTAMP || id == WEIR_TYPE_TIMESTAMP_LTZ) {
+        int64_t ms;
+        return weir_timestamp_parse(text, len, &ms) ? WEIR_EFORMAT
+                                                    : weir_row_set_int(s, row, col, ms);
+    }
+    char tmp[64];
+    if (len == 0 || len >= sizeof tmp)
+        return WEIR_EFORMAT;
+    memcpy(tmp, text, len);
+    tmp[len] = '\0';
+    if (id == WEIR_TYPE_BOOLEAN) {
+        if (strcasecmp(tmp, "true") == 0 || strcasecmp(tmp, "false") == 0)
+            return weir_row_set_bool(s, row, col, tmp[0] == 't' || tmp[0] == 'T');
+        return WEIR_EFORMAT;
+    }
+    char *e;
+    errno = 0;
+    if (id == WEIR_TYPE_DOUBLE) {
+        double v = strtod(tmp, &e);
+        return *e || isspace((unsigned char)tmp[0]) ? WEIR_EFORMAT : weir_row_set_double(s, row, col, v);
+    }
+    long long v = strtoll(tmp, &e, 10);
+    if (*e || isspace((unsigned char)tmp[0]))
+        return WEIR_EFORMAT;
+    if (errno == ERANGE)
+        return WEIR_ERANGE;
+    return weir_row_set_int(s, row, col, v);
 }
 
 int weir_timestamp_format(int64_t ms, char *buf, size_t size)

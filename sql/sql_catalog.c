@@ -125,42 +125,6 @@ static int opt_bool(weir_sql_session *s, const sql_script *sc, options *o, const
     return 0;
 }
 
-/* 'YYYY-MM-DD HH:MM:SS[.fff]' (or a 'T' between) as UTC milliseconds. */
-static int parse_timestamp(const char *v, int64_t *ms)
-{
-    int y, mo, d, h = 0, mi = 0, sec = 0, frac = 0, n = 0;
-    char sep;
-    if (sscanf(v, "%4d-%2d-%2d%n", &y, &mo, &d, &n) != 3)
-        return -1;
-    const char *p = v + n;
-    if (*p) {
-        int k = 0;
-        if (sscanf(p, "%c%2d:%2d:%2d%n", &sep, &h, &mi, &sec, &k) != 4 || (sep != ' ' && sep != 'T'))
-            return -1;
-        p += k;
-        if (*p == '.') {
-            int digits = 0;
-            for (p++; isdigit((unsigned char)*p) && digits < 3; p++, digits++)
-                frac = frac * 10 + (*p - '0');
-            for (; digits < 3; digits++)
-                frac *= 10;
-        }
-        if (*p)
-            return -1;
-    }
-    if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || sec > 59)
-        return -1;
-    /* days from the civil date (proleptic Gregorian) */
-    int yy = y - (mo <= 2);
-    int era = (yy >= 0 ? yy : yy - 399) / 400;
-    int yoe = yy - era * 400;
-    int doy = (153 * (mo + (mo > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-    int doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    int64_t days = (int64_t)era * 146097 + doe - 719468;
-    *ms = ((days * 24 + h) * 60 + mi) * 60000 + (int64_t)sec * 1000 + frac;
-    return 0;
-}
-
 /* Every option the connector did not read is unknown. */
 static int unused_options(weir_sql_session *s, const sql_script *sc, options *o, const char *conn,
                           const char *known)
@@ -290,7 +254,7 @@ static int datagen_options(weir_sql_session *s, const sql_script *sc, options *o
         long long ms = strtoll(op->value, &end, 10);
         if (end != op->value && !*end)
             g->start_ms = ms;
-        else if (parse_timestamp(op->value, &g->start_ms))
+        else if (weir_timestamp_parse(op->value, strlen(op->value), &g->start_ms))
             return bad_option(s, sc, op, "expected a timestamp 'YYYY-MM-DD HH:MM:SS[.fff]' (UTC) "
                               "or milliseconds");
     }
@@ -594,7 +558,16 @@ weir_table *sql_catalog_open(weir_sql_session *s, weir_job *job, weir_table_env 
         g.name = name;
         src = weir_source_generator(job, &g);
     } else {
-        return sql_fail(s, sc, at, "FILESYSTEM-PENDING");
+        weir_file_source_config fc = {
+            .name = name,
+            .path = r->file_path,
+            .format = r->file_csv ? WEIR_FILE_CSV : WEIR_FILE_JSON,
+            .ignore_parse_errors = r->ignore_parse_errors,
+            .csv_field_delimiter = r->csv_delimiter,
+            .kind_field = r->kind_field[0] ? r->kind_field : NULL,
+            .speed = r->speed,
+        };
+        src = weir_source_file(job, r->schema, &fc);
     }
     weir_table *t = r->changelog_mode && r->changelog_mode != WEIR_CHANGELOG_INSERT_ONLY
                         ? weir_table_from_changelog_stream(env, src, r->schema, r->changelog_mode)

@@ -227,6 +227,20 @@ WEIR_EXPORT int weir_row_format(const weir_schema *s, const void *row, char *buf
 
 /* Formats a TIMESTAMP(3) value: "2024-01-01 00:00:10.000" (UTC). */
 WEIR_EXPORT int weir_timestamp_format(int64_t ms, char *buf, size_t size);
+/* Parses a TIMESTAMP as SQL and Flink's JSON format write it: "YYYY-MM-DD",
+ * "YYYY-MM-DD HH:MM:SS" or with a fraction (".f" to nine digits, kept to the
+ * millisecond), a 'T' allowed for the space; UTC. 0 and *ms, or
+ * WEIR_EFORMAT. */
+WEIR_EXPORT int weir_timestamp_parse(const char *text, size_t len, int64_t *ms);
+
+/* Sets column `col` from its text (a CSV field, a JSON string): the bytes
+ * of a string column as they are; "true"/"false" (any case) for BOOLEAN; a
+ * decimal integer for INT and BIGINT; a number as strtod reads it for
+ * DOUBLE; weir_timestamp_parse's forms for TIMESTAMP. 0, WEIR_EFORMAT (not
+ * a value of the type), WEIR_ERANGE (too long for the column's capacity, or
+ * out of the integer type's range) or WEIR_EINVAL (no such column). */
+WEIR_EXPORT int weir_row_set_text(const weir_schema *s, void *row, int col, const char *text,
+                                  size_t len);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,70 @@
+/* weir/file_source.h — a source of rows read from files: JSON lines or CSV,
+ * as Flink's filesystem connector reads them (weir's SQL uses it for
+ * 'connector'='filesystem'; a C program may too, with weir/table.h).
+ *
+ * `path` is a file, or a folder whose regular files (not starting with '.'
+ * or '_', sorted by name) are each one partition: the source has one
+ * subtask per file, and reads it from the first line to the last.
+ *
+ * JSON: one object per line, fields by column name; a missing field or
+ * null is NULL; numbers for INT, BIGINT and DOUBLE, true/false for BOOLEAN,
+ * strings for VARCHAR, CHAR and TIMESTAMP ('YYYY-MM-DD HH:MM:SS[.fff]').
+ * Fields the schema does not name are ignored; blank lines are skipped.
+ * CSV (RFC 4180, by libcsv): fields by position, one per column; a quoted
+ * field may hold the delimiter, quotes ("") and line breaks; an empty
+ * unquoted field is NULL ("" is an empty string); values as
+ * weir_row_set_text reads them.
+ *
+ * A line that is not one of these (malformed JSON, a field of the wrong
+ * type, a string longer than its column, the wrong number of CSV fields,
+ * NULL in a NOT NULL column) fails the job with "FILE:LINE: what", unless
+ * ignore_parse_errors: then it is skipped and counted as filtered in the
+ * source's diagnostics.
+ */
+#ifndef WEIR_FILE_SOURCE_H
+#define WEIR_FILE_SOURCE_H
+
+#include <stdbool.h>
+
+#include "weir/export.h"
+#include "weir/job.h"
+#include "weir/row.h"
+#include "weir/stream.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum weir_file_format {
+    WEIR_FILE_JSON = 1,
+    WEIR_FILE_CSV
+} weir_file_format;
+
+typedef struct weir_file_source_config {
+    const char *name; /* the operator's name; NULL: "file_source". Copied. */
+    const char *path; /* a file or a folder (above). Copied. */
+    weir_file_format format;
+    bool ignore_parse_errors;
+    char csv_field_delimiter; /* 0: ',' */
+    /* A changelog file: the JSON field (or, in CSV, an extra first field)
+     * holding each row's kind: +I, -U, +U, -D (or INSERT, UPDATE_BEFORE,
+     * UPDATE_AFTER, DELETE). NULL: every row is +I. Copied. */
+    const char *kind_field;
+    /* > 0: rows paced by their rowtime, `speed` times real time (a row
+     * whose rowtime is t comes (t - the first row's) / speed ms after the
+     * first; the job's clock, so a virtual clock jumps there). Needs a
+     * schema with a rowtime. 0: as fast as they are read. */
+    double speed;
+} weir_file_source_config;
+
+/* A source of rows of `schema` (borrowed: it must outlive the job's run;
+ * not bound to a struct) from `config->path`. The files are listed here: a
+ * path that does not exist or cannot be read, or a folder with no file, is
+ * an error now (NULL, the job's error set). */
+WEIR_EXPORT weir_stream *weir_source_file(weir_job *job, const weir_schema *schema,
+                                          const weir_file_source_config *config);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
