@@ -863,11 +863,16 @@ static weir__enode *parse_primary(parser *p)
         name[t.len] = 0;
         int c = weir_schema_column_index(p->schema, name);
         if (c < 0) {
-            /* A hint: the same name in another case. */
+            /* A hint: the closest name, within two edits (case aside). */
             const char *hint = NULL;
-            for (int i = 0; i < p->schema->ncols; i++)
-                if (strcasecmp(p->schema->cols[i].name, name) == 0)
+            int best = 3;
+            for (int i = 0; i < p->schema->ncols; i++) {
+                int d = weir__edit_distance(p->schema->cols[i].name, name);
+                if (d < best) {
+                    best = d;
                     hint = p->schema->cols[i].name;
+                }
+            }
             if (hint)
                 perr(p, t.pos, "unknown column '%s' (did you mean '%s'?)", name, hint);
             else

@@ -56,6 +56,8 @@ struct weir_schema {
  * numeric / time. */
 uint32_t weir__type_size(weir_type t);
 uint32_t weir__type_align(weir_type t);
+/* The edit distance of two names, case-insensitive (for "did you mean"). */
+int weir__edit_distance(const char *a, const char *b);
 bool weir__type_is_string(weir_type_id id);
 bool weir__type_is_integer(weir_type_id id);
 bool weir__type_is_numeric(weir_type_id id);

@@ -296,7 +296,7 @@ static int filesystem_options(weir_sql_session *s, const sql_script *sc, options
                  "('json' or 'csv')");
         return WEIR_EINVAL;
     }
-    int n = path->value[0] == '/'
+    int n = path->value[0] == '/' || strcmp(s->base_dir, ".") == 0
                 ? snprintf(r->file_path, sizeof r->file_path, "%s", path->value)
                 : snprintf(r->file_path, sizeof r->file_path, "%s/%s", s->base_dir, path->value);
     if (n < 0 || (size_t)n >= sizeof r->file_path)
@@ -573,6 +573,6 @@ weir_table *sql_catalog_open(weir_sql_session *s, weir_job *job, weir_table_env 
                         ? weir_table_from_changelog_stream(env, src, r->schema, r->changelog_mode)
                         : weir_table_from_stream(env, src, r->schema);
     if (!t)
-        return sql_fail(s, sc, at, "table %s: %s", r->name, weir_job_error(job));
+        return sql_fail(s, sc, at, "table %s: %s", r->name, sql_job_message(job));
     return t;
 }

@@ -73,6 +73,11 @@ void *sql_fail(weir_sql_session *s, const sql_script *sc, uint32_t offset, const
 void *sql_vfail(weir_sql_session *s, const sql_script *sc, uint32_t offset, const char *fmt,
                 va_list ap) __attribute__((format(printf, 4, 0)));
 
+/* The job's error without the name of the library function that recorded
+ * it ("weir_table_group_by: ", "weir_source_file: "): a SQL user did not
+ * call it. */
+const char *sql_job_message(const weir_job *job);
+
 /* The catalog's entry for `name` (case-sensitive), or NULL. */
 sql_relation *sql_catalog_find(weir_sql_session *s, const char *name);
 /* CREATE TABLE / CREATE VIEW into the catalog: 0, or WEIR_EINVAL /

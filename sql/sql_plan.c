@@ -68,24 +68,11 @@ static const char *const window_names[] = {[SQL_WINDOW_TUMBLE] = "TUMBLE",
                                            [SQL_WINDOW_CUMULATE] = "CUMULATE",
                                            [SQL_WINDOW_SESSION] = "SESSION"};
 
-/* The table layer's message without the name of its function ("weir_table_
- * group_by: "): the SQL user did not call it. */
-static const char *table_message(const weir_job *job)
-{
-    const char *m = weir_job_error(job);
-    if (strncmp(m, "weir_table_", 11) == 0) {
-        const char *c = strstr(m, ": ");
-        if (c)
-            return c + 2;
-    }
-    return m;
-}
-
 static void *table_fail(planner *p, uint32_t at)
 {
     if (weir_job_error_code(p->job) == WEIR_ENOMEM)
         return sql_fail(p->s, p->sc, at, "out of memory");
-    return sql_fail(p->s, p->sc, at, "%s", table_message(p->job));
+    return sql_fail(p->s, p->sc, at, "%s", sql_job_message(p->job));
 }
 
 static int lex_span(planner *p, sql_span sp, sql_tokens *out)

@@ -34,6 +34,17 @@ void *sql_fail(weir_sql_session *s, const sql_script *sc, uint32_t offset, const
     return NULL;
 }
 
+const char *sql_job_message(const weir_job *job)
+{
+    const char *m = weir_job_error(job);
+    if (strncmp(m, "weir_", 5) == 0) {
+        size_t n = strspn(m, "abcdefghijklmnopqrstuvwxyz_");
+        if (strncmp(m + n, ": ", 2) == 0)
+            return m + n + 2;
+    }
+    return m;
+}
+
 int weir_sql_session_create(const weir_sql_config *config, weir_sql_session **out)
 {
     *out = NULL;

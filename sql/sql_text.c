@@ -1,6 +1,7 @@
 /* sql_text.c — interval literals, durations, rewritten texts and their
  * origins (sql_text.h). */
 #include "sql_text.h"
+#include "../operators/table_internal.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -266,26 +267,5 @@ const char *sql_expr_message(const char *text, const char *msg, size_t *pos)
 
 int sql_edit_distance(const char *a, const char *b)
 {
-    size_t na = strlen(a), nb = strlen(b);
-    if (na > 63 || nb > 63)
-        return 64;
-    int row[64];
-    for (size_t j = 0; j <= nb; j++)
-        row[j] = (int)j;
-    for (size_t i = 1; i <= na; i++) {
-        int diag = row[0];
-        row[0] = (int)i;
-        for (size_t j = 1; j <= nb; j++) {
-            int up = row[j];
-            int cost = tolower((unsigned char)a[i - 1]) != tolower((unsigned char)b[j - 1]);
-            int best = diag + cost;
-            if (up + 1 < best)
-                best = up + 1;
-            if (row[j - 1] + 1 < best)
-                best = row[j - 1] + 1;
-            row[j] = best;
-            diag = up;
-        }
-    }
-    return row[nb];
+    return weir__edit_distance(a, b);
 }
