@@ -305,6 +305,8 @@ static int run_query(weir_sql_session *s, sql_script *sc, const sql_stmt *st)
                 snprintf(s->err, sizeof s->err, "writing the plan: %s", strerror(errno));
             }
         }
+    } else if (s->cfg.plan_only) {
+        r = 0;
     } else {
         rs.schema = weir_table_schema(t);
         weir_stream *cs = weir_table_to_changelog_stream(t, 0);

@@ -1,10 +1,11 @@
-/* sql.c — `weir sql [--capture FILE] [--workers N] FILE|-|-e STATEMENTS`:
+/* sql.c — `weir sql [--check] [--capture FILE] [--workers N] FILE|-|-e STATEMENTS`:
  * the statements read whole (a SQL file is small; at most 16 MB), given to
  * a weir_sql_session whose relative 'path' options are read from the file's
  * folder, and each query's rows printed on standard output as they come.
  * SIGINT/SIGTERM cancel the running query (signals.h). */
 #include <errno.h>
 #include <getopt.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,14 +21,15 @@
 static int usage(FILE *out)
 {
     fprintf(out,
-            "usage: weir sql [--capture FILE] [--workers N] FILE|-\n"
-            "       weir sql [--capture FILE] [--workers N] -e 'STATEMENTS'\n"
+            "usage: weir sql [--check] [--capture FILE] [--workers N] FILE|-\n"
+            "       weir sql [--check] [--capture FILE] [--workers N] -e 'STATEMENTS'\n"
             "Runs SQL statements (CREATE TABLE, CREATE VIEW, SET, SELECT, EXPLAIN) in\n"
             "order and prints each query's result as a changelog (+I[...], -U[...],\n"
             "+U[...], -D[...]). docs/SQL.md lists what weir's SQL supports.\n"
             "  --capture FILE   the diagnostic capture of each query (.msgpack or JSONL;\n"
             "                   the n-th query writes FILE-n.EXT)\n"
             "  --workers N      worker threads of each query's job (default: the CPUs)\n"
+            "  --check          plan every query, run none (exit 0 if all would run)\n"
             "Exit status: 0 ran, 1 a query failed while it ran or a file could not be\n"
             "read, 2 bad usage or a statement that cannot be run (FILE: line L,\n"
             "column C: what, on standard error).\n");
@@ -105,15 +107,17 @@ static void folder_of(const char *path, char *out, size_t size)
 
 int weir_sql_main(int argc, char **argv)
 {
-    enum { O_CAPTURE = 256, O_WORKERS, O_HELP };
+    enum { O_CAPTURE = 256, O_WORKERS, O_CHECK, O_HELP };
     static const struct option longopts[] = {
         {"capture", required_argument, NULL, O_CAPTURE},
+        {"check", no_argument, NULL, O_CHECK},
         {"workers", required_argument, NULL, O_WORKERS},
         {"help", no_argument, NULL, O_HELP},
         {NULL, 0, NULL, 0},
     };
     const char *capture = NULL, *inline_text = NULL;
     int workers = 0, c;
+    bool check = false;
     optind = 1;
     while ((c = getopt_long(argc, argv, "+e:h", longopts, NULL)) != -1) {
         switch (c) {
@@ -129,6 +133,7 @@ int weir_sql_main(int argc, char **argv)
             break;
         }
         case 'e': inline_text = optarg; break;
+        case O_CHECK: check = true; break;
         case 'h':
         case O_HELP: return usage(stdout);
         default: return usage(stderr);
@@ -164,7 +169,7 @@ int weir_sql_main(int argc, char **argv)
     int status = check_nul(text, len, name);
     weir_sql_session *s = NULL;
     weir_sql_config cfg = {.base_dir = dir, .capture_path = capture, .workers = workers,
-                           .on_job = on_job};
+                           .on_job = on_job, .plan_only = check};
     if (status == 0 && weir_sql_session_create(&cfg, &s)) {
         weir_tool_error("weir sql: out of memory");
         status = 1;

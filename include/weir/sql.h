@@ -52,6 +52,9 @@ typedef struct weir_sql_config {
      * JSONL): the first SELECT writes it, the n-th writes NAME-n.EXT; NULL:
      * none unless SET 'weir.capture.file'. Copied. */
     const char *capture_path;
+    /* Plan every query but run none (a check of the statements: SELECT
+     * prints nothing; EXPLAIN, CREATE and SET work as always). */
+    bool plan_only;
     /* Worker threads of each job; 0: the job's default. */
     int workers;
     /* Called with each job before it runs and with NULL after its run has

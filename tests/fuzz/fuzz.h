@@ -17,5 +17,8 @@ int weir_fuzz_script(const uint8_t *data, size_t size);
  * error with the capture reader; each event of a msgpack capture must come
  * out as valid JSON. */
 int weir_fuzz_capture(const uint8_t *data, size_t size);
+/* The bytes as SQL statements: parsed, tables made and queries planned by
+ * a session that runs none (weir_sql_config.plan_only). */
+int weir_fuzz_sql(const uint8_t *data, size_t size);
 
 #endif

@@ -84,3 +84,8 @@ Test(fuzz_replay, capture)
 {
     replay("capture", weir_fuzz_capture);
 }
+
+Test(fuzz_replay, sql)
+{
+    replay("sql", weir_fuzz_sql);
+}

@@ -1,0 +1,2 @@
+CREATE TABLE orders (`user` STRING, amount BIGINT)
+WITH ('connector' = 'filesystem', 'path' = 'data/orders.json', 'format' = 'jsonl');

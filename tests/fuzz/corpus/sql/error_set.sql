@@ -1,0 +1,1 @@
+SET 'parallelism.defualt' = '2';

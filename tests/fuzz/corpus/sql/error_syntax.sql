@@ -1,0 +1,3 @@
+CREATE TABLE orders (`user` STRING, amount BIGINT)
+WITH ('connector' = 'filesystem', 'path' = 'data/orders.json', 'format' = 'json');
+SELECT `user` FROM orders WHERE;
