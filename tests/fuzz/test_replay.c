@@ -37,19 +37,21 @@ static uint8_t *read_all(const char *path, size_t *size)
     return buf;
 }
 
-/* Feeds every regular file of WEIR_SOURCE_DIR/tests/fuzz/<kind>/<target>
- * to fn; returns how many (0 if the folder is absent). */
-static int replay_dir(const char *kind, const char *target, fuzz_fn fn)
+/* Feeds every regular file of WEIR_SOURCE_DIR/<folder> whose name ends
+ * with `suffix` ("" for all) to fn; returns how many (0 if the folder is
+ * absent). */
+static int replay_folder(const char *folder, const char *suffix, fuzz_fn fn)
 {
     char dir[1024];
-    snprintf(dir, sizeof dir, "%s/tests/fuzz/%s/%s", WEIR_SOURCE_DIR, kind, target);
+    snprintf(dir, sizeof dir, "%s/%s", WEIR_SOURCE_DIR, folder);
     DIR *d = opendir(dir);
     if (!d)
         return 0;
     int count = 0;
     struct dirent *e;
     while ((e = readdir(d)) != NULL) {
-        if (e->d_name[0] == '.')
+        size_t n = strlen(e->d_name), k = strlen(suffix);
+        if (e->d_name[0] == '.' || n < k || strcmp(e->d_name + n - k, suffix) != 0)
             continue;
         char path[2048];
         snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
@@ -65,14 +67,24 @@ static int replay_dir(const char *kind, const char *target, fuzz_fn fn)
     return count;
 }
 
+/* tests/fuzz/<kind>/<target>, every file. */
+static int replay_dir(const char *kind, const char *target, fuzz_fn fn)
+{
+    char folder[256];
+    snprintf(folder, sizeof folder, "tests/fuzz/%s/%s", kind, target);
+    return replay_folder(folder, "", fn);
+}
+
 static void replay(const char *target, fuzz_fn fn)
 {
     /* The scripts' output is not what is tested here. */
     cr_assert_not_null(freopen("/dev/null", "w", stdout));
-    int seeds = replay_dir("corpus", target, fn);
+    /* The SQL target's seeds are the goldens themselves: the .sql files of tests/sql. */
+    int seeds = strcmp(target, "sql") == 0 ? replay_folder("tests/sql", ".sql", fn)
+                                           : replay_dir("corpus", target, fn);
     replay_dir("regressions", target, fn);
     /* An empty or missing corpus would make this test pass on nothing. */
-    cr_assert_gt(seeds, 0, "no seed in tests/fuzz/corpus/%s", target);
+    cr_assert_gt(seeds, 0, "no seed for the %s target", target);
 }
 
 Test(fuzz_replay, script)

@@ -1,2 +1,0 @@
-CREATE TABLE orders (`user` STRING, amount BIGINT)
-WITH ('connector' = 'filesystem', 'path' = 'data/orders.json', 'format' = 'jsonl');

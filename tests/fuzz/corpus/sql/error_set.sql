@@ -1,1 +1,0 @@
-SET 'parallelism.defualt' = '2';

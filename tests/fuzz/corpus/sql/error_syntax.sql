@@ -1,3 +1,0 @@
-CREATE TABLE orders (`user` STRING, amount BIGINT)
-WITH ('connector' = 'filesystem', 'path' = 'data/orders.json', 'format' = 'json');
-SELECT `user` FROM orders WHERE;

@@ -1,4 +1,0 @@
-CREATE TABLE orders (`user` STRING, amount BIGINT, ts TIMESTAMP(3))
-WITH ('connector' = 'filesystem', 'path' = 'data/orders.json', 'format' = 'json');
-SELECT `user`, amout
-FROM orders;
