@@ -26,11 +26,13 @@
  * parentheses: its span goes to the planner, which compiles it.
  */
 #include "sql_parser.h"
+#include "sql_text.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 /* ---- the arena: every node of a script, freed at once ---------------------- */
 
@@ -345,6 +347,27 @@ static bool group_item(parser *p, sql_query *q)
     return true;
 }
 
+/* A select list that runs on to where FROM should be may have swallowed a
+ * misspelled FROM as a word of its last expression ("SELECT a FORM t"):
+ * the error is better said there. True after saying it. */
+static bool misspelled_from(parser *p, size_t items_from)
+{
+    int depth = 0;
+    for (size_t i = items_from; i < p->i; i++) {
+        const sql_tok *t = &p->toks.v[i];
+        depth += sql_tok_sym(p->text, t, "(") - sql_tok_sym(p->text, t, ")");
+        if (depth || t->kind != SQL_TOK_WORD || t->len < 3 || t->len > 5)
+            continue;
+        char w[8];
+        snprintf(w, sizeof w, "%.*s", (int)t->len, p->text + t->start);
+        if (sql_edit_distance(w, "FROM") == 1 || (t->len == 4 && strcasecmp(w, "FORM") == 0)) {
+            fail_at(p, t, "expected FROM, found '%s'", w);
+            return true;
+        }
+    }
+    return false;
+}
+
 static sql_query *body(parser *p)
 {
     if (accept_sym(p, "(")) {
@@ -361,6 +384,7 @@ static sql_query *body(parser *p)
         q->distinct = true;
     else
         accept_word(p, "ALL");
+    size_t items_from = p->i;
     if (accept_sym(p, "*")) {
         q->star = true;
     } else {
@@ -375,6 +399,8 @@ static sql_query *body(parser *p)
             q->items[q->nitems++] = it;
         } while (accept_sym(p, ","));
     }
+    if (!is_word(p, "FROM") && misspelled_from(p, items_from))
+        return NULL;
     if (!expect_word(p, "FROM") || !source(p, q))
         return NULL;
     if (accept_word(p, "WHERE") && !expr(p, &q->where, "a WHERE condition"))
