@@ -124,10 +124,8 @@ static int set_text(file_state *s, const weir_schema *sc, int col, const char *t
     if (r) {
         char type[64];
         weir_type_format(ty, type, sizeof type);
-        int w = snprintf(s->why, sizeof s->why, "'%.*s' is not a %s (column '%s')",
-                         n > 40 ? 40 : (int)n, t, type, name);
-        (void)w;
-        return WEIR_EFORMAT;
+        return set_bad(s, "'%.*s' is not a %s (column '%s')", n > 40 ? 40 : (int)n, t, type,
+                       name);
     }
     return 0;
 }

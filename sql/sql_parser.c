@@ -71,7 +71,12 @@ typedef struct parser {
     char *err;
     size_t errsize;
     int failed; /* 0, -1 (an error, in err) or -2 (out of memory) */
+    int nesting; /* queries open around the current token */
 } parser;
+
+/* Subqueries nested deeper than this are refused (the parser and the
+ * planner recurse per level). */
+#define SQL_MAX_NESTING 64
 
 static const sql_tok *cur(const parser *p)
 {
@@ -248,6 +253,7 @@ static bool expr(parser *p, sql_span *out, const char *what)
 /* ---- queries ------------------------------------------------------------------ */
 
 static sql_query *query(parser *p);
+static sql_query *union_all(parser *p);
 
 static sql_window_kind window_kind(const parser *p, const sql_tok *t, bool tvf)
 {
@@ -424,6 +430,18 @@ static sql_query *body(parser *p)
 }
 
 static sql_query *query(parser *p)
+{
+    if (p->nesting == SQL_MAX_NESTING) {
+        fail_at(p, cur(p), "queries nested deeper than %d", SQL_MAX_NESTING);
+        return NULL;
+    }
+    p->nesting++;
+    sql_query *q = union_all(p);
+    p->nesting--;
+    return q;
+}
+
+static sql_query *union_all(parser *p)
 {
     sql_query *first = body(p);
     sql_query *last = first;

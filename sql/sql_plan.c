@@ -42,7 +42,12 @@ typedef struct planner {
     weir_job *job;
     weir_table_env *env;
     sql_script *sc;
+    int depth; /* views and subqueries being planned around this one */
 } planner;
+
+/* Views and subqueries inside each other deeper than this are refused: the
+ * planner recurses per level, with its texts on the stack. */
+#define PLAN_MAX_DEPTH 32
 
 /* The tokens of a span, with their offsets in the statements' text. */
 typedef struct span_toks {
@@ -189,6 +194,7 @@ static int check_span(planner *p, sql_span sp, const weir_schema *schema)
 /* ---- FROM --------------------------------------------------------------------------- */
 
 static weir_table *plan_query(planner *p, const sql_query *q);
+static weir_table *plan_union(planner *p, const sql_query *q);
 
 static weir_table *plan_name(planner *p, sql_span name_span)
 {
@@ -249,13 +255,11 @@ static int window_of(planner *p, const sql_window *w, const weir_table *t,
     const weir_schema *schema = weir_table_schema(t);
     int ci = weir_schema_column_index(schema, col);
     if (ci < 0) {
-        char msg[64];
         sql_text tx;
         sql_text_init(&tx);
         sql_text_copy(&tx, p->sc->text, w->time_col.start, w->time_col.len);
         if (check_text(p, &tx, schema, false, false) == 0) /* reports the column's hint */
             sql_fail(p->s, p->sc, w->time_col.start, "unknown column '%s'", col);
-        (void)msg;
         return WEIR_EINVAL;
     }
     if (ci != weir_table_rowtime(t)) {
@@ -792,6 +796,17 @@ static weir_table *plan_body(planner *p, const sql_query *q)
 }
 
 static weir_table *plan_query(planner *p, const sql_query *q)
+{
+    if (p->depth == PLAN_MAX_DEPTH)
+        return sql_fail(p->s, p->sc, q->at.start, "views and subqueries nested deeper than %d",
+                        PLAN_MAX_DEPTH);
+    p->depth++;
+    weir_table *t = plan_union(p, q);
+    p->depth--;
+    return t;
+}
+
+static weir_table *plan_union(planner *p, const sql_query *q)
 {
     weir_table *tables[64];
     int n = 0;

@@ -226,3 +226,37 @@ Test(sql, windows_and_groups_agree_with_a_loop_over_random_files)
     unlink(path);
     rmdir(dir);
 }
+
+Test(sql, nesting_is_bounded_with_an_error)
+{
+    collected *c = calloc(1, sizeof *c);
+    weir_sql_session *s = session(c, NULL);
+    cr_assert_eq(run(s, datagen), 0);
+    /* 100 000 nested subqueries: an error, not a stack overflow */
+    enum { DEPTH = 100000 };
+    static char deep[DEPTH * 16 + 64];
+    size_t n = 0;
+    n += (size_t)sprintf(deep + n, "SELECT * FROM ");
+    for (int i = 0; i < DEPTH; i++)
+        n += (size_t)sprintf(deep + n, "(SELECT * FROM ");
+    n += (size_t)sprintf(deep + n, "clicks");
+    for (int i = 0; i < DEPTH; i++)
+        deep[n++] = ')';
+    deep[n] = '\0';
+    cr_assert_eq(run(s, deep), WEIR_EINVAL);
+    cr_assert(strstr(weir_sql_error(s), "queries nested deeper than"), "%s", weir_sql_error(s));
+    /* a chain of views, each reading the one before */
+    char view[128];
+    for (int i = 1; i <= 40; i++) {
+        if (i == 1)
+            snprintf(view, sizeof view, "CREATE VIEW v1 AS SELECT * FROM clicks");
+        else
+            snprintf(view, sizeof view, "CREATE VIEW v%d AS SELECT * FROM v%d", i, i - 1);
+        cr_assert_eq(run(s, view), 0, "%s", weir_sql_error(s));
+    }
+    cr_assert_eq(run(s, "SELECT * FROM v40"), WEIR_EINVAL);
+    cr_assert(strstr(weir_sql_error(s), "nested deeper than"), "%s", weir_sql_error(s));
+    cr_assert_eq(run(s, "SELECT COUNT(*) FROM v20"), 0, "%s", weir_sql_error(s));
+    weir_sql_session_destroy(s);
+    free(c);
+}
