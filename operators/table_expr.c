@@ -1474,27 +1474,9 @@ static int cast_val(const weir__enode *n, const weir__val *x, unsigned char *sc,
             goto bad;
         memcpy(tmp, s, l);
         tmp[l] = 0;
-        char *end;
-        errno = 0;
-        if (to == WEIR_TYPE_BOOLEAN) {
-            if (strcasecmp(tmp, "true") == 0)
-                o->i = 1;
-            else if (strcasecmp(tmp, "false") == 0)
-                o->i = 0;
-            else
-                goto bad;
-        } else if (to == WEIR_TYPE_DOUBLE) {
-            o->d = strtod(tmp, &end);
-            if (*end)
-                goto bad;
-        } else if (weir__type_is_integer(to)) {
-            long long v = strtoll(tmp, &end, 10);
-            if (*end || errno || (to == WEIR_TYPE_INT && (v < INT32_MIN || v > INT32_MAX)))
-                goto bad;
-            o->i = v;
-        } else {
-            goto bad; /* string to timestamp: not supported */
-        }
+        /* string to timestamp: not supported (weir__parse_literal refuses it) */
+        if (weir__parse_literal(to, tmp, o))
+            goto bad;
         return 0;
     bad:
         *why = "CAST of a string that is not a value of the type";

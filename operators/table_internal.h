@@ -101,6 +101,13 @@ typedef struct weir__val {
     bool null;
 } weir__val;
 
+/* A BOOLEAN (true/false, any case), DOUBLE (strtod) or integer (decimal)
+ * literal of type `to` from NUL-terminated text with no leading space, as
+ * CAST of a string and weir_row_set_text read it: 0 and *out (i or d),
+ * WEIR_EFORMAT (not one, or another type), WEIR_ERANGE (out of the type's
+ * range). */
+int weir__parse_literal(weir_type_id to, const char *text, weir__val *out);
+
 typedef struct weir__enode weir__enode;
 
 struct weir_expr {

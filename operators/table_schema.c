@@ -1016,23 +1016,42 @@ int weir_row_set_text(const weir_schema *s, void *row, int col, const char *text
         return WEIR_EFORMAT;
     memcpy(tmp, text, len);
     tmp[len] = '\0';
-    if (id == WEIR_TYPE_BOOLEAN) {
-        if (strcasecmp(tmp, "true") == 0 || strcasecmp(tmp, "false") == 0)
-            return weir_row_set_bool(s, row, col, tmp[0] == 't' || tmp[0] == 'T');
+    weir__val v;
+    int r = weir__parse_literal(id, tmp, &v);
+    if (r)
+        return r;
+    if (id == WEIR_TYPE_BOOLEAN)
+        return weir_row_set_bool(s, row, col, v.i != 0);
+    if (id == WEIR_TYPE_DOUBLE)
+        return weir_row_set_double(s, row, col, v.d);
+    return weir_row_set_int(s, row, col, v.i);
+}
+
+int weir__parse_literal(weir_type_id to, const char *text, weir__val *out)
+{
+    if (isspace((unsigned char)text[0]))
         return WEIR_EFORMAT;
+    if (to == WEIR_TYPE_BOOLEAN) {
+        if (strcasecmp(text, "true") != 0 && strcasecmp(text, "false") != 0)
+            return WEIR_EFORMAT;
+        out->i = text[0] == 't' || text[0] == 'T';
+        return 0;
     }
-    char *e;
+    char *end;
     errno = 0;
-    if (id == WEIR_TYPE_DOUBLE) {
-        double v = strtod(tmp, &e);
-        return *e || isspace((unsigned char)tmp[0]) ? WEIR_EFORMAT : weir_row_set_double(s, row, col, v);
+    if (to == WEIR_TYPE_DOUBLE) {
+        out->d = strtod(text, &end);
+        return *end ? WEIR_EFORMAT : 0;
     }
-    long long v = strtoll(tmp, &e, 10);
-    if (*e || isspace((unsigned char)tmp[0]))
+    if (!weir__type_is_integer(to))
         return WEIR_EFORMAT;
-    if (errno == ERANGE)
+    long long v = strtoll(text, &end, 10);
+    if (*end)
+        return WEIR_EFORMAT;
+    if (errno == ERANGE || (to == WEIR_TYPE_INT && (v < INT32_MIN || v > INT32_MAX)))
         return WEIR_ERANGE;
-    return weir_row_set_int(s, row, col, v);
+    out->i = v;
+    return 0;
 }
 
 int weir_timestamp_format(int64_t ms, char *buf, size_t size)
