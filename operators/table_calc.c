@@ -447,8 +447,12 @@ weir_stream *weir_table_to_changelog_stream(weir_table *t, unsigned mode)
 {
     if (!t)
         return NULL;
-    if (mode == 0 || mode == WEIR_CHANGELOG_ALL)
+    if (mode == 0)
         return t->stream;
+    if (mode == WEIR_CHANGELOG_ALL) {
+        weir_table *n = weir_table_normalize(t);
+        return n ? n->stream : NULL;
+    }
     if (mode == WEIR_CHANGELOG_INSERT_ONLY) {
         if (t->mode != WEIR_CHANGELOG_INSERT_ONLY)
             return refuse_updates(t, "weir_table_to_changelog_stream(insert-only)");

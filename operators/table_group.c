@@ -493,6 +493,24 @@ static weir_table *normalize(weir_table *in)
     return t->stream ? t : NULL;
 }
 
+/* `in` itself, or for an upsert table (updates without -U) its
+ * ChangelogNormalize; `what` names the caller in the error. */
+static weir_table *normalize_upsert(weir_table *in, const char *what)
+{
+    if (!(in->mode & ~WEIR_CHANGELOG_INSERT_ONLY) ||
+        (in->mode & WEIR_CHANGELOG_KIND(WEIR_ROW_UPDATE_BEFORE)))
+        return in;
+    if (in->nukey == 0)
+        return weir__table_fail(in->env, WEIR_EINVAL, "%s: the upsert table %s has no unique key "
+                                "to normalize on", what, in->name);
+    return normalize(in);
+}
+
+weir_table *weir_table_normalize(weir_table *t)
+{
+    return t ? normalize_upsert(t, "weir_table_normalize") : NULL;
+}
+
 weir_table *weir_table_group_by(weir_table *in, const char *keys, const char *items)
 {
     static const char *what = "weir_table_group_by";
@@ -502,15 +520,8 @@ weir_table *weir_table_group_by(weir_table *in, const char *keys, const char *it
     if (!items)
         return weir__table_fail(env, WEIR_EINVAL, "%s: items are required", what);
     /* An upsert input (updates without -U) is normalized first. */
-    if ((in->mode & ~WEIR_CHANGELOG_INSERT_ONLY) &&
-        !(in->mode & WEIR_CHANGELOG_KIND(WEIR_ROW_UPDATE_BEFORE))) {
-        if (in->nukey == 0)
-            return weir__table_fail(env, WEIR_EINVAL, "%s: the upsert table %s has no unique key "
-                                    "to normalize on", what, in->name);
-        in = normalize(in);
-        if (!in)
-            return NULL;
-    }
+    if (!(in = normalize_upsert(in, what)))
+        return NULL;
     bool retract = in->mode != WEIR_CHANGELOG_INSERT_ONLY;
     weir__list l;
     if (weir__list_split(items, &l) || l.n == 0)

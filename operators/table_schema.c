@@ -476,15 +476,18 @@ static int parse_pk(weir_schema_builder *b, weir_schema *s)
         return bfail(b, WEIR_ENOMEM, "out of memory");
     while (*p) {
         p = skip_ws(p);
-        const char *e = p;
-        while (*e && *e != ',' && !isspace((unsigned char)*e))
+        /* A `quoted` name may hold spaces and commas (SQL's quoting). */
+        bool quoted = *p == '`';
+        const char *start = p + quoted, *e = start;
+        while (*e && (quoted ? *e != '`' : *e != ',' && !isspace((unsigned char)*e)))
             e++;
         char name[128];
-        size_t n = (size_t)(e - p);
-        if (n == 0 || n >= sizeof name)
+        size_t n = (size_t)(e - start);
+        if (n == 0 || n >= sizeof name || (quoted && *e != '`'))
             return bfail(b, WEIR_EINVAL, "bad primary key '%s'", b->pk);
-        memcpy(name, p, n);
+        memcpy(name, start, n);
         name[n] = 0;
+        e += quoted;
         int c = weir_schema_column_index(s, name);
         if (c < 0)
             return bfail(b, WEIR_EINVAL, "primary key column '%s' is not a column", name);

@@ -124,7 +124,8 @@ WEIR_EXPORT int weir_schema_column_at(weir_schema_builder *b, const char *name, 
  * row kind field (weir_row_kind values). */
 WEIR_EXPORT int weir_schema_kind_at(weir_schema_builder *b, size_t offset);
 
-/* PRIMARY KEY (columns) NOT ENFORCED: a comma-separated list of columns. */
+/* PRIMARY KEY (columns) NOT ENFORCED: a comma-separated list of columns,
+ * each bare or `quoted` (then it may hold spaces or commas). */
 WEIR_EXPORT int weir_schema_primary_key(weir_schema_builder *b, const char *columns);
 
 /* WATERMARK FOR column AS expression: `column` becomes the rowtime (it must

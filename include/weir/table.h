@@ -111,11 +111,20 @@ WEIR_EXPORT weir_table *weir_table_from_changelog_stream(weir_table_env *env, we
  * GroupAggregate(user_id)". */
 WEIR_EXPORT weir_stream *weir_table_to_stream(weir_table *t);
 
-/* mode: WEIR_CHANGELOG_ALL (or 0: every kind as produced),
+/* mode: 0 (every kind as produced), WEIR_CHANGELOG_ALL (a retracting
+ * changelog: an upsert table goes through weir_table_normalize first, as
+ * Flink's toChangelogStream does),
  * WEIR_CHANGELOG_UPSERT (drops -U; needs a unique key: a primary key, or
  * the keys of a group aggregate) or WEIR_CHANGELOG_INSERT_ONLY (as
  * weir_table_to_stream). */
 WEIR_EXPORT weir_stream *weir_table_to_changelog_stream(weir_table *t, unsigned mode);
+
+/* Flink's ChangelogNormalize, on demand: an upsert table (updates without
+ * -U) becomes a retracting one on its unique key — the first row of a key
+ * +I, a changed row -U old / +U new, a row equal to the last one dropped, a
+ * -D with the whole last row, a -D of a key never seen dropped. Any other
+ * table is returned as it is. */
+WEIR_EXPORT weir_table *weir_table_normalize(weir_table *t);
 
 /* ---- relational operators -------------------------------------------------------
  * Lists are comma-separated expressions of weir/expr.h; select items take

@@ -190,6 +190,30 @@ Test(group, upsert_input_is_normalized, .timeout = 60)
     run_free(r);
 }
 
+Test(group, upsert_table_out_as_all_is_normalized_and_as_produced_is_not, .timeout = 60)
+{
+    run *r = run_new("id BIGINT, amount BIGINT", "id", 1);
+    run_add(r, "+I 1|10");
+    run_add(r, "+U 1|12");
+    run_add(r, "+U 1|12");   /* equal to the last row: dropped */
+    run_add(r, "-D 2|null"); /* a key never seen: dropped */
+    run_add(r, "-D 1|null"); /* the key only: -D of the whole last row */
+    weir_table *src = run_source(r, WEIR_CHANGELOG_UPSERT);
+    weir_table *plain = run_source(r, WEIR_CHANGELOG_ALL);
+    cr_assert_eq(weir_table_normalize(plain), plain, "a retracting table is returned as it is");
+    cr_assert_null(weir_table_normalize(NULL));
+    weir_collect *raw;
+    weir_sink_collect(weir_table_to_changelog_stream(src, 0), &raw);
+    weir_sink_discard(weir_table_to_changelog_stream(plain, 0));
+    char *got = run_collect(r, src);
+    cr_assert_str_eq(got, "+I[1, 10]\n-U[1, 10]\n+U[1, 12]\n-D[1, 12]\n");
+    free(got);
+    got = tt_collected(weir_table_schema(src), raw);
+    cr_assert_str_eq(got, "+I[1, 10]\n+U[1, 12]\n+U[1, 12]\n-D[2, null]\n-D[1, null]\n");
+    free(got);
+    run_free(r);
+}
+
 Test(group, plan_time_errors, .timeout = 60)
 {
     run *r = run_new("user STRING, amount BIGINT", NULL, 1);
