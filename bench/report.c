@@ -164,8 +164,10 @@ void bench_report_table(FILE *out, const bench_row *rows, int n, int reps, bool 
                 snprintf(base, sizeof base, "(no %s)", r->sc->baseline);
             if (!isnan(r->vs_p1) && !(r->sc->flags & BENCH_PLAIN) && r->sc->parallelism == 0)
                 snprintf(p1, sizeof p1, "%.2f", r->vs_p1);
-            fprintf(out, "%-24s %3d %7s %11lld %10.2f %6.1f%% %18s %6s %5.2f %5.2f\n",
-                    r->sc->name, r->parallelism, wbuf, (long long)r->records, r->median / 1e6,
+            /* Slow rows (sql-plan: plans, not records) get the digits they need. */
+            fprintf(out, "%-24s %3d %7s %11lld %10.*f %6.1f%% %18s %6s %5.2f %5.2f\n",
+                    r->sc->name, r->parallelism, wbuf, (long long)r->records,
+                    r->median < 1e5 ? 5 : 2, r->median / 1e6,
                     100 * r->spread, base, p1, r->cpu_self, r->cpu_other);
         }
     }
@@ -203,7 +205,8 @@ void bench_report_table(FILE *out, const bench_row *rows, int n, int reps, bool 
             header = true;
             char have[64];
             if (tg->kind == BENCH_TARGET_RATE)
-                snprintf(have, sizeof have, "%.1f M/s at p=%d", r->median / 1e6, r->parallelism);
+                snprintf(have, sizeof have, r->median < 1e5 ? "%.0f /s at p=%d" : "%.1f M/s at p=%d",
+                         r->median < 1e5 ? r->median : r->median / 1e6, r->parallelism);
             else if (tg->kind == BENCH_TARGET_RATIO)
                 snprintf(have, sizeof have, "%.2f at p=%d", r->ratio, r->parallelism);
             else
