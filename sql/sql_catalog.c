@@ -572,6 +572,12 @@ weir_table *sql_catalog_open(weir_sql_session *s, weir_job *job, weir_table_env 
     weir_table *t = r->changelog_mode && r->changelog_mode != WEIR_CHANGELOG_INSERT_ONLY
                         ? weir_table_from_changelog_stream(env, src, r->schema, r->changelog_mode)
                         : weir_table_from_stream(env, src, r->schema);
+    /* An upsert table is normalized at its source, where Flink's planner
+     * puts ChangelogNormalize: on its primary key, before any projection
+     * can drop it, so that everything above reads a retracting changelog
+     * (-U rows made, a -D with the whole row). */
+    if (t && r->changelog_mode == WEIR_CHANGELOG_UPSERT)
+        t = weir_table_normalize(t);
     if (!t)
         return sql_fail(s, sc, at, "table %s: %s", r->name, sql_job_message(job));
     return t;

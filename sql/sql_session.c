@@ -286,9 +286,7 @@ static int run_query(weir_sql_session *s, sql_script *sc, const sql_stmt *st)
         return r;
     }
     FILE *out = s->cfg.out ? s->cfg.out : stdout;
-    /* Results print as a retracting changelog, as Flink's SQL client shows
-     * them: an upsert result is normalized (its -U rows made). */
-    weir_table *t = weir_table_normalize(sql_plan_query(s, job, env, sc, st->query));
+    weir_table *t = sql_plan_query(s, job, env, sc, st->query);
     result_sink rs = {.s = s, .out = out};
     if (!t) {
         r = s->err[0] ? WEIR_EINVAL : WEIR_ENOMEM;
