@@ -14,7 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "scheduler.h"
 #include "weir/error.h"
 
 #if defined(__SANITIZE_THREAD__)
@@ -147,7 +146,8 @@ static void send(weir__channel *ch, weir__batch *b)
     ch->credits--;
     bool ok = ring_push(&ch->data, ch->data_buf, b);
     WEIR__ASSERT(ok);
-    weir__sched_notify_data(ch->consumer);
+    if (ch->events)
+        ch->events->published(ch->consumer);
 }
 
 bool weir__channel_drain(weir__channel *ch)
@@ -187,8 +187,8 @@ int weir__channel_flush(weir__channel *ch, weir__ctrl ctrl, int64_t value)
         send(ch, b);
     } else {
         b->next = NULL;
-        if (ch->blocked_flag)
-            *ch->blocked_flag = true;
+        if (ch->events)
+            ch->events->went_pending(ch->producer);
         if (ch->pending_tail)
             ch->pending_tail->next = b;
         else
@@ -239,5 +239,6 @@ void weir__channel_release(weir__channel *ch)
     ch->read_pos = 0;
     bool ok = ring_push(&ch->free, ch->free_buf, b);
     WEIR__ASSERT(ok);
-    weir__sched_notify_credit(ch->producer);
+    if (ch->events)
+        ch->events->returned(ch->producer);
 }

@@ -39,6 +39,19 @@
 
 struct weir__subtask;
 
+/* What a channel tells the subtasks it links. The scheduler implements it
+ * (weir__sched_channel_events); the channel knows nothing of workers, and a
+ * test can count the calls. Each is called on the side that acts. */
+typedef struct weir__channel_events {
+    /* Producer side: a batch went into the data ring; the consumer may run. */
+    void (*published)(struct weir__subtask *consumer);
+    /* Consumer side: a batch went back into the free ring; a producer that
+     * waits for credit may run. */
+    void (*returned)(struct weir__subtask *producer);
+    /* Producer side: a flushed batch found no credit and went pending. */
+    void (*went_pending)(struct weir__subtask *producer);
+} weir__channel_events;
+
 typedef enum weir__ctrl {
     WEIR__CTRL_NONE = 0,
     WEIR__CTRL_WATERMARK = 1,
@@ -76,7 +89,7 @@ typedef struct weir__channel {
     uint32_t stride;
     uint32_t capacity; /* records per batch */
     uint32_t pool;     /* batches in flight at most */
-    bool *blocked_flag; /* the producer's: set when a batch goes pending */
+    const weir__channel_events *events; /* NULL: nobody is told */
     int input;         /* consumer's logical input */
     int index;         /* channel index within that input */
     int edge;          /* the graph edge it implements */

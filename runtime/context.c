@@ -373,9 +373,25 @@ static int deliver(weir_ctx *ctx, int input, const weir_batch *b)
     return deliver_now(ctx, input, b);
 }
 
-int weir__ctx_deliver(weir_ctx *ctx, int input, const weir_batch *b)
+int weir__ctx_take(weir_ctx *ctx, int input, const weir_batch *unread, uint32_t *taken)
 {
-    return deliver(ctx, input, b);
+    if (weir__ctx_takes_batches(ctx, input)) {
+        *taken = unread->count;
+        return deliver(ctx, input, unread);
+    }
+    /* Record by record, stopping after one whose output blocked: the rest,
+     * and the batch's control message, wait in the channel, where they cost
+     * no memory. */
+    for (uint32_t i = 0; i < unread->count; i++) {
+        const unsigned char *slot = unread->data + (size_t)i * unread->stride;
+        *taken = i + 1;
+        int r = weir__ctx_record(ctx, input, WEIR__SLOT_ELEM(slot), WEIR__SLOT_TS(slot));
+        if (WEIR__UNLIKELY(r < 0))
+            return r;
+        if (WEIR__UNLIKELY(ctx->sub->out_blocked))
+            return 1;
+    }
+    return 0;
 }
 
 static int flush_output(weir__output *o)

@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "job_state.h"
+#include "scheduler.h"
 #include "task.h"
 #include "util.h"
 #include "weir/error.h"
@@ -309,7 +310,7 @@ static int wire_edge(weir_job *job, weir__plan *plan, int edge)
             }
             ch->producer = psub;
             ch->consumer = csub;
-            ch->blocked_flag = &psub->out_blocked;
+            ch->events = &weir__sched_channel_events;
             ch->input = e->input;
             ch->edge = edge;
             ch->index = -1;

@@ -38,6 +38,7 @@
 #include <stdint.h>
 #include <urcu/wfcqueue.h>
 
+#include "channel.h"
 #include "util.h"
 
 struct weir__subtask;
@@ -70,10 +71,10 @@ typedef struct weir__worker {
     _Atomic uint32_t wake_seq;
 } weir__worker;
 
-/* Called by a channel after it published a batch for `consumer`. */
-void weir__sched_notify_data(struct weir__subtask *consumer);
-/* Called by a channel after the consumer returned a batch to `producer`. */
-void weir__sched_notify_credit(struct weir__subtask *producer);
+/* What the planner gives every channel (channel.h): a published batch
+ * schedules its consumer, a returned batch wakes a producer that waits for
+ * credit, a pending batch marks its producer's output blocked. */
+extern const weir__channel_events weir__sched_channel_events;
 /* Makes `sub` runnable (from any thread). */
 void weir__sched_wake(struct weir__subtask *sub);
 

@@ -179,26 +179,16 @@ static bool all_inputs_ended(const weir__subtask *sub)
  * done and released, or stopped because the output blocked) or an error. */
 static int consume_batch(weir__subtask *sub, weir__channel *ch, weir__batch *b)
 {
-    weir_ctx *head = sub->ctxs[0];
     const int input = ch->input;
-    const uint32_t stride = ch->stride;
-    if (weir__ctx_takes_batches(head, input) && ch->read_pos < b->count) {
-        weir_batch view = {.data = b->data + (size_t)ch->read_pos * stride,
-                           .count = b->count - ch->read_pos,
-                           .stride = stride};
-        ch->read_pos = b->count;
-        int r = weir__ctx_deliver(head, input, &view);
-        if (WEIR__UNLIKELY(r < 0))
-            return r;
-    }
-    while (ch->read_pos < b->count) {
-        const unsigned char *slot = b->data + (size_t)ch->read_pos * stride;
-        ch->read_pos++;
-        int r = weir__ctx_record(head, input, WEIR__SLOT_ELEM(slot), WEIR__SLOT_TS(slot));
-        if (WEIR__UNLIKELY(r < 0))
-            return r;
-        if (WEIR__UNLIKELY(sub->out_blocked))
-            return 0;
+    if (ch->read_pos < b->count) {
+        weir_batch unread = {.data = b->data + (size_t)ch->read_pos * ch->stride,
+                             .count = b->count - ch->read_pos,
+                             .stride = ch->stride};
+        uint32_t taken = 0;
+        int r = weir__ctx_take(sub->ctxs[0], input, &unread, &taken);
+        ch->read_pos += taken;
+        if (WEIR__UNLIKELY(r != 0))
+            return r < 0 ? r : 0; /* 1: the output blocked, the rest waits */
     }
     uint8_t ctrl = b->ctrl;
     int64_t value = b->ctrl_value;
@@ -266,6 +256,13 @@ static int send_end(weir__subtask *sub)
     return 0;
 }
 
+/* on_end down the chain; END follows once nothing is held (send_end). */
+static int end_chain(weir__subtask *sub)
+{
+    sub->ending = true;
+    return weir__ctx_end_chain(sub->ctxs[0]);
+}
+
 static int finish_inputs(weir__subtask *sub)
 {
     weir_ctx *head = sub->ctxs[0];
@@ -278,9 +275,7 @@ static int finish_inputs(weir__subtask *sub)
         if (r < 0)
             return r;
     }
-    int r = weir__ctx_end_chain(head);
-    sub->ending = true;
-    return r;
+    return end_chain(sub);
 }
 
 static int finish_source(weir__subtask *sub)
@@ -291,9 +286,7 @@ static int finish_source(weir__subtask *sub)
     int r = weir_emit_watermark(src, WEIR_TS_MAX);
     if (r < 0)
         return r;
-    r = weir__ctx_end_chain(src);
-    sub->ending = true;
-    return r;
+    return end_chain(sub);
 }
 
 static int run_source(weir__subtask *sub, int64_t now)
@@ -324,6 +317,16 @@ static int run_source(weir__subtask *sub, int64_t now)
 }
 
 /* ---- the step ------------------------------------------------------------- */
+
+/* END went out and every batch before it left: the last throughput sample,
+ * then close. Returns 1, the step's "finished". */
+static int finish(weir__subtask *sub, int64_t now)
+{
+    sub->phase = WEIR__SUB_FINISHED;
+    weir__diag_sample(sub, now, true);
+    weir__subtask_close(sub);
+    return 1;
+}
 
 static void update_deadline(weir__subtask *sub)
 {
@@ -357,12 +360,8 @@ int weir__subtask_step(weir__subtask *sub, int64_t now)
         sub->futile_steps++;
         return 0;
     }
-    if (sub->phase == WEIR__SUB_DRAINING) {
-        sub->phase = WEIR__SUB_FINISHED;
-        weir__diag_sample(sub, now, true);
-        weir__subtask_close(sub);
-        return 1;
-    }
+    if (sub->phase == WEIR__SUB_DRAINING)
+        return finish(sub, now);
     if (WEIR__DIAG_ON(sub->ctxs[0], WEIR_DIAG_STANDARD) && now >= sub->next_sample) {
         weir__diag_sample(sub, now, false);
         sub->next_sample = now + job->cfg.diag.throughput_interval_ms;
@@ -398,12 +397,8 @@ int weir__subtask_step(weir__subtask *sub, int64_t now)
         return r;
     if (sub->out_blocked)
         drain_outputs(sub);
-    if (sub->phase == WEIR__SUB_DRAINING && !sub->out_blocked) {
-        sub->phase = WEIR__SUB_FINISHED;
-        weir__diag_sample(sub, now, true);
-        weir__subtask_close(sub);
-        return 1;
-    }
+    if (sub->phase == WEIR__SUB_DRAINING && !sub->out_blocked)
+        return finish(sub, now);
     /* Throughput samples are taken when the subtask runs anyway; they never
      * wake it (a quiet subtask writes nothing until it runs again). */
     update_deadline(sub);

@@ -278,8 +278,11 @@ int weir__ctx_open(weir_ctx *ctx);
 /* on_end of ctx, then of everything chained to it. */
 int weir__ctx_end_chain(weir_ctx *ctx);
 void weir__ctx_close(weir_ctx *ctx);
-/* A run of records into an operator (on_batch, or on_record each). */
-int weir__ctx_deliver(weir_ctx *ctx, int input, const weir_batch *b);
+/* The unread records of a channel's batch into the head operator of a
+ * subtask: all at once to its on_batch (weir__ctx_takes_batches), else one
+ * by one until the subtask's output blocks (then 1, and the batch's control
+ * message waits too). *taken says how many it took; < 0 is an error. */
+int weir__ctx_take(weir_ctx *ctx, int input, const weir_batch *unread, uint32_t *taken);
 /* Delivers the records ctx's outputs hold for chained operators. */
 int weir__ctx_flush_chained(weir_ctx *ctx);
 /* Sets up an output's chain buffer (planner, harness), then the context's

@@ -11,9 +11,9 @@
  * checks the hand-off) and verifies the FIFO order of every record and
  * control message.
  *
- * The channel notifies its peer subtask on every send and release; outside
- * the scheduler a subtask without a worker is a no-op target, so the tests
- * give both ends a zeroed subtask.
+ * The channel tells its ends through its events (channel.h) on every send,
+ * release and pending batch; here the ends are zeroed subtasks and the
+ * events only count, so each test can check that every hand-off was told.
  */
 #include <criterion/criterion.h>
 #include <pthread.h>
@@ -29,9 +29,36 @@ typedef struct elem12 {
     uint32_t a, b, c;
 } elem12;
 
+/* Calls of each event since the last setup (atomic: the two-thread test
+ * calls them from both threads). */
+static _Atomic int published_calls, returned_calls, pending_calls;
+
+static void count_published(weir__subtask *consumer)
+{
+    (void)consumer;
+    atomic_fetch_add(&published_calls, 1);
+}
+
+static void count_returned(weir__subtask *producer)
+{
+    (void)producer;
+    atomic_fetch_add(&returned_calls, 1);
+}
+
+static void count_pending(weir__subtask *producer)
+{
+    (void)producer;
+    atomic_fetch_add(&pending_calls, 1);
+}
+
+static const weir__channel_events counting_events = {
+    .published = count_published,
+    .returned = count_returned,
+    .went_pending = count_pending,
+};
+
 typedef struct fixture {
     weir__subtask producer, consumer;
-    bool blocked;
     weir__channel *ch;
 } fixture;
 
@@ -42,7 +69,10 @@ static void setup(fixture *f, uint32_t capacity, uint32_t pool)
     cr_assert_not_null(f->ch);
     f->ch->producer = &f->producer;
     f->ch->consumer = &f->consumer;
-    f->ch->blocked_flag = &f->blocked;
+    f->ch->events = &counting_events;
+    atomic_store(&published_calls, 0);
+    atomic_store(&returned_calls, 0);
+    atomic_store(&pending_calls, 0);
 }
 
 /* Writes one record; false on out-of-memory. Safe on any thread (it is
@@ -194,13 +224,15 @@ Test(channel, credits_exhaust_then_drain_after_release)
     cr_assert_eq(ch->credits, 0u);
     cr_assert_eq(weir__channel_fill(ch), 1.0);
     cr_assert_not(weir__channel_blocked(ch));
-    cr_assert_not(f.blocked);
+    cr_assert_eq(atomic_load(&pending_calls), 0);
+    cr_assert_eq(atomic_load(&published_calls), 2, "each sent batch tells the consumer");
     cr_assert_not(weir__channel_has_credit(ch));
 
     put(ch, 4, 0);
     put(ch, 5, 0); /* batch 2: full, no credit -> pending */
     cr_assert(weir__channel_blocked(ch));
-    cr_assert(f.blocked, "the producer's blocked flag was not set");
+    cr_assert_eq(atomic_load(&pending_calls), 1, "the producer was not told it is blocked");
+    cr_assert_eq(atomic_load(&published_calls), 2, "a pending batch was announced");
     put(ch, 6, 0);
     cr_assert_eq(weir__channel_flush(ch, WEIR__CTRL_WATERMARK, 7), 0); /* batch 3: pending */
     cr_assert_not(weir__channel_drain(ch), "drained without any credit");
@@ -210,6 +242,7 @@ Test(channel, credits_exhaust_then_drain_after_release)
     weir__batch *b = weir__channel_peek(ch);
     expect_slot(ch, b, 0, 0, 0);
     weir__channel_release(ch);
+    cr_assert_eq(atomic_load(&returned_calls), 1, "a released batch did not tell the producer");
     cr_assert(weir__channel_has_credit(ch), "a released batch did not give credit");
     /* One credit: batch 2 leaves, batch 3 still waits. */
     cr_assert_not(weir__channel_drain(ch));
@@ -232,8 +265,11 @@ Test(channel, credits_exhaust_then_drain_after_release)
     cr_assert_eq(b->ctrl_value, 7);
     weir__channel_release(ch);
     cr_assert_null(weir__channel_peek(ch));
-    /* Everything came back: full credit, nothing in flight. */
+    /* Everything came back: full credit, nothing in flight; every batch was
+     * announced once when it left and once when it came back. */
     cr_assert(weir__channel_has_credit(ch));
+    cr_assert_eq(atomic_load(&published_calls), 4);
+    cr_assert_eq(atomic_load(&returned_calls), 4);
     weir__channel_destroy(ch);
 }
 
