@@ -1,4 +1,5 @@
-/* weir.h — the umbrella header: everything public in weir.
+/* weir.h — the umbrella header: everything public and stable in weir (not
+ * weir/operator_builtin.h, which only weir's own operators include).
  *
  * weir is a small, fast, multi-threaded dataflow engine for event-time stream
  * processing, with Apache Flink's watermark semantics and a diagnostic channel

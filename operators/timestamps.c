@@ -38,6 +38,7 @@
 #include "weir/error.h"
 #include "weir/job.h"
 #include "weir/operator.h"
+#include "weir/operator_builtin.h"
 #include "weir/stream.h"
 #include "weir/time.h"
 

@@ -18,6 +18,7 @@
 #include "weir/error.h"
 #include "weir/job.h"
 #include "weir/operator.h"
+#include "weir/operator_builtin.h"
 #include "weir/state.h"
 #include "weir/stream.h"
 #include "weir/window.h"

@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "weir/operator.h"
+#include "weir/operator_builtin.h"
 #include "weir/stream.h"
 #include "weir/window.h"
 

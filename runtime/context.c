@@ -26,6 +26,7 @@
 #include "util.h"
 #include "weir/error.h"
 #include "weir/operator.h"
+#include "weir/operator_builtin.h"
 
 static void allow_emit(weir_ctx *ctx, bool allowed);
 

@@ -58,6 +58,7 @@
 #include "scheduler.h"
 #include "task.h"
 #include "weir/error.h"
+#include "weir/operator_builtin.h"
 
 /* Polls with every ring empty before the collector parks, and the time
  * between them. */

@@ -74,36 +74,6 @@ static inline int64_t weir_batch_ts(const weir_batch *b, uint32_t i)
     return ts;
 }
 
-/* The largest of `init` and the batch's timestamps. Four running maxima: one
- * would chain every compare to the one before it (a compare and a
- * conditional move of latency each record); four let the CPU overlap them. */
-static inline int64_t weir_batch_max_ts(const weir_batch *b, int64_t init)
-{
-    int64_t m0 = init, m1 = init, m2 = init, m3 = init;
-    const unsigned char *p = b->data;
-    const size_t stride = b->stride;
-    uint32_t i = 0;
-    for (; i + 4 <= b->count; i += 4, p += 4 * stride) {
-        int64_t t0, t1, t2, t3;
-        WEIR__MEMCPY(&t0, p, sizeof t0);
-        WEIR__MEMCPY(&t1, p + stride, sizeof t1);
-        WEIR__MEMCPY(&t2, p + 2 * stride, sizeof t2);
-        WEIR__MEMCPY(&t3, p + 3 * stride, sizeof t3);
-        m0 = t0 > m0 ? t0 : m0;
-        m1 = t1 > m1 ? t1 : m1;
-        m2 = t2 > m2 ? t2 : m2;
-        m3 = t3 > m3 ? t3 : m3;
-    }
-    for (; i < b->count; i++, p += stride) {
-        int64_t t;
-        WEIR__MEMCPY(&t, p, sizeof t);
-        m0 = t > m0 ? t : m0;
-    }
-    m0 = m1 > m0 ? m1 : m0;
-    m2 = m3 > m2 ? m3 : m2;
-    return m2 > m0 ? m2 : m0;
-}
-
 /* Every callback returns 0 or a negative WEIR_E* code; a negative result
  * fails the subtask, which cancels the job (the message names the operator,
  * the subtask and the callback; weir_ctx_fail() sets a better one). */
@@ -337,23 +307,6 @@ typedef enum weir_counter {
 } weir_counter;
 
 WEIR_EXPORT void weir_ctx_count(weir_ctx *ctx, weir_counter counter, int64_t n);
-
-/* Window events (window operators report them; the current key is used). */
-WEIR_EXPORT void weir_ctx_report_window_fire(weir_ctx *ctx, int64_t start, int64_t end, int firing,
-                                             int64_t count);
-/* An element that arrived too late (`elem` of the input's size, valid during
- * the call): counts it as late-dropped or late-side, reports it to the
- * diagnostic channel, and in a harness hands a dropped one to on_dropped.
- * The operator still emits a side-output one itself (weir_emit_side). */
-/* [missed_start, missed_end) is the latest window the element missed;
- * missed_every > 0 says it also missed each window missed_every earlier
- * that still contains its timestamp (a sliding window's slide), 0 that it
- * missed that one window only (MIN, MIN: none at all). */
-WEIR_EXPORT void weir_ctx_report_late(weir_ctx *ctx, const void *elem, int64_t timestamp,
-                                      int64_t missed_start, int64_t missed_end,
-                                      int64_t missed_every, bool dropped);
-WEIR_EXPORT void weir_ctx_report_merge(weir_ctx *ctx, int64_t start, int64_t end, int64_t merged);
-WEIR_EXPORT void weir_ctx_report_cleanup(weir_ctx *ctx, int64_t start, int64_t end);
 
 #ifdef __cplusplus
 }

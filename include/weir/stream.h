@@ -61,6 +61,14 @@ typedef enum weir_accounting {
     WEIR_ACCOUNTING_SINK        /* out = 0 */
 } weir_accounting;
 
+/* What a generic operator is. Every field is for a user's operator as much
+ * as for a built-in one, on purpose: `accounting` lets the summary check a
+ * user's operator's counters as it checks a map's; `settings_json` shows its
+ * configuration in the capture beside the built-ins'; `impl` is how a
+ * wrapper (weir_window_operator, weir_keyed_process_operator, or the user's
+ * own library of operators) hands a spec to weir_stream_process or a harness
+ * while its user keeps `arg`. What only built-in operators use is in
+ * weir/operator_builtin.h. */
 typedef struct weir_process_spec {
     const char *name;                   /* NULL: the kind; copied */
     const char *kind;                   /* what it is, for diagnostics ("map"); NULL: "process" */

@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "diag.h"
+#include "weir/operator_builtin.h"
 #include "support/weir_testutil.h"
 
 /* ---- the collector's own account ------------------------------------------ */
