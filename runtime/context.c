@@ -35,10 +35,10 @@ static void allow_emit(weir_ctx *ctx, bool allowed);
  *     FOR_EACH_OUTPUT(ctx, o) { ... } */
 static inline weir__output *next_output(weir_ctx *ctx, const weir__output *o)
 {
-    ptrdiff_t next = o == &ctx->main ? 0 : o - ctx->side + 1;
-    return next < ctx->nside ? &ctx->side[next] : NULL;
+    ptrdiff_t next = o == &ctx->out.main ? 0 : o - ctx->out.side + 1;
+    return next < ctx->out.nside ? &ctx->out.side[next] : NULL;
 }
-#define FOR_EACH_OUTPUT(ctx, o) for (weir__output *o = &(ctx)->main; o; o = next_output((ctx), o))
+#define FOR_EACH_OUTPUT(ctx, o) for (weir__output *o = &(ctx)->out.main; o; o = next_output((ctx), o))
 
 /* ---- failures ------------------------------------------------------------- */
 
@@ -88,34 +88,34 @@ int weir__ctx_init(weir_ctx *ctx, weir_job *job, weir__subtask *sub, const weir_
     ctx->arg = node->arg;
     ctx->subtask = subtask;
     ctx->parallelism = node->parallelism;
-    ctx->wm = WEIR_TS_MIN;
-    ctx->handling_ts = WEIR_NO_TIMESTAMP;
+    ctx->input.wm = WEIR_TS_MIN;
+    ctx->input.handling_ts = WEIR_NO_TIMESTAMP;
     ctx->wait_until = INT64_MIN;
-    weir__gate_init(&ctx->gate);
-    ctx->main.tag = 0;
-    ctx->main.elem_size = node->out_size;
-    ctx->diag_level = WEIR_DIAG_OFF;
+    weir__gate_init(&ctx->out.gate);
+    ctx->out.main.tag = 0;
+    ctx->out.main.elem_size = node->out_size;
+    ctx->diag.level = WEIR_DIAG_OFF;
 
-    ctx->in_key[0] = node->in_key[0];
-    ctx->in_key[1] = node->in_key[1];
-    ctx->key_size = node->in_key[0] ? node->in_key[0]->spec.key_size : 0;
-    ctx->key_buf = calloc(1, sizeof *ctx->key_buf + ctx->key_size + 8);
-    ctx->timer_key = calloc(1, ctx->key_size + 8);
-    if (!ctx->key_buf || !ctx->timer_key)
+    ctx->keyed.in_key[0] = node->in_key[0];
+    ctx->keyed.in_key[1] = node->in_key[1];
+    ctx->keyed.key_size = node->in_key[0] ? node->in_key[0]->spec.key_size : 0;
+    ctx->keyed.key_buf = calloc(1, sizeof *ctx->keyed.key_buf + ctx->keyed.key_size + 8);
+    ctx->timers.key = calloc(1, ctx->keyed.key_size + 8);
+    if (!ctx->keyed.key_buf || !ctx->timers.key)
         return WEIR_ENOMEM;
-    int r = weir__timers_init(&ctx->event_timers, ctx->key_size);
+    int r = weir__timers_init(&ctx->timers.event, ctx->keyed.key_size);
     if (r == 0)
-        r = weir__timers_init(&ctx->proc_timers, ctx->key_size);
+        r = weir__timers_init(&ctx->timers.processing, ctx->keyed.key_size);
     if (r)
         return r;
     if (node->nside > 0) {
-        ctx->side = calloc((size_t)node->nside, sizeof *ctx->side);
-        if (!ctx->side)
+        ctx->out.side = calloc((size_t)node->nside, sizeof *ctx->out.side);
+        if (!ctx->out.side)
             return WEIR_ENOMEM;
-        ctx->nside = node->nside;
+        ctx->out.nside = node->nside;
         for (int i = 0; i < node->nside; i++) {
-            ctx->side[i].tag = node->side[i].tag;
-            ctx->side[i].elem_size = node->side[i].elem_size;
+            ctx->out.side[i].tag = node->side[i].tag;
+            ctx->out.side[i].elem_size = node->side[i].elem_size;
         }
     }
     return 0;
@@ -137,9 +137,9 @@ void weir__ctx_free(weir_ctx *ctx)
 {
     FOR_EACH_OUTPUT(ctx, o)
         free_output(o);
-    free(ctx->side);
-    for (int i = 0; i < ctx->nstates; i++) {
-        weir__state *st = &ctx->states[i];
+    free(ctx->out.side);
+    for (int i = 0; i < ctx->keyed.nstates; i++) {
+        weir__state *st = &ctx->keyed.states[i];
         if (st->kind == WEIR_STATE_LIST) {
             for (uint32_t e = 0; e < st->map.nentries; e++) {
                 if (weir__keymap_live(&st->map, e))
@@ -148,19 +148,19 @@ void weir__ctx_free(weir_ctx *ctx)
         }
         weir__keymap_free(&st->map);
     }
-    free(ctx->states);
-    weir__timers_free(&ctx->event_timers);
-    weir__timers_free(&ctx->proc_timers);
-    weir__inbox_free(&ctx->inbox);
-    free(ctx->key_buf);
-    free(ctx->timer_key);
+    free(ctx->keyed.states);
+    weir__timers_free(&ctx->timers.event);
+    weir__timers_free(&ctx->timers.processing);
+    weir__inbox_free(&ctx->input.inbox);
+    free(ctx->keyed.key_buf);
+    free(ctx->timers.key);
 }
 
 int weir__ctx_open(weir_ctx *ctx)
 {
     int r = 0;
-    ctx->in_open = true;
-    ctx->handling_ts = WEIR_NO_TIMESTAMP;
+    ctx->lifecycle.in_open = true;
+    ctx->input.handling_ts = WEIR_NO_TIMESTAMP;
     allow_emit(ctx, false);
     if (ctx->is_source) {
         if (ctx->svt.open)
@@ -168,21 +168,21 @@ int weir__ctx_open(weir_ctx *ctx)
     } else if (ctx->vt.open) {
         r = ctx->vt.open(ctx);
     }
-    ctx->in_open = false;
+    ctx->lifecycle.in_open = false;
     allow_emit(ctx, true);
     if (r < 0)
         return callback_failed(ctx, r, "open");
-    ctx->opened = true;
+    ctx->lifecycle.opened = true;
     return 0;
 }
 
 void weir__ctx_close(weir_ctx *ctx)
 {
-    if (!ctx->opened || ctx->closed)
+    if (!ctx->lifecycle.opened || ctx->lifecycle.closed)
         return;
-    ctx->closed = true;
-    ctx->in_close = true;
-    ctx->handling_ts = WEIR_NO_TIMESTAMP;
+    ctx->lifecycle.closed = true;
+    ctx->lifecycle.in_close = true;
+    ctx->input.handling_ts = WEIR_NO_TIMESTAMP;
     allow_emit(ctx, false);
     if (ctx->is_source) {
         if (ctx->svt.close)
@@ -190,7 +190,7 @@ void weir__ctx_close(weir_ctx *ctx)
     } else if (ctx->vt.close) {
         ctx->vt.close(ctx);
     }
-    ctx->in_close = false;
+    ctx->lifecycle.in_close = false;
 }
 
 static int end_now(weir_ctx *ctx);
@@ -209,17 +209,17 @@ static int hold_control(weir_ctx *ctx, weir__ctrl ctrl, int64_t value);
 
 int weir__ctx_end_chain(weir_ctx *ctx)
 {
-    if (ctx->ended)
+    if (ctx->lifecycle.ended)
         return 0;
-    if (WEIR__UNLIKELY(ctx->held))
+    if (WEIR__UNLIKELY(ctx->input.held))
         return hold_control(ctx, WEIR__CTRL_END, 0);
     return end_now(ctx);
 }
 
 static int end_now(weir_ctx *ctx)
 {
-    ctx->ended = true;
-    ctx->handling_ts = WEIR_NO_TIMESTAMP;
+    ctx->lifecycle.ended = true;
+    ctx->input.handling_ts = WEIR_NO_TIMESTAMP;
     if (!ctx->is_source && ctx->vt.on_end) {
         int r = ctx->vt.on_end(ctx);
         if (r < 0)
@@ -248,7 +248,7 @@ static void set_fast_paths(weir__output *o, bool allowed)
  * the one check left is on the slow path. */
 static void allow_emit(weir_ctx *ctx, bool allowed)
 {
-    weir__output *o = &ctx->main;
+    weir__output *o = &ctx->out.main;
     if (ctx->cursor.next)
         o->count = (uint32_t)((size_t)(ctx->cursor.next - o->buf) / o->stride);
     FOR_EACH_OUTPUT(ctx, each)
@@ -344,10 +344,10 @@ static int write_group(weir__outgroup *g, const void *elem, size_t size, int64_t
 static int deliver_now(weir_ctx *ctx, int input, const weir_batch *b)
 {
     if (weir__ctx_takes_batches(ctx, input)) {
-        ctx->counters[WEIR__CNT_IN] += b->count;
+        ctx->diag.counters[WEIR__CNT_IN] += b->count;
         if (WEIR__DIAG_ON(ctx, WEIR_DIAG_STANDARD))
             weir__diag_batch(ctx, b);
-        ctx->handling_ts = WEIR_NO_TIMESTAMP;
+        ctx->input.handling_ts = WEIR_NO_TIMESTAMP;
         int r = ctx->vt.on_batch(ctx, input, b);
         if (WEIR__UNLIKELY(r < 0))
             return weir_ctx_fail(ctx, r, "on_batch failed: %s (%s)", weir_strerror(r),
@@ -366,8 +366,8 @@ static int deliver_now(weir_ctx *ctx, int input, const weir_batch *b)
 /* The same, or into the inbox of a held operator. */
 static int deliver(weir_ctx *ctx, int input, const weir_batch *b)
 {
-    if (WEIR__UNLIKELY(ctx->held)) {
-        if (weir__inbox_records(&ctx->inbox, b) < 0)
+    if (WEIR__UNLIKELY(ctx->input.held)) {
+        if (weir__inbox_records(&ctx->input.inbox, b) < 0)
             return weir_ctx_fail(ctx, WEIR_ENOMEM, "out of memory holding records");
         return 0;
     }
@@ -415,13 +415,13 @@ static int flush_output(weir__output *o)
  * emitted now (the inline fast path does not count one by one). */
 static int flush_main(weir_ctx *ctx)
 {
-    weir__output *o = &ctx->main;
+    weir__output *o = &ctx->out.main;
     if (!ctx->cursor.next)
         return flush_output(o);
     uint32_t n = (uint32_t)((size_t)(ctx->cursor.next - o->buf) / o->stride);
     if (n == 0)
         return 0;
-    ctx->counters[WEIR__CNT_OUT] += n;
+    ctx->diag.counters[WEIR__CNT_OUT] += n;
     ctx->cursor.next = o->buf;
     o->count = n;
     return flush_output(o);
@@ -436,7 +436,7 @@ int weir__ctx_flush_chained(weir_ctx *ctx)
 {
     /* The main output's records may be counted by the cursor, not by count. */
     int r = flush_main(ctx);
-    for (weir__output *o = next_output(ctx, &ctx->main); r == 0 && o; o = next_output(ctx, o))
+    for (weir__output *o = next_output(ctx, &ctx->out.main); r == 0 && o; o = next_output(ctx, o))
         r = flush_output(o);
     return r;
 }
@@ -482,7 +482,7 @@ static inline int emit_to(weir__output *o, const void *elem, int64_t ts)
 static int emit_refused(weir_ctx *ctx, const char *call)
 {
     return weir_ctx_fail(ctx, WEIR_ESTATE, "%s: %s", call,
-                         ctx->main.elem_size == 0 ? "the operator has no main output"
+                         ctx->out.main.elem_size == 0 ? "the operator has no main output"
                                                   : "not allowed in open() or close()");
 }
 
@@ -490,16 +490,16 @@ static int emit_refused(weir_ctx *ctx, const char *call)
  * output that is not chained-only. */
 int weir__emit_slow(weir_ctx *ctx, const void *elem, int64_t ts)
 {
-    weir__output *o = &ctx->main;
-    if (o->elem_size == 0 || ctx->in_close || ctx->in_open)
+    weir__output *o = &ctx->out.main;
+    if (o->elem_size == 0 || ctx->lifecycle.in_close || ctx->lifecycle.in_open)
         return emit_refused(ctx, "weir_emit");
-    ctx->counters[WEIR__CNT_OUT]++;
+    ctx->diag.counters[WEIR__CNT_OUT]++;
     return emit_to(o, elem, ts);
 }
 
 void *weir__emit_reserve_slow(weir_ctx *ctx)
 {
-    weir__output *o = &ctx->main;
+    weir__output *o = &ctx->out.main;
     /* In place into the one channel of a one-channel output; elsewhere (a
      * hash partitioner needs the element first) into the scratch element,
      * copied out at commit. */
@@ -511,7 +511,7 @@ void *weir__emit_reserve_slow(weir_ctx *ctx)
         }
         return WEIR__SLOT_ELEM(o->reserved);
     }
-    if (WEIR__UNLIKELY(o->elem_size == 0 || ctx->in_close || ctx->in_open)) {
+    if (WEIR__UNLIKELY(o->elem_size == 0 || ctx->lifecycle.in_close || ctx->lifecycle.in_open)) {
         emit_refused(ctx, "weir_emit_reserve");
         return NULL;
     }
@@ -521,8 +521,8 @@ void *weir__emit_reserve_slow(weir_ctx *ctx)
 
 int weir__emit_commit_slow(weir_ctx *ctx, int64_t timestamp)
 {
-    weir__output *o = &ctx->main;
-    ctx->counters[WEIR__CNT_OUT]++;
+    weir__output *o = &ctx->out.main;
+    ctx->diag.counters[WEIR__CNT_OUT]++;
     unsigned char *slot = o->reserved;
     if (!slot)
         return emit_to(o, o->scratch, timestamp);
@@ -534,11 +534,11 @@ int weir__emit_commit_slow(weir_ctx *ctx, int64_t timestamp)
 
 int weir_emit_batch(weir_ctx *ctx, int input, const weir_batch *b)
 {
-    if (WEIR__UNLIKELY(weir_ctx_in_size(ctx, input) != ctx->main.elem_size))
+    if (WEIR__UNLIKELY(weir_ctx_in_size(ctx, input) != ctx->out.main.elem_size))
         return weir_ctx_fail(ctx, WEIR_ETYPE,
                              "weir_emit_batch: input %d has elements of %zu bytes, the main "
                              "output %zu", input, weir_ctx_in_size(ctx, input),
-                             ctx->main.elem_size);
+                             ctx->out.main.elem_size);
     /* Equal element sizes make equal slot layouts ([ts][elem][pad] at the
      * same stride), so runs of slots copy as they are into the chained
      * buffer the cursor tracks; anything else goes record by record. */
@@ -570,13 +570,13 @@ int weir_emit_batch(weir_ctx *ctx, int input, const weir_batch *b)
 
 int weir_emit_side(weir_ctx *ctx, int tag, const void *elem, int64_t timestamp)
 {
-    for (int i = 0; i < ctx->nside; i++) {
-        if (ctx->side[i].tag == tag) {
-            if (WEIR__UNLIKELY(ctx->in_close || ctx->in_open))
+    for (int i = 0; i < ctx->out.nside; i++) {
+        if (ctx->out.side[i].tag == tag) {
+            if (WEIR__UNLIKELY(ctx->lifecycle.in_close || ctx->lifecycle.in_open))
                 return weir_ctx_fail(ctx, WEIR_ESTATE,
                                      "weir_emit_side: not allowed in open() or close()");
-            ctx->counters[WEIR__CNT_SIDE_OUT]++;
-            return emit_to(&ctx->side[i], elem, timestamp);
+            ctx->diag.counters[WEIR__CNT_SIDE_OUT]++;
+            return emit_to(&ctx->out.side[i], elem, timestamp);
         }
     }
     return weir_ctx_fail(ctx, WEIR_EINVAL, "weir_emit_side: side output tag %d was not declared",
@@ -585,18 +585,18 @@ int weir_emit_side(weir_ctx *ctx, int tag, const void *elem, int64_t timestamp)
 
 int weir__ctx_record(weir_ctx *ctx, int input, const void *elem, int64_t ts)
 {
-    ctx->counters[WEIR__CNT_IN]++;
+    ctx->diag.counters[WEIR__CNT_IN]++;
     if (WEIR__DIAG_ON(ctx, WEIR_DIAG_STANDARD))
         weir__diag_record(ctx, ts);
-    const weir__key *k = ctx->in_key[input];
+    const weir__key *k = ctx->keyed.in_key[input];
     if (k) {
-        k->spec.extract(elem, ctx->key_buf->key, k->spec.arg);
-        ctx->key_hashed = false;
-        ctx->has_key = true;
+        k->spec.extract(elem, ctx->keyed.key_buf->key, k->spec.arg);
+        ctx->keyed.key_hashed = false;
+        ctx->keyed.has_key = true;
     }
     /* Left as it is after the call: every other callback's dispatch sets
      * its own (one store a record, not two). */
-    ctx->handling_ts = ts;
+    ctx->input.handling_ts = ts;
     int r = ctx->vt.on_record(ctx, input, elem, ts);
     if (WEIR__UNLIKELY(r < 0))
         return callback_failed(ctx, r, "on_record");
@@ -679,30 +679,30 @@ static int gate_out(weir_ctx *ctx, const weir__wm_actions *a)
 
 int weir_emit_watermark(weir_ctx *ctx, int64_t watermark)
 {
-    weir__wm_actions a = weir__gate_watermark(&ctx->gate, watermark);
+    weir__wm_actions a = weir__gate_watermark(&ctx->out.gate, watermark);
     return gate_out(ctx, &a);
 }
 
 int weir_emit_idle(weir_ctx *ctx)
 {
-    weir__wm_actions a = weir__gate_status(&ctx->gate, true);
+    weir__wm_actions a = weir__gate_status(&ctx->out.gate, true);
     return gate_out(ctx, &a);
 }
 
 int weir_emit_active(weir_ctx *ctx)
 {
-    weir__wm_actions a = weir__gate_status(&ctx->gate, false);
+    weir__wm_actions a = weir__gate_status(&ctx->out.gate, false);
     return gate_out(ctx, &a);
 }
 
 /* Makes a firing timer's key the current key. */
 static void set_timer_key(weir_ctx *ctx, uint64_t key_hash)
 {
-    if (ctx->key_size) {
-        memcpy(ctx->key_buf->key, ctx->timer_key, ctx->key_size);
-        ctx->key_hash = key_hash;
-        ctx->key_hashed = true;
-        ctx->has_key = true;
+    if (ctx->keyed.key_size) {
+        memcpy(ctx->keyed.key_buf->key, ctx->timers.key, ctx->keyed.key_size);
+        ctx->keyed.key_hash = key_hash;
+        ctx->keyed.key_hashed = true;
+        ctx->keyed.has_key = true;
     }
 }
 
@@ -723,16 +723,16 @@ static void set_timer_key(weir_ctx *ctx, uint64_t key_hash)
 
 static void update_held(weir_ctx *ctx)
 {
-    bool held = ctx->firing_suspended || !weir__inbox_empty(&ctx->inbox);
-    if (held != ctx->held) {
-        ctx->held = held;
+    bool held = ctx->timers.firing_suspended || !weir__inbox_empty(&ctx->input.inbox);
+    if (held != ctx->input.held) {
+        ctx->input.held = held;
         ctx->sub->held += held ? 1 : -1;
     }
 }
 
 static int hold_control(weir_ctx *ctx, weir__ctrl ctrl, int64_t value)
 {
-    if (weir__inbox_control_add(&ctx->inbox, ctrl, value) < 0)
+    if (weir__inbox_control_add(&ctx->input.inbox, ctrl, value) < 0)
         return weir_ctx_fail(ctx, WEIR_ENOMEM, "out of memory holding a control message");
     return 0;
 }
@@ -754,22 +754,22 @@ static int fire(weir_ctx *ctx, weir__timers *t, weir_time_domain domain, int64_t
             return 0;
         if (suspendable && ctx->sub->out_blocked)
             return FIRING_SUSPENDED;
-        (void)weir__timers_pop_due(t, limit, ctx->timer_key, &key_hash, &ns, &ts);
+        (void)weir__timers_pop_due(t, limit, ctx->timers.key, &key_hash, &ns, &ts);
         set_timer_key(ctx, key_hash);
         if (!ctx->vt.on_timer)
             return weir_ctx_fail(ctx, WEIR_EINVAL, "a timer fired but the operator has no on_timer");
         weir_timer timer = {.domain = domain,
                             .timestamp = ts,
                             .ns = ns,
-                            .key = ctx->key_size ? ctx->key_buf->key : NULL};
+                            .key = ctx->keyed.key_size ? ctx->keyed.key_buf->key : NULL};
         /* SEMANTICS.md 6: what an event-time timer emits carries its
          * timestamp; a processing-time timer's output carries none. */
-        ctx->handling_ts = domain == WEIR_EVENT_TIME ? ts : WEIR_NO_TIMESTAMP;
-        ctx->firing_at_max = domain == WEIR_EVENT_TIME && limit == WEIR_TS_MAX;
-        ctx->firing_ns = ns;
-        ctx->firing_generation = weir__timers_popped_generation(t);
+        ctx->input.handling_ts = domain == WEIR_EVENT_TIME ? ts : WEIR_NO_TIMESTAMP;
+        ctx->timers.firing_at_max = domain == WEIR_EVENT_TIME && limit == WEIR_TS_MAX;
+        ctx->timers.firing_ns = ns;
+        ctx->timers.firing_generation = weir__timers_popped_generation(t);
         int r = ctx->vt.on_timer(ctx, &timer);
-        ctx->firing_at_max = false;
+        ctx->timers.firing_at_max = false;
         if (r < 0)
             return callback_failed(ctx, r, "on_timer");
     }
@@ -780,16 +780,16 @@ static int fire(weir_ctx *ctx, weir__timers *t, weir_time_domain domain, int64_t
  * suspends. */
 static int fire_and_forward(weir_ctx *ctx)
 {
-    int64_t wm = ctx->wm;
-    int r = fire(ctx, &ctx->event_timers, WEIR_EVENT_TIME, wm);
+    int64_t wm = ctx->input.wm;
+    int r = fire(ctx, &ctx->timers.event, WEIR_EVENT_TIME, wm);
     if (r < 0)
         return r;
     if (r == FIRING_SUSPENDED) {
-        ctx->firing_suspended = true;
+        ctx->timers.firing_suspended = true;
         update_held(ctx);
         return 0;
     }
-    ctx->handling_ts = WEIR_NO_TIMESTAMP;
+    ctx->input.handling_ts = WEIR_NO_TIMESTAMP;
     if (ctx->vt.on_watermark) {
         r = ctx->vt.on_watermark(ctx, wm);
         if (r < 0)
@@ -801,17 +801,17 @@ static int fire_and_forward(weir_ctx *ctx)
 
 static int advance_now(weir_ctx *ctx, int64_t wm)
 {
-    if (wm <= ctx->wm)
+    if (wm <= ctx->input.wm)
         return 0;
     /* SEMANTICS.md 6: the current watermark first, then every timer at or
      * below it (including ones registered while firing), then forward. */
-    ctx->wm = wm;
+    ctx->input.wm = wm;
     return fire_and_forward(ctx);
 }
 
 int weir__ctx_advance_watermark(weir_ctx *ctx, int64_t wm)
 {
-    if (WEIR__UNLIKELY(ctx->held))
+    if (WEIR__UNLIKELY(ctx->input.held))
         return hold_control(ctx, WEIR__CTRL_WATERMARK, wm);
     return advance_now(ctx, wm);
 }
@@ -821,15 +821,15 @@ static int status_now(weir_ctx *ctx, bool idle);
 int weir__ctx_resume(weir_ctx *ctx)
 {
     int r = 0;
-    if (ctx->firing_suspended) {
-        ctx->firing_suspended = false;
+    if (ctx->timers.firing_suspended) {
+        ctx->timers.firing_suspended = false;
         r = fire_and_forward(ctx);
     }
-    while (r == 0 && !ctx->firing_suspended && !ctx->sub->out_blocked &&
-           !weir__inbox_empty(&ctx->inbox)) {
+    while (r == 0 && !ctx->timers.firing_suspended && !ctx->sub->out_blocked &&
+           !weir__inbox_empty(&ctx->input.inbox)) {
         weir_batch run;
         weir__inbox_control c;
-        if (weir__inbox_take(&ctx->inbox, &run, &c))
+        if (weir__inbox_take(&ctx->input.inbox, &run, &c))
             r = deliver_now(ctx, 0, &run);
         else if (c.ctrl == WEIR__CTRL_WATERMARK)
             r = advance_now(ctx, c.value);
@@ -844,15 +844,15 @@ int weir__ctx_resume(weir_ctx *ctx)
 
 int weir__ctx_status(weir_ctx *ctx, bool idle)
 {
-    if (WEIR__UNLIKELY(ctx->held))
+    if (WEIR__UNLIKELY(ctx->input.held))
         return hold_control(ctx, WEIR__CTRL_STATUS, idle);
     return status_now(ctx, idle);
 }
 
 static int status_now(weir_ctx *ctx, bool idle)
 {
-    ctx->input_idle = idle;
-    ctx->handling_ts = WEIR_NO_TIMESTAMP;
+    ctx->input.idle = idle;
+    ctx->input.handling_ts = WEIR_NO_TIMESTAMP;
     if (ctx->vt.on_status) {
         int r = ctx->vt.on_status(ctx, idle);
         if (r < 0)
@@ -864,12 +864,12 @@ static int status_now(weir_ctx *ctx, bool idle)
 
 int weir__ctx_fire_processing(weir_ctx *ctx, int64_t now)
 {
-    return fire(ctx, &ctx->proc_timers, WEIR_PROCESSING_TIME, now);
+    return fire(ctx, &ctx->timers.processing, WEIR_PROCESSING_TIME, now);
 }
 
 int64_t weir__ctx_next_processing(const weir_ctx *ctx)
 {
-    return weir__timers_peek(&ctx->proc_timers);
+    return weir__timers_peek(&ctx->timers.processing);
 }
 
 int weir__deliver_actions(weir_ctx *head, const weir__wm_actions *a)
@@ -900,12 +900,12 @@ static int timer_key_of(weir_ctx *ctx, const char *what, timer_key *k)
 {
     k->key = NULL;
     k->hash = 0;
-    if (!ctx->key_size)
+    if (!ctx->keyed.key_size)
         return 0;
-    if (!ctx->has_key)
+    if (!ctx->keyed.has_key)
         return weir_ctx_fail(ctx, WEIR_ENOKEY, "%s: no current key (only in on_record / on_timer)",
                              what);
-    k->key = ctx->key_buf->key;
+    k->key = ctx->keyed.key_buf->key;
     k->hash = weir__ctx_key_hash(ctx);
     return 0;
 }
@@ -921,8 +921,8 @@ int weir_timer_register(weir_ctx *ctx, weir_time_domain domain, int64_t ns, int6
          * firing registers again (same key and namespace), firing after
          * firing, never lets MAX finish. */
         uint32_t generation = 0;
-        if (ctx->firing_at_max && ns == ctx->firing_ns) {
-            generation = ctx->firing_generation + 1;
+        if (ctx->timers.firing_at_max && ns == ctx->timers.firing_ns) {
+            generation = ctx->timers.firing_generation + 1;
             if (generation >= TIMER_CHAIN_AT_MAX)
                 return weir_ctx_fail(ctx, WEIR_ESTATE,
                                      "weir_timer_register: on_timer registered its event-time "
@@ -932,9 +932,9 @@ int weir_timer_register(weir_ctx *ctx, weir_time_domain domain, int64_t ns, int6
                                      "when weir_ctx_watermark() is WEIR_TS_MAX)",
                                      (long long)ns, (long long)timestamp, generation);
         }
-        r = weir__timers_add_generation(&ctx->event_timers, k.key, k.hash, ns, timestamp, generation);
+        r = weir__timers_add_generation(&ctx->timers.event, k.key, k.hash, ns, timestamp, generation);
     } else {
-        r = weir__timers_add(&ctx->proc_timers, k.key, k.hash, ns, timestamp);
+        r = weir__timers_add(&ctx->timers.processing, k.key, k.hash, ns, timestamp);
         if (r == 0 && ctx->sub && timestamp < ctx->sub->deadline)
             ctx->sub->deadline = timestamp;
     }
@@ -948,7 +948,7 @@ int weir_timer_delete(weir_ctx *ctx, weir_time_domain domain, int64_t ns, int64_
     timer_key k;
     int r = timer_key_of(ctx, "weir_timer_delete", &k);
     if (r == 0)
-        weir__timers_delete(domain == WEIR_EVENT_TIME ? &ctx->event_timers : &ctx->proc_timers,
+        weir__timers_delete(domain == WEIR_EVENT_TIME ? &ctx->timers.event : &ctx->timers.processing,
                             k.key, k.hash, ns, timestamp);
     return r;
 }
@@ -962,12 +962,12 @@ int weir_ctx_error(const weir_ctx *ctx)
 
 int64_t weir_ctx_watermark(const weir_ctx *ctx)
 {
-    return ctx->wm;
+    return ctx->input.wm;
 }
 
 int64_t weir_ctx_timestamp(const weir_ctx *ctx)
 {
-    return ctx->handling_ts;
+    return ctx->input.handling_ts;
 }
 
 int64_t weir_ctx_now(const weir_ctx *ctx)
@@ -1019,7 +1019,7 @@ size_t weir_ctx_in_size(const weir_ctx *ctx, int input)
 
 size_t weir_ctx_out_size(const weir_ctx *ctx)
 {
-    return ctx->main.elem_size;
+    return ctx->out.main.elem_size;
 }
 
 int weir_ctx_batch_hint(const weir_ctx *ctx)
@@ -1039,12 +1039,12 @@ void weir_source_wait_until(weir_ctx *ctx, int64_t t)
 
 const void *weir_ctx_key(const weir_ctx *ctx)
 {
-    return ctx->key_size && ctx->has_key ? ctx->key_buf->key : NULL;
+    return ctx->keyed.key_size && ctx->keyed.has_key ? ctx->keyed.key_buf->key : NULL;
 }
 
 size_t weir_ctx_key_size(const weir_ctx *ctx)
 {
-    return ctx->key_size;
+    return ctx->keyed.key_size;
 }
 
 int weir_ctx_key_format(const weir_ctx *ctx, char *buf, size_t size)
@@ -1056,12 +1056,12 @@ int weir_ctx_key_format(const weir_ctx *ctx, char *buf, size_t size)
         buf[0] = '\0';
         return 0;
     }
-    const weir_key_spec *k = &ctx->in_key[0]->spec;
+    const weir_key_spec *k = &ctx->keyed.in_key[0]->spec;
     if (k->format)
         return k->format(key, buf, size, k->arg);
     /* Text if every byte up to the first NUL is printable and only NULs
      * follow (a char[] key), else hex. */
-    size_t n = ctx->key_size, len = 0;
+    size_t n = ctx->keyed.key_size, len = 0;
     while (len < n && key[len] != 0)
         len++;
     bool text = len > 0;
@@ -1099,7 +1099,7 @@ void weir_ctx_count(weir_ctx *ctx, weir_counter counter, int64_t n)
         [WEIR_COUNTER_ABSORBED] = WEIR__CNT_ABSORBED,
     };
     if ((unsigned)counter < WEIR_COUNTER_COUNT_)
-        ctx->counters[map[counter]] += n;
+        ctx->diag.counters[map[counter]] += n;
 }
 
 void weir_ctx_report_window_fire(weir_ctx *ctx, int64_t start, int64_t end, int firing,
@@ -1113,7 +1113,7 @@ void weir_ctx_report_late(weir_ctx *ctx, const void *elem, int64_t timestamp,
                           int64_t missed_start, int64_t missed_end, int64_t missed_every,
                           bool dropped)
 {
-    ctx->counters[dropped ? WEIR__CNT_LATE_DROPPED : WEIR__CNT_LATE_SIDE]++;
+    ctx->diag.counters[dropped ? WEIR__CNT_LATE_DROPPED : WEIR__CNT_LATE_SIDE]++;
     if (dropped && ctx->capture && ctx->capture->on_dropped)
         ctx->capture->on_dropped(elem, timestamp, ctx->capture->arg);
     if (WEIR__DIAG_ON(ctx, WEIR_DIAG_STANDARD))

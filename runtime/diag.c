@@ -165,12 +165,12 @@ static weir__diag_rec *begin(weir_ctx *ctx, weir_diag_kind kind)
     r->flag = 0;
     r->input = -1;
     r->channel = -1;
-    r->op = ctx->op_index;
+    r->op = ctx->diag.op_index;
     r->subtask = ctx->subtask;
     r->held_by = -1;
     r->firing = 0;
     r->t = weir__clock_now(ctx->clock);
-    r->wm = ctx->wm;
+    r->wm = ctx->input.wm;
     r->start = r->end = r->count = r->slide = 0;
     r->fill = 0;
     r->key[0] = '\0';
@@ -247,8 +247,8 @@ void weir__diag_batch(weir_ctx *ctx, const weir_batch *b)
 {
     /* This scan is the whole cost of the standard level on a chain of batch
      * operators, once per operator. */
-    ctx->diag_max_ts = weir_batch_max_ts(b, ctx->diag_max_ts);
-    if (ctx->diag_level >= WEIR_DIAG_VERBOSE) {
+    ctx->diag.max_ts = weir_batch_max_ts(b, ctx->diag.max_ts);
+    if (ctx->diag.level >= WEIR_DIAG_VERBOSE) {
         for (uint32_t k = 0; k < b->count; k++)
             weir__diag_record_event(ctx, weir_batch_ts(b, k));
     }
@@ -310,9 +310,9 @@ static double fullest_output(const weir_ctx *ctx)
     double fill = 0;
     const weir__output *outs[1 + 16];
     int n = 0;
-    outs[n++] = &ctx->main;
-    for (int i = 0; i < ctx->nside && n < (int)(sizeof outs / sizeof outs[0]); i++)
-        outs[n++] = &ctx->side[i];
+    outs[n++] = &ctx->out.main;
+    for (int i = 0; i < ctx->out.nside && n < (int)(sizeof outs / sizeof outs[0]); i++)
+        outs[n++] = &ctx->out.side[i];
     for (int k = 0; k < n; k++) {
         for (int g = 0; g < outs[k]->ngroups; g++) {
             for (int c = 0; c < outs[k]->groups[g].nch; c++) {
@@ -351,8 +351,8 @@ void weir__diag_sample(weir__subtask *sub, int64_t now, bool final)
     int64_t blocked_ms = sub->blocked_ns / 1000000;
     for (int i = 0; i < sub->nctx; i++) {
         weir_ctx *ctx = sub->ctxs[i];
-        int64_t in = ctx->counters[WEIR__CNT_IN], out = ctx->counters[WEIR__CNT_OUT];
-        int64_t din = in - ctx->last_counters[0], dout = out - ctx->last_counters[1];
+        int64_t in = ctx->diag.counters[WEIR__CNT_IN], out = ctx->diag.counters[WEIR__CNT_OUT];
+        int64_t din = in - ctx->diag.last_counters[0], dout = out - ctx->diag.last_counters[1];
         if (din || dout) {
             weir__diag_rec *r = begin(ctx, WEIR_DIAG_KIND_THROUGHPUT);
             if (r) {
@@ -360,16 +360,16 @@ void weir__diag_sample(weir__subtask *sub, int64_t now, bool final)
                 r->in = din;
                 r->out = dout;
                 r->interval_ms = interval;
-                r->max_ts = ctx->diag_max_ts;
+                r->max_ts = ctx->diag.max_ts;
                 commit(ctx);
             }
-            ctx->last_counters[0] = in;
-            ctx->last_counters[1] = out;
-            ctx->diag_max_ts = WEIR_TS_MIN;
+            ctx->diag.last_counters[0] = in;
+            ctx->diag.last_counters[1] = out;
+            ctx->diag.max_ts = WEIR_TS_MIN;
         }
-        bool has_channels = ctx->main.ngroups > 0;
-        for (int s = 0; s < ctx->nside; s++)
-            has_channels |= ctx->side[s].ngroups > 0;
+        bool has_channels = ctx->out.main.ngroups > 0;
+        for (int s = 0; s < ctx->out.nside; s++)
+            has_channels |= ctx->out.side[s].ngroups > 0;
         if (blocked_ms > 0 && has_channels) {
             weir__diag_rec *r = begin(ctx, WEIR_DIAG_KIND_BACKPRESSURE);
             if (r) {
@@ -505,8 +505,8 @@ int weir__diag_start(weir_job *job)
     for (int s = 0; s < job->plan->nsubs; s++) {
         weir__subtask *sub = job->plan->subs[s];
         for (int c = 0; c < sub->nctx; c++) {
-            sub->ctxs[c]->diag_level = level;
-            sub->ctxs[c]->diag_max_ts = WEIR_TS_MIN;
+            sub->ctxs[c]->diag.level = level;
+            sub->ctxs[c]->diag.max_ts = WEIR_TS_MIN;
         }
     }
     return 0;

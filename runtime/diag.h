@@ -16,7 +16,7 @@
 #include "util.h"
 #include "weir/diag.h"
 
-#define WEIR__DIAG_ON(ctx, level) WEIR__UNLIKELY((ctx)->diag_level >= (level))
+#define WEIR__DIAG_ON(ctx, at_least) WEIR__UNLIKELY((ctx)->diag.level >= (at_least))
 
 /* The most events a job may ask a worker's ring to hold (about 140 bytes
  * each: 36 MB per worker); the configuration check refuses more. */
@@ -56,9 +56,9 @@ void weir__diag_sample(weir__subtask *sub, int64_t now, bool final);
 void weir__diag_record_event(weir_ctx *ctx, int64_t ts);
 static inline void weir__diag_record(weir_ctx *ctx, int64_t ts)
 {
-    if (ts > ctx->diag_max_ts)
-        ctx->diag_max_ts = ts;
-    if (ctx->diag_level >= WEIR_DIAG_VERBOSE)
+    if (ts > ctx->diag.max_ts)
+        ctx->diag.max_ts = ts;
+    if (ctx->diag.level >= WEIR_DIAG_VERBOSE)
         weir__diag_record_event(ctx, ts);
 }
 /* The same for a batch the operator takes in whole (on_batch). */

@@ -546,7 +546,7 @@ void weir__diag_pack_summary(struct weir__diag *d, int64_t t)
         const weir__node *node = job->graph.nodes[n];
         for (int i = 0; i < node->parallelism; i++) {
             const weir_ctx *ctx = plan->node_ctx[n][i];
-            const int64_t *cnt = ctx->counters;
+            const int64_t *cnt = ctx->diag.counters;
             msgpack_pack_map(pk, 10);
             kv_str(pk, "op", node->name);
             kv_int(pk, "subtask", i);

@@ -181,12 +181,12 @@ int weir_harness_create(const weir_harness_config *config, weir_harness **out, c
     ctx->batch_hint = 1;
     ctx->interval_ms = config->watermark_interval_ms ? config->watermark_interval_ms : 200;
     ctx->capture = &h->output;
-    ctx->main.capture = &h->output;
-    for (int i = 0; i < ctx->nside; i++)
-        ctx->side[i].capture = &h->output;
-    r = weir__output_prepare(&ctx->main, 1);
-    for (int i = 0; r == 0 && i < ctx->nside; i++)
-        r = weir__output_prepare(&ctx->side[i], 1);
+    ctx->out.main.capture = &h->output;
+    for (int i = 0; i < ctx->out.nside; i++)
+        ctx->out.side[i].capture = &h->output;
+    r = weir__output_prepare(&ctx->out.main, 1);
+    for (int i = 0; r == 0 && i < ctx->out.nside; i++)
+        r = weir__output_prepare(&ctx->out.side[i], 1);
     if (r) {
         harness_free(h);
         return create_error(errbuf, errsize, r, "out of memory");
@@ -295,7 +295,7 @@ int weir_harness_advance(weir_harness *h, int64_t t)
      * while firing are due in the same advance if they fall before t. */
     for (;;) {
         /* No timer left reads as MAX, which is not "a timer due at MAX". */
-        if (weir__timers_empty(&h->ctx.proc_timers))
+        if (weir__timers_empty(&h->ctx.timers.processing))
             break;
         int64_t next = weir__ctx_next_processing(&h->ctx);
         if (next > t)
@@ -326,7 +326,7 @@ int weir_harness_end(weir_harness *h)
     }
     /* As in a subtask: END means no element will arrive again, so MAX holds
      * even if the valves ignored it (every channel idle). */
-    if (h->ctx.wm < WEIR_TS_MAX) {
+    if (h->ctx.input.wm < WEIR_TS_MAX) {
         r = result(h, weir__ctx_advance_watermark(&h->ctx, WEIR_TS_MAX));
         if (r)
             return r;

@@ -1,7 +1,7 @@
 /* keyed_state.c — values and lists per (key, namespace) for keyed operators
  * (weir/state.h), each state one keymap in the subtask's own memory.
  *
- * The current key sits in ctx->key_buf (weir__key_buf, task.h) after its
+ * The current key sits in ctx->keyed.key_buf (weir__key_buf, task.h) after its
  * namespace slot, with its hash computed once per record (or timer). A
  * lookup writes the namespace into that slot and mixes it into the key
  * hash, so finding the state of (key, ns) costs one table probe and no
@@ -19,9 +19,9 @@
 
 int weir_state_declare(weir_ctx *ctx, weir_state_kind kind, size_t size, int *id)
 {
-    if (!ctx->in_open)
+    if (!ctx->lifecycle.in_open)
         return weir_ctx_fail(ctx, WEIR_ESTATE, "weir_state_declare: only in open()");
-    if (ctx->key_size == 0)
+    if (ctx->keyed.key_size == 0)
         return weir_ctx_fail(ctx, WEIR_ENOKEY,
                              "weir_state_declare: the operator's input is not keyed (key_by first)");
     if (size == 0 || size > MAX_STATE_SIZE)
@@ -29,16 +29,16 @@ int weir_state_declare(weir_ctx *ctx, weir_state_kind kind, size_t size, int *id
                              MAX_STATE_SIZE);
     if (kind != WEIR_STATE_VALUE && kind != WEIR_STATE_LIST)
         return weir_ctx_fail(ctx, WEIR_EINVAL, "weir_state_declare: unknown kind %d", (int)kind);
-    weir__state *states = realloc(ctx->states, (size_t)(ctx->nstates + 1) * sizeof *states);
+    weir__state *states = realloc(ctx->keyed.states, (size_t)(ctx->keyed.nstates + 1) * sizeof *states);
     if (!states)
         return weir_ctx_fail(ctx, WEIR_ENOMEM, "weir_state_declare: out of memory");
-    ctx->states = states;
-    weir__state *st = &states[ctx->nstates];
+    ctx->keyed.states = states;
+    weir__state *st = &states[ctx->keyed.nstates];
     st->kind = kind;
     st->size = size;
-    weir__keymap_init(&st->map, 8 + ctx->key_size,
+    weir__keymap_init(&st->map, 8 + ctx->keyed.key_size,
                       kind == WEIR_STATE_VALUE ? size : sizeof(weir__list_value));
-    *id = ctx->nstates++;
+    *id = ctx->keyed.nstates++;
     return 0;
 }
 
@@ -46,23 +46,23 @@ int weir_state_declare(weir_ctx *ctx, weir_state_kind kind, size_t size, int *id
  * ctx failed with why). */
 static weir__state *get_state(weir_ctx *ctx, int id, weir_state_kind kind, const char *what)
 {
-    if (id < 0 || id >= ctx->nstates || ctx->states[id].kind != kind) {
+    if (id < 0 || id >= ctx->keyed.nstates || ctx->keyed.states[id].kind != kind) {
         weir_ctx_fail(ctx, WEIR_EINVAL, "%s: no %s state with id %d", what,
                       kind == WEIR_STATE_VALUE ? "value" : "list", id);
-        ctx->state_error = WEIR_EINVAL;
+        ctx->keyed.state_error = WEIR_EINVAL;
         return NULL;
     }
-    if (!ctx->has_key) {
+    if (!ctx->keyed.has_key) {
         weir_ctx_fail(ctx, WEIR_ENOKEY, "%s: no current key (only in on_record / on_timer)", what);
-        ctx->state_error = WEIR_ENOKEY;
+        ctx->keyed.state_error = WEIR_ENOKEY;
         return NULL;
     }
-    return &ctx->states[id];
+    return &ctx->keyed.states[id];
 }
 
 static uint64_t key_for(weir_ctx *ctx, int64_t ns)
 {
-    ctx->key_buf->ns = ns;
+    ctx->keyed.key_buf->ns = ns;
     return weir__hash_mix(weir__ctx_key_hash(ctx), ns, 0);
 }
 
@@ -72,7 +72,7 @@ static uint64_t key_for(weir_ctx *ctx, int64_t ns)
 static weir__list_value *list_entry(weir_ctx *ctx, weir__state *st, int64_t ns, uint32_t *idx,
                                     bool *created)
 {
-    *idx = weir__keymap_insert(&st->map, key_for(ctx, ns), ctx->key_buf, created);
+    *idx = weir__keymap_insert(&st->map, key_for(ctx, ns), ctx->keyed.key_buf, created);
     if (*idx == WEIR__KEYMAP_NONE) {
         weir_ctx_fail(ctx, WEIR_ENOMEM, "keyed state: out of memory");
         return NULL;
@@ -89,14 +89,14 @@ void *weir_state_value(weir_ctx *ctx, int id, int64_t ns, bool create)
     uint32_t idx;
     if (create) {
         bool created;
-        idx = weir__keymap_insert(&st->map, h, ctx->key_buf, &created);
+        idx = weir__keymap_insert(&st->map, h, ctx->keyed.key_buf, &created);
         if (idx == WEIR__KEYMAP_NONE) {
-            ctx->state_error = WEIR_ENOMEM;
+            ctx->keyed.state_error = WEIR_ENOMEM;
             weir_ctx_fail(ctx, WEIR_ENOMEM, "keyed state: out of memory");
             return NULL;
         }
     } else {
-        idx = weir__keymap_find(&st->map, h, ctx->key_buf);
+        idx = weir__keymap_find(&st->map, h, ctx->keyed.key_buf);
         if (idx == WEIR__KEYMAP_NONE)
             return NULL;
     }
@@ -107,7 +107,7 @@ int weir_state_list_add(weir_ctx *ctx, int id, int64_t ns, const void *elem)
 {
     weir__state *st = get_state(ctx, id, WEIR_STATE_LIST, "weir_state_list_add");
     if (!st)
-        return ctx->state_error;
+        return ctx->keyed.state_error;
     uint32_t idx;
     bool created;
     weir__list_value *l = list_entry(ctx, st, ns, &idx, &created);
@@ -133,7 +133,7 @@ static void *list_data(weir_ctx *ctx, int id, int64_t ns, size_t *count, const c
     if (!st)
         return NULL;
     uint64_t h = key_for(ctx, ns);
-    uint32_t idx = weir__keymap_find(&st->map, h, ctx->key_buf);
+    uint32_t idx = weir__keymap_find(&st->map, h, ctx->keyed.key_buf);
     if (idx == WEIR__KEYMAP_NONE)
         return NULL;
     weir__list_value *l = weir__keymap_value(&st->map, idx);
@@ -155,7 +155,7 @@ int weir_state_list_set(weir_ctx *ctx, int id, int64_t ns, const void *elems, si
 {
     weir__state *st = get_state(ctx, id, WEIR_STATE_LIST, "weir_state_list_set");
     if (!st)
-        return ctx->state_error;
+        return ctx->keyed.state_error;
     if (count == 0) {
         weir_state_clear(ctx, id, ns);
         return 0;
@@ -194,11 +194,11 @@ int weir_state_list_set(weir_ctx *ctx, int id, int64_t ns, const void *elems, si
 
 void weir_state_clear(weir_ctx *ctx, int id, int64_t ns)
 {
-    if (id < 0 || id >= ctx->nstates || !ctx->has_key)
+    if (id < 0 || id >= ctx->keyed.nstates || !ctx->keyed.has_key)
         return;
-    weir__state *st = &ctx->states[id];
+    weir__state *st = &ctx->keyed.states[id];
     uint64_t h = key_for(ctx, ns);
-    uint32_t idx = weir__keymap_find(&st->map, h, ctx->key_buf);
+    uint32_t idx = weir__keymap_find(&st->map, h, ctx->keyed.key_buf);
     if (idx == WEIR__KEYMAP_NONE)
         return;
     if (st->kind == WEIR_STATE_LIST)
@@ -208,16 +208,16 @@ void weir_state_clear(weir_ctx *ctx, int id, int64_t ns)
 
 size_t weir_state_size(const weir_ctx *ctx, int id)
 {
-    if (id < 0 || id >= ctx->nstates)
+    if (id < 0 || id >= ctx->keyed.nstates)
         return 0;
-    return ctx->states[id].map.count;
+    return ctx->keyed.states[id].map.count;
 }
 
 size_t weir_state_memory(const weir_ctx *ctx)
 {
-    size_t total = weir__timers_memory(&ctx->event_timers) + weir__timers_memory(&ctx->proc_timers);
-    for (int i = 0; i < ctx->nstates; i++) {
-        const weir__state *st = &ctx->states[i];
+    size_t total = weir__timers_memory(&ctx->timers.event) + weir__timers_memory(&ctx->timers.processing);
+    for (int i = 0; i < ctx->keyed.nstates; i++) {
+        const weir__state *st = &ctx->keyed.states[i];
         total += weir__keymap_memory(&st->map);
         if (st->kind == WEIR_STATE_LIST) {
             for (uint32_t e = 0; e < st->map.nentries; e++) {
@@ -232,5 +232,5 @@ size_t weir_state_memory(const weir_ctx *ctx)
 
 int weir_ctx_state_error(const weir_ctx *ctx)
 {
-    return ctx->state_error;
+    return ctx->keyed.state_error;
 }

@@ -37,10 +37,10 @@
 static weir__output *ctx_output(weir_ctx *ctx, int tag)
 {
     if (tag == 0)
-        return &ctx->main;
-    for (int i = 0; i < ctx->nside; i++) {
-        if (ctx->side[i].tag == tag)
-            return &ctx->side[i];
+        return &ctx->out.main;
+    for (int i = 0; i < ctx->out.nside; i++) {
+        if (ctx->out.side[i].tag == tag)
+            return &ctx->out.side[i];
     }
     return NULL;
 }
@@ -219,7 +219,7 @@ static int make_subtasks(weir_job *job, weir__plan *plan)
                 ctx->clock = &job->clock;
                 ctx->batch_hint = job->cfg.batch_capacity;
                 ctx->interval_ms = job->cfg.watermark_interval_ms;
-                ctx->op_index = task->nodes[k];
+                ctx->diag.op_index = task->nodes[k];
                 plan->node_ctx[task->nodes[k]][i] = ctx;
             }
         }
@@ -395,9 +395,9 @@ int weir__plan_build(weir_job *job, weir__plan **out)
         weir__subtask *sub = plan->subs[i];
         for (int c = 0; r == 0 && c < sub->nctx; c++) {
             weir_ctx *ctx = sub->ctxs[c];
-            r = weir__output_prepare(&ctx->main, (uint32_t)job->cfg.batch_capacity);
-            for (int k = 0; r == 0 && k < ctx->nside; k++)
-                r = weir__output_prepare(&ctx->side[k], (uint32_t)job->cfg.batch_capacity);
+            r = weir__output_prepare(&ctx->out.main, (uint32_t)job->cfg.batch_capacity);
+            for (int k = 0; r == 0 && k < ctx->out.nside; k++)
+                r = weir__output_prepare(&ctx->out.side[k], (uint32_t)job->cfg.batch_capacity);
             if (r == 0)
                 weir__ctx_ready(ctx);
         }

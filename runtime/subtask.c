@@ -102,7 +102,7 @@ static int resume_held(weir__subtask *sub)
 {
     while (sub->held > 0 && !sub->out_blocked) {
         for (int i = sub->nctx - 1; i >= 0 && !sub->out_blocked; i--) {
-            if (sub->ctxs[i]->held) {
+            if (sub->ctxs[i]->input.held) {
                 int r = weir__ctx_resume(sub->ctxs[i]);
                 if (r < 0)
                     return r;
@@ -116,7 +116,7 @@ static int fire_processing(weir__subtask *sub, int64_t now)
 {
     for (int i = 0; i < sub->nctx; i++) {
         weir_ctx *ctx = sub->ctxs[i];
-        if (ctx->ended || weir__ctx_next_processing(ctx) > now)
+        if (ctx->lifecycle.ended || weir__ctx_next_processing(ctx) > now)
             continue;
         int r = weir__ctx_fire_processing(ctx, now);
         if (r < 0)
@@ -270,7 +270,7 @@ static int finish_inputs(weir__subtask *sub)
      * through its valves. If it did not (every channel was idle when MAX
      * came, so the valve ignored it), END means the same thing: no element
      * will ever arrive again. */
-    if (head->wm < WEIR_TS_MAX) {
+    if (head->input.wm < WEIR_TS_MAX) {
         int r = weir__ctx_advance_watermark(head, WEIR_TS_MAX);
         if (r < 0)
             return r;
@@ -294,7 +294,7 @@ static int run_source(weir__subtask *sub, int64_t now)
     weir_ctx *src = sub->ctxs[0];
     if (sub->source_done || src->wait_until > now)
         return 0;
-    src->handling_ts = WEIR_NO_TIMESTAMP; /* a timer may have fired since */
+    src->input.handling_ts = WEIR_NO_TIMESTAMP; /* a timer may have fired since */
     int r = src->svt.next(src);
     if (r < 0) {
         if (r != WEIR_ECANCELED)
@@ -332,7 +332,7 @@ static void update_deadline(weir__subtask *sub)
 {
     int64_t d = sub->flush_deadline;
     for (int i = 0; i < sub->nctx; i++) {
-        if (!sub->ctxs[i]->ended) {
+        if (!sub->ctxs[i]->lifecycle.ended) {
             int64_t t = weir__ctx_next_processing(sub->ctxs[i]);
             if (t < d)
                 d = t;

@@ -103,11 +103,77 @@ typedef struct weir__key_buf {
 _Static_assert(offsetof(weir__key_buf, key) == sizeof(int64_t),
                "the key follows the namespace with no padding: keymaps compare both as bytes");
 
+/* The parts of a weir_ctx, one job each. */
+
+/* The input side: the operator's event time, and what waits while the
+ * context is held. */
+typedef struct weir__ctx_input {
+    int64_t wm;          /* current input watermark */
+    int64_t handling_ts; /* weir_ctx_timestamp(): the record's or timer's */
+    bool idle;           /* the status last delivered to on_status */
+    bool held;           /* a suspended firing, or the inbox is not empty */
+    weir__inbox inbox;   /* what reached the context while it was held */
+} weir__ctx_input;
+
+/* The output side: the gate (what may leave) and where each output goes. */
+typedef struct weir__ctx_outputs {
+    weir__gate gate;
+    weir__output main;
+    weir__output *side;
+    int nside;
+} weir__ctx_outputs;
+
+/* Keyed state: the current key and the states declared on it. */
+typedef struct weir__ctx_keyed {
+    const weir__key *in_key[WEIR__MAX_INPUTS]; /* NULL: that input is not keyed */
+    size_t key_size;
+    weir__key_buf *key_buf; /* the current key (and a lookup's namespace) */
+    uint64_t key_hash;      /* valid when key_hashed */
+    bool key_hashed;        /* hashed lazily: only state and timers need it */
+    bool has_key;
+    weir__state *states;
+    int nstates;
+    int state_error;        /* the first state call that failed */
+} weir__ctx_keyed;
+
+/* Timers, and an event-time firing in progress. A firing that meets a full
+ * output stops and resumes in a later step (context.c); meanwhile the
+ * context is held (input.held) and what reaches it waits in its inbox. */
+typedef struct weir__ctx_timers {
+    weir__timers event;
+    weir__timers processing;
+    unsigned char *key;        /* scratch for a firing timer's key */
+    bool firing_suspended;     /* timers <= wm are left to fire, then wm forwards */
+    bool firing_at_max;        /* on_timer runs for the end of input (watermark MAX) */
+    int64_t firing_ns;         /* the namespace and generation of the timer firing */
+    uint32_t firing_generation;
+} weir__ctx_timers;
+
+/* Where the operator is in its life: each callback runs at most once. */
+typedef struct weir__ctx_lifecycle {
+    bool opened;
+    bool in_open;
+    bool ended;
+    bool in_close;
+    bool closed;
+} weir__ctx_lifecycle;
+
+/* What the diagnostic channel needs of the context. */
+typedef struct weir__ctx_diag {
+    int level;                   /* resolved weir_diag_level, or OFF */
+    int op_index;                /* the node's index in the job event */
+    int64_t counters[WEIR__CNT_COUNT_];
+    int64_t last_counters[2];    /* in/out at the last throughput sample */
+    int64_t max_ts;              /* largest timestamp taken in since that sample */
+} weir__ctx_diag;
+
 struct weir_ctx {
     /* First: the inline weir_emit of weir/operator.h reads it. When `next`
      * is set, the main output is chained-only and the cursor, not
-     * main.count, says how full its buffer is. */
+     * out.main.count, says how full its buffer is. */
     struct weir__emit_cursor cursor;
+
+    /* What the context is and where it lives. */
     struct weir__subtask *sub;   /* NULL in a harness */
     const weir__node *node;
     weir_job *job;               /* NULL in a harness */
@@ -123,54 +189,15 @@ struct weir_ctx {
     int parallelism;
     int batch_hint;
     int64_t interval_ms;
-
-    int64_t wm;        /* current input watermark */
-    int64_t handling_ts; /* weir_ctx_timestamp(): the record's or timer's */
-    weir__gate gate;   /* output gate */
-    bool input_idle;   /* the status last delivered to on_status */
-
-    weir__output main;
-    weir__output *side;
-    int nside;
-
-    /* keyed */
-    const weir__key *in_key[WEIR__MAX_INPUTS];
-    size_t key_size;
-    weir__key_buf *key_buf; /* the current key (and a lookup's namespace) */
-    uint64_t key_hash;      /* valid when key_hashed */
-    bool key_hashed;        /* hashed lazily: only state and timers need it */
-    bool has_key;
-    weir__state *states;
-    int nstates;
-    int state_error;
-    int error;          /* the first failure of this context */
-    weir__timers event_timers;
-    weir__timers proc_timers;
-    unsigned char *timer_key; /* scratch for a firing timer's key */
-    /* Suspended firing (context.c): an event-time firing that met a full
-     * output stops and resumes in a later step; meanwhile the context is
-     * held and what reaches it waits in its inbox. */
-    bool firing_suspended; /* timers <= wm are left to fire, then wm forwards */
-    bool firing_at_max;    /* on_timer runs for the end of input (watermark MAX) */
-    int64_t firing_ns;     /* the namespace and generation of the timer firing */
-    uint32_t firing_generation;
-    bool held;             /* firing_suspended, or the inbox is not empty */
-    weir__inbox inbox;
-
-    int64_t counters[WEIR__CNT_COUNT_];
-
-    bool opened;
-    bool closed;
-    bool ended;
-    bool in_close;
-    bool in_open;
-
     int64_t wait_until; /* sources: WEIR_SOURCE_WAIT until this time */
+    int error;          /* the first failure of this context */
 
-    int diag_level;      /* resolved weir_diag_level, or OFF */
-    int op_index;        /* the node's index in the job event */
-    int64_t last_counters[2]; /* in/out at the last throughput sample */
-    int64_t diag_max_ts; /* largest timestamp taken in since that sample */
+    weir__ctx_input input;
+    weir__ctx_outputs out;
+    weir__ctx_keyed keyed;
+    weir__ctx_timers timers;
+    weir__ctx_lifecycle lifecycle;
+    weir__ctx_diag diag;
 };
 /* Programs compiled against weir/operator.h cast a weir_ctx to its cursor in
  * their inline weir_emit: the cursor's place and layout are part of the ABI
@@ -295,11 +322,12 @@ int weir__ctx_flush_control(weir_ctx *ctx, weir__ctrl ctrl, int64_t value);
 /* The current key's hash, computed on first use after the key changed. */
 static inline uint64_t weir__ctx_key_hash(weir_ctx *ctx)
 {
-    if (!ctx->key_hashed) {
-        ctx->key_hash = weir__hash_bytes(ctx->key_buf->key, ctx->key_size);
-        ctx->key_hashed = true;
+    weir__ctx_keyed *k = &ctx->keyed;
+    if (!k->key_hashed) {
+        k->key_hash = weir__hash_bytes(k->key_buf->key, k->key_size);
+        k->key_hashed = true;
     }
-    return ctx->key_hash;
+    return k->key_hash;
 }
 
 /* Continues a held context: its suspended firing, then its inbox, until it
@@ -311,7 +339,7 @@ int weir__ctx_resume(weir_ctx *ctx);
  * one by one), else record by record. */
 static inline bool weir__ctx_takes_batches(const weir_ctx *ctx, int input)
 {
-    return ctx->vt.on_batch && !ctx->in_key[input];
+    return ctx->vt.on_batch && !ctx->keyed.in_key[input];
 }
 
 /* Applies a weir__wm_actions from a valve/combiner to the head of a subtask. */
