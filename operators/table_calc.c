@@ -82,116 +82,156 @@ static int null_rowtime(weir_ctx *ctx, const source_impl *s)
                          s->in->table, s->in->cols[s->in->rowtime].name);
 }
 
+/* The row kind of a record's kind byte, or a failure for a byte that is
+ * none. */
+static int kind_of(weir_ctx *ctx, const source_impl *s, unsigned char byte, weir_row_kind *kind)
+{
+    if (byte > 3)
+        return weir_ctx_fail(ctx, WEIR_EFORMAT, "table %s: row kind %u is not a row kind",
+                             s->in->table, byte);
+    *kind = (weir_row_kind)byte;
+    return 0;
+}
+
+/* A bound struct of fixed-size fields only: the fields are copied into the
+ * row as planned, and the record emitted. */
+static int fixed_record(weir_ctx *ctx, const source_impl *s, const unsigned char *e, int64_t ts)
+{
+    const weir_schema *in = s->in;
+    unsigned char *row = weir_ctx_state(ctx);
+    weir_row_kind kind = WEIR_ROW_INSERT;
+    /* Every byte but the header's is written below or stays the zero
+     * padding it was made with. */
+    memset(row, 0, s->out->header_size);
+    if (in->kind_off >= 0) {
+        int r = kind_of(ctx, s, e[in->kind_off], &kind);
+        if (r)
+            return r;
+    }
+    weir_row_set_kind(row, kind);
+    for (int i = 0; i < s->ncopies; i++) {
+        const field_copy *f = &s->copies[i];
+        if (f->size == 8)
+            memcpy(row + f->dst, e + f->src, 8);
+        else if (f->size == 4)
+            memcpy(row + f->dst, e + f->src, 4);
+        else
+            row[f->dst] = e[f->src] != 0;
+    }
+    if (s->meta >= 0) {
+        unsigned char *dst = row + s->out->cols[s->meta].offset;
+        if (ts == WEIR_NO_TIMESTAMP) {
+            memset(dst, 0, 8);
+            weir__row_set_null_bit(row, s->meta, true);
+        } else {
+            memcpy(dst, &ts, 8);
+        }
+    }
+    if (!(s->mode & WEIR_CHANGELOG_KIND(kind)))
+        return bad_kind(ctx, s, kind);
+    /* The rowtime from where it came from, not read back from the row
+     * just written (a field is never NULL; the metadata column is NULL
+     * without a record timestamp). */
+    if (in->rowtime >= 0 && in->rowtime != s->meta)
+        memcpy(&ts, e + in->cols[in->rowtime].bound_off, 8);
+    else if (in->rowtime >= 0 && ts == WEIR_NO_TIMESTAMP)
+        return null_rowtime(ctx, s);
+    return weir_emit(ctx, row, ts);
+}
+
+/* A bound struct with strings: each column into the row. The row was
+ * zeroed: every column is non-NULL with zero bytes, and the fixed-size
+ * fields are copied into place as they are (the row's layout is the C
+ * types'); only strings and a missing record timestamp take the general
+ * path. */
+static int fill_from_struct(weir_ctx *ctx, const source_impl *s, const unsigned char *e, int64_t ts,
+                            unsigned char *row, weir_row_kind *kind)
+{
+    const weir_schema *in = s->in;
+    memset(row, 0, s->out->row_size);
+    *kind = WEIR_ROW_INSERT;
+    if (in->kind_off >= 0) {
+        int r = kind_of(ctx, s, e[in->kind_off], kind);
+        if (r)
+            return r;
+    }
+    weir_row_set_kind(row, *kind);
+    for (int c = 0; c < in->ncols; c++) {
+        const weir__col *col = &in->cols[c];
+        unsigned char *dst = row + s->out->cols[c].offset;
+        weir__val v = {0};
+        if (col->metadata) {
+            if (ts != WEIR_NO_TIMESTAMP) {
+                memcpy(dst, &ts, 8);
+                continue;
+            }
+            v.null = true;
+        } else {
+            const unsigned char *f = e + col->bound_off;
+            switch (col->type.id) {
+            case WEIR_TYPE_BOOLEAN: *dst = f[0] != 0; continue;
+            case WEIR_TYPE_INT: memcpy(dst, f, 4); continue;
+            case WEIR_TYPE_DOUBLE:
+            case WEIR_TYPE_BIGINT:
+            case WEIR_TYPE_TIMESTAMP:
+            case WEIR_TYPE_TIMESTAMP_LTZ: memcpy(dst, f, 8); continue;
+            case WEIR_TYPE_VARCHAR:
+            case WEIR_TYPE_CHAR: {
+                const char *str = (const char *)f;
+                const char *z = memchr(str, 0, col->bound_size);
+                size_t len = z ? (size_t)(z - str) : col->bound_size;
+                if (len > col->type.capacity)
+                    return too_long(ctx, s, c, len);
+                v.s = str;
+                v.len = (uint32_t)len;
+                break;
+            }
+            default: memcpy(&v.i, f, 8); break;
+            }
+        }
+        weir__store_value(s->out, row, c, &v);
+    }
+    return 0;
+}
+
+/* A record that is already a row of the table's schema: copied, checked,
+ * and its metadata column filled in. */
+static int fill_from_row(weir_ctx *ctx, const source_impl *s, const unsigned char *e, int64_t ts,
+                         unsigned char *row, weir_row_kind *kind)
+{
+    const weir_schema *in = s->in;
+    memcpy(row, e, s->out->row_size);
+    int r = kind_of(ctx, s, row[0], kind);
+    if (r)
+        return r;
+    for (int c = 0; c < in->ncols; c++) {
+        const weir__col *col = &in->cols[c];
+        if (col->metadata) {
+            weir__val v = {.i = ts, .null = ts == WEIR_NO_TIMESTAMP};
+            weir__store_value(s->out, row, c, &v);
+        } else if (weir__type_is_string(col->type.id)) {
+            uint32_t len;
+            memcpy(&len, row + col->offset, 4);
+            if (len > col->type.capacity)
+                return too_long(ctx, s, c, len);
+        }
+    }
+    return 0;
+}
+
 static int source_record(weir_ctx *ctx, int input, const void *elem, int64_t ts)
 {
     (void)input;
     const source_impl *s = weir_ctx_impl(ctx);
+    if (s->fixed)
+        return fixed_record(ctx, s, elem, ts);
     const weir_schema *in = s->in;
     unsigned char *row = weir_ctx_state(ctx);
-    const unsigned char *e = elem;
-    weir_row_kind kind;
-    if (s->fixed) {
-        /* Every byte but the header's is written below or stays the zero
-         * padding it was made with. */
-        memset(row, 0, s->out->header_size);
-        kind = in->kind_off >= 0 ? (weir_row_kind)(e[in->kind_off] & 3u) : WEIR_ROW_INSERT;
-        if (in->kind_off >= 0 && e[in->kind_off] > 3)
-            return weir_ctx_fail(ctx, WEIR_EFORMAT, "table %s: row kind %u is not a row kind",
-                                 in->table, e[in->kind_off]);
-        weir_row_set_kind(row, kind);
-        for (int i = 0; i < s->ncopies; i++) {
-            const field_copy *f = &s->copies[i];
-            if (f->size == 8)
-                memcpy(row + f->dst, e + f->src, 8);
-            else if (f->size == 4)
-                memcpy(row + f->dst, e + f->src, 4);
-            else
-                row[f->dst] = e[f->src] != 0;
-        }
-        if (s->meta >= 0) {
-            unsigned char *dst = row + s->out->cols[s->meta].offset;
-            if (ts == WEIR_NO_TIMESTAMP) {
-                memset(dst, 0, 8);
-                weir__row_set_null_bit(row, s->meta, true);
-            } else {
-                memcpy(dst, &ts, 8);
-            }
-        }
-        if (!(s->mode & WEIR_CHANGELOG_KIND(kind)))
-            return bad_kind(ctx, s, kind);
-        /* The rowtime from where it came from, not read back from the row
-         * just written (a field is never NULL; the metadata column is NULL
-         * without a record timestamp). */
-        if (in->rowtime >= 0 && in->rowtime != s->meta)
-            memcpy(&ts, e + in->cols[in->rowtime].bound_off, 8);
-        else if (in->rowtime >= 0 && ts == WEIR_NO_TIMESTAMP)
-            return null_rowtime(ctx, s);
-        return weir_emit(ctx, row, ts);
-    } else if (in->bound) {
-        memset(row, 0, s->out->row_size);
-        kind = in->kind_off >= 0 ? (weir_row_kind)(e[in->kind_off] & 3u) : WEIR_ROW_INSERT;
-        if (in->kind_off >= 0 && e[in->kind_off] > 3)
-            return weir_ctx_fail(ctx, WEIR_EFORMAT, "table %s: row kind %u is not a row kind",
-                                 in->table, e[in->kind_off]);
-        weir_row_set_kind(row, kind);
-        /* The row was zeroed: every column is non-NULL with zero bytes, and
-         * the fixed-size fields are copied into place as they are (the
-         * row's layout is the C types'); only strings and a missing record
-         * timestamp take the general path. */
-        for (int c = 0; c < in->ncols; c++) {
-            const weir__col *col = &in->cols[c];
-            unsigned char *dst = row + s->out->cols[c].offset;
-            weir__val v = {0};
-            if (col->metadata) {
-                if (ts != WEIR_NO_TIMESTAMP) {
-                    memcpy(dst, &ts, 8);
-                    continue;
-                }
-                v.null = true;
-            } else {
-                const unsigned char *f = e + col->bound_off;
-                switch (col->type.id) {
-                case WEIR_TYPE_BOOLEAN: *dst = f[0] != 0; continue;
-                case WEIR_TYPE_INT: memcpy(dst, f, 4); continue;
-                case WEIR_TYPE_DOUBLE:
-                case WEIR_TYPE_BIGINT:
-                case WEIR_TYPE_TIMESTAMP:
-                case WEIR_TYPE_TIMESTAMP_LTZ: memcpy(dst, f, 8); continue;
-                case WEIR_TYPE_VARCHAR:
-                case WEIR_TYPE_CHAR: {
-                    const char *str = (const char *)f;
-                    const char *z = memchr(str, 0, col->bound_size);
-                    size_t len = z ? (size_t)(z - str) : col->bound_size;
-                    if (len > col->type.capacity)
-                        return too_long(ctx, s, c, len);
-                    v.s = str;
-                    v.len = (uint32_t)len;
-                    break;
-                }
-                default: memcpy(&v.i, f, 8); break;
-                }
-            }
-            weir__store_value(s->out, row, c, &v);
-        }
-    } else {
-        memcpy(row, e, s->out->row_size);
-        kind = weir_row_get_kind(row);
-        if (row[0] > 3)
-            return weir_ctx_fail(ctx, WEIR_EFORMAT, "table %s: row kind %u is not a row kind",
-                                 in->table, row[0]);
-        for (int c = 0; c < in->ncols; c++) {
-            const weir__col *col = &in->cols[c];
-            if (col->metadata) {
-                weir__val v = {.i = ts, .null = ts == WEIR_NO_TIMESTAMP};
-                weir__store_value(s->out, row, c, &v);
-            } else if (weir__type_is_string(col->type.id)) {
-                uint32_t len;
-                memcpy(&len, row + col->offset, 4);
-                if (len > col->type.capacity)
-                    return too_long(ctx, s, c, len);
-            }
-        }
-    }
+    weir_row_kind kind = WEIR_ROW_INSERT;
+    int r = in->bound ? fill_from_struct(ctx, s, elem, ts, row, &kind)
+                      : fill_from_row(ctx, s, elem, ts, row, &kind);
+    if (r)
+        return r;
     if (!(s->mode & WEIR_CHANGELOG_KIND(kind)))
         return bad_kind(ctx, s, kind);
     if (in->rowtime >= 0) {
@@ -272,36 +312,41 @@ static void wm_impl_free(void *p)
     free(w);
 }
 
-static weir_table *make_source(weir_table_env *env, weir_stream *s, const weir_schema *schema,
-                               unsigned mode, const char *what)
+/* Whether a source may not read `s` with `schema` in `mode` (the failure
+ * is set on env). */
+static bool source_refused(weir_table_env *env, weir_stream *s, const weir_schema *schema,
+                                  unsigned mode, const char *what)
 {
-    if (!env || !s)
-        return NULL;
-    if (!schema)
-        return weir__table_fail(env, WEIR_EINVAL, "%s: a schema is required", what);
+    if (!schema) {
+        weir__table_fail(env, WEIR_EINVAL, "%s: a schema is required", what);
+        return true;
+    }
     if (mode != WEIR_CHANGELOG_INSERT_ONLY && mode != WEIR_CHANGELOG_UPSERT &&
-        mode != WEIR_CHANGELOG_ALL)
-        return weir__table_fail(env, WEIR_EINVAL, "%s: table %s: the mode must be insert-only, "
-                                "upsert or all", what, schema->table);
-    if (mode == WEIR_CHANGELOG_UPSERT && schema->npk == 0)
-        return weir__table_fail(env, WEIR_EINVAL, "%s: table %s: an upsert changelog needs a "
-                                "primary key", what, schema->table);
-    if (weir_stream_elem_size(s) != weir_schema_elem_size(schema))
-        return weir__table_fail(env, WEIR_ETYPE, "%s: table %s: the stream's elements are %zu "
-                                "bytes, the schema reads %zu", what, schema->table,
-                                weir_stream_elem_size(s), weir_schema_elem_size(schema));
-    weir_table *t = weir__table_node(env, NULL, "TableSource(%s)", schema->table);
-    if (!t)
-        return NULL;
-    source_impl *impl = calloc(1, sizeof *impl);
-    t->impl = impl;
-    t->impl_free = source_impl_free;
-    if (impl)
-        impl->in = weir__schema_copy(schema, schema->table);
-    t->schema = impl ? weir__schema_copy(schema, schema->table) : NULL;
-    if (!impl || !impl->in || !t->schema)
-        return weir__table_fail(env, WEIR_ENOMEM, "%s: out of memory", what);
-    /* The copies keep the layout; the user's copy keeps binding and keys. */
+        mode != WEIR_CHANGELOG_ALL) {
+        weir__table_fail(env, WEIR_EINVAL, "%s: table %s: the mode must be insert-only, "
+                         "upsert or all", what, schema->table);
+        return true;
+    }
+    if (mode == WEIR_CHANGELOG_UPSERT && schema->npk == 0) {
+        weir__table_fail(env, WEIR_EINVAL, "%s: table %s: an upsert changelog needs a "
+                         "primary key", what, schema->table);
+        return true;
+    }
+    if (weir_stream_elem_size(s) != weir_schema_elem_size(schema)) {
+        weir__table_fail(env, WEIR_ETYPE, "%s: table %s: the stream's elements are %zu "
+                         "bytes, the schema reads %zu", what, schema->table,
+                         weir_stream_elem_size(s), weir_schema_elem_size(schema));
+        return true;
+    }
+    return false;
+}
+
+/* The source's view of the user's schema: the copy keeps the layout, and
+ * takes the user's binding (the struct's offsets, the kind field, the
+ * metadata column) over; a bound struct of fixed-size fields gets its plan
+ * of field copies (source_impl.fixed). 0 or WEIR_ENOMEM. */
+static int source_plan(source_impl *impl, const weir_schema *schema, const weir_schema *out)
+{
     weir_schema *in = impl->in;
     in->bound = schema->bound;
     in->struct_size = schema->struct_size;
@@ -312,12 +357,11 @@ static weir_table *make_source(weir_table_env *env, weir_stream *s, const weir_s
         in->cols[c].bound_size = schema->cols[c].bound_size;
         in->cols[c].metadata = schema->cols[c].metadata;
     }
-    impl->out = t->schema;
-    impl->mode = mode;
+    impl->out = out;
     impl->meta = -1;
     impl->fixed = in->bound;
     if (in->bound && !(impl->copies = calloc((size_t)in->ncols + 1, sizeof *impl->copies)))
-        return weir__table_fail(env, WEIR_ENOMEM, "%s: out of memory", what);
+        return WEIR_ENOMEM;
     for (int c = 0; impl->fixed && c < in->ncols; c++) {
         const weir__col *col = &in->cols[c];
         if (col->metadata) {
@@ -329,19 +373,85 @@ static weir_table *make_source(weir_table_env *env, weir_stream *s, const weir_s
                             : col->type.id == WEIR_TYPE_INT   ? 4
                                                               : 8;
             impl->copies[impl->ncopies++] = (field_copy){(uint32_t)col->bound_off,
-                                                         t->schema->cols[c].offset, size};
+                                                         out->cols[c].offset, size};
         }
     }
+    return 0;
+}
+
+/* Gives a table node its unique key (a copy of `ukey`). 0 or
+ * WEIR_ENOMEM. */
+static int copy_unique_key(weir_table *to, const int *ukey, int nukey)
+{
+    to->nukey = nukey;
+    if (!nukey)
+        return 0;
+    to->ukey = malloc((size_t)nukey * sizeof *to->ukey);
+    if (!to->ukey)
+        return WEIR_ENOMEM;
+    memcpy(to->ukey, ukey, (size_t)nukey * sizeof *to->ukey);
+    return 0;
+}
+
+/* The schema's WATERMARK clause after the source: a WatermarkAssigner
+ * node running the compiled expression as a custom watermark strategy. */
+static weir_table *add_watermark_assigner(weir_table_env *env, weir_table *t,
+                                          const weir_schema *schema, const char *what)
+{
+    wm_impl *w = calloc(1, sizeof *w);
+    char err[256];
+    if (!w)
+        return weir__table_fail(env, WEIR_ENOMEM, "%s: out of memory", what);
+    weir_table *wt = weir__table_node(env, t, "WatermarkAssigner(rowtime=[%s], watermark=[%s])",
+                                      schema->cols[schema->rowtime].name, schema->watermark);
+    if (!wt) {
+        free(w);
+        return NULL;
+    }
+    wt->impl = w;
+    wt->impl_free = wm_impl_free;
+    int r = weir_expr_compile(schema->watermark, t->schema, &w->expr, err, sizeof err);
+    if (r)
+        return weir__table_fail(env, r, "%s: table %s: watermark: %s", what, schema->table, err);
+    wt->schema = weir__schema_copy(t->schema, schema->table);
+    if (!wt->schema || copy_unique_key(wt, t->ukey, t->nukey))
+        return weir__table_fail(env, WEIR_ENOMEM, "%s: out of memory", what);
+    wt->mode = t->mode;
+    wt->rowtime = t->rowtime;
+    w->on_event = schema->wm_on_event;
+    weir_timestamps_spec ts = {
+        .extract = NULL, /* the TableSource set the rowtime as the timestamp */
+        .strategy = weir_watermarks_custom(&wm_vtable, w),
+    };
+    ts.strategy.idleness_ms = schema->wm_idle_ms;
+    wt->stream = weir_stream_set_name(weir_stream_assign_timestamps(t->stream, &ts), wt->name);
+    return wt->stream ? wt : NULL;
+}
+
+static weir_table *make_source(weir_table_env *env, weir_stream *s, const weir_schema *schema,
+                               unsigned mode, const char *what)
+{
+    if (!env || !s)
+        return NULL;
+    if (source_refused(env, s, schema, mode, what))
+        return NULL;
+    weir_table *t = weir__table_node(env, NULL, "TableSource(%s)", schema->table);
+    if (!t)
+        return NULL;
+    source_impl *impl = calloc(1, sizeof *impl);
+    t->impl = impl;
+    t->impl_free = source_impl_free;
+    if (impl)
+        impl->in = weir__schema_copy(schema, schema->table);
+    t->schema = impl ? weir__schema_copy(schema, schema->table) : NULL;
+    if (!impl || !impl->in || !t->schema || source_plan(impl, schema, t->schema))
+        return weir__table_fail(env, WEIR_ENOMEM, "%s: out of memory", what);
+    impl->mode = mode;
     weir_changelog_mode_format(mode, impl->mode_text, sizeof impl->mode_text);
     t->mode = mode;
     t->rowtime = schema->rowtime;
-    if (schema->npk) {
-        t->ukey = malloc((size_t)schema->npk * sizeof *t->ukey);
-        if (!t->ukey)
-            return weir__table_fail(env, WEIR_ENOMEM, "%s: out of memory", what);
-        memcpy(t->ukey, schema->pk, (size_t)schema->npk * sizeof *t->ukey);
-        t->nukey = schema->npk;
-    }
+    if (copy_unique_key(t, schema->pk, schema->npk))
+        return weir__table_fail(env, WEIR_ENOMEM, "%s: out of memory", what);
     weir_process_spec spec = {
         .name = t->name,
         .kind = "table_source",
@@ -353,45 +463,8 @@ static weir_table *make_source(weir_table_env *env, weir_stream *s, const weir_s
         .settings_json = weir__table_settings(t, NULL),
     };
     t->stream = weir_stream_process(s, &spec);
-    if (t->stream && schema->watermark) {
-        wm_impl *w = calloc(1, sizeof *w);
-        char err[256];
-        if (!w)
-            return weir__table_fail(env, WEIR_ENOMEM, "%s: out of memory", what);
-        weir_table *wt = weir__table_node(env, t, "WatermarkAssigner(rowtime=[%s], watermark=[%s])",
-                                          schema->cols[schema->rowtime].name, schema->watermark);
-        if (!wt) {
-            free(w);
-            return NULL;
-        }
-        wt->impl = w;
-        wt->impl_free = wm_impl_free;
-        int r = weir_expr_compile(schema->watermark, t->schema, &w->expr, err, sizeof err);
-        if (r)
-            return weir__table_fail(env, r, "%s: table %s: watermark: %s", what, schema->table,
-                                    err);
-        wt->schema = weir__schema_copy(t->schema, schema->table);
-        if (!wt->schema)
-            return weir__table_fail(env, WEIR_ENOMEM, "%s: out of memory", what);
-        wt->mode = t->mode;
-        wt->rowtime = t->rowtime;
-        wt->nukey = t->nukey;
-        if (t->nukey) {
-            wt->ukey = malloc((size_t)t->nukey * sizeof *wt->ukey);
-            if (!wt->ukey)
-                return weir__table_fail(env, WEIR_ENOMEM, "%s: out of memory", what);
-            memcpy(wt->ukey, t->ukey, (size_t)t->nukey * sizeof *t->ukey);
-        }
-        w->on_event = schema->wm_on_event;
-        weir_timestamps_spec ts = {
-            .extract = NULL, /* the TableSource set the rowtime as the timestamp */
-            .strategy = weir_watermarks_custom(&wm_vtable, w),
-        };
-        ts.strategy.idleness_ms = schema->wm_idle_ms;
-        wt->stream = weir_stream_set_name(weir_stream_assign_timestamps(t->stream, &ts),
-                                          wt->name);
-        return wt->stream ? wt : NULL;
-    }
+    if (t->stream && schema->watermark)
+        return add_watermark_assigner(env, t, schema, what);
     return t->stream ? t : NULL;
 }
 
