@@ -580,312 +580,359 @@ static weir__enode *parse_agg(parser *p, weir_agg_kind kind, const char *name, i
     return n;
 }
 
+/* A number literal: an INT (or BIGINT when it does not fit) or a DOUBLE. */
+static weir__enode *parse_number(parser *p, tok t)
+{
+    next(p);
+    weir__enode *n = node(p, OP_LIT, t.pos);
+    if (!n)
+        return NULL;
+    char buf[64];
+    if (t.len >= sizeof buf) {
+        perr(p, t.pos, "number too long");
+        return NULL;
+    }
+    memcpy(buf, t.p, t.len);
+    buf[t.len] = 0;
+    errno = 0;
+    if (t.kind == T_INT) {
+        unsigned long long v = strtoull(buf, NULL, 10);
+        if (errno || v > (unsigned long long)INT64_MAX) {
+            perr(p, t.pos, "integer literal %s is out of range", buf);
+            return NULL;
+        }
+        n->lit.i = (int64_t)v;
+        n->type = mk(v <= INT32_MAX ? WEIR_TYPE_INT : WEIR_TYPE_BIGINT, true);
+    } else {
+        n->lit.d = strtod(buf, NULL);
+        n->type = mk(WEIR_TYPE_DOUBLE, true);
+    }
+    return n;
+}
+
+/* A string literal: a VARCHAR of its own length. */
+static weir__enode *parse_string(parser *p, tok t)
+{
+    next(p);
+    weir__enode *n = node(p, OP_LIT, t.pos);
+    if (!n)
+        return NULL;
+    n->sbuf = unquote(p, &t, &n->lit.len);
+    if (!n->sbuf)
+        return NULL;
+    n->lit.s = n->sbuf;
+    n->type = mk(WEIR_TYPE_VARCHAR, true);
+    n->type.capacity = n->lit.len ? n->lit.len : 1;
+    return n;
+}
+
+/* The common type of the values in `slots` (a CASE's results, COALESCE's
+ * arguments), each then cast to it. NULL-typed values aside, numbers widen
+ * to the widest, strings make a VARCHAR of the largest capacity, and any
+ * other types must be the same (or, with `times_agree`, both times); a
+ * mismatch fails as "`what` of A and B". All NULL-typed: `if_null`.
+ * `not_null` is the result's nullability. */
+static bool common_type(parser *p, weir__enode **const *slots, int nv, bool times_agree,
+                        weir_type if_null, bool not_null, const char *what, weir_type *out)
+{
+    weir_type rt = mk(WEIR_TYPE_NULL, false);
+    for (int j = 0; j < nv; j++) {
+        const weir__enode *v = *slots[j];
+        if (v->type.id == WEIR_TYPE_NULL)
+            continue;
+        if (rt.id == WEIR_TYPE_NULL) {
+            rt = v->type;
+        } else if (weir__type_is_numeric(rt.id) && weir__type_is_numeric(v->type.id)) {
+            rt.id = wider(rt.id, v->type.id);
+        } else if (weir__type_is_string(rt.id) && weir__type_is_string(v->type.id)) {
+            rt.id = WEIR_TYPE_VARCHAR;
+            if (v->type.capacity > rt.capacity)
+                rt.capacity = v->type.capacity;
+        } else if (rt.id != v->type.id &&
+                   !(times_agree && weir__type_is_time(rt.id) && weir__type_is_time(v->type.id))) {
+            char t1[48], t2[48];
+            perr(p, v->pos, "%s of %s and %s", what, tname(rt, t1), tname(v->type, t2));
+            return false;
+        }
+    }
+    if (rt.id == WEIR_TYPE_NULL)
+        rt = if_null;
+    rt.not_null = not_null;
+    for (int j = 0; j < nv; j++) {
+        retype_null(*slots[j], rt);
+        *slots[j] = cast_to(p, *slots[j], rt);
+    }
+    *out = rt;
+    return !p->failed;
+}
+
+/* CASE WHEN c THEN v ... [ELSE v] END, after CASE: its type is the values'
+ * common type. */
+static weir__enode *parse_case(parser *p, int pos)
+{
+    weir__enode *n = node(p, OP_CASE, pos);
+    if (!n)
+        return NULL;
+    weir__enode *tmp[128];
+    int k = 0;
+    while (accept_kw(p, "WHEN")) {
+        if (k + 3 > 128) {
+            perr(p, p->t.pos, "too many WHENs");
+            return NULL;
+        }
+        weir__enode *c = parse_or(p);
+        if (c)
+            retype_null(c, mk(WEIR_TYPE_BOOLEAN, false));
+        if (c && c->type.id != WEIR_TYPE_BOOLEAN) {
+            char t1[48];
+            perr(p, c->pos, "WHEN needs a BOOLEAN, not %s", tname(c->type, t1));
+            return NULL;
+        }
+        if (!accept_kw(p, "THEN")) {
+            perr(p, p->t.pos, "expected THEN");
+            return NULL;
+        }
+        tmp[k++] = c;
+        tmp[k++] = parse_or(p);
+        if (p->failed)
+            return NULL;
+    }
+    if (k == 0) {
+        perr(p, p->t.pos, "expected WHEN");
+        return NULL;
+    }
+    if (accept_kw(p, "ELSE")) {
+        tmp[k++] = parse_or(p);
+        n->has_else = true;
+    }
+    if (!accept_kw(p, "END")) {
+        perr(p, p->t.pos, "expected END");
+        return NULL;
+    }
+    if (p->failed)
+        return NULL;
+    n->args = calloc((size_t)k, sizeof *n->args);
+    if (!n->args) {
+        perr(p, pos, "out of memory");
+        return NULL;
+    }
+    memcpy(n->args, tmp, (size_t)k * sizeof *tmp);
+    n->nargs = k;
+    /* The values: each THEN's, then the ELSE's. NULL without an ELSE. */
+    int pairs = n->has_else ? (k - 1) / 2 : k / 2;
+    weir__enode **vals[129];
+    int nv = 0;
+    bool nn = n->has_else;
+    for (int i = 0; i < pairs; i++)
+        vals[nv++] = &n->args[2 * i + 1];
+    if (n->has_else)
+        vals[nv++] = &n->args[k - 1];
+    for (int j = 0; j < nv; j++)
+        nn = nn && (*vals[j])->type.not_null;
+    if (!common_type(p, vals, nv, true, mk(WEIR_TYPE_INT, false), nn, "CASE values", &n->type))
+        return NULL;
+    return n;
+}
+
+/* COALESCE(v, ...): the arguments' common type, NOT NULL if one is. */
+static weir__enode *finish_coalesce(parser *p, weir__enode *n)
+{
+    if (!parse_args(p, n, 1, 64))
+        return NULL;
+    weir__enode **vals[64];
+    bool nn = false;
+    for (int i = 0; i < n->nargs; i++) {
+        vals[i] = &n->args[i];
+        nn = nn || n->args[i]->type.not_null;
+    }
+    if (!common_type(p, vals, n->nargs, false, mk(WEIR_TYPE_NULL, false), nn, "COALESCE", &n->type))
+        return NULL;
+    return n;
+}
+
+/* MOD(a, b) of two integers. */
+static weir__enode *finish_mod(parser *p, weir__enode *n, int pos)
+{
+    if (!parse_args(p, n, 2, 2))
+        return NULL;
+    n->a = n->args[0];
+    n->b = n->args[1];
+    if (!weir__type_is_integer(n->a->type.id) || !weir__type_is_integer(n->b->type.id)) {
+        char t1[48], t2[48];
+        perr(p, pos, "MOD of %s and %s: integers are required", tname(n->a->type, t1),
+             tname(n->b->type, t2));
+        return NULL;
+    }
+    unify(p, &n->a, &n->b, pos, "MOD");
+    n->type = n->a->type;
+    n->type.not_null = n->a->type.not_null && n->b->type.not_null;
+    return p->failed ? NULL : n;
+}
+
+/* UPPER, LOWER, CHAR_LENGTH of one string. */
+static weir__enode *finish_string_function(parser *p, weir__enode *n, tok t)
+{
+    if (!parse_args(p, n, 1, 1))
+        return NULL;
+    n->a = n->args[0];
+    retype_null(n->a, mk(WEIR_TYPE_VARCHAR, false));
+    if (n->a->type.id == WEIR_TYPE_VARCHAR && n->a->type.capacity == 0)
+        n->a->type.capacity = 1;
+    if (!weir__type_is_string(n->a->type.id)) {
+        char t1[48];
+        perr(p, n->a->pos, "%.*s of %s: a string is required", (int)t.len, t.p,
+             tname(n->a->type, t1));
+        return NULL;
+    }
+    if (n->op == OP_CHARLEN) {
+        n->type = mk(WEIR_TYPE_INT, n->a->type.not_null);
+    } else {
+        n->type = n->a->type;
+        n->type.id = WEIR_TYPE_VARCHAR;
+        n->scratch = scratch(p, n->type.capacity);
+    }
+    return n;
+}
+
+/* A function call NAME( ..., with `t` the name and the current token the
+ * parenthesis: an aggregate or a scalar function. */
+static weir__enode *parse_call(parser *p, tok t)
+{
+    static const struct { const char *name; weir_agg_kind kind; } aggs[] = {
+        {"COUNT", WEIR_AGG_COUNT}, {"SUM", WEIR_AGG_SUM}, {"MIN", WEIR_AGG_MIN},
+        {"MAX", WEIR_AGG_MAX}, {"AVG", WEIR_AGG_AVG},
+    };
+    for (size_t i = 0; i < sizeof aggs / sizeof aggs[0]; i++)
+        if (is_kw(&t, aggs[i].name))
+            return parse_agg(p, aggs[i].kind, aggs[i].name, t.pos);
+    op o;
+    if (is_kw(&t, "COALESCE"))
+        o = OP_COALESCE;
+    else if (is_kw(&t, "UPPER"))
+        o = OP_UPPER;
+    else if (is_kw(&t, "LOWER"))
+        o = OP_LOWER;
+    else if (is_kw(&t, "CHAR_LENGTH") || is_kw(&t, "CHARACTER_LENGTH"))
+        o = OP_CHARLEN;
+    else if (is_kw(&t, "MOD"))
+        o = OP_MOD;
+    else {
+        perr(p, t.pos, "unknown function '%.*s'", (int)t.len, t.p);
+        return NULL;
+    }
+    weir__enode *n = node(p, o, t.pos);
+    if (!n)
+        return NULL;
+    if (o == OP_COALESCE)
+        return finish_coalesce(p, n);
+    if (o == OP_MOD)
+        return finish_mod(p, n, t.pos);
+    return finish_string_function(p, n, t);
+}
+
+/* A column by its name (`t`, already consumed), with a hint for a name
+ * that is close to one. */
+static weir__enode *parse_column(parser *p, tok t)
+{
+    char name[256];
+    if (t.len >= sizeof name) {
+        perr(p, t.pos, "name too long");
+        return NULL;
+    }
+    memcpy(name, t.p, t.len);
+    name[t.len] = 0;
+    int c = weir_schema_column_index(p->schema, name);
+    if (c < 0) {
+        /* A hint: the closest name, within two edits (case aside). */
+        const char *hint = NULL;
+        int best = 3;
+        for (int i = 0; i < p->schema->ncols; i++) {
+            int d = weir__edit_distance(p->schema->cols[i].name, name);
+            if (d < best) {
+                best = d;
+                hint = p->schema->cols[i].name;
+            }
+        }
+        if (hint)
+            perr(p, t.pos, "unknown column '%s' (did you mean '%s'?)", name, hint);
+        else
+            perr(p, t.pos, "unknown column '%s' in table %s", name, p->schema->table);
+        return NULL;
+    }
+    weir__enode *n = node(p, OP_COL, t.pos);
+    if (!n)
+        return NULL;
+    n->col = c;
+    n->off = p->schema->cols[c].offset;
+    n->type = p->schema->cols[c].type;
+    return n;
+}
+
+/* A keyword that starts a primary (TRUE, FALSE, NULL, INTERVAL, CASE,
+ * CAST), with `t` the keyword; NULL with nothing consumed if `t` is none. */
+static weir__enode *parse_keyword_primary(parser *p, tok t, bool *matched)
+{
+    *matched = true;
+    if (is_kw(&t, "TRUE") || is_kw(&t, "FALSE")) {
+        next(p);
+        weir__enode *n = node(p, OP_LIT, t.pos);
+        if (!n)
+            return NULL;
+        n->lit.i = is_kw(&t, "TRUE");
+        n->type = mk(WEIR_TYPE_BOOLEAN, true);
+        return n;
+    }
+    if (is_kw(&t, "NULL")) {
+        next(p);
+        weir__enode *n = node(p, OP_LIT, t.pos);
+        if (n) {
+            n->lit.null = true;
+            n->type = mk(WEIR_TYPE_NULL, false);
+        }
+        return n;
+    }
+    if (is_kw(&t, "INTERVAL")) {
+        next(p);
+        return parse_interval(p, t.pos);
+    }
+    if (is_kw(&t, "CASE")) {
+        next(p);
+        return parse_case(p, t.pos);
+    }
+    if (is_kw(&t, "CAST")) {
+        next(p);
+        return parse_type_cast(p, t.pos);
+    }
+    *matched = false;
+    return NULL;
+}
+
 static weir__enode *parse_primary(parser *p)
 {
     tok t = p->t;
     if (p->failed)
         return NULL;
-    if (t.kind == T_INT || t.kind == T_DEC) {
-        next(p);
-        weir__enode *n = node(p, OP_LIT, t.pos);
-        if (!n)
-            return NULL;
-        char buf[64];
-        if (t.len >= sizeof buf) {
-            perr(p, t.pos, "number too long");
-            return NULL;
-        }
-        memcpy(buf, t.p, t.len);
-        buf[t.len] = 0;
-        errno = 0;
-        if (t.kind == T_INT) {
-            unsigned long long v = strtoull(buf, NULL, 10);
-            if (errno || v > (unsigned long long)INT64_MAX) {
-                perr(p, t.pos, "integer literal %s is out of range", buf);
-                return NULL;
-            }
-            n->lit.i = (int64_t)v;
-            n->type = mk(v <= INT32_MAX ? WEIR_TYPE_INT : WEIR_TYPE_BIGINT, true);
-        } else {
-            n->lit.d = strtod(buf, NULL);
-            n->type = mk(WEIR_TYPE_DOUBLE, true);
-        }
-        return n;
-    }
-    if (t.kind == T_STR) {
-        next(p);
-        weir__enode *n = node(p, OP_LIT, t.pos);
-        if (!n)
-            return NULL;
-        n->sbuf = unquote(p, &t, &n->lit.len);
-        if (!n->sbuf)
-            return NULL;
-        n->lit.s = n->sbuf;
-        n->type = mk(WEIR_TYPE_VARCHAR, true);
-        n->type.capacity = n->lit.len ? n->lit.len : 1;
-        return n;
-    }
+    if (t.kind == T_INT || t.kind == T_DEC)
+        return parse_number(p, t);
+    if (t.kind == T_STR)
+        return parse_string(p, t);
     if (t.kind == T_SYM && is_sym(&t, "(")) {
         next(p);
         weir__enode *n = parse_or(p);
         expect_sym(p, ")");
         return n;
     }
-    if (t.kind == T_QIDENT || t.kind == T_IDENT) {
-        if (t.kind == T_IDENT) {
-            if (is_kw(&t, "TRUE") || is_kw(&t, "FALSE")) {
-                next(p);
-                weir__enode *n = node(p, OP_LIT, t.pos);
-                if (!n)
-                    return NULL;
-                n->lit.i = is_kw(&t, "TRUE");
-                n->type = mk(WEIR_TYPE_BOOLEAN, true);
-                return n;
-            }
-            if (is_kw(&t, "NULL")) {
-                next(p);
-                weir__enode *n = node(p, OP_LIT, t.pos);
-                if (n) {
-                    n->lit.null = true;
-                    n->type = mk(WEIR_TYPE_NULL, false);
-                }
-                return n;
-            }
-            if (is_kw(&t, "INTERVAL")) {
-                next(p);
-                return parse_interval(p, t.pos);
-            }
-            if (is_kw(&t, "CASE")) {
-                next(p);
-                weir__enode *n = node(p, OP_CASE, t.pos);
-                if (!n)
-                    return NULL;
-                weir__enode *tmp[128];
-                int k = 0;
-                while (accept_kw(p, "WHEN")) {
-                    if (k + 3 > 128) {
-                        perr(p, p->t.pos, "too many WHENs");
-                        return NULL;
-                    }
-                    weir__enode *c = parse_or(p);
-                    if (c)
-                        retype_null(c, mk(WEIR_TYPE_BOOLEAN, false));
-                    if (c && c->type.id != WEIR_TYPE_BOOLEAN) {
-                        char t1[48];
-                        perr(p, c->pos, "WHEN needs a BOOLEAN, not %s", tname(c->type, t1));
-                        return NULL;
-                    }
-                    if (!accept_kw(p, "THEN")) {
-                        perr(p, p->t.pos, "expected THEN");
-                        return NULL;
-                    }
-                    tmp[k++] = c;
-                    tmp[k++] = parse_or(p);
-                    if (p->failed)
-                        return NULL;
-                }
-                if (k == 0) {
-                    perr(p, p->t.pos, "expected WHEN");
-                    return NULL;
-                }
-                if (accept_kw(p, "ELSE")) {
-                    tmp[k++] = parse_or(p);
-                    n->has_else = true;
-                }
-                if (!accept_kw(p, "END")) {
-                    perr(p, p->t.pos, "expected END");
-                    return NULL;
-                }
-                if (p->failed)
-                    return NULL;
-                n->args = calloc((size_t)k, sizeof *n->args);
-                if (!n->args) {
-                    perr(p, t.pos, "out of memory");
-                    return NULL;
-                }
-                memcpy(n->args, tmp, (size_t)k * sizeof *tmp);
-                n->nargs = k;
-                /* The result type: the values' common type. */
-                int pairs = n->has_else ? (k - 1) / 2 : k / 2;
-                int vals[129], nv = 0;
-                for (int i = 0; i < pairs; i++)
-                    vals[nv++] = 2 * i + 1;
-                if (n->has_else)
-                    vals[nv++] = k - 1;
-                weir_type rt = mk(WEIR_TYPE_NULL, false);
-                bool nn = n->has_else;
-                for (int j = 0; j < nv; j++) {
-                    weir__enode *v = n->args[vals[j]];
-                    nn = nn && v->type.not_null;
-                    if (v->type.id == WEIR_TYPE_NULL)
-                        continue;
-                    if (rt.id == WEIR_TYPE_NULL) {
-                        rt = v->type;
-                    } else if (weir__type_is_numeric(rt.id) && weir__type_is_numeric(v->type.id)) {
-                        rt.id = wider(rt.id, v->type.id);
-                    } else if (weir__type_is_string(rt.id) && weir__type_is_string(v->type.id)) {
-                        rt.id = WEIR_TYPE_VARCHAR;
-                        if (v->type.capacity > rt.capacity)
-                            rt.capacity = v->type.capacity;
-                    } else if (rt.id != v->type.id &&
-                               !(weir__type_is_time(rt.id) && weir__type_is_time(v->type.id))) {
-                        char t1[48], t2[48];
-                        perr(p, v->pos, "CASE values of %s and %s", tname(rt, t1),
-                             tname(v->type, t2));
-                        return NULL;
-                    }
-                }
-                if (rt.id == WEIR_TYPE_NULL)
-                    rt = mk(WEIR_TYPE_INT, false);
-                rt.not_null = nn;
-                for (int j = 0; j < nv; j++) {
-                    retype_null(n->args[vals[j]], rt);
-                    n->args[vals[j]] = cast_to(p, n->args[vals[j]], rt);
-                }
-                n->type = rt;
-                return p->failed ? NULL : n;
-            }
-            if (is_kw(&t, "CAST")) {
-                next(p);
-                return parse_type_cast(p, t.pos);
-            }
-            static const struct { const char *name; weir_agg_kind kind; } aggs[] = {
-                {"COUNT", WEIR_AGG_COUNT}, {"SUM", WEIR_AGG_SUM}, {"MIN", WEIR_AGG_MIN},
-                {"MAX", WEIR_AGG_MAX}, {"AVG", WEIR_AGG_AVG},
-            };
-            const char *save = p->cur;
-            next(p);
-            bool call = is_sym(&p->t, "(");
-            if (call) {
-                for (size_t i = 0; i < sizeof aggs / sizeof aggs[0]; i++)
-                    if (is_kw(&t, aggs[i].name))
-                        return parse_agg(p, aggs[i].kind, aggs[i].name, t.pos);
-                op o;
-                if (is_kw(&t, "COALESCE"))
-                    o = OP_COALESCE;
-                else if (is_kw(&t, "UPPER"))
-                    o = OP_UPPER;
-                else if (is_kw(&t, "LOWER"))
-                    o = OP_LOWER;
-                else if (is_kw(&t, "CHAR_LENGTH") || is_kw(&t, "CHARACTER_LENGTH"))
-                    o = OP_CHARLEN;
-                else if (is_kw(&t, "MOD"))
-                    o = OP_MOD;
-                else {
-                    perr(p, t.pos, "unknown function '%.*s'", (int)t.len, t.p);
-                    return NULL;
-                }
-                weir__enode *n = node(p, o, t.pos);
-                if (!n)
-                    return NULL;
-                char t1[48];
-                if (o == OP_COALESCE) {
-                    if (!parse_args(p, n, 1, 64))
-                        return NULL;
-                    weir_type rt = mk(WEIR_TYPE_NULL, false);
-                    bool nn = false;
-                    for (int i = 0; i < n->nargs; i++) {
-                        weir_type vt = n->args[i]->type;
-                        nn = nn || vt.not_null;
-                        if (vt.id == WEIR_TYPE_NULL)
-                            continue;
-                        if (rt.id == WEIR_TYPE_NULL)
-                            rt = vt;
-                        else if (weir__type_is_numeric(rt.id) && weir__type_is_numeric(vt.id))
-                            rt.id = wider(rt.id, vt.id);
-                        else if (weir__type_is_string(rt.id) && weir__type_is_string(vt.id)) {
-                            rt.id = WEIR_TYPE_VARCHAR;
-                            if (vt.capacity > rt.capacity)
-                                rt.capacity = vt.capacity;
-                        } else if (rt.id != vt.id) {
-                            char t2[48];
-                            perr(p, n->args[i]->pos, "COALESCE of %s and %s", tname(rt, t1),
-                                 tname(vt, t2));
-                            return NULL;
-                        }
-                    }
-                    rt.not_null = nn;
-                    for (int i = 0; i < n->nargs; i++) {
-                        retype_null(n->args[i], rt);
-                        n->args[i] = cast_to(p, n->args[i], rt);
-                    }
-                    n->type = rt;
-                    return p->failed ? NULL : n;
-                }
-                if (o == OP_MOD) {
-                    if (!parse_args(p, n, 2, 2))
-                        return NULL;
-                    n->a = n->args[0];
-                    n->b = n->args[1];
-                    if (!weir__type_is_integer(n->a->type.id) ||
-                        !weir__type_is_integer(n->b->type.id)) {
-                        char t2[48];
-                        perr(p, t.pos, "MOD of %s and %s: integers are required",
-                             tname(n->a->type, t1), tname(n->b->type, t2));
-                        return NULL;
-                    }
-                    unify(p, &n->a, &n->b, t.pos, "MOD");
-                    n->type = n->a->type;
-                    n->type.not_null = n->a->type.not_null && n->b->type.not_null;
-                    return p->failed ? NULL : n;
-                }
-                if (!parse_args(p, n, 1, 1))
-                    return NULL;
-                n->a = n->args[0];
-                retype_null(n->a, mk(WEIR_TYPE_VARCHAR, false));
-                if (n->a->type.id == WEIR_TYPE_VARCHAR && n->a->type.capacity == 0)
-                    n->a->type.capacity = 1;
-                if (!weir__type_is_string(n->a->type.id)) {
-                    perr(p, n->a->pos, "%.*s of %s: a string is required", (int)t.len, t.p,
-                         tname(n->a->type, t1));
-                    return NULL;
-                }
-                if (o == OP_CHARLEN) {
-                    n->type = mk(WEIR_TYPE_INT, n->a->type.not_null);
-                } else {
-                    n->type = n->a->type;
-                    n->type.id = WEIR_TYPE_VARCHAR;
-                    n->scratch = scratch(p, n->type.capacity);
-                }
-                return n;
-            }
-            (void)save;
-        } else {
-            next(p);
-        }
-        /* A column. */
-        char name[256];
-        if (t.len >= sizeof name) {
-            perr(p, t.pos, "name too long");
-            return NULL;
-        }
-        memcpy(name, t.p, t.len);
-        name[t.len] = 0;
-        int c = weir_schema_column_index(p->schema, name);
-        if (c < 0) {
-            /* A hint: the closest name, within two edits (case aside). */
-            const char *hint = NULL;
-            int best = 3;
-            for (int i = 0; i < p->schema->ncols; i++) {
-                int d = weir__edit_distance(p->schema->cols[i].name, name);
-                if (d < best) {
-                    best = d;
-                    hint = p->schema->cols[i].name;
-                }
-            }
-            if (hint)
-                perr(p, t.pos, "unknown column '%s' (did you mean '%s'?)", name, hint);
-            else
-                perr(p, t.pos, "unknown column '%s' in table %s", name, p->schema->table);
-            return NULL;
-        }
-        weir__enode *n = node(p, OP_COL, t.pos);
-        if (!n)
-            return NULL;
-        n->col = c;
-        n->off = p->schema->cols[c].offset;
-        n->type = p->schema->cols[c].type;
-        return n;
+    if (t.kind == T_IDENT) {
+        bool matched;
+        weir__enode *n = parse_keyword_primary(p, t, &matched);
+        if (matched)
+            return n;
+        next(p);
+        return is_sym(&p->t, "(") ? parse_call(p, t) : parse_column(p, t);
+    }
+    if (t.kind == T_QIDENT) {
+        next(p);
+        return parse_column(p, t);
     }
     if (t.kind == T_END)
         perr(p, t.pos, "unexpected end of the expression");
