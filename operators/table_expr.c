@@ -30,7 +30,7 @@
 
 typedef enum op {
     OP_LIT, OP_COL, OP_NEG, OP_ADD, OP_SUB, OP_MUL, OP_DIV, OP_MOD,
-    OP_EQ, OP_NE, OP_LT, OP_LE, OP_GT, OP_GE,
+    OP_EQ, OP_NE, OP_LT, OP_LE, OP_GT, OP_GE, /* in this order: ev() tests the range */
     OP_AND, OP_OR, OP_NOT, OP_ISNULL, OP_ISNOTNULL, OP_IN,
     OP_CASE, OP_CAST, OP_COALESCE, OP_CONCAT, OP_UPPER, OP_LOWER, OP_CHARLEN,
     OP_AGG
@@ -98,6 +98,54 @@ static void perr(parser *p, int pos, const char *fmt, ...)
     va_end(ap);
 }
 
+/* The end of the number at `s`; *dec says whether it has a fraction or an
+ * exponent. */
+static const char *number_end(const char *s, bool *dec)
+{
+    const char *e = s;
+    *dec = false;
+    while (isdigit((unsigned char)*e))
+        e++;
+    if (*e == '.') {
+        *dec = true;
+        e++;
+        while (isdigit((unsigned char)*e))
+            e++;
+    }
+    if (*e == 'e' || *e == 'E') {
+        const char *f = e + 1;
+        if (*f == '+' || *f == '-')
+            f++;
+        if (isdigit((unsigned char)*f)) {
+            *dec = true;
+            e = f;
+            while (isdigit((unsigned char)*e))
+                e++;
+        }
+    }
+    return e;
+}
+
+/* The end of the quoted string at `s` ('' is a quote inside it), or of the
+ * text if it is unterminated (which fails). */
+static const char *string_end(parser *p, const char *s, int pos)
+{
+    const char *e = s + 1;
+    for (;;) {
+        if (!*e) {
+            perr(p, pos, "unterminated string");
+            return e;
+        }
+        if (*e == '\'') {
+            if (e[1] != '\'')
+                return e + 1;
+            e++;
+        }
+        e++;
+    }
+}
+
+/* The next token into p->t. */
 static void next(parser *p)
 {
     const char *s = p->cur;
@@ -113,6 +161,8 @@ static void next(parser *p)
         t.kind = T_IDENT;
         t.len = (size_t)(e - s);
     } else if (*s == '`') {
+        /* The token is the name inside the quotes; the text resumes after
+         * the closing one. */
         const char *e = strchr(s + 1, '`');
         if (!e) {
             perr(p, t.pos, "unterminated `name`");
@@ -121,54 +171,16 @@ static void next(parser *p)
         t.kind = T_QIDENT;
         t.p = s + 1;
         t.len = (size_t)(e - s - 1);
-        s = e; /* the closing quote */
-        t.len = t.len;
         p->cur = e + (*e ? 1 : 0);
         p->t = t;
         return;
     } else if (isdigit((unsigned char)*s) || (*s == '.' && isdigit((unsigned char)s[1]))) {
-        const char *e = s;
-        bool dec = false;
-        while (isdigit((unsigned char)*e))
-            e++;
-        if (*e == '.') {
-            dec = true;
-            e++;
-            while (isdigit((unsigned char)*e))
-                e++;
-        }
-        if (*e == 'e' || *e == 'E') {
-            const char *f = e + 1;
-            if (*f == '+' || *f == '-')
-                f++;
-            if (isdigit((unsigned char)*f)) {
-                dec = true;
-                e = f;
-                while (isdigit((unsigned char)*e))
-                    e++;
-            }
-        }
+        bool dec;
+        t.len = (size_t)(number_end(s, &dec) - s);
         t.kind = dec ? T_DEC : T_INT;
-        t.len = (size_t)(e - s);
     } else if (*s == '\'') {
-        const char *e = s + 1;
-        for (;;) {
-            if (!*e) {
-                perr(p, t.pos, "unterminated string");
-                break;
-            }
-            if (*e == '\'') {
-                if (e[1] == '\'') {
-                    e += 2;
-                    continue;
-                }
-                e++;
-                break;
-            }
-            e++;
-        }
         t.kind = T_STR;
-        t.len = (size_t)(e - s);
+        t.len = (size_t)(string_end(p, s, t.pos) - s);
     } else {
         static const char *two[] = {"||", "<>", "!=", "<=", ">="};
         t.kind = T_SYM;
@@ -1271,6 +1283,76 @@ static char *dupn(const char *s, size_t n)
     return d;
 }
 
+/* The item's expression tree: the expression, an optional AS alias (when
+ * allow_agg >= 0, a select item), the end of the text, and where
+ * aggregates may be (allow_agg > 0: one, the whole item). NULL when
+ * p->failed says why. */
+static weir__enode *parse_item(parser *p, weir_expr *e, int allow_agg)
+{
+    next(p);
+    weir__enode *root = parse_or(p);
+    if (!p->failed && allow_agg >= 0 && accept_kw(p, "AS")) {
+        if (p->t.kind != T_IDENT && p->t.kind != T_QIDENT)
+            perr(p, p->t.pos, "expected a name after AS");
+        else {
+            e->alias = dupn(p->t.p, p->t.len);
+            if (!e->alias)
+                perr(p, p->t.pos, "out of memory");
+            next(p);
+        }
+    }
+    if (!p->failed && p->t.kind != T_END)
+        perr(p, p->t.pos, "unexpected '%.*s'", (int)p->t.len, p->t.p);
+    if (!p->failed && root && p->naggs > 0) {
+        if (allow_agg <= 0 || root != p->first_agg || p->naggs > 1) {
+            weir__enode *bad = allow_agg > 0 && root == p->first_agg ? NULL : p->first_agg;
+            int pos = bad ? bad->pos : root->pos;
+            static const char *an[] = {"", "COUNT", "COUNT", "SUM", "MIN", "MAX", "AVG"};
+            perr(p, pos, "aggregate function %s is not allowed here",
+                 an[bad ? bad->agg : p->first_agg->agg]);
+        }
+    }
+    if (!p->failed && !root)
+        perr(p, 1, "empty expression");
+    return p->failed ? NULL : root;
+}
+
+/* What a compiled item says of itself: its type, the column it is (and
+ * its name as the alias), the aggregate it is and that aggregate's
+ * argument as an expression of its own. 0 or WEIR_ENOMEM. */
+static int describe_item(weir_expr *e, weir__enode *root, const weir_schema *schema)
+{
+    if (root->type.id == WEIR_TYPE_NULL) {
+        /* A bare NULL: Flink types it NULL; as a column weir makes it a nullable INT. */
+        root->type = mk(WEIR_TYPE_INT, false);
+    }
+    e->root = root;
+    e->type = root->type;
+    if (root->op == OP_COL) {
+        e->column = root->col;
+        if (!e->alias && !(e->alias = dupn(schema->cols[root->col].name,
+                                           strlen(schema->cols[root->col].name))))
+            return WEIR_ENOMEM;
+    }
+    if (root->op == OP_AGG) {
+        e->agg = root->agg;
+        e->distinct = root->distinct;
+        if (root->a) {
+            e->agg_arg = calloc(1, sizeof *e->agg_arg);
+            if (!e->agg_arg)
+                return WEIR_ENOMEM;
+            e->agg_arg->root = root->a;
+            e->agg_arg->type = root->a->type;
+            e->agg_arg->scratch = e->scratch;
+            e->agg_arg->column = root->a->op == OP_COL ? root->a->col : -1;
+            e->agg_arg->text = dupn(root->arg_text, root->arg_len);
+            if (!e->agg_arg->text)
+                return WEIR_ENOMEM;
+        }
+    }
+    return 0;
+}
+
 int weir_expr_compile_item(const char *text, const weir_schema *schema, int allow_agg,
                            weir_expr **out, char *err, size_t errsize)
 {
@@ -1292,69 +1374,11 @@ int weir_expr_compile_item(const char *text, const weir_schema *schema, int allo
     e->column = -1;
     parser p = {.text = e->text, .cur = e->text, .schema = schema, .e = e, .err = err,
                 .errsize = errsize};
-    next(&p);
-    weir__enode *root = parse_or(&p);
-    if (!p.failed && allow_agg >= 0 && accept_kw(&p, "AS")) {
-        if (p.t.kind != T_IDENT && p.t.kind != T_QIDENT)
-            perr(&p, p.t.pos, "expected a name after AS");
-        else {
-            e->alias = dupn(p.t.p, p.t.len);
-            if (!e->alias)
-                perr(&p, p.t.pos, "out of memory");
-            next(&p);
-        }
-    }
-    if (!p.failed && p.t.kind != T_END)
-        perr(&p, p.t.pos, "unexpected '%.*s'", (int)p.t.len, p.t.p);
-    if (!p.failed && root && p.naggs > 0) {
-        if (allow_agg <= 0 || root != p.first_agg || p.naggs > 1) {
-            weir__enode *bad = allow_agg > 0 && root == p.first_agg ? NULL : p.first_agg;
-            int pos = bad ? bad->pos : root->pos;
-            static const char *an[] = {"", "COUNT", "COUNT", "SUM", "MIN", "MAX", "AVG"};
-            perr(&p, pos, "aggregate function %s is not allowed here",
-                 an[bad ? bad->agg : p.first_agg->agg]);
-        }
-    }
-    if (!p.failed && !root)
-        perr(&p, 1, "empty expression");
-    if (p.failed) {
-        int r = p.failed;
+    weir__enode *root = parse_item(&p, e, allow_agg);
+    int r = root ? describe_item(e, root, schema) : p.failed;
+    if (r) {
         weir_expr_destroy(e);
         return r;
-    }
-    if (root->type.id == WEIR_TYPE_NULL) {
-        /* A bare NULL: Flink types it NULL; as a column weir makes it a nullable INT. */
-        root->type = mk(WEIR_TYPE_INT, false);
-    }
-    e->root = root;
-    e->type = root->type;
-    if (root->op == OP_COL) {
-        e->column = root->col;
-        if (!e->alias && !(e->alias = dupn(schema->cols[root->col].name,
-                                           strlen(schema->cols[root->col].name)))) {
-            weir_expr_destroy(e);
-            return WEIR_ENOMEM;
-        }
-    }
-    if (root->op == OP_AGG) {
-        e->agg = root->agg;
-        e->distinct = root->distinct;
-        if (root->a) {
-            e->agg_arg = calloc(1, sizeof *e->agg_arg);
-            if (!e->agg_arg) {
-                weir_expr_destroy(e);
-                return WEIR_ENOMEM;
-            }
-            e->agg_arg->root = root->a;
-            e->agg_arg->type = root->a->type;
-            e->agg_arg->scratch = e->scratch;
-            e->agg_arg->column = root->a->op == OP_COL ? root->a->col : -1;
-            e->agg_arg->text = dupn(root->arg_text, root->arg_len);
-            if (!e->agg_arg->text) {
-                weir_expr_destroy(e);
-                return WEIR_ENOMEM;
-            }
-        }
     }
     *out = e;
     return 0;
@@ -1543,6 +1567,204 @@ static int cast_val(const weir__enode *n, const weir__val *x, unsigned char *sc,
     return 0;
 }
 
+/* A column of the row, its NULL bit from the row's header. */
+static void ev_column(const weir__enode *n, const unsigned char *row, weir__val *o)
+{
+    const unsigned char *p = row + n->off;
+    o->null = (row[1 + n->col / 8] >> (n->col % 8)) & 1u;
+    switch (n->type.id) {
+    case WEIR_TYPE_BOOLEAN: o->i = p[0] != 0; break;
+    case WEIR_TYPE_INT: {
+        int32_t x;
+        memcpy(&x, p, 4);
+        o->i = x;
+        break;
+    }
+    case WEIR_TYPE_DOUBLE: memcpy(&o->d, p, 8); break;
+    case WEIR_TYPE_VARCHAR:
+    case WEIR_TYPE_CHAR:
+        memcpy(&o->len, p, 4);
+        o->s = (const char *)p + 4;
+        break;
+    default: memcpy(&o->i, p, 8); break;
+    }
+}
+
+/* + - * / MOD of two non-NULL values: a DOUBLE's IEEE result, an integer's
+ * wrapped to its width (Java's), a zero divisor an error. */
+static int ev_arith(const weir__enode *n, const weir__val *a, const weir__val *b, weir__val *o,
+                    const char **why)
+{
+    if (n->type.id == WEIR_TYPE_DOUBLE) {
+        switch (n->op) {
+        case OP_ADD: o->d = a->d + b->d; break;
+        case OP_SUB: o->d = a->d - b->d; break;
+        case OP_MUL: o->d = a->d * b->d; break;
+        default: o->d = a->d / b->d; break;
+        }
+        return 0;
+    }
+    if (n->op == OP_DIV || n->op == OP_MOD) {
+        if (b->i == 0) {
+            *why = "division by zero";
+            return WEIR_ERANGE;
+        }
+        /* MIN / -1 wraps to MIN as in Java (C would trap). */
+        if (b->i == -1) {
+            o->i = n->op == OP_MOD ? 0 : (int64_t)(0 - (uint64_t)a->i);
+        } else {
+            o->i = n->op == OP_DIV ? a->i / b->i : a->i % b->i;
+        }
+    } else {
+        uint64_t x = (uint64_t)a->i, y = (uint64_t)b->i;
+        o->i = (int64_t)(n->op == OP_ADD ? x + y : n->op == OP_SUB ? x - y : x * y);
+    }
+    if (n->type.id == WEIR_TYPE_INT)
+        o->i = (int32_t)(uint32_t)(uint64_t)o->i;
+    return 0;
+}
+
+/* = <> < <= > >= of two non-NULL values of n->a's type. */
+static void ev_compare(const weir__enode *n, const weir__val *a, const weir__val *b, weir__val *o)
+{
+    int c = cmp_vals(n->a->type.id, a, b);
+    if (n->a->type.id == WEIR_TYPE_DOUBLE && (a->d != a->d || b->d != b->d)) {
+        o->i = n->op == OP_NE; /* NaN compares unequal to everything */
+        return;
+    }
+    switch (n->op) {
+    case OP_EQ: o->i = c == 0; break;
+    case OP_NE: o->i = c != 0; break;
+    case OP_LT: o->i = c < 0; break;
+    case OP_LE: o->i = c <= 0; break;
+    case OP_GT: o->i = c > 0; break;
+    default: o->i = c >= 0; break;
+    }
+}
+
+/* AND, OR: three-valued, evaluating b only when a does not decide. */
+static int ev_logic(const weir__enode *n, const unsigned char *row, unsigned char *sc, weir__val *o,
+                    const char **why)
+{
+    weir__val a, b;
+    int r;
+    if ((r = ev(n->a, row, sc, &a, why)))
+        return r;
+    bool decides = n->op == OP_AND ? 0 : 1;
+    if (!a.null && (a.i != 0) == decides) {
+        *o = a;
+        return 0;
+    }
+    if ((r = ev(n->b, row, sc, &b, why)))
+        return r;
+    *o = (weir__val){0};
+    if (!b.null && (b.i != 0) == decides) {
+        o->i = decides;
+        return 0;
+    }
+    if (a.null || b.null) {
+        o->null = true;
+        return 0;
+    }
+    o->i = !decides;
+    return 0;
+}
+
+/* a [NOT] IN (list): NULL when no element matches and one is NULL. */
+static int ev_in(const weir__enode *n, const unsigned char *row, unsigned char *sc, weir__val *o,
+                 const char **why)
+{
+    weir__val a, b;
+    int r;
+    if ((r = ev(n->a, row, sc, &a, why)))
+        return r;
+    *o = (weir__val){0};
+    if (a.null) {
+        o->null = true;
+        return 0;
+    }
+    bool saw_null = false;
+    for (int i = 0; i < n->nargs; i++) {
+        if ((r = ev(n->args[i], row, sc, &b, why)))
+            return r;
+        if (b.null) {
+            saw_null = true;
+            continue;
+        }
+        if (cmp_vals(n->a->type.id, &a, &b) == 0) {
+            o->i = !n->negate;
+            return 0;
+        }
+    }
+    if (saw_null)
+        o->null = true;
+    else
+        o->i = n->negate;
+    return 0;
+}
+
+/* CASE: the value of the first WHEN that is TRUE, else the ELSE's (or
+ * NULL). */
+static int ev_case(const weir__enode *n, const unsigned char *row, unsigned char *sc, weir__val *o,
+                   const char **why)
+{
+    weir__val a;
+    int r;
+    int k = n->nargs, pairs = n->has_else ? (k - 1) / 2 : k / 2;
+    for (int i = 0; i < pairs; i++) {
+        if ((r = ev(n->args[2 * i], row, sc, &a, why)))
+            return r;
+        if (!a.null && a.i)
+            return ev(n->args[2 * i + 1], row, sc, o, why);
+    }
+    if (n->has_else)
+        return ev(n->args[k - 1], row, sc, o, why);
+    *o = (weir__val){.null = true};
+    return 0;
+}
+
+/* a || b of two non-NULL strings, into this node's scratch region. */
+static void ev_concat(const weir__enode *n, const weir__val *a, const weir__val *b,
+                      unsigned char *sc, weir__val *o)
+{
+    char *buf = (char *)sc + n->scratch;
+    /* a may already be in this buffer's region only if it is this node's
+     * own output, which it is not: regions are per node. */
+    memmove(buf, a->s, a->len);
+    memmove(buf + a->len, b->s, b->len);
+    o->s = buf;
+    o->len = a->len + b->len;
+}
+
+/* UPPER, LOWER (into this node's scratch region) and CHAR_LENGTH of one
+ * string. */
+static void ev_string_function(const weir__enode *n, const weir__val *a, unsigned char *sc,
+                               weir__val *o)
+{
+    if (n->op == OP_CHARLEN) {
+        *o = (weir__val){.null = a->null};
+        if (a->null)
+            return;
+        /* Characters, not bytes: count UTF-8 lead bytes. */
+        int64_t c = 0;
+        for (uint32_t i = 0; i < a->len; i++)
+            c += ((unsigned char)a->s[i] & 0xC0) != 0x80;
+        o->i = c;
+        return;
+    }
+    *o = *a;
+    if (a->null)
+        return;
+    char *buf = (char *)sc + n->scratch;
+    for (uint32_t i = 0; i < a->len; i++) {
+        unsigned char ch = (unsigned char)a->s[i];
+        buf[i] = (char)(n->op == OP_UPPER ? toupper(ch) : tolower(ch));
+    }
+    o->s = buf;
+}
+
+/* Evaluates n on `row` into *o, with `sc` the expression's scratch. 0, or a
+ * WEIR_E* code with *why saying what went wrong. */
 static int ev(const weir__enode *n, const unsigned char *row, unsigned char *sc, weir__val *o,
               const char **why)
 {
@@ -1552,27 +1774,9 @@ static int ev(const weir__enode *n, const unsigned char *row, unsigned char *sc,
     case OP_LIT:
         *o = n->lit;
         return 0;
-    case OP_COL: {
-        const unsigned char *p = row + n->off;
-        o->null = (row[1 + n->col / 8] >> (n->col % 8)) & 1u;
-        switch (n->type.id) {
-        case WEIR_TYPE_BOOLEAN: o->i = p[0] != 0; break;
-        case WEIR_TYPE_INT: {
-            int32_t x;
-            memcpy(&x, p, 4);
-            o->i = x;
-            break;
-        }
-        case WEIR_TYPE_DOUBLE: memcpy(&o->d, p, 8); break;
-        case WEIR_TYPE_VARCHAR:
-        case WEIR_TYPE_CHAR:
-            memcpy(&o->len, p, 4);
-            o->s = (const char *)p + 4;
-            break;
-        default: memcpy(&o->i, p, 8); break;
-        }
+    case OP_COL:
+        ev_column(n, row, o);
         return 0;
-    }
     case OP_NEG:
         if ((r = ev(n->a, row, sc, o, why)))
             return r;
@@ -1584,6 +1788,9 @@ static int ev(const weir__enode *n, const unsigned char *row, unsigned char *sc,
             o->i = (int64_t)(0 - (uint64_t)o->i);
         return 0;
     case OP_ADD: case OP_SUB: case OP_MUL: case OP_DIV: case OP_MOD:
+    case OP_EQ: case OP_NE: case OP_LT: case OP_LE: case OP_GT: case OP_GE:
+    case OP_CONCAT:
+        /* Strict in both operands: NULL if either is. */
         if ((r = ev(n->a, row, sc, &a, why)) || (r = ev(n->b, row, sc, &b, why)))
             return r;
         *o = (weir__val){0};
@@ -1591,79 +1798,15 @@ static int ev(const weir__enode *n, const unsigned char *row, unsigned char *sc,
             o->null = true;
             return 0;
         }
-        if (n->type.id == WEIR_TYPE_DOUBLE) {
-            switch (n->op) {
-            case OP_ADD: o->d = a.d + b.d; break;
-            case OP_SUB: o->d = a.d - b.d; break;
-            case OP_MUL: o->d = a.d * b.d; break;
-            default: o->d = a.d / b.d; break;
-            }
-            return 0;
-        }
-        if (n->op == OP_DIV || n->op == OP_MOD) {
-            if (b.i == 0) {
-                *why = "division by zero";
-                return WEIR_ERANGE;
-            }
-            /* MIN / -1 wraps to MIN as in Java (C would trap). */
-            if (b.i == -1) {
-                o->i = n->op == OP_MOD ? 0 : (int64_t)(0 - (uint64_t)a.i);
-            } else {
-                o->i = n->op == OP_DIV ? a.i / b.i : a.i % b.i;
-            }
-        } else {
-            uint64_t x = (uint64_t)a.i, y = (uint64_t)b.i;
-            o->i = (int64_t)(n->op == OP_ADD ? x + y : n->op == OP_SUB ? x - y : x * y);
-        }
-        if (n->type.id == WEIR_TYPE_INT)
-            o->i = (int32_t)(uint32_t)(uint64_t)o->i;
+        if (n->op == OP_CONCAT)
+            ev_concat(n, &a, &b, sc, o);
+        else if (n->op >= OP_EQ && n->op <= OP_GE)
+            ev_compare(n, &a, &b, o);
+        else
+            return ev_arith(n, &a, &b, o, why);
         return 0;
-    case OP_EQ: case OP_NE: case OP_LT: case OP_LE: case OP_GT: case OP_GE: {
-        if ((r = ev(n->a, row, sc, &a, why)) || (r = ev(n->b, row, sc, &b, why)))
-            return r;
-        *o = (weir__val){0};
-        if (a.null || b.null) {
-            o->null = true;
-            return 0;
-        }
-        int c = cmp_vals(n->a->type.id, &a, &b);
-        if (n->a->type.id == WEIR_TYPE_DOUBLE && (a.d != a.d || b.d != b.d)) {
-            o->i = n->op == OP_NE; /* NaN compares unequal to everything */
-            return 0;
-        }
-        switch (n->op) {
-        case OP_EQ: o->i = c == 0; break;
-        case OP_NE: o->i = c != 0; break;
-        case OP_LT: o->i = c < 0; break;
-        case OP_LE: o->i = c <= 0; break;
-        case OP_GT: o->i = c > 0; break;
-        default: o->i = c >= 0; break;
-        }
-        return 0;
-    }
-    case OP_AND: case OP_OR: {
-        /* Three-valued, evaluating b only when a does not decide. */
-        if ((r = ev(n->a, row, sc, &a, why)))
-            return r;
-        bool decides = n->op == OP_AND ? 0 : 1;
-        if (!a.null && (a.i != 0) == decides) {
-            *o = a;
-            return 0;
-        }
-        if ((r = ev(n->b, row, sc, &b, why)))
-            return r;
-        *o = (weir__val){0};
-        if (!b.null && (b.i != 0) == decides) {
-            o->i = decides;
-            return 0;
-        }
-        if (a.null || b.null) {
-            o->null = true;
-            return 0;
-        }
-        o->i = !decides;
-        return 0;
-    }
+    case OP_AND: case OP_OR:
+        return ev_logic(n, row, sc, o, why);
     case OP_NOT:
         if ((r = ev(n->a, row, sc, o, why)))
             return r;
@@ -1674,46 +1817,10 @@ static int ev(const weir__enode *n, const unsigned char *row, unsigned char *sc,
             return r;
         *o = (weir__val){.i = n->op == OP_ISNULL ? a.null : !a.null};
         return 0;
-    case OP_IN: {
-        if ((r = ev(n->a, row, sc, &a, why)))
-            return r;
-        *o = (weir__val){0};
-        if (a.null) {
-            o->null = true;
-            return 0;
-        }
-        bool saw_null = false;
-        for (int i = 0; i < n->nargs; i++) {
-            if ((r = ev(n->args[i], row, sc, &b, why)))
-                return r;
-            if (b.null) {
-                saw_null = true;
-                continue;
-            }
-            if (cmp_vals(n->a->type.id, &a, &b) == 0) {
-                o->i = !n->negate;
-                return 0;
-            }
-        }
-        if (saw_null)
-            o->null = true;
-        else
-            o->i = n->negate;
-        return 0;
-    }
-    case OP_CASE: {
-        int k = n->nargs, pairs = n->has_else ? (k - 1) / 2 : k / 2;
-        for (int i = 0; i < pairs; i++) {
-            if ((r = ev(n->args[2 * i], row, sc, &a, why)))
-                return r;
-            if (!a.null && a.i)
-                return ev(n->args[2 * i + 1], row, sc, o, why);
-        }
-        if (n->has_else)
-            return ev(n->args[k - 1], row, sc, o, why);
-        *o = (weir__val){.null = true};
-        return 0;
-    }
+    case OP_IN:
+        return ev_in(n, row, sc, o, why);
+    case OP_CASE:
+        return ev_case(n, row, sc, o, why);
     case OP_CAST:
         if ((r = ev(n->a, row, sc, &a, why)))
             return r;
@@ -1726,50 +1833,11 @@ static int ev(const weir__enode *n, const unsigned char *row, unsigned char *sc,
                 return 0;
         }
         return 0;
-    case OP_CONCAT: {
-        if ((r = ev(n->a, row, sc, &a, why)) || (r = ev(n->b, row, sc, &b, why)))
-            return r;
-        *o = (weir__val){0};
-        if (a.null || b.null) {
-            o->null = true;
-            return 0;
-        }
-        char *buf = (char *)sc + n->scratch;
-        /* a may already be in this buffer's region only if it is this node's
-         * own output, which it is not: regions are per node. */
-        memmove(buf, a.s, a.len);
-        memmove(buf + a.len, b.s, b.len);
-        o->s = buf;
-        o->len = a.len + b.len;
-        return 0;
-    }
-    case OP_UPPER: case OP_LOWER: {
+    case OP_UPPER: case OP_LOWER: case OP_CHARLEN:
         if ((r = ev(n->a, row, sc, &a, why)))
             return r;
-        *o = a;
-        if (a.null)
-            return 0;
-        char *buf = (char *)sc + n->scratch;
-        for (uint32_t i = 0; i < a.len; i++) {
-            unsigned char ch = (unsigned char)a.s[i];
-            buf[i] = (char)(n->op == OP_UPPER ? toupper(ch) : tolower(ch));
-        }
-        o->s = buf;
+        ev_string_function(n, &a, sc, o);
         return 0;
-    }
-    case OP_CHARLEN: {
-        if ((r = ev(n->a, row, sc, &a, why)))
-            return r;
-        *o = (weir__val){.null = a.null};
-        if (a.null)
-            return 0;
-        /* Characters, not bytes: count UTF-8 lead bytes. */
-        int64_t c = 0;
-        for (uint32_t i = 0; i < a.len; i++)
-            c += ((unsigned char)a.s[i] & 0xC0) != 0x80;
-        o->i = c;
-        return 0;
-    }
     case OP_AGG:
         break;
     }
