@@ -312,60 +312,27 @@ static weir_table *args_calc(weir_table *in, weir_expr **exprs, int n, int *arg_
     return t;
 }
 
-weir_table *weir_table_window_aggregate(weir_table *in, const weir_table_window *w,
-                                        const char *keys, const char *items)
+/* The items compiled against the input's and the window's columns
+ * (ischema) into exprs (*nexprs of them, which the caller frees), with
+ * arg_col[i] the input column of an aggregate's plain-column argument (-1:
+ * none, or an expression: then *need_calc). 0, or -1 with env failed. */
+static int compile_items(weir_table_env *env, const weir_table *in, const weir_schema *ischema,
+                         const weir__list *l, weir_expr **exprs, int *arg_col, int *nexprs,
+                         bool *need_calc)
 {
-    if (!in)
-        return NULL;
-    weir_table_env *env = in->env;
-    if (!w || !items)
-        return weir__table_fail(env, WEIR_EINVAL, "%s: a window and items are required", what);
-    if (in->mode != WEIR_CHANGELOG_INSERT_ONLY) {
-        char mode[32];
-        weir_changelog_mode_format(in->mode, mode, sizeof mode);
-        return weir__table_fail(env, WEIR_EINVAL, "%s: the table %s emits %s: a window "
-                                "aggregate doesn't support consuming update changes which is "
-                                "produced by node %s", what, in->name, mode,
-                                weir__table_update_producer(in)->name);
-    }
-    if (in->rowtime < 0)
-        return weir__table_fail(env, WEIR_EINVAL, "%s: the table %s has no rowtime attribute "
-                                "(a column with a watermark, kept as a bare column)", what,
-                                in->name);
-    weir_window_assigner assigner;
-    char wname[128], kbuf[1024];
-    if (!plan_window(env, w, &assigner, wname, sizeof wname) ||
-        !strip_window_keys(env, keys, kbuf, sizeof kbuf))
-        return NULL;
-    weir__list l;
-    if (weir__list_split(items, &l) || l.n == 0)
-        return weir__table_fail(env, WEIR_EINVAL, "%s: bad list '%s'", what, items);
-
-    /* The items, against t's columns and the window's. */
-    weir_schema *ischema = items_schema(env, in);
-    if (!ischema)
-        return NULL;
-    weir_expr **exprs = calloc((size_t)l.n, sizeof *exprs);
-    int *arg_col = calloc((size_t)l.n, sizeof *arg_col);
-    weir_table *t = NULL;
-    int nexprs = 0;
-    if (!exprs || !arg_col) {
-        weir__table_fail(env, WEIR_ENOMEM, "%s: out of memory", what);
-        goto fail;
-    }
-    bool need_calc = false;
-    for (int i = 0; i < l.n; i++) {
+    *need_calc = false;
+    for (int i = 0; i < l->n; i++) {
         char text[1024], err[1400];
-        if (weir__list_item(&l, i, text, sizeof text)) {
+        if (weir__list_item(l, i, text, sizeof text)) {
             weir__table_fail(env, WEIR_EINVAL, "%s: item %d too long", what, i);
-            goto fail;
+            return -1;
         }
         int r = weir_expr_compile_item(text, ischema, 1, &exprs[i], err, sizeof err);
         if (r) {
             weir__table_fail(env, r, "%s: %s", what, err);
-            goto fail;
+            return -1;
         }
-        nexprs = i + 1;
+        *nexprs = i + 1;
         const weir_expr *e = exprs[i];
         arg_col[i] = -1;
         if (e->agg == WEIR_AGG_NONE)
@@ -373,47 +340,29 @@ weir_table *weir_table_window_aggregate(weir_table *in, const weir_table_window 
         if (e->distinct) {
             weir__table_fail(env, WEIR_EINVAL, "%s: '%s': DISTINCT aggregates are not supported "
                              "in window aggregates", what, text);
-            goto fail;
+            return -1;
         }
         if (!e->agg_arg)
             continue;
         if (e->agg_arg->column >= in->schema->ncols) {
             weir__table_fail(env, WEIR_EINVAL, "%s: '%s': an aggregate of a window column",
                              what, text);
-            goto fail;
+            return -1;
         }
         if (e->agg_arg->column >= 0)
             arg_col[i] = e->agg_arg->column;
         else
-            need_calc = true;
+            *need_calc = true;
     }
-    /* Expressions as arguments: a Calc computes them (its compile errors
-     * name a window column used in one). */
-    weir_table *src = in;
-    if (need_calc && !(src = args_calc(in, exprs, nexprs, arg_col)))
-        goto fail;
+    return 0;
+}
 
-    t = weir__table_node(env, src, "WindowAggregate(%s%s%s)", wname, kbuf[0] ? ", " : "", kbuf);
-    if (!t)
-        goto fail;
-    win_impl *impl = calloc(1, sizeof *impl);
-    t->impl = impl;
-    t->impl_free = win_impl_free;
-    if (!impl || !(impl->items = calloc((size_t)l.n, sizeof *impl->items)) ||
-        !(impl->aggs = calloc((size_t)l.n, sizeof *impl->aggs))) {
-        weir__table_fail(env, WEIR_ENOMEM, "%s: out of memory", what);
-        goto fail;
-    }
-    impl->exprs = exprs;
-    impl->nitems = nexprs;
-    exprs = NULL;
-    impl->arg_col = arg_col;
-    arg_col = NULL;
-    impl->in = src->schema;
-    if (!(impl->key = weir__key_plan(env, src->schema, kbuf, what)))
-        goto fail;
-
-    /* What each item is, the output's names and types. */
+/* What each item is (a group key, a window column or an aggregate), the
+ * accumulator's layout, and t's schema, rowtime and unique key. 0, or -1
+ * with env failed. */
+static int describe_output(weir_table_env *env, const weir_table *in, win_impl *impl,
+                           weir_table *t)
+{
     const char *names[WEIR__LIST_MAX];
     weir_type types[WEIR__LIST_MAX];
     char auto_names[WEIR__LIST_MAX][16];
@@ -440,7 +389,7 @@ weir_table *weir_table_window_aggregate(weir_table *in, const weir_table_window 
             if (it->key < 0) {
                 weir__table_fail(env, WEIR_EINVAL, "%s: '%s' is neither a group key, a window "
                                  "column nor an aggregate", what, e->text);
-                goto fail;
+                return -1;
             }
             out_keys[nkeys_out++] = i;
         }
@@ -453,7 +402,7 @@ weir_table *weir_table_window_aggregate(weir_table *in, const weir_table_window 
             if (strcmp(names[j], alias) == 0) {
                 weir__table_fail(env, WEIR_EINVAL, "%s: duplicate column name '%s'", what,
                                  alias);
-                goto fail;
+                return -1;
             }
         names[i] = alias;
         types[i] = e->type;
@@ -462,7 +411,7 @@ weir_table *weir_table_window_aggregate(weir_table *in, const weir_table_window 
     const char *why;
     if (!(t->schema = weir__schema_make(in->schema->table, impl->nitems, names, types, &why))) {
         weir__table_fail(env, WEIR_EINVAL, "%s: %s", what, why);
-        goto fail;
+        return -1;
     }
     impl->out = t->schema;
     t->mode = WEIR_CHANGELOG_INSERT_ONLY;
@@ -475,13 +424,19 @@ weir_table *weir_table_window_aggregate(weir_table *in, const weir_table_window 
                 out_keys[nkeys_out++] = i;
         if (!(t->ukey = malloc((size_t)nkeys_out * sizeof *t->ukey))) {
             weir__table_fail(env, WEIR_ENOMEM, "%s: out of memory", what);
-            goto fail;
+            return -1;
         }
         memcpy(t->ukey, out_keys, (size_t)nkeys_out * sizeof *t->ukey);
         t->nukey = nkeys_out;
     }
+    return 0;
+}
 
-    /* The window operator, with this node's name and changelog mode. */
+/* t's stream: the window operator with t's name and settings, on src
+ * keyed by the group keys. 0, or -1 with env failed. */
+static int add_window_operator(weir_table_env *env, weir_table *t, win_impl *impl,
+                               const weir_table *src, weir_window_assigner assigner)
+{
     weir_window_spec ws = {
         .name = t->name,
         .assigner = assigner,
@@ -497,7 +452,7 @@ weir_table *weir_table_window_aggregate(weir_table *in, const weir_table_window 
                                  sizeof err);
     if (r) {
         weir__table_fail(env, r, "%s: %s", what, err);
-        goto fail;
+        return -1;
     }
     ps.settings_json = weir__table_settings(t, ps.settings_json);
     weir_key_spec ks = {.key_size = impl->key->size, .extract = weir__key_extract,
@@ -508,11 +463,96 @@ weir_table *weir_table_window_aggregate(weir_table *in, const weir_table_window 
             ps.impl_free(ps.impl);
         if (!ps.settings_json)
             weir__table_fail(env, WEIR_ENOMEM, "%s: out of memory", what);
-        goto fail;
+        return -1;
     }
     t->stream = weir_stream_process(keyed, &ps);
+    return t->stream ? 0 : -1;
+}
+
+/* Whether `in` cannot feed a window aggregate (the failure is set on env):
+ * it must be insert-only and have a rowtime. */
+static bool window_input_refused(weir_table_env *env, const weir_table *in)
+{
+    if (in->mode != WEIR_CHANGELOG_INSERT_ONLY) {
+        char mode[32];
+        weir_changelog_mode_format(in->mode, mode, sizeof mode);
+        weir__table_fail(env, WEIR_EINVAL, "%s: the table %s emits %s: a window "
+                         "aggregate doesn't support consuming update changes which is "
+                         "produced by node %s", what, in->name, mode,
+                         weir__table_update_producer(in)->name);
+        return true;
+    }
+    if (in->rowtime < 0) {
+        weir__table_fail(env, WEIR_EINVAL, "%s: the table %s has no rowtime attribute "
+                         "(a column with a watermark, kept as a bare column)", what, in->name);
+        return true;
+    }
+    return false;
+}
+
+weir_table *weir_table_window_aggregate(weir_table *in, const weir_table_window *w,
+                                        const char *keys, const char *items)
+{
+    if (!in)
+        return NULL;
+    weir_table_env *env = in->env;
+    if (!w || !items)
+        return weir__table_fail(env, WEIR_EINVAL, "%s: a window and items are required", what);
+    if (window_input_refused(env, in))
+        return NULL;
+    weir_window_assigner assigner;
+    char wname[128], kbuf[1024];
+    if (!plan_window(env, w, &assigner, wname, sizeof wname) ||
+        !strip_window_keys(env, keys, kbuf, sizeof kbuf))
+        return NULL;
+    weir__list l;
+    if (weir__list_split(items, &l) || l.n == 0)
+        return weir__table_fail(env, WEIR_EINVAL, "%s: bad list '%s'", what, items);
+
+    /* The items, against t's columns and the window's. */
+    weir_schema *ischema = items_schema(env, in);
+    if (!ischema)
+        return NULL;
+    weir_expr **exprs = calloc((size_t)l.n, sizeof *exprs);
+    int *arg_col = calloc((size_t)l.n, sizeof *arg_col);
+    weir_table *t = NULL;
+    int nexprs = 0;
+    bool need_calc;
+    if (!exprs || !arg_col) {
+        weir__table_fail(env, WEIR_ENOMEM, "%s: out of memory", what);
+        goto fail;
+    }
+    if (compile_items(env, in, ischema, &l, exprs, arg_col, &nexprs, &need_calc))
+        goto fail;
+    /* Expressions as arguments: a Calc computes them (its compile errors
+     * name a window column used in one). */
+    weir_table *src = in;
+    if (need_calc && !(src = args_calc(in, exprs, nexprs, arg_col)))
+        goto fail;
+
+    t = weir__table_node(env, src, "WindowAggregate(%s%s%s)", wname, kbuf[0] ? ", " : "", kbuf);
+    if (!t)
+        goto fail;
+    win_impl *impl = calloc(1, sizeof *impl);
+    t->impl = impl;
+    t->impl_free = win_impl_free;
+    if (!impl || !(impl->items = calloc((size_t)l.n, sizeof *impl->items)) ||
+        !(impl->aggs = calloc((size_t)l.n, sizeof *impl->aggs))) {
+        weir__table_fail(env, WEIR_ENOMEM, "%s: out of memory", what);
+        goto fail;
+    }
+    /* From here the node owns the items (win_impl_free). */
+    impl->exprs = exprs;
+    impl->nitems = nexprs;
+    exprs = NULL;
+    impl->arg_col = arg_col;
+    arg_col = NULL;
+    impl->in = src->schema;
+    if (!(impl->key = weir__key_plan(env, src->schema, kbuf, what)) ||
+        describe_output(env, in, impl, t) || add_window_operator(env, t, impl, src, assigner))
+        goto fail;
     weir_schema_destroy(ischema);
-    return t->stream ? t : NULL;
+    return t;
 
 fail:
     for (int i = 0; exprs && i < nexprs; i++)
