@@ -717,9 +717,8 @@ weir_table *weir_table_select(weir_table *in, const char *items)
     t->impl_free = calc_impl_free;
     if (!impl || !(impl->items = calloc((size_t)sp.n, sizeof *impl->items)))
         return weir__table_fail(env, WEIR_ENOMEM, "weir_table_select: out of memory");
-    const char *names[256];
-    weir_type types[256];
-    char auto_names[256][16];
+    weir__item_names nm = {.n = 0};
+    weir_type types[WEIR__LIST_MAX];
     for (int i = 0; i < sp.n; i++) {
         char text[1024], err[1400];
         if (sp.lens[i] >= sizeof text)
@@ -730,22 +729,14 @@ weir_table *weir_table_select(weir_table *in, const char *items)
         if (r)
             return weir__table_fail(env, r, "weir_table_select: %s", err);
         impl->nitems = i + 1;
-        const char *alias = weir_expr_alias(impl->items[i]);
-        if (!alias) {
-            snprintf(auto_names[i], sizeof auto_names[i], "EXPR$%d", i);
-            alias = auto_names[i];
-        }
-        for (int j = 0; j < i; j++)
-            if (strcmp(names[j], alias) == 0)
-                return weir__table_fail(env, WEIR_EINVAL, "weir_table_select: duplicate column "
-                                        "name '%s'", alias);
-        names[i] = alias;
+        if (!weir__item_name(env, "weir_table_select", &nm, impl->items[i]))
+            return NULL;
         types[i] = weir_expr_type(impl->items[i]);
         if (impl->items[i]->scratch > impl->scratch)
             impl->scratch = impl->items[i]->scratch;
     }
     const char *why;
-    t->schema = weir__schema_make(in->schema->table, sp.n, names, types, &why);
+    t->schema = weir__schema_make(in->schema->table, sp.n, nm.names, types, &why);
     if (!t->schema)
         return weir__table_fail(env, WEIR_EINVAL, "weir_table_select: %s", why);
     impl->out = t->schema;

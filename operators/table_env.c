@@ -217,3 +217,21 @@ int weir__list_item(const weir__list *l, int i, char *buf, size_t size)
     buf[l->lens[i]] = 0;
     return 0;
 }
+
+bool weir__item_name(weir_table_env *env, const char *what, weir__item_names *nm,
+                     const weir_expr *e)
+{
+    int i = nm->n;
+    const char *alias = weir_expr_alias(e);
+    if (!alias) {
+        snprintf(nm->auto_names[i], sizeof nm->auto_names[i], "EXPR$%d", i);
+        alias = nm->auto_names[i];
+    }
+    for (int j = 0; j < i; j++)
+        if (strcmp(nm->names[j], alias) == 0) {
+            weir__table_fail(env, WEIR_EINVAL, "%s: duplicate column name '%s'", what, alias);
+            return false;
+        }
+    nm->names[nm->n++] = alias;
+    return true;
+}

@@ -236,6 +236,103 @@ static int emit_kind(weir_ctx *ctx, unsigned char *row, weir_row_kind kind, int6
     return weir_emit(ctx, row, ts);
 }
 
+/* A list-backed aggregate (MIN/MAX with retraction, DISTINCT) takes x in
+ * or out: its list state is read into the scratch list, updated, and
+ * written back. */
+static int update_list_agg(weir_ctx *ctx, const group_impl *g, group_state *st, int i,
+                           unsigned char *accs, const weir__val *x, int sign)
+{
+    const weir__agg *a = &g->aggs[i];
+    size_t n;
+    const void *l = weir_state_list_get(ctx, st->list_ids[i], 0, &n);
+    if ((n + 1) * a->esize > st->list_cap) {
+        size_t cap = st->list_cap ? 2 * st->list_cap : 1024;
+        while (cap < (n + 1) * a->esize)
+            cap *= 2;
+        unsigned char *nl = realloc(st->list, cap);
+        if (!nl)
+            return weir_ctx_fail(ctx, WEIR_ENOMEM, "%s: out of memory", g->name);
+        st->list = nl;
+        st->list_cap = cap;
+        l = weir_state_list_get(ctx, st->list_ids[i], 0, &n);
+    }
+    if (n)
+        memcpy(st->list, l, n * a->esize);
+    weir__agg_update(a, accs, x, sign, st->list, &n);
+    if (weir_state_list_set(ctx, st->list_ids[i], 0, st->list, n))
+        return weir_ctx_error(ctx);
+    return 0;
+}
+
+/* Every aggregate takes the row in (sign 1) or out (-1). */
+static int accumulate(weir_ctx *ctx, const group_impl *g, group_state *st,
+                      const unsigned char *row, unsigned char *accs, int sign)
+{
+    const char *why = NULL;
+    for (int i = 0; i < g->nitems; i++) {
+        const weir__agg *a = &g->aggs[i];
+        if (a->kind == WEIR_AGG_NONE)
+            continue;
+        weir__val x = {0};
+        if (a->arg) {
+            int r = weir__expr_eval(a->arg, row, st->scratch, &x, &why);
+            if (r)
+                return weir_ctx_fail(ctx, r, "%s: %s in '%s'", g->name, why, g->items[i]->text);
+        }
+        if (!a->list) {
+            weir__agg_update(a, accs, &x, sign, NULL, NULL);
+            continue;
+        }
+        if (x.null)
+            continue;
+        int r = update_list_agg(ctx, g, st, i, accs, &x, sign);
+        if (r)
+            return r;
+    }
+    return 0;
+}
+
+/* The group's last row retracted: its result is deleted (if one was
+ * emitted) and its state cleared. */
+static int retract_group(weir_ctx *ctx, const group_impl *g, group_state *st,
+                         const unsigned char *prev, bool has_prev, int64_t ts)
+{
+    if (has_prev) {
+        memcpy(st->emit, prev, g->out->row_size);
+        int r = emit_kind(ctx, st->emit, WEIR_ROW_DELETE, ts);
+        if (r)
+            return r;
+    }
+    weir_state_clear(ctx, st->value_id, 0);
+    for (int i = 0; i < g->nitems; i++)
+        if (g->aggs[i].kind != WEIR_AGG_NONE && g->aggs[i].list)
+            weir_state_clear(ctx, st->list_ids[i], 0);
+    return 0;
+}
+
+/* The group's new result (in st->out) against the previous one: an INSERT
+ * for the first, an UPDATE_BEFORE/UPDATE_AFTER pair when it changed,
+ * nothing when it did not. */
+static int emit_change(weir_ctx *ctx, const group_impl *g, group_state *st,
+                       const unsigned char *prev, bool has_prev, int64_t ts)
+{
+    if (!has_prev) {
+        memcpy(st->emit, st->out, g->out->row_size);
+        return emit_kind(ctx, st->emit, WEIR_ROW_INSERT, ts);
+    }
+    if (memcmp(prev + 1, st->out + 1, g->out->row_size - 1) == 0)
+        return 0;
+    memcpy(st->emit, prev, g->out->row_size);
+    int r = emit_kind(ctx, st->emit, WEIR_ROW_UPDATE_BEFORE, ts);
+    if (r)
+        return r;
+    memcpy(st->emit, st->out, g->out->row_size);
+    return emit_kind(ctx, st->emit, WEIR_ROW_UPDATE_AFTER, ts);
+}
+
+/* A row of the group's changelog. The group's value state is [count 8]
+ * [has_prev 8][the last result row][the accumulators], worked on in
+ * st->value and written back at the end. */
 static int group_record(weir_ctx *ctx, int input, const void *elem, int64_t ts)
 {
     (void)input;
@@ -259,56 +356,11 @@ static int group_record(weir_ctx *ctx, int input, const void *elem, int64_t ts)
     unsigned char *accs = prev + g->out->row_size;
     count += acc ? 1 : -1;
     memcpy(st->value, &count, 8);
-    int sign = acc ? 1 : -1;
-    const char *why = NULL;
-    for (int i = 0; i < g->nitems; i++) {
-        const weir__agg *a = &g->aggs[i];
-        if (a->kind == WEIR_AGG_NONE)
-            continue;
-        weir__val x = {0};
-        if (a->arg) {
-            int r = weir__expr_eval(a->arg, row, st->scratch, &x, &why);
-            if (r)
-                return weir_ctx_fail(ctx, r, "%s: %s in '%s'", g->name, why, g->items[i]->text);
-        }
-        if (!a->list) {
-            weir__agg_update(a, accs, &x, sign, NULL, NULL);
-            continue;
-        }
-        if (x.null)
-            continue;
-        size_t n;
-        const void *l = weir_state_list_get(ctx, st->list_ids[i], 0, &n);
-        if ((n + 1) * a->esize > st->list_cap) {
-            size_t cap = st->list_cap ? 2 * st->list_cap : 1024;
-            while (cap < (n + 1) * a->esize)
-                cap *= 2;
-            unsigned char *nl = realloc(st->list, cap);
-            if (!nl)
-                return weir_ctx_fail(ctx, WEIR_ENOMEM, "%s: out of memory", g->name);
-            st->list = nl;
-            st->list_cap = cap;
-            l = weir_state_list_get(ctx, st->list_ids[i], 0, &n);
-        }
-        if (n)
-            memcpy(st->list, l, n * a->esize);
-        weir__agg_update(a, accs, &x, sign, st->list, &n);
-        if (weir_state_list_set(ctx, st->list_ids[i], 0, st->list, n))
-            return weir_ctx_error(ctx);
-    }
-    if (count <= 0) {
-        if (has_prev) {
-            memcpy(st->emit, prev, g->out->row_size);
-            int r = emit_kind(ctx, st->emit, WEIR_ROW_DELETE, ts);
-            if (r)
-                return r;
-        }
-        weir_state_clear(ctx, st->value_id, 0);
-        for (int i = 0; i < g->nitems; i++)
-            if (g->aggs[i].kind != WEIR_AGG_NONE && g->aggs[i].list)
-                weir_state_clear(ctx, st->list_ids[i], 0);
-        return 0;
-    }
+    int r = accumulate(ctx, g, st, row, accs, acc ? 1 : -1);
+    if (r)
+        return r;
+    if (count <= 0)
+        return retract_group(ctx, g, st, prev, has_prev, ts);
     /* The new result. */
     memset(st->out, 0, g->out->row_size);
     for (int i = 0; i < g->nitems; i++) {
@@ -319,19 +371,7 @@ static int group_record(weir_ctx *ctx, int input, const void *elem, int64_t ts)
             weir__agg_result(&g->aggs[i], accs, &x);
         weir__store_value(g->out, st->out, i, &x);
     }
-    int r = 0;
-    if (!has_prev) {
-        memcpy(st->emit, st->out, g->out->row_size);
-        r = emit_kind(ctx, st->emit, WEIR_ROW_INSERT, ts);
-    } else if (memcmp(prev + 1, st->out + 1, g->out->row_size - 1) != 0) {
-        memcpy(st->emit, prev, g->out->row_size);
-        r = emit_kind(ctx, st->emit, WEIR_ROW_UPDATE_BEFORE, ts);
-        if (r == 0) {
-            memcpy(st->emit, st->out, g->out->row_size);
-            r = emit_kind(ctx, st->emit, WEIR_ROW_UPDATE_AFTER, ts);
-        }
-    }
-    if (r)
+    if ((r = emit_change(ctx, g, st, prev, has_prev, ts)))
         return r;
     memcpy(prev, st->out, g->out->row_size);
     has_prev = 1;
@@ -511,6 +551,93 @@ weir_table *weir_table_normalize(weir_table *t)
     return t ? normalize_upsert(t, "weir_table_normalize") : NULL;
 }
 
+/* What the items of a group aggregate are: their names and types, which
+ * are the group keys (out_keys) and which aggregates (agg_at). */
+typedef struct group_items {
+    weir__item_names nm;
+    weir_type types[WEIR__LIST_MAX];
+    int out_keys[WEIR__LIST_MAX], nout_keys;
+    const weir_expr *agg_items[WEIR__LIST_MAX];
+    int agg_at[WEIR__LIST_MAX], naggs;
+} group_items;
+
+/* The items compiled against the input (into g->items) and sorted into
+ * group keys and aggregates. 0, or -1 with env failed. */
+static int compile_group_items(weir_table_env *env, const weir_table *in, group_impl *g,
+                               const weir__list *l, group_items *gi, const char *what)
+{
+    for (int i = 0; i < l->n; i++) {
+        char text[1024], err[1400];
+        if (weir__list_item(l, i, text, sizeof text)) {
+            weir__table_fail(env, WEIR_EINVAL, "%s: item %d too long", what, i);
+            return -1;
+        }
+        int r = weir_expr_compile_item(text, in->schema, 1, &g->items[i], err, sizeof err);
+        if (r) {
+            weir__table_fail(env, r, "%s: %s", what, err);
+            return -1;
+        }
+        g->nitems = i + 1;
+        weir_expr *e = g->items[i];
+        g->item_key[i] = -1;
+        if (e->agg == WEIR_AGG_NONE) {
+            bool grouped = false;
+            for (int k = 0; k < g->key->nkeys; k++)
+                grouped = grouped || (e->column >= 0 && e->column == g->key->keys[k]);
+            if (!grouped) {
+                weir__table_fail(env, WEIR_EINVAL, "%s: '%s' is neither a group key nor an "
+                                 "aggregate", what, text);
+                return -1;
+            }
+            g->item_key[i] = e->column;
+            gi->out_keys[gi->nout_keys++] = i;
+        } else {
+            gi->agg_items[gi->naggs] = e;
+            gi->agg_at[gi->naggs++] = i;
+        }
+        if (e->scratch > g->scratch)
+            g->scratch = e->scratch;
+        if (!weir__item_name(env, what, &gi->nm, e))
+            return -1;
+        gi->types[i] = e->type;
+    }
+    return 0;
+}
+
+/* The accumulators' layout, and t's schema, changelog mode and unique key.
+ * 0, or -1 with env failed. */
+static int describe_group_output(weir_table_env *env, const weir_table *in, group_impl *g,
+                                 group_items *gi, weir_table *t, const char *what)
+{
+    bool retract = in->mode != WEIR_CHANGELOG_INSERT_ONLY;
+    weir__agg packed[WEIR__LIST_MAX];
+    g->acc_size = weir__agg_layout(packed, gi->naggs, gi->agg_items, retract);
+    for (int j = 0; j < gi->naggs; j++) {
+        g->aggs[gi->agg_at[j]] = packed[j];
+        g->nlists += packed[j].list;
+    }
+    const char *why;
+    t->schema = weir__schema_make(in->schema->table, g->nitems, gi->nm.names, gi->types, &why);
+    if (!t->schema) {
+        weir__table_fail(env, WEIR_EINVAL, "%s: %s", what, why);
+        return -1;
+    }
+    g->out = t->schema;
+    g->value_size = 16 + t->schema->row_size + g->acc_size;
+    t->mode = retract ? WEIR_CHANGELOG_RETRACT
+                      : (WEIR_CHANGELOG_INSERT_ONLY | WEIR_CHANGELOG_KIND(WEIR_ROW_UPDATE_BEFORE) |
+                         WEIR_CHANGELOG_KIND(WEIR_ROW_UPDATE_AFTER));
+    /* The group keys are the output's unique key when every one is selected. */
+    if (g->key->nkeys > 0 && gi->nout_keys == g->key->nkeys) {
+        if (!(t->ukey = copy_ints(gi->out_keys, gi->nout_keys))) {
+            weir__table_fail(env, WEIR_ENOMEM, "%s: out of memory", what);
+            return -1;
+        }
+        t->nukey = gi->nout_keys;
+    }
+    return 0;
+}
+
 weir_table *weir_table_group_by(weir_table *in, const char *keys, const char *items)
 {
     static const char *what = "weir_table_group_by";
@@ -522,7 +649,6 @@ weir_table *weir_table_group_by(weir_table *in, const char *keys, const char *it
     /* An upsert input (updates without -U) is normalized first. */
     if (!(in = normalize_upsert(in, what)))
         return NULL;
-    bool retract = in->mode != WEIR_CHANGELOG_INSERT_ONLY;
     weir__list l;
     if (weir__list_split(items, &l) || l.n == 0)
         return weir__table_fail(env, WEIR_EINVAL, "%s: bad list '%s'", what, items);
@@ -542,70 +668,15 @@ weir_table *weir_table_group_by(weir_table *in, const char *keys, const char *it
         return NULL;
     g->in = in->schema;
     g->name = t->name;
-    const char *names[WEIR__LIST_MAX];
-    weir_type types[WEIR__LIST_MAX];
-    char auto_names[WEIR__LIST_MAX][16];
-    int out_keys[WEIR__LIST_MAX], nout_keys = 0;
-    const weir_expr *agg_items[WEIR__LIST_MAX];
-    int agg_at[WEIR__LIST_MAX], naggs = 0;
-    for (int i = 0; i < l.n; i++) {
-        char text[1024], err[1400];
-        if (weir__list_item(&l, i, text, sizeof text))
-            return weir__table_fail(env, WEIR_EINVAL, "%s: item %d too long", what, i);
-        int r = weir_expr_compile_item(text, in->schema, 1, &g->items[i], err, sizeof err);
-        if (r)
-            return weir__table_fail(env, r, "%s: %s", what, err);
-        g->nitems = i + 1;
-        weir_expr *e = g->items[i];
-        g->item_key[i] = -1;
-        if (e->agg == WEIR_AGG_NONE) {
-            bool grouped = false;
-            for (int k = 0; k < g->key->nkeys; k++)
-                grouped = grouped || (e->column >= 0 && e->column == g->key->keys[k]);
-            if (!grouped)
-                return weir__table_fail(env, WEIR_EINVAL, "%s: '%s' is neither a group key nor "
-                                        "an aggregate", what, text);
-            g->item_key[i] = e->column;
-            out_keys[nout_keys++] = i;
-        } else {
-            agg_items[naggs] = e;
-            agg_at[naggs++] = i;
-        }
-        if (e->scratch > g->scratch)
-            g->scratch = e->scratch;
-        const char *alias = weir_expr_alias(e);
-        if (!alias) {
-            snprintf(auto_names[i], sizeof auto_names[i], "EXPR$%d", i);
-            alias = auto_names[i];
-        }
-        for (int j = 0; j < i; j++)
-            if (strcmp(names[j], alias) == 0)
-                return weir__table_fail(env, WEIR_EINVAL, "%s: duplicate column name '%s'", what,
-                                        alias);
-        names[i] = alias;
-        types[i] = e->type;
-    }
-    weir__agg packed[WEIR__LIST_MAX];
-    g->acc_size = weir__agg_layout(packed, naggs, agg_items, retract);
-    for (int j = 0; j < naggs; j++) {
-        g->aggs[agg_at[j]] = packed[j];
-        g->nlists += packed[j].list;
-    }
-    const char *why;
-    t->schema = weir__schema_make(in->schema->table, l.n, names, types, &why);
-    if (!t->schema)
-        return weir__table_fail(env, WEIR_EINVAL, "%s: %s", what, why);
-    g->out = t->schema;
-    g->value_size = 16 + t->schema->row_size + g->acc_size;
-    t->mode = retract ? WEIR_CHANGELOG_RETRACT
-                      : (WEIR_CHANGELOG_INSERT_ONLY | WEIR_CHANGELOG_KIND(WEIR_ROW_UPDATE_BEFORE) |
-                         WEIR_CHANGELOG_KIND(WEIR_ROW_UPDATE_AFTER));
-    /* The group keys are the output's unique key when every one is selected. */
-    if (g->key->nkeys > 0 && nout_keys == g->key->nkeys) {
-        if (!(t->ukey = copy_ints(out_keys, nout_keys)))
-            return weir__table_fail(env, WEIR_ENOMEM, "%s: out of memory", what);
-        t->nukey = nout_keys;
-    }
+    group_items *gi = calloc(1, sizeof *gi);
+    if (!gi)
+        return weir__table_fail(env, WEIR_ENOMEM, "%s: out of memory", what);
+    int r = compile_group_items(env, in, g, &l, gi, what);
+    if (r == 0)
+        r = describe_group_output(env, in, g, gi, t, what);
+    free(gi);
+    if (r)
+        return NULL;
     weir_key_spec ks = {.key_size = g->key->size, .extract = weir__key_extract, .arg = g->key,
                         .format = weir__key_format};
     weir_process_spec spec = {

@@ -182,6 +182,18 @@ int weir__list_split(const char *list, weir__list *out);
 /* Copies item i into buf (NUL-terminated); WEIR_ERANGE if it does not fit. */
 int weir__list_item(const weir__list *l, int i, char *buf, size_t size);
 
+/* The output column names of a list of items, as Flink names them: an
+ * item's alias (a bare column's is its name), else EXPR$i. */
+typedef struct weir__item_names {
+    const char *names[WEIR__LIST_MAX];
+    char auto_names[WEIR__LIST_MAX][16];
+    int n;
+} weir__item_names;
+/* Names the next item, e; false (env failed, naming `what`) if another
+ * item has that name already. */
+bool weir__item_name(weir_table_env *env, const char *what, weir__item_names *nm,
+                     const weir_expr *e);
+
 /* The node that makes t's updates: going up through nodes that only pass
  * their input's kinds on (Calc, Union), the first whose inputs are all
  * insert-only. */

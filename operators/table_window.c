@@ -363,9 +363,8 @@ static int compile_items(weir_table_env *env, const weir_table *in, const weir_s
 static int describe_output(weir_table_env *env, const weir_table *in, win_impl *impl,
                            weir_table *t)
 {
-    const char *names[WEIR__LIST_MAX];
+    weir__item_names nm = {.n = 0};
     weir_type types[WEIR__LIST_MAX];
-    char auto_names[WEIR__LIST_MAX][16];
     const weir_expr *agg_items[WEIR__LIST_MAX];
     int nwin[WIN_NCOLS] = {0}, out_time = -1, nkeys_out = 0;
     int out_keys[WEIR__LIST_MAX];
@@ -393,23 +392,13 @@ static int describe_output(weir_table_env *env, const weir_table *in, win_impl *
             }
             out_keys[nkeys_out++] = i;
         }
-        const char *alias = weir_expr_alias(e);
-        if (!alias) {
-            snprintf(auto_names[i], sizeof auto_names[i], "EXPR$%d", i);
-            alias = auto_names[i];
-        }
-        for (int j = 0; j < i; j++)
-            if (strcmp(names[j], alias) == 0) {
-                weir__table_fail(env, WEIR_EINVAL, "%s: duplicate column name '%s'", what,
-                                 alias);
-                return -1;
-            }
-        names[i] = alias;
+        if (!weir__item_name(env, what, &nm, e))
+            return -1;
         types[i] = e->type;
     }
     impl->acc_size = weir__agg_layout(impl->aggs, impl->naggs, agg_items, false);
     const char *why;
-    if (!(t->schema = weir__schema_make(in->schema->table, impl->nitems, names, types, &why))) {
+    if (!(t->schema = weir__schema_make(in->schema->table, impl->nitems, nm.names, types, &why))) {
         weir__table_fail(env, WEIR_EINVAL, "%s: %s", what, why);
         return -1;
     }
