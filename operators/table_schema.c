@@ -93,6 +93,44 @@ static const char *match_word(const char *p, const char *kw)
     return p + n;
 }
 
+/* A type-text error into err (if there is room): returns WEIR_EINVAL. */
+static int type_error(char *err, size_t errsize, const char *fmt, ...) WEIR_PRINTF(3, 4);
+static int type_error(char *err, size_t errsize, const char *fmt, ...)
+{
+    if (err && errsize) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err, errsize, fmt, ap);
+        va_end(ap);
+    }
+    return WEIR_EINVAL;
+}
+
+/* The "(n)" after a type name at p (the string's capacity, or a time's
+ * precision, which must be 3) into t; *rest is the text after it. */
+static int parse_type_length(const char *p, const char *kw, bool has_len, weir_type *t,
+                             const char *text, const char **rest, char *err, size_t errsize)
+{
+    if (!has_len)
+        return type_error(err, errsize, "type %s takes no length: '%s'", kw, text);
+    char *end;
+    long long n = strtoll(p + 1, &end, 10);
+    end = (char *)skip_ws(end);
+    if (end == p + 1 || *end != ')')
+        return type_error(err, errsize, "bad length in type '%s'", text);
+    if (weir__type_is_time(t->id)) {
+        if (n != 3)
+            return type_error(err, errsize, "only precision 3 is supported: '%s'", text);
+    } else {
+        if (n <= 0 || n > (long long)WEIR_STRING_MAX_CAPACITY)
+            return type_error(err, errsize, "string capacity %lld is not in 1..%u: '%s'", n,
+                              WEIR_STRING_MAX_CAPACITY, text);
+        t->capacity = (uint32_t)n;
+    }
+    *rest = skip_ws(end + 1);
+    return 0;
+}
+
 int weir_type_parse(const char *text, weir_type *out, char *err, size_t errsize)
 {
     static const struct { const char *kw; weir_type_id id; bool has_len; } names[] = {
@@ -103,11 +141,8 @@ int weir_type_parse(const char *text, weir_type *out, char *err, size_t errsize)
         {"TIMESTAMP_LTZ", WEIR_TYPE_TIMESTAMP_LTZ, true},
         {"TIMESTAMP", WEIR_TYPE_TIMESTAMP, true},
     };
-    if (!text || !out) {
-        if (err && errsize)
-            snprintf(err, errsize, "a type text is required");
-        return WEIR_EINVAL;
-    }
+    if (!text || !out)
+        return type_error(err, errsize, "a type text is required");
     const char *p = skip_ws(text);
     weir_type t = {0};
     const char *q = NULL;
@@ -115,11 +150,8 @@ int weir_type_parse(const char *text, weir_type *out, char *err, size_t errsize)
     for (k = 0; k < sizeof names / sizeof names[0]; k++)
         if ((q = match_word(p, names[k].kw)))
             break;
-    if (!q) {
-        if (err && errsize)
-            snprintf(err, errsize, "unknown type '%s'", text);
-        return WEIR_EINVAL;
-    }
+    if (!q)
+        return type_error(err, errsize, "unknown type '%s'", text);
     t.id = names[k].id;
     if (t.id == WEIR_TYPE_DOUBLE) {
         const char *r = skip_ws(q);
@@ -129,60 +161,26 @@ int weir_type_parse(const char *text, weir_type *out, char *err, size_t errsize)
     }
     p = skip_ws(q);
     if (*p == '(') {
-        if (!names[k].has_len) {
-            if (err && errsize)
-                snprintf(err, errsize, "type %s takes no length: '%s'", names[k].kw, text);
-            return WEIR_EINVAL;
-        }
-        char *end;
-        long long n = strtoll(p + 1, &end, 10);
-        end = (char *)skip_ws(end);
-        if (end == p + 1 || *end != ')') {
-            if (err && errsize)
-                snprintf(err, errsize, "bad length in type '%s'", text);
-            return WEIR_EINVAL;
-        }
-        if (weir__type_is_time(t.id)) {
-            if (n != 3) {
-                if (err && errsize)
-                    snprintf(err, errsize, "only precision 3 is supported: '%s'", text);
-                return WEIR_EINVAL;
-            }
-        } else {
-            if (n <= 0 || n > (long long)WEIR_STRING_MAX_CAPACITY) {
-                if (err && errsize)
-                    snprintf(err, errsize, "string capacity %lld is not in 1..%u: '%s'", n,
-                             WEIR_STRING_MAX_CAPACITY, text);
-                return WEIR_EINVAL;
-            }
-            t.capacity = (uint32_t)n;
-        }
-        p = skip_ws(end + 1);
+        int r = parse_type_length(p, names[k].kw, names[k].has_len, &t, text, &p, err, errsize);
+        if (r)
+            return r;
     } else if (t.id == WEIR_TYPE_CHAR) {
         t.capacity = 1; /* SQL: CHAR is CHAR(1) */
     } else if (t.id == WEIR_TYPE_VARCHAR && names[k].has_len) {
-        if (err && errsize)
-            snprintf(err, errsize, "VARCHAR needs a length (or use STRING): '%s'", text);
-        return WEIR_EINVAL;
+        return type_error(err, errsize, "VARCHAR needs a length (or use STRING): '%s'", text);
     }
     const char *nn = match_word(p, "NOT");
     if (nn) {
         const char *nl = match_word(skip_ws(nn), "NULL");
-        if (!nl) {
-            if (err && errsize)
-                snprintf(err, errsize, "expected NULL after NOT in type '%s'", text);
-            return WEIR_EINVAL;
-        }
+        if (!nl)
+            return type_error(err, errsize, "expected NULL after NOT in type '%s'", text);
         t.not_null = true;
         p = skip_ws(nl);
     } else if ((nn = match_word(p, "NULL"))) {
         p = skip_ws(nn);
     }
-    if (*p) {
-        if (err && errsize)
-            snprintf(err, errsize, "unexpected '%s' in type '%s'", p, text);
-        return WEIR_EINVAL;
-    }
+    if (*p)
+        return type_error(err, errsize, "unexpected '%s' in type '%s'", p, text);
     *out = t;
     return 0;
 }
@@ -508,6 +506,49 @@ static int parse_pk(weir_schema_builder *b, weir_schema *s)
     return 0;
 }
 
+/* The schema's WATERMARK FOR b->wm_col AS b->wm_expr: the rowtime column,
+ * and SOURCE_WATERMARK() or an expression checked now, so that a bad one
+ * fails at plan time with its text. 0, or b's error. */
+static int build_watermark(weir_schema_builder *b, weir_schema *s)
+{
+    int c = weir_schema_column_index(s, b->wm_col);
+    if (c < 0)
+        return bfail(b, WEIR_EINVAL, "watermark column '%s' is not a column", b->wm_col);
+    if (!weir__type_is_time(s->cols[c].type.id)) {
+        char t[48];
+        weir_type_format(s->cols[c].type, t, sizeof t);
+        return bfail(b, WEIR_EINVAL, "watermark column '%s' is %s, not TIMESTAMP(3) or "
+                     "TIMESTAMP_LTZ(3)", b->wm_col, t);
+    }
+    s->rowtime = c;
+    const char *e = skip_ws(b->wm_expr);
+    const char *q = match_word(e, "SOURCE_WATERMARK");
+    if (q && *skip_ws(q) == '(' && *skip_ws(skip_ws(q) + 1) == ')' &&
+        !*skip_ws(skip_ws(skip_ws(q) + 1) + 1)) {
+        s->source_watermark = true;
+        if (b->wm_options)
+            return bfail(b, WEIR_EINVAL, "SOURCE_WATERMARK() keeps the stream's own watermarks: "
+                         "their emission and idleness are its strategy's, not the table's");
+        return 0;
+    }
+    s->wm_on_event = b->wm_on_event;
+    s->wm_idle_ms = b->wm_idle_ms;
+    s->watermark = dup(b->wm_expr);
+    if (!s->watermark)
+        return bfail(b, WEIR_ENOMEM, "out of memory");
+    weir_expr *x = NULL;
+    char ew[200];
+    int r = weir_expr_compile(s->watermark, s, &x, ew, sizeof ew);
+    if (r)
+        return bfail(b, r, "watermark for '%s': %s", b->wm_col, ew);
+    weir_type t = weir_expr_type(x);
+    weir_expr_destroy(x);
+    if (!weir__type_is_time(t.id))
+        return bfail(b, WEIR_EINVAL, "watermark for '%s': '%s' is not a time", b->wm_col,
+                     s->watermark);
+    return 0;
+}
+
 int weir_schema_build(weir_schema_builder *b, weir_schema **out, char *err, size_t errsize)
 {
     if (!b || !out) {
@@ -563,55 +604,8 @@ int weir_schema_build(weir_schema_builder *b, weir_schema **out, char *err, size
         bfail(b, WEIR_EINVAL, "watermark emission options without a watermark");
         goto fail;
     }
-    if (b->wm_col) {
-        int c = weir_schema_column_index(s, b->wm_col);
-        if (c < 0) {
-            bfail(b, WEIR_EINVAL, "watermark column '%s' is not a column", b->wm_col);
-            goto fail;
-        }
-        if (!weir__type_is_time(s->cols[c].type.id)) {
-            char t[48];
-            weir_type_format(s->cols[c].type, t, sizeof t);
-            bfail(b, WEIR_EINVAL, "watermark column '%s' is %s, not TIMESTAMP(3) or "
-                  "TIMESTAMP_LTZ(3)", b->wm_col, t);
-            goto fail;
-        }
-        s->rowtime = c;
-        const char *e = skip_ws(b->wm_expr);
-        const char *q = match_word(e, "SOURCE_WATERMARK");
-        if (q && *skip_ws(q) == '(' && *skip_ws(skip_ws(q) + 1) == ')' &&
-            !*skip_ws(skip_ws(skip_ws(q) + 1) + 1)) {
-            s->source_watermark = true;
-            if (b->wm_options) {
-                bfail(b, WEIR_EINVAL, "SOURCE_WATERMARK() keeps the stream's own watermarks: "
-                      "their emission and idleness are its strategy's, not the table's");
-                goto fail;
-            }
-        } else {
-            s->wm_on_event = b->wm_on_event;
-            s->wm_idle_ms = b->wm_idle_ms;
-            s->watermark = dup(b->wm_expr);
-            if (!s->watermark) {
-                bfail(b, WEIR_ENOMEM, "out of memory");
-                goto fail;
-            }
-            /* Check the expression now: a plan-time error with its text. */
-            weir_expr *x = NULL;
-            char ew[200];
-            int r = weir_expr_compile(s->watermark, s, &x, ew, sizeof ew);
-            if (r) {
-                bfail(b, r, "watermark for '%s': %s", b->wm_col, ew);
-                goto fail;
-            }
-            weir_type t = weir_expr_type(x);
-            weir_expr_destroy(x);
-            if (!weir__type_is_time(t.id)) {
-                bfail(b, WEIR_EINVAL, "watermark for '%s': '%s' is not a time", b->wm_col,
-                      s->watermark);
-                goto fail;
-            }
-        }
-    }
+    if (b->wm_col && build_watermark(b, s))
+        goto fail;
     weir_schema_builder_destroy(b);
     *out = s;
     return 0;
