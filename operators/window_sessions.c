@@ -208,6 +208,98 @@ static int insert_entry(weir_ctx *ctx, weir__wop *op, size_t at, const session *
     return weir_state_list_set(ctx, op->st_sess, 0, tmp, n + 1);
 }
 
+/* The element's window [start, end) touches the sessions [lo, hi) of the
+ * list: t (a copy of session lo) grows to cover them all, and the others
+ * are folded into it and leave the list (a merge; *list is then NULL, as it
+ * moved). */
+static int merge_sessions(weir_ctx *ctx, weir__wop *op, session *t, unsigned char **list,
+                          size_t *n, size_t lo, size_t hi, int64_t start, int64_t end,
+                          bool open_end)
+{
+    const weir__wconf *c = op->c;
+    memcpy(t, entry(c, *list, lo), c->entry_size);
+    const session *last = entry(c, *list, hi - 1);
+    int64_t cover_start = t->start < start ? t->start : start;
+    int64_t cover_end = last->end > end ? last->end : end;
+    /* only the last session can end at MAX (open sessions do not touch) */
+    bool cover_open = open_end || last->open_end;
+    if (hi - lo == 1 && cover_start == t->start && cover_end == t->end &&
+        cover_open == t->open_end)
+        return 0; /* inside the one session it touches */
+    /* The earliest session keeps its id and state. */
+    size_t nabs = hi - lo - 1;
+    int64_t *ids = NULL;
+    if (c->fn == WEIR__FN_PROCESS && nabs) {
+        ids = (int64_t *)(void *)weir__scratch_get(ctx, &op->cat, nabs * sizeof *ids);
+        if (!ids)
+            return weir_ctx_error(ctx);
+    }
+    for (size_t i = lo + 1; i < hi; i++) {
+        absorb(ctx, c, t, entry(c, *list, i));
+        if (ids)
+            ids[i - lo - 1] = entry(c, *list, i)->id;
+    }
+    t->start = cover_start;
+    t->end = cover_end;
+    t->open_end = cover_open;
+    weir_ctx_report_merge(ctx, cover_start, cover_end, (int64_t)(hi - lo) + 1);
+    if (!nabs)
+        return 0;
+    int r;
+    memcpy(entry(c, *list, lo), t, c->entry_size);
+    memmove(entry(c, *list, lo + 1), entry(c, *list, hi), (*n - hi) * c->entry_size);
+    *n -= nabs;
+    if ((r = weir_state_list_set(ctx, op->st_sess, 0, *list, *n)) < 0)
+        return r;
+    if (ids && (r = absorb_elements(ctx, op, t->id, ids, nabs)) < 0)
+        return r;
+    *list = NULL;
+    return 0;
+}
+
+/* The element joins session t (entry lo of the list, or new there); the
+ * trigger sees it, and t is written back. `list` is NULL if it moved. */
+static int join_session(weir_ctx *ctx, weir__wop *op, session *t, const void *elem, int64_t wm,
+                        size_t lo, bool is_new, unsigned char *list)
+{
+    const weir__wconf *c = op->c;
+    int r;
+    if (c->fn != WEIR__FN_PROCESS) {
+        weir__window_acc_add(c, acc_of(t), t->count, elem);
+    } else {
+        if ((r = weir_state_list_add(ctx, op->st_elems, t->id, elem)) < 0)
+            return r;
+        list = NULL;
+    }
+    t->count++;
+    weir_ctx_count(ctx, WEIR_COUNTER_ABSORBED, 1);
+    int64_t max = max_of(t);
+    bool now = false, late = false;
+    if (c->trigger == WEIR_TRIGGER_EVENT_TIME) {
+        now = late = max <= wm;
+        t->owes_max = !now;
+    } else if (c->trigger == WEIR_TRIGGER_COUNT && ++t->since >= c->count) {
+        t->since = 0;
+        now = true;
+        late = max <= wm;
+    }
+    if ((r = arm(ctx, c, t)) < 0)
+        return r;
+    if (now) {
+        if ((r = fire(ctx, op, t, late)) < 0)
+            return r;
+        if (c->fn == WEIR__FN_PROCESS)
+            list = NULL;
+    }
+    if (is_new)
+        return insert_entry(ctx, op, lo, t);
+    size_t n;
+    if (!list)
+        list = weir_state_list_data(ctx, op->st_sess, 0, &n);
+    memcpy(entry(c, list, lo), t, c->entry_size);
+    return 0;
+}
+
 int weir__sessions_record(weir_ctx *ctx, weir__wop *op, const void *elem, int64_t ts)
 {
     const weir__wconf *c = op->c;
@@ -241,42 +333,8 @@ int weir__sessions_record(weir_ctx *ctx, weir__wop *op, const void *elem, int64_
         if (c->fn != WEIR__FN_PROCESS)
             weir__window_acc_init(c, acc_of(t));
     } else {
-        memcpy(t, entry(c, list, lo), c->entry_size);
-        int64_t cover_start = t->start < start ? t->start : start;
-        int64_t cover_end = entry(c, list, hi - 1)->end > end ? entry(c, list, hi - 1)->end : end;
-        /* only the last session can end at MAX (open sessions do not touch) */
-        bool cover_open = open_end || entry(c, list, hi - 1)->open_end;
-        if (hi - lo > 1 || cover_start != t->start || cover_end != t->end ||
-            cover_open != t->open_end) {
-            /* A merge: the earliest session keeps its id and state, the
-             * others are folded into it and leave the list. */
-            size_t nabs = hi - lo - 1;
-            int64_t *ids = NULL;
-            if (c->fn == WEIR__FN_PROCESS && nabs) {
-                ids = (int64_t *)(void *)weir__scratch_get(ctx, &op->cat, nabs * sizeof *ids);
-                if (!ids)
-                    return weir_ctx_error(ctx);
-            }
-            for (size_t i = lo + 1; i < hi; i++) {
-                absorb(ctx, c, t, entry(c, list, i));
-                if (ids)
-                    ids[i - lo - 1] = entry(c, list, i)->id;
-            }
-            t->start = cover_start;
-            t->end = cover_end;
-            t->open_end = cover_open;
-            weir_ctx_report_merge(ctx, cover_start, cover_end, (int64_t)(hi - lo) + 1);
-            if (nabs) {
-                memcpy(entry(c, list, lo), t, c->entry_size);
-                memmove(entry(c, list, lo + 1), entry(c, list, hi), (n - hi) * c->entry_size);
-                n -= nabs;
-                if ((r = weir_state_list_set(ctx, op->st_sess, 0, list, n)) < 0)
-                    return r;
-                if (ids && (r = absorb_elements(ctx, op, t->id, ids, nabs)) < 0)
-                    return r;
-                list = NULL; /* moved: read again below */
-            }
-        }
+        if ((r = merge_sessions(ctx, op, t, &list, &n, lo, hi, start, end, open_end)) < 0)
+            return r;
         if (c->event_time && weir__window_cleanup(c, max_of(t)) <= wm) {
             /* Only a session that was late already (one never cleaned up:
              * its cleanup time overflowed, and the watermark is MAX) can
@@ -292,41 +350,7 @@ int weir__sessions_record(weir_ctx *ctx, weir__wop *op, const void *elem, int64_
             return weir__window_skipped(ctx, op, elem, ts, start, end);
         }
     }
-
-    /* The element joins the session; the trigger sees it. */
-    if (c->fn != WEIR__FN_PROCESS) {
-        weir__window_acc_add(c, acc_of(t), t->count, elem);
-    } else {
-        if ((r = weir_state_list_add(ctx, op->st_elems, t->id, elem)) < 0)
-            return r;
-        list = NULL;
-    }
-    t->count++;
-    weir_ctx_count(ctx, WEIR_COUNTER_ABSORBED, 1);
-    int64_t max = max_of(t);
-    bool now = false, late = false;
-    if (c->trigger == WEIR_TRIGGER_EVENT_TIME) {
-        now = late = max <= wm;
-        t->owes_max = !now;
-    } else if (c->trigger == WEIR_TRIGGER_COUNT && ++t->since >= c->count) {
-        t->since = 0;
-        now = true;
-        late = max <= wm;
-    }
-    if ((r = arm(ctx, c, t)) < 0)
-        return r;
-    if (now) {
-        if ((r = fire(ctx, op, t, late)) < 0)
-            return r;
-        if (c->fn == WEIR__FN_PROCESS)
-            list = NULL;
-    }
-    if (is_new)
-        return insert_entry(ctx, op, lo, t);
-    if (!list)
-        list = weir_state_list_data(ctx, op->st_sess, 0, &n);
-    memcpy(entry(c, list, lo), t, c->entry_size);
-    return 0;
+    return join_session(ctx, op, t, elem, wm, lo, is_new, list);
 }
 
 int weir__sessions_timer(weir_ctx *ctx, weir__wop *op, const weir_timer *tm)
