@@ -73,54 +73,45 @@ static int create_error(char *errbuf, size_t errsize, int err, const char *msg)
     return err;
 }
 
-int weir_harness_create(const weir_harness_config *config, weir_harness **out, char *errbuf,
-                        size_t errsize)
+/* Why the config cannot make a harness (into why; empty if it can). */
+static void config_refused(const weir_harness_config *config, int inputs, char *why,
+                           size_t whysize)
 {
-    if (out)
-        *out = NULL;
-    if (!config || !out || !config->op)
-        return create_error(errbuf, errsize, WEIR_EINVAL, "a config with op is required");
-    const weir_process_spec *spec = config->op;
-    int inputs = config->inputs ? config->inputs : 1;
-    char why[256] = "";
     if (inputs < 1 || inputs > 2)
-        snprintf(why, sizeof why, "inputs %d is not 1 or 2", inputs);
-    else if (!weir__process_spec_refused(spec, why, sizeof why) && inputs == 2 &&
+        snprintf(why, whysize, "inputs %d is not 1 or 2", inputs);
+    else if (!weir__process_spec_refused(config->op, why, whysize) && inputs == 2 &&
              (config->key[0] == NULL) != (config->key[1] == NULL))
-        snprintf(why, sizeof why, "either every input is keyed or none is");
+        snprintf(why, whysize, "either every input is keyed or none is");
     for (int i = 0; !why[0] && i < inputs; i++) {
         int ch = config->channels[i] ? config->channels[i] : 1;
+        const weir_key_spec *key = config->key[i];
         if (ch < 1 || ch > 4096)
-            snprintf(why, sizeof why, "input %d: %d channels is not in 1..4096", i, ch);
+            snprintf(why, whysize, "input %d: %d channels is not in 1..4096", i, ch);
         else if (config->in_size[i] == 0 || config->in_size[i] > WEIR_MAX_ELEM_SIZE)
-            snprintf(why, sizeof why, "input %d: element size %zu is not in 1..%d", i,
+            snprintf(why, whysize, "input %d: element size %zu is not in 1..%d", i,
                      config->in_size[i], WEIR_MAX_ELEM_SIZE);
-        else if (config->key[i] && (!config->key[i]->extract || config->key[i]->key_size == 0 ||
-                                    config->key[i]->key_size > WEIR_MAX_KEY_SIZE))
-            snprintf(why, sizeof why, "input %d: the key needs extract and a key_size in 1..%d", i,
+        else if (key && (!key->extract || key->key_size == 0 || key->key_size > WEIR_MAX_KEY_SIZE))
+            snprintf(why, whysize, "input %d: the key needs extract and a key_size in 1..%d", i,
                      WEIR_MAX_KEY_SIZE);
     }
     if (!why[0] && inputs == 2 && config->key[0] &&
         config->key[0]->key_size != config->key[1]->key_size)
-        snprintf(why, sizeof why, "the inputs' keys differ in size");
-    if (why[0]) {
-        if (spec->arg_free)
-            spec->arg_free(spec->arg);
-        if (spec->impl_free)
-            spec->impl_free(spec->impl);
-        return create_error(errbuf, errsize, WEIR_EINVAL, why);
-    }
+        snprintf(why, whysize, "the inputs' keys differ in size");
+}
 
-    weir_harness *h = calloc(1, sizeof *h);
-    if (!h) {
-        if (spec->arg_free)
-            spec->arg_free(spec->arg);
-        if (spec->impl_free)
-            spec->impl_free(spec->impl);
-        return create_error(errbuf, errsize, WEIR_ENOMEM, "out of memory");
-    }
-    weir__errors_init(&h->errors);
-    weir__clock_init(&h->clock, true);
+/* A spec that is not taken still hands over what it owns. */
+static void free_spec_owned(const weir_process_spec *spec)
+{
+    if (spec->arg_free)
+        spec->arg_free(spec->arg);
+    if (spec->impl_free)
+        spec->impl_free(spec->impl);
+}
+
+/* The harness's one node, as stream.c would make it. 0 or WEIR_ENOMEM. */
+static int harness_node(weir_harness *h, const weir_harness_config *config, int inputs)
+{
+    const weir_process_spec *spec = config->op;
     weir__node *n = &h->node;
     int copied = weir__node_from_spec(n, spec, inputs);
     n->arg_free = spec->arg_free;
@@ -135,19 +126,13 @@ int weir_harness_create(const weir_harness_config *config, weir_harness **out, c
             n->in_key[i] = &h->keys[i];
         }
     }
-    if (copied || !n->name) {
-        harness_free(h);
-        return create_error(errbuf, errsize, WEIR_ENOMEM, "out of memory");
-    }
+    return copied || !n->name ? WEIR_ENOMEM : 0;
+}
 
-    h->output = config->output;
-    if (!h->output.on_record)
-        h->output.on_record = no_record;
-    if (!h->output.on_watermark)
-        h->output.on_watermark = no_watermark;
-    if (!h->output.on_status)
-        h->output.on_status = no_status;
-
+/* The subtask around the node: its inputs' valves over the configured
+ * channels. 0 or WEIR_ENOMEM. */
+static int harness_subtask(weir_harness *h, const weir_harness_config *config, int inputs)
+{
     weir__subtask *sub = &h->sub;
     sub->ninputs = inputs;
     sub->flush_deadline = INT64_MAX;
@@ -157,21 +142,24 @@ int weir_harness_create(const weir_harness_config *config, weir_harness **out, c
     for (int i = 0; i < inputs; i++) {
         int ch = config->channels[i] ? config->channels[i] : 1;
         h->vch[i] = calloc((size_t)ch, sizeof *h->vch[i]);
-        if (!h->vch[i]) {
-            harness_free(h);
-            return create_error(errbuf, errsize, WEIR_ENOMEM, "out of memory");
-        }
+        if (!h->vch[i])
+            return WEIR_ENOMEM;
         sub->in[i].nch = ch;
         sub->in[i].vch = h->vch[i];
         weir__valve_init(&sub->in[i].valve, h->vch[i], ch);
     }
+    return 0;
+}
 
-    int r = weir__ctx_init(&h->ctx, NULL, sub, n, 0);
+/* The node's context, every output captured by the harness, ready to
+ * open. 0 or a negative WEIR_E* code. */
+static int harness_context(weir_harness *h, const weir_harness_config *config)
+{
+    weir__subtask *sub = &h->sub;
+    int r = weir__ctx_init(&h->ctx, NULL, sub, &h->node, 0);
     h->ctx_ready = true;
-    if (r) {
-        harness_free(h);
-        return create_error(errbuf, errsize, r, "out of memory");
-    }
+    if (r)
+        return r;
     h->ctxs[0] = &h->ctx;
     sub->ctxs = h->ctxs;
     sub->nctx = 1;
@@ -187,13 +175,52 @@ int weir_harness_create(const weir_harness_config *config, weir_harness **out, c
     r = weir__output_prepare(&ctx->out.main, 1);
     for (int i = 0; r == 0 && i < ctx->out.nside; i++)
         r = weir__output_prepare(&ctx->out.side[i], 1);
+    if (r)
+        return r;
+    weir__ctx_ready(ctx);
+    return 0;
+}
+
+int weir_harness_create(const weir_harness_config *config, weir_harness **out, char *errbuf,
+                        size_t errsize)
+{
+    if (out)
+        *out = NULL;
+    if (!config || !out || !config->op)
+        return create_error(errbuf, errsize, WEIR_EINVAL, "a config with op is required");
+    const weir_process_spec *spec = config->op;
+    int inputs = config->inputs ? config->inputs : 1;
+    char why[256] = "";
+    config_refused(config, inputs, why, sizeof why);
+    if (why[0]) {
+        free_spec_owned(spec);
+        return create_error(errbuf, errsize, WEIR_EINVAL, why);
+    }
+    weir_harness *h = calloc(1, sizeof *h);
+    if (!h) {
+        free_spec_owned(spec);
+        return create_error(errbuf, errsize, WEIR_ENOMEM, "out of memory");
+    }
+    weir__errors_init(&h->errors);
+    weir__clock_init(&h->clock, true);
+    /* From here h owns the spec's arg and impl (harness_free). */
+    int r = harness_node(h, config, inputs);
+    h->output = config->output;
+    if (!h->output.on_record)
+        h->output.on_record = no_record;
+    if (!h->output.on_watermark)
+        h->output.on_watermark = no_watermark;
+    if (!h->output.on_status)
+        h->output.on_status = no_status;
+    if (r == 0)
+        r = harness_subtask(h, config, inputs);
+    if (r == 0)
+        r = harness_context(h, config);
     if (r) {
         harness_free(h);
         return create_error(errbuf, errsize, r, "out of memory");
     }
-    weir__ctx_ready(ctx);
-
-    r = weir__ctx_open(ctx);
+    r = weir__ctx_open(&h->ctx);
     if (r < 0) {
         create_error(errbuf, errsize, r, h->errors.msg);
         harness_free(h);
