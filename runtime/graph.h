@@ -101,6 +101,9 @@ void weir__graph_free(weir__graph *g);
 /* Why `spec` cannot make an operator (a vtable with on_record, of version
  * WEIR_OPERATOR_VTABLE_V1), as a message into why; 0 if it can. */
 int weir__process_spec_refused(const weir_process_spec *spec, char *why, size_t size);
+/* A refused spec's owned pointers (arg with arg_free, impl with impl_free)
+ * are freed: the caller gave them away. NULL is ignored. */
+void weir__process_spec_free_owned(const weir_process_spec *spec);
 /* Copies spec into a zeroed node with `inputs` inputs: the table, arg and
  * impl (not who frees them: the caller sets arg_free and impl_free once the
  * node owns them), kind, name (if given), sizes, settings and side outputs.

@@ -99,15 +99,6 @@ static void config_refused(const weir_harness_config *config, int inputs, char *
         snprintf(why, whysize, "the inputs' keys differ in size");
 }
 
-/* A spec that is not taken still hands over what it owns. */
-static void free_spec_owned(const weir_process_spec *spec)
-{
-    if (spec->arg_free)
-        spec->arg_free(spec->arg);
-    if (spec->impl_free)
-        spec->impl_free(spec->impl);
-}
-
 /* The harness's one node, as stream.c would make it. 0 or WEIR_ENOMEM. */
 static int harness_node(weir_harness *h, const weir_harness_config *config, int inputs)
 {
@@ -193,12 +184,12 @@ int weir_harness_create(const weir_harness_config *config, weir_harness **out, c
     char why[256] = "";
     config_refused(config, inputs, why, sizeof why);
     if (why[0]) {
-        free_spec_owned(spec);
+        weir__process_spec_free_owned(spec);
         return create_error(errbuf, errsize, WEIR_EINVAL, why);
     }
     weir_harness *h = calloc(1, sizeof *h);
     if (!h) {
-        free_spec_owned(spec);
+        weir__process_spec_free_owned(spec);
         return create_error(errbuf, errsize, WEIR_ENOMEM, "out of memory");
     }
     weir__errors_init(&h->errors);

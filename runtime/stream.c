@@ -314,8 +314,7 @@ int weir__node_from_spec(weir__node *n, const weir_process_spec *spec, int input
     return 0;
 }
 
-/* A refused spec's owned pointers are freed: the caller gave them away. */
-static void free_spec_args(const weir_process_spec *spec)
+void weir__process_spec_free_owned(const weir_process_spec *spec)
 {
     if (!spec)
         return;
@@ -325,59 +324,65 @@ static void free_spec_args(const weir_process_spec *spec)
         spec->impl_free(spec->impl);
 }
 
+/* Whether the job refuses an operator of `spec` on a (and b, its second
+ * input, or NULL): the failure is set on the job, naming `call`. */
+static bool operator_refused(weir_job *job, weir_stream *a, weir_stream *b,
+                             const weir_process_spec *spec, const char *call)
+{
+    char why[128];
+    if (weir__process_spec_refused(spec, why, sizeof why)) {
+        weir__job_fail(job, WEIR_EINVAL, "%s: %s", call, why);
+        return true;
+    }
+    if (check_input(job, a, call) || (b && check_input(job, b, call)) ||
+        check_elem_size(job, spec->out_size, call, "out_size", true) ||
+        check_parallelism(job, spec->parallelism, call))
+        return true;
+    if (b && (!a->key) != (!b->key)) {
+        weir__job_fail(job, WEIR_EINVAL, "%s: either both inputs are keyed (key_by) or neither is",
+                       call);
+        return true;
+    }
+    if (b && a->key && a->key->spec.key_size != b->key->spec.key_size) {
+        weir__job_fail(job, WEIR_ETYPE, "%s: the inputs' keys differ in size (%zu and %zu)", call,
+                       a->key->spec.key_size, b->key->spec.key_size);
+        return true;
+    }
+    if (spec->nside < 0 || (spec->nside > 0 && !spec->side_outputs)) {
+        weir__job_fail(job, WEIR_EINVAL, "%s: nside %d without side_outputs", call, spec->nside);
+        return true;
+    }
+    for (int i = 0; i < spec->nside; i++) {
+        const weir_side_output_spec *so = &spec->side_outputs[i];
+        if (so->tag < 1) {
+            weir__job_fail(job, WEIR_EINVAL, "%s: side output tag %d must be >= 1", call, so->tag);
+            return true;
+        }
+        if (check_elem_size(job, so->elem_size, call, "side output elem_size", false))
+            return true;
+        for (int j = 0; j < i; j++) {
+            if (spec->side_outputs[j].tag == so->tag) {
+                weir__job_fail(job, WEIR_EINVAL, "%s: side output tag %d declared twice", call,
+                               so->tag);
+                return true;
+            }
+        }
+    }
+    if (spec->name && name_taken(&job->graph, spec->name)) {
+        weir__job_fail(job, WEIR_EINVAL, "%s: the name '%s' is already used", call, spec->name);
+        return true;
+    }
+    return false;
+}
+
 static weir_stream *add_operator(weir_stream *a, weir_stream *b, const weir_process_spec *spec,
                                  const char *call)
 {
     weir_job *job = a->job;
     int inputs = b ? 2 : 1;
     weir__node *n = NULL;
-
-    char why[128];
-    if (weir__process_spec_refused(spec, why, sizeof why)) {
-        weir__job_fail(job, WEIR_EINVAL, "%s: %s", call, why);
+    if (operator_refused(job, a, b, spec, call))
         goto fail;
-    }
-    if (check_input(job, a, call) || (b && check_input(job, b, call)) ||
-        check_elem_size(job, spec->out_size, call, "out_size", true) ||
-        check_parallelism(job, spec->parallelism, call))
-        goto fail;
-    if (b && (!a->key) != (!b->key)) {
-        weir__job_fail(job, WEIR_EINVAL,
-                              "%s: either both inputs are keyed (key_by) or neither is", call);
-        goto fail;
-    }
-    if (b && a->key && a->key->spec.key_size != b->key->spec.key_size) {
-        weir__job_fail(job, WEIR_ETYPE, "%s: the inputs' keys differ in size (%zu and %zu)",
-                              call, a->key->spec.key_size, b->key->spec.key_size);
-        goto fail;
-    }
-    if (spec->nside < 0 || (spec->nside > 0 && !spec->side_outputs)) {
-        weir__job_fail(job, WEIR_EINVAL, "%s: nside %d without side_outputs", call,
-                              spec->nside);
-        goto fail;
-    }
-    for (int i = 0; i < spec->nside; i++) {
-        const weir_side_output_spec *so = &spec->side_outputs[i];
-        if (so->tag < 1) {
-            weir__job_fail(job, WEIR_EINVAL, "%s: side output tag %d must be >= 1", call,
-                                  so->tag);
-            goto fail;
-        }
-        if (check_elem_size(job, so->elem_size, call, "side output elem_size", false))
-            goto fail;
-        for (int j = 0; j < i; j++) {
-            if (spec->side_outputs[j].tag == so->tag) {
-                weir__job_fail(job, WEIR_EINVAL, "%s: side output tag %d declared twice",
-                                      call, so->tag);
-                goto fail;
-            }
-        }
-    }
-    if (spec->name && name_taken(&job->graph, spec->name)) {
-        weir__job_fail(job, WEIR_EINVAL, "%s: the name '%s' is already used", call,
-                              spec->name);
-        goto fail;
-    }
 
     n = calloc(1, sizeof *n);
     if (!n || weir__node_from_spec(n, spec, inputs))
@@ -408,14 +413,14 @@ fail_oom:
     oom(job, call);
 fail:
     node_free(n);
-    free_spec_args(spec);
+    weir__process_spec_free_owned(spec);
     return NULL;
 }
 
 weir_stream *weir_stream_process(weir_stream *in, const weir_process_spec *spec)
 {
     if (!in) {
-        free_spec_args(spec);
+        weir__process_spec_free_owned(spec);
         return NULL;
     }
     return add_operator(in, NULL, spec, "weir_stream_process");
@@ -424,13 +429,13 @@ weir_stream *weir_stream_process(weir_stream *in, const weir_process_spec *spec)
 weir_stream *weir_stream_connect(weir_stream *a, weir_stream *b, const weir_process_spec *spec)
 {
     if (!a || !b) {
-        free_spec_args(spec);
+        weir__process_spec_free_owned(spec);
         return NULL;
     }
     if (a->job != b->job) {
         weir__job_fail(a->job, WEIR_EINVAL,
                               "weir_stream_connect: the two streams belong to different jobs");
-        free_spec_args(spec);
+        weir__process_spec_free_owned(spec);
         return NULL;
     }
     return add_operator(a, b, spec, "weir_stream_connect");
