@@ -28,14 +28,14 @@
 
 /* ---- accumulators --------------------------------------------------------- */
 
-void weir__window_acc_init(const weir__wconf *c, void *acc)
+void weir__window_acc_init(const weir__window_config *c, void *acc)
 {
     memset(acc, 0, c->acc_size);
     if (c->fn == WEIR__FN_AGGREGATE && c->spec.aggregate.create)
         c->spec.aggregate.create(acc, c->spec.arg);
 }
 
-void weir__window_acc_add(const weir__wconf *c, void *acc, int64_t count, const void *elem)
+void weir__window_acc_add(const weir__window_config *c, void *acc, int64_t count, const void *elem)
 {
     if (c->fn == WEIR__FN_REDUCE) {
         /* The first element is the accumulator (Flink's ReducingState). */
@@ -48,7 +48,8 @@ void weir__window_acc_add(const weir__wconf *c, void *acc, int64_t count, const 
     }
 }
 
-void weir__window_acc_merge(const weir__wconf *c, void *acc, int64_t acc_count, const void *other)
+void weir__window_acc_merge(const weir__window_config *c, void *acc, int64_t acc_count,
+                            const void *other)
 {
     if (c->fn == WEIR__FN_REDUCE) {
         if (acc_count == 0)
@@ -79,9 +80,9 @@ unsigned char *weir__scratch_get(weir_ctx *ctx, weir__scratch *s, size_t size)
     return b;
 }
 
-int weir__window_emit(weir_ctx *ctx, weir__wop *op, const weir__firing *f)
+int weir__window_emit(weir_ctx *ctx, weir__window_op *op, const weir__firing *f)
 {
-    const weir__wconf *c = op->c;
+    const weir__window_config *c = op->c;
     if (f->count == 0)
         return 0; /* empty windows emit nothing */
     weir_window_info info = {
@@ -112,10 +113,10 @@ int weir__window_emit(weir_ctx *ctx, weir__wop *op, const weir__firing *f)
     return weir_emit_commit(ctx, info.max_timestamp);
 }
 
-int weir__window_skipped(weir_ctx *ctx, weir__wop *op, const void *elem, int64_t ts,
+int weir__window_skipped(weir_ctx *ctx, weir__window_op *op, const void *elem, int64_t ts,
                          int64_t missed_start, int64_t missed_end)
 {
-    const weir__wconf *c = op->c;
+    const weir__window_config *c = op->c;
     if (!c->event_time || weir__sat_add(ts, c->lateness) > weir_ctx_watermark(ctx)) {
         /* Between two sliding windows (slide > size): in no window, and not
          * late either. Flink drops such an element silently; it is counted
@@ -133,17 +134,17 @@ int weir__window_skipped(weir_ctx *ctx, weir__wop *op, const void *elem, int64_t
 
 /* ---- the vtable ----------------------------------------------------------- */
 
-static const weir__wconf *conf(weir_ctx *ctx)
+static const weir__window_config *conf(weir_ctx *ctx)
 {
     return weir_ctx_impl(ctx);
 }
 
-static void free_op(weir__wop *op)
+static void free_op(weir__window_op *op)
 {
     if (!op)
         return;
     free(op->acc);
-    free(op->acc2);
+    free(op->late_acc);
     free(op->entry);
     free(op->buf.p);
     free(op->cat.p);
@@ -166,25 +167,25 @@ static int win_open(weir_ctx *ctx)
 
 static int open_op(weir_ctx *ctx)
 {
-    const weir__wconf *c = conf(ctx);
+    const weir__window_config *c = conf(ctx);
     if (weir_ctx_key_size(ctx) == 0)
         return weir_ctx_fail(ctx, WEIR_ENOKEY, "the window operator needs a keyed input "
                              "(weir_stream_key_by first)");
     if (weir_ctx_key_size(ctx) != c->key_size)
         return weir_ctx_fail(ctx, WEIR_ETYPE, "window: the input's key has %zu bytes, the "
                              "operator was made for %zu", weir_ctx_key_size(ctx), c->key_size);
-    weir__wop *op = calloc(1, sizeof *op);
+    weir__window_op *op = calloc(1, sizeof *op);
     if (!op)
         return WEIR_ENOMEM;
     weir_ctx_set_state(ctx, op);
     op->c = c;
-    op->st_win = op->st_elems = op->st_meta = op->st_sess = op->st_panes = op->st_low = -1;
+    op->st_win = op->st_elems = op->st_meta = op->st_sess = op->st_panes = op->st_before_min = -1;
     op->memo.lo = INT64_MAX; /* an empty range: nothing assigned yet */
     op->memo.hi = INT64_MIN;
     if (c->acc_size) {
         op->acc = malloc(c->acc_size);
-        op->acc2 = malloc(c->acc_size);
-        if (!op->acc || !op->acc2)
+        op->late_acc = malloc(c->acc_size);
+        if (!op->acc || !op->late_acc)
             return WEIR_ENOMEM;
     }
     op->entry = calloc(1, c->entry_size);
@@ -206,7 +207,7 @@ static int open_op(weir_ctx *ctx)
     if (r == 0 && c->engine == WEIR__ENGINE_PANES && c->lateness > 0)
         r = weir_state_declare(ctx, WEIR_STATE_VALUE, sizeof(int64_t), &op->st_meta);
     if (r == 0 && c->engine == WEIR__ENGINE_WINDOWS && !c->global)
-        r = weir_state_declare(ctx, WEIR_STATE_VALUE, c->entry_size, &op->st_low);
+        r = weir_state_declare(ctx, WEIR_STATE_VALUE, c->entry_size, &op->st_before_min);
     if (r == 0 && c->pane_elems)
         r = weir_state_declare(ctx, WEIR_STATE_LIST, c->pane_size, &op->st_panes);
     return r;
@@ -220,8 +221,8 @@ static void win_close(weir_ctx *ctx)
 static int win_record(weir_ctx *ctx, int input, const void *elem, int64_t ts)
 {
     (void)input;
-    weir__wop *op = weir_ctx_state(ctx);
-    const weir__wconf *c = op->c;
+    weir__window_op *op = weir_ctx_state(ctx);
+    const weir__window_config *c = op->c;
     if (c->event_time && ts == WEIR_NO_TIMESTAMP && !c->global)
         return weir_ctx_fail(ctx, WEIR_EINVAL, "a record without a timestamp reached event-time "
                              "windows: assign timestamps first (weir_stream_assign_timestamps) "
@@ -240,7 +241,7 @@ static int win_record(weir_ctx *ctx, int input, const void *elem, int64_t ts)
 
 static int win_timer(weir_ctx *ctx, const weir_timer *t)
 {
-    weir__wop *op = weir_ctx_state(ctx);
+    weir__window_op *op = weir_ctx_state(ctx);
     /* Timers of the other domain are not the windows' (there are none). */
     if (t->domain != op->c->domain)
         return 0;
@@ -315,7 +316,7 @@ static const char *function_name(weir__window_fn f)
     } while (0)
 
 /* The assigner: size, slide, offset or gap, and the time domain. */
-static int resolve_assigner(weir__wconf *c, const weir_window_assigner *a, char *why,
+static int resolve_assigner(weir__window_config *c, const weir_window_assigner *a, char *why,
                             size_t whysize)
 {
     long long size = a->size_ms, slide = a->slide_ms, offset = a->offset_ms, gap = a->gap_ms;
@@ -396,7 +397,7 @@ static int resolve_assigner(weir__wconf *c, const weir_window_assigner *a, char 
 }
 
 /* Allowed lateness and the late side output. */
-static int resolve_lateness(weir__wconf *c, const weir_window_spec *spec, char *why,
+static int resolve_lateness(weir__window_config *c, const weir_window_spec *spec, char *why,
                             size_t whysize)
 {
     if (spec->allowed_lateness_ms < 0)
@@ -412,7 +413,7 @@ static int resolve_lateness(weir__wconf *c, const weir_window_spec *spec, char *
 }
 
 /* The trigger (DEFAULT and END_OF_INPUT resolved to what runs them). */
-static int resolve_trigger(weir__wconf *c, const weir_window_trigger *t, char *why,
+static int resolve_trigger(weir__window_config *c, const weir_window_trigger *t, char *why,
                            size_t whysize)
 {
     c->purging = t->purging;
@@ -459,7 +460,7 @@ static int resolve_trigger(weir__wconf *c, const weir_window_trigger *t, char *w
 
 /* The function (exactly one of reduce, aggregate, process), its accumulator
  * and the output's element size. */
-static int resolve_function(weir__wconf *c, const weir_window_spec *spec, char *why,
+static int resolve_function(weir__window_config *c, const weir_window_spec *spec, char *why,
                             size_t whysize)
 {
     const weir_window_assigner *a = &spec->assigner;
@@ -516,7 +517,7 @@ static int resolve_function(weir__wconf *c, const weir_window_spec *spec, char *
  * triggers on tumbling and sliding windows: a key's panes in one list (a
  * tumbling window is its one pane). Count triggers count per window, so they
  * keep state per window (as Flink does), and so does the global window. */
-static void resolve_engine(weir__wconf *c)
+static void resolve_engine(weir__window_config *c)
 {
     size_t in_size = c->in_size;
     if (c->spec.assigner.kind == WEIR_WINDOW_SESSION)
@@ -547,7 +548,7 @@ static void resolve_engine(weir__wconf *c)
 }
 
 /* The settings of the capture's job event (docs/CAPTURE.md). */
-static void write_settings(weir__wconf *c)
+static void write_settings(weir__window_config *c)
 {
     const weir_window_assigner *a = &c->spec.assigner;
     const weir_window_trigger *t = &c->spec.trigger;
@@ -569,8 +570,8 @@ static void write_settings(weir__wconf *c)
 }
 
 /* Checks the spec and fills the resolved configuration. */
-static int resolve(weir__wconf *c, const weir_window_spec *spec, size_t in_size, size_t key_size,
-                   char *why, size_t whysize)
+static int resolve(weir__window_config *c, const weir_window_spec *spec, size_t in_size,
+                   size_t key_size, char *why, size_t whysize)
 {
     memset(c, 0, sizeof *c);
     c->spec = *spec;
@@ -601,7 +602,7 @@ int weir_window_operator(const weir_window_spec *spec, size_t in_size, size_t ke
 {
     char why[256] = "";
     int r = WEIR_EINVAL;
-    weir__wconf *c = NULL;
+    weir__window_config *c = NULL;
     if (!spec || !out) {
         snprintf(why, sizeof why, "a spec and an output are required");
     } else if (key_size == 0) {

@@ -69,9 +69,9 @@ int64_t weir__gcd(int64_t a, int64_t b)
     return a;
 }
 
-const weir__assignment *weir__window_assign_slow(weir__wop *op, int64_t t)
+const weir__assignment *weir__window_assign_slow(weir__window_op *op, int64_t t)
 {
-    const weir__wconf *c = op->c;
+    const weir__window_config *c = op->c;
     weir__assignment *m = &op->memo;
     weir__wide q = weir__window_start(t, c->offset, c->pane);
     if (c->slide == c->size) {

@@ -40,7 +40,7 @@ typedef enum weir__window_fn {
 
 /* The resolved, validated configuration: read-only and shared by every
  * subtask (the process spec's impl). */
-typedef struct weir__wconf {
+typedef struct weir__window_config {
     weir_window_spec spec;      /* the user's, with name and defaults resolved */
     char *name;                 /* the spec's name, copied (in the same allocation) */
     weir__window_engine engine;
@@ -68,7 +68,7 @@ typedef struct weir__wconf {
     weir_time_domain domain;    /* of the window's timers */
     weir_side_output_spec side; /* the late side output */
     char settings[400];
-} weir__wconf;
+} weir__window_config;
 
 /* In a list of n entries of `size` bytes sorted by the int64 at `offset` in
  * each (a key's panes by start, its sessions by end), the first entry whose
@@ -121,16 +121,16 @@ typedef struct weir__scratch {
 } weir__scratch;
 
 /* One subtask's working memory. */
-typedef struct weir__wop {
-    const weir__wconf *c;
+typedef struct weir__window_op {
+    const weir__window_config *c;
     int st_win;                 /* value: a window's or pane's header and accumulator */
     int st_elems;               /* list: elements (process function) */
     int st_meta;                /* value: panes: firings of a window in its lateness */
     int st_panes;               /* list: panes: a key's panes, sorted by start */
     int st_sess;                /* list: a key's sessions */
-    int st_low;                 /* value: windows engine: windows that start before MIN */
+    int st_before_min;          /* value: windows engine: windows that start before MIN */
     unsigned char *acc;         /* scratch accumulator for combining (acc_size) */
-    unsigned char *acc2;        /* a second one (a purging late firing of one element) */
+    unsigned char *late_acc;    /* a second one: a purging late firing of one element */
     unsigned char *entry;       /* a pane entry being made (entry_size) */
     /* The last assignment, reused while elements fall into the same pane
      * (tumbling: the same window), which saves its divisions and its
@@ -140,7 +140,7 @@ typedef struct weir__wop {
     weir__scratch buf;          /* gathered elements / a copy of a key's sessions */
     weir__scratch cat;          /* sessions: element lists being merged; panes: pane starts,
                                  * a pane list being rebuilt */
-} weir__wop;
+} weir__window_op;
 
 /* ---- window arithmetic (window_assign.c) ---------------------------------- */
 
@@ -165,13 +165,13 @@ static inline int64_t weir__win_start(weir__wide s)
     return s < INT64_MIN ? INT64_MIN : (int64_t)s;
 }
 
-static inline int64_t weir__win_end(const weir__wconf *c, weir__wide s)
+static inline int64_t weir__win_end(const weir__window_config *c, weir__wide s)
 {
     weir__wide e = s + c->size;
     return e > INT64_MAX ? INT64_MAX : (int64_t)e;
 }
 
-static inline int64_t weir__win_max(const weir__wconf *c, weir__wide s)
+static inline int64_t weir__win_max(const weir__window_config *c, weir__wide s)
 {
     weir__wide e = s + c->size;
     return e > INT64_MAX ? INT64_MAX : (int64_t)(e - 1);
@@ -184,14 +184,14 @@ static inline int64_t weir__win_max(const weir__wconf *c, weir__wide s)
  * time overflows) while the wrapped window's timers are all below MAX —
  * weir__win_of_timer tells the two apart by the timer's time. The windows
  * engine keeps the state of the wrapped ones in a state of their own
- * (st_low); the panes engine keeps per-window state (firing counts) only for
+ * (st_before_min); the panes engine keeps per-window state (firing counts) only for
  * windows that can fire late, which windows with max MAX cannot. */
 static inline int64_t weir__win_ns(weir__wide s)
 {
     return (int64_t)(uint64_t)s;
 }
 
-static inline weir__wide weir__win_of_timer(const weir__wconf *c, int64_t ns, int64_t when)
+static inline weir__wide weir__win_of_timer(const weir__window_config *c, int64_t ns, int64_t when)
 {
     if (when != INT64_MAX && (weir__wide)ns > (weir__wide)INT64_MAX + 1 - c->size)
         return (weir__wide)ns - ((weir__wide)1 << 64);
@@ -222,16 +222,16 @@ int64_t weir__gcd(int64_t a, int64_t b);
 
 /* When a window is cleaned up: max + lateness in event time (MAX if that
  * overflows: then never), max in processing time (no lateness). */
-static inline int64_t weir__window_cleanup(const weir__wconf *c, int64_t max)
+static inline int64_t weir__window_cleanup(const weir__window_config *c, int64_t max)
 {
     return c->event_time ? weir__sat_add(max, c->lateness) : max;
 }
 
 /* Tumbling and sliding: where time `t` goes (op->memo, valid until the next
  * assignment). */
-const weir__assignment *weir__window_assign_slow(weir__wop *op, int64_t t);
+const weir__assignment *weir__window_assign_slow(weir__window_op *op, int64_t t);
 
-static inline const weir__assignment *weir__window_assign(weir__wop *op, int64_t t)
+static inline const weir__assignment *weir__window_assign(weir__window_op *op, int64_t t)
 {
     if (t >= op->memo.lo && t < op->memo.hi)
         return &op->memo;
@@ -241,11 +241,11 @@ static inline const weir__assignment *weir__window_assign(weir__wop *op, int64_t
 /* ---- the common parts (window.c) ------------------------------------------ */
 
 /* Makes `acc` a new accumulator (aggregate's create, or zeroes). */
-void weir__window_acc_init(const weir__wconf *c, void *acc);
+void weir__window_acc_init(const weir__window_config *c, void *acc);
 /* Folds one element into an accumulator that holds `count` elements so far. */
-void weir__window_acc_add(const weir__wconf *c, void *acc, int64_t count, const void *elem);
+void weir__window_acc_add(const weir__window_config *c, void *acc, int64_t count, const void *elem);
 /* Folds accumulator `other` into `acc` (`acc` holds acc_count elements). */
-void weir__window_acc_merge(const weir__wconf *c, void *acc, int64_t acc_count,
+void weir__window_acc_merge(const weir__window_config *c, void *acc, int64_t acc_count,
                             const void *other);
 
 /* What fires: the window and its contents, as an accumulator (reduce,
@@ -263,12 +263,12 @@ typedef struct weir__firing {
 
 /* Emits the result(s) of one firing and reports it. A firing with no
  * element emits nothing and is not reported. */
-int weir__window_emit(weir_ctx *ctx, weir__wop *op, const weir__firing *f);
+int weir__window_emit(weir_ctx *ctx, weir__window_op *op, const weir__firing *f);
 
 /* An element that no window took: late if ts + lateness <= watermark (then
  * side output or dropped, reported with the window it missed); otherwise (it
  * fell between sliding windows) filtered. */
-int weir__window_skipped(weir_ctx *ctx, weir__wop *op, const void *elem, int64_t ts,
+int weir__window_skipped(weir_ctx *ctx, weir__window_op *op, const void *elem, int64_t ts,
                          int64_t missed_start, int64_t missed_end);
 
 /* The scratch buffer, grown to at least `size` bytes (its contents kept);
@@ -277,30 +277,30 @@ unsigned char *weir__scratch_get(weir_ctx *ctx, weir__scratch *s, size_t size);
 
 /* ---- the engines ---------------------------------------------------------- */
 
-int weir__windows_record(weir_ctx *ctx, weir__wop *op, const void *elem, int64_t ts);
-int weir__windows_timer(weir_ctx *ctx, weir__wop *op, const weir_timer *t);
+int weir__windows_record(weir_ctx *ctx, weir__window_op *op, const void *elem, int64_t ts);
+int weir__windows_timer(weir_ctx *ctx, weir__window_op *op, const weir_timer *t);
 
-int weir__panes_record(weir_ctx *ctx, weir__wop *op, const void *elem, int64_t ts);
-int weir__panes_timer(weir_ctx *ctx, weir__wop *op, const weir_timer *t);
+int weir__panes_record(weir_ctx *ctx, weir__window_op *op, const void *elem, int64_t ts);
+int weir__panes_timer(weir_ctx *ctx, weir__window_op *op, const weir_timer *t);
 
 /* The pane list and per-pane elements (window_panes.c), which the windows
  * engine shares for a process function on overlapping sliding windows. */
 /* Puts `elem` into pane q of the key's pane list (made if new) and appends
  * it to the pane's elements. */
-int weir__panes_put(weir_ctx *ctx, weir__wop *op, int64_t q, const void *elem);
+int weir__panes_put(weir_ctx *ctx, weir__window_op *op, int64_t q, const void *elem);
 /* Gathers into op->buf the elements of the panes whose start lies in [lo,
  * hi] and whose arrival number is above `after` (elem_seq; else all): their
  * number in *n. */
-int weir__panes_gather(weir_ctx *ctx, weir__wop *op, int64_t lo, int64_t hi, uint64_t after,
+int weir__panes_gather(weir_ctx *ctx, weir__window_op *op, int64_t lo, int64_t hi, uint64_t after,
                        size_t *n);
 /* Frees the panes whose start lies in [lo, stop), with their elements. */
-int weir__panes_free(weir_ctx *ctx, weir__wop *op, int64_t lo, weir__wide stop);
+int weir__panes_free(weir_ctx *ctx, weir__window_op *op, int64_t lo, weir__wide stop);
 
 /* Cumulative windows on the panes engine (window_panes.c). */
-int weir__cumulate_record(weir_ctx *ctx, weir__wop *op, const void *elem, int64_t ts);
-int weir__cumulate_timer(weir_ctx *ctx, weir__wop *op, const weir_timer *t);
+int weir__cumulate_record(weir_ctx *ctx, weir__window_op *op, const void *elem, int64_t ts);
+int weir__cumulate_timer(weir_ctx *ctx, weir__window_op *op, const weir_timer *t);
 
-int weir__sessions_record(weir_ctx *ctx, weir__wop *op, const void *elem, int64_t ts);
-int weir__sessions_timer(weir_ctx *ctx, weir__wop *op, const weir_timer *t);
+int weir__sessions_record(weir_ctx *ctx, weir__window_op *op, const void *elem, int64_t ts);
+int weir__sessions_timer(weir_ctx *ctx, weir__window_op *op, const weir_timer *t);
 
 #endif

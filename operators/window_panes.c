@@ -94,7 +94,7 @@ typedef struct pane {
 _Static_assert(sizeof(pane) % 8 == 0, "a pane's header keeps its accumulator aligned");
 const size_t weir__panes_header_size = sizeof(pane);
 
-static pane *pane_at(const weir__wconf *c, void *list, size_t i)
+static pane *pane_at(const weir__window_config *c, void *list, size_t i)
 {
     return (pane *)(void *)((unsigned char *)list + i * c->pane_size);
 }
@@ -105,14 +105,14 @@ static unsigned char *acc_of(pane *p)
 }
 
 /* The first entry of the sorted list (n entries) whose start is >= q. */
-static size_t lower_bound(const weir__wconf *c, void *list, size_t n, int64_t q)
+static size_t lower_bound(const weir__window_config *c, void *list, size_t n, int64_t q)
 {
     return weir__window_search(list, n, c->pane_size, offsetof(pane, start), q);
 }
 
 /* Where pane q is or goes in the key's list: in time-ordered data its last
  * entry, or after it. */
-static size_t find(const weir__wconf *c, void *list, size_t n, int64_t q)
+static size_t find(const weir__window_config *c, void *list, size_t n, int64_t q)
 {
     if (n == 0 || pane_at(c, list, n - 1)->start < q)
         return n;
@@ -121,10 +121,10 @@ static size_t find(const weir__wconf *c, void *list, size_t n, int64_t q)
 
 /* The elements of entries [i, j) of the key's pane list into op->buf (those
  * that arrived after `after`, with arrival numbers), *nout of them. */
-static int gather(weir_ctx *ctx, weir__wop *op, void *list, size_t i, size_t j, uint64_t after,
-                  size_t *nout)
+static int gather(weir_ctx *ctx, weir__window_op *op, void *list, size_t i, size_t j,
+                  uint64_t after, size_t *nout)
 {
-    const weir__wconf *c = op->c;
+    const weir__window_config *c = op->c;
     *nout = 0;
     if (j == i)
         return 0;
@@ -166,9 +166,9 @@ typedef struct combined {
 
 /* Folds the panes of the window that starts at `lo` (clamped) and has max
  * `hi` into op->acc, or gathers their elements into op->buf. */
-static int combine(weir_ctx *ctx, weir__wop *op, int64_t lo, int64_t hi, combined *out)
+static int combine(weir_ctx *ctx, weir__window_op *op, int64_t lo, int64_t hi, combined *out)
 {
-    const weir__wconf *c = op->c;
+    const weir__window_config *c = op->c;
     out->count = 0;
     out->last_pane = WEIR_TS_MIN;
     out->nelems = 0;
@@ -191,10 +191,10 @@ static int combine(weir_ctx *ctx, weir__wop *op, int64_t lo, int64_t hi, combine
     return gather(ctx, op, list, i, j, 0, &out->nelems);
 }
 
-int weir__panes_gather(weir_ctx *ctx, weir__wop *op, int64_t lo, int64_t hi, uint64_t after,
+int weir__panes_gather(weir_ctx *ctx, weir__window_op *op, int64_t lo, int64_t hi, uint64_t after,
                        size_t *n)
 {
-    const weir__wconf *c = op->c;
+    const weir__window_config *c = op->c;
     size_t len;
     void *list = weir_state_list_data(ctx, op->st_panes, 0, &len);
     size_t i = lower_bound(c, list, len, lo), j = i;
@@ -213,7 +213,7 @@ typedef struct win {
     int64_t ns, meta;
 } win;
 
-static win win_at(const weir__wconf *c, weir__wide s)
+static win win_at(const weir__window_config *c, weir__wide s)
 {
     win w = {s, weir__win_start(s), weir__win_end(c, s), weir__win_max(c, s), weir__win_ns(s),
              weir__win_ns(s)};
@@ -222,9 +222,9 @@ static win win_at(const weir__wconf *c, weir__wide s)
 
 /* Fires window w. `x` is the element that caused a late firing (NULL for
  * the timer's firing). */
-static int fire(weir_ctx *ctx, weir__wop *op, const win *w, const void *x, combined *got)
+static int fire(weir_ctx *ctx, weir__window_op *op, const win *w, const void *x, combined *got)
 {
-    const weir__wconf *c = op->c;
+    const weir__window_config *c = op->c;
     int r = combine(ctx, op, w->start, w->max, got);
     if (r < 0 || got->count == 0)
         return r;
@@ -249,17 +249,17 @@ static int fire(weir_ctx *ctx, weir__wop *op, const win *w, const void *x, combi
         if (c->fn == WEIR__FN_REDUCE) {
             f.acc = x;
         } else if (c->fn == WEIR__FN_AGGREGATE) {
-            weir__window_acc_init(c, op->acc2);
-            weir__window_acc_add(c, op->acc2, 0, x);
-            f.acc = op->acc2;
+            weir__window_acc_init(c, op->late_acc);
+            weir__window_acc_add(c, op->late_acc, 0, x);
+            f.acc = op->late_acc;
         }
     }
     return weir__window_emit(ctx, op, &f);
 }
 
-int weir__panes_free(weir_ctx *ctx, weir__wop *op, int64_t lo, weir__wide stop)
+int weir__panes_free(weir_ctx *ctx, weir__window_op *op, int64_t lo, weir__wide stop)
 {
-    const weir__wconf *c = op->c;
+    const weir__window_config *c = op->c;
     if (stop <= lo)
         return 0; /* (a window before MIN: its panes are a later one's too) */
     size_t n;
@@ -294,9 +294,9 @@ int weir__panes_free(weir_ctx *ctx, weir__wop *op, int64_t lo, weir__wide stop)
 
 /* Window s is done: frees the panes no later window covers. Earlier panes
  * went with earlier windows, so these are at the front of the list. */
-static int cleanup(weir_ctx *ctx, weir__wop *op, const win *w)
+static int cleanup(weir_ctx *ctx, weir__window_op *op, const win *w)
 {
-    const weir__wconf *c = op->c;
+    const weir__window_config *c = op->c;
     int r = weir__panes_free(ctx, op, w->start, w->s + (c->slide < c->size ? c->slide : c->size));
     if (r < 0)
         return r;
@@ -306,7 +306,7 @@ static int cleanup(weir_ctx *ctx, weir__wop *op, const win *w)
     return 0;
 }
 
-static int register_cleanup(weir_ctx *ctx, const weir__wconf *c, const win *w)
+static int register_cleanup(weir_ctx *ctx, const weir__window_config *c, const win *w)
 {
     int64_t when = weir__window_cleanup(c, w->max);
     if (when == w->max || when == WEIR_TS_MAX)
@@ -316,7 +316,7 @@ static int register_cleanup(weir_ctx *ctx, const weir__wconf *c, const win *w)
 
 /* Window w fires at once for the element x that joined it after its max
  * (a late firing, within the lateness), and is cleaned up in time. */
-static int fire_late(weir_ctx *ctx, weir__wop *op, const win *w, const void *x)
+static int fire_late(weir_ctx *ctx, weir__window_op *op, const win *w, const void *x)
 {
     combined got;
     int r = fire(ctx, op, w, x, &got);
@@ -326,10 +326,10 @@ static int fire_late(weir_ctx *ctx, weir__wop *op, const win *w, const void *x)
 /* A new pane q with the element in it (its accumulator: the elements are
  * the caller's), at position `at` of the key's list (`list`, n entries, as
  * just read). */
-static int new_pane(weir_ctx *ctx, weir__wop *op, int64_t q, const void *elem, void *list,
+static int new_pane(weir_ctx *ctx, weir__window_op *op, int64_t q, const void *elem, void *list,
                     size_t at, size_t n)
 {
-    const weir__wconf *c = op->c;
+    const weir__window_config *c = op->c;
     pane *p = (pane *)(void *)op->entry;
     memset(p, 0, c->pane_size);
     p->start = q;
@@ -355,9 +355,9 @@ static int new_pane(weir_ctx *ctx, weir__wop *op, int64_t q, const void *elem, v
 }
 
 /* Appends a process function's element to pane q's elements. */
-static int add_elem(weir_ctx *ctx, weir__wop *op, int64_t q, const void *elem)
+static int add_elem(weir_ctx *ctx, weir__window_op *op, int64_t q, const void *elem)
 {
-    const weir__wconf *c = op->c;
+    const weir__window_config *c = op->c;
     if (!c->elem_seq)
         return weir_state_list_add(ctx, op->st_elems, q, elem);
     unsigned char *e = weir__scratch_get(ctx, &op->buf, c->elem_size);
@@ -370,18 +370,18 @@ static int add_elem(weir_ctx *ctx, weir__wop *op, int64_t q, const void *elem)
 }
 
 /* The element into the key's existing pane p (p is stale after this). */
-static int add_to_pane(weir_ctx *ctx, weir__wop *op, pane *p, const void *elem)
+static int add_to_pane(weir_ctx *ctx, weir__window_op *op, pane *p, const void *elem)
 {
-    const weir__wconf *c = op->c;
+    const weir__window_config *c = op->c;
     if (c->fn != WEIR__FN_PROCESS)
         weir__window_acc_add(c, acc_of(p), p->count, elem);
     p->count++;
     return c->fn == WEIR__FN_PROCESS ? add_elem(ctx, op, p->start, elem) : 0;
 }
 
-int weir__panes_put(weir_ctx *ctx, weir__wop *op, int64_t q, const void *elem)
+int weir__panes_put(weir_ctx *ctx, weir__window_op *op, int64_t q, const void *elem)
 {
-    const weir__wconf *c = op->c;
+    const weir__window_config *c = op->c;
     size_t n;
     void *list = weir_state_list_data(ctx, op->st_panes, 0, &n);
     size_t at = find(c, list, n, q);
@@ -393,9 +393,9 @@ int weir__panes_put(weir_ctx *ctx, weir__wop *op, int64_t q, const void *elem)
     return add_elem(ctx, op, q, elem);
 }
 
-int weir__panes_record(weir_ctx *ctx, weir__wop *op, const void *elem, int64_t ts)
+int weir__panes_record(weir_ctx *ctx, weir__window_op *op, const void *elem, int64_t ts)
 {
-    const weir__wconf *c = op->c;
+    const weir__window_config *c = op->c;
     int64_t wm = weir_ctx_watermark(ctx);
     int64_t t = c->event_time ? ts : weir_ctx_now(ctx);
     const weir__assignment *a = weir__window_assign(op, t);
@@ -457,9 +457,9 @@ int weir__panes_record(weir_ctx *ctx, weir__wop *op, const void *elem, int64_t t
     return 0;
 }
 
-int weir__panes_timer(weir_ctx *ctx, weir__wop *op, const weir_timer *t)
+int weir__panes_timer(weir_ctx *ctx, weir__window_op *op, const weir_timer *t)
 {
-    const weir__wconf *c = op->c;
+    const weir__window_config *c = op->c;
     win w;
     if (t->ns <= INT64_MAX - c->size) {
         /* the usual window, well inside int64: no 128-bit sums */
@@ -505,7 +505,7 @@ typedef struct period {
     weir__wide last;
 } period;
 
-static period period_at(const weir__wconf *c, weir__wide p)
+static period period_at(const weir__window_config *c, weir__wide p)
 {
     period pd = {p, weir__win_start(p), p + c->size};
     if (pd.last > (weir__wide)INT64_MAX + 1)
@@ -514,7 +514,7 @@ static period period_at(const weir__wconf *c, weir__wide p)
 }
 
 /* The period a timer namespace names. */
-static period period_of_ns(const weir__wconf *c, int64_t ns)
+static period period_of_ns(const weir__window_config *c, int64_t ns)
 {
     return period_at(c, ns == INT64_MIN ? weir__window_start(INT64_MIN, c->offset, c->size) : ns);
 }
@@ -533,14 +533,14 @@ static win cwin(const period *pd, weir__wide e)
 }
 
 /* Whether e is the true end of one of pd's windows. */
-static bool is_end(const weir__wconf *c, const period *pd, weir__wide e)
+static bool is_end(const weir__window_config *c, const period *pd, weir__wide e)
 {
     return e > pd->p && e <= pd->last && (e == pd->last || (e - pd->p) % c->slide == 0);
 }
 
 /* The first window end of pd at or after `from`, starting the search at its
  * window `first` (from > first), or one past the last window if none. */
-static weir__wide end_at_or_after(const weir__wconf *c, const period *pd, weir__wide first,
+static weir__wide end_at_or_after(const weir__window_config *c, const period *pd, weir__wide first,
                                   weir__wide from)
 {
     if (from <= first)
@@ -552,7 +552,7 @@ static weir__wide end_at_or_after(const weir__wconf *c, const period *pd, weir__
 }
 
 /* Whether the key has a pane in [lo, hi] (pane starts). */
-static bool has_panes(weir_ctx *ctx, weir__wop *op, int64_t lo, int64_t hi)
+static bool has_panes(weir_ctx *ctx, weir__window_op *op, int64_t lo, int64_t hi)
 {
     size_t n;
     void *list = weir_state_list_data(ctx, op->st_panes, 0, &n);
@@ -562,7 +562,7 @@ static bool has_panes(weir_ctx *ctx, weir__wop *op, int64_t lo, int64_t hi)
 
 /* Window w of pd (true end e) is done: its firing count goes, and with the
  * period's last window the period's panes. */
-static int cumulate_cleanup(weir_ctx *ctx, weir__wop *op, const period *pd, const win *w,
+static int cumulate_cleanup(weir_ctx *ctx, weir__window_op *op, const period *pd, const win *w,
                             weir__wide e)
 {
     if (op->st_meta >= 0)
@@ -585,9 +585,9 @@ static int cumulate_cleanup(weir_ctx *ctx, weir__wop *op, const period *pd, cons
  * period's panes. Timer namespaces are the period's start, so a timer's
  * time says which window it is for: window e fires at e - 1 and is done at
  * e - 1 + lateness (both can fall on one timer; both are then done). */
-int weir__cumulate_record(weir_ctx *ctx, weir__wop *op, const void *elem, int64_t ts)
+int weir__cumulate_record(weir_ctx *ctx, weir__window_op *op, const void *elem, int64_t ts)
 {
-    const weir__wconf *c = op->c;
+    const weir__window_config *c = op->c;
     int64_t wm = weir_ctx_watermark(ctx);
     period pd = period_at(c, weir__window_start(ts, c->offset, c->size));
     weir__wide q = weir__window_start(ts, c->offset, c->slide);
@@ -633,9 +633,9 @@ int weir__cumulate_record(weir_ctx *ctx, weir__wop *op, const void *elem, int64_
     return 0;
 }
 
-int weir__cumulate_timer(weir_ctx *ctx, weir__wop *op, const weir_timer *t)
+int weir__cumulate_timer(weir_ctx *ctx, weir__window_op *op, const weir_timer *t)
 {
-    const weir__wconf *c = op->c;
+    const weir__window_config *c = op->c;
     period pd = period_of_ns(c, t->ns);
     int r;
     /* The window that fires at this time: end t + 1, or at MAX the last

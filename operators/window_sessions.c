@@ -56,12 +56,12 @@ typedef struct session {
 _Static_assert(sizeof(session) % 8 == 0, "a session's header keeps its accumulator aligned");
 const size_t weir__sessions_header_size = sizeof(session);
 
-static size_t stride(const weir__wconf *c)
+static size_t stride(const weir__window_config *c)
 {
     return c->entry_size;
 }
 
-static session *entry(const weir__wconf *c, unsigned char *list, size_t i)
+static session *entry(const weir__window_config *c, unsigned char *list, size_t i)
 {
     return (session *)(void *)(list + i * stride(c));
 }
@@ -85,7 +85,7 @@ static int64_t max_of(const session *e)
 /* The earliest time the session owes a timer: its max while the trigger
  * waits for it, else its cleanup time; NO_TIMER if neither (a cleanup time
  * that overflowed). */
-static int64_t owed(const weir__wconf *c, const session *e)
+static int64_t owed(const weir__window_config *c, const session *e)
 {
     int64_t max = max_of(e);
     if (e->owes_max)
@@ -95,7 +95,7 @@ static int64_t owed(const weir__wconf *c, const session *e)
 }
 
 /* Makes sure the session has a timer at or before what it owes. */
-static int arm(weir_ctx *ctx, const weir__wconf *c, session *e)
+static int arm(weir_ctx *ctx, const weir__window_config *c, session *e)
 {
     int64_t when = owed(c, e);
     if (when == NO_TIMER || (e->timer != NO_TIMER && e->timer <= when))
@@ -107,7 +107,7 @@ static int arm(weir_ctx *ctx, const weir__wconf *c, session *e)
 }
 
 /* The first session (of n, sorted) whose end is >= t. */
-static size_t first_ending_at_or_after(const weir__wconf *c, unsigned char *list, size_t n,
+static size_t first_ending_at_or_after(const weir__window_config *c, unsigned char *list, size_t n,
                                        int64_t t)
 {
     return weir__window_search(list, n, stride(c), offsetof(session, end), t);
@@ -115,9 +115,9 @@ static size_t first_ending_at_or_after(const weir__wconf *c, unsigned char *list
 
 /* Fires session e (a copy, written back by the caller), purging its
  * contents after if purging. */
-static int fire(weir_ctx *ctx, weir__wop *op, session *e, bool late)
+static int fire(weir_ctx *ctx, weir__window_op *op, session *e, bool late)
 {
-    const weir__wconf *c = op->c;
+    const weir__window_config *c = op->c;
     if (e->count == 0)
         return 0;
     weir__firing f = {.start = e->start, .end = e->end, .max = max_of(e), .count = e->count,
@@ -137,7 +137,7 @@ static int fire(weir_ctx *ctx, weir__wop *op, session *e, bool late)
 
 /* Folds session o into t (the accumulator, the counts) and deletes o's timer
  * (Flink deletes the merged windows' timers). No state call. */
-static void absorb(weir_ctx *ctx, const weir__wconf *c, session *t, const session *o)
+static void absorb(weir_ctx *ctx, const weir__window_config *c, session *t, const session *o)
 {
     if (c->fn != WEIR__FN_PROCESS && o->count > 0) {
         if (t->count == 0)
@@ -154,10 +154,10 @@ static void absorb(weir_ctx *ctx, const weir__wconf *c, session *t, const sessio
 }
 
 /* Process function: the element lists of sessions `ids` appended to t's. */
-static int absorb_elements(weir_ctx *ctx, weir__wop *op, int64_t t_id, const int64_t *ids,
+static int absorb_elements(weir_ctx *ctx, weir__window_op *op, int64_t t_id, const int64_t *ids,
                            size_t nids)
 {
-    const weir__wconf *c = op->c;
+    const weir__window_config *c = op->c;
     for (size_t k = 0; k < nids; k++) {
         size_t nt, no;
         weir_state_list_get(ctx, op->st_elems, t_id, &nt);
@@ -182,17 +182,17 @@ static int absorb_elements(weir_ctx *ctx, weir__wop *op, int64_t t_id, const int
 }
 
 /* Removes entry i of the key's list (n entries at `list`). */
-static int remove_entry(weir_ctx *ctx, weir__wop *op, unsigned char *list, size_t n, size_t i)
+static int remove_entry(weir_ctx *ctx, weir__window_op *op, unsigned char *list, size_t n, size_t i)
 {
-    const weir__wconf *c = op->c;
+    const weir__window_config *c = op->c;
     memmove(entry(c, list, i), entry(c, list, i + 1), (n - i - 1) * c->entry_size);
     return weir_state_list_set(ctx, op->st_sess, 0, list, n - 1);
 }
 
 /* Puts the new session `e` at position `at` of the key's list. */
-static int insert_entry(weir_ctx *ctx, weir__wop *op, size_t at, const session *e)
+static int insert_entry(weir_ctx *ctx, weir__window_op *op, size_t at, const session *e)
 {
-    const weir__wconf *c = op->c;
+    const weir__window_config *c = op->c;
     size_t n;
     unsigned char *list = weir_state_list_data(ctx, op->st_sess, 0, &n);
     if (n == 0) /* a list of one entry (list_add would reserve four) */
@@ -212,11 +212,11 @@ static int insert_entry(weir_ctx *ctx, weir__wop *op, size_t at, const session *
  * list: t (a copy of session lo) grows to cover them all, and the others
  * are folded into it and leave the list (a merge; *list is then NULL, as it
  * moved). */
-static int merge_sessions(weir_ctx *ctx, weir__wop *op, session *t, unsigned char **list,
+static int merge_sessions(weir_ctx *ctx, weir__window_op *op, session *t, unsigned char **list,
                           size_t *n, size_t lo, size_t hi, int64_t start, int64_t end,
                           bool open_end)
 {
-    const weir__wconf *c = op->c;
+    const weir__window_config *c = op->c;
     memcpy(t, entry(c, *list, lo), c->entry_size);
     const session *last = entry(c, *list, hi - 1);
     int64_t cover_start = t->start < start ? t->start : start;
@@ -259,10 +259,10 @@ static int merge_sessions(weir_ctx *ctx, weir__wop *op, session *t, unsigned cha
 
 /* The element joins session t (entry lo of the list, or new there); the
  * trigger sees it, and t is written back. `list` is NULL if it moved. */
-static int join_session(weir_ctx *ctx, weir__wop *op, session *t, const void *elem, int64_t wm,
-                        size_t lo, bool is_new, unsigned char *list)
+static int join_session(weir_ctx *ctx, weir__window_op *op, session *t, const void *elem,
+                        int64_t wm, size_t lo, bool is_new, unsigned char *list)
 {
-    const weir__wconf *c = op->c;
+    const weir__window_config *c = op->c;
     int r;
     if (c->fn != WEIR__FN_PROCESS) {
         weir__window_acc_add(c, acc_of(t), t->count, elem);
@@ -300,9 +300,9 @@ static int join_session(weir_ctx *ctx, weir__wop *op, session *t, const void *el
     return 0;
 }
 
-int weir__sessions_record(weir_ctx *ctx, weir__wop *op, const void *elem, int64_t ts)
+int weir__sessions_record(weir_ctx *ctx, weir__window_op *op, const void *elem, int64_t ts)
 {
-    const weir__wconf *c = op->c;
+    const weir__window_config *c = op->c;
     int64_t wm = weir_ctx_watermark(ctx);
     int64_t start = ts, end;
     bool open_end = __builtin_add_overflow(ts, c->gap, &end);
@@ -353,9 +353,9 @@ int weir__sessions_record(weir_ctx *ctx, weir__wop *op, const void *elem, int64_
     return join_session(ctx, op, t, elem, wm, lo, is_new, list);
 }
 
-int weir__sessions_timer(weir_ctx *ctx, weir__wop *op, const weir_timer *tm)
+int weir__sessions_timer(weir_ctx *ctx, weir__window_op *op, const weir_timer *tm)
 {
-    const weir__wconf *c = op->c;
+    const weir__window_config *c = op->c;
     size_t n;
     unsigned char *list = weir_state_list_data(ctx, op->st_sess, 0, &n);
     /* The session whose id is the namespace lies around its id. */

@@ -7,7 +7,7 @@
  * The value is a 24-byte header and the accumulator (reduce, aggregate). Its
  * namespace is the window's start (0 for the global window); sliding windows
  * that begin before MIN (several can: window_internal.h) are kept in a value
- * state of their own, st_low, under their wrapped start (weir__win_ns).
+ * state of their own, st_before_min, under their wrapped start (weir__win_ns).
  *
  * A process function's elements: on overlapping sliding windows, once per
  * pane, in the pane list and per-pane element lists of window_panes.c (an
@@ -61,9 +61,9 @@ typedef struct bounds {
     int64_t ns; /* the header's namespace */
 } bounds;
 
-static bounds window_bounds(const weir__wop *op, weir__wide s)
+static bounds window_bounds(const weir__window_op *op, weir__wide s)
 {
-    const weir__wconf *c = op->c;
+    const weir__window_config *c = op->c;
     bounds b;
     b.s = s;
     if (c->global) {
@@ -77,12 +77,12 @@ static bounds window_bounds(const weir__wop *op, weir__wide s)
     b.end = weir__win_end(c, s);
     b.max = weir__win_max(c, s);
     b.cleanup = weir__window_cleanup(c, b.max);
-    b.st = s < INT64_MIN ? op->st_low : op->st_win;
+    b.st = s < INT64_MIN ? op->st_before_min : op->st_win;
     b.ns = weir__win_ns(s);
     return b;
 }
 
-static bool time_trigger(const weir__wconf *c)
+static bool time_trigger(const weir__window_config *c)
 {
     return c->trigger == WEIR_TRIGGER_EVENT_TIME || c->trigger == WEIR_TRIGGER_PROCESSING_TIME;
 }
@@ -107,9 +107,9 @@ static int64_t elems_ns(const bounds *b)
 }
 
 /* Fires the window with its contents; purges them after if purging. */
-static int fire(weir_ctx *ctx, weir__wop *op, const bounds *b, bool late)
+static int fire(weir_ctx *ctx, weir__window_op *op, const bounds *b, bool late)
 {
-    const weir__wconf *c = op->c;
+    const weir__window_config *c = op->c;
     win_head *h = weir_state_value(ctx, b->st, b->ns, false);
     if (!h || h->count == 0)
         return 0;
@@ -148,10 +148,10 @@ static int fire(weir_ctx *ctx, weir__wop *op, const bounds *b, bool late)
 }
 
 /* The element into window s, if that window is not late. */
-static int add(weir_ctx *ctx, weir__wop *op, weir__wide s, const void *elem, int64_t wm,
+static int add(weir_ctx *ctx, weir__window_op *op, weir__wide s, const void *elem, int64_t wm,
                bool *taken)
 {
-    const weir__wconf *c = op->c;
+    const weir__window_config *c = op->c;
     bounds b = window_bounds(op, s);
     /* The global window is not an event-time window (Flink's
      * GlobalWindows.isEventTime() is false): it is never late, and an
@@ -196,9 +196,9 @@ static int add(weir_ctx *ctx, weir__wop *op, weir__wide s, const void *elem, int
     return now ? fire(ctx, op, &b, late) : 0;
 }
 
-int weir__windows_record(weir_ctx *ctx, weir__wop *op, const void *elem, int64_t ts)
+int weir__windows_record(weir_ctx *ctx, weir__window_op *op, const void *elem, int64_t ts)
 {
-    const weir__wconf *c = op->c;
+    const weir__window_config *c = op->c;
     int64_t wm = weir_ctx_watermark(ctx);
     int64_t t = c->event_time ? ts : weir_ctx_now(ctx);
     bool taken = false;
@@ -237,9 +237,9 @@ int weir__windows_record(weir_ctx *ctx, weir__wop *op, const void *elem, int64_t
     return 0;
 }
 
-int weir__windows_timer(weir_ctx *ctx, weir__wop *op, const weir_timer *t)
+int weir__windows_timer(weir_ctx *ctx, weir__window_op *op, const weir_timer *t)
 {
-    const weir__wconf *c = op->c;
+    const weir__window_config *c = op->c;
     bounds b = window_bounds(op, c->global ? 0 : weir__win_of_timer(c, t->ns, t->timestamp));
     if (time_trigger(c) && t->timestamp == b.max) {
         int r = fire(ctx, op, &b, false);

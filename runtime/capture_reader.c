@@ -335,7 +335,10 @@ static uint64_t be(const unsigned char *p, int n)
 
 /* Walks the one msgpack object at p[0..n) without building it: SCAN_WHOLE
  * with its size in *size, SCAN_MORE when it goes on past n, or SCAN_BAD with
- * the offending byte's offset in *size and why in `why`. */
+ * the offending byte's offset in *size and why in `why`.
+ * Longer than 80 lines on purpose: one loop over msgpack's format bytes,
+ * whose stack of open containers is the loop's own state; split, every
+ * part would take and return that stack, and each case is a few lines. */
 static scan_result scan(const unsigned char *p, size_t n, size_t *size, char *why, size_t whysize)
 {
     uint64_t left[MAX_DEPTH + 1]; /* elements still to come, per open container */

@@ -137,6 +137,10 @@ static late_windows late_windows_of(const weir__diag_rec *r)
     return lw;
 }
 
+/* One ring record as its capture event (docs/CAPTURE.md), into d->sbuf.
+ * Longer than 80 lines on purpose: one short case per event kind, in the
+ * order docs/CAPTURE.md lists them, so that the format reads in one place
+ * against the document. */
 void weir__diag_pack_rec(struct weir__diag *d, const weir__diag_rec *r)
 {
     msgpack_packer *pk = &d->pk;
