@@ -592,20 +592,33 @@ static weir__enode *parse_agg(parser *p, weir_agg_kind kind, const char *name, i
     return n;
 }
 
+/* A literal's node, with its token `t` consumed. */
+static weir__enode *literal(parser *p, tok t)
+{
+    next(p);
+    return node(p, OP_LIT, t.pos);
+}
+
+/* The token's text into buf, NUL-terminated; false (p failed: "`what` too
+ * long") if it does not fit. */
+static bool token_text(parser *p, const tok *t, char *buf, size_t size, const char *what)
+{
+    if (t->len >= size) {
+        perr(p, t->pos, "%s too long", what);
+        return false;
+    }
+    memcpy(buf, t->p, t->len);
+    buf[t->len] = 0;
+    return true;
+}
+
 /* A number literal: an INT (or BIGINT when it does not fit) or a DOUBLE. */
 static weir__enode *parse_number(parser *p, tok t)
 {
-    next(p);
-    weir__enode *n = node(p, OP_LIT, t.pos);
-    if (!n)
-        return NULL;
+    weir__enode *n = literal(p, t);
     char buf[64];
-    if (t.len >= sizeof buf) {
-        perr(p, t.pos, "number too long");
+    if (!n || !token_text(p, &t, buf, sizeof buf, "number"))
         return NULL;
-    }
-    memcpy(buf, t.p, t.len);
-    buf[t.len] = 0;
     errno = 0;
     if (t.kind == T_INT) {
         unsigned long long v = strtoull(buf, NULL, 10);
@@ -625,8 +638,7 @@ static weir__enode *parse_number(parser *p, tok t)
 /* A string literal: a VARCHAR of its own length. */
 static weir__enode *parse_string(parser *p, tok t)
 {
-    next(p);
-    weir__enode *n = node(p, OP_LIT, t.pos);
+    weir__enode *n = literal(p, t);
     if (!n)
         return NULL;
     n->sbuf = unquote(p, &t, &n->lit.len);
@@ -847,12 +859,8 @@ static weir__enode *parse_call(parser *p, tok t)
 static weir__enode *parse_column(parser *p, tok t)
 {
     char name[256];
-    if (t.len >= sizeof name) {
-        perr(p, t.pos, "name too long");
+    if (!token_text(p, &t, name, sizeof name, "name"))
         return NULL;
-    }
-    memcpy(name, t.p, t.len);
-    name[t.len] = 0;
     int c = weir_schema_column_index(p->schema, name);
     if (c < 0) {
         /* A hint: the closest name, within two edits (case aside). */
@@ -886,8 +894,7 @@ static weir__enode *parse_keyword_primary(parser *p, tok t, bool *matched)
 {
     *matched = true;
     if (is_kw(&t, "TRUE") || is_kw(&t, "FALSE")) {
-        next(p);
-        weir__enode *n = node(p, OP_LIT, t.pos);
+        weir__enode *n = literal(p, t);
         if (!n)
             return NULL;
         n->lit.i = is_kw(&t, "TRUE");
@@ -895,8 +902,7 @@ static weir__enode *parse_keyword_primary(parser *p, tok t, bool *matched)
         return n;
     }
     if (is_kw(&t, "NULL")) {
-        next(p);
-        weir__enode *n = node(p, OP_LIT, t.pos);
+        weir__enode *n = literal(p, t);
         if (n) {
             n->lit.null = true;
             n->type = mk(WEIR_TYPE_NULL, false);
@@ -1642,17 +1648,16 @@ static void ev_compare(const weir__enode *n, const weir__val *a, const weir__val
     }
 }
 
-/* AND, OR: three-valued, evaluating b only when a does not decide. */
-static int ev_logic(const weir__enode *n, const unsigned char *row, unsigned char *sc, weir__val *o,
-                    const char **why)
+/* AND, OR of a (n->a's value): three-valued, evaluating b only when a does
+ * not decide. */
+static int ev_logic(const weir__enode *n, const weir__val *a, const unsigned char *row,
+                    unsigned char *sc, weir__val *o, const char **why)
 {
-    weir__val a, b;
+    weir__val b;
     int r;
-    if ((r = ev(n->a, row, sc, &a, why)))
-        return r;
     bool decides = n->op == OP_AND ? 0 : 1;
-    if (!a.null && (a.i != 0) == decides) {
-        *o = a;
+    if (!a->null && (a->i != 0) == decides) {
+        *o = *a;
         return 0;
     }
     if ((r = ev(n->b, row, sc, &b, why)))
@@ -1662,7 +1667,7 @@ static int ev_logic(const weir__enode *n, const unsigned char *row, unsigned cha
         o->i = decides;
         return 0;
     }
-    if (a.null || b.null) {
+    if (a->null || b.null) {
         o->null = true;
         return 0;
     }
@@ -1670,16 +1675,15 @@ static int ev_logic(const weir__enode *n, const unsigned char *row, unsigned cha
     return 0;
 }
 
-/* a [NOT] IN (list): NULL when no element matches and one is NULL. */
-static int ev_in(const weir__enode *n, const unsigned char *row, unsigned char *sc, weir__val *o,
-                 const char **why)
+/* a [NOT] IN (list), with a n->a's value: NULL when no element matches
+ * and one is NULL. */
+static int ev_in(const weir__enode *n, const weir__val *a, const unsigned char *row,
+                 unsigned char *sc, weir__val *o, const char **why)
 {
-    weir__val a, b;
+    weir__val b;
     int r;
-    if ((r = ev(n->a, row, sc, &a, why)))
-        return r;
     *o = (weir__val){0};
-    if (a.null) {
+    if (a->null) {
         o->null = true;
         return 0;
     }
@@ -1691,7 +1695,7 @@ static int ev_in(const weir__enode *n, const unsigned char *row, unsigned char *
             saw_null = true;
             continue;
         }
-        if (cmp_vals(n->a->type.id, &a, &b) == 0) {
+        if (cmp_vals(n->a->type.id, a, &b) == 0) {
             o->i = !n->negate;
             return 0;
         }
@@ -1805,8 +1809,10 @@ static int ev(const weir__enode *n, const unsigned char *row, unsigned char *sc,
         else
             return ev_arith(n, &a, &b, o, why);
         return 0;
-    case OP_AND: case OP_OR:
-        return ev_logic(n, row, sc, o, why);
+    case OP_AND: case OP_OR: case OP_IN:
+        if ((r = ev(n->a, row, sc, &a, why)))
+            return r;
+        return n->op == OP_IN ? ev_in(n, &a, row, sc, o, why) : ev_logic(n, &a, row, sc, o, why);
     case OP_NOT:
         if ((r = ev(n->a, row, sc, o, why)))
             return r;
@@ -1817,8 +1823,6 @@ static int ev(const weir__enode *n, const unsigned char *row, unsigned char *sc,
             return r;
         *o = (weir__val){.i = n->op == OP_ISNULL ? a.null : !a.null};
         return 0;
-    case OP_IN:
-        return ev_in(n, row, sc, o, why);
     case OP_CASE:
         return ev_case(n, row, sc, o, why);
     case OP_CAST:
