@@ -237,6 +237,46 @@ static int end_now(weir_ctx *ctx)
 
 /* ---- records -------------------------------------------------------------- */
 
+/* The emit cursor over a one-channel main output: the inline weir_emit
+ * writes straight into the channel's open batch, as it writes into a
+ * chained operator's buffer. While it is on, the batch's count is stale:
+ * whatever reads or sends the batch turns it off first (end of step,
+ * watermark or status, end, the buffer timeout), which counts what was
+ * written; the next emit turns it on again. */
+static bool channel_cursor_is_on(const weir_ctx *ctx)
+{
+    return ctx->cursor.next != NULL && ctx->out.main.one_channel;
+}
+
+static void channel_cursor_off(weir_ctx *ctx)
+{
+    if (!channel_cursor_is_on(ctx))
+        return;
+    weir__channel *ch = ctx->out.main.groups[0].ch[0];
+    weir__batch *b = ch->current;
+    uint32_t n = (uint32_t)((size_t)(ctx->cursor.next - b->data) / ch->stride);
+    ctx->diag.counters[WEIR__CNT_OUT] += n - b->count;
+    b->count = n;
+    ctx->cursor.next = NULL;
+    ctx->cursor.end = NULL;
+}
+
+static int channel_cursor_on(weir_ctx *ctx)
+{
+    weir__channel *ch = ctx->out.main.groups[0].ch[0];
+    unsigned char *slot = weir__channel_reserve(ch);
+    if (WEIR__UNLIKELY(!slot))
+        return WEIR_ENOMEM;
+    ctx->cursor.next = slot;
+    ctx->cursor.end = ch->current->data + (size_t)ch->capacity * ch->stride;
+    return 0;
+}
+
+void weir__ctx_sync_channel(weir_ctx *ctx)
+{
+    channel_cursor_off(ctx);
+}
+
 static void set_fast_paths(weir__output *o, bool allowed)
 {
     o->only_chained = allowed && o->elem_size && o->nchained && !o->ngroups && !o->capture;
@@ -249,6 +289,7 @@ static void set_fast_paths(weir__output *o, bool allowed)
 static void allow_emit(weir_ctx *ctx, bool allowed)
 {
     weir__output *o = &ctx->out.main;
+    channel_cursor_off(ctx);
     if (ctx->cursor.next)
         o->count = (uint32_t)((size_t)(ctx->cursor.next - o->buf) / o->stride);
     FOR_EACH_OUTPUT(ctx, each)
@@ -429,11 +470,19 @@ static int flush_main(weir_ctx *ctx)
 
 int weir__emit_full(weir_ctx *ctx)
 {
+    if (channel_cursor_is_on(ctx)) {
+        /* The channel's batch is full: sent (or pending), and the next
+         * emit opens the next one. */
+        channel_cursor_off(ctx);
+        weir__channel_commit_full(ctx->out.main.groups[0].ch[0]);
+        return 0;
+    }
     return flush_main(ctx);
 }
 
 int weir__ctx_flush_chained(weir_ctx *ctx)
 {
+    channel_cursor_off(ctx);
     /* The main output's records may be counted by the cursor, not by count. */
     int r = flush_main(ctx);
     for (weir__output *o = next_output(ctx, &ctx->out.main); r == 0 && o; o = next_output(ctx, o))
@@ -493,6 +542,11 @@ int weir__emit_slow(weir_ctx *ctx, const void *elem, int64_t ts)
     weir__output *o = &ctx->out.main;
     if (o->elem_size == 0 || ctx->lifecycle.in_close || ctx->lifecycle.in_open)
         return emit_refused(ctx, "weir_emit");
+    if (o->one_channel) {
+        /* The cursor is off: on again, and this record the first it writes. */
+        int r = channel_cursor_on(ctx);
+        return r < 0 ? r : weir_emit(ctx, elem, ts);
+    }
     ctx->diag.counters[WEIR__CNT_OUT]++;
     return emit_to(o, elem, ts);
 }
@@ -504,12 +558,11 @@ void *weir__emit_reserve_slow(weir_ctx *ctx)
      * hash partitioner needs the element first) into the scratch element,
      * copied out at commit. */
     if (o->one_channel) {
-        o->reserved = weir__channel_reserve(o->groups[0].ch[0]);
-        if (WEIR__UNLIKELY(!o->reserved)) {
+        if (WEIR__UNLIKELY(channel_cursor_on(ctx) < 0)) {
             weir_ctx_fail(ctx, WEIR_ENOMEM, "weir_emit_reserve: out of memory");
             return NULL;
         }
-        return WEIR__SLOT_ELEM(o->reserved);
+        return WEIR__SLOT_ELEM(ctx->cursor.next);
     }
     if (WEIR__UNLIKELY(o->elem_size == 0 || ctx->lifecycle.in_close || ctx->lifecycle.in_open)) {
         emit_refused(ctx, "weir_emit_reserve");
@@ -544,6 +597,11 @@ int weir_emit_batch(weir_ctx *ctx, int input, const weir_batch *b)
      * buffer the cursor tracks; anything else goes record by record. */
     const unsigned char *src = b->data;
     uint32_t left = b->count;
+    if (left > 0 && !ctx->cursor.next && ctx->out.main.one_channel) {
+        int r = channel_cursor_on(ctx);
+        if (WEIR__UNLIKELY(r < 0))
+            return r;
+    }
     while (left > 0 && ctx->cursor.next && ctx->cursor.stride == b->stride) {
         size_t room = (size_t)(ctx->cursor.end - ctx->cursor.next) / b->stride;
         uint32_t n = left < room ? left : (uint32_t)room;
@@ -619,6 +677,7 @@ static int control_output(weir__output *o, weir__ctrl ctrl, int64_t value)
 
 int weir__ctx_flush_control(weir_ctx *ctx, weir__ctrl ctrl, int64_t value)
 {
+    channel_cursor_off(ctx); /* the control message ends the batch: its count first */
     FOR_EACH_OUTPUT(ctx, o) {
         int r = control_output(o, ctrl, value);
         if (r < 0)

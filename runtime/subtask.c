@@ -64,6 +64,9 @@ static bool drain_outputs(weir__subtask *sub)
 
 static int flush_partial(weir__subtask *sub)
 {
+    /* What the inline emit wrote into an open batch counts first. */
+    for (int i = 0; i < sub->nctx; i++)
+        weir__ctx_sync_channel(sub->ctxs[i]);
     for (int i = 0; i < sub->nouts; i++) {
         if (weir__channel_dirty(sub->outs[i])) {
             int r = weir__channel_flush(sub->outs[i], WEIR__CTRL_NONE, 0);
@@ -75,6 +78,7 @@ static int flush_partial(weir__subtask *sub)
     return 0;
 }
 
+/* After flush_chains, which made every open batch's count true. */
 static bool any_dirty(const weir__subtask *sub)
 {
     for (int i = 0; i < sub->nouts; i++) {
@@ -247,6 +251,8 @@ static int consume_inputs(weir__subtask *sub)
  * send before it. */
 static int send_end(weir__subtask *sub)
 {
+    for (int i = 0; i < sub->nctx; i++)
+        weir__ctx_sync_channel(sub->ctxs[i]);
     for (int i = 0; i < sub->nouts; i++) {
         int r = weir__channel_flush(sub->outs[i], WEIR__CTRL_END, 0);
         if (r < 0)

@@ -310,8 +310,14 @@ void weir__ctx_close(weir_ctx *ctx);
  * by one until the subtask's output blocks (then 1, and the batch's control
  * message waits too). *taken says how many it took; < 0 is an error. */
 int weir__ctx_take(weir_ctx *ctx, int input, const weir_batch *unread, uint32_t *taken);
-/* Delivers the records ctx's outputs hold for chained operators. */
+/* Delivers the records ctx's outputs hold for chained operators, and
+ * makes the count of the batch the emit cursor writes into true (below). */
 int weir__ctx_flush_chained(weir_ctx *ctx);
+/* The emit cursor may write straight into a one-channel main output's open
+ * batch, whose count is then stale: this makes it true (and the cursor
+ * off, until the next emit). Before anything outside the operator's calls
+ * reads or sends the batch. */
+void weir__ctx_sync_channel(weir_ctx *ctx);
 /* Sets up an output's chain buffer (planner, harness), then the context's
  * emit cursor once all of them are ready. */
 int weir__output_prepare(weir__output *o, uint32_t batch_capacity);
