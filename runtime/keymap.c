@@ -33,18 +33,28 @@ size_t weir__keymap_memory(const weir__keymap *m)
 
 /* Key bytes are compared word by word where they allow it (the usual
  * [namespace][8-byte key] lookups are two words), else with memcmp. */
+static inline bool words_equal(const unsigned char *a, const unsigned char *b, size_t words)
+{
+    uint64_t diff = 0;
+    for (size_t i = 0; i < words * 8; i += 8) {
+        uint64_t x, y;
+        memcpy(&x, a + i, 8);
+        memcpy(&y, b + i, 8);
+        diff |= x ^ y;
+    }
+    return diff == 0;
+}
+
 static bool keys_equal(const unsigned char *a, const unsigned char *b, size_t len)
 {
-    if ((len & 7) == 0 && len <= 64) {
-        uint64_t diff = 0;
-        for (size_t i = 0; i < len; i += 8) {
-            uint64_t x, y;
-            memcpy(&x, a + i, 8);
-            memcpy(&y, b + i, 8);
-            diff |= x ^ y;
-        }
-        return diff == 0;
-    }
+    /* The usual lengths with the count known to the compiler: a state's
+     * [ns][int64 key] and a timer's [key][ns][ts] for an int64 key. */
+    if (len == 16)
+        return words_equal(a, b, 2);
+    if (len == 24)
+        return words_equal(a, b, 3);
+    if ((len & 7) == 0 && len <= 64)
+        return words_equal(a, b, len / 8);
     return memcmp(a, b, len) == 0;
 }
 
