@@ -554,8 +554,9 @@ int weir__emit_slow(weir_ctx *ctx, const void *elem, int64_t ts)
 void *weir__emit_reserve_slow(weir_ctx *ctx)
 {
     weir__output *o = &ctx->out.main;
-    /* In place into the one channel of a one-channel output; elsewhere (a
-     * hash partitioner needs the element first) into the scratch element,
+    /* In place into the one channel of a one-channel output (the cursor
+     * goes on, and the inline commit counts the slot); elsewhere (a hash
+     * partitioner needs the element first) into the scratch element,
      * copied out at commit. */
     if (o->one_channel) {
         if (WEIR__UNLIKELY(channel_cursor_on(ctx) < 0)) {
@@ -568,7 +569,6 @@ void *weir__emit_reserve_slow(weir_ctx *ctx)
         emit_refused(ctx, "weir_emit_reserve");
         return NULL;
     }
-    o->reserved = NULL;
     return o->scratch;
 }
 
@@ -576,13 +576,7 @@ int weir__emit_commit_slow(weir_ctx *ctx, int64_t timestamp)
 {
     weir__output *o = &ctx->out.main;
     ctx->diag.counters[WEIR__CNT_OUT]++;
-    unsigned char *slot = o->reserved;
-    if (!slot)
-        return emit_to(o, o->scratch, timestamp);
-    o->reserved = NULL;
-    WEIR__SLOT_TS(slot) = timestamp;
-    weir__channel_commit(o->groups[0].ch[0]);
-    return 0;
+    return emit_to(o, o->scratch, timestamp);
 }
 
 int weir_emit_batch(weir_ctx *ctx, int input, const weir_batch *b)

@@ -62,7 +62,8 @@ typedef struct weir__outgroup {
  * channel batch) and are delivered a batch at a time: when it is full, before
  * a watermark or status leaves the operator, at on_end and at the end of
  * every step. Records for channels go straight into the channel's open
- * batch. */
+ * batch: for the main output of a chained-only or a one-channel output, the
+ * context's emit cursor points into that buffer or batch (context.c). */
 typedef struct weir__output {
     int tag;
     size_t elem_size;
@@ -79,7 +80,6 @@ typedef struct weir__output {
     bool only_chained;
     bool one_channel;
     unsigned char *scratch;    /* reserve() when the slot is not known yet */
-    unsigned char *reserved;   /* the slot reserve() handed out */
 } weir__output;
 
 typedef struct weir__list_value {
