@@ -94,6 +94,7 @@ const bench_scenario bench_scenarios_chain[] = {
         .quick_records = 8000000,
         .arg = SHAPE_REBALANCE,
         .run = run_pipeline,
+        .targets = {{BENCH_TARGET_RATIO, 0.3, 1, "rebalance >= 30% of plain-chain at p=1"}},
     },
     {
         .name = "shuffle",

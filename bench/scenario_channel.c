@@ -50,7 +50,7 @@ const bench_scenario bench_scenarios_channel[] = {
         .records = 100000000,
         .quick_records = 30000000,
         .run = run_channel,
-        .targets = {{BENCH_TARGET_RATE, 50e6, 0, "channel hop >= 50 M elements/s"}},
+        .targets = {{BENCH_TARGET_RATE, 100e6, 0, "channel hop >= 100 M elements/s"}},
     },
 };
 
