@@ -62,11 +62,17 @@ static bool drain_outputs(weir__subtask *sub)
     return all;
 }
 
-static int flush_partial(weir__subtask *sub)
+/* What the inline emit wrote into open batches counts (weir__ctx_sync_channel),
+ * before the batches are read or sent from here. */
+static void sync_channels(weir__subtask *sub)
 {
-    /* What the inline emit wrote into an open batch counts first. */
     for (int i = 0; i < sub->nctx; i++)
         weir__ctx_sync_channel(sub->ctxs[i]);
+}
+
+static int flush_partial(weir__subtask *sub)
+{
+    sync_channels(sub);
     for (int i = 0; i < sub->nouts; i++) {
         if (weir__channel_dirty(sub->outs[i])) {
             int r = weir__channel_flush(sub->outs[i], WEIR__CTRL_NONE, 0);
@@ -251,8 +257,7 @@ static int consume_inputs(weir__subtask *sub)
  * send before it. */
 static int send_end(weir__subtask *sub)
 {
-    for (int i = 0; i < sub->nctx; i++)
-        weir__ctx_sync_channel(sub->ctxs[i]);
+    sync_channels(sub);
     for (int i = 0; i < sub->nouts; i++) {
         int r = weir__channel_flush(sub->outs[i], WEIR__CTRL_END, 0);
         if (r < 0)
