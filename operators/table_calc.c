@@ -379,20 +379,6 @@ static int source_plan(source_impl *impl, const weir_schema *schema, const weir_
     return 0;
 }
 
-/* Gives a table node its unique key (a copy of `ukey`). 0 or
- * WEIR_ENOMEM. */
-static int copy_unique_key(weir_table *to, const int *ukey, int nukey)
-{
-    to->nukey = nukey;
-    if (!nukey)
-        return 0;
-    to->ukey = malloc((size_t)nukey * sizeof *to->ukey);
-    if (!to->ukey)
-        return WEIR_ENOMEM;
-    memcpy(to->ukey, ukey, (size_t)nukey * sizeof *to->ukey);
-    return 0;
-}
-
 /* The schema's WATERMARK clause after the source: a WatermarkAssigner
  * node running the compiled expression as a custom watermark strategy. */
 static weir_table *add_watermark_assigner(weir_table_env *env, weir_table *t,
@@ -414,7 +400,7 @@ static weir_table *add_watermark_assigner(weir_table_env *env, weir_table *t,
     if (r)
         return weir__table_fail(env, r, "%s: table %s: watermark: %s", what, schema->table, err);
     wt->schema = weir__schema_copy(t->schema, schema->table);
-    if (!wt->schema || copy_unique_key(wt, t->ukey, t->nukey))
+    if (!wt->schema || weir__table_set_unique_key(wt, t->ukey, t->nukey))
         return weir__table_fail(env, WEIR_ENOMEM, "%s: out of memory", what);
     wt->mode = t->mode;
     wt->rowtime = t->rowtime;
@@ -450,7 +436,7 @@ static weir_table *make_source(weir_table_env *env, weir_stream *s, const weir_s
     weir_changelog_mode_format(mode, impl->mode_text, sizeof impl->mode_text);
     t->mode = mode;
     t->rowtime = schema->rowtime;
-    if (copy_unique_key(t, schema->pk, schema->npk))
+    if (weir__table_set_unique_key(t, schema->pk, schema->npk))
         return weir__table_fail(env, WEIR_ENOMEM, "%s: out of memory", what);
     weir_process_spec spec = {
         .name = t->name,
@@ -688,13 +674,8 @@ weir_table *weir_table_where(weir_table *in, const char *predicate)
         return weir__table_fail(env, WEIR_ENOMEM, "weir_table_where: out of memory");
     t->mode = in->mode;
     t->rowtime = in->rowtime;
-    if (in->nukey) {
-        t->ukey = malloc((size_t)in->nukey * sizeof *t->ukey);
-        if (!t->ukey)
-            return weir__table_fail(env, WEIR_ENOMEM, "weir_table_where: out of memory");
-        memcpy(t->ukey, in->ukey, (size_t)in->nukey * sizeof *t->ukey);
-        t->nukey = in->nukey;
-    }
+    if (weir__table_set_unique_key(t, in->ukey, in->nukey))
+        return weir__table_fail(env, WEIR_ENOMEM, "weir_table_where: out of memory");
     return plan_calc(t, impl, "weir_table_where");
 }
 

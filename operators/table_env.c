@@ -218,6 +218,19 @@ int weir__list_item(const weir__list *l, int i, char *buf, size_t size)
     return 0;
 }
 
+int weir__table_set_unique_key(weir_table *t, const int *cols, int n)
+{
+    t->nukey = 0;
+    if (n == 0)
+        return 0;
+    t->ukey = malloc((size_t)n * sizeof *t->ukey);
+    if (!t->ukey)
+        return WEIR_ENOMEM;
+    memcpy(t->ukey, cols, (size_t)n * sizeof *t->ukey);
+    t->nukey = n;
+    return 0;
+}
+
 bool weir__item_name(weir_table_env *env, const char *what, weir__item_names *nm,
                      const weir_expr *e)
 {

@@ -473,14 +473,6 @@ static const weir_operator_vtable norm_vtable = {
     .close = norm_close,
 };
 
-static int *copy_ints(const int *v, int n)
-{
-    int *c = malloc((size_t)(n > 0 ? n : 1) * sizeof *c);
-    if (c && n)
-        memcpy(c, v, (size_t)n * sizeof *c);
-    return c;
-}
-
 /* The column names of the unique key, for node names ("id, name"). */
 static void key_names(const weir_schema *s, const int *cols, int n, char *buf, size_t size)
 {
@@ -507,9 +499,8 @@ static weir_table *normalize(weir_table *in)
     t->impl = impl;
     t->impl_free = norm_impl_free;
     if (!impl || !(t->schema = weir__schema_copy(in->schema, in->schema->table)) ||
-        !(t->ukey = copy_ints(in->ukey, in->nukey)))
+        weir__table_set_unique_key(t, in->ukey, in->nukey))
         return weir__table_fail(env, WEIR_ENOMEM, "out of memory");
-    t->nukey = in->nukey;
     t->mode = WEIR_CHANGELOG_RETRACT;
     t->rowtime = in->rowtime;
     impl->schema = t->schema;
@@ -629,11 +620,10 @@ static int describe_group_output(weir_table_env *env, const weir_table *in, grou
                          WEIR_CHANGELOG_KIND(WEIR_ROW_UPDATE_AFTER));
     /* The group keys are the output's unique key when every one is selected. */
     if (g->key->nkeys > 0 && gi->nout_keys == g->key->nkeys) {
-        if (!(t->ukey = copy_ints(gi->out_keys, gi->nout_keys))) {
+        if (weir__table_set_unique_key(t, gi->out_keys, gi->nout_keys)) {
             weir__table_fail(env, WEIR_ENOMEM, "%s: out of memory", what);
             return -1;
         }
-        t->nukey = gi->nout_keys;
     }
     return 0;
 }

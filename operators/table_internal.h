@@ -194,6 +194,10 @@ typedef struct weir__item_names {
 bool weir__item_name(weir_table_env *env, const char *what, weir__item_names *nm,
                      const weir_expr *e);
 
+/* Gives t its unique key: a copy of the n columns `cols` (none when n is
+ * 0). 0 or WEIR_ENOMEM. */
+int weir__table_set_unique_key(weir_table *t, const int *cols, int n);
+
 /* The node that makes t's updates: going up through nodes that only pass
  * their input's kinds on (Calc, Union), the first whose inputs are all
  * insert-only. */

@@ -411,12 +411,10 @@ static int describe_output(weir_table_env *env, const weir_table *in, win_impl *
         for (int i = 0; i < impl->nitems; i++)
             if (impl->items[i].win == WIN_START || impl->items[i].win == WIN_END)
                 out_keys[nkeys_out++] = i;
-        if (!(t->ukey = malloc((size_t)nkeys_out * sizeof *t->ukey))) {
+        if (weir__table_set_unique_key(t, out_keys, nkeys_out)) {
             weir__table_fail(env, WEIR_ENOMEM, "%s: out of memory", what);
             return -1;
         }
-        memcpy(t->ukey, out_keys, (size_t)nkeys_out * sizeof *t->ukey);
-        t->nukey = nkeys_out;
     }
     return 0;
 }
