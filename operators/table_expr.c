@@ -889,7 +889,8 @@ static weir__enode *parse_column(parser *p, tok t)
 }
 
 /* A keyword that starts a primary (TRUE, FALSE, NULL, INTERVAL, CASE,
- * CAST), with `t` the keyword; NULL with nothing consumed if `t` is none. */
+ * CAST), with `t` the keyword; *matched false, and nothing consumed, if `t`
+ * is none of them. */
 static weir__enode *parse_keyword_primary(parser *p, tok t, bool *matched)
 {
     *matched = true;
@@ -1576,24 +1577,8 @@ static int cast_val(const weir__enode *n, const weir__val *x, unsigned char *sc,
 /* A column of the row, its NULL bit from the row's header. */
 static void ev_column(const weir__enode *n, const unsigned char *row, weir__val *o)
 {
-    const unsigned char *p = row + n->off;
     o->null = (row[1 + n->col / 8] >> (n->col % 8)) & 1u;
-    switch (n->type.id) {
-    case WEIR_TYPE_BOOLEAN: o->i = p[0] != 0; break;
-    case WEIR_TYPE_INT: {
-        int32_t x;
-        memcpy(&x, p, 4);
-        o->i = x;
-        break;
-    }
-    case WEIR_TYPE_DOUBLE: memcpy(&o->d, p, 8); break;
-    case WEIR_TYPE_VARCHAR:
-    case WEIR_TYPE_CHAR:
-        memcpy(&o->len, p, 4);
-        o->s = (const char *)p + 4;
-        break;
-    default: memcpy(&o->i, p, 8); break;
-    }
+    weir__read_value(row + n->off, n->type.id, o);
 }
 
 /* + - * / MOD of two non-NULL values: a DOUBLE's IEEE result, an integer's

@@ -17,6 +17,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "weir/expr.h"
 #include "weir/row.h"
@@ -136,6 +137,28 @@ int weir__expr_eval(const weir_expr *e, const unsigned char *row, unsigned char 
 int weir__store_value(const weir_schema *s, unsigned char *row, int c, const weir__val *v);
 /* Reads column c of a row into a value. */
 void weir__load_value(const weir_schema *s, const unsigned char *row, int c, weir__val *v);
+/* Reads the non-NULL value of type `id` stored at p (a column's place in a
+ * row) into v; v->null is the caller's. Inline: the evaluator reads every
+ * column this way. */
+static inline void weir__read_value(const unsigned char *p, weir_type_id id, weir__val *v)
+{
+    switch (id) {
+    case WEIR_TYPE_BOOLEAN: v->i = p[0] != 0; break;
+    case WEIR_TYPE_INT: {
+        int32_t x;
+        memcpy(&x, p, 4);
+        v->i = x;
+        break;
+    }
+    case WEIR_TYPE_DOUBLE: memcpy(&v->d, p, 8); break;
+    case WEIR_TYPE_VARCHAR:
+    case WEIR_TYPE_CHAR:
+        memcpy(&v->len, p, 4);
+        v->s = (const char *)p + 4;
+        break;
+    default: memcpy(&v->i, p, 8); break;
+    }
+}
 
 /* ---- plan nodes ------------------------------------------------------------ */
 

@@ -755,30 +755,8 @@ bool weir_row_is_null(const weir_schema *s, const void *row, int col)
 void weir__load_value(const weir_schema *s, const unsigned char *row, int c, weir__val *v)
 {
     const weir__col *col = &s->cols[c];
-    const unsigned char *p = row + col->offset;
     v->null = weir__row_null(s, row, c);
-    switch (col->type.id) {
-    case WEIR_TYPE_BOOLEAN:
-        v->i = p[0] != 0;
-        break;
-    case WEIR_TYPE_INT: {
-        int32_t x;
-        memcpy(&x, p, 4);
-        v->i = x;
-        break;
-    }
-    case WEIR_TYPE_DOUBLE:
-        memcpy(&v->d, p, 8);
-        break;
-    case WEIR_TYPE_VARCHAR:
-    case WEIR_TYPE_CHAR:
-        memcpy(&v->len, p, 4);
-        v->s = (const char *)p + 4;
-        break;
-    default:
-        memcpy(&v->i, p, 8);
-        break;
-    }
+    weir__read_value(row + col->offset, col->type.id, v);
 }
 
 int weir__store_value(const weir_schema *s, unsigned char *row, int c, const weir__val *v)
