@@ -1,4 +1,5 @@
-/* capture_json.c — msgpack object to canonical JSON text (capture_json.h). */
+/* capture_json.c — the canonical JSON text of a capture event: the growing
+ * buffer, the writer, and a msgpack object printed through it (capture_json.h). */
 #include "capture_json.h"
 
 #include <inttypes.h>
@@ -21,27 +22,23 @@ void weir__buf_free(weir__buf *b)
     b->len = b->cap = 0;
 }
 
-void weir__buf_append(weir__buf *b, const char *s, size_t n)
+bool weir__buf_grow(weir__buf *b, size_t n)
 {
     if (b->failed)
-        return;
-    if (b->len + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 256;
-        while (cap < b->len + n + 1)
-            cap *= 2;
-        char *d = realloc(b->data, cap);
-        if (!d) {
-            b->failed = true;
-            return;
-        }
-        b->data = d;
-        b->cap = cap;
+        return false;
+    if (b->len + n + 1 <= b->cap)
+        return true;
+    size_t cap = b->cap ? b->cap : 256;
+    while (cap < b->len + n + 1)
+        cap *= 2;
+    char *d = realloc(b->data, cap);
+    if (!d) {
+        b->failed = true;
+        return false;
     }
-    /* n == 0 comes with s NULL (an empty msgpack string has no bytes), and
-     * memcpy from NULL is undefined even for no bytes */
-    if (n)
-        memcpy(b->data + b->len, s, n);
-    b->len += n;
+    b->data = d;
+    b->cap = cap;
+    return true;
 }
 
 const char *weir__buf_cstr(weir__buf *b)
@@ -91,6 +88,13 @@ static size_t utf8_len(const unsigned char *s, size_t n)
     return len;
 }
 
+/* The bytes a string is copied with as they are: printable ASCII except "
+ * and \. Everything else is escaped, or (from 0x80) checked as UTF-8. */
+static bool plain_byte(unsigned char c)
+{
+    return c >= 0x20 && c < 0x80 && c != '"' && c != '\\';
+}
+
 static void put_string(weir__buf *b, const char *s, size_t n)
 {
     if (n == 0) {
@@ -102,6 +106,8 @@ static void put_string(weir__buf *b, const char *s, size_t n)
     size_t start = 0;
     for (size_t i = 0; i < n; i++) {
         unsigned char c = (unsigned char)s[i];
+        if (plain_byte(c))
+            continue; /* most strings are all plain: one copy at the end */
         const char *esc = NULL;
         char u[8];
         if (c >= 0x80) {
@@ -128,16 +134,12 @@ static void put_string(weir__buf *b, const char *s, size_t n)
         case '\b': esc = "\\b"; break;
         case '\f': esc = "\\f"; break;
         default:
-            if (c < 0x20) {
-                snprintf(u, sizeof u, "\\u%04x", c);
-                esc = u;
-            }
+            snprintf(u, sizeof u, "\\u%04x", c);
+            esc = u;
         }
-        if (esc) {
-            weir__buf_append(b, s + start, i - start);
-            put(b, esc);
-            start = i + 1;
-        }
+        weir__buf_append(b, s + start, i - start);
+        put(b, esc);
+        start = i + 1;
     }
     weir__buf_append(b, s + start, n - start);
     weir__buf_append(b, "\"", 1);
@@ -159,64 +161,175 @@ static void put_integer(weir__buf *out, uint64_t magnitude, bool negative)
     weir__buf_append(out, num + i, sizeof num - i);
 }
 
-int weir__msgpack_to_json(const msgpack_object *o, weir__buf *out)
+/* ---- the writer ----------------------------------------------------------- */
+
+void weir__json_begin(weir__json_writer *w, weir__buf *out)
 {
+    w->out = out;
+    w->depth = 0;
+    w->invalid = false;
+}
+
+/* The punctuation before a value: a comma between members, a colon between
+ * a key and its value. */
+static inline void before_value(weir__json_writer *w)
+{
+    if (w->depth == 0)
+        return;
+    uint64_t k = w->open[w->depth - 1].written++;
+    if (w->open[w->depth - 1].map && (k & 1))
+        weir__buf_append(w->out, ":", 1);
+    else if (k)
+        weir__buf_append(w->out, ",", 1);
+}
+
+/* Closes every container whose last value was just written. */
+static inline void after_value(weir__json_writer *w)
+{
+    while (w->depth > 0 && w->open[w->depth - 1].written == w->open[w->depth - 1].values) {
+        w->depth--;
+        weir__buf_append(w->out, w->open[w->depth].map ? "}" : "]", 1);
+    }
+}
+
+static void open_container(weir__json_writer *w, uint64_t values, bool map)
+{
+    before_value(w);
+    if (w->depth == WEIR__JSON_DEPTH) {
+        w->invalid = true;
+        return;
+    }
+    weir__buf_append(w->out, map ? "{" : "[", 1);
+    w->open[w->depth].values = values;
+    w->open[w->depth].written = 0;
+    w->open[w->depth].map = map;
+    w->depth++;
+    after_value(w); /* an empty one closes at once */
+}
+
+void weir__json_map(weir__json_writer *w, uint32_t pairs)
+{
+    open_container(w, 2 * (uint64_t)pairs, true);
+}
+
+void weir__json_array(weir__json_writer *w, uint32_t n)
+{
+    open_container(w, n, false);
+}
+
+void weir__json_str(weir__json_writer *w, const char *s, size_t n)
+{
+    before_value(w);
+    put_string(w->out, s, n);
+    after_value(w);
+}
+
+void weir__json_plain(weir__json_writer *w, const char *s, size_t n)
+{
+    before_value(w);
+    weir__buf_append(w->out, "\"", 1);
+    weir__buf_append(w->out, s, n);
+    weir__buf_append(w->out, "\"", 1);
+    after_value(w);
+}
+
+void weir__json_int(weir__json_writer *w, int64_t v)
+{
+    before_value(w);
+    /* The magnitude in unsigned arithmetic: -INT64_MIN does not fit. */
+    put_integer(w->out, v < 0 ? 0 - (uint64_t)v : (uint64_t)v, v < 0);
+    after_value(w);
+}
+
+void weir__json_uint(weir__json_writer *w, uint64_t v)
+{
+    before_value(w);
+    put_integer(w->out, v, false);
+    after_value(w);
+}
+
+void weir__json_bool(weir__json_writer *w, bool v)
+{
+    before_value(w);
+    put(w->out, v ? "true" : "false");
+    after_value(w);
+}
+
+void weir__json_nil(weir__json_writer *w)
+{
+    before_value(w);
+    put(w->out, "null");
+    after_value(w);
+}
+
+bool weir__json_double(weir__json_writer *w, double v)
+{
+    /* JSON has no NaN or infinity: refuse rather than print "nan", which no
+     * JSON reader accepts. */
+    if (!isfinite(v))
+        return false;
     char num[40];
+    snprintf(num, sizeof num, "%.17g", v);
+    if (!strpbrk(num, ".eEn"))
+        strcat(num, ".0");
+    before_value(w);
+    put(w->out, num);
+    after_value(w);
+    return true;
+}
+
+/* ---- a msgpack object through the writer ---------------------------------- */
+
+static int object_to_json(weir__json_writer *w, const msgpack_object *o)
+{
     switch (o->type) {
     case MSGPACK_OBJECT_NIL:
-        put(out, "null");
+        weir__json_nil(w);
         break;
     case MSGPACK_OBJECT_BOOLEAN:
-        put(out, o->via.boolean ? "true" : "false");
+        weir__json_bool(w, o->via.boolean);
         break;
     case MSGPACK_OBJECT_POSITIVE_INTEGER:
-        put_integer(out, o->via.u64, false);
+        weir__json_uint(w, o->via.u64);
         break;
     case MSGPACK_OBJECT_NEGATIVE_INTEGER:
-        /* The magnitude in unsigned arithmetic: -INT64_MIN does not fit. */
-        put_integer(out, 0 - (uint64_t)o->via.i64, o->via.i64 < 0);
+        weir__json_int(w, o->via.i64);
         break;
     case MSGPACK_OBJECT_FLOAT32:
     case MSGPACK_OBJECT_FLOAT64:
-        /* JSON has no NaN or infinity: refuse rather than print "nan", which
-         * no JSON reader accepts. */
-        if (!isfinite(o->via.f64))
+        if (!weir__json_double(w, o->via.f64))
             return -1;
-        snprintf(num, sizeof num, "%.17g", o->via.f64);
-        if (!strpbrk(num, ".eEn"))
-            strcat(num, ".0");
-        put(out, num);
         break;
     case MSGPACK_OBJECT_STR:
-        put_string(out, o->via.str.ptr, o->via.str.size);
+        weir__json_str(w, o->via.str.ptr, o->via.str.size);
         break;
     case MSGPACK_OBJECT_ARRAY:
-        put(out, "[");
+        weir__json_array(w, o->via.array.size);
         for (uint32_t i = 0; i < o->via.array.size; i++) {
-            if (i)
-                put(out, ",");
-            if (weir__msgpack_to_json(&o->via.array.ptr[i], out))
+            if (object_to_json(w, &o->via.array.ptr[i]))
                 return -1;
         }
-        put(out, "]");
         break;
     case MSGPACK_OBJECT_MAP:
-        put(out, "{");
+        weir__json_map(w, o->via.map.size);
         for (uint32_t i = 0; i < o->via.map.size; i++) {
             const msgpack_object_kv *kv = &o->via.map.ptr[i];
             if (kv->key.type != MSGPACK_OBJECT_STR)
                 return -1;
-            if (i)
-                put(out, ",");
-            put_string(out, kv->key.via.str.ptr, kv->key.via.str.size);
-            put(out, ":");
-            if (weir__msgpack_to_json(&kv->val, out))
+            weir__json_str(w, kv->key.via.str.ptr, kv->key.via.str.size);
+            if (object_to_json(w, &kv->val))
                 return -1;
         }
-        put(out, "}");
         break;
     default:
         return -1;
     }
-    return out->failed ? -1 : 0;
+    return w->invalid || w->out->failed ? -1 : 0;
+}
+
+int weir__msgpack_to_json(const msgpack_object *o, weir__buf *out)
+{
+    weir__json_writer w;
+    weir__json_begin(&w, out);
+    return object_to_json(&w, o);
 }

@@ -389,7 +389,7 @@ void weir__diag_sample(weir__subtask *sub, int64_t now, bool final)
 
 static void write_rec(struct weir__diag *d, const weir__diag_rec *r)
 {
-    weir__diag_pack_rec(d, r);
+    weir__diag_encode_rec(d, r);
     weir_diag_event ev;
     weir__diag_rec_event(d, r, &ev);
     weir__diag_sinks_write(d, &ev);
@@ -474,7 +474,6 @@ static void diag_free(struct weir__diag *d)
     free(d->rings);
     msgpack_sbuffer_destroy(&d->sbuf);
     weir__buf_free(&d->json);
-    msgpack_unpacked_destroy(&d->unpacked);
     free(d);
 }
 
@@ -494,7 +493,6 @@ int weir__diag_start(weir_job *job)
     d->ring_size = weir__next_pow2((uint32_t)job->cfg.diag.ring_capacity);
     msgpack_sbuffer_init(&d->sbuf);
     msgpack_packer_init(&d->pk, d, weir__diag_pack_write);
-    msgpack_unpacked_init(&d->unpacked);
     job->diag = d;
     int r = weir__diag_sinks_open(d);
     if (r) {
@@ -519,7 +517,7 @@ static void write_job(struct weir__diag *d)
     if (d->job_written)
         return;
     d->job_written = true;
-    weir__diag_pack_job(d);
+    weir__diag_encode_job(d);
     weir_diag_event ev;
     memset(&ev, 0, sizeof ev);
     ev.kind = WEIR_DIAG_KIND_JOB;
@@ -571,7 +569,7 @@ void weir__diag_stop(weir_job *job)
     /* One reading of the clock for both forms of the event: on the system
      * clock two readings can differ by a millisecond. */
     int64_t now = weir__clock_now(&job->clock);
-    weir__diag_pack_summary(d, now);
+    weir__diag_encode_summary(d, now);
     weir_diag_event ev;
     memset(&ev, 0, sizeof ev);
     ev.kind = WEIR_DIAG_KIND_SUMMARY;

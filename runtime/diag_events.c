@@ -1,8 +1,9 @@
-/* diag_events.c — each capture event in its one msgpack form
- * (docs/CAPTURE.md): the records workers write, the job event (topology and
- * settings) and the summary (counters per operator subtask). Keys are packed
- * in the documented order; watermarks and timestamps pack as integers except
- * INT64_MIN / INT64_MAX, which pack as the strings "MIN" / "MAX".
+/* diag_events.c — each capture event in its one form (docs/CAPTURE.md),
+ * written as msgpack and as JSON by one sequence of values: the records
+ * workers write, the job event (topology and settings) and the summary
+ * (counters per operator subtask). Keys are written in the documented order;
+ * watermarks and timestamps as integers except INT64_MIN / INT64_MAX, which
+ * are the strings "MIN" / "MAX".
  *
  * Record fields by kind (a, b, c, d of weir__diag_rec):
  *   throughput   a in, b out, c interval, d the largest timestamp taken in
@@ -16,6 +17,7 @@
  *   record       c timestamp
  */
 #include <ctype.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,48 +28,145 @@
 #include "weir/time.h"
 #include "weir/version.h"
 
-static void pk_str(msgpack_packer *pk, const char *s)
+/* ---- one value, in each encoding the sinks want ---------------------------
+ * The collector writes an event once, value by value; each value goes to the
+ * msgpack packer when a msgpack file is written and to the JSON writer when a
+ * JSONL, memory or callback sink wants the text (encode_begin says
+ * which), so neither form is derived from the other at run time. */
+
+static void e_map(struct weir__diag *d, size_t pairs)
+{
+    if (d->want_msgpack)
+        msgpack_pack_map(&d->pk, pairs);
+    if (d->want_json)
+        weir__json_map(&d->jw, (uint32_t)pairs);
+}
+
+static void e_array(struct weir__diag *d, size_t n)
+{
+    if (d->want_msgpack)
+        msgpack_pack_array(&d->pk, n);
+    if (d->want_json)
+        weir__json_array(&d->jw, (uint32_t)n);
+}
+
+static void e_strn(struct weir__diag *d, const char *s, size_t n)
+{
+    if (d->want_msgpack) {
+        msgpack_pack_str(&d->pk, n);
+        msgpack_pack_str_body(&d->pk, s, n);
+    }
+    if (d->want_json)
+        weir__json_str(&d->jw, s, n);
+}
+
+static void e_str(struct weir__diag *d, const char *s)
+{
+    e_strn(d, s, strlen(s));
+}
+
+/* A name weir defines (an event's keys, kind names, "MIN"): printable ASCII
+ * with no " or \, so its JSON form needs no escaping and is not scanned for
+ * it. Text from elsewhere (operator names, keys, messages) goes through
+ * e_str. */
+static void e_name(struct weir__diag *d, const char *s)
 {
     size_t n = strlen(s);
-    msgpack_pack_str(pk, n);
-    msgpack_pack_str_body(pk, s, n);
+    if (d->want_msgpack) {
+        msgpack_pack_str(&d->pk, n);
+        msgpack_pack_str_body(&d->pk, s, n);
+    }
+    if (d->want_json)
+        weir__json_plain(&d->jw, s, n);
 }
 
-static void pk_ts(msgpack_packer *pk, int64_t v)
+static void e_int(struct weir__diag *d, int64_t v)
+{
+    if (d->want_msgpack)
+        msgpack_pack_int64(&d->pk, v);
+    if (d->want_json)
+        weir__json_int(&d->jw, v);
+}
+
+static void e_bool(struct weir__diag *d, bool v)
+{
+    if (d->want_msgpack) {
+        if (v)
+            msgpack_pack_true(&d->pk);
+        else
+            msgpack_pack_false(&d->pk);
+    }
+    if (d->want_json)
+        weir__json_bool(&d->jw, v);
+}
+
+static void e_nil(struct weir__diag *d)
+{
+    if (d->want_msgpack)
+        msgpack_pack_nil(&d->pk);
+    if (d->want_json)
+        weir__json_nil(&d->jw);
+}
+
+/* A float JSON cannot hold (a setting of 1e999) is written as nil in both. */
+static void e_double(struct weir__diag *d, double v)
+{
+    if (!isfinite(v)) {
+        e_nil(d);
+        return;
+    }
+    if (d->want_msgpack)
+        msgpack_pack_double(&d->pk, v);
+    if (d->want_json)
+        weir__json_double(&d->jw, v);
+}
+
+static void e_ts(struct weir__diag *d, int64_t v)
 {
     if (v == WEIR_TS_MIN)
-        pk_str(pk, "MIN");
+        e_name(d, "MIN");
     else if (v == WEIR_TS_MAX)
-        pk_str(pk, "MAX");
+        e_name(d, "MAX");
     else
-        msgpack_pack_int64(pk, v);
+        e_int(d, v);
 }
 
-static void kv_str(msgpack_packer *pk, const char *k, const char *v)
+static void kv_str(struct weir__diag *d, const char *k, const char *v)
 {
-    pk_str(pk, k);
-    pk_str(pk, v);
+    e_name(d, k);
+    e_str(d, v);
 }
 
-static void kv_int(msgpack_packer *pk, const char *k, int64_t v)
+static void kv_name(struct weir__diag *d, const char *k, const char *v)
 {
-    pk_str(pk, k);
-    msgpack_pack_int64(pk, v);
+    e_name(d, k);
+    e_name(d, v);
 }
 
-static void kv_ts(msgpack_packer *pk, const char *k, int64_t v)
+static void kv_int(struct weir__diag *d, const char *k, int64_t v)
 {
-    pk_str(pk, k);
-    pk_ts(pk, v);
+    e_name(d, k);
+    e_int(d, v);
 }
 
-static void kv_bool(msgpack_packer *pk, const char *k, bool v)
+static void kv_ts(struct weir__diag *d, const char *k, int64_t v)
 {
-    pk_str(pk, k);
-    if (v)
-        msgpack_pack_true(pk);
-    else
-        msgpack_pack_false(pk);
+    e_name(d, k);
+    e_ts(d, v);
+}
+
+static void kv_bool(struct weir__diag *d, const char *k, bool v)
+{
+    e_name(d, k);
+    e_bool(d, v);
+}
+
+static void encode_begin(struct weir__diag *d)
+{
+    msgpack_sbuffer_clear(&d->sbuf);
+    d->pack_failed = false;
+    weir__buf_reset(&d->json);
+    weir__json_begin(&d->jw, &d->json);
 }
 
 static const char *op_name(const struct weir__diag *d, int op)
@@ -78,12 +177,11 @@ static const char *op_name(const struct weir__diag *d, int op)
 /* kind, t, op, subtask: the head every per-subtask event starts with. */
 static void head(struct weir__diag *d, const weir__diag_rec *r, size_t fields)
 {
-    msgpack_packer *pk = &d->pk;
-    msgpack_pack_map(pk, fields);
-    kv_str(pk, "kind", weir_diag_kind_name(r->kind));
-    kv_int(pk, "t", r->t);
-    kv_str(pk, "op", op_name(d, r->op));
-    kv_int(pk, "subtask", r->subtask);
+    e_map(d, fields);
+    kv_name(d, "kind", weir_diag_kind_name(r->kind));
+    kv_int(d, "t", r->t);
+    kv_str(d, "op", op_name(d, r->op));
+    kv_int(d, "subtask", r->subtask);
 }
 
 static int64_t saturating_sub(int64_t a, int64_t b)
@@ -94,13 +192,13 @@ static int64_t saturating_sub(int64_t a, int64_t b)
     return r;
 }
 
-static void kv_held_by(msgpack_packer *pk, int held_by)
+static void kv_held_by(struct weir__diag *d, int held_by)
 {
-    pk_str(pk, "held_by");
+    e_name(d, "held_by");
     if (held_by >= 0)
-        msgpack_pack_int64(pk, held_by);
+        e_int(d, held_by);
     else
-        msgpack_pack_nil(pk);
+        e_nil(d);
 }
 
 /* The windows a late element missed: n windows, the latest [a, b) of the
@@ -137,97 +235,97 @@ static late_windows late_windows_of(const weir__diag_rec *r)
     return lw;
 }
 
-/* One ring record as its capture event (docs/CAPTURE.md), into d->sbuf.
+/* One ring record as its capture event (docs/CAPTURE.md), into d->sbuf
+ * and d->json (as encode_begin set them up).
  * Longer than 80 lines on purpose: one short case per event kind, in the
  * order docs/CAPTURE.md lists them, so that the format reads in one place
  * against the document. */
-void weir__diag_pack_rec(struct weir__diag *d, const weir__diag_rec *r)
+void weir__diag_encode_rec(struct weir__diag *d, const weir__diag_rec *r)
 {
-    msgpack_packer *pk = &d->pk;
-    msgpack_sbuffer_clear(&d->sbuf);
+    encode_begin(d);
     bool valve = r->input >= 0;
     switch (r->kind) {
     case WEIR_DIAG_KIND_WATERMARK:
         head(d, r, valve ? 8 : 5);
         if (valve) {
-            kv_int(pk, "input", r->input);
-            kv_int(pk, "channel", r->channel);
+            kv_int(d, "input", r->input);
+            kv_int(d, "channel", r->channel);
         }
-        kv_ts(pk, "watermark", r->wm);
+        kv_ts(d, "watermark", r->wm);
         if (valve)
-            kv_held_by(pk, r->held_by);
+            kv_held_by(d, r->held_by);
         break;
     case WEIR_DIAG_KIND_STATUS:
         head(d, r, valve ? 8 : 5);
         if (valve) {
-            kv_int(pk, "input", r->input);
-            kv_int(pk, "channel", r->channel);
+            kv_int(d, "input", r->input);
+            kv_int(d, "channel", r->channel);
         }
-        kv_bool(pk, "idle", r->flag);
+        kv_bool(d, "idle", r->flag);
         if (valve)
-            kv_held_by(pk, r->held_by);
+            kv_held_by(d, r->held_by);
         break;
     case WEIR_DIAG_KIND_THROUGHPUT:
         head(d, r, 8);
-        kv_int(pk, "interval_ms", r->interval_ms);
-        kv_int(pk, "in", r->in);
-        kv_int(pk, "out", r->out);
-        kv_ts(pk, "max_ts", r->max_ts);
+        kv_int(d, "interval_ms", r->interval_ms);
+        kv_int(d, "in", r->in);
+        kv_int(d, "out", r->out);
+        kv_ts(d, "max_ts", r->max_ts);
         break;
     case WEIR_DIAG_KIND_WINDOW_FIRE:
         head(d, r, 11);
-        kv_str(pk, "key", r->key);
-        kv_ts(pk, "start", r->start);
-        kv_ts(pk, "end", r->end);
-        kv_bool(pk, "on_time", r->firing == 0);
-        kv_int(pk, "firing", r->firing);
-        kv_int(pk, "count", r->count);
-        kv_ts(pk, "watermark", r->wm);
+        kv_str(d, "key", r->key);
+        kv_ts(d, "start", r->start);
+        kv_ts(d, "end", r->end);
+        kv_bool(d, "on_time", r->firing == 0);
+        kv_int(d, "firing", r->firing);
+        kv_int(d, "count", r->count);
+        kv_ts(d, "watermark", r->wm);
         break;
     case WEIR_DIAG_KIND_LATE: {
         late_windows lw = late_windows_of(r);
         head(d, r, 11);
-        kv_str(pk, "key", r->key);
-        kv_ts(pk, "timestamp", r->ts);
-        pk_str(pk, "windows");
+        kv_str(d, "key", r->key);
+        kv_ts(d, "timestamp", r->ts);
+        e_name(d, "windows");
         uint64_t listed = lw.n <= WEIR_CAPTURE_LATE_WINDOWS ? lw.n : 2;
-        msgpack_pack_array(pk, (size_t)listed);
+        e_array(d, (size_t)listed);
         for (uint64_t k = 0; k < listed; k++) {
             /* earliest first; past the limit, the earliest and the latest */
             uint64_t back = lw.n - 1 - (listed == lw.n ? k : k * (lw.n - 1));
-            msgpack_pack_array(pk, 2);
-            pk_ts(pk, r->start - (int64_t)back * lw.slide);
-            pk_ts(pk, r->end - (int64_t)back * lw.slide);
+            e_array(d, 2);
+            e_ts(d, r->start - (int64_t)back * lw.slide);
+            e_ts(d, r->end - (int64_t)back * lw.slide);
         }
-        kv_int(pk, "missed", (int64_t)lw.n);
-        kv_ts(pk, "watermark", r->wm);
-        kv_int(pk, "lateness", saturating_sub(r->wm, r->ts));
-        kv_str(pk, "action", r->flag ? "dropped" : "side_output");
+        kv_int(d, "missed", (int64_t)lw.n);
+        kv_ts(d, "watermark", r->wm);
+        kv_int(d, "lateness", saturating_sub(r->wm, r->ts));
+        kv_name(d, "action", r->flag ? "dropped" : "side_output");
         break;
     }
     case WEIR_DIAG_KIND_MERGE:
         head(d, r, 8);
-        kv_str(pk, "key", r->key);
-        kv_ts(pk, "start", r->start);
-        kv_ts(pk, "end", r->end);
-        kv_int(pk, "merged", r->merged);
+        kv_str(d, "key", r->key);
+        kv_ts(d, "start", r->start);
+        kv_ts(d, "end", r->end);
+        kv_int(d, "merged", r->merged);
         break;
     case WEIR_DIAG_KIND_CLEANUP:
         head(d, r, 7);
-        kv_str(pk, "key", r->key);
-        kv_ts(pk, "start", r->start);
-        kv_ts(pk, "end", r->end);
+        kv_str(d, "key", r->key);
+        kv_ts(d, "start", r->start);
+        kv_ts(d, "end", r->end);
         break;
     case WEIR_DIAG_KIND_BACKPRESSURE:
         head(d, r, 7);
-        kv_int(pk, "interval_ms", r->interval_ms);
-        kv_int(pk, "blocked_ms", r->blocked_ms);
-        pk_str(pk, "fill");
-        msgpack_pack_double(pk, r->fill);
+        kv_int(d, "interval_ms", r->interval_ms);
+        kv_int(d, "blocked_ms", r->blocked_ms);
+        e_name(d, "fill");
+        e_double(d, r->fill);
         break;
     case WEIR_DIAG_KIND_RECORD:
         head(d, r, 5);
-        kv_ts(pk, "timestamp", r->ts);
+        kv_ts(d, "timestamp", r->ts);
         break;
     default:
         head(d, r, 4);
@@ -323,9 +421,9 @@ static const char *accounting_name(weir_accounting a, bool source)
     }
 }
 
-/* Packs an operator's settings_json — the members of a flat JSON object with
+/* Writes an operator's settings_json — the members of a flat JSON object with
  * string, integer, number, boolean or null values, as the built-ins write
- * them — as a msgpack map. Anything it does not understand ends the map
+ * them — as a map. Anything it does not understand ends the map
  * there (the job event stays valid). */
 #define MAX_SETTINGS 32
 typedef struct setting {
@@ -408,33 +506,31 @@ static int parse_settings(const char *json, setting *out)
     return n;
 }
 
-static void pack_settings(msgpack_packer *pk, const char *json)
+static void encode_settings(struct weir__diag *d, const char *json)
 {
     setting s[MAX_SETTINGS];
     int n = parse_settings(json, s);
-    msgpack_pack_map(pk, (size_t)n);
+    e_map(d, (size_t)n);
     for (int i = 0; i < n; i++) {
-        msgpack_pack_str(pk, s[i].klen);
-        msgpack_pack_str_body(pk, s[i].key, s[i].klen);
+        e_strn(d, s[i].key, s[i].klen);
         switch (s[i].type) {
         case 's':
-            msgpack_pack_str(pk, s[i].vlen);
-            msgpack_pack_str_body(pk, s[i].val, s[i].vlen);
+            e_strn(d, s[i].val, s[i].vlen);
             break;
         case 'i':
-            msgpack_pack_int64(pk, strtoll(s[i].val, NULL, 10));
+            e_int(d, strtoll(s[i].val, NULL, 10));
             break;
         case 'd':
-            msgpack_pack_double(pk, strtod(s[i].val, NULL));
+            e_double(d, strtod(s[i].val, NULL));
             break;
         case 't':
-            msgpack_pack_true(pk);
+            e_bool(d, true);
             break;
         case 'f':
-            msgpack_pack_false(pk);
+            e_bool(d, false);
             break;
         default:
-            msgpack_pack_nil(pk);
+            e_nil(d);
             break;
         }
     }
@@ -465,110 +561,108 @@ static int task_of(const weir__plan *plan, int node)
     return -1;
 }
 
-void weir__diag_pack_job(struct weir__diag *d)
+void weir__diag_encode_job(struct weir__diag *d)
 {
     weir_job *job = d->job;
     const weir__graph *g = &job->graph;
     const weir_job_config *c = &job->cfg;
-    msgpack_packer *pk = &d->pk;
-    msgpack_sbuffer_clear(&d->sbuf);
-    msgpack_pack_map(pk, 7);
-    kv_str(pk, "kind", "job");
-    kv_int(pk, "version", WEIR_CAPTURE_VERSION);
+    encode_begin(d);
+    e_map(d, 7);
+    kv_name(d, "kind", "job");
+    kv_int(d, "version", WEIR_CAPTURE_VERSION);
     /* which weir wrote it: the library's own version (weir/version.h) */
-    kv_str(pk, "weir_version", weir_version());
-    kv_int(pk, "t", 0);
-    pk_str(pk, "operators");
-    msgpack_pack_array(pk, (size_t)g->nnodes);
+    kv_str(d, "weir_version", weir_version());
+    kv_int(d, "t", 0);
+    e_name(d, "operators");
+    e_array(d, (size_t)g->nnodes);
     for (int i = 0; i < g->nnodes; i++) {
         const weir__node *n = g->nodes[i];
-        msgpack_pack_map(pk, 6);
-        kv_str(pk, "name", n->name);
-        kv_str(pk, "kind", n->kind);
-        kv_int(pk, "parallelism", n->parallelism);
-        kv_int(pk, "task", task_of(job->plan, i));
-        kv_str(pk, "accounting", accounting_name(n->accounting, n->is_source));
-        pk_str(pk, "settings");
-        pack_settings(pk, n->settings_json);
+        e_map(d, 6);
+        kv_str(d, "name", n->name);
+        kv_str(d, "kind", n->kind);
+        kv_int(d, "parallelism", n->parallelism);
+        kv_int(d, "task", task_of(job->plan, i));
+        kv_name(d, "accounting", accounting_name(n->accounting, n->is_source));
+        e_name(d, "settings");
+        encode_settings(d, n->settings_json);
     }
-    pk_str(pk, "edges");
-    msgpack_pack_array(pk, (size_t)g->nedges);
+    e_name(d, "edges");
+    e_array(d, (size_t)g->nedges);
     for (int i = 0; i < g->nedges; i++) {
         const weir__edge *e = &g->edges[i];
-        msgpack_pack_map(pk, e->tag ? 6 : 5);
-        kv_str(pk, "from", g->nodes[e->from]->name);
-        kv_str(pk, "to", g->nodes[e->to]->name);
-        kv_int(pk, "input", e->input);
-        kv_str(pk, "partitioning", weir__partitioning_name(e->resolved));
-        kv_bool(pk, "chained", e->chained);
+        e_map(d, e->tag ? 6 : 5);
+        kv_str(d, "from", g->nodes[e->from]->name);
+        kv_str(d, "to", g->nodes[e->to]->name);
+        kv_int(d, "input", e->input);
+        kv_name(d, "partitioning", weir__partitioning_name(e->resolved));
+        kv_bool(d, "chained", e->chained);
         if (e->tag)
-            kv_int(pk, "side", e->tag);
+            kv_int(d, "side", e->tag);
     }
-    pk_str(pk, "settings");
-    msgpack_pack_map(pk, 13);
+    e_name(d, "settings");
+    e_map(d, 13);
     /* the worker threads the run starts (the scheduler starts no more than
      * there are subtasks), and the count the configuration asked for */
-    kv_int(pk, "workers", job->nworkers);
-    kv_int(pk, "workers_configured", c->workers);
-    kv_str(pk, "clock", c->clock == WEIR_CLOCK_VIRTUAL ? "virtual" : "system");
-    kv_int(pk, "parallelism", c->parallelism);
-    kv_int(pk, "batch_capacity", c->batch_capacity);
-    kv_int(pk, "channel_batches", c->channel_batches);
-    kv_int(pk, "buffer_timeout_ms", c->buffer_timeout_ms);
-    kv_int(pk, "watermark_interval_ms", c->watermark_interval_ms);
-    kv_int(pk, "throughput_interval_ms", c->diag.throughput_interval_ms);
-    kv_str(pk, "level", level_name(d->level));
-    kv_bool(pk, "lossy", c->diag.lossy);
-    kv_bool(pk, "chaining", !c->disable_chaining);
-    kv_int(pk, "ring_capacity", d->ring_size);
+    kv_int(d, "workers", job->nworkers);
+    kv_int(d, "workers_configured", c->workers);
+    kv_name(d, "clock", c->clock == WEIR_CLOCK_VIRTUAL ? "virtual" : "system");
+    kv_int(d, "parallelism", c->parallelism);
+    kv_int(d, "batch_capacity", c->batch_capacity);
+    kv_int(d, "channel_batches", c->channel_batches);
+    kv_int(d, "buffer_timeout_ms", c->buffer_timeout_ms);
+    kv_int(d, "watermark_interval_ms", c->watermark_interval_ms);
+    kv_int(d, "throughput_interval_ms", c->diag.throughput_interval_ms);
+    kv_name(d, "level", level_name(d->level));
+    kv_bool(d, "lossy", c->diag.lossy);
+    kv_bool(d, "chaining", !c->disable_chaining);
+    kv_int(d, "ring_capacity", d->ring_size);
 }
 
 /* ---- the summary ---------------------------------------------------------- */
 
-void weir__diag_pack_summary(struct weir__diag *d, int64_t t)
+void weir__diag_encode_summary(struct weir__diag *d, int64_t t)
 {
     weir_job *job = d->job;
     const weir__plan *plan = job->plan;
-    msgpack_packer *pk = &d->pk;
-    msgpack_sbuffer_clear(&d->sbuf);
+    encode_begin(d);
     /* A run that failed says so, with its first error: its counters stop
      * where the run was canceled, so they need not add up. (The workers are
      * joined: the message is settled.) */
     bool failed = job->errors.code != 0;
     /* weir_job_cancel stopped it (not a run that had failed before) */
     bool cancelled = failed && job->errors.code == WEIR_ECANCELED && atomic_load(&job->cancel);
-    msgpack_pack_map(pk, 6 + failed + cancelled);
-    kv_str(pk, "kind", "summary");
-    kv_int(pk, "t", t);
+    e_map(d, 6 + failed + cancelled);
+    kv_name(d, "kind", "summary");
+    kv_int(d, "t", t);
     size_t nctx = 0;
     for (int s = 0; s < plan->nsubs; s++)
         nctx += (size_t)plan->subs[s]->nctx;
-    pk_str(pk, "operators");
-    msgpack_pack_array(pk, nctx);
+    e_name(d, "operators");
+    e_array(d, nctx);
     /* in node order, then subtask order: stable for readers and tests */
     for (int n = 0; n < job->graph.nnodes; n++) {
         const weir__node *node = job->graph.nodes[n];
         for (int i = 0; i < node->parallelism; i++) {
             const weir_ctx *ctx = plan->node_ctx[n][i];
             const int64_t *cnt = ctx->diag.counters;
-            msgpack_pack_map(pk, 10);
-            kv_str(pk, "op", node->name);
-            kv_int(pk, "subtask", i);
-            kv_str(pk, "accounting", accounting_name(node->accounting, node->is_source));
-            kv_int(pk, "in", cnt[WEIR__CNT_IN]);
-            kv_int(pk, "out", cnt[WEIR__CNT_OUT]);
-            kv_int(pk, "filtered", cnt[WEIR__CNT_FILTERED]);
-            kv_int(pk, "late_dropped", cnt[WEIR__CNT_LATE_DROPPED]);
-            kv_int(pk, "late_side", cnt[WEIR__CNT_LATE_SIDE]);
-            kv_int(pk, "absorbed", cnt[WEIR__CNT_ABSORBED]);
-            kv_int(pk, "side_out", cnt[WEIR__CNT_SIDE_OUT]);
+            e_map(d, 10);
+            kv_str(d, "op", node->name);
+            kv_int(d, "subtask", i);
+            kv_name(d, "accounting", accounting_name(node->accounting, node->is_source));
+            kv_int(d, "in", cnt[WEIR__CNT_IN]);
+            kv_int(d, "out", cnt[WEIR__CNT_OUT]);
+            kv_int(d, "filtered", cnt[WEIR__CNT_FILTERED]);
+            kv_int(d, "late_dropped", cnt[WEIR__CNT_LATE_DROPPED]);
+            kv_int(d, "late_side", cnt[WEIR__CNT_LATE_SIDE]);
+            kv_int(d, "absorbed", cnt[WEIR__CNT_ABSORBED]);
+            kv_int(d, "side_out", cnt[WEIR__CNT_SIDE_OUT]);
         }
     }
-    kv_int(pk, "events", d->events);
-    kv_int(pk, "dropped_events", weir__diag_dropped(d));
-    kv_bool(pk, "lossy", job->cfg.diag.lossy);
+    kv_int(d, "events", d->events);
+    kv_int(d, "dropped_events", weir__diag_dropped(d));
+    kv_bool(d, "lossy", job->cfg.diag.lossy);
     if (failed)
-        kv_str(pk, "error", job->errors.msg);
+        kv_str(d, "error", job->errors.msg);
     if (cancelled)
-        kv_bool(pk, "cancelled", true);
+        kv_bool(d, "cancelled", true);
 }

@@ -1,8 +1,8 @@
 /* diag_internal.h — inside the diagnostic channel: the fixed-size record a
  * worker writes into its ring, the rings, the sinks and the collector state.
  * Shared by diag.c (sites, rings, collector), diag_events.c (records, the job
- * and summary events as msgpack) and diag_sinks.c (JSONL, msgpack, memory,
- * callback). */
+ * and summary events, as msgpack and JSON) and diag_sinks.c (JSONL, msgpack,
+ * memory, callback). */
 #ifndef WEIR_RUNTIME_DIAG_INTERNAL_H
 #define WEIR_RUNTIME_DIAG_INTERNAL_H
 
@@ -18,7 +18,8 @@
  * the record has a fixed size (docs/CAPTURE.md says so). */
 #define WEIR__DIAG_KEY 64
 
-/* One event as a worker records it; the collector turns it into msgpack. */
+/* One event as a worker records it; the collector writes it as msgpack and
+ * JSON. */
 typedef struct weir__diag_rec {
     uint8_t kind;    /* weir_diag_kind */
     uint8_t flag;    /* status: idle; late: dropped */
@@ -119,12 +120,15 @@ struct weir__diag {
     char pad1[WEIR__CACHELINE];
     int64_t events;        /* written so far (collector, then the job thread) */
     int64_t empty_polls, parks; /* the collector's (read after the join) */
-    /* encoding scratch, used by one thread at a time */
+    /* encoding scratch, used by one thread at a time: the event being
+     * written, as msgpack (if a msgpack file is written) and as JSON text
+     * (if a JSONL, memory or callback sink wants it), set by the sinks */
+    bool want_msgpack, want_json;
     msgpack_sbuffer sbuf;
     msgpack_packer pk;     /* writes into sbuf through weir__diag_pack_write */
     bool pack_failed;      /* sbuf could not grow: the event in it is cut */
     weir__buf json;
-    msgpack_unpacked unpacked;
+    weir__json_writer jw;  /* writes into json */
 };
 
 struct weir_diag_memory {
@@ -137,10 +141,10 @@ struct weir_diag_memory {
 int64_t weir__diag_dropped(const struct weir__diag *d);
 int64_t weir__diag_waited(const struct weir__diag *d);
 
-/* diag_events.c: the msgpack form of each event */
-void weir__diag_pack_rec(struct weir__diag *d, const weir__diag_rec *r);
-void weir__diag_pack_job(struct weir__diag *d);
-void weir__diag_pack_summary(struct weir__diag *d, int64_t t);
+/* diag_events.c: each event into d->sbuf and d->json (each as wanted) */
+void weir__diag_encode_rec(struct weir__diag *d, const weir__diag_rec *r);
+void weir__diag_encode_job(struct weir__diag *d);
+void weir__diag_encode_summary(struct weir__diag *d, int64_t t);
 /* The structured view of a record for the memory and callback sinks. */
 void weir__diag_rec_event(const struct weir__diag *d, const weir__diag_rec *r,
                           weir_diag_event *ev);
@@ -150,7 +154,7 @@ void weir__diag_rec_event(const struct weir__diag *d, const weir__diag_rec *r,
  * remembers a failure to grow it, which the packing code does not check. */
 int weir__diag_pack_write(void *data, const char *buf, size_t len);
 int weir__diag_sinks_open(struct weir__diag *d);
-/* Writes the event now in d->sbuf to every sink (ev: its structured view,
+/* Writes the event now in d->sbuf / d->json to every sink (ev: its structured view,
  * kind and t at least). */
 void weir__diag_sinks_write(struct weir__diag *d, const weir_diag_event *ev);
 /* Closes the files: renames them into place, or removes them if `keep` is

@@ -142,6 +142,8 @@ int weir__diag_sinks_open(struct weir__diag *d)
     s->memory = c->memory;
     s->callback = c->callback;
     s->callback_arg = c->callback_arg;
+    d->want_msgpack = s->msgpack != NULL;
+    d->want_json = s->jsonl || s->memory || s->callback;
     return 0;
 fail:
     if (!s->failed)
@@ -154,34 +156,24 @@ fail:
 void weir__diag_sinks_write(struct weir__diag *d, const weir_diag_event *event)
 {
     weir__diag_sinks *s = &d->sinks;
-    bool cut = d->pack_failed;
-    d->pack_failed = false; /* for the next event */
     if (s->failed)
         return;
-    if (cut) {
+    if (d->pack_failed || d->json.failed) {
         sink_out_of_memory(s, "building a capture event");
         return;
     }
     d->events++;
     if (s->msgpack && fwrite(d->sbuf.data, 1, d->sbuf.size, s->msgpack) != d->sbuf.size)
         sink_failed(s, "writing", s->msgpack_tmp);
-    if (!s->jsonl && !s->memory && !s->callback)
+    if (!d->want_json)
         return;
-    size_t off = 0;
-    msgpack_unpack_return rc = msgpack_unpack_next(&d->unpacked, d->sbuf.data, d->sbuf.size, &off);
-    if (rc == MSGPACK_UNPACK_NOMEM_ERROR) {
-        sink_out_of_memory(s, "decoding a capture event");
-        return;
-    }
-    /* weir packed it whole (pack_failed says when it could not) */
-    WEIR__ASSERT(rc == MSGPACK_UNPACK_SUCCESS && "a capture event that does not decode");
-    weir__buf_reset(&d->json);
-    if (weir__msgpack_to_json(&d->unpacked.data, &d->json) != 0) {
-        /* weir's events are all JSON: only memory can be missing */
-        sink_out_of_memory(s, "printing a capture event as JSON");
-        return;
-    }
+    /* weir's events nest 4 deep at most */
+    WEIR__ASSERT(!d->jw.invalid && d->jw.depth == 0 && "a capture event left unbalanced");
     const char *json = weir__buf_cstr(&d->json);
+    if (d->json.failed) {
+        sink_out_of_memory(s, "building a capture event");
+        return;
+    }
     if (s->jsonl) {
         if (fwrite(json, 1, d->json.len, s->jsonl) != d->json.len || fputc('\n', s->jsonl) == EOF)
             sink_failed(s, "writing", s->jsonl_tmp);

@@ -1,0 +1,203 @@
+/* test_capture_json.c — the canonical JSON text of capture events
+ * (runtime/capture_json.h).
+ *
+ * The collector writes an event's JSON with the writer directly, while
+ * `weir capture convert` prints a msgpack object it read through the same
+ * writer; a capture is only convertible byte for byte if both give the same
+ * text. These tests pin the writer's output for each kind of value
+ * (punctuation of nested and empty containers, escapes, UTF-8 repair, the
+ * integer extremes, floats), and check on random value trees that writing a
+ * tree directly and writing its msgpack form through weir__msgpack_to_json
+ * give identical bytes.
+ */
+#include <criterion/criterion.h>
+#include <msgpack.h>
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "capture_json.h"
+
+static const char *text(weir__buf *b)
+{
+    return weir__buf_cstr(b);
+}
+
+Test(capture_json, containers_punctuate_and_close_themselves)
+{
+    weir__buf b = {0};
+    weir__json_writer w;
+    weir__json_begin(&w, &b);
+    weir__json_map(&w, 3);
+    weir__json_plain(&w, "a", 1);
+    weir__json_array(&w, 2);
+    weir__json_int(&w, 1);
+    weir__json_map(&w, 0);
+    weir__json_plain(&w, "b", 1);
+    weir__json_array(&w, 0);
+    weir__json_plain(&w, "c", 1);
+    weir__json_nil(&w);
+    cr_assert_eq(w.depth, 0);
+    cr_assert_str_eq(text(&b), "{\"a\":[1,{}],\"b\":[],\"c\":null}");
+    weir__buf_free(&b);
+}
+
+Test(capture_json, scalars)
+{
+    weir__buf b = {0};
+    weir__json_writer w;
+    weir__json_begin(&w, &b);
+    weir__json_array(&w, 9);
+    weir__json_int(&w, INT64_MIN);
+    weir__json_int(&w, INT64_MAX);
+    weir__json_uint(&w, UINT64_MAX);
+    weir__json_int(&w, 0);
+    weir__json_bool(&w, true);
+    weir__json_bool(&w, false);
+    cr_assert(weir__json_double(&w, 1.0));
+    cr_assert(weir__json_double(&w, 0.25));
+    cr_assert_not(weir__json_double(&w, NAN), "NaN has no JSON form");
+    cr_assert_not(weir__json_double(&w, INFINITY));
+    weir__json_double(&w, -2e300);
+    cr_assert_str_eq(text(&b), "[-9223372036854775808,9223372036854775807,"
+                               "18446744073709551615,0,true,false,1.0,0.25,-2.0000000000000001e+300]");
+    weir__buf_free(&b);
+}
+
+Test(capture_json, strings_are_escaped_and_utf8_repaired)
+{
+    weir__buf b = {0};
+    weir__json_writer w;
+    weir__json_begin(&w, &b);
+    const char s[] = "q\"b\\n\n\t\x01\x7f"
+                     "\xc3\xa9"   /* é: well-formed */
+                     "\xff"       /* never UTF-8 */
+                     "\xe2\x82";  /* a cut sequence at the end */
+    weir__json_array(&w, 2);
+    weir__json_str(&w, s, sizeof s - 1);
+    weir__json_str(&w, NULL, 0);
+    cr_assert_str_eq(text(&b), "[\"q\\\"b\\\\n\\n\\t\\u0001\x7f\xc3\xa9\\ufffd\\ufffd\\ufffd\",\"\"]");
+    weir__buf_free(&b);
+}
+
+Test(capture_json, too_deep_is_invalid_not_overflowing)
+{
+    weir__buf b = {0};
+    weir__json_writer w;
+    weir__json_begin(&w, &b);
+    for (int i = 0; i < WEIR__JSON_DEPTH + 5; i++)
+        weir__json_array(&w, 1);
+    cr_assert(w.invalid);
+    cr_assert_eq(w.depth, WEIR__JSON_DEPTH);
+    weir__buf_free(&b);
+}
+
+/* ---- direct writing and the msgpack route agree --------------------------- */
+
+static uint64_t rng_state;
+
+static uint64_t rnd(void)
+{
+    rng_state ^= rng_state << 13;
+    rng_state ^= rng_state >> 7;
+    rng_state ^= rng_state << 17;
+    return rng_state;
+}
+
+/* One random value, written to both the writer and the packer. */
+static void random_value(weir__json_writer *w, msgpack_packer *pk, int depth)
+{
+    static const char *const strings[] = {"", "plain", "tab\there", "quote\"", "\xc3\xa9t\xc3\xa9",
+                                          "bad\xfe", "ctl\x1f", "slash\\"};
+    int kind = (int)(rnd() % (depth < 4 ? 8 : 6));
+    switch (kind) {
+    case 0:
+        weir__json_nil(w);
+        msgpack_pack_nil(pk);
+        break;
+    case 1: {
+        bool v = rnd() & 1;
+        weir__json_bool(w, v);
+        if (v)
+            msgpack_pack_true(pk);
+        else
+            msgpack_pack_false(pk);
+        break;
+    }
+    case 2: {
+        int64_t v = (int64_t)rnd() >> (rnd() % 64);
+        weir__json_int(w, v);
+        msgpack_pack_int64(pk, v);
+        break;
+    }
+    case 3: {
+        uint64_t v = rnd();
+        weir__json_uint(w, v);
+        msgpack_pack_uint64(pk, v);
+        break;
+    }
+    case 4: {
+        double v = (double)(int64_t)rnd() / (double)(1 + rnd() % 1000);
+        weir__json_double(w, v);
+        msgpack_pack_double(pk, v);
+        break;
+    }
+    case 5: {
+        const char *s = strings[rnd() % (sizeof strings / sizeof *strings)];
+        weir__json_str(w, s, strlen(s));
+        msgpack_pack_str(pk, strlen(s));
+        msgpack_pack_str_body(pk, s, strlen(s));
+        break;
+    }
+    case 6: {
+        uint32_t n = (uint32_t)(rnd() % 4);
+        weir__json_array(w, n);
+        msgpack_pack_array(pk, n);
+        for (uint32_t i = 0; i < n; i++)
+            random_value(w, pk, depth + 1);
+        break;
+    }
+    default: {
+        uint32_t n = (uint32_t)(rnd() % 4);
+        weir__json_map(w, n);
+        msgpack_pack_map(pk, n);
+        for (uint32_t i = 0; i < n; i++) {
+            const char *k = strings[rnd() % (sizeof strings / sizeof *strings)];
+            weir__json_str(w, k, strlen(k));
+            msgpack_pack_str(pk, strlen(k));
+            msgpack_pack_str_body(pk, k, strlen(k));
+            random_value(w, pk, depth + 1);
+        }
+        break;
+    }
+    }
+}
+
+Test(capture_json, direct_and_msgpack_routes_give_the_same_bytes)
+{
+    rng_state = 0x9E3779B97F4A7C15u;
+    msgpack_sbuffer sbuf;
+    msgpack_sbuffer_init(&sbuf);
+    msgpack_packer pk;
+    msgpack_packer_init(&pk, &sbuf, msgpack_sbuffer_write);
+    msgpack_unpacked up;
+    msgpack_unpacked_init(&up);
+    weir__buf direct = {0}, routed = {0};
+    for (int i = 0; i < 2000; i++) {
+        msgpack_sbuffer_clear(&sbuf);
+        weir__buf_reset(&direct);
+        weir__buf_reset(&routed);
+        weir__json_writer w;
+        weir__json_begin(&w, &direct);
+        random_value(&w, &pk, 0);
+        cr_assert_eq(w.depth, 0, "tree %d left open", i);
+        size_t off = 0;
+        cr_assert_eq(msgpack_unpack_next(&up, sbuf.data, sbuf.size, &off), MSGPACK_UNPACK_SUCCESS);
+        cr_assert_eq(weir__msgpack_to_json(&up.data, &routed), 0, "tree %d", i);
+        cr_assert_str_eq(text(&direct), text(&routed), "tree %d", i);
+    }
+    weir__buf_free(&direct);
+    weir__buf_free(&routed);
+    msgpack_unpacked_destroy(&up);
+    msgpack_sbuffer_destroy(&sbuf);
+}
