@@ -145,22 +145,6 @@ static void put_string(weir__buf *b, const char *s, size_t n)
     weir__buf_append(b, "\"", 1);
 }
 
-/* An integer in decimal, by hand: captures are mostly integers (times,
- * timestamps, counters), and snprintf's format parsing cost more than the
- * rest of the conversion. */
-static void put_integer(weir__buf *out, uint64_t magnitude, bool negative)
-{
-    char num[24];
-    size_t i = sizeof num;
-    do {
-        num[--i] = (char)('0' + magnitude % 10);
-        magnitude /= 10;
-    } while (magnitude);
-    if (negative)
-        num[--i] = '-';
-    weir__buf_append(out, num + i, sizeof num - i);
-}
-
 /* ---- the writer ----------------------------------------------------------- */
 
 void weir__json_begin(weir__json_writer *w, weir__buf *out)
@@ -170,17 +154,31 @@ void weir__json_begin(weir__json_writer *w, weir__buf *out)
     w->invalid = false;
 }
 
-/* The punctuation before a value: a comma between members, a colon between
- * a key and its value. */
-static inline void before_value(weir__json_writer *w)
+/* The punctuation before a value (a comma between members, a colon between
+ * a key and its value), or 0; counts the value in its container. */
+static inline char punctuation(weir__json_writer *w)
 {
     if (w->depth == 0)
-        return;
+        return 0;
     uint64_t k = w->open[w->depth - 1].written++;
     if (w->open[w->depth - 1].map && (k & 1))
-        weir__buf_append(w->out, ":", 1);
-    else if (k)
-        weir__buf_append(w->out, ",", 1);
+        return ':';
+    return k ? ',' : 0;
+}
+
+static inline void before_value(weir__json_writer *w)
+{
+    char c = punctuation(w);
+    if (c)
+        weir__buf_append(w->out, &c, 1);
+}
+
+/* Room for n more bytes at the end of b (NULL: out of memory, b->failed). */
+static inline char *room(weir__buf *b, size_t n)
+{
+    if (b->len + n + 1 > b->cap && !weir__buf_grow(b, n))
+        return NULL;
+    return b->data + b->len;
 }
 
 /* Closes every container whose last value was just written. */
@@ -224,28 +222,62 @@ void weir__json_str(weir__json_writer *w, const char *s, size_t n)
     after_value(w);
 }
 
+/* The value's bytes after its punctuation, in one reservation: the
+ * collector's keys and integers are most of an event. */
+static void put_raw(weir__json_writer *w, const char *open, const char *s, size_t n,
+                    const char *close)
+{
+    char c = punctuation(w);
+    size_t no = open ? 1 : 0, nc = close ? 1 : 0;
+    char *p = room(w->out, n + no + nc + 1);
+    if (p) {
+        char *start = p;
+        if (c)
+            *p++ = c;
+        if (open)
+            *p++ = *open;
+        memcpy(p, s, n);
+        p += n;
+        if (close)
+            *p++ = *close;
+        w->out->len += (size_t)(p - start);
+    }
+    after_value(w);
+}
+
 void weir__json_plain(weir__json_writer *w, const char *s, size_t n)
 {
-    before_value(w);
-    weir__buf_append(w->out, "\"", 1);
-    weir__buf_append(w->out, s, n);
-    weir__buf_append(w->out, "\"", 1);
-    after_value(w);
+    put_raw(w, "\"", s, n, "\"");
+}
+
+/* An integer in decimal into the end of num[24], by hand (captures are
+ * mostly integers, and snprintf's format parsing cost more than the rest of
+ * the event): returns where it starts. */
+static char *decimal(char num[24], uint64_t magnitude, bool negative)
+{
+    char *p = num + 24;
+    do {
+        *--p = (char)('0' + magnitude % 10);
+        magnitude /= 10;
+    } while (magnitude);
+    if (negative)
+        *--p = '-';
+    return p;
 }
 
 void weir__json_int(weir__json_writer *w, int64_t v)
 {
-    before_value(w);
+    char num[24];
     /* The magnitude in unsigned arithmetic: -INT64_MIN does not fit. */
-    put_integer(w->out, v < 0 ? 0 - (uint64_t)v : (uint64_t)v, v < 0);
-    after_value(w);
+    char *p = decimal(num, v < 0 ? 0 - (uint64_t)v : (uint64_t)v, v < 0);
+    put_raw(w, NULL, p, (size_t)(num + 24 - p), NULL);
 }
 
 void weir__json_uint(weir__json_writer *w, uint64_t v)
 {
-    before_value(w);
-    put_integer(w->out, v, false);
-    after_value(w);
+    char num[24];
+    char *p = decimal(num, v, false);
+    put_raw(w, NULL, p, (size_t)(num + 24 - p), NULL);
 }
 
 void weir__json_bool(weir__json_writer *w, bool v)

@@ -34,7 +34,7 @@
  * JSONL, memory or callback sink wants the text (encode_begin says
  * which), so neither form is derived from the other at run time. */
 
-static void e_map(struct weir__diag *d, size_t pairs)
+static inline void e_map(struct weir__diag *d, size_t pairs)
 {
     if (d->want_msgpack)
         msgpack_pack_map(&d->pk, pairs);
@@ -42,7 +42,7 @@ static void e_map(struct weir__diag *d, size_t pairs)
         weir__json_map(&d->jw, (uint32_t)pairs);
 }
 
-static void e_array(struct weir__diag *d, size_t n)
+static inline void e_array(struct weir__diag *d, size_t n)
 {
     if (d->want_msgpack)
         msgpack_pack_array(&d->pk, n);
@@ -50,7 +50,7 @@ static void e_array(struct weir__diag *d, size_t n)
         weir__json_array(&d->jw, (uint32_t)n);
 }
 
-static void e_strn(struct weir__diag *d, const char *s, size_t n)
+static inline void e_strn(struct weir__diag *d, const char *s, size_t n)
 {
     if (d->want_msgpack) {
         msgpack_pack_str(&d->pk, n);
@@ -60,7 +60,7 @@ static void e_strn(struct weir__diag *d, const char *s, size_t n)
         weir__json_str(&d->jw, s, n);
 }
 
-static void e_str(struct weir__diag *d, const char *s)
+static inline void e_str(struct weir__diag *d, const char *s)
 {
     e_strn(d, s, strlen(s));
 }
@@ -69,7 +69,7 @@ static void e_str(struct weir__diag *d, const char *s)
  * with no " or \, so its JSON form needs no escaping and is not scanned for
  * it. Text from elsewhere (operator names, keys, messages) goes through
  * e_str. */
-static void e_name(struct weir__diag *d, const char *s)
+static inline void e_name(struct weir__diag *d, const char *s)
 {
     size_t n = strlen(s);
     if (d->want_msgpack) {
@@ -80,7 +80,7 @@ static void e_name(struct weir__diag *d, const char *s)
         weir__json_plain(&d->jw, s, n);
 }
 
-static void e_int(struct weir__diag *d, int64_t v)
+static inline void e_int(struct weir__diag *d, int64_t v)
 {
     if (d->want_msgpack)
         msgpack_pack_int64(&d->pk, v);
@@ -88,7 +88,7 @@ static void e_int(struct weir__diag *d, int64_t v)
         weir__json_int(&d->jw, v);
 }
 
-static void e_bool(struct weir__diag *d, bool v)
+static inline void e_bool(struct weir__diag *d, bool v)
 {
     if (d->want_msgpack) {
         if (v)
@@ -100,7 +100,7 @@ static void e_bool(struct weir__diag *d, bool v)
         weir__json_bool(&d->jw, v);
 }
 
-static void e_nil(struct weir__diag *d)
+static inline void e_nil(struct weir__diag *d)
 {
     if (d->want_msgpack)
         msgpack_pack_nil(&d->pk);
@@ -121,7 +121,7 @@ static void e_double(struct weir__diag *d, double v)
         weir__json_double(&d->jw, v);
 }
 
-static void e_ts(struct weir__diag *d, int64_t v)
+static inline void e_ts(struct weir__diag *d, int64_t v)
 {
     if (v == WEIR_TS_MIN)
         e_name(d, "MIN");
@@ -131,31 +131,31 @@ static void e_ts(struct weir__diag *d, int64_t v)
         e_int(d, v);
 }
 
-static void kv_str(struct weir__diag *d, const char *k, const char *v)
+static inline void kv_str(struct weir__diag *d, const char *k, const char *v)
 {
     e_name(d, k);
     e_str(d, v);
 }
 
-static void kv_name(struct weir__diag *d, const char *k, const char *v)
+static inline void kv_name(struct weir__diag *d, const char *k, const char *v)
 {
     e_name(d, k);
     e_name(d, v);
 }
 
-static void kv_int(struct weir__diag *d, const char *k, int64_t v)
+static inline void kv_int(struct weir__diag *d, const char *k, int64_t v)
 {
     e_name(d, k);
     e_int(d, v);
 }
 
-static void kv_ts(struct weir__diag *d, const char *k, int64_t v)
+static inline void kv_ts(struct weir__diag *d, const char *k, int64_t v)
 {
     e_name(d, k);
     e_ts(d, v);
 }
 
-static void kv_bool(struct weir__diag *d, const char *k, bool v)
+static inline void kv_bool(struct weir__diag *d, const char *k, bool v)
 {
     e_name(d, k);
     e_bool(d, v);
