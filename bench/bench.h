@@ -17,6 +17,7 @@
 #ifndef WEIR_BENCH_H
 #define WEIR_BENCH_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -163,6 +164,11 @@ struct bench_scenario {
     int64_t records;      /* default records per run */
     int64_t quick_records;
     int64_t arg;          /* for the run function (a pipeline shape, a buffer timeout) */
+    /* Paced scenarios at a load: the pace is this fraction of the baseline's
+     * median records/s at the same parallelism (main.c measures the
+     * baselines first), and a run lasts BENCH_LOAD_SECONDS of it; 0: the
+     * --rate pace and `records`. */
+    double load;
     bench_run_fn run;
     bench_target targets[BENCH_MAX_TARGETS];
 };
@@ -259,11 +265,34 @@ int bench_verify_windows(const bench_wacc *acc, int n, int64_t records, int kind
  * per next(). */
 weir_stream *bench_source_events(weir_job *job, int64_t records);
 
+/* A load row's run: this many seconds at its pace (half with --quick). */
+#define BENCH_LOAD_SECONDS 2.0
+
+/* The paced sources' stamps: a sampled record's value is the CLOCK_MONOTONIC
+ * time in ns when it was emitted with the lowest bit set (odd); the other
+ * records' values are 0 (even). One record in `sample_every` (a power of
+ * two) is sampled, so that a source paced at tens of millions of records/s
+ * does not spend its time reading the clock. */
+static inline bool bench_stamped(int64_t value)
+{
+    return value & 1;
+}
+
 /* The paced source: the same elements, but at `rate` records/s in total
  * (each subtask rate/p, paced on CLOCK_MONOTONIC, waiting with
- * weir_source_wait_until), and the element's value is the CLOCK_MONOTONIC
- * time in ns when it was emitted. */
-weir_stream *bench_source_paced(weir_job *job, int64_t records, double rate);
+ * weir_source_wait_until), stamped as above. */
+weir_stream *bench_source_paced(weir_job *job, int64_t records, double rate,
+                                int64_t sample_every);
+
+/* The paced event-time source: gen_event's keys and disorder, at `rate`
+ * records/s in total (subtask i of p: sequence numbers i, i+p, ...), with
+ * the event time following the pace: a record due `d` ms after the shared
+ * start (*start_ns, set by the first subtask to run) has timestamp d minus
+ * its disorder. So a tumbling window [s, e) with a bounded-out-of-orderness
+ * watermark B can fire once the record due at e + B has been emitted, at
+ * *start_ns + (e + B) ms: the latency of its result is measured from then. */
+weir_stream *bench_source_paced_events(weir_job *job, int64_t records, double rate,
+                                       _Atomic int64_t *start_ns);
 
 /* The key_by of every keyed scenario: work->key, 8 bytes. */
 const weir_key_spec *bench_key_spec(void);

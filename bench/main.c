@@ -349,14 +349,16 @@ typedef struct row_run {
 static int row_start(const options *o, bench_row *row, row_run *rr)
 {
     const bench_scenario *sc = row->sc;
+    /* a load row's pace is set from its baseline (set_load_paces) */
+    if (sc->load <= 0)
+        row->rate = (sc->flags & BENCH_LATENCY) ? o->rate : 0;
     rr->params = (bench_params){
         .parallelism = row->parallelism,
         .workers = o->workers > 0 ? o->workers : sc->workers,
         .records = row->records,
-        .rate = o->rate,
+        .rate = row->rate,
         .batch = o->batch,
     };
-    row->rate = (sc->flags & BENCH_LATENCY) ? o->rate : 0;
     row->rates = calloc((size_t)o->reps, sizeof *row->rates);
     rr->p50 = calloc((size_t)o->reps, sizeof *rr->p50);
     rr->p99 = calloc((size_t)o->reps, sizeof *rr->p99);
@@ -464,6 +466,34 @@ static void run_rows(const options *o, bench_row *rows, int nrows)
     free(rr);
 }
 
+/* The pace of each load row (rows[0..nrows) that have one): its fraction of
+ * the median of its baseline's row at the same parallelism (or the
+ * baseline's only row) among done[0..ndone), which have run; and its
+ * records, BENCH_LOAD_SECONDS of that pace unless --records says. */
+static void set_load_paces(const options *o, bench_row *rows, int nrows, const bench_row *done,
+                           int ndone)
+{
+    for (int r = 0; r < nrows; r++) {
+        const bench_scenario *sc = rows[r].sc;
+        const bench_row *base = NULL;
+        for (int k = 0; k < ndone; k++) {
+            if (strcmp(done[k].sc->name, sc->baseline) != 0)
+                continue;
+            if (!base || done[k].parallelism == rows[r].parallelism)
+                base = &done[k];
+        }
+        if (!base || base->failed || base->median <= 0) {
+            rows[r].failed = true;
+            snprintf(rows[r].err, sizeof rows[r].err, "no measured peak of %s to take %.0f%% of",
+                     sc->baseline, 100 * sc->load);
+            continue;
+        }
+        rows[r].rate = sc->load * base->median;
+        double seconds = o->quick ? BENCH_LOAD_SECONDS / 2 : BENCH_LOAD_SECONDS;
+        rows[r].records = o->records ? o->records : (int64_t)(rows[r].rate * seconds);
+    }
+}
+
 int main(int argc, char **argv)
 {
     build_table();
@@ -496,21 +526,32 @@ int main(int argc, char **argv)
         fprintf(stderr, "weir-bench: out of memory\n");
         return 1;
     }
-    for (int i = 0; i < ntable; i++) {
-        if (!sel[i])
-            continue;
-        int pl[MAX_PARALLELISM_LIST];
-        int np = plist_for(&o, table[i], pl);
-        for (int k = 0; k < np; k++) {
-            bench_row *row = &rows[nrows++];
-            row->sc = table[i];
-            row->parallelism = pl[k];
-            row->records = o.records ? o.records
-                                     : (o.quick ? table[i]->quick_records : table[i]->records);
+    /* The rows at a load of another's peak go last: they run after the
+     * others, whose medians set their pace. */
+    int nfirst = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        for (int i = 0; i < ntable; i++) {
+            if (!sel[i] || (table[i]->load > 0) != (pass == 1))
+                continue;
+            int pl[MAX_PARALLELISM_LIST];
+            int np = plist_for(&o, table[i], pl);
+            for (int k = 0; k < np; k++) {
+                bench_row *row = &rows[nrows++];
+                row->sc = table[i];
+                row->parallelism = pl[k];
+                row->records = o.records ? o.records
+                                         : (o.quick ? table[i]->quick_records : table[i]->records);
+            }
         }
+        if (pass == 0)
+            nfirst = nrows;
     }
     double load_before = bench_loadavg();
-    run_rows(&o, rows, nrows);
+    run_rows(&o, rows, nfirst);
+    if (nrows > nfirst) {
+        set_load_paces(&o, rows + nfirst, nrows - nfirst, rows, nfirst);
+        run_rows(&o, rows + nfirst, nrows - nfirst);
+    }
 
     bench_report_derive(rows, nrows);
     if (o.json)

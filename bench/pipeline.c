@@ -102,6 +102,8 @@ weir_job *bench_job_create(const bench_params *p, int64_t buffer_timeout_ms,
 typedef struct source_arg {
     int64_t records;
     double rate; /* 0: as fast as possible */
+    int64_t sample_every;       /* paced: one record in this many stamped */
+    _Atomic int64_t *start_ns;  /* paced events: the start all subtasks share */
 } source_arg;
 
 typedef struct source_state {
@@ -111,6 +113,8 @@ typedef struct source_state {
     int64_t step;             /* the event-time source: next += step */
     double rate;              /* this subtask's records/s (paced) */
     int64_t start_ns;         /* when the first next() ran (paced) */
+    int64_t sample_mask;      /* paced: stamped when (q & mask) == 0 */
+    _Atomic int64_t *shared_start; /* paced events */
 } source_state;
 
 static int source_open(weir_ctx *ctx)
@@ -125,6 +129,7 @@ static int source_open(weir_ctx *ctx)
     s->end = s->begin + a->records / p + (i < a->records % p ? 1 : 0);
     s->next = s->begin;
     s->rate = a->rate / (double)p;
+    s->sample_mask = a->sample_every > 1 ? a->sample_every - 1 : 0;
     weir_ctx_set_state(ctx, s);
     return 0;
 }
@@ -151,28 +156,48 @@ static int counting_next(weir_ctx *ctx)
     return stop == s->end ? WEIR_SOURCE_END : WEIR_SOURCE_MORE;
 }
 
+/* How far a paced subtask is: the records due by `now` (the first is due at
+ * once), capped at its end and at one batch past what it emitted. */
+static int64_t paced_stop(weir_ctx *ctx, const source_state *s, int64_t now, int64_t emitted,
+                          int64_t *due)
+{
+    *due = 1 + (int64_t)((double)(now - s->start_ns) * s->rate / 1e9);
+    int64_t stop = emitted + weir_ctx_batch_hint(ctx);
+    return stop < *due ? stop : *due;
+}
+
+/* After a paced next(): MORE if records are due, else a wait until the next
+ * one is (the job clock has millisecond resolution, so at 100k records/s
+ * records leave in bursts of about 100 a millisecond; each record's latency
+ * is still measured from its own emit time). */
+static int paced_wait(weir_ctx *ctx, const source_state *s, int64_t now, int64_t emitted,
+                      int64_t due)
+{
+    if (emitted < due)
+        return WEIR_SOURCE_MORE;
+    double wait_ns = (double)emitted * 1e9 / s->rate - (double)(now - s->start_ns);
+    int64_t wait_ms = (int64_t)ceil(wait_ns / 1e6);
+    weir_source_wait_until(ctx, weir_ctx_now(ctx) + (wait_ms < 1 ? 1 : wait_ms));
+    return WEIR_SOURCE_WAIT;
+}
+
 /* Emits what is due by now at the subtask's rate (record k of the subtask is
- * due k/rate seconds after the first call), each stamped with its own
- * CLOCK_MONOTONIC emit time. When caught up it waits: the job clock has
- * millisecond resolution, so at 100k records/s records leave in bursts of
- * about 100 per millisecond; each record's latency is still measured from
- * its own emit time. */
+ * due k/rate seconds after the first call), the sampled ones stamped with
+ * their CLOCK_MONOTONIC emit time (bench.h: bench_stamped). */
 static int paced_next(weir_ctx *ctx)
 {
     source_state *s = weir_ctx_state(ctx);
     int64_t now = bench_now_ns();
     if (s->start_ns == 0)
         s->start_ns = now;
-    int64_t due = s->begin + 1 + (int64_t)((double)(now - s->start_ns) * s->rate / 1e9);
-    if (due > s->end)
-        due = s->end;
-    int64_t stop = s->next + weir_ctx_batch_hint(ctx);
-    if (stop > due)
-        stop = due;
+    int64_t due;
+    int64_t stop = s->begin + paced_stop(ctx, s, now, s->next - s->begin, &due);
+    if (stop > s->end)
+        stop = s->end;
     bench_elem e;
     for (int64_t q = s->next; q < stop; q++) {
         s->gen(q, &e);
-        e.value = bench_now_ns();
+        e.value = (q & s->sample_mask) == 0 ? bench_now_ns() | 1 : 0;
         int r = weir_emit(ctx, &e, q);
         if (r < 0)
             return r;
@@ -180,12 +205,7 @@ static int paced_next(weir_ctx *ctx)
     s->next = stop > s->next ? stop : s->next;
     if (s->next == s->end)
         return WEIR_SOURCE_END;
-    if (s->next < due)
-        return WEIR_SOURCE_MORE;
-    double wait_ns = (double)(s->next - s->begin) * 1e9 / s->rate - (double)(now - s->start_ns);
-    int64_t wait_ms = (int64_t)ceil(wait_ns / 1e6);
-    weir_source_wait_until(ctx, weir_ctx_now(ctx) + (wait_ms < 1 ? 1 : wait_ms));
-    return WEIR_SOURCE_WAIT;
+    return paced_wait(ctx, s, now, s->next - s->begin, due);
 }
 
 /* The event-time source: subtask i of p generates the sequence numbers
@@ -223,6 +243,54 @@ static int events_next(weir_ctx *ctx)
     return q >= s->end ? WEIR_SOURCE_END : WEIR_SOURCE_MORE;
 }
 
+static int paced_events_open(weir_ctx *ctx)
+{
+    int r = events_open(ctx);
+    if (r == 0) {
+        const source_arg *a = weir_ctx_arg(ctx);
+        source_state *s = weir_ctx_state(ctx);
+        s->rate = a->rate / (double)s->step;
+        s->shared_start = a->start_ns;
+    }
+    return r;
+}
+
+/* The paced event-time source (bench.h): record k of the subtask (sequence
+ * number i + k p) is due k / rate seconds after the shared start, and its
+ * timestamp is that in milliseconds less gen_event's disorder. */
+static int paced_events_next(weir_ctx *ctx)
+{
+    source_state *s = weir_ctx_state(ctx);
+    int64_t now = bench_now_ns();
+    if (s->start_ns == 0) {
+        int64_t none = 0;
+        atomic_compare_exchange_strong(s->shared_start, &none, now);
+        s->start_ns = atomic_load(s->shared_start);
+    }
+    int64_t done = (s->next - weir_ctx_subtask(ctx)) / s->step, due;
+    int64_t stop = paced_stop(ctx, s, now, done, &due);
+    bench_elem e;
+    int64_t q = s->next;
+    for (int64_t k = done; k < stop && q < s->end; k++, q += s->step) {
+        int64_t disorder = q / BENCH_EVENTS_PER_MS - s->gen_event(q, &e);
+        int64_t due_ms = (int64_t)((double)k * 1e3 / s->rate);
+        int r = weir_emit(ctx, &e, due_ms - disorder);
+        if (r < 0)
+            return r;
+    }
+    s->next = q;
+    if (q >= s->end)
+        return WEIR_SOURCE_END;
+    return paced_wait(ctx, s, now, (q - weir_ctx_subtask(ctx)) / s->step, due);
+}
+
+static const weir_source_vtable paced_events_vtable = {
+    .version = WEIR_SOURCE_VTABLE_V1,
+    .open = paced_events_open,
+    .next = paced_events_next,
+    .close = source_close,
+};
+
 static const weir_source_vtable events_vtable = {
     .version = WEIR_SOURCE_VTABLE_V1,
     .open = events_open,
@@ -245,14 +313,14 @@ static const weir_source_vtable paced_vtable = {
 };
 
 static weir_stream *add_source(weir_job *job, const weir_source_vtable *vt, const char *name,
-                               int64_t records, double rate)
+                               const source_arg *arg)
 {
     source_arg *a = malloc(sizeof *a);
     if (!a) {
         weir_job_record_error(job, WEIR_ENOMEM, "bench source: out of memory");
         return NULL;
     }
-    *a = (source_arg){.records = records, .rate = rate};
+    *a = *arg;
     weir_source_spec spec = {
         .name = name,
         .vtable = vt,
@@ -265,17 +333,26 @@ static weir_stream *add_source(weir_job *job, const weir_source_vtable *vt, cons
 
 weir_stream *bench_source_counting(weir_job *job, int64_t records)
 {
-    return add_source(job, &counting_vtable, "source", records, 0);
+    return add_source(job, &counting_vtable, "source", &(source_arg){.records = records});
 }
 
 weir_stream *bench_source_events(weir_job *job, int64_t records)
 {
-    return add_source(job, &events_vtable, "events", records, 0);
+    return add_source(job, &events_vtable, "events", &(source_arg){.records = records});
 }
 
-weir_stream *bench_source_paced(weir_job *job, int64_t records, double rate)
+weir_stream *bench_source_paced(weir_job *job, int64_t records, double rate,
+                                int64_t sample_every)
 {
-    return add_source(job, &paced_vtable, "paced-source", records, rate);
+    source_arg a = {.records = records, .rate = rate, .sample_every = sample_every};
+    return add_source(job, &paced_vtable, "paced-source", &a);
+}
+
+weir_stream *bench_source_paced_events(weir_job *job, int64_t records, double rate,
+                                       _Atomic int64_t *start_ns)
+{
+    source_arg a = {.records = records, .rate = rate, .start_ns = start_ns};
+    return add_source(job, &paced_events_vtable, "paced-events", &a);
 }
 
 /* ---- sinks, timing, checking ---------------------------------------------- */

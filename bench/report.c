@@ -172,9 +172,9 @@ void bench_report_table(FILE *out, const bench_row *rows, int n, int reps, bool 
         }
     }
     if (any_lat) {
-        fprintf(out, "\n%-24s %3s %7s %9s %9s %9s %9s %9s %10s %5s %5s\n", "latency scenario",
-                "p", "workers", "timeout", "rec/s", "p50 us", "p99 us", "max us", "p99 spread",
-                "CPUs", "other");
+        fprintf(out, "\n%-29s %3s %7s %9s %11s %5s %9s %9s %9s %10s %5s %5s\n",
+                "latency scenario", "p", "workers", "timeout", "rec/s", "load", "p50 us", "p99 us",
+                "max us", "p99 spread", "CPUs", "other");
         for (int i = 0; i < n; i++) {
             const bench_row *r = &rows[i];
             if (!(r->sc->flags & BENCH_LATENCY))
@@ -183,12 +183,16 @@ void bench_report_table(FILE *out, const bench_row *rows, int n, int reps, bool 
             char tbuf[32];
             const char *tt = timeout_text(r->sc->arg, tbuf, sizeof tbuf);
             if (r->failed) {
-                fprintf(out, "%-24s %3d %7s %9s  FAILED: %s\n", r->sc->name, r->parallelism, wbuf,
+                fprintf(out, "%-29s %3d %7s %9s  FAILED: %s\n", r->sc->name, r->parallelism, wbuf,
                         tt, r->err);
                 continue;
             }
-            fprintf(out, "%-24s %3d %7s %9s %9.0f %9.1f %9.1f %9.1f %9.1f%% %5.2f %5.2f\n",
-                    r->sc->name, r->parallelism, wbuf, tt, r->median, r->p50_us, r->p99_us,
+            /* the achieved rate against the peak it was paced at a share of */
+            char lbuf[16] = "-";
+            if (r->sc->load > 0 && !isnan(r->ratio))
+                snprintf(lbuf, sizeof lbuf, "%.0f%%", 100 * r->ratio);
+            fprintf(out, "%-29s %3d %7s %9s %11.0f %5s %9.1f %9.1f %9.1f %9.1f%% %5.2f %5.2f\n",
+                    r->sc->name, r->parallelism, wbuf, tt, r->median, lbuf, r->p50_us, r->p99_us,
                     r->max_us, 100 * r->p99_spread, r->cpu_self, r->cpu_other);
         }
     }
@@ -274,6 +278,8 @@ void bench_report_json(FILE *out, const bench_row *rows, int n)
                     "\"latency_p99_us\":%.2f,\"latency_max_us\":%.2f,\"latency_p99_spread\":%.4f",
                     r->rate, (long long)r->sc->arg, r->p50_us, r->p99_us, r->max_us,
                     r->p99_spread);
+            if (r->sc->load > 0)
+                fprintf(out, ",\"load\":%.2f", r->sc->load);
         }
         bool first = true;
         for (int t = 0; t < BENCH_MAX_TARGETS; t++) {
