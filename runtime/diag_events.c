@@ -206,10 +206,10 @@ static void kv_held_by(struct weir__diag *d, int held_by)
  * the element's latest window and, for a sliding window, its slide (r->slide):
  * the element was in every window of that slide that still contains its
  * timestamp, and since the latest of them is past its cleanup, so are all
- * (the same allowed lateness, earlier ends). Listed windows stop at MIN. An element in no window (the
- * gap between sliding windows whose slide is larger than their size: the
- * reported window ends at or before it), or a record with no window
- * (MIN, MIN), missed none. */
+ * (the same allowed lateness, earlier ends). Listed windows stop at MIN. An
+ * element in no window (the gap between sliding windows whose slide is
+ * larger than their size: the reported window ends at or before it), or a
+ * record with no window (MIN, MIN), missed none. */
 typedef struct late_windows {
     uint64_t n;
     int64_t slide;

@@ -23,73 +23,76 @@ static const char *text(weir__buf *b)
     return weir__buf_cstr(b);
 }
 
-Test(capture_json, containers_punctuate_and_close_themselves)
+/* The writer the fixed-output tests write with, and its buffer. */
+static weir__buf b;
+static weir__json_writer jw;
+
+static void writer_setup(void)
 {
-    weir__buf b = {0};
-    weir__json_writer w;
-    weir__json_begin(&w, &b);
-    weir__json_map(&w, 3);
-    weir__json_plain(&w, "a", 1);
-    weir__json_array(&w, 2);
-    weir__json_int(&w, 1);
-    weir__json_map(&w, 0);
-    weir__json_plain(&w, "b", 1);
-    weir__json_array(&w, 0);
-    weir__json_plain(&w, "c", 1);
-    weir__json_nil(&w);
-    cr_assert_eq(w.depth, 0);
+    b = (weir__buf){0};
+    weir__json_begin(&jw, &b);
+}
+
+static void writer_teardown(void)
+{
+    weir__buf_free(&b);
+}
+
+#define WRITER_TEST(name) Test(capture_json, name, .init = writer_setup, .fini = writer_teardown)
+
+WRITER_TEST(containers_punctuate_and_close_themselves)
+{
+    weir__json_map(&jw, 3);
+    weir__json_plain(&jw, "a", 1);
+    weir__json_array(&jw, 2);
+    weir__json_int(&jw, 1);
+    weir__json_map(&jw, 0);
+    weir__json_plain(&jw, "b", 1);
+    weir__json_array(&jw, 0);
+    weir__json_plain(&jw, "c", 1);
+    weir__json_nil(&jw);
+    cr_assert_eq(jw.depth, 0);
     cr_assert_str_eq(text(&b), "{\"a\":[1,{}],\"b\":[],\"c\":null}");
-    weir__buf_free(&b);
 }
 
-Test(capture_json, scalars)
+WRITER_TEST(scalars)
 {
-    weir__buf b = {0};
-    weir__json_writer w;
-    weir__json_begin(&w, &b);
-    weir__json_array(&w, 9);
-    weir__json_int(&w, INT64_MIN);
-    weir__json_int(&w, INT64_MAX);
-    weir__json_uint(&w, UINT64_MAX);
-    weir__json_int(&w, 0);
-    weir__json_bool(&w, true);
-    weir__json_bool(&w, false);
-    cr_assert(weir__json_double(&w, 1.0));
-    cr_assert(weir__json_double(&w, 0.25));
-    cr_assert_not(weir__json_double(&w, NAN), "NaN has no JSON form");
-    cr_assert_not(weir__json_double(&w, INFINITY));
-    weir__json_double(&w, -2e300);
+    weir__json_array(&jw, 9);
+    weir__json_int(&jw, INT64_MIN);
+    weir__json_int(&jw, INT64_MAX);
+    weir__json_uint(&jw, UINT64_MAX);
+    weir__json_int(&jw, 0);
+    weir__json_bool(&jw, true);
+    weir__json_bool(&jw, false);
+    cr_assert(weir__json_double(&jw, 1.0));
+    cr_assert(weir__json_double(&jw, 0.25));
+    cr_assert_not(weir__json_double(&jw, NAN), "NaN has no JSON form");
+    cr_assert_not(weir__json_double(&jw, INFINITY));
+    weir__json_double(&jw, -2e300);
     cr_assert_str_eq(text(&b), "[-9223372036854775808,9223372036854775807,"
-                               "18446744073709551615,0,true,false,1.0,0.25,-2.0000000000000001e+300]");
-    weir__buf_free(&b);
+                               "18446744073709551615,0,true,false,1.0,0.25,"
+                               "-2.0000000000000001e+300]");
 }
 
-Test(capture_json, strings_are_escaped_and_utf8_repaired)
+WRITER_TEST(strings_are_escaped_and_utf8_repaired)
 {
-    weir__buf b = {0};
-    weir__json_writer w;
-    weir__json_begin(&w, &b);
     const char s[] = "q\"b\\n\n\t\x01\x7f"
                      "\xc3\xa9"   /* é: well-formed */
                      "\xff"       /* never UTF-8 */
                      "\xe2\x82";  /* a cut sequence at the end */
-    weir__json_array(&w, 2);
-    weir__json_str(&w, s, sizeof s - 1);
-    weir__json_str(&w, NULL, 0);
-    cr_assert_str_eq(text(&b), "[\"q\\\"b\\\\n\\n\\t\\u0001\x7f\xc3\xa9\\ufffd\\ufffd\\ufffd\",\"\"]");
-    weir__buf_free(&b);
+    weir__json_array(&jw, 2);
+    weir__json_str(&jw, s, sizeof s - 1);
+    weir__json_str(&jw, NULL, 0);
+    cr_assert_str_eq(text(&b),
+                     "[\"q\\\"b\\\\n\\n\\t\\u0001\x7f\xc3\xa9\\ufffd\\ufffd\\ufffd\",\"\"]");
 }
 
-Test(capture_json, too_deep_is_invalid_not_overflowing)
+WRITER_TEST(too_deep_is_invalid_not_overflowing)
 {
-    weir__buf b = {0};
-    weir__json_writer w;
-    weir__json_begin(&w, &b);
     for (int i = 0; i < WEIR__JSON_DEPTH + 5; i++)
-        weir__json_array(&w, 1);
-    cr_assert(w.invalid);
-    cr_assert_eq(w.depth, WEIR__JSON_DEPTH);
-    weir__buf_free(&b);
+        weir__json_array(&jw, 1);
+    cr_assert(jw.invalid);
+    cr_assert_eq(jw.depth, WEIR__JSON_DEPTH);
 }
 
 /* ---- direct writing and the msgpack route agree --------------------------- */
