@@ -1,0 +1,719 @@
+/* checkpoint_store.c — checkpoint folders and their checksummed files
+ * (checkpoint_store.h; the format in docs/CHECKPOINTS.md). */
+#include "checkpoint_store.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <msgpack.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "util.h"
+#include "weir/error.h"
+
+static const char MAGIC[8] = {'W', 'E', 'I', 'R', 'C', 'H', 'K', '\0'};
+
+static int failf(char *err, size_t errsize, int code, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static int failf(char *err, size_t errsize, int code, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, errsize, fmt, ap);
+    va_end(ap);
+    return code;
+}
+
+/* a/b, malloc'ed (NULL: out of memory). */
+static char *join(const char *a, const char *b)
+{
+    size_t n = strlen(a) + 1 + strlen(b) + 1;
+    char *p = malloc(n);
+    if (p)
+        snprintf(p, n, "%s/%s", a, b);
+    return p;
+}
+
+static void put_u32(unsigned char *p, uint32_t v)
+{
+    for (int i = 0; i < 4; i++)
+        p[i] = (unsigned char)(v >> (8 * i));
+}
+
+static void put_u64(unsigned char *p, uint64_t v)
+{
+    for (int i = 0; i < 8; i++)
+        p[i] = (unsigned char)(v >> (8 * i));
+}
+
+static uint32_t get_u32(const unsigned char *p)
+{
+    uint32_t v = 0;
+    for (int i = 3; i >= 0; i--)
+        v = v << 8 | p[i];
+    return v;
+}
+
+static uint64_t get_u64(const unsigned char *p)
+{
+    uint64_t v = 0;
+    for (int i = 7; i >= 0; i--)
+        v = v << 8 | p[i];
+    return v;
+}
+
+static const char *kind_name(weir__chk_kind kind)
+{
+    return kind == WEIR__CHK_META ? "metadata" : "state";
+}
+
+/* The id of a folder named chk-N (N >= 1, decimal, no sign or padding), or
+ * -1. */
+static int64_t chk_id_of(const char *name)
+{
+    if (strncmp(name, "chk-", 4) != 0 || name[4] < '1' || name[4] > '9')
+        return -1;
+    int64_t id = 0;
+    for (const char *p = name + 4; *p; p++) {
+        if (*p < '0' || *p > '9' || id > (INT64_MAX - 9) / 10)
+            return -1;
+        id = id * 10 + (*p - '0');
+    }
+    return id;
+}
+
+static int fsync_path(const char *path, char *err, size_t errsize)
+{
+    int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0 || fsync(fd) != 0) {
+        int e = errno;
+        if (fd >= 0)
+            close(fd);
+        return failf(err, errsize, WEIR_EIO, "%s: cannot sync the folder: %s", path, strerror(e));
+    }
+    close(fd);
+    return 0;
+}
+
+static bool write_all(int fd, const void *data, size_t len)
+{
+    const unsigned char *p = data;
+    while (len > 0) {
+        ssize_t n = write(fd, p, len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return false;
+        p += n;
+        len -= (size_t)n;
+    }
+    return true;
+}
+
+/* Writes dir/name atomically: header and payload into name.tmp, fsync,
+ * rename. The checksum of the payload into *checksum. */
+static int write_file(const char *dir, const char *name, weir__chk_kind kind, const void *payload,
+                      size_t len, uint64_t *checksum, char *err, size_t errsize)
+{
+    char *path = join(dir, name);
+    char *tmp = path ? malloc(strlen(path) + 5) : NULL;
+    if (!tmp) {
+        free(path);
+        return failf(err, errsize, WEIR_ENOMEM, "%s/%s: out of memory", dir, name);
+    }
+    sprintf(tmp, "%s.tmp", path);
+    unsigned char head[WEIR__CHK_HEADER];
+    memcpy(head, MAGIC, 8);
+    put_u32(head + 8, WEIR__CHK_FORMAT);
+    put_u32(head + 12, (uint32_t)kind);
+    put_u64(head + 16, len);
+    *checksum = weir__hash_bytes(payload, len);
+    put_u64(head + 24, *checksum);
+    int r = 0;
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        r = failf(err, errsize, WEIR_EIO, "%s: cannot create: %s", tmp, strerror(errno));
+    } else {
+        bool ok = write_all(fd, head, sizeof head) && write_all(fd, payload, len) && fsync(fd) == 0;
+        int e = errno;
+        if (close(fd) != 0 && ok) {
+            ok = false;
+            e = errno;
+        }
+        if (!ok)
+            r = failf(err, errsize, WEIR_EIO, "%s: cannot write: %s", tmp, strerror(e));
+        else if (rename(tmp, path) != 0)
+            r = failf(err, errsize, WEIR_EIO, "%s: cannot rename to %s: %s", tmp, name,
+                      strerror(errno));
+        if (r)
+            unlink(tmp);
+    }
+    free(tmp);
+    free(path);
+    return r;
+}
+
+/* Removes a checkpoint folder and the files in it (a checkpoint folder has
+ * no subfolders). */
+static void remove_folder(const char *path)
+{
+    DIR *d = opendir(path);
+    if (d) {
+        struct dirent *e;
+        while ((e = readdir(d)) != NULL) {
+            if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
+                unlinkat(dirfd(d), e->d_name, 0);
+        }
+        closedir(d);
+    }
+    rmdir(path);
+}
+
+static bool has_metadata(const char *dir)
+{
+    char *m = join(dir, WEIR__CHK_METADATA);
+    struct stat st;
+    bool yes = m && stat(m, &st) == 0;
+    free(m);
+    return yes;
+}
+
+/* ---- writing -------------------------------------------------------------- */
+
+int weir__chk_begin(weir__chk_writer *w, const char *parent, int64_t id)
+{
+    *w = (weir__chk_writer){.id = id};
+    if (id < 1)
+        return failf(w->err, sizeof w->err, WEIR_EINVAL, "checkpoint id %" PRId64 ": ids start at 1",
+                     id);
+    char name[32];
+    snprintf(name, sizeof name, "chk-%" PRId64, id);
+    w->parent = weir__strdup(parent);
+    w->dir = join(parent, name);
+    if (!w->parent || !w->dir)
+        return failf(w->err, sizeof w->err, WEIR_ENOMEM, "%s: out of memory", parent);
+    if (mkdir(parent, 0755) != 0 && errno != EEXIST)
+        return failf(w->err, sizeof w->err, WEIR_EIO, "%s: cannot create the folder: %s", parent,
+                     strerror(errno));
+    if (has_metadata(w->dir))
+        return failf(w->err, sizeof w->err, WEIR_ESTATE,
+                     "%s: a complete checkpoint with this id exists already", w->dir);
+    remove_folder(w->dir); /* what an attempt that did not complete left */
+    if (mkdir(w->dir, 0755) != 0)
+        return failf(w->err, sizeof w->err, WEIR_EIO, "%s: cannot create the folder: %s", w->dir,
+                     strerror(errno));
+    return 0;
+}
+
+static bool plain_name(const char *name)
+{
+    return name[0] && name[0] != '.' && name[0] != '_' && !strchr(name, '/') &&
+           strlen(name) < 200;
+}
+
+int weir__chk_write(weir__chk_writer *w, const char *name, const void *payload, size_t len)
+{
+    if (!plain_name(name))
+        return failf(w->err, sizeof w->err, WEIR_EINVAL,
+                     "checkpoint file name \"%s\": not a plain name (no '/', not starting with '.' "
+                     "or '_', under 200 bytes)",
+                     name);
+    for (size_t i = 0; i < w->nfiles; i++) {
+        if (strcmp(w->files[i].name, name) == 0)
+            return failf(w->err, sizeof w->err, WEIR_EINVAL, "%s/%s: written twice", w->dir, name);
+    }
+    if (w->nfiles == w->cap) {
+        size_t cap = w->cap ? 2 * w->cap : 8;
+        weir__chk_file *f = realloc(w->files, cap * sizeof *f);
+        if (!f)
+            return failf(w->err, sizeof w->err, WEIR_ENOMEM, "%s: out of memory", w->dir);
+        w->files = f;
+        w->cap = cap;
+    }
+    weir__chk_file *f = &w->files[w->nfiles];
+    f->name = weir__strdup(name);
+    if (!f->name)
+        return failf(w->err, sizeof w->err, WEIR_ENOMEM, "%s: out of memory", w->dir);
+    f->bytes = len;
+    int r = write_file(w->dir, name, WEIR__CHK_STATE, payload, len, &f->checksum, w->err,
+                       sizeof w->err);
+    if (r) {
+        free(f->name);
+        return r;
+    }
+    w->nfiles++;
+    return 0;
+}
+
+static int pack_write(void *data, const char *buf, size_t len)
+{
+    return msgpack_sbuffer_write(data, buf, len);
+}
+
+/* Keeps the newest `retain` complete checkpoints of the parent; removes the
+ * older complete ones and the incomplete ones older than `newest`. */
+static void retain_newest(const char *parent, int64_t newest, int retain)
+{
+    DIR *d = opendir(parent);
+    if (!d)
+        return;
+    int64_t *complete = NULL;
+    size_t n = 0, cap = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        int64_t id = chk_id_of(e->d_name);
+        if (id < 0)
+            continue;
+        char *dir = join(parent, e->d_name);
+        if (!dir)
+            continue;
+        if (!has_metadata(dir)) {
+            if (id < newest)
+                remove_folder(dir);
+        } else {
+            if (n == cap) {
+                size_t c = cap ? 2 * cap : 16;
+                int64_t *p = realloc(complete, c * sizeof *p);
+                if (p) {
+                    complete = p;
+                    cap = c;
+                }
+            }
+            if (n < cap)
+                complete[n++] = id;
+        }
+        free(dir);
+    }
+    closedir(d);
+    /* the ids of complete checkpoints, newest first */
+    for (size_t i = 1; i < n; i++) {
+        for (size_t k = i; k > 0 && complete[k - 1] < complete[k]; k--) {
+            int64_t t = complete[k];
+            complete[k] = complete[k - 1];
+            complete[k - 1] = t;
+        }
+    }
+    for (size_t i = (size_t)retain; i < n; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "chk-%" PRId64, complete[i]);
+        char *dir = join(parent, name);
+        if (dir)
+            remove_folder(dir);
+        free(dir);
+    }
+    free(complete);
+}
+
+int weir__chk_commit(weir__chk_writer *w, const void *job, size_t job_len, int retain)
+{
+    if (retain < 1)
+        return failf(w->err, sizeof w->err, WEIR_EINVAL, "keep %d checkpoints: at least 1", retain);
+    msgpack_sbuffer sb;
+    msgpack_sbuffer_init(&sb);
+    msgpack_packer pk;
+    msgpack_packer_init(&pk, &sb, pack_write);
+    bool ok = msgpack_pack_map(&pk, 4) == 0;
+    ok = ok && msgpack_pack_str_with_body(&pk, "format", 6) == 0 &&
+         msgpack_pack_int64(&pk, WEIR__CHK_FORMAT) == 0;
+    ok = ok && msgpack_pack_str_with_body(&pk, "id", 2) == 0 && msgpack_pack_int64(&pk, w->id) == 0;
+    ok = ok && msgpack_pack_str_with_body(&pk, "files", 5) == 0 &&
+         msgpack_pack_array(&pk, w->nfiles) == 0;
+    for (size_t i = 0; ok && i < w->nfiles; i++) {
+        const weir__chk_file *f = &w->files[i];
+        ok = msgpack_pack_array(&pk, 3) == 0 &&
+             msgpack_pack_str_with_body(&pk, f->name, strlen(f->name)) == 0 &&
+             msgpack_pack_uint64(&pk, f->bytes) == 0 && msgpack_pack_uint64(&pk, f->checksum) == 0;
+    }
+    /* the caller's object, as it packed it */
+    ok = ok && msgpack_pack_str_with_body(&pk, "job", 3) == 0 &&
+         msgpack_sbuffer_write(&sb, job, job_len) == 0;
+    int r;
+    if (!ok) {
+        r = failf(w->err, sizeof w->err, WEIR_ENOMEM, "%s/%s: out of memory", w->dir,
+                  WEIR__CHK_METADATA);
+    } else {
+        uint64_t sum;
+        r = write_file(w->dir, WEIR__CHK_METADATA, WEIR__CHK_META, sb.data, sb.size, &sum, w->err,
+                       sizeof w->err);
+    }
+    msgpack_sbuffer_destroy(&sb);
+    if (r == 0)
+        r = fsync_path(w->dir, w->err, sizeof w->err);
+    if (r == 0)
+        r = fsync_path(w->parent, w->err, sizeof w->err);
+    if (r == 0)
+        retain_newest(w->parent, w->id, retain);
+    return r;
+}
+
+void weir__chk_abort(weir__chk_writer *w)
+{
+    if (w->dir)
+        remove_folder(w->dir);
+}
+
+static void free_files(weir__chk_file *files, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(files[i].name);
+    free(files);
+}
+
+void weir__chk_writer_free(weir__chk_writer *w)
+{
+    free_files(w->files, w->nfiles);
+    free(w->parent);
+    free(w->dir);
+    *w = (weir__chk_writer){0};
+}
+
+/* ---- reading -------------------------------------------------------------- */
+
+static bool read_all(int fd, void *data, size_t len)
+{
+    unsigned char *p = data;
+    while (len > 0) {
+        ssize_t n = read(fd, p, len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return false;
+        p += n;
+        len -= (size_t)n;
+    }
+    return true;
+}
+
+/* The header's checks, in the order a reader meets them. */
+static int check_header(const char *path, const unsigned char *h, uint64_t size,
+                        weir__chk_kind kind, char *err, size_t errsize)
+{
+    if (memcmp(h, MAGIC, 8) != 0)
+        return failf(err, errsize, WEIR_EFORMAT, "%s: not a weir checkpoint file", path);
+    uint32_t version = get_u32(h + 8);
+    if (version != WEIR__CHK_FORMAT)
+        return failf(err, errsize, WEIR_EFORMAT,
+                     "%s: checkpoint format version %" PRIu32 " (this weir reads version %d)",
+                     path, version, WEIR__CHK_FORMAT);
+    uint32_t k = get_u32(h + 12);
+    if (k != (uint32_t)kind)
+        return failf(err, errsize, WEIR_EFORMAT, "%s: a file of kind %" PRIu32 ", not a %s file",
+                     path, k, kind_name(kind));
+    uint64_t len = get_u64(h + 16);
+    if (len != size - WEIR__CHK_HEADER)
+        return failf(err, errsize, WEIR_EFORMAT,
+                     "%s: %s: the header says %" PRIu64 " bytes of payload, the file has %" PRIu64,
+                     path, len > size - WEIR__CHK_HEADER ? "cut short" : "trailing bytes", len,
+                     size - WEIR__CHK_HEADER);
+    return 0;
+}
+
+int weir__chk_read_file(const char *path, weir__chk_kind kind, void **payload, size_t *len,
+                        char *err, size_t errsize)
+{
+    *payload = NULL;
+    *len = 0;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return failf(err, errsize, errno == ENOENT ? WEIR_ENOENT : WEIR_EIO, "%s: %s", path,
+                     errno == ENOENT ? "missing" : strerror(errno));
+    struct stat st;
+    unsigned char h[WEIR__CHK_HEADER];
+    int r = 0;
+    unsigned char *data = NULL;
+    if (fstat(fd, &st) != 0) {
+        r = failf(err, errsize, WEIR_EIO, "%s: %s", path, strerror(errno));
+    } else if ((uint64_t)st.st_size < WEIR__CHK_HEADER) {
+        r = failf(err, errsize, WEIR_EFORMAT,
+                  "%s: cut short: %lld bytes, less than the %d-byte header", path,
+                  (long long)st.st_size, WEIR__CHK_HEADER);
+    } else if ((uint64_t)st.st_size > WEIR__CHK_MAX_FILE + WEIR__CHK_HEADER) {
+        r = failf(err, errsize, WEIR_EFORMAT, "%s: %lld bytes, more than a checkpoint file holds",
+                  path, (long long)st.st_size);
+    } else if (!read_all(fd, h, sizeof h)) {
+        r = failf(err, errsize, WEIR_EIO, "%s: cannot read: %s", path, strerror(errno));
+    } else if ((r = check_header(path, h, (uint64_t)st.st_size, kind, err, errsize)) == 0) {
+        size_t n = (size_t)get_u64(h + 16);
+        data = malloc(n ? n : 1);
+        if (!data)
+            r = failf(err, errsize, WEIR_ENOMEM, "%s: out of memory for %zu bytes", path, n);
+        else if (!read_all(fd, data, n))
+            r = failf(err, errsize, WEIR_EIO, "%s: cannot read: %s", path, strerror(errno));
+        else if (weir__hash_bytes(data, n) != get_u64(h + 24))
+            r = failf(err, errsize, WEIR_EFORMAT,
+                      "%s: checksum mismatch: the file is corrupt", path);
+        else
+            *len = n;
+    }
+    close(fd);
+    if (r)
+        free(data);
+    else
+        *payload = data;
+    return r;
+}
+
+static bool str_is(const msgpack_object *o, const char *s)
+{
+    return o->type == MSGPACK_OBJECT_STR && o->via.str.size == strlen(s) &&
+           memcmp(o->via.str.ptr, s, o->via.str.size) == 0;
+}
+
+/* The listed files of a metadata map's "files" into c. */
+static int parse_files(const char *mpath, const msgpack_object *o, weir__chk *c, char *err,
+                       size_t errsize)
+{
+    if (o->type != MSGPACK_OBJECT_ARRAY)
+        return failf(err, errsize, WEIR_EFORMAT, "%s: \"files\" is not a list", mpath);
+    c->files = calloc(o->via.array.size ? o->via.array.size : 1, sizeof *c->files);
+    if (!c->files)
+        return failf(err, errsize, WEIR_ENOMEM, "%s: out of memory", mpath);
+    for (uint32_t i = 0; i < o->via.array.size; i++) {
+        const msgpack_object *f = &o->via.array.ptr[i];
+        if (f->type != MSGPACK_OBJECT_ARRAY || f->via.array.size != 3 ||
+            f->via.array.ptr[0].type != MSGPACK_OBJECT_STR ||
+            f->via.array.ptr[1].type != MSGPACK_OBJECT_POSITIVE_INTEGER ||
+            f->via.array.ptr[2].type != MSGPACK_OBJECT_POSITIVE_INTEGER)
+            return failf(err, errsize, WEIR_EFORMAT,
+                         "%s: file %" PRIu32 " of \"files\" is not [name, bytes, checksum]", mpath,
+                         i);
+        const msgpack_object_str *name = &f->via.array.ptr[0].via.str;
+        char *n = malloc(name->size + 1);
+        if (!n)
+            return failf(err, errsize, WEIR_ENOMEM, "%s: out of memory", mpath);
+        memcpy(n, name->ptr, name->size);
+        n[name->size] = '\0';
+        c->files[c->nfiles++] = (weir__chk_file){.name = n,
+                                                 .bytes = f->via.array.ptr[1].via.u64,
+                                                 .checksum = f->via.array.ptr[2].via.u64};
+        if (strlen(n) != name->size || !plain_name(n))
+            return failf(err, errsize, WEIR_EFORMAT, "%s: \"%s\" is not a checkpoint file name",
+                         mpath, n);
+    }
+    return 0;
+}
+
+/* The metadata map into c: format, id (the folder's), files, job. */
+static int parse_metadata(const char *mpath, const msgpack_object *m, int64_t folder_id,
+                          weir__chk *c, char *err, size_t errsize)
+{
+    if (m->type != MSGPACK_OBJECT_MAP)
+        return failf(err, errsize, WEIR_EFORMAT, "%s: not a map", mpath);
+    const msgpack_object *files = NULL, *job = NULL;
+    bool have_id = false;
+    for (uint32_t i = 0; i < m->via.map.size; i++) {
+        const msgpack_object *k = &m->via.map.ptr[i].key, *v = &m->via.map.ptr[i].val;
+        if (str_is(k, "format") && (v->type != MSGPACK_OBJECT_POSITIVE_INTEGER ||
+                                    v->via.u64 != WEIR__CHK_FORMAT))
+            return failf(err, errsize, WEIR_EFORMAT, "%s: metadata of another format", mpath);
+        if (str_is(k, "id")) {
+            if (v->type != MSGPACK_OBJECT_POSITIVE_INTEGER || v->via.u64 > INT64_MAX)
+                return failf(err, errsize, WEIR_EFORMAT, "%s: \"id\" is not an id", mpath);
+            c->id = (int64_t)v->via.u64;
+            have_id = true;
+        }
+        if (str_is(k, "files"))
+            files = v;
+        if (str_is(k, "job"))
+            job = v;
+    }
+    if (!have_id || !files || !job)
+        return failf(err, errsize, WEIR_EFORMAT, "%s: \"%s\" is missing", mpath,
+                     !have_id ? "id" : !files ? "files" : "job");
+    if (folder_id >= 0 && c->id != folder_id)
+        return failf(err, errsize, WEIR_EFORMAT,
+                     "%s: says checkpoint %" PRId64 " in the folder of checkpoint %" PRId64, mpath,
+                     c->id, folder_id);
+    int r = parse_files(mpath, files, c, err, errsize);
+    if (r)
+        return r;
+    msgpack_sbuffer sb;
+    msgpack_sbuffer_init(&sb);
+    msgpack_packer pk;
+    msgpack_packer_init(&pk, &sb, pack_write);
+    if (msgpack_pack_object(&pk, *job) != 0) {
+        msgpack_sbuffer_destroy(&sb);
+        return failf(err, errsize, WEIR_ENOMEM, "%s: out of memory", mpath);
+    }
+    c->job_len = sb.size;
+    c->job = msgpack_sbuffer_release(&sb);
+    return 0;
+}
+
+/* A state file against its line in the metadata. */
+static int verify_listed(const char *dir, const weir__chk_file *f, void **payload, size_t *len,
+                         char *err, size_t errsize)
+{
+    *payload = NULL;
+    *len = 0;
+    char *path = join(dir, f->name);
+    if (!path)
+        return failf(err, errsize, WEIR_ENOMEM, "%s: out of memory", dir);
+    int r = weir__chk_read_file(path, WEIR__CHK_STATE, payload, len, err, errsize);
+    if (r == 0 && (*len != f->bytes || weir__hash_bytes(*payload, *len) != f->checksum)) {
+        r = failf(err, errsize, WEIR_EFORMAT,
+                  "%s: not the file %s lists (%zu bytes, the metadata says %" PRIu64 ")", path,
+                  WEIR__CHK_METADATA, *len, f->bytes);
+        free(*payload);
+        *payload = NULL;
+    }
+    free(path);
+    return r;
+}
+
+/* Opens the checkpoint in folder dir (its id folder_id, or -1 if the folder's
+ * name is not chk-N) and verifies every file it lists. */
+static int open_one(const char *dir, int64_t folder_id, weir__chk *c, char *err, size_t errsize)
+{
+    *c = (weir__chk){0};
+    char *mpath = join(dir, WEIR__CHK_METADATA);
+    c->dir = weir__strdup(dir);
+    if (!mpath || !c->dir) {
+        free(mpath);
+        return failf(err, errsize, WEIR_ENOMEM, "%s: out of memory", dir);
+    }
+    void *meta;
+    size_t mlen;
+    int r = weir__chk_read_file(mpath, WEIR__CHK_META, &meta, &mlen, err, errsize);
+    if (r == WEIR_ENOENT)
+        failf(err, errsize, WEIR_ENOENT, "%s: missing: the checkpoint did not complete", mpath);
+    if (r == 0) {
+        msgpack_unpacked up;
+        msgpack_unpacked_init(&up);
+        size_t off = 0;
+        msgpack_unpack_return u = msgpack_unpack_next(&up, meta, mlen, &off);
+        if (u == MSGPACK_UNPACK_NOMEM_ERROR)
+            r = failf(err, errsize, WEIR_ENOMEM, "%s: out of memory", mpath);
+        else if (u != MSGPACK_UNPACK_SUCCESS || off != mlen)
+            r = failf(err, errsize, WEIR_EFORMAT, "%s: not one msgpack object", mpath);
+        else
+            r = parse_metadata(mpath, &up.data, folder_id, c, err, errsize);
+        msgpack_unpacked_destroy(&up);
+        free(meta);
+    }
+    for (size_t i = 0; r == 0 && i < c->nfiles; i++) {
+        void *payload;
+        size_t len;
+        r = verify_listed(dir, &c->files[i], &payload, &len, err, errsize);
+        free(payload);
+    }
+    free(mpath);
+    if (r)
+        weir__chk_close(c);
+    return r;
+}
+
+static int cmp_desc(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x < y) - (x > y);
+}
+
+/* The chk-N ids in parent, newest first, into *ids (malloc'ed). */
+static int list_ids(const char *parent, int64_t **ids, size_t *n, char *err, size_t errsize)
+{
+    *ids = NULL;
+    *n = 0;
+    DIR *d = opendir(parent);
+    if (!d)
+        return failf(err, errsize, errno == ENOENT ? WEIR_ENOENT : WEIR_EIO, "%s: %s", parent,
+                     errno == ENOENT ? "no such folder" : strerror(errno));
+    size_t cap = 0;
+    struct dirent *e;
+    int r = 0;
+    while (r == 0 && (e = readdir(d)) != NULL) {
+        int64_t id = chk_id_of(e->d_name);
+        if (id < 0)
+            continue;
+        if (*n == cap) {
+            size_t c = cap ? 2 * cap : 16;
+            int64_t *p = realloc(*ids, c * sizeof *p);
+            if (!p) {
+                r = failf(err, errsize, WEIR_ENOMEM, "%s: out of memory", parent);
+                break;
+            }
+            *ids = p;
+            cap = c;
+        }
+        (*ids)[(*n)++] = id;
+    }
+    closedir(d);
+    if (*n)
+        qsort(*ids, *n, sizeof **ids, cmp_desc);
+    return r;
+}
+
+int weir__chk_open(const char *path, weir__chk_skip_fn skip, void *arg, weir__chk *out,
+                   char *err, size_t errsize)
+{
+    *out = (weir__chk){0};
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    int64_t own = chk_id_of(base);
+    struct stat st;
+    if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
+        return failf(err, errsize, WEIR_ENOENT, "%s: no such folder", path);
+    if (own >= 0 || has_metadata(path))
+        return open_one(path, own, out, err, errsize);
+    int64_t *ids;
+    size_t n;
+    int r = list_ids(path, &ids, &n, err, errsize);
+    if (r)
+        return r;
+    size_t skipped = 0;
+    r = WEIR_ENOENT;
+    for (size_t i = 0; i < n && r != 0; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "chk-%" PRId64, ids[i]);
+        char *dir = join(path, name);
+        if (!dir) {
+            r = failf(err, errsize, WEIR_ENOMEM, "%s: out of memory", path);
+            break;
+        }
+        r = open_one(dir, ids[i], out, err, errsize);
+        free(dir);
+        if (r == WEIR_ENOMEM)
+            break;
+        if (r) {
+            skipped++;
+            if (skip)
+                skip(err, arg);
+        }
+    }
+    free(ids);
+    if (r && r != WEIR_ENOMEM) {
+        if (skipped)
+            r = failf(err, errsize, WEIR_EFORMAT,
+                      "%s: none of its %zu checkpoints is complete and verifies", path, skipped);
+        else
+            r = failf(err, errsize, WEIR_ENOENT, "%s: no checkpoint (no chk-N folder) in it",
+                      path);
+    }
+    return r;
+}
+
+int weir__chk_read(const weir__chk *c, const char *name, void **payload, size_t *len, char *err,
+                   size_t errsize)
+{
+    for (size_t i = 0; i < c->nfiles; i++) {
+        if (strcmp(c->files[i].name, name) == 0)
+            return verify_listed(c->dir, &c->files[i], payload, len, err, errsize);
+    }
+    *payload = NULL;
+    *len = 0;
+    return failf(err, errsize, WEIR_ENOENT, "%s: lists no file %s", c->dir, name);
+}
+
+void weir__chk_close(weir__chk *c)
+{
+    free_files(c->files, c->nfiles);
+    free(c->dir);
+    free(c->job);
+    *c = (weir__chk){0};
+}
