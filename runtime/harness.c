@@ -221,6 +221,11 @@ int weir_harness_create(const weir_harness_config *config, weir_harness **out, c
     return 0;
 }
 
+weir_ctx *weir__harness_ctx(weir_harness *h)
+{
+    return &h->ctx;
+}
+
 void weir_harness_destroy(weir_harness *h)
 {
     if (!h)

@@ -318,6 +318,10 @@ int weir__ctx_flush_chained(weir_ctx *ctx);
  * off, until the next emit). Before anything outside the operator's calls
  * reads or sends the batch. */
 void weir__ctx_sync_channel(weir_ctx *ctx);
+/* A harness's one context: how tests reach the runtime behind an operator
+ * (its keyed state for a snapshot). */
+weir_ctx *weir__harness_ctx(weir_harness *h);
+
 /* Sets up an output's chain buffer (planner, harness), then the context's
  * emit cursor once all of them are ready. */
 int weir__output_prepare(weir__output *o, uint32_t batch_capacity);

@@ -35,6 +35,16 @@ size_t weir__timers_memory(const weir__timers *t)
     return weir__keymap_memory(&t->map) + (size_t)t->cap * sizeof(uint32_t);
 }
 
+weir__timer_view weir__timers_view(const weir__timers *t, uint32_t index)
+{
+    const unsigned char *k = weir__keymap_key(&t->map, index); /* [ns][ts][key] */
+    const timer_value *v = weir__keymap_value(&t->map, index);
+    weir__timer_view tv = {.key = k + 16, .seq = v->seq, .generation = v->generation};
+    memcpy(&tv.ns, k, 8);
+    memcpy(&tv.ts, k + 8, 8);
+    return tv;
+}
+
 static int64_t entry_ts(const weir__timers *t, uint32_t idx)
 {
     int64_t ts;

@@ -59,4 +59,15 @@ static inline uint32_t weir__timers_popped_generation(const weir__timers *t)
 
 size_t weir__timers_memory(const weir__timers *t);
 
+/* One registered timer, for a snapshot: the map's live entry `index`
+ * (weir__keymap_live), its key (key_size bytes), namespace, timestamp,
+ * registration sequence and generation. */
+typedef struct weir__timer_view {
+    const unsigned char *key;
+    int64_t ns, ts;
+    uint64_t seq;
+    uint32_t generation;
+} weir__timer_view;
+weir__timer_view weir__timers_view(const weir__timers *t, uint32_t index);
+
 #endif

@@ -1,0 +1,324 @@
+/* keyed_snapshot.c — keyed state and timers into a snapshot and back, by
+ * key group (keyed_snapshot.h).
+ *
+ * The snapshot, one msgpack map:
+ *   "key_size"  the key's bytes (0: a context that is not keyed)
+ *   "states"    per declared state, in declaration order:
+ *               {"kind": "value" | "list", "size": bytes of a value or an
+ *                element, "entries": [[key group, key (bin), namespace,
+ *                value (bin: the value, or a list's elements end to end)]]}
+ *   "timers"    {"event": [...], "processing": [...]}, each timer
+ *               [key group, key (bin), namespace, timestamp, generation],
+ *               in registration order
+ */
+#include "keyed_snapshot.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "subtask.h"
+#include "task.h"
+#include "weir/error.h"
+
+void weir__key_group_range(uint32_t max_parallelism, uint32_t p, uint32_t i, uint32_t *first,
+                           uint32_t *last)
+{
+    uint64_t m = max_parallelism;
+    *first = (uint32_t)(((uint64_t)i * m + p - 1) / p);
+    *last = (uint32_t)((((uint64_t)i + 1) * m - 1) / p);
+}
+
+uint32_t weir__key_group_subtask(uint32_t max_parallelism, uint32_t p, uint32_t key_group)
+{
+    return (uint32_t)((uint64_t)key_group * p / max_parallelism);
+}
+
+/* ---- writing -------------------------------------------------------------- */
+
+static int pack_str(msgpack_packer *pk, const char *s)
+{
+    return msgpack_pack_str_with_body(pk, s, strlen(s));
+}
+
+static uint64_t key_hash_of(const unsigned char *key, size_t key_size)
+{
+    return key_size ? weir__hash_bytes(key, key_size) : 0;
+}
+
+static int pack_state(const weir__state *st, size_t key_size, uint32_t maxp, msgpack_packer *pk)
+{
+    const weir__keymap *m = &st->map;
+    int r = msgpack_pack_map(pk, 3);
+    r |= pack_str(pk, "kind");
+    r |= pack_str(pk, st->kind == WEIR_STATE_VALUE ? "value" : "list");
+    r |= pack_str(pk, "size");
+    r |= msgpack_pack_uint64(pk, st->size);
+    r |= pack_str(pk, "entries");
+    r |= msgpack_pack_array(pk, m->count);
+    for (uint32_t e = 0; r == 0 && e < m->nentries; e++) {
+        if (!weir__keymap_live(m, e))
+            continue;
+        const unsigned char *k = weir__keymap_key(m, e); /* [ns 8][key] */
+        int64_t ns;
+        memcpy(&ns, k, 8);
+        r |= msgpack_pack_array(pk, 4);
+        r |= msgpack_pack_uint32(pk, weir__key_group(key_hash_of(k + 8, key_size), maxp));
+        r |= msgpack_pack_bin_with_body(pk, k + 8, key_size);
+        r |= msgpack_pack_int64(pk, ns);
+        const void *v = weir__keymap_value(m, e);
+        if (st->kind == WEIR_STATE_VALUE) {
+            r |= msgpack_pack_bin_with_body(pk, v, st->size);
+        } else {
+            const weir__list_value *l = v;
+            r |= msgpack_pack_bin_with_body(pk, l->data, (size_t)l->len * st->size);
+        }
+    }
+    return r;
+}
+
+typedef struct timer_ref {
+    uint64_t seq;
+    uint32_t index;
+} timer_ref;
+
+static int by_seq(const void *a, const void *b)
+{
+    uint64_t x = ((const timer_ref *)a)->seq, y = ((const timer_ref *)b)->seq;
+    return (x > y) - (x < y);
+}
+
+static int pack_timers(const weir__timers *t, uint32_t maxp, msgpack_packer *pk)
+{
+    const weir__keymap *m = &t->map;
+    timer_ref *refs = malloc((m->count ? m->count : 1) * sizeof *refs);
+    if (!refs)
+        return -1;
+    uint32_t n = 0;
+    for (uint32_t e = 0; e < m->nentries; e++) {
+        if (weir__keymap_live(m, e)) {
+            refs[n].seq = weir__timers_view(t, e).seq;
+            refs[n++].index = e;
+        }
+    }
+    qsort(refs, n, sizeof *refs, by_seq);
+    int r = msgpack_pack_array(pk, n);
+    for (uint32_t i = 0; r == 0 && i < n; i++) {
+        weir__timer_view tv = weir__timers_view(t, refs[i].index);
+        r |= msgpack_pack_array(pk, 5);
+        r |= msgpack_pack_uint32(pk, weir__key_group(key_hash_of(tv.key, t->key_size), maxp));
+        r |= msgpack_pack_bin_with_body(pk, tv.key, t->key_size);
+        r |= msgpack_pack_int64(pk, tv.ns);
+        r |= msgpack_pack_int64(pk, tv.ts);
+        r |= msgpack_pack_uint32(pk, tv.generation);
+    }
+    free(refs);
+    return r;
+}
+
+int weir__keyed_snapshot(weir_ctx *ctx, uint32_t max_parallelism, msgpack_packer *pk)
+{
+    const weir__ctx_keyed *kd = &ctx->keyed;
+    int r = msgpack_pack_map(pk, 3);
+    r |= pack_str(pk, "key_size");
+    r |= msgpack_pack_uint64(pk, kd->key_size);
+    r |= pack_str(pk, "states");
+    r |= msgpack_pack_array(pk, (size_t)kd->nstates);
+    for (int s = 0; r == 0 && s < kd->nstates; s++)
+        r |= pack_state(&kd->states[s], kd->key_size, max_parallelism, pk);
+    r |= pack_str(pk, "timers");
+    r |= msgpack_pack_map(pk, 2);
+    r |= pack_str(pk, "event");
+    if (r == 0)
+        r |= pack_timers(&ctx->timers.event, max_parallelism, pk);
+    r |= pack_str(pk, "processing");
+    if (r == 0)
+        r |= pack_timers(&ctx->timers.processing, max_parallelism, pk);
+    return r ? WEIR_ENOMEM : 0;
+}
+
+/* ---- reading -------------------------------------------------------------- */
+
+typedef struct reader {
+    weir_ctx *ctx;
+    uint32_t maxp, first, last;
+    char *err;
+    size_t errsize;
+} reader;
+
+static int refuse(reader *rd, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int refuse(reader *rd, int code, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(rd->err, rd->errsize, fmt, ap);
+    va_end(ap);
+    return code;
+}
+
+static const msgpack_object *member(const msgpack_object *map, const char *key)
+{
+    if (map->type != MSGPACK_OBJECT_MAP)
+        return NULL;
+    size_t n = strlen(key);
+    for (uint32_t i = 0; i < map->via.map.size; i++) {
+        const msgpack_object *k = &map->via.map.ptr[i].key;
+        if (k->type == MSGPACK_OBJECT_STR && k->via.str.size == n &&
+            memcmp(k->via.str.ptr, key, n) == 0)
+            return &map->via.map.ptr[i].val;
+    }
+    return NULL;
+}
+
+static bool is_uint(const msgpack_object *o)
+{
+    return o && o->type == MSGPACK_OBJECT_POSITIVE_INTEGER;
+}
+
+static bool is_int(const msgpack_object *o)
+{
+    return o && (o->type == MSGPACK_OBJECT_POSITIVE_INTEGER ||
+                 o->type == MSGPACK_OBJECT_NEGATIVE_INTEGER);
+}
+
+/* An entry's common head: [key group, key (bin of key_size), ...], n long.
+ * false if it is malformed; *mine says whether its key group is restored
+ * here. */
+static bool entry_head(reader *rd, const msgpack_object *e, uint32_t n, bool *mine)
+{
+    if (e->type != MSGPACK_OBJECT_ARRAY || e->via.array.size != n)
+        return false;
+    const msgpack_object *a = e->via.array.ptr;
+    if (!is_uint(&a[0]) || a[0].via.u64 >= rd->maxp || a[1].type != MSGPACK_OBJECT_BIN ||
+        a[1].via.bin.size != rd->ctx->keyed.key_size || !is_int(&a[2]))
+        return false;
+    *mine = a[0].via.u64 >= rd->first && a[0].via.u64 <= rd->last;
+    return true;
+}
+
+static int restore_entry(reader *rd, weir__state *st, const msgpack_object *a)
+{
+    size_t ks = rd->ctx->keyed.key_size;
+    unsigned char *key = rd->ctx->keyed.key_buf->key;
+    if (ks)
+        memcpy(key, a[1].via.bin.ptr, ks);
+    int64_t ns = a[2].via.i64;
+    rd->ctx->keyed.key_buf->ns = ns;
+    const msgpack_object_bin *v = &a[3].via.bin;
+    if (st->kind == WEIR_STATE_VALUE ? v->size != st->size : v->size % st->size != 0)
+        return refuse(rd, WEIR_EFORMAT, "keyed snapshot: a %s entry of %" PRIu32 " bytes, for "
+                      "elements of %zu", st->kind == WEIR_STATE_VALUE ? "value" : "list",
+                      v->size, st->size);
+    uint64_t h = weir__hash_mix(key_hash_of(key, ks), ns, 0);
+    bool created;
+    uint32_t idx = weir__keymap_insert(&st->map, h, rd->ctx->keyed.key_buf, &created);
+    if (idx == WEIR__KEYMAP_NONE)
+        return refuse(rd, WEIR_ENOMEM, "keyed snapshot: out of memory");
+    if (!created)
+        return refuse(rd, WEIR_EFORMAT, "keyed snapshot: one key and namespace twice");
+    void *dst = weir__keymap_value(&st->map, idx);
+    if (st->kind == WEIR_STATE_VALUE) {
+        memcpy(dst, v->ptr, st->size);
+        return 0;
+    }
+    weir__list_value *l = dst;
+    uint32_t len = (uint32_t)(v->size / st->size);
+    l->data = len ? malloc(v->size) : NULL;
+    if (len && !l->data) {
+        weir__keymap_remove(&st->map, idx);
+        return refuse(rd, WEIR_ENOMEM, "keyed snapshot: out of memory");
+    }
+    if (len)
+        memcpy(l->data, v->ptr, v->size);
+    l->len = l->cap = len;
+    return 0;
+}
+
+static int restore_state(reader *rd, int s, const msgpack_object *o)
+{
+    weir__state *st = &rd->ctx->keyed.states[s];
+    const msgpack_object *kind = member(o, "kind"), *size = member(o, "size"),
+                         *entries = member(o, "entries");
+    const char *want = st->kind == WEIR_STATE_VALUE ? "value" : "list";
+    if (!kind || kind->type != MSGPACK_OBJECT_STR || kind->via.str.size != strlen(want) ||
+        memcmp(kind->via.str.ptr, want, strlen(want)) != 0 || !is_uint(size) ||
+        size->via.u64 != st->size)
+        return refuse(rd, WEIR_EINVAL,
+                      "keyed snapshot: state %d is not the %s state of %zu bytes the operator "
+                      "declared",
+                      s, want, st->size);
+    if (!entries || entries->type != MSGPACK_OBJECT_ARRAY)
+        return refuse(rd, WEIR_EFORMAT, "keyed snapshot: state %d has no entries", s);
+    for (uint32_t i = 0; i < entries->via.array.size; i++) {
+        const msgpack_object *e = &entries->via.array.ptr[i];
+        bool mine;
+        if (!entry_head(rd, e, 4, &mine) || e->via.array.ptr[3].type != MSGPACK_OBJECT_BIN)
+            return refuse(rd, WEIR_EFORMAT, "keyed snapshot: entry %" PRIu32 " of state %d is "
+                          "not [key group, key, namespace, value]", i, s);
+        if (mine) {
+            int r = restore_entry(rd, st, e->via.array.ptr);
+            if (r)
+                return r;
+        }
+    }
+    return 0;
+}
+
+static int restore_timers(reader *rd, weir__timers *t, bool processing, const msgpack_object *o)
+{
+    if (!o || o->type != MSGPACK_OBJECT_ARRAY)
+        return refuse(rd, WEIR_EFORMAT, "keyed snapshot: no %s timers",
+                      processing ? "processing" : "event");
+    size_t ks = rd->ctx->keyed.key_size;
+    for (uint32_t i = 0; i < o->via.array.size; i++) {
+        const msgpack_object *e = &o->via.array.ptr[i];
+        bool mine;
+        if (!entry_head(rd, e, 5, &mine) || !is_int(&e->via.array.ptr[3]) ||
+            !is_uint(&e->via.array.ptr[4]) || e->via.array.ptr[4].via.u64 > UINT32_MAX)
+            return refuse(rd, WEIR_EFORMAT, "keyed snapshot: timer %" PRIu32 " is not [key group, "
+                          "key, namespace, timestamp, generation]", i);
+        if (!mine)
+            continue;
+        const msgpack_object *a = e->via.array.ptr;
+        const unsigned char *key = (const unsigned char *)a[1].via.bin.ptr;
+        int64_t ts = a[3].via.i64;
+        int r = weir__timers_add_generation(t, ks ? key : NULL, key_hash_of(key, ks), a[2].via.i64,
+                                            ts, (uint32_t)a[4].via.u64);
+        if (r)
+            return refuse(rd, WEIR_ENOMEM, "keyed snapshot: out of memory");
+        if (processing && rd->ctx->sub && ts < rd->ctx->sub->deadline)
+            rd->ctx->sub->deadline = ts;
+    }
+    return 0;
+}
+
+int weir__keyed_restore(weir_ctx *ctx, const msgpack_object *snapshot, uint32_t max_parallelism,
+                        uint32_t first, uint32_t last, char *err, size_t errsize)
+{
+    reader rd = {.ctx = ctx, .maxp = max_parallelism, .first = first, .last = last, .err = err,
+                 .errsize = errsize};
+    const msgpack_object *ks = member(snapshot, "key_size"), *states = member(snapshot, "states"),
+                         *timers = member(snapshot, "timers");
+    if (!is_uint(ks) || !states || states->type != MSGPACK_OBJECT_ARRAY || !timers)
+        return refuse(&rd, WEIR_EFORMAT, "keyed snapshot: not a keyed snapshot map");
+    if (ks->via.u64 != ctx->keyed.key_size)
+        return refuse(&rd, WEIR_EINVAL, "keyed snapshot: keys of %" PRIu64 " bytes, the "
+                      "operator's are %zu", ks->via.u64, ctx->keyed.key_size);
+    if (states->via.array.size != (uint32_t)ctx->keyed.nstates)
+        return refuse(&rd, WEIR_EINVAL, "keyed snapshot: %" PRIu32 " states, the operator "
+                      "declared %d", states->via.array.size, ctx->keyed.nstates);
+    /* a restore writes the current key: the operator sees no key after it */
+    bool had_key = ctx->keyed.has_key;
+    int r = 0;
+    for (int s = 0; r == 0 && s < ctx->keyed.nstates; s++)
+        r = restore_state(&rd, s, &states->via.array.ptr[s]);
+    if (r == 0)
+        r = restore_timers(&rd, &ctx->timers.event, false, member(timers, "event"));
+    if (r == 0)
+        r = restore_timers(&rd, &ctx->timers.processing, true, member(timers, "processing"));
+    ctx->keyed.has_key = had_key;
+    ctx->keyed.key_hashed = false;
+    return r;
+}

@@ -1,0 +1,55 @@
+/* keyed_snapshot.h — a keyed context's runtime-owned state (its declared
+ * value and list states and its event- and processing-time timers) written
+ * into a snapshot and read back, by key group (docs/CHECKPOINTS.md, "Key
+ * groups" and "Keyed state in a snapshot").
+ *
+ * Key groups are Flink's KeyGroupRangeAssignment: a key belongs to one of
+ * max_parallelism key groups by its hash, and subtask i of p owns a
+ * contiguous range of them. A snapshot tags every entry with its key group,
+ * so that a snapshot taken at parallelism p restores at any q <=
+ * max_parallelism: each restoring subtask reads every old subtask's snapshot
+ * that overlaps its range and keeps the entries of its own key groups.
+ *
+ * The state's operator declares the same states (weir_state_declare, in the
+ * same order, kinds and sizes) in open() before a restore; the restore
+ * checks that it did. Timers come back in the order they were registered,
+ * so equal-timestamp timers fire in the same order as before.
+ */
+#ifndef WEIR_RUNTIME_KEYED_SNAPSHOT_H
+#define WEIR_RUNTIME_KEYED_SNAPSHOT_H
+
+#include <msgpack.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util.h"
+
+struct weir_ctx;
+
+/* The key group of a key's hash (weir__hash_bytes of its bytes). */
+static inline uint32_t weir__key_group(uint64_t key_hash, uint32_t max_parallelism)
+{
+    return weir__hash_partition(key_hash, max_parallelism);
+}
+
+/* The key groups [*first, *last] that subtask i of p owns (1 <= p <=
+ * max_parallelism), and the subtask a key group belongs to. */
+void weir__key_group_range(uint32_t max_parallelism, uint32_t p, uint32_t i, uint32_t *first,
+                           uint32_t *last);
+uint32_t weir__key_group_subtask(uint32_t max_parallelism, uint32_t p, uint32_t key_group);
+
+/* Writes the context's keyed state and timers as one msgpack map. 0, or
+ * WEIR_ENOMEM (the packer could not grow). */
+int weir__keyed_snapshot(struct weir_ctx *ctx, uint32_t max_parallelism, msgpack_packer *pk);
+
+/* Adds the entries of `snapshot` (one weir__keyed_snapshot map) whose key
+ * group is in [first, last] to the context's state and timers. 0, or a
+ * WEIR_E* code with a message in err (a snapshot of another shape, or of
+ * states the operator did not declare the same way). Entries of timers of a
+ * context that is not keyed (no key: key group 0) go to the owner of key
+ * group 0. */
+int weir__keyed_restore(struct weir_ctx *ctx, const msgpack_object *snapshot,
+                        uint32_t max_parallelism, uint32_t first, uint32_t last, char *err,
+                        size_t errsize);
+
+#endif
