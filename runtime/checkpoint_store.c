@@ -101,19 +101,33 @@ static int fsync_path(const char *path, char *err, size_t errsize)
     return 0;
 }
 
-static bool write_all(int fd, const void *data, size_t len)
+/* Writes (wbuf) or reads (rbuf) all len bytes, through EINTR and short
+ * transfers. */
+static bool transfer_all(int fd, unsigned char *rbuf, const unsigned char *wbuf, size_t len)
 {
-    const unsigned char *p = data;
     while (len > 0) {
-        ssize_t n = write(fd, p, len);
+        ssize_t n = wbuf ? write(fd, wbuf, len) : read(fd, rbuf, len);
         if (n < 0 && errno == EINTR)
             continue;
         if (n <= 0)
             return false;
-        p += n;
+        if (wbuf)
+            wbuf += n;
+        else
+            rbuf += n;
         len -= (size_t)n;
     }
     return true;
+}
+
+static bool write_all(int fd, const void *data, size_t len)
+{
+    return transfer_all(fd, NULL, data, len);
+}
+
+static bool read_all(int fd, void *data, size_t len)
+{
+    return transfer_all(fd, data, NULL, len);
 }
 
 /* Writes dir/name atomically: header and payload into name.tmp, fsync,
@@ -374,21 +388,6 @@ void weir__chk_writer_free(weir__chk_writer *w)
 }
 
 /* ---- reading -------------------------------------------------------------- */
-
-static bool read_all(int fd, void *data, size_t len)
-{
-    unsigned char *p = data;
-    while (len > 0) {
-        ssize_t n = read(fd, p, len);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return false;
-        p += n;
-        len -= (size_t)n;
-    }
-    return true;
-}
 
 /* The header's checks, in the order a reader meets them. */
 static int check_header(const char *path, const unsigned char *h, uint64_t size,

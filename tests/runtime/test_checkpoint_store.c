@@ -198,20 +198,26 @@ Test(checkpoint_store, an_abandoned_attempt_is_cleared_and_older_ones_removed)
     cr_assert_not(exists("chk-3"));
 }
 
-Test(checkpoint_store, a_corrupt_state_file_falls_back_to_the_older)
+/* Checkpoints 1 and 2, a byte of chk-2/rel flipped at off: checkpoint 1 opens,
+ * chk-2 skipped for `why`. */
+static void corrupt_newest(const char *rel, long off, const char *why)
 {
     write_checkpoint(1, 3);
     write_checkpoint(2, 3);
-    flip_byte("chk-2/window-0", -3);
-    expect_open(1, 1, "chk-2/window-0: checksum mismatch");
+    char path[64];
+    snprintf(path, sizeof path, "chk-2/%s", rel);
+    flip_byte(path, off);
+    expect_open(1, 1, why);
+}
+
+Test(checkpoint_store, a_corrupt_state_file_falls_back_to_the_older)
+{
+    corrupt_newest("window-0", -3, "chk-2/window-0: checksum mismatch");
 }
 
 Test(checkpoint_store, a_corrupt_header_is_named)
 {
-    write_checkpoint(1, 3);
-    write_checkpoint(2, 3);
-    flip_byte("chk-2/source-0", 0); /* the magic */
-    expect_open(1, 1, "chk-2/source-0: not a weir checkpoint file");
+    corrupt_newest("source-0", 0, "chk-2/source-0: not a weir checkpoint file"); /* magic */
     write_checkpoint(3, 3);
     flip_byte("chk-3/source-0", 8); /* the format version */
     expect_open(1, 2, "chk-3/source-0: checkpoint format version 65");
@@ -219,10 +225,7 @@ Test(checkpoint_store, a_corrupt_header_is_named)
 
 Test(checkpoint_store, a_corrupt_metadata_falls_back)
 {
-    write_checkpoint(1, 3);
-    write_checkpoint(2, 3);
-    flip_byte("chk-2/_metadata", -1);
-    expect_open(1, 1, "chk-2/_metadata: checksum mismatch");
+    corrupt_newest("_metadata", -1, "chk-2/_metadata: checksum mismatch");
 }
 
 Test(checkpoint_store, truncated_files_fall_back)
