@@ -270,58 +270,30 @@ static int pack_write(void *data, const char *buf, size_t len)
     return msgpack_sbuffer_write(data, buf, len);
 }
 
+static int list_ids(const char *parent, int64_t **ids, size_t *n, char *err, size_t errsize);
+
 /* Keeps the newest `retain` complete checkpoints of the parent; removes the
- * older complete ones and the incomplete ones older than `newest`. */
+ * older complete ones and the incomplete ones older than `newest`. What
+ * cannot be listed or removed stays (a later commit tries again). */
 static void retain_newest(const char *parent, int64_t newest, int retain)
 {
-    DIR *d = opendir(parent);
-    if (!d)
+    int64_t *ids;
+    size_t n;
+    char err[256];
+    if (list_ids(parent, &ids, &n, err, sizeof err) != 0)
         return;
-    int64_t *complete = NULL;
-    size_t n = 0, cap = 0;
-    struct dirent *e;
-    while ((e = readdir(d)) != NULL) {
-        int64_t id = chk_id_of(e->d_name);
-        if (id < 0)
-            continue;
-        char *dir = join(parent, e->d_name);
-        if (!dir)
-            continue;
-        if (!has_metadata(dir)) {
-            if (id < newest)
-                remove_folder(dir);
-        } else {
-            if (n == cap) {
-                size_t c = cap ? 2 * cap : 16;
-                int64_t *p = realloc(complete, c * sizeof *p);
-                if (p) {
-                    complete = p;
-                    cap = c;
-                }
-            }
-            if (n < cap)
-                complete[n++] = id;
-        }
-        free(dir);
-    }
-    closedir(d);
-    /* the ids of complete checkpoints, newest first */
-    for (size_t i = 1; i < n; i++) {
-        for (size_t k = i; k > 0 && complete[k - 1] < complete[k]; k--) {
-            int64_t t = complete[k];
-            complete[k] = complete[k - 1];
-            complete[k - 1] = t;
-        }
-    }
-    for (size_t i = (size_t)retain; i < n; i++) {
+    int kept = 0;
+    for (size_t i = 0; i < n; i++) { /* newest first */
         char name[32];
-        snprintf(name, sizeof name, "chk-%" PRId64, complete[i]);
+        snprintf(name, sizeof name, "chk-%" PRId64, ids[i]);
         char *dir = join(parent, name);
-        if (dir)
+        if (!dir)
+            break;
+        if (has_metadata(dir) ? ++kept > retain : ids[i] < newest)
             remove_folder(dir);
         free(dir);
     }
-    free(complete);
+    free(ids);
 }
 
 int weir__chk_commit(weir__chk_writer *w, const void *job, size_t job_len, int retain)
@@ -505,12 +477,14 @@ static int parse_metadata(const char *mpath, const msgpack_object *m, int64_t fo
     if (m->type != MSGPACK_OBJECT_MAP)
         return failf(err, errsize, WEIR_EFORMAT, "%s: not a map", mpath);
     const msgpack_object *files = NULL, *job = NULL;
-    bool have_id = false;
+    bool have_id = false, have_format = false;
     for (uint32_t i = 0; i < m->via.map.size; i++) {
         const msgpack_object *k = &m->via.map.ptr[i].key, *v = &m->via.map.ptr[i].val;
-        if (str_is(k, "format") && (v->type != MSGPACK_OBJECT_POSITIVE_INTEGER ||
-                                    v->via.u64 != WEIR__CHK_FORMAT))
-            return failf(err, errsize, WEIR_EFORMAT, "%s: metadata of another format", mpath);
+        if (str_is(k, "format")) {
+            if (v->type != MSGPACK_OBJECT_POSITIVE_INTEGER || v->via.u64 != WEIR__CHK_FORMAT)
+                return failf(err, errsize, WEIR_EFORMAT, "%s: metadata of another format", mpath);
+            have_format = true;
+        }
         if (str_is(k, "id")) {
             if (v->type != MSGPACK_OBJECT_POSITIVE_INTEGER || v->via.u64 > INT64_MAX)
                 return failf(err, errsize, WEIR_EFORMAT, "%s: \"id\" is not an id", mpath);
@@ -522,9 +496,9 @@ static int parse_metadata(const char *mpath, const msgpack_object *m, int64_t fo
         if (str_is(k, "job"))
             job = v;
     }
-    if (!have_id || !files || !job)
+    if (!have_format || !have_id || !files || !job)
         return failf(err, errsize, WEIR_EFORMAT, "%s: \"%s\" is missing", mpath,
-                     !have_id ? "id" : !files ? "files" : "job");
+                     !have_format ? "format" : !have_id ? "id" : !files ? "files" : "job");
     if (folder_id >= 0 && c->id != folder_id)
         return failf(err, errsize, WEIR_EFORMAT,
                      "%s: says checkpoint %" PRId64 " in the folder of checkpoint %" PRId64, mpath,
