@@ -8,6 +8,7 @@
 #define WEIR_H
 
 #include "weir/capture.h"
+#include "weir/checkpoint.h"
 #include "weir/diag.h"
 #include "weir/error.h"
 #include "weir/expr.h"

@@ -540,11 +540,14 @@ static int verify_listed(const char *dir, const weir__chk_file *f, void **payloa
     return r;
 }
 
-/* Opens the checkpoint in folder dir (its id folder_id, or -1 if the folder's
- * name is not chk-N) and verifies every file it lists. */
-static int open_one(const char *dir, int64_t folder_id, weir__chk *c, char *err, size_t errsize)
+/* Reads and verifies dir's _metadata into c (its id folder_id, or -1 if the
+ * folder's name is not chk-N), not the files it lists; *mlen the metadata
+ * payload's bytes. */
+static int load_metadata(const char *dir, int64_t folder_id, weir__chk *c, size_t *mlen,
+                         char *err, size_t errsize)
 {
     *c = (weir__chk){0};
+    *mlen = 0;
     char *mpath = join(dir, WEIR__CHK_METADATA);
     c->dir = weir__strdup(dir);
     if (!mpath || !c->dir) {
@@ -552,34 +555,71 @@ static int open_one(const char *dir, int64_t folder_id, weir__chk *c, char *err,
         return failf(err, errsize, WEIR_ENOMEM, "%s: out of memory", dir);
     }
     void *meta;
-    size_t mlen;
-    int r = weir__chk_read_file(mpath, WEIR__CHK_META, &meta, &mlen, err, errsize);
+    int r = weir__chk_read_file(mpath, WEIR__CHK_META, &meta, mlen, err, errsize);
     if (r == WEIR_ENOENT)
         failf(err, errsize, WEIR_ENOENT, "%s: missing: the checkpoint did not complete", mpath);
     if (r == 0) {
         msgpack_unpacked up;
         msgpack_unpacked_init(&up);
         size_t off = 0;
-        msgpack_unpack_return u = msgpack_unpack_next(&up, meta, mlen, &off);
+        msgpack_unpack_return u = msgpack_unpack_next(&up, meta, *mlen, &off);
         if (u == MSGPACK_UNPACK_NOMEM_ERROR)
             r = failf(err, errsize, WEIR_ENOMEM, "%s: out of memory", mpath);
-        else if (u != MSGPACK_UNPACK_SUCCESS || off != mlen)
+        else if (u != MSGPACK_UNPACK_SUCCESS || off != *mlen)
             r = failf(err, errsize, WEIR_EFORMAT, "%s: not one msgpack object", mpath);
         else
             r = parse_metadata(mpath, &up.data, folder_id, c, err, errsize);
         msgpack_unpacked_destroy(&up);
         free(meta);
     }
+    free(mpath);
+    return r;
+}
+
+/* The id of dir's own name if it is chk-N, else -1. */
+static int64_t folder_id_of(const char *dir)
+{
+    const char *base = strrchr(dir, '/');
+    return chk_id_of(base ? base + 1 : dir);
+}
+
+/* Opens the checkpoint in folder dir and verifies every file it lists. */
+static int open_one(const char *dir, int64_t folder_id, weir__chk *c, char *err, size_t errsize)
+{
+    size_t mlen;
+    int r = load_metadata(dir, folder_id, c, &mlen, err, errsize);
     for (size_t i = 0; r == 0 && i < c->nfiles; i++) {
         void *payload;
         size_t len;
         r = verify_listed(dir, &c->files[i], &payload, &len, err, errsize);
         free(payload);
     }
-    free(mpath);
     if (r)
         weir__chk_close(c);
     return r;
+}
+
+int weir__chk_check(const char *dir, weir__chk_check_fn file, void *arg, char *err,
+                    size_t errsize)
+{
+    weir__chk c;
+    size_t mlen;
+    int first = load_metadata(dir, folder_id_of(dir), &c, &mlen, err, errsize);
+    file(WEIR__CHK_METADATA, first ? 0 : mlen, first ? err : NULL, arg);
+    char why[512];
+    for (size_t i = 0; first == 0 && i < c.nfiles; i++) {
+        void *payload;
+        size_t len;
+        int r = verify_listed(dir, &c.files[i], &payload, &len, why, sizeof why);
+        free(payload);
+        file(c.files[i].name, c.files[i].bytes, r ? why : NULL, arg);
+        if (r && !first) {
+            first = r;
+            snprintf(err, errsize, "%s", why);
+        }
+    }
+    weir__chk_close(&c);
+    return first;
 }
 
 static int cmp_desc(const void *a, const void *b)
@@ -626,9 +666,7 @@ int weir__chk_open(const char *path, weir__chk_skip_fn skip, void *arg, weir__ch
                    char *err, size_t errsize)
 {
     *out = (weir__chk){0};
-    const char *base = strrchr(path, '/');
-    base = base ? base + 1 : path;
-    int64_t own = chk_id_of(base);
+    int64_t own = folder_id_of(path);
     struct stat st;
     if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
         return failf(err, errsize, WEIR_ENOENT, "%s: no such folder", path);

@@ -109,6 +109,14 @@ int weir__chk_read(const weir__chk *c, const char *name, void **payload, size_t 
 
 void weir__chk_close(weir__chk *c);
 
+/* Checks the folder file by file (weir_checkpoint_check, weir/checkpoint.h):
+ * `file` is called for _metadata and each file it lists, with NULL or why
+ * not; the first problem's code is returned, its message in err. */
+typedef void (*weir__chk_check_fn)(const char *name, uint64_t bytes, const char *problem,
+                                   void *arg);
+int weir__chk_check(const char *dir, weir__chk_check_fn file, void *arg, char *err,
+                    size_t errsize);
+
 /* Reads and verifies one checkpoint file of the given kind (used by both of
  * the above and by inspection): 0, or WEIR_ENOENT / WEIR_EIO / WEIR_EFORMAT
  * with a message naming the file. */

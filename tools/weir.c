@@ -4,6 +4,7 @@
  *   weir demo [--out DIR]   the flagship watermark experiments
  *   weir capture ...        convert, validate and summarize captures
  *   weir sql FILE|-|-e SQL  run SQL statements, print each query's changelog
+ *   weir checkpoint inspect PATH   the checkpoints in a folder, file by file
  *   weir --version          the version of weir (the library's, and the
  *                           headers' if they differ)
  *
@@ -26,6 +27,7 @@
 #include <weir.h>
 
 #include "capture.h"
+#include "checkpoint.h"
 #include "demo.h"
 #include "message.h"
 #include "script.h"
@@ -43,6 +45,9 @@ static int usage(FILE *out)
                  "                    validate FILE, summary FILE)\n"
                  "  sql FILE|-        run SQL statements (or -e 'SQL') and print each query's\n"
                  "                    changelog\n"
+                 "  checkpoint inspect PATH\n"
+                 "                    the checkpoints in a folder, file by file, and which one a\n"
+                 "                    restore would take\n"
                  "\n"
                  "Run 'weir COMMAND --help' for a command's options; 'weir --version' prints\n"
                  "weir's version.\n");
@@ -90,6 +95,8 @@ static int command(int argc, char **argv)
         return weir_capture_main(argc - 1, argv + 1);
     if (strcmp(cmd, "sql") == 0)
         return weir_sql_main(argc - 1, argv + 1);
+    if (strcmp(cmd, "checkpoint") == 0)
+        return weir_checkpoint_main(argc - 1, argv + 1);
     weir_tool_error("weir: unknown command '%s'", cmd);
     return usage(stderr);
 }
@@ -101,7 +108,7 @@ int main(int argc, char **argv)
     const char *cmd = argv[1];
     char who[64] = "weir";
     if (strcmp(cmd, "script") == 0 || strcmp(cmd, "demo") == 0 || strcmp(cmd, "capture") == 0 ||
-        strcmp(cmd, "sql") == 0)
+        strcmp(cmd, "sql") == 0 || strcmp(cmd, "checkpoint") == 0)
         snprintf(who, sizeof who, "weir %s", cmd);
     weir_cli_signals_install();
     int status = close_stdout(who, command(argc, argv));

@@ -1,0 +1,141 @@
+/* test_checkpoint.c — `weir checkpoint inspect` as a user runs it: the real
+ * binary (WEIR_BINARY_DIR/tools/weir) on checkpoint folders written by the
+ * runtime's store (runtime/checkpoint_store.h).
+ *
+ * A folder of good checkpoints lists each, newest first, with every file,
+ * its size and "ok", the job's record as JSON, and the checkpoint a restore
+ * would take (exit 0). A broken newest checkpoint (a corrupt state file, a
+ * missing _metadata) is listed with what is wrong, file by file, and the
+ * restore falls back to the older one. A folder where nothing verifies, a
+ * missing folder, bad usage: exit 1 or 2 with the reason on stderr.
+ */
+#include <criterion/criterion.h>
+#include <msgpack.h>
+#include <sys/wait.h>
+
+#include "checkpoint_store.h"
+#include "runtime/test_diag_support.h"
+
+#define WEIR WEIR_BINARY_DIR "/tools/weir"
+
+typedef struct cli {
+    int status;
+    char *out, *err;
+} cli;
+
+/* `weir checkpoint ARGS` in dir. */
+static cli run(const char *dir, const char *args)
+{
+    cr_assert(td_exists(WEIR), "%s is missing: build the weir-cli target", WEIR);
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, "cd '%s' && '%s' checkpoint %s >cli.out 2>cli.err </dev/null", dir,
+             WEIR, args);
+    int st = system(cmd);
+    cr_assert(st != -1 && WIFEXITED(st), "weir checkpoint %s did not exit normally", args);
+    return (cli){.status = WEXITSTATUS(st),
+                 .out = td_read(td_path(dir, "cli.out"), NULL),
+                 .err = td_read(td_path(dir, "cli.err"), NULL)};
+}
+
+static void cli_free(cli *c)
+{
+    free(c->out);
+    free(c->err);
+}
+
+/* Checkpoint `id` in dir/ckpt with one state file per subtask. */
+static void write_checkpoint(const char *dir, int64_t id)
+{
+    weir__chk_writer w;
+    cr_assert_eq(weir__chk_begin(&w, td_path(dir, "ckpt"), id), 0, "%s", w.err);
+    cr_assert_eq(weir__chk_write(&w, "window-0", "panes of subtask 0", 18), 0, "%s", w.err);
+    cr_assert_eq(weir__chk_write(&w, "window-1", "panes of subtask 1!", 19), 0, "%s", w.err);
+    msgpack_sbuffer sb;
+    msgpack_sbuffer_init(&sb);
+    msgpack_packer pk;
+    msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
+    msgpack_pack_map(&pk, 1);
+    msgpack_pack_str_with_body(&pk, "operators", 9);
+    msgpack_pack_int(&pk, 1);
+    cr_assert_eq(weir__chk_commit(&w, sb.data, sb.size, 3), 0, "%s", w.err);
+    msgpack_sbuffer_destroy(&sb);
+    weir__chk_writer_free(&w);
+}
+
+static void assert_has(const char *text, const char *part)
+{
+    cr_assert(strstr(text, part), "\"%s\" is not in:\n%s", part, text);
+}
+
+Test(checkpoint_cli, good_checkpoints_are_listed_newest_first)
+{
+    char *dir = td_tmpdir();
+    write_checkpoint(dir, 1);
+    write_checkpoint(dir, 2);
+    cli c = run(dir, "inspect ckpt");
+    cr_assert_eq(c.status, 0, "%s", c.err);
+    cr_assert_str_eq(c.err, "");
+    const char *two = strstr(c.out, "chk-2:"), *one = strstr(c.out, "chk-1:");
+    cr_assert(two && one && two < one, "%s", c.out);
+    assert_has(c.out, "  window-1                           19 bytes  ok\n");
+    assert_has(c.out, "complete, every file verifies: checkpoint 2, 2 state files, 37 bytes");
+    assert_has(c.out, "  job: {\"operators\":1}\n");
+    assert_has(c.out, "a restore from ckpt takes checkpoint 2\n");
+    cli_free(&c);
+    /* a chk-N folder on its own */
+    c = run(dir, "inspect ckpt/chk-1");
+    cr_assert_eq(c.status, 0, "%s", c.err);
+    assert_has(c.out, "a restore from ckpt/chk-1 takes checkpoint 1\n");
+    cr_assert_null(strstr(c.out, "chk-2"));
+    cli_free(&c);
+    td_rmdir(dir);
+}
+
+Test(checkpoint_cli, a_broken_newest_checkpoint_is_shown_and_passed_over)
+{
+    char *dir = td_tmpdir();
+    write_checkpoint(dir, 1);
+    write_checkpoint(dir, 2);
+    write_checkpoint(dir, 3);
+    /* chk-3 never completed; a byte of chk-2's second file went bad */
+    cr_assert_eq(unlink(td_path(dir, "ckpt/chk-3/_metadata")), 0);
+    size_t n;
+    char *bytes = td_read(td_path(dir, "ckpt/chk-2/window-1"), &n);
+    bytes[n - 1] ^= 1;
+    td_write(td_path(dir, "ckpt/chk-2/window-1"), bytes, n);
+    free(bytes);
+    cli c = run(dir, "inspect ckpt");
+    cr_assert_eq(c.status, 0, "%s", c.err);
+    assert_has(c.out, "ckpt/chk-3/_metadata: missing: the checkpoint did not complete\n");
+    assert_has(c.out, "  window-0                           18 bytes  ok\n");
+    assert_has(c.out, "ckpt/chk-2/window-1: checksum mismatch: the file is corrupt\n");
+    assert_has(c.out, "a restore from ckpt takes checkpoint 1\n");
+    cli_free(&c);
+    td_rmdir(dir);
+}
+
+Test(checkpoint_cli, nothing_to_restore_fails)
+{
+    char *dir = td_tmpdir();
+    write_checkpoint(dir, 1);
+    cr_assert_eq(truncate(td_path(dir, "ckpt/chk-1/window-0"), 7), 0);
+    cli c = run(dir, "inspect ckpt");
+    cr_assert_eq(c.status, 1);
+    assert_has(c.out, "ckpt/chk-1/window-0: cut short: 7 bytes, less than the 32-byte header");
+    assert_has(c.err, "weir checkpoint inspect: no checkpoint to restore: ckpt: none of its 1 "
+                      "checkpoints is complete and verifies");
+    cli_free(&c);
+    c = run(dir, "inspect nowhere");
+    cr_assert_eq(c.status, 1);
+    assert_has(c.err, "weir checkpoint inspect: nowhere: no such folder");
+    cli_free(&c);
+    c = run(dir, "frobnicate ckpt");
+    cr_assert_eq(c.status, 2);
+    assert_has(c.err, "unknown command 'frobnicate'");
+    cli_free(&c);
+    c = run(dir, "--help");
+    cr_assert_eq(c.status, 0);
+    assert_has(c.out, "usage: weir checkpoint inspect PATH");
+    cli_free(&c);
+    td_rmdir(dir);
+}
