@@ -323,7 +323,8 @@ int weir__chk_commit(weir__chk_writer *w, const void *job, size_t job_len, int r
     if (!ok) {
         r = failf(w->err, sizeof w->err, WEIR_ENOMEM, "%s/%s: out of memory", w->dir,
                   WEIR__CHK_METADATA);
-    } else {
+    } else if ((r = fsync_path(w->dir, w->err, sizeof w->err)) == 0) {
+        /* the state files' names are durable before _metadata can be */
         uint64_t sum;
         r = write_file(w->dir, WEIR__CHK_METADATA, WEIR__CHK_META, sb.data, sb.size, &sum, w->err,
                        sizeof w->err);

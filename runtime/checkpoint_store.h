@@ -7,8 +7,9 @@
  * version (u32, little-endian), the file's kind (u32: 1 state, 2 metadata),
  * the payload's length (u64) and its XXH3-64 (u64); the payload (msgpack)
  * follows. A file is written to NAME.tmp, fsynced and renamed to NAME;
- * `_metadata` likewise, and then the checkpoint's folder and the parent are
- * fsynced, so a checkpoint that has its `_metadata` has every file it lists.
+ * the folder is fsynced, `_metadata` written the same way, and then the
+ * checkpoint's folder and the parent are fsynced, so a checkpoint that has
+ * its `_metadata` has every file it lists.
  *
  * `_metadata`'s payload is a map the store writes: "format", "id", "files"
  * (each file's name, length and checksum, as written) and "job" (the caller's

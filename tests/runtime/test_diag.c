@@ -513,6 +513,43 @@ Test(diag, the_job_event_names_the_weir_that_wrote_it)
     weir_diag_memory_destroy(mem);
 }
 
+static int pass_record(weir_ctx *ctx, int input, const void *elem, int64_t ts)
+{
+    (void)input;
+    return weir_emit(ctx, elem, ts);
+}
+
+static const weir_operator_vtable pass_vtable = {
+    .version = WEIR_OPERATOR_VTABLE_V1,
+    .on_record = pass_record,
+};
+
+/* An operator's settings as the job event shows them: a float as a float,
+ * and a number JSON cannot hold as null (the line stays JSON). */
+Test(diag, the_job_event_shows_settings_that_json_cannot_hold_as_null)
+{
+    weir_diag_memory *mem;
+    cr_assert_eq(weir_diag_memory_create(&mem), 0);
+    weir_job_config cfg = {.workers = 1, .diag = {.memory = mem, .level = WEIR_DIAG_SUMMARY}};
+    weir_job *job = tu_job(&cfg);
+    static uint64_t vals[2];
+    weir_process_spec spec = {
+        .name = "pass",
+        .vtable = &pass_vtable,
+        .out_size = sizeof vals[0],
+        .settings_json = "\"ratio\":0.25,\"huge\":1e999,\"label\":\"x\"",
+    };
+    weir_stream *s = weir_source_array(job, vals, 2, sizeof vals[0], NULL);
+    cr_assert_not_null(weir_sink_discard(weir_stream_process(s, &spec)));
+    tu_run_ok(job);
+    weir_job_destroy(job);
+    const char *line = weir_diag_memory_event(mem, 0)->json;
+    cr_assert(strstr(line, "\"settings\":{\"ratio\":0.25,\"huge\":null,\"label\":\"x\"}"),
+              "%s", line);
+    json_decref(td_json(line));
+    weir_diag_memory_destroy(mem);
+}
+
 /* ---- keys ----------------------------------------------------------------- */
 
 /* Forty e-acutes: 80 bytes, cut by the capture's key field in the middle of
