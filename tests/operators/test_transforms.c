@@ -389,18 +389,8 @@ Test(process, same_behind_channels, .timeout = 60)
     run_probe(true);
 }
 
-/* An operator without the optional callbacks: records pass through
- * on_record, the default on_watermark forwards, and the job ends. */
-static int pass_record(weir_ctx *ctx, int input, const void *elem, int64_t ts)
-{
-    (void)input;
-    return weir_emit(ctx, elem, ts);
-}
-
-static const weir_operator_vtable pass_vtable = {
-    .version = WEIR_OPERATOR_VTABLE_V1,
-    .on_record = pass_record,
-};
+/* An operator without the optional callbacks (tu_pass_vtable): records pass
+ * through on_record, the default on_watermark forwards, and the job ends. */
 
 /* A sink that records the watermarks reaching it: what the default
  * on_watermark of the operator before it forwarded. */
@@ -437,7 +427,7 @@ Test(process, defaults_forward_watermarks, .timeout = 60)
     static wm_log log;
     weir_job *job = tu_job(&(weir_job_config){.workers = 2, .disable_chaining = true});
     weir_source_spec src = {.vtable = &script_vtable, .elem_size = 8};
-    weir_process_spec pass = {.vtable = &pass_vtable, .out_size = 8};
+    weir_process_spec pass = {.vtable = &tu_pass_vtable, .out_size = 8};
     weir_process_spec sink = {.vtable = &wmlog_vtable, .arg = &log};
     weir_stream *s = weir_stream_process(weir_job_add_source(job, &src), &pass);
     cr_assert_not_null(weir_stream_process(s, &sink));

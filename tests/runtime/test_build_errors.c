@@ -65,17 +65,6 @@ static int ident(const void *in, void *out, void *arg)
     return 0;
 }
 
-static int pass_record(weir_ctx *ctx, int input, const void *elem, int64_t ts)
-{
-    (void)input;
-    return weir_emit(ctx, elem, ts);
-}
-
-static const weir_operator_vtable pass_vtable = {
-    .version = WEIR_OPERATOR_VTABLE_V1,
-    .on_record = pass_record,
-};
-
 static void extract8(const void *elem, void *key, void *arg)
 {
     (void)arg;
@@ -142,7 +131,7 @@ Test(build_errors, process_without_on_record)
 
 Test(build_errors, vtable_versions)
 {
-    static const weir_operator_vtable v2 = {.version = 2, .on_record = pass_record};
+    static const weir_operator_vtable v2 = {.version = 2, .on_record = tu_pass_record};
     weir_job *job = tu_job(NULL);
     weir_process_spec spec = {.vtable = &v2, .out_size = 8};
     cr_assert_null(weir_stream_process(probe_source(job, 8), &spec));
@@ -230,7 +219,7 @@ Test(build_errors, connect_keyed_with_unkeyed)
 {
     weir_job *job = tu_job(NULL);
     weir_key_spec key = {.key_size = 8, .extract = extract8};
-    weir_process_spec spec = {.vtable = &pass_vtable, .out_size = 8};
+    weir_process_spec spec = {.vtable = &tu_pass_vtable, .out_size = 8};
     cr_assert_null(weir_stream_connect(weir_stream_key_by(probe_source(job, 8), &key),
                                        probe_source(job, 8), &spec));
     expect_refused(job, WEIR_EINVAL, "weir_stream_connect", "keyed");
@@ -285,7 +274,7 @@ Test(build_errors, side_output_specs)
     weir_job *job = tu_job(NULL);
     weir_side_output_spec zero_tag[] = {{.tag = 0, .elem_size = 8}};
     weir_process_spec spec = {
-        .vtable = &pass_vtable, .out_size = 8, .side_outputs = zero_tag, .nside = 1};
+        .vtable = &tu_pass_vtable, .out_size = 8, .side_outputs = zero_tag, .nside = 1};
     cr_assert_null(weir_stream_process(probe_source(job, 8), &spec));
     expect_refused(job, WEIR_EINVAL, "side output tag 0");
     weir_job_destroy(job);
@@ -347,7 +336,7 @@ Test(build_errors, parallelism_zero_and_too_big)
     /* In a spec, 0 means the default and WEIR_PARALLELISM_INHERIT (-1) the
      * input's, but other negative values and too big are refused. */
     job = tu_job(NULL);
-    weir_process_spec spec = {.vtable = &pass_vtable, .out_size = 8, .parallelism = -2};
+    weir_process_spec spec = {.vtable = &tu_pass_vtable, .out_size = 8, .parallelism = -2};
     cr_assert_null(weir_stream_process(probe_source(job, 8), &spec));
     expect_refused(job, WEIR_EINVAL, "weir_stream_process", "parallelism -2");
     weir_job_destroy(job);
@@ -364,7 +353,7 @@ Test(build_errors, parallelism_zero_and_too_big)
 Test(build_errors, duplicate_operator_name)
 {
     weir_job *job = tu_job(NULL);
-    weir_process_spec spec = {.name = "twin", .vtable = &pass_vtable, .out_size = 8};
+    weir_process_spec spec = {.name = "twin", .vtable = &tu_pass_vtable, .out_size = 8};
     weir_stream *a = weir_stream_process(probe_source(job, 8), &spec);
     cr_assert_not_null(a);
     cr_assert_null(weir_stream_process(a, &spec));

@@ -513,17 +513,6 @@ Test(diag, the_job_event_names_the_weir_that_wrote_it)
     weir_diag_memory_destroy(mem);
 }
 
-static int pass_record(weir_ctx *ctx, int input, const void *elem, int64_t ts)
-{
-    (void)input;
-    return weir_emit(ctx, elem, ts);
-}
-
-static const weir_operator_vtable pass_vtable = {
-    .version = WEIR_OPERATOR_VTABLE_V1,
-    .on_record = pass_record,
-};
-
 /* An operator's settings as the job event shows them: a float as a float,
  * and a number JSON cannot hold as null (the line stays JSON). */
 Test(diag, the_job_event_shows_settings_that_json_cannot_hold_as_null)
@@ -535,7 +524,7 @@ Test(diag, the_job_event_shows_settings_that_json_cannot_hold_as_null)
     static uint64_t vals[2];
     weir_process_spec spec = {
         .name = "pass",
-        .vtable = &pass_vtable,
+        .vtable = &tu_pass_vtable,
         .out_size = sizeof vals[0],
         .settings_json = "\"ratio\":0.25,\"huge\":1e999,\"label\":\"x\"",
     };

@@ -159,21 +159,10 @@ static void count_free(void *p)
     atomic_fetch_add(&frees, 1);
 }
 
-static int pass_record(weir_ctx *ctx, int input, const void *elem, int64_t ts)
-{
-    (void)input;
-    return weir_emit(ctx, elem, ts);
-}
-
-static const weir_operator_vtable pass_vtable = {
-    .version = WEIR_OPERATOR_VTABLE_V1,
-    .on_record = pass_record,
-};
-
 static weir_process_spec owned_spec(size_t out_size)
 {
     weir_process_spec spec = {
-        .vtable = &pass_vtable, .arg = malloc(32), .arg_free = count_free, .out_size = out_size};
+        .vtable = &tu_pass_vtable, .arg = malloc(32), .arg_free = count_free, .out_size = out_size};
     return spec;
 }
 

@@ -83,6 +83,19 @@ static inline void tu_assert_no_async_failure(void)
     cr_assert_eq(atomic_load(&tu_async_failed), 0, "in a callback: %s", tu_async_msg);
 }
 
+/* An operator with on_record only: records pass through, the default
+ * on_watermark forwards (for tests that need a process node of their own). */
+static inline int tu_pass_record(weir_ctx *ctx, int input, const void *elem, int64_t ts)
+{
+    (void)input;
+    return weir_emit(ctx, elem, ts);
+}
+
+static const weir_operator_vtable tu_pass_vtable __attribute__((unused)) = {
+    .version = WEIR_OPERATOR_VTABLE_V1,
+    .on_record = tu_pass_record,
+};
+
 /* A job from `cfg` (NULL: defaults); fails the test if creation fails. */
 static inline weir_job *tu_job(const weir_job_config *cfg)
 {
