@@ -1577,7 +1577,7 @@ static int cast_val(const weir__enode *n, const weir__val *x, unsigned char *sc,
 /* A column of the row, its NULL bit from the row's header. */
 static void ev_column(const weir__enode *n, const unsigned char *row, weir__val *o)
 {
-    o->null = (row[1 + n->col / 8] >> (n->col % 8)) & 1u;
+    o->null = weir__row_null(NULL, row, n->col);
     weir__read_value(row + n->off, n->type.id, o);
 }
 

@@ -58,12 +58,6 @@ static const weir_source_vtable source_vt = {
     .next = source_next,
 };
 
-static int pass_record(weir_ctx *ctx, int input, const void *elem, int64_t ts)
-{
-    (void)input;
-    return weir_emit(ctx, elem, ts);
-}
-
 static int pass_batch(weir_ctx *ctx, int input, const weir_batch *b)
 {
     return weir_emit_batch(ctx, input, b);
@@ -71,13 +65,8 @@ static int pass_batch(weir_ctx *ctx, int input, const weir_batch *b)
 
 static const weir_operator_vtable pass_batch_vt = {
     .version = WEIR_OPERATOR_VTABLE_V1,
-    .on_record = pass_record,
+    .on_record = tu_pass_record,
     .on_batch = pass_batch,
-};
-
-static const weir_operator_vtable pass_record_vt = {
-    .version = WEIR_OPERATOR_VTABLE_V1,
-    .on_record = pass_record,
 };
 
 typedef struct sink_state {
@@ -167,7 +156,7 @@ Test(emit_channel, emit_then_batches_one_worker)
 
 Test(emit_channel, reserve_commit_then_records_two_workers)
 {
-    run(WAY_RESERVE, &pass_record_vt, 0, 2);
+    run(WAY_RESERVE, &tu_pass_vtable, 0, 2);
 }
 
 Test(emit_channel, emit_flush_at_once_two_workers)
