@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "msgpack_read.h"
 #include "util.h"
 #include "weir/error.h"
 
@@ -265,11 +266,6 @@ int weir__chk_write(weir__chk_writer *w, const char *name, const void *payload, 
     return 0;
 }
 
-static int pack_write(void *data, const char *buf, size_t len)
-{
-    return msgpack_sbuffer_write(data, buf, len);
-}
-
 static int list_ids(const char *parent, int64_t **ids, size_t *n, char *err, size_t errsize);
 
 /* Keeps the newest `retain` complete checkpoints of the parent; removes the
@@ -303,7 +299,7 @@ int weir__chk_commit(weir__chk_writer *w, const void *job, size_t job_len, int r
     msgpack_sbuffer sb;
     msgpack_sbuffer_init(&sb);
     msgpack_packer pk;
-    msgpack_packer_init(&pk, &sb, pack_write);
+    msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
     bool ok = msgpack_pack_map(&pk, 4) == 0;
     ok = ok && msgpack_pack_str_with_body(&pk, "format", 6) == 0 &&
          msgpack_pack_int64(&pk, WEIR__CHK_FORMAT) == 0;
@@ -431,12 +427,6 @@ int weir__chk_read_file(const char *path, weir__chk_kind kind, void **payload, s
     return r;
 }
 
-static bool str_is(const msgpack_object *o, const char *s)
-{
-    return o->type == MSGPACK_OBJECT_STR && o->via.str.size == strlen(s) &&
-           memcmp(o->via.str.ptr, s, o->via.str.size) == 0;
-}
-
 /* The listed files of a metadata map's "files" into c. */
 static int parse_files(const char *mpath, const msgpack_object *o, weir__chk *c, char *err,
                        size_t errsize)
@@ -450,8 +440,7 @@ static int parse_files(const char *mpath, const msgpack_object *o, weir__chk *c,
         const msgpack_object *f = &o->via.array.ptr[i];
         if (f->type != MSGPACK_OBJECT_ARRAY || f->via.array.size != 3 ||
             f->via.array.ptr[0].type != MSGPACK_OBJECT_STR ||
-            f->via.array.ptr[1].type != MSGPACK_OBJECT_POSITIVE_INTEGER ||
-            f->via.array.ptr[2].type != MSGPACK_OBJECT_POSITIVE_INTEGER)
+            !weir__mp_is_uint(&f->via.array.ptr[1]) || !weir__mp_is_uint(&f->via.array.ptr[2]))
             return failf(err, errsize, WEIR_EFORMAT,
                          "%s: file %" PRIu32 " of \"files\" is not [name, bytes, checksum]", mpath,
                          i);
@@ -477,29 +466,16 @@ static int parse_metadata(const char *mpath, const msgpack_object *m, int64_t fo
 {
     if (m->type != MSGPACK_OBJECT_MAP)
         return failf(err, errsize, WEIR_EFORMAT, "%s: not a map", mpath);
-    const msgpack_object *files = NULL, *job = NULL;
-    bool have_id = false, have_format = false;
-    for (uint32_t i = 0; i < m->via.map.size; i++) {
-        const msgpack_object *k = &m->via.map.ptr[i].key, *v = &m->via.map.ptr[i].val;
-        if (str_is(k, "format")) {
-            if (v->type != MSGPACK_OBJECT_POSITIVE_INTEGER || v->via.u64 != WEIR__CHK_FORMAT)
-                return failf(err, errsize, WEIR_EFORMAT, "%s: metadata of another format", mpath);
-            have_format = true;
-        }
-        if (str_is(k, "id")) {
-            if (v->type != MSGPACK_OBJECT_POSITIVE_INTEGER || v->via.u64 > INT64_MAX)
-                return failf(err, errsize, WEIR_EFORMAT, "%s: \"id\" is not an id", mpath);
-            c->id = (int64_t)v->via.u64;
-            have_id = true;
-        }
-        if (str_is(k, "files"))
-            files = v;
-        if (str_is(k, "job"))
-            job = v;
-    }
-    if (!have_format || !have_id || !files || !job)
+    const msgpack_object *format = weir__mp_member(m, "format"), *id = weir__mp_member(m, "id"),
+                         *files = weir__mp_member(m, "files"), *job = weir__mp_member(m, "job");
+    if (!format || !id || !files || !job)
         return failf(err, errsize, WEIR_EFORMAT, "%s: \"%s\" is missing", mpath,
-                     !have_format ? "format" : !have_id ? "id" : !files ? "files" : "job");
+                     !format ? "format" : !id ? "id" : !files ? "files" : "job");
+    if (!weir__mp_is_uint(format) || format->via.u64 != WEIR__CHK_FORMAT)
+        return failf(err, errsize, WEIR_EFORMAT, "%s: metadata of another format", mpath);
+    if (!weir__mp_is_uint(id) || id->via.u64 > INT64_MAX)
+        return failf(err, errsize, WEIR_EFORMAT, "%s: \"id\" is not an id", mpath);
+    c->id = (int64_t)id->via.u64;
     if (folder_id >= 0 && c->id != folder_id)
         return failf(err, errsize, WEIR_EFORMAT,
                      "%s: says checkpoint %" PRId64 " in the folder of checkpoint %" PRId64, mpath,
@@ -510,7 +486,7 @@ static int parse_metadata(const char *mpath, const msgpack_object *m, int64_t fo
     msgpack_sbuffer sb;
     msgpack_sbuffer_init(&sb);
     msgpack_packer pk;
-    msgpack_packer_init(&pk, &sb, pack_write);
+    msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
     if (msgpack_pack_object(&pk, *job) != 0) {
         msgpack_sbuffer_destroy(&sb);
         return failf(err, errsize, WEIR_ENOMEM, "%s: out of memory", mpath);

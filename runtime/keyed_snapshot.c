@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "subtask.h"
+#include "msgpack_read.h"
 #include "task.h"
 #include "weir/error.h"
 
@@ -158,31 +158,6 @@ static int refuse(reader *rd, int code, const char *fmt, ...)
     return code;
 }
 
-static const msgpack_object *member(const msgpack_object *map, const char *key)
-{
-    if (map->type != MSGPACK_OBJECT_MAP)
-        return NULL;
-    size_t n = strlen(key);
-    for (uint32_t i = 0; i < map->via.map.size; i++) {
-        const msgpack_object *k = &map->via.map.ptr[i].key;
-        if (k->type == MSGPACK_OBJECT_STR && k->via.str.size == n &&
-            memcmp(k->via.str.ptr, key, n) == 0)
-            return &map->via.map.ptr[i].val;
-    }
-    return NULL;
-}
-
-static bool is_uint(const msgpack_object *o)
-{
-    return o && o->type == MSGPACK_OBJECT_POSITIVE_INTEGER;
-}
-
-static bool is_int(const msgpack_object *o)
-{
-    return o && (o->type == MSGPACK_OBJECT_POSITIVE_INTEGER ||
-                 o->type == MSGPACK_OBJECT_NEGATIVE_INTEGER);
-}
-
 /* An entry's common head: [key group, key (bin of key_size), ...], n long.
  * false if it is malformed; *mine says whether its key group is restored
  * here. */
@@ -191,8 +166,8 @@ static bool entry_head(reader *rd, const msgpack_object *e, uint32_t n, bool *mi
     if (e->type != MSGPACK_OBJECT_ARRAY || e->via.array.size != n)
         return false;
     const msgpack_object *a = e->via.array.ptr;
-    if (!is_uint(&a[0]) || a[0].via.u64 >= rd->maxp || a[1].type != MSGPACK_OBJECT_BIN ||
-        a[1].via.bin.size != rd->ctx->keyed.key_size || !is_int(&a[2]))
+    if (!weir__mp_is_uint(&a[0]) || a[0].via.u64 >= rd->maxp || a[1].type != MSGPACK_OBJECT_BIN ||
+        a[1].via.bin.size != rd->ctx->keyed.key_size || !weir__mp_is_int(&a[2]))
         return false;
     *mine = a[0].via.u64 >= rd->first && a[0].via.u64 <= rd->last;
     return true;
@@ -239,11 +214,10 @@ static int restore_entry(reader *rd, weir__state *st, const msgpack_object *a)
 static int restore_state(reader *rd, int s, const msgpack_object *o)
 {
     weir__state *st = &rd->ctx->keyed.states[s];
-    const msgpack_object *kind = member(o, "kind"), *size = member(o, "size"),
-                         *entries = member(o, "entries");
+    const msgpack_object *kind = weir__mp_member(o, "kind"), *size = weir__mp_member(o, "size"),
+                         *entries = weir__mp_member(o, "entries");
     const char *want = st->kind == WEIR_STATE_VALUE ? "value" : "list";
-    if (!kind || kind->type != MSGPACK_OBJECT_STR || kind->via.str.size != strlen(want) ||
-        memcmp(kind->via.str.ptr, want, strlen(want)) != 0 || !is_uint(size) ||
+    if (!weir__mp_str_is(kind, want) || !weir__mp_is_uint(size) ||
         size->via.u64 != st->size)
         return refuse(rd, WEIR_EINVAL,
                       "keyed snapshot: state %d is not the %s state of %zu bytes the operator "
@@ -275,8 +249,8 @@ static int restore_timers(reader *rd, weir__timers *t, bool processing, const ms
     for (uint32_t i = 0; i < o->via.array.size; i++) {
         const msgpack_object *e = &o->via.array.ptr[i];
         bool mine;
-        if (!entry_head(rd, e, 5, &mine) || !is_int(&e->via.array.ptr[3]) ||
-            !is_uint(&e->via.array.ptr[4]) || e->via.array.ptr[4].via.u64 > UINT32_MAX)
+        if (!entry_head(rd, e, 5, &mine) || !weir__mp_is_int(&e->via.array.ptr[3]) ||
+            !weir__mp_is_uint(&e->via.array.ptr[4]) || e->via.array.ptr[4].via.u64 > UINT32_MAX)
             return refuse(rd, WEIR_EFORMAT, "keyed snapshot: timer %" PRIu32 " is not [key group, "
                           "key, namespace, timestamp, generation]", i);
         if (!mine)
@@ -299,9 +273,9 @@ int weir__keyed_restore(weir_ctx *ctx, const msgpack_object *snapshot, uint32_t 
 {
     reader rd = {.ctx = ctx, .maxp = max_parallelism, .first = first, .last = last, .err = err,
                  .errsize = errsize};
-    const msgpack_object *ks = member(snapshot, "key_size"), *states = member(snapshot, "states"),
-                         *timers = member(snapshot, "timers");
-    if (!is_uint(ks) || !states || states->type != MSGPACK_OBJECT_ARRAY || !timers)
+    const msgpack_object *ks = weir__mp_member(snapshot, "key_size"), *states = weir__mp_member(snapshot, "states"),
+                         *timers = weir__mp_member(snapshot, "timers");
+    if (!weir__mp_is_uint(ks) || !states || states->type != MSGPACK_OBJECT_ARRAY || !timers)
         return refuse(&rd, WEIR_EFORMAT, "keyed snapshot: not a keyed snapshot map");
     if (ks->via.u64 != ctx->keyed.key_size)
         return refuse(&rd, WEIR_EINVAL, "keyed snapshot: keys of %" PRIu64 " bytes, the "
@@ -315,9 +289,9 @@ int weir__keyed_restore(weir_ctx *ctx, const msgpack_object *snapshot, uint32_t 
     for (int s = 0; r == 0 && s < ctx->keyed.nstates; s++)
         r = restore_state(&rd, s, &states->via.array.ptr[s]);
     if (r == 0)
-        r = restore_timers(&rd, &ctx->timers.event, false, member(timers, "event"));
+        r = restore_timers(&rd, &ctx->timers.event, false, weir__mp_member(timers, "event"));
     if (r == 0)
-        r = restore_timers(&rd, &ctx->timers.processing, true, member(timers, "processing"));
+        r = restore_timers(&rd, &ctx->timers.processing, true, weir__mp_member(timers, "processing"));
     ctx->keyed.has_key = had_key;
     ctx->keyed.key_hashed = false;
     return r;
