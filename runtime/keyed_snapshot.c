@@ -45,7 +45,7 @@ static int pack_str(msgpack_packer *pk, const char *s)
 
 static uint64_t key_hash_of(const unsigned char *key, size_t key_size)
 {
-    return key_size ? weir__hash_bytes(key, key_size) : 0;
+    return key_size ? weir__hash_key(key, key_size) : 0; /* the context's key hash */
 }
 
 static int pack_state(const weir__state *st, size_t key_size, uint32_t maxp, msgpack_packer *pk)

@@ -334,10 +334,7 @@ static inline uint64_t weir__ctx_key_hash(weir_ctx *ctx)
 {
     weir__ctx_keyed *k = &ctx->keyed;
     if (!k->key_hashed) {
-        /* The same XXH3, with its length known here for the usual 8-byte
-         * key (an int64): the compiler drops XXH3's dispatch on length. */
-        k->key_hash = k->key_size == 8 ? weir__hash_bytes(k->key_buf->key, 8)
-                                       : weir__hash_bytes(k->key_buf->key, k->key_size);
+        k->key_hash = weir__hash_key(k->key_buf->key, k->key_size);
         k->key_hashed = true;
     }
     return k->key_hash;

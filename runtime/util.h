@@ -55,6 +55,14 @@ static inline uint64_t weir__hash_bytes(const void *data, size_t len)
     return XXH3_64bits(data, len);
 }
 
+/* A key's hash (keyed state, timers, snapshots): weir__hash_bytes, with the
+ * usual 8-byte key (an int64) spelled out so that the compiler drops XXH3's
+ * dispatch on length. */
+static inline uint64_t weir__hash_key(const void *key, size_t size)
+{
+    return size == 8 ? weir__hash_bytes(key, 8) : weir__hash_bytes(key, size);
+}
+
 /* Mixes a namespace (and a second word, e.g. a timer's timestamp) into a key
  * hash, so that per (key, ns) lookups need not rehash the key bytes. */
 static inline uint64_t weir__hash_mix(uint64_t h, int64_t a, int64_t b)
