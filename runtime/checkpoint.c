@@ -98,6 +98,26 @@ void weir_checkpoint_close(weir_checkpoint *c)
     free(c);
 }
 
+int weir_checkpoint_list(const char *path, char ***folders, size_t *n, char *why,
+                         size_t whysize)
+{
+    if (folders)
+        *folders = NULL;
+    if (n)
+        *n = 0;
+    if (!path || !folders || !n)
+        return refuse(why, whysize, WEIR_EINVAL, "a path and out pointers are required");
+    char err[512];
+    bool single;
+    int r = weir__chk_list(path, folders, n, &single, err, sizeof err);
+    return r ? refuse(why, whysize, r, err) : 0;
+}
+
+void weir_checkpoint_list_free(char **folders, size_t n)
+{
+    weir__chk_list_free(folders, n);
+}
+
 int weir_checkpoint_check(const char *folder, weir_checkpoint_file_fn file, void *arg, char *why,
                           size_t whysize)
 {

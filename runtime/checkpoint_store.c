@@ -53,6 +53,14 @@ static void put_u64(unsigned char *p, uint64_t v)
         p[i] = (unsigned char)(v >> (8 * i));
 }
 
+/* parent/chk-ID, malloc'ed (NULL: out of memory). */
+static char *chk_folder(const char *parent, int64_t id)
+{
+    char name[32];
+    snprintf(name, sizeof name, "chk-%" PRId64, id);
+    return join(parent, name);
+}
+
 static uint32_t get_u32(const unsigned char *p)
 {
     uint32_t v = 0;
@@ -207,10 +215,8 @@ int weir__chk_begin(weir__chk_writer *w, const char *parent, int64_t id)
     if (id < 1)
         return failf(w->err, sizeof w->err, WEIR_EINVAL, "checkpoint id %" PRId64 ": ids start at 1",
                      id);
-    char name[32];
-    snprintf(name, sizeof name, "chk-%" PRId64, id);
     w->parent = weir__strdup(parent);
-    w->dir = join(parent, name);
+    w->dir = chk_folder(parent, id);
     if (!w->parent || !w->dir)
         return failf(w->err, sizeof w->err, WEIR_ENOMEM, "%s: out of memory", parent);
     if (mkdir(parent, 0755) != 0 && errno != EEXIST)
@@ -280,9 +286,7 @@ static void retain_newest(const char *parent, int64_t newest, int retain)
         return;
     int kept = 0;
     for (size_t i = 0; i < n; i++) { /* newest first */
-        char name[32];
-        snprintf(name, sizeof name, "chk-%" PRId64, ids[i]);
-        char *dir = join(parent, name);
+        char *dir = chk_folder(parent, ids[i]);
         if (!dir)
             break;
         if (has_metadata(dir) ? ++kept > retain : ids[i] < newest)
@@ -639,33 +643,65 @@ static int list_ids(const char *parent, int64_t **ids, size_t *n, char *err, siz
     return r;
 }
 
+void weir__chk_list_free(char **dirs, size_t n)
+{
+    for (size_t i = 0; dirs && i < n; i++)
+        free(dirs[i]);
+    free(dirs);
+}
+
+int weir__chk_list(const char *path, char ***dirs, size_t *n, bool *single, char *err,
+                   size_t errsize)
+{
+    *dirs = NULL;
+    *n = 0;
+    struct stat st;
+    if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
+        return failf(err, errsize, WEIR_ENOENT, "%s: no such folder", path);
+    *single = folder_id_of(path) >= 0 || has_metadata(path);
+    int64_t *ids = NULL;
+    size_t nids = 1;
+    if (!*single) {
+        int r = list_ids(path, &ids, &nids, err, errsize);
+        if (r)
+            return r;
+    }
+    *dirs = calloc(nids ? nids : 1, sizeof **dirs);
+    bool ok = *dirs != NULL;
+    for (size_t i = 0; ok && i < nids; i++) {
+        (*dirs)[i] = *single ? weir__strdup(path) : chk_folder(path, ids[i]);
+        ok = (*dirs)[i] != NULL;
+        *n = i + 1;
+    }
+    free(ids);
+    if (!ok) {
+        weir__chk_list_free(*dirs, *n);
+        *dirs = NULL;
+        *n = 0;
+        return failf(err, errsize, WEIR_ENOMEM, "%s: out of memory", path);
+    }
+    return 0;
+}
+
 int weir__chk_open(const char *path, weir__chk_skip_fn skip, void *arg, weir__chk *out,
                    char *err, size_t errsize)
 {
     *out = (weir__chk){0};
-    int64_t own = folder_id_of(path);
-    struct stat st;
-    if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
-        return failf(err, errsize, WEIR_ENOENT, "%s: no such folder", path);
-    if (own >= 0 || has_metadata(path))
-        return open_one(path, own, out, err, errsize);
-    int64_t *ids;
+    char **dirs;
     size_t n;
-    int r = list_ids(path, &ids, &n, err, errsize);
+    bool single;
+    int r = weir__chk_list(path, &dirs, &n, &single, err, errsize);
     if (r)
         return r;
+    if (single) {
+        r = open_one(dirs[0], folder_id_of(path), out, err, errsize);
+        weir__chk_list_free(dirs, n);
+        return r;
+    }
     size_t skipped = 0;
     r = WEIR_ENOENT;
     for (size_t i = 0; i < n && r != 0; i++) {
-        char name[32];
-        snprintf(name, sizeof name, "chk-%" PRId64, ids[i]);
-        char *dir = join(path, name);
-        if (!dir) {
-            r = failf(err, errsize, WEIR_ENOMEM, "%s: out of memory", path);
-            break;
-        }
-        r = open_one(dir, ids[i], out, err, errsize);
-        free(dir);
+        r = open_one(dirs[i], folder_id_of(dirs[i]), out, err, errsize);
         if (r == WEIR_ENOMEM)
             break;
         if (r) {
@@ -674,7 +710,7 @@ int weir__chk_open(const char *path, weir__chk_skip_fn skip, void *arg, weir__ch
                 skip(err, arg);
         }
     }
-    free(ids);
+    weir__chk_list_free(dirs, n);
     if (r && r != WEIR_ENOMEM) {
         if (skipped)
             r = failf(err, errsize, WEIR_EFORMAT,

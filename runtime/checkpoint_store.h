@@ -94,6 +94,15 @@ typedef struct weir__chk {
  * the file and what is wrong with it. */
 typedef void (*weir__chk_skip_fn)(const char *why, void *arg);
 
+/* The checkpoint folders at `path`, newest first: `path` itself when it is
+ * one (named chk-N, or holding a _metadata; *single true), else the chk-N
+ * folders in it (none is not an error). *dirs and its strings are malloc'ed
+ * (weir__chk_list_free). 0, or WEIR_ENOENT (no such folder), WEIR_EIO or
+ * WEIR_ENOMEM with a message in err. */
+int weir__chk_list(const char *path, char ***dirs, size_t *n, bool *single, char *err,
+                   size_t errsize);
+void weir__chk_list_free(char **dirs, size_t n);
+
 /* Opens the checkpoint at `path`: a chk-N folder (that checkpoint), or a
  * parent folder (its newest checkpoint that verifies; each newer one is
  * reported to `skip`, which may be NULL). 0, or a WEIR_E* code with a message

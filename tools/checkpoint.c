@@ -7,13 +7,9 @@
  * restore from PATH would take. */
 #include "checkpoint.h"
 
-#include <dirent.h>
-#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include <weir.h>
 
@@ -27,17 +23,6 @@ static const char usage_text[] =
     "verifies, each file with its size, and what the job recorded in it; then which\n"
     "checkpoint a restore from PATH would take. Exit status: 0 if one would be taken,\n"
     "1 if none verifies, 2 for bad usage.\n";
-
-/* The chk-N name's N, or -1. */
-static int64_t id_of(const char *name)
-{
-    if (strncmp(name, "chk-", 4) != 0 || name[4] < '1' || name[4] > '9')
-        return -1;
-    char *end;
-    errno = 0;
-    long long v = strtoll(name + 4, &end, 10);
-    return *end || errno ? -1 : (int64_t)v;
-}
 
 static void print_file(const char *name, uint64_t bytes, const char *problem, void *arg)
 {
@@ -80,70 +65,20 @@ static void inspect_one(const char *dir, const char *label)
     weir_checkpoint_close(c);
 }
 
-static int cmp_desc(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return (x < y) - (x > y);
-}
-
-/* Every chk-N of the parent, newest first. */
-static int inspect_parent(const char *path)
-{
-    DIR *d = opendir(path);
-    if (!d) {
-        weir_tool_error("weir checkpoint inspect: %s: %s", path, weir_tool_strerror(errno));
-        return 1;
-    }
-    int64_t *ids = NULL;
-    size_t n = 0, cap = 0;
-    struct dirent *e;
-    while ((e = readdir(d)) != NULL) {
-        int64_t id = id_of(e->d_name);
-        if (id < 0)
-            continue;
-        if (n == cap) {
-            cap = cap ? 2 * cap : 16;
-            int64_t *p = realloc(ids, cap * sizeof *p);
-            if (!p) {
-                closedir(d);
-                free(ids);
-                weir_tool_error("weir checkpoint inspect: out of memory");
-                return 1;
-            }
-            ids = p;
-        }
-        ids[n++] = id;
-    }
-    closedir(d);
-    if (n)
-        qsort(ids, n, sizeof *ids, cmp_desc);
-    size_t len = strlen(path) + 32;
-    char *dir = malloc(len);
-    for (size_t i = 0; dir && i < n; i++) {
-        char label[32];
-        snprintf(label, sizeof label, "chk-%" PRId64, ids[i]);
-        snprintf(dir, len, "%s/%s", path, label);
-        inspect_one(dir, label);
-    }
-    free(dir);
-    free(ids);
-    return 0;
-}
-
 static int inspect(const char *path)
 {
-    struct stat st;
-    if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode)) {
-        weir_tool_error("weir checkpoint inspect: %s: no such folder", path);
+    char why[1024];
+    char **folders;
+    size_t n;
+    if (weir_checkpoint_list(path, &folders, &n, why, sizeof why) != 0) {
+        weir_tool_error("weir checkpoint inspect: %s", why);
         return 1;
     }
-    const char *base = strrchr(path, '/');
-    base = base && base[1] ? base + 1 : path;
-    if (id_of(base) >= 0)
-        inspect_one(path, base);
-    else if (inspect_parent(path) != 0)
-        return 1;
-    char why[1024];
+    for (size_t i = 0; i < n; i++) {
+        const char *base = strrchr(folders[i], '/');
+        inspect_one(folders[i], base && base[1] ? base + 1 : folders[i]);
+    }
+    weir_checkpoint_list_free(folders, n);
     weir_checkpoint *c;
     if (weir_checkpoint_open(path, NULL, NULL, &c, why, sizeof why) != 0) {
         weir_tool_error("weir checkpoint inspect: no checkpoint to restore: %s", why);

@@ -35,6 +35,15 @@ typedef struct weir_checkpoint weir_checkpoint;
  * (naming the file). */
 typedef void (*weir_checkpoint_skip_fn)(const char *why, void *arg);
 
+/* The checkpoint folders at `path`, newest first: `path` itself when it is
+ * one (named chk-N, or holding a `_metadata`), else the chk-N folders in it
+ * (possibly none). *folders and its strings are allocated: free them with
+ * weir_checkpoint_list_free. 0, or WEIR_ENOENT (no such folder), WEIR_EIO or
+ * WEIR_ENOMEM with the message in `why`. */
+WEIR_EXPORT int weir_checkpoint_list(const char *path, char ***folders, size_t *n, char *why,
+                                     size_t whysize);
+WEIR_EXPORT void weir_checkpoint_list_free(char **folders, size_t n);
+
 /* Opens the checkpoint at `path`: a chk-N folder (that checkpoint), or a
  * parent folder (its newest checkpoint whose `_metadata` and every file it
  * lists verify; each newer one is passed to `skipped`, which may be NULL).
