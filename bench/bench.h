@@ -249,6 +249,9 @@ weir_stream *bench_source_counting(weir_job *job, int64_t records);
  * configured). Builds, times and verifies one run against the reference
  * results. */
 enum { BENCH_WINDOW_TUMBLING = 0, BENCH_WINDOW_SLIDING, BENCH_WINDOW_SESSION };
+/* That pipeline's stages after its source: assign_timestamps (bounded
+ * 100 ms, probes every 200 ms) -> key_by -> window of `kind` counting. */
+weir_stream *bench_window_stages(weir_stream *events, int kind);
 int bench_run_window(int kind, weir_diag_level diag, const bench_params *p, bench_result *out,
                      char *err, size_t errsize);
 /* Window-sink accumulators for `n` subtasks, zeroed; free with free(). */

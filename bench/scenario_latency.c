@@ -180,22 +180,9 @@ enum { SHAPE_CHAIN, SHAPE_SHUFFLE, SHAPE_WINDOW };
 /* window-tumbling's pipeline (scenario_window.c) behind the paced events. */
 static void build_window(weir_job *job, const bench_params *p, latency_sink *ls)
 {
-    const bench_work *w = bench_work_get();
-    weir_window_spec spec = {
-        .assigner = weir_window_tumbling(1000, 0),
-        .aggregate = {.acc_size = sizeof(int64_t),
-                      .add = w->count_add,
-                      .merge = w->count_merge,
-                      .result = w->count_result},
-        .out_size = sizeof(bench_elem),
-    };
-    weir_timestamps_spec ts = {.strategy = weir_watermarks_bounded(BENCH_EVENT_DISORDER_MS)};
-    ts.strategy.interval_ms = 200;
-    ls->count = w->sink_window;
+    ls->count = bench_work_get()->sink_window;
     weir_stream *s = bench_source_paced_events(job, p->records, p->rate, &ls->start_ns);
-    s = weir_stream_assign_timestamps(s, &ts);
-    s = weir_stream_window(weir_stream_key_by(s, bench_key_spec()), &spec);
-    weir_sink_callback(s, sink_window_latency, ls);
+    weir_sink_callback(bench_window_stages(s, BENCH_WINDOW_TUMBLING), sink_window_latency, ls);
 }
 
 static void build_chain(weir_job *job, const bench_params *p, latency_sink *ls, bool shuffle)

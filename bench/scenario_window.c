@@ -464,22 +464,9 @@ static int run_plain(const bench_scenario *sc, const bench_params *p, bench_resu
 
 /* ---- the engine ----------------------------------------------------------- */
 
-int bench_run_window(int kind, weir_diag_level diag_level, const bench_params *p,
-                     bench_result *out, char *err, size_t errsize)
+weir_stream *bench_window_stages(weir_stream *events, int kind)
 {
     const bench_work *w = bench_work_get();
-    bench_diag diag;
-    if (diag_level && bench_diag_init(&diag, diag_level, err, errsize) < 0)
-        return -1;
-    weir_job *job = bench_job_create(p, 0, diag_level ? &diag.cfg : NULL, err, errsize);
-    if (!job)
-        return -1;
-    bench_wacc *acc = bench_wacc_create(p->parallelism);
-    if (!acc) {
-        weir_job_destroy(job);
-        snprintf(err, errsize, "out of memory");
-        return -1;
-    }
     weir_window_spec spec = {
         .aggregate = {.acc_size = sizeof(int64_t),
                       .add = w->count_add,
@@ -496,9 +483,27 @@ int bench_run_window(int kind, weir_diag_level diag_level, const bench_params *p
     weir_timestamps_spec ts = {.strategy = weir_watermarks_bounded(BOUND_MS)};
     ts.strategy.interval_ms = PROBE_MS;
     /* Builder calls pass NULL along after an error; weir_job_run reports it. */
-    weir_stream *s = bench_source_events(job, p->records);
-    s = weir_stream_assign_timestamps(s, &ts);
-    s = weir_stream_window(weir_stream_key_by(s, bench_key_spec()), &spec);
+    weir_stream *s = weir_stream_assign_timestamps(events, &ts);
+    return weir_stream_window(weir_stream_key_by(s, bench_key_spec()), &spec);
+}
+
+int bench_run_window(int kind, weir_diag_level diag_level, const bench_params *p,
+                     bench_result *out, char *err, size_t errsize)
+{
+    const bench_work *w = bench_work_get();
+    bench_diag diag;
+    if (diag_level && bench_diag_init(&diag, diag_level, err, errsize) < 0)
+        return -1;
+    weir_job *job = bench_job_create(p, 0, diag_level ? &diag.cfg : NULL, err, errsize);
+    if (!job)
+        return -1;
+    bench_wacc *acc = bench_wacc_create(p->parallelism);
+    if (!acc) {
+        weir_job_destroy(job);
+        snprintf(err, errsize, "out of memory");
+        return -1;
+    }
+    weir_stream *s = bench_window_stages(bench_source_events(job, p->records), kind);
     weir_sink_callback(s, w->sink_window, acc);
     int r = bench_job_time(job, out, err, errsize);
     if (r == 0)
