@@ -56,8 +56,8 @@ typedef enum weir__ctrl {
     WEIR__CTRL_NONE = 0,
     WEIR__CTRL_WATERMARK = 1,
     WEIR__CTRL_STATUS = 2, /* value: 1 idle, 0 active */
-    WEIR__CTRL_END = 3
-    /* a checkpoint BARRIER fits here: one more control kind ending a batch */
+    WEIR__CTRL_END = 3,
+    WEIR__CTRL_BARRIER = 4 /* value: the checkpoint's id (barrier.h) */
 } weir__ctrl;
 
 typedef struct weir__batch {
@@ -104,6 +104,7 @@ typedef struct weir__channel {
     alignas(WEIR__CACHELINE) weir__batch *reading;
     uint32_t read_pos;
     bool ended; /* END consumed */
+    bool barrier_held; /* delivered the barrier its consumer aligns: input waits */
 } weir__channel;
 
 /* Allocates a channel (batches lazily). NULL on out-of-memory. */

@@ -35,3 +35,11 @@ void weir__clock_set(weir__clock *c, int64_t t)
 {
     atomic_store_explicit(&c->virtual_now, t, memory_order_release);
 }
+
+void weir__clock_start_at(weir__clock *c, int64_t t)
+{
+    if (c->is_virtual)
+        weir__clock_set(c, t);
+    else
+        c->start_ns -= t * 1000000;
+}

@@ -26,6 +26,8 @@ int64_t weir__clock_now(const weir__clock *c);
 /* Nanoseconds since start on the system clock (0 on the virtual clock). */
 int64_t weir__clock_now_ns(const weir__clock *c);
 void weir__clock_set(weir__clock *c, int64_t t);
+/* Right after init: the clock reads `t` now (a restored job's time goes on). */
+void weir__clock_start_at(weir__clock *c, int64_t t);
 /* CLOCK_MONOTONIC in ns (for waits and benchmarks of the runtime itself). */
 int64_t weir__monotonic_ns(void);
 

@@ -343,7 +343,10 @@ static weir__channel *pick_channel(weir__outgroup *g, const void *elem)
         const weir_key_spec *k = &g->key->spec;
         k->extract(elem, g->keybuf, k->arg);
         uint64_t h = weir__hash_bytes(g->keybuf, k->key_size);
-        return g->ch[weir__hash_partition(h, (uint32_t)g->nch)];
+        /* By key group (docs/CHECKPOINTS.md): the subtask that owns the
+         * key's group owns its state, at any parallelism. */
+        uint32_t kg = weir__hash_partition(h, g->max_parallelism);
+        return g->ch[(uint64_t)kg * (uint32_t)g->nch / g->max_parallelism];
     }
     case WEIR__PART_REBALANCE: {
         weir__channel *ch = g->ch[g->rr];
@@ -1007,6 +1010,11 @@ int weir_timer_delete(weir_ctx *ctx, weir_time_domain domain, int64_t ns, int64_
 }
 
 /* ---- queries -------------------------------------------------------------- */
+
+bool weir_ctx_checkpoints(const weir_ctx *ctx)
+{
+    return ctx->job && ctx->job->coord.enabled;
+}
 
 int weir_ctx_error(const weir_ctx *ctx)
 {

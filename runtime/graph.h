@@ -42,6 +42,7 @@ typedef struct weir__edge {
 typedef struct weir__node {
     int id;
     char *name;
+    char *uid;  /* weir_stream_set_uid; NULL: the name */
     char *kind;
     bool is_source;
     int parallelism; /* 0 until resolved: the job default */
@@ -109,6 +110,10 @@ void weir__process_spec_free_owned(const weir_process_spec *spec);
  * node owns them), kind, name (if given), sizes, settings and side outputs.
  * 0, or WEIR_ENOMEM with what was copied left for weir__node_clear. */
 int weir__node_from_spec(weir__node *n, const weir_process_spec *spec, int inputs);
+/* Copies a vtable of any supported version (the members a V1 table lacks
+ * are NULL). */
+void weir__copy_operator_vtable(weir_operator_vtable *to, const weir_operator_vtable *from);
+void weir__copy_source_vtable(weir_source_vtable *to, const weir_source_vtable *from);
 /* Frees what a node owns (its arg and impl through their free functions);
  * the node itself stays. */
 void weir__node_clear(weir__node *n);

@@ -9,6 +9,7 @@
 
 #include "diag.h"
 #include "job_state.h"
+#include "restore.h"
 #include "subtask.h"
 #include "util.h"
 #include "weir/error.h"
@@ -21,6 +22,8 @@
 #define DEFAULT_THROUGHPUT_INTERVAL_MS 100
 #define DEFAULT_DIAG_RING 8192
 #define MAX_WORKERS 256
+#define DEFAULT_MAX_PARALLELISM 128
+#define MAX_MAX_PARALLELISM 32768
 
 int weir_job_config_check(const weir_job_config *config, char *why, size_t size)
 {
@@ -58,6 +61,26 @@ int weir_job_config_check(const weir_job_config *config, char *why, size_t size)
           "diag.ring_capacity %d is not in 0..%d", c->diag.ring_capacity, WEIR__DIAG_RING_MAX);
     CHECK(c->diag.throughput_interval_ms >= 0, "diag.throughput_interval_ms %lld is negative",
           (long long)c->diag.throughput_interval_ms);
+    CHECK(c->max_parallelism >= 0 && c->max_parallelism <= MAX_MAX_PARALLELISM,
+          "max_parallelism %d is not in 0..%d", c->max_parallelism, MAX_MAX_PARALLELISM);
+    CHECK(c->max_parallelism == 0 || c->parallelism <= c->max_parallelism,
+          "parallelism %d is above max_parallelism %d", c->parallelism, c->max_parallelism);
+    const weir_checkpoint_config *k = &c->checkpoint;
+    CHECK(k->interval_ms >= 0, "checkpoint.interval_ms %lld is negative",
+          (long long)k->interval_ms);
+    CHECK(k->interval_ms == 0 || (k->dir && *k->dir),
+          "checkpoint.interval_ms is set and checkpoint.dir is not: checkpoints need a folder");
+    CHECK(k->interval_ms == 0 || c->clock == WEIR_CLOCK_SYSTEM,
+          "checkpoints need the system clock: the virtual clock moves only when the whole job "
+          "waits, and a checkpoint waits for its writer");
+    CHECK(k->mode == WEIR_CHECKPOINT_EXACTLY_ONCE || k->mode == WEIR_CHECKPOINT_AT_LEAST_ONCE,
+          "unknown checkpoint.mode %d", (int)k->mode);
+    CHECK(k->timeout_ms >= 0, "checkpoint.timeout_ms %lld is negative", (long long)k->timeout_ms);
+    CHECK(k->min_pause_ms >= 0, "checkpoint.min_pause_ms %lld is negative",
+          (long long)k->min_pause_ms);
+    CHECK(k->retain >= 0 && k->retain <= 1000, "checkpoint.retain %d is not in 0..1000",
+          k->retain);
+    CHECK(!k->restore_from || *k->restore_from, "checkpoint.restore_from is empty");
 #undef CHECK
     return 0;
 }
@@ -92,20 +115,40 @@ int weir_job_create(const weir_job_config *config, weir_job **out)
         c.diag.ring_capacity = DEFAULT_DIAG_RING;
     if (c.diag.throughput_interval_ms == 0)
         c.diag.throughput_interval_ms = DEFAULT_THROUGHPUT_INTERVAL_MS;
+    if (c.max_parallelism == 0) {
+        /* Flink's default: 1.5 times the parallelism, rounded up to a power
+         * of two, at least 128. */
+        int m = DEFAULT_MAX_PARALLELISM;
+        while (m < MAX_MAX_PARALLELISM && m < c.parallelism + c.parallelism / 2)
+            m *= 2;
+        c.max_parallelism = m;
+    }
+    if (c.checkpoint.retain == 0)
+        c.checkpoint.retain = 3;
 
     weir_job *job = calloc(1, sizeof *job);
     if (!job)
         return WEIR_ENOMEM;
     job->jsonl_path = weir__strdup(c.diag.jsonl_path);
     job->msgpack_path = weir__strdup(c.diag.msgpack_path);
-    if ((c.diag.jsonl_path && !job->jsonl_path) || (c.diag.msgpack_path && !job->msgpack_path)) {
+    job->chk_dir = weir__strdup(c.checkpoint.dir);
+    job->chk_restore_from = weir__strdup(c.checkpoint.restore_from);
+    if ((c.diag.jsonl_path && !job->jsonl_path) || (c.diag.msgpack_path && !job->msgpack_path) ||
+        (c.checkpoint.dir && !job->chk_dir) ||
+        (c.checkpoint.restore_from && !job->chk_restore_from)) {
         free(job->jsonl_path);
         free(job->msgpack_path);
+        free(job->chk_dir);
+        free(job->chk_restore_from);
         free(job);
         return WEIR_ENOMEM;
     }
     c.diag.jsonl_path = job->jsonl_path;
     c.diag.msgpack_path = job->msgpack_path;
+    c.checkpoint.dir = job->chk_dir;
+    c.checkpoint.restore_from = job->chk_restore_from;
+    job->max_parallelism = (uint32_t)c.max_parallelism;
+    pthread_mutex_init(&job->coord.stats_lock, NULL);
     job->cfg = c;
     weir__errors_init(&job->errors);
     weir__clock_init(&job->clock, c.clock == WEIR_CLOCK_VIRTUAL);
@@ -134,10 +177,19 @@ int weir_job_run(weir_job *job)
     /* A builder call already failed: report it, start nothing. */
     if (job->errors.code)
         return job->errors.code;
-    int r = weir__plan_build(job, &job->plan);
+    int r = weir__restore_open(job);
+    if (r)
+        return r;
+    r = weir__plan_build(job, &job->plan);
+    if (r == 0)
+        r = weir__restore_match(job);
     if (r)
         return r;
     weir__clock_init(&job->clock, job->cfg.clock == WEIR_CLOCK_VIRTUAL);
+    /* Processing time goes on from where the restored checkpoint was taken:
+     * its processing-time timers keep their distance to now. */
+    if (job->restore)
+        weir__clock_start_at(&job->clock, job->restore->time_ms);
     r = weir__diag_start(job);
     if (r == 0)
         r = weir__sched_run(job);
@@ -171,6 +223,11 @@ void weir_job_destroy(weir_job *job)
     weir__graph_free(&job->graph);
     free(job->jsonl_path);
     free(job->msgpack_path);
+    free(job->chk_dir);
+    free(job->chk_restore_from);
+    weir__restore_free(job->restore);
+    weir__coord_stop(job);
+    pthread_mutex_destroy(&job->coord.stats_lock);
     weir__errors_destroy(&job->errors);
     free(job);
 }

@@ -8,6 +8,7 @@
 #include <stdbool.h>
 
 #include "clock.h"
+#include "coordinator.h"
 #include "diag.h"
 #include "error_slot.h"
 #include "graph.h"
@@ -58,6 +59,15 @@ struct weir_job {
      * number of credits (the tests check it). */
     unsigned long futile_steps;
     weir__diag_stats diag_stats; /* set when the diagnostic channel stops */
+
+    /* Checkpoints: copies of the config's paths, the key groups in use (the
+     * config's, or a restored checkpoint's), the coordinator, the
+     * checkpoint being restored. */
+    char *chk_dir;
+    char *chk_restore_from;
+    uint32_t max_parallelism;
+    weir__coord coord;
+    struct weir__restore *restore;
 };
 
 /* Records the job's first error (later ones are ignored) and returns err,

@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "job_state.h"
+#include "restore.h"
 #include "scheduler.h"
 #include "task.h"
 #include "util.h"
@@ -290,6 +291,7 @@ static int wire_edge(weir_job *job, weir__plan *plan, int edge)
             return fail(job, WEIR_ENOMEM, "out of memory");
         grp->part = e->resolved;
         grp->key = e->key;
+        grp->max_parallelism = job->max_parallelism;
         if (e->key) {
             grp->keybuf = calloc(1, e->key->spec.key_size + 8);
             if (!grp->keybuf)
@@ -387,6 +389,15 @@ int weir__plan_build(weir_job *job, weir__plan **out)
     r = make_tasks(job, plan);
     if (r == 0)
         r = make_subtasks(job, plan);
+    for (int n = 0; r == 0 && n < g->nnodes; n++) {
+        const weir__node *node = g->nodes[n];
+        if (node->in_key[0] && (uint32_t)node->parallelism > job->max_parallelism)
+            r = weir__job_fail(job, WEIR_EINVAL,
+                     "planning: the keyed operator '%s' has parallelism %d, above the job's "
+                     "max_parallelism %u (its key groups)%s",
+                     node->name, node->parallelism, job->max_parallelism,
+                     job->restore ? ", which the restored checkpoint fixed" : "");
+    }
     for (int e = 0; r == 0 && e < g->nedges; e++)
         r = wire_edge(job, plan, e);
     if (r == 0)

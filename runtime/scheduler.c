@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "coordinator.h"
 #include "diag.h"
 #include "futex.h"
 #include "job_state.h"
@@ -450,6 +451,8 @@ int weir__sched_run(weir_job *job)
         push_local(w, sub);
     }
     int dr = weir__diag_attach_workers(job);
+    if (dr == 0)
+        dr = weir__coord_start(job); /* wakes subtasks: after they have workers */
     if (dr)
         return dr;
     atomic_store(&job->remaining, plan->nsubs);
@@ -474,6 +477,7 @@ int weir__sched_run(weir_job *job)
         if (job->workers[i].started)
             pthread_join(job->workers[i].thread, NULL);
     }
+    weir__coord_stop(job);
     for (int s = 0; s < plan->nsubs; s++)
         job->futile_steps += plan->subs[s]->futile_steps;
     if (err)

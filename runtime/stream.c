@@ -40,6 +40,7 @@ void weir__node_clear(weir__node *n)
     if (n->impl_free)
         n->impl_free(n->impl);
     free(n->name);
+    free(n->uid);
     free(n->kind);
     free(n->side);
     free(n->settings_json);
@@ -226,9 +227,10 @@ weir_stream *weir_job_add_source(weir_job *job, const weir_source_spec *spec)
         weir__job_fail(job, WEIR_EINVAL, "%s: a spec with vtable->next is required", call);
         goto fail;
     }
-    if (spec->vtable->version != WEIR_SOURCE_VTABLE_V1) {
-        weir__job_fail(job, WEIR_EINVAL, "%s: vtable version %u is not %u", call,
-                              spec->vtable->version, WEIR_SOURCE_VTABLE_V1);
+    if (spec->vtable->version != WEIR_SOURCE_VTABLE_V1 &&
+        spec->vtable->version != WEIR_SOURCE_VTABLE_V2) {
+        weir__job_fail(job, WEIR_EINVAL, "%s: vtable version %u is not %u or %u", call,
+                       spec->vtable->version, WEIR_SOURCE_VTABLE_V1, WEIR_SOURCE_VTABLE_V2);
         goto fail;
     }
     if (check_elem_size(job, spec->elem_size, call, "elem_size", false) ||
@@ -243,7 +245,7 @@ weir_stream *weir_job_add_source(weir_job *job, const weir_source_spec *spec)
     if (!n)
         goto fail_oom;
     n->is_source = true;
-    n->source = *spec->vtable;
+    weir__copy_source_vtable(&n->source, spec->vtable);
     n->arg = spec->arg;
     n->arg_free = spec->arg_free;
     n->kind = weir__strdup(spec->kind ? spec->kind : "source");
@@ -278,13 +280,32 @@ fail_oom_freed:
 
 /* ---- operators ------------------------------------------------------------ */
 
+/* A V1 table, from a program built before V2, ends where V2's members begin:
+ * only that much of it is read. */
+void weir__copy_operator_vtable(weir_operator_vtable *to, const weir_operator_vtable *from)
+{
+    memset(to, 0, sizeof *to);
+    memcpy(to, from,
+           from->version >= WEIR_OPERATOR_VTABLE_V2 ? sizeof *to
+                                                    : offsetof(weir_operator_vtable, snapshot));
+}
+
+void weir__copy_source_vtable(weir_source_vtable *to, const weir_source_vtable *from)
+{
+    memset(to, 0, sizeof *to);
+    memcpy(to, from,
+           from->version >= WEIR_SOURCE_VTABLE_V2 ? sizeof *to
+                                                  : offsetof(weir_source_vtable, snapshot));
+}
+
 int weir__process_spec_refused(const weir_process_spec *spec, char *why, size_t size)
 {
     if (!spec || !spec->vtable || !spec->vtable->on_record)
         snprintf(why, size, "a spec with vtable->on_record is required");
-    else if (spec->vtable->version != WEIR_OPERATOR_VTABLE_V1)
-        snprintf(why, size, "vtable version %u is not %u", spec->vtable->version,
-                 WEIR_OPERATOR_VTABLE_V1);
+    else if (spec->vtable->version != WEIR_OPERATOR_VTABLE_V1 &&
+             spec->vtable->version != WEIR_OPERATOR_VTABLE_V2)
+        snprintf(why, size, "vtable version %u is not %u or %u", spec->vtable->version,
+                 WEIR_OPERATOR_VTABLE_V1, WEIR_OPERATOR_VTABLE_V2);
     else
         return 0;
     return WEIR_EINVAL;
@@ -292,7 +313,7 @@ int weir__process_spec_refused(const weir_process_spec *spec, char *why, size_t 
 
 int weir__node_from_spec(weir__node *n, const weir_process_spec *spec, int inputs)
 {
-    n->op = *spec->vtable;
+    weir__copy_operator_vtable(&n->op, spec->vtable);
     n->arg = spec->arg;
     n->impl = spec->impl;
     n->inputs = inputs;
@@ -498,6 +519,53 @@ weir_stream *weir_stream_set_name(weir_stream *s, const char *name)
         return oom(s->job, call);
     free(n->name);
     n->name = copy;
+    return s;
+}
+
+static bool uid_taken(const weir__graph *g, const char *uid)
+{
+    for (int i = 0; i < g->nnodes; i++) {
+        const weir__node *n = g->nodes[i];
+        if (strcmp(n->uid ? n->uid : n->name, uid) == 0)
+            return true;
+    }
+    return false;
+}
+
+weir_stream *weir_stream_set_uid(weir_stream *s, const char *uid)
+{
+    static const char call[] = "weir_stream_set_uid";
+    if (!s)
+        return NULL;
+    weir__node *n = producing_node(s, call);
+    if (!n)
+        return NULL;
+    size_t len = uid ? strlen(uid) : 0;
+    if (len < 1 || len > 100) {
+        weir__job_fail(s->job, WEIR_EINVAL, "%s: a uid is 1 to 100 bytes, not %zu", call, len);
+        return NULL;
+    }
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)uid[i];
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              strchr("._-:#", c))) {
+            weir__job_fail(s->job, WEIR_EINVAL,
+                           "%s: uid '%s': byte %zu is not a letter, a digit or one of ._-:#", call,
+                           uid, i + 1);
+            return NULL;
+        }
+    }
+    if (strcmp(n->uid ? n->uid : n->name, uid) == 0)
+        return s;
+    if (uid_taken(&s->job->graph, uid)) {
+        weir__job_fail(s->job, WEIR_EINVAL, "%s: the uid '%s' is already used", call, uid);
+        return NULL;
+    }
+    char *copy = weir__strdup(uid);
+    if (!copy)
+        return oom(s->job, call);
+    free(n->uid);
+    n->uid = copy;
     return s;
 }
 

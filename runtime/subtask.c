@@ -26,8 +26,10 @@
 
 #include <string.h>
 
+#include "barrier.h"
 #include "diag.h"
 #include "job_state.h"
+#include "snapshot.h"
 #include "task.h"
 #include "util.h"
 #include "weir/error.h"
@@ -213,25 +215,39 @@ static int consume_batch(weir__subtask *sub, weir__channel *ch, weir__batch *b)
     case WEIR__CTRL_END:
         ch->ended = true;
         sub->in[input].ended++;
+        weir__barrier_channel_ended(sub);
+        return 0;
+    case WEIR__CTRL_BARRIER:
+        weir__barrier_received(sub, ch, value);
         return 0;
     default:
         return 0;
     }
 }
 
+/* Whether the channel's input waits for a barrier alignment (exactly-once:
+ * at-least-once takes it on). */
+static bool held_for_barrier(const weir__subtask *sub, const weir__channel *ch)
+{
+    return weir__barrier_holds(ch) && sub->job->coord.exactly_once;
+}
+
 static int consume_inputs(weir__subtask *sub)
 {
     int budget = STEP_BATCHES;
     bool progress = true;
-    while (budget > 0 && progress && !sub->out_blocked) {
+    /* A due barrier stops the input: nothing after it may reach the
+     * operators before their snapshot. */
+    while (budget > 0 && progress && !sub->out_blocked && !sub->barrier_due) {
         progress = false;
         for (int n = 0; n < WEIR__MAX_INPUTS && budget > 0; n++) {
             int input = (sub->rr_input + n) % (sub->ninputs > 0 ? sub->ninputs : 1);
             weir__input *in = &sub->in[input];
-            for (int k = 0; k < in->nch && budget > 0 && !sub->out_blocked; k++) {
+            for (int k = 0; k < in->nch && budget > 0 && !sub->out_blocked && !sub->barrier_due;
+                 k++) {
                 int c = (sub->rr_channel + k) % in->nch;
                 weir__channel *ch = in->ch[c];
-                if (ch->ended)
+                if (ch->ended || held_for_barrier(sub, ch))
                     continue;
                 weir__batch *b = weir__channel_peek(ch);
                 if (!b)
@@ -257,6 +273,9 @@ static int consume_inputs(weir__subtask *sub)
  * send before it. */
 static int send_end(weir__subtask *sub)
 {
+    int r0 = weir__barrier_final(sub);
+    if (r0 < 0)
+        return r0;
     sync_channels(sub);
     for (int i = 0; i < sub->nouts; i++) {
         int r = weir__channel_flush(sub->outs[i], WEIR__CTRL_END, 0);
@@ -303,7 +322,10 @@ static int finish_source(weir__subtask *sub)
 static int run_source(weir__subtask *sub, int64_t now)
 {
     weir_ctx *src = sub->ctxs[0];
-    if (sub->source_done || src->wait_until > now)
+    /* A checkpoint's barrier goes in between two next() calls, also while
+     * the source waits: idleness never holds a checkpoint back. */
+    if (sub->source_done || sub->barrier_due || weir__barrier_poll_source(sub) ||
+        src->wait_until > now)
         return 0;
     src->input.handling_ts = WEIR_NO_TIMESTAMP; /* a timer may have fired since */
     int r = src->svt.next(src);
@@ -364,6 +386,8 @@ int weir__subtask_step(weir__subtask *sub, int64_t now)
         sub->next_sample = now + job->cfg.diag.throughput_interval_ms;
         sub->last_sample = now;
         r = open_all(sub);
+        if (r == 0)
+            r = weir__restore_subtask(sub);
         if (r < 0)
             return r;
     }
@@ -371,8 +395,14 @@ int weir__subtask_step(weir__subtask *sub, int64_t now)
         sub->futile_steps++;
         return 0;
     }
-    if (sub->phase == WEIR__SUB_DRAINING)
-        return finish(sub, now);
+    if (sub->phase == WEIR__SUB_DRAINING) {
+        /* END left; with checkpoints the operators wait for the final one
+         * (barrier.h) and hear of every completion meanwhile. */
+        r = weir__barrier_step(sub);
+        if (r < 0)
+            return r;
+        return weir__barrier_may_finish(sub) ? finish(sub, now) : 0;
+    }
     if (WEIR__DIAG_ON(sub->ctxs[0], WEIR_DIAG_STANDARD) && now >= sub->next_sample) {
         weir__diag_sample(sub, now, false);
         sub->next_sample = now + job->cfg.diag.throughput_interval_ms;
@@ -394,6 +424,8 @@ int weir__subtask_step(weir__subtask *sub, int64_t now)
     }
     if (r == 0)
         r = flush_chains(sub);
+    if (r == 0)
+        r = weir__barrier_step(sub);
     if (r == 0 && sub->ending && sub->phase == WEIR__SUB_RUNNING && !sub->held)
         r = send_end(sub);
     if (r < 0)
@@ -408,7 +440,7 @@ int weir__subtask_step(weir__subtask *sub, int64_t now)
         return r;
     if (sub->out_blocked)
         drain_outputs(sub);
-    if (sub->phase == WEIR__SUB_DRAINING && !sub->out_blocked)
+    if (sub->phase == WEIR__SUB_DRAINING && !sub->out_blocked && weir__barrier_may_finish(sub))
         return finish(sub, now);
     /* Throughput samples are taken when the subtask runs anyway; they never
      * wake it (a quiet subtask writes nothing until it runs again). */
@@ -424,7 +456,11 @@ bool weir__subtask_ready(weir__subtask *sub, int64_t now)
         return true;
     if (sub->out_blocked)
         return false;
-    if (sub->phase == WEIR__SUB_DRAINING || sub->held)
+    if (weir__barrier_pending(sub))
+        return true;
+    if (sub->phase == WEIR__SUB_DRAINING)
+        return weir__barrier_may_finish(sub);
+    if (sub->held)
         return true;
     if (sub->deadline <= now)
         return true;
@@ -433,7 +469,7 @@ bool weir__subtask_ready(weir__subtask *sub, int64_t now)
     for (int i = 0; i < sub->ninputs; i++) {
         for (int c = 0; c < sub->in[i].nch; c++) {
             weir__channel *ch = sub->in[i].ch[c];
-            if (!ch->ended && weir__channel_has_data(ch))
+            if (!ch->ended && !held_for_barrier(sub, ch) && weir__channel_has_data(ch))
                 return true;
         }
     }

@@ -52,6 +52,7 @@ typedef struct weir__outgroup {
     int nch;
     weir__channel **ch;
     const weir__key *key;  /* HASH */
+    uint32_t max_parallelism; /* HASH: key groups (the job's) */
     unsigned char *keybuf; /* HASH: scratch for the extracted key */
     uint32_t rr;           /* REBALANCE: next channel */
 } weir__outgroup;
@@ -266,6 +267,17 @@ typedef struct weir__subtask {
     int64_t next_sample;    /* next throughput sample time */
     int64_t last_sample;    /* time of the previous sample */
     bool ran_since_sample;
+
+    /* Checkpoints (barrier.c). */
+    int plan_index;         /* in plan->subs */
+    int64_t barrier_last;   /* the highest barrier seen or injected */
+    int64_t aligning;       /* the barrier being aligned; 0: none */
+    int barriers_in;        /* open channels that delivered it */
+    int64_t barrier_due;    /* aligned: snapshot and forward when nothing is held */
+    int64_t align_start_ns;
+    int64_t align_ns;       /* how long the due barrier held input */
+    int64_t notified;       /* the highest completed checkpoint the operators were told */
+    bool final_acked;
 } weir__subtask;
 
 typedef struct weir__task {

@@ -45,6 +45,45 @@ typedef enum weir_clock_kind {
 /* Flush output batches at the end of every step instead of after a timeout. */
 #define WEIR_FLUSH_AT_ONCE (-1)
 
+/* How barriers are handled at a subtask with several input channels
+ * (docs/CHECKPOINTS.md, "Rules"). */
+typedef enum weir_checkpoint_mode {
+    /* Aligned barriers: input after a barrier waits until the barrier came on
+     * every open channel. A restore replays nothing twice. */
+    WEIR_CHECKPOINT_EXACTLY_ONCE = 0,
+    /* Barriers are counted, not aligned: nothing waits, and a restore may
+     * replay records that were processed after the barrier (duplicates,
+     * never losses). */
+    WEIR_CHECKPOINT_AT_LEAST_ONCE = 1
+} weir_checkpoint_mode;
+
+/* Checkpoints and restore (docs/CHECKPOINTS.md). Zero in every field means
+ * the default given; all zero: no checkpoints, no restore. */
+typedef struct weir_checkpoint_config {
+    /* Trigger a checkpoint every this many ms of processing time; 0: never
+     * (a job still restores from `restore_from`). */
+    int64_t interval_ms;
+    /* The job's checkpoint folder (the parent of its chk-N folders); made if
+     * missing. Required with interval_ms. Copied. */
+    const char *dir;
+    weir_checkpoint_mode mode;
+    /* A checkpoint not complete this long after its trigger is aborted
+     * (reported; the job goes on). 0: 600 000 ms. */
+    int64_t timeout_ms;
+    /* At least this long between the end of one checkpoint and the trigger
+     * of the next. 0: none. */
+    int64_t min_pause_ms;
+    /* Complete checkpoints kept in `dir`; 0: 3. */
+    int retain;
+    /* Restore from this chk-N folder, or from the newest complete checkpoint
+     * of this parent folder (newer ones that do not verify are skipped and
+     * reported). NULL: start from nothing. Copied. */
+    const char *restore_from;
+    /* Restoring a checkpoint that holds state for an operator the job no
+     * longer has (by uid, weir_stream_set_uid) is an error unless set. */
+    bool allow_non_restored_state;
+} weir_checkpoint_config;
+
 /* Zero in every field means the default given. */
 typedef struct weir_job_config {
     int workers;                   /* worker threads; 0: number of online CPUs */
@@ -60,6 +99,13 @@ typedef struct weir_job_config {
     int64_t watermark_interval_ms;
     bool disable_chaining;         /* every edge becomes a channel */
     weir_diag_config diag;
+    /* Key groups of keyed state (docs/CHECKPOINTS.md, "Key groups"): the
+     * largest parallelism a keyed operator can be restored at. 0: 128, or
+     * more for a job whose parallelism is above 128 (as Flink: 1.5 times the
+     * largest parallelism, rounded up to a power of two). A restore takes
+     * the checkpoint's. */
+    int max_parallelism;
+    weir_checkpoint_config checkpoint;
 } weir_job_config;
 
 /* Checks a configuration: 0, or WEIR_EINVAL with the setting and why in
@@ -117,6 +163,24 @@ WEIR_EXPORT int weir_job_error_code(const weir_job *job);
  * that find a problem before calling it. weir_job_run() then fails with it. */
 WEIR_EXPORT int weir_job_record_error(weir_job *job, int err, const char *fmt, ...)
     WEIR_PRINTF(3, 4);
+
+/* What the job's checkpoints did (docs/CHECKPOINTS.md). */
+typedef struct weir_checkpoint_stats {
+    int64_t restored_id;   /* the checkpoint the run restored; 0: none */
+    int skipped;           /* newer checkpoints the restore skipped (each reported) */
+    int64_t completed;     /* checkpoints completed in this run */
+    int64_t aborted;       /* checkpoints aborted (timed out, overtaken, failed to write) */
+    int64_t last_completed_id;
+    int64_t last_bytes;    /* state bytes of the last completed checkpoint */
+    int64_t last_duration_ms; /* its trigger to completion */
+    int64_t max_alignment_ms; /* the longest a subtask held input for a barrier */
+    /* Why the last checkpoint was aborted, or why a skipped one was, "" if none. */
+    char last_problem[512];
+} weir_checkpoint_stats;
+
+/* The job's checkpoint statistics so far: during weir_job_run() from any
+ * thread (values may lag by one checkpoint), or after it. 0, or WEIR_EINVAL. */
+WEIR_EXPORT int weir_job_checkpoint_stats(const weir_job *job, weir_checkpoint_stats *out);
 
 /* The configuration with defaults resolved (after weir_job_create). Owned by
  * the job, valid until it is destroyed; it does not change, so any thread may

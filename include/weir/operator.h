@@ -38,6 +38,30 @@ typedef struct weir_ctx weir_ctx;
 /* ---- operators ------------------------------------------------------------ */
 
 #define WEIR_OPERATOR_VTABLE_V1 1u
+/* V2 adds the checkpoint hooks (snapshot, restore, notify_complete) after
+ * every V1 member; a V1 table keeps working, without them. */
+#define WEIR_OPERATOR_VTABLE_V2 2u
+
+/* Where an operator writes its own state at a checkpoint, and where it reads
+ * it back at a restore (docs/CHECKPOINTS.md, "Operator state"). The runtime
+ * snapshots what it owns itself (keyed state, timers, watermarks): these
+ * hooks are for what an operator keeps in its own memory. Valid only during
+ * the hook's call. */
+typedef struct weir_snapshot_writer weir_snapshot_writer;
+typedef struct weir_snapshot_reader weir_snapshot_reader;
+
+/* Appends `len` bytes to the operator's state in this checkpoint. 0 or
+ * WEIR_ENOMEM. */
+WEIR_EXPORT int weir_snapshot_write(weir_snapshot_writer *w, const void *data, size_t len);
+
+/* The next piece of state to restore: what one subtask of the checkpointed
+ * job wrote in its snapshot hook (in subtask order). At the parallelism the
+ * checkpoint was taken at, subtask i gets exactly subtask i's; at another
+ * one, a keyed operator gets the state of every old subtask whose key
+ * groups overlap its own, and an operator that is not keyed gets that of
+ * old subtasks j with j % parallelism == i. Returns 1 with *data and *len
+ * set (valid during the restore call), 0 when there is no more. */
+WEIR_EXPORT int weir_snapshot_next(weir_snapshot_reader *r, const void **data, size_t *len);
 
 typedef enum weir_time_domain {
     WEIR_EVENT_TIME = 0,
@@ -105,11 +129,29 @@ typedef struct weir_operator_vtable {
      * instead of one on_record call each (same meaning, same order). Keyed
      * inputs always go through on_record, with the current key set. */
     int (*on_batch)(weir_ctx *ctx, int input, const weir_batch *batch);
+
+    /* ---- V2: checkpoints (docs/CHECKPOINTS.md); each optional ---- */
+    /* The checkpoint's barrier has been aligned at this subtask: write what
+     * the operator keeps in its own memory (the runtime already has its
+     * keyed state and timers). Must not emit. */
+    int (*snapshot)(weir_ctx *ctx, weir_snapshot_writer *out);
+    /* Once, after open() and before anything else, when the job restores a
+     * checkpoint that holds state for this operator. May not emit. */
+    int (*restore)(weir_ctx *ctx, weir_snapshot_reader *in);
+    /* Checkpoint `checkpoint_id` (and so every earlier one) is complete on
+     * disk: a two-phase-commit sink commits what that checkpoint's snapshot
+     * made pending. Called on the subtask's worker between other callbacks,
+     * also after on_end (a finished job's last checkpoint). */
+    int (*notify_complete)(weir_ctx *ctx, int64_t checkpoint_id);
 } weir_operator_vtable;
 
 /* ---- sources -------------------------------------------------------------- */
 
 #define WEIR_SOURCE_VTABLE_V1 1u
+/* V2 adds the checkpoint hooks after every V1 member. A job with
+ * checkpoints needs every source to have them: a source's position is what
+ * a restore resumes from. */
+#define WEIR_SOURCE_VTABLE_V2 2u
 
 /* Flow results of a source's next() (not errors). */
 typedef enum weir_source_result {
@@ -131,6 +173,17 @@ typedef struct weir_source_vtable {
     int (*next)(weir_ctx *ctx);
     /* Optional. As weir_operator_vtable.close. */
     void (*close)(weir_ctx *ctx);
+
+    /* ---- V2: checkpoints ---- */
+    /* Between two next() calls, where the source's position is consistent:
+     * write the position from which next() would go on (what it emitted so
+     * far is before the checkpoint, everything after it after). */
+    int (*snapshot)(weir_ctx *ctx, weir_snapshot_writer *out);
+    /* After open(), before the first next(): seek to the written position. */
+    int (*restore)(weir_ctx *ctx, weir_snapshot_reader *in);
+    /* As weir_operator_vtable.notify_complete (a source that commits read
+     * positions somewhere, as Kafka offsets). */
+    int (*notify_complete)(weir_ctx *ctx, int64_t checkpoint_id);
 } weir_source_vtable;
 
 /* In a source's next(): do not call next() again before processing time `t`
@@ -285,6 +338,10 @@ WEIR_EXPORT int64_t weir_ctx_watermark_interval(const weir_ctx *ctx);
 WEIR_EXPORT const void *weir_ctx_key(const weir_ctx *ctx);
 WEIR_EXPORT size_t weir_ctx_key_size(const weir_ctx *ctx);
 WEIR_EXPORT int weir_ctx_key_format(const weir_ctx *ctx, char *buf, size_t size);
+
+/* Whether the job takes checkpoints (docs/CHECKPOINTS.md): a two-phase
+ * sink then commits at notify_complete, else at its end. */
+WEIR_EXPORT bool weir_ctx_checkpoints(const weir_ctx *ctx);
 
 /* The error this context failed with (the first weir_ctx_fail, or an emit
  * or state call that failed), 0 if none. */

@@ -126,6 +126,13 @@ WEIR_EXPORT weir_stream *weir_job_add_source(weir_job *job, const weir_source_sp
  * after recording the error. */
 WEIR_EXPORT weir_stream *weir_stream_set_name(weir_stream *s, const char *name);
 WEIR_EXPORT weir_stream *weir_stream_set_parallelism(weir_stream *s, int parallelism);
+/* The operator's stable id in checkpoints (docs/CHECKPOINTS.md, "Operator
+ * ids"): a restore matches state to operators by uid. Without one, an
+ * operator's uid is its name (unique in a job, but made from the operator's
+ * kind and order unless set): an explicit uid is what survives adding,
+ * removing or renaming operators between a checkpoint and its restore. 1 to 100 bytes of letters, digits and
+ * "._-:#"; unique in the job. Returns s, or NULL (recorded) if it is not. */
+WEIR_EXPORT weir_stream *weir_stream_set_uid(weir_stream *s, const char *uid);
 WEIR_EXPORT size_t weir_stream_elem_size(const weir_stream *s);
 WEIR_EXPORT weir_job *weir_stream_job(const weir_stream *s);
 /* The key size of a keyed stream (a weir_stream_key_by view), 0 for a

@@ -1,0 +1,104 @@
+/* coordinator.h — a job's checkpoints while it runs (docs/CHECKPOINTS.md,
+ * "Rules"): the coordinator's thread triggers checkpoint N at the sources,
+ * collects every subtask's snapshot (its ack), writes the checkpoint's files
+ * through the store (checkpoint_store.h) and then tells every subtask that N
+ * is complete; the subtask side (barrier.c) aligns barriers, snapshots and
+ * acks.
+ *
+ * Hand-offs. Triggering: the coordinator stores `trigger` (seq_cst) and
+ * wakes every source subtask (weir__sched_wake, whose queueing RMW orders
+ * the store before the source's next look). Acks go the other way through a
+ * wait-free queue (liburcu cds_wfcq, many workers, one coordinator) and a
+ * futex word the coordinator sleeps on. Completion: `completed` stored
+ * seq_cst after the files are durable, then every subtask woken; a subtask
+ * runs notify_complete on its own worker when it sees `completed` move.
+ *
+ * A subtask that sends END first acks its final snapshot (taken after
+ * on_end: what it would hold for every later checkpoint, since all its
+ * input came before any later barrier) and waits, before it closes, until
+ * the job's final checkpoint — the one made of every subtask's final
+ * snapshot — is complete and it was told so: that is when a two-phase
+ * sink commits the end of its output (Flink's final checkpoint).
+ */
+#ifndef WEIR_RUNTIME_COORDINATOR_H
+#define WEIR_RUNTIME_COORDINATOR_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <urcu/wfcqueue.h>
+
+#include "weir/job.h"
+
+typedef struct weir_job weir_job;
+struct weir__subtask;
+
+/* One operator subtask's state in a snapshot: a msgpack map (snapshot.c). */
+typedef struct weir__snap_piece {
+    void *data;
+    size_t len;
+} weir__snap_piece;
+
+/* What a subtask hands the coordinator: its snapshot for checkpoint `id`,
+ * or its final one. */
+typedef struct weir__ack {
+    struct cds_wfcq_node node;
+    int64_t id;
+    bool final;
+    int sub;              /* index in plan->subs */
+    int64_t align_ns;     /* input held for this barrier */
+    int npieces;          /* one per operator of the subtask, chain order */
+    weir__snap_piece *pieces;
+} weir__ack;
+
+typedef struct weir__coord {
+    bool enabled; /* checkpoint.interval_ms > 0 */
+    bool exactly_once;
+    /* The highest checkpoint triggered: a source subtask injects a barrier
+     * when it is above the last one it injected. */
+    _Atomic int64_t trigger;
+    /* The highest checkpoint complete on disk (notify_complete). */
+    _Atomic int64_t completed;
+    /* The final checkpoint is complete: finished subtasks may close. */
+    _Atomic int final_done;
+    _Atomic int stop;
+    _Atomic uint32_t wake; /* futex word: bumped by every ack and by stop */
+    struct __cds_wfcq_head acks_head;
+    struct cds_wfcq_tail acks_tail;
+    pthread_t thread;
+    bool started;
+
+    /* The coordinator's thread only. */
+    int64_t next_id;
+    int64_t pending;       /* 0: none */
+    int64_t pending_since; /* ms, job clock */
+    int64_t last_end;      /* ms: when the last checkpoint completed or aborted */
+    bool final_written;
+    bool last_all_final;   /* the last completed checkpoint was all final snapshots */
+    weir__ack **have;      /* per subtask: its ack for `pending` */
+    weir__ack **final;     /* per subtask: its final snapshot */
+    int nfinal;
+    int nsubs;
+
+    /* Read by weir_job_checkpoint_stats from any thread. */
+    pthread_mutex_t stats_lock;
+    weir_checkpoint_stats stats;
+} weir__coord;
+
+/* Sets the coordinator up for the planned job (checkpoints on or off) and
+ * starts its thread if they are on. 0 or a WEIR_E* code (recorded). */
+int weir__coord_start(weir_job *job);
+/* Stops and joins the thread and frees what is left (acks not written). */
+void weir__coord_stop(weir_job *job);
+
+/* Worker side: hands over an ack (ownership passes). */
+void weir__coord_ack(weir_job *job, weir__ack *ack);
+void weir__ack_free(weir__ack *ack);
+
+/* A problem worth a line in the stats (restore's skipped checkpoints). */
+void weir__coord_note_problem(weir__coord *c, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+#endif
