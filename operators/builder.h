@@ -11,6 +11,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include <stdint.h>
+
+#include "weir/operator.h"
 #include "weir/stream.h"
 
 /* The builder call being made, for its checks and messages. */
@@ -33,4 +36,14 @@ weir_stream *weir__builder_add(weir_stream *s, const weir__builder_call *call,
  * "<call>: out of memory" (WEIR_ENOMEM). */
 void *weir__builder_alloc(weir_job *job, size_t size, const char *call);
 
+/* A built-in operator's own state in a checkpoint (weir/operator.h's
+ * snapshot hooks): one fixed-size record after a 4-byte tag that names its
+ * layout, so that a restore of another operator's or another layout's
+ * state is refused, not misread. */
+int weir__snapshot_record(weir_snapshot_writer *w, uint32_t tag, const void *rec, size_t size);
+/* Reads the restore's pieces of state: calls `each` for every one (several
+ * after a change of parallelism) with the record. 0, or WEIR_EFORMAT with
+ * the context failed ("restore: ... is not this operator's state"). */
+int weir__restore_records(weir_ctx *ctx, weir_snapshot_reader *r, uint32_t tag, size_t size,
+                          int (*each)(weir_ctx *ctx, const void *rec, void *arg), void *arg);
 #endif

@@ -372,11 +372,45 @@ static int gen_next(weir_ctx *ctx)
     return WEIR_SOURCE_MORE;
 }
 
+/* A partition's position: the next slot and the random stream's state
+ * (the events before the slot are behind the checkpoint). */
+typedef struct gen_position {
+    uint64_t rng;
+    int64_t slot;
+} gen_position;
+
+#define GEN_POSITION_TAG 0x67656e31u /* "gen1" */
+
+static int gen_snapshot(weir_ctx *ctx, weir_snapshot_writer *w)
+{
+    const gen_state *s = weir_ctx_state(ctx);
+    gen_position p = {.rng = s->rng, .slot = s->slot};
+    return weir__snapshot_record(w, GEN_POSITION_TAG, &p, sizeof p);
+}
+
+static int gen_seek(weir_ctx *ctx, const void *rec, void *arg)
+{
+    (void)arg;
+    gen_state *s = weir_ctx_state(ctx);
+    gen_position p;
+    memcpy(&p, rec, sizeof p);
+    s->rng = p.rng;
+    s->slot = p.slot;
+    return 0;
+}
+
+static int gen_restore(weir_ctx *ctx, weir_snapshot_reader *r)
+{
+    return weir__restore_records(ctx, r, GEN_POSITION_TAG, sizeof(gen_position), gen_seek, NULL);
+}
+
 static const weir_source_vtable gen_vtable = {
-    .version = WEIR_SOURCE_VTABLE_V1,
+    .version = WEIR_SOURCE_VTABLE_V2,
     .open = gen_open,
     .next = gen_next,
     .close = gen_close,
+    .snapshot = gen_snapshot,
+    .restore = gen_restore,
 };
 
 weir_stream *weir_source_generator(weir_job *job, const weir_generator_config *cfg)

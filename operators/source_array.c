@@ -55,11 +55,42 @@ static void array_close(weir_ctx *ctx)
     free(weir_ctx_state(ctx));
 }
 
+/* The position: the next element of the subtask's slice. */
+#define ARRAY_POSITION_TAG 0x61727231u /* "arr1" */
+
+static int array_snapshot(weir_ctx *ctx, weir_snapshot_writer *w)
+{
+    const array_state *s = weir_ctx_state(ctx);
+    return weir__snapshot_record(w, ARRAY_POSITION_TAG, s, sizeof *s);
+}
+
+static int array_seek(weir_ctx *ctx, const void *rec, void *arg)
+{
+    (void)arg;
+    array_state *s = weir_ctx_state(ctx), p;
+    memcpy(&p, rec, sizeof p);
+    if (p.pos > p.end || p.end != s->end)
+        return weir_ctx_fail(ctx, WEIR_EINVAL,
+                             "restore: the checkpoint's position %zu of %zu is not in this "
+                             "subtask's slice (it ends at %zu): is the array the same?",
+                             p.pos, p.end, s->end);
+    s->pos = p.pos;
+    return 0;
+}
+
+static int array_restore(weir_ctx *ctx, weir_snapshot_reader *r)
+{
+    return weir__restore_records(ctx, r, ARRAY_POSITION_TAG, sizeof(array_state), array_seek,
+                                 NULL);
+}
+
 static const weir_source_vtable array_vtable = {
-    .version = WEIR_SOURCE_VTABLE_V1,
+    .version = WEIR_SOURCE_VTABLE_V2,
     .open = array_open,
     .next = array_next,
     .close = array_close,
+    .snapshot = array_snapshot,
+    .restore = array_restore,
 };
 
 weir_stream *weir_source_array(weir_job *job, const void *elems, size_t count, size_t elem_size,

@@ -41,6 +41,7 @@
 #include "weir/operator_builtin.h"
 #include "weir/stream.h"
 #include "weir/time.h"
+#include "builder.h"
 
 #define NS_PROBE 0
 
@@ -363,8 +364,68 @@ static int ts_status(weir_ctx *ctx, bool idle)
     return 0;
 }
 
+/* What the strategy has seen, for a checkpoint: the largest timestamp,
+ * the idleness countdown and the probe schedule (the probe timer itself is
+ * runtime state). A custom generator's instance is the user's: it starts
+ * anew from create() at a restore. */
+typedef struct ts_saved {
+    int64_t max_ts;
+    uint64_t elements, last_elements;
+    int64_t countdown_start, last_probe, next_probe;
+    uint8_t countdown, skipping, pad[6];
+} ts_saved;
+
+#define TS_SAVED_TAG 0x74737431u /* "tst1" */
+
+static int ts_snapshot(weir_ctx *ctx, weir_snapshot_writer *w)
+{
+    const ts_state *s = weir_ctx_state(ctx);
+    ts_saved v = {.max_ts = s->max_ts,
+                  .elements = s->elements,
+                  .last_elements = s->last_elements,
+                  .countdown_start = s->countdown_start,
+                  .last_probe = s->last_probe,
+                  .next_probe = s->next_probe,
+                  .countdown = s->countdown,
+                  .skipping = s->skipping};
+    return weir__snapshot_record(w, TS_SAVED_TAG, &v, sizeof v);
+}
+
+/* After a change of parallelism several old subtasks' states come: the
+ * largest timestamp of all (the restored watermark is the least of theirs,
+ * so this never moves event time backwards), the rest from the first. */
+static int ts_restore_one(weir_ctx *ctx, const void *rec, void *arg)
+{
+    ts_state *s = weir_ctx_state(ctx);
+    bool *first = arg;
+    ts_saved v;
+    memcpy(&v, rec, sizeof v);
+    if (*first) {
+        s->elements = v.elements;
+        s->last_elements = v.last_elements;
+        s->countdown = v.countdown;
+        s->countdown_start = v.countdown_start;
+        s->last_probe = v.last_probe;
+        s->next_probe = v.next_probe;
+        s->skipping = v.skipping;
+        s->max_ts = v.max_ts;
+        *first = false;
+    } else if (v.max_ts > s->max_ts) {
+        s->max_ts = v.max_ts;
+    }
+    return 0;
+}
+
+static int ts_restore(weir_ctx *ctx, weir_snapshot_reader *r)
+{
+    bool first = true;
+    return weir__restore_records(ctx, r, TS_SAVED_TAG, sizeof(ts_saved), ts_restore_one, &first);
+}
+
 static const weir_operator_vtable ts_vtable = {
-    .version = WEIR_OPERATOR_VTABLE_V1,
+    .version = WEIR_OPERATOR_VTABLE_V2,
+    .snapshot = ts_snapshot,
+    .restore = ts_restore,
     .open = ts_open,
     .on_record = ts_record,
     .on_watermark = ts_watermark,

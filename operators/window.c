@@ -22,6 +22,7 @@
 #include "weir/state.h"
 #include "weir/stream.h"
 #include "weir/window.h"
+#include "builder.h"
 #include "window_internal.h"
 
 #define MAX_ACC_SIZE 65536
@@ -257,8 +258,38 @@ static int win_timer(weir_ctx *ctx, const weir_timer *t)
     }
 }
 
+/* The window's own state beyond its keyed state and timers: the count of
+ * elements seen, which numbers their arrival (elem_seq). */
+#define WIN_SAVED_TAG 0x77696e31u /* "win1" */
+
+static int win_snapshot(weir_ctx *ctx, weir_snapshot_writer *w)
+{
+    const weir__window_op *op = weir_ctx_state(ctx);
+    return weir__snapshot_record(w, WIN_SAVED_TAG, &op->seq, sizeof op->seq);
+}
+
+/* After a change of parallelism: the largest count, so that arrival numbers
+ * keep growing for every key the subtask took over. */
+static int win_restore_one(weir_ctx *ctx, const void *rec, void *arg)
+{
+    (void)arg;
+    weir__window_op *op = weir_ctx_state(ctx);
+    uint64_t seq;
+    memcpy(&seq, rec, sizeof seq);
+    if (seq > op->seq)
+        op->seq = seq;
+    return 0;
+}
+
+static int win_restore(weir_ctx *ctx, weir_snapshot_reader *r)
+{
+    return weir__restore_records(ctx, r, WIN_SAVED_TAG, sizeof(uint64_t), win_restore_one, NULL);
+}
+
 static const weir_operator_vtable window_vtable = {
-    .version = WEIR_OPERATOR_VTABLE_V1,
+    .version = WEIR_OPERATOR_VTABLE_V2,
+    .snapshot = win_snapshot,
+    .restore = win_restore,
     .open = win_open,
     .on_record = win_record,
     .on_timer = win_timer,

@@ -127,7 +127,9 @@ static int snapshot_all(weir__subtask *sub, int64_t id, bool final)
     ack->pieces = pieces;
     ack->npieces = sub->nctx;
     for (int i = 0; i < sub->nctx; i++) {
-        int r = weir__snapshot_ctx(sub->ctxs[i], &pieces[i]);
+        /* A final snapshot goes into the first checkpoint this subtask has
+         * not seen the barrier of: none of those can complete before it. */
+        int r = weir__snapshot_ctx(sub->ctxs[i], final ? sub->barrier_last + 1 : id, &pieces[i]);
         if (r < 0) {
             weir__ack_free(ack);
             return r;

@@ -30,7 +30,13 @@
 
 struct weir_snapshot_writer {
     msgpack_sbuffer sb;
+    int64_t id;
 };
+
+int64_t weir_snapshot_checkpoint_id(const weir_snapshot_writer *w)
+{
+    return w ? w->id : 0;
+}
 
 struct weir_snapshot_reader {
     const msgpack_object **blobs;
@@ -120,13 +126,13 @@ static int run_snapshot_hook(weir_ctx *ctx, weir_snapshot_writer *w, bool *has)
     return r < 0 ? r : 0;
 }
 
-int weir__snapshot_ctx(weir_ctx *ctx, weir__snap_piece *out)
+int weir__snapshot_ctx(weir_ctx *ctx, int64_t id, weir__snap_piece *out)
 {
     weir_job *job = ctx->job;
     uint32_t maxp = job->max_parallelism;
     out->data = NULL;
     out->len = 0;
-    weir_snapshot_writer w;
+    weir_snapshot_writer w = {.id = id};
     msgpack_sbuffer_init(&w.sb);
     bool has_hook = false;
     int r = run_snapshot_hook(ctx, &w, &has_hook);

@@ -18,9 +18,9 @@
 struct weir_ctx;
 struct weir__subtask;
 
-/* The context's snapshot as one msgpack map into *out (malloc'ed). 0, or a
- * WEIR_E* code (the context failed with a message). */
-int weir__snapshot_ctx(struct weir_ctx *ctx, weir__snap_piece *out);
+/* The context's snapshot for checkpoint `id` as one msgpack map into *out
+ * (malloc'ed). 0, or a WEIR_E* code (the context failed with a message). */
+int weir__snapshot_ctx(struct weir_ctx *ctx, int64_t id, weir__snap_piece *out);
 
 /* Restores every operator of the subtask that the job's restored checkpoint
  * has state for. Right after the subtask's open. 0, or a WEIR_E* code (the

@@ -54,6 +54,11 @@ typedef struct weir_snapshot_reader weir_snapshot_reader;
  * WEIR_ENOMEM. */
 WEIR_EXPORT int weir_snapshot_write(weir_snapshot_writer *w, const void *data, size_t len);
 
+/* The checkpoint this snapshot belongs to: once notify_complete(c) comes
+ * with c >= this id, what the snapshot recorded is durable (a two-phase
+ * sink commits what it made pending here then, and not before). */
+WEIR_EXPORT int64_t weir_snapshot_checkpoint_id(const weir_snapshot_writer *w);
+
 /* The next piece of state to restore: what one subtask of the checkpointed
  * job wrote in its snapshot hook (in subtask order). At the parallelism the
  * checkpoint was taken at, subtask i gets exactly subtask i's; at another
