@@ -185,8 +185,8 @@ int weir__snapshot_ctx(weir_ctx *ctx, int64_t id, weir__snap_piece *out)
         msgpack_sbuffer_destroy(&sb);
         return weir_ctx_fail(ctx, WEIR_ENOMEM, "snapshot: out of memory");
     }
-    out->data = msgpack_sbuffer_release(&sb);
     out->len = sb.size;
+    out->data = msgpack_sbuffer_release(&sb);
     if (!out->data) { /* an empty buffer: cannot happen after a map */
         out->data = malloc(1);
         if (!out->data)

@@ -1,0 +1,380 @@
+/* test_checkpoint_recovery.c — checkpoints proven by killing the process
+ * (docs/CHECKPOINTS.md): a child process runs a keyed windowed pipeline
+ * from a replayable source into the exactly-once file sink with
+ * checkpoints; the test kills it with SIGKILL at moments drawn from fixed
+ * seeds, restarts it from the checkpoint folder until it completes, and
+ * the committed output must equal a failure-free run's. Lines are compared
+ * as sorted multisets: which part file a line lands in, and the order of
+ * window results of different keys, depend on timing; their content does
+ * not. Also: at-least-once loses nothing; rescaling the window between a
+ * checkpoint and its restore; one worker and one-batch channels.
+ *
+ * Bounded time: each run is about a second of paced input; the whole file
+ * takes about a minute on 2 cores.
+ */
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "test_diag_support.h"
+#include "weir/checkpoint.h"
+#include "weir/file_sink.h"
+#include "weir/generator.h"
+#include "weir/job.h"
+#include "weir/stream.h"
+#include "weir/window.h"
+
+typedef struct sums {
+    int64_t sum, count;
+} sums;
+
+typedef struct result {
+    int64_t key, start, sum, count;
+} result;
+
+static void sum_add(void *acc, const void *elem, void *arg)
+{
+    (void)arg;
+    sums *s = acc;
+    const weir_gen_event *e = elem;
+    s->sum += e->value;
+    s->count++;
+}
+
+static void sum_result(const void *acc, const weir_window_info *w, void *out, void *arg)
+{
+    (void)arg;
+    const sums *s = acc;
+    result *r = out;
+    memcpy(&r->key, w->key, sizeof r->key);
+    r->start = w->start;
+    r->sum = s->sum;
+    r->count = s->count;
+}
+
+static int format_result(const void *elem, int64_t ts, char *buf, size_t size, void *arg)
+{
+    (void)arg;
+    const result *r = elem;
+    return snprintf(buf, size, "k%lld %lld %lld %lld %lld", (long long)r->key,
+                    (long long)r->start, (long long)ts, (long long)r->sum, (long long)r->count);
+}
+
+static int format_event(const void *elem, int64_t ts, char *buf, size_t size, void *arg)
+{
+    (void)arg;
+    const weir_gen_event *e = elem;
+    return snprintf(buf, size, "%d %lld %lld %lld", e->partition, (long long)e->seq,
+                    (long long)e->key, (long long)ts);
+}
+
+/* Partition 1 stalls now and then (a slow record): its barriers then reach
+ * the window well after partition 0's, with partition 0's later records in
+ * between, which only alignment keeps out of the snapshot. */
+static int stall_now_and_then(const void *in, void *out, void *arg)
+{
+    (void)arg;
+    const weir_gen_event *e = in;
+    if (e->partition == 1 && e->seq % 100 == 50) {
+        struct timespec t = {0, 15 * 1000000L};
+        nanosleep(&t, NULL);
+    }
+    memcpy(out, in, sizeof *e);
+    return 0;
+}
+
+typedef struct run_spec {
+    const char *out;   /* the sink's folder */
+    const char *chk;   /* checkpoints' folder; NULL: no checkpoints */
+    int window_p;      /* the window's parallelism */
+    bool at_least_once;
+    bool windows;      /* else every event goes to the sink as it is */
+    int workers;
+    int channel_batches;
+    int batch_capacity;
+    double speed;      /* event-time ms per ms */
+} run_spec;
+
+/* The job; returns weir_job_run's result. */
+static int run_job(const run_spec *rs)
+{
+    weir_job_config cfg = {.workers = rs->workers ? rs->workers : 2,
+                           .parallelism = 2,
+                           .channel_batches = rs->channel_batches,
+                           .batch_capacity = rs->batch_capacity,
+                           .diag = {.level = WEIR_DIAG_OFF}};
+    if (rs->chk) {
+        cfg.checkpoint.interval_ms = 30;
+        cfg.checkpoint.dir = rs->chk;
+        cfg.checkpoint.mode =
+            rs->at_least_once ? WEIR_CHECKPOINT_AT_LEAST_ONCE : WEIR_CHECKPOINT_EXACTLY_ONCE;
+        weir_checkpoint *c = NULL;
+        char err[512];
+        if (weir_checkpoint_open(rs->chk, NULL, NULL, &c, err, sizeof err) == 0) {
+            cfg.checkpoint.restore_from = rs->chk;
+            weir_checkpoint_close(c);
+        }
+    }
+    weir_job *job = NULL;
+    if (weir_job_create(&cfg, &job))
+        return -1;
+    weir_generator_config g = {.name = "events",
+                               .partitions = 2,
+                               .keys = 40,
+                               .rate = 2000,
+                               .pace = WEIR_GEN_PACED,
+                               .speed = rs->speed > 0 ? rs->speed : 1.0,
+                               .count = 2400,
+                               .seed = 11};
+    weir_stream *s = weir_source_generator(job, &g);
+    weir_timestamps_spec ts = {.strategy = weir_watermarks_bounded(0)};
+    s = weir_stream_assign_timestamps(s, &ts);
+    s = weir_stream_map(s, sizeof(weir_gen_event), stall_now_and_then, NULL);
+    s = weir_stream_key_by(s, weir_generator_key());
+    weir_file_sink_config fc = {.dir = rs->out, .roll_bytes = 4096};
+    if (rs->windows) {
+        weir_window_spec w = {.assigner = weir_window_tumbling(100, 0),
+                              .aggregate = {.acc_size = sizeof(sums),
+                                            .add = sum_add,
+                                            .result = sum_result},
+                              .out_size = sizeof(result)};
+        s = weir_stream_set_parallelism(weir_stream_window(s, &w), rs->window_p);
+        s = weir_stream_set_uid(s, "sums");
+        fc.format = format_result;
+    } else {
+        fc.format = format_event;
+    }
+    weir_stream_set_parallelism(weir_sink_file(s, &fc), rs->window_p);
+    int r = weir_job_run(job);
+    if (r)
+        fprintf(stderr, "run: %s\n", weir_job_error(job));
+    weir_job_destroy(job);
+    return r;
+}
+
+/* Runs the job in a child process; kill_after_ms >= 0 kills it with SIGKILL
+ * then. Returns 0 if it completed, 1 if it was killed, -1 if it failed. */
+static int run_child(const run_spec *rs, int kill_after_ms)
+{
+    fflush(NULL);
+    pid_t pid = fork();
+    cr_assert(pid >= 0);
+    if (pid == 0)
+        _exit(run_job(rs) == 0 ? 0 : 3);
+    if (kill_after_ms >= 0) {
+        struct timespec t = {kill_after_ms / 1000, (long)(kill_after_ms % 1000) * 1000000L};
+        nanosleep(&t, NULL);
+        kill(pid, SIGKILL);
+    }
+    int st = 0;
+    cr_assert(waitpid(pid, &st, 0) == pid);
+    if (WIFSIGNALED(st))
+        return 1;
+    return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
+}
+
+static int cmp_lines(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Every line of every committed part file (names not starting with '.'),
+ * sorted, as one string. */
+static char *committed(const char *dir, size_t *nlines)
+{
+    char **lines = NULL;
+    size_t n = 0, cap = 0;
+    DIR *d = opendir(dir);
+    cr_assert(d, "no output folder %s", dir);
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (e->d_name[0] == '.')
+            continue;
+        size_t len = 0;
+        char *text = td_read(td_path(dir, e->d_name), &len);
+        char *save = NULL;
+        for (char *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+            if (n == cap) {
+                cap = cap ? 2 * cap : 1024;
+                lines = realloc(lines, cap * sizeof *lines);
+            }
+            lines[n++] = strdup(l);
+        }
+        free(text);
+    }
+    closedir(d);
+    qsort(lines, n, sizeof *lines, cmp_lines);
+    size_t total = 1;
+    for (size_t i = 0; i < n; i++)
+        total += strlen(lines[i]) + 1;
+    char *all = malloc(total), *p = all;
+    for (size_t i = 0; i < n; i++) {
+        size_t l = strlen(lines[i]);
+        memcpy(p, lines[i], l);
+        p[l] = '\n';
+        p += l + 1;
+        free(lines[i]);
+    }
+    *p = '\0';
+    free(lines);
+    *nlines = n;
+    return all;
+}
+
+static char *reference(char *tmp, int window_p, bool windows, size_t *n)
+{
+    char out[4096];
+    snprintf(out, sizeof out, "%s/reference", tmp);
+    run_spec rs = {.out = out, .window_p = window_p, .windows = windows, .speed = 20};
+    cr_assert_eq(run_child(&rs, -1), 0, "the failure-free run failed");
+    return committed(out, n);
+}
+
+/* Kills the job `kills` times at moments from `seed`, then lets it finish;
+ * returns how many runs were killed. */
+static int kill_and_restore(run_spec *rs, unsigned seed, int kills)
+{
+    int killed = 0;
+    for (int k = 0; k < kills; k++) {
+        seed = seed * 1103515245u + 12345u;
+        int at = 120 + (int)((seed >> 8) % 700);
+        int r = run_child(rs, at);
+        cr_assert(r >= 0, "attempt %d failed (not killed)", k);
+        if (r == 0)
+            return killed; /* finished before the kill */
+        killed++;
+    }
+    cr_assert_eq(run_child(rs, -1), 0, "the last run, from the checkpoint, failed");
+    return killed;
+}
+
+static void exactly_once_at(int window_p, unsigned seed)
+{
+    char *tmp = td_tmpdir();
+    size_t nref = 0, ngot = 0;
+    char *ref = reference(tmp, window_p, true, &nref);
+    cr_assert_gt(nref, 100);
+    char out[4096], chk[4096];
+    snprintf(out, sizeof out, "%s/out", tmp);
+    snprintf(chk, sizeof chk, "%s/chk", tmp);
+    run_spec rs = {.out = out, .chk = chk, .window_p = window_p, .windows = true};
+    int killed = kill_and_restore(&rs, seed, 6);
+    cr_assert_gt(killed, 0, "no run was killed: the test proved nothing");
+    cr_log_info("parallelism %d: %d kills, %zu results", window_p, killed, nref);
+    char *got = committed(out, &ngot);
+    cr_assert_eq(ngot, nref, "%zu committed lines after %d kills, %zu without failures", ngot,
+                 killed, nref);
+    cr_assert_str_eq(got, ref, "the committed output differs from the failure-free run's");
+    free(got);
+    free(ref);
+    td_rmdir(tmp);
+}
+
+Test(checkpoint_recovery, kill_and_restore_p2, .timeout = 120)
+{
+    exactly_once_at(2, 1);
+}
+
+Test(checkpoint_recovery, kill_and_restore_p3, .timeout = 120)
+{
+    exactly_once_at(3, 2);
+}
+
+Test(checkpoint_recovery, kill_and_restore_p4, .timeout = 120)
+{
+    exactly_once_at(4, 3);
+}
+
+/* At-least-once: every event of the failure-free run is committed at least
+ * once; duplicates are allowed and counted. */
+Test(checkpoint_recovery, at_least_once_loses_nothing, .timeout = 120)
+{
+    char *tmp = td_tmpdir();
+    size_t nref = 0, ngot = 0;
+    char *ref = reference(tmp, 2, false, &nref);
+    char out[4096], chk[4096];
+    snprintf(out, sizeof out, "%s/out", tmp);
+    snprintf(chk, sizeof chk, "%s/chk", tmp);
+    run_spec rs = {.out = out, .chk = chk, .window_p = 2, .at_least_once = true};
+    int killed = kill_and_restore(&rs, 9, 3);
+    cr_assert_gt(killed, 0);
+    char *got = committed(out, &ngot);
+    /* Both sorted: walk them together; every reference line must be met. */
+    size_t dup = 0, missing = 0;
+    char *g = got, *r = ref;
+    while (*r) {
+        char *rn = strchr(r, '\n');
+        size_t rl = (size_t)(rn - r);
+        while (*g && (strncmp(g, r, rl) < 0 || (strncmp(g, r, rl) == 0 && g[rl] != '\n'))) {
+            g = strchr(g, '\n') + 1;
+        }
+        if (!*g || strncmp(g, r, rl) != 0 || g[rl] != '\n') {
+            missing++;
+        } else {
+            g += rl + 1;
+            while (*g && strncmp(g, r, rl) == 0 && g[rl] == '\n') {
+                dup++;
+                g += rl + 1;
+            }
+        }
+        r = rn + 1;
+    }
+    cr_log_info("at-least-once: %zu events, %zu duplicates after %d kills", nref, dup, killed);
+    cr_assert_eq(missing, 0, "%zu of %zu events lost", missing, nref);
+    cr_assert_eq(ngot, nref + dup);
+    free(got);
+    free(ref);
+    td_rmdir(tmp);
+}
+
+/* A checkpoint taken with the window at parallelism 2 restores at 1, 3 and
+ * 4 (key groups): the same results as a run that never stopped. */
+Test(checkpoint_recovery, rescale, .timeout = 120)
+{
+    char *tmp = td_tmpdir();
+    size_t nref = 0;
+    char *ref = reference(tmp, 2, true, &nref);
+    int targets[] = {1, 3, 4};
+    for (int t = 0; t < 3; t++) {
+        char out[4096], chk[4096];
+        snprintf(out, sizeof out, "%s/out%d", tmp, t);
+        snprintf(chk, sizeof chk, "%s/chk%d", tmp, t);
+        run_spec rs = {.out = out, .chk = chk, .window_p = 2, .windows = true};
+        int r = run_child(&rs, 500);
+        cr_assert_eq(r, 1, "the first run should have been killed");
+        rs.window_p = targets[t];
+        cr_assert_eq(run_child(&rs, -1), 0, "the restore at parallelism %d failed", targets[t]);
+        size_t n = 0;
+        char *got = committed(out, &n);
+        cr_assert_str_eq(got, ref, "restored at parallelism %d: other results", targets[t]);
+        free(got);
+    }
+    free(ref);
+    td_rmdir(tmp);
+}
+
+/* One worker, one-record batches, one batch per channel: alignment under
+ * the hardest backpressure neither deadlocks nor loses anything. */
+Test(checkpoint_recovery, alignment_under_backpressure, .timeout = 120)
+{
+    char *tmp = td_tmpdir();
+    size_t nref = 0, ngot = 0;
+    char *ref = reference(tmp, 2, true, &nref);
+    char out[4096], chk[4096];
+    snprintf(out, sizeof out, "%s/out", tmp);
+    snprintf(chk, sizeof chk, "%s/chk", tmp);
+    run_spec rs = {.out = out, .chk = chk, .window_p = 3, .windows = true, .workers = 1,
+                   .channel_batches = 1, .batch_capacity = 1, .speed = 6};
+    cr_assert_eq(run_child(&rs, -1), 0);
+    char *got = committed(out, &ngot);
+    cr_assert_str_eq(got, ref);
+    free(got);
+    free(ref);
+    td_rmdir(tmp);
+}
