@@ -8,6 +8,7 @@
 #include "checkpoint.h"
 
 #include <inttypes.h>
+#include <jansson.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -36,6 +37,76 @@ static void print_file(const char *name, uint64_t bytes, const char *problem, vo
     }
 }
 
+static uint64_t file_bytes(const weir_checkpoint *c, const char *name)
+{
+    for (size_t i = 0; i < weir_checkpoint_file_count(c); i++) {
+        if (strcmp(weir_checkpoint_file_name(c, i), name) == 0)
+            return weir_checkpoint_file_bytes(c, i);
+    }
+    return 0;
+}
+
+static void print_name(const char *s)
+{
+    weir_tool_escape(stdout, s, strlen(s));
+}
+
+/* A job record the runtime wrote (docs/CHECKPOINTS.md, "_metadata"): the
+ * operators, each subtask's file, size and key groups. false if `job` is not
+ * one (then the caller prints it as JSON). */
+static bool print_operators(const weir_checkpoint *c, const char *job)
+{
+    json_t *root = json_loads(job, 0, NULL);
+    json_t *ops = json_object_get(root, "operators");
+    json_t *maxp = json_object_get(root, "max_parallelism");
+    if (!json_is_array(ops) || !json_is_integer(maxp) || json_integer_value(maxp) < 1) {
+        json_decref(root);
+        return false;
+    }
+    json_int_t m = json_integer_value(maxp);
+    const char *mode = json_string_value(json_object_get(root, "mode"));
+    printf("  taken at %" JSON_INTEGER_FORMAT " ms of processing time, %s, max parallelism %"
+           JSON_INTEGER_FORMAT "%s\n",
+           json_integer_value(json_object_get(root, "time_ms")), mode ? mode : "?", m,
+           json_is_true(json_object_get(root, "final")) ? ", the job's final checkpoint" : "");
+    size_t i;
+    json_t *op;
+    json_array_foreach(ops, i, op) {
+        const char *uid = json_string_value(json_object_get(op, "uid"));
+        const char *name = json_string_value(json_object_get(op, "name"));
+        json_int_t p = json_integer_value(json_object_get(op, "parallelism"));
+        bool keyed = json_is_true(json_object_get(op, "keyed"));
+        bool source = json_is_true(json_object_get(op, "source"));
+        json_t *files = json_object_get(op, "files");
+        printf("  operator ");
+        print_name(uid ? uid : "?");
+        if (name && uid && strcmp(name, uid) != 0) {
+            printf(" (");
+            print_name(name);
+            printf(")");
+        }
+        printf(": %s, parallelism %" JSON_INTEGER_FORMAT "\n",
+               source ? "source" : keyed ? "keyed" : "not keyed", p);
+        size_t j;
+        json_t *f;
+        json_array_foreach(files, j, f) {
+            const char *fn = json_string_value(f);
+            printf("    subtask %-3zu %-28s %10" PRIu64 " bytes", j, fn ? fn : "?",
+                   fn ? file_bytes(c, fn) : 0);
+            if (keyed && p > 0) {
+                /* subtask j of p owns ceil(jM/p) .. floor(((j+1)M-1)/p) */
+                json_int_t first = ((json_int_t)j * m + p - 1) / p;
+                json_int_t last = (((json_int_t)j + 1) * m - 1) / p;
+                printf("  key groups %" JSON_INTEGER_FORMAT "-%" JSON_INTEGER_FORMAT, first,
+                       last);
+            }
+            putchar('\n');
+        }
+    }
+    json_decref(root);
+    return true;
+}
+
 /* One chk-N folder: its files and, if it verifies, its job record. */
 static void inspect_one(const char *dir, const char *label)
 {
@@ -61,7 +132,8 @@ static void inspect_one(const char *dir, const char *label)
            " bytes of state\n",
            weir_checkpoint_id(c), nfiles, nfiles == 1 ? "" : "s", total);
     const char *job = weir_checkpoint_job_json(c);
-    printf("  job: %s\n", job ? job : "(out of memory)");
+    if (!job || !print_operators(c, job))
+        printf("  job: %s\n", job ? job : "(out of memory)");
     weir_checkpoint_close(c);
 }
 

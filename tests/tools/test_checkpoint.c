@@ -14,6 +14,10 @@
 #include <sys/wait.h>
 
 #include "checkpoint_store.h"
+#include "weir/file_sink.h"
+#include "weir/generator.h"
+#include "weir/job.h"
+#include "weir/window.h"
 #include "runtime/test_diag_support.h"
 
 #define WEIR WEIR_BINARY_DIR "/tools/weir"
@@ -136,6 +140,59 @@ Test(checkpoint_cli, nothing_to_restore_fails)
     c = run(dir, "--help");
     cr_assert_eq(c.status, 0);
     assert_has(c.out, "usage: weir checkpoint inspect PATH");
+    cli_free(&c);
+    td_rmdir(dir);
+}
+
+static void count_reduce(void *acc, const void *elem, void *arg)
+{
+    (void)arg;
+    ((weir_gen_event *)acc)->value += ((const weir_gen_event *)elem)->value;
+}
+
+static int format_event(const void *elem, int64_t ts, char *buf, size_t size, void *arg)
+{
+    (void)arg;
+    const weir_gen_event *e = elem;
+    return snprintf(buf, size, "%lld %lld %lld", (long long)e->key, (long long)ts,
+                    (long long)e->value);
+}
+
+/* A job's own checkpoint: its operators, each subtask's file and size, the
+ * key groups of a keyed one. A job with checkpoints always ends with its
+ * final checkpoint, so even a short run leaves one. */
+Test(checkpoint_cli, a_jobs_checkpoint_lists_operators)
+{
+    char *dir = td_tmpdir();
+    char ckpt[4096], out[4096];
+    snprintf(ckpt, sizeof ckpt, "%s/ckpt", dir);
+    snprintf(out, sizeof out, "%s/out", dir);
+    weir_job_config cfg = {.workers = 2,
+                           .parallelism = 2,
+                           .diag = {.level = WEIR_DIAG_OFF},
+                           .checkpoint = {.interval_ms = 5, .dir = ckpt}};
+    weir_job *job = NULL;
+    cr_assert_eq(weir_job_create(&cfg, &job), 0);
+    weir_generator_config g = {.name = "events", .keys = 10, .rate = 1000, .count = 500, .seed = 3};
+    weir_stream *s = weir_source_generator(job, &g);
+    s = weir_stream_key_by(s, weir_generator_key());
+    weir_window_spec w = {.assigner = weir_window_tumbling(100, 0),
+                          .reduce = count_reduce,
+                          .out_size = sizeof(weir_gen_event)};
+    s = weir_stream_set_uid(weir_stream_window(s, &w), "counts");
+    weir_file_sink_config fc = {.dir = out, .format = format_event};
+    cr_assert_not_null(weir_sink_file(s, &fc));
+    cr_assert_eq(weir_job_run(job), 0, "%s", weir_job_error(job));
+    weir_job_destroy(job);
+    cli c = run(dir, "inspect ckpt");
+    cr_assert_eq(c.status, 0, "%s", c.err);
+    assert_has(c.out, "the job's final checkpoint");
+    assert_has(c.out, "max parallelism 128");
+    assert_has(c.out, "operator events: source, parallelism 2\n");
+    assert_has(c.out, "operator counts (window): keyed, parallelism 2\n");
+    assert_has(c.out, "key groups 64-127\n");
+    assert_has(c.out, "operator sink_file: not keyed, parallelism 2\n");
+    assert_has(c.out, "subtask 1   sink_file-1");
     cli_free(&c);
     td_rmdir(dir);
 }
