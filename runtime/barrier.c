@@ -179,6 +179,7 @@ static int notify(weir__subtask *sub)
             return r;
         }
     }
+    atomic_store(&sub->notified_seen, c);
     return 0;
 }
 

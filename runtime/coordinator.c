@@ -118,7 +118,9 @@ static int pack_job(weir_job *job, bool final, int64_t now, char ***names, msgpa
     const weir__graph *g = &job->graph;
     msgpack_packer pk;
     msgpack_packer_init(&pk, sb, msgpack_sbuffer_write);
-    int e = msgpack_pack_map(&pk, 5);
+    int e = msgpack_pack_map(&pk, 6);
+    e |= pack_str(&pk, "savepoint");
+    e |= job->coord.pending_savepoint ? msgpack_pack_true(&pk) : msgpack_pack_false(&pk);
     e |= pack_str(&pk, "max_parallelism");
     e |= msgpack_pack_uint32(&pk, job->max_parallelism);
     e |= pack_str(&pk, "mode");
@@ -227,7 +229,8 @@ static int write_checkpoint(weir_job *job, int64_t id, bool final, int64_t now, 
     msgpack_sbuffer sb;
     msgpack_sbuffer_init(&sb);
     *bytes = 0;
-    int r = weir__chk_begin(&w, job->chk_dir, id);
+    const char *parent = c->pending_savepoint ? c->asked->dir : job->chk_dir;
+    int r = weir__chk_begin(&w, parent, id);
     for (int s = 0; r == 0 && s < plan->nsubs; s++) {
         const weir__subtask *sub = plan->subs[s];
         const weir__ack *ack = ack_of(c, s);
@@ -244,7 +247,10 @@ static int write_checkpoint(weir_job *job, int64_t id, bool final, int64_t now, 
             snprintf(w.err, sizeof w.err, "out of memory");
     }
     if (r == 0) {
-        int retain = job->cfg.checkpoint.retain > 0 ? job->cfg.checkpoint.retain : DEFAULT_RETAIN;
+        /* A savepoint's folder keeps every savepoint: they are the user's. */
+        int retain = c->pending_savepoint               ? INT32_MAX
+                     : job->cfg.checkpoint.retain > 0 ? job->cfg.checkpoint.retain
+                                                      : DEFAULT_RETAIN;
         r = weir__chk_commit(&w, sb.data, sb.size, retain);
     }
     if (r)
@@ -276,6 +282,20 @@ static void drop_have(weir__coord *c)
     }
 }
 
+/* Answers the savepoint request in progress (weir_job_savepoint waits). */
+static void answer(weir__coord *c, int result, int64_t id, const char *why)
+{
+    pthread_mutex_lock(&c->sp_lock);
+    if (c->asked && !c->asked->done) {
+        c->asked->result = result;
+        c->asked->id = id;
+        snprintf(c->asked->why, sizeof c->asked->why, "%s", why ? why : "");
+        c->asked->done = true;
+        pthread_cond_broadcast(&c->sp_done);
+    }
+    pthread_mutex_unlock(&c->sp_lock);
+}
+
 static void abort_pending(weir_job *job, int64_t now, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
@@ -293,6 +313,9 @@ static void abort_pending(weir_job *job, int64_t now, const char *fmt, ...)
              "checkpoint %" PRId64 " aborted: %s", c->pending, msg);
     pthread_mutex_unlock(&c->stats_lock);
     drop_have(c);
+    if (c->pending_savepoint)
+        answer(c, WEIR_EIO, c->pending, c->stats.last_problem);
+    c->pending_savepoint = false;
     c->pending = 0;
     c->last_end = now;
 }
@@ -336,6 +359,18 @@ static int complete(weir_job *job, int64_t id, bool final, int64_t now)
     c->pending = 0;
     c->last_end = now;
     atomic_store(&c->completed, id);
+    if (c->pending_savepoint) {
+        c->pending_savepoint = false;
+        pthread_mutex_lock(&c->sp_lock);
+        bool stop = c->asked && c->asked->stop;
+        pthread_mutex_unlock(&c->sp_lock);
+        if (stop) { /* answered once every subtask heard of it */
+            c->stopping = true;
+            c->stop_id = id;
+        } else {
+            answer(c, 0, id, NULL);
+        }
+    }
     if (c->last_all_final) {
         c->final_written = true;
         atomic_store(&c->final_done, 1);
@@ -382,6 +417,28 @@ static int64_t cfg_timeout(const weir_job *job)
     return t > 0 ? t : DEFAULT_TIMEOUT_MS;
 }
 
+/* Stop-with-savepoint: once every subtask ran notify_complete for it (or
+ * finished), the job ends, with the savepoint named as why. Returns true
+ * when it did. */
+static bool stop_heard(weir_job *job)
+{
+    weir__coord *c = &job->coord;
+    for (int s = 0; s < job->plan->nsubs; s++) {
+        weir__subtask *sub = job->plan->subs[s];
+        if (atomic_load(&sub->notified_seen) < c->stop_id && !c->final[s])
+            return false;
+    }
+    char why[600];
+    pthread_mutex_lock(&c->sp_lock);
+    snprintf(why, sizeof why, "stopped with savepoint %" PRId64 " in %s", c->stop_id,
+             c->asked ? c->asked->dir : "?");
+    pthread_mutex_unlock(&c->sp_lock);
+    weir__job_fail(job, WEIR_ECANCELED, "%s", why);
+    answer(c, 0, c->stop_id, NULL);
+    weir__sched_cancel(job);
+    return true;
+}
+
 static void *coord_main(void *arg)
 {
     weir_job *job = arg;
@@ -395,6 +452,29 @@ static void *coord_main(void *arg)
         if (c->pending && now - c->pending_since >= cfg_timeout(job))
             abort_pending(job, now, "not complete after %" PRId64 " ms (checkpoint.timeout_ms)",
                           cfg_timeout(job));
+        if (c->stopping) {
+            if (stop_heard(job))
+                break;
+            weir__futex_wait(&c->wake, seen, 1);
+            continue;
+        }
+        bool asked = false;
+        pthread_mutex_lock(&c->sp_lock);
+        asked = c->asked && !c->asked->done;
+        pthread_mutex_unlock(&c->sp_lock);
+        if (asked && !c->pending && c->nfinal == c->nsubs) {
+            answer(c, WEIR_ESTATE, 0, "the job has finished: there is nothing to take a "
+                                      "savepoint of");
+            continue;
+        }
+        if (asked && !c->pending) {
+            c->pending = c->next_id++;
+            c->pending_since = now;
+            c->pending_savepoint = true;
+            atomic_store(&c->trigger, c->pending);
+            wake_all(job, true);
+            continue;
+        }
         if (!c->final_written && c->nfinal == c->nsubs && !c->pending) {
             /* Every subtask finished: the final checkpoint, of final
              * snapshots only (unless the last one already was). */
@@ -410,7 +490,7 @@ static void *coord_main(void *arg)
         int64_t due = last_trigger + cc->interval_ms;
         if (c->last_end + cc->min_pause_ms > due)
             due = c->last_end + cc->min_pause_ms;
-        if (!c->pending && c->nfinal < c->nsubs && now >= due) {
+        if (cc->interval_ms > 0 && !c->pending && c->nfinal < c->nsubs && now >= due) {
             c->pending = c->next_id++;
             c->pending_since = now;
             last_trigger = now;
@@ -422,7 +502,7 @@ static void *coord_main(void *arg)
             continue;
         }
         int64_t wait = POLL_MS;
-        if (!c->pending && due - now < wait)
+        if (cc->interval_ms > 0 && !c->pending && due - now < wait)
             wait = due - now > 0 ? due - now : 0;
         if (c->pending && c->pending_since + cfg_timeout(job) - now < wait)
             wait = c->pending_since + cfg_timeout(job) - now;
@@ -462,7 +542,7 @@ int weir__coord_start(weir_job *job)
     weir__plan *plan = job->plan;
     for (int s = 0; s < plan->nsubs; s++)
         plan->subs[s]->plan_index = s;
-    c->enabled = job->cfg.checkpoint.interval_ms > 0;
+    c->enabled = job->cfg.checkpoint.interval_ms > 0 || job->chk_dir;
     c->exactly_once = job->cfg.checkpoint.mode == WEIR_CHECKPOINT_EXACTLY_ONCE;
     if (!c->enabled)
         return 0;
@@ -482,24 +562,30 @@ int weir__coord_start(weir_job *job)
         return weir__job_fail(job, WEIR_ENOMEM, "starting checkpoints: out of memory");
     c->next_id = first_id(job);
     c->last_end = INT64_MIN / 2;
+    pthread_mutex_lock(&c->sp_lock);
     int pe = pthread_create(&c->thread, NULL, coord_main, job);
+    c->started = pe == 0;
+    pthread_mutex_unlock(&c->sp_lock);
     if (pe != 0)
         return weir__job_fail(job, WEIR_ENOMEM, "starting the checkpoint coordinator: %s",
                               strerror(pe));
-    c->started = true;
     return 0;
 }
 
 void weir__coord_stop(weir_job *job)
 {
     weir__coord *c = &job->coord;
-    if (c->started) {
+    pthread_mutex_lock(&c->sp_lock);
+    bool started = c->started;
+    c->started = false; /* weir_job_savepoint refuses from now on */
+    pthread_mutex_unlock(&c->sp_lock);
+    if (started) {
         atomic_store(&c->stop, 1);
         atomic_fetch_add(&c->wake, 1);
         weir__futex_wake(&c->wake);
         pthread_join(c->thread, NULL);
-        c->started = false;
     }
+    answer(c, WEIR_ECANCELED, 0, "the job ended before the savepoint completed");
     if (!c->have)
         return;
     struct cds_wfcq_node *node;
@@ -513,4 +599,41 @@ void weir__coord_stop(weir_job *job)
     free(c->have);
     free(c->final);
     c->have = c->final = NULL;
+}
+
+int weir_job_savepoint(weir_job *job, const char *dir, bool stop, int64_t *id, char *why,
+                       size_t whysize)
+{
+    if (why && whysize)
+        why[0] = '\0';
+    if (id)
+        *id = 0;
+    if (!job || !dir || !*dir)
+        return WEIR_EINVAL;
+    weir__coord *c = &job->coord;
+    weir__savepoint req = {.dir = dir, .stop = stop};
+    pthread_mutex_lock(&c->sp_lock);
+    int r = 0;
+    if (!c->started) {
+        r = WEIR_ESTATE;
+        snprintf(req.why, sizeof req.why, "the job is not running with checkpoints (a savepoint "
+                                          "needs checkpoint.dir or checkpoint.interval_ms)");
+    } else if (c->asked) {
+        r = WEIR_ESTATE;
+        snprintf(req.why, sizeof req.why, "another savepoint is being taken");
+    } else {
+        c->asked = &req;
+        atomic_fetch_add(&c->wake, 1);
+        weir__futex_wake(&c->wake);
+        while (!req.done)
+            pthread_cond_wait(&c->sp_done, &c->sp_lock);
+        c->asked = NULL;
+        r = req.result;
+    }
+    pthread_mutex_unlock(&c->sp_lock);
+    if (why && whysize)
+        snprintf(why, whysize, "%s", req.why);
+    if (id)
+        *id = req.id;
+    return r;
 }

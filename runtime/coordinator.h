@@ -53,8 +53,19 @@ typedef struct weir__ack {
     weir__snap_piece *pieces;
 } weir__ack;
 
+/* A savepoint asked for by weir_job_savepoint (another thread), answered
+ * by the coordinator under the lock. */
+typedef struct weir__savepoint {
+    const char *dir;
+    bool stop;
+    bool done;
+    int result;
+    int64_t id;
+    char why[512];
+} weir__savepoint;
+
 typedef struct weir__coord {
-    bool enabled; /* checkpoint.interval_ms > 0 */
+    bool enabled; /* checkpoint.interval_ms > 0 or checkpoint.dir set */
     bool exactly_once;
     /* The highest checkpoint triggered: a source subtask injects a barrier
      * when it is above the last one it injected. */
@@ -81,6 +92,15 @@ typedef struct weir__coord {
     weir__ack **final;     /* per subtask: its final snapshot */
     int nfinal;
     int nsubs;
+
+    /* Savepoints: `asked` (under sp_lock) is the request in progress;
+     * `pending_savepoint` says the pending checkpoint is it. */
+    pthread_mutex_t sp_lock;
+    pthread_cond_t sp_done;
+    weir__savepoint *asked;
+    bool pending_savepoint;
+    bool stopping;         /* stop-with-savepoint: waiting for every subtask's notify */
+    int64_t stop_id;
 
     /* Read by weir_job_checkpoint_stats from any thread. */
     pthread_mutex_t stats_lock;

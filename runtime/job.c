@@ -70,7 +70,7 @@ int weir_job_config_check(const weir_job_config *config, char *why, size_t size)
           (long long)k->interval_ms);
     CHECK(k->interval_ms == 0 || (k->dir && *k->dir),
           "checkpoint.interval_ms is set and checkpoint.dir is not: checkpoints need a folder");
-    CHECK(k->interval_ms == 0 || c->clock == WEIR_CLOCK_SYSTEM,
+    CHECK((k->interval_ms == 0 && !k->dir) || c->clock == WEIR_CLOCK_SYSTEM,
           "checkpoints need the system clock: the virtual clock moves only when the whole job "
           "waits, and a checkpoint waits for its writer");
     CHECK(k->mode == WEIR_CHECKPOINT_EXACTLY_ONCE || k->mode == WEIR_CHECKPOINT_AT_LEAST_ONCE,
@@ -149,6 +149,8 @@ int weir_job_create(const weir_job_config *config, weir_job **out)
     c.checkpoint.restore_from = job->chk_restore_from;
     job->max_parallelism = (uint32_t)c.max_parallelism;
     pthread_mutex_init(&job->coord.stats_lock, NULL);
+    pthread_mutex_init(&job->coord.sp_lock, NULL);
+    pthread_cond_init(&job->coord.sp_done, NULL);
     job->cfg = c;
     weir__errors_init(&job->errors);
     weir__clock_init(&job->clock, c.clock == WEIR_CLOCK_VIRTUAL);
@@ -228,6 +230,8 @@ void weir_job_destroy(weir_job *job)
     weir__restore_free(job->restore);
     weir__coord_stop(job);
     pthread_mutex_destroy(&job->coord.stats_lock);
+    pthread_mutex_destroy(&job->coord.sp_lock);
+    pthread_cond_destroy(&job->coord.sp_done);
     weir__errors_destroy(&job->errors);
     free(job);
 }

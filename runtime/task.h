@@ -277,6 +277,7 @@ typedef struct weir__subtask {
     int64_t align_start_ns;
     int64_t align_ns;       /* how long the due barrier held input */
     int64_t notified;       /* the highest completed checkpoint the operators were told */
+    _Atomic int64_t notified_seen; /* the same, for the coordinator's stop-with-savepoint */
     bool final_acked;
 } weir__subtask;
 

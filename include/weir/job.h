@@ -61,10 +61,12 @@ typedef enum weir_checkpoint_mode {
  * the default given; all zero: no checkpoints, no restore. */
 typedef struct weir_checkpoint_config {
     /* Trigger a checkpoint every this many ms of processing time; 0: never
-     * (a job still restores from `restore_from`). */
+     * by time (with `dir` set the job still takes savepoints and its final
+     * checkpoint; a job restores from `restore_from` either way). */
     int64_t interval_ms;
     /* The job's checkpoint folder (the parent of its chk-N folders); made if
-     * missing. Required with interval_ms. Copied. */
+     * missing. Required with interval_ms; set alone, the job checkpoints only
+     * on demand (weir_job_savepoint) and at its end. Copied. */
     const char *dir;
     weir_checkpoint_mode mode;
     /* A checkpoint not complete this long after its trigger is aborted
@@ -181,6 +183,20 @@ typedef struct weir_checkpoint_stats {
 /* The job's checkpoint statistics so far: during weir_job_run() from any
  * thread (values may lag by one checkpoint), or after it. 0, or WEIR_EINVAL. */
 WEIR_EXPORT int weir_job_checkpoint_stats(const weir_job *job, weir_checkpoint_stats *out);
+
+/* Takes a savepoint now, from any thread while weir_job_run() runs: a
+ * checkpoint on demand, written as chk-N into `dir` (made if missing; never
+ * pruned), which checkpoint.restore_from can name later. Waits until it is
+ * complete. With `stop` the job then ends (Flink's stop-with-savepoint):
+ * once every operator has been told the savepoint completed (a two-phase
+ * sink has committed up to it), weir_job_run() returns WEIR_ECANCELED with
+ * "stopped with savepoint N in DIR". The job needs checkpoint.dir (or
+ * checkpoint.interval_ms). Returns 0 and sets *id (may be NULL), or
+ * WEIR_ESTATE (not running with checkpoints, another savepoint in
+ * progress, the job finished), WEIR_EIO (it failed or timed out), or
+ * WEIR_ECANCELED (the job ended first), with why (may be NULL). */
+WEIR_EXPORT int weir_job_savepoint(weir_job *job, const char *dir, bool stop, int64_t *id,
+                                   char *why, size_t whysize);
 
 /* The configuration with defaults resolved (after weir_job_create). Owned by
  * the job, valid until it is destroyed; it does not change, so any thread may

@@ -14,6 +14,7 @@
  */
 #include <criterion/criterion.h>
 #include <dirent.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +25,7 @@
 
 #include "test_diag_support.h"
 #include "weir/checkpoint.h"
+#include "weir/error.h"
 #include "weir/file_sink.h"
 #include "weir/generator.h"
 #include "weir/job.h"
@@ -99,10 +101,11 @@ typedef struct run_spec {
     int channel_batches;
     int batch_capacity;
     double speed;      /* event-time ms per ms */
+    const char *restore; /* restore from here (else from chk, if it has one) */
 } run_spec;
 
-/* The job; returns weir_job_run's result. */
-static int run_job(const run_spec *rs)
+/* The job, built and not run; NULL on failure. */
+static weir_job *build_job(const run_spec *rs)
 {
     weir_job_config cfg = {.workers = rs->workers ? rs->workers : 2,
                            .parallelism = 2,
@@ -121,9 +124,11 @@ static int run_job(const run_spec *rs)
             weir_checkpoint_close(c);
         }
     }
+    if (rs->restore)
+        cfg.checkpoint.restore_from = rs->restore;
     weir_job *job = NULL;
     if (weir_job_create(&cfg, &job))
-        return -1;
+        return NULL;
     weir_generator_config g = {.name = "events",
                                .partitions = 2,
                                .keys = 40,
@@ -151,6 +156,15 @@ static int run_job(const run_spec *rs)
         fc.format = format_event;
     }
     weir_stream_set_parallelism(weir_sink_file(s, &fc), rs->window_p);
+    return job;
+}
+
+/* The job; returns weir_job_run's result. */
+static int run_job(const run_spec *rs)
+{
+    weir_job *job = build_job(rs);
+    if (!job)
+        return -1;
     int r = weir_job_run(job);
     if (r)
         fprintf(stderr, "run: %s\n", weir_job_error(job));
@@ -372,6 +386,100 @@ Test(checkpoint_recovery, alignment_under_backpressure, .timeout = 120)
     run_spec rs = {.out = out, .chk = chk, .window_p = 3, .windows = true, .workers = 1,
                    .channel_batches = 1, .batch_capacity = 1, .speed = 6};
     cr_assert_eq(run_child(&rs, -1), 0);
+    char *got = committed(out, &ngot);
+    cr_assert_str_eq(got, ref);
+    free(got);
+    free(ref);
+    td_rmdir(tmp);
+}
+
+/* ---- savepoints ------------------------------------------------------------ */
+
+typedef struct runner {
+    weir_job *job;
+    int result;
+} runner;
+
+static void *run_thread(void *arg)
+{
+    runner *r = arg;
+    r->result = weir_job_run(r->job);
+    return NULL;
+}
+
+static void sleep_ms(int ms)
+{
+    struct timespec t = {ms / 1000, (long)(ms % 1000) * 1000000L};
+    nanosleep(&t, NULL);
+}
+
+/* A savepoint while the job runs: complete in its own folder, and the job
+ * goes on to its end. */
+Test(checkpoint_recovery, savepoint_on_demand, .timeout = 60)
+{
+    char *tmp = td_tmpdir();
+    char out[4096], chk[4096], sp[4096];
+    snprintf(out, sizeof out, "%s/out", tmp);
+    snprintf(chk, sizeof chk, "%s/chk", tmp);
+    snprintf(sp, sizeof sp, "%s/savepoints", tmp);
+    run_spec rs = {.out = out, .chk = chk, .window_p = 2, .windows = true};
+    runner r = {.job = build_job(&rs)};
+    cr_assert_not_null(r.job);
+    pthread_t t;
+    cr_assert_eq(pthread_create(&t, NULL, run_thread, &r), 0);
+    sleep_ms(300);
+    int64_t id = 0;
+    char why[512];
+    int e = weir_job_savepoint(r.job, sp, false, &id, why, sizeof why);
+    pthread_join(t, NULL);
+    cr_assert_eq(e, 0, "savepoint: %s", why);
+    cr_assert_eq(r.result, 0, "%s", weir_job_error(r.job));
+    weir_checkpoint *c = NULL;
+    cr_assert_eq(weir_checkpoint_open(sp, NULL, NULL, &c, why, sizeof why), 0, "%s", why);
+    cr_assert_eq(weir_checkpoint_id(c), id);
+    cr_assert(strstr(weir_checkpoint_job_json(c), "\"savepoint\":true"));
+    weir_checkpoint_close(c);
+    /* after the run: refused, with why */
+    cr_assert_eq(weir_job_savepoint(r.job, sp, false, &id, why, sizeof why), WEIR_ESTATE);
+    cr_assert(strstr(why, "not running"), "%s", why);
+    weir_job_destroy(r.job);
+    td_rmdir(tmp);
+}
+
+/* Stop-with-savepoint, then a new run from the savepoint: the committed
+ * output is the failure-free run's. */
+Test(checkpoint_recovery, stop_with_savepoint_and_resume, .timeout = 60)
+{
+    char *tmp = td_tmpdir();
+    size_t nref = 0, ngot = 0;
+    char *ref = reference(tmp, 2, true, &nref);
+    char out[4096], chk[4096], sp[4096];
+    snprintf(out, sizeof out, "%s/out", tmp);
+    snprintf(chk, sizeof chk, "%s/chk", tmp);
+    snprintf(sp, sizeof sp, "%s/savepoints", tmp);
+    run_spec rs = {.out = out, .chk = chk, .window_p = 2, .windows = true};
+    runner r = {.job = build_job(&rs)};
+    pthread_t t;
+    cr_assert_eq(pthread_create(&t, NULL, run_thread, &r), 0);
+    sleep_ms(400);
+    int64_t id = 0;
+    char why[512];
+    int e = weir_job_savepoint(r.job, sp, true, &id, why, sizeof why);
+    pthread_join(t, NULL);
+    cr_assert_eq(e, 0, "savepoint: %s", why);
+    cr_assert_eq(r.result, WEIR_ECANCELED);
+    cr_assert(strstr(weir_job_error(r.job), "stopped with savepoint"), "%s",
+              weir_job_error(r.job));
+    weir_job_destroy(r.job);
+    /* what the savepoint covers is committed already */
+    size_t nmid = 0;
+    free(committed(out, &nmid));
+    cr_assert_gt(nmid, 0, "nothing was committed by the savepoint");
+    cr_assert_lt(nmid, nref);
+    run_spec again = rs;
+    again.restore = sp;
+    again.chk = NULL;
+    cr_assert_eq(run_child(&again, -1), 0);
     char *got = committed(out, &ngot);
     cr_assert_str_eq(got, ref);
     free(got);
