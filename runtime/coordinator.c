@@ -43,8 +43,10 @@ void weir__ack_free(weir__ack *ack)
 void weir__coord_ack(weir_job *job, weir__ack *ack)
 {
     weir__coord *c = &job->coord;
-    cds_wfcq_node_init(&ack->node);
-    cds_wfcq_enqueue(&c->acks_head, &c->acks_tail, &ack->node);
+    pthread_mutex_lock(&c->ack_lock);
+    ack->next = c->acks;
+    c->acks = ack;
+    pthread_mutex_unlock(&c->ack_lock);
     atomic_fetch_add(&c->wake, 1);
     weir__futex_wake(&c->wake);
 }
@@ -391,10 +393,18 @@ static bool pending_complete(const weir__coord *c)
 static void take_acks(weir_job *job, int64_t now)
 {
     weir__coord *c = &job->coord;
-    struct cds_wfcq_node *node;
-    while ((node = __cds_wfcq_dequeue_nonblocking(&c->acks_head, &c->acks_tail)) != NULL &&
-           node != CDS_WFCQ_WOULDBLOCK) {
-        weir__ack *ack = caa_container_of(node, weir__ack, node);
+    pthread_mutex_lock(&c->ack_lock);
+    weir__ack *list = NULL;
+    while (c->acks) { /* reversed: in the order they came */
+        weir__ack *a = c->acks;
+        c->acks = a->next;
+        a->next = list;
+        list = a;
+    }
+    pthread_mutex_unlock(&c->ack_lock);
+    while (list) {
+        weir__ack *ack = list;
+        list = ack->next;
         if (ack->final) {
             if (!c->final[ack->sub])
                 c->nfinal++;
@@ -554,7 +564,6 @@ int weir__coord_start(weir_job *job)
                                   "no snapshot hook (weir_source_vtable V2)",
                                   node->name);
     }
-    __cds_wfcq_init(&c->acks_head, &c->acks_tail);
     c->nsubs = plan->nsubs;
     c->have = calloc((size_t)c->nsubs, sizeof *c->have);
     c->final = calloc((size_t)c->nsubs, sizeof *c->final);
@@ -588,10 +597,11 @@ void weir__coord_stop(weir_job *job)
     answer(c, WEIR_ECANCELED, 0, "the job ended before the savepoint completed");
     if (!c->have)
         return;
-    struct cds_wfcq_node *node;
-    while ((node = __cds_wfcq_dequeue_nonblocking(&c->acks_head, &c->acks_tail)) != NULL &&
-           node != CDS_WFCQ_WOULDBLOCK)
-        weir__ack_free(caa_container_of(node, weir__ack, node));
+    while (c->acks) {
+        weir__ack *a = c->acks;
+        c->acks = a->next;
+        weir__ack_free(a);
+    }
     for (int s = 0; s < c->nsubs; s++) {
         weir__ack_free(c->have[s]);
         weir__ack_free(c->final[s]);

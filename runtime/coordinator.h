@@ -8,8 +8,8 @@
  * Hand-offs. Triggering: the coordinator stores `trigger` (seq_cst) and
  * wakes every source subtask (weir__sched_wake, whose queueing RMW orders
  * the store before the source's next look). Acks go the other way through a
- * wait-free queue (liburcu cds_wfcq, many workers, one coordinator) and a
- * futex word the coordinator sleeps on. Completion: `completed` stored
+ * list under a mutex (a few per checkpoint, never per record: a lock is the
+ * plainest hand-off) and a futex word the coordinator sleeps on. Completion: `completed` stored
  * seq_cst after the files are durable, then every subtask woken; a subtask
  * runs notify_complete on its own worker when it sees `completed` move.
  *
@@ -28,7 +28,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <urcu/wfcqueue.h>
 
 #include "weir/job.h"
 
@@ -44,7 +43,7 @@ typedef struct weir__snap_piece {
 /* What a subtask hands the coordinator: its snapshot for checkpoint `id`,
  * or its final one. */
 typedef struct weir__ack {
-    struct cds_wfcq_node node;
+    struct weir__ack *next;
     int64_t id;
     bool final;
     int sub;              /* index in plan->subs */
@@ -76,8 +75,8 @@ typedef struct weir__coord {
     _Atomic int final_done;
     _Atomic int stop;
     _Atomic uint32_t wake; /* futex word: bumped by every ack and by stop */
-    struct __cds_wfcq_head acks_head;
-    struct cds_wfcq_tail acks_tail;
+    pthread_mutex_t ack_lock;
+    weir__ack *acks; /* handed over, not taken yet (any order) */
     pthread_t thread;
     bool started;
 

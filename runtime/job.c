@@ -150,6 +150,7 @@ int weir_job_create(const weir_job_config *config, weir_job **out)
     job->max_parallelism = (uint32_t)c.max_parallelism;
     pthread_mutex_init(&job->coord.stats_lock, NULL);
     pthread_mutex_init(&job->coord.sp_lock, NULL);
+    pthread_mutex_init(&job->coord.ack_lock, NULL);
     pthread_cond_init(&job->coord.sp_done, NULL);
     job->cfg = c;
     weir__errors_init(&job->errors);
@@ -231,6 +232,7 @@ void weir_job_destroy(weir_job *job)
     weir__coord_stop(job);
     pthread_mutex_destroy(&job->coord.stats_lock);
     pthread_mutex_destroy(&job->coord.sp_lock);
+    pthread_mutex_destroy(&job->coord.ack_lock);
     pthread_cond_destroy(&job->coord.sp_done);
     weir__errors_destroy(&job->errors);
     free(job);
