@@ -18,6 +18,7 @@
 #include <stdlib.h>
 
 #include "clock.h"
+#include "diag.h"
 #include "job_state.h"
 #include "snapshot.h"
 #include "weir/error.h"
@@ -56,6 +57,14 @@ static void check_aligned(weir__subtask *sub)
     }
     sub->barrier_due = sub->aligning;
     sub->align_ns = now_ns(sub) - sub->align_start_ns;
+    sub->held_bytes = 0;
+    for (int i = 0; i < sub->ninputs; i++) {
+        for (int c = 0; c < sub->in[i].nch; c++) {
+            weir__channel *ch = sub->in[i].ch[c];
+            if (ch->barrier_held && !ch->ended)
+                sub->held_bytes += (int64_t)ck_ring_size(&ch->data) * ch->capacity * ch->stride;
+        }
+    }
     sub->aligning = 0;
     sub->barriers_in = 0;
     release_channels(sub);
@@ -95,6 +104,7 @@ bool weir__barrier_poll_source(weir__subtask *sub)
     sub->barrier_last = t;
     sub->barrier_due = t;
     sub->align_ns = 0;
+    sub->held_bytes = 0;
     return true;
 }
 
@@ -109,9 +119,11 @@ bool weir__barrier_pending(const weir__subtask *sub)
            atomic_load(&c->trigger) > sub->barrier_last;
 }
 
-/* Every operator's snapshot, chain order, into an ack. */
+/* Every operator's snapshot, chain order, into an ack; the diagnostic
+ * event for a checkpoint's (not the final one). */
 static int snapshot_all(weir__subtask *sub, int64_t id, bool final)
 {
+    int64_t t0 = weir__monotonic_ns();
     weir__ack *ack = calloc(1, sizeof *ack);
     weir__snap_piece *pieces = calloc((size_t)sub->nctx, sizeof *pieces);
     if (!ack || !pieces) {
@@ -134,6 +146,13 @@ static int snapshot_all(weir__subtask *sub, int64_t id, bool final)
             weir__ack_free(ack);
             return r;
         }
+    }
+    if (!final && WEIR__DIAG_ON(sub->ctxs[0], WEIR_DIAG_STANDARD)) {
+        int64_t bytes = 0;
+        for (int i = 0; i < sub->nctx; i++)
+            bytes += (int64_t)pieces[i].len;
+        weir__diag_checkpoint(sub, id, sub->align_ns / 1000, sub->held_bytes, bytes,
+                              (double)(weir__monotonic_ns() - t0) / 1e6);
     }
     weir__coord_ack(sub->job, ack);
     return 0;

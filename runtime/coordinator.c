@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "checkpoint_store.h"
+#include "diag.h"
 #include "futex.h"
 #include "job_state.h"
 #include "restore.h"
@@ -309,6 +310,7 @@ static void abort_pending(weir_job *job, int64_t now, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
+    weir__diag_checkpoint_end(job, c->pending, true, 0, now - c->pending_since, msg);
     pthread_mutex_lock(&c->stats_lock);
     c->stats.aborted++;
     snprintf(c->stats.last_problem, sizeof c->stats.last_problem,
@@ -329,6 +331,12 @@ static int complete(weir_job *job, int64_t id, bool final, int64_t now)
     weir__coord *c = &job->coord;
     int64_t bytes = 0, align_ms = 0;
     char why[600];
+    /* A checkpoint of final snapshots only is the job's final one, whether
+     * the end or a trigger made it. */
+    bool all_final = c->nfinal == c->nsubs;
+    for (int s = 0; s < c->nsubs && all_final; s++)
+        all_final = c->have[s] == NULL;
+    final = final || all_final;
     int r = write_checkpoint(job, id, final, now, &bytes, why, sizeof why);
     for (int s = 0; s < c->nsubs; s++) {
         const weir__ack *a = ack_of(c, s);
@@ -345,18 +353,18 @@ static int complete(weir_job *job, int64_t id, bool final, int64_t now)
         abort_pending(job, now, "%s", why);
         return r;
     }
+    /* the final checkpoint has no trigger: it took no time to align */
+    int64_t duration = c->pending == id ? now - c->pending_since : 0;
+    weir__diag_checkpoint_end(job, id, false, bytes, duration, NULL);
     pthread_mutex_lock(&c->stats_lock);
     c->stats.completed++;
     c->stats.last_completed_id = id;
     c->stats.last_bytes = bytes;
-    c->stats.last_duration_ms = now - (final ? now : c->pending_since);
+    c->stats.last_duration_ms = duration;
     if (align_ms > c->stats.max_alignment_ms)
         c->stats.max_alignment_ms = align_ms;
     pthread_mutex_unlock(&c->stats_lock);
-    bool all_final = true;
-    for (int s = 0; s < c->nsubs && all_final; s++)
-        all_final = c->have[s] == NULL;
-    c->last_all_final = all_final && c->nfinal == c->nsubs;
+    c->last_all_final = all_final;
     drop_have(c);
     c->pending = 0;
     c->last_end = now;
@@ -481,6 +489,7 @@ static void *coord_main(void *arg)
             c->pending = c->next_id++;
             c->pending_since = now;
             c->pending_savepoint = true;
+            weir__diag_checkpoint_trigger(job, c->pending, true);
             atomic_store(&c->trigger, c->pending);
             wake_all(job, true);
             continue;
@@ -504,6 +513,7 @@ static void *coord_main(void *arg)
             c->pending = c->next_id++;
             c->pending_since = now;
             last_trigger = now;
+            weir__diag_checkpoint_trigger(job, c->pending, false);
             atomic_store(&c->trigger, c->pending);
             wake_all(job, true);
             /* subtasks that already finished acked their final state */

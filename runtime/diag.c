@@ -47,6 +47,7 @@
 #include "diag.h"
 
 #include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -79,6 +80,9 @@ const char *weir_diag_kind_name(weir_diag_kind kind)
         [WEIR_DIAG_KIND_BACKPRESSURE] = "backpressure",
         [WEIR_DIAG_KIND_RECORD] = "record",
         [WEIR_DIAG_KIND_SUMMARY] = "summary",
+        [WEIR_DIAG_KIND_CHECKPOINT] = "checkpoint",
+        [WEIR_DIAG_KIND_CHECKPOINT_TRIGGER] = "checkpoint_trigger",
+        [WEIR_DIAG_KIND_CHECKPOINT_END] = "checkpoint_end",
     };
     return (unsigned)kind < WEIR_DIAG_KIND_COUNT_ ? names[kind] : "unknown";
 }
@@ -132,17 +136,12 @@ static bool rings_empty(struct weir__diag *d)
     return true;
 }
 
-/* A record slot in the calling worker's ring, or NULL (lossy and full, or
- * not on a worker). Fills the common fields. */
-static weir__diag_rec *begin(weir_ctx *ctx, weir_diag_kind kind)
+/* A slot in `ring` (its one producer's), waiting for room unless lossy;
+ * NULL if lossy and full. */
+static weir__diag_rec *reserve(struct weir__diag *d, weir__diag_ring *ring)
 {
-    weir__worker *w = ctx->sub ? ctx->sub->worker : NULL;
-    if (!w || !w->diag)
-        return NULL;
-    weir__diag_ring *ring = w->diag;
     weir__diag_rec *r = ring_reserve(ring);
     if (WEIR__UNLIKELY(!r)) {
-        struct weir__diag *d = ctx->job->diag;
         if (d->lossy) {
             ring->dropped++;
             return NULL;
@@ -161,6 +160,19 @@ static weir__diag_rec *begin(weir_ctx *ctx, weir_diag_kind kind)
             }
         }
     }
+    return r;
+}
+
+/* A record slot in the calling worker's ring, or NULL (lossy and full, or
+ * not on a worker). Fills the common fields. */
+static weir__diag_rec *begin(weir_ctx *ctx, weir_diag_kind kind)
+{
+    weir__worker *w = ctx->sub ? ctx->sub->worker : NULL;
+    if (!w || !w->diag)
+        return NULL;
+    weir__diag_rec *r = reserve(ctx->job->diag, w->diag);
+    if (!r)
+        return NULL;
     r->kind = (uint8_t)kind;
     r->flag = 0;
     r->input = -1;
@@ -303,6 +315,68 @@ void weir__diag_cleanup(weir_ctx *ctx, int64_t start, int64_t end)
     r->start = start;
     r->end = end;
     commit(ctx);
+}
+
+void weir__diag_checkpoint(weir__subtask *sub, int64_t id, int64_t align_us, int64_t held_bytes,
+                           int64_t bytes, double snapshot_ms)
+{
+    weir_ctx *head = sub->ctxs[0];
+    weir__diag_rec *r = begin(head, WEIR_DIAG_KIND_CHECKPOINT);
+    if (!r)
+        return;
+    r->chk_id = id;
+    r->align_us = align_us;
+    r->held_bytes = held_bytes;
+    r->bytes = bytes;
+    r->snapshot_ms = snapshot_ms;
+    commit(head);
+}
+
+/* A job-level event in the coordinator's ring (its thread is the ring's one
+ * producer), or NULL. */
+static weir__diag_rec *begin_job(weir_job *job, weir_diag_kind kind)
+{
+    struct weir__diag *d = job->diag;
+    if (!d || !d->coord_ring || d->level < WEIR_DIAG_STANDARD)
+        return NULL;
+    weir__diag_rec *r = reserve(d, d->coord_ring);
+    if (!r)
+        return NULL;
+    memset(r, 0, sizeof *r);
+    r->kind = (uint8_t)kind;
+    r->input = -1;
+    r->channel = -1;
+    r->op = -1;
+    r->subtask = -1;
+    r->held_by = -1;
+    r->t = weir__clock_now(&job->clock);
+    r->wm = WEIR_TS_MIN;
+    return r;
+}
+
+void weir__diag_checkpoint_trigger(weir_job *job, int64_t id, bool savepoint)
+{
+    weir__diag_rec *r = begin_job(job, WEIR_DIAG_KIND_CHECKPOINT_TRIGGER);
+    if (!r)
+        return;
+    r->chk_id = id;
+    r->flag = savepoint;
+    ring_commit(job->diag, job->diag->coord_ring);
+}
+
+void weir__diag_checkpoint_end(weir_job *job, int64_t id, bool aborted, int64_t bytes,
+                               int64_t duration_ms, const char *reason)
+{
+    weir__diag_rec *r = begin_job(job, WEIR_DIAG_KIND_CHECKPOINT_END);
+    if (!r)
+        return;
+    r->chk_id = id;
+    r->flag = aborted;
+    r->bytes = bytes;
+    r->duration_ms = duration_ms;
+    if (reason)
+        snprintf(r->key, sizeof r->key, "%s", reason);
+    ring_commit(job->diag, job->diag->coord_ring);
 }
 
 static double fullest_output(const weir_ctx *ctx)
@@ -533,17 +607,20 @@ int weir__diag_attach_workers(weir_job *job)
     write_job(d);
     if (d->level < WEIR_DIAG_STANDARD)
         return 0;
-    d->rings = calloc((size_t)job->nworkers, sizeof *d->rings);
+    /* one ring per worker, and one for the checkpoint coordinator's thread */
+    d->rings = calloc((size_t)job->nworkers + 1, sizeof *d->rings);
     if (!d->rings)
         return weir__job_fail(job, WEIR_ENOMEM, "diagnostics: out of memory");
-    d->nrings = job->nworkers;
-    for (int i = 0; i < job->nworkers; i++) {
+    d->nrings = job->nworkers + 1;
+    for (int i = 0; i < d->nrings; i++) {
         d->rings[i].buf = calloc(d->ring_size, sizeof *d->rings[i].buf);
         if (!d->rings[i].buf)
             return weir__job_fail(job, WEIR_ENOMEM, "diagnostics: out of memory");
         d->rings[i].mask = d->ring_size - 1;
-        job->workers[i].diag = &d->rings[i];
+        if (i < job->nworkers)
+            job->workers[i].diag = &d->rings[i];
     }
+    d->coord_ring = &d->rings[job->nworkers];
     /* pthread_create returns its error instead of setting errno. */
     int pe = pthread_create(&d->collector, NULL, collector_main, d);
     if (pe != 0)
@@ -584,7 +661,7 @@ void weir__diag_stop(weir_job *job)
                                          .empty_polls = d->empty_polls,
                                          .parks = d->parks,
                                          .ring_size = d->ring_size};
-    for (int i = 0; i < d->nrings; i++)
+    for (int i = 0; i < d->nrings && i < job->nworkers; i++)
         job->workers[i].diag = NULL;
     job->diag = NULL;
     diag_free(d);

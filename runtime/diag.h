@@ -49,6 +49,13 @@ void weir__diag_merge(weir_ctx *ctx, int64_t start, int64_t end, int64_t merged)
 void weir__diag_cleanup(weir_ctx *ctx, int64_t start, int64_t end);
 /* Per subtask, every throughput interval and at its end. */
 void weir__diag_sample(weir__subtask *sub, int64_t now, bool final);
+/* Checkpoints: a subtask's snapshot (its worker), and the coordinator's
+ * trigger and end (its thread: the job-level ring). */
+void weir__diag_checkpoint(weir__subtask *sub, int64_t id, int64_t align_us, int64_t held_bytes,
+                           int64_t bytes, double snapshot_ms);
+void weir__diag_checkpoint_trigger(weir_job *job, int64_t id, bool savepoint);
+void weir__diag_checkpoint_end(weir_job *job, int64_t id, bool aborted, int64_t bytes,
+                               int64_t duration_ms, const char *reason);
 
 /* A record the operator takes in, at standard level and above (the caller
  * checked): keeps the interval's largest timestamp for the next throughput

@@ -327,6 +327,34 @@ void weir__diag_encode_rec(struct weir__diag *d, const weir__diag_rec *r)
         head(d, r, 5);
         kv_ts(d, "timestamp", r->ts);
         break;
+    case WEIR_DIAG_KIND_CHECKPOINT:
+        head(d, r, 9);
+        kv_int(d, "id", r->chk_id);
+        e_name(d, "alignment_ms");
+        e_double(d, (double)r->align_us / 1000.0);
+        kv_int(d, "held_bytes", r->held_bytes);
+        kv_int(d, "bytes", r->bytes);
+        e_name(d, "snapshot_ms");
+        e_double(d, r->snapshot_ms);
+        break;
+    case WEIR_DIAG_KIND_CHECKPOINT_TRIGGER: /* the job's: no op, no subtask */
+        e_map(d, 4);
+        kv_name(d, "kind", weir_diag_kind_name(r->kind));
+        kv_int(d, "t", r->t);
+        kv_int(d, "id", r->chk_id);
+        kv_bool(d, "savepoint", r->flag);
+        break;
+    case WEIR_DIAG_KIND_CHECKPOINT_END:
+        e_map(d, r->flag ? 7 : 6);
+        kv_name(d, "kind", weir_diag_kind_name(r->kind));
+        kv_int(d, "t", r->t);
+        kv_int(d, "id", r->chk_id);
+        kv_name(d, "status", r->flag ? "aborted" : "completed");
+        kv_int(d, "bytes", r->bytes);
+        kv_int(d, "duration_ms", r->duration_ms);
+        if (r->flag)
+            kv_str(d, "reason", r->key);
+        break;
     default:
         head(d, r, 4);
         break;
@@ -338,7 +366,7 @@ void weir__diag_rec_event(const struct weir__diag *d, const weir__diag_rec *r, w
     memset(ev, 0, sizeof *ev);
     ev->kind = (weir_diag_kind)r->kind;
     ev->t = r->t;
-    ev->op = op_name(d, r->op);
+    ev->op = r->op >= 0 ? op_name(d, r->op) : NULL;
     ev->subtask = r->subtask;
     ev->input = r->input;
     ev->channel = r->channel;
@@ -349,6 +377,7 @@ void weir__diag_rec_event(const struct weir__diag *d, const weir__diag_rec *r, w
     ev->count = -1;
     ev->records_in = ev->records_out = -1;
     ev->blocked_ms = -1;
+    ev->checkpoint_id = ev->bytes = ev->held_bytes = ev->duration_ms = -1;
     switch (r->kind) {
     case WEIR_DIAG_KIND_WATERMARK:
         ev->watermark = r->wm;
@@ -397,6 +426,24 @@ void weir__diag_rec_event(const struct weir__diag *d, const weir__diag_rec *r, w
         break;
     case WEIR_DIAG_KIND_RECORD:
         ev->timestamp = r->ts;
+        break;
+    case WEIR_DIAG_KIND_CHECKPOINT:
+        ev->checkpoint_id = r->chk_id;
+        ev->alignment_ms = (double)r->align_us / 1000.0;
+        ev->held_bytes = r->held_bytes;
+        ev->bytes = r->bytes;
+        ev->snapshot_ms = r->snapshot_ms;
+        break;
+    case WEIR_DIAG_KIND_CHECKPOINT_TRIGGER:
+        ev->checkpoint_id = r->chk_id;
+        ev->savepoint = r->flag;
+        break;
+    case WEIR_DIAG_KIND_CHECKPOINT_END:
+        ev->checkpoint_id = r->chk_id;
+        ev->aborted = r->flag;
+        ev->bytes = r->bytes;
+        ev->duration_ms = r->duration_ms;
+        ev->reason = r->flag ? r->key : NULL;
         break;
     default:
         break;

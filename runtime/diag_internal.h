@@ -35,25 +35,33 @@ typedef struct weir__diag_rec {
      * (see diag.c's recorders and diag_events.c's readers). */
     union {
         int64_t start;      /* window fire, late, merge, cleanup: the window's start */
+        int64_t chk_id;     /* checkpoint kinds: the checkpoint's id */
         int64_t in;         /* throughput: records in since the last sample */
         int64_t blocked_ms; /* backpressure: time blocked since the last sample */
     };
     union {
         int64_t end; /* window fire, late, merge, cleanup: the window's end */
         int64_t out; /* throughput: records out since the last sample */
+        int64_t align_us;    /* checkpoint: input held for the barrier */
+        int64_t duration_ms; /* checkpoint_end */
     };
     union {
         int64_t count;       /* window fire: elements in the pane */
         int64_t ts;          /* late, record: the element's timestamp */
         int64_t merged;      /* merge: windows merged */
         int64_t interval_ms; /* throughput, backpressure: the sample's interval */
+        int64_t bytes;       /* checkpoint, checkpoint_end: state bytes */
     };
     union {
         int64_t slide;  /* late: for a sliding window, its slide */
         int64_t max_ts; /* throughput: the largest timestamp seen */
+        int64_t held_bytes; /* checkpoint: batches waiting in held channels */
     };
-    double fill;
-    char key[WEIR__DIAG_KEY];
+    union {
+        double fill;        /* backpressure */
+        double snapshot_ms; /* checkpoint */
+    };
+    char key[WEIR__DIAG_KEY]; /* checkpoint_end: an abort's reason */
 } weir__diag_rec;
 
 /* One worker's ring: single producer (the worker), single consumer (the
@@ -98,8 +106,9 @@ struct weir__diag {
     weir_job *job;
     int level;
     bool lossy;
-    weir__diag_ring *rings;
+    weir__diag_ring *rings;   /* one per worker, then the checkpoint coordinator's */
     int nrings;
+    weir__diag_ring *coord_ring;
     uint32_t ring_size;    /* events each ring holds (a power of two) */
     weir__diag_sinks sinks;
     pthread_t collector;

@@ -38,6 +38,7 @@ void weir_diag_memory_destroy(weir_diag_memory *mem)
         free((char *)mem->events[i].json);
         free((char *)mem->events[i].op);
         free((char *)mem->events[i].key);
+        free((char *)mem->events[i].reason);
     }
     free(mem->events);
     free(mem);
@@ -68,10 +69,12 @@ static bool memory_add(weir_diag_memory *mem, const weir_diag_event *ev)
     e->json = weir__strdup(ev->json);
     e->op = weir__strdup(ev->op);
     e->key = weir__strdup(ev->key);
-    if (!e->json || (ev->op && !e->op) || (ev->key && !e->key)) {
+    e->reason = weir__strdup(ev->reason);
+    if (!e->json || (ev->op && !e->op) || (ev->key && !e->key) || (ev->reason && !e->reason)) {
         free((char *)e->json);
         free((char *)e->op);
         free((char *)e->key);
+        free((char *)e->reason);
         return false;
     }
     mem->n++;

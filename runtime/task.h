@@ -276,6 +276,7 @@ typedef struct weir__subtask {
     int64_t barrier_due;    /* aligned: snapshot and forward when nothing is held */
     int64_t align_start_ns;
     int64_t align_ns;       /* how long the due barrier held input */
+    int64_t held_bytes;     /* batches waiting in held channels when it was aligned */
     int64_t notified;       /* the highest completed checkpoint the operators were told */
     _Atomic int64_t notified_seen; /* the same, for the coordinator's stop-with-savepoint */
     bool final_acked;

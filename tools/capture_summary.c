@@ -55,6 +55,9 @@ typedef struct sub_stats {
     /* backpressure */
     int64_t blocked_ms, bp_samples;
     double max_fill;
+    /* checkpoints: this subtask's snapshots */
+    int64_t snapshots, max_held_bytes, max_bytes;
+    double max_alignment_ms, sum_alignment_ms;
     /* the valve, for a task's head: held_by now and before the last event */
     int held[2], held_prev[2];
     int last_input;
@@ -75,6 +78,10 @@ typedef struct summary {
     int nops;
     int64_t end_t; /* the summary's t: the run's processing time */
     bool any_window;
+    /* checkpoints */
+    int64_t chk_triggered, chk_savepoints, chk_completed, chk_aborted;
+    int64_t chk_last_id, chk_last_bytes, chk_max_duration_ms;
+    char chk_last_abort[160];
     char clock[16];
     int64_t workers;
 } summary;
@@ -265,9 +272,31 @@ static int visit(void *arg, const cap_check *c, json_t *ev, char *msg)
         s->end_t = t;
         return 0;
     }
+    if (strcmp(kind, "checkpoint_trigger") == 0) { /* the job's: no op */
+        s->chk_triggered++;
+        if (json_is_true(json_object_get(ev, "savepoint")))
+            s->chk_savepoints++;
+        return 0;
+    }
+    if (strcmp(kind, "checkpoint_end") == 0) {
+        const char *status = json_string_value(json_object_get(ev, "status"));
+        if (status && strcmp(status, "aborted") == 0) {
+            s->chk_aborted++;
+            const char *why = json_string_value(json_object_get(ev, "reason"));
+            snprintf(s->chk_last_abort, sizeof s->chk_last_abort, "checkpoint %" PRId64 ": %s",
+                     int_of(ev, "id"), why ? why : "?");
+        } else {
+            s->chk_completed++;
+            s->chk_last_id = int_of(ev, "id");
+            s->chk_last_bytes = int_of(ev, "bytes");
+            if (int_of(ev, "duration_ms") > s->chk_max_duration_ms)
+                s->chk_max_duration_ms = int_of(ev, "duration_ms");
+        }
+        return 0;
+    }
     static const char *const known[] = {"watermark", "status",  "throughput", "window_fire",
                                         "late",      "merge",   "cleanup",    "backpressure",
-                                        "record",    NULL};
+                                        "record",    "checkpoint", NULL};
     int k = 0;
     while (known[k] && strcmp(known[k], kind) != 0)
         k++;
@@ -326,6 +355,16 @@ static int visit(void *arg, const cap_check *c, json_t *ev, char *msg)
     } else if (strcmp(kind, "cleanup") == 0) {
         s->any_window = true;
         o->cleanups++;
+    } else if (strcmp(kind, "checkpoint") == 0) {
+        st->snapshots++;
+        double a = json_number_value(json_object_get(ev, "alignment_ms"));
+        st->sum_alignment_ms += a;
+        if (a > st->max_alignment_ms)
+            st->max_alignment_ms = a;
+        if (int_of(ev, "held_bytes") > st->max_held_bytes)
+            st->max_held_bytes = int_of(ev, "held_bytes");
+        if (int_of(ev, "bytes") > st->max_bytes)
+            st->max_bytes = int_of(ev, "bytes");
     } else if (strcmp(kind, "backpressure") == 0) {
         st->blocked_ms += int_of(ev, "blocked_ms");
         st->bp_samples++;
@@ -609,6 +648,39 @@ static void report(FILE *out, const char *path, const summary *s, const cap_chec
         }
     }
     finish_table(out, &t, "lrrr", nidle);
+
+    if (!s->chk_triggered && !s->chk_completed && !s->chk_aborted)
+        return;
+    fprintf(out,
+            "\ncheckpoints: %" PRId64 " triggered (%" PRId64 " savepoints), %" PRId64
+            " completed, %" PRId64 " aborted; longest %" PRId64 " ms",
+            s->chk_triggered, s->chk_savepoints, s->chk_completed, s->chk_aborted,
+            s->chk_max_duration_ms);
+    if (s->chk_completed)
+        fprintf(out, "; the last complete: %" PRId64 ", %" PRId64 " bytes", s->chk_last_id,
+                s->chk_last_bytes);
+    fprintf(out, "\n");
+    if (s->chk_aborted)
+        fprintf(out, "  last abort: %s\n", s->chk_last_abort);
+    t = (table){.ncols = 7};
+    row(&t, "operator", "subtask", "snapshots", "max alignment ms", "mean alignment ms",
+        "max held bytes", "max bytes");
+    int nchk = 0;
+    for (int i = 0; i < c->nops; i++) {
+        for (int k = 0; k < c->ops[i].parallelism; k++) {
+            const sub_stats *st = &s->ops[i].subs[k];
+            if (!st->snapshots)
+                continue;
+            nchk++;
+            char sub[16], mx[32], mean[32];
+            snprintf(sub, sizeof sub, "%d", k);
+            snprintf(mx, sizeof mx, "%.3f", st->max_alignment_ms);
+            snprintf(mean, sizeof mean, "%.3f", st->sum_alignment_ms / (double)st->snapshots);
+            row(&t, c->ops[i].name, sub, num(a, sizeof a, st->snapshots), mx, mean,
+                num(b, sizeof b, st->max_held_bytes), num(d, sizeof d, st->max_bytes));
+        }
+    }
+    finish_table(out, &t, "lrrrrrr", nchk);
 }
 
 int cap_summary_main(const char *path, FILE *out, char *err, size_t errsize)

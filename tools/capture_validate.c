@@ -712,6 +712,66 @@ static int check_record(cap_check *c, const json_t *ev, const char *what)
     return get_op(c, ev, what, &op, &s) || get_ts(c, ev, what, "timestamp", &ts) ? -1 : 0;
 }
 
+/* A number >= 0 (a duration in ms, with a fraction). */
+static int get_ms(cap_check *c, const json_t *ev, const char *what, const char *key)
+{
+    json_t *v;
+    if (field(c, ev, what, key, &v))
+        return -1;
+    if (!json_is_number(v))
+        return bad(c, "%s: \"%s\" must be a number, not %s", what, key, type_name(v));
+    if (!(json_number_value(v) >= 0))
+        return bad(c, "%s: \"%s\" is %g, negative", what, key, json_number_value(v));
+    return 0;
+}
+
+static int check_checkpoint(cap_check *c, const json_t *ev, const char *what)
+{
+    cap_op *op;
+    int s;
+    int64_t id = 0, held, bytes;
+    if (get_op(c, ev, what, &op, &s) || get_count(c, ev, what, "id", &id) ||
+        get_ms(c, ev, what, "alignment_ms") || get_count(c, ev, what, "held_bytes", &held) ||
+        get_count(c, ev, what, "bytes", &bytes) || get_ms(c, ev, what, "snapshot_ms"))
+        return -1;
+    return id < 1 ? bad(c, "%s: \"id\" is %lld, not a checkpoint id (>= 1)", what,
+                        (long long)id)
+                  : 0;
+}
+
+static int check_checkpoint_trigger(cap_check *c, const json_t *ev, const char *what)
+{
+    int64_t id = 0;
+    bool sp;
+    if (get_count(c, ev, what, "id", &id) || get_bool(c, ev, what, "savepoint", &sp))
+        return -1;
+    return id < 1 ? bad(c, "%s: \"id\" is %lld, not a checkpoint id (>= 1)", what,
+                        (long long)id)
+                  : 0;
+}
+
+static int check_checkpoint_end(cap_check *c, const json_t *ev, const char *what)
+{
+    int64_t id = 0, bytes, dur;
+    json_t *st;
+    if (get_count(c, ev, what, "id", &id) || get_count(c, ev, what, "bytes", &bytes) ||
+        get_count(c, ev, what, "duration_ms", &dur) || field(c, ev, what, "status", &st))
+        return -1;
+    const char *status = json_string_value(st);
+    if (!status || (strcmp(status, "completed") != 0 && strcmp(status, "aborted") != 0))
+        return bad(c, "%s: \"status\" must be \"completed\" or \"aborted\"", what);
+    json_t *reason;
+    if (strcmp(status, "aborted") == 0) {
+        if (field(c, ev, what, "reason", &reason))
+            return -1;
+        if (!json_is_string(reason))
+            return bad(c, "%s: \"reason\" must be a string, not %s", what, type_name(reason));
+    }
+    return id < 1 ? bad(c, "%s: \"id\" is %lld, not a checkpoint id (>= 1)", what,
+                        (long long)id)
+                  : 0;
+}
+
 /* ---- the summary ---------------------------------------------------------- */
 
 static int check_summary_entry(cap_check *c, const json_t *o, size_t i)
@@ -921,7 +981,9 @@ static const struct {
     {"throughput", check_throughput},   {"window_fire", check_window_fire},
     {"late", check_late},               {"merge", check_merge},
     {"cleanup", check_cleanup},         {"backpressure", check_backpressure},
-    {"record", check_record},
+    {"record", check_record},           {"checkpoint", check_checkpoint},
+    {"checkpoint_trigger", check_checkpoint_trigger},
+    {"checkpoint_end", check_checkpoint_end},
 };
 
 int cap_check_event(cap_check *c, json_t *ev)

@@ -49,6 +49,9 @@ typedef enum weir_diag_kind {
     WEIR_DIAG_KIND_BACKPRESSURE,
     WEIR_DIAG_KIND_RECORD,
     WEIR_DIAG_KIND_SUMMARY,
+    WEIR_DIAG_KIND_CHECKPOINT,         /* a subtask's snapshot for a checkpoint */
+    WEIR_DIAG_KIND_CHECKPOINT_TRIGGER, /* the job: a checkpoint triggered */
+    WEIR_DIAG_KIND_CHECKPOINT_END,     /* the job: completed or aborted */
     WEIR_DIAG_KIND_COUNT_
 } weir_diag_kind;
 
@@ -88,6 +91,16 @@ typedef struct weir_diag_event {
     bool dropped;           /* late: dropped (true) or sent to the side output */
     int64_t blocked_ms;     /* backpressure: time spent with a full output */
     double fill;            /* backpressure: fullest output channel, 0..1 */
+    /* checkpoint, checkpoint_trigger, checkpoint_end (docs/CAPTURE.md): */
+    int64_t checkpoint_id;
+    int64_t bytes;          /* checkpoint: the subtask's snapshot; end: the whole checkpoint */
+    double alignment_ms;    /* checkpoint: input held for the barrier */
+    int64_t held_bytes;     /* checkpoint: batches waiting in held channels (whole batches) */
+    double snapshot_ms;     /* checkpoint: taking the snapshot */
+    int64_t duration_ms;    /* checkpoint_end: trigger to completion or abort */
+    bool savepoint;         /* checkpoint_trigger */
+    bool aborted;           /* checkpoint_end */
+    const char *reason;     /* checkpoint_end, aborted: why (its first 63 bytes) */
     const char *json;
 } weir_diag_event;
 

@@ -175,6 +175,8 @@ static const weir_operator_vtable sink_vt = {.version = WEIR_OPERATOR_VTABLE_V2,
 
 /* Runs the job; returns how many checkpoints had both sides written, and how
  * many of those had the sink ahead of a source (*ahead) or behind (*behind). */
+static int64_t timeout_ms; /* the next run's checkpoint.timeout_ms */
+
 static int run(weir_checkpoint_mode mode, int workers, int channel_batches, int batch_capacity,
                int *ahead, int *behind, weir_checkpoint_stats *stats)
 {
@@ -191,6 +193,7 @@ static int run(weir_checkpoint_mode mode, int workers, int channel_batches, int 
                            .checkpoint = {.interval_ms = 2,
                                           .dir = tmp,
                                           .mode = mode,
+                                          .timeout_ms = timeout_ms,
                                           .retain = 2}};
     weir_job *job = NULL;
     cr_assert_eq(weir_job_create(&cfg, &job), 0);
@@ -297,4 +300,24 @@ Test(barrier_alignment, source_without_position)
               weir_job_error(job));
     weir_job_destroy(job);
     td_rmdir(tmp);
+}
+
+/* A checkpoint that takes longer than checkpoint.timeout_ms is aborted and
+ * reported; the job goes on, and later checkpoints still complete (the
+ * stalls of source 1 hold many past 1 ms). */
+Test(barrier_alignment, a_timed_out_checkpoint_is_aborted_and_the_job_goes_on, .timeout = 60)
+{
+    int ahead, behind;
+    weir_checkpoint_stats st;
+    timeout_ms = 1;
+    run(WEIR_CHECKPOINT_EXACTLY_ONCE, 2, 0, 64, &ahead, &behind, &st);
+    timeout_ms = 0;
+    cr_log_info("timeout 1 ms: %lld completed, %lld aborted", (long long)st.completed,
+                (long long)st.aborted);
+    cr_assert_gt(st.aborted, 0, "no checkpoint took longer than 1 ms");
+    cr_assert(strstr(st.last_problem, "aborted: not complete after 1 ms"), "%s",
+              st.last_problem);
+    cr_assert_gt(st.completed, 0);
+    cr_assert_eq(ahead, 0);
+    cr_assert_eq(behind, 0);
 }

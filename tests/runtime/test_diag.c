@@ -26,6 +26,26 @@ static void assert_event_matches_json(const weir_diag_event *ev)
         json_decref(j);
         return;
     }
+    /* the checkpoint coordinator's events are the job's too */
+    if (ev->kind == WEIR_DIAG_KIND_CHECKPOINT_TRIGGER) {
+        cr_assert_null(ev->op);
+        cr_assert_null(json_object_get(j, "op"), "%s", ev->json);
+        cr_assert_eq(td_int(j, "id"), ev->checkpoint_id);
+        cr_assert_eq(json_is_true(json_object_get(j, "savepoint")), ev->savepoint);
+        json_decref(j);
+        return;
+    }
+    if (ev->kind == WEIR_DIAG_KIND_CHECKPOINT_END) {
+        cr_assert_null(ev->op);
+        cr_assert_eq(td_int(j, "id"), ev->checkpoint_id);
+        cr_assert_eq(td_int(j, "bytes"), ev->bytes);
+        cr_assert_eq(td_int(j, "duration_ms"), ev->duration_ms);
+        cr_assert_str_eq(td_str(j, "status"), ev->aborted ? "aborted" : "completed");
+        if (ev->aborted)
+            cr_assert_str_eq(td_str(j, "reason"), ev->reason);
+        json_decref(j);
+        return;
+    }
     cr_assert_str_eq(td_str(j, "op"), ev->op, "%s", ev->json);
     cr_assert_eq(td_int(j, "subtask"), ev->subtask, "%s", ev->json);
     bool valve = json_object_get(j, "input") != NULL;
@@ -99,6 +119,16 @@ static void assert_event_matches_json(const weir_diag_event *ev)
     case WEIR_DIAG_KIND_RECORD:
         cr_assert_eq(td_ts(j, "timestamp"), ev->timestamp);
         break;
+    case WEIR_DIAG_KIND_CHECKPOINT:
+        cr_assert_eq(td_int(j, "id"), ev->checkpoint_id);
+        cr_assert_eq(td_int(j, "bytes"), ev->bytes);
+        cr_assert_gt(ev->bytes, 0);
+        cr_assert_eq(td_int(j, "held_bytes"), ev->held_bytes);
+        cr_assert_float_eq(json_number_value(json_object_get(j, "alignment_ms")), ev->alignment_ms,
+                           1e-9);
+        cr_assert_float_eq(json_number_value(json_object_get(j, "snapshot_ms")), ev->snapshot_ms,
+                           1e-9);
+        break;
     default:
         cr_assert_fail("unexpected kind %d", ev->kind);
     }
@@ -128,12 +158,14 @@ static int slow_sink(const void *elem, int64_t ts, int subtask, void *arg)
 }
 
 /* A run on the system clock with a slow consumer behind a small channel, so
- * that backpressure shows (the other kinds come from the window job). */
+ * that backpressure shows, with checkpoints every 5 ms (the other kinds
+ * come from the window job). */
 static void run_backpressured(weir_diag_memory *mem)
 {
+    char *tmp = td_tmpdir();
     weir_job_config cfg = {
         .workers = 2, .batch_capacity = 16, .channel_batches = 1, .diag.memory = mem,
-        .diag.throughput_interval_ms = 5};
+        .diag.throughput_interval_ms = 5, .checkpoint = {.interval_ms = 5, .dir = tmp}};
     weir_job *job = tu_job(&cfg);
     weir_generator_config g = {.partitions = 1, .rate = 1000, .count = WEIR_TEST_SANITIZED ? 1500 : 3000,
                                .seed = 3};
@@ -141,6 +173,7 @@ static void run_backpressured(weir_diag_memory *mem)
     cr_assert_not_null(weir_sink_callback(s, slow_sink, NULL), "%s", weir_job_error(job));
     tu_run_ok(job);
     weir_job_destroy(job);
+    td_rmdir(tmp);
 }
 
 Test(diag, every_kind_appears_and_events_say_what_their_json_says, .timeout = 120)
@@ -166,7 +199,9 @@ Test(diag, every_kind_appears_and_events_say_what_their_json_says, .timeout = 12
     weir_diag_memory_destroy(mem);
 
     /* Backpressure depends on real time: a few tries make it certain. */
-    for (int attempt = 0; attempt < 5 && counts[WEIR_DIAG_KIND_BACKPRESSURE] == 0; attempt++) {
+    for (int attempt = 0; attempt < 5 && (counts[WEIR_DIAG_KIND_BACKPRESSURE] == 0 ||
+                                          counts[WEIR_DIAG_KIND_CHECKPOINT] == 0);
+         attempt++) {
         cr_assert_eq(weir_diag_memory_create(&mem), 0);
         run_backpressured(mem);
         count_kinds(mem, counts);

@@ -292,7 +292,7 @@ Test(capture, a_kind_from_a_later_weir_is_skipped_and_counted, .timeout = 60)
     json_object_set_new(sum, "events", json_integer(2));
     lines m = {.v = malloc(3 * sizeof(char *)), .n = 3};
     m.v[0] = strdup(l.v[0]);
-    m.v[1] = strdup("{\"kind\":\"checkpoint\",\"t\":5,\"op\":\"elsewhere\",\"subtask\":99}");
+    m.v[1] = strdup("{\"kind\":\"rescale\",\"t\":5,\"op\":\"elsewhere\",\"subtask\":99}");
     m.v[2] = json_dumps(sum, JSON_COMPACT);
     write_lines(td_path(dir, "future.jsonl"), &m);
     cli c = run(dir, "capture validate future.jsonl");

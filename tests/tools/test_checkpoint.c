@@ -167,13 +167,16 @@ Test(checkpoint_cli, a_jobs_checkpoint_lists_operators)
     char ckpt[4096], out[4096];
     snprintf(ckpt, sizeof ckpt, "%s/ckpt", dir);
     snprintf(out, sizeof out, "%s/out", dir);
+    char capture[4096];
+    snprintf(capture, sizeof capture, "%s/run.jsonl", dir);
     weir_job_config cfg = {.workers = 2,
                            .parallelism = 2,
-                           .diag = {.level = WEIR_DIAG_OFF},
+                           .diag = {.jsonl_path = capture},
                            .checkpoint = {.interval_ms = 5, .dir = ckpt}};
     weir_job *job = NULL;
     cr_assert_eq(weir_job_create(&cfg, &job), 0);
-    weir_generator_config g = {.name = "events", .keys = 10, .rate = 1000, .count = 500, .seed = 3};
+    weir_generator_config g = {.name = "events", .keys = 10, .rate = 1000, .count = 500, .seed = 3,
+                               .pace = WEIR_GEN_PACED, .speed = 5};
     weir_stream *s = weir_source_generator(job, &g);
     s = weir_stream_key_by(s, weir_generator_key());
     weir_window_spec w = {.assigner = weir_window_tumbling(100, 0),
@@ -194,5 +197,24 @@ Test(checkpoint_cli, a_jobs_checkpoint_lists_operators)
     assert_has(c.out, "operator sink_file: not keyed, parallelism 2\n");
     assert_has(c.out, "subtask 1   sink_file-1");
     cli_free(&c);
+    /* the capture's checkpoint events: valid, and summed up */
+    char cmd[8192];
+    snprintf(cmd, sizeof cmd,
+             "cd '%s' && '%s' capture validate run.jsonl >v.out 2>&1 && '%s' capture summary "
+             "run.jsonl >s.out 2>&1",
+             dir, WEIR, WEIR);
+    int st = system(cmd);
+    char *v = td_read(td_path(dir, "v.out"), NULL);
+    cr_assert(st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 0, "%s", v);
+    free(v);
+    char *sum = td_read(td_path(dir, "s.out"), NULL);
+    assert_has(sum, "\ncheckpoints: ");
+    assert_has(sum, "max alignment ms");
+    assert_has(sum, "operator  subtask  snapshots  max alignment ms");
+    free(sum);
+    char *jl = td_read(capture, NULL);
+    assert_has(jl, "\"kind\":\"checkpoint_end\",\"t\":");
+    assert_has(jl, "\"status\":\"completed\"");
+    free(jl);
     td_rmdir(dir);
 }
