@@ -120,6 +120,11 @@ typedef struct bench_result {
      * resolution). The second says how noisy the measurement was. */
     double cpu_self, cpu_other;
     int64_t diag_events; /* events the diagnostic callback received (diag scenarios) */
+    /* the checkpoint scenario: checkpoints completed, the longest alignment
+     * of a subtask, and the state bytes of the last checkpoint */
+    int64_t checkpoints;
+    double chk_max_align_ms;
+    int64_t chk_bytes;
     /* paced scenarios: end-to-end latency, source emit -> sink, microseconds */
     bool has_latency;
     double p50_us, p99_us, max_us;
@@ -254,6 +259,10 @@ enum { BENCH_WINDOW_TUMBLING = 0, BENCH_WINDOW_SLIDING, BENCH_WINDOW_SESSION };
 weir_stream *bench_window_stages(weir_stream *events, int kind);
 int bench_run_window(int kind, weir_diag_level diag, const bench_params *p, bench_result *out,
                      char *err, size_t errsize);
+/* The same with checkpoints every `interval_ms` into a fresh folder under
+ * $TMPDIR (removed after the run); fills out->checkpoints, chk_*. */
+int bench_run_window_checkpointed(int kind, int64_t interval_ms, const bench_params *p,
+                                  bench_result *out, char *err, size_t errsize);
 /* Window-sink accumulators for `n` subtasks, zeroed; free with free(). */
 bench_wacc *bench_wacc_create(int n);
 /* Compares what window sinks received (work->sink_window's totals) with

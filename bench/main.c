@@ -385,6 +385,11 @@ static void row_once(bench_row *row, row_run *rr, int rep)
     row->diag_events = res.diag_events;
     if (rep < 0)
         return;
+    row->checkpoints += res.checkpoints;
+    if (res.checkpoints > 0)
+        row->chk_last_bytes = res.chk_bytes;
+    if (res.chk_max_align_ms > row->chk_max_align_ms)
+        row->chk_max_align_ms = res.chk_max_align_ms;
     row->rates[rep] = (double)row->records / res.seconds;
     rr->wall += res.seconds;
     rr->self += res.cpu_self;

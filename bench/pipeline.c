@@ -291,11 +291,34 @@ static const weir_source_vtable paced_events_vtable = {
     .close = source_close,
 };
 
+/* The event-time source's position, for the checkpoint scenario: the next
+ * sequence number. */
+static int events_snapshot(weir_ctx *ctx, weir_snapshot_writer *w)
+{
+    const source_state *s = weir_ctx_state(ctx);
+    return weir_snapshot_write(w, &s->next, sizeof s->next);
+}
+
+static int events_restore(weir_ctx *ctx, weir_snapshot_reader *r)
+{
+    source_state *s = weir_ctx_state(ctx);
+    const void *data;
+    size_t len;
+    while (weir_snapshot_next(r, &data, &len) == 1) {
+        if (len != sizeof s->next)
+            return WEIR_EFORMAT;
+        memcpy(&s->next, data, sizeof s->next);
+    }
+    return 0;
+}
+
 static const weir_source_vtable events_vtable = {
-    .version = WEIR_SOURCE_VTABLE_V1,
+    .version = WEIR_SOURCE_VTABLE_V2,
     .open = events_open,
     .next = events_next,
     .close = source_close,
+    .snapshot = events_snapshot,
+    .restore = events_restore,
 };
 
 static const weir_source_vtable counting_vtable = {

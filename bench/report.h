@@ -33,6 +33,10 @@ typedef struct bench_row {
      * and every other process's on the machine (the noise) */
     double cpu_self, cpu_other;
     int64_t diag_events; /* diagnostic events in the last measured run (0: off) */
+    /* the checkpoint scenario, summed over the measured runs */
+    int64_t checkpoints;
+    double chk_max_align_ms;
+    int64_t chk_last_bytes; /* the last checkpoint of the last measured run */
     /* paced scenarios: medians over the repetitions, microseconds */
     double p50_us, p99_us, max_us, p99_spread;
     /* derived by bench_report_derive */

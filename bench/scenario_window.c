@@ -27,10 +27,13 @@
  * every result, so a window that fired twice, never, early with part of its
  * contents, or for the wrong key fails the run.
  */
+#include <ftw.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "bench.h"
 
@@ -526,6 +529,63 @@ static int run_window(const bench_scenario *sc, const bench_params *p, bench_res
     return bench_run_window((int)sc->arg, 0, p, out, err, errsize);
 }
 
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st;
+    (void)flag;
+    (void)ftw;
+    return remove(path);
+}
+
+int bench_run_window_checkpointed(int kind, int64_t interval_ms, const bench_params *p,
+                                  bench_result *out, char *err, size_t errsize)
+{
+    const bench_work *w = bench_work_get();
+    const char *tmp = getenv("TMPDIR");
+    char dir[512];
+    snprintf(dir, sizeof dir, "%s/weir-bench-chk-%ld", tmp && *tmp ? tmp : "/tmp",
+             (long)getpid());
+    weir_job_config cfg = {.workers = p->workers,
+                           .parallelism = p->parallelism,
+                           .batch_capacity = p->batch,
+                           .diag = {.level = WEIR_DIAG_OFF},
+                           .checkpoint = {.interval_ms = interval_ms, .dir = dir}};
+    weir_job *job = NULL;
+    int r = weir_job_create(&cfg, &job);
+    if (r < 0) {
+        snprintf(err, errsize, "weir_job_create: %s", weir_strerror(r));
+        return -1;
+    }
+    bench_wacc *acc = bench_wacc_create(p->parallelism);
+    if (!acc) {
+        weir_job_destroy(job);
+        snprintf(err, errsize, "out of memory");
+        return -1;
+    }
+    weir_stream *s = bench_window_stages(bench_source_events(job, p->records), kind);
+    weir_sink_callback(s, w->sink_window, acc);
+    r = bench_job_time(job, out, err, errsize);
+    if (r == 0)
+        r = bench_verify_windows(acc, p->parallelism, p->records, kind, err, errsize);
+    weir_checkpoint_stats st;
+    if (r == 0 && weir_job_checkpoint_stats(job, &st) == 0) {
+        /* the job's final checkpoint is not one of the periodic ones */
+        out->checkpoints = st.completed > 0 ? st.completed - 1 : 0;
+        out->chk_max_align_ms = st.max_alignment_ms;
+        out->chk_bytes = st.last_bytes;
+    }
+    weir_job_destroy(job);
+    free(acc);
+    nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+    return r;
+}
+
+static int run_checkpointed(const bench_scenario *sc, const bench_params *p, bench_result *out,
+                            char *err, size_t errsize)
+{
+    return bench_run_window_checkpointed(BENCH_WINDOW_TUMBLING, sc->arg, p, out, err, errsize);
+}
+
 const bench_scenario bench_scenarios_window[] = {
     {
         .name = "plain-window",
@@ -547,6 +607,16 @@ const bench_scenario bench_scenarios_window[] = {
         .run = run_window,
         .targets = {{BENCH_TARGET_RATIO, 0.35, 1, "window-tumbling >= 35% of plain-window at p=1"},
                     {BENCH_TARGET_SCALE, 1.6, 2, "window-tumbling p=2 >= 1.6 x p=1"}},
+    },
+    {
+        .name = "checkpoint",
+        .what = "window-tumbling with a checkpoint every second (exactly-once, into $TMPDIR)",
+        .baseline = "window-tumbling",
+        .records = 60000000,
+        .quick_records = 12000000,
+        .arg = 1000,
+        .run = run_checkpointed,
+        .targets = {{BENCH_TARGET_RATIO, 0.9, 0, "checkpoint >= 90% of window-tumbling"}},
     },
     {
         .name = "window-sliding",

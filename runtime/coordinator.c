@@ -329,7 +329,8 @@ static void abort_pending(weir_job *job, int64_t now, const char *fmt, ...)
 static int complete(weir_job *job, int64_t id, bool final, int64_t now)
 {
     weir__coord *c = &job->coord;
-    int64_t bytes = 0, align_ms = 0;
+    int64_t bytes = 0;
+    double align_ms = 0;
     char why[600];
     /* A checkpoint of final snapshots only is the job's final one, whether
      * the end or a trigger made it. */
@@ -340,8 +341,8 @@ static int complete(weir_job *job, int64_t id, bool final, int64_t now)
     int r = write_checkpoint(job, id, final, now, &bytes, why, sizeof why);
     for (int s = 0; s < c->nsubs; s++) {
         const weir__ack *a = ack_of(c, s);
-        if (a->align_ns / 1000000 > align_ms)
-            align_ms = a->align_ns / 1000000;
+        if ((double)a->align_ns / 1e6 > align_ms)
+            align_ms = (double)a->align_ns / 1e6;
     }
     if (r) {
         if (final) {

@@ -175,7 +175,7 @@ typedef struct weir_checkpoint_stats {
     int64_t last_completed_id;
     int64_t last_bytes;    /* state bytes of the last completed checkpoint */
     int64_t last_duration_ms; /* its trigger to completion */
-    int64_t max_alignment_ms; /* the longest a subtask held input for a barrier */
+    double max_alignment_ms;  /* the longest a subtask held input for a barrier */
     /* Why the last checkpoint was aborted, or why a skipped one was, "" if none. */
     char last_problem[512];
 } weir_checkpoint_stats;

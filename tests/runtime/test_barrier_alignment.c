@@ -227,9 +227,8 @@ Test(barrier_alignment, exactly_once_is_a_consistent_cut, .timeout = 60)
     weir_checkpoint_stats st;
     int n = run(WEIR_CHECKPOINT_EXACTLY_ONCE, 2, 0, 64, &ahead, &behind, &st);
     cr_log_info("exactly-once: %d checkpoints, %lld completed, %lld aborted, longest "
-                "alignment %lld ms",
-                n, (long long)st.completed, (long long)st.aborted,
-                (long long)st.max_alignment_ms);
+                "alignment %.3f ms",
+                n, (long long)st.completed, (long long)st.aborted, st.max_alignment_ms);
     cr_assert_gt(n, 3, "only %d checkpoints were taken", n);
     cr_assert_eq(ahead, 0, "the sink's snapshot held records from after the barrier (%d times)",
                  ahead);
