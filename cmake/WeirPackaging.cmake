@@ -2,7 +2,7 @@
 #   libweir<ABI>  the shared library (what a program built against weir needs)
 #   libweir-dev   headers, libweir.so, libweir.a, weir.pc, the CMake package, docs
 #   weir-tools    the `weir` command line and the viewer
-# Three packages, as Debian splits a library: a program needs only libweir0,
+# Three packages, as Debian splits a library: a program needs only libweir<ABI>,
 # and several ABI versions of libweir can be installed side by side.
 # Build them from a tree configured for /usr (the `deb` presets):
 #   cmake --preset deb && cmake --build --preset deb && cpack --preset deb
