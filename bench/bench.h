@@ -121,7 +121,7 @@ typedef struct bench_result {
     double cpu_self, cpu_other;
     int64_t diag_events; /* events the diagnostic callback received (diag scenarios) */
     /* the checkpoint scenario: checkpoints completed, the longest alignment
-     * of a subtask, and the state bytes of the last checkpoint */
+     * of a subtask, and the state bytes of the largest checkpoint */
     int64_t checkpoints;
     double chk_max_align_ms;
     int64_t chk_bytes;

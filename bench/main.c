@@ -386,8 +386,8 @@ static void row_once(bench_row *row, row_run *rr, int rep)
     if (rep < 0)
         return;
     row->checkpoints += res.checkpoints;
-    if (res.checkpoints > 0)
-        row->chk_last_bytes = res.chk_bytes;
+    if (res.chk_bytes > row->chk_max_bytes)
+        row->chk_max_bytes = res.chk_bytes;
     if (res.chk_max_align_ms > row->chk_max_align_ms)
         row->chk_max_align_ms = res.chk_max_align_ms;
     row->rates[rep] = (double)row->records / res.seconds;

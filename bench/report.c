@@ -268,9 +268,9 @@ void bench_report_json(FILE *out, const bench_row *rows, int n)
         if (r->checkpoints > 0)
             fprintf(out,
                     ",\"checkpoints\":%lld,\"checkpoint_max_alignment_ms\":%.3f,"
-                    "\"checkpoint_last_bytes\":%lld",
+                    "\"checkpoint_max_bytes\":%lld",
                     (long long)r->checkpoints, r->chk_max_align_ms,
-                    (long long)r->chk_last_bytes);
+                    (long long)r->chk_max_bytes);
         if (r->sc->baseline && !isnan(r->ratio)) {
             fprintf(out, ",\"baseline\":");
             json_string(out, r->base->sc->name);

@@ -36,7 +36,7 @@ typedef struct bench_row {
     /* the checkpoint scenario, summed over the measured runs */
     int64_t checkpoints;
     double chk_max_align_ms;
-    int64_t chk_last_bytes; /* the last checkpoint of the last measured run */
+    int64_t chk_max_bytes; /* the largest checkpoint of the measured runs */
     /* paced scenarios: medians over the repetitions, microseconds */
     double p50_us, p99_us, max_us, p99_spread;
     /* derived by bench_report_derive */

@@ -572,7 +572,7 @@ int bench_run_window_checkpointed(int kind, int64_t interval_ms, const bench_par
         /* the job's final checkpoint is not one of the periodic ones */
         out->checkpoints = st.completed > 0 ? st.completed - 1 : 0;
         out->chk_max_align_ms = st.max_alignment_ms;
-        out->chk_bytes = st.last_bytes;
+        out->chk_bytes = st.max_bytes; /* the last (final) one holds little */
     }
     weir_job_destroy(job);
     free(acc);

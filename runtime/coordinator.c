@@ -361,6 +361,8 @@ static int complete(weir_job *job, int64_t id, bool final, int64_t now)
     c->stats.completed++;
     c->stats.last_completed_id = id;
     c->stats.last_bytes = bytes;
+    if (bytes > c->stats.max_bytes)
+        c->stats.max_bytes = bytes;
     c->stats.last_duration_ms = duration;
     if (align_ms > c->stats.max_alignment_ms)
         c->stats.max_alignment_ms = align_ms;

@@ -174,6 +174,7 @@ typedef struct weir_checkpoint_stats {
     int64_t aborted;       /* checkpoints aborted (timed out, overtaken, failed to write) */
     int64_t last_completed_id;
     int64_t last_bytes;    /* state bytes of the last completed checkpoint */
+    int64_t max_bytes;     /* of the largest completed checkpoint */
     int64_t last_duration_ms; /* its trigger to completion */
     double max_alignment_ms;  /* the longest a subtask held input for a barrier */
     /* Why the last checkpoint was aborted, or why a skipped one was, "" if none. */
