@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -311,9 +312,18 @@ static void format_row(const file_sink_arg *a, const void *row, text *t)
         case WEIR_TYPE_INTERVAL:
             len = snprintf(buf, sizeof buf, "%" PRId64, weir_row_get_int(sc, row, c));
             break;
-        case WEIR_TYPE_DOUBLE:
-            len = snprintf(buf, sizeof buf, "%.17g", weir_row_get_double(sc, row, c));
+        case WEIR_TYPE_DOUBLE: {
+            /* the shortest text that reads back as the same double */
+            double v = weir_row_get_double(sc, row, c);
+            for (int prec = 15; prec <= 17; prec++) {
+                len = snprintf(buf, sizeof buf, "%.*g", prec, v);
+                if (strtod(buf, NULL) == v)
+                    break;
+            }
+            if (!isfinite(v)) /* JSON has no NaN or infinity */
+                len = snprintf(buf, sizeof buf, "%s", a->csv ? buf : "null");
             break;
+        }
         case WEIR_TYPE_TIMESTAMP:
         case WEIR_TYPE_TIMESTAMP_LTZ: {
             len = weir_timestamp_format(weir_row_get_int(sc, row, c), buf, sizeof buf);
@@ -546,7 +556,7 @@ weir_stream *weir_sink_file(weir_stream *s, const weir_file_sink_config *cfg)
         why = "the prefix must be 1 to 200 letters, digits, '.', '_' or '-'";
     else if (cfg->roll_bytes < 0)
         why = "roll_bytes is negative";
-    else if (!cfg->format && weir_stream_elem_size(s) != weir_schema_elem_size(cfg->schema))
+    else if (!cfg->format && weir_stream_elem_size(s) != weir_schema_row_size(cfg->schema))
         why = "the stream's elements are not rows of the schema (their sizes differ)";
     if (why) {
         weir_job_record_error(job, WEIR_EINVAL, "%s: %s", call, why);

@@ -535,3 +535,110 @@ Test(checkpoint_recovery, stop_with_savepoint_and_resume, .timeout = 60)
     free(ref);
     td_rmdir(tmp);
 }
+
+/* ---- restore's choices ------------------------------------------------------ */
+
+/* events -> timestamps -> [key_by -> window "sums"] -> discard, paced over
+ * about 300 ms, with checkpoints every 20 ms into chk, restoring from
+ * `restore` (NULL: none). Returns weir_job_run's result; stats and the
+ * error in *st and err. */
+static int run_small(const char *chk, const char *restore, bool window, bool allow,
+                     weir_checkpoint_stats *st, char *err, size_t errsize)
+{
+    weir_job_config cfg = {.workers = 2,
+                           .parallelism = 2,
+                           .diag = {.level = WEIR_DIAG_OFF},
+                           .checkpoint = {.interval_ms = 20,
+                                          .dir = chk,
+                                          .retain = 3,
+                                          .restore_from = restore,
+                                          .allow_non_restored_state = allow}};
+    weir_job *job = NULL;
+    cr_assert_eq(weir_job_create(&cfg, &job), 0);
+    weir_generator_config g = {.name = "events", .keys = 20, .rate = 1000, .count = 600,
+                               .pace = WEIR_GEN_PACED, .speed = 2, .seed = 5};
+    weir_stream *s = weir_source_generator(job, &g);
+    weir_timestamps_spec ts = {.strategy = weir_watermarks_bounded(0)};
+    s = weir_stream_assign_timestamps(s, &ts);
+    if (window) {
+        weir_window_spec w = {.assigner = weir_window_tumbling(100, 0),
+                              .aggregate = {.acc_size = sizeof(sums),
+                                            .add = sum_add,
+                                            .result = sum_result},
+                              .out_size = sizeof(result)};
+        s = weir_stream_set_uid(weir_stream_window(weir_stream_key_by(s, weir_generator_key()),
+                                                   &w),
+                                "sums");
+    }
+    weir_sink_discard(s);
+    int r = weir_job_run(job);
+    snprintf(err, errsize, "%s", weir_job_error(job));
+    weir_job_checkpoint_stats(job, st);
+    weir_job_destroy(job);
+    return r;
+}
+
+static int64_t newest_id(const char *chk)
+{
+    char **f = NULL;
+    size_t n = 0;
+    char why[512];
+    cr_assert_eq(weir_checkpoint_list(chk, &f, &n, why, sizeof why), 0, "%s", why);
+    cr_assert_geq(n, 3, "%zu checkpoints kept", n);
+    long long id = 0;
+    sscanf(strrchr(f[0], '/') + 1, "chk-%lld", &id);
+    weir_checkpoint_list_free(f, n);
+    return id;
+}
+
+/* A corrupt state file and a missing _metadata: each newer checkpoint is
+ * skipped, with its reason, and the next older one restored. */
+Test(checkpoint_recovery, restore_skips_what_does_not_verify, .timeout = 60)
+{
+    char *tmp = td_tmpdir();
+    char chk[2048], path[4096], err[1024];
+    snprintf(chk, sizeof chk, "%s/chk", tmp);
+    weir_checkpoint_stats st;
+    cr_assert_eq(run_small(chk, NULL, true, false, &st, err, sizeof err), 0, "%s", err);
+    int64_t n = newest_id(chk);
+    /* flip a byte in the middle of the newest's window state */
+    snprintf(path, sizeof path, "%s/chk-%lld/sums-0", chk, (long long)n);
+    size_t len = 0;
+    char *bytes = td_read(path, &len);
+    cr_assert_gt(len, 40);
+    bytes[len / 2] ^= 0x5a;
+    td_write(path, bytes, len);
+    free(bytes);
+    cr_assert_eq(run_small(chk, chk, true, false, &st, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(st.restored_id, n - 1);
+    cr_assert_eq(st.skipped, 1);
+    cr_assert(strstr(st.last_problem, "sums-0: checksum mismatch"), "%s", st.last_problem);
+    /* the second run wrote newer ones: now take two away from the top */
+    n = newest_id(chk);
+    snprintf(path, sizeof path, "%s/chk-%lld/_metadata", chk, (long long)n);
+    cr_assert_eq(unlink(path), 0);
+    snprintf(path, sizeof path, "%s/chk-%lld/events-1", chk, (long long)(n - 1));
+    cr_assert_eq(truncate(path, 10), 0);
+    cr_assert_eq(run_small(chk, chk, true, false, &st, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(st.restored_id, n - 2);
+    cr_assert_eq(st.skipped, 2);
+    td_rmdir(tmp);
+}
+
+/* State for an operator the job no longer has: refused, naming it, unless
+ * allow_non_restored_state. */
+Test(checkpoint_recovery, state_of_a_removed_operator, .timeout = 60)
+{
+    char *tmp = td_tmpdir();
+    char chk[4096], err[1024];
+    snprintf(chk, sizeof chk, "%s/chk", tmp);
+    weir_checkpoint_stats st;
+    cr_assert_eq(run_small(chk, NULL, true, false, &st, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(run_small(chk, chk, false, false, &st, err, sizeof err), WEIR_EINVAL);
+    cr_assert(strstr(err, "it holds state for the operator 'sums', which this job does not "
+                          "have (set checkpoint.allow_non_restored_state"),
+              "%s", err);
+    cr_assert_eq(run_small(chk, chk, false, true, &st, err, sizeof err), 0, "%s", err);
+    cr_assert_gt(st.restored_id, 0);
+    td_rmdir(tmp);
+}
