@@ -490,16 +490,13 @@ weir_stream *bench_window_stages(weir_stream *events, int kind)
     return weir_stream_window(weir_stream_key_by(s, bench_key_spec()), &spec);
 }
 
-int bench_run_window(int kind, weir_diag_level diag_level, const bench_params *p,
-                     bench_result *out, char *err, size_t errsize)
+/* Builds the window pipeline into `job`, times the run, checks the results
+ * and reads the job's checkpoint statistics (none without checkpoints);
+ * destroys the job. */
+static int time_window_job(weir_job *job, int kind, const bench_params *p, bench_result *out,
+                           char *err, size_t errsize)
 {
     const bench_work *w = bench_work_get();
-    bench_diag diag;
-    if (diag_level && bench_diag_init(&diag, diag_level, err, errsize) < 0)
-        return -1;
-    weir_job *job = bench_job_create(p, 0, diag_level ? &diag.cfg : NULL, err, errsize);
-    if (!job)
-        return -1;
     bench_wacc *acc = bench_wacc_create(p->parallelism);
     if (!acc) {
         weir_job_destroy(job);
@@ -511,8 +508,28 @@ int bench_run_window(int kind, weir_diag_level diag_level, const bench_params *p
     int r = bench_job_time(job, out, err, errsize);
     if (r == 0)
         r = bench_verify_windows(acc, p->parallelism, p->records, kind, err, errsize);
+    weir_checkpoint_stats st;
+    if (r == 0 && weir_job_checkpoint_stats(job, &st) == 0 && st.completed > 0) {
+        /* the job's final checkpoint is not one of the periodic ones */
+        out->checkpoints = st.completed - 1;
+        out->chk_max_align_ms = st.max_alignment_ms;
+        out->chk_bytes = st.max_bytes; /* the last (final) one holds little */
+    }
     weir_job_destroy(job);
     free(acc);
+    return r;
+}
+
+int bench_run_window(int kind, weir_diag_level diag_level, const bench_params *p,
+                     bench_result *out, char *err, size_t errsize)
+{
+    bench_diag diag;
+    if (diag_level && bench_diag_init(&diag, diag_level, err, errsize) < 0)
+        return -1;
+    weir_job *job = bench_job_create(p, 0, diag_level ? &diag.cfg : NULL, err, errsize);
+    if (!job)
+        return -1;
+    int r = time_window_job(job, kind, p, out, err, errsize);
     if (diag_level) {
         char derr[256];
         if (bench_diag_finish(&diag, out, derr, sizeof derr) < 0 && r == 0) {
@@ -540,7 +557,6 @@ static int remove_entry(const char *path, const struct stat *st, int flag, struc
 int bench_run_window_checkpointed(int kind, int64_t interval_ms, const bench_params *p,
                                   bench_result *out, char *err, size_t errsize)
 {
-    const bench_work *w = bench_work_get();
     const char *tmp = getenv("TMPDIR");
     char dir[512];
     snprintf(dir, sizeof dir, "%s/weir-bench-chk-%ld", tmp && *tmp ? tmp : "/tmp",
@@ -556,26 +572,7 @@ int bench_run_window_checkpointed(int kind, int64_t interval_ms, const bench_par
         snprintf(err, errsize, "weir_job_create: %s", weir_strerror(r));
         return -1;
     }
-    bench_wacc *acc = bench_wacc_create(p->parallelism);
-    if (!acc) {
-        weir_job_destroy(job);
-        snprintf(err, errsize, "out of memory");
-        return -1;
-    }
-    weir_stream *s = bench_window_stages(bench_source_events(job, p->records), kind);
-    weir_sink_callback(s, w->sink_window, acc);
-    r = bench_job_time(job, out, err, errsize);
-    if (r == 0)
-        r = bench_verify_windows(acc, p->parallelism, p->records, kind, err, errsize);
-    weir_checkpoint_stats st;
-    if (r == 0 && weir_job_checkpoint_stats(job, &st) == 0) {
-        /* the job's final checkpoint is not one of the periodic ones */
-        out->checkpoints = st.completed > 0 ? st.completed - 1 : 0;
-        out->chk_max_align_ms = st.max_alignment_ms;
-        out->chk_bytes = st.max_bytes; /* the last (final) one holds little */
-    }
-    weir_job_destroy(job);
-    free(acc);
+    r = time_window_job(job, kind, p, out, err, errsize);
     nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
     return r;
 }
