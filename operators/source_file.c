@@ -64,6 +64,9 @@ typedef struct file_state {
     char why[256];
     int rows_ready;   /* complete rows the last feed made (0 or 1: one a line) */
     bool in_row;      /* a row has begun (its fields may span lines) */
+    /* Where the row being read began: the byte offset of its first line and
+     * the lines before it (a checkpoint's position when it waits). */
+    int64_t row_off, row_off_line;
     weir_row_kind kind;
 } file_state;
 
@@ -332,6 +335,10 @@ static int file_open(weir_ctx *ctx)
 static int read_row(weir_ctx *ctx, const file_arg *a, file_state *s)
 {
     for (;;) {
+        if (!s->in_row) { /* this line begins the next row (or is blank) */
+            s->row_off = (int64_t)ftello(s->in);
+            s->row_off_line = s->line;
+        }
         errno = 0;
         ssize_t n = getline(&s->buf, &s->cap, s->in);
         if (n < 0 && ferror(s->in))
@@ -446,11 +453,76 @@ static void file_close(weir_ctx *ctx)
     free(s);
 }
 
+/* The position (between two next() calls, every row read so far is whole):
+ * the byte offset and line count where the first row not emitted yet
+ * begins — the pending row's, or after the last line read — and the pace's
+ * start. A restore seeks there with a fresh parser. */
+typedef struct file_position {
+    int64_t offset, line;
+    int64_t t0, p0;
+    uint8_t done, paced_start, pad[6];
+} file_position;
+
+#define FILE_POSITION_TAG 0x66696c31u /* "fil1" */
+
+static int file_snapshot(weir_ctx *ctx, weir_snapshot_writer *w)
+{
+    const file_state *s = weir_ctx_state(ctx);
+    file_position p = {.done = s->done, .paced_start = s->paced_start, .t0 = s->t0, .p0 = s->p0};
+    if (s->pending) {
+        p.offset = s->row_off;
+        p.line = s->row_off_line;
+    } else if (s->in) {
+        p.offset = (int64_t)ftello(s->in);
+        p.line = s->line;
+    }
+    if (p.offset < 0)
+        return weir_ctx_fail(ctx, WEIR_EIO, "%s: cannot tell the position: %s", s->path,
+                             strerror(errno));
+    return weir__snapshot_record(w, FILE_POSITION_TAG, &p, sizeof p);
+}
+
+static int file_seek(weir_ctx *ctx, const void *rec, void *arg)
+{
+    const file_arg *a = arg;
+    file_state *s = weir_ctx_state(ctx);
+    file_position p;
+    memcpy(&p, rec, sizeof p);
+    s->done = s->done || p.done;
+    s->paced_start = p.paced_start;
+    s->t0 = p.t0;
+    s->p0 = p.p0;
+    s->pending = false;
+    if (s->done || !s->in)
+        return 0;
+    if (fseeko(s->in, (off_t)p.offset, SEEK_SET) != 0)
+        return weir_ctx_fail(ctx, WEIR_EIO, "%s: restore: cannot seek to byte %" PRId64 ": %s",
+                             s->path, p.offset, strerror(errno));
+    s->line = p.line;
+    s->in_row = false;
+    if (a->format == WEIR_FILE_CSV) { /* a fresh parser at a row's start */
+        if (s->csv_ready)
+            csv_free(&s->csv);
+        s->csv_ready = false;
+        return csv_open_parser(a, s) ? weir_ctx_fail(ctx, WEIR_ENOMEM, "%s: out of memory", s->path)
+                                     : 0;
+    }
+    return 0;
+}
+
+static int file_restore(weir_ctx *ctx, weir_snapshot_reader *r)
+{
+    return weir__restore_records(ctx, r, FILE_POSITION_TAG, sizeof(file_position), file_seek,
+                                 (void *)weir_ctx_arg(ctx));
+}
+
 static const weir_source_vtable file_vtable = {
-    .version = WEIR_SOURCE_VTABLE_V1,
+    .version = WEIR_SOURCE_VTABLE_V2,
     .open = file_open,
     .next = file_next,
     .close = file_close,
+    .snapshot = file_snapshot,
+    .restore = file_restore,
 };
 
 /* ---- the builder -------------------------------------------------------------------- */
