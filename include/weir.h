@@ -12,6 +12,7 @@
 #include "weir/diag.h"
 #include "weir/error.h"
 #include "weir/expr.h"
+#include "weir/file_sink.h"
 #include "weir/file_source.h"
 #include "weir/export.h"
 #include "weir/generator.h"

@@ -1,6 +1,6 @@
 /* util.h — small helpers every runtime file shares: the invariant check that
  * aborts with a location, checked allocation, branch hints, cache-line
- * alignment and the key hash. Internal (weir__ prefix), never installed. */
+ * alignment, the key hash and mkdir -p. Internal (weir__ prefix), never installed. */
 #ifndef WEIR_RUNTIME_UTIL_H
 #define WEIR_RUNTIME_UTIL_H
 
@@ -30,6 +30,11 @@ _Noreturn void weir__abort(const char *file, int line, const char *what);
 
 /* strdup that accepts NULL (returns NULL). */
 char *weir__strdup(const char *s);
+
+/* Makes the folder `path` and any missing parents (mkdir -p). 0 when it is a
+ * folder afterwards; else -1 with errno set and *failed (may be NULL) the
+ * part that could not be made (owned by the caller: free it). */
+int weir__mkdirs(const char *path, char **failed);
 
 /* Rounds n up to a multiple of `to` (a power of two). */
 static inline size_t weir__round_up(size_t n, size_t to)

@@ -153,3 +153,36 @@ Test(sink_file, bad_configs_are_refused)
     weir_job_destroy(job);
     weir_schema_destroy(s);
 }
+
+/* The folder is made with its missing parents; one that cannot be made
+ * (a file is in the way) fails the run naming what is in the way. */
+Test(sink_file, folder_made_with_parents_or_refused_by_name)
+{
+    char *dir = td_tmpdir();
+    char nested[600];
+    snprintf(nested, sizeof nested, "%s/a/b/c", dir);
+    write_rows(nested, false, 0);
+    int n;
+    free(committed(nested, &n));
+    cr_assert_eq(n, 1);
+
+    char file[600], under[700];
+    snprintf(file, sizeof file, "%s/plain", dir);
+    FILE *f = fopen(file, "w");
+    cr_assert_not_null(f);
+    fclose(f);
+    snprintf(under, sizeof under, "%s/x/y", file);
+    weir_schema *s = people();
+    unsigned char *r = rows(s);
+    weir_job *job = tu_job(&(weir_job_config){.parallelism = 1, .diag = {.level = WEIR_DIAG_OFF}});
+    weir_file_sink_config fc = {.dir = under, .schema = s};
+    cr_assert_not_null(weir_sink_file(weir_source_array(job, r, 3, weir_schema_row_size(s), NULL), &fc));
+    cr_assert_neq(weir_job_run(job), 0);
+    char want[2048];
+    snprintf(want, sizeof want, "making %s: %s: Not a directory", under, file);
+    cr_assert(strstr(weir_job_error(job), want), "%s", weir_job_error(job));
+    weir_job_destroy(job);
+    free(r);
+    weir_schema_destroy(s);
+    td_rmdir(dir);
+}
