@@ -11,22 +11,26 @@
  * when the checkpoint that closed them completes, so the committed output
  * is exactly that of the records before the last completed checkpoint.
  *
- * The job: a paced generator with 2 partitions (2 000 events/s each, 3 000
- * each: 1.5 s of event time, on the system clock, which checkpoints need)
+ * The job: a paced generator with 2 partitions (2 000 events/s each, 3 100
+ * each: 1.55 s of event time, on the system clock, which checkpoints need)
  * -> timestamps bounded(50) -> key_by key -> 100 ms tumbling windows summing
- * per key (uid "sums") -> the file sink into checkpoints-out/. Checkpoints
- * every 200 ms into checkpoints/. The first run is stopped with a savepoint
- * into savepoints/ after about 0.7 s; the second restores from it and runs
- * to the end (its last, final checkpoint commits the rest).
+ * per key (uid "sums") -> the file sink into checkpoints-run/out/.
+ * Checkpoints every 250 ms (apart from the watermarks' 200 ms, so that the
+ * viewer shows them apart) into checkpoints-run/checkpoints/. The first run
+ * is stopped with a savepoint into checkpoints-run/savepoints/ after about
+ * 0.7 s; the second restores from it and runs to the end, which comes
+ * between two triggers: its last checkpoint is the final one, made of the
+ * subtasks' last snapshots, and commits the rest.
  *
  * What to look for: the two runs' checkpoint statistics, and the committed
- * window results, whose counts add up to the 6 000 events exactly: none
+ * window results, whose counts add up to the 6 200 events exactly: none
  * lost at the stop, none counted twice by the resume. The captures are
  * checkpoints-stop.jsonl and checkpoints-resume.jsonl: in viewer/index.html
  * each checkpoint is a band across the timeline (the savepoint violet) and
  * each subtask's snapshot a mark on its watermark line; `weir checkpoint
- * inspect checkpoints-run/savepoints` lists the savepoint's files. Takes about 1.5 s (real
- * time, on purpose); the number of checkpoints varies a little.
+ * inspect checkpoints-run/savepoints` lists the savepoint's files. Takes
+ * about 1.5 s (real time, on purpose); the number of checkpoints varies a
+ * little.
  *
  * Run: ./build/release/examples/checkpoints
  */
@@ -48,7 +52,9 @@
 #define CHK_DIR RUN_DIR "/checkpoints"
 #define SAVEPOINT_DIR RUN_DIR "/savepoints"
 
-enum { PARTITIONS = 2, PER_PARTITION = 3000, STOP_AFTER_MS = 700 };
+/* 1.55 s of events: the input ends between two checkpoints' triggers (at
+ * 1 500 and 1 750 ms), so the resumed run's last checkpoint is its final one. */
+enum { PARTITIONS = 2, PER_PARTITION = 3100, STOP_AFTER_MS = 700 };
 
 typedef struct sums {
     int64_t sum, count;
@@ -95,7 +101,7 @@ static weir_job *build(const char *capture, const char *restore_from)
     weir_job_config cfg = {.workers = 2,
                            .parallelism = PARTITIONS,
                            .clock = WEIR_CLOCK_SYSTEM,
-                           .checkpoint = {.interval_ms = 200,
+                           .checkpoint = {.interval_ms = 250,
                                           .dir = CHK_DIR,
                                           .restore_from = restore_from},
                            .diag = {.jsonl_path = capture}};
@@ -195,7 +201,7 @@ int main(void)
     nftw(RUN_DIR, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
 
     printf("events (p=2, paced) -> timestamps -> key_by -> window 100 ms (uid sums) -> file sink\n"
-           "checkpoints every 200 ms into %s/\n\n",
+           "checkpoints every 250 ms into %s/\n\n",
            CHK_DIR);
 
     weir_job *job = build("checkpoints-stop.jsonl", NULL);

@@ -65,6 +65,8 @@ export const capture = {
   msgpackJsonl: () => produced('WEIR_CAPTURE_MSGPACK_JSONL', 'capture.jsonl', () => run('examples/capture', [])),
   backpressure: () => produced('WEIR_CAPTURE_BACKPRESSURE', 'backpressure.jsonl', () => run('examples/backpressure', [])),
   table: () => produced('WEIR_CAPTURE_TABLE', 'table-changelog.jsonl', () => run('examples/table_changelog', [])),
+  checkpointsStop: () => produced('WEIR_CAPTURE_CHECKPOINTS_STOP', 'checkpoints-stop.jsonl', () => run('examples/checkpoints', [])),
+  checkpointsResume: () => produced('WEIR_CAPTURE_CHECKPOINTS_RESUME', 'checkpoints-resume.jsonl', () => run('examples/checkpoints', [])),
   big: () => produced('WEIR_CAPTURE_BIG', 'big.jsonl', () => run('tests/viewer/viewer-big-capture', [capturesDir])),
   bigMsgpack: () => produced('WEIR_CAPTURE_BIG_MSGPACK', 'big.msgpack', () => run('tests/viewer/viewer-big-capture', [capturesDir])),
 };
@@ -78,6 +80,10 @@ export const capture = {
 //                        event past its first quarter
 //   cut-short.jsonl      the lateness capture cut in the middle of a line, as
 //                        a crashed run leaves it (loads, with a warning)
+//   checkpoint-aborted.jsonl  examples/checkpoints' stop capture with its
+//                        second checkpoint aborted (its end says so, with a
+//                        reason) and the capture's last end removed (a
+//                        checkpoint still running when the capture ends)
 export function malformed(name) {
   const p = join(capturesDir, name);
   mkdirSync(capturesDir, { recursive: true });
@@ -102,6 +108,14 @@ export function malformed(name) {
     const nl = text.indexOf('\n', Math.floor(text.length * 0.6));
     const next = text.indexOf('\n', nl + 1);
     writeFileSync(p, text.slice(0, nl + 1 + Math.floor((next - nl) / 2)));
+  } else if (name === 'checkpoint-aborted.jsonl') {
+    const l = readFileSync(capture.checkpointsStop(), 'utf8').split('\n').filter((x) => x.trim());
+    const ends = l.map((x, i) => [JSON.parse(x), i]).filter(([e]) => e.kind === 'checkpoint_end');
+    if (ends.length < 3) throw new Error(`${capture.checkpointsStop()} has ${ends.length} checkpoint ends, not 3 or more`);
+    const [second, at] = ends[1];
+    l[at] = JSON.stringify({ ...second, status: 'aborted', bytes: 0, reason: 'not complete after 1 ms (checkpoint.timeout_ms)' });
+    l.splice(ends[ends.length - 1][1], 1);
+    writeFileSync(p, l.join('\n') + '\n');
   } else throw new Error(`no malformed file ${name}`);
   return p;
 }
