@@ -3,7 +3,7 @@
 # it; nothing is ever skipped silently. scripts/install-deps.sh installs them.
 #
 # The library needs Concurrency Kit, liburcu, msgpack-c, xxHash, jansson,
-# libcsv and threads; the tests add Criterion (and the
+# libcsv, librdkafka (the Kafka source and sink) and threads; the tests add Criterion (and the
 # compilers of the header checks, tests/headers). Each is looked up only when
 # what needs it is built, so a library-only configure
 # (-DWEIR_BUILD_TESTS=OFF -DWEIR_BUILD_TOOLS=OFF ...) needs nothing else.
@@ -31,6 +31,7 @@ weir_require_pkg(WEIR_URCU_CDS  liburcu-cds liburcu-dev    "libweir")
 weir_require_pkg(WEIR_MSGPACK   msgpack     libmsgpack-dev "libweir")
 weir_require_pkg(WEIR_XXHASH    libxxhash   libxxhash-dev  "libweir")
 weir_require_pkg(WEIR_JANSSON   jansson     libjansson-dev "libweir (the JSON file source)")
+weir_require_pkg(WEIR_RDKAFKA   rdkafka     librdkafka-dev "libweir (the Kafka source and sink)")
 find_package(Threads REQUIRED)
 
 # libcsv (the CSV file source) ships no pkg-config file: its header and

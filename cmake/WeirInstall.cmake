@@ -69,7 +69,7 @@ endif()
 # The system's own library directories are left out, as pkg-config would.
 set(weir_pc_dirs "")
 set(weir_pc_libs "")
-foreach(dep WEIR_CK WEIR_URCU_CDS WEIR_MSGPACK WEIR_XXHASH WEIR_JANSSON)
+foreach(dep WEIR_CK WEIR_URCU_CDS WEIR_MSGPACK WEIR_XXHASH WEIR_JANSSON WEIR_RDKAFKA)
   foreach(dir IN LISTS ${dep}_LIBRARY_DIRS)
     list(FIND CMAKE_C_IMPLICIT_LINK_DIRECTORIES "${dir}" weir_system)
     if(weir_system EQUAL -1 AND NOT dir MATCHES "^/(usr/)?lib/?$")

@@ -11,7 +11,7 @@
 # and the command line's Depends come from dpkg-shlibdeps (Debian's names for
 # the libraries they link, with versions: weir uses only Concurrency Kit's
 # and xxHash's inline functions, so libweir.so needs neither at run time and
-# only liburcu8, libmsgpackc2, libjansson4 and libcsv3 appear); libweir-dev
+# only liburcu8, libmsgpackc2, libjansson4, librdkafka1 and libcsv3 appear); libweir-dev
 # depends on the -dev packages whose .pc files weir.pc's Requires.private
 # names (pkg-config reads them even for a shared link).
 set(CPACK_GENERATOR DEB)
@@ -47,7 +47,7 @@ set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS_POLICY ">=")
 set(CPACK_DEBIAN_DEV_PACKAGE_NAME libweir-dev)
 set(CPACK_DEBIAN_DEV_PACKAGE_SECTION libdevel)
 set(CPACK_DEBIAN_DEV_PACKAGE_DEPENDS
-  "${weir_lib_package} (= ${weir_deb_version}), libck-dev, liburcu-dev, libmsgpack-dev, libxxhash-dev, libjansson-dev, libcsv-dev, pkg-config | pkgconf")
+  "${weir_lib_package} (= ${weir_deb_version}), libck-dev, liburcu-dev, libmsgpack-dev, libxxhash-dev, libjansson-dev, librdkafka-dev, libcsv-dev, pkg-config | pkgconf")
 set(CPACK_DEBIAN_DEV_DESCRIPTION
   "Headers, the static library, weir.pc for pkg-config and the CMake package\n(find_package(weir), target weir::weir), and weir's documentation.")
 

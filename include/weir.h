@@ -14,6 +14,7 @@
 #include "weir/expr.h"
 #include "weir/file_sink.h"
 #include "weir/file_source.h"
+#include "weir/kafka.h"
 #include "weir/export.h"
 #include "weir/generator.h"
 #include "weir/harness.h"

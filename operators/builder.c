@@ -7,6 +7,7 @@
 
 #include "weir/error.h"
 #include "weir/job.h"
+#include "weir/time.h"
 
 void *weir__builder_alloc(weir_job *job, size_t size, const char *call)
 {
@@ -64,4 +65,33 @@ int weir__restore_records(weir_ctx *ctx, weir_snapshot_reader *r, uint32_t tag, 
             return e;
     }
     return got;
+}
+
+/* ---- custom watermark generators' output --------------------------------- */
+
+static void keep_error(weir_watermark_output *out, int r)
+{
+    if (r < 0 && out->err == 0)
+        out->err = r;
+}
+
+void weir_watermark_output_emit(weir_watermark_output *out, int64_t watermark)
+{
+    keep_error(out, out->partition >= 0
+                        ? weir_source_partition_watermark(out->ctx, out->partition, watermark)
+                        : weir_emit_watermark(out->ctx, watermark));
+}
+
+void weir_watermark_output_mark_idle(weir_watermark_output *out)
+{
+    keep_error(out, out->partition >= 0
+                        ? weir_source_partition_status(out->ctx, out->partition, true)
+                        : weir_emit_idle(out->ctx));
+}
+
+void weir_watermark_output_mark_active(weir_watermark_output *out)
+{
+    keep_error(out, out->partition >= 0
+                        ? weir_source_partition_status(out->ctx, out->partition, false)
+                        : weir_emit_active(out->ctx));
 }

@@ -36,6 +36,15 @@ weir_stream *weir__builder_add(weir_stream *s, const weir__builder_call *call,
  * "<call>: out of memory" (WEIR_ENOMEM). */
 void *weir__builder_alloc(weir_job *job, size_t size, const char *call);
 
+/* Where a custom watermark generator's decisions go (weir/time.h): the
+ * operator's output, or (partition >= 0) a source's partition
+ * (weir_source_partition_watermark). The first failure is kept in err. */
+struct weir_watermark_output {
+    weir_ctx *ctx;
+    int err;
+    int partition;
+};
+
 /* A built-in operator's own state in a checkpoint (weir/operator.h's
  * snapshot hooks): one fixed-size record after a 4-byte tag that names its
  * layout, so that a restore of another operator's or another layout's

@@ -45,32 +45,6 @@
 
 #define NS_PROBE 0
 
-struct weir_watermark_output {
-    weir_ctx *ctx;
-    int err;
-};
-
-void weir_watermark_output_emit(weir_watermark_output *out, int64_t watermark)
-{
-    int r = weir_emit_watermark(out->ctx, watermark);
-    if (r < 0 && out->err == 0)
-        out->err = r;
-}
-
-void weir_watermark_output_mark_idle(weir_watermark_output *out)
-{
-    int r = weir_emit_idle(out->ctx);
-    if (r < 0 && out->err == 0)
-        out->err = r;
-}
-
-void weir_watermark_output_mark_active(weir_watermark_output *out)
-{
-    int r = weir_emit_active(out->ctx);
-    if (r < 0 && out->err == 0)
-        out->err = r;
-}
-
 typedef struct ts_arg {
     weir_timestamps_spec spec;
     char settings[200]; /* for the capture's job event */
@@ -179,7 +153,7 @@ static int wrapped_probe(weir_ctx *ctx, const ts_arg *a, ts_state *s)
     }
     case WEIR_WATERMARKS_CUSTOM:
         if (st->custom->on_periodic) {
-            weir_watermark_output out = {.ctx = ctx};
+            weir_watermark_output out = {.ctx = ctx, .partition = -1};
             st->custom->on_periodic(s->gen, &out);
             return out.err;
         }
@@ -276,7 +250,7 @@ static inline int ts_one(weir_ctx *ctx, const ts_arg *a, ts_state *s, const void
     }
     case WEIR_WATERMARKS_CUSTOM:
         if (st->custom->on_event) {
-            weir_watermark_output out = {.ctx = ctx};
+            weir_watermark_output out = {.ctx = ctx, .partition = -1};
             st->custom->on_event(s->gen, elem, t, &out);
             return out.err;
         }

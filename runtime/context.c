@@ -154,6 +154,7 @@ void weir__ctx_free(weir_ctx *ctx)
     weir__inbox_free(&ctx->input.inbox);
     free(ctx->keyed.key_buf);
     free(ctx->timers.key);
+    weir__partitions_free(ctx);
 }
 
 int weir__ctx_open(weir_ctx *ctx)

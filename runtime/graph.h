@@ -45,6 +45,7 @@ typedef struct weir__node {
     char *uid;  /* weir_stream_set_uid; NULL: the name */
     char *kind;
     bool is_source;
+    bool union_state; /* sources: weir_source_union_state */
     int parallelism; /* 0 until resolved: the job default */
     /* sources */
     weir_source_vtable source;

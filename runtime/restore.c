@@ -224,7 +224,7 @@ int weir__restore_match(weir_job *job)
                                   r->id, op->uid,
                                   op->is_source ? "a source" : op->keyed ? "keyed" : "not keyed",
                                   node->is_source ? "a source" : keyed ? "keyed" : "not keyed");
-        if (node->is_source && node->parallelism != op->parallelism)
+        if (node->is_source && !node->union_state && node->parallelism != op->parallelism)
             return weir__job_fail(job, WEIR_EINVAL,
                                   "restoring checkpoint %" PRId64 ": the source '%s' ran at "
                                   "parallelism %d and is at %d here: a source restores at its "

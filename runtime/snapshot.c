@@ -294,6 +294,8 @@ static bool time_of(const msgpack_object *piece, int64_t t[2], bool idle[2])
  * that is not keyed the old subtasks j with j % parallelism == its index. */
 static bool takes_from(const weir__restore_op *op, const weir_ctx *ctx, uint32_t maxp, int j)
 {
+    if (ctx->node->union_state)
+        return true;
     if (op->parallelism == ctx->parallelism)
         return j == ctx->subtask;
     if (!op->keyed)
@@ -337,7 +339,7 @@ static int restore_ctx(weir_ctx *ctx, const weir__restore *rs, const weir__resto
             gate = t[1];
         if (!takes_from(op, ctx, maxp, j))
             continue;
-        if (op->parallelism == ctx->parallelism) {
+        if (op->parallelism == ctx->parallelism && j == ctx->subtask) {
             in_idle = idle[0];
             out_idle = idle[1];
             own_wm = t[0];

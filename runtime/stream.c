@@ -532,6 +532,22 @@ static bool uid_taken(const weir__graph *g, const char *uid)
     return false;
 }
 
+weir_stream *weir_source_union_state(weir_stream *s)
+{
+    static const char call[] = "weir_source_union_state";
+    if (!s)
+        return NULL;
+    weir__node *n = producing_node(s, call);
+    if (!n)
+        return NULL;
+    if (!n->is_source) {
+        weir__job_fail(s->job, WEIR_EINVAL, "%s: '%s' is not a source", call, n->name);
+        return NULL;
+    }
+    n->union_state = true;
+    return s;
+}
+
 weir_stream *weir_stream_set_uid(weir_stream *s, const char *uid)
 {
     static const char call[] = "weir_stream_set_uid";

@@ -199,10 +199,14 @@ struct weir_ctx {
     weir__ctx_timers timers;
     weir__ctx_lifecycle lifecycle;
     weir__ctx_diag diag;
+    struct weir__partitions *partitions; /* sources: per-partition event time, or NULL */
 };
 /* Programs compiled against weir/operator.h cast a weir_ctx to its cursor in
  * their inline weir_emit: the cursor's place and layout are part of the ABI
  * (WEIR_ABI_VERSION, weir/version.h). */
+/* Frees a source's per-partition event time (source_partitions.c). */
+void weir__partitions_free(weir_ctx *ctx);
+
 _Static_assert(offsetof(struct weir_ctx, cursor) == 0,
                "the inline emit path reads the emit cursor at the start of a weir_ctx");
 _Static_assert(sizeof(struct weir__emit_cursor) == 2 * sizeof(void *) + 8,

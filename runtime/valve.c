@@ -145,6 +145,29 @@ void weir__valve_init(weir__valve *v, weir__valve_channel *storage, int n)
     v->max_wm = WEIR_TS_MIN;
 }
 
+weir__wm_actions weir__valve_grow(weir__valve *v, weir__valve_channel *storage, int n)
+{
+    weir__wm_actions a = {0};
+    int old = v->n;
+    for (int i = 0; i < n; i++) {
+        if (i < old) {
+            storage[i] = v->ch[i];
+        } else {
+            storage[i] = (weir__valve_channel){.wm = WEIR_TS_MIN, .aligned = true, .winner = -1};
+        }
+    }
+    v->ch = storage;
+    v->n = n;
+    for (int k = n - 1; k >= 1; k--)
+        storage[k].winner = better(v, node_winner(v, 2 * k), node_winner(v, 2 * k + 1));
+    v->active += n - old;
+    if (n > old && v->last_idle) {
+        v->last_idle = false;
+        push_status(&a, false);
+    }
+    return a;
+}
+
 /* Emits the minimum over aligned channels if one is aligned and it is above
  * the output's last watermark. */
 static void emit_aligned_min(weir__valve *v, weir__wm_actions *a)

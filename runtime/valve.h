@@ -78,6 +78,13 @@ weir__wm_actions weir__valve_active(weir__valve *v, int channel);
 /* The channel holding the minimum back: the aligned active channel with the
  * lowest watermark (the lowest index among equals), or -1 if none. O(1). */
 int weir__valve_held_by(const weir__valve *v);
+/* Moves the valve into `storage` of n >= v->n channels: the old ones keep
+ * their state, the new ones start as a new channel does (MIN, active,
+ * aligned: they hold the minimum until they catch up, as a split a Flink
+ * source discovers does; the output never goes back). Returns ACTIVE when
+ * the output was idle (every old channel idle, or none): the new channels
+ * are active. */
+weir__wm_actions weir__valve_grow(weir__valve *v, weir__valve_channel *storage, int n);
 
 /* ---- several inputs (SEMANTICS.md 4) ---------------------------------------
  * Each input's valve output feeds this. The combined watermark is the minimum

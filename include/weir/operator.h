@@ -195,6 +195,33 @@ typedef struct weir_source_vtable {
  * (ms, the job clock; see weir_ctx_now()). */
 WEIR_EXPORT void weir_source_wait_until(weir_ctx *ctx, int64_t t);
 
+/* ---- per-partition event time in a source ----------------------------------
+ * A source subtask that reads several partitions (a Kafka source's topic
+ * partitions; Flink's splits) generates watermarks per partition and lets
+ * the runtime merge them, as Flink's per-split watermarks: each partition
+ * has its own output gate (SEMANTICS.md 1) and is a channel of a valve
+ * (SEMANTICS.md 3) whose output is the subtask's output gate. So the
+ * subtask's watermark is the minimum over its active partitions, a silent
+ * partition marked idle stops holding it, and with every partition idle the
+ * subtask is idle. A source that uses these does not call
+ * weir_emit_watermark / weir_emit_idle / weir_emit_active itself. From
+ * next() (and restore), never from open(). */
+
+/* Declares that the subtask reads `n` partitions (0..n-1). Called again
+ * with a larger n when partitions are discovered: the new ones start at
+ * MIN, active, and hold the subtask's watermark until theirs catch up (it
+ * never goes back). 0, WEIR_EINVAL (n smaller than before) or WEIR_ENOMEM. */
+WEIR_EXPORT int weir_source_partitions(weir_ctx *ctx, int n);
+/* Partition p's watermark, through its gate and the valve; a partition
+ * marked idle becomes active again with the first watermark that passes
+ * its gate. */
+WEIR_EXPORT int weir_source_partition_watermark(weir_ctx *ctx, int p, int64_t watermark);
+/* Marks partition p idle (true) or active (false); only a change counts. */
+WEIR_EXPORT int weir_source_partition_status(weir_ctx *ctx, int p, bool idle);
+/* The subtask's merged watermark so far (WEIR_TS_MIN before any): the
+ * valve's last output. */
+WEIR_EXPORT int64_t weir_source_partitions_watermark(const weir_ctx *ctx);
+
 /* ---- emitting -------------------------------------------------------------
  * All emit calls copy `elem` (weir_ctx_out_size() bytes) before they return
  * and never block: a full output keeps the records pending and the runtime

@@ -125,6 +125,14 @@ WEIR_EXPORT weir_stream *weir_job_add_source(weir_job *job, const weir_source_sp
  * key_by, rebalance, broadcast, forward or union view). Returns `s`, or NULL
  * after recording the error. */
 WEIR_EXPORT weir_stream *weir_stream_set_name(weir_stream *s, const char *name);
+/* Makes the source that produced `s` keep union state (Flink's union list
+ * state): at a restore every subtask gets every old subtask's snapshot
+ * (weir_snapshot_next) and keeps what it owns now by a rule of its own, so
+ * the source may restore at another parallelism, which other sources may
+ * not (their position is per subtask). The Kafka source sets it: its
+ * partitions go by their assignment rule. Returns s, or NULL (recorded)
+ * when s is not a source's own stream. */
+WEIR_EXPORT weir_stream *weir_source_union_state(weir_stream *s);
 WEIR_EXPORT weir_stream *weir_stream_set_parallelism(weir_stream *s, int parallelism);
 /* The operator's stable id in checkpoints (docs/CHECKPOINTS.md, "Operator
  * ids"): a restore matches state to operators by uid. Without one, an

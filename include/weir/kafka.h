@@ -1,0 +1,149 @@
+/* weir/kafka.h — reading from Kafka (librdkafka), with watermarks per
+ * partition (docs/KAFKA.md), and an in-process mock cluster to run against
+ * when no broker is there (tests, examples).
+ *
+ * The source's subtasks share the topics' partitions by a fixed rule: the
+ * partitions of all topics, in topic order then partition order, are dealt
+ * round robin to the readers, reader r = instance * parallelism + subtask
+ * of instances * parallelism (one process: instance 0 of 1). Each subtask
+ * reads its partitions with its own consumer (assigned, not subscribed: no
+ * consumer-group rebalancing; Flink's KafkaSource does the same).
+ * Event time: the record's timestamp is the Kafka timestamp unless the
+ * deserializer sets another; the watermark strategy runs per partition
+ * inside the source, and a subtask's watermark is the valve's merge of its
+ * partitions (weir/operator.h, "per-partition event time"): a silent
+ * partition marked idle by with_idleness stops holding the windows behind
+ * it. A subtask with no partition is idle at once.
+ * With checkpoints every partition's next offset is in the source's
+ * snapshot and a restore seeks there; with a group id the offsets are also
+ * committed to Kafka when a checkpoint completes (for monitoring; a restore
+ * reads its own). Without checkpoints, with a group id, they are committed
+ * every commit_interval_ms.
+ */
+#ifndef WEIR_KAFKA_H
+#define WEIR_KAFKA_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "weir/export.h"
+#include "weir/stream.h"
+#include "weir/time.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Where a partition starts when the job does not restore a checkpoint. */
+typedef enum weir_kafka_start {
+    WEIR_KAFKA_EARLIEST = 0,  /* the partition's first offset */
+    WEIR_KAFKA_LATEST = 1,    /* its end when the job starts: only new records */
+    WEIR_KAFKA_COMMITTED = 2, /* the group's committed offset (group_id
+                                 required), the first offset where none */
+    WEIR_KAFKA_TIMESTAMP = 3  /* the first record with a timestamp >= start_timestamp
+                                 (the end where none is) */
+} weir_kafka_start;
+
+/* One Kafka record, as the deserializer sees it; valid during its call. */
+typedef struct weir_kafka_message {
+    const char *topic;
+    int32_t partition;
+    int64_t offset;
+    const void *key; /* NULL for no key */
+    size_t key_len;
+    const void *value; /* NULL for a tombstone */
+    size_t value_len;
+    int64_t timestamp; /* the Kafka timestamp (ms), WEIR_NO_TIMESTAMP if none */
+    const void *headers_; /* opaque: read with weir_kafka_header */
+} weir_kafka_message;
+
+/* Header `name`'s last value: 1 with *value and *len set, 0 when absent. */
+WEIR_EXPORT int weir_kafka_header(const weir_kafka_message *m, const char *name,
+                                  const void **value, size_t *len);
+
+/* What a deserializer returns. */
+enum {
+    WEIR_KAFKA_SKIP = 0, /* nothing to emit for this record */
+    WEIR_KAFKA_EMIT = 1  /* `out` holds the element, *timestamp its timestamp */
+};
+
+/* Turns a record into an element of elem_size bytes at `out`. *timestamp
+ * starts as the Kafka timestamp and may be changed. Returns WEIR_KAFKA_EMIT,
+ * WEIR_KAFKA_SKIP, or a negative WEIR_E* code to fail the job, with a
+ * reason in why (the source adds topic, partition and offset). Runs on the
+ * subtask's worker thread. */
+typedef int (*weir_kafka_deserialize_fn)(const weir_kafka_message *m, void *out,
+                                         int64_t *timestamp, char *why, size_t whysize,
+                                         void *arg);
+
+typedef struct weir_kafka_source_config {
+    const char *name;               /* NULL: "kafka" */
+    const char *bootstrap_servers;  /* required: host:port[,host:port...] */
+    const char *const *topics;      /* required: ntopics names */
+    int ntopics;
+    /* librdkafka consumer properties, passed through: NULL-terminated pairs
+     * {"key", "value", ..., NULL}. Those the source sets itself (group.id,
+     * bootstrap.servers, enable.auto.commit, enable.auto.offset.store,
+     * enable.partition.eof) are refused. */
+    const char *const *properties;
+    const char *group_id; /* for WEIR_KAFKA_COMMITTED and committing offsets; NULL: none */
+    weir_kafka_start start;
+    int64_t start_timestamp; /* WEIR_KAFKA_TIMESTAMP: ms */
+    /* Bounded: each partition stops at the end it had when the job started
+     * and the source ends when every partition did (no discovery then, as
+     * in Flink). Unbounded: it runs until cancelled. */
+    bool bounded;
+    /* Unbounded: look for new partitions (and topics that appeared) this
+     * often, ms. 0: 30 000; WEIR_DISABLED: never. */
+    int64_t discovery_interval_ms;
+    /* Without checkpoints and with a group id: commit offsets this often,
+     * ms. 0: 5 000. */
+    int64_t commit_interval_ms;
+    /* A record's value over this many bytes fails the job (a corrupt or
+     * oversized record, with its topic, partition and offset). 0: 1 MiB. */
+    size_t max_value_bytes;
+    size_t elem_size;                  /* required: the elements' size */
+    weir_kafka_deserialize_fn deserialize; /* required */
+    void *arg;
+    /* Per partition (weir_watermarks_none(): no watermarks, only MAX at the
+     * end of a bounded read). Custom generators get one instance per
+     * partition. */
+    weir_watermark_strategy watermarks;
+    /* Scale-out (docs/KAFKA.md): this process is instance `instance` of
+     * `instances` cooperating processes that share the partitions. 0 and
+     * 0: one process. */
+    int instance;
+    int instances;
+    /* How long metadata and offset queries may take at open, ms. 0: 10 000. */
+    int64_t timeout_ms;
+} weir_kafka_source_config;
+
+/* The source; its parallelism is the job's default unless set on the
+ * stream. The config and its strings are copied. NULL (recorded) for a bad
+ * config. */
+WEIR_EXPORT weir_stream *weir_source_kafka(weir_job *job, const weir_kafka_source_config *cfg);
+
+/* ---- the mock cluster ------------------------------------------------------
+ * librdkafka's in-process mock cluster (rdkafka_mock.h): real brokers over
+ * real sockets on localhost, for tests and for examples that must run with
+ * nothing else running. Not for production. */
+typedef struct weir_kafka_mock weir_kafka_mock;
+
+/* A cluster of `brokers` brokers (ids 1..brokers). 0 and *out, or a
+ * negative WEIR_E* code with why. */
+WEIR_EXPORT int weir_kafka_mock_create(int brokers, weir_kafka_mock **out, char *why,
+                                       size_t whysize);
+WEIR_EXPORT void weir_kafka_mock_destroy(weir_kafka_mock *m);
+/* Its bootstrap servers, for weir_kafka_source_config.bootstrap_servers. */
+WEIR_EXPORT const char *weir_kafka_mock_bootstrap(const weir_kafka_mock *m);
+/* Creates `topic` with `partitions` partitions (replication 1). 0 or WEIR_EIO. */
+WEIR_EXPORT int weir_kafka_mock_topic(weir_kafka_mock *m, const char *topic, int partitions);
+/* Takes broker `id` down (its connections close, requests fail) or up. */
+WEIR_EXPORT int weir_kafka_mock_broker_down(weir_kafka_mock *m, int id);
+WEIR_EXPORT int weir_kafka_mock_broker_up(weir_kafka_mock *m, int id);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

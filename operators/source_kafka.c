@@ -1,0 +1,959 @@
+/* source_kafka.c — the Kafka source (weir/kafka.h, docs/KAFKA.md): each
+ * subtask reads the partitions the assignment rule gives it with its own
+ * librdkafka consumer, runs the watermark strategy per partition, and lets
+ * the runtime merge the partitions' watermarks (weir_source_partitions).
+ *
+ * open() asks the cluster for the topics' partitions, resolves every
+ * assigned partition's start offset (earliest, latest, committed, by
+ * timestamp) and, when bounded, its end, and assigns them with explicit
+ * offsets. next() never blocks: it takes what the consumer's queue holds
+ * (rd_kafka_consume_batch_queue with timeout 0), else waits a few ms on the
+ * job clock. Discovery runs on a thread of its own (a metadata request
+ * blocks), which hands the partition counts over under a mutex; the
+ * worker adds new partitions at the start of a next(). Offsets are the
+ * source's position in checkpoints (every old subtask's, kept by the
+ * partitions now owned: weir_source_union_state), committed to Kafka on
+ * notify_complete with a group id. Written against the public headers.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <librdkafka/rdkafka.h>
+
+#include "weir/error.h"
+#include "weir/job.h"
+#include "weir/kafka.h"
+#include "weir/operator.h"
+#include "weir/stream.h"
+#include "weir/time.h"
+#include "builder.h"
+
+#define KAFKA_POSITION_TAG 0x4b414631u /* "KAF1" */
+#define POLL_WAIT_MS 2
+
+/* ---- configuration ------------------------------------------------------- */
+
+typedef struct kafka_arg {
+    weir_kafka_source_config cfg; /* strings below are the copies */
+    char *bootstrap;
+    char **topics;
+    char **props; /* NULL-terminated pairs */
+    char *group;
+} kafka_arg;
+
+static void arg_free(void *p)
+{
+    kafka_arg *a = p;
+    if (!a)
+        return;
+    free(a->bootstrap);
+    for (int i = 0; a->topics && i < a->cfg.ntopics; i++)
+        free(a->topics[i]);
+    free(a->topics);
+    for (int i = 0; a->props && a->props[i]; i++)
+        free(a->props[i]);
+    free(a->props);
+    free(a->group);
+    free(a);
+}
+
+/* ---- a subtask's partitions ---------------------------------------------- */
+
+typedef struct part {
+    int topic;          /* index into the config's topics */
+    int32_t partition;
+    int64_t next;       /* the offset of the next record to emit */
+    int64_t stop;       /* bounded: the end when the job started; -1 unbounded */
+    bool done;          /* bounded and read to its end */
+    /* the watermark strategy, per partition (SEMANTICS.md 1-2) */
+    int64_t max_ts;
+    int64_t elements, last_elements;
+    bool countdown;
+    int64_t countdown_start;
+    bool idle;          /* marked idle by the idleness wrapper (or done) */
+    void *gen;          /* a custom generator's instance */
+} part;
+
+typedef struct kafka_src {
+    const kafka_arg *a;
+    rd_kafka_t *rk;
+    rd_kafka_queue_t *queue;
+    part *parts;
+    int nparts, cap;
+    int last_hit;
+    unsigned char *elem; /* the deserializer's element */
+    rd_kafka_message_t **batch;
+    int batch_cap;
+    int64_t next_probe, interval;
+    int64_t next_commit;
+    bool declared;       /* weir_source_partitions called */
+    bool restored;
+    /* discovery */
+    pthread_t thread;
+    bool thread_started;
+    pthread_mutex_t lock;
+    pthread_cond_t wake;
+    bool stop;
+    int *found; /* partitions per topic, the discovery thread's latest */
+    atomic_int found_new;
+    char problem[256];
+} kafka_src;
+
+/* The reader this subtask is of all readers across instances. */
+static int reader_of(const weir_ctx *ctx, const weir_kafka_source_config *c)
+{
+    return c->instance * weir_ctx_parallelism(ctx) + weir_ctx_subtask(ctx);
+}
+
+static int readers(const weir_ctx *ctx, const weir_kafka_source_config *c)
+{
+    return (c->instances > 0 ? c->instances : 1) * weir_ctx_parallelism(ctx);
+}
+
+/* Flink's KafkaSourceEnumerator.getSplitOwner: partition p of a topic
+ * belongs to reader (start + p) % readers, start = ((hashCode(topic) * 31)
+ * & 0x7FFFFFFF) % readers with Java's String.hashCode (of the name's bytes:
+ * the same for ASCII names). Stable when partitions are added. */
+static bool owns(const weir_ctx *ctx, const kafka_arg *a, int t, int32_t p)
+{
+    uint32_t h = 0;
+    for (const unsigned char *c = (const unsigned char *)a->topics[t]; *c; c++)
+        h = 31u * h + *c;
+    int n = readers(ctx, &a->cfg);
+    int64_t start = (int64_t)((h * 31u) & 0x7FFFFFFFu) % n;
+    return (start + p) % n == reader_of(ctx, &a->cfg);
+}
+
+static int find_part(kafka_src *s, int topic, int32_t partition)
+{
+    if (s->last_hit < s->nparts && s->parts[s->last_hit].topic == topic &&
+        s->parts[s->last_hit].partition == partition)
+        return s->last_hit;
+    for (int i = 0; i < s->nparts; i++) {
+        if (s->parts[i].topic == topic && s->parts[i].partition == partition)
+            return s->last_hit = i;
+    }
+    return -1;
+}
+
+static int topic_index(const kafka_arg *a, const char *name)
+{
+    for (int i = 0; i < a->cfg.ntopics; i++) {
+        if (strcmp(a->topics[i], name) == 0)
+            return i;
+    }
+    return -1;
+}
+
+static int64_t timeout_of(const kafka_arg *a)
+{
+    return a->cfg.timeout_ms > 0 ? a->cfg.timeout_ms : 10000;
+}
+
+/* The partition counts of every topic (0 for one that does not exist). */
+static rd_kafka_resp_err_t partition_counts(rd_kafka_t *rk, const kafka_arg *a, int *counts,
+                                            int timeout_ms)
+{
+    const struct rd_kafka_metadata *md = NULL;
+    rd_kafka_resp_err_t err = rd_kafka_metadata(rk, 1, NULL, &md, timeout_ms);
+    if (err)
+        return err;
+    for (int t = 0; t < a->cfg.ntopics; t++) {
+        counts[t] = 0;
+        for (int i = 0; i < md->topic_cnt; i++) {
+            if (strcmp(md->topics[i].topic, a->topics[t]) == 0 && !md->topics[i].err)
+                counts[t] = md->topics[i].partition_cnt;
+        }
+    }
+    rd_kafka_metadata_destroy(md);
+    return RD_KAFKA_RESP_ERR_NO_ERROR;
+}
+
+/* ---- per-partition watermarks -------------------------------------------- */
+
+static const weir_watermark_strategy *strategy(const kafka_arg *a)
+{
+    return &a->cfg.watermarks;
+}
+
+static int part_gen_create(weir_ctx *ctx, const kafka_arg *a, part *p)
+{
+    const weir_watermark_strategy *st = strategy(a);
+    p->max_ts = WEIR_TS_MIN;
+    if (st->kind == WEIR_WATERMARKS_CUSTOM && st->custom->create) {
+        int r = st->custom->create(st->arg, &p->gen);
+        if (r < 0)
+            return weir_ctx_fail(ctx, r, "the custom watermark generator's create failed");
+    }
+    return 0;
+}
+
+static void part_gen_destroy(const kafka_arg *a, part *p)
+{
+    const weir_watermark_strategy *st = strategy(a);
+    if (st->kind == WEIR_WATERMARKS_CUSTOM && st->custom->destroy && p->gen)
+        st->custom->destroy(p->gen);
+    p->gen = NULL;
+}
+
+/* A record of partition i went out: the generator sees it. */
+static int part_event(weir_ctx *ctx, const kafka_arg *a, part *p, int i, const void *elem,
+                      int64_t ts)
+{
+    const weir_watermark_strategy *st = strategy(a);
+    p->elements++;
+    switch (st->kind) {
+    case WEIR_WATERMARKS_BOUNDED:
+    case WEIR_WATERMARKS_ASCENDING:
+        if (ts > p->max_ts)
+            p->max_ts = ts;
+        return 0;
+    case WEIR_WATERMARKS_PUNCTUATED: {
+        int64_t w = st->punctuated(elem, ts, st->arg);
+        return w == WEIR_TS_MIN ? 0 : weir_source_partition_watermark(ctx, i, w);
+    }
+    case WEIR_WATERMARKS_CUSTOM:
+        if (st->custom->on_event) {
+            weir_watermark_output out = {.ctx = ctx, .partition = i};
+            st->custom->on_event(p->gen, elem, ts, &out);
+            return out.err;
+        }
+        return 0;
+    default:
+        return 0;
+    }
+}
+
+/* The wrapped generator's periodic proposal for partition i. */
+static int part_wrapped_probe(weir_ctx *ctx, const kafka_arg *a, part *p, int i)
+{
+    const weir_watermark_strategy *st = strategy(a);
+    switch (st->kind) {
+    case WEIR_WATERMARKS_BOUNDED:
+    case WEIR_WATERMARKS_ASCENDING: {
+        int64_t bound = st->kind == WEIR_WATERMARKS_BOUNDED ? st->bound_ms : 0;
+        if (p->max_ts == WEIR_TS_MIN || p->max_ts < WEIR_TS_MIN + bound + 1)
+            return 0;
+        return weir_source_partition_watermark(ctx, i, p->max_ts - bound - 1);
+    }
+    case WEIR_WATERMARKS_CUSTOM:
+        if (st->custom->on_periodic) {
+            weir_watermark_output out = {.ctx = ctx, .partition = i};
+            st->custom->on_periodic(p->gen, &out);
+            return out.err;
+        }
+        return 0;
+    default:
+        return 0;
+    }
+}
+
+/* One periodic probe of partition i, through the idleness wrapper
+ * (SEMANTICS.md 2: the countdown starts at the first probe that saw
+ * nothing; idle strictly after T). */
+static int part_probe(weir_ctx *ctx, const kafka_arg *a, part *p, int i, int64_t now)
+{
+    int64_t idleness = strategy(a)->idleness_ms;
+    if (p->done)
+        return 0;
+    if (idleness <= 0)
+        return part_wrapped_probe(ctx, a, p, i);
+    if (p->elements != p->last_elements) {
+        p->last_elements = p->elements;
+        p->countdown = false;
+        p->idle = false;
+        return part_wrapped_probe(ctx, a, p, i);
+    }
+    if (!p->countdown) {
+        p->countdown = true;
+        p->countdown_start = now;
+        return part_wrapped_probe(ctx, a, p, i);
+    }
+    if (now - p->countdown_start > idleness) {
+        p->idle = true;
+        return weir_source_partition_status(ctx, i, true);
+    }
+    return part_wrapped_probe(ctx, a, p, i);
+}
+
+static int probe_all(weir_ctx *ctx, const kafka_arg *a, kafka_src *s, int64_t now)
+{
+    for (int i = 0; i < s->nparts; i++) {
+        int r = part_probe(ctx, a, &s->parts[i], i, now);
+        if (r < 0)
+            return r;
+    }
+    return 0;
+}
+
+/* ---- opening --------------------------------------------------------------- */
+
+static int set_conf(weir_ctx *ctx, rd_kafka_conf_t *conf, const char *k, const char *v)
+{
+    char err[256];
+    if (rd_kafka_conf_set(conf, k, v, err, sizeof err) != RD_KAFKA_CONF_OK)
+        return weir_ctx_fail(ctx, WEIR_EINVAL, "kafka property %s=%s: %s", k, v, err);
+    return 0;
+}
+
+static int make_consumer(weir_ctx *ctx, const kafka_arg *a, kafka_src *s)
+{
+    rd_kafka_conf_t *conf = rd_kafka_conf_new();
+    int r = set_conf(ctx, conf, "bootstrap.servers", a->bootstrap);
+    /* librdkafka's consumer queue needs a group even for assigned
+     * partitions; without the user's, one that never commits or joins */
+    if (!r)
+        r = set_conf(ctx, conf, "group.id", a->group ? a->group : "weir-unmanaged");
+    if (!r)
+        r = set_conf(ctx, conf, "enable.auto.commit", "false");
+    if (!r)
+        r = set_conf(ctx, conf, "enable.auto.offset.store", "false");
+    if (!r)
+        r = set_conf(ctx, conf, "enable.partition.eof", "true");
+    for (int i = 0; !r && a->props && a->props[i]; i += 2)
+        r = set_conf(ctx, conf, a->props[i], a->props[i + 1]);
+    if (r) {
+        rd_kafka_conf_destroy(conf);
+        return r;
+    }
+    char err[512];
+    s->rk = rd_kafka_new(RD_KAFKA_CONSUMER, conf, err, sizeof err);
+    if (!s->rk) {
+        rd_kafka_conf_destroy(conf);
+        return weir_ctx_fail(ctx, WEIR_EIO, "kafka consumer: %s", err);
+    }
+    s->queue = rd_kafka_queue_get_consumer(s->rk);
+    if (!s->queue)
+        return weir_ctx_fail(ctx, WEIR_EIO, "kafka consumer: no consumer queue");
+    return 0;
+}
+
+static int add_part(weir_ctx *ctx, const kafka_arg *a, kafka_src *s, int topic, int32_t partition)
+{
+    if (s->nparts == s->cap) {
+        int cap = s->cap ? 2 * s->cap : 8;
+        part *np = realloc(s->parts, (size_t)cap * sizeof *np);
+        if (!np)
+            return weir_ctx_fail(ctx, WEIR_ENOMEM, "out of memory for partitions");
+        s->parts = np;
+        s->cap = cap;
+    }
+    part *p = &s->parts[s->nparts];
+    *p = (part){.topic = topic, .partition = partition, .next = RD_KAFKA_OFFSET_INVALID, .stop = -1};
+    int r = part_gen_create(ctx, a, p);
+    if (r < 0)
+        return r;
+    s->nparts++;
+    return 0;
+}
+
+/* Resolves the start (unless restored) and, bounded, the end offsets of
+ * parts[from..], then assigns them. */
+static int assign_from(weir_ctx *ctx, const kafka_arg *a, kafka_src *s, int from)
+{
+    int n = s->nparts - from;
+    if (n <= 0)
+        return 0;
+    int tmo = (int)timeout_of(a);
+    rd_kafka_topic_partition_list_t *list = rd_kafka_topic_partition_list_new(n);
+    int r = 0;
+    for (int i = from; i < s->nparts; i++) {
+        part *p = &s->parts[i];
+        rd_kafka_topic_partition_t *tp =
+            rd_kafka_topic_partition_list_add(list, a->topics[p->topic], p->partition);
+        int64_t lo = 0, hi = 0;
+        rd_kafka_resp_err_t err = rd_kafka_query_watermark_offsets(
+            s->rk, a->topics[p->topic], p->partition, &lo, &hi, tmo);
+        if (err) {
+            r = weir_ctx_fail(ctx, WEIR_EIO, "kafka %s-%" PRId32 ": its offsets: %s",
+                              a->topics[p->topic], p->partition, rd_kafka_err2str(err));
+            break;
+        }
+        if (a->cfg.bounded)
+            p->stop = hi;
+        if (p->next == RD_KAFKA_OFFSET_INVALID) { /* not restored: the start mode */
+            switch (a->cfg.start) {
+            case WEIR_KAFKA_LATEST:
+                p->next = hi;
+                break;
+            case WEIR_KAFKA_TIMESTAMP:
+                tp->offset = a->cfg.start_timestamp;
+                p->next = -2; /* below */
+                break;
+            case WEIR_KAFKA_COMMITTED:
+                p->next = -3; /* below */
+                break;
+            default:
+                p->next = lo;
+                break;
+            }
+            if (p->next >= 0 && p->next < lo)
+                p->next = lo;
+        }
+        tp->opaque = (void *)(intptr_t)lo;
+    }
+    if (!r && a->cfg.start == WEIR_KAFKA_TIMESTAMP) {
+        rd_kafka_topic_partition_list_t *q = rd_kafka_topic_partition_list_copy(list);
+        rd_kafka_resp_err_t err = rd_kafka_offsets_for_times(s->rk, q, tmo);
+        for (int i = 0; !r && i < q->cnt; i++) {
+            part *p = &s->parts[from + i];
+            if (p->next != -2)
+                continue;
+            if (err || q->elems[i].err)
+                r = weir_ctx_fail(ctx, WEIR_EIO, "kafka %s-%" PRId32 ": offset for time %" PRId64
+                                  ": %s", a->topics[p->topic], p->partition,
+                                  a->cfg.start_timestamp,
+                                  rd_kafka_err2str(err ? err : q->elems[i].err));
+            else if (q->elems[i].offset < 0) { /* none that late: its end */
+                int64_t lo, hi;
+                rd_kafka_query_watermark_offsets(s->rk, a->topics[p->topic], p->partition, &lo,
+                                                 &hi, tmo);
+                p->next = hi;
+            } else {
+                p->next = q->elems[i].offset;
+            }
+        }
+        rd_kafka_topic_partition_list_destroy(q);
+    }
+    if (!r && a->cfg.start == WEIR_KAFKA_COMMITTED) {
+        rd_kafka_topic_partition_list_t *q = rd_kafka_topic_partition_list_copy(list);
+        rd_kafka_resp_err_t err = rd_kafka_committed(s->rk, q, tmo);
+        if (err)
+            r = weir_ctx_fail(ctx, WEIR_EIO, "kafka group %s: its committed offsets: %s", a->group,
+                              rd_kafka_err2str(err));
+        for (int i = 0; !r && i < q->cnt; i++) {
+            part *p = &s->parts[from + i];
+            if (p->next == -3)
+                p->next = q->elems[i].offset >= 0 ? q->elems[i].offset
+                                                   : (int64_t)(intptr_t)list->elems[i].opaque;
+        }
+        rd_kafka_topic_partition_list_destroy(q);
+    }
+    for (int i = 0; !r && i < list->cnt; i++) {
+        part *p = &s->parts[from + i];
+        list->elems[i].offset = p->next;
+        list->elems[i].opaque = NULL;
+        if (p->stop >= 0 && p->next >= p->stop)
+            p->done = true;
+    }
+    if (!r) {
+        rd_kafka_error_t *e = rd_kafka_incremental_assign(s->rk, list);
+        if (e) {
+            r = weir_ctx_fail(ctx, WEIR_EIO, "kafka: assigning %d partitions: %s", n,
+                              rd_kafka_error_string(e));
+            rd_kafka_error_destroy(e);
+        }
+    }
+    rd_kafka_topic_partition_list_destroy(list);
+    return r;
+}
+
+/* The discovery thread: the partition counts every interval. */
+static void *discover(void *arg)
+{
+    kafka_src *s = arg;
+    const kafka_arg *a = s->a;
+    int64_t every = a->cfg.discovery_interval_ms > 0 ? a->cfg.discovery_interval_ms : 30000;
+    int *counts = calloc((size_t)a->cfg.ntopics, sizeof *counts);
+    pthread_mutex_lock(&s->lock);
+    while (counts && !s->stop) {
+        struct timespec until;
+        clock_gettime(CLOCK_REALTIME, &until);
+        until.tv_sec += every / 1000;
+        until.tv_nsec += (every % 1000) * 1000000L;
+        if (until.tv_nsec >= 1000000000L) {
+            until.tv_sec++;
+            until.tv_nsec -= 1000000000L;
+        }
+        while (!s->stop && pthread_cond_timedwait(&s->wake, &s->lock, &until) != ETIMEDOUT) {
+        }
+        if (s->stop)
+            break;
+        pthread_mutex_unlock(&s->lock);
+        rd_kafka_resp_err_t err = partition_counts(s->rk, a, counts, (int)timeout_of(a));
+        pthread_mutex_lock(&s->lock);
+        if (!err) {
+            memcpy(s->found, counts, (size_t)a->cfg.ntopics * sizeof *counts);
+            atomic_store(&s->found_new, 1);
+        }
+    }
+    pthread_mutex_unlock(&s->lock);
+    free(counts);
+    return NULL;
+}
+
+static int take_discovered(weir_ctx *ctx, const kafka_arg *a, kafka_src *s)
+{
+    int counts[64];
+    int nt = a->cfg.ntopics;
+    if (nt > 64)
+        nt = 64;
+    pthread_mutex_lock(&s->lock);
+    memcpy(counts, s->found, (size_t)nt * sizeof *counts);
+    atomic_store(&s->found_new, 0);
+    pthread_mutex_unlock(&s->lock);
+    int from = s->nparts;
+    for (int t = 0; t < nt; t++) {
+        for (int32_t p = 0; p < counts[t]; p++) {
+            if (owns(ctx, a, t, p) && find_part(s, t, p) < 0) {
+                int r = add_part(ctx, a, s, t, p);
+                if (r < 0)
+                    return r;
+            }
+        }
+    }
+    if (s->nparts == from)
+        return 0;
+    int r = assign_from(ctx, a, s, from);
+    if (r < 0)
+        return r;
+    return weir_source_partitions(ctx, s->nparts);
+}
+
+static void src_close(weir_ctx *ctx);
+
+static int src_open(weir_ctx *ctx)
+{
+    const kafka_arg *a = weir_ctx_arg(ctx);
+    kafka_src *s = calloc(1, sizeof *s);
+    if (!s)
+        return WEIR_ENOMEM;
+    s->a = a;
+    weir_ctx_set_state(ctx, s);
+    pthread_mutex_init(&s->lock, NULL);
+    pthread_cond_init(&s->wake, NULL);
+    s->elem = calloc(1, a->cfg.elem_size);
+    s->found = calloc((size_t)a->cfg.ntopics, sizeof *s->found);
+    s->batch_cap = weir_ctx_batch_hint(ctx);
+    if (s->batch_cap < 1)
+        s->batch_cap = 1;
+    s->batch = calloc((size_t)s->batch_cap, sizeof *s->batch);
+    if (!s->elem || !s->found || !s->batch)
+        return WEIR_ENOMEM;
+    int r = make_consumer(ctx, a, s);
+    if (r < 0)
+        return r;
+    int *counts = s->found;
+    rd_kafka_resp_err_t err = partition_counts(s->rk, a, counts, (int)timeout_of(a));
+    if (err)
+        return weir_ctx_fail(ctx, WEIR_EIO, "kafka %s: the topics' partitions: %s", a->bootstrap,
+                             rd_kafka_err2str(err));
+    for (int t = 0; t < a->cfg.ntopics; t++) {
+        for (int32_t p = 0; p < counts[t]; p++) {
+            if (owns(ctx, a, t, p) && (r = add_part(ctx, a, s, t, p)) < 0)
+                return r;
+        }
+    }
+    const weir_watermark_strategy *st = strategy(a);
+    s->interval = st->interval_ms > 0   ? st->interval_ms
+                  : st->interval_ms == 0 ? weir_ctx_watermark_interval(ctx)
+                                         : WEIR_DISABLED;
+    s->next_probe = s->interval > 0 ? weir_ctx_now(ctx) + s->interval : INT64_MAX;
+    int64_t ci = a->cfg.commit_interval_ms > 0 ? a->cfg.commit_interval_ms : 5000;
+    s->next_commit = a->group && !weir_ctx_checkpoints(ctx) ? weir_ctx_now(ctx) + ci : INT64_MAX;
+    if (!a->cfg.bounded && a->cfg.discovery_interval_ms != WEIR_DISABLED) {
+        if (pthread_create(&s->thread, NULL, discover, s) != 0)
+            return weir_ctx_fail(ctx, WEIR_EIO, "kafka: cannot start partition discovery");
+        s->thread_started = true;
+    }
+    return 0;
+}
+
+static void src_close(weir_ctx *ctx)
+{
+    const kafka_arg *a = weir_ctx_arg(ctx);
+    kafka_src *s = weir_ctx_state(ctx);
+    if (!s)
+        return;
+    if (s->thread_started) {
+        pthread_mutex_lock(&s->lock);
+        s->stop = true;
+        pthread_cond_signal(&s->wake);
+        pthread_mutex_unlock(&s->lock);
+        pthread_join(s->thread, NULL);
+    }
+    for (int i = 0; i < s->nparts; i++)
+        part_gen_destroy(a, &s->parts[i]);
+    if (s->queue)
+        rd_kafka_queue_destroy(s->queue);
+    if (s->rk) {
+        rd_kafka_consumer_close(s->rk);
+        rd_kafka_destroy(s->rk);
+    }
+    pthread_mutex_destroy(&s->lock);
+    pthread_cond_destroy(&s->wake);
+    free(s->parts);
+    free(s->elem);
+    free(s->found);
+    free(s->batch);
+    free(s);
+    weir_ctx_set_state(ctx, NULL);
+}
+
+/* ---- committing offsets ---------------------------------------------------- */
+
+static int commit_offsets(weir_ctx *ctx, const kafka_arg *a, kafka_src *s, bool wait)
+{
+    if (!a->group || !s->nparts)
+        return 0;
+    rd_kafka_topic_partition_list_t *list = rd_kafka_topic_partition_list_new(s->nparts);
+    for (int i = 0; i < s->nparts; i++) {
+        if (s->parts[i].next >= 0)
+            rd_kafka_topic_partition_list_add(list, a->topics[s->parts[i].topic],
+                                              s->parts[i].partition)
+                ->offset = s->parts[i].next;
+    }
+    /* The offsets are for monitoring (and COMMITTED starts): a failure is
+     * not a reason to stop. Asynchronous while running; the last one, at
+     * the end of a bounded read, waits, or the consumer's close may drop it. */
+    if (list->cnt)
+        rd_kafka_commit(s->rk, list, wait ? 0 : 1);
+    rd_kafka_topic_partition_list_destroy(list);
+    (void)ctx;
+    return 0;
+}
+
+/* ---- reading ----------------------------------------------------------------- */
+
+static int mark_done(weir_ctx *ctx, kafka_src *s, int i)
+{
+    part *p = &s->parts[i];
+    if (p->done && p->idle)
+        return 0;
+    p->done = true;
+    p->idle = true;
+    /* a finished partition holds nothing back */
+    return weir_source_partition_status(ctx, i, true);
+}
+
+static bool all_done(const kafka_src *s)
+{
+    for (int i = 0; i < s->nparts; i++) {
+        if (!s->parts[i].done)
+            return false;
+    }
+    return true;
+}
+
+static int one_message(weir_ctx *ctx, const kafka_arg *a, kafka_src *s, rd_kafka_message_t *m)
+{
+    const char *topic = m->rkt ? rd_kafka_topic_name(m->rkt) : "?";
+    int t = m->rkt ? topic_index(a, topic) : -1;
+    int i = t >= 0 ? find_part(s, t, m->partition) : -1;
+    if (m->err == RD_KAFKA_RESP_ERR__PARTITION_EOF) {
+        if (i >= 0 && s->parts[i].stop >= 0 && m->offset >= s->parts[i].stop)
+            return mark_done(ctx, s, i);
+        return 0;
+    }
+    if (m->err) {
+        if (m->err == RD_KAFKA_RESP_ERR__TRANSPORT || m->err == RD_KAFKA_RESP_ERR__ALL_BROKERS_DOWN ||
+            m->err == RD_KAFKA_RESP_ERR__TIMED_OUT)
+            return 0; /* librdkafka reconnects and retries */
+        if (i < 0)
+            return weir_ctx_fail(ctx, WEIR_EIO, "kafka: %s", rd_kafka_message_errstr(m));
+        return weir_ctx_fail(ctx, WEIR_EIO, "kafka %s-%" PRId32 ": %s", topic, m->partition,
+                             rd_kafka_message_errstr(m));
+    }
+    if (i < 0)
+        return 0; /* not (or no longer) this subtask's */
+    part *p = &s->parts[i];
+    if (p->done || m->offset < p->next)
+        return 0;
+    if (p->stop >= 0 && m->offset >= p->stop)
+        return mark_done(ctx, s, i);
+    size_t max = a->cfg.max_value_bytes ? a->cfg.max_value_bytes : (size_t)1 << 20;
+    if (m->len > max)
+        return weir_ctx_fail(ctx, WEIR_EFORMAT,
+                             "kafka %s-%" PRId32 " offset %" PRId64 ": a value of %zu bytes, over "
+                             "max_value_bytes (%zu)",
+                             topic, m->partition, m->offset, m->len, max);
+    rd_kafka_timestamp_type_t tstype;
+    int64_t kts = rd_kafka_message_timestamp(m, &tstype);
+    rd_kafka_headers_t *hdrs = NULL;
+    if (rd_kafka_message_headers(m, &hdrs) != RD_KAFKA_RESP_ERR_NO_ERROR)
+        hdrs = NULL;
+    weir_kafka_message km = {.topic = topic,
+                             .partition = m->partition,
+                             .offset = m->offset,
+                             .key = m->key,
+                             .key_len = m->key_len,
+                             .value = m->payload,
+                             .value_len = m->len,
+                             .timestamp = kts >= 0 ? kts : WEIR_NO_TIMESTAMP,
+                             .headers_ = hdrs};
+    int64_t ts = km.timestamp;
+    char why[256] = "";
+    int r = a->cfg.deserialize(&km, s->elem, &ts, why, sizeof why, a->cfg.arg);
+    p->next = m->offset + 1;
+    if (r < 0)
+        return weir_ctx_fail(ctx, r, "kafka %s-%" PRId32 " offset %" PRId64 ": %s", topic,
+                             m->partition, m->offset, why[0] ? why : weir_strerror(r));
+    if (r == WEIR_KAFKA_SKIP) {
+        weir_ctx_count(ctx, WEIR_COUNTER_FILTERED, 1);
+        return 0;
+    }
+    r = weir_emit(ctx, s->elem, ts);
+    if (r < 0)
+        return r;
+    r = part_event(ctx, a, p, i, s->elem, ts);
+    if (r < 0)
+        return r;
+    if (p->stop >= 0 && p->next >= p->stop)
+        return mark_done(ctx, s, i);
+    return 0;
+}
+
+static int src_next(weir_ctx *ctx)
+{
+    const kafka_arg *a = weir_ctx_arg(ctx);
+    kafka_src *s = weir_ctx_state(ctx);
+    int r;
+    if (!s->declared) {
+        s->declared = true;
+        /* no partition: idle at once (Flink's rule) */
+        r = weir_source_partitions(ctx, s->nparts);
+        if (r < 0)
+            return r;
+        if (!s->restored && (r = assign_from(ctx, a, s, 0)) < 0)
+            return r;
+        for (int i = 0; i < s->nparts; i++) {
+            if (s->parts[i].done && (r = mark_done(ctx, s, i)) < 0)
+                return r;
+        }
+    }
+    if (atomic_load(&s->found_new) && (r = take_discovered(ctx, a, s)) < 0)
+        return r;
+    ssize_t got = rd_kafka_consume_batch_queue(s->queue, 0, s->batch, (size_t)s->batch_cap);
+    if (got < 0)
+        return weir_ctx_fail(ctx, WEIR_EIO, "kafka: reading: %s",
+                             rd_kafka_err2str(rd_kafka_last_error()));
+    r = 0;
+    for (ssize_t k = 0; k < got; k++) {
+        if (r == 0)
+            r = one_message(ctx, a, s, s->batch[k]);
+        rd_kafka_message_destroy(s->batch[k]);
+    }
+    if (r < 0)
+        return r;
+    int64_t now = weir_ctx_now(ctx);
+    if (now >= s->next_probe) {
+        if ((r = probe_all(ctx, a, s, now)) < 0)
+            return r;
+        while (s->next_probe <= now)
+            s->next_probe += s->interval;
+    }
+    if (now >= s->next_commit) {
+        commit_offsets(ctx, a, s, false);
+        s->next_commit = now + (a->cfg.commit_interval_ms > 0 ? a->cfg.commit_interval_ms : 5000);
+    }
+    if (a->cfg.bounded && all_done(s)) {
+        if (!weir_ctx_checkpoints(ctx))
+            commit_offsets(ctx, a, s, true);
+        return WEIR_SOURCE_END;
+    }
+    if (got > 0)
+        return WEIR_SOURCE_MORE;
+    int64_t until = now + POLL_WAIT_MS;
+    if (s->next_probe < until)
+        until = s->next_probe;
+    weir_source_wait_until(ctx, until);
+    return WEIR_SOURCE_WAIT;
+}
+
+/* ---- checkpoints ------------------------------------------------------------- */
+
+/* One partition's position: a piece is the tag, a count, then these. */
+typedef struct saved_part {
+    char topic[256];
+    int32_t partition;
+    int32_t pad_;
+    int64_t next;
+} saved_part;
+
+static int src_snapshot(weir_ctx *ctx, weir_snapshot_writer *w)
+{
+    const kafka_arg *a = weir_ctx_arg(ctx);
+    kafka_src *s = weir_ctx_state(ctx);
+    uint32_t head[2] = {KAFKA_POSITION_TAG, 0};
+    for (int i = 0; i < s->nparts; i++)
+        head[1] += s->parts[i].next >= 0;
+    int r = weir_snapshot_write(w, head, sizeof head);
+    for (int i = 0; !r && i < s->nparts; i++) {
+        if (s->parts[i].next < 0)
+            continue;
+        saved_part sp = {.partition = s->parts[i].partition, .next = s->parts[i].next};
+        snprintf(sp.topic, sizeof sp.topic, "%s", a->topics[s->parts[i].topic]);
+        r = weir_snapshot_write(w, &sp, sizeof sp);
+    }
+    return r;
+}
+
+static int src_restore(weir_ctx *ctx, weir_snapshot_reader *rd)
+{
+    const kafka_arg *a = weir_ctx_arg(ctx);
+    kafka_src *s = weir_ctx_state(ctx);
+    const void *data;
+    size_t len;
+    while (weir_snapshot_next(rd, &data, &len) == 1) {
+        uint32_t head[2];
+        if (len < sizeof head)
+            return weir_ctx_fail(ctx, WEIR_EFORMAT, "restore: not a Kafka source's state");
+        memcpy(head, data, sizeof head);
+        if (head[0] != KAFKA_POSITION_TAG || len != sizeof head + head[1] * sizeof(saved_part))
+            return weir_ctx_fail(ctx, WEIR_EFORMAT, "restore: not a Kafka source's state");
+        for (uint32_t k = 0; k < head[1]; k++) {
+            saved_part sp;
+            memcpy(&sp, (const unsigned char *)data + sizeof head + k * sizeof sp, sizeof sp);
+            sp.topic[sizeof sp.topic - 1] = '\0';
+            int t = topic_index(a, sp.topic);
+            int i = t >= 0 ? find_part(s, t, sp.partition) : -1;
+            if (i >= 0) /* owned now: go on where the checkpoint was */
+                s->parts[i].next = sp.next;
+        }
+    }
+    /* partitions the checkpoint did not know start by the start mode */
+    s->restored = true;
+    return assign_from(ctx, a, s, 0);
+}
+
+static int src_notify(weir_ctx *ctx, int64_t id)
+{
+    (void)id;
+    return commit_offsets(ctx, weir_ctx_arg(ctx), weir_ctx_state(ctx), false);
+}
+
+static const weir_source_vtable kafka_vtable = {
+    .version = WEIR_SOURCE_VTABLE_V2,
+    .open = src_open,
+    .next = src_next,
+    .close = src_close,
+    .snapshot = src_snapshot,
+    .restore = src_restore,
+    .notify_complete = src_notify,
+};
+
+/* ---- the builder --------------------------------------------------------------- */
+
+int weir_kafka_header(const weir_kafka_message *m, const char *name, const void **value,
+                      size_t *len)
+{
+    if (!m || !m->headers_ || !name)
+        return 0;
+    const void *v = NULL;
+    size_t n = 0;
+    if (rd_kafka_header_get_last((const rd_kafka_headers_t *)m->headers_, name, &v, &n) !=
+        RD_KAFKA_RESP_ERR_NO_ERROR)
+        return 0;
+    if (value)
+        *value = v;
+    if (len)
+        *len = n;
+    return 1;
+}
+
+static const char *const reserved[] = {"bootstrap.servers", "group.id", "enable.auto.commit",
+                                       "enable.auto.offset.store", "enable.partition.eof"};
+
+static const char *check_config(const weir_kafka_source_config *c, char *why, size_t size)
+{
+    if (!c)
+        return "a config is required";
+    if (!c->bootstrap_servers || !*c->bootstrap_servers)
+        return "bootstrap_servers is required";
+    if (!c->topics || c->ntopics < 1 || c->ntopics > 64)
+        return "1 to 64 topics are required";
+    for (int i = 0; i < c->ntopics; i++) {
+        if (!c->topics[i] || !*c->topics[i] || strlen(c->topics[i]) > 249)
+            return "every topic needs a name of 1 to 249 bytes";
+    }
+    if (!c->deserialize)
+        return "a deserialize function is required";
+    if (c->elem_size < 1 || c->elem_size > WEIR_MAX_ELEM_SIZE)
+        return "elem_size must be 1..WEIR_MAX_ELEM_SIZE";
+    if (c->start == WEIR_KAFKA_COMMITTED && !c->group_id)
+        return "start WEIR_KAFKA_COMMITTED needs a group_id";
+    if ((int)c->start < 0 || c->start > WEIR_KAFKA_TIMESTAMP)
+        return "start is not a weir_kafka_start";
+    if (c->instances < 0 || c->instance < 0 || (c->instances > 0 && c->instance >= c->instances) ||
+        (c->instances == 0 && c->instance != 0))
+        return "instance must be 0..instances-1";
+    const weir_watermark_strategy *st = &c->watermarks;
+    if (st->kind == WEIR_WATERMARKS_BOUNDED && st->bound_ms < 0)
+        return "the watermark bound is negative";
+    if (st->kind == WEIR_WATERMARKS_PUNCTUATED && !st->punctuated)
+        return "a punctuated strategy needs its function";
+    if (st->kind == WEIR_WATERMARKS_CUSTOM && !st->custom)
+        return "a custom strategy needs its generator";
+    if (st->idleness_ms < 0)
+        return "with_idleness needs a timeout > 0";
+    for (int i = 0; c->properties && c->properties[i]; i += 2) {
+        if (!c->properties[i + 1]) {
+            snprintf(why, size, "property %s has no value (pairs, then NULL)", c->properties[i]);
+            return why;
+        }
+        for (size_t k = 0; k < sizeof reserved / sizeof reserved[0]; k++) {
+            if (strcmp(c->properties[i], reserved[k]) == 0) {
+                snprintf(why, size, "property %s is the source's own (see weir/kafka.h)",
+                         reserved[k]);
+                return why;
+            }
+        }
+    }
+    return NULL;
+}
+
+weir_stream *weir_source_kafka(weir_job *job, const weir_kafka_source_config *cfg)
+{
+    if (!job)
+        return NULL;
+    char buf[200];
+    const char *why = check_config(cfg, buf, sizeof buf);
+    if (why) {
+        weir_job_record_error(job, WEIR_EINVAL, "weir_source_kafka: %s", why);
+        return NULL;
+    }
+    kafka_arg *a = weir__builder_alloc(job, sizeof *a, "weir_source_kafka");
+    if (!a)
+        return NULL;
+    memset(a, 0, sizeof *a);
+    a->cfg = *cfg;
+    int nprops = 0;
+    while (cfg->properties && cfg->properties[nprops])
+        nprops += 2;
+    a->bootstrap = strdup(cfg->bootstrap_servers);
+    a->topics = calloc((size_t)cfg->ntopics, sizeof *a->topics);
+    a->props = calloc((size_t)nprops + 1, sizeof *a->props);
+    a->group = cfg->group_id ? strdup(cfg->group_id) : NULL;
+    bool ok = a->bootstrap && a->topics && a->props && (!cfg->group_id || a->group);
+    for (int i = 0; ok && i < cfg->ntopics; i++)
+        ok = (a->topics[i] = strdup(cfg->topics[i])) != NULL;
+    for (int i = 0; ok && i < nprops; i++)
+        ok = (a->props[i] = strdup(cfg->properties[i])) != NULL;
+    if (!ok) {
+        arg_free(a);
+        weir_job_record_error(job, WEIR_ENOMEM, "weir_source_kafka: out of memory");
+        return NULL;
+    }
+    a->cfg.name = NULL;
+    a->cfg.bootstrap_servers = a->bootstrap;
+    a->cfg.topics = (const char *const *)a->topics;
+    a->cfg.properties = (const char *const *)a->props;
+    a->cfg.group_id = a->group;
+    weir_source_spec spec = {
+        .name = cfg->name ? cfg->name : "kafka",
+        .kind = "kafka",
+        .vtable = &kafka_vtable,
+        .arg = a,
+        .arg_free = arg_free,
+        .elem_size = cfg->elem_size,
+    };
+    /* partitions go by the assignment rule, not by old subtask: every
+     * subtask sees every old subtask's offsets at a restore */
+    return weir_source_union_state(weir_job_add_source(job, &spec));
+}
