@@ -31,6 +31,7 @@ int weir_kafka_mock_create(int brokers, weir_kafka_mock **out, char *why, size_t
     rd_kafka_conf_t *conf = rd_kafka_conf_new();
     /* the handle only owns the cluster: it never connects anywhere */
     rd_kafka_conf_set(conf, "bootstrap.servers", "", err, sizeof err);
+    rd_kafka_conf_set(conf, "log_level", "4", err, sizeof err); /* not its no-brokers notice */
     m->rk = rd_kafka_new(RD_KAFKA_PRODUCER, conf, err, sizeof err);
     if (!m->rk) {
         rd_kafka_conf_destroy(conf);
