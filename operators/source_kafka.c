@@ -488,6 +488,27 @@ static void *discover(void *arg)
     return NULL;
 }
 
+/* Tells the runtime the subtask's partitions, named "topic-partition". */
+static int declare_partitions(weir_ctx *ctx, const kafka_arg *a, kafka_src *s)
+{
+    char (*buf)[64] = calloc((size_t)s->nparts + 1, sizeof *buf);
+    const char **names = calloc((size_t)s->nparts + 1, sizeof *names);
+    if (!buf || !names) {
+        free(buf);
+        free(names);
+        return weir_ctx_fail(ctx, WEIR_ENOMEM, "out of memory for partition names");
+    }
+    for (int i = 0; i < s->nparts; i++) {
+        snprintf(buf[i], sizeof buf[i], "%s-%" PRId32, a->topics[s->parts[i].topic],
+                 s->parts[i].partition);
+        names[i] = buf[i];
+    }
+    int r = weir_source_partitions(ctx, s->nparts, names);
+    free(names);
+    free(buf);
+    return r;
+}
+
 static int take_discovered(weir_ctx *ctx, const kafka_arg *a, kafka_src *s)
 {
     int counts[64];
@@ -513,7 +534,7 @@ static int take_discovered(weir_ctx *ctx, const kafka_arg *a, kafka_src *s)
     int r = assign_from(ctx, a, s, from);
     if (r < 0)
         return r;
-    return weir_source_partitions(ctx, s->nparts);
+    return declare_partitions(ctx, a, s);
 }
 
 static void src_close(weir_ctx *ctx);
@@ -717,7 +738,7 @@ static int src_next(weir_ctx *ctx)
     if (!s->declared) {
         s->declared = true;
         /* no partition: idle at once (Flink's rule) */
-        r = weir_source_partitions(ctx, s->nparts);
+        r = declare_partitions(ctx, a, s);
         if (r < 0)
             return r;
         if (!s->restored && (r = assign_from(ctx, a, s, 0)) < 0)

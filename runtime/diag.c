@@ -228,7 +228,35 @@ void weir__diag_valve_watermark(weir_ctx *head, int input, int channel, int64_t 
     r->channel = channel;
     r->wm = wm;
     r->held_by = held_by;
+    r->key[0] = '\0';
     commit(head);
+}
+
+void weir__diag_partition_watermark(weir_ctx *src, int p, const char *name, int64_t wm,
+                                    int held_by)
+{
+    weir__diag_rec *r = begin(src, WEIR_DIAG_KIND_WATERMARK);
+    if (!r)
+        return;
+    r->input = 0;
+    r->channel = p;
+    r->wm = wm;
+    r->held_by = held_by;
+    snprintf(r->key, sizeof r->key, "%s", name);
+    commit(src);
+}
+
+void weir__diag_partition_status(weir_ctx *src, int p, const char *name, bool idle, int held_by)
+{
+    weir__diag_rec *r = begin(src, WEIR_DIAG_KIND_STATUS);
+    if (!r)
+        return;
+    r->input = 0;
+    r->channel = p;
+    r->flag = idle;
+    r->held_by = held_by;
+    snprintf(r->key, sizeof r->key, "%s", name);
+    commit(src);
 }
 
 void weir__diag_valve_status(weir_ctx *head, int input, int channel, bool idle)
@@ -243,6 +271,7 @@ void weir__diag_valve_status(weir_ctx *head, int input, int channel, bool idle)
      * minimum back from now on (a channel going idle hands it on now, not
      * at the next watermark). */
     r->held_by = weir__valve_held_by(&head->sub->in[input].valve);
+    r->key[0] = '\0';
     commit(head);
 }
 

@@ -40,6 +40,11 @@ void weir__diag_status(weir_ctx *ctx, bool idle);
 void weir__diag_valve_watermark(weir_ctx *head, int input, int channel, int64_t wm, int held_by);
 /* held_by is read from the head's valve, after the change. */
 void weir__diag_valve_status(weir_ctx *head, int input, int channel, bool idle);
+/* A source's partition p (weir_source_partitions), as channel p of its
+ * input 0, named: held_by after the change. */
+void weir__diag_partition_watermark(weir_ctx *src, int p, const char *name, int64_t wm,
+                                    int held_by);
+void weir__diag_partition_status(weir_ctx *src, int p, const char *name, bool idle, int held_by);
 void weir__diag_window_fire(weir_ctx *ctx, int64_t start, int64_t end, int firing, int64_t count);
 /* [start, end): the element's latest window (the capture derives the others
  * of a sliding window from the operator's settings). */

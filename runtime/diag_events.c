@@ -246,20 +246,24 @@ void weir__diag_encode_rec(struct weir__diag *d, const weir__diag_rec *r)
     bool valve = r->input >= 0;
     switch (r->kind) {
     case WEIR_DIAG_KIND_WATERMARK:
-        head(d, r, valve ? 8 : 5);
+        head(d, r, valve ? 8 + (r->key[0] != '\0') : 5);
         if (valve) {
             kv_int(d, "input", r->input);
             kv_int(d, "channel", r->channel);
+            if (r->key[0]) /* a source's partition */
+                kv_str(d, "partition", r->key);
         }
         kv_ts(d, "watermark", r->wm);
         if (valve)
             kv_held_by(d, r->held_by);
         break;
     case WEIR_DIAG_KIND_STATUS:
-        head(d, r, valve ? 8 : 5);
+        head(d, r, valve ? 8 + (r->key[0] != '\0') : 5);
         if (valve) {
             kv_int(d, "input", r->input);
             kv_int(d, "channel", r->channel);
+            if (r->key[0])
+                kv_str(d, "partition", r->key);
         }
         kv_bool(d, "idle", r->flag);
         if (valve)
@@ -382,10 +386,12 @@ void weir__diag_rec_event(const struct weir__diag *d, const weir__diag_rec *r, w
     case WEIR_DIAG_KIND_WATERMARK:
         ev->watermark = r->wm;
         ev->held_by = r->held_by;
+        ev->partition = r->input >= 0 && r->key[0] ? r->key : NULL;
         break;
     case WEIR_DIAG_KIND_STATUS:
         ev->idle = r->flag;
         ev->held_by = r->held_by;
+        ev->partition = r->input >= 0 && r->key[0] ? r->key : NULL;
         break;
     case WEIR_DIAG_KIND_THROUGHPUT:
         ev->records_in = r->in;

@@ -12,14 +12,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "diag.h"
 #include "task.h"
 #include "util.h"
 #include "valve.h"
+#include "weir/diag.h"
 #include "weir/error.h"
 #include "weir/operator.h"
 
 typedef struct weir__partitions {
     int n;
+    char (*names)[64]; /* for the capture: cut to 63 bytes */
     weir__gate *gates;
     weir__valve valve;
     weir__valve_channel *vch;
@@ -30,6 +33,7 @@ void weir__partitions_free(weir_ctx *ctx)
     weir__partitions *p = ctx->partitions;
     if (!p)
         return;
+    free(p->names);
     free(p->gates);
     free(p->vch);
     free(p);
@@ -53,7 +57,7 @@ static int deliver(weir_ctx *ctx, const weir__wm_actions *a)
     return 0;
 }
 
-int weir_source_partitions(weir_ctx *ctx, int n)
+int weir_source_partitions(weir_ctx *ctx, int n, const char *const *names)
 {
     weir__partitions *p = ctx->partitions;
     if (!p) {
@@ -62,6 +66,10 @@ int weir_source_partitions(weir_ctx *ctx, int n)
             return weir_ctx_fail(ctx, WEIR_ENOMEM, "out of memory for %d partitions", n);
         weir__valve_init(&p->valve, NULL, 0);
         ctx->partitions = p;
+        if (n == 0) { /* no partition: idle at once (Flink's rule) */
+            p->valve.last_idle = true;
+            return weir_emit_idle(ctx);
+        }
     }
     if (n < p->n)
         return weir_ctx_fail(ctx, WEIR_EINVAL,
@@ -71,15 +79,26 @@ int weir_source_partitions(weir_ctx *ctx, int n)
         return 0;
     weir__gate *gates = malloc((size_t)n * sizeof *gates);
     weir__valve_channel *vch = malloc((size_t)n * sizeof *vch);
-    if (!gates || !vch) {
+    char(*nm)[64] = malloc((size_t)n * sizeof *nm);
+    if (!gates || !vch || !nm) {
         free(gates);
         free(vch);
+        free(nm);
         return weir_ctx_fail(ctx, WEIR_ENOMEM, "out of memory for %d partitions", n);
     }
-    if (p->n)
+    if (p->n) {
         memcpy(gates, p->gates, (size_t)p->n * sizeof *gates);
-    for (int i = p->n; i < n; i++)
+        memcpy(nm, p->names, (size_t)p->n * sizeof *nm);
+    }
+    for (int i = p->n; i < n; i++) {
         weir__gate_init(&gates[i]);
+        if (names && names[i])
+            snprintf(nm[i], sizeof nm[i], "%s", names[i]);
+        else
+            snprintf(nm[i], sizeof nm[i], "partition-%d", i);
+    }
+    free(p->names);
+    p->names = nm;
     weir__wm_actions a = weir__valve_grow(&p->valve, vch, n);
     free(p->gates);
     free(p->vch);
@@ -97,18 +116,27 @@ static int check(weir_ctx *ctx, int p, const char *what)
     return 0;
 }
 
-/* A partition gate's actions into the valve, the valve's onto the output. */
+/* A partition gate's actions into the valve (each change reported as the
+ * valve events of an input's channel are), the valve's onto the output. */
 static int through(weir_ctx *ctx, int p, const weir__wm_actions *g)
 {
     weir__partitions *ps = ctx->partitions;
+    bool diag = WEIR__DIAG_ON(ctx, WEIR_DIAG_STANDARD);
     for (int k = 0; k < g->n; k++) {
         weir__wm_actions a;
-        if (g->act[k].kind == WEIR__ACT_WATERMARK)
+        weir__valve_channel before = ps->vch[p];
+        if (g->act[k].kind == WEIR__ACT_WATERMARK) {
             a = weir__valve_watermark(&ps->valve, p, g->act[k].watermark);
-        else if (g->act[k].kind == WEIR__ACT_IDLE)
-            a = weir__valve_idle(&ps->valve, p);
-        else
-            a = weir__valve_active(&ps->valve, p);
+            if (diag && ps->vch[p].wm != before.wm)
+                weir__diag_partition_watermark(ctx, p, ps->names[p], ps->vch[p].wm,
+                                               weir__valve_held_by(&ps->valve));
+        } else {
+            bool idle = g->act[k].kind == WEIR__ACT_IDLE;
+            a = idle ? weir__valve_idle(&ps->valve, p) : weir__valve_active(&ps->valve, p);
+            if (diag && ps->vch[p].idle != before.idle)
+                weir__diag_partition_status(ctx, p, ps->names[p], idle,
+                                            weir__valve_held_by(&ps->valve));
+        }
         int r = deliver(ctx, &a);
         if (r < 0)
             return r;

@@ -53,6 +53,11 @@ typedef struct cap_op {
     /* per subtask */
     int64_t *wm;    /* last output watermark */
     int64_t *vwm[2];/* last valve watermark, [subtask * nch + channel] */
+    /* a source's partitions (valve events with "partition"): their count is
+     * not in the job event, so the last watermark per (subtask, channel)
+     * grows as channels appear: [subtask * npart + channel] */
+    int64_t *pwm;
+    int npart;
     int64_t *tp_in, *tp_out; /* sums of throughput events */
     cap_counters *cnt;
     bool *in_summary;

@@ -62,10 +62,14 @@ typedef struct sub_stats {
     int held[2], held_prev[2];
     int last_input;
     bool last_was_wm;
+    /* a source's partitions (valve events with "partition"): names by channel */
+    char (*pnames)[64];
+    int npnames;
 } sub_stats;
 
 typedef struct op_stats {
     sub_stats *subs;
+    int nsubs;
     int64_t fired_on_time, fired_late, fired_elements, merges, cleanups;
     int64_t late_events;
     double peak_in;
@@ -97,6 +101,7 @@ static int prepare(summary *s, const cap_check *c, json_t *job)
         o->subs = calloc((size_t)c->ops[i].parallelism, sizeof *o->subs);
         if (!o->subs)
             return -1;
+        o->nsubs = c->ops[i].parallelism;
         o->peak_sub = -1;
         for (int k = 0; k < c->ops[i].parallelism; k++) {
             sub_stats *st = &o->subs[k];
@@ -116,8 +121,11 @@ static int prepare(summary *s, const cap_check *c, json_t *job)
 
 static void free_summary(summary *s)
 {
-    for (int i = 0; i < s->nops; i++)
+    for (int i = 0; i < s->nops; i++) {
+        for (int k = 0; s->ops[i].subs && k < s->ops[i].nsubs; k++)
+            free(s->ops[i].subs[k].pnames);
         free(s->ops[i].subs);
+    }
     free(s->ops);
 }
 
@@ -181,6 +189,31 @@ static bool channel_producer(const cap_check *c, int head, int input, int ch, in
     return false;
 }
 
+/* Keeps a source partition's name for its channel. 0, or -1 out of memory. */
+static int note_partition(sub_stats *st, int ch, const char *name)
+{
+    if (ch < 0)
+        return 0;
+    if (ch >= st->npnames) {
+        int n = st->npnames ? st->npnames : 4;
+        while (n <= ch)
+            n *= 2;
+        char(*a)[64] = realloc(st->pnames, (size_t)n * sizeof *a);
+        if (!a)
+            return -1;
+        memset(a + st->npnames, 0, (size_t)(n - st->npnames) * sizeof *a);
+        st->pnames = a;
+        st->npnames = n;
+    }
+    snprintf(st->pnames[ch], sizeof st->pnames[ch], "%s", name);
+    return 0;
+}
+
+static const char *partition_name(const sub_stats *st, int ch)
+{
+    return ch >= 0 && ch < st->npnames && st->pnames[ch][0] ? st->pnames[ch] : "?";
+}
+
 /* Why the output watermark of (op, sub) had not moved, as the valve saw it
  * just before the event that moved it. */
 static void stall_cause(const summary *s, const cap_check *c, int op, int sub, char *buf,
@@ -188,6 +221,21 @@ static void stall_cause(const summary *s, const cap_check *c, int op, int sub, c
 {
     const cap_op *o = &c->ops[op];
     st->cause_op = st->cause_sub = -1;
+    /* a source that merges its partitions: which partition held it */
+    int src = o->origin >= 0 ? o->origin : -1;
+    if (src >= 0 && s->ops[src].subs[sub].npnames > 0) {
+        const sub_stats *h = &s->ops[src].subs[sub];
+        int held = h->last_was_wm ? h->held_prev[0] : h->held[0];
+        const char *of = src == op ? "" : " of ";
+        const char *name = src == op ? "" : c->ops[src].name;
+        if (held < 0)
+            snprintf(buf, size, "no active partition%s%s (all idle)", of, name);
+        else
+            snprintf(buf, size, "held by partition %s (channel %d)%s%s", partition_name(h, held),
+                     held, of, name);
+        snprintf(st->cause_channel, sizeof st->cause_channel, "input 0 channel %d", held);
+        return;
+    }
     if (o->origin >= 0) {
         if (o->origin == op)
             snprintf(buf, size, "its own watermark generation");
@@ -211,8 +259,14 @@ static void stall_cause(const summary *s, const cap_check *c, int op, int sub, c
     int pop, psub;
     snprintf(st->cause_channel, sizeof st->cause_channel, "input %d channel %d", in, held);
     if (channel_producer(c, o->head, in, held, sub, &pop, &psub)) {
-        snprintf(buf, size, "held by input %d channel %d%s%s (\"%s\" subtask %d)", in, held, at,
-                 head, c->ops[pop].name, psub);
+        /* a source producer that merges partitions: the one holding it now */
+        const sub_stats *p = &s->ops[pop].subs[psub];
+        char there[100] = "";
+        if (p->npnames > 0 && p->held[0] >= 0)
+            snprintf(there, sizeof there, ", held there by partition %s",
+                     partition_name(p, p->held[0]));
+        snprintf(buf, size, "held by input %d channel %d%s%s (\"%s\" subtask %d%s)", in, held, at,
+                 head, c->ops[pop].name, psub, there);
         st->cause_op = pop;
         st->cause_sub = psub;
     } else
@@ -308,6 +362,12 @@ static int visit(void *arg, const cap_check *c, json_t *ev, char *msg)
     op_stats *o = &s->ops[op];
     sub_stats *st = &o->subs[sub];
     bool valve = json_object_get(ev, "input") != NULL;
+    json_t *pname = json_object_get(ev, "partition");
+    if (valve && json_is_string(pname) &&
+        note_partition(st, (int)int_of(ev, "channel"), json_string_value(pname)) != 0) {
+        snprintf(msg, 1024, "out of memory");
+        return -1;
+    }
     if (strcmp(kind, "watermark") == 0) {
         if (valve) {
             int in = (int)int_of(ev, "input");

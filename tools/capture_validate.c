@@ -265,6 +265,7 @@ void cap_check_free(cap_check *c)
         free(op->wm);
         free(op->vwm[0]);
         free(op->vwm[1]);
+        free(op->pwm);
         free(op->tp_in);
         free(op->tp_out);
         free(op->cnt);
@@ -480,11 +481,40 @@ static int get_op(cap_check *c, const json_t *ev, const char *what, cap_op **op,
 typedef struct valve_at {
     cap_op *op;
     int subtask, input, channel;
+    bool partition; /* a source's partition (channel of its input 0) */
 } valve_at;
+
+/* The last watermark of partition `ch` of subtask s, the array grown to
+ * hold it; NULL when out of memory. */
+static int64_t *partition_wm(cap_op *op, int s, int ch)
+{
+    if (ch >= op->npart) {
+        int n = op->npart ? op->npart : 4;
+        while (n <= ch)
+            n *= 2;
+        size_t p = (size_t)op->parallelism;
+        int64_t *a = malloc(p * (size_t)n * sizeof *a);
+        if (!a)
+            return NULL;
+        for (size_t i = 0; i < p; i++) {
+            for (int k = 0; k < n; k++)
+                a[i * (size_t)n + (size_t)k] =
+                    k < op->npart ? op->pwm[i * (size_t)op->npart + (size_t)k] : INT64_MIN;
+        }
+        free(op->pwm);
+        op->pwm = a;
+        op->npart = n;
+    }
+    return &op->pwm[(size_t)s * (size_t)op->npart + (size_t)ch];
+}
+
+/* Partitions of one source subtask are at most this many channels. */
+#define CAP_MAX_PARTITIONS (1 << 20)
 
 static int get_valve(cap_check *c, const json_t *ev, const char *what, valve_at *at)
 {
     at->input = at->channel = -1;
+    at->partition = false;
     if (get_op(c, ev, what, &at->op, &at->subtask))
         return -1;
     const cap_op *op = at->op;
@@ -494,6 +524,22 @@ static int get_valve(cap_check *c, const json_t *ev, const char *what, valve_at 
     if (get_int(c, ev, what, "input", 0, 1, &in) ||
         get_int(c, ev, what, "channel", 0, INT64_MAX, &ch))
         return -1;
+    json_t *part = json_object_get(ev, "partition");
+    if (part) {
+        if (!json_is_string(part))
+            return bad(c, "%s: \"partition\" must be a string, not %s", what, type_name(part));
+        if (op->accounting != CAP_ACCT_SOURCE || in != 0)
+            return bad(c, "%s: a partition is a channel of a source's input 0, and \"%s\" "
+                          "input %" PRId64 " is not",
+                       what, op->name, in);
+        if (ch >= CAP_MAX_PARTITIONS)
+            return bad(c, "%s: partition channel %" PRId64 " of \"%s\" (at most %d)", what, ch,
+                       op->name, CAP_MAX_PARTITIONS);
+        at->input = 0;
+        at->channel = (int)ch;
+        at->partition = true;
+        return 0;
+    }
     int nch = op->nch[in];
     if (nch == 0)
         return bad(c, "%s: \"%s\" has no valve on input %" PRId64
@@ -509,7 +555,7 @@ static int get_valve(cap_check *c, const json_t *ev, const char *what, valve_at 
 
 /* A valve event's held_by: a channel of the input, or null. */
 static int check_held_by(cap_check *c, const json_t *ev, const char *what, const cap_op *op,
-                         int input)
+                         int input, bool partition)
 {
     json_t *held;
     if (field(c, ev, what, "held_by", &held))
@@ -519,6 +565,11 @@ static int check_held_by(cap_check *c, const json_t *ev, const char *what, const
     if (!json_is_integer(held))
         return bad(c, "%s: \"held_by\" must be a channel or null, not %s", what, type_name(held));
     json_int_t h = json_integer_value(held);
+    if (partition && (h < 0 || h >= CAP_MAX_PARTITIONS))
+        return bad(c, "%s: \"held_by\" is partition channel %lld of \"%s\"", what,
+                   (long long)h, op->name);
+    if (partition)
+        return 0;
     if (h < 0 || h >= op->nch[input])
         return bad(c, "%s: \"held_by\" is channel %lld of input %d of \"%s\", which has %d", what,
                    (long long)h, input, op->name, op->nch[input]);
@@ -535,8 +586,15 @@ static int check_watermark(cap_check *c, const json_t *ev, const char *what)
     int s = at.subtask, input = at.input, ch = at.channel;
     int64_t *last;
     char where[96];
-    if (input >= 0) {
-        if (check_held_by(c, ev, what, op, input))
+    if (at.partition) {
+        if (check_held_by(c, ev, what, op, 0, true))
+            return -1;
+        last = partition_wm(op, s, ch);
+        if (!last)
+            return bad(c, "%s: out of memory", what);
+        snprintf(where, sizeof where, "subtask %d partition channel %d", s, ch);
+    } else if (input >= 0) {
+        if (check_held_by(c, ev, what, op, input, false))
             return -1;
         last = &op->vwm[input][(size_t)s * (size_t)op->nch[input] + (size_t)ch];
         snprintf(where, sizeof where, "subtask %d input %d channel %d", s, input, ch);
@@ -561,7 +619,7 @@ static int check_status(cap_check *c, const json_t *ev, const char *what)
         return -1;
     /* version 2: the channel holding the valve's minimum after the change */
     if (at.input >= 0 && c->version >= 2)
-        return check_held_by(c, ev, what, at.op, at.input);
+        return check_held_by(c, ev, what, at.op, at.input, at.partition);
     return 0;
 }
 

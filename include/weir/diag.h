@@ -102,6 +102,9 @@ typedef struct weir_diag_event {
     bool aborted;           /* checkpoint_end */
     const char *reason;     /* checkpoint_end, aborted: why (its first 63 bytes) */
     const char *json;
+    /* valve events of a source's partitions (weir_source_partitions): the
+     * partition's name ("orders-3"); NULL otherwise. Last: appended. */
+    const char *partition;
 } weir_diag_event;
 
 /* Called on the collector thread for every event, in the order the collector

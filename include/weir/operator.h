@@ -207,11 +207,17 @@ WEIR_EXPORT void weir_source_wait_until(weir_ctx *ctx, int64_t t);
  * weir_emit_watermark / weir_emit_idle / weir_emit_active itself. From
  * next() (and restore), never from open(). */
 
-/* Declares that the subtask reads `n` partitions (0..n-1). Called again
- * with a larger n when partitions are discovered: the new ones start at
- * MIN, active, and hold the subtask's watermark until theirs catch up (it
- * never goes back). 0, WEIR_EINVAL (n smaller than before) or WEIR_ENOMEM. */
-WEIR_EXPORT int weir_source_partitions(weir_ctx *ctx, int n);
+/* Declares that the subtask reads `n` partitions (0..n-1), named for the
+ * capture by names[i] ("orders-3", cut to 63 bytes; NULL: "partition-i").
+ * Each partition is channel i of the source's input 0 in the capture:
+ * valve watermark and status events with its name (docs/CAPTURE.md), and
+ * held_by says which one holds the subtask back. With n == 0 the subtask is
+ * idle at once (Flink's rule for a reader with no split). Called again with
+ * a larger n when partitions are discovered (names for the new ones at
+ * their indices): they start at MIN, active, and hold the subtask's
+ * watermark until theirs catch up (it never goes back). 0, WEIR_EINVAL (n
+ * smaller than before) or WEIR_ENOMEM. */
+WEIR_EXPORT int weir_source_partitions(weir_ctx *ctx, int n, const char *const *names);
 /* Partition p's watermark, through its gate and the valve; a partition
  * marked idle becomes active again with the first watermark that passes
  * its gate. */

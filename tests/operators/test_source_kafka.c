@@ -368,14 +368,16 @@ static void sleep_ms(long ms)
 
 /* An unbounded read of `topic` into the watermark tap and a counting sink,
  * on the system clock, in a thread of its own. */
-static void start_unbounded(runner *rn, weir_kafka_mock *m, const char *const *topic,
-                            weir_watermark_strategy wm, int64_t discovery)
+static void start_captured(runner *rn, weir_kafka_mock *m, const char *const *topic,
+                           weir_watermark_strategy wm, int64_t discovery, const char *capture)
 {
     atomic_store(&seen, 0);
     atomic_store(&max_wm, WEIR_TS_MIN);
-    weir_job *job = tu_job(&(weir_job_config){.parallelism = 1, .workers = 2,
-                                              .clock = WEIR_CLOCK_SYSTEM,
-                                              .diag = {.level = WEIR_DIAG_OFF}});
+    weir_job_config cfg = {.parallelism = 1, .workers = 2, .clock = WEIR_CLOCK_SYSTEM,
+                           .diag = {.level = WEIR_DIAG_OFF}};
+    if (capture)
+        cfg.diag = (weir_diag_config){.jsonl_path = capture};
+    weir_job *job = tu_job(&cfg);
     weir_kafka_source_config kc = source(m, topic);
     kc.bounded = false;
     kc.watermarks = wm;
@@ -385,6 +387,12 @@ static void start_unbounded(runner *rn, weir_kafka_mock *m, const char *const *t
     cr_assert_not_null(weir_sink_callback(s, count_sink, NULL), "%s", weir_job_error(job));
     rn->job = job;
     cr_assert_eq(pthread_create(&rn->thread, NULL, run_thread, rn), 0);
+}
+
+static void start_unbounded(runner *rn, weir_kafka_mock *m, const char *const *topic,
+                            weir_watermark_strategy wm, int64_t discovery)
+{
+    start_captured(rn, m, topic, wm, discovery, NULL);
 }
 
 /* Waits (at most 20 s) until cond() holds. */
@@ -596,6 +604,61 @@ Test(source_kafka, offsets_in_a_savepoint_resume_at_another_parallelism)
         }
     }
     cr_assert_eq(lines, 800, "%d of 800 records committed", lines);
+    td_rmdir(dir);
+    weir_kafka_mock_destroy(m);
+}
+
+/* ---- the capture: partitions as channels of the source's valve ------------- */
+
+#define WEIR_CLI WEIR_BINARY_DIR "/tools/weir"
+
+/* Runs `weir capture CMD path` into out; returns its exit status. */
+static int weir_capture(const char *cmd, const char *path, char *out, size_t size)
+{
+    char line[1200];
+    snprintf(line, sizeof line, "%s capture %s %s 2>&1", WEIR_CLI, cmd, path);
+    FILE *p = popen(line, "r");
+    cr_assert_not_null(p);
+    size_t n = fread(out, 1, size - 1, p);
+    out[n] = '\0';
+    return pclose(p);
+}
+
+Test(source_kafka, the_capture_names_the_partition_that_holds_the_watermark)
+{
+    weir_kafka_mock *m = mock();
+    silent_partition(m);
+    char *dir = td_tmpdir();
+    char path[600];
+    snprintf(path, sizeof path, "%s/kafka.jsonl", dir);
+    /* t-1 holds the watermark at 0 until it is idle, then it jumps to t-0's */
+    const char *topic[] = {"t"};
+    weir_watermark_strategy st = weir_watermarks_bounded(0);
+    st.idleness_ms = 100;
+    st.interval_ms = 10;
+    runner rn;
+    start_captured(&rn, m, topic, st, WEIR_DISABLED, path);
+    want_wm = 3000;
+    cr_assert(wait_for(wm_reached), "the watermark goes on with t-1 idle: %lld",
+              atomic_load(&max_wm));
+    stop(&rn);
+
+    size_t len = 0;
+    char *text = td_read(path, &len);
+    cr_assert(strstr(text, "\"kind\":\"watermark\",\"t\":"), "watermarks in the capture");
+    cr_assert(strstr(text, "\"input\":0,\"channel\":0,\"partition\":\"t-0\""), "%s", text);
+    cr_assert(strstr(text, "\"input\":0,\"channel\":1,\"partition\":\"t-1\""), "%s", text);
+    /* partition 0 went on while t-1 (channel 1) held the valve */
+    cr_assert(strstr(text, "\"partition\":\"t-0\",\"watermark\":3000,\"held_by\":1"), "%s", text);
+    cr_assert(strstr(text, "\"channel\":1,\"partition\":\"t-1\",\"idle\":true"), "%s", text);
+    free(text);
+
+    char out[16384];
+    int rc = weir_capture("validate", path, out, sizeof out);
+    cr_assert_eq(rc, 0, "validate: %s", out);
+    rc = weir_capture("summary", path, out, sizeof out);
+    cr_assert_eq(rc, 0, "summary: %s", out);
+    cr_assert(strstr(out, "held by partition t-1 (channel 1)"), "%s", out);
     td_rmdir(dir);
     weir_kafka_mock_destroy(m);
 }

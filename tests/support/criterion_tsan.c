@@ -14,15 +14,30 @@
  * cycling over 64 slots. BoxFort probes each candidate with msync and moves
  * on when it is taken, so a slot next to the binary is harmless.
  *
- * Only the tests' own process is affected: tests/CMakeLists.txt links this
- * file into every test binary under TSan only, and nothing in weir or in the
- * tests uses rand_r.
+ * Only BoxFort's calls are steered (the caller is looked up with dladdr):
+ * librdkafka calls rand_r too, and gets a real one. tests/CMakeLists.txt
+ * links this file into every test binary under TSan only.
  */
+
+#include <dlfcn.h>
+#include <stdatomic.h>
 #include <stdlib.h>
+#include <string.h>
+
+/* Whether the call comes from Criterion's own library (BoxFort is in it). */
+static int from_criterion(const void *ret)
+{
+    Dl_info info;
+    return dladdr(ret, &info) && info.dli_fname && strstr(info.dli_fname, "libcriterion");
+}
 
 int rand_r(unsigned int *seed)
 {
-    static unsigned int k;
-    (void)seed;
-    return (int)(0x358000u + (k++ % 64u) * 0x100u);
+    static atomic_uint k;
+    if (from_criterion(__builtin_return_address(0)))
+        return (int)(0x358000u + (atomic_fetch_add(&k, 1) % 64u) * 0x100u);
+    /* Anyone else (librdkafka picks brokers and jitters backoffs with it)
+     * gets a real rand_r: POSIX's example generator. */
+    *seed = *seed * 1103515245u + 12345u;
+    return (int)((*seed / 65536u) % 32768u);
 }
