@@ -539,7 +539,19 @@ static int take_discovered(weir_ctx *ctx, const kafka_arg *a, kafka_src *s)
 
 static void src_close(weir_ctx *ctx);
 
+static int open_consumer(weir_ctx *ctx);
+
+/* A failed open is not followed by close (weir/operator.h): what it made
+ * is freed here. */
 static int src_open(weir_ctx *ctx)
+{
+    int r = open_consumer(ctx);
+    if (r < 0)
+        src_close(ctx);
+    return r;
+}
+
+static int open_consumer(weir_ctx *ctx)
 {
     const kafka_arg *a = weir_ctx_arg(ctx);
     kafka_src *s = calloc(1, sizeof *s);

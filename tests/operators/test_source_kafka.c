@@ -662,3 +662,23 @@ Test(source_kafka, the_capture_names_the_partition_that_holds_the_watermark)
     td_rmdir(dir);
     weir_kafka_mock_destroy(m);
 }
+
+/* No broker there: the job fails at open, saying where it looked, and
+ * leaves nothing behind (ASan's leak check). */
+Test(source_kafka, an_unreachable_cluster_fails_the_job_with_its_address)
+{
+    const char *topic[] = {"t"};
+    weir_kafka_source_config kc = {.bootstrap_servers = "127.0.0.1:1",
+                                   .topics = topic,
+                                   .ntopics = 1,
+                                   .bounded = true,
+                                   .elem_size = sizeof(rec),
+                                   .deserialize = deserialize,
+                                   .timeout_ms = 300};
+    weir_job *job;
+    read_all(&job, &kc, 1);
+    cr_assert_neq(weir_job_run(job), 0);
+    cr_assert(strstr(weir_job_error(job), "kafka 127.0.0.1:1: the topics' partitions: "), "%s",
+              weir_job_error(job));
+    weir_job_destroy(job);
+}
