@@ -361,6 +361,10 @@ static int assign_from(weir_ctx *ctx, const kafka_arg *a, kafka_src *s, int from
     if (n <= 0)
         return 0;
     int tmo = (int)timeout_of(a);
+    /* each partition's first and end offsets, asked once: [2 * i], [2 * i + 1] */
+    int64_t *range = calloc(2 * (size_t)n, sizeof *range);
+    if (!range)
+        return weir_ctx_fail(ctx, WEIR_ENOMEM, "out of memory for %d partitions", n);
     rd_kafka_topic_partition_list_t *list = rd_kafka_topic_partition_list_new(n);
     int r = 0;
     for (int i = from; i < s->nparts; i++) {
@@ -396,7 +400,8 @@ static int assign_from(weir_ctx *ctx, const kafka_arg *a, kafka_src *s, int from
             if (p->next >= 0 && p->next < lo)
                 p->next = lo;
         }
-        tp->opaque = (void *)(intptr_t)lo;
+        range[2 * (i - from)] = lo;
+        range[2 * (i - from) + 1] = hi;
     }
     if (!r && a->cfg.start == WEIR_KAFKA_TIMESTAMP) {
         rd_kafka_topic_partition_list_t *q = rd_kafka_topic_partition_list_copy(list);
@@ -410,12 +415,9 @@ static int assign_from(weir_ctx *ctx, const kafka_arg *a, kafka_src *s, int from
                                   ": %s", a->topics[p->topic], p->partition,
                                   a->cfg.start_timestamp,
                                   rd_kafka_err2str(err ? err : q->elems[i].err));
-            else if (q->elems[i].offset < 0) { /* none that late: its end */
-                int64_t lo, hi;
-                rd_kafka_query_watermark_offsets(s->rk, a->topics[p->topic], p->partition, &lo,
-                                                 &hi, tmo);
-                p->next = hi;
-            } else {
+            else if (q->elems[i].offset < 0) /* none that late: its end */
+                p->next = range[2 * i + 1];
+            else {
                 p->next = q->elems[i].offset;
             }
         }
@@ -431,14 +433,13 @@ static int assign_from(weir_ctx *ctx, const kafka_arg *a, kafka_src *s, int from
             part *p = &s->parts[from + i];
             if (p->next == -3)
                 p->next = q->elems[i].offset >= 0 ? q->elems[i].offset
-                                                   : (int64_t)(intptr_t)list->elems[i].opaque;
+                                                   : range[2 * i];
         }
         rd_kafka_topic_partition_list_destroy(q);
     }
     for (int i = 0; !r && i < list->cnt; i++) {
         part *p = &s->parts[from + i];
         list->elems[i].offset = p->next;
-        list->elems[i].opaque = NULL;
         if (p->stop >= 0 && p->next >= p->stop)
             p->done = true;
     }
@@ -451,6 +452,7 @@ static int assign_from(weir_ctx *ctx, const kafka_arg *a, kafka_src *s, int from
         }
     }
     rd_kafka_topic_partition_list_destroy(list);
+    free(range);
     return r;
 }
 
