@@ -2,6 +2,7 @@
  * brokers (rdkafka_mock.h), owned by a producer handle that does nothing
  * else, so that tests and examples can run Kafka jobs on a machine with no
  * broker. */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -81,4 +82,18 @@ int weir_kafka_mock_broker_down(weir_kafka_mock *m, int id)
 int weir_kafka_mock_broker_up(weir_kafka_mock *m, int id)
 {
     return m && rd_kafka_mock_broker_set_up(m->cluster, id) == 0 ? 0 : WEIR_EINVAL;
+}
+
+int weir_kafka_mock_request_errors(weir_kafka_mock *m, int api_key, int n, const int *errors)
+{
+    if (!m || api_key < 0 || api_key > INT16_MAX || n < 1 || !errors)
+        return WEIR_EINVAL;
+    rd_kafka_resp_err_t *e = malloc((size_t)n * sizeof *e);
+    if (!e)
+        return WEIR_ENOMEM;
+    for (int i = 0; i < n; i++)
+        e[i] = (rd_kafka_resp_err_t)errors[i];
+    rd_kafka_mock_push_request_errors_array(m->cluster, (int16_t)api_key, (size_t)n, e);
+    free(e);
+    return 0;
 }

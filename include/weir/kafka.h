@@ -117,12 +117,110 @@ typedef struct weir_kafka_source_config {
     int instances;
     /* How long metadata and offset queries may take at open, ms. 0: 10 000. */
     int64_t timeout_ms;
+    /* The topics are written by weir Kafka sinks with `watermarks` on (a
+     * repartition topic, docs/SCALING.md): a partition's watermark is the
+     * minimum over its writers' markers (the writers that are not idle),
+     * and the strategy in `watermarks` is not used for it (its idleness
+     * is). Bounded: a partition ends when every writer's end marker came
+     * (not at the offsets of the job's start). Markers never reach the
+     * deserializer. */
+    bool inband_watermarks;
 } weir_kafka_source_config;
 
 /* The source; its parallelism is the job's default unless set on the
  * stream. The config and its strings are copied. NULL (recorded) for a bad
  * config. */
 WEIR_EXPORT weir_stream *weir_source_kafka(weir_job *job, const weir_kafka_source_config *cfg);
+
+/* ---- the sink ----------------------------------------------------------------
+ * Writes a stream to a topic with its own librdkafka producer per subtask
+ * (docs/KAFKA.md, "Writing a topic"). Every delivery is checked: a record
+ * the cluster did not take fails the job with the broker's error, nothing
+ * is dropped silently. */
+
+/* What a record becomes in Kafka; the serializer fills it in. */
+typedef struct weir_kafka_record {
+    const void *key; /* NULL: no key */
+    size_t key_len;
+    const void *value; /* NULL: a tombstone */
+    size_t value_len;
+    /* WEIR_KAFKA_ANY_PARTITION: the partitioner's choice (by key) */
+    int32_t partition;
+    /* the Kafka timestamp, ms; starts as the record's (none: the producer's
+     * clock) */
+    int64_t timestamp;
+    /* the subtask's own scratch buffer of scratch_size bytes (the config's
+     * max_record_bytes): key and value may point into it, into the
+     * element, or at memory that outlives the call */
+    void *scratch;
+    size_t scratch_size;
+} weir_kafka_record;
+
+#define WEIR_KAFKA_ANY_PARTITION (-1)
+
+/* Turns an element into a record. Returns 0, WEIR_KAFKA_SKIP (1: nothing
+ * is written for it), or a negative WEIR_E* code to fail the job with a
+ * reason in why. Runs on the subtask's worker thread. */
+typedef int (*weir_kafka_serialize_fn)(const void *elem, int64_t timestamp, weir_kafka_record *rec,
+                                       char *why, size_t whysize, void *arg);
+#define WEIR_KAFKA_SERIALIZE_SKIP 1
+
+/* Chooses the partition of a record that has none: 0..partitions-1. */
+typedef int32_t (*weir_kafka_partition_fn)(const void *key, size_t key_len, const void *elem,
+                                           int32_t partitions, void *arg);
+
+typedef enum weir_kafka_guarantee {
+    /* Every record is acknowledged by the cluster before a checkpoint
+     * completes (the sink flushes in its snapshot) and before the job ends:
+     * nothing is lost; a restore may write some records again. */
+    WEIR_KAFKA_AT_LEAST_ONCE = 0,
+    /* Kafka transactions, one transactional id per subtask: the records
+     * between two checkpoints are kept in the checkpoint and written in one
+     * transaction when it completes (notify_complete); a read_committed
+     * consumer sees each exactly once, across kills and restores. Needs
+     * checkpoints. */
+    WEIR_KAFKA_EXACTLY_ONCE = 1
+} weir_kafka_guarantee;
+
+typedef struct weir_kafka_sink_config {
+    const char *name;              /* NULL: "kafka-sink" */
+    const char *bootstrap_servers; /* required */
+    const char *topic;             /* required; must exist */
+    /* librdkafka producer properties, passed through, as the source's.
+     * bootstrap.servers, transactional.id, enable.idempotence and
+     * acks are the sink's own and refused. */
+    const char *const *properties;
+    weir_kafka_serialize_fn serialize; /* required */
+    void *arg;
+    /* NULL: by key, murmur2 as Java's producer (records without a key are
+     * spread); called with the element for WEIR_KAFKA_ANY_PARTITION. */
+    weir_kafka_partition_fn partitioner;
+    void *partitioner_arg;
+    weir_kafka_guarantee guarantee;
+    /* EXACTLY_ONCE: required. Subtask i of instance k uses the
+     * transactional id PREFIX-k-i: unique to this sink in the cluster and
+     * the same across restarts (a restarted job fences its predecessor's
+     * producers and aborts what they left open). */
+    const char *transactional_id_prefix;
+    /* For a topic that a weir Kafka source downstream reads with
+     * inband_watermarks (a repartition topic between processes,
+     * docs/SCALING.md): every watermark, idle/active change and the end of
+     * input is written to every partition as a marker record (headers
+     * weir-wm, no value) that the source merges per partition. */
+    bool watermarks;
+    /* Scale-out: instance `instance` of `instances` processes (as the
+     * source's); names the writers in the markers. 0 and 0: one process. */
+    int instance;
+    int instances;
+    size_t max_record_bytes; /* the scratch buffer; 0: 64 KiB */
+    /* How long a flush or a transaction's commit may take, ms; longer
+     * fails the job. 0: 30 000. */
+    int64_t timeout_ms;
+} weir_kafka_sink_config;
+
+/* The sink on s; the config and its strings are copied. NULL (recorded)
+ * for a bad config. */
+WEIR_EXPORT weir_stream *weir_sink_kafka(weir_stream *s, const weir_kafka_sink_config *cfg);
 
 /* ---- the mock cluster ------------------------------------------------------
  * librdkafka's in-process mock cluster (rdkafka_mock.h): real brokers over
@@ -142,6 +240,13 @@ WEIR_EXPORT int weir_kafka_mock_topic(weir_kafka_mock *m, const char *topic, int
 /* Takes broker `id` down (its connections close, requests fail) or up. */
 WEIR_EXPORT int weir_kafka_mock_broker_down(weir_kafka_mock *m, int id);
 WEIR_EXPORT int weir_kafka_mock_broker_up(weir_kafka_mock *m, int id);
+/* The cluster answers the next n requests of Kafka API `api_key` (the
+ * protocol's numbers: 0 Produce, 1 Fetch, 2 ListOffsets, 3 Metadata, 8
+ * OffsetCommit, 22 InitProducerId, 24 AddPartitionsToTxn, 26 EndTxn, ...)
+ * with the Kafka error codes errors[0..n-1], in order, whichever broker
+ * takes them (0 answers normally). For fault tests. 0 or WEIR_EINVAL. */
+WEIR_EXPORT int weir_kafka_mock_request_errors(weir_kafka_mock *m, int api_key, int n,
+                                               const int *errors);
 
 #ifdef __cplusplus
 }
