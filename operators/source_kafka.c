@@ -35,6 +35,10 @@
 #include "builder.h"
 
 #define KAFKA_POSITION_TAG 0x4b414631u /* "KAF1" */
+#define KAFKA_WRITERS_TAG 0x4b414632u  /* "KAF2": positions with writers' watermarks */
+#define MARKER_HEADER "weir-wm"       /* sink_kafka.c's watermark markers */
+#define TXN_HEADER "weir-txn"         /* sink_kafka.c's commit markers */
+#define MAX_WRITERS 65536
 #define POLL_WAIT_MS 2
 
 /* ---- configuration ------------------------------------------------------- */
@@ -78,7 +82,16 @@ typedef struct part {
     int64_t countdown_start;
     bool idle;          /* marked idle by the idleness wrapper (or done) */
     void *gen;          /* a custom generator's instance */
+    /* inband_watermarks: what each writer of the partition said last */
+    struct writer_mark *writers;
+    int nwriters;
 } part;
+
+/* A writer's last marker in a partition (inband_watermarks). */
+typedef struct writer_mark {
+    int64_t watermark;
+    bool heard, idle, ended;
+} writer_mark;
 
 typedef struct kafka_src {
     const kafka_arg *a;
@@ -197,6 +210,9 @@ static int part_gen_create(weir_ctx *ctx, const kafka_arg *a, part *p)
 static void part_gen_destroy(const kafka_arg *a, part *p)
 {
     const weir_watermark_strategy *st = strategy(a);
+    free(p->writers);
+    p->writers = NULL;
+    p->nwriters = 0;
     if (st->kind == WEIR_WATERMARKS_CUSTOM && st->custom->destroy && p->gen)
         st->custom->destroy(p->gen);
     p->gen = NULL;
@@ -208,6 +224,8 @@ static int part_event(weir_ctx *ctx, const kafka_arg *a, part *p, int i, const v
 {
     const weir_watermark_strategy *st = strategy(a);
     p->elements++;
+    if (a->cfg.inband_watermarks)
+        return 0; /* the writers' markers are the watermarks */
     switch (st->kind) {
     case WEIR_WATERMARKS_BOUNDED:
     case WEIR_WATERMARKS_ASCENDING:
@@ -260,7 +278,7 @@ static int part_wrapped_probe(weir_ctx *ctx, const kafka_arg *a, part *p, int i)
 static int part_probe(weir_ctx *ctx, const kafka_arg *a, part *p, int i, int64_t now)
 {
     int64_t idleness = strategy(a)->idleness_ms;
-    if (p->done)
+    if (p->done || a->cfg.inband_watermarks)
         return 0;
     if (idleness <= 0)
         return part_wrapped_probe(ctx, a, p, i);
@@ -379,8 +397,8 @@ static int assign_from(weir_ctx *ctx, const kafka_arg *a, kafka_src *s, int from
                               a->topics[p->topic], p->partition, rd_kafka_err2str(err));
             break;
         }
-        if (a->cfg.bounded)
-            p->stop = hi;
+        if (a->cfg.bounded && !a->cfg.inband_watermarks)
+            p->stop = hi; /* in-band: the writers' end markers end it */
         if (p->next == RD_KAFKA_OFFSET_INVALID) { /* not restored: the start mode */
             switch (a->cfg.start) {
             case WEIR_KAFKA_LATEST:
@@ -676,6 +694,98 @@ static bool all_done(const kafka_src *s)
     return true;
 }
 
+/* Partition i's watermark and status from its writers' marks
+ * (inband_watermarks): nothing until every writer was heard; then the
+ * minimum over the writers that are neither idle nor ended; idle when all
+ * are; finished (bounded) or idle (unbounded) when all ended. */
+static int merge_writers(weir_ctx *ctx, const kafka_arg *a, kafka_src *s, int i)
+{
+    part *p = &s->parts[i];
+    int64_t min = WEIR_TS_MAX;
+    bool all_ended = true, any_active = false;
+    for (int w = 0; w < p->nwriters; w++) {
+        const writer_mark *m = &p->writers[w];
+        if (!m->heard)
+            return 0;
+        all_ended &= m->ended;
+        if (m->idle || m->ended)
+            continue;
+        any_active = true;
+        if (m->watermark < min)
+            min = m->watermark;
+    }
+    if (all_ended && a->cfg.bounded)
+        return mark_done(ctx, s, i);
+    if (!any_active) {
+        if (p->idle)
+            return 0;
+        p->idle = true;
+        return weir_source_partition_status(ctx, i, true);
+    }
+    if (p->idle) {
+        p->idle = false;
+        int r = weir_source_partition_status(ctx, i, false);
+        if (r < 0)
+            return r;
+    }
+    return min == WEIR_TS_MIN ? 0 : weir_source_partition_watermark(ctx, i, min);
+}
+
+/* A writer's marker "<writer> <writers> <kind> <watermark>" (sink_kafka.c)
+ * at partition i. A marker that names another number of writers is from a
+ * writing job that was rescaled or restarted differently: the writers are
+ * counted anew from it. */
+static int on_marker(weir_ctx *ctx, const kafka_arg *a, kafka_src *s, int i,
+                     const rd_kafka_message_t *m, const void *text, size_t len)
+{
+    part *p = &s->parts[i];
+    char buf[96];
+    int writer, writers;
+    char kind;
+    long long wm;
+    int used = 0;
+    if (len >= sizeof buf)
+        len = sizeof buf - 1;
+    memcpy(buf, text, len);
+    buf[len] = '\0';
+    if (sscanf(buf, "%d %d %c %lld%n", &writer, &writers, &kind, &wm, &used) != 4 ||
+        (size_t)used != len || writers < 1 || writers > MAX_WRITERS || writer < 0 ||
+        writer >= writers || !strchr("WIAE", kind))
+        return weir_ctx_fail(ctx, WEIR_EFORMAT,
+                             "kafka %s-%" PRId32 " offset %" PRId64 ": not a weir watermark "
+                             "marker: \"%s\"",
+                             a->topics[p->topic], p->partition, m->offset, buf);
+    if (writers != p->nwriters) {
+        writer_mark *wr = calloc((size_t)writers, sizeof *wr);
+        if (!wr)
+            return weir_ctx_fail(ctx, WEIR_ENOMEM, "out of memory for %d writers", writers);
+        for (int k = 0; k < writers; k++)
+            wr[k].watermark = WEIR_TS_MIN;
+        free(p->writers);
+        p->writers = wr;
+        p->nwriters = writers;
+    }
+    writer_mark *w = &p->writers[writer];
+    w->heard = true;
+    switch (kind) {
+    case 'W':
+        if (wm > w->watermark)
+            w->watermark = wm;
+        w->idle = false;
+        break;
+    case 'I':
+        w->idle = true;
+        break;
+    case 'A':
+        w->idle = false;
+        break;
+    default:
+        w->ended = true;
+        break;
+    }
+    return merge_writers(ctx, a, s, i);
+}
+
 static int one_message(weir_ctx *ctx, const kafka_arg *a, kafka_src *s, rd_kafka_message_t *m)
 {
     const char *topic = m->rkt ? rd_kafka_topic_name(m->rkt) : "?";
@@ -702,6 +812,25 @@ static int one_message(weir_ctx *ctx, const kafka_arg *a, kafka_src *s, rd_kafka
         return 0;
     if (p->stop >= 0 && m->offset >= p->stop)
         return mark_done(ctx, s, i);
+    rd_kafka_headers_t *hdrs = NULL;
+    if (rd_kafka_message_headers(m, &hdrs) != RD_KAFKA_RESP_ERR_NO_ERROR)
+        hdrs = NULL;
+    const void *hv;
+    size_t hl;
+    if (hdrs && rd_kafka_header_get_last(hdrs, TXN_HEADER, &hv, &hl) ==
+                    RD_KAFKA_RESP_ERR_NO_ERROR) {
+        p->next = m->offset + 1; /* an exactly-once sink's commit marker */
+        return 0;
+    }
+    if (a->cfg.inband_watermarks && !m->payload && !m->key && hdrs) {
+        const void *text;
+        size_t tlen;
+        if (rd_kafka_header_get_last(hdrs, MARKER_HEADER, &text, &tlen) ==
+            RD_KAFKA_RESP_ERR_NO_ERROR) {
+            p->next = m->offset + 1;
+            return on_marker(ctx, a, s, i, m, text, tlen);
+        }
+    }
     size_t max = a->cfg.max_value_bytes ? a->cfg.max_value_bytes : (size_t)1 << 20;
     if (m->len > max)
         return weir_ctx_fail(ctx, WEIR_EFORMAT,
@@ -710,9 +839,6 @@ static int one_message(weir_ctx *ctx, const kafka_arg *a, kafka_src *s, rd_kafka
                              topic, m->partition, m->offset, m->len, max);
     rd_kafka_timestamp_type_t tstype;
     int64_t kts = rd_kafka_message_timestamp(m, &tstype);
-    rd_kafka_headers_t *hdrs = NULL;
-    if (rd_kafka_message_headers(m, &hdrs) != RD_KAFKA_RESP_ERR_NO_ERROR)
-        hdrs = NULL;
     weir_kafka_message km = {.topic = topic,
                              .partition = m->partition,
                              .offset = m->offset,
@@ -760,6 +886,10 @@ static int src_next(weir_ctx *ctx)
         for (int i = 0; i < s->nparts; i++) {
             if (s->parts[i].done && (r = mark_done(ctx, s, i)) < 0)
                 return r;
+            /* restored writers' marks: a partition whose writers had all
+             * ended before the checkpoint hears none of them again */
+            if (s->parts[i].nwriters && (r = merge_writers(ctx, a, s, i)) < 0)
+                return r;
         }
     }
     if (atomic_load(&s->found_new) && (r = take_discovered(ctx, a, s)) < 0)
@@ -803,30 +933,65 @@ static int src_next(weir_ctx *ctx)
 
 /* ---- checkpoints ------------------------------------------------------------- */
 
-/* One partition's position: a piece is the tag, a count, then these. */
+/* One partition's position: a piece is the tag, a count, then these; with
+ * KAFKA_WRITERS_TAG each is followed by its writers' marks (nwriters of
+ * saved_writer). */
 typedef struct saved_part {
     char topic[256];
     int32_t partition;
-    int32_t pad_;
+    int32_t nwriters;
     int64_t next;
 } saved_part;
+
+typedef struct saved_writer {
+    int64_t watermark;
+    uint8_t heard, idle, ended, pad_[5];
+} saved_writer;
 
 static int src_snapshot(weir_ctx *ctx, weir_snapshot_writer *w)
 {
     const kafka_arg *a = weir_ctx_arg(ctx);
     kafka_src *s = weir_ctx_state(ctx);
-    uint32_t head[2] = {KAFKA_POSITION_TAG, 0};
+    uint32_t head[2] = {KAFKA_WRITERS_TAG, 0};
     for (int i = 0; i < s->nparts; i++)
         head[1] += s->parts[i].next >= 0;
     int r = weir_snapshot_write(w, head, sizeof head);
     for (int i = 0; !r && i < s->nparts; i++) {
-        if (s->parts[i].next < 0)
+        const part *p = &s->parts[i];
+        if (p->next < 0)
             continue;
-        saved_part sp = {.partition = s->parts[i].partition, .next = s->parts[i].next};
-        snprintf(sp.topic, sizeof sp.topic, "%s", a->topics[s->parts[i].topic]);
+        saved_part sp = {.partition = p->partition, .nwriters = p->nwriters, .next = p->next};
+        snprintf(sp.topic, sizeof sp.topic, "%s", a->topics[p->topic]);
         r = weir_snapshot_write(w, &sp, sizeof sp);
+        for (int k = 0; !r && k < p->nwriters; k++) {
+            const writer_mark *m = &p->writers[k];
+            saved_writer sw = {.watermark = m->watermark, .heard = m->heard, .idle = m->idle,
+                               .ended = m->ended};
+            r = weir_snapshot_write(w, &sw, sizeof sw);
+        }
     }
     return r;
+}
+
+/* Partition sp's writers' marks, from the checkpoint: a writer that ended
+ * before it is not heard again. */
+static int restore_writers(weir_ctx *ctx, part *p, const saved_part *sp, const unsigned char *b)
+{
+    free(p->writers);
+    p->writers = NULL;
+    p->nwriters = 0;
+    if (sp->nwriters == 0)
+        return 0;
+    if (!(p->writers = calloc((size_t)sp->nwriters, sizeof *p->writers)))
+        return weir_ctx_fail(ctx, WEIR_ENOMEM, "out of memory for %d writers", sp->nwriters);
+    p->nwriters = sp->nwriters;
+    for (int k = 0; k < sp->nwriters; k++) {
+        saved_writer sw;
+        memcpy(&sw, b + (size_t)k * sizeof sw, sizeof sw);
+        p->writers[k] = (writer_mark){.watermark = sw.watermark, .heard = sw.heard != 0,
+                                      .idle = sw.idle != 0, .ended = sw.ended != 0};
+    }
+    return 0;
 }
 
 static int src_restore(weir_ctx *ctx, weir_snapshot_reader *rd)
@@ -836,25 +1001,45 @@ static int src_restore(weir_ctx *ctx, weir_snapshot_reader *rd)
     const void *data;
     size_t len;
     while (weir_snapshot_next(rd, &data, &len) == 1) {
+        const unsigned char *b = data;
         uint32_t head[2];
         if (len < sizeof head)
-            return weir_ctx_fail(ctx, WEIR_EFORMAT, "restore: not a Kafka source's state");
-        memcpy(head, data, sizeof head);
-        if (head[0] != KAFKA_POSITION_TAG || len != sizeof head + head[1] * sizeof(saved_part))
-            return weir_ctx_fail(ctx, WEIR_EFORMAT, "restore: not a Kafka source's state");
+            goto bad;
+        memcpy(head, b, sizeof head);
+        if (head[0] != KAFKA_POSITION_TAG && head[0] != KAFKA_WRITERS_TAG)
+            goto bad;
+        bool writers = head[0] == KAFKA_WRITERS_TAG;
+        size_t at = sizeof head;
         for (uint32_t k = 0; k < head[1]; k++) {
             saved_part sp;
-            memcpy(&sp, (const unsigned char *)data + sizeof head + k * sizeof sp, sizeof sp);
+            if (len - at < sizeof sp)
+                goto bad;
+            memcpy(&sp, b + at, sizeof sp);
+            at += sizeof sp;
             sp.topic[sizeof sp.topic - 1] = '\0';
+            if (!writers)
+                sp.nwriters = 0; /* KAF1 had padding there */
+            if (sp.nwriters < 0 || sp.nwriters > MAX_WRITERS ||
+                (len - at) / sizeof(saved_writer) < (size_t)sp.nwriters)
+                goto bad;
             int t = topic_index(a, sp.topic);
             int i = t >= 0 ? find_part(s, t, sp.partition) : -1;
-            if (i >= 0) /* owned now: go on where the checkpoint was */
+            if (i >= 0) { /* owned now: go on where the checkpoint was */
                 s->parts[i].next = sp.next;
+                int r = restore_writers(ctx, &s->parts[i], &sp, b + at);
+                if (r < 0)
+                    return r;
+            }
+            at += (size_t)sp.nwriters * sizeof(saved_writer);
         }
+        if (at != len)
+            goto bad;
     }
     /* partitions the checkpoint did not know start by the start mode */
     s->restored = true;
     return assign_from(ctx, a, s, 0);
+bad:
+    return weir_ctx_fail(ctx, WEIR_EFORMAT, "restore: not a Kafka source's state");
 }
 
 static int src_notify(weir_ctx *ctx, int64_t id)

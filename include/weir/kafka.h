@@ -119,11 +119,12 @@ typedef struct weir_kafka_source_config {
     int64_t timeout_ms;
     /* The topics are written by weir Kafka sinks with `watermarks` on (a
      * repartition topic, docs/SCALING.md): a partition's watermark is the
-     * minimum over its writers' markers (the writers that are not idle),
-     * and the strategy in `watermarks` is not used for it (its idleness
-     * is). Bounded: a partition ends when every writer's end marker came
-     * (not at the offsets of the job's start). Markers never reach the
-     * deserializer. */
+     * minimum over its writers' markers (the writers that are not idle;
+     * idle when all are; nothing before every writer was heard), and the
+     * strategy in `watermarks` is not used (nor its idleness: the writers
+     * say when they are idle). Bounded: a partition ends when every
+     * writer's end marker came (not at the offsets of the job's start).
+     * Markers never reach the deserializer. */
     bool inband_watermarks;
 } weir_kafka_source_config;
 
