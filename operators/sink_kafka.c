@@ -44,6 +44,7 @@
 #include "weir/stream.h"
 #include "weir/time.h"
 #include "builder.h"
+#include "kafka_config.h"
 
 #define KAFKA_SINK_TAG 0x4b534b31u /* "KSK1" */
 #define POLL_EVERY 1024
@@ -65,9 +66,7 @@ static void arg_free(void *p)
         return;
     free(a->bootstrap);
     free(a->topic);
-    for (int i = 0; a->props && a->props[i]; i++)
-        free(a->props[i]);
-    free(a->props);
+    weir__kafka_free_properties(a->props);
     free(a->prefix);
     free(a);
 }
@@ -162,10 +161,7 @@ static int check_delivery(weir_ctx *ctx, const sink_arg *a, kafka_sink *s)
 
 static int set_conf(weir_ctx *ctx, rd_kafka_conf_t *conf, const char *k, const char *v)
 {
-    char err[256];
-    if (rd_kafka_conf_set(conf, k, v, err, sizeof err) != RD_KAFKA_CONF_OK)
-        return weir_ctx_fail(ctx, WEIR_EINVAL, "kafka sink property %s=%s: %s", k, v, err);
-    return 0;
+    return weir__kafka_conf_set(ctx, conf, "kafka sink", k, v);
 }
 
 static bool has_prop(const sink_arg *a, const char *k)
@@ -786,20 +782,9 @@ static const char *check_config(const weir_kafka_sink_config *c, char *why, size
         return "instance must be 0..instances-1";
     if (c->max_record_bytes > ((size_t)1 << 30))
         return "max_record_bytes is over 1 GiB";
-    for (int i = 0; c->properties && c->properties[i]; i += 2) {
-        if (!c->properties[i + 1]) {
-            snprintf(why, size, "property %s has no value (pairs, then NULL)", c->properties[i]);
-            return why;
-        }
-        for (size_t k = 0; k < sizeof sink_reserved / sizeof sink_reserved[0]; k++) {
-            if (strcmp(c->properties[i], sink_reserved[k]) == 0) {
-                snprintf(why, size, "property %s is the sink's own (see weir/kafka.h)",
-                         sink_reserved[k]);
-                return why;
-            }
-        }
-    }
-    return NULL;
+    return weir__kafka_check_properties(c->properties, sink_reserved,
+                                        sizeof sink_reserved / sizeof sink_reserved[0], "sink",
+                                        why, size);
 }
 
 weir_stream *weir_sink_kafka(weir_stream *s, const weir_kafka_sink_config *cfg)
@@ -818,17 +803,11 @@ weir_stream *weir_sink_kafka(weir_stream *s, const weir_kafka_sink_config *cfg)
     if (!a)
         return NULL;
     a->cfg = *cfg;
-    int nprops = 0;
-    while (cfg->properties && cfg->properties[nprops])
-        nprops += 2;
     a->bootstrap = strdup(cfg->bootstrap_servers);
     a->topic = strdup(cfg->topic);
-    a->props = calloc((size_t)nprops + 1, sizeof *a->props);
+    a->props = weir__kafka_copy_properties(cfg->properties);
     a->prefix = cfg->transactional_id_prefix ? strdup(cfg->transactional_id_prefix) : NULL;
-    bool ok = a->bootstrap && a->topic && a->props && (!cfg->transactional_id_prefix || a->prefix);
-    for (int i = 0; ok && i < nprops; i++)
-        ok = (a->props[i] = strdup(cfg->properties[i])) != NULL;
-    if (!ok) {
+    if (!a->bootstrap || !a->topic || !a->props || (cfg->transactional_id_prefix && !a->prefix)) {
         arg_free(a);
         weir_job_record_error(job, WEIR_ENOMEM, "%s: out of memory", call);
         return NULL;

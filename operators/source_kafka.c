@@ -33,6 +33,7 @@
 #include "weir/stream.h"
 #include "weir/time.h"
 #include "builder.h"
+#include "kafka_config.h"
 
 #define KAFKA_POSITION_TAG 0x4b414631u /* "KAF1" */
 #define KAFKA_WRITERS_TAG 0x4b414632u  /* "KAF2": positions with writers' watermarks */
@@ -60,9 +61,7 @@ static void arg_free(void *p)
     for (int i = 0; a->topics && i < a->cfg.ntopics; i++)
         free(a->topics[i]);
     free(a->topics);
-    for (int i = 0; a->props && a->props[i]; i++)
-        free(a->props[i]);
-    free(a->props);
+    weir__kafka_free_properties(a->props);
     free(a->group);
     free(a);
 }
@@ -314,10 +313,7 @@ static int probe_all(weir_ctx *ctx, const kafka_arg *a, kafka_src *s, int64_t no
 
 static int set_conf(weir_ctx *ctx, rd_kafka_conf_t *conf, const char *k, const char *v)
 {
-    char err[256];
-    if (rd_kafka_conf_set(conf, k, v, err, sizeof err) != RD_KAFKA_CONF_OK)
-        return weir_ctx_fail(ctx, WEIR_EINVAL, "kafka property %s=%s: %s", k, v, err);
-    return 0;
+    return weir__kafka_conf_set(ctx, conf, "kafka", k, v);
 }
 
 static int make_consumer(weir_ctx *ctx, const kafka_arg *a, kafka_src *s)
@@ -1112,20 +1108,9 @@ static const char *check_config(const weir_kafka_source_config *c, char *why, si
         return "a custom strategy needs its generator";
     if (st->idleness_ms < 0)
         return "with_idleness needs a timeout > 0";
-    for (int i = 0; c->properties && c->properties[i]; i += 2) {
-        if (!c->properties[i + 1]) {
-            snprintf(why, size, "property %s has no value (pairs, then NULL)", c->properties[i]);
-            return why;
-        }
-        for (size_t k = 0; k < sizeof reserved / sizeof reserved[0]; k++) {
-            if (strcmp(c->properties[i], reserved[k]) == 0) {
-                snprintf(why, size, "property %s is the source's own (see weir/kafka.h)",
-                         reserved[k]);
-                return why;
-            }
-        }
-    }
-    return NULL;
+    return weir__kafka_check_properties(c->properties, reserved,
+                                        sizeof reserved / sizeof reserved[0], "source", why,
+                                        size);
 }
 
 weir_stream *weir_source_kafka(weir_job *job, const weir_kafka_source_config *cfg)
@@ -1143,18 +1128,13 @@ weir_stream *weir_source_kafka(weir_job *job, const weir_kafka_source_config *cf
         return NULL;
     memset(a, 0, sizeof *a);
     a->cfg = *cfg;
-    int nprops = 0;
-    while (cfg->properties && cfg->properties[nprops])
-        nprops += 2;
     a->bootstrap = strdup(cfg->bootstrap_servers);
     a->topics = calloc((size_t)cfg->ntopics, sizeof *a->topics);
-    a->props = calloc((size_t)nprops + 1, sizeof *a->props);
+    a->props = weir__kafka_copy_properties(cfg->properties);
     a->group = cfg->group_id ? strdup(cfg->group_id) : NULL;
     bool ok = a->bootstrap && a->topics && a->props && (!cfg->group_id || a->group);
     for (int i = 0; ok && i < cfg->ntopics; i++)
         ok = (a->topics[i] = strdup(cfg->topics[i])) != NULL;
-    for (int i = 0; ok && i < nprops; i++)
-        ok = (a->props[i] = strdup(cfg->properties[i])) != NULL;
     if (!ok) {
         arg_free(a);
         weir_job_record_error(job, WEIR_ENOMEM, "weir_source_kafka: out of memory");
