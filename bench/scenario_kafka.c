@@ -28,11 +28,12 @@
  * interval, and every run of both rows reads it all again.
  *
  * Why the source, and not a timestamps operator after it, makes the
- * watermarks: a subtask reading several partitions gets them in turns of a
- * fetch each (tens of thousands of records), so one partition may be
- * hundreds of ms of event time ahead of another; one watermark over the
- * mix would make the other's records late, while the valve's minimum over
- * the partitions' own watermarks (docs/KAFKA.md) keeps every record.
+ * watermarks: a subtask reading several partitions gets their records
+ * interleaved a fetch's batches at a time, and nothing bounds how far one
+ * partition may then be ahead of another in event time; one watermark over
+ * the mix would make the other's records late once that passes the 100 ms
+ * bound, while the valve's minimum over the partitions' own watermarks
+ * (docs/KAFKA.md) keeps every record whatever the interleaving.
  *
  * The mock brokers keep at most about 5 MiB of record batches per partition
  * and drop the oldest beyond that (librdkafka's mock log limit). The
