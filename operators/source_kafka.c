@@ -330,6 +330,14 @@ static int make_consumer(weir_ctx *ctx, const kafka_arg *a, kafka_src *s)
         r = set_conf(ctx, conf, "enable.auto.offset.store", "false");
     if (!r)
         r = set_conf(ctx, conf, "enable.partition.eof", "true");
+    /* librdkafka stops fetching a partition whose queue holds more than
+     * queued.min.messages (100 000) and looks again only about a second
+     * later; next() drains the queue in bursts without waiting on it, so a
+     * partition of small records would idle most of each second. The byte
+     * bound (queued.max.messages.kbytes) still caps the memory. Properties
+     * below may set it otherwise. */
+    if (!r)
+        r = set_conf(ctx, conf, "queued.min.messages", "10000000");
     for (int i = 0; !r && a->props && a->props[i]; i += 2)
         r = set_conf(ctx, conf, a->props[i], a->props[i + 1]);
     if (r) {

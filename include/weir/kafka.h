@@ -214,8 +214,8 @@ typedef struct weir_kafka_sink_config {
     int instance;
     int instances;
     size_t max_record_bytes; /* the scratch buffer; 0: 64 KiB */
-    /* How long a flush or a transaction's commit may take, ms; longer
-     * fails the job. 0: 30 000. */
+    /* How long the topic's metadata at open, a flush or a transaction's
+     * commit may take, ms; longer fails the job. 0: 30 000. */
     int64_t timeout_ms;
 } weir_kafka_sink_config;
 
