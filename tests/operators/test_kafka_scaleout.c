@@ -16,6 +16,7 @@
 
 #include <librdkafka/rdkafka.h>
 
+#include "support/kafka_testutil.h"
 #include "support/weir_testutil.h"
 #include "weir/kafka.h"
 #include "weir/operator.h"
@@ -35,14 +36,6 @@ typedef struct counts {
 } counts;
 
 enum { KEYS = 13, PER_PARTITION = 400, IN_PARTITIONS = 4, RE_PARTITIONS = 3 };
-
-static weir_kafka_mock *mock(void)
-{
-    weir_kafka_mock *m = NULL;
-    char why[256] = "";
-    cr_assert_eq(weir_kafka_mock_create(1, &m, why, sizeof why), 0, "%s", why);
-    return m;
-}
 
 /* The input: per partition p, event i has key (7 * i + p) % KEYS, value
  * i + 1000 p and an ascending Kafka timestamp 1 + 5 i + p. */
@@ -94,13 +87,10 @@ static int serialize(const void *elem, int64_t ts, weir_kafka_record *rec, char 
     (void)whysize;
     (void)arg;
     const event *e = elem;
-    char *b = rec->scratch;
-    int kl = snprintf(b, 32, "%" PRId64, e->key);
-    int vl = snprintf(b + 32, 64, "k=%" PRId64 " v=%" PRId64, e->key, e->value);
-    rec->key = b;
-    rec->key_len = (size_t)kl;
-    rec->value = b + 32;
-    rec->value_len = (size_t)vl;
+    char key[32], value[64];
+    snprintf(key, sizeof key, "%" PRId64, e->key);
+    snprintf(value, sizeof value, "k=%" PRId64 " v=%" PRId64, e->key, e->value);
+    tk_record_text(rec, key, value);
     return 0;
 }
 
@@ -231,7 +221,7 @@ static counts *gather(weir_collect **cs, int n, size_t *total)
 Test(kafka_scaleout, two_instances_over_a_repartition_topic_give_one_instances_windows,
      .timeout = 120)
 {
-    weir_kafka_mock *m = mock();
+    weir_kafka_mock *m = tk_mock();
     cr_assert_eq(weir_kafka_mock_topic(m, "in", IN_PARTITIONS), 0);
     cr_assert_eq(weir_kafka_mock_topic(m, "rekey", RE_PARTITIONS), 0);
     produce_input(m);
@@ -300,7 +290,7 @@ static void write_marker(weir_kafka_mock *m, const char *text)
 
 Test(kafka_scaleout, a_malformed_marker_fails_the_job_with_its_offset, .timeout = 60)
 {
-    weir_kafka_mock *m = mock();
+    weir_kafka_mock *m = tk_mock();
     cr_assert_eq(weir_kafka_mock_topic(m, "rekey", 1), 0);
     write_marker(m, "0 1 W 100");
     write_marker(m, "3 2 W 100"); /* writer 3 of 2 */
@@ -342,7 +332,7 @@ static const weir_operator_vtable watch_vtable = {.version = WEIR_OPERATOR_VTABL
 
 Test(kafka_scaleout, markers_merge_per_partition_min_over_writers, .timeout = 60)
 {
-    weir_kafka_mock *m = mock();
+    weir_kafka_mock *m = tk_mock();
     cr_assert_eq(weir_kafka_mock_topic(m, "rekey", 1), 0);
     /* writer 0 at 500 (writer 1 not heard yet: nothing), writer 1 at 200:
      * 200; writer 1 idle: 500; writer 0 at 900: 900; both end: the

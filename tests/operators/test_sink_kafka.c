@@ -28,6 +28,7 @@
 
 #include <librdkafka/rdkafka.h>
 
+#include "support/kafka_testutil.h"
 #include "support/weir_testutil.h"
 #include "weir/checkpoint.h"
 #include "weir/generator.h"
@@ -40,14 +41,6 @@ typedef struct item {
     int64_t value;
 } item;
 
-static weir_kafka_mock *mock(void)
-{
-    weir_kafka_mock *m = NULL;
-    char why[256] = "";
-    cr_assert_eq(weir_kafka_mock_create(1, &m, why, sizeof why), 0, "%s", why);
-    return m;
-}
-
 /* key "k<id % 7>", value "id=<id> v=<value>" */
 static int serialize(const void *elem, int64_t ts, weir_kafka_record *rec, char *why,
                      size_t whysize, void *arg)
@@ -57,14 +50,10 @@ static int serialize(const void *elem, int64_t ts, weir_kafka_record *rec, char 
     (void)whysize;
     (void)arg;
     const item *it = elem;
-    char *buf = rec->scratch;
-    int kl = snprintf(buf, 32, "k%" PRId64, it->id % 7);
-    int vl = snprintf(buf + 32, rec->scratch_size - 32, "id=%" PRId64 " v=%" PRId64, it->id,
-                      it->value);
-    rec->key = buf;
-    rec->key_len = (size_t)kl;
-    rec->value = buf + 32;
-    rec->value_len = (size_t)vl;
+    char key[32], value[64];
+    snprintf(key, sizeof key, "k%" PRId64, it->id % 7);
+    snprintf(value, sizeof value, "id=%" PRId64 " v=%" PRId64, it->id, it->value);
+    tk_record_text(rec, key, value);
     return 0;
 }
 
@@ -201,7 +190,7 @@ static weir_kafka_sink_config sink_config(weir_kafka_mock *m, const char *topic)
 
 Test(sink_kafka, at_least_once_writes_every_record_with_key_and_timestamp, .timeout = 60)
 {
-    weir_kafka_mock *m = mock();
+    weir_kafka_mock *m = tk_mock();
     cr_assert_eq(weir_kafka_mock_topic(m, "out", 3), 0);
     enum { N = 600 };
     item *v = items(N);
@@ -255,7 +244,7 @@ static int skip_odd(const void *elem, int64_t ts, weir_kafka_record *rec, char *
 
 Test(sink_kafka, partitioner_chooses_and_serializer_skips, .timeout = 60)
 {
-    weir_kafka_mock *m = mock();
+    weir_kafka_mock *m = tk_mock();
     cr_assert_eq(weir_kafka_mock_topic(m, "out", 4), 0);
     enum { N = 200 };
     item *v = items(N);
@@ -282,7 +271,7 @@ Test(sink_kafka, partitioner_chooses_and_serializer_skips, .timeout = 60)
 
 Test(sink_kafka, a_refused_delivery_fails_the_job, .timeout = 60)
 {
-    weir_kafka_mock *m = mock();
+    weir_kafka_mock *m = tk_mock();
     cr_assert_eq(weir_kafka_mock_topic(m, "out", 1), 0);
     /* every produce request refused: the topic is not ours to write */
     int errs[64];
@@ -308,7 +297,7 @@ Test(sink_kafka, a_refused_delivery_fails_the_job, .timeout = 60)
 
 Test(sink_kafka, refusals, .timeout = 60)
 {
-    weir_kafka_mock *m = mock();
+    weir_kafka_mock *m = tk_mock();
     cr_assert_eq(weir_kafka_mock_topic(m, "out", 1), 0);
     item v[1] = {{0, 0}};
     int64_t t[1] = {1};
@@ -398,12 +387,11 @@ static int serialize_event(const void *elem, int64_t ts, weir_kafka_record *rec,
     const weir_gen_event *e = elem;
     if (kill_at > 0 && ++serialized == kill_at)
         raise(SIGKILL);
-    char *buf = rec->scratch;
+    char value[64];
     /* ids: partition * EO_EVENTS + seq */
-    int vl = snprintf(buf, rec->scratch_size, "id=%" PRId64 " k=%" PRId64,
-                      (int64_t)e->partition * EO_EVENTS + e->seq, e->key);
-    rec->value = buf;
-    rec->value_len = (size_t)vl;
+    snprintf(value, sizeof value, "id=%" PRId64 " k=%" PRId64,
+             (int64_t)e->partition * EO_EVENTS + e->seq, e->key);
+    tk_record_text(rec, NULL, value);
     return 0;
 }
 
@@ -487,7 +475,7 @@ static int run_child(const char *bootstrap, const char *chk, int sink_p, long ki
 
 static void kill_until_done(int seed, int p_first, int p_then, bool exactly)
 {
-    weir_kafka_mock *m = mock();
+    weir_kafka_mock *m = tk_mock();
     cr_assert_eq(weir_kafka_mock_topic(m, "eo", 3), 0);
     char tmpl[] = "/tmp/weir-kafka-eo-XXXXXX";
     char *tmp = mkdtemp(tmpl);

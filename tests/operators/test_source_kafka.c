@@ -16,6 +16,7 @@
 #include <librdkafka/rdkafka.h>
 
 #include "runtime/test_diag_support.h"
+#include "support/kafka_testutil.h"
 #include "support/weir_testutil.h"
 #include "weir/checkpoint.h"
 #include "weir/file_sink.h"
@@ -30,14 +31,6 @@ typedef struct rec {
     int32_t pad;
     int64_t offset;
 } rec;
-
-static weir_kafka_mock *mock(void)
-{
-    weir_kafka_mock *m = NULL;
-    char why[256] = "";
-    cr_assert_eq(weir_kafka_mock_create(1, &m, why, sizeof why), 0, "%s", why);
-    return m;
-}
 
 /* Writes n records "v=<first+i>" to a partition, with Kafka timestamps
  * ts0 + i * step, and waits until they are acknowledged. */
@@ -132,7 +125,7 @@ static void expect_values(const weir_collect *c, int64_t first, size_t n)
 
 Test(source_kafka, earliest_bounded_reads_every_record_once_with_kafka_timestamps)
 {
-    weir_kafka_mock *m = mock();
+    weir_kafka_mock *m = tk_mock();
     cr_assert_eq(weir_kafka_mock_topic(m, "orders", 4), 0);
     for (int p = 0; p < 4; p++)
         produce(m, "orders", p, 25, p * 25, 1000 + p, 10);
@@ -171,7 +164,7 @@ static bool mock_answers_offsets_by_time(weir_kafka_mock *m)
 
 Test(source_kafka, latest_and_timestamp_starts)
 {
-    weir_kafka_mock *m = mock();
+    weir_kafka_mock *m = tk_mock();
     cr_assert_eq(weir_kafka_mock_topic(m, "t", 2), 0);
     produce(m, "t", 0, 10, 0, 100, 100);  /* ts 100 .. 1000 */
     produce(m, "t", 1, 10, 10, 150, 100); /* ts 150 .. 1050 */
@@ -211,7 +204,7 @@ Test(source_kafka, latest_and_timestamp_starts)
 
 Test(source_kafka, committed_start_goes_on_after_the_last_run)
 {
-    weir_kafka_mock *m = mock();
+    weir_kafka_mock *m = tk_mock();
     cr_assert_eq(weir_kafka_mock_topic(m, "t", 2), 0);
     produce(m, "t", 0, 5, 0, 1, 1);
     produce(m, "t", 1, 5, 5, 1, 1);
@@ -236,7 +229,7 @@ Test(source_kafka, committed_start_goes_on_after_the_last_run)
 
 Test(source_kafka, skip_error_and_oversized_records)
 {
-    weir_kafka_mock *m = mock();
+    weir_kafka_mock *m = tk_mock();
     cr_assert_eq(weir_kafka_mock_topic(m, "t", 1), 0);
     produce(m, "t", 0, 3, 0, 0, 1);
     /* a "skip" record among them */
@@ -420,7 +413,7 @@ static void stop(runner *rn)
 
 Test(source_kafka, a_topic_that_appears_mid_run_is_discovered)
 {
-    weir_kafka_mock *m = mock();
+    weir_kafka_mock *m = tk_mock();
     const char *topic[] = {"later"};
     runner rn;
     start_unbounded(&rn, m, topic, weir_watermarks_none(), 50);
@@ -447,7 +440,7 @@ static void silent_partition(weir_kafka_mock *m)
 
 Test(source_kafka, a_silent_partition_holds_the_watermark_without_idleness)
 {
-    weir_kafka_mock *m = mock();
+    weir_kafka_mock *m = tk_mock();
     silent_partition(m);
     const char *topic[] = {"t"};
     runner rn;
@@ -464,7 +457,7 @@ Test(source_kafka, a_silent_partition_holds_the_watermark_without_idleness)
 
 Test(source_kafka, an_idle_partition_does_not_hold_the_watermark)
 {
-    weir_kafka_mock *m = mock();
+    weir_kafka_mock *m = tk_mock();
     silent_partition(m);
     const char *topic[] = {"t"};
     runner rn;
@@ -483,7 +476,7 @@ Test(source_kafka, an_idle_partition_does_not_hold_the_watermark)
 
 Test(source_kafka, two_instances_share_the_partitions_disjointly)
 {
-    weir_kafka_mock *m = mock();
+    weir_kafka_mock *m = tk_mock();
     cr_assert_eq(weir_kafka_mock_topic(m, "t", 5), 0);
     for (int p = 0; p < 5; p++)
         produce(m, "t", p, 7, p * 7, 1, 1);
@@ -554,7 +547,7 @@ static weir_job *savepoint_job(weir_kafka_mock *m, const char *const *topic, int
 
 Test(source_kafka, offsets_in_a_savepoint_resume_at_another_parallelism)
 {
-    weir_kafka_mock *m = mock();
+    weir_kafka_mock *m = tk_mock();
     cr_assert_eq(weir_kafka_mock_topic(m, "orders", 4), 0);
     for (int p = 0; p < 4; p++)
         produce(m, "orders", p, 200, p * 200, 1, 1);
@@ -626,7 +619,7 @@ static int weir_capture(const char *cmd, const char *path, char *out, size_t siz
 
 Test(source_kafka, the_capture_names_the_partition_that_holds_the_watermark)
 {
-    weir_kafka_mock *m = mock();
+    weir_kafka_mock *m = tk_mock();
     silent_partition(m);
     char *dir = td_tmpdir();
     char path[600];
