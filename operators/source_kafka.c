@@ -168,10 +168,13 @@ static int64_t timeout_of(const kafka_arg *a)
     return a->cfg.timeout_ms > 0 ? a->cfg.timeout_ms : 10000;
 }
 
-/* The partition counts of every topic (0 for one that does not exist). */
+/* The partition counts of every topic (0 for one that does not exist).
+ * Another error for a topic (not authorised, say) is returned, the topic's
+ * index in *bad. */
 static rd_kafka_resp_err_t partition_counts(rd_kafka_t *rk, const kafka_arg *a, int *counts,
-                                            int timeout_ms)
+                                            int timeout_ms, int *bad)
 {
+    *bad = -1;
     const struct rd_kafka_metadata *md = NULL;
     rd_kafka_resp_err_t err = rd_kafka_metadata(rk, 1, NULL, &md, timeout_ms);
     if (err)
@@ -179,12 +182,18 @@ static rd_kafka_resp_err_t partition_counts(rd_kafka_t *rk, const kafka_arg *a, 
     for (int t = 0; t < a->cfg.ntopics; t++) {
         counts[t] = 0;
         for (int i = 0; i < md->topic_cnt; i++) {
-            if (strcmp(md->topics[i].topic, a->topics[t]) == 0 && !md->topics[i].err)
+            if (strcmp(md->topics[i].topic, a->topics[t]) != 0)
+                continue;
+            if (!md->topics[i].err)
                 counts[t] = md->topics[i].partition_cnt;
+            else if (md->topics[i].err != RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART && !err) {
+                err = md->topics[i].err;
+                *bad = t;
+            }
         }
     }
     rd_kafka_metadata_destroy(md);
-    return RD_KAFKA_RESP_ERR_NO_ERROR;
+    return err;
 }
 
 /* ---- per-partition watermarks -------------------------------------------- */
@@ -375,6 +384,69 @@ static int add_part(weir_ctx *ctx, const kafka_arg *a, kafka_src *s, int topic, 
     return 0;
 }
 
+/* Kafka errors that a later request may not see (a leader moving, a
+ * broker busy or away): librdkafka retries them for fetches, and so do
+ * the source's own queries. */
+static bool retriable(rd_kafka_resp_err_t e)
+{
+    switch (e) {
+    case RD_KAFKA_RESP_ERR__TRANSPORT:
+    case RD_KAFKA_RESP_ERR__ALL_BROKERS_DOWN:
+    case RD_KAFKA_RESP_ERR__TIMED_OUT:
+    case RD_KAFKA_RESP_ERR__WAIT_COORD:
+    case RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART:
+    case RD_KAFKA_RESP_ERR_LEADER_NOT_AVAILABLE:
+    case RD_KAFKA_RESP_ERR_NOT_LEADER_FOR_PARTITION:
+    case RD_KAFKA_RESP_ERR_REQUEST_TIMED_OUT:
+    case RD_KAFKA_RESP_ERR_NETWORK_EXCEPTION:
+    case RD_KAFKA_RESP_ERR_COORDINATOR_LOAD_IN_PROGRESS:
+    case RD_KAFKA_RESP_ERR_COORDINATOR_NOT_AVAILABLE:
+    case RD_KAFKA_RESP_ERR_NOT_COORDINATOR:
+    case RD_KAFKA_RESP_ERR_NOT_ENOUGH_REPLICAS:
+    case RD_KAFKA_RESP_ERR_KAFKA_STORAGE_ERROR:
+    case RD_KAFKA_RESP_ERR_FENCED_LEADER_EPOCH:
+    case RD_KAFKA_RESP_ERR_UNKNOWN_LEADER_EPOCH:
+    case RD_KAFKA_RESP_ERR_OFFSET_NOT_AVAILABLE:
+        return true;
+    default:
+        return false;
+    }
+}
+
+/* Every partition of `list`'s first (which = -2) or end (-1) offset into
+ * out[i], by ListOffsets (one request per leader; rd_kafka_query_watermark_
+ * offsets asks twice per partition, and librdkafka 2.0 can report one
+ * answer's error as the other's success). Retriable errors are asked
+ * again until `tmo` ms have passed. */
+static rd_kafka_resp_err_t list_offsets(rd_kafka_t *rk, const rd_kafka_topic_partition_list_t *list,
+                                        int64_t which, int64_t *out, int tmo, int *bad)
+{
+    struct timespec t0, now;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    for (;;) {
+        rd_kafka_topic_partition_list_t *q = rd_kafka_topic_partition_list_copy(list);
+        for (int i = 0; i < q->cnt; i++)
+            q->elems[i].offset = which;
+        rd_kafka_resp_err_t err = rd_kafka_offsets_for_times(rk, q, tmo);
+        *bad = -1;
+        for (int i = 0; !err && i < q->cnt; i++) {
+            if (q->elems[i].err) {
+                err = q->elems[i].err;
+                *bad = i;
+            } else {
+                out[i] = q->elems[i].offset;
+            }
+        }
+        rd_kafka_topic_partition_list_destroy(q);
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        int64_t spent = (now.tv_sec - t0.tv_sec) * 1000 + (now.tv_nsec - t0.tv_nsec) / 1000000;
+        if (!err || !retriable(err) || spent >= tmo)
+            return err;
+        struct timespec pause = {0, 100 * 1000000L};
+        nanosleep(&pause, NULL);
+    }
+}
+
 /* Resolves the start (unless restored) and, bounded, the end offsets of
  * parts[from..], then assigns them. */
 static int assign_from(weir_ctx *ctx, const kafka_arg *a, kafka_src *s, int from)
@@ -383,24 +455,40 @@ static int assign_from(weir_ctx *ctx, const kafka_arg *a, kafka_src *s, int from
     if (n <= 0)
         return 0;
     int tmo = (int)timeout_of(a);
-    /* each partition's first and end offsets, asked once: [2 * i], [2 * i + 1] */
+    /* each partition's first offsets, then its end offsets */
     int64_t *range = calloc(2 * (size_t)n, sizeof *range);
     if (!range)
         return weir_ctx_fail(ctx, WEIR_ENOMEM, "out of memory for %d partitions", n);
     rd_kafka_topic_partition_list_t *list = rd_kafka_topic_partition_list_new(n);
+    for (int i = from; i < s->nparts; i++)
+        rd_kafka_topic_partition_list_add(list, a->topics[s->parts[i].topic],
+                                          s->parts[i].partition);
+    int64_t *lows = range, *highs = range + n;
+    int bad = -1;
+    rd_kafka_resp_err_t err = list_offsets(s->rk, list, RD_KAFKA_OFFSET_BEGINNING, lows, tmo, &bad);
+    if (!err)
+        err = list_offsets(s->rk, list, RD_KAFKA_OFFSET_END, highs, tmo, &bad);
     int r = 0;
-    for (int i = from; i < s->nparts; i++) {
-        part *p = &s->parts[i];
-        rd_kafka_topic_partition_t *tp =
-            rd_kafka_topic_partition_list_add(list, a->topics[p->topic], p->partition);
-        int64_t lo = 0, hi = 0;
-        rd_kafka_resp_err_t err = rd_kafka_query_watermark_offsets(
-            s->rk, a->topics[p->topic], p->partition, &lo, &hi, tmo);
-        if (err) {
+    if (err) {
+        if (bad >= 0)
             r = weir_ctx_fail(ctx, WEIR_EIO, "kafka %s-%" PRId32 ": its offsets: %s",
-                              a->topics[p->topic], p->partition, rd_kafka_err2str(err));
-            break;
+                              list->elems[bad].topic, list->elems[bad].partition,
+                              rd_kafka_err2str(err));
+        else {
+            char names[256] = "";
+            size_t used = 0;
+            for (int i = 0; i < list->cnt && used < sizeof names - 64; i++)
+                used += (size_t)snprintf(names + used, sizeof names - used, "%s%s-%" PRId32,
+                                         i ? ", " : "", list->elems[i].topic,
+                                         list->elems[i].partition);
+            r = weir_ctx_fail(ctx, WEIR_EIO, "kafka %s%s: their offsets: %s", names,
+                              used >= sizeof names - 64 ? ", ..." : "", rd_kafka_err2str(err));
         }
+    }
+    for (int i = from; !r && i < s->nparts; i++) {
+        part *p = &s->parts[i];
+        rd_kafka_topic_partition_t *tp = &list->elems[i - from];
+        int64_t lo = lows[i - from], hi = highs[i - from];
         if (a->cfg.bounded && !a->cfg.inband_watermarks)
             p->stop = hi; /* in-band: the writers' end markers end it */
         if (p->next == RD_KAFKA_OFFSET_INVALID) { /* not restored: the start mode */
@@ -422,12 +510,10 @@ static int assign_from(weir_ctx *ctx, const kafka_arg *a, kafka_src *s, int from
             if (p->next >= 0 && p->next < lo)
                 p->next = lo;
         }
-        range[2 * (i - from)] = lo;
-        range[2 * (i - from) + 1] = hi;
     }
     if (!r && a->cfg.start == WEIR_KAFKA_TIMESTAMP) {
         rd_kafka_topic_partition_list_t *q = rd_kafka_topic_partition_list_copy(list);
-        rd_kafka_resp_err_t err = rd_kafka_offsets_for_times(s->rk, q, tmo);
+        err = rd_kafka_offsets_for_times(s->rk, q, tmo);
         for (int i = 0; !r && i < q->cnt; i++) {
             part *p = &s->parts[from + i];
             if (p->next != -2)
@@ -438,7 +524,7 @@ static int assign_from(weir_ctx *ctx, const kafka_arg *a, kafka_src *s, int from
                                   a->cfg.start_timestamp,
                                   rd_kafka_err2str(err ? err : q->elems[i].err));
             else if (q->elems[i].offset < 0) /* none that late: its end */
-                p->next = range[2 * i + 1];
+                p->next = highs[i];
             else {
                 p->next = q->elems[i].offset;
             }
@@ -447,7 +533,7 @@ static int assign_from(weir_ctx *ctx, const kafka_arg *a, kafka_src *s, int from
     }
     if (!r && a->cfg.start == WEIR_KAFKA_COMMITTED) {
         rd_kafka_topic_partition_list_t *q = rd_kafka_topic_partition_list_copy(list);
-        rd_kafka_resp_err_t err = rd_kafka_committed(s->rk, q, tmo);
+        err = rd_kafka_committed(s->rk, q, tmo);
         if (err)
             r = weir_ctx_fail(ctx, WEIR_EIO, "kafka group %s: its committed offsets: %s", a->group,
                               rd_kafka_err2str(err));
@@ -455,7 +541,7 @@ static int assign_from(weir_ctx *ctx, const kafka_arg *a, kafka_src *s, int from
             part *p = &s->parts[from + i];
             if (p->next == -3)
                 p->next = q->elems[i].offset >= 0 ? q->elems[i].offset
-                                                   : range[2 * i];
+                                                   : lows[i];
         }
         rd_kafka_topic_partition_list_destroy(q);
     }
@@ -500,7 +586,9 @@ static void *discover(void *arg)
         if (s->stop)
             break;
         pthread_mutex_unlock(&s->lock);
-        rd_kafka_resp_err_t err = partition_counts(s->rk, a, counts, (int)timeout_of(a));
+        int bad;
+        /* a failed look is tried again at the next interval */
+        rd_kafka_resp_err_t err = partition_counts(s->rk, a, counts, (int)timeout_of(a), &bad);
         pthread_mutex_lock(&s->lock);
         if (!err) {
             memcpy(s->found, counts, (size_t)a->cfg.ntopics * sizeof *counts);
@@ -597,7 +685,11 @@ static int open_consumer(weir_ctx *ctx)
     if (r < 0)
         return r;
     int *counts = s->found;
-    rd_kafka_resp_err_t err = partition_counts(s->rk, a, counts, (int)timeout_of(a));
+    int bad;
+    rd_kafka_resp_err_t err = partition_counts(s->rk, a, counts, (int)timeout_of(a), &bad);
+    if (err && bad >= 0)
+        return weir_ctx_fail(ctx, WEIR_EIO, "kafka topic %s at %s: %s", a->topics[bad],
+                             a->bootstrap, rd_kafka_err2str(err));
     if (err)
         return weir_ctx_fail(ctx, WEIR_EIO, "kafka %s: the topics' partitions: %s", a->bootstrap,
                              rd_kafka_err2str(err));
@@ -801,9 +893,8 @@ static int one_message(weir_ctx *ctx, const kafka_arg *a, kafka_src *s, rd_kafka
         return 0;
     }
     if (m->err) {
-        if (m->err == RD_KAFKA_RESP_ERR__TRANSPORT || m->err == RD_KAFKA_RESP_ERR__ALL_BROKERS_DOWN ||
-            m->err == RD_KAFKA_RESP_ERR__TIMED_OUT)
-            return 0; /* librdkafka reconnects and retries */
+        if (retriable(m->err))
+            return 0; /* librdkafka reconnects and fetches again */
         if (i < 0)
             return weir_ctx_fail(ctx, WEIR_EIO, "kafka: %s", rd_kafka_message_errstr(m));
         return weir_ctx_fail(ctx, WEIR_EIO, "kafka %s-%" PRId32 ": %s", topic, m->partition,
