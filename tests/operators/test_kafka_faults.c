@@ -383,6 +383,26 @@ Test(kafka_faults, the_broker_down_and_back_mid_read_loses_and_repeats_nothing, 
 
 /* ---- errors on Fetch ------------------------------------------------------- */
 
+/* A read of `per` records a partition while the next n requests of Kafka
+ * API `api` are answered with errors[]: every record once (failure NULL),
+ * or the job fails with `failure` in its message, naming a partition. */
+static void read_with_errors(int per, int api, const int *errors, int n, const char *failure)
+{
+    produced pr;
+    weir_kafka_mock *m = cluster_with_records(per, &pr);
+    cr_assert_eq(weir_kafka_mock_request_errors(m, api, n, errors), 0);
+    sink_reset(LONG_MAX);
+    weir_kafka_source_config kc = source(m);
+    runner rn;
+    start(&rn, &kc);
+    if (failure)
+        expect_failure(&rn, failure);
+    else
+        expect_every_record_once(&rn, &pr);
+    weir_job_destroy(rn.job);
+    weir_kafka_mock_destroy(m);
+}
+
 /* Errors librdkafka's fetcher handles itself: it refreshes the metadata,
  * finds the same leader and fetches again from where it was. The injected
  * errors answer the consumers' first fetches (nothing else fetches from
@@ -390,19 +410,10 @@ Test(kafka_faults, the_broker_down_and_back_mid_read_loses_and_repeats_nothing, 
  * source. */
 Test(kafka_faults, fetch_errors_librdkafka_retries_lose_and_repeat_nothing, .timeout = 300)
 {
-    produced pr;
-    weir_kafka_mock *m = cluster_with_records(300, &pr);
     const int errors[] = {ERR_NOT_LEADER_OR_FOLLOWER, ERR_UNKNOWN_TOPIC_OR_PART,
                           ERR_NOT_LEADER_OR_FOLLOWER, ERR_LEADER_NOT_AVAILABLE,
                           ERR_UNKNOWN_TOPIC_OR_PART,  ERR_NOT_LEADER_OR_FOLLOWER};
-    cr_assert_eq(weir_kafka_mock_request_errors(m, API_FETCH, 6, errors), 0);
-    sink_reset(LONG_MAX);
-    weir_kafka_source_config kc = source(m);
-    runner rn;
-    start(&rn, &kc);
-    expect_every_record_once(&rn, &pr);
-    weir_job_destroy(rn.job);
-    weir_kafka_mock_destroy(m);
+    read_with_errors(300, API_FETCH, errors, 6, NULL);
 }
 
 /* A partition error that librdkafka hands to the application and then
@@ -410,17 +421,8 @@ Test(kafka_faults, fetch_errors_librdkafka_retries_lose_and_repeat_nothing, .tim
  * source_kafka.c) and the read loses and repeats nothing. */
 Test(kafka_faults, a_request_timeout_on_fetch_is_ridden_out, .timeout = 300)
 {
-    produced pr;
-    weir_kafka_mock *m = cluster_with_records(300, &pr);
     const int errors[] = {ERR_REQUEST_TIMED_OUT, ERR_REQUEST_TIMED_OUT};
-    cr_assert_eq(weir_kafka_mock_request_errors(m, API_FETCH, 2, errors), 0);
-    sink_reset(LONG_MAX);
-    weir_kafka_source_config kc = source(m);
-    runner rn;
-    start(&rn, &kc);
-    expect_every_record_once(&rn, &pr);
-    weir_job_destroy(rn.job);
-    weir_kafka_mock_destroy(m);
+    read_with_errors(300, API_FETCH, errors, 2, NULL);
 }
 
 /* No retry cures an authorization failure: librdkafka reports it once per
@@ -429,17 +431,8 @@ Test(kafka_faults, a_request_timeout_on_fetch_is_ridden_out, .timeout = 300)
 Test(kafka_faults, an_authorization_failure_on_fetch_fails_the_job_naming_the_partition,
      .timeout = 300)
 {
-    produced pr;
-    weir_kafka_mock *m = cluster_with_records(100, &pr);
     const int errors[] = {ERR_TOPIC_AUTHORIZATION_FAILED};
-    cr_assert_eq(weir_kafka_mock_request_errors(m, API_FETCH, 1, errors), 0);
-    sink_reset(LONG_MAX);
-    weir_kafka_source_config kc = source(m);
-    runner rn;
-    start(&rn, &kc);
-    expect_failure(&rn, "Fetch from broker 1 failed: Broker: Topic authorization failed");
-    weir_job_destroy(rn.job);
-    weir_kafka_mock_destroy(m);
+    read_with_errors(100, API_FETCH, errors, 1, "Fetch from broker 1 failed: Broker: Topic authorization failed");
 }
 
 /* ---- errors on ListOffsets, when the source assigns its partitions -------- */
@@ -452,31 +445,13 @@ Test(kafka_faults, an_authorization_failure_on_fetch_fails_the_job_naming_the_pa
  * librdkafka 2.0.2: a partition then read as empty.) */
 Test(kafka_faults, retriable_list_offsets_errors_at_the_start_are_retried, .timeout = 300)
 {
-    produced pr;
-    weir_kafka_mock *m = cluster_with_records(100, &pr);
     const int errors[] = {ERR_REQUEST_TIMED_OUT, ERR_LEADER_NOT_AVAILABLE, ERR_REQUEST_TIMED_OUT};
-    cr_assert_eq(weir_kafka_mock_request_errors(m, API_LIST_OFFSETS, 3, errors), 0);
-    sink_reset(LONG_MAX);
-    weir_kafka_source_config kc = source(m);
-    runner rn;
-    start(&rn, &kc);
-    expect_every_record_once(&rn, &pr);
-    weir_job_destroy(rn.job);
-    weir_kafka_mock_destroy(m);
+    read_with_errors(100, API_LIST_OFFSETS, errors, 3, NULL);
 }
 
 /* No retry cures it: the job fails at the start, naming the partition. */
 Test(kafka_faults, an_authorization_failure_on_list_offsets_fails_the_job, .timeout = 300)
 {
-    produced pr;
-    weir_kafka_mock *m = cluster_with_records(100, &pr);
     const int errors[] = {ERR_TOPIC_AUTHORIZATION_FAILED};
-    cr_assert_eq(weir_kafka_mock_request_errors(m, API_LIST_OFFSETS, 1, errors), 0);
-    sink_reset(LONG_MAX);
-    weir_kafka_source_config kc = source(m);
-    runner rn;
-    start(&rn, &kc);
-    expect_failure(&rn, " offsets: Broker: Topic authorization failed");
-    weir_job_destroy(rn.job);
-    weir_kafka_mock_destroy(m);
+    read_with_errors(100, API_LIST_OFFSETS, errors, 1, " offsets: Broker: Topic authorization failed");
 }
