@@ -432,7 +432,8 @@ Test(kafka_faults, an_authorization_failure_on_fetch_fails_the_job_naming_the_pa
      .timeout = 300)
 {
     const int errors[] = {ERR_TOPIC_AUTHORIZATION_FAILED};
-    read_with_errors(100, API_FETCH, errors, 1, "Fetch from broker 1 failed: Broker: Topic authorization failed");
+    read_with_errors(100, API_FETCH, errors, 1,
+                     "Fetch from broker 1 failed: Broker: Topic authorization failed");
 }
 
 /* ---- errors on ListOffsets, when the source assigns its partitions -------- */
@@ -453,5 +454,6 @@ Test(kafka_faults, retriable_list_offsets_errors_at_the_start_are_retried, .time
 Test(kafka_faults, an_authorization_failure_on_list_offsets_fails_the_job, .timeout = 300)
 {
     const int errors[] = {ERR_TOPIC_AUTHORIZATION_FAILED};
-    read_with_errors(100, API_LIST_OFFSETS, errors, 1, " offsets: Broker: Topic authorization failed");
+    read_with_errors(100, API_LIST_OFFSETS, errors, 1,
+                     " offsets: Broker: Topic authorization failed");
 }
