@@ -3,9 +3,9 @@
  * read and coming back, errors injected into the consumers' Fetch requests
  * (those librdkafka retries itself, a request timeout, an authorization
  * failure) and into the ListOffsets queries the source makes when it
- * assigns its partitions (retriable ones, an authorization failure). A fault the consumer rides out must lose and
- * repeat nothing: the sink counts the records, sums a checksum of each
- * one's (partition, offset, value) and flags any it sees twice, against
+ * assigns its partitions (retriable ones, an authorization failure). A
+ * fault the consumer rides out must lose and repeat nothing: the sink
+ * counts the records, sums a checksum of each one's (partition, offset, value) and flags any it sees twice, against
  * what the producer's delivery reports say the cluster stored. A fault the
  * source gives up on must end the job with a message that names Kafka, the
  * partition and the error, and free everything (the ASan build checks). No
