@@ -712,8 +712,14 @@ static int sink_restore(weir_ctx *ctx, weir_snapshot_reader *rd)
     size_t len;
     int got;
     while ((got = weir_snapshot_next(rd, &data, &len)) == 1) {
-        if (a->cfg.guarantee != WEIR_KAFKA_EXACTLY_ONCE || len == 0)
+        if (len == 0)
             continue; /* at-least-once keeps nothing */
+        if (a->cfg.guarantee != WEIR_KAFKA_EXACTLY_ONCE)
+            return weir_ctx_fail(ctx, WEIR_EINVAL,
+                                 "kafka sink %s: restore: the checkpoint holds an exactly-once "
+                                 "sink's records not yet in Kafka; restore it with "
+                                 "WEIR_KAFKA_EXACTLY_ONCE (at-least-once would drop them)",
+                                 a->topic);
         int r = restore_piece(ctx, a, s, data, len);
         if (r < 0)
             return r;
