@@ -245,40 +245,20 @@ static weir_kafka_source_config source(weir_kafka_mock *m)
                                       .timeout_ms = 5000};
 }
 
-/* A job run on a thread of its own, so that the test can make faults while
- * it runs and give up on it at a deadline. */
-typedef struct runner {
-    weir_job *job;
-    int r;
-    atomic_int done;
-    pthread_t thread;
-} runner;
-
-static void *run_thread(void *arg)
-{
-    runner *rn = arg;
-    rn->r = weir_job_run(rn->job);
-    atomic_store(&rn->done, 1);
-    return NULL;
-}
-
 /* Starts source -> count_sink at parallelism 2: two consumers, the three
  * partitions shared 2 + 1, each subtask's sink chained to its source. */
-static void start(runner *rn, const weir_kafka_source_config *kc)
+static void start(tu_runner *rn, const weir_kafka_source_config *kc)
 {
     weir_job *job = tu_job(&(weir_job_config){.parallelism = 2, .workers = 2,
                                               .diag = {.level = WEIR_DIAG_OFF}});
     weir_stream *s = weir_source_kafka(job, kc);
     cr_assert_not_null(weir_sink_callback(s, count_sink, NULL), "%s", weir_job_error(job));
-    rn->job = job;
-    rn->r = 0;
-    atomic_store(&rn->done, 0);
-    cr_assert_eq(pthread_create(&rn->thread, NULL, run_thread, rn), 0);
+    tu_runner_start(rn, job);
 }
 
 /* Waits for the run's end and returns weir_job_run's result; at the
  * deadline cancels the run and fails the test. The job is left to destroy. */
-static int finish(runner *rn)
+static int finish(tu_runner *rn)
 {
     int64_t until = now_ms() + DEADLINE_MS;
     while (!atomic_load(&rn->done) && now_ms() < until)
@@ -291,12 +271,12 @@ static int finish(runner *rn)
     pthread_join(rn->thread, NULL);
     cr_assert(!hung, "the run did not end within %d ms (%ld records came)", DEADLINE_MS,
               atomic_load(&got));
-    return rn->r;
+    return rn->result;
 }
 
 /* Waits until the sink holds at its gate; fails at the deadline or if the
  * run ended first. */
-static void wait_for_gate(runner *rn)
+static void wait_for_gate(tu_runner *rn)
 {
     int64_t until = now_ms() + DEADLINE_MS;
     while (!at_gate() && !atomic_load(&rn->done) && now_ms() < until)
@@ -308,7 +288,7 @@ static void wait_for_gate(runner *rn)
 }
 
 /* The run succeeded and the sink had every stored record exactly once. */
-static void expect_every_record_once(runner *rn, const produced *pr)
+static void expect_every_record_once(tu_runner *rn, const produced *pr)
 {
     int r = finish(rn);
     cr_assert_eq(r, 0, "the run failed: %d (%s): %s", r, weir_err_name(r),
@@ -323,7 +303,7 @@ static void expect_every_record_once(runner *rn, const produced *pr)
 
 /* The run failed with a message from the source's subtask that names one
  * of the topic's partitions ("kafka t-<p>: ") and holds `what`. */
-static void expect_failure(runner *rn, const char *what)
+static void expect_failure(tu_runner *rn, const char *what)
 {
     int r = finish(rn);
     const char *msg = weir_job_error(rn->job);
@@ -363,7 +343,7 @@ Test(kafka_faults, the_broker_down_and_back_mid_read_loses_and_repeats_nothing, 
     weir_kafka_source_config kc = source(m);
     kc.properties = props;
     sink_reset(300);
-    runner rn;
+    tu_runner rn;
     start(&rn, &kc);
 
     wait_for_gate(&rn);
@@ -393,7 +373,7 @@ static void read_with_errors(int per, int api, const int *errors, int n, const c
     cr_assert_eq(weir_kafka_mock_request_errors(m, api, n, errors), 0);
     sink_reset(LONG_MAX);
     weir_kafka_source_config kc = source(m);
-    runner rn;
+    tu_runner rn;
     start(&rn, &kc);
     if (failure)
         expect_failure(&rn, failure);

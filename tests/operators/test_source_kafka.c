@@ -340,19 +340,6 @@ static const weir_operator_vtable wm_tap = {
     .on_watermark = record_wm,
 };
 
-typedef struct runner {
-    weir_job *job;
-    int r;
-    pthread_t thread;
-} runner;
-
-static void *run_thread(void *arg)
-{
-    runner *rn = arg;
-    rn->r = weir_job_run(rn->job);
-    return NULL;
-}
-
 static void sleep_ms(long ms)
 {
     struct timespec t = {ms / 1000, (ms % 1000) * 1000000L};
@@ -361,7 +348,7 @@ static void sleep_ms(long ms)
 
 /* An unbounded read of `topic` into the watermark tap and a counting sink,
  * on the system clock, in a thread of its own. */
-static void start_captured(runner *rn, weir_kafka_mock *m, const char *const *topic,
+static void start_captured(tu_runner *rn, weir_kafka_mock *m, const char *const *topic,
                            weir_watermark_strategy wm, int64_t discovery, const char *capture)
 {
     atomic_store(&seen, 0);
@@ -378,11 +365,10 @@ static void start_captured(runner *rn, weir_kafka_mock *m, const char *const *to
     weir_stream *s = weir_source_kafka(job, &kc);
     s = weir_stream_process(s, &(weir_process_spec){.vtable = &wm_tap, .out_size = sizeof(rec)});
     cr_assert_not_null(weir_sink_callback(s, count_sink, NULL), "%s", weir_job_error(job));
-    rn->job = job;
-    cr_assert_eq(pthread_create(&rn->thread, NULL, run_thread, rn), 0);
+    tu_runner_start(rn, job);
 }
 
-static void start_unbounded(runner *rn, weir_kafka_mock *m, const char *const *topic,
+static void start_unbounded(tu_runner *rn, weir_kafka_mock *m, const char *const *topic,
                             weir_watermark_strategy wm, int64_t discovery)
 {
     start_captured(rn, m, topic, wm, discovery, NULL);
@@ -404,7 +390,7 @@ static int64_t want_wm;
 static bool seen_enough(void) { return atomic_load(&seen) >= want_seen; }
 static bool wm_reached(void) { return atomic_load(&max_wm) >= want_wm; }
 
-static void stop(runner *rn)
+static void stop(tu_runner *rn)
 {
     weir_job_cancel(rn->job);
     pthread_join(rn->thread, NULL);
@@ -415,7 +401,7 @@ Test(source_kafka, a_topic_that_appears_mid_run_is_discovered)
 {
     weir_kafka_mock *m = tk_mock();
     const char *topic[] = {"later"};
-    runner rn;
+    tu_runner rn;
     start_unbounded(&rn, m, topic, weir_watermarks_none(), 50);
     sleep_ms(200); /* running, with no partition: idle */
     cr_assert_eq(atomic_load(&seen), 0);
@@ -443,7 +429,7 @@ Test(source_kafka, a_silent_partition_holds_the_watermark_without_idleness)
     weir_kafka_mock *m = tk_mock();
     silent_partition(m);
     const char *topic[] = {"t"};
-    runner rn;
+    tu_runner rn;
     start_unbounded(&rn, m, topic, weir_watermarks_bounded(0), WEIR_DISABLED);
     want_seen = 302;
     cr_assert(wait_for(seen_enough));
@@ -460,7 +446,7 @@ Test(source_kafka, an_idle_partition_does_not_hold_the_watermark)
     weir_kafka_mock *m = tk_mock();
     silent_partition(m);
     const char *topic[] = {"t"};
-    runner rn;
+    tu_runner rn;
     weir_watermark_strategy st = weir_watermarks_bounded(0);
     st.idleness_ms = 100;
     st.interval_ms = 20;
@@ -559,17 +545,16 @@ Test(source_kafka, offsets_in_a_savepoint_resume_at_another_parallelism)
     snprintf(sp, sizeof sp, "%s/sp", dir);
 
     weir_job *job = savepoint_job(m, topic, 2, out, chk, NULL);
-    runner rn = {.job = job};
-    pthread_t t;
-    cr_assert_eq(pthread_create(&t, NULL, run_thread, &rn), 0);
+    tu_runner rn;
+    tu_runner_start(&rn, job);
     sleep_ms(150);
 
     char why[512] = "";
     int64_t id = 0;
     int r = weir_job_savepoint(job, sp, true, &id, why, sizeof why);
-    pthread_join(t, NULL);
-    cr_assert_eq(r, 0, "savepoint: %s (the run: %d, %s)", why, rn.r, weir_job_error(job));
-    cr_assert_eq(rn.r, WEIR_ECANCELED, "%s", weir_job_error(job));
+    pthread_join(rn.thread, NULL);
+    cr_assert_eq(r, 0, "savepoint: %s (the run: %d, %s)", why, rn.result, weir_job_error(job));
+    cr_assert_eq(rn.result, WEIR_ECANCELED, "%s", weir_job_error(job));
     weir_job_destroy(job);
 
     job = savepoint_job(m, topic, 3, out, chk, sp);
@@ -629,7 +614,7 @@ Test(source_kafka, the_capture_names_the_partition_that_holds_the_watermark)
     weir_watermark_strategy st = weir_watermarks_bounded(0);
     st.idleness_ms = 100;
     st.interval_ms = 10;
-    runner rn;
+    tu_runner rn;
     start_captured(&rn, m, topic, st, WEIR_DISABLED, path);
     want_wm = 3000;
     cr_assert(wait_for(wm_reached), "the watermark goes on with t-1 idle: %lld",

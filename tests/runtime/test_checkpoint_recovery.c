@@ -446,18 +446,6 @@ Test(checkpoint_recovery, alignment_under_backpressure, .timeout = 120)
 
 /* ---- savepoints ------------------------------------------------------------ */
 
-typedef struct runner {
-    weir_job *job;
-    int result;
-} runner;
-
-static void *run_thread(void *arg)
-{
-    runner *r = arg;
-    r->result = weir_job_run(r->job);
-    return NULL;
-}
-
 static void sleep_ms(int ms)
 {
     struct timespec t = {ms / 1000, (long)(ms % 1000) * 1000000L};
@@ -474,15 +462,15 @@ Test(checkpoint_recovery, savepoint_on_demand, .timeout = 60)
     snprintf(chk, sizeof chk, "%s/chk", tmp);
     snprintf(sp, sizeof sp, "%s/savepoints", tmp);
     run_spec rs = {.out = out, .chk = chk, .window_p = 2, .windows = true};
-    runner r = {.job = build_job(&rs)};
-    cr_assert_not_null(r.job);
-    pthread_t t;
-    cr_assert_eq(pthread_create(&t, NULL, run_thread, &r), 0);
+    tu_runner r;
+    weir_job *job = build_job(&rs);
+    cr_assert_not_null(job);
+    tu_runner_start(&r, job);
     sleep_ms(300);
     int64_t id = 0;
     char why[512];
     int e = weir_job_savepoint(r.job, sp, false, &id, why, sizeof why);
-    pthread_join(t, NULL);
+    pthread_join(r.thread, NULL);
     cr_assert_eq(e, 0, "savepoint: %s", why);
     cr_assert_eq(r.result, 0, "%s", weir_job_error(r.job));
     weir_checkpoint *c = NULL;
@@ -509,14 +497,13 @@ Test(checkpoint_recovery, stop_with_savepoint_and_resume, .timeout = 60)
     snprintf(chk, sizeof chk, "%s/chk", tmp);
     snprintf(sp, sizeof sp, "%s/savepoints", tmp);
     run_spec rs = {.out = out, .chk = chk, .window_p = 2, .windows = true};
-    runner r = {.job = build_job(&rs)};
-    pthread_t t;
-    cr_assert_eq(pthread_create(&t, NULL, run_thread, &r), 0);
+    tu_runner r;
+    tu_runner_start(&r, build_job(&rs));
     sleep_ms(400);
     int64_t id = 0;
     char why[512];
     int e = weir_job_savepoint(r.job, sp, true, &id, why, sizeof why);
-    pthread_join(t, NULL);
+    pthread_join(r.thread, NULL);
     cr_assert_eq(e, 0, "savepoint: %s", why);
     cr_assert_eq(r.result, WEIR_ECANCELED);
     cr_assert(strstr(weir_job_error(r.job), "stopped with savepoint"), "%s",
@@ -708,14 +695,13 @@ Test(checkpoint_recovery, file_source_resumes_at_its_position, .timeout = 60)
     }
     td_write(in, text, len);
     weir_schema *sc = lines_schema();
-    runner r = {.job = file_job(sc, in, out, chk, NULL)};
-    pthread_t t;
-    cr_assert_eq(pthread_create(&t, NULL, run_thread, &r), 0);
+    tu_runner r;
+    tu_runner_start(&r, file_job(sc, in, out, chk, NULL));
     sleep_ms(200);
     int64_t id = 0;
     char why[512];
     int e = weir_job_savepoint(r.job, sp, true, &id, why, sizeof why);
-    pthread_join(t, NULL);
+    pthread_join(r.thread, NULL);
     cr_assert_eq(e, 0, "savepoint: %s", why);
     cr_assert_eq(r.result, WEIR_ECANCELED, "%s", weir_job_error(r.job));
     weir_job_destroy(r.job);

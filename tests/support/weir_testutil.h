@@ -11,6 +11,7 @@
 #define WEIR_TESTS_TESTUTIL_H
 
 #include <criterion/criterion.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -115,6 +116,33 @@ static inline void tu_run_ok(weir_job *job)
                  weir_job_error(job));
     cr_assert_str_empty(weir_job_error(job));
     tu_assert_no_async_failure();
+}
+
+/* A job run on a thread of its own, for tests that act on it while it runs
+ * (a savepoint, a fault, a cancel): `result` is weir_job_run's, `done` set
+ * once it returned. */
+typedef struct tu_runner {
+    weir_job *job;
+    int result;
+    atomic_int done;
+    pthread_t thread;
+} tu_runner;
+
+static inline void *tu_runner_main(void *arg)
+{
+    tu_runner *rn = (tu_runner *)arg;
+    rn->result = weir_job_run(rn->job);
+    atomic_store(&rn->done, 1);
+    return NULL;
+}
+
+/* Starts `job` on rn's thread; pthread_join(rn->thread) waits for it. */
+static inline void tu_runner_start(tu_runner *rn, weir_job *job)
+{
+    rn->job = job;
+    rn->result = 0;
+    atomic_store(&rn->done, 0);
+    cr_assert_eq(pthread_create(&rn->thread, NULL, tu_runner_main, rn), 0);
 }
 
 /* The collected elements as uint64 values (each element's first 8 bytes),
