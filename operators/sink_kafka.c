@@ -217,6 +217,19 @@ static int make_producer(weir_ctx *ctx, const sink_arg *a, kafka_sink *s, const 
     return 0;
 }
 
+/* Partition 0's first (RD_KAFKA_OFFSET_BEGINNING) or end offset. */
+static rd_kafka_resp_err_t partition0_offset(rd_kafka_t *rk, const sink_arg *a, int64_t which,
+                                             int64_t *out)
+{
+    rd_kafka_topic_partition_list_t *list = rd_kafka_topic_partition_list_new(1);
+    rd_kafka_topic_partition_list_add(list, a->topic, 0);
+    int bad;
+    rd_kafka_resp_err_t err =
+        weir__kafka_list_offsets(rk, list, which, out, (int)timeout_of(a), &bad);
+    rd_kafka_topic_partition_list_destroy(list);
+    return err;
+}
+
 static int sink_open(weir_ctx *ctx)
 {
     const sink_arg *a = weir_ctx_arg(ctx);
@@ -259,12 +272,10 @@ static int sink_open(weir_ctx *ctx)
                              rd_kafka_err2str(err ? err : RD_KAFKA_RESP_ERR__UNKNOWN_TOPIC));
     if (exactly) {
         /* this producer's commit markers all come after today's end */
-        int64_t lo = 0, hi = 0;
-        err = rd_kafka_query_watermark_offsets(s->rk, a->topic, 0, &lo, &hi, (int)timeout_of(a));
+        err = partition0_offset(s->rk, a, RD_KAFKA_OFFSET_END, &s->marker_floor);
         if (err)
             return weir_ctx_fail(ctx, WEIR_EIO, "kafka sink %s-0: its offsets: %s", a->topic,
                                  rd_kafka_err2str(err));
-        s->marker_floor = hi;
     }
     return 0;
 }
@@ -537,8 +548,9 @@ static int committed_checkpoint(weir_ctx *ctx, const sink_arg *a, const char *ti
     char key[320];
     int kl = snprintf(key, sizeof key, "weir-txn:%s", tid);
     int64_t lo = 0, hi = 0;
-    rd_kafka_resp_err_t e =
-        rd_kafka_query_watermark_offsets(rk, a->topic, 0, &lo, &hi, (int)timeout_of(a));
+    rd_kafka_resp_err_t e = partition0_offset(rk, a, RD_KAFKA_OFFSET_BEGINNING, &lo);
+    if (!e)
+        e = partition0_offset(rk, a, RD_KAFKA_OFFSET_END, &hi);
     int64_t at = floor > lo ? floor : lo;
     if (!e && at < hi) {
         rd_kafka_topic_partition_list_t *list = rd_kafka_topic_partition_list_new(1);

@@ -384,69 +384,6 @@ static int add_part(weir_ctx *ctx, const kafka_arg *a, kafka_src *s, int topic, 
     return 0;
 }
 
-/* Kafka errors that a later request may not see (a leader moving, a
- * broker busy or away): librdkafka retries them for fetches, and so do
- * the source's own queries. */
-static bool retriable(rd_kafka_resp_err_t e)
-{
-    switch (e) {
-    case RD_KAFKA_RESP_ERR__TRANSPORT:
-    case RD_KAFKA_RESP_ERR__ALL_BROKERS_DOWN:
-    case RD_KAFKA_RESP_ERR__TIMED_OUT:
-    case RD_KAFKA_RESP_ERR__WAIT_COORD:
-    case RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART:
-    case RD_KAFKA_RESP_ERR_LEADER_NOT_AVAILABLE:
-    case RD_KAFKA_RESP_ERR_NOT_LEADER_FOR_PARTITION:
-    case RD_KAFKA_RESP_ERR_REQUEST_TIMED_OUT:
-    case RD_KAFKA_RESP_ERR_NETWORK_EXCEPTION:
-    case RD_KAFKA_RESP_ERR_COORDINATOR_LOAD_IN_PROGRESS:
-    case RD_KAFKA_RESP_ERR_COORDINATOR_NOT_AVAILABLE:
-    case RD_KAFKA_RESP_ERR_NOT_COORDINATOR:
-    case RD_KAFKA_RESP_ERR_NOT_ENOUGH_REPLICAS:
-    case RD_KAFKA_RESP_ERR_KAFKA_STORAGE_ERROR:
-    case RD_KAFKA_RESP_ERR_FENCED_LEADER_EPOCH:
-    case RD_KAFKA_RESP_ERR_UNKNOWN_LEADER_EPOCH:
-    case RD_KAFKA_RESP_ERR_OFFSET_NOT_AVAILABLE:
-        return true;
-    default:
-        return false;
-    }
-}
-
-/* Every partition of `list`'s first (which = -2) or end (-1) offset into
- * out[i], by ListOffsets (one request per leader; rd_kafka_query_watermark_
- * offsets asks twice per partition, and librdkafka 2.0 can report one
- * answer's error as the other's success). Retriable errors are asked
- * again until `tmo` ms have passed. */
-static rd_kafka_resp_err_t list_offsets(rd_kafka_t *rk, const rd_kafka_topic_partition_list_t *list,
-                                        int64_t which, int64_t *out, int tmo, int *bad)
-{
-    struct timespec t0, now;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
-    for (;;) {
-        rd_kafka_topic_partition_list_t *q = rd_kafka_topic_partition_list_copy(list);
-        for (int i = 0; i < q->cnt; i++)
-            q->elems[i].offset = which;
-        rd_kafka_resp_err_t err = rd_kafka_offsets_for_times(rk, q, tmo);
-        *bad = -1;
-        for (int i = 0; !err && i < q->cnt; i++) {
-            if (q->elems[i].err) {
-                err = q->elems[i].err;
-                *bad = i;
-            } else {
-                out[i] = q->elems[i].offset;
-            }
-        }
-        rd_kafka_topic_partition_list_destroy(q);
-        clock_gettime(CLOCK_MONOTONIC, &now);
-        int64_t spent = (now.tv_sec - t0.tv_sec) * 1000 + (now.tv_nsec - t0.tv_nsec) / 1000000;
-        if (!err || !retriable(err) || spent >= tmo)
-            return err;
-        struct timespec pause = {0, 100 * 1000000L};
-        nanosleep(&pause, NULL);
-    }
-}
-
 /* Resolves the start (unless restored) and, bounded, the end offsets of
  * parts[from..], then assigns them. */
 static int assign_from(weir_ctx *ctx, const kafka_arg *a, kafka_src *s, int from)
@@ -465,9 +402,10 @@ static int assign_from(weir_ctx *ctx, const kafka_arg *a, kafka_src *s, int from
                                           s->parts[i].partition);
     int64_t *lows = range, *highs = range + n;
     int bad = -1;
-    rd_kafka_resp_err_t err = list_offsets(s->rk, list, RD_KAFKA_OFFSET_BEGINNING, lows, tmo, &bad);
+    rd_kafka_resp_err_t err =
+        weir__kafka_list_offsets(s->rk, list, RD_KAFKA_OFFSET_BEGINNING, lows, tmo, &bad);
     if (!err)
-        err = list_offsets(s->rk, list, RD_KAFKA_OFFSET_END, highs, tmo, &bad);
+        err = weir__kafka_list_offsets(s->rk, list, RD_KAFKA_OFFSET_END, highs, tmo, &bad);
     int r = 0;
     if (err) {
         if (bad >= 0)
@@ -893,7 +831,7 @@ static int one_message(weir_ctx *ctx, const kafka_arg *a, kafka_src *s, rd_kafka
         return 0;
     }
     if (m->err) {
-        if (retriable(m->err))
+        if (weir__kafka_retriable(m->err))
             return 0; /* librdkafka reconnects and fetches again */
         if (i < 0)
             return weir_ctx_fail(ctx, WEIR_EIO, "kafka: %s", rd_kafka_message_errstr(m));
