@@ -84,6 +84,8 @@ typedef struct part {
     /* inband_watermarks: what each writer of the partition said last */
     struct writer_mark *writers;
     int nwriters;
+    int channel; /* its channel of the source's valve (weir_source_partitions) */
+    int wchan;   /* inband_watermarks: writer k's channel is wchan + k */
 } part;
 
 /* A writer's last marker in a partition (inband_watermarks). */
@@ -105,6 +107,10 @@ typedef struct kafka_src {
     int64_t next_probe, interval;
     int64_t next_commit;
     bool declared;       /* weir_source_partitions called */
+    /* the valve's channels: one a partition, and with inband_watermarks one
+     * a (partition, writer) once the partition's writers are known */
+    char (*chan_name)[64];
+    int nchan, chan_cap;
     bool restored;
     /* discovery */
     pthread_t thread;
@@ -242,11 +248,11 @@ static int part_event(weir_ctx *ctx, const kafka_arg *a, part *p, int i, const v
         return 0;
     case WEIR_WATERMARKS_PUNCTUATED: {
         int64_t w = st->punctuated(elem, ts, st->arg);
-        return w == WEIR_TS_MIN ? 0 : weir_source_partition_watermark(ctx, i, w);
+        return w == WEIR_TS_MIN ? 0 : weir_source_partition_watermark(ctx, p->channel, w);
     }
     case WEIR_WATERMARKS_CUSTOM:
         if (st->custom->on_event) {
-            weir_watermark_output out = {.ctx = ctx, .partition = i};
+            weir_watermark_output out = {.ctx = ctx, .partition = p->channel};
             st->custom->on_event(p->gen, elem, ts, &out);
             return out.err;
         }
@@ -266,11 +272,11 @@ static int part_wrapped_probe(weir_ctx *ctx, const kafka_arg *a, part *p, int i)
         int64_t bound = st->kind == WEIR_WATERMARKS_BOUNDED ? st->bound_ms : 0;
         if (p->max_ts == WEIR_TS_MIN || p->max_ts < WEIR_TS_MIN + bound + 1)
             return 0;
-        return weir_source_partition_watermark(ctx, i, p->max_ts - bound - 1);
+        return weir_source_partition_watermark(ctx, p->channel, p->max_ts - bound - 1);
     }
     case WEIR_WATERMARKS_CUSTOM:
         if (st->custom->on_periodic) {
-            weir_watermark_output out = {.ctx = ctx, .partition = i};
+            weir_watermark_output out = {.ctx = ctx, .partition = p->channel};
             st->custom->on_periodic(p->gen, &out);
             return out.err;
         }
@@ -303,7 +309,7 @@ static int part_probe(weir_ctx *ctx, const kafka_arg *a, part *p, int i, int64_t
     }
     if (now - p->countdown_start > idleness) {
         p->idle = true;
-        return weir_source_partition_status(ctx, i, true);
+        return weir_source_partition_status(ctx, p->channel, true);
     }
     return part_wrapped_probe(ctx, a, p, i);
 }
@@ -365,6 +371,21 @@ static int make_consumer(weir_ctx *ctx, const kafka_arg *a, kafka_src *s)
     return 0;
 }
 
+/* A new channel of the source's valve, named for the capture; its index. */
+static int add_channel(weir_ctx *ctx, kafka_src *s, const char *name)
+{
+    if (s->nchan == s->chan_cap) {
+        int cap = s->chan_cap ? 2 * s->chan_cap : 8;
+        char(*n)[64] = realloc(s->chan_name, (size_t)cap * sizeof *n);
+        if (!n)
+            return weir_ctx_fail(ctx, WEIR_ENOMEM, "out of memory for partitions");
+        s->chan_name = n;
+        s->chan_cap = cap;
+    }
+    snprintf(s->chan_name[s->nchan], sizeof s->chan_name[0], "%s", name);
+    return s->nchan++;
+}
+
 static int add_part(weir_ctx *ctx, const kafka_arg *a, kafka_src *s, int topic, int32_t partition)
 {
     if (s->nparts == s->cap) {
@@ -375,8 +396,14 @@ static int add_part(weir_ctx *ctx, const kafka_arg *a, kafka_src *s, int topic, 
         s->parts = np;
         s->cap = cap;
     }
+    char name[64];
+    snprintf(name, sizeof name, "%s-%" PRId32, a->topics[topic], partition);
+    int ch = add_channel(ctx, s, name);
+    if (ch < 0)
+        return ch;
     part *p = &s->parts[s->nparts];
-    *p = (part){.topic = topic, .partition = partition, .next = RD_KAFKA_OFFSET_INVALID, .stop = -1};
+    *p = (part){.topic = topic, .partition = partition, .next = RD_KAFKA_OFFSET_INVALID, .stop = -1,
+                .channel = ch, .wchan = -1};
     int r = part_gen_create(ctx, a, p);
     if (r < 0)
         return r;
@@ -538,24 +565,17 @@ static void *discover(void *arg)
     return NULL;
 }
 
-/* Tells the runtime the subtask's partitions, named "topic-partition". */
-static int declare_partitions(weir_ctx *ctx, const kafka_arg *a, kafka_src *s)
+/* Tells the runtime the subtask's channels: its partitions, named
+ * "topic-partition", and their writers, "topic-partition/wK". */
+static int declare_partitions(weir_ctx *ctx, kafka_src *s)
 {
-    char (*buf)[64] = calloc((size_t)s->nparts + 1, sizeof *buf);
-    const char **names = calloc((size_t)s->nparts + 1, sizeof *names);
-    if (!buf || !names) {
-        free(buf);
-        free(names);
+    const char **names = calloc((size_t)s->nchan + 1, sizeof *names);
+    if (!names)
         return weir_ctx_fail(ctx, WEIR_ENOMEM, "out of memory for partition names");
-    }
-    for (int i = 0; i < s->nparts; i++) {
-        snprintf(buf[i], sizeof buf[i], "%s-%" PRId32, a->topics[s->parts[i].topic],
-                 s->parts[i].partition);
-        names[i] = buf[i];
-    }
-    int r = weir_source_partitions(ctx, s->nparts, names);
+    for (int c = 0; c < s->nchan; c++)
+        names[c] = s->chan_name[c];
+    int r = weir_source_partitions(ctx, s->nchan, names);
     free(names);
-    free(buf);
     return r;
 }
 
@@ -584,7 +604,7 @@ static int take_discovered(weir_ctx *ctx, const kafka_arg *a, kafka_src *s)
     int r = assign_from(ctx, a, s, from);
     if (r < 0)
         return r;
-    return declare_partitions(ctx, a, s);
+    return declare_partitions(ctx, s);
 }
 
 static void src_close(weir_ctx *ctx);
@@ -676,6 +696,7 @@ static void src_close(weir_ctx *ctx)
     pthread_mutex_destroy(&s->lock);
     pthread_cond_destroy(&s->wake);
     free(s->parts);
+    free(s->chan_name);
     free(s->elem);
     free(s->found);
     free(s->batch);
@@ -716,7 +737,7 @@ static int mark_done(weir_ctx *ctx, kafka_src *s, int i)
     p->done = true;
     p->idle = true;
     /* a finished partition holds nothing back */
-    return weir_source_partition_status(ctx, i, true);
+    return weir_source_partition_status(ctx, p->channel, true);
 }
 
 static bool all_done(const kafka_src *s)
@@ -728,41 +749,49 @@ static bool all_done(const kafka_src *s)
     return true;
 }
 
-/* Partition i's watermark and status from its writers' marks
- * (inband_watermarks): nothing until every writer was heard; then the
- * minimum over the writers that are neither idle nor ended; idle when all
- * are; finished (bounded) or idle (unbounded) when all ended. */
-static int merge_writers(weir_ctx *ctx, const kafka_arg *a, kafka_src *s, int i)
+/* With inband_watermarks each writer of a partition is a channel of the
+ * source's valve (SEMANTICS.md 3 as for any channel: the minimum over the
+ * active ones, an idle one left out, the maximum when all are idle, one
+ * not heard from yet holding at MIN). The partition's own channel, which
+ * held at MIN until the writers were known, goes idle. */
+static int open_writers(weir_ctx *ctx, const kafka_arg *a, kafka_src *s, int i)
 {
     part *p = &s->parts[i];
-    int64_t min = WEIR_TS_MAX;
-    bool all_ended = true, any_active = false;
-    for (int w = 0; w < p->nwriters; w++) {
-        const writer_mark *m = &p->writers[w];
-        if (!m->heard)
-            return 0;
-        all_ended &= m->ended;
-        if (m->idle || m->ended)
-            continue;
-        any_active = true;
-        if (m->watermark < min)
-            min = m->watermark;
-    }
-    if (all_ended && a->cfg.bounded)
-        return mark_done(ctx, s, i);
-    if (!any_active) {
-        if (p->idle)
-            return 0;
-        p->idle = true;
-        return weir_source_partition_status(ctx, i, true);
-    }
-    if (p->idle) {
-        p->idle = false;
-        int r = weir_source_partition_status(ctx, i, false);
+    p->wchan = s->nchan;
+    for (int k = 0; k < p->nwriters; k++) {
+        char name[64];
+        snprintf(name, sizeof name, "%s-%" PRId32 "/w%d", a->topics[p->topic], p->partition, k);
+        int r = add_channel(ctx, s, name);
         if (r < 0)
             return r;
     }
-    return min == WEIR_TS_MIN ? 0 : weir_source_partition_watermark(ctx, i, min);
+    int r = declare_partitions(ctx, s);
+    if (r < 0)
+        return r;
+    p->idle = true;
+    return weir_source_partition_status(ctx, p->channel, true);
+}
+
+/* Writer k's mark, to its channel; a bounded read finishes the partition
+ * when every writer has ended. */
+static int apply_writer(weir_ctx *ctx, const kafka_arg *a, kafka_src *s, int i, int k)
+{
+    part *p = &s->parts[i];
+    const writer_mark *w = &p->writers[k];
+    int ch = p->wchan + k, r = 0;
+    if (!w->heard)
+        return 0;
+    if (w->watermark != WEIR_TS_MIN && !w->idle && !w->ended)
+        r = weir_source_partition_watermark(ctx, ch, w->watermark);
+    if (r == 0)
+        r = weir_source_partition_status(ctx, ch, w->idle || w->ended);
+    if (r < 0 || !a->cfg.bounded)
+        return r;
+    for (int j = 0; j < p->nwriters; j++) {
+        if (!p->writers[j].ended)
+            return 0;
+    }
+    return mark_done(ctx, s, i);
 }
 
 /* A writer's marker "<writer> <writers> <kind> <watermark>" (sink_kafka.c)
@@ -795,9 +824,20 @@ static int on_marker(weir_ctx *ctx, const kafka_arg *a, kafka_src *s, int i,
             return weir_ctx_fail(ctx, WEIR_ENOMEM, "out of memory for %d writers", writers);
         for (int k = 0; k < writers; k++)
             wr[k].watermark = WEIR_TS_MIN;
+        /* the old writers' channels hold nothing any more */
+        for (int k = 0; p->wchan >= 0 && k < p->nwriters; k++) {
+            int r = weir_source_partition_status(ctx, p->wchan + k, true);
+            if (r < 0) {
+                free(wr);
+                return r;
+            }
+        }
         free(p->writers);
         p->writers = wr;
         p->nwriters = writers;
+        int r = open_writers(ctx, a, s, i);
+        if (r < 0)
+            return r;
     }
     writer_mark *w = &p->writers[writer];
     w->heard = true;
@@ -805,7 +845,7 @@ static int on_marker(weir_ctx *ctx, const kafka_arg *a, kafka_src *s, int i,
     case 'W':
         if (wm > w->watermark)
             w->watermark = wm;
-        w->idle = false;
+        w->idle = false; /* a watermark reactivates its channel (weir/operator.h) */
         break;
     case 'I':
         w->idle = true;
@@ -817,7 +857,7 @@ static int on_marker(weir_ctx *ctx, const kafka_arg *a, kafka_src *s, int i,
         w->ended = true;
         break;
     }
-    return merge_writers(ctx, a, s, i);
+    return apply_writer(ctx, a, s, i, writer);
 }
 
 static int one_message(weir_ctx *ctx, const kafka_arg *a, kafka_src *s, rd_kafka_message_t *m)
@@ -911,7 +951,7 @@ static int src_next(weir_ctx *ctx)
     if (!s->declared) {
         s->declared = true;
         /* no partition: idle at once (Flink's rule) */
-        r = declare_partitions(ctx, a, s);
+        r = declare_partitions(ctx, s);
         if (r < 0)
             return r;
         if (!s->restored && (r = assign_from(ctx, a, s, 0)) < 0)
@@ -921,8 +961,12 @@ static int src_next(weir_ctx *ctx)
                 return r;
             /* restored writers' marks: a partition whose writers had all
              * ended before the checkpoint hears none of them again */
-            if (s->parts[i].nwriters && (r = merge_writers(ctx, a, s, i)) < 0)
+            if (s->parts[i].nwriters && (r = open_writers(ctx, a, s, i)) < 0)
                 return r;
+            for (int k = 0; k < s->parts[i].nwriters && !s->parts[i].done; k++) {
+                if ((r = apply_writer(ctx, a, s, i, k)) < 0)
+                    return r;
+            }
         }
     }
     if (atomic_load(&s->found_new) && (r = take_discovered(ctx, a, s)) < 0)

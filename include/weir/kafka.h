@@ -118,11 +118,12 @@ typedef struct weir_kafka_source_config {
     /* How long metadata and offset queries may take at open, ms. 0: 10 000. */
     int64_t timeout_ms;
     /* The topics are written by weir Kafka sinks with `watermarks` on (a
-     * repartition topic, docs/SCALING.md): a partition's watermark is the
-     * minimum over its writers' markers (the writers that are not idle;
-     * idle when all are; nothing before every writer was heard), and the
-     * strategy in `watermarks` is not used (nor its idleness: the writers
-     * say when they are idle). Bounded: a partition ends when every
+     * repartition topic, docs/SCALING.md): each writer of a partition is a
+     * channel of the source's valve, fed by its markers (named
+     * "topic-partition/wK" in the capture), so the partition's writers
+     * merge by SEMANTICS.md 3 like any channels (one not heard from yet
+     * holds at MIN); the strategy in `watermarks` is not used (nor its
+     * idleness: the writers say when they are idle). Bounded: a partition ends when every
      * writer's end marker came (not at the offsets of the job's start).
      * Markers never reach the deserializer. */
     bool inband_watermarks;

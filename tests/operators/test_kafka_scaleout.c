@@ -5,8 +5,9 @@
  * share of the repartition topic back (inband_watermarks) into a keyed
  * tumbling window. The two instances (here two jobs on two threads) must
  * give exactly the windows one instance gives reading the input alone.
- * Also: a silent writer's markers hold the repartition topic's partitions
- * until it says it is idle, and a marker that is not one fails the job. */
+ * Also: each writer of a partition is a channel of the source's valve
+ * (a writer not heard from holds, an idle one does not, the valve's rules
+ * throughout), and a marker that is not one fails the job. */
 #include <criterion/criterion.h>
 #include <inttypes.h>
 #include <pthread.h>
@@ -330,19 +331,15 @@ static const weir_operator_vtable watch_vtable = {.version = WEIR_OPERATOR_VTABL
                                                   .on_record = ignore_record,
                                                   .on_watermark = note_watermark};
 
-Test(kafka_scaleout, markers_merge_per_partition_min_over_writers, .timeout = 60)
+/* Writes `markers` to rekey partition 0, reads it back bounded and checks
+ * the watermarks the operator behind the source sees. */
+static void expect_watermarks(const char *const *markers, int nmarkers, const int64_t *want,
+                              int nwant)
 {
     weir_kafka_mock *m = tk_mock();
     cr_assert_eq(weir_kafka_mock_topic(m, "rekey", 1), 0);
-    /* writer 0 at 500 (writer 1 not heard yet: nothing), writer 1 at 200:
-     * 200; writer 1 idle: 500; writer 0 at 900: 900; both end: the
-     * partition is done, the source ends (MAX) */
-    write_marker(m, "0 2 W 500");
-    write_marker(m, "1 2 W 200");
-    write_marker(m, "1 2 I 200");
-    write_marker(m, "0 2 W 900");
-    write_marker(m, "0 2 E 9223372036854775807");
-    write_marker(m, "1 2 E 9223372036854775807");
+    for (int i = 0; i < nmarkers; i++)
+        write_marker(m, markers[i]);
     weir_job *job = tu_job(&(weir_job_config){.parallelism = 1, .diag = {.level = WEIR_DIAG_OFF}});
     weir_kafka_source_config b = source(m, re_topic);
     b.inband_watermarks = true;
@@ -351,11 +348,36 @@ Test(kafka_scaleout, markers_merge_per_partition_min_over_writers, .timeout = 60
     cr_assert_not_null(weir_stream_process(s, &spec), "%s", weir_job_error(job));
     nseen_wm = 0;
     tu_run_ok(job);
-    int64_t want[] = {200, 500, 900, WEIR_TS_MAX};
-    cr_assert_eq(nseen_wm, 4, "%d watermarks", nseen_wm);
-    for (int i = 0; i < 4; i++)
+    cr_assert_eq(nseen_wm, nwant, "%d watermarks, not %d", nseen_wm, nwant);
+    for (int i = 0; i < nwant; i++)
         cr_assert_eq(seen_wm[i], want[i], "watermark %d: %" PRId64 ", not %" PRId64, i,
                      seen_wm[i], want[i]);
     weir_job_destroy(job);
     weir_kafka_mock_destroy(m);
+}
+
+/* writer 0 at 500 (writer 1 not heard yet: nothing), writer 1 at 200:
+ * 200; writer 1 idle: 500; writer 0 at 900: 900; both end: the partition
+ * is done, the source ends (MAX) */
+Test(kafka_scaleout, markers_merge_per_partition_min_over_writers, .timeout = 60)
+{
+    const char *const markers[] = {"0 2 W 500", "1 2 W 200", "1 2 I 200", "0 2 W 900",
+                                   "0 2 E 9223372036854775807",
+                                   "1 2 E 9223372036854775807"};
+    const int64_t want[] = {200, 500, 900, WEIR_TS_MAX};
+    expect_watermarks(markers, 6, want, 4);
+}
+
+/* Each writer is a channel of the valve (SEMANTICS.md 3): when every
+ * writer is idle the highest watermark goes out (500); a writer active
+ * again below it (300) stays out of the minimum until it catches up, so
+ * writer 0 at 700 moves the partition on. */
+Test(kafka_scaleout, writers_follow_the_valve_rules, .timeout = 60)
+{
+    const char *const markers[] = {"0 2 W 500", "1 2 W 200", "0 2 I 500", "1 2 I 200",
+                                   "1 2 A 200", "1 2 W 300", "0 2 A 500", "0 2 W 700",
+                                   "0 2 E 9223372036854775807",
+                                   "1 2 E 9223372036854775807"};
+    const int64_t want[] = {200, 500, 700, WEIR_TS_MAX};
+    expect_watermarks(markers, 10, want, 4);
 }
