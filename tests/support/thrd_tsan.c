@@ -14,7 +14,8 @@
  * own mtx_lock is pthread_mutex_lock on the same memory).
  *
  * Linked into every test binary under TSan only (tests/CMakeLists.txt), with
- * criterion_tsan.c; weir itself never uses C11 threads.
+ * criterion_tsan.c, and into every example under TSan (examples/CMakeLists.txt);
+ * weir itself never uses C11 threads.
  */
 #include <errno.h>
 #include <pthread.h>
