@@ -411,9 +411,34 @@ static int add_part(weir_ctx *ctx, const kafka_arg *a, kafka_src *s, int topic, 
     return 0;
 }
 
-/* Resolves the start (unless restored) and, bounded, the end offsets of
- * parts[from..], then assigns them. */
-static int assign_from(weir_ctx *ctx, const kafka_arg *a, kafka_src *s, int from)
+/* Hands parts[from..] to the consumer at their next offsets. */
+static int assign_parts(weir_ctx *ctx, kafka_src *s, int from)
+{
+    int n = s->nparts - from;
+    if (n <= 0)
+        return 0;
+    rd_kafka_topic_partition_list_t *list = rd_kafka_topic_partition_list_new(n);
+    for (int i = from; i < s->nparts; i++)
+        rd_kafka_topic_partition_list_add(list, s->a->topics[s->parts[i].topic],
+                                          s->parts[i].partition)
+            ->offset = s->parts[i].next;
+    int r = 0;
+    rd_kafka_error_t *e = rd_kafka_incremental_assign(s->rk, list);
+    if (e) {
+        r = weir_ctx_fail(ctx, WEIR_EIO, "kafka: assigning %d partitions: %s", n,
+                          rd_kafka_error_string(e));
+        rd_kafka_error_destroy(e);
+    }
+    rd_kafka_topic_partition_list_destroy(list);
+    return r;
+}
+
+/* Resolves the start of parts[from..] the checkpoint did not place, by
+ * `mode`, and, bounded, their end offsets; then assigns them. The queries
+ * wait for the cluster (up to timeout_ms): this runs when the source opens
+ * or restores, never for a partition discovered while it runs. */
+static int resolve_and_assign(weir_ctx *ctx, const kafka_arg *a, kafka_src *s, int from,
+                              weir_kafka_start mode)
 {
     int n = s->nparts - from;
     if (n <= 0)
@@ -457,7 +482,7 @@ static int assign_from(weir_ctx *ctx, const kafka_arg *a, kafka_src *s, int from
         if (a->cfg.bounded && !a->cfg.inband_watermarks)
             p->stop = hi; /* in-band: the writers' end markers end it */
         if (p->next == RD_KAFKA_OFFSET_INVALID) { /* not restored: the start mode */
-            switch (a->cfg.start) {
+            switch (mode) {
             case WEIR_KAFKA_LATEST:
                 p->next = hi;
                 break;
@@ -476,7 +501,7 @@ static int assign_from(weir_ctx *ctx, const kafka_arg *a, kafka_src *s, int from
                 p->next = lo;
         }
     }
-    if (!r && a->cfg.start == WEIR_KAFKA_TIMESTAMP) {
+    if (!r && mode == WEIR_KAFKA_TIMESTAMP) {
         rd_kafka_topic_partition_list_t *q = rd_kafka_topic_partition_list_copy(list);
         err = rd_kafka_offsets_for_times(s->rk, q, tmo);
         for (int i = 0; !r && i < q->cnt; i++) {
@@ -496,7 +521,7 @@ static int assign_from(weir_ctx *ctx, const kafka_arg *a, kafka_src *s, int from
         }
         rd_kafka_topic_partition_list_destroy(q);
     }
-    if (!r && a->cfg.start == WEIR_KAFKA_COMMITTED) {
+    if (!r && mode == WEIR_KAFKA_COMMITTED) {
         rd_kafka_topic_partition_list_t *q = rd_kafka_topic_partition_list_copy(list);
         err = rd_kafka_committed(s->rk, q, tmo);
         if (err)
@@ -512,21 +537,12 @@ static int assign_from(weir_ctx *ctx, const kafka_arg *a, kafka_src *s, int from
     }
     for (int i = 0; !r && i < list->cnt; i++) {
         part *p = &s->parts[from + i];
-        list->elems[i].offset = p->next;
         if (p->stop >= 0 && p->next >= p->stop)
             p->done = true;
     }
-    if (!r) {
-        rd_kafka_error_t *e = rd_kafka_incremental_assign(s->rk, list);
-        if (e) {
-            r = weir_ctx_fail(ctx, WEIR_EIO, "kafka: assigning %d partitions: %s", n,
-                              rd_kafka_error_string(e));
-            rd_kafka_error_destroy(e);
-        }
-    }
     rd_kafka_topic_partition_list_destroy(list);
     free(range);
-    return r;
+    return r < 0 ? r : assign_parts(ctx, s, from);
 }
 
 /* The discovery thread: the partition counts every interval. */
@@ -601,7 +617,13 @@ static int take_discovered(weir_ctx *ctx, const kafka_arg *a, kafka_src *s)
     }
     if (s->nparts == from)
         return 0;
-    int r = assign_from(ctx, a, s, from);
+    /* A partition that appeared while the job ran is read from its first
+     * record whatever the start mode (Flink's FLIP-288): one started at its
+     * end would lose what was written before it was discovered. librdkafka
+     * finds that offset itself, so the worker waits for no query. */
+    for (int i = from; i < s->nparts; i++)
+        s->parts[i].next = RD_KAFKA_OFFSET_BEGINNING;
+    int r = assign_parts(ctx, s, from);
     if (r < 0)
         return r;
     return declare_partitions(ctx, s);
@@ -954,7 +976,7 @@ static int src_next(weir_ctx *ctx)
         r = declare_partitions(ctx, s);
         if (r < 0)
             return r;
-        if (!s->restored && (r = assign_from(ctx, a, s, 0)) < 0)
+        if (!s->restored && (r = resolve_and_assign(ctx, a, s, 0, a->cfg.start)) < 0)
             return r;
         for (int i = 0; i < s->nparts; i++) {
             if (s->parts[i].done && (r = mark_done(ctx, s, i)) < 0)
@@ -1112,9 +1134,11 @@ static int src_restore(weir_ctx *ctx, weir_snapshot_reader *rd)
         if (at != len)
             goto bad;
     }
-    /* partitions the checkpoint did not know start by the start mode */
+    /* Partitions the checkpoint did not know appeared after the job
+     * started (or had nothing read yet): from their first record, as a
+     * discovered one (take_discovered). */
     s->restored = true;
-    return assign_from(ctx, a, s, 0);
+    return resolve_and_assign(ctx, a, s, 0, WEIR_KAFKA_EARLIEST);
 bad:
     return weir_ctx_fail(ctx, WEIR_EFORMAT, "restore: not a Kafka source's state");
 }
@@ -1238,3 +1262,4 @@ weir_stream *weir_source_kafka(weir_job *job, const weir_kafka_source_config *cf
      * subtask sees every old subtask's offsets at a restore */
     return weir_source_union_state(weir_job_add_source(job, &spec));
 }
+

@@ -35,7 +35,10 @@
 extern "C" {
 #endif
 
-/* Where a partition starts when the job does not restore a checkpoint. */
+/* Where a partition found when the job starts begins, unless a restored
+ * checkpoint places it. A partition discovered later (or one a restored
+ * checkpoint does not know) begins at its first offset whatever this says,
+ * as in Flink: nothing written to it before it was found is lost. */
 typedef enum weir_kafka_start {
     WEIR_KAFKA_EARLIEST = 0,  /* the partition's first offset */
     WEIR_KAFKA_LATEST = 1,    /* its end when the job starts: only new records */

@@ -32,10 +32,7 @@ typedef struct rec {
     int64_t offset;
 } rec;
 
-/* Writes n records "v=<first+i>" to a partition, with Kafka timestamps
- * ts0 + i * step, and waits until they are acknowledged. */
-static void produce(weir_kafka_mock *m, const char *topic, int32_t partition, int n, int64_t first,
-                    int64_t ts0, int64_t step)
+static rd_kafka_t *producer(weir_kafka_mock *m)
 {
     char err[512];
     rd_kafka_conf_t *conf = rd_kafka_conf_new();
@@ -44,6 +41,14 @@ static void produce(weir_kafka_mock *m, const char *topic, int32_t partition, in
                  RD_KAFKA_CONF_OK);
     rd_kafka_t *rk = rd_kafka_new(RD_KAFKA_PRODUCER, conf, err, sizeof err);
     cr_assert_not_null(rk, "%s", err);
+    return rk;
+}
+
+/* Writes n records "v=<first+i>" to a partition with producer rk, with
+ * Kafka timestamps ts0 + i * step, and waits until they are acknowledged. */
+static void produce_with(rd_kafka_t *rk, const char *topic, int32_t partition, int n,
+                         int64_t first, int64_t ts0, int64_t step)
+{
     for (int i = 0; i < n; i++) {
         char v[64];
         int len = snprintf(v, sizeof v, "v=%" PRId64, first + i);
@@ -54,6 +59,14 @@ static void produce(weir_kafka_mock *m, const char *topic, int32_t partition, in
         cr_assert_eq(e, 0, "produce: %s", rd_kafka_err2str(e));
     }
     cr_assert_eq(rd_kafka_flush(rk, 10000), 0, "flush");
+}
+
+/* The same with a producer of its own. */
+static void produce(weir_kafka_mock *m, const char *topic, int32_t partition, int n, int64_t first,
+                    int64_t ts0, int64_t step)
+{
+    rd_kafka_t *rk = producer(m);
+    produce_with(rk, topic, partition, n, first, ts0, step);
     rd_kafka_destroy(rk);
 }
 
@@ -316,12 +329,19 @@ Test(source_kafka, bad_configs_are_refused)
 static atomic_long seen;
 static atomic_llong max_wm;
 
+static atomic_long seen_below_1000; /* records with a value under 1000 */
+static atomic_long seen_1000s;      /* from 1000 to 1999 */
+
 static int count_sink(const void *elem, int64_t ts, int subtask, void *arg)
 {
-    (void)elem;
     (void)ts;
     (void)subtask;
     (void)arg;
+    const rec *r = elem;
+    if (r->value < 1000)
+        atomic_fetch_add(&seen_below_1000, 1);
+    else if (r->value < 2000)
+        atomic_fetch_add(&seen_1000s, 1);
     atomic_fetch_add(&seen, 1);
     return 0;
 }
@@ -346,26 +366,34 @@ static void sleep_ms(long ms)
     nanosleep(&t, NULL);
 }
 
-/* An unbounded read of `topic` into the watermark tap and a counting sink,
- * on the system clock, in a thread of its own. */
-static void start_captured(tu_runner *rn, weir_kafka_mock *m, const char *const *topic,
-                           weir_watermark_strategy wm, int64_t discovery, const char *capture)
+/* A read by `kc` into the watermark tap and a counting sink, on the system
+ * clock, in a thread of its own. */
+static void start_job(tu_runner *rn, const weir_kafka_source_config *kc, const char *capture)
 {
     atomic_store(&seen, 0);
+    atomic_store(&seen_below_1000, 0);
+    atomic_store(&seen_1000s, 0);
     atomic_store(&max_wm, WEIR_TS_MIN);
     weir_job_config cfg = {.parallelism = 1, .workers = 2, .clock = WEIR_CLOCK_SYSTEM,
                            .diag = {.level = WEIR_DIAG_OFF}};
     if (capture)
         cfg.diag = (weir_diag_config){.jsonl_path = capture};
     weir_job *job = tu_job(&cfg);
+    weir_stream *s = weir_source_kafka(job, kc);
+    s = weir_stream_process(s, &(weir_process_spec){.vtable = &wm_tap, .out_size = sizeof(rec)});
+    cr_assert_not_null(weir_sink_callback(s, count_sink, NULL), "%s", weir_job_error(job));
+    tu_runner_start(rn, job);
+}
+
+/* An unbounded read of `topic`. */
+static void start_captured(tu_runner *rn, weir_kafka_mock *m, const char *const *topic,
+                           weir_watermark_strategy wm, int64_t discovery, const char *capture)
+{
     weir_kafka_source_config kc = source(m, topic);
     kc.bounded = false;
     kc.watermarks = wm;
     kc.discovery_interval_ms = discovery;
-    weir_stream *s = weir_source_kafka(job, &kc);
-    s = weir_stream_process(s, &(weir_process_spec){.vtable = &wm_tap, .out_size = sizeof(rec)});
-    cr_assert_not_null(weir_sink_callback(s, count_sink, NULL), "%s", weir_job_error(job));
-    tu_runner_start(rn, job);
+    start_job(rn, &kc, capture);
 }
 
 static void start_unbounded(tu_runner *rn, weir_kafka_mock *m, const char *const *topic,
@@ -411,6 +439,57 @@ Test(source_kafka, a_topic_that_appears_mid_run_is_discovered)
     want_seen = 30;
     cr_assert(wait_for(seen_enough), "the new partitions' records came: %ld of 30",
               atomic_load(&seen));
+    stop(&rn);
+    weir_kafka_mock_destroy(m);
+}
+
+/* Discovered partitions are read from their first record whatever the
+ * start mode (Flink's FLIP-288). Started at LATEST, the job skips what its
+ * topic "old" held at the start (values 1000..1004) and reads what came
+ * after (2000 and up); a topic "new" created once the job runs is found by
+ * the discovery (every 500 ms) after its 20 records (values 0..19) were
+ * written: a source that started it at its end would read none of them. */
+Test(source_kafka, discovered_partitions_are_read_from_their_first_record)
+{
+    weir_kafka_mock *m = tk_mock();
+    cr_assert_eq(weir_kafka_mock_topic(m, "old", 1), 0);
+    produce(m, "old", 0, 5, 1000, 1, 1);
+    const char *topics[] = {"old", "new"};
+    weir_kafka_source_config kc = source(m, topics);
+    kc.ntopics = 2;
+    kc.bounded = false;
+    kc.start = WEIR_KAFKA_LATEST;
+    kc.discovery_interval_ms = 500;
+    tu_runner rn;
+    start_job(&rn, &kc, NULL);
+    /* running, its start resolved: a record written now is read */
+    for (int k = 0; k < 100 && atomic_load(&seen) == 0; k++) {
+        produce(m, "old", 0, 1, 2000 + k, 1, 1);
+        for (int w = 0; w < 20 && atomic_load(&seen) == 0; w++)
+            sleep_ms(10);
+    }
+    cr_assert_gt(atomic_load(&seen), 0, "the job reads what \"old\" gets after its start");
+    /* a connected producer that knows the new topic (librdkafka would ask
+     * for it after a second's backoff) writes its records within a few
+     * milliseconds of its creation, most often before a discovery */
+    rd_kafka_t *rk = producer(m);
+    const struct rd_kafka_metadata *md;
+    cr_assert_eq(rd_kafka_metadata(rk, 1, NULL, &md, 5000), 0);
+    rd_kafka_metadata_destroy(md);
+    cr_assert_eq(weir_kafka_mock_topic(m, "new", 2), 0);
+    rd_kafka_topic_t *rkt = rd_kafka_topic_new(rk, "new", NULL);
+    cr_assert_eq(rd_kafka_metadata(rk, 0, rkt, &md, 5000), 0);
+    rd_kafka_metadata_destroy(md);
+    rd_kafka_topic_destroy(rkt);
+    produce_with(rk, "new", 0, 10, 0, 1, 1);
+    produce_with(rk, "new", 1, 10, 10, 1, 1);
+    rd_kafka_destroy(rk);
+    for (int w = 0; w < 2000 && atomic_load(&seen_below_1000) < 20; w++)
+        sleep_ms(10);
+    sleep_ms(300);
+    cr_assert_eq(atomic_load(&seen_below_1000), 20, "the new topic's records: %ld of 20",
+                 atomic_load(&seen_below_1000));
+    cr_assert_eq(atomic_load(&seen_1000s), 0, "nothing from before the start of \"old\"");
     stop(&rn);
     weir_kafka_mock_destroy(m);
 }
@@ -660,3 +739,4 @@ Test(source_kafka, an_unreachable_cluster_fails_the_job_with_its_address)
               weir_job_error(job));
     weir_job_destroy(job);
 }
+
