@@ -282,6 +282,19 @@ static int sink_open(weir_ctx *ctx)
 
 /* ---- producing ------------------------------------------------------------------ */
 
+/* rd_kafka_produceva's error as a code. The array form rather than
+ * rd_kafka_producev: that one's argument macros type-check with GNU
+ * statement expressions, which the pedantic clang build refuses. */
+static rd_kafka_resp_err_t produce_vu(rd_kafka_t *rk, const rd_kafka_vu_t *vus, size_t n)
+{
+    rd_kafka_error_t *e = rd_kafka_produceva(rk, vus, n);
+    if (!e)
+        return RD_KAFKA_RESP_ERR_NO_ERROR;
+    rd_kafka_resp_err_t err = rd_kafka_error_code(e);
+    rd_kafka_error_destroy(e);
+    return err;
+}
+
 /* Hands one record (or marker) to the producer; waits for room while its
  * queue is full. */
 static int produce(weir_ctx *ctx, const sink_arg *a, kafka_sink *s, const log_head *h,
@@ -291,19 +304,26 @@ static int produce(weir_ctx *ctx, const sink_arg *a, kafka_sink *s, const log_he
     for (;;) {
         rd_kafka_resp_err_t err;
         int64_t ts = h->timestamp >= 0 && h->timestamp != WEIR_TS_MAX ? h->timestamp : 0;
-        if (h->marker)
-            err = rd_kafka_producev(s->rk, RD_KAFKA_V_RKT(s->rkt),
-                                    RD_KAFKA_V_PARTITION(h->partition),
-                                    RD_KAFKA_V_HEADER(MARKER_HEADER, value, (ssize_t)h->value_len),
-                                    RD_KAFKA_V_TIMESTAMP(ts), RD_KAFKA_V_END);
-        else {
-            const void *k = h->key_len == NO_BYTES ? NULL : key;
+        if (h->marker) {
+            const rd_kafka_vu_t vu[] = {
+                {.vtype = RD_KAFKA_VTYPE_RKT, .u.rkt = s->rkt},
+                {.vtype = RD_KAFKA_VTYPE_PARTITION, .u.i32 = h->partition},
+                {.vtype = RD_KAFKA_VTYPE_HEADER,
+                 .u.header = {MARKER_HEADER, value, (ssize_t)h->value_len}},
+                {.vtype = RD_KAFKA_VTYPE_TIMESTAMP, .u.i64 = ts}};
+            err = produce_vu(s->rk, vu, sizeof vu / sizeof vu[0]);
+        } else {
+            void *k = h->key_len == NO_BYTES ? NULL : (void *)(uintptr_t)key;
             void *v = h->value_len == NO_BYTES ? NULL : (void *)(uintptr_t)value;
             size_t klen = k ? h->key_len : 0, vlen = v ? h->value_len : 0;
-            err = rd_kafka_producev(s->rk, RD_KAFKA_V_RKT(s->rkt),
-                                    RD_KAFKA_V_PARTITION(h->partition), RD_KAFKA_V_KEY(k, klen),
-                                    RD_KAFKA_V_VALUE(v, vlen), RD_KAFKA_V_TIMESTAMP(ts),
-                                    RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY), RD_KAFKA_V_END);
+            const rd_kafka_vu_t vu[] = {
+                {.vtype = RD_KAFKA_VTYPE_RKT, .u.rkt = s->rkt},
+                {.vtype = RD_KAFKA_VTYPE_PARTITION, .u.i32 = h->partition},
+                {.vtype = RD_KAFKA_VTYPE_KEY, .u.mem = {k, klen}},
+                {.vtype = RD_KAFKA_VTYPE_VALUE, .u.mem = {v, vlen}},
+                {.vtype = RD_KAFKA_VTYPE_TIMESTAMP, .u.i64 = ts},
+                {.vtype = RD_KAFKA_VTYPE_MSGFLAGS, .u.i = RD_KAFKA_MSG_F_COPY}};
+            err = produce_vu(s->rk, vu, sizeof vu / sizeof vu[0]);
         }
         if (err == RD_KAFKA_RESP_ERR_NO_ERROR) {
             if (++s->since_poll >= POLL_EVERY) {
@@ -491,13 +511,16 @@ static int commit_logs(weir_ctx *ctx, const sink_arg *a, kafka_sink *s, const lo
     char key[320], value[32];
     int kl = snprintf(key, sizeof key, "weir-txn:%s", for_tid);
     int vl = snprintf(value, sizeof value, "%" PRId64, checkpoint);
+    const rd_kafka_vu_t vu[] = {
+        {.vtype = RD_KAFKA_VTYPE_RKT, .u.rkt = s->rkt},
+        {.vtype = RD_KAFKA_VTYPE_PARTITION, .u.i32 = 0},
+        {.vtype = RD_KAFKA_VTYPE_KEY, .u.mem = {key, (size_t)kl}},
+        {.vtype = RD_KAFKA_VTYPE_VALUE, .u.mem = {value, (size_t)vl}},
+        {.vtype = RD_KAFKA_VTYPE_HEADER, .u.header = {TXN_HEADER, value, vl}},
+        {.vtype = RD_KAFKA_VTYPE_MSGFLAGS, .u.i = RD_KAFKA_MSG_F_COPY},
+        {.vtype = RD_KAFKA_VTYPE_OPAQUE, .u.ptr = &s->marker_floor}};
     rd_kafka_resp_err_t err =
-        r ? RD_KAFKA_RESP_ERR_NO_ERROR
-          : rd_kafka_producev(s->rk, RD_KAFKA_V_RKT(s->rkt), RD_KAFKA_V_PARTITION(0),
-                              RD_KAFKA_V_KEY(key, (size_t)kl), RD_KAFKA_V_VALUE(value, (size_t)vl),
-                              RD_KAFKA_V_HEADER(TXN_HEADER, value, vl),
-                              RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY),
-                              RD_KAFKA_V_OPAQUE(&s->marker_floor), RD_KAFKA_V_END);
+        r ? RD_KAFKA_RESP_ERR_NO_ERROR : produce_vu(s->rk, vu, sizeof vu / sizeof vu[0]);
     if (r || err) {
         rd_kafka_error_t *ae = rd_kafka_abort_transaction(s->rk, tmo);
         if (ae)
