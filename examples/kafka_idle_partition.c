@@ -39,7 +39,9 @@
  * channels are all idle passes on the highest of their watermarks,
  * SEMANTICS.md 3. On a live topic partitions 0-2 would stay active.) `weir
  * capture summary kafka-with-idleness.jsonl` names partition TOPIC-3 as the
- * cause of the stall before it went idle. The program prints both runs side
+ * cause of the stall before it went idle, and `weir capture summary
+ * kafka-without-idleness.jsonl` as what held every watermark when the run
+ * was cancelled. The program prints both runs side
  * by side and exits 1 unless they do exactly this, so that the test suite
  * catches a regression.
  *
@@ -519,8 +521,9 @@ int main(int argc, char **argv)
            "would follow them.)\n"
            "Captures: kafka-without-idleness.jsonl, kafka-with-idleness.jsonl (working\n"
            "directory): the source's watermark events say which partition holds it back\n"
-           "(\"held_by\"), and `weir capture summary kafka-with-idleness.jsonl` names it as the\n"
-           "cause of the stall.\n",
+           "(\"held_by\"); `weir capture summary kafka-without-idleness.jsonl` names it as\n"
+           "what held every watermark when the run was cancelled, and `weir capture summary\n"
+           "kafka-with-idleness.jsonl` as the cause of the stall until it went idle.\n",
            a.holder >= 0 ? a.partition : "3", BOUND_MS, IDLENESS_MS);
 
     /* The behaviour described above, or exit 1. */

@@ -38,17 +38,25 @@
 
 #include "capture.h"
 
+/* A time an output watermark did not move, and what held it. */
+typedef struct held_back {
+    bool has;
+    int64_t ms, from, to;
+    bool to_max;
+    char cause[192];
+    int cause_op, cause_sub; /* the producer feeding the holding channel, or -1 */
+    char cause_channel[48];  /* "input I channel C" */
+} held_back;
+
 typedef struct sub_stats {
     /* the output watermark */
     int64_t advances, wm, last_adv_t;
     bool idle;
     int64_t idle_since, idle_ms, idle_changes;
     int64_t active_ms, seg_start; /* active time since the last advance */
-    int64_t stall_ms, stall_from, stall_to;
-    bool stall_to_max, has_stall;
-    char stall_cause[192];
-    int cause_op, cause_sub; /* the producer feeding the holding channel, or -1 */
-    char cause_channel[48];  /* "input I channel C" */
+    held_back stall;  /* the longest between two advances */
+    held_back at_end; /* since the last advance, when the run ended below MAX */
+    bool valve_wm;    /* its valve saw a watermark (it has event time) */
     /* lag */
     bool has_max_ts, has_lag, has_final_lag;
     int64_t max_ts, max_lag, final_lag;
@@ -88,6 +96,7 @@ typedef struct summary {
     char chk_last_abort[160];
     char clock[16];
     int64_t workers;
+    int64_t wm_interval_ms; /* the job's watermark interval */
 } summary;
 
 static int prepare(summary *s, const cap_check *c, json_t *job)
@@ -116,6 +125,8 @@ static int prepare(summary *s, const cap_check *c, json_t *job)
     json_t *workers = json_object_get(settings, "workers");
     snprintf(s->clock, sizeof s->clock, "%s", json_is_string(clock) ? json_string_value(clock) : "?");
     s->workers = json_is_integer(workers) ? (int64_t)json_integer_value(workers) : 0;
+    json_t *interval = json_object_get(settings, "watermark_interval_ms");
+    s->wm_interval_ms = json_is_integer(interval) ? (int64_t)json_integer_value(interval) : 200;
     return 0;
 }
 
@@ -215,17 +226,19 @@ static const char *partition_name(const sub_stats *st, int ch)
 }
 
 /* Why the output watermark of (op, sub) had not moved, as the valve saw it
- * just before the event that moved it. */
-static void stall_cause(const summary *s, const cap_check *c, int op, int sub, char *buf,
-                        size_t size, sub_stats *st)
+ * just before the event that moved it, or (now) as it sees it at the end. */
+static void stall_cause(const summary *s, const cap_check *c, int op, int sub, held_back *hb,
+                        bool now)
 {
     const cap_op *o = &c->ops[op];
-    st->cause_op = st->cause_sub = -1;
+    char *buf = hb->cause;
+    size_t size = sizeof hb->cause;
+    hb->cause_op = hb->cause_sub = -1;
     /* a source that merges its partitions: which partition held it */
     int src = o->origin >= 0 ? o->origin : -1;
     if (src >= 0 && s->ops[src].subs[sub].npnames > 0) {
         const sub_stats *h = &s->ops[src].subs[sub];
-        int held = h->last_was_wm ? h->held_prev[0] : h->held[0];
+        int held = h->last_was_wm && !now ? h->held_prev[0] : h->held[0];
         const char *of = src == op ? "" : " of ";
         const char *name = src == op ? "" : c->ops[src].name;
         if (held < 0)
@@ -233,7 +246,7 @@ static void stall_cause(const summary *s, const cap_check *c, int op, int sub, c
         else
             snprintf(buf, size, "held by partition %s (channel %d)%s%s", partition_name(h, held),
                      held, of, name);
-        snprintf(st->cause_channel, sizeof st->cause_channel, "input 0 channel %d", held);
+        snprintf(hb->cause_channel, sizeof hb->cause_channel, "input 0 channel %d", held);
         return;
     }
     if (o->origin >= 0) {
@@ -249,7 +262,7 @@ static void stall_cause(const summary *s, const cap_check *c, int op, int sub, c
         snprintf(buf, size, "no valve event before it");
         return;
     }
-    int held = h->last_was_wm ? h->held_prev[in] : h->held[in];
+    int held = h->last_was_wm && !now ? h->held_prev[in] : h->held[in];
     const char *at = o->head == op ? "" : " of ";
     const char *head = o->head == op ? "" : c->ops[o->head].name;
     if (held < 0) {
@@ -257,7 +270,7 @@ static void stall_cause(const summary *s, const cap_check *c, int op, int sub, c
         return;
     }
     int pop, psub;
-    snprintf(st->cause_channel, sizeof st->cause_channel, "input %d channel %d", in, held);
+    snprintf(hb->cause_channel, sizeof hb->cause_channel, "input %d channel %d", in, held);
     if (channel_producer(c, o->head, in, held, sub, &pop, &psub)) {
         /* a source producer that merges partitions: the one holding it now */
         const sub_stats *p = &s->ops[pop].subs[psub];
@@ -267,8 +280,8 @@ static void stall_cause(const summary *s, const cap_check *c, int op, int sub, c
                      partition_name(p, p->held[0]));
         snprintf(buf, size, "held by input %d channel %d%s%s (\"%s\" subtask %d%s)", in, held, at,
                  head, c->ops[pop].name, psub, there);
-        st->cause_op = pop;
-        st->cause_sub = psub;
+        hb->cause_op = pop;
+        hb->cause_sub = psub;
     } else
         snprintf(buf, size, "held by input %d channel %d%s%s", in, held, at, head);
 }
@@ -279,13 +292,10 @@ static void output_watermark(summary *s, const cap_check *c, int op, int sub, in
     sub_stats *st = &s->ops[op].subs[sub];
     if (st->last_adv_t >= 0 && st->wm != INT64_MAX) {
         int64_t gap = st->active_ms + (st->idle ? 0 : t - st->seg_start);
-        if (!st->has_stall || gap > st->stall_ms) {
-            st->has_stall = true;
-            st->stall_ms = gap;
-            st->stall_from = st->last_adv_t;
-            st->stall_to = t;
-            st->stall_to_max = wm == INT64_MAX;
-            stall_cause(s, c, op, sub, st->stall_cause, sizeof st->stall_cause, st);
+        if (!st->stall.has || gap > st->stall.ms) {
+            st->stall = (held_back){.has = true, .ms = gap, .from = st->last_adv_t, .to = t,
+                                    .to_max = wm == INT64_MAX};
+            stall_cause(s, c, op, sub, &st->stall, false);
         }
     }
     st->advances++;
@@ -310,6 +320,40 @@ static void output_status(sub_stats *st, int64_t t, bool idle)
     st->idle = idle;
 }
 
+/* Whether (op, sub) works in event time: it, the head of its task or the
+ * operator making the watermark in its chain had a watermark come in. */
+static bool has_event_time(const summary *s, const cap_check *c, int op, int sub)
+{
+    const cap_op *o = &c->ops[op];
+    return s->ops[op].subs[sub].advances > 0 || s->ops[op].subs[sub].valve_wm ||
+           s->ops[o->head].subs[sub].valve_wm ||
+           (o->origin >= 0 && s->ops[o->origin].subs[sub].valve_wm);
+}
+
+/* At the run's end (time t): an output watermark below MAX and not idle
+ * has been held since its last advance (since the start when it never
+ * advanced), by what its valve holds back now. A bounded run that finished
+ * ends every watermark at MAX; a cancelled or failed one may not. Only a
+ * hold longer than two of the job's watermark intervals counts: while
+ * elements come, periodic watermarks move once an interval, so a shorter
+ * one is the run being stopped between two advances. */
+static void end_of_run(summary *s, const cap_check *c, int64_t t)
+{
+    for (int op = 0; op < c->nops; op++) {
+        for (int sub = 0; sub < c->ops[op].parallelism; sub++) {
+            sub_stats *st = &s->ops[op].subs[sub];
+            if (st->wm == INT64_MAX || st->idle || !has_event_time(s, c, op, sub))
+                continue;
+            int64_t from = st->last_adv_t >= 0 ? st->last_adv_t : 0;
+            int64_t ms = st->active_ms + t - st->seg_start;
+            if (ms <= 2 * s->wm_interval_ms)
+                continue;
+            st->at_end = (held_back){.has = true, .ms = ms, .from = from, .to = t};
+            stall_cause(s, c, op, sub, &st->at_end, true);
+        }
+    }
+}
+
 static int visit(void *arg, const cap_check *c, json_t *ev, char *msg)
 {
     summary *s = arg;
@@ -324,6 +368,7 @@ static int visit(void *arg, const cap_check *c, json_t *ev, char *msg)
     }
     if (strcmp(kind, "summary") == 0) {
         s->end_t = t;
+        end_of_run(s, c, t);
         return 0;
     }
     if (strcmp(kind, "checkpoint_trigger") == 0) { /* the job's: no op */
@@ -376,6 +421,7 @@ static int visit(void *arg, const cap_check *c, json_t *ev, char *msg)
             st->held[in] = json_is_integer(held) ? (int)json_integer_value(held) : -1;
             st->last_input = in;
             st->last_was_wm = true;
+            st->valve_wm = true;
         } else {
             output_watermark(s, c, op, sub, t, ts_of(ev, "watermark"));
         }
@@ -552,14 +598,15 @@ static const char *rate(char *buf, size_t size, int64_t n, int64_t ms)
  * its own, that channel is the cause behind the cause ("<- ..."), up to a
  * few hops. What the report calls the root is then the partition that was
  * quiet, not just the exchange in front of it. */
-static void full_cause(const summary *s, const cap_check *c, const sub_stats *st, char *buf,
-                       size_t size)
+static void full_cause(const summary *s, const cap_check *c, const held_back *hb, bool at_end,
+                       char *buf, size_t size)
 {
-    snprintf(buf, size, "%s", st->stall_cause);
-    int op = st->cause_op, sub = st->cause_sub;
+    snprintf(buf, size, "%s", hb->cause);
+    int op = hb->cause_op, sub = hb->cause_sub;
     for (int hops = 0; op >= 0 && hops < 8; hops++) {
-        const sub_stats *up = &s->ops[op].subs[sub];
-        if (!up->has_stall || up->stall_from >= st->stall_to || up->stall_to <= st->stall_from)
+        const sub_stats *ups = &s->ops[op].subs[sub];
+        const held_back *up = at_end ? &ups->at_end : &ups->stall;
+        if (!up->has || up->from >= hb->to || up->to <= hb->from)
             break;
         size_t n = strlen(buf);
         if (up->cause_op >= 0)
@@ -567,6 +614,30 @@ static void full_cause(const summary *s, const cap_check *c, const sub_stats *st
                      c->ops[up->cause_op].name, up->cause_sub);
         op = up->cause_op;
         sub = up->cause_sub;
+    }
+}
+
+/* The watermarks still held when the run ended (a cancelled unbounded
+ * read, a failed run): the stall the table cannot show, as no advance ended
+ * it. */
+static void held_at_end(FILE *out, const summary *s, const cap_check *c)
+{
+    bool any = false;
+    for (int op = 0; op < c->nops; op++) {
+        for (int sub = 0; sub < c->ops[op].parallelism; sub++) {
+            const sub_stats *st = &s->ops[op].subs[sub];
+            if (!st->at_end.has)
+                continue;
+            if (!any)
+                fprintf(out, "  held at the end of the run (not idle, below MAX):\n");
+            any = true;
+            char w[64], cause[512];
+            full_cause(s, c, &st->at_end, true, cause, sizeof cause);
+            fprintf(out, "    %s subtask %d: watermark %s for %" PRId64 " ms (t %" PRId64
+                         "..%" PRId64 "): %s\n",
+                    c->ops[op].name, sub, st->advances ? ts(w, sizeof w, st->wm) : "MIN",
+                    st->at_end.ms, st->at_end.from, st->at_end.to, cause);
+        }
     }
 }
 
@@ -625,10 +696,10 @@ static void report(FILE *out, const char *path, const summary *s, const cap_chec
             const sub_stats *st = &s->ops[i].subs[k];
             char sub[16], stall[128], cause[512];
             snprintf(sub, sizeof sub, "%d", k);
-            if (st->has_stall)
+            if (st->stall.has)
                 snprintf(stall, sizeof stall, "%" PRId64 " ms (t %" PRId64 "..%" PRId64 "%s)",
-                         st->stall_ms, st->stall_from, st->stall_to,
-                         st->stall_to_max ? ", to MAX" : "");
+                         st->stall.ms, st->stall.from, st->stall.to,
+                         st->stall.to_max ? ", to MAX" : "");
             else
                 snprintf(stall, sizeof stall, "-");
             /* A source takes no elements in: it has no lag to speak of. */
@@ -639,7 +710,8 @@ static void report(FILE *out, const char *path, const summary *s, const cap_chec
                 st->advances ? ts(b, sizeof b, st->wm) : "-",
                 source ? "-" : st->has_lag ? num(d, sizeof d, st->max_lag) : "n/a",
                 source ? "-" : st->has_final_lag ? num(e, sizeof e, st->final_lag) : "n/a", stall,
-                st->has_stall ? (full_cause(s, c, st, cause, sizeof cause), cause) : "");
+                st->stall.has ? (full_cause(s, c, &st->stall, false, cause, sizeof cause), cause)
+                              : "");
         }
     }
     print_table(out, &t, "lrrrrrrl");
@@ -647,6 +719,7 @@ static void report(FILE *out, const char *path, const summary *s, const cap_chec
     if (lag_na)
         fprintf(out, "  (lag n/a: no throughput event of that subtask says what it took in: "
                      "level summary, a version 1 capture, or no element with a timestamp)\n");
+    held_at_end(out, s, c);
 
     fprintf(out, "\nwindows and late elements\n");
     t = (table){.ncols = 8};

@@ -728,6 +728,35 @@ Test(source_kafka, the_capture_names_the_partition_that_holds_the_watermark)
     weir_kafka_mock_destroy(m);
 }
 
+/* Without idleness the silent partition holds the watermark until the read
+ * is cancelled: no advance ends that stall, and the summary names the
+ * partition under "held at the end of the run". */
+Test(source_kafka, a_cancelled_read_names_the_partition_that_held_it_to_the_end)
+{
+    weir_kafka_mock *m = tk_mock();
+    silent_partition(m);
+    char *dir = td_tmpdir();
+    char path[600];
+    snprintf(path, sizeof path, "%s/kafka.jsonl", dir);
+    const char *topic[] = {"t"};
+    tu_runner rn;
+    start_captured(&rn, m, topic, weir_watermarks_bounded(0), WEIR_DISABLED, path);
+    want_seen = 302;
+    cr_assert(wait_for(seen_enough));
+    sleep_ms(600); /* three watermark intervals later */
+    stop(&rn);
+
+    char out[16384];
+    int rc = weir_capture("summary", path, out, sizeof out);
+    cr_assert_eq(rc, 0, "summary: %s", out);
+    const char *held = strstr(out, "\n  held at the end of the run (not idle, below MAX):\n");
+    cr_assert_not_null(held, "%s", out);
+    cr_assert(strstr(held, "\n    kafka subtask 0: watermark 0 for "), "%s", out);
+    cr_assert(strstr(held, "): held by partition t-1 (channel 1)\n"), "%s", out);
+    td_rmdir(dir);
+    weir_kafka_mock_destroy(m);
+}
+
 /* No broker there: the job fails at open, saying where it looked, and
  * leaves nothing behind (ASan's leak check). */
 Test(source_kafka, an_unreachable_cluster_fails_the_job_with_its_address)

@@ -91,17 +91,22 @@ static void window_capture(const char *dir, const char *name, weir_diag_level le
     weir_job_destroy(w.job);
 }
 
-static int pass(const void *in, void *out, void *arg)
+/* The merge map of held_capture(): passes every element on, and fails the
+ * job at its element *arg (0: never). */
+static int pass_or_fail(const void *in, void *out, void *arg)
 {
-    (void)arg;
+    long *left = arg;
+    if (*left > 0 && --*left == 0)
+        return WEIR_EINVAL;
     memcpy(out, in, sizeof(weir_gen_event));
     return 0;
 }
 
 /* Partition 2 of 3 goes quiet at 300 ms; the valve of "merge" is held by its
  * channel 2 (test_diag_held_by.c), and the valves of the sink behind it by
- * the channel from "merge". */
-static void held_capture(const char *dir)
+ * the channel from "merge". With fail_at > 0 "merge" fails the run at that
+ * element, while its watermark is held: the run ends below MAX. */
+static void held_capture_failing(const char *dir, long fail_at)
 {
     weir_job_config cfg = {.workers = 1, .clock = WEIR_CLOCK_VIRTUAL, .watermark_interval_ms = 10,
                            .diag.jsonl_path = td_path(dir, "held.jsonl")};
@@ -114,12 +119,22 @@ static void held_capture(const char *dir)
     weir_stream *s = weir_source_generator(job, &g);
     weir_timestamps_spec ts = {.strategy = weir_watermarks_bounded(5)};
     s = weir_stream_set_parallelism(weir_stream_assign_timestamps(s, &ts), 3);
-    s = weir_stream_map(weir_stream_key_by(s, td_gen_keys()), sizeof(weir_gen_event), pass, NULL);
+    long left = fail_at;
+    s = weir_stream_map(weir_stream_key_by(s, td_gen_keys()), sizeof(weir_gen_event),
+                        pass_or_fail, &left);
     s = weir_stream_set_parallelism(weir_stream_set_name(s, "merge"), 1);
     weir_stream *sink = weir_sink_discard(weir_stream_rebalance(s));
     cr_assert_not_null(weir_stream_set_parallelism(sink, 2), "%s", weir_job_error(job));
-    tu_run_ok(job);
+    if (fail_at > 0)
+        cr_assert_eq(weir_job_run(job), WEIR_EINVAL, "%s", weir_job_error(job));
+    else
+        tu_run_ok(job);
     weir_job_destroy(job);
+}
+
+static void held_capture(const char *dir)
+{
+    held_capture_failing(dir, 0);
 }
 
 /* The row of `op` (a whole line, without its newline) in the section that
@@ -461,6 +476,39 @@ Test(capture, summary_names_the_channel_that_held_the_watermark, .timeout = 60)
     cr_assert_geq(report_row(c.out, "\nwatermarks", "merge", v), 3);
     cr_assert_eq(v[0], 0);
     cr_assert_gt(v[2], 500, "a stall of %lld ms", v[2]);
+    /* every watermark reached MAX: none held at the end */
+    cr_assert_null(strstr(c.out, "held at the end"), "%s", c.out);
+    cli_free(&c);
+    td_rmdir(dir);
+}
+
+/* A run that ends while a watermark is held (failed here; a cancelled
+ * unbounded read alike) has no advance that ends the stall: the report
+ * lists each output still held, since when and by what, as the valve holds
+ * it at the end. */
+Test(capture, summary_names_what_held_a_watermark_when_the_run_ended, .timeout = 60)
+{
+    char *dir = td_tmpdir();
+    held_capture_failing(dir, 990);
+    cli c = run(dir, "capture summary held.jsonl");
+    cr_assert_eq(c.status, 0, "%s", c.err);
+    tu_assert_contains(c.out, "the run failed: ",
+                       "\n  held at the end of the run (not idle, below MAX):\n");
+    const char *held = strstr(c.out, "held at the end");
+    char line[512];
+    section_row(held, "held at the end", "  merge subtask 0:", line, sizeof line);
+    tu_assert_contains(line, ": held by input 0 channel 2 (\"timestamps\" subtask 2)");
+    section_row(held, "held at the end", "  sink subtask 0:", line, sizeof line);
+    tu_assert_contains(line, ": held by input 0 channel 0 (\"merge\" subtask 0) <- input 0 "
+                             "channel 2 (\"timestamps\" subtask 2)");
+    /* held since partition 2 went quiet: ms and the span (t FROM..TO) */
+    long long ms, from, to;
+    const char *m = strstr(strstr(held, "  merge subtask 0:"), " for ");
+    cr_assert_eq(sscanf(m, " for %lld ms (t %lld..%lld)", &ms, &from, &to), 3, "%s", m);
+    cr_assert_geq(from, 300);
+    cr_assert_gt(to, from);
+    cr_assert_leq(ms, to - from);
+    cr_assert_gt(ms, 0);
     cli_free(&c);
     td_rmdir(dir);
 }
