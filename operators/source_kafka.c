@@ -1262,4 +1262,3 @@ weir_stream *weir_source_kafka(weir_job *job, const weir_kafka_source_config *cf
      * subtask sees every old subtask's offsets at a restore */
     return weir_source_union_state(weir_job_add_source(job, &spec));
 }
-

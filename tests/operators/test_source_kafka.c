@@ -776,4 +776,3 @@ Test(source_kafka, an_unreachable_cluster_fails_the_job_with_its_address)
               weir_job_error(job));
     weir_job_destroy(job);
 }
-
