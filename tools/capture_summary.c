@@ -28,6 +28,10 @@
  *     the minimum back — just before the valve event that ended the stall,
  *     which is the holder during it; or, when a source or a timestamps
  *     operator makes the watermark in the chain, that operator.
+ *   - held at the end: a stall no advance ended (a cancelled unbounded read,
+ *     a failed run), from the last advance to the run's end, with the holder
+ *     the valve names at the end; only over two watermark intervals, shorter
+ *     being a run stopped between two ordinary advances.
  *   - throughput: the summary's counters per second of the run's processing
  *     time, and the busiest single throughput interval of any subtask.
  */
