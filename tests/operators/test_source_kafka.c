@@ -743,7 +743,9 @@ Test(source_kafka, a_cancelled_read_names_the_partition_that_held_it_to_the_end)
     start_captured(&rn, m, topic, weir_watermarks_bounded(0), WEIR_DISABLED, path);
     want_seen = 302;
     cr_assert(wait_for(seen_enough));
-    sleep_ms(600); /* three watermark intervals later */
+    /* five of the job's watermark intervals (200 ms) later: held for at
+     * least four, past the report's bar of two */
+    sleep_ms(1000);
     stop(&rn);
 
     char out[16384];
