@@ -42,11 +42,7 @@ enum { KEYS = 13, PER_PARTITION = 400, IN_PARTITIONS = 4, RE_PARTITIONS = 3 };
  * i + 1000 p and an ascending Kafka timestamp 1 + 5 i + p. */
 static void produce_input(weir_kafka_mock *m)
 {
-    char err[512];
-    rd_kafka_conf_t *conf = rd_kafka_conf_new();
-    rd_kafka_conf_set(conf, "bootstrap.servers", weir_kafka_mock_bootstrap(m), err, sizeof err);
-    rd_kafka_t *rk = rd_kafka_new(RD_KAFKA_PRODUCER, conf, err, sizeof err);
-    cr_assert_not_null(rk, "%s", err);
+    rd_kafka_t *rk = tk_producer(m);
     for (int p = 0; p < IN_PARTITIONS; p++) {
         for (int i = 0; i < PER_PARTITION; i++) {
             char v[64];
@@ -276,11 +272,7 @@ Test(kafka_scaleout, two_instances_over_a_repartition_topic_give_one_instances_w
 /* Writes one raw record with header weir-wm = text to rekey partition 0. */
 static void write_marker(weir_kafka_mock *m, const char *text)
 {
-    char err[512];
-    rd_kafka_conf_t *conf = rd_kafka_conf_new();
-    rd_kafka_conf_set(conf, "bootstrap.servers", weir_kafka_mock_bootstrap(m), err, sizeof err);
-    rd_kafka_t *rk = rd_kafka_new(RD_KAFKA_PRODUCER, conf, err, sizeof err);
-    cr_assert_not_null(rk);
+    rd_kafka_t *rk = tk_producer(m);
     cr_assert_eq(rd_kafka_producev(rk, RD_KAFKA_V_TOPIC("rekey"), RD_KAFKA_V_PARTITION(0),
                                    RD_KAFKA_V_HEADER("weir-wm", text, (ssize_t)strlen(text)),
                                    RD_KAFKA_V_END),

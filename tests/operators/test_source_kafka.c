@@ -32,18 +32,6 @@ typedef struct rec {
     int64_t offset;
 } rec;
 
-static rd_kafka_t *producer(weir_kafka_mock *m)
-{
-    char err[512];
-    rd_kafka_conf_t *conf = rd_kafka_conf_new();
-    cr_assert_eq(rd_kafka_conf_set(conf, "bootstrap.servers", weir_kafka_mock_bootstrap(m), err,
-                                   sizeof err),
-                 RD_KAFKA_CONF_OK);
-    rd_kafka_t *rk = rd_kafka_new(RD_KAFKA_PRODUCER, conf, err, sizeof err);
-    cr_assert_not_null(rk, "%s", err);
-    return rk;
-}
-
 /* Writes n records "v=<first+i>" to a partition with producer rk, with
  * Kafka timestamps ts0 + i * step, and waits until they are acknowledged. */
 static void produce_with(rd_kafka_t *rk, const char *topic, int32_t partition, int n,
@@ -65,7 +53,7 @@ static void produce_with(rd_kafka_t *rk, const char *topic, int32_t partition, i
 static void produce(weir_kafka_mock *m, const char *topic, int32_t partition, int n, int64_t first,
                     int64_t ts0, int64_t step)
 {
-    rd_kafka_t *rk = producer(m);
+    rd_kafka_t *rk = tk_producer(m);
     produce_with(rk, topic, partition, n, first, ts0, step);
     rd_kafka_destroy(rk);
 }
@@ -246,11 +234,7 @@ Test(source_kafka, skip_error_and_oversized_records)
     cr_assert_eq(weir_kafka_mock_topic(m, "t", 1), 0);
     produce(m, "t", 0, 3, 0, 0, 1);
     /* a "skip" record among them */
-    char err[512];
-    rd_kafka_conf_t *conf = rd_kafka_conf_new();
-    rd_kafka_conf_set(conf, "bootstrap.servers", weir_kafka_mock_bootstrap(m), err, sizeof err);
-    rd_kafka_t *rk = rd_kafka_new(RD_KAFKA_PRODUCER, conf, err, sizeof err);
-    cr_assert_not_null(rk);
+    rd_kafka_t *rk = tk_producer(m);
     cr_assert_eq(rd_kafka_producev(rk, RD_KAFKA_V_TOPIC("t"), RD_KAFKA_V_PARTITION(0),
                                    RD_KAFKA_V_VALUE("skip", 4), RD_KAFKA_V_END),
                  0);
@@ -472,7 +456,7 @@ Test(source_kafka, discovered_partitions_are_read_from_their_first_record)
     /* a connected producer that knows the new topic (librdkafka would ask
      * for it after a second's backoff) writes its records within a few
      * milliseconds of its creation, most often before a discovery */
-    rd_kafka_t *rk = producer(m);
+    rd_kafka_t *rk = tk_producer(m);
     const struct rd_kafka_metadata *md;
     cr_assert_eq(rd_kafka_metadata(rk, 1, NULL, &md, 5000), 0);
     rd_kafka_metadata_destroy(md);
