@@ -118,7 +118,7 @@ static int serialize(const void *elem, int64_t timestamp, weir_kafka_record *rec
     rec->key = buf + v + 1;
     rec->key_len = (size_t)k;
     rec->partition = WEIR_KAFKA_ANY_PARTITION; /* the partitioner's */
-    return 0;
+    return WEIR_KAFKA_EMIT;
 }
 
 /* Sensor s to partition s: the silent sensor is a silent partition. */

@@ -393,10 +393,15 @@ static int sink_record(weir_ctx *ctx, int input, const void *elem, int64_t ts)
     if (r < 0)
         return weir_ctx_fail(ctx, r, "kafka sink %s: the serializer: %s", a->topic,
                              why[0] ? why : weir_strerror(r));
-    if (r == WEIR_KAFKA_SERIALIZE_SKIP) {
+    if (r == WEIR_KAFKA_SKIP) {
         weir_ctx_count(ctx, WEIR_COUNTER_FILTERED, 1);
         return 0;
     }
+    if (r != WEIR_KAFKA_EMIT)
+        return weir_ctx_fail(ctx, WEIR_ECALLBACK,
+                             "kafka sink %s: the serializer returned %d (WEIR_KAFKA_EMIT, "
+                             "WEIR_KAFKA_SKIP or a negative WEIR_E* code expected)",
+                             a->topic, r);
     if (rec.key_len >= NO_BYTES || rec.value_len >= NO_BYTES)
         return weir_ctx_fail(ctx, WEIR_EINVAL, "kafka sink %s: a record of 4 GiB or more",
                              a->topic);

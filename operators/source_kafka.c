@@ -954,6 +954,12 @@ static int one_message(weir_ctx *ctx, const kafka_arg *a, kafka_src *s, rd_kafka
         weir_ctx_count(ctx, WEIR_COUNTER_FILTERED, 1);
         return 0;
     }
+    if (r != WEIR_KAFKA_EMIT)
+        return weir_ctx_fail(ctx, WEIR_ECALLBACK,
+                             "kafka %s-%" PRId32 " offset %" PRId64 ": the deserializer returned "
+                             "%d (WEIR_KAFKA_EMIT, WEIR_KAFKA_SKIP or a negative WEIR_E* code "
+                             "expected)",
+                             topic, m->partition, m->offset, r);
     r = weir_emit(ctx, s->elem, ts);
     if (r < 0)
         return r;

@@ -65,10 +65,12 @@ typedef struct weir_kafka_message {
 WEIR_EXPORT int weir_kafka_header(const weir_kafka_message *m, const char *name,
                                   const void **value, size_t *len);
 
-/* What a deserializer returns. */
+/* What a deserializer and a serializer return (besides a negative WEIR_E*
+ * code, which fails the job): one convention for both directions. Any
+ * other value fails the job too. */
 enum {
-    WEIR_KAFKA_SKIP = 0, /* nothing to emit for this record */
-    WEIR_KAFKA_EMIT = 1  /* `out` holds the element, *timestamp its timestamp */
+    WEIR_KAFKA_SKIP = 0, /* nothing for this record: it is counted as filtered */
+    WEIR_KAFKA_EMIT = 1  /* the element (deserializer) or the record (serializer) is ready */
 };
 
 /* Turns a record into an element of elem_size bytes at `out`. *timestamp
@@ -163,12 +165,12 @@ typedef struct weir_kafka_record {
 
 #define WEIR_KAFKA_ANY_PARTITION (-1)
 
-/* Turns an element into a record. Returns 0, WEIR_KAFKA_SKIP (1: nothing
- * is written for it), or a negative WEIR_E* code to fail the job with a
- * reason in why. Runs on the subtask's worker thread. */
+/* Turns an element into a record. Returns WEIR_KAFKA_EMIT (write `rec`),
+ * WEIR_KAFKA_SKIP (nothing is written for it), or a negative WEIR_E* code
+ * to fail the job with a reason in why: the deserializer's convention.
+ * Runs on the subtask's worker thread. */
 typedef int (*weir_kafka_serialize_fn)(const void *elem, int64_t timestamp, weir_kafka_record *rec,
                                        char *why, size_t whysize, void *arg);
-#define WEIR_KAFKA_SERIALIZE_SKIP 1
 
 /* Chooses the partition of a record that has none: 0..partitions-1. */
 typedef int32_t (*weir_kafka_partition_fn)(const void *key, size_t key_len, const void *elem,

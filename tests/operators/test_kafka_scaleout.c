@@ -88,7 +88,7 @@ static int serialize(const void *elem, int64_t ts, weir_kafka_record *rec, char 
     snprintf(key, sizeof key, "%" PRId64, e->key);
     snprintf(value, sizeof value, "k=%" PRId64 " v=%" PRId64, e->key, e->value);
     tk_record_text(rec, key, value);
-    return 0;
+    return WEIR_KAFKA_EMIT;
 }
 
 static void by_key(const void *elem, void *key, void *arg)

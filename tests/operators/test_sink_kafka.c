@@ -54,7 +54,7 @@ static int serialize(const void *elem, int64_t ts, weir_kafka_record *rec, char 
     snprintf(key, sizeof key, "k%" PRId64, it->id % 7);
     snprintf(value, sizeof value, "id=%" PRId64 " v=%" PRId64, it->id, it->value);
     tk_record_text(rec, key, value);
-    return 0;
+    return WEIR_KAFKA_EMIT;
 }
 
 /* What a read_committed consumer finds in a topic. */
@@ -238,7 +238,7 @@ static int skip_odd(const void *elem, int64_t ts, weir_kafka_record *rec, char *
                     size_t whysize, void *arg)
 {
     if (((const item *)elem)->id % 2)
-        return WEIR_KAFKA_SERIALIZE_SKIP;
+        return WEIR_KAFKA_SKIP;
     return serialize(elem, ts, rec, why, whysize, arg);
 }
 
@@ -263,6 +263,39 @@ Test(sink_kafka, partitioner_chooses_and_serializer_skips, .timeout = 60)
         cr_assert_eq(got.ids[i] % 2, 0, "odd ids are skipped");
         cr_assert_eq(got.partition[i], got.ids[i] % 4, "the partitioner's partition");
     }
+    seen_free(&got);
+    free(v);
+    free(t);
+    weir_kafka_mock_destroy(m);
+}
+
+/* The serializer and the deserializer share one convention: a value that
+ * is neither WEIR_KAFKA_EMIT, WEIR_KAFKA_SKIP nor an error code fails the
+ * job with what it returned (it is never taken for either). */
+static int returns_two(const void *elem, int64_t ts, weir_kafka_record *rec, char *why,
+                       size_t whysize, void *arg)
+{
+    serialize(elem, ts, rec, why, whysize, arg);
+    return 2;
+}
+
+Test(sink_kafka, a_serializer_result_out_of_the_convention_fails_the_job, .timeout = 60)
+{
+    weir_kafka_mock *m = tk_mock();
+    cr_assert_eq(weir_kafka_mock_topic(m, "out", 1), 0);
+    enum { N = 10 };
+    item *v = items(N);
+    int64_t *t = stamps(N);
+    weir_job *job = tu_job(&(weir_job_config){.parallelism = 1, .diag = {.level = WEIR_DIAG_OFF}});
+    weir_kafka_sink_config kc = sink_config(m, "out");
+    kc.serialize = returns_two;
+    cr_assert_not_null(weir_sink_kafka(weir_source_array(job, v, N, sizeof *v, t), &kc));
+    cr_assert_neq(weir_job_run(job), 0, "the job must fail");
+    const char *e = weir_job_error(job);
+    cr_assert(strstr(e, "the serializer returned 2"), "%s", e);
+    weir_job_destroy(job);
+    seen got = read_topic(m, "out", 1);
+    cr_assert_eq(got.n, 0, "nothing is written");
     seen_free(&got);
     free(v);
     free(t);
@@ -392,7 +425,7 @@ static int serialize_event(const void *elem, int64_t ts, weir_kafka_record *rec,
     snprintf(value, sizeof value, "id=%" PRId64 " k=%" PRId64,
              (int64_t)e->partition * EO_EVENTS + e->seq, e->key);
     tk_record_text(rec, NULL, value);
-    return 0;
+    return WEIR_KAFKA_EMIT;
 }
 
 /* The child's job: a paced generator of 2 partitions -> the exactly-once

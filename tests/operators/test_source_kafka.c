@@ -58,8 +58,8 @@ static void produce(weir_kafka_mock *m, const char *topic, int32_t partition, in
     rd_kafka_destroy(rk);
 }
 
-/* Also: a record "skip" is skipped, "bad" is an error, a record without
- * "v=" fails with a reason. */
+/* Also: a record "skip" is skipped, "two" returns 2 (outside the
+ * convention), a record without "v=" fails with a reason. */
 static int deserialize(const weir_kafka_message *m, void *out, int64_t *ts, char *why,
                        size_t whysize, void *arg)
 {
@@ -70,6 +70,8 @@ static int deserialize(const weir_kafka_message *m, void *out, int64_t *ts, char
     memcpy(v, m->value, n);
     if (strcmp(v, "skip") == 0)
         return WEIR_KAFKA_SKIP;
+    if (strcmp(v, "two") == 0)
+        return 2;
     long long x;
     if (sscanf(v, "v=%lld", &x) != 1) {
         snprintf(why, whysize, "not a record: \"%s\"", v);
@@ -267,6 +269,30 @@ Test(source_kafka, skip_error_and_oversized_records)
     cr_assert_neq(weir_job_run(job), 0);
     cr_assert(strstr(weir_job_error(job), "kafka t-0 offset 6: not a record: \"garbage\""), "%s",
               weir_job_error(job));
+    weir_job_destroy(job);
+    weir_kafka_mock_destroy(m);
+}
+
+/* A deserializer result that is neither WEIR_KAFKA_EMIT, WEIR_KAFKA_SKIP
+ * nor an error code fails the job (the serializer's rule too). */
+Test(source_kafka, a_deserializer_result_out_of_the_convention_fails_the_job)
+{
+    weir_kafka_mock *m = tk_mock();
+    cr_assert_eq(weir_kafka_mock_topic(m, "t", 1), 0);
+    produce(m, "t", 0, 2, 0, 0, 1);
+    rd_kafka_t *rk = tk_producer(m);
+    cr_assert_eq(rd_kafka_producev(rk, RD_KAFKA_V_TOPIC("t"), RD_KAFKA_V_PARTITION(0),
+                                   RD_KAFKA_V_VALUE("two", 3), RD_KAFKA_V_END),
+                 0);
+    rd_kafka_flush(rk, 10000);
+    rd_kafka_destroy(rk);
+    const char *topic[] = {"t"};
+    weir_kafka_source_config kc = source(m, topic);
+    weir_job *job;
+    read_all(&job, &kc, 1);
+    cr_assert_neq(weir_job_run(job), 0);
+    cr_assert(strstr(weir_job_error(job), "kafka t-0 offset 2: the deserializer returned 2"),
+              "%s", weir_job_error(job));
     weir_job_destroy(job);
     weir_kafka_mock_destroy(m);
 }
