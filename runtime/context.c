@@ -22,6 +22,7 @@
 #include "diag.h"
 #include "error_slot.h"
 #include "job_state.h"
+#include "key_group.h"
 #include "task.h"
 #include "util.h"
 #include "weir/error.h"
@@ -344,10 +345,9 @@ static weir__channel *pick_channel(weir__outgroup *g, const void *elem)
         const weir_key_spec *k = &g->key->spec;
         k->extract(elem, g->keybuf, k->arg);
         uint64_t h = weir__hash_bytes(g->keybuf, k->key_size);
-        /* By key group (docs/CHECKPOINTS.md): the subtask that owns the
-         * key's group owns its state, at any parallelism. */
-        uint32_t kg = weir__hash_partition(h, g->max_parallelism);
-        return g->ch[(uint64_t)kg * (uint32_t)g->nch / g->max_parallelism];
+        /* By key group: the subtask that owns the key's group owns its
+         * state, at any parallelism. */
+        return g->ch[weir__key_subtask(h, g->max_parallelism, (uint32_t)g->nch)];
     }
     case WEIR__PART_REBALANCE: {
         weir__channel *ch = g->ch[g->rr];

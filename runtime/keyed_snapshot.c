@@ -23,19 +23,6 @@
 #include "task.h"
 #include "weir/error.h"
 
-void weir__key_group_range(uint32_t max_parallelism, uint32_t p, uint32_t i, uint32_t *first,
-                           uint32_t *last)
-{
-    uint64_t m = max_parallelism;
-    *first = (uint32_t)(((uint64_t)i * m + p - 1) / p);
-    *last = (uint32_t)((((uint64_t)i + 1) * m - 1) / p);
-}
-
-uint32_t weir__key_group_subtask(uint32_t max_parallelism, uint32_t p, uint32_t key_group)
-{
-    return (uint32_t)((uint64_t)key_group * p / max_parallelism);
-}
-
 /* ---- writing -------------------------------------------------------------- */
 
 static int pack_str(msgpack_packer *pk, const char *s)

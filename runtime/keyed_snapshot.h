@@ -3,9 +3,8 @@
  * into a snapshot and read back, by key group (docs/CHECKPOINTS.md, "Key
  * groups" and "Keyed state in a snapshot").
  *
- * Key groups are Flink's KeyGroupRangeAssignment: a key belongs to one of
- * max_parallelism key groups by its hash, and subtask i of p owns a
- * contiguous range of them. A snapshot tags every entry with its key group,
+ * Key groups (key_group.h) are Flink's KeyGroupRangeAssignment. A snapshot
+ * tags every entry with its key group,
  * so that a snapshot taken at parallelism p restores at any q <=
  * max_parallelism: each restoring subtask reads every old subtask's snapshot
  * that overlaps its range and keeps the entries of its own key groups.
@@ -22,21 +21,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "util.h"
+#include "key_group.h"
 
 struct weir_ctx;
-
-/* The key group of a key's hash (weir__hash_bytes of its bytes). */
-static inline uint32_t weir__key_group(uint64_t key_hash, uint32_t max_parallelism)
-{
-    return weir__hash_partition(key_hash, max_parallelism);
-}
-
-/* The key groups [*first, *last] that subtask i of p owns (1 <= p <=
- * max_parallelism), and the subtask a key group belongs to. */
-void weir__key_group_range(uint32_t max_parallelism, uint32_t p, uint32_t i, uint32_t *first,
-                           uint32_t *last);
-uint32_t weir__key_group_subtask(uint32_t max_parallelism, uint32_t p, uint32_t key_group);
 
 /* Writes the context's keyed state and timers as one msgpack map. 0, or
  * WEIR_ENOMEM (the packer could not grow). */

@@ -42,21 +42,6 @@ Test(keyed_snapshot, key_group_ranges_partition_the_key_groups)
     }
 }
 
-/* For a parallelism that divides the max parallelism, a key's key group's
- * subtask is the channel key_by picks (docs/CHECKPOINTS.md says so). */
-Test(keyed_snapshot, key_groups_agree_with_key_by_where_p_divides_max_parallelism)
-{
-    uint64_t h = 0x9E3779B97F4A7C15u;
-    for (int i = 0; i < 100000; i++) {
-        h ^= h << 13;
-        h ^= h >> 7;
-        h ^= h << 17;
-        for (uint32_t p = 1; p <= MAXP; p *= 2)
-            cr_assert_eq(weir__key_group_subtask(MAXP, p, weir__key_group(h, MAXP)),
-                         weir__hash_partition(h, p), "hash %llx p %u", (unsigned long long)h, p);
-    }
-}
-
 /* The input: 40 keys, 400 records over 200 ms, 1 in 10 up to 12 ms late;
  * a watermark every 10 records (the largest timestamp so far - 1). */
 #define NREC 400

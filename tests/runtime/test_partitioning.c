@@ -18,6 +18,7 @@
 #include <stdatomic.h>
 #include <string.h>
 
+#include "key_group.h"
 #include "support/weir_testutil.h"
 
 /* ---- key_by --------------------------------------------------------------- */
@@ -313,6 +314,52 @@ Test(rebalance, spreads_evenly_and_loses_nothing, .timeout = 60)
         cr_assert_eq(per[s], N / P, "subtask %d got %d of %d", s, per[s], N);
     weir_job_destroy(job);
     free(vals);
+}
+
+static void key_is_value(const void *elem, void *key, void *arg)
+{
+    (void)arg;
+    memcpy(key, elem, 8);
+}
+
+/* key_by sends a key to the subtask that owns its key group
+ * (key_group.h), the rule keyed snapshots restore by: at parallelisms that
+ * do not divide the max parallelism too, where the owner of a key group is
+ * not the hash's plain partition among p. */
+Test(key_by, routes_by_key_group, .timeout = 60)
+{
+    enum { N = 3000 };
+    static const struct {
+        int p, maxp;
+    } runs[] = {{3, 0}, {3, 7}, {5, 128}, {2, 2}};
+    for (size_t r = 0; r < sizeof runs / sizeof *runs; r++) {
+        uint64_t *vals = iota(N, 17);
+        weir_job *job = tu_job(&(weir_job_config){.workers = 2, .max_parallelism = runs[r].maxp});
+        weir_collect *c;
+        weir_stream *s = weir_source_array(job, vals, N, 8, NULL);
+        s = weir_stream_key_by(s, &(weir_key_spec){.key_size = 8, .extract = key_is_value});
+        weir_stream *sink = weir_sink_collect(tag(s, runs[r].p), &c);
+        weir_stream_set_parallelism(sink, runs[r].p);
+        tu_run_ok(job);
+        cr_assert_eq(weir_collect_count(c), (size_t)N);
+        uint32_t maxp = runs[r].maxp ? (uint32_t)runs[r].maxp : 128u;
+        int off_plain = 0;
+        for (size_t i = 0; i < N; i++) {
+            tagged t = collected(c, i);
+            uint64_t h = weir__hash_bytes(&t.value, 8);
+            uint32_t want = weir__key_subtask(h, maxp, (uint32_t)runs[r].p);
+            cr_assert_eq(t.subtask, (int64_t)want, "p %d maxp %u: key %llu on subtask %lld",
+                         runs[r].p, maxp, (unsigned long long)t.value, (long long)t.subtask);
+            uint32_t first, last, kg = weir__key_group(h, maxp);
+            weir__key_group_range(maxp, (uint32_t)runs[r].p, want, &first, &last);
+            cr_assert(kg >= first && kg <= last);
+            off_plain += weir__hash_partition(h, (uint32_t)runs[r].p) != want;
+        }
+        if (runs[r].p == 3 && runs[r].maxp == 7)
+            cr_assert_gt(off_plain, 0, "the run does not tell key groups from plain hashing");
+        weir_job_destroy(job);
+        free(vals);
+    }
 }
 
 /* The default edge between different parallelism is a rebalance too. */
