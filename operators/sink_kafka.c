@@ -24,10 +24,9 @@
  * transactional offsets, and the tests run there.)
  *
  * In-band watermarks (cfg.watermarks): every watermark, idle/active change
- * and the end of input go to every partition as a marker record: no key,
- * no value, header weir-wm "<writer> <writers> <kind> <watermark>", kind W
- * (watermark), I (idle), A (active) or E (end). The source reads them with
- * inband_watermarks (source_kafka.c). Written against the public headers.
+ * and the end of input go to every partition as a marker record
+ * (kafka_markers.h), which the source reads with inband_watermarks
+ * (source_kafka.c). Written against the public headers.
  */
 #include <inttypes.h>
 #include <stdint.h>
@@ -45,11 +44,10 @@
 #include "weir/time.h"
 #include "builder.h"
 #include "kafka_config.h"
+#include "kafka_markers.h"
 
 #define KAFKA_SINK_TAG 0x4b534b31u /* "KSK1" */
 #define POLL_EVERY 1024
-#define MARKER_HEADER "weir-wm"
-#define TXN_HEADER "weir-txn"
 
 typedef struct sink_arg {
     weir_kafka_sink_config cfg; /* strings below are the copies */
@@ -309,7 +307,7 @@ static int produce(weir_ctx *ctx, const sink_arg *a, kafka_sink *s, const log_he
                 {.vtype = RD_KAFKA_VTYPE_RKT, .u.rkt = s->rkt},
                 {.vtype = RD_KAFKA_VTYPE_PARTITION, .u.i32 = h->partition},
                 {.vtype = RD_KAFKA_VTYPE_HEADER,
-                 .u.header = {MARKER_HEADER, value, (ssize_t)h->value_len}},
+                 .u.header = {WEIR__KAFKA_MARKER_HEADER, value, (ssize_t)h->value_len}},
                 {.vtype = RD_KAFKA_VTYPE_TIMESTAMP, .u.i64 = ts}};
             err = produce_vu(s->rk, vu, sizeof vu / sizeof vu[0]);
         } else {
@@ -420,13 +418,14 @@ static int sink_record(weir_ctx *ctx, int input, const void *elem, int64_t ts)
 }
 
 /* A watermark marker to every partition. */
-static int write_marker(weir_ctx *ctx, char kind, int64_t watermark)
+static int write_marker(weir_ctx *ctx, weir__kafka_mark kind, int64_t watermark)
 {
     const sink_arg *a = weir_ctx_arg(ctx);
     kafka_sink *s = weir_ctx_state(ctx);
-    char text[96];
-    int n = snprintf(text, sizeof text, "%d %d %c %" PRId64, s->writer, s->writers, kind,
-                     watermark);
+    char text[WEIR__KAFKA_MARKER_MAX];
+    weir__kafka_marker m = {
+        .writer = s->writer, .writers = s->writers, .kind = kind, .watermark = watermark};
+    int n = weir__kafka_marker_format(&m, text, sizeof text);
     for (int32_t p = 0; p < s->partitions; p++) {
         log_head h = {.key_len = NO_BYTES, .value_len = (uint32_t)n, .partition = p, .marker = 1,
                       .timestamp = -1};
@@ -443,20 +442,21 @@ static int sink_watermark(weir_ctx *ctx, int64_t watermark)
     /* MAX is the end's (on_end says it once, as E) */
     if (!a->cfg.watermarks || watermark == WEIR_TS_MAX)
         return 0;
-    return write_marker(ctx, 'W', watermark);
+    return write_marker(ctx, WEIR__KAFKA_MARK_WATERMARK, watermark);
 }
 
 static int sink_status(weir_ctx *ctx, bool idle)
 {
     const sink_arg *a = weir_ctx_arg(ctx);
-    return a->cfg.watermarks ? write_marker(ctx, idle ? 'I' : 'A', weir_ctx_watermark(ctx)) : 0;
+    return a->cfg.watermarks ? write_marker(ctx, idle ? WEIR__KAFKA_MARK_IDLE : WEIR__KAFKA_MARK_ACTIVE,
+                                               weir_ctx_watermark(ctx)) : 0;
 }
 
 static int sink_end(weir_ctx *ctx)
 {
     const sink_arg *a = weir_ctx_arg(ctx);
     kafka_sink *s = weir_ctx_state(ctx);
-    int r = a->cfg.watermarks ? write_marker(ctx, 'E', WEIR_TS_MAX) : 0;
+    int r = a->cfg.watermarks ? write_marker(ctx, WEIR__KAFKA_MARK_END, WEIR_TS_MAX) : 0;
     /* exactly-once: the job's final checkpoint takes the rest and commits it */
     if (r == 0 && a->cfg.guarantee != WEIR_KAFKA_EXACTLY_ONCE)
         r = flush(ctx, a, s);
@@ -514,14 +514,14 @@ static int commit_logs(weir_ctx *ctx, const sink_arg *a, kafka_sink *s, const lo
      * presence means the batch is whole even where aborts are not honoured */
     int r = flush(ctx, a, s);
     char key[320], value[32];
-    int kl = snprintf(key, sizeof key, "weir-txn:%s", for_tid);
+    int kl = snprintf(key, sizeof key, WEIR__KAFKA_TXN_KEY_PREFIX "%s", for_tid);
     int vl = snprintf(value, sizeof value, "%" PRId64, checkpoint);
     const rd_kafka_vu_t vu[] = {
         {.vtype = RD_KAFKA_VTYPE_RKT, .u.rkt = s->rkt},
         {.vtype = RD_KAFKA_VTYPE_PARTITION, .u.i32 = 0},
         {.vtype = RD_KAFKA_VTYPE_KEY, .u.mem = {key, (size_t)kl}},
         {.vtype = RD_KAFKA_VTYPE_VALUE, .u.mem = {value, (size_t)vl}},
-        {.vtype = RD_KAFKA_VTYPE_HEADER, .u.header = {TXN_HEADER, value, vl}},
+        {.vtype = RD_KAFKA_VTYPE_HEADER, .u.header = {WEIR__KAFKA_TXN_HEADER, value, vl}},
         {.vtype = RD_KAFKA_VTYPE_MSGFLAGS, .u.i = RD_KAFKA_MSG_F_COPY},
         {.vtype = RD_KAFKA_VTYPE_OPAQUE, .u.ptr = &s->marker_floor}};
     rd_kafka_resp_err_t err =
@@ -574,7 +574,7 @@ static int committed_checkpoint(weir_ctx *ctx, const sink_arg *a, const char *ti
         return weir_ctx_fail(ctx, WEIR_EIO, "kafka sink: %s", err);
     }
     char key[320];
-    int kl = snprintf(key, sizeof key, "weir-txn:%s", tid);
+    int kl = snprintf(key, sizeof key, WEIR__KAFKA_TXN_KEY_PREFIX "%s", tid);
     int64_t lo = 0, hi = 0;
     rd_kafka_resp_err_t e = partition0_offset(rk, a, RD_KAFKA_OFFSET_BEGINNING, &lo);
     if (!e)

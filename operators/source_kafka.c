@@ -34,12 +34,10 @@
 #include "weir/time.h"
 #include "builder.h"
 #include "kafka_config.h"
+#include "kafka_markers.h"
 
 #define KAFKA_POSITION_TAG 0x4b414631u /* "KAF1" */
 #define KAFKA_WRITERS_TAG 0x4b414632u  /* "KAF2": positions with writers' watermarks */
-#define MARKER_HEADER "weir-wm"       /* sink_kafka.c's watermark markers */
-#define TXN_HEADER "weir-txn"         /* sink_kafka.c's commit markers */
-#define MAX_WRITERS 65536
 #define POLL_WAIT_MS 2
 
 /* ---- configuration ------------------------------------------------------- */
@@ -816,30 +814,26 @@ static int apply_writer(weir_ctx *ctx, const kafka_arg *a, kafka_src *s, int i, 
     return mark_done(ctx, s, i);
 }
 
-/* A writer's marker "<writer> <writers> <kind> <watermark>" (sink_kafka.c)
- * at partition i. A marker that names another number of writers is from a
- * writing job that was rescaled or restarted differently: the writers are
- * counted anew from it. */
+/* A writer's marker (kafka_markers.h) at partition i. A marker that names
+ * another number of writers is from a writing job that was rescaled or
+ * restarted differently: the writers are counted anew from it. */
 static int on_marker(weir_ctx *ctx, const kafka_arg *a, kafka_src *s, int i,
                      const rd_kafka_message_t *m, const void *text, size_t len)
 {
     part *p = &s->parts[i];
-    char buf[96];
-    int writer, writers;
-    char kind;
-    long long wm;
-    int used = 0;
-    if (len >= sizeof buf)
-        len = sizeof buf - 1;
-    memcpy(buf, text, len);
-    buf[len] = '\0';
-    if (sscanf(buf, "%d %d %c %lld%n", &writer, &writers, &kind, &wm, &used) != 4 ||
-        (size_t)used != len || writers < 1 || writers > MAX_WRITERS || writer < 0 ||
-        writer >= writers || !strchr("WIAE", kind))
+    weir__kafka_marker mk;
+    if (weir__kafka_marker_parse(text, len, &mk) < 0) {
+        char shown[WEIR__KAFKA_MARKER_MAX];
+        size_t n = len < sizeof shown - 1 ? len : sizeof shown - 1;
+        memcpy(shown, text, n);
+        shown[n] = '\0';
         return weir_ctx_fail(ctx, WEIR_EFORMAT,
                              "kafka %s-%" PRId32 " offset %" PRId64 ": not a weir watermark "
                              "marker: \"%s\"",
-                             a->topics[p->topic], p->partition, m->offset, buf);
+                             a->topics[p->topic], p->partition, m->offset, shown);
+    }
+    int writer = mk.writer, writers = mk.writers;
+    int64_t wm = mk.watermark;
     if (writers != p->nwriters) {
         writer_mark *wr = calloc((size_t)writers, sizeof *wr);
         if (!wr)
@@ -863,19 +857,19 @@ static int on_marker(weir_ctx *ctx, const kafka_arg *a, kafka_src *s, int i,
     }
     writer_mark *w = &p->writers[writer];
     w->heard = true;
-    switch (kind) {
-    case 'W':
+    switch (mk.kind) {
+    case WEIR__KAFKA_MARK_WATERMARK:
         if (wm > w->watermark)
             w->watermark = wm;
         w->idle = false; /* a watermark reactivates its channel (weir/operator.h) */
         break;
-    case 'I':
+    case WEIR__KAFKA_MARK_IDLE:
         w->idle = true;
         break;
-    case 'A':
+    case WEIR__KAFKA_MARK_ACTIVE:
         w->idle = false;
         break;
-    default:
+    case WEIR__KAFKA_MARK_END:
         w->ended = true;
         break;
     }
@@ -912,7 +906,7 @@ static int one_message(weir_ctx *ctx, const kafka_arg *a, kafka_src *s, rd_kafka
         hdrs = NULL;
     const void *hv;
     size_t hl;
-    if (hdrs && rd_kafka_header_get_last(hdrs, TXN_HEADER, &hv, &hl) ==
+    if (hdrs && rd_kafka_header_get_last(hdrs, WEIR__KAFKA_TXN_HEADER, &hv, &hl) ==
                     RD_KAFKA_RESP_ERR_NO_ERROR) {
         p->next = m->offset + 1; /* an exactly-once sink's commit marker */
         return 0;
@@ -920,7 +914,7 @@ static int one_message(weir_ctx *ctx, const kafka_arg *a, kafka_src *s, rd_kafka
     if (a->cfg.inband_watermarks && !m->payload && !m->key && hdrs) {
         const void *text;
         size_t tlen;
-        if (rd_kafka_header_get_last(hdrs, MARKER_HEADER, &text, &tlen) ==
+        if (rd_kafka_header_get_last(hdrs, WEIR__KAFKA_MARKER_HEADER, &text, &tlen) ==
             RD_KAFKA_RESP_ERR_NO_ERROR) {
             p->next = m->offset + 1;
             return on_marker(ctx, a, s, i, m, text, tlen);
@@ -1124,7 +1118,7 @@ static int src_restore(weir_ctx *ctx, weir_snapshot_reader *rd)
             sp.topic[sizeof sp.topic - 1] = '\0';
             if (!writers)
                 sp.nwriters = 0; /* KAF1 had padding there */
-            if (sp.nwriters < 0 || sp.nwriters > MAX_WRITERS ||
+            if (sp.nwriters < 0 || sp.nwriters > WEIR__KAFKA_MAX_WRITERS ||
                 (len - at) / sizeof(saved_writer) < (size_t)sp.nwriters)
                 goto bad;
             int t = topic_index(a, sp.topic);
