@@ -52,14 +52,15 @@ void weir__coord_ack(weir_job *job, weir__ack *ack)
     weir__futex_wake(&c->wake);
 }
 
-void weir__coord_note_problem(weir__coord *c, const char *fmt, ...)
+void weir__coord_note_restore(weir__coord *c, int64_t restored_id, int skipped,
+                              const char *last_skip)
 {
-    va_list ap;
-    va_start(ap, fmt);
     pthread_mutex_lock(&c->stats_lock);
-    vsnprintf(c->stats.last_problem, sizeof c->stats.last_problem, fmt, ap);
+    c->stats.restored_id = restored_id;
+    c->stats.skipped = skipped;
+    if (last_skip)
+        snprintf(c->stats.last_problem, sizeof c->stats.last_problem, "%s", last_skip);
     pthread_mutex_unlock(&c->stats_lock);
-    va_end(ap);
 }
 
 int weir_job_checkpoint_stats(const weir_job *job, weir_checkpoint_stats *out)

@@ -116,8 +116,10 @@ void weir__coord_stop(weir_job *job);
 void weir__coord_ack(weir_job *job, weir__ack *ack);
 void weir__ack_free(weir__ack *ack);
 
-/* A problem worth a line in the stats (restore's skipped checkpoints). */
-void weir__coord_note_problem(weir__coord *c, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
+/* The job's thread, before the run: the stats of a restore (restore.c):
+ * the checkpoint restored, how many newer ones were skipped and the last
+ * one's reason (NULL: none). */
+void weir__coord_note_restore(weir__coord *c, int64_t restored_id, int skipped,
+                              const char *last_skip);
 
 #endif

@@ -56,6 +56,7 @@
 #include "diag_internal.h"
 #include "futex.h"
 #include "job_state.h"
+#include "restore.h"
 #include "scheduler.h"
 #include "task.h"
 #include "weir/error.h"
@@ -83,6 +84,7 @@ const char *weir_diag_kind_name(weir_diag_kind kind)
         [WEIR_DIAG_KIND_CHECKPOINT] = "checkpoint",
         [WEIR_DIAG_KIND_CHECKPOINT_TRIGGER] = "checkpoint_trigger",
         [WEIR_DIAG_KIND_CHECKPOINT_END] = "checkpoint_end",
+        [WEIR_DIAG_KIND_CHECKPOINT_RESTORE] = "checkpoint_restore",
     };
     return (unsigned)kind < WEIR_DIAG_KIND_COUNT_ ? names[kind] : "unknown";
 }
@@ -614,7 +616,10 @@ int weir__diag_start(weir_job *job)
 }
 
 /* The job event, once: when the workers are made (it names how many), or at
- * stop if the run failed before that. Job thread, collector not running. */
+ * stop if the run failed before that; then, for a restored job, what the
+ * restore skipped and what it restored (known before the run: written here
+ * whole rather than through a ring, whose records cut text at 63 bytes).
+ * Job thread, collector not running. */
 static void write_job(struct weir__diag *d)
 {
     if (d->job_written)
@@ -625,6 +630,17 @@ static void write_job(struct weir__diag *d)
     memset(&ev, 0, sizeof ev);
     ev.kind = WEIR_DIAG_KIND_JOB;
     weir__diag_sinks_write(d, &ev);
+    const weir__restore *r = d->job->restore;
+    if (!r || d->level < WEIR_DIAG_STANDARD)
+        return;
+    for (int i = 0; i <= r->nreasons; i++) {
+        const char *why = i < r->nreasons ? r->skip_reasons[i] : NULL;
+        weir__diag_encode_restore(d, why);
+        weir__diag_event_init(&ev, WEIR_DIAG_KIND_CHECKPOINT_RESTORE);
+        ev.checkpoint_id = why ? -1 : r->id;
+        ev.reason = why;
+        weir__diag_sinks_write(d, &ev);
+    }
 }
 
 /* Workers get their rings when the scheduler made them (sched_run calls). */

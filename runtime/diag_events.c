@@ -23,6 +23,7 @@
 
 #include "diag_internal.h"
 #include "job_state.h"
+#include "restore.h"
 #include "task.h"
 #include "weir/error.h"
 #include "weir/time.h"
@@ -34,8 +35,55 @@
  * JSONL, memory or callback sink wants the text (encode_begin says
  * which), so neither form is derived from the other at run time. */
 
+/* ---- the event's shape -----------------------------------------------------
+ * Every value is counted against the container it is in: a map of n pairs
+ * holds 2n values, an array of n holds n. A value that does not fit, or a
+ * container left short, makes the event not whole (weir__diag_encoded_whole),
+ * which the sinks treat as a broken invariant: msgpack has no end marker
+ * that would show a miscount, and the JSON is checked only when written. */
+
+static inline void shape_close_full(struct weir__diag *d)
+{
+    while (d->shape.depth > 0 && d->shape.left[d->shape.depth - 1] == 0)
+        d->shape.depth--;
+}
+
+static inline void shape_count(struct weir__diag *d)
+{
+    if (d->shape.depth == 0)
+        d->shape.bad |= d->shape.tops++ > 0;
+    else if (d->shape.left[d->shape.depth - 1] == 0)
+        d->shape.bad = true;
+    else
+        d->shape.left[d->shape.depth - 1]--;
+}
+
+static inline void shape_scalar(struct weir__diag *d)
+{
+    shape_count(d);
+    shape_close_full(d);
+}
+
+static inline void shape_open(struct weir__diag *d, uint64_t values)
+{
+    shape_count(d);
+    if (values == 0) {
+        shape_close_full(d);
+    } else if (d->shape.depth == WEIR__JSON_DEPTH) {
+        d->shape.bad = true;
+    } else {
+        d->shape.left[d->shape.depth++] = values;
+    }
+}
+
+bool weir__diag_encoded_whole(const struct weir__diag *d)
+{
+    return !d->shape.bad && d->shape.depth == 0 && d->shape.tops == 1;
+}
+
 static inline void e_map(struct weir__diag *d, size_t pairs)
 {
+    shape_open(d, 2 * (uint64_t)pairs);
     if (d->want_msgpack)
         msgpack_pack_map(&d->pk, pairs);
     if (d->want_json)
@@ -44,6 +92,7 @@ static inline void e_map(struct weir__diag *d, size_t pairs)
 
 static inline void e_array(struct weir__diag *d, size_t n)
 {
+    shape_open(d, n);
     if (d->want_msgpack)
         msgpack_pack_array(&d->pk, n);
     if (d->want_json)
@@ -52,6 +101,7 @@ static inline void e_array(struct weir__diag *d, size_t n)
 
 static inline void e_strn(struct weir__diag *d, const char *s, size_t n)
 {
+    shape_scalar(d);
     if (d->want_msgpack) {
         msgpack_pack_str(&d->pk, n);
         msgpack_pack_str_body(&d->pk, s, n);
@@ -72,6 +122,7 @@ static inline void e_str(struct weir__diag *d, const char *s)
 static inline void e_name(struct weir__diag *d, const char *s)
 {
     size_t n = strlen(s);
+    shape_scalar(d);
     if (d->want_msgpack) {
         msgpack_pack_str(&d->pk, n);
         msgpack_pack_str_body(&d->pk, s, n);
@@ -82,6 +133,7 @@ static inline void e_name(struct weir__diag *d, const char *s)
 
 static inline void e_int(struct weir__diag *d, int64_t v)
 {
+    shape_scalar(d);
     if (d->want_msgpack)
         msgpack_pack_int64(&d->pk, v);
     if (d->want_json)
@@ -90,6 +142,7 @@ static inline void e_int(struct weir__diag *d, int64_t v)
 
 static inline void e_bool(struct weir__diag *d, bool v)
 {
+    shape_scalar(d);
     if (d->want_msgpack) {
         if (v)
             msgpack_pack_true(&d->pk);
@@ -102,6 +155,7 @@ static inline void e_bool(struct weir__diag *d, bool v)
 
 static inline void e_nil(struct weir__diag *d)
 {
+    shape_scalar(d);
     if (d->want_msgpack)
         msgpack_pack_nil(&d->pk);
     if (d->want_json)
@@ -115,6 +169,7 @@ static void e_double(struct weir__diag *d, double v)
         e_nil(d);
         return;
     }
+    shape_scalar(d);
     if (d->want_msgpack)
         msgpack_pack_double(&d->pk, v);
     if (d->want_json)
@@ -163,6 +218,8 @@ static inline void kv_bool(struct weir__diag *d, const char *k, bool v)
 
 static void encode_begin(struct weir__diag *d)
 {
+    d->shape.depth = d->shape.tops = 0;
+    d->shape.bad = false;
     msgpack_sbuffer_clear(&d->sbuf);
     d->pack_failed = false;
     weir__buf_reset(&d->json);
@@ -365,15 +422,11 @@ void weir__diag_encode_rec(struct weir__diag *d, const weir__diag_rec *r)
     }
 }
 
-void weir__diag_rec_event(const struct weir__diag *d, const weir__diag_rec *r, weir_diag_event *ev)
+void weir__diag_event_init(weir_diag_event *ev, weir_diag_kind kind)
 {
     memset(ev, 0, sizeof *ev);
-    ev->kind = (weir_diag_kind)r->kind;
-    ev->t = r->t;
-    ev->op = r->op >= 0 ? op_name(d, r->op) : NULL;
-    ev->subtask = r->subtask;
-    ev->input = r->input;
-    ev->channel = r->channel;
+    ev->kind = kind;
+    ev->subtask = ev->input = ev->channel = -1;
     ev->held_by = -1;
     ev->watermark = WEIR_TS_MIN;
     ev->window_start = ev->window_end = ev->timestamp = WEIR_TS_MIN;
@@ -382,6 +435,16 @@ void weir__diag_rec_event(const struct weir__diag *d, const weir__diag_rec *r, w
     ev->records_in = ev->records_out = -1;
     ev->blocked_ms = -1;
     ev->checkpoint_id = ev->bytes = ev->held_bytes = ev->duration_ms = -1;
+}
+
+void weir__diag_rec_event(const struct weir__diag *d, const weir__diag_rec *r, weir_diag_event *ev)
+{
+    weir__diag_event_init(ev, (weir_diag_kind)r->kind);
+    ev->t = r->t;
+    ev->op = r->op >= 0 ? op_name(d, r->op) : NULL;
+    ev->subtask = r->subtask;
+    ev->input = r->input;
+    ev->channel = r->channel;
     switch (r->kind) {
     case WEIR_DIAG_KIND_WATERMARK:
         ev->watermark = r->wm;
@@ -453,6 +516,25 @@ void weir__diag_rec_event(const struct weir__diag *d, const weir__diag_rec *r, w
         break;
     default:
         break;
+    }
+}
+
+/* ---- a restore's report --------------------------------------------------- */
+
+void weir__diag_encode_restore(struct weir__diag *d, const char *why)
+{
+    const weir__restore *r = d->job->restore;
+    encode_begin(d);
+    e_map(d, why ? 4 : 5);
+    kv_name(d, "kind", weir_diag_kind_name(WEIR_DIAG_KIND_CHECKPOINT_RESTORE));
+    kv_int(d, "t", 0);
+    if (why) {
+        kv_name(d, "status", "skipped");
+        kv_str(d, "reason", why);
+    } else {
+        kv_name(d, "status", "restored");
+        kv_int(d, "id", r->id);
+        kv_str(d, "path", r->chk.dir);
     }
 }
 

@@ -138,6 +138,13 @@ struct weir__diag {
     bool pack_failed;      /* sbuf could not grow: the event in it is cut */
     weir__buf json;
     weir__json_writer jw;  /* writes into json */
+    /* The event being encoded, counted whatever the encodings: the open
+     * containers' members still to come, and values at the top. */
+    struct {
+        int depth, tops;
+        bool bad;
+        uint64_t left[WEIR__JSON_DEPTH];
+    } shape;
 };
 
 struct weir_diag_memory {
@@ -154,9 +161,18 @@ int64_t weir__diag_waited(const struct weir__diag *d);
 void weir__diag_encode_rec(struct weir__diag *d, const weir__diag_rec *r);
 void weir__diag_encode_job(struct weir__diag *d);
 void weir__diag_encode_summary(struct weir__diag *d, int64_t t);
+/* A restore's report: a checkpoint skipped (why, naming the file) or, with
+ * why NULL, the one restored (job->restore). */
+void weir__diag_encode_restore(struct weir__diag *d, const char *why);
+/* Whether the event just encoded is one whole value whose every map and
+ * array holds the members it declared (the encoders count them: a miscount
+ * would corrupt the capture for every reader). */
+bool weir__diag_encoded_whole(const struct weir__diag *d);
 /* The structured view of a record for the memory and callback sinks. */
 void weir__diag_rec_event(const struct weir__diag *d, const weir__diag_rec *r,
                           weir_diag_event *ev);
+/* An event of `kind` with every field "does not apply" (-1, MIN, NULL). */
+void weir__diag_event_init(weir_diag_event *ev, weir_diag_kind kind);
 
 /* diag_sinks.c */
 /* The packer's write callback (data: the weir__diag): appends to sbuf and

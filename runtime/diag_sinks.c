@@ -165,6 +165,7 @@ void weir__diag_sinks_write(struct weir__diag *d, const weir_diag_event *event)
         sink_out_of_memory(s, "building a capture event");
         return;
     }
+    WEIR__ASSERT(weir__diag_encoded_whole(d) && "a capture event's sizes differ from its members");
     d->events++;
     if (s->msgpack && fwrite(d->sbuf.data, 1, d->sbuf.size, s->msgpack) != d->sbuf.size)
         sink_failed(s, "writing", s->msgpack_tmp);

@@ -43,20 +43,28 @@ void weir__restore_free(weir__restore *r)
         free(o->payloads[i]);
     free(o->payloads);
     weir__chk_close(&r->chk);
+    for (int i = 0; i < r->nreasons; i++)
+        free(r->skip_reasons[i]);
+    free(r->skip_reasons);
     free(r);
 }
 
+/* weir__chk_open's report of a checkpoint it skipped: kept for the stats
+ * and the capture. Out of memory loses the reason, not the count. */
 static void skipped(const char *why, void *arg)
 {
-    weir_job *job = arg;
-    weir__coord *c = &job->coord;
-    pthread_mutex_lock(&c->stats_lock);
-    c->stats.skipped++;
-    snprintf(c->stats.last_problem, sizeof c->stats.last_problem, "%s", why);
-    pthread_mutex_unlock(&c->stats_lock);
-    /* A restore that skips a checkpoint is something the operator of the
-     * job must see even when nobody reads the stats. */
-    fprintf(stderr, "weir: restore: skipped %s\n", why);
+    weir__restore *r = arg;
+    r->nskipped++;
+    char *copy = weir__strdup(why);
+    char **more = copy && r->nreasons == r->nskipped - 1
+                      ? realloc(r->skip_reasons, (size_t)r->nskipped * sizeof *more)
+                      : NULL;
+    if (!more) {
+        free(copy);
+        return;
+    }
+    r->skip_reasons = more;
+    r->skip_reasons[r->nreasons++] = copy;
 }
 
 static int bad(weir_job *job, const weir__restore *r, const char *what)
@@ -141,7 +149,7 @@ int weir__restore_open(weir_job *job)
         return weir__job_fail(job, WEIR_ENOMEM, "restoring: out of memory");
     job->restore = r;
     char err[700];
-    int e = weir__chk_open(from, skipped, job, &r->chk, err, sizeof err);
+    int e = weir__chk_open(from, skipped, r, &r->chk, err, sizeof err);
     if (e)
         return weir__job_fail(job, e, "restoring from %s: %s", from, err);
     r->id = r->chk.id;
@@ -172,9 +180,10 @@ int weir__restore_open(weir_job *job)
     msgpack_unpacked_destroy(&u);
     if (rc == 0) {
         job->max_parallelism = r->max_parallelism;
-        pthread_mutex_lock(&job->coord.stats_lock);
-        job->coord.stats.restored_id = r->id;
-        pthread_mutex_unlock(&job->coord.stats_lock);
+        weir__coord_note_restore(&job->coord, r->id, r->nskipped,
+                                 r->nreasons == r->nskipped && r->nreasons
+                                     ? r->skip_reasons[r->nreasons - 1]
+                                     : NULL);
     }
     return rc;
 }

@@ -33,6 +33,12 @@ typedef struct weir__restore {
     weir__restore_op *ops;
     int nops;
     int *op_of_node;       /* [node id]: index in ops, -1: fresh */
+    /* The newer checkpoints skipped on the way, each why (naming the
+     * file), newest first: the capture's checkpoint_restore events and the
+     * stats report them; the library prints nothing. */
+    int nskipped;
+    char **skip_reasons; /* the first nreasons of them (fewer when out of memory) */
+    int nreasons;
 } weir__restore;
 
 /* Before planning: opens checkpoint.restore_from (if set) into

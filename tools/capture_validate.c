@@ -1027,6 +1027,30 @@ static int check_summary(cap_check *c, const json_t *ev)
     return 0;
 }
 
+/* A restore's report: "skipped" with the reason, or "restored" with the
+ * checkpoint's id and folder. */
+static int check_checkpoint_restore(cap_check *c, const json_t *ev, const char *what)
+{
+    json_t *st, *text;
+    if (field(c, ev, what, "status", &st))
+        return -1;
+    const char *status = json_string_value(st);
+    if (!status || (strcmp(status, "skipped") != 0 && strcmp(status, "restored") != 0))
+        return bad(c, "%s: \"status\" must be \"skipped\" or \"restored\"", what);
+    bool restored = strcmp(status, "restored") == 0;
+    const char *name = restored ? "path" : "reason";
+    if (field(c, ev, what, name, &text))
+        return -1;
+    if (!json_is_string(text))
+        return bad(c, "%s: \"%s\" must be a string, not %s", what, name, type_name(text));
+    int64_t id = 0;
+    if (restored && get_count(c, ev, what, "id", &id))
+        return -1;
+    return restored && id < 1 ? bad(c, "%s: \"id\" is %lld, not a checkpoint id (>= 1)", what,
+                                    (long long)id)
+                              : 0;
+}
+
 /* ---- one event ------------------------------------------------------------ */
 
 typedef int (*check_fn)(cap_check *c, const json_t *ev, const char *what);
@@ -1042,6 +1066,7 @@ static const struct {
     {"record", check_record},           {"checkpoint", check_checkpoint},
     {"checkpoint_trigger", check_checkpoint_trigger},
     {"checkpoint_end", check_checkpoint_end},
+    {"checkpoint_restore", check_checkpoint_restore},
 };
 
 int cap_check_event(cap_check *c, json_t *ev)

@@ -52,6 +52,7 @@ typedef enum weir_diag_kind {
     WEIR_DIAG_KIND_CHECKPOINT,         /* a subtask's snapshot for a checkpoint */
     WEIR_DIAG_KIND_CHECKPOINT_TRIGGER, /* the job: a checkpoint triggered */
     WEIR_DIAG_KIND_CHECKPOINT_END,     /* the job: completed or aborted */
+    WEIR_DIAG_KIND_CHECKPOINT_RESTORE, /* the job: a checkpoint restored or skipped */
     WEIR_DIAG_KIND_COUNT_
 } weir_diag_kind;
 
@@ -91,8 +92,9 @@ typedef struct weir_diag_event {
     bool dropped;           /* late: dropped (true) or sent to the side output */
     int64_t blocked_ms;     /* backpressure: time spent with a full output */
     double fill;            /* backpressure: fullest output channel, 0..1 */
-    /* checkpoint, checkpoint_trigger, checkpoint_end (docs/CAPTURE.md): */
-    int64_t checkpoint_id;
+    /* checkpoint, checkpoint_trigger, checkpoint_end, checkpoint_restore
+     * (docs/CAPTURE.md): */
+    int64_t checkpoint_id;  /* checkpoint_restore: the one restored; -1 for one skipped */
     int64_t bytes;          /* checkpoint: the subtask's snapshot; end: the whole checkpoint */
     double alignment_ms;    /* checkpoint: input held for the barrier */
     int64_t held_bytes;     /* checkpoint: batches waiting in held channels (whole batches) */
@@ -100,7 +102,8 @@ typedef struct weir_diag_event {
     int64_t duration_ms;    /* checkpoint_end: trigger to completion or abort */
     bool savepoint;         /* checkpoint_trigger */
     bool aborted;           /* checkpoint_end */
-    const char *reason;     /* checkpoint_end, aborted: why (its first 63 bytes) */
+    const char *reason;     /* checkpoint_end, aborted: why (its first 63 bytes);
+                             * checkpoint_restore, skipped: why, naming the file */
     const char *json;
     /* valve events of a source's partitions (weir_source_partitions): the
      * partition's name ("orders-3"); NULL otherwise. Last: appended. */

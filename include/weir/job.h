@@ -78,8 +78,10 @@ typedef struct weir_checkpoint_config {
     /* Complete checkpoints kept in `dir`; 0: 3. */
     int retain;
     /* Restore from this chk-N folder, or from the newest complete checkpoint
-     * of this parent folder (newer ones that do not verify are skipped and
-     * reported). NULL: start from nothing. Copied. */
+     * of this parent folder (newer ones that do not verify are skipped:
+     * each is a checkpoint_restore event of the capture with its reason, and
+     * counted in weir_job_checkpoint_stats; weir prints nothing). NULL:
+     * start from nothing. Copied. */
     const char *restore_from;
     /* Restoring a checkpoint that holds state for an operator the job no
      * longer has (by uid, weir_stream_set_uid) is an error unless set. */
@@ -169,7 +171,8 @@ WEIR_EXPORT int weir_job_record_error(weir_job *job, int err, const char *fmt, .
 /* What the job's checkpoints did (docs/CHECKPOINTS.md). */
 typedef struct weir_checkpoint_stats {
     int64_t restored_id;   /* the checkpoint the run restored; 0: none */
-    int skipped;           /* newer checkpoints the restore skipped (each reported) */
+    int skipped;           /* newer checkpoints the restore skipped (each in the
+                            * capture: checkpoint_restore) */
     int64_t completed;     /* checkpoints completed in this run */
     int64_t aborted;       /* checkpoints aborted (timed out, overtaken, failed to write) */
     int64_t last_completed_id;

@@ -14,6 +14,7 @@
  */
 #include <criterion/criterion.h>
 #include <dirent.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -531,12 +532,16 @@ Test(checkpoint_recovery, stop_with_savepoint_and_resume, .timeout = 60)
  * about 300 ms, with checkpoints every 20 ms into chk, restoring from
  * `restore` (NULL: none). Returns weir_job_run's result; stats and the
  * error in *st and err. */
+/* When set, run_small's capture goes here (else it has none). */
+static weir_diag_memory *small_capture;
+
 static int run_small(const char *chk, const char *restore, bool window, bool allow,
                      weir_checkpoint_stats *st, char *err, size_t errsize)
 {
     weir_job_config cfg = {.workers = 2,
                            .parallelism = 2,
-                           .diag = {.level = WEIR_DIAG_OFF},
+                           .diag = {.level = small_capture ? WEIR_DIAG_STANDARD : WEIR_DIAG_OFF,
+                                    .memory = small_capture},
                            .checkpoint = {.interval_ms = 20,
                                           .dir = chk,
                                           .retain = 3,
@@ -580,8 +585,35 @@ static int64_t newest_id(const char *chk)
     return id;
 }
 
+/* The capture's checkpoint_restore events of a run: the reasons of those
+ * skipped, in order, into `reasons` (joined by newlines), and the id
+ * restored; they come right after the job event. */
+static int64_t restore_events(const weir_diag_memory *mem, char *reasons, size_t size)
+{
+    int64_t restored = -1;
+    size_t used = 0;
+    reasons[0] = '\0';
+    size_t n = weir_diag_memory_count(mem);
+    cr_assert_gt(n, 1);
+    cr_assert_eq(weir_diag_memory_event(mem, 0)->kind, WEIR_DIAG_KIND_JOB);
+    for (size_t i = 1; i < n && restored < 0; i++) {
+        const weir_diag_event *ev = weir_diag_memory_event(mem, i);
+        cr_assert_eq(ev->kind, WEIR_DIAG_KIND_CHECKPOINT_RESTORE, "event %zu: %s", i, ev->json);
+        cr_assert_null(ev->op);
+        if (ev->reason) {
+            cr_assert(strstr(ev->json, "\"status\":\"skipped\""), "%s", ev->json);
+            used += (size_t)snprintf(reasons + used, size - used, "%s\n", ev->reason);
+        } else {
+            cr_assert(strstr(ev->json, "\"status\":\"restored\""), "%s", ev->json);
+            restored = ev->checkpoint_id;
+        }
+    }
+    return restored;
+}
+
 /* A corrupt state file and a missing _metadata: each newer checkpoint is
- * skipped, with its reason, and the next older one restored. */
+ * skipped, with its reason, and the next older one restored; the capture
+ * says which and why, and nothing is printed. */
 Test(checkpoint_recovery, restore_skips_what_does_not_verify, .timeout = 60)
 {
     char *tmp = td_tmpdir();
@@ -598,10 +630,32 @@ Test(checkpoint_recovery, restore_skips_what_does_not_verify, .timeout = 60)
     bytes[len / 2] ^= 0x5a;
     td_write(path, bytes, len);
     free(bytes);
-    cr_assert_eq(run_small(chk, chk, true, false, &st, err, sizeof err), 0, "%s", err);
+    /* standard error into a file of ours for the run: it must stay empty */
+    char errpath[4096];
+    snprintf(errpath, sizeof errpath, "%s/stderr", tmp);
+    fflush(stderr);
+    int saved = dup(2), fd = open(errpath, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    cr_assert(saved >= 0 && fd >= 0);
+    dup2(fd, 2);
+    close(fd);
+    cr_assert_eq(weir_diag_memory_create(&small_capture), 0);
+    int ran = run_small(chk, chk, true, false, &st, err, sizeof err);
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+    cr_assert_eq(ran, 0, "%s", err);
+    size_t printed = 0;
+    free(td_read(errpath, &printed));
+    cr_assert_eq(printed, 0, "the restore printed to standard error");
     cr_assert_eq(st.restored_id, n - 1);
     cr_assert_eq(st.skipped, 1);
     cr_assert(strstr(st.last_problem, "sums-0: checksum mismatch"), "%s", st.last_problem);
+    char reasons[2048];
+    cr_assert_eq(restore_events(small_capture, reasons, sizeof reasons), n - 1);
+    cr_assert(strstr(reasons, "sums-0: checksum mismatch") && !strchr(strchr(reasons, '\n') + 1, '\n'),
+              "one skipped, with its reason: %s", reasons);
+    weir_diag_memory_destroy(small_capture);
+    small_capture = NULL;
     /* a fresh run's checkpoints (the restored run above had little input
      * left and may have kept the corrupt one among its newest three): take
      * two away from the top */
@@ -612,9 +666,17 @@ Test(checkpoint_recovery, restore_skips_what_does_not_verify, .timeout = 60)
     cr_assert_eq(unlink(path), 0);
     snprintf(path, sizeof path, "%s/chk-%lld/events-1", chk, (long long)(n - 1));
     cr_assert_eq(truncate(path, 10), 0);
+    cr_assert_eq(weir_diag_memory_create(&small_capture), 0);
     cr_assert_eq(run_small(chk, chk, true, false, &st, err, sizeof err), 0, "%s", err);
     cr_assert_eq(st.restored_id, n - 2);
     cr_assert_eq(st.skipped, 2);
+    cr_assert_eq(restore_events(small_capture, reasons, sizeof reasons), n - 2);
+    char want[64];
+    snprintf(want, sizeof want, "chk-%lld/_metadata", (long long)n);
+    cr_assert(strstr(reasons, want) && strstr(reasons, "events-1"), "%s", reasons);
+    cr_assert_lt(strstr(reasons, want), strstr(reasons, "events-1"), "newest first: %s", reasons);
+    weir_diag_memory_destroy(small_capture);
+    small_capture = NULL;
     td_rmdir(tmp);
 }
 

@@ -46,6 +46,20 @@ static void assert_event_matches_json(const weir_diag_event *ev)
         json_decref(j);
         return;
     }
+    if (ev->kind == WEIR_DIAG_KIND_CHECKPOINT_RESTORE) {
+        cr_assert_null(ev->op);
+        if (ev->reason) {
+            cr_assert_str_eq(td_str(j, "status"), "skipped");
+            cr_assert_str_eq(td_str(j, "reason"), ev->reason);
+            cr_assert_eq(ev->checkpoint_id, -1);
+        } else {
+            cr_assert_str_eq(td_str(j, "status"), "restored");
+            cr_assert_eq(td_int(j, "id"), ev->checkpoint_id);
+            cr_assert_gt(ev->checkpoint_id, 0);
+        }
+        json_decref(j);
+        return;
+    }
     cr_assert_str_eq(td_str(j, "op"), ev->op, "%s", ev->json);
     cr_assert_eq(td_int(j, "subtask"), ev->subtask, "%s", ev->json);
     bool valve = json_object_get(j, "input") != NULL;
@@ -163,16 +177,27 @@ static int slow_sink(const void *elem, int64_t ts, int subtask, void *arg)
 static void run_backpressured(weir_diag_memory *mem)
 {
     char *tmp = td_tmpdir();
-    weir_job_config cfg = {
-        .workers = 2, .batch_capacity = 16, .channel_batches = 1, .diag.memory = mem,
-        .diag.throughput_interval_ms = 5, .checkpoint = {.interval_ms = 5, .dir = tmp}};
-    weir_job *job = tu_job(&cfg);
-    weir_generator_config g = {.partitions = 1, .rate = 1000, .count = WEIR_TEST_SANITIZED ? 1500 : 3000,
-                               .seed = 3};
-    weir_stream *s = weir_stream_rebalance(weir_source_generator(job, &g));
-    cr_assert_not_null(weir_sink_callback(s, slow_sink, NULL), "%s", weir_job_error(job));
-    tu_run_ok(job);
-    weir_job_destroy(job);
+    /* the second run restores the first's newest checkpoint
+     * (checkpoint_restore); both write into mem */
+    for (int run = 0; run < 2; run++) {
+        weir_job_config cfg = {.workers = 2,
+                               .batch_capacity = 16,
+                               .channel_batches = 1,
+                               .diag.memory = mem,
+                               .diag.throughput_interval_ms = 5,
+                               .checkpoint = {.interval_ms = 5,
+                                              .dir = tmp,
+                                              .restore_from = run ? tmp : NULL}};
+        weir_job *job = tu_job(&cfg);
+        weir_generator_config g = {.partitions = 1,
+                                   .rate = 1000,
+                                   .count = WEIR_TEST_SANITIZED ? 1500 : 3000,
+                                   .seed = 3};
+        weir_stream *s = weir_stream_rebalance(weir_source_generator(job, &g));
+        cr_assert_not_null(weir_sink_callback(s, slow_sink, NULL), "%s", weir_job_error(job));
+        tu_run_ok(job);
+        weir_job_destroy(job);
+    }
     td_rmdir(tmp);
 }
 
