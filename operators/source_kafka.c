@@ -66,10 +66,20 @@ static void arg_free(void *p)
 
 /* ---- a subtask's partitions ---------------------------------------------- */
 
+/* Where a new partition's first offset comes from while resolve_and_assign
+ * finds it: known at once, or asked for every new partition together (its
+ * offset for the start timestamp, the group's committed offset). */
+typedef enum part_start {
+    START_KNOWN = 0,
+    START_BY_TIMESTAMP,
+    START_BY_COMMIT
+} part_start;
+
 typedef struct part {
     int topic;          /* index into the config's topics */
     int32_t partition;
-    int64_t next;       /* the offset of the next record to emit */
+    int64_t next;       /* the offset of the next record to emit; < 0 while unknown */
+    part_start start;
     int64_t stop;       /* bounded: the end when the job started; -1 unbounded */
     bool done;          /* bounded and read to its end */
     /* the watermark strategy, per partition (SEMANTICS.md 1-2) */
@@ -486,10 +496,10 @@ static int resolve_and_assign(weir_ctx *ctx, const kafka_arg *a, kafka_src *s, i
                 break;
             case WEIR_KAFKA_TIMESTAMP:
                 tp->offset = a->cfg.start_timestamp;
-                p->next = -2; /* below */
+                p->start = START_BY_TIMESTAMP;
                 break;
             case WEIR_KAFKA_COMMITTED:
-                p->next = -3; /* below */
+                p->start = START_BY_COMMIT;
                 break;
             default:
                 p->next = lo;
@@ -504,8 +514,9 @@ static int resolve_and_assign(weir_ctx *ctx, const kafka_arg *a, kafka_src *s, i
         err = rd_kafka_offsets_for_times(s->rk, q, tmo);
         for (int i = 0; !r && i < q->cnt; i++) {
             part *p = &s->parts[from + i];
-            if (p->next != -2)
+            if (p->start != START_BY_TIMESTAMP)
                 continue;
+            p->start = START_KNOWN;
             if (err || q->elems[i].err)
                 r = weir_ctx_fail(ctx, WEIR_EIO, "kafka %s-%" PRId32 ": offset for time %" PRId64
                                   ": %s", a->topics[p->topic], p->partition,
@@ -527,9 +538,10 @@ static int resolve_and_assign(weir_ctx *ctx, const kafka_arg *a, kafka_src *s, i
                               rd_kafka_err2str(err));
         for (int i = 0; !r && i < q->cnt; i++) {
             part *p = &s->parts[from + i];
-            if (p->next == -3)
-                p->next = q->elems[i].offset >= 0 ? q->elems[i].offset
-                                                   : lows[i];
+            if (p->start != START_BY_COMMIT)
+                continue;
+            p->start = START_KNOWN;
+            p->next = q->elems[i].offset >= 0 ? q->elems[i].offset : lows[i];
         }
         rd_kafka_topic_partition_list_destroy(q);
     }

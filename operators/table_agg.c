@@ -41,12 +41,14 @@ uint32_t weir__agg_layout(weir__agg *aggs, int n, const weir_expr *const *items,
         a->list = a->distinct ||
                   (retract && (a->kind == WEIR_AGG_MIN || a->kind == WEIR_AGG_MAX));
         a->slot = off;
+        /* the slots of the table above; a list aggregate's int64 entries
+         * share COUNT's and MIN/MAX's first word */
         switch (a->kind) {
         case WEIR_AGG_COUNT_STAR:
-        case WEIR_AGG_COUNT: off += a->distinct ? 8 : 8; break;
+        case WEIR_AGG_COUNT: off += sizeof(int64_t); break;
         case WEIR_AGG_SUM:
-        case WEIR_AGG_AVG: off += 16; break;
-        default: off += 8 + a->vsize; break;
+        case WEIR_AGG_AVG: off += sizeof(int64_t) + sizeof(int64_t); break;
+        default: off += sizeof(int64_t) + a->vsize; break;
         }
     }
     return off;

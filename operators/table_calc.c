@@ -724,27 +724,32 @@ weir_table *weir_table_select(weir_table *in, const char *items)
     impl->name = t->name;
     t->mode = in->mode;
     /* The rowtime and a unique key survive a projection that keeps them as
-     * bare columns. */
-    int map[256];
-    for (int c = 0; c < in->schema->ncols && c < 256; c++)
+     * bare columns: map[c] is the first item that is input column c. */
+    int *map = malloc((size_t)in->schema->ncols * sizeof *map);
+    if (!map)
+        return weir__table_fail(env, WEIR_ENOMEM, "weir_table_select: out of memory");
+    for (int c = 0; c < in->schema->ncols; c++)
         map[c] = -1;
     for (int i = sp.n - 1; i >= 0; i--)
-        if (impl->items[i]->column >= 0 && impl->items[i]->column < 256)
+        if (impl->items[i]->column >= 0)
             map[impl->items[i]->column] = i;
-    if (in->rowtime >= 0 && in->rowtime < 256)
+    if (in->rowtime >= 0)
         t->rowtime = map[in->rowtime];
     bool keep = in->nukey > 0;
     for (int k = 0; k < in->nukey; k++)
-        if (in->ukey[k] >= 256 || map[in->ukey[k]] < 0)
+        if (map[in->ukey[k]] < 0)
             keep = false;
     if (keep) {
         t->ukey = malloc((size_t)in->nukey * sizeof *t->ukey);
-        if (!t->ukey)
+        if (!t->ukey) {
+            free(map);
             return weir__table_fail(env, WEIR_ENOMEM, "weir_table_select: out of memory");
+        }
         for (int k = 0; k < in->nukey; k++)
             t->ukey[k] = map[in->ukey[k]];
         t->nukey = in->nukey;
     }
+    free(map);
     return plan_calc(t, impl, "weir_table_select");
 }
 

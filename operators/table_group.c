@@ -158,6 +158,14 @@ weir__key *weir__key_plan(weir_table_env *env, const weir_schema *in, const char
 
 /* ---- the group aggregate ------------------------------------------------------------- */
 
+/* The head of a group's value state: the rows the group holds (inserts
+ * less retractions), and whether a result was emitted (1: the last result
+ * row follows, to retract it when the result changes). */
+typedef struct group_head {
+    int64_t count;
+    int64_t has_prev;
+} group_head;
+
 typedef struct group_impl {
     weir__key *key;
     weir_expr **items;
@@ -168,7 +176,7 @@ typedef struct group_impl {
     uint32_t acc_size;
     uint32_t scratch;
     const weir_schema *in, *out;
-    size_t value_size;    /* 16 + out row + accumulators */
+    size_t value_size;    /* group_head + out row + accumulators */
     const char *name;
 } group_impl;
 
@@ -330,9 +338,9 @@ static int emit_change(weir_ctx *ctx, const group_impl *g, group_state *st,
     return emit_kind(ctx, st->emit, WEIR_ROW_UPDATE_AFTER, ts);
 }
 
-/* A row of the group's changelog. The group's value state is [count 8]
- * [has_prev 8][the last result row][the accumulators], worked on in
- * st->value and written back at the end. */
+/* A row of the group's changelog. The group's value state is a group_head,
+ * the last result row and the accumulators, worked on in st->value and
+ * written back at the end. */
 static int group_record(weir_ctx *ctx, int input, const void *elem, int64_t ts)
 {
     (void)input;
@@ -349,18 +357,17 @@ static int group_record(weir_ctx *ctx, int input, const void *elem, int64_t ts)
     } else {
         memset(st->value, 0, g->value_size);
     }
-    int64_t count, has_prev;
-    memcpy(&count, st->value, 8);
-    memcpy(&has_prev, st->value + 8, 8);
-    unsigned char *prev = st->value + 16;
+    group_head head;
+    memcpy(&head, st->value, sizeof head);
+    unsigned char *prev = st->value + sizeof head;
     unsigned char *accs = prev + g->out->row_size;
-    count += acc ? 1 : -1;
-    memcpy(st->value, &count, 8);
+    head.count += acc ? 1 : -1;
+    memcpy(st->value, &head, sizeof head);
     int r = accumulate(ctx, g, st, row, accs, acc ? 1 : -1);
     if (r)
         return r;
-    if (count <= 0)
-        return retract_group(ctx, g, st, prev, has_prev, ts);
+    if (head.count <= 0)
+        return retract_group(ctx, g, st, prev, head.has_prev, ts);
     /* The new result. */
     memset(st->out, 0, g->out->row_size);
     for (int i = 0; i < g->nitems; i++) {
@@ -371,11 +378,11 @@ static int group_record(weir_ctx *ctx, int input, const void *elem, int64_t ts)
             weir__agg_result(&g->aggs[i], accs, &x);
         weir__store_value(g->out, st->out, i, &x);
     }
-    if ((r = emit_change(ctx, g, st, prev, has_prev, ts)))
+    if ((r = emit_change(ctx, g, st, prev, head.has_prev, ts)))
         return r;
     memcpy(prev, st->out, g->out->row_size);
-    has_prev = 1;
-    memcpy(st->value + 8, &has_prev, 8);
+    head.has_prev = 1;
+    memcpy(st->value, &head, sizeof head);
     v = weir_state_value(ctx, st->value_id, 0, true);
     if (!v)
         return weir_ctx_state_error(ctx);
@@ -614,7 +621,7 @@ static int describe_group_output(weir_table_env *env, const weir_table *in, grou
         return -1;
     }
     g->out = t->schema;
-    g->value_size = 16 + t->schema->row_size + g->acc_size;
+    g->value_size = sizeof(group_head) + t->schema->row_size + g->acc_size;
     t->mode = retract ? WEIR_CHANGELOG_RETRACT
                       : (WEIR_CHANGELOG_INSERT_ONLY | WEIR_CHANGELOG_KIND(WEIR_ROW_UPDATE_BEFORE) |
                          WEIR_CHANGELOG_KIND(WEIR_ROW_UPDATE_AFTER));
