@@ -3,22 +3,37 @@
  *
  * JSON lines are parsed with jansson, CSV with libcsv (RFC 4180: quoted
  * fields with delimiters, quotes and line breaks), both Debian libraries
- * rather than parsers of weir's own. A subtask reads its file a line at a
- * time (getline: its buffer grows to the longest line and is reused) and
- * emits up to a batch hint of rows a call; jansson allocates the objects of
- * a line, which is the cost of a file source reading text. Written against
- * the public headers only. */
+ * rather than parsers of weir's own. A subtask reads its file through its
+ * own descriptor in chunks of FILE_CHUNK bytes and cuts them into lines: a
+ * line that ends inside the chunk is parsed where it lies, one that spans
+ * chunks is gathered in a line buffer that grows to at most FILE_LINE_MAX
+ * bytes. The limit is checked while the line is read, never after: a longer
+ * line (or CSV row: a quoted field over many lines) fails the job at
+ * FILE:LINE with at most a chunk and a line in memory, whatever comes
+ * (/dev/zero included), and a failed allocation fails the job too — it is
+ * never taken for the end of the file. It emits up to a batch hint of rows
+ * a call; jansson allocates the objects of a line, which is the cost of a
+ * file source reading text.
+ *
+ * What is not a regular file (a FIFO, a pipe, a terminal) is opened
+ * O_NONBLOCK, so that opening a FIFO with no writer does not block, and the
+ * subtask waits for input with weir_source_wait_fd, which the job's
+ * cancellation ends: SIGINT stops `weir sql` reading a quiet FIFO. Written
+ * against the public headers only. */
 #include <csv.h>
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <jansson.h>
+#include <poll.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "weir/error.h"
 #include "weir/file_source.h"
@@ -27,9 +42,19 @@
 #include "weir/stream.h"
 #include "builder.h"
 
-/* The longest line (a CSV row with quoted line breaks may span several). */
+/* The longest line, without its line break; also the longest CSV row,
+ * which quoted line breaks may spread over several lines. */
 #define FILE_LINE_MAX (1u << 20)
 #define FILE_MAX_FILES 1024
+/* What one read() asks for. */
+#define FILE_CHUNK (64u << 10)
+/* The line buffer's first size; it doubles up to FILE_LINE_MAX. */
+#define FILE_LINE_FIRST 4096u
+/* How long one next() waits for a FIFO or pipe with nothing to read before
+ * it gives the worker back (weir_source_wait_fd). */
+#define FILE_WAIT_MS 100
+/* What a UTF-8 file may begin with, and is not part of its first line. */
+static const char utf8_bom[3] = {(char)0xEF, (char)0xBB, (char)0xBF};
 
 typedef struct file_arg {
     const weir_schema *schema;
@@ -44,12 +69,24 @@ typedef struct file_arg {
 } file_arg;
 
 typedef struct file_state {
-    FILE *in;
+    int fd;           /* -1: not open */
+    bool regular;     /* a regular file: seekable, never waits */
+    bool writer_seen; /* not regular: a read or a wait showed input, so a
+                       * read of 0 bytes is the end (a FIFO reads 0 before
+                       * its first writer came, too) */
+    bool eof;         /* read() said the end */
     const char *path;
     int64_t line;     /* the line last read (1-based) */
     int64_t row_line; /* where the row being parsed starts */
-    char *buf;
-    size_t cap;
+    /* The read-ahead: chunk[pos..len) are read and not yet cut into lines. */
+    char *chunk;
+    size_t pos, len;
+    /* A line spanning chunks, gathered: line_len bytes (line_ready: the
+     * whole line, handed out; emptied at the next read). */
+    char *lbuf;
+    size_t line_len, line_cap;
+    bool line_ready;
+    int64_t off;      /* the file offset of chunk[pos] */
     unsigned char *row;
     bool pending;     /* a parsed row waits for its time (speed) */
     bool done;
@@ -175,7 +212,8 @@ static int json_value(file_state *s, const weir_schema *sc, int col, json_t *v)
     return WEIR_EFORMAT;
 }
 
-/* One JSON line into s->row: 0, 1 (a blank line), or WEIR_EFORMAT with why. */
+/* One JSON line into s->row: 0, 1 (a blank line), WEIR_EFORMAT with why,
+ * or WEIR_ENOMEM. */
 static int json_row(const file_arg *a, file_state *s, const char *line, size_t len)
 {
     size_t i = 0;
@@ -184,7 +222,16 @@ static int json_row(const file_arg *a, file_state *s, const char *line, size_t l
     if (i == len)
         return 1;
     json_error_t je;
+    errno = 0;
     json_t *o = json_loadb(line, len, JSON_REJECT_DUPLICATES, &je);
+    /* jansson does not always tell a failed allocation from bad JSON (a
+     * string it cannot copy is "string expected", its lexer's buffer no
+     * error text at all), but malloc said ENOMEM: nothing else in a parse
+     * sets it. */
+    if (!o && errno == ENOMEM) {
+        snprintf(s->why, sizeof s->why, "out of memory");
+        return WEIR_ENOMEM; /* not a malformed line: never skipped */
+    }
     if (!o) {
         snprintf(s->why, sizeof s->why, "not JSON: %s (column %d)", je.text, je.column);
         return WEIR_EFORMAT;
@@ -309,12 +356,40 @@ static int csv_feed(const file_arg *a, file_state *s, const char *line, size_t l
 
 /* ---- the source --------------------------------------------------------------------- */
 
+static void file_close(weir_ctx *ctx);
+
+/* The buffers, the descriptor and the CSV parser of s->path. */
+static int open_input(weir_ctx *ctx, const file_arg *a, file_state *s)
+{
+    if (!(s->row = malloc(weir_schema_row_size(a->schema))) || !(s->chunk = malloc(FILE_CHUNK)))
+        return weir_ctx_fail(ctx, WEIR_ENOMEM, "%s: out of memory", s->path);
+    /* O_NONBLOCK: a FIFO with no writer yet opens at once (and is waited
+     * for in next(), where cancelling ends the wait). */
+    s->fd = open(s->path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (s->fd < 0)
+        return weir_ctx_fail(ctx, errno == ENOMEM ? WEIR_ENOMEM : WEIR_EIO,
+                             "%s: cannot open: %s", s->path,
+                             errno == ENOMEM ? "out of memory" : strerror(errno));
+    struct stat st;
+    if (fstat(s->fd, &st) != 0)
+        return weir_ctx_fail(ctx, WEIR_EIO, "%s: cannot stat: %s", s->path, strerror(errno));
+    if (S_ISDIR(st.st_mode))
+        return weir_ctx_fail(ctx, WEIR_EIO, "%s: cannot read: a folder", s->path);
+    s->regular = S_ISREG(st.st_mode);
+    if (a->format == WEIR_FILE_CSV && csv_open_parser(a, s))
+        return weir_ctx_fail(ctx, WEIR_ENOMEM, "%s: out of memory", s->path);
+    return 0;
+}
+
+/* What open() makes; on a failure it frees it (close() is not called after
+ * a failed open()). */
 static int file_open(weir_ctx *ctx)
 {
     const file_arg *a = weir_ctx_arg(ctx);
     file_state *s = calloc(1, sizeof *s);
     if (!s)
         return WEIR_ENOMEM;
+    s->fd = -1;
     weir_ctx_set_state(ctx, s);
     int i = weir_ctx_subtask(ctx);
     if (i >= a->nfiles) {
@@ -322,54 +397,162 @@ static int file_open(weir_ctx *ctx)
         return 0;
     }
     s->path = a->files[i];
-    if (!(s->row = malloc(weir_schema_row_size(a->schema))))
-        return WEIR_ENOMEM;
-    if (!(s->in = fopen(s->path, "r")))
-        return weir_ctx_fail(ctx, errno == ENOMEM ? WEIR_ENOMEM : WEIR_EIO, "%s: cannot open: %s",
-                             s->path, errno == ENOMEM ? "out of memory" : strerror(errno));
-    return a->format == WEIR_FILE_CSV ? csv_open_parser(a, s) : 0;
+    int r = open_input(ctx, a, s);
+    if (r) {
+        file_close(ctx);
+        weir_ctx_set_state(ctx, NULL);
+    }
+    return r;
 }
 
-/* Reads the next row into s->row: 1 a row, 0 the end of the file, or an
- * error (the job failed, or a skipped row when ignoring: then 2). */
+/* Flow results of read_line and read_row, apart from the errors (< 0). */
+enum { READ_END = 0, READ_LINE = 1, READ_ROW = 1, READ_BLOCKED = 2 };
+
+/* Fills the read-ahead: 1 bytes came, READ_END, READ_BLOCKED (a FIFO or
+ * pipe with nothing to read now), or an error (the job failed). */
+static int fill(weir_ctx *ctx, file_state *s)
+{
+    for (;;) {
+        ssize_t n = read(s->fd, s->chunk, FILE_CHUNK);
+        if (n > 0) {
+            s->pos = 0;
+            s->len = (size_t)n;
+            s->writer_seen = true;
+            return 1;
+        }
+        if (n == 0) {
+            if (!s->regular && !s->writer_seen)
+                return READ_BLOCKED; /* a FIFO whose writer has not come yet */
+            s->eof = true;
+            return READ_END;
+        }
+        if (errno == EINTR)
+            continue;
+        if (errno == EAGAIN || errno == EWOULDBLOCK)
+            return READ_BLOCKED;
+        return weir_ctx_fail(ctx, errno == ENOMEM ? WEIR_ENOMEM : WEIR_EIO,
+                             "%s:%" PRId64 ": cannot read: %s", s->path, s->line + 1,
+                             errno == ENOMEM ? "out of memory" : strerror(errno));
+    }
+}
+
+/* Appends n bytes to the line being gathered; the caller checked the limit. */
+static int gather(weir_ctx *ctx, file_state *s, const char *p, size_t n)
+{
+    if (s->line_len + n > s->line_cap) {
+        size_t cap = s->line_cap ? s->line_cap : FILE_LINE_FIRST;
+        while (cap < s->line_len + n)
+            cap *= 2;
+        if (cap > FILE_LINE_MAX + 1)
+            cap = FILE_LINE_MAX + 1; /* the bytes and a line break */
+        char *b = realloc(s->lbuf, cap);
+        if (!b)
+            return weir_ctx_fail(ctx, WEIR_ENOMEM, "%s:%" PRId64 ": out of memory (a line of "
+                                 "over %zu bytes)", s->path, s->line + 1, s->line_len);
+        s->lbuf = b;
+        s->line_cap = cap;
+    }
+    memcpy(s->lbuf + s->line_len, p, n);
+    s->line_len += n;
+    return 0;
+}
+
+/* The next line, its line break included (the last line may have none):
+ * READ_LINE with *line and *n (valid until the next call), READ_END,
+ * READ_BLOCKED, or an error (the job failed). A line longer than
+ * FILE_LINE_MAX fails as soon as its first FILE_LINE_MAX + 1 bytes are
+ * read. */
+static int read_line(weir_ctx *ctx, file_state *s, const char **line, size_t *n)
+{
+    if (s->line_ready) {
+        s->line_ready = false;
+        s->line_len = 0;
+    }
+    for (;;) {
+        if (s->pos == s->len) {
+            int r = s->eof ? READ_END : fill(ctx, s);
+            if (r == READ_END && s->line_len > 0)
+                break; /* the last line, with no line break */
+            if (r != 1)
+                return r;
+        }
+        const char *p = s->chunk + s->pos;
+        size_t avail = s->len - s->pos;
+        const char *nl = memchr(p, '\n', avail);
+        size_t take = nl ? (size_t)(nl - p) + 1 : avail;
+        if (s->line_len + take - (nl ? 1 : 0) > FILE_LINE_MAX)
+            return weir_ctx_fail(ctx, WEIR_EFORMAT, "%s:%" PRId64 ": a line longer than %u bytes "
+                                 "(the longest a file source reads)", s->path, s->line + 1,
+                                 FILE_LINE_MAX);
+        s->pos += take;
+        s->off += (int64_t)take;
+        if (nl && s->line_len == 0) { /* the whole line is in the chunk */
+            s->line++;
+            *line = p;
+            *n = take;
+            return READ_LINE;
+        }
+        int r = gather(ctx, s, p, take);
+        if (r < 0)
+            return r;
+        if (nl)
+            break;
+    }
+    s->line++;
+    s->line_ready = true;
+    *line = s->lbuf;
+    *n = s->line_len;
+    return READ_LINE;
+}
+
+/* Reads the next row into s->row: READ_ROW, READ_END, READ_BLOCKED (the
+ * input has nothing now: what was read of a row so far is kept), or an
+ * error (the job failed). A malformed row fails the job, or with
+ * ignore_parse_errors is counted and skipped. */
 static int read_row(weir_ctx *ctx, const file_arg *a, file_state *s)
 {
     for (;;) {
-        if (!s->in_row) { /* this line begins the next row (or is blank) */
-            s->row_off = (int64_t)ftello(s->in);
-            s->row_off_line = s->line;
-        }
-        errno = 0;
-        ssize_t n = getline(&s->buf, &s->cap, s->in);
-        if (n < 0 && ferror(s->in))
-            return weir_ctx_fail(ctx, errno == ENOMEM ? WEIR_ENOMEM : WEIR_EIO,
-                                 "%s:%" PRId64 ": cannot read: %s", s->path, s->line + 1,
-                                 errno == ENOMEM ? "out of memory" : strerror(errno));
-        if (n >= 0) {
-            s->line++;
-            if ((size_t)n > FILE_LINE_MAX)
-                return weir_ctx_fail(ctx, WEIR_EFORMAT, "%s:%" PRId64 ": a line longer than %u bytes",
-                                     s->path, s->line, FILE_LINE_MAX);
+        const char *line = NULL;
+        size_t n = 0;
+        int got = read_line(ctx, s, &line, &n);
+        if (got < 0 || got == READ_BLOCKED)
+            return got;
+        bool end = got == READ_END;
+        if (!end && !s->in_row) { /* this line begins the next row (or is blank) */
+            s->row_off = s->off - (int64_t)n;
+            s->row_off_line = s->line - 1;
+            if (s->row_off == 0 && n >= sizeof utf8_bom &&
+                memcmp(line, utf8_bom, sizeof utf8_bom) == 0) {
+                line += sizeof utf8_bom; /* a UTF-8 byte order mark: not the first value */
+                n -= sizeof utf8_bom;
+            }
         }
         int r;
         if (a->format == WEIR_FILE_JSON) {
-            if (n < 0)
-                return 0;
+            if (end)
+                return READ_END;
             s->row_line = s->line;
-            r = json_row(a, s, s->buf, (size_t)n);
+            r = json_row(a, s, line, n);
             if (r == 1)
                 continue;
         } else {
-            if (n < 0 && !s->csv_ready)
-                return 0;
-            r = csv_feed(a, s, n < 0 ? NULL : s->buf, n < 0 ? 0 : (size_t)n);
+            if (end && !s->csv_ready)
+                return READ_END;
+            /* A row (a quoted field going on over lines) is bounded as a
+             * line is, before libcsv gathers more of it. */
+            if (!end && s->in_row && s->off - s->row_off > (int64_t)FILE_LINE_MAX + 1)
+                return weir_ctx_fail(ctx, WEIR_EFORMAT, "%s:%" PRId64 ": a CSV row longer than %u "
+                                     "bytes (lines %" PRId64 " to %" PRId64 "; a quote that is "
+                                     "not closed?)", s->path, s->row_line, FILE_LINE_MAX,
+                                     s->row_line, s->line);
+            r = csv_feed(a, s, end ? NULL : line, n);
             if (r == WEIR_ENOMEM)
                 return weir_ctx_fail(ctx, r, "%s:%" PRId64 ": out of memory", s->path, s->line);
             if (r == 0 && s->rows_ready == 0) {
-                if (n < 0) {
+                if (end) {
                     csv_free(&s->csv);
                     s->csv_ready = false;
-                    return 0;
+                    return READ_END;
                 }
                 if (s->field == 0)
                     s->in_row = false; /* a blank line (or a first field going on) */
@@ -378,17 +561,19 @@ static int read_row(weir_ctx *ctx, const file_arg *a, file_state *s)
             if (r == 0)
                 r = s->row_bad ? WEIR_EFORMAT : 0;
             s->in_row = false;
-            if (r && s->csv_ready == false && n >= 0 && csv_open_parser(a, s))
+            if (r && s->csv_ready == false && !end && csv_open_parser(a, s))
                 return weir_ctx_fail(ctx, WEIR_ENOMEM, "%s: out of memory", s->path);
         }
         if (r == 0)
-            return 1;
+            return READ_ROW;
+        if (r == WEIR_ENOMEM)
+            return weir_ctx_fail(ctx, r, "%s:%" PRId64 ": out of memory", s->path, s->row_line);
         if (!a->ignore)
             return weir_ctx_fail(ctx, WEIR_EFORMAT, "%s:%" PRId64 ": %s", s->path, s->row_line,
                                  s->why);
         weir_ctx_count(ctx, WEIR_COUNTER_FILTERED, 1);
-        if (n < 0)
-            return 0;
+        if (end)
+            return READ_END;
     }
 }
 
@@ -415,12 +600,31 @@ static int file_next(weir_ctx *ctx)
 {
     const file_arg *a = weir_ctx_arg(ctx);
     file_state *s = weir_ctx_state(ctx);
-    for (int k = weir_ctx_batch_hint(ctx); !s->done && k > 0; k--) {
+    const int hint = weir_ctx_batch_hint(ctx);
+    bool waited = false;
+    for (int k = hint; !s->done && k > 0; k--) {
         if (!s->pending) {
             int r = read_row(ctx, a, s);
             if (r < 0)
                 return r;
-            if (r == 0) {
+            if (r == READ_BLOCKED) {
+                /* Nothing to read now (a FIFO, a pipe): rows of this call
+                 * go on first; else wait a little, once, for input or for
+                 * the job's end, and give the worker back. */
+                if (k < hint || waited)
+                    return WEIR_SOURCE_MORE;
+                waited = true;
+                int w = weir_source_wait_fd(ctx, s->fd, POLLIN, FILE_WAIT_MS);
+                if (w < 0)
+                    return weir_ctx_fail(ctx, w, "%s: cannot wait for input: %s", s->path,
+                                         weir_strerror(w));
+                if (w == 0)
+                    return WEIR_SOURCE_MORE;
+                s->writer_seen = true;
+                k++; /* this turn read nothing */
+                continue;
+            }
+            if (r == READ_END) {
                 s->done = true;
                 break;
             }
@@ -446,17 +650,18 @@ static void file_close(weir_ctx *ctx)
         return;
     if (s->csv_ready)
         csv_free(&s->csv);
-    if (s->in)
-        fclose(s->in);
-    free(s->buf);
+    if (s->fd >= 0)
+        close(s->fd);
+    free(s->chunk);
+    free(s->lbuf);
     free(s->row);
     free(s);
 }
 
-/* The position (between two next() calls, every row read so far is whole):
- * the byte offset and line count where the first row not emitted yet
- * begins — the pending row's, or after the last line read — and the pace's
- * start. A restore seeks there with a fresh parser. */
+/* The position (between two next() calls): the byte offset and line count
+ * where the first row not emitted yet begins — the pending row's, the row
+ * a quiet pipe left half read, or the next line — and the pace's start. A
+ * restore seeks there with a fresh parser. */
 typedef struct file_position {
     int64_t offset, line;
     int64_t t0, p0;
@@ -469,16 +674,14 @@ static int file_snapshot(weir_ctx *ctx, weir_snapshot_writer *w)
 {
     const file_state *s = weir_ctx_state(ctx);
     file_position p = {.done = s->done, .paced_start = s->paced_start, .t0 = s->t0, .p0 = s->p0};
-    if (s->pending) {
+    if (s->pending || s->in_row) {
         p.offset = s->row_off;
         p.line = s->row_off_line;
-    } else if (s->in) {
-        p.offset = (int64_t)ftello(s->in);
+    } else if (s->fd >= 0) {
+        /* after the last line read; a line gathered in part is read again */
+        p.offset = s->off - (s->line_ready ? 0 : (int64_t)s->line_len);
         p.line = s->line;
     }
-    if (p.offset < 0)
-        return weir_ctx_fail(ctx, WEIR_EIO, "%s: cannot tell the position: %s", s->path,
-                             strerror(errno));
     return weir__snapshot_record(w, FILE_POSITION_TAG, &p, sizeof p);
 }
 
@@ -493,12 +696,27 @@ static int file_seek(weir_ctx *ctx, const void *rec, void *arg)
     s->t0 = p.t0;
     s->p0 = p.p0;
     s->pending = false;
-    if (s->done || !s->in)
+    if (s->done || s->fd < 0)
         return 0;
-    if (fseeko(s->in, (off_t)p.offset, SEEK_SET) != 0)
+    /* The file must still hold what the checkpoint read: one that shrank
+     * was replaced or cut, and reading on from its end would lose rows
+     * without a word. */
+    struct stat st;
+    if (s->regular && fstat(s->fd, &st) == 0 && st.st_size < p.offset)
+        return weir_ctx_fail(ctx, WEIR_EINVAL, "%s: restore: the file is %" PRId64 " bytes, "
+                             "shorter than the checkpoint's position (byte %" PRId64 ", line %"
+                             PRId64 "): it was changed since the checkpoint", s->path,
+                             (int64_t)st.st_size, p.offset, p.line);
+    if (p.offset != 0 && (!s->regular || lseek(s->fd, (off_t)p.offset, SEEK_SET) < 0))
         return weir_ctx_fail(ctx, WEIR_EIO, "%s: restore: cannot seek to byte %" PRId64 ": %s",
-                             s->path, p.offset, strerror(errno));
+                             s->path, p.offset, s->regular ? strerror(errno)
+                                                           : "not a regular file");
+    s->off = p.offset;
     s->line = p.line;
+    s->pos = s->len = 0;
+    s->line_len = 0;
+    s->line_ready = false;
+    s->eof = false;
     s->in_row = false;
     if (a->format == WEIR_FILE_CSV) { /* a fresh parser at a row's start */
         if (s->csv_ready)

@@ -23,6 +23,7 @@
 #include "error_slot.h"
 #include "job_state.h"
 #include "key_group.h"
+#include "subtask.h"
 #include "task.h"
 #include "util.h"
 #include "weir/error.h"
@@ -1097,6 +1098,28 @@ int64_t weir_ctx_watermark_interval(const weir_ctx *ctx)
 void weir_source_wait_until(weir_ctx *ctx, int64_t t)
 {
     ctx->wait_until = t;
+}
+
+int weir_source_wait_fd(weir_ctx *ctx, int fd, short events, int timeout_ms)
+{
+    if (!ctx->is_source)
+        return WEIR_ESTATE;
+    if (ctx->sub) {
+        int r = weir__subtask_flush(ctx->sub);
+        if (r < 0)
+            return r;
+        /* On the system clock the subtask's own deadlines (a periodic
+         * watermark, a timer) come while it waits: not later than the
+         * first of them. The virtual clock does not move meanwhile. */
+        if (!ctx->clock->is_virtual && ctx->sub->deadline != INT64_MAX) {
+            int64_t left = ctx->sub->deadline - weir__clock_now(ctx->clock);
+            if (left < 0)
+                left = 0;
+            if (timeout_ms < 0 || left < timeout_ms)
+                timeout_ms = (int)left;
+        }
+    }
+    return weir__sched_wait_fd(ctx->job, fd, events, timeout_ms);
 }
 
 const void *weir_ctx_key(const weir_ctx *ctx)

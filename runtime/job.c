@@ -148,6 +148,7 @@ int weir_job_create(const weir_job_config *config, weir_job **out)
     c.checkpoint.dir = job->chk_dir;
     c.checkpoint.restore_from = job->chk_restore_from;
     job->max_parallelism = (uint32_t)c.max_parallelism;
+    atomic_init(&job->wake_fd, -1);
     pthread_mutex_init(&job->coord.stats_lock, NULL);
     pthread_mutex_init(&job->coord.sp_lock, NULL);
     pthread_mutex_init(&job->coord.ack_lock, NULL);
@@ -235,6 +236,8 @@ void weir_job_destroy(weir_job *job)
     pthread_mutex_destroy(&job->coord.ack_lock);
     pthread_cond_destroy(&job->coord.sp_done);
     weir__errors_destroy(&job->errors);
+    if (atomic_load(&job->wake_fd) >= 0)
+        close(atomic_load(&job->wake_fd));
     free(job);
 }
 

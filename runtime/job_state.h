@@ -44,6 +44,12 @@ struct weir_job {
      * seq_cst before the wake-ups; read relaxed in the loop (a stale 0 costs
      * one more step) and seq_cst in park()'s last look. */
     _Atomic int cancel;
+    /* The eventfd a source waiting for its input polls beside it
+     * (weir_source_wait_fd), or -1 until the first such wait makes it:
+     * cancelling and stopping write to it, so the wait ends with the job.
+     * Set once by a CAS, closed by weir_job_destroy; seq_cst (the waiter's
+     * set-then-look-at-cancel against cancel's store-then-load-this). */
+    _Atomic int wake_fd;
     /* How many of workers[] weir_job_cancel may wake: stored once their wake
      * words are ready, before any thread starts (the array lives until
      * weir_job_destroy); seq_cst. */

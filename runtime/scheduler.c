@@ -12,9 +12,11 @@
 #include "scheduler.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -131,9 +133,22 @@ static void drain_inbox(weir__worker *w)
     }
 }
 
+/* Ends every weir__sched_wait_fd of the job, now and later: the eventfd
+ * stays readable (nobody reads it). A write, no more: async-signal-safe. */
+static void wake_fd_waiters(weir_job *job)
+{
+    int fd = atomic_load(&job->wake_fd);
+    if (fd >= 0) {
+        uint64_t one = 1;
+        ssize_t w = write(fd, &one, sizeof one);
+        (void)w; /* EAGAIN only if written 2^64 - 2 times: readable anyway */
+    }
+}
+
 static void stop_all(weir_job *job)
 {
     atomic_store(&job->stop, 1);
+    wake_fd_waiters(job);
     for (int i = 0; i < job->nworkers; i++) {
         weir__worker *w = &job->workers[i];
         atomic_fetch_add(&w->wake_seq, 1);
@@ -153,6 +168,10 @@ static void cancel_run(weir_job *job)
 void weir__sched_cancel(weir_job *job)
 {
     atomic_store(&job->cancel, 1);
+    /* A source waiting for its input (weir__sched_wait_fd) wakes to see it;
+     * one whose look at the flag came before the store finds the eventfd
+     * (set before that look) written here. */
+    wake_fd_waiters(job);
     /* Parked workers wake to see it: the same increment and wake as
      * unpark's, on the workers published so far. One that parks after this
      * load finds the flag in park()'s last look; one whose look came before
@@ -164,6 +183,46 @@ void weir__sched_cancel(weir_job *job)
         atomic_fetch_add(&w->wake_seq, 1);
         weir__futex_wake(&w->wake_seq);
     }
+}
+
+/* The job's wake-up eventfd, made at the first wait. -1 if it cannot be
+ * made (out of descriptors): the caller then waits in short slices. */
+static int job_wake_fd(weir_job *job)
+{
+    int fd = atomic_load(&job->wake_fd);
+    if (fd >= 0)
+        return fd;
+    int mine = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    if (mine < 0)
+        return -1;
+    int expected = -1;
+    if (!atomic_compare_exchange_strong(&job->wake_fd, &expected, mine)) {
+        close(mine); /* another source's wait made it first */
+        return expected;
+    }
+    return mine;
+}
+
+/* How long one poll may last when the job has no wake-up descriptor: the
+ * bound on how late a cancellation is seen then. */
+#define WAIT_FD_FALLBACK_MS 20
+
+int weir__sched_wait_fd(weir_job *job, int fd, short events, int timeout_ms)
+{
+    struct pollfd p[2] = {{.fd = fd, .events = events}, {.fd = -1, .events = POLLIN}};
+    if (job) {
+        p[1].fd = job_wake_fd(job);
+        /* After the eventfd is set (the CAS above, seq_cst): a cancel whose
+         * store comes later finds it and writes to it. */
+        if (atomic_load(&job->cancel) || atomic_load(&job->stop))
+            return 0;
+        if (p[1].fd < 0 && (timeout_ms < 0 || timeout_ms > WAIT_FD_FALLBACK_MS))
+            timeout_ms = WAIT_FD_FALLBACK_MS;
+    }
+    int n = poll(p, p[1].fd >= 0 ? 2 : 1, timeout_ms);
+    if (n < 0)
+        return errno == EINTR ? 0 : errno == ENOMEM ? WEIR_ENOMEM : WEIR_EIO;
+    return n > 0 && p[0].revents != 0;
 }
 
 static bool blocked_can_drain(weir__subtask *sub)

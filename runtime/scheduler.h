@@ -86,4 +86,12 @@ int weir__sched_run(weir_job *job);
  * workers that are running. Async-signal-safe, any thread. */
 void weir__sched_cancel(weir_job *job);
 
+/* Waits until `fd` is ready for `events` (poll(2)), the job is cancelled or
+ * stopping, or timeout_ms passes (-1: no limit): 1 ready, 0 not, or a
+ * negative WEIR_E* code (errno says why). weir_source_wait_fd's work
+ * (weir/operator.h); a source's worker calls it. The job's wake-up
+ * descriptor, an eventfd that cancelling and stopping write to, is made at
+ * the first call and kept until weir_job_destroy. */
+int weir__sched_wait_fd(weir_job *job, int fd, short events, int timeout_ms);
+
 #endif

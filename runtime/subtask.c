@@ -108,6 +108,14 @@ static int flush_chains(weir__subtask *sub)
     return 0;
 }
 
+int weir__subtask_flush(weir__subtask *sub)
+{
+    int r = flush_chains(sub);
+    if (r == 0 && any_dirty(sub))
+        r = flush_partial(sub);
+    return r;
+}
+
 /* Deepest first (ctxs are in chain pre-order), so that an inbox empties
  * before its parent, resumed, adds to it. */
 static int resume_held(weir__subtask *sub)

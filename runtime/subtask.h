@@ -12,6 +12,13 @@
 int weir__subtask_step(weir__subtask *sub, int64_t now);
 /* Whether a step now would do work. */
 bool weir__subtask_ready(weir__subtask *sub, int64_t now);
+/* Sends on what the subtask's operators emitted so far: chained records
+ * down their chains, then every partial batch into its channel. For a
+ * source about to wait for its input (weir_source_wait_fd) in the middle of
+ * a step: what it read before a quiet spell is not held back until the
+ * buffer timeout, which on the virtual clock would not come while it waits.
+ * 0 or a negative error. */
+int weir__subtask_flush(weir__subtask *sub);
 /* Closes every opened operator of the subtask (idempotent). */
 void weir__subtask_close(weir__subtask *sub);
 

@@ -20,6 +20,19 @@
  * NULL in a NOT NULL column) fails the job with "FILE:LINE: what", unless
  * ignore_parse_errors: then it is skipped and counted as filtered in the
  * source's diagnostics.
+ *
+ * A line (without its line break), and a CSV row over several lines, is
+ * at most 1 MiB: a longer one fails the job with "FILE:LINE: a line longer
+ * than 1048576 bytes" as soon as that much of it was read, whatever
+ * ignore_parse_errors says, so a subtask holds at most that and a 64 KiB
+ * read-ahead (input that never ends a line stops there too). Running out of
+ * memory fails the job; it is never taken for the end of a file.
+ *
+ * The path (or a file of the folder) may be a FIFO or a pipe: it is read
+ * until its last writer closes it. Opening it does not wait for a writer,
+ * and while there is nothing to read the subtask waits in short turns
+ * (weir_source_wait_fd) that cancelling the job ends at once. Such input
+ * cannot seek, so a job with checkpoints restores it only from its start.
  */
 #ifndef WEIR_FILE_SOURCE_H
 #define WEIR_FILE_SOURCE_H

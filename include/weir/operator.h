@@ -195,6 +195,23 @@ typedef struct weir_source_vtable {
  * (ms, the job clock; see weir_ctx_now()). */
 WEIR_EXPORT void weir_source_wait_until(weir_ctx *ctx, int64_t t);
 
+/* In a source's next(), the one way it may block: waits until `fd` is
+ * ready for `events` (poll(2)'s POLLIN, POLLOUT; POLLHUP and POLLERR count
+ * as ready too), for a source reading something that may have nothing to
+ * read yet (a FIFO, a pipe, a socket, a terminal; open it O_NONBLOCK).
+ * Before it waits, what the subtask emitted so far is sent on, so a quiet
+ * input holds nothing back. It waits at most `timeout_ms` (and, on the
+ * system clock, not past the subtask's next processing-time deadline), and
+ * returns at once when the job is cancelled (weir_job_cancel, SIGINT or
+ * SIGTERM in `weir`) or stopping (another subtask failed). Returns 1 when
+ * fd is ready, 0 when it is not (the time passed, or the job is ending):
+ * then return WEIR_SOURCE_MORE from next(), so that the worker's other
+ * subtasks and the job's cancellation get their turn; or a negative WEIR_E*
+ * code (poll failed). While it waits the worker runs nothing else and, on
+ * the virtual clock, time does not move (the subtask counts as busy, as it
+ * would reading a file). Keep timeout_ms short (tens of milliseconds). */
+WEIR_EXPORT int weir_source_wait_fd(weir_ctx *ctx, int fd, short events, int timeout_ms);
+
 /* ---- per-partition event time in a source ----------------------------------
  * A source subtask that reads several partitions (a Kafka source's topic
  * partitions; Flink's splits) generates watermarks per partition and lets

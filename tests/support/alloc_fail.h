@@ -14,6 +14,10 @@
  * at the first allocation of the process, so what a test compares is its
  * value before and after a run: equal when the run freed all it made.
  *
+ * It also keeps the largest single request (malloc, calloc, realloc, the
+ * aligned ones) since af_largest_reset, armed or not: a test of bounded
+ * memory checks that no buffer grew with its input.
+ *
  * Include it in exactly one file of a test binary (it defines malloc & co).
  * Those binaries are test_*_oom.c, which tests/CMakeLists.txt leaves out
  * of the sanitizer builds: ASan and TSan own malloc there.
@@ -44,6 +48,7 @@ void __libc_free(void *p);
 static _Atomic long af_fail_in;
 static _Atomic long af_made; /* allocations since af_arm */
 static _Atomic long af_live; /* blocks allocated and not yet freed */
+static _Atomic size_t af_biggest; /* the largest request since af_largest_reset */
 
 /* Arms the allocator: the n-th allocation from now fails (n > 0), or none
  * (n == 0); the count of allocations made restarts. */
@@ -65,6 +70,25 @@ static inline long af_disarm(void)
 static inline long af_live_blocks(void)
 {
     return atomic_load(&af_live);
+}
+
+/* Forgets the largest request so far; af_largest() then says the largest
+ * one made after this call. */
+static inline void af_largest_reset(void)
+{
+    atomic_store(&af_biggest, 0);
+}
+
+static inline size_t af_largest(void)
+{
+    return atomic_load(&af_biggest);
+}
+
+static inline void af_note(size_t n)
+{
+    size_t b = atomic_load_explicit(&af_biggest, memory_order_relaxed);
+    while (n > b && !atomic_compare_exchange_weak(&af_biggest, &b, n))
+        ;
 }
 
 static inline bool af_should_fail(void)
@@ -91,11 +115,13 @@ static inline void *af_counted(void *p)
 
 void *malloc(size_t n)
 {
+    af_note(n);
     return af_should_fail() ? NULL : af_counted(__libc_malloc(n));
 }
 
 void *calloc(size_t n, size_t size)
 {
+    af_note(n * size);
     return af_should_fail() ? NULL : af_counted(__libc_calloc(n, size));
 }
 
@@ -106,6 +132,7 @@ void *realloc(void *p, size_t n)
         atomic_fetch_sub_explicit(&af_live, 1, memory_order_relaxed);
         return __libc_realloc(p, 0);
     }
+    af_note(n);
     if (af_should_fail())
         return NULL;
     void *q = __libc_realloc(p, n);
@@ -121,16 +148,19 @@ void free(void *p)
 
 void *aligned_alloc(size_t alignment, size_t n)
 {
+    af_note(n);
     return af_should_fail() ? NULL : af_counted(__libc_memalign(alignment, n));
 }
 
 void *memalign(size_t alignment, size_t n)
 {
+    af_note(n);
     return af_should_fail() ? NULL : af_counted(__libc_memalign(alignment, n));
 }
 
 int posix_memalign(void **out, size_t alignment, size_t n)
 {
+    af_note(n);
     if (af_should_fail())
         return ENOMEM;
     void *p = af_counted(__libc_memalign(alignment, n));
