@@ -745,12 +745,92 @@ static const weir_source_vtable file_vtable = {
 
 /* ---- the builder -------------------------------------------------------------------- */
 
-static int by_name(const void *x, const void *y)
+/* Paths in tree order: '/' sorts before every other byte, so a folder's
+ * files stay together and come before a sibling whose name extends the
+ * folder's ("dt=1/x" before "dt=1.json"). */
+static int by_path(const void *x, const void *y)
 {
-    return strcmp(*(char *const *)x, *(char *const *)y);
+    const unsigned char *p = *(const unsigned char *const *)x;
+    const unsigned char *q = *(const unsigned char *const *)y;
+    while (*p && *p == *q)
+        p++, q++;
+    int a = *p == '/' ? 1 : *p == 0 ? 0 : *p + 1, b = *q == '/' ? 1 : *q == 0 ? 0 : *q + 1;
+    return a - b;
 }
 
-/* The files of `path` into a: the file itself, or a folder's regular files. */
+/* The folders being listed, from the top one down: a folder reached again
+ * through a symbolic link is a loop. */
+typedef struct folder_chain {
+    dev_t dev;
+    ino_t ino;
+    const struct folder_chain *up;
+    int depth;
+} folder_chain;
+
+#define FILE_MAX_DEPTH 64
+
+/* Adds the regular files under the folder `dir` (st: its stat) to a, its
+ * folders' too, as Flink's filesystem source enumerates a path
+ * (NonSplittingRecursiveEnumerator): a file or folder whose name starts
+ * with '.' or '_' is hidden (_SUCCESS, .staging/) and skipped with what is
+ * under it; so is what is neither a file nor a folder. */
+static int list_folder(weir_job *job, const char *dir, const struct stat *st, file_arg *a,
+                       const folder_chain *up)
+{
+    static const char *what = "weir_source_file";
+    folder_chain here = {st->st_dev, st->st_ino, up, up ? up->depth + 1 : 0};
+    for (const folder_chain *c = up; c; c = c->up)
+        if (c->dev == here.dev && c->ino == here.ino)
+            return weir_job_record_error(job, WEIR_EINVAL, "%s: %s: a folder inside itself (a "
+                                         "symbolic link loop)", what, dir);
+    if (here.depth > FILE_MAX_DEPTH)
+        return weir_job_record_error(job, WEIR_EINVAL, "%s: %s: folders nested more than %d "
+                                     "deep", what, dir, FILE_MAX_DEPTH);
+    DIR *d = opendir(dir);
+    if (!d)
+        return weir_job_record_error(job, WEIR_EIO, "%s: %s: %s", what, dir, strerror(errno));
+    int err = 0;
+    struct dirent *e;
+    while (!err && (e = readdir(d))) {
+        if (e->d_name[0] == '.' || e->d_name[0] == '_')
+            continue;
+        size_t n = strlen(dir) + strlen(e->d_name) + 2;
+        char *f = malloc(n);
+        if (!f) {
+            err = weir_job_record_error(job, WEIR_ENOMEM, "%s: out of memory", what);
+            break;
+        }
+        snprintf(f, n, "%s/%s", dir, e->d_name);
+        struct stat fst;
+        if (stat(f, &fst) != 0 || !(S_ISREG(fst.st_mode) || S_ISDIR(fst.st_mode))) {
+            free(f);
+            continue;
+        }
+        if (S_ISDIR(fst.st_mode)) {
+            err = list_folder(job, f, &fst, a, &here);
+            free(f);
+            continue;
+        }
+        char **v = a->nfiles < FILE_MAX_FILES
+                       ? realloc(a->files, (size_t)(a->nfiles + 1) * sizeof *v)
+                       : NULL;
+        if (!v) {
+            free(f);
+            err = a->nfiles < FILE_MAX_FILES
+                      ? weir_job_record_error(job, WEIR_ENOMEM, "%s: out of memory", what)
+                      : weir_job_record_error(job, WEIR_EINVAL, "%s: %s: more than %d files",
+                                              what, dir, FILE_MAX_FILES);
+            break;
+        }
+        a->files = v;
+        a->files[a->nfiles++] = f;
+    }
+    closedir(d);
+    return err;
+}
+
+/* The files of `path` into a: the file itself, or the files under a
+ * folder (list_folder), sorted by path, one subtask each. */
 static int list_files(weir_job *job, const char *path, file_arg *a)
 {
     static const char *what = "weir_source_file";
@@ -764,41 +844,13 @@ static int list_files(weir_job *job, const char *path, file_arg *a)
         a->nfiles = 1;
         return 0;
     }
-    DIR *d = opendir(path);
-    if (!d)
-        return weir_job_record_error(job, WEIR_EIO, "%s: %s: %s", what, path, strerror(errno));
-    int err = 0;
-    struct dirent *e;
-    while (!err && (e = readdir(d))) {
-        if (e->d_name[0] == '.' || e->d_name[0] == '_')
-            continue;
-        size_t n = strlen(path) + strlen(e->d_name) + 2;
-        char *f = malloc(n);
-        char **v = a->nfiles < FILE_MAX_FILES ? realloc(a->files, (size_t)(a->nfiles + 1) * sizeof *v)
-                                              : NULL;
-        if (v)
-            a->files = v;
-        if (!f || !v) {
-            free(f);
-            err = a->nfiles < FILE_MAX_FILES
-                      ? weir_job_record_error(job, WEIR_ENOMEM, "%s: out of memory", what)
-                      : weir_job_record_error(job, WEIR_EINVAL, "%s: %s: more than %d files",
-                                              what, path, FILE_MAX_FILES);
-            break;
-        }
-        snprintf(f, n, "%s/%s", path, e->d_name);
-        if (stat(f, &st) != 0 || !S_ISREG(st.st_mode)) {
-            free(f);
-            continue;
-        }
-        a->files[a->nfiles++] = f;
-    }
-    closedir(d);
+    int err = list_folder(job, path, &st, a, NULL);
     if (err)
         return err;
     if (a->nfiles == 0)
-        return weir_job_record_error(job, WEIR_ENOENT, "%s: %s: a folder with no file", what, path);
-    qsort(a->files, (size_t)a->nfiles, sizeof *a->files, by_name);
+        return weir_job_record_error(job, WEIR_ENOENT, "%s: %s: a folder with no file, in "
+                                     "it or in its folders", what, path);
+    qsort(a->files, (size_t)a->nfiles, sizeof *a->files, by_path);
     return 0;
 }
 

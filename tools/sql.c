@@ -1,7 +1,8 @@
 /* sql.c — `weir sql [--check] [--capture FILE] [--workers N] FILE|-|-e STATEMENTS`:
- * the statements read whole (a SQL file is small; at most 16 MB), given to
- * a weir_sql_session whose relative 'path' options are read from the file's
- * folder, and each query's rows printed on standard output as they come.
+ * the statements read whole (a SQL file is small; at most 16 MB; a UTF-8
+ * byte order mark at its start is skipped), given to a weir_sql_session
+ * whose relative 'path' options are read from the file's folder, and each
+ * query's rows printed on standard output as they come.
  * SIGINT/SIGTERM cancel the running query (signals.h). */
 #include <errno.h>
 #include <getopt.h>
@@ -165,6 +166,12 @@ int weir_sql_main(int argc, char **argv)
             return r;
         if (in != stdin)
             folder_of(argv[optind], dir, sizeof dir);
+    }
+    /* A UTF-8 byte order mark (editors on Windows write one) is not SQL:
+     * the statements begin after it. */
+    if (len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0) {
+        memmove(text, text + 3, len - 3 + 1);
+        len -= 3;
     }
     int status = check_nul(text, len, name);
     weir_sql_session *s = NULL;

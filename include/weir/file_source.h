@@ -2,9 +2,14 @@
  * as Flink's filesystem connector reads them (weir's SQL uses it for
  * 'connector'='filesystem'; a C program may too, with weir/table.h).
  *
- * `path` is a file, or a folder whose regular files (not starting with '.'
- * or '_', sorted by name) are each one partition: the source has one
- * subtask per file, and reads it from the first line to the last.
+ * `path` is a file, or a folder whose files, and those of its folders
+ * (Hive-style dt=2024-01-01/ ones, to any depth), are each one partition,
+ * as Flink's filesystem source reads a path: the source has one subtask per
+ * file, in path order, and reads it from the first line to the last. A
+ * file or folder whose name starts with '.' or '_' is hidden, with all that
+ * is under it (_SUCCESS, .part-0.inprogress, _temporary/); so is what is
+ * neither a regular file nor a folder; a symbolic link loop is refused.
+ * A UTF-8 byte order mark at the start of a file is skipped.
  *
  * JSON: one object per line, fields by column name; a missing field or
  * null is NULL; numbers for INT, BIGINT and DOUBLE, true/false for BOOLEAN,

@@ -394,3 +394,90 @@ Test(source_file, a_restore_from_a_file_that_shrank_is_refused, .timeout = 60)
     free(s);
     td_rmdir(dir);
 }
+
+/* ---- folders ----------------------------------------------------------------------- */
+
+/* Which subtask read each id (ids 1..8). */
+typedef struct by_subtask {
+    const weir_schema *schema;
+    atomic_int of[9];
+} by_subtask;
+
+static int note_subtask(const void *elem, int64_t ts, int subtask, void *arg)
+{
+    (void)ts;
+    by_subtask *b = arg;
+    int64_t id = weir_row_get_int(b->schema, elem, 0);
+    if (id >= 1 && id <= 8)
+        atomic_store(&b->of[id], subtask + 1);
+    return 0;
+}
+
+static void write_row(const char *dir, const char *name, int id)
+{
+    char text[64];
+    int n = snprintf(text, sizeof text, "{\"id\": %d}\n", id);
+    td_write(td_path(dir, name), text, (size_t)n);
+}
+
+/* Files in folders of folders are read, one subtask each in path order
+ * ('/' before any other byte: a folder's files stay together); names
+ * starting with '.' or '_' are hidden with what is under them; a symbolic
+ * link that makes a loop is refused. */
+Test(source_file, a_folder_is_read_with_its_folders, .timeout = 60)
+{
+    char *dir = td_tmpdir();
+    char top[256];
+    snprintf(top, sizeof top, "%s/t", dir);
+    cr_assert_eq(mkdir(top, 0700), 0);
+    const char *folders[] = {"a", "a/b", "dt=2024-01-01", "_tmp", ".staging", "dt=2024-01-01/_x"};
+    for (size_t i = 0; i < sizeof folders / sizeof *folders; i++)
+        cr_assert_eq(mkdir(td_path(top, folders[i]), 0700), 0);
+    write_row(top, "a/1.json", 1);              /* subtask 0 */
+    write_row(top, "a/b/2.json", 2);            /* 1 */
+    write_row(top, "a-c.json", 3);              /* 2: after every "a/..." */
+    write_row(top, "dt=2024-01-01/p.json", 4);  /* 3 */
+    write_row(top, "z.json", 5);                /* 4 */
+    write_row(top, "_tmp/6.json", 6);           /* hidden folders and files */
+    write_row(top, ".staging/7.json", 7);
+    write_row(top, "dt=2024-01-01/_x/8.json", 8);
+    write_row(top, "dt=2024-01-01/.p.json.inprogress", 8);
+    write_row(top, "_SUCCESS", 8);
+    weir_schema *sc = rows_schema();
+    by_subtask *b = calloc(1, sizeof *b);
+    b->schema = sc;
+    weir_job_config cfg = {.workers = 2, .diag = {.level = WEIR_DIAG_OFF}};
+    weir_job *job = tu_job(&cfg);
+    weir_file_source_config fs = {.name = "in", .path = top, .format = WEIR_FILE_JSON};
+    /* the sink at the source's parallelism: chained, subtask for subtask */
+    weir_stream *sink = weir_sink_callback(weir_source_file(job, sc, &fs), note_subtask, b);
+    cr_assert_not_null(sink, "%s", weir_job_error(job));
+    weir_stream_set_parallelism(sink, 5);
+    tu_run_ok(job);
+    weir_job_destroy(job);
+    for (int id = 1; id <= 5; id++)
+        cr_assert_eq(atomic_load(&b->of[id]), id, "id %d was read by subtask %d, not %d", id,
+                     atomic_load(&b->of[id]) - 1, id - 1);
+    for (int id = 6; id <= 8; id++)
+        cr_assert_eq(atomic_load(&b->of[id]), 0, "the hidden id %d was read", id);
+    /* a link back up: a loop */
+    cr_assert_eq(symlink("../..", td_path(top, "a/b/up")), 0);
+    job = tu_job(&cfg);
+    cr_assert_null(weir_source_file(job, sc, &fs));
+    tu_assert_contains(weir_job_error(job), "a folder inside itself (a symbolic link loop)");
+    weir_job_destroy(job);
+    /* only hidden things: no file */
+    char hidden[256];
+    snprintf(hidden, sizeof hidden, "%s/h", dir);
+    cr_assert_eq(mkdir(hidden, 0700), 0);
+    cr_assert_eq(mkdir(td_path(hidden, "_x"), 0700), 0);
+    write_row(hidden, "_x/1.json", 1);
+    fs.path = hidden;
+    job = tu_job(&cfg);
+    cr_assert_null(weir_source_file(job, sc, &fs));
+    tu_assert_contains(weir_job_error(job), "a folder with no file, in it or in its folders");
+    weir_job_destroy(job);
+    free(b);
+    weir_schema_destroy(sc);
+    td_rmdir(dir);
+}
