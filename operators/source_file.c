@@ -197,8 +197,17 @@ static int json_value(file_state *s, const weir_schema *sc, int col, json_t *v)
             r = weir_row_set_double(sc, s->row, col, json_number_value(v));
         break;
     default:
-        if (json_is_string(v))
-            return set_text(s, sc, col, json_string_value(v), json_string_length(v));
+        if (json_is_string(v)) {
+            const char *t = json_string_value(v);
+            size_t n = json_string_length(v);
+            /* Flink's json format reads (and writes) a TIMESTAMP_LTZ as UTC
+             * with a 'Z': "2024-01-01 10:00:00.000Z", in its ISO-8601
+             * standard "2024-01-01T10:00:00.000Z" (TimeFormats); weir reads
+             * both, and the form without the Z it reads for TIMESTAMP. */
+            if (ty.id == WEIR_TYPE_TIMESTAMP_LTZ && n > 19 && t[n - 1] == 'Z')
+                n--;
+            return set_text(s, sc, col, t, n);
+        }
         break;
     }
     if (r == 0)
@@ -207,8 +216,16 @@ static int json_value(file_state *s, const weir_schema *sc, int col, json_t *v)
     weir_type_format(ty, type, sizeof type);
     static const char *const json_types[] = {"an object", "an array", "a string", "an integer",
                                              "a number", "true", "false", "null"};
-    snprintf(s->why, sizeof s->why, "field '%s' is %s, not a %s", name,
-             json_types[json_typeof(v)], type);
+    /* A number for a timestamp (epoch milliseconds) is refused, as Flink's
+     * json format refuses it: it parses the number's text as a date. */
+    bool ts = ty.id == WEIR_TYPE_TIMESTAMP || ty.id == WEIR_TYPE_TIMESTAMP_LTZ;
+    snprintf(s->why, sizeof s->why, "field '%s' is %s, not a %s%s", name,
+             json_types[json_typeof(v)], type,
+             !ts ? "" : ty.id == WEIR_TYPE_TIMESTAMP
+                            ? " (a string 'YYYY-MM-DD HH:MM:SS[.fff]', as Flink's json format "
+                              "reads it)"
+                            : " (a string 'YYYY-MM-DD HH:MM:SS[.fff]Z', as Flink's json format "
+                              "reads it)");
     return WEIR_EFORMAT;
 }
 

@@ -13,7 +13,10 @@
  *
  * JSON: one object per line, fields by column name; a missing field or
  * null is NULL; numbers for INT, BIGINT and DOUBLE, true/false for BOOLEAN,
- * strings for VARCHAR, CHAR and TIMESTAMP ('YYYY-MM-DD HH:MM:SS[.fff]').
+ * strings for VARCHAR, CHAR, TIMESTAMP ('YYYY-MM-DD HH:MM:SS[.fff]') and
+ * TIMESTAMP_LTZ (UTC, as Flink's json format writes it: 'YYYY-MM-DD
+ * HH:MM:SS[.fff]Z', or with a 'T' for the space; also without the Z). A
+ * number for a timestamp (epoch milliseconds) is refused, as Flink does.
  * Fields the schema does not name are ignored; blank lines are skipped.
  * CSV (RFC 4180, by libcsv): fields by position, one per column; a quoted
  * field may hold the delimiter, quotes ("") and line breaks; an empty
