@@ -46,8 +46,9 @@
  * which quoted line breaks may spread over several lines. */
 #define FILE_LINE_MAX (1u << 20)
 #define FILE_MAX_FILES 1024
-/* What one read() asks for. */
-#define FILE_CHUNK (64u << 10)
+/* What one read() asks for: the read-ahead each subtask keeps (a folder
+ * of 1024 files holds 1024 of them). */
+#define FILE_CHUNK (16u << 10)
 /* The line buffer's first size; it doubles up to FILE_LINE_MAX. */
 #define FILE_LINE_FIRST 4096u
 /* How long one next() waits for a FIFO or pipe with nothing to read before
@@ -425,7 +426,7 @@ static int file_open(weir_ctx *ctx)
 /* Flow results of read_line and read_row, apart from the errors (< 0). */
 enum { READ_END = 0, READ_LINE = 1, READ_ROW = 1, READ_BLOCKED = 2 };
 
-/* Fills the read-ahead: 1 bytes came, READ_END, READ_BLOCKED (a FIFO or
+/* Fills the read-ahead: 1 (bytes came), READ_END, READ_BLOCKED (a FIFO or
  * pipe with nothing to read now), or an error (the job failed). */
 static int fill(weir_ctx *ctx, file_state *s)
 {

@@ -32,7 +32,7 @@
  * A line (without its line break), and a CSV row over several lines, is
  * at most 1 MiB: a longer one fails the job with "FILE:LINE: a line longer
  * than 1048576 bytes" as soon as that much of it was read, whatever
- * ignore_parse_errors says, so a subtask holds at most that and a 64 KiB
+ * ignore_parse_errors says, so a subtask holds at most that and a 16 KiB
  * read-ahead (input that never ends a line stops there too). Running out of
  * memory fails the job; it is never taken for the end of a file.
  *
