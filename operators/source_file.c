@@ -349,6 +349,19 @@ static int csv_open_parser(const file_arg *a, file_state *s)
     return 0;
 }
 
+/* libcsv grows a field's buffer by a fixed block (128 bytes): a field of
+ * a megabyte cost thousands of reallocs, each copying the field so far.
+ * The block is set to what the buffer holds, so it doubles instead, up to
+ * what the longest row needs. */
+static void csv_grow_doubling(struct csv_parser *p)
+{
+    size_t have = csv_get_buffer_size(p), room = FILE_LINE_MAX + 2;
+    size_t blk = have < 128 ? 128 : have;
+    if (have < room && have + blk > room)
+        blk = room - have;
+    csv_set_blk_size(p, blk);
+}
+
 /* Feeds one line (or the end, line NULL): 0 with s->rows_ready (the row
  * complete, maybe bad), or WEIR_EFORMAT for a CSV syntax error. */
 static int csv_feed(const file_arg *a, file_state *s, const char *line, size_t len)
@@ -357,6 +370,7 @@ static int csv_feed(const file_arg *a, file_state *s, const char *line, size_t l
     s->rows_ready = 0;
     if (!s->in_row)
         csv_start_row(a, s);
+    csv_grow_doubling(&s->csv);
     bool ok = line ? csv_parse(&s->csv, line, len, csv_field, csv_row_end, &c) == len
                    : csv_fini(&s->csv, csv_field, csv_row_end, &c) == 0;
     if (!ok) {
