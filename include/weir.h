@@ -21,6 +21,7 @@
 #include "weir/job.h"
 #include "weir/keyed.h"
 #include "weir/operator.h"
+#include "weir/outfile.h"
 #include "weir/row.h"
 #include "weir/sql.h"
 #include "weir/state.h"

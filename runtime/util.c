@@ -1,5 +1,5 @@
 /* util.c — the helpers of util.h that are not inline: the invariant abort,
- * strdup and mkdir -p. */
+ * strdup, mkdir -p and the names of file kinds. */
 #include "util.h"
 
 #include <errno.h>
@@ -24,6 +24,24 @@ char *weir__strdup(const char *s)
     if (d)
         memcpy(d, s, n);
     return d;
+}
+
+const char *weir__file_kind(unsigned mode)
+{
+    mode_t m = (mode_t)mode;
+    if (S_ISDIR(m))
+        return "a folder";
+    if (S_ISFIFO(m))
+        return "a FIFO";
+    if (S_ISCHR(m))
+        return "a character device";
+    if (S_ISBLK(m))
+        return "a block device";
+    if (S_ISSOCK(m))
+        return "a socket";
+    if (S_ISLNK(m))
+        return "a symbolic link";
+    return S_ISREG(m) ? "a regular file" : "a special file";
 }
 
 /* One folder; 0 if it is a folder afterwards. */

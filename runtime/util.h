@@ -36,6 +36,10 @@ char *weir__strdup(const char *s);
  * part that could not be made (owned by the caller: free it). */
 int weir__mkdirs(const char *path, char **failed);
 
+/* What a file of st_mode `mode` is, for messages: "a regular file",
+ * "a folder", "a FIFO", "a character device", ... (static text). */
+const char *weir__file_kind(unsigned mode);
+
 /* Rounds n up to a multiple of `to` (a power of two). */
 static inline size_t weir__round_up(size_t n, size_t to)
 {
