@@ -2,18 +2,28 @@
  * contract; docs/CHECKPOINTS.md, "The file sink").
  *
  * Each sink subtask i writes lines into part files in `dir`:
- *     .PREFIX-i-N.inprogress   being written
- *     .PREFIX-i-N.pending      closed at a checkpoint (or rolled by size),
- *                              waiting for that checkpoint to complete
- *     PREFIX-i-N               committed: complete, never touched again
+ *     .PREFIX-RUN-i-N.inprogress   being written, then pending: closed at a
+ *                                  checkpoint (or rolled by size), fsynced,
+ *                                  waiting for that checkpoint to complete
+ *     PREFIX-RUN-i-N               committed: complete, never touched again
+ * RUN is the run's id, 16 random hex digits drawn when the sink is built,
+ * so that no run (a restore, at any parallelism) can make a name an earlier
+ * run made; N goes on from the numbers of the subtasks restored into i.
  * With checkpoints a part file rolls at every checkpoint and when it
- * reaches roll_bytes, and is committed (renamed to its final name) when the
- * checkpoint that made it pending completes (notify_complete); what a
- * reader sees in committed files is then exactly the output of the records
- * before that checkpoint, once. A restore commits the pending files of the
- * restored checkpoint and deletes in-progress and pending files written
- * after it; the job's final checkpoint commits the rest. Without
- * checkpoints every file is committed at the end of input.
+ * reaches roll_bytes, and is committed (renamed to its final name, never
+ * over any file) when the checkpoint that made it pending completes
+ * (notify_complete); what a reader sees in committed files is then exactly
+ * the output of the records before that checkpoint, once. A restore commits
+ * the pending files of the restored checkpoint and deletes the other hidden
+ * files of the runs and subtasks it restores (written after it); the job's
+ * final checkpoint commits the rest. A run that stopped before any
+ * checkpoint of its own completed is in no checkpoint: its hidden files
+ * stay (readers skip names starting with '.'). Without checkpoints every
+ * file is committed at the end of input. Since every run's names are its
+ * own, two sinks may share a folder and a prefix. `dir` may be a symbolic
+ * link to a folder; the parts are made new and committed through
+ * weir/outfile.h's writer, which never writes into or over a file that is
+ * there already.
  */
 #ifndef WEIR_FILE_SINK_H
 #define WEIR_FILE_SINK_H

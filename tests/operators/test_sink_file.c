@@ -1,10 +1,16 @@
 /* test_sink_file.c — the file sink without checkpoints (weir/file_sink.h):
  * the default formats (JSON lines and CSV of a schema's rows), rolling by
- * size, committed names, the refusals of a bad config. The exactly-once
- * side is tests/runtime/test_checkpoint_recovery.c. */
+ * size, committed names (PREFIX-RUN-i-N), the refusals of a bad config, a
+ * folder that is a link, and a part's name taken by a link while the part
+ * is written (never written through or replaced). The exactly-once side is
+ * tests/runtime/test_checkpoint_recovery.c. */
 #include <criterion/criterion.h>
 #include <dirent.h>
+#include <stdatomic.h>
 #include <stdio.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -75,6 +81,27 @@ static char *committed(const char *dir, int *nfiles)
     return all;
 }
 
+/* Whether dir holds the committed part N of subtask i, PREFIX-RUN-i-N (RUN
+ * the run's 16 hex digits). */
+static bool has_part(const char *dir, const char *prefix, int i, int n)
+{
+    DIR *d = opendir(dir);
+    cr_assert_not_null(d);
+    struct dirent *e;
+    bool found = false;
+    size_t pl = strlen(prefix);
+    while ((e = readdir(d)) != NULL) {
+        char run[17];
+        int sub = -1, num = -1, end = 0;
+        if (strncmp(e->d_name, prefix, pl) == 0 && e->d_name[pl] == '-' &&
+            sscanf(e->d_name + pl + 1, "%16[0-9a-f]-%d-%d%n", run, &sub, &num, &end) == 3 &&
+            strlen(run) == 16 && e->d_name[pl + 1 + end] == '\0' && sub == i && num == n)
+            found = true;
+    }
+    closedir(d);
+    return found;
+}
+
 static void write_rows(const char *dir, bool csv, int64_t roll)
 {
     weir_schema *s = people();
@@ -105,7 +132,7 @@ Test(sink_file, json_lines_of_rows)
                      "false,\"x\":null}\n"
                      "{\"name\":\"c\\u000ad\",\"n\":15,\"at\":\"1970-01-01 00:00:02.000\",\"ok\":"
                      "true,\"x\":2.1}\n");
-    cr_assert(td_exists(td_path(dir, "people-0-0")));
+    cr_assert(has_part(dir, "people", 0, 0));
     free(got);
     td_rmdir(dir);
 }
@@ -120,7 +147,7 @@ Test(sink_file, csv_of_rows_rolled_by_size)
     cr_assert_str_eq(got, "ann,-5,1970-01-01 00:00:00.000,true,0.1\n"
                           "\"b\"\"o,b\",5,1970-01-01 00:00:01.000,false,\n"
                           "\"c\nd\",15,1970-01-01 00:00:02.000,true,2.1\n");
-    cr_assert(td_exists(td_path(dir, "people-0-2")));
+    cr_assert(has_part(dir, "people", 0, 2));
     free(got);
     td_rmdir(dir);
 }
@@ -181,6 +208,147 @@ Test(sink_file, folder_made_with_parents_or_refused_by_name)
     char want[2048];
     snprintf(want, sizeof want, "making %s: %s: Not a directory", under, file);
     cr_assert(strstr(weir_job_error(job), want), "%s", weir_job_error(job));
+    weir_job_destroy(job);
+    free(r);
+    weir_schema_destroy(s);
+    td_rmdir(dir);
+}
+
+/* The folder given is a symbolic link (to a link to a folder): the parts go
+ * into the folder it names, and the links stay. */
+Test(sink_file, a_folder_that_is_a_link_is_written_through)
+{
+    char *dir = td_tmpdir();
+    char real[256], hop[256], link[256];
+    snprintf(real, sizeof real, "%s/real", dir);
+    snprintf(hop, sizeof hop, "%s/hop", dir);
+    snprintf(link, sizeof link, "%s/link", dir);
+    cr_assert_eq(mkdir(real, 0755), 0);
+    cr_assert_eq(symlink("real", hop), 0);
+    cr_assert_eq(symlink("hop", link), 0);
+    write_rows(link, true, 0);
+    struct stat st;
+    cr_assert_eq(lstat(link, &st), 0);
+    cr_assert(S_ISLNK(st.st_mode), "the link was replaced");
+    cr_assert_eq(lstat(hop, &st), 0);
+    cr_assert(S_ISLNK(st.st_mode), "the link was replaced");
+    cr_assert(has_part(real, "people", 0, 0));
+    int n;
+    free(committed(real, &n));
+    cr_assert_eq(n, 1);
+    td_rmdir(dir);
+}
+
+/* A folder path that is a FIFO: refused by name at once (never opened). */
+Test(sink_file, a_folder_path_that_is_a_fifo_is_refused, .timeout = 30)
+{
+    char *dir = td_tmpdir();
+    char fifo[256];
+    snprintf(fifo, sizeof fifo, "%s/pipe", dir);
+    cr_assert_eq(mkfifo(fifo, 0600), 0);
+    weir_schema *s = people();
+    unsigned char *r = rows(s);
+    weir_job *job = tu_job(&(weir_job_config){.parallelism = 1, .diag = {.level = WEIR_DIAG_OFF}});
+    weir_file_sink_config fc = {.dir = fifo, .schema = s};
+    cr_assert_not_null(
+        weir_sink_file(weir_source_array(job, r, 3, weir_schema_row_size(s), NULL), &fc));
+    cr_assert_neq(weir_job_run(job), 0);
+    char want[600];
+    snprintf(want, sizeof want, "making %s: %s: Not a directory", fifo, fifo);
+    cr_assert(strstr(weir_job_error(job), want), "%s", weir_job_error(job));
+    struct stat st;
+    cr_assert_eq(lstat(fifo, &st), 0);
+    cr_assert(S_ISFIFO(st.st_mode));
+    weir_job_destroy(job);
+    free(r);
+    weir_schema_destroy(s);
+    td_rmdir(dir);
+}
+
+static atomic_bool go_on;
+
+/* Passes rows on, and holds its end until go_on: by then the sink has the
+ * rows in its part in progress, and has not ended (and committed) yet. */
+static int hold_end(weir_ctx *ctx)
+{
+    (void)ctx;
+    while (!atomic_load(&go_on)) {
+        struct timespec t = {0, 1000000L};
+        nanosleep(&t, NULL);
+    }
+    return 0;
+}
+
+static const weir_operator_vtable hold_end_vtable = {
+    .version = WEIR_OPERATOR_VTABLE_V1,
+    .on_record = tu_pass_record,
+    .on_end = hold_end,
+};
+
+/* The name of the part in progress in dir (".people-RUN-0-0.inprogress"),
+ * once there is one: waits for it (bounded by the test's timeout). */
+static void part_in_progress(const char *dir, char *name, size_t size)
+{
+    for (;;) {
+        DIR *d = opendir(dir);
+        if (d) {
+            struct dirent *e;
+            while ((e = readdir(d)) != NULL) {
+                size_t l = strlen(e->d_name);
+                if (e->d_name[0] == '.' && l > 11 && strcmp(e->d_name + l - 11, ".inprogress") == 0) {
+                    snprintf(name, size, "%s", e->d_name);
+                    closedir(d);
+                    return;
+                }
+            }
+            closedir(d);
+        }
+        struct timespec t = {0, 1000000L};
+        nanosleep(&t, NULL);
+    }
+}
+
+/* A symbolic link made at a part's committed name while the part is
+ * written: the commit never writes through it or replaces it, and the
+ * failure says what is there, not that a restore went wrong. */
+Test(sink_file, a_link_at_a_parts_name_is_never_replaced, .timeout = 60)
+{
+    char *dir = td_tmpdir();
+    char out[256], victim[256];
+    snprintf(out, sizeof out, "%s/out", dir);
+    snprintf(victim, sizeof victim, "%s/victim", dir);
+    td_write(victim, "keep\n", 5);
+    weir_schema *s = people();
+    unsigned char *r = rows(s);
+    size_t size = weir_schema_row_size(s);
+    atomic_store(&go_on, false);
+    weir_job *job = tu_job(&(weir_job_config){.parallelism = 1, .workers = 2,
+                                              .diag = {.level = WEIR_DIAG_OFF}});
+    weir_stream *src = weir_source_array(job, r, 3, size, NULL);
+    weir_process_spec hold = {.kind = "hold", .vtable = &hold_end_vtable, .out_size = size};
+    weir_stream *held = weir_stream_process(src, &hold);
+    weir_file_sink_config fc = {.dir = out, .prefix = "people", .schema = s};
+    cr_assert_not_null(weir_sink_file(held, &fc), "%s", weir_job_error(job));
+    tu_runner rn;
+    tu_runner_start(&rn, job);
+    char hidden[256], final[512];
+    part_in_progress(out, hidden, sizeof hidden);
+    /* ".people-RUN-0-0.inprogress" -> "people-RUN-0-0" */
+    snprintf(final, sizeof final, "%s/%.*s", out, (int)(strlen(hidden) - 12), hidden + 1);
+    cr_assert_eq(symlink(victim, final), 0);
+    atomic_store(&go_on, true);
+    pthread_join(rn.thread, NULL);
+    cr_assert_neq(rn.result, 0, "the commit went over the link");
+    char want[1024];
+    snprintf(want, sizeof want, "%s: exists already (a symbolic link): not replaced", final);
+    cr_assert(strstr(weir_job_error(job), want), "%s", weir_job_error(job));
+    cr_assert(!strstr(weir_job_error(job), "restored"), "%s", weir_job_error(job));
+    struct stat st;
+    cr_assert_eq(lstat(final, &st), 0);
+    cr_assert(S_ISLNK(st.st_mode), "the link was replaced");
+    char *kept = td_read(victim, NULL);
+    cr_assert_str_eq(kept, "keep\n", "the file the link names was written");
+    free(kept);
     weir_job_destroy(job);
     free(r);
     weir_schema_destroy(s);

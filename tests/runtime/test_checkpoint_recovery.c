@@ -218,9 +218,8 @@ __attribute__((constructor)) static void maybe_child(void)
     _exit(run_job(&rs) == 0 ? 0 : 3);
 }
 
-/* Runs the job in a child process; kill_after_ms >= 0 kills it with SIGKILL
- * then. Returns 0 if it completed, 1 if it was killed, -1 if it failed. */
-static int run_child(const run_spec *rs, int kill_after_ms)
+/* Starts the job in a child process. */
+static pid_t start_child(const run_spec *rs)
 {
     static char env[3 * 4096 + 128];
     spec_to_env(rs, env, sizeof env);
@@ -233,6 +232,22 @@ static int run_child(const run_spec *rs, int kill_after_ms)
         execv("/proc/self/exe", argv);
         _exit(5);
     }
+    return pid;
+}
+
+/* 0 if the child's status says it completed, 1 killed, -1 failed. */
+static int child_result(int st)
+{
+    if (WIFSIGNALED(st))
+        return 1;
+    return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
+}
+
+/* Runs the job in a child process; kill_after_ms >= 0 kills it with SIGKILL
+ * then. Returns 0 if it completed, 1 if it was killed, -1 if it failed. */
+static int run_child(const run_spec *rs, int kill_after_ms)
+{
+    pid_t pid = start_child(rs);
     if (kill_after_ms >= 0) {
         struct timespec t = {kill_after_ms / 1000, (long)(kill_after_ms % 1000) * 1000000L};
         nanosleep(&t, NULL);
@@ -240,9 +255,79 @@ static int run_child(const run_spec *rs, int kill_after_ms)
     }
     int st = 0;
     cr_assert(waitpid(pid, &st, 0) == pid);
-    if (WIFSIGNALED(st))
-        return 1;
-    return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
+    return child_result(st);
+}
+
+/* The id of the newest complete checkpoint in chk; 0 if none (yet). */
+static int64_t newest_complete(const char *chk)
+{
+    weir_checkpoint *c = NULL;
+    char err[512];
+    if (weir_checkpoint_open(chk, NULL, NULL, &c, err, sizeof err) != 0)
+        return 0;
+    int64_t id = weir_checkpoint_id(c);
+    weir_checkpoint_close(c);
+    return id;
+}
+
+/* How many files of dir are committed parts (names not starting with '.'). */
+static int committed_files(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return 0;
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL)
+        n += e->d_name[0] != '.';
+    closedir(d);
+    return n;
+}
+
+/* The hidden files of dir (in-progress and pending parts), one a line. */
+static char *hidden_files(const char *dir)
+{
+    static char names[4096];
+    size_t len = 0;
+    names[0] = '\0';
+    DIR *d = opendir(dir);
+    cr_assert(d, "no output folder %s", dir);
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (e->d_name[0] == '.' && strcmp(e->d_name, ".") && strcmp(e->d_name, "..") &&
+            len < sizeof names - 1)
+            len += (size_t)snprintf(names + len, sizeof names - len, "%s\n", e->d_name);
+    }
+    closedir(d);
+    return names;
+}
+
+/* Runs the job in a child process and kills it with SIGKILL once it has
+ * completed `more` checkpoints beyond the newest there was and more parts
+ * are committed than before it started: a moment its own progress reaches,
+ * not a clock. Returns 1 if it was killed, 0 if it completed first, -1 if
+ * it failed. Bounded: the child is killed after 60 s and the test fails. */
+static int run_child_until(const run_spec *rs, int more)
+{
+    int64_t from = newest_complete(rs->chk);
+    int files = committed_files(rs->out);
+    pid_t pid = start_child(rs);
+    for (int waited = 0;; waited += 5) {
+        int st = 0;
+        pid_t w = waitpid(pid, &st, WNOHANG);
+        cr_assert(w >= 0);
+        if (w == pid)
+            return child_result(st);
+        if (waited > 60000 ||
+            (newest_complete(rs->chk) >= from + more && committed_files(rs->out) > files)) {
+            kill(pid, SIGKILL);
+            cr_assert(waitpid(pid, &st, 0) == pid);
+            cr_assert(waited <= 60000, "the run made no progress in 60 s");
+            return child_result(st);
+        }
+        struct timespec t = {0, 5 * 1000000L};
+        nanosleep(&t, NULL);
+    }
 }
 
 static int cmp_lines(const void *a, const void *b)
@@ -303,24 +388,29 @@ static char *reference(char *tmp, int window_p, bool windows, size_t *n)
 }
 
 /* Kills the job `kills` times at moments from `seed`, then lets it finish;
- * returns how many runs were killed. */
-static int kill_and_restore(run_spec *rs, unsigned seed, int kills)
+ * returns how many runs were killed. `ps` (NULL: the run_spec's) is the
+ * parallelism of each run, the kills' and the last one's (kills + 1). */
+static int kill_and_restore(run_spec *rs, unsigned seed, int kills, const int *ps)
 {
     int killed = 0;
     for (int k = 0; k < kills; k++) {
         seed = seed * 1103515245u + 12345u;
         int at = 120 + (int)((seed >> 8) % 700);
+        if (ps)
+            rs->window_p = ps[k];
         int r = run_child(rs, at);
-        cr_assert(r >= 0, "attempt %d failed (not killed)", k);
+        cr_assert(r >= 0, "attempt %d (parallelism %d) failed (not killed)", k, rs->window_p);
         if (r == 0)
             return killed; /* finished before the kill */
         killed++;
     }
+    if (ps)
+        rs->window_p = ps[kills];
     cr_assert_eq(run_child(rs, -1), 0, "the last run, from the checkpoint, failed");
     return killed;
 }
 
-static void exactly_once_at(int window_p, unsigned seed)
+static void exactly_once_at(int window_p, unsigned seed, const int *ps)
 {
     char *tmp = td_tmpdir();
     size_t nref = 0, ngot = 0;
@@ -330,7 +420,7 @@ static void exactly_once_at(int window_p, unsigned seed)
     snprintf(out, sizeof out, "%s/out", tmp);
     snprintf(chk, sizeof chk, "%s/chk", tmp);
     run_spec rs = {.out = out, .chk = chk, .window_p = window_p, .windows = true};
-    int killed = kill_and_restore(&rs, seed, 6);
+    int killed = kill_and_restore(&rs, seed, 6, ps);
     cr_assert_gt(killed, 0, "no run was killed: the test proved nothing");
     cr_log_info("parallelism %d: %d kills, %zu results", window_p, killed, nref);
     char *got = committed(out, &ngot);
@@ -344,17 +434,20 @@ static void exactly_once_at(int window_p, unsigned seed)
 
 Test(checkpoint_recovery, kill_and_restore_p2, .timeout = 120)
 {
-    exactly_once_at(2, 1);
+    exactly_once_at(2, 1, NULL);
 }
 
-Test(checkpoint_recovery, kill_and_restore_p3, .timeout = 120)
+/* Each restart at another parallelism than the run it follows: up, down,
+ * up again. */
+Test(checkpoint_recovery, kill_and_restore_p3_rescaled, .timeout = 120)
 {
-    exactly_once_at(3, 2);
+    static const int ps[] = {3, 1, 4, 2, 3, 1, 3};
+    exactly_once_at(3, 2, ps);
 }
 
 Test(checkpoint_recovery, kill_and_restore_p4, .timeout = 120)
 {
-    exactly_once_at(4, 3);
+    exactly_once_at(4, 3, NULL);
 }
 
 /* At-least-once: every event of the failure-free run is committed at least
@@ -368,7 +461,7 @@ Test(checkpoint_recovery, at_least_once_loses_nothing, .timeout = 120)
     snprintf(out, sizeof out, "%s/out", tmp);
     snprintf(chk, sizeof chk, "%s/chk", tmp);
     run_spec rs = {.out = out, .chk = chk, .window_p = 2, .at_least_once = true};
-    int killed = kill_and_restore(&rs, 9, 3);
+    int killed = kill_and_restore(&rs, 9, 3, NULL);
     cr_assert_gt(killed, 0);
     char *got = committed(out, &ngot);
     /* Both sorted: walk them together; every reference line must be met. */
@@ -421,6 +514,42 @@ Test(checkpoint_recovery, rescale, .timeout = 120)
         cr_assert_str_eq(got, ref, "restored at parallelism %d: other results", targets[t]);
         free(got);
     }
+    free(ref);
+    td_rmdir(tmp);
+}
+
+/* Killed at parallelism 2, restored at 1 and killed, restored at 2 again
+ * to the end: every run's sink subtasks commit parts, and the one that is
+ * new at parallelism 2 again (subtask 1, whose state the run at 1 did not
+ * have) must not take a name the first run's subtask 1 committed. The
+ * committed output is the failure-free run's, and no hidden part is left:
+ * each restore deleted what the run before it wrote after its checkpoint.
+ * Each run is killed once its own progress (checkpoints completed, parts
+ * committed) reaches the point, not at a time. */
+Test(checkpoint_recovery, rescale_up_down_and_up_across_kills, .timeout = 120)
+{
+    char *tmp = td_tmpdir();
+    size_t nref = 0, ngot = 0;
+    char *ref = reference(tmp, 2, true, &nref);
+    char out[4096], chk[4096];
+    snprintf(out, sizeof out, "%s/out", tmp);
+    snprintf(chk, sizeof chk, "%s/chk", tmp);
+    run_spec rs = {.out = out, .chk = chk, .windows = true};
+    static const int ps[] = {2, 1};
+    for (int i = 0; i < 2; i++) {
+        rs.window_p = ps[i];
+        int r = run_child_until(&rs, 6);
+        cr_assert_eq(r, 1, "the run at parallelism %d %s", ps[i],
+                     r == 0 ? "completed before it could be killed" : "failed");
+    }
+    rs.window_p = 2;
+    cr_assert_eq(run_child(&rs, -1), 0,
+                 "the run at parallelism 2 after 1 failed (its message is above)");
+    char *got = committed(out, &ngot);
+    cr_assert_eq(ngot, nref, "%zu committed lines, %zu without failures", ngot, nref);
+    cr_assert_str_eq(got, ref, "the committed output differs from the failure-free run's");
+    cr_assert_str_eq(hidden_files(out), "", "hidden parts left behind");
+    free(got);
     free(ref);
     td_rmdir(tmp);
 }
@@ -770,14 +899,28 @@ Test(checkpoint_recovery, file_source_resumes_at_its_position, .timeout = 60)
     weir_job *job = file_job(sc, in, out, NULL, sp);
     cr_assert_eq(weir_job_run(job), 0, "%s", weir_job_error(job));
     weir_job_destroy(job);
-    /* one subtask: its parts in number order are the output in order */
+    /* one subtask: its parts in number order are the output in order (the
+     * restored run's numbers go on from the first run's; each run's parts
+     * carry its own run id: part-RUN-0-N) */
     char *got = calloc(1, cap);
     size_t glen = 0;
     int parts = 0;
     for (int n = 0;; n++) {
-        char name[64];
-        snprintf(name, sizeof name, "part-0-%d", n);
-        if (!td_exists(td_path(out, name)))
+        char name[256] = "";
+        DIR *d = opendir(out);
+        cr_assert_not_null(d);
+        struct dirent *de;
+        while ((de = readdir(d)) != NULL) {
+            char run[17];
+            int sub = -1, num = -1, end = 0;
+            if (sscanf(de->d_name, "part-%16[0-9a-f]-%d-%d%n", run, &sub, &num, &end) == 3 &&
+                de->d_name[end] == '\0' && sub == 0 && num == n) {
+                cr_assert_str_eq(name, "", "two parts numbered %d", n);
+                snprintf(name, sizeof name, "%s", de->d_name);
+            }
+        }
+        closedir(d);
+        if (!*name)
             break;
         size_t l = 0;
         char *p = td_read(td_path(out, name), &l);
