@@ -13,6 +13,7 @@
 
 #include "capture_json.h"
 #include "diag.h"
+#include "weir/outfile.h"
 
 /* A key's printable form is kept to its first WEIR__DIAG_KEY - 1 bytes (63):
  * the record has a fixed size (docs/CAPTURE.md says so). */
@@ -91,15 +92,16 @@ typedef struct weir__diag_ring {
 } weir__diag_ring;
 
 typedef struct weir__diag_sinks {
-    FILE *jsonl;
-    FILE *msgpack;
-    char *jsonl_tmp, *msgpack_tmp; /* written here, renamed at the end */
+    /* the capture files (weir/outfile.h): NAME.partial renamed to NAME at
+     * the end, or a FIFO or device written in place */
+    weir_outfile *jsonl_out, *msgpack_out;
+    FILE *jsonl, *msgpack; /* their streams */
     weir_diag_memory *memory;
     weir_diag_callback callback;
     void *callback_arg;
     bool failed;
     int failure_code;      /* WEIR_EIO, or WEIR_ENOMEM when memory ran out */
-    char failure[256];
+    char failure[1024];
 } weir__diag_sinks;
 
 struct weir__diag {

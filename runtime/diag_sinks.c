@@ -6,7 +6,10 @@
  * Files are written under NAME.partial and renamed to NAME only when the run
  * has written its summary, so a reader never mistakes a capture cut short for
  * a whole one; a write error removes the partial file and fails the run with
- * the reason. Memory running out on the way (an event that cannot be built,
+ * the reason. The writer is weir/outfile.h's: a link NAME is written through
+ * (the file it names is replaced, the link stays), a FIFO or a character
+ * device (a pipe to a viewer, /dev/null) is written in place, and anything
+ * else that is not a regular file is refused when the run starts. Memory running out on the way (an event that cannot be built,
  * decoded, printed or kept) fails the run the same way, with WEIR_ENOMEM and
  * "out of memory": it is no broken invariant.
  */
@@ -114,17 +117,27 @@ int weir__diag_pack_write(void *data, const char *buf, size_t len)
     return 0;
 }
 
-static FILE *open_partial(weir__diag_sinks *s, const char *path, char **tmp)
+/* A failure the writer described (its message names the file). */
+static void sink_failed_msg(weir__diag_sinks *s, int code, const char *msg)
 {
-    size_t n = strlen(path) + sizeof ".partial";
-    *tmp = malloc(n);
-    if (!*tmp)
-        return NULL;
-    snprintf(*tmp, n, "%s.partial", path);
-    FILE *f = fopen(*tmp, "wb");
-    if (!f)
-        sink_failed(s, "cannot create", *tmp);
-    return f;
+    if (s->failed)
+        return;
+    s->failed = true;
+    s->failure_code = code == WEIR_ENOMEM ? WEIR_ENOMEM : WEIR_EIO;
+    snprintf(s->failure, sizeof s->failure, "%s", msg);
+}
+
+static int open_capture(weir__diag_sinks *s, const char *path, weir_outfile **out, FILE **f)
+{
+    weir_outfile_config cfg = {.flags = WEIR_OUTFILE_IN_PLACE, .temp_suffix = ".partial"};
+    char err[sizeof s->failure];
+    int r = weir_outfile_open(path, &cfg, out, err, sizeof err);
+    if (r) {
+        sink_failed_msg(s, r, err);
+        return r;
+    }
+    *f = weir_outfile_stream(*out);
+    return 0;
 }
 
 int weir__diag_sinks_open(struct weir__diag *d)
@@ -132,16 +145,10 @@ int weir__diag_sinks_open(struct weir__diag *d)
     weir_job *job = d->job;
     const weir_diag_config *c = &job->cfg.diag;
     weir__diag_sinks *s = &d->sinks;
-    if (c->jsonl_path) {
-        s->jsonl = open_partial(s, c->jsonl_path, &s->jsonl_tmp);
-        if (!s->jsonl)
-            goto fail;
-    }
-    if (c->msgpack_path) {
-        s->msgpack = open_partial(s, c->msgpack_path, &s->msgpack_tmp);
-        if (!s->msgpack)
-            goto fail;
-    }
+    if (c->jsonl_path && open_capture(s, c->jsonl_path, &s->jsonl_out, &s->jsonl) != 0)
+        goto fail;
+    if (c->msgpack_path && open_capture(s, c->msgpack_path, &s->msgpack_out, &s->msgpack) != 0)
+        goto fail;
     s->memory = c->memory;
     s->callback = c->callback;
     s->callback_arg = c->callback_arg;
@@ -168,7 +175,7 @@ void weir__diag_sinks_write(struct weir__diag *d, const weir_diag_event *event)
     WEIR__ASSERT(weir__diag_encoded_whole(d) && "a capture event's sizes differ from its members");
     d->events++;
     if (s->msgpack && fwrite(d->sbuf.data, 1, d->sbuf.size, s->msgpack) != d->sbuf.size)
-        sink_failed(s, "writing", s->msgpack_tmp);
+        sink_failed(s, "writing", weir_outfile_writing(s->msgpack_out));
     if (!d->want_json)
         return;
     /* weir's events nest 4 deep at most */
@@ -180,7 +187,7 @@ void weir__diag_sinks_write(struct weir__diag *d, const weir_diag_event *event)
     }
     if (s->jsonl) {
         if (fwrite(json, 1, d->json.len, s->jsonl) != d->json.len || fputc('\n', s->jsonl) == EOF)
-            sink_failed(s, "writing", s->jsonl_tmp);
+            sink_failed(s, "writing", weir_outfile_writing(s->jsonl_out));
     }
     if (!s->memory && !s->callback)
         return;
@@ -199,30 +206,27 @@ void weir__diag_sinks_write(struct weir__diag *d, const weir_diag_event *event)
         s->callback(&ev, s->callback_arg);
 }
 
-static void close_file(weir__diag_sinks *s, FILE **f, char **tmp, const char *path, bool keep)
+/* Keeps the capture (renamed into place; in place: closed) or discards it
+ * (the partial file removed). */
+static void close_file(weir__diag_sinks *s, weir_outfile **out, FILE **f, bool keep)
 {
-    if (!*f) {
-        free(*tmp);
-        *tmp = NULL;
-        return;
-    }
-    if (fclose(*f) != 0)
-        sink_failed(s, "writing", *tmp);
     *f = NULL;
+    if (!*out)
+        return;
     if (keep && !s->failed) {
-        if (rename(*tmp, path) != 0)
-            sink_failed(s, "cannot rename into", path);
+        char err[sizeof s->failure];
+        int r = weir_outfile_commit(*out, err, sizeof err);
+        if (r)
+            sink_failed_msg(s, r, err);
+    } else {
+        weir_outfile_discard(*out);
     }
-    if (!keep || s->failed)
-        remove(*tmp);
-    free(*tmp);
-    *tmp = NULL;
+    *out = NULL;
 }
 
 void weir__diag_sinks_close(struct weir__diag *d, bool keep)
 {
     weir__diag_sinks *s = &d->sinks;
-    const weir_diag_config *c = &d->job->cfg.diag;
-    close_file(s, &s->jsonl, &s->jsonl_tmp, c->jsonl_path, keep);
-    close_file(s, &s->msgpack, &s->msgpack_tmp, c->msgpack_path, keep);
+    close_file(s, &s->jsonl_out, &s->jsonl, keep);
+    close_file(s, &s->msgpack_out, &s->msgpack, keep);
 }

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 #include "sql_internal.h"
 #include "sql_text.h"
@@ -203,12 +204,18 @@ static int print_row(const void *elem, int64_t timestamp, int subtask, void *arg
     return fwrite(buf, 1, (size_t)n, r->out) == (size_t)n ? 0 : WEIR_EIO;
 }
 
-/* The capture path of the session's n-th job: PATH, then PATH-2.EXT, ... */
+/* The capture path of the session's n-th job: PATH, then PATH-2.EXT, ...
+ * A PATH that is (through its links) a FIFO or a device, where captures are
+ * written in place (weir/outfile.h), takes every job's: /dev/null-2 or
+ * /dev/stdout-2 would be a new file among the devices. */
 static void capture_name(const weir_sql_session *s, int n, char *out, size_t size)
 {
     const char *path = s->capture_path;
     const char *slash = strrchr(path, '/');
     const char *dot = strrchr(slash ? slash : path, '.');
+    struct stat st;
+    if (n > 1 && stat(path, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode)))
+        n = 1;
     if (n == 1 || !dot)
         snprintf(out, size, n == 1 ? "%s" : "%s-%d", path, n);
     else

@@ -49,8 +49,9 @@ typedef struct weir_sql_config {
     /* The folder relative 'path' options are read from; NULL: ".". Copied. */
     const char *base_dir;
     /* The diagnostic capture of each query's job (.msgpack: msgpack, else
-     * JSONL): the first SELECT writes it, the n-th writes NAME-n.EXT; NULL:
-     * none unless SET 'weir.capture.file'. Copied. */
+     * JSONL): the first SELECT writes it, the n-th writes NAME-n.EXT; a
+     * FIFO or a device (written in place, weir/outfile.h) gets every
+     * query's in turn; NULL: none unless SET 'weir.capture.file'. Copied. */
     const char *capture_path;
     /* Plan every query but run none (a check of the statements: SELECT
      * prints nothing; EXPLAIN, CREATE and SET work as always). */
