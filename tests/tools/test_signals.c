@@ -6,7 +6,7 @@
  * `weir capture validate` accepts, no .partial), the experiments after it do
  * not run, and the exit status is 130. To interrupt it mid-run without any
  * timing, the test makes the third experiment's capture file a pipe
- * (DIR/lateness.jsonl.partial, the name the run writes to) and reads it
+ * (DIR/lateness.jsonl, which the run writes in place) and reads it
  * itself: opening it meets the demo opening it, and a reader that stops
  * reading holds the run (lossless diagnostics wait for the collector, which
  * waits on the full pipe), so the signal always finds the job running. The
@@ -95,11 +95,11 @@ static char *read_all(int fd, size_t *len)
 Test(signals, sigint_during_weir_demo_cancels_the_job_and_finishes_its_capture, .timeout = 120)
 {
     char *dir = td_tmpdir();
-    cr_assert_eq(mkfifo(td_path(dir, "lateness.jsonl.partial"), 0600), 0);
+    cr_assert_eq(mkfifo(td_path(dir, "lateness.jsonl"), 0600), 0);
     char *argv[] = {"weir", "demo", "--out", ".", NULL};
     pid_t pid = spawn(dir, -1, argv);
     /* meets the demo's open, once the first two experiments are done */
-    int fd = open(td_path(dir, "lateness.jsonl.partial"), O_RDONLY);
+    int fd = open(td_path(dir, "lateness.jsonl"), O_RDONLY);
     cr_assert_geq(fd, 0);
     char first;
     cr_assert_eq(read(fd, &first, 1), 1); /* the run has begun writing */
