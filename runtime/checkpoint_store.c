@@ -17,6 +17,7 @@
 #include "msgpack_read.h"
 #include "util.h"
 #include "weir/error.h"
+#include "weir/outfile.h"
 
 static const char MAGIC[8] = {'W', 'E', 'I', 'R', 'C', 'H', 'K', '\0'};
 
@@ -110,47 +111,33 @@ static int fsync_path(const char *path, char *err, size_t errsize)
     return 0;
 }
 
-/* Writes (wbuf) or reads (rbuf) all len bytes, through EINTR and short
- * transfers. */
-static bool transfer_all(int fd, unsigned char *rbuf, const unsigned char *wbuf, size_t len)
+/* Reads all len bytes, through EINTR and short reads. */
+static bool read_all(int fd, void *data, size_t len)
 {
+    unsigned char *p = data;
     while (len > 0) {
-        ssize_t n = wbuf ? write(fd, wbuf, len) : read(fd, rbuf, len);
+        ssize_t n = read(fd, p, len);
         if (n < 0 && errno == EINTR)
             continue;
         if (n <= 0)
             return false;
-        if (wbuf)
-            wbuf += n;
-        else
-            rbuf += n;
+        p += n;
         len -= (size_t)n;
     }
     return true;
 }
 
-static bool write_all(int fd, const void *data, size_t len)
-{
-    return transfer_all(fd, NULL, data, len);
-}
-
-static bool read_all(int fd, void *data, size_t len)
-{
-    return transfer_all(fd, data, NULL, len);
-}
-
-/* Writes dir/name atomically: header and payload into name.tmp, fsync,
- * rename. The checksum of the payload into *checksum. */
+/* Writes dir/name atomically, through weir/outfile.h's writer: header and
+ * payload into name.tmp, fsync, rename. A link at the name is written
+ * through; anything else there that is not a regular file (a FIFO) is
+ * refused, naming it: a checkpoint file is read back whole. The checksum of
+ * the payload into *checksum. */
 static int write_file(const char *dir, const char *name, weir__chk_kind kind, const void *payload,
                       size_t len, uint64_t *checksum, char *err, size_t errsize)
 {
     char *path = join(dir, name);
-    char *tmp = path ? malloc(strlen(path) + 5) : NULL;
-    if (!tmp) {
-        free(path);
+    if (!path)
         return failf(err, errsize, WEIR_ENOMEM, "%s/%s: out of memory", dir, name);
-    }
-    sprintf(tmp, "%s.tmp", path);
     unsigned char head[WEIR__CHK_HEADER];
     memcpy(head, MAGIC, 8);
     put_u32(head + 8, WEIR__CHK_FORMAT);
@@ -158,43 +145,47 @@ static int write_file(const char *dir, const char *name, weir__chk_kind kind, co
     put_u64(head + 16, len);
     *checksum = weir__hash_bytes(payload, len);
     put_u64(head + 24, *checksum);
-    int r = 0;
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0) {
-        r = failf(err, errsize, WEIR_EIO, "%s: cannot create: %s", tmp, strerror(errno));
-    } else {
-        bool ok = write_all(fd, head, sizeof head) && write_all(fd, payload, len) && fsync(fd) == 0;
-        int e = errno;
-        if (close(fd) != 0 && ok) {
-            ok = false;
-            e = errno;
+    weir_outfile_config cfg = {.flags = WEIR_OUTFILE_SYNC, .temp_suffix = ".tmp"};
+    weir_outfile *out;
+    int r = weir_outfile_open(path, &cfg, &out, err, errsize);
+    if (r == 0) {
+        FILE *f = weir_outfile_stream(out);
+        if (fwrite(head, 1, sizeof head, f) != sizeof head || fwrite(payload, 1, len, f) != len) {
+            int e = errno;
+            r = failf(err, errsize, e == ENOMEM ? WEIR_ENOMEM : WEIR_EIO, "%s: cannot write: %s",
+                      weir_outfile_writing(out), e == ENOMEM ? "out of memory" : strerror(e));
+            weir_outfile_discard(out);
+        } else {
+            r = weir_outfile_commit(out, err, errsize);
         }
-        if (!ok)
-            r = failf(err, errsize, WEIR_EIO, "%s: cannot write: %s", tmp, strerror(e));
-        else if (rename(tmp, path) != 0)
-            r = failf(err, errsize, WEIR_EIO, "%s: cannot rename to %s: %s", tmp, name,
-                      strerror(errno));
-        if (r)
-            unlink(tmp);
     }
-    free(tmp);
     free(path);
     return r;
 }
 
 /* Removes a checkpoint folder and the files in it (a checkpoint folder has
- * no subfolders). */
+ * no subfolders). A link in the folder's place is removed, never followed:
+ * the folder it names is not this job's to empty. */
 static void remove_folder(const char *path)
 {
-    DIR *d = opendir(path);
-    if (d) {
-        struct dirent *e;
-        while ((e = readdir(d)) != NULL) {
-            if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
-                unlinkat(dirfd(d), e->d_name, 0);
-        }
-        closedir(d);
+    int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) {
+        struct stat st;
+        if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode))
+            unlink(path);
+        return;
     }
+    DIR *d = fdopendir(fd);
+    if (!d) {
+        close(fd);
+        return;
+    }
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
+            unlinkat(dirfd(d), e->d_name, 0);
+    }
+    closedir(d);
     rmdir(path);
 }
 
@@ -396,16 +387,26 @@ int weir__chk_read_file(const char *path, weir__chk_kind kind, void **payload, s
 {
     *payload = NULL;
     *len = 0;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    /* Only a regular file is read: a FIFO put in a checkpoint's place would
+     * hold open() until a writer came, for ever. stat() refuses it without
+     * opening it; O_NONBLOCK (which a regular file ignores) and fstat()
+     * refuse one that took the file's place after that look. */
+    struct stat st;
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+        return failf(err, errsize, WEIR_EFORMAT, "%s: is %s, not a regular file", path,
+                     weir__file_kind(st.st_mode));
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0)
         return failf(err, errsize, errno == ENOENT ? WEIR_ENOENT : WEIR_EIO, "%s: %s", path,
                      errno == ENOENT ? "missing" : strerror(errno));
-    struct stat st;
     unsigned char h[WEIR__CHK_HEADER];
     int r = 0;
     unsigned char *data = NULL;
     if (fstat(fd, &st) != 0) {
         r = failf(err, errsize, WEIR_EIO, "%s: %s", path, strerror(errno));
+    } else if (!S_ISREG(st.st_mode)) {
+        r = failf(err, errsize, WEIR_EFORMAT, "%s: is %s, not a regular file", path,
+                  weir__file_kind(st.st_mode));
     } else if ((uint64_t)st.st_size < WEIR__CHK_HEADER) {
         r = failf(err, errsize, WEIR_EFORMAT,
                   "%s: cut short: %lld bytes, less than the %d-byte header", path,

@@ -809,6 +809,36 @@ Test(checkpoint_recovery, restore_skips_what_does_not_verify, .timeout = 60)
     td_rmdir(tmp);
 }
 
+/* FIFOs in place of the newest checkpoint's _metadata and of the next one's
+ * window state: each is skipped, named as not a regular file, without
+ * waiting in open() for a writer, and the third newest is restored; the
+ * checkpoint named on its own is refused with the reason. */
+Test(checkpoint_recovery, restore_refuses_a_fifo_in_place_of_a_file, .timeout = 60)
+{
+    char *tmp = td_tmpdir();
+    char chk[2048], path[4096], err[1024];
+    snprintf(chk, sizeof chk, "%s/chk", tmp);
+    weir_checkpoint_stats st;
+    cr_assert_eq(run_small(chk, NULL, true, false, &st, err, sizeof err), 0, "%s", err);
+    int64_t n = newest_id(chk);
+    snprintf(path, sizeof path, "%s/chk-%lld/_metadata", chk, (long long)n);
+    cr_assert_eq(unlink(path), 0);
+    cr_assert_eq(mkfifo(path, 0600), 0);
+    snprintf(path, sizeof path, "%s/chk-%lld/sums-1", chk, (long long)(n - 1));
+    cr_assert_eq(unlink(path), 0);
+    cr_assert_eq(mkfifo(path, 0600), 0);
+    char one[4096];
+    snprintf(one, sizeof one, "%s/chk-%lld", chk, (long long)(n - 1));
+    cr_assert_neq(run_small(chk, one, true, false, &st, err, sizeof err), 0);
+    cr_assert(strstr(err, "sums-1: is a FIFO, not a regular file"), "%s", err);
+    cr_assert_eq(run_small(chk, chk, true, false, &st, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(st.restored_id, n - 2);
+    cr_assert_eq(st.skipped, 2);
+    cr_assert(strstr(st.last_problem, "sums-1: is a FIFO, not a regular file"), "%s",
+              st.last_problem);
+    td_rmdir(tmp);
+}
+
 /* State for an operator the job no longer has: refused, naming it, unless
  * allow_non_restored_state. */
 Test(checkpoint_recovery, state_of_a_removed_operator, .timeout = 60)

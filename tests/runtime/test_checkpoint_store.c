@@ -280,3 +280,126 @@ Test(checkpoint_store, bad_names_are_refused)
     weir__chk_abort(&w);
     weir__chk_writer_free(&w);
 }
+
+/* ---- links and FIFOs ----------------------------------------------------------- */
+
+/* The parent folder is a symbolic link: checkpoints go into the folder it
+ * names (retention included), and the link stays. */
+Test(checkpoint_store, a_parent_that_is_a_link_is_written_through)
+{
+    char real[300];
+    snprintf(real, sizeof real, "%s-real", parent);
+    cr_assert_eq(mkdir(real, 0755), 0);
+    cr_assert_eq(symlink(real, parent), 0);
+    for (int id = 1; id <= 4; id++)
+        write_checkpoint(id, 3);
+    struct stat st;
+    cr_assert_eq(lstat(parent, &st), 0);
+    cr_assert(S_ISLNK(st.st_mode), "the parent link was replaced");
+    char path[400];
+    snprintf(path, sizeof path, "%s/chk-4/_metadata", real);
+    cr_assert_eq(stat(path, &st), 0);
+    snprintf(path, sizeof path, "%s/chk-1", real);
+    cr_assert_neq(stat(path, &st), 0, "chk-1 was retained");
+    expect_open(4, 0, NULL);
+    char cmd[400];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", real);
+    cr_assert_eq(system(cmd), 0);
+}
+
+/* A link at a state file's name is written through (the file it names gets
+ * the checkpoint file, the link stays, and it verifies); a FIFO there is
+ * refused by name, not opened (which would wait for a reader), and left. */
+Test(checkpoint_store, its_files_are_written_through_links_never_into_a_fifo, .timeout = 30)
+{
+    char elsewhere[300], path[400];
+    snprintf(elsewhere, sizeof elsewhere, "%s-elsewhere", parent);
+    weir__chk_writer w;
+    cr_assert_eq(weir__chk_begin(&w, parent, 1), 0, "%s", w.err);
+    snprintf(path, sizeof path, "%s/chk-1/window-0", parent);
+    cr_assert_eq(symlink(elsewhere, path), 0);
+    cr_assert_eq(weir__chk_write(&w, "window-0", "state", 5), 0, "%s", w.err);
+    snprintf(path, sizeof path, "%s/chk-1/source-0", parent);
+    cr_assert_eq(mkfifo(path, 0600), 0);
+    cr_assert_eq(weir__chk_write(&w, "source-0", "position", 8), WEIR_EINVAL);
+    char want[600];
+    snprintf(want, sizeof want, "%s: is a FIFO, not a regular file: not written", path);
+    cr_assert(strstr(w.err, want), "%s", w.err);
+    struct stat st;
+    cr_assert_eq(lstat(path, &st), 0);
+    cr_assert(S_ISFIFO(st.st_mode), "the FIFO was replaced");
+    cr_assert_eq(unlink(path), 0);
+    cr_assert_eq(weir__chk_write(&w, "source-0", "position", 8), 0, "%s", w.err);
+    msgpack_sbuffer sb;
+    job_object(1, &sb);
+    cr_assert_eq(weir__chk_commit(&w, sb.data, sb.size, 3), 0, "%s", w.err);
+    msgpack_sbuffer_destroy(&sb);
+    weir__chk_writer_free(&w);
+    snprintf(path, sizeof path, "%s/chk-1/window-0", parent);
+    cr_assert_eq(lstat(path, &st), 0);
+    cr_assert(S_ISLNK(st.st_mode), "the link was replaced");
+    cr_assert_eq(stat(elsewhere, &st), 0);
+    cr_assert_eq(st.st_size, WEIR__CHK_HEADER + 5);
+    expect_open(1, 0, NULL);
+    unlink(elsewhere);
+}
+
+/* A link in a checkpoint folder's place (an abandoned id begun again, an
+ * old one retention removes) is removed, never followed: the folder it
+ * names is not the job's to empty. */
+Test(checkpoint_store, a_link_in_place_of_a_checkpoint_folder_is_not_followed)
+{
+    char outside[300], keep[400], link[400];
+    snprintf(outside, sizeof outside, "%s-outside", parent);
+    cr_assert_eq(mkdir(outside, 0755), 0);
+    snprintf(keep, sizeof keep, "%s/keep", outside);
+    FILE *f = fopen(keep, "w");
+    cr_assert_not_null(f);
+    fputs("mine\n", f);
+    fclose(f);
+    write_checkpoint(1, 3);
+    snprintf(link, sizeof link, "%s/chk-2", parent);
+    cr_assert_eq(symlink(outside, link), 0);
+    write_checkpoint(2, 3); /* begins by clearing what is at chk-2 */
+    struct stat st;
+    cr_assert_eq(stat(keep, &st), 0, "the folder the link named was emptied");
+    cr_assert_eq(lstat(link, &st), 0);
+    cr_assert(S_ISDIR(st.st_mode));
+    /* an old checkpoint that is a link: retention removes the link only */
+    remove_parent();
+    make_parent();
+    cr_assert_eq(mkdir(parent, 0755), 0);
+    snprintf(link, sizeof link, "%s/chk-1", parent);
+    cr_assert_eq(symlink(outside, link), 0);
+    for (int id = 2; id <= 5; id++)
+        write_checkpoint(id, 3);
+    cr_assert_neq(lstat(link, &st), 0, "chk-1 was retained");
+    cr_assert_eq(stat(keep, &st), 0, "the folder the link named was emptied");
+    char cmd[400];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", outside);
+    cr_assert_eq(system(cmd), 0);
+}
+
+/* A FIFO in place of `_metadata` or of a state file: refused by name when
+ * read (opening it would wait for a writer for ever), and a parent falls
+ * back to the older checkpoint. */
+Test(checkpoint_store, a_fifo_in_place_of_a_file_is_refused_not_waited_on, .timeout = 30)
+{
+    write_checkpoint(1, 5);
+    write_checkpoint(2, 5);
+    write_checkpoint(3, 5);
+    char path[400];
+    remove_file("chk-3/_metadata");
+    snprintf(path, sizeof path, "%s/chk-3/_metadata", parent);
+    cr_assert_eq(mkfifo(path, 0600), 0);
+    remove_file("chk-2/window-0");
+    snprintf(path, sizeof path, "%s/chk-2/window-0", parent);
+    cr_assert_eq(mkfifo(path, 0600), 0);
+    expect_open(1, 2, "chk-3/_metadata: is a FIFO, not a regular file");
+    expect_open(1, 2, "chk-2/window-0: is a FIFO, not a regular file");
+    weir__chk c;
+    char err[512], dir[300];
+    snprintf(dir, sizeof dir, "%s/chk-2", parent);
+    cr_assert_eq(weir__chk_open(dir, NULL, NULL, &c, err, sizeof err), WEIR_EFORMAT);
+    cr_assert(strstr(err, "chk-2/window-0: is a FIFO, not a regular file"), "%s", err);
+}

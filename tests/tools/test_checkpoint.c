@@ -6,8 +6,10 @@
  * its size and "ok", the job's record as JSON, and the checkpoint a restore
  * would take (exit 0). A broken newest checkpoint (a corrupt state file, a
  * missing _metadata) is listed with what is wrong, file by file, and the
- * restore falls back to the older one. A folder where nothing verifies, a
- * missing folder, bad usage: exit 1 or 2 with the reason on stderr.
+ * restore falls back to the older one. A FIFO in place of `_metadata` or of
+ * a state file is named as not a regular file, never opened (which would
+ * wait for a writer for ever). A folder where nothing verifies, a missing
+ * folder, bad usage: exit 1 or 2 with the reason on stderr.
  */
 #include <criterion/criterion.h>
 #include <msgpack.h>
@@ -36,6 +38,22 @@ static cli run(const char *dir, const char *args)
              WEIR, args);
     int st = system(cmd);
     cr_assert(st != -1 && WIFEXITED(st), "weir checkpoint %s did not exit normally", args);
+    return (cli){.status = WEXITSTATUS(st),
+                 .out = td_read(td_path(dir, "cli.out"), NULL),
+                 .err = td_read(td_path(dir, "cli.err"), NULL)};
+}
+
+/* The same, ended by timeout(1) after 20 s (exit 124) if it waits. */
+static cli run_bounded(const char *dir, const char *args)
+{
+    cr_assert(td_exists(WEIR), "%s is missing: build the weir-cli target", WEIR);
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd,
+             "cd '%s' && timeout 20 '%s' checkpoint %s >cli.out 2>cli.err </dev/null", dir, WEIR,
+             args);
+    int st = system(cmd);
+    cr_assert(st != -1 && WIFEXITED(st), "weir checkpoint %s did not exit normally", args);
+    cr_assert_neq(WEXITSTATUS(st), 124, "weir checkpoint %s was still waiting after 20 s", args);
     return (cli){.status = WEXITSTATUS(st),
                  .out = td_read(td_path(dir, "cli.out"), NULL),
                  .err = td_read(td_path(dir, "cli.err"), NULL)};
@@ -114,6 +132,33 @@ Test(checkpoint_cli, a_broken_newest_checkpoint_is_shown_and_passed_over)
     assert_has(c.out, "  window-0                           18 bytes  ok\n");
     assert_has(c.out, "ckpt/chk-2/window-1: checksum mismatch: the file is corrupt\n");
     assert_has(c.out, "a restore from ckpt takes checkpoint 1\n");
+    cli_free(&c);
+    td_rmdir(dir);
+}
+
+/* FIFOs the test makes in place of chk-3's _metadata and chk-2's window-0:
+ * each listed as not a regular file, and the restore would take chk-1.
+ * Bounded: timeout(1) ends a weir that would wait in open(). */
+Test(checkpoint_cli, a_fifo_in_place_of_a_file_is_named_not_waited_on, .timeout = 60)
+{
+    char *dir = td_tmpdir();
+    write_checkpoint(dir, 1);
+    write_checkpoint(dir, 2);
+    write_checkpoint(dir, 3);
+    cr_assert_eq(unlink(td_path(dir, "ckpt/chk-3/_metadata")), 0);
+    cr_assert_eq(mkfifo(td_path(dir, "ckpt/chk-3/_metadata"), 0600), 0);
+    cr_assert_eq(unlink(td_path(dir, "ckpt/chk-2/window-0")), 0);
+    cr_assert_eq(mkfifo(td_path(dir, "ckpt/chk-2/window-0"), 0600), 0);
+    cli c = run_bounded(dir, "inspect ckpt");
+    cr_assert_eq(c.status, 0, "%s", c.err);
+    assert_has(c.out, "ckpt/chk-3/_metadata: is a FIFO, not a regular file\n");
+    assert_has(c.out, "ckpt/chk-2/window-0: is a FIFO, not a regular file\n");
+    assert_has(c.out, "a restore from ckpt takes checkpoint 1\n");
+    cli_free(&c);
+    /* the folder named on its own: nothing to restore, and why */
+    c = run_bounded(dir, "inspect ckpt/chk-3");
+    cr_assert_eq(c.status, 1, "%s", c.err);
+    assert_has(c.err, "ckpt/chk-3/_metadata: is a FIFO, not a regular file");
     cli_free(&c);
     td_rmdir(dir);
 }
