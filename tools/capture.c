@@ -11,7 +11,7 @@
  * tool parses the lines with jansson. Nothing is written half-way: convert
  * writes a regular OUT through a temporary file beside it and renames that
  * only when every event is in (a bad input removes it and leaves OUT as it
- * was; a device or a pipe is written in place), and refuses a capture cut
+ * was; a device or a pipe is written in place: weir/outfile.h), and refuses a capture cut
  * short (its last event not the summary) unless asked with --partial; summary builds
  * its report in memory and prints it only for a capture that passed the
  * checks. Problems are printed as the reader prints its own, "FILE:LINE: ..."
@@ -67,8 +67,8 @@ static const char convert_help[] =
     "byte for byte what the run would have written to a JSONL file. A regular OUT\n"
     "(or a new one) is written into a temporary file beside it, renamed over OUT\n"
     "when complete; a symbolic link OUT is followed (the file it names is\n"
-    "replaced, the link stays); anything else (a device such as /dev/null, a pipe)\n"
-    "is written in place. If IN is malformed or cut short (its last event is not\n"
+    "replaced, the link stays); a device such as /dev/null or a pipe is written\n"
+    "in place, never replaced; a folder is refused. If IN is malformed or cut short (its last event is not\n"
     "the summary, as when the run writing it was stopped), the temporary file is\n"
     "removed, OUT is left as it was, and the exit status is 1. IN and OUT must be\n"
     "different files.\n"
@@ -341,138 +341,65 @@ static void kind_of(const char *json, size_t len, char *buf, size_t size)
 
 /* ---- convert's output ----------------------------------------------------- */
 
-/* Where convert writes OUT. A regular file, or one that does not exist yet,
- * is written atomically: into a temporary file that mkstemp makes beside it
- * (a fresh name, so it can be neither OUT nor the input, whatever they are
- * called), renamed over it when complete and removed otherwise. A symbolic
- * link is written through: the file it names is the one replaced, and the
- * link stays. Anything else (a device such as /dev/null, a pipe) is written
- * in place: renaming over it would replace the device node or the pipe with
- * a regular file. A failure there leaves what was written. */
+/* Where convert writes OUT: weir/outfile.h's writer. A regular file, or one
+ * that does not exist yet, is written atomically: into a temporary file
+ * made new beside it (a fresh name, so it can be neither OUT nor the input,
+ * whatever they are called), renamed over it when complete and removed
+ * otherwise. A symbolic link is written through: the file it names is the
+ * one replaced, and the link stays. A FIFO or a character device (a pipe,
+ * /dev/null) is written in place: renaming over it would replace the pipe
+ * or the device node with a regular file; a failure there leaves what was
+ * written. Anything else (a folder) is refused. */
 typedef struct output {
-    const char *name; /* OUT as given, for messages */
-    char *path;       /* the file to end up with: OUT, or what its link names */
-    char *tmp;        /* the temporary file; NULL when writing in place */
+    weir_outfile *w;
     FILE *f;
 } output;
 
 static int output_open(output *o, const char *out, const char *in)
 {
     memset(o, 0, sizeof *o);
-    o->name = out;
     struct stat in_st, st;
     bool have_in = strcmp(in, "-") == 0 ? fstat(STDIN_FILENO, &in_st) == 0
                                         : stat(in, &in_st) == 0;
-    bool exists = stat(out, &st) == 0; /* follows a link */
-    if (exists && have_in && st.st_dev == in_st.st_dev && st.st_ino == in_st.st_ino) {
+    if (have_in && stat(out, &st) == 0 /* follows a link */ && st.st_dev == in_st.st_dev &&
+        st.st_ino == in_st.st_ino) {
         weir_tool_error("%s: is the input too (convert writes a new file, not over its input)",
                 out);
         return -1;
     }
-    if (exists && S_ISDIR(st.st_mode)) {
-        weir_tool_error("%s: cannot write: %s", out, weir_tool_strerror(EISDIR));
+    char err[4200];
+    weir_outfile_config cfg = {.flags = WEIR_OUTFILE_IN_PLACE};
+    if (weir_outfile_open(out, &cfg, &o->w, err, sizeof err) != 0) {
+        weir_tool_error("%s", err);
         return -1;
     }
-    if (exists && !S_ISREG(st.st_mode)) {
-        o->f = fopen(out, "wb");
-        if (!o->f) {
-            weir_tool_error("%s: cannot open: %s", out, weir_tool_strerror(errno));
-            return -1;
-        }
-        return 0;
-    }
-    /* a link to a file: replace the file it names. A dangling link has
-     * nothing to resolve (realpath fails): it is written in place, which
-     * creates the file it names. */
-    struct stat lst;
-    if (lstat(out, &lst) == 0 && S_ISLNK(lst.st_mode)) {
-        o->path = exists ? realpath(out, NULL) : NULL;
-        if (!o->path) {
-            o->f = fopen(out, "wb");
-            if (!o->f) {
-                weir_tool_error("%s: cannot open: %s", out, weir_tool_strerror(errno));
-                return -1;
-            }
-            return 0;
-        }
-    } else {
-        o->path = strdup(out);
-    }
-    static const char suffix[] = ".partial.XXXXXX";
-    size_t n = o->path ? strlen(o->path) + sizeof suffix : 0;
-    o->tmp = o->path ? malloc(n) : NULL;
-    if (!o->tmp) {
-        weir_tool_error("weir capture convert: out of memory");
-        return -1;
-    }
-    snprintf(o->tmp, n, "%s%s", o->path, suffix);
-    int fd = mkstemp(o->tmp);
-    if (fd < 0) {
-        weir_tool_error("%s: cannot create a temporary file beside it: %s", out,
-                weir_tool_strerror(errno));
-        free(o->tmp);
-        o->tmp = NULL;
-        return -1;
-    }
-    /* mkstemp makes it 0600: give it what OUT had, or what a new file gets */
-    mode_t mode;
-    if (exists) {
-        mode = st.st_mode & 07777;
-    } else {
-        mode_t mask = umask(0);
-        umask(mask);
-        mode = 0666 & ~mask;
-    }
-    struct stat tmp_st;
-    bool same = have_in && fstat(fd, &tmp_st) == 0 && tmp_st.st_dev == in_st.st_dev &&
-                tmp_st.st_ino == in_st.st_ino;
-    if (same || fchmod(fd, mode) != 0 || !(o->f = fdopen(fd, "wb"))) {
-        if (same)
-            weir_tool_error("%s: the temporary file is the input", o->tmp);
-        else
-            weir_tool_error("%s: cannot create: %s", o->tmp, weir_tool_strerror(errno));
-        close(fd);
-        if (!same)
-            unlink(o->tmp);
-        return -1;
-    }
+    o->f = weir_outfile_stream(o->w);
     return 0;
 }
 
 /* The name write errors go under: the file being written. */
 static const char *output_file(const output *o)
 {
-    return o->tmp ? o->tmp : o->name;
+    return weir_outfile_writing(o->w);
 }
 
 /* Closes the output; when ok, the temporary file becomes OUT. Returns
  * whether everything got there. */
 static bool output_close(output *o, bool ok)
 {
-    if (o->f) {
-        errno = 0;
-        if (ok && (fflush(o->f) != 0 || ferror(o->f))) {
-            weir_tool_error("%s: cannot write: %s", output_file(o),
-                    weir_tool_strerror(errno ? errno : EIO));
+    if (!o->w)
+        return false;
+    if (ok) {
+        char err[4200];
+        if (weir_outfile_commit(o->w, err, sizeof err) != 0) {
+            weir_tool_error("%s", err);
             ok = false;
         }
-        if (fclose(o->f) != 0 && ok) {
-            weir_tool_error("%s: cannot write: %s", output_file(o), weir_tool_strerror(errno));
-            ok = false;
-        }
-        o->f = NULL;
+    } else {
+        weir_outfile_discard(o->w);
     }
-    if (o->tmp) {
-        if (ok && rename(o->tmp, o->path) != 0) {
-            weir_tool_error("%s: cannot rename to %s: %s", o->tmp, o->path, weir_tool_strerror(errno));
-            ok = false;
-        }
-        if (!ok)
-            unlink(o->tmp);
-    }
-    free(o->tmp);
-    free(o->path);
-    o->tmp = o->path = NULL;
+    o->w = NULL;
+    o->f = NULL;
     return ok;
 }
 

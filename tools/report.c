@@ -4,7 +4,10 @@
  *     <script id="weir-embedded-captures" type="application/json">[]</script>
  * and loads whatever array it holds on start. The report replaces the `[]`
  * with [{"name": NAME, "text": JSONL}, ...], every `<` written as \u003c so
- * that no "</script>" can end the element early (docs/VIEWER.md).
+ * that no "</script>" can end the element early (docs/VIEWER.md). The file
+ * is written by weir/outfile.h's writer: a regular or new PATH through a
+ * temporary file renamed over it when whole, a link through to the file it
+ * names, a FIFO or a device (a pipe to a browser's helper) in place.
  */
 #include "report.h"
 #include "message.h"
@@ -13,6 +16,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "weir/outfile.h"
 
 static const char marker[] = "<script id=\"weir-embedded-captures\" type=\"application/json\">[]";
 
@@ -83,21 +88,22 @@ int weir_report_write(const char *path, const char *const *names, const char *co
         return 1;
     }
     size_t head = (size_t)(at - html) + sizeof marker - 3; /* up to, not with, "[]" */
-    char tmp[4200];
-    snprintf(tmp, sizeof tmp, "%s.partial", path);
-    FILE *out = fopen(tmp, "wb");
-    if (!out) {
-        weir_tool_error("weir: cannot create %s: %s", tmp, weir_tool_strerror(errno));
+    char err[4200];
+    weir_outfile *of;
+    weir_outfile_config cfg = {.flags = WEIR_OUTFILE_IN_PLACE};
+    if (weir_outfile_open(path, &cfg, &of, err, sizeof err) != 0) {
+        weir_tool_error("weir: the report: %s", err);
         return 1;
     }
+    FILE *out = weir_outfile_stream(of);
     int bad = fwrite(html, 1, head, out) != head || fputc('[', out) == EOF;
     for (size_t i = 0; i < n && !bad; i++) {
         size_t len;
         char *text = read_file(files[i], &len);
         if (!text) {
             weir_tool_error("weir: cannot read %s: %s", files[i], weir_tool_strerror(errno));
-            bad = 1;
-            break;
+            weir_outfile_discard(of);
+            return 1;
         }
         bad = (i && fputc(',', out) == EOF) || fputs("{\"name\":\"", out) < 0 ||
               put_json_string(out, names[i], strlen(names[i])) < 0 ||
@@ -109,14 +115,14 @@ int weir_report_write(const char *path, const char *const *names, const char *co
     size_t rest_len = weir_viewer_html_size - (size_t)(rest - html);
     if (!bad)
         bad = fputc(']', out) == EOF || fwrite(rest, 1, rest_len, out) != rest_len;
-    if (fclose(out) != 0)
-        bad = 1;
-    if (bad || rename(tmp, path) != 0) {
-        if (!bad)
-            weir_tool_error("weir: cannot rename %s: %s", tmp, weir_tool_strerror(errno));
-        else
-            weir_tool_error("weir: writing %s failed", tmp);
-        remove(tmp);
+    if (bad) {
+        weir_tool_error("weir: cannot write %s: %s", weir_outfile_writing(of),
+                        weir_tool_strerror(errno ? errno : EIO));
+        weir_outfile_discard(of);
+        return 1;
+    }
+    if (weir_outfile_commit(of, err, sizeof err) != 0) {
+        weir_tool_error("weir: the report: %s", err);
         return 1;
     }
     return 0;

@@ -6,9 +6,11 @@
 #include <stddef.h>
 
 /* Writes `path`: the viewer with the JSONL captures `files` embedded under
- * `names` (shown in that order, side by side when several). Written as
- * PATH.partial and renamed, so a failure leaves nothing half-written.
- * Returns 0, or 1 after printing the reason on stderr. */
+ * `names` (shown in that order, side by side when several). Written by
+ * weir/outfile.h's writer: a regular PATH through a temporary file renamed
+ * over it, so a failure leaves nothing half-written; a link through to the
+ * file it names; a FIFO or a device in place. Returns 0, or 1 after
+ * printing the reason on stderr. */
 int weir_report_write(const char *path, const char *const *names, const char *const *files,
                       size_t n);
 

@@ -8,7 +8,9 @@
  * The stalls are measured here again, exactly in milliseconds, from the
  * captures the demo wrote (the window operator's output watermarks), and
  * the printed seconds must be that number: nothing is rounded on either
- * side of the comparison. */
+ * side of the comparison. report.html is written through a link (the link
+ * stays) and into a FIFO in place (its reader gets the report; the FIFO
+ * stays), each the test's own in its temporary folder. */
 #include <criterion/criterion.h>
 #include <jansson.h>
 #include <math.h>
@@ -17,6 +19,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include "support/fifo_reader.h"
 
 #define WEIR_BIN WEIR_BINARY_DIR "/tools/weir"
 
@@ -140,7 +144,16 @@ Test(demo, shows_the_stall_and_the_late_data, .timeout = 300)
 {
     char dir[] = "/tmp/weir-demo-test-XXXXXX";
     cr_assert_not_null(mkdtemp(dir));
+    /* the report through a link: the file it names gets it */
+    char link[200], elsewhere[200];
+    snprintf(link, sizeof link, "%s/report.html", dir);
+    snprintf(elsewhere, sizeof elsewhere, "%s/elsewhere.html", dir);
+    cr_assert_eq(symlink("elsewhere.html", link), 0);
     char *out = run_demo(dir);
+    struct stat lst;
+    cr_assert_eq(lstat(link, &lst), 0);
+    cr_expect(S_ISLNK(lst.st_mode), "report.html (a link) was replaced by a file");
+    cr_expect(exists(dir, "elsewhere.html"), "the report did not go where the link points");
 
     long without = capture_stall_ms(dir, "idle-without-idleness.jsonl", "window");
     long with = capture_stall_ms(dir, "idle-with-idleness.jsonl", "window");
@@ -198,6 +211,34 @@ Test(demo, shows_the_stall_and_the_late_data, .timeout = 300)
     }
     free(out);
     snprintf(cmd, sizeof cmd, "rm -rf '%s' '%s'", dir, dir2);
+    cr_expect_eq(system(cmd), 0);
+}
+
+/* report.html is a FIFO: the report is written into it in place, whole,
+ * and it stays a FIFO. */
+Test(demo, the_report_goes_into_a_fifo_in_place, .timeout = 300)
+{
+    char dir[] = "/tmp/weir-demo-fifo-XXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
+    char fifo[200];
+    snprintf(fifo, sizeof fifo, "%s/report.html", dir);
+    cr_assert_eq(mkfifo(fifo, 0600), 0);
+    fifo_reader r;
+    fifo_reader_start(&r, fifo);
+    char *out = run_demo(dir);
+    size_t len = 0;
+    char *html = fifo_reader_join(&r, &len);
+    struct stat st;
+    cr_assert_eq(lstat(fifo, &st), 0);
+    cr_assert(S_ISFIFO(st.st_mode), "report.html (a FIFO) was replaced by a file");
+    cr_assert(strstr(html, "<script id=\"weir-embedded-captures\" type=\"application/json\">"
+                           "[{\"name\":\"idle-without-idleness.jsonl\""),
+              "the FIFO's reader got no report with the captures (%zu bytes)", len);
+    cr_assert(strstr(html, "</html>"), "the report the FIFO's reader got is cut short");
+    free(html);
+    free(out);
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     cr_expect_eq(system(cmd), 0);
 }
 
