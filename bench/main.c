@@ -565,8 +565,9 @@ int main(int argc, char **argv)
     else
         bench_report_table(stdout, rows, nrows, o.reps, o.quick, load_before);
     int status = 0;
-    if (o.svg && bench_report_svg(o.svg, rows, nrows) < 0) {
-        fprintf(stderr, "weir-bench: writing %s: %s\n", o.svg, strerror(errno));
+    char why[4200];
+    if (o.svg && bench_report_svg(o.svg, rows, nrows, why, sizeof why) < 0) {
+        fprintf(stderr, "weir-bench: %s\n", why);
         status = 1;
     }
     for (int r = 0; r < nrows; r++) {

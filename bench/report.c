@@ -14,6 +14,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "weir/outfile.h"
+
 static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -345,7 +347,8 @@ static bool plotted(const bench_row *r)
     return !r->failed && !(r->sc->flags & (BENCH_LATENCY | BENCH_NO_PLOT)) && r->median > 0;
 }
 
-int bench_report_svg(const char *path, const bench_row *rows, int n)
+int bench_report_svg(const char *path, const bench_row *rows, int n, char *errbuf,
+                     size_t errsize)
 {
     double vmin = INFINITY, vmax = 0;
     int pmin = 1 << 30, pmax = 0;
@@ -367,9 +370,11 @@ int bench_report_svg(const char *path, const bench_row *rows, int n)
     }
     if (pmax == 0)
         pmin = pmax = 1;
-    FILE *f = fopen(path, "w");
-    if (!f)
+    weir_outfile *of;
+    weir_outfile_config cfg = {.flags = WEIR_OUTFILE_IN_PLACE};
+    if (weir_outfile_open(path, &cfg, &of, errbuf, errsize) != 0)
         return -1;
+    FILE *f = weir_outfile_stream(of);
     double ylo = any && vmin > 0 && isfinite(vmin) ? pow(10, floor(log10(vmin))) : 1;
     double yhi = any ? pow(10, ceil(log10(vmax))) : 10;
     if (yhi <= ylo)
@@ -483,11 +488,11 @@ int bench_report_svg(const char *path, const bench_row *rows, int n)
 #undef XOF
 #undef YOF
     fprintf(f, "</svg>\n");
-    int err = ferror(f);
-    if (fclose(f) != 0 || err) {
-        if (!errno)
-            errno = EIO;
+    if (ferror(f)) {
+        snprintf(errbuf, errsize, "%s: cannot write: %s", weir_outfile_writing(of),
+                 strerror(errno ? errno : EIO));
+        weir_outfile_discard(of);
         return -1;
     }
-    return 0;
+    return weir_outfile_commit(of, errbuf, errsize) == 0 ? 0 : -1;
 }

@@ -67,8 +67,11 @@ double bench_loadavg(void);
 void bench_report_json(FILE *out, const bench_row *rows, int n);
 
 /* records/s against parallelism per scenario, log scale, plain baselines as
- * dashed lines. Returns 0, or -1 with errno set if the file can't be written. */
-int bench_report_svg(const char *path, const bench_row *rows, int n);
+ * dashed lines, written by weir/outfile.h's writer (a regular file replaced
+ * whole, a link written through, a FIFO or a device in place). Returns 0,
+ * or -1 with the reason, naming the file, in errbuf. */
+int bench_report_svg(const char *path, const bench_row *rows, int n, char *errbuf,
+                     size_t errsize);
 
 /* Whether any row missed a target. */
 bool bench_report_missed(const bench_row *rows, int n);
