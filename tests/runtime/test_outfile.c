@@ -45,6 +45,14 @@ static int names_with(const char *dir, const char *part)
     return n;
 }
 
+/* Asserts the file holds exactly `want`. */
+static void assert_holds(const char *path, const char *want)
+{
+    char *got = td_read(path, NULL);
+    cr_assert_str_eq(got, want, "%s", path);
+    free(got);
+}
+
 static mode_t mode_of(const char *path)
 {
     struct stat st;
@@ -58,7 +66,7 @@ Test(outfile, a_new_file_and_a_regular_one_are_replaced_whole)
     char err[1024];
     const char *p = td_path(dir, "out.txt");
     cr_assert_eq(write_text(p, NULL, "one\n", err, sizeof err), 0, "%s", err);
-    cr_assert_str_eq(td_read(p, NULL), "one\n");
+    assert_holds(p, "one\n");
     cr_assert_eq(chmod(p, 0640), 0);
     /* while it is written, the old file is there as it was */
     weir_outfile *f = NULL;
@@ -68,15 +76,15 @@ Test(outfile, a_new_file_and_a_regular_one_are_replaced_whole)
     cr_assert(strstr(weir_outfile_temp(f), "out.txt.partial."), "%s", weir_outfile_temp(f));
     fputs("two\n", weir_outfile_stream(f));
     fflush(weir_outfile_stream(f));
-    cr_assert_str_eq(td_read(p, NULL), "one\n");
+    assert_holds(p, "one\n");
     cr_assert_eq(weir_outfile_commit(f, err, sizeof err), 0, "%s", err);
-    cr_assert_str_eq(td_read(p, NULL), "two\n");
+    assert_holds(p, "two\n");
     cr_assert_eq(mode_of(p) & 07777, 0640, "the permission bits were not kept");
     /* discarded: the file stays as it was, no temporary file is left */
     cr_assert_eq(weir_outfile_open(p, NULL, &f, err, sizeof err), 0, "%s", err);
     fputs("three\n", weir_outfile_stream(f));
     weir_outfile_discard(f);
-    cr_assert_str_eq(td_read(p, NULL), "two\n");
+    assert_holds(p, "two\n");
     cr_assert_eq(names_with(dir, "partial"), 0);
     td_rmdir(dir);
 }
@@ -96,7 +104,7 @@ Test(outfile, links_are_written_through_and_stay)
     cr_assert(S_ISLNK(mode_of(td_path(dir, "link"))), "the link was replaced");
     cr_assert(S_ISLNK(mode_of(td_path(sub, "hop"))), "the second link was replaced");
     cr_assert(S_ISREG(mode_of(td_path(sub, "target.txt"))));
-    cr_assert_str_eq(td_read(td_path(sub, "target.txt"), NULL), "new\n");
+    assert_holds(td_path(sub, "target.txt"), "new\n");
     /* a link to a missing file makes it, the temporary file beside it */
     cr_assert_eq(symlink("sub/made.txt", td_path(dir, "dangling")), 0);
     weir_outfile *f = NULL;
@@ -106,7 +114,7 @@ Test(outfile, links_are_written_through_and_stay)
     fputs("made\n", weir_outfile_stream(f));
     cr_assert_eq(weir_outfile_commit(f, err, sizeof err), 0, "%s", err);
     cr_assert(S_ISLNK(mode_of(td_path(dir, "dangling"))));
-    cr_assert_str_eq(td_read(td_path(sub, "made.txt"), NULL), "made\n");
+    assert_holds(td_path(sub, "made.txt"), "made\n");
     /* a loop of links is an error, not a hang */
     cr_assert_eq(symlink("loop-b", td_path(dir, "loop-a")), 0);
     cr_assert_eq(symlink("loop-a", td_path(dir, "loop-b")), 0);
@@ -188,7 +196,7 @@ Test(outfile, new_files_replace_nothing)
     weir_outfile_config cfg = {.flags = WEIR_OUTFILE_NEW, .temp_prefix = ".",
                                .temp_suffix = ".inprogress"};
     cr_assert_eq(write_text(td_path(dir, "part"), &cfg, "1\n", err, sizeof err), 0, "%s", err);
-    cr_assert_str_eq(td_read(td_path(dir, "part"), NULL), "1\n");
+    assert_holds(td_path(dir, "part"), "1\n");
     /* anything at the name, a file or a link, is refused at the open */
     cr_assert_eq(write_text(td_path(dir, "part"), &cfg, "2\n", err, sizeof err), WEIR_EINVAL);
     cr_assert(strstr(err, "part: exists already (a regular file): not replaced"), "%s", err);
@@ -213,7 +221,7 @@ Test(outfile, new_files_replace_nothing)
     cr_assert_eq(weir_outfile_publish(td_path(dir, ".late.inprogress"), td_path(dir, "late"),
                                       WEIR_OUTFILE_NEW, err, sizeof err),
                  0, "%s", err);
-    cr_assert_str_eq(td_read(td_path(dir, "late"), NULL), "mine\n");
+    assert_holds(td_path(dir, "late"), "mine\n");
     /* a temporary file that is gone */
     cr_assert_eq(weir_outfile_publish(td_path(dir, ".late.inprogress"), td_path(dir, "again"),
                                       WEIR_OUTFILE_NEW, err, sizeof err),
@@ -230,7 +238,7 @@ Test(outfile, a_fixed_temporary_name_replaces_only_a_regular_leftover, .timeout 
     td_write(td_path(dir, "cap.jsonl.partial"), "cut short", 9);
     cr_assert_eq(write_text(td_path(dir, "cap.jsonl"), &cfg, "whole\n", err, sizeof err), 0,
                  "%s", err);
-    cr_assert_str_eq(td_read(td_path(dir, "cap.jsonl"), NULL), "whole\n");
+    assert_holds(td_path(dir, "cap.jsonl"), "whole\n");
     cr_assert(!td_exists(td_path(dir, "cap.jsonl.partial")));
     /* a FIFO or a link there: refused, left as it is */
     cr_assert_eq(mkfifo(td_path(dir, "cap.jsonl.partial"), 0600), 0);
@@ -243,8 +251,8 @@ Test(outfile, a_fixed_temporary_name_replaces_only_a_regular_leftover, .timeout 
     cr_assert_eq(symlink("precious", td_path(dir, "cap.jsonl.partial")), 0);
     cr_assert_eq(write_text(td_path(dir, "cap.jsonl"), &cfg, "x", err, sizeof err), WEIR_EINVAL);
     cr_assert(strstr(err, "is a symbolic link, not a regular file: not replaced"), "%s", err);
-    cr_assert_str_eq(td_read(td_path(dir, "precious"), NULL), "keep\n");
-    cr_assert_str_eq(td_read(td_path(dir, "cap.jsonl"), NULL), "whole\n");
+    assert_holds(td_path(dir, "precious"), "keep\n");
+    assert_holds(td_path(dir, "cap.jsonl"), "whole\n");
     td_rmdir(dir);
 }
 
