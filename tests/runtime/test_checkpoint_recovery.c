@@ -270,16 +270,24 @@ static int64_t newest_complete(const char *chk)
     return id;
 }
 
-/* How many files of dir are committed parts (names not starting with '.'). */
-static int committed_files(const char *dir)
+/* How many files of dir are committed parts (names not starting with '.')
+ * of sink subtask `sub` (-1: of any): PREFIX[-RUN]-SUB-N. */
+static int committed_files(const char *dir, int sub)
 {
     DIR *d = opendir(dir);
     if (!d)
         return 0;
     int n = 0;
     struct dirent *e;
-    while ((e = readdir(d)) != NULL)
-        n += e->d_name[0] != '.';
+    while ((e = readdir(d)) != NULL) {
+        if (e->d_name[0] == '.')
+            continue;
+        const char *last = strrchr(e->d_name, '-');
+        const char *prev = last;
+        while (prev && prev > e->d_name && prev[-1] != '-')
+            prev--;
+        n += sub < 0 || (last && prev > e->d_name && atoi(prev) == sub);
+    }
     closedir(d);
     return n;
 }
@@ -303,14 +311,15 @@ static char *hidden_files(const char *dir)
 }
 
 /* Runs the job in a child process and kills it with SIGKILL once it has
- * completed `more` checkpoints beyond the newest there was and more parts
- * are committed than before it started: a moment its own progress reaches,
- * not a clock. Returns 1 if it was killed, 0 if it completed first, -1 if
- * it failed. Bounded: the child is killed after 60 s and the test fails. */
-static int run_child_until(const run_spec *rs, int more)
+ * completed `more` checkpoints beyond the newest there was and (sub >= 0)
+ * its sink subtask `sub` has a committed part more than before: a moment
+ * its own progress reaches, not a clock. Returns 1 if it was killed, 0 if
+ * it completed first, -1 if it failed. Bounded: the child is killed after
+ * 60 s and the test fails. */
+static int run_child_until(const run_spec *rs, int more, int sub)
 {
     int64_t from = newest_complete(rs->chk);
-    int files = committed_files(rs->out);
+    int files = committed_files(rs->out, sub);
     pid_t pid = start_child(rs);
     for (int waited = 0;; waited += 5) {
         int st = 0;
@@ -318,8 +327,8 @@ static int run_child_until(const run_spec *rs, int more)
         cr_assert(w >= 0);
         if (w == pid)
             return child_result(st);
-        if (waited > 60000 ||
-            (newest_complete(rs->chk) >= from + more && committed_files(rs->out) > files)) {
+        if (waited > 60000 || (newest_complete(rs->chk) >= from + more &&
+                               (sub < 0 || committed_files(rs->out, sub) > files))) {
             kill(pid, SIGKILL);
             cr_assert(waitpid(pid, &st, 0) == pid);
             cr_assert(waited <= 60000, "the run made no progress in 60 s");
@@ -524,7 +533,7 @@ Test(checkpoint_recovery, rescale, .timeout = 120)
  * have) must not take a name the first run's subtask 1 committed. The
  * committed output is the failure-free run's, and no hidden part is left:
  * each restore deleted what the run before it wrote after its checkpoint.
- * Each run is killed once its own progress (checkpoints completed, parts
+ * Each run is killed once its own progress (checkpoints completed, a part
  * committed) reaches the point, not at a time. */
 Test(checkpoint_recovery, rescale_up_down_and_up_across_kills, .timeout = 120)
 {
@@ -535,10 +544,13 @@ Test(checkpoint_recovery, rescale_up_down_and_up_across_kills, .timeout = 120)
     snprintf(out, sizeof out, "%s/out", tmp);
     snprintf(chk, sizeof chk, "%s/chk", tmp);
     run_spec rs = {.out = out, .chk = chk, .windows = true};
-    static const int ps[] = {2, 1};
+    /* the first run is killed once its subtask 1 committed a part, the
+     * second once it completed checkpoints of its own (its restore was
+     * the first run's) */
+    static const int ps[] = {2, 1}, subs[] = {1, -1};
     for (int i = 0; i < 2; i++) {
         rs.window_p = ps[i];
-        int r = run_child_until(&rs, 6);
+        int r = run_child_until(&rs, 2, subs[i]);
         cr_assert_eq(r, 1, "the run at parallelism %d %s", ps[i],
                      r == 0 ? "completed before it could be killed" : "failed");
     }
