@@ -15,6 +15,7 @@
 #include <criterion/criterion.h>
 #include <dirent.h>
 #include <fcntl.h>
+#include <msgpack.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -24,6 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "checkpoint_store.h"
 #include "test_diag_support.h"
 #include "weir/checkpoint.h"
 #include "weir/error.h"
@@ -987,6 +989,127 @@ Test(checkpoint_recovery, file_source_resumes_at_its_position, .timeout = 60)
     free(got);
     free(text);
     free(want);
+    weir_schema_destroy(sc);
+    td_rmdir(tmp);
+}
+
+/* ---- a checkpoint of an older weir's file sink ------------------------------ */
+
+/* The sink's part of an older weir's state: "fks1", [subtask, next part,
+ * count], then [subtask, n] per pending part; its names had no run id. */
+static void legacy_sink_state(msgpack_sbuffer *sb, int64_t subtask, int64_t pending_n)
+{
+    uint32_t tag = 0x666b7331u;
+    int64_t head[3] = {subtask, pending_n + 1, 1}, part[2] = {subtask, pending_n};
+    msgpack_sbuffer_write(sb, (const char *)&tag, sizeof tag);
+    msgpack_sbuffer_write(sb, (const char *)head, sizeof head);
+    msgpack_sbuffer_write(sb, (const char *)part, sizeof part);
+}
+
+/* A copy of the checkpoint at `from` as dest/chk-1, the file sink's state
+ * ("op" of the files whose name starts with "sink") replaced by an older
+ * weir's listing part pending_n as pending. */
+static void make_legacy_checkpoint(const char *from, const char *dest, int64_t pending_n)
+{
+    weir__chk c;
+    char err[512];
+    cr_assert_eq(weir__chk_open(from, NULL, NULL, &c, err, sizeof err), 0, "%s", err);
+    weir__chk_writer w;
+    cr_assert_eq(weir__chk_begin(&w, dest, 1), 0, "%s", w.err);
+    int sinks = 0;
+    for (size_t i = 0; i < c.nfiles; i++) {
+        void *payload;
+        size_t len;
+        cr_assert_eq(weir__chk_read(&c, c.files[i].name, &payload, &len, err, sizeof err), 0,
+                     "%s", err);
+        msgpack_sbuffer out;
+        msgpack_sbuffer_init(&out);
+        if (strncmp(c.files[i].name, "sink", 4) != 0) {
+            msgpack_sbuffer_write(&out, payload, len);
+        } else {
+            msgpack_unpacked up;
+            msgpack_unpacked_init(&up);
+            cr_assert_eq(msgpack_unpack_next(&up, payload, len, NULL), MSGPACK_UNPACK_SUCCESS);
+            const msgpack_object_map *m = &up.data.via.map;
+            cr_assert_eq(up.data.type, MSGPACK_OBJECT_MAP);
+            msgpack_packer pk;
+            msgpack_packer_init(&pk, &out, msgpack_sbuffer_write);
+            msgpack_pack_map(&pk, m->size);
+            for (uint32_t k = 0; k < m->size; k++) {
+                msgpack_pack_object(&pk, m->ptr[k].key);
+                const msgpack_object_str *key = &m->ptr[k].key.via.str;
+                if (key->size == 2 && memcmp(key->ptr, "op", 2) == 0) {
+                    msgpack_sbuffer op;
+                    msgpack_sbuffer_init(&op);
+                    legacy_sink_state(&op, 0, pending_n);
+                    msgpack_pack_bin(&pk, op.size);
+                    msgpack_pack_bin_body(&pk, op.data, op.size);
+                    msgpack_sbuffer_destroy(&op);
+                    sinks++;
+                } else {
+                    msgpack_pack_object(&pk, m->ptr[k].val);
+                }
+            }
+            msgpack_unpacked_destroy(&up);
+        }
+        cr_assert_eq(weir__chk_write(&w, c.files[i].name, out.data, out.size), 0, "%s", w.err);
+        msgpack_sbuffer_destroy(&out);
+        free(payload);
+    }
+    cr_assert_eq(sinks, 1, "the checkpoint has %d file sink states", sinks);
+    cr_assert_eq(weir__chk_commit(&w, c.job, c.job_len, 3), 0, "%s", w.err);
+    weir__chk_writer_free(&w);
+    weir__chk_close(&c);
+}
+
+/* A checkpoint whose file sink state is an older weir's restores: its
+ * pending part is committed under its old name (PREFIX-i-N), the old
+ * writer's other hidden parts (in progress, pending and not listed) are
+ * deleted, and nothing the run committed before is touched. The checkpoint
+ * is a finished run's final one, so the restored run ends at once. */
+Test(checkpoint_recovery, a_checkpoint_of_an_older_file_sink_restores, .timeout = 60)
+{
+    char *tmp = td_tmpdir();
+    char in[256], out[256], chk[256], legacy[256], final[300];
+    snprintf(in, sizeof in, "%s/in.csv", tmp);
+    snprintf(out, sizeof out, "%s/out", tmp);
+    snprintf(chk, sizeof chk, "%s/chk", tmp);
+    snprintf(legacy, sizeof legacy, "%s/legacy", tmp);
+    char text[4096];
+    size_t len = 0;
+    for (int i = 0; i < 50; i++) {
+        char ts[32];
+        weir_timestamp_format(i, ts, sizeof ts);
+        len += (size_t)snprintf(text + len, sizeof text - len, "%d,row,%s\n", i, ts);
+    }
+    td_write(in, text, len);
+    weir_schema *sc = lines_schema();
+    weir_job *job = file_job(sc, in, out, chk, NULL);
+    cr_assert_eq(weir_job_run(job), 0, "%s", weir_job_error(job));
+    weir_job_destroy(job);
+    size_t before = 0;
+    char *was = committed(out, &before);
+    cr_assert_eq(before, 50);
+    make_legacy_checkpoint(chk, legacy, 900);
+    td_write(td_path(out, ".part-0-900.pending"), "900,legacy,1970-01-01 00:00:00.900\n", 35);
+    td_write(td_path(out, ".part-0-901.inprogress"), "stale\n", 6);
+    td_write(td_path(out, ".part-0-902.pending"), "stale\n", 6);
+    job = file_job(sc, in, out, NULL, legacy);
+    cr_assert_eq(weir_job_run(job), 0, "%s", weir_job_error(job));
+    weir_job_destroy(job);
+    snprintf(final, sizeof final, "%s/part-0-900", out);
+    char *got = td_read(final, NULL);
+    cr_assert_str_eq(got, "900,legacy,1970-01-01 00:00:00.900\n");
+    free(got);
+    cr_assert(!td_exists(td_path(out, ".part-0-900.pending")));
+    cr_assert(!td_exists(td_path(out, ".part-0-901.inprogress")), "a stale part was left");
+    cr_assert(!td_exists(td_path(out, ".part-0-902.pending")), "a stale part was left");
+    size_t after = 0;
+    char *now = committed(out, &after);
+    cr_assert_eq(after, before + 1);
+    cr_assert(strstr(now, "900,legacy,"));
+    free(now);
+    free(was);
     weir_schema_destroy(sc);
     td_rmdir(tmp);
 }
