@@ -692,8 +692,16 @@ static int run_small(const char *chk, const char *restore, bool window, bool all
                                           .allow_non_restored_state = allow}};
     weir_job *job = NULL;
     cr_assert_eq(weir_job_create(&cfg, &job), 0);
-    weir_generator_config g = {.name = "events", .keys = 20, .rate = 1000, .count = 600,
-                               .pace = WEIR_GEN_PACED, .speed = 2, .seed = 5};
+    /* 300 ms of paced input, 15 checkpoints at 20 ms on an idle machine; a
+     * sanitized build on a loaded one may take far fewer in that time, and
+     * the tests need three: it reads for a second and a half */
+    weir_generator_config g = {.name = "events",
+                               .keys = 20,
+                               .rate = 1000,
+                               .count = WEIR_TEST_SANITIZED ? 3000 : 600,
+                               .pace = WEIR_GEN_PACED,
+                               .speed = 2,
+                               .seed = 5};
     weir_stream *s = weir_source_generator(job, &g);
     weir_timestamps_spec ts = {.strategy = weir_watermarks_bounded(0)};
     s = weir_stream_assign_timestamps(s, &ts);
