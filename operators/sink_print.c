@@ -1,7 +1,10 @@
 /* sink_print.c — one line per record through a user formatter. Each subtask
  * formats into its own buffer and writes the whole line with one fwrite, so
  * lines of parallel subtasks never interleave mid-line (stdio locks the FILE
- * per call). */
+ * per call). A write that fails fails the job with the C library's reason:
+ * a pipe whose reader has gone is a broken pipe (EPIPE when SIGPIPE is
+ * ignored, as under a supervisor), not some input/output error. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,14 +47,19 @@ static int print_record(weir_ctx *ctx, int input, const void *elem, int64_t ts)
     buf[len++] = '\n';
     FILE *out = p->out ? p->out : stdout;
     if (fwrite(buf, 1, len, out) != len)
-        return weir_ctx_fail(ctx, WEIR_EIO, "writing a printed record failed");
+        return weir_ctx_fail(ctx, WEIR_EIO, "writing a printed record failed: %s",
+                             strerror(errno));
     return 0;
 }
 
+/* The last lines may still be in the FILE's buffer: flushed here, so that a
+ * write that fails then fails the job too. */
 static int print_end(weir_ctx *ctx)
 {
     const print_arg *p = weir_ctx_arg(ctx);
-    fflush(p->out ? p->out : stdout);
+    if (fflush(p->out ? p->out : stdout) != 0)
+        return weir_ctx_fail(ctx, WEIR_EIO, "writing the printed records failed: %s",
+                             strerror(errno));
     return 0;
 }
 

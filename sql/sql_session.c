@@ -185,6 +185,10 @@ typedef struct result_sink {
     weir_sql_session *s;
     const weir_schema *schema;
     FILE *out;
+    /* the errno of a write to `out` that failed (the sink's one thread
+     * writes it, the caller reads it after the run): the job's message
+     * says why, a closed pipe as a broken pipe */
+    int write_errno;
 } result_sink;
 
 static int print_row(const void *elem, int64_t timestamp, int subtask, void *arg)
@@ -201,7 +205,10 @@ static int print_row(const void *elem, int64_t timestamp, int subtask, void *arg
     if ((size_t)n >= sizeof buf)
         n = (int)sizeof buf - 1;
     buf[n++] = '\n';
-    return fwrite(buf, 1, (size_t)n, r->out) == (size_t)n ? 0 : WEIR_EIO;
+    if (fwrite(buf, 1, (size_t)n, r->out) == (size_t)n)
+        return 0;
+    r->write_errno = errno;
+    return WEIR_EIO;
 }
 
 /* The capture path of the session's n-th job: PATH, then PATH-2.EXT, ...
@@ -329,7 +336,11 @@ static int run_query(weir_sql_session *s, sql_script *sc, const sql_stmt *st)
             if (s->cfg.on_job)
                 s->cfg.on_job(NULL, s->cfg.on_job_arg);
             if (r) {
-                snprintf(s->err, sizeof s->err, "%s", weir_job_error(job));
+                if (rs.write_errno)
+                    snprintf(s->err, sizeof s->err, "cannot write the results: %s",
+                             strerror(rs.write_errno));
+                else
+                    snprintf(s->err, sizeof s->err, "%s", weir_job_error(job));
                 s->run_failed = true;
             }
         }

@@ -417,7 +417,8 @@ static int convert_chrome_trace(const char *in, const char *out)
     if (!ok)
         weir_tool_error("%s", err);
     else if (ferror(o.f)) {
-        weir_tool_error("%s: cannot write: %s", output_file(&o), weir_tool_strerror(errno ? errno : EIO));
+        weir_tool_error("%s: cannot write: %s", output_file(&o),
+                        weir_tool_strerror(weir_tool_lost_write_errno(o.f)));
         ok = false;
     }
     if (!output_close(&o, ok))
@@ -652,6 +653,8 @@ int weir_capture_main(int argc, char **argv)
         char err[ERRSIZE];
         if (cap_summary_main(argv[2], stdout, err, sizeof err)) {
             weir_tool_error("%s", err);
+            if (ferror(stdout))
+                weir_tool_stdout_said(); /* the message says why */
             return 1;
         }
         return 0;

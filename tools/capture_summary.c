@@ -35,12 +35,14 @@
  *   - throughput: the summary's counters per second of the run's processing
  *     time, and the busiest single throughput interval of any subtask.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "capture.h"
+#include "message.h"
 
 /* A time an output watermark did not move, and what held it. */
 typedef struct held_back {
@@ -836,8 +838,14 @@ int cap_summary_main(const char *path, FILE *out, char *err, size_t errsize)
             r = -1;
         } else {
             report(mem, path, &s, &c);
-            if (fclose(mem) != 0 || fwrite(text, 1, len, out) != len) {
-                snprintf(err, errsize, "weir capture summary: cannot write the report");
+            bool made = fclose(mem) == 0;
+            errno = 0;
+            if (!made) {
+                snprintf(err, errsize, "weir capture summary: out of memory");
+                r = -1;
+            } else if (fwrite(text, 1, len, out) != len) {
+                snprintf(err, errsize, "weir capture summary: cannot write the report: %s",
+                         weir_tool_strerror(errno ? errno : weir_tool_lost_write_errno(out)));
                 r = -1;
             }
             free(text);

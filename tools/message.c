@@ -9,11 +9,13 @@
 #include "message.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* The length of the valid UTF-8 sequence at s (2..4 bytes), or 0. */
 static size_t utf8_len(const unsigned char *s, size_t n, uint32_t *cp)
@@ -144,4 +146,30 @@ void weir_tool_error(const char *fmt, ...)
 const char *weir_tool_strerror(int err)
 {
     return err == ENOMEM ? "out of memory" : strerror(err);
+}
+
+int weir_tool_lost_write_errno(FILE *f)
+{
+    struct stat st;
+    int fd = fileno(f);
+    if (fd < 0 || fstat(fd, &st) != 0 || !(S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)))
+        return EIO;
+    /* A pipe without a reader polls as POLLERR for its writer, a socket
+     * whose peer has closed as POLLHUP; a write to either fails with EPIPE. */
+    struct pollfd p = {.fd = fd, .events = POLLOUT};
+    if (poll(&p, 1, 0) == 1 && (p.revents & (POLLERR | POLLHUP)))
+        return EPIPE;
+    return EIO;
+}
+
+static bool stdout_said;
+
+void weir_tool_stdout_said(void)
+{
+    stdout_said = true;
+}
+
+bool weir_tool_stdout_was_said(void)
+{
+    return stdout_said;
 }

@@ -4,6 +4,7 @@
 #define WEIR_TOOLS_MESSAGE_H
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -29,5 +30,19 @@ void weir_tool_escape(FILE *out, const char *s, size_t n);
  * allocate: fopen, fdopen, realpath) is "out of memory", as every other
  * allocation failure of the command line says it. */
 const char *weir_tool_strerror(int err);
+
+/* Why writes to `f` failed, for a message, when the C library no longer
+ * says: its error flag is set, but errno was lost (stdio keeps no errno with
+ * it, and a write on another thread set another thread's errno). EPIPE when
+ * f is a pipe or a socket whose reader has gone (the usual case: `weir ... |
+ * head` with SIGPIPE ignored, as under a supervisor), else EIO. Call it
+ * before f is closed. */
+int weir_tool_lost_write_errno(FILE *f);
+
+/* Standard output failed and the command has said so, with the reason:
+ * weir's exit (weir.c), which checks standard output, says nothing more.
+ * Main thread only. */
+void weir_tool_stdout_said(void);
+bool weir_tool_stdout_was_said(void);
 
 #endif

@@ -215,6 +215,16 @@ static int parse_channel(const script *s, uint64_t line, const char *tok, int *i
     return 0;
 }
 
+/* Output written while the script runs goes through stdout's buffer; a
+ * write that failed (a full disk, a pipe whose reader has gone, with SIGPIPE
+ * ignored) leaves its error flag, checked after every command: the script
+ * stops at once (exit 1) rather than run on into a closed pipe, and weir's
+ * exit, which flushes standard output, says why (weir.c). */
+static bool output_failed(void)
+{
+    return ferror(stdout) != 0;
+}
+
 /* Runs one command on the harness; a failing operator stops the script
  * with its message at the command's line (exit 1). */
 static int run_command(script *s, const cmd *c)
@@ -242,7 +252,7 @@ static int run_command(script *s, const cmd *c)
         break;
     }
     if (r == 0)
-        return 0;
+        return output_failed() ? 1 : 0;
     fflush(stdout);
     errorf(s->file, s->line, "%s", weir_harness_last_error(h));
     return 1;
@@ -479,10 +489,6 @@ int weir_script_run(FILE *in, const char *name)
     }
     weir_harness_destroy(s->h);
     free(s);
-    if (fflush(stdout) != 0 && r == 0) {
-        errorf(name, 0, "cannot write the output: %s", weir_tool_strerror(errno));
-        r = 1;
-    }
     return r;
 }
 

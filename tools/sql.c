@@ -189,13 +189,14 @@ int weir_sql_main(int argc, char **argv)
         else if (r) {
             weir_tool_error("weir sql: %s: %s", name, weir_sql_error(s));
             status = r == WEIR_EINVAL && !weir_sql_error_at_run(s) ? 2 : 1;
+            /* A write to standard output failed while it ran: the
+             * statement's message is that failure, with its reason ("cannot
+             * write the results: Broken pipe"). */
+            if (ferror(stdout))
+                weir_tool_stdout_said();
         }
     }
     weir_sql_session_destroy(s);
     free(text);
-    if (fflush(stdout) != 0 && status == 0) {
-        weir_tool_error("weir sql: cannot write the output: %s", weir_tool_strerror(errno));
-        status = 1;
-    }
     return status;
 }

@@ -11,7 +11,10 @@
  * Whatever the command, what it wrote to standard output must have got
  * there: standard output is flushed and closed before the exit, and a write
  * that failed (a full disk, a closed pipe, `> /dev/full`) is exit status 1
- * with the reason on stderr, even when the command itself succeeded.
+ * with the reason on stderr, even when the command itself succeeded. A pipe
+ * whose reader has gone is said as a broken pipe (EPIPE: SIGPIPE ignored, as
+ * under a supervisor), once, and the command stops writing: exit status 1,
+ * as GNU's tools do then ("write error: Broken pipe").
  *
  * SIGINT and SIGTERM stop any command (signals.h): a job that runs is
  * cancelled and its capture finished, marked cancelled; a command reading or
@@ -56,19 +59,31 @@ static int usage(FILE *out)
 
 /* Flushes and closes standard output: the command's status, or 1 when
  * something written there was lost. `who` names the command in the message
- * ("weir capture"). */
+ * ("weir capture"), which says why: a pipe whose reader has gone is a
+ * broken pipe (with SIGPIPE ignored, as under a supervisor; by default the
+ * signal ends weir at the first such write, as it ends any tool). Said once:
+ * not again when the command already said it. */
 static int close_stdout(const char *who, int status)
 {
+    /* a write that failed before (stdio keeps the flag, not the errno) */
+    bool bad = ferror(stdout) != 0;
+    int err = 0;
     errno = 0;
-    bool bad = fflush(stdout) != 0 || ferror(stdout);
-    int err = errno;
+    if (fflush(stdout) != 0) {
+        bad = true;
+        err = errno;
+    }
+    if (bad && !err)
+        err = weir_tool_lost_write_errno(stdout);
     if (fclose(stdout) != 0 && !bad) {
         bad = true;
         err = errno;
     }
     if (!bad)
         return status;
-    fprintf(stderr, "%s: cannot write to standard output: %s\n", who, weir_tool_strerror(err ? err : EIO));
+    if (!weir_tool_stdout_was_said())
+        fprintf(stderr, "%s: cannot write to standard output: %s\n", who,
+                weir_tool_strerror(err ? err : EIO));
     return status ? status : 1;
 }
 

@@ -11,9 +11,12 @@
  * record and the job ends).
  */
 #include <criterion/criterion.h>
+#include <errno.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "support/weir_testutil.h"
 
@@ -212,6 +215,45 @@ Test(print, formatter_failure_fails_the_job, .timeout = 60)
     tu_assert_contains(weir_job_error(job), "printer", "subtask 0", "formatter");
     weir_job_destroy(job);
     fclose(out);
+}
+
+/* A pipe whose reader has gone, with SIGPIPE ignored (as under a
+ * supervisor): a write fails with EPIPE, and the job's message says so
+ * rather than some input/output error. n records: many fail in a write of
+ * the stream's buffer while the job runs, one only in the flush at the end
+ * (which failed silently once: the job "succeeded"). */
+static void print_into_closed_pipe(size_t n)
+{
+    struct sigaction ign = {.sa_handler = SIG_IGN}, old;
+    sigemptyset(&ign.sa_mask);
+    cr_assert_eq(sigaction(SIGPIPE, &ign, &old), 0);
+    int p[2];
+    cr_assert_eq(pipe(p), 0);
+    close(p[0]);
+    FILE *out = fdopen(p[1], "w");
+    cr_assert_not_null(out);
+    uint64_t *vals = iota(n);
+    weir_job *job = tu_job(&(weir_job_config){.workers = 1});
+    weir_stream_set_name(weir_sink_print(weir_source_array(job, vals, n, 8, NULL), fmt_value, "",
+                                         out),
+                         "printer");
+    int r = weir_job_run(job);
+    cr_assert_eq(r, WEIR_EIO, "run returned %d: %s", r, weir_job_error(job));
+    tu_assert_contains(weir_job_error(job), "printer", "subtask 0", strerror(EPIPE));
+    weir_job_destroy(job);
+    free(vals);
+    fclose(out);
+    sigaction(SIGPIPE, &old, NULL);
+}
+
+Test(print, a_closed_pipe_is_a_broken_pipe, .timeout = 60)
+{
+    print_into_closed_pipe(20000);
+}
+
+Test(print, a_closed_pipe_fails_the_last_flush, .timeout = 60)
+{
+    print_into_closed_pipe(1);
 }
 
 /* ---- callback ------------------------------------------------------------- */
