@@ -3,7 +3,8 @@
 # (cmake/WeirPackaging.cmake):
 #   runtime  lib/libweir.so.<ABI>... (package libweir<ABI>)
 #   dev      include/weir.h, include/weir/*.h, lib/libweir.so, lib/libweir.a,
-#            lib/pkgconfig/weir.pc, lib/cmake/weir/*.cmake, share/doc/weir
+#            lib/pkgconfig/weir.pc and weir-static.pc, lib/cmake/weir/*.cmake,
+#            share/doc/weir
 #            (package libweir-dev)
 #   tools    bin/weir, share/weir/viewer/index.html (package weir-tools)
 include(CMakePackageConfigHelpers)
@@ -62,7 +63,8 @@ else()
   set(WEIR_PC_INCLUDEDIR "\${prefix}/${CMAKE_INSTALL_INCLUDEDIR}")
 endif()
 # A static link needs libweir.a's dependencies. They go into Libs.private
-# as the link flags pkg-config gave this build, not as Requires.private: the
+# (and weir-static.pc's Libs, below) as the link flags pkg-config gave this
+# build, not as Requires.private: the
 # dependencies' .pc files would add their own Cflags to every consumer's
 # compile line (ck.pc's -D__x86_64__, msgpack's -I/usr/include/<triplet>),
 # and weir's public headers include none of their headers.
@@ -83,7 +85,15 @@ endforeach()
 list(REMOVE_DUPLICATES weir_pc_dirs)
 string(JOIN " " WEIR_PC_LIBS_PRIVATE ${weir_pc_dirs} ${weir_pc_libs} -lcsv -pthread -lm)
 configure_file(${PROJECT_SOURCE_DIR}/cmake/weir.pc.in ${PROJECT_BINARY_DIR}/weir.pc @ONLY)
-install(FILES ${PROJECT_BINARY_DIR}/weir.pc
+# weir-static.pc: libweir.a in a program whose other libraries stay shared,
+# so that it needs no libweir.so to run. `pkg-config --static weir` cannot
+# give that: --static only adds Libs.private to Libs, and the linker takes
+# libweir.so for Libs' -lweir whenever it finds one (pkg-config has no
+# per-library static switch). So the archive is named by its path (not
+# -l:libweir.a, which only GNU-style linkers read), followed by what it needs.
+configure_file(${PROJECT_SOURCE_DIR}/cmake/weir-static.pc.in ${PROJECT_BINARY_DIR}/weir-static.pc
+  @ONLY)
+install(FILES ${PROJECT_BINARY_DIR}/weir.pc ${PROJECT_BINARY_DIR}/weir-static.pc
   DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig COMPONENT dev)
 
 if(TARGET weir-cli)

@@ -1,6 +1,7 @@
 # Debian packages with CPack, one per install component (cmake/WeirInstall.cmake):
 #   libweir<ABI>  the shared library (what a program built against weir needs)
-#   libweir-dev   headers, libweir.so, libweir.a, weir.pc, the CMake package, docs
+#   libweir-dev   headers, libweir.so, libweir.a, weir.pc and weir-static.pc, the
+#                 CMake package, docs
 #   weir-tools    the `weir` command line and the viewer
 # Three packages, as Debian splits a library: a program needs only libweir<ABI>,
 # and several ABI versions of libweir can be installed side by side.
@@ -12,8 +13,8 @@
 # the libraries they link, with versions: weir uses only Concurrency Kit's
 # and xxHash's inline functions, so libweir.so needs neither at run time and
 # only liburcu8, libmsgpackc2, libjansson4, librdkafka1 and libcsv3 appear); libweir-dev
-# depends on the -dev packages whose .pc files weir.pc's Requires.private
-# names (pkg-config reads them even for a shared link).
+# depends on the -dev packages of the libraries that weir.pc's Libs.private
+# and weir-static.pc's Libs name (a link with libweir.a needs them).
 set(CPACK_GENERATOR DEB)
 set(CPACK_PACKAGE_NAME weir)
 set(CPACK_PACKAGE_VENDOR "weir")
@@ -49,7 +50,7 @@ set(CPACK_DEBIAN_DEV_PACKAGE_SECTION libdevel)
 set(CPACK_DEBIAN_DEV_PACKAGE_DEPENDS
   "${weir_lib_package} (= ${weir_deb_version}), libck-dev, liburcu-dev, libmsgpack-dev, libxxhash-dev, libjansson-dev, librdkafka-dev, libcsv-dev, pkg-config | pkgconf")
 set(CPACK_DEBIAN_DEV_DESCRIPTION
-  "Headers, the static library, weir.pc for pkg-config and the CMake package\n(find_package(weir), target weir::weir), and weir's documentation.")
+  "Headers, the static library, weir.pc and weir-static.pc for pkg-config and\nthe CMake package (find_package(weir), targets weir::weir and\nweir::weir_static), and weir's documentation.")
 
 set(CPACK_DEBIAN_TOOLS_PACKAGE_NAME weir-tools)
 set(CPACK_DEBIAN_TOOLS_PACKAGE_SECTION utils)

@@ -9,7 +9,9 @@
 # Against the prefix (or the system) it builds consumer.c and runs it, its
 # output compared with expected.out:
 #   1. with pkg-config (cc $(pkg-config --cflags --libs weir)), shared;
-#   2. with pkg-config --static, linked with libweir.a (no libweir.so needed);
+#   2. with pkg-config's weir-static (cc $(pkg-config --cflags --libs
+#      weir-static), the README's command), linked with libweir.a (no
+#      libweir.so needed);
 #   3. with find_package(weir) and weir::weir (tests/consumer/CMakeLists.txt);
 #   4. with find_package(weir) and weir::weir_static (static/);
 # with the README's example pipeline built and run the same way as 1., and
@@ -91,7 +93,8 @@ for h in "$src"/include/weir.h "$src"/include/weir/*.h; do
     rel=${h#"$src"/include/}
     cmp -s "$h" "$incdir/$rel" || fail "$incdir/$rel is missing or differs from include/$rel"
 done
-for f in "$libdir/libweir.a" "$libdir/libweir.so" "$libdir/cmake/weir/weirConfig.cmake" \
+for f in "$libdir/libweir.a" "$libdir/libweir.so" "$libdir/pkgconfig/weir.pc" \
+    "$libdir/pkgconfig/weir-static.pc" "$libdir/cmake/weir/weirConfig.cmake" \
     "$libdir/cmake/weir/weirConfigVersion.cmake" "$prefix/share/weir/viewer/index.html" \
     "$prefix/share/doc/weir/SEMANTICS.md" "$prefix/share/doc/weir/CAPTURE.md"; do
     [ -f "$f" ] || fail "$f was not installed"
@@ -123,13 +126,14 @@ diff -u "$here/CMakeLists.txt" "$work/readme.cmake" >&2 ||
     fail "README.md's CMakeLists.txt differs from tests/consumer/CMakeLists.txt"
 echo "consumer: README.md's example and CMakeLists.txt: ok"
 
-# 2. pkg-config --static: Libs.private and Requires.private complete the
-#    link of libweir.a; the program needs no libweir.so.
-libs=$(pkg-config --static --libs weir | sed 's/-lweir\b/-l:libweir.a/')
-# shellcheck disable=SC2046,SC2086
-$cc $strict "$here/consumer.c" $(pkg-config --static --cflags weir) $libs -o "$work/pc-static"
+# 2. pkg-config, weir-static: its Libs name libweir.a and what it needs;
+#    the program needs no libweir.so (none on its search path either: no
+#    -rpath).
+# shellcheck disable=SC2046
+$cc $strict "$here/consumer.c" $(pkg-config --cflags --libs weir-static) -o "$work/pc-static" ||
+    fail "pkg-config weir-static: the link failed"
 if readelf -d "$work/pc-static" | grep -q 'libweir'; then
-    fail "pkg-config --static: the program still needs libweir.so"
+    fail "pkg-config weir-static: the program still needs libweir.so"
 fi
 run pkg-config-static "$work/pc-static"
 
