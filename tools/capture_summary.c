@@ -103,7 +103,111 @@ typedef struct summary {
     char clock[16];
     int64_t workers;
     int64_t wm_interval_ms; /* the job's watermark interval */
+    /* each operator's name as the report writes it: cut to NAME_COLS
+     * characters when longer (the operators section gives it whole) */
+    char **names;
 } summary;
+
+/* The report's lines stay within REPORT_WIDTH columns (a terminal's, a
+ * review's): tables name an operator in at most NAME_COLS characters, and
+ * free text (a stall's cause, a run's error) is wrapped. SQL names its
+ * operators by their plan ("WatermarkAssigner(rowtime=[ts], watermark=[ts -
+ * INTERVAL '1' SECOND])"), which made rows of 300 characters. */
+#define REPORT_WIDTH 100
+#define NAME_COLS 24
+
+/* Columns of UTF-8 text: one per character (every byte that does not
+ * continue a character). */
+static size_t text_cols(const char *s)
+{
+    size_t n = 0;
+    for (; *s; s++)
+        n += ((unsigned char)*s & 0xc0) != 0x80;
+    return n;
+}
+
+/* Bytes of the first `n` characters of s (all of it when shorter). */
+static size_t cols_bytes(const char *s, size_t n)
+{
+    size_t i = 0;
+    for (size_t k = 0; s[i]; i++) {
+        if (((unsigned char)s[i] & 0xc0) != 0x80 && k++ == n)
+            break;
+    }
+    return i;
+}
+
+/* The names the report writes: whole up to NAME_COLS characters, else cut
+ * with "…"; two that would read the same get the operator's number in the
+ * job event too ("…#4"). 0, or -1 out of memory. */
+static int make_names(summary *s, const cap_check *c)
+{
+    s->names = calloc((size_t)c->nops, sizeof *s->names);
+    if (!s->names)
+        return -1;
+    for (int i = 0; i < c->nops; i++) {
+        const char *name = c->ops[i].name;
+        if (text_cols(name) <= NAME_COLS) {
+            s->names[i] = strdup(name);
+        } else {
+            size_t n = cols_bytes(name, NAME_COLS - 1);
+            if ((s->names[i] = malloc(n + sizeof "…")))
+                snprintf(s->names[i], n + sizeof "…", "%.*s…", (int)n, name);
+        }
+        if (!s->names[i])
+            return -1;
+    }
+    bool *twin = calloc((size_t)c->nops, sizeof *twin);
+    if (!twin)
+        return -1;
+    for (int i = 0; i < c->nops; i++)
+        for (int k = 0; k < c->nops; k++)
+            twin[i] |= k != i && strcmp(s->names[i], s->names[k]) == 0 &&
+                       strcmp(c->ops[i].name, c->ops[k].name) != 0;
+    for (int i = 0; i < c->nops; i++) {
+        if (!twin[i])
+            continue;
+        char num[16];
+        int digits = snprintf(num, sizeof num, "#%d", i + 1);
+        size_t n = cols_bytes(c->ops[i].name, NAME_COLS - 1 - (size_t)digits);
+        char *d = malloc(n + sizeof "…" + (size_t)digits);
+        if (!d) {
+            free(twin);
+            return -1;
+        }
+        sprintf(d, "%.*s…%s", (int)n, c->ops[i].name, num);
+        free(s->names[i]);
+        s->names[i] = d;
+    }
+    free(twin);
+    return 0;
+}
+
+/* Writes `text` after `indent` spaces, broken at spaces into lines of at
+ * most REPORT_WIDTH columns, the lines after the first indented by `cont`;
+ * a word longer than a line is broken where the line ends. */
+static void wrap(FILE *out, int indent, int cont, const char *text)
+{
+    const char *p = text;
+    for (bool first = true; first || *p; first = false) {
+        size_t room = (size_t)(REPORT_WIDTH - (first ? indent : cont));
+        fprintf(out, "%*s", first ? indent : cont, "");
+        size_t n = strlen(p);
+        if (text_cols(p) > room) {
+            n = cols_bytes(p, room);
+            /* the last space that keeps the line within the width */
+            size_t k = n;
+            while (k > 0 && p[k] != ' ')
+                k--;
+            if (k > 0)
+                n = k;
+        }
+        fwrite(p, 1, n, out);
+        fputc('\n', out);
+        for (p += n; *p == ' ';)
+            p++;
+    }
+}
 
 static int prepare(summary *s, const cap_check *c, json_t *job)
 {
@@ -133,7 +237,7 @@ static int prepare(summary *s, const cap_check *c, json_t *job)
     s->workers = json_is_integer(workers) ? (int64_t)json_integer_value(workers) : 0;
     json_t *interval = json_object_get(settings, "watermark_interval_ms");
     s->wm_interval_ms = json_is_integer(interval) ? (int64_t)json_integer_value(interval) : 200;
-    return 0;
+    return make_names(s, c);
 }
 
 static void free_summary(summary *s)
@@ -144,6 +248,9 @@ static void free_summary(summary *s)
         free(s->ops[i].subs);
     }
     free(s->ops);
+    for (int i = 0; s->names && i < s->nops; i++)
+        free(s->names[i]);
+    free(s->names);
 }
 
 static int64_t int_of(json_t *ev, const char *key)
@@ -246,7 +353,7 @@ static void stall_cause(const summary *s, const cap_check *c, int op, int sub, h
         const sub_stats *h = &s->ops[src].subs[sub];
         int held = h->last_was_wm && !now ? h->held_prev[0] : h->held[0];
         const char *of = src == op ? "" : " of ";
-        const char *name = src == op ? "" : c->ops[src].name;
+        const char *name = src == op ? "" : s->names[src];
         if (held < 0)
             snprintf(buf, size, "no active partition%s%s (all idle)", of, name);
         else
@@ -259,7 +366,7 @@ static void stall_cause(const summary *s, const cap_check *c, int op, int sub, h
         if (o->origin == op)
             snprintf(buf, size, "its own watermark generation");
         else
-            snprintf(buf, size, "made upstream in the chain by \"%s\"", c->ops[o->origin].name);
+            snprintf(buf, size, "made upstream in the chain by \"%s\"", s->names[o->origin]);
         return;
     }
     const sub_stats *h = &s->ops[o->head].subs[sub];
@@ -270,7 +377,7 @@ static void stall_cause(const summary *s, const cap_check *c, int op, int sub, h
     }
     int held = h->last_was_wm && !now ? h->held_prev[in] : h->held[in];
     const char *at = o->head == op ? "" : " of ";
-    const char *head = o->head == op ? "" : c->ops[o->head].name;
+    const char *head = o->head == op ? "" : s->names[o->head];
     if (held < 0) {
         snprintf(buf, size, "no aligned channel at the valve%s%s (all idle)", at, head);
         return;
@@ -285,7 +392,7 @@ static void stall_cause(const summary *s, const cap_check *c, int op, int sub, h
             snprintf(there, sizeof there, ", held there by partition %s",
                      partition_name(p, p->held[0]));
         snprintf(buf, size, "held by input %d channel %d%s%s (\"%s\" subtask %d%s)", in, held, at,
-                 head, c->ops[pop].name, psub, there);
+                 head, s->names[pop], psub, there);
         hb->cause_op = pop;
         hb->cause_sub = psub;
     } else
@@ -494,6 +601,7 @@ static int visit(void *arg, const cap_check *c, json_t *ev, char *msg)
 typedef struct table {
     int ncols;
     char **cells; /* rows * ncols */
+    char **notes; /* per row: a line of text under it, or NULL */
     int nrows, cap;
     bool failed;
 } table;
@@ -505,11 +613,14 @@ static void row(table *t, ...)
     if (t->nrows == t->cap) {
         int cap = t->cap ? t->cap * 2 : 16;
         char **c = realloc(t->cells, (size_t)cap * (size_t)t->ncols * sizeof *c);
-        if (!c) {
+        if (c)
+            t->cells = c;
+        char **n = c ? realloc(t->notes, (size_t)cap * sizeof *n) : NULL;
+        if (!n) {
             t->failed = true;
             return;
         }
-        t->cells = c;
+        t->notes = n;
         t->cap = cap;
     }
     va_list ap;
@@ -522,17 +633,28 @@ static void row(table *t, ...)
         t->cells[t->nrows * t->ncols + i] = d;
     }
     va_end(ap);
+    t->notes[t->nrows] = NULL;
     t->nrows++;
 }
 
+/* A line of text under the last row (wrapped, indented under its row). */
+static void row_note(table *t, const char *note)
+{
+    if (t->failed || !t->nrows)
+        return;
+    if (!(t->notes[t->nrows - 1] = strdup(note)))
+        t->failed = true;
+}
+
 /* Prints the table, the first row as its header; align[i] is 'l' or 'r' for
- * column i. */
+ * column i. Columns are as wide as their widest cell in characters (UTF-8
+ * names line up too); a row's note follows it, four spaces in. */
 static void print_table(FILE *out, table *t, const char *align)
 {
     size_t w[MAX_COLS] = {0};
     for (int r = 0; r < t->nrows; r++) {
         for (int i = 0; i < t->ncols; i++) {
-            size_t n = strlen(t->cells[r * t->ncols + i] ? t->cells[r * t->ncols + i] : "");
+            size_t n = text_cols(t->cells[r * t->ncols + i] ? t->cells[r * t->ncols + i] : "");
             if (n > w[i])
                 w[i] = n;
         }
@@ -546,12 +668,15 @@ static void print_table(FILE *out, table *t, const char *align)
                 break; /* no trailing blanks */
             if (i > 0)
                 fputs("  ", out);
+            int pad = (int)(w[i] - text_cols(s));
             if (align[i] == 'l')
-                fprintf(out, "%-*s", last ? 0 : (int)w[i], s);
+                fprintf(out, "%s%*s", s, last ? 0 : pad, "");
             else
-                fprintf(out, "%*s", (int)w[i], s);
+                fprintf(out, "%*s%s", pad, "", s);
         }
         fputc('\n', out);
+        if (t->notes[r])
+            wrap(out, 4, 6, t->notes[r]);
     }
 }
 
@@ -559,8 +684,11 @@ static void free_table(table *t)
 {
     for (int k = 0; k < t->nrows * t->ncols; k++)
         free(t->cells[k]);
+    for (int k = 0; k < t->nrows; k++)
+        free(t->notes[k]);
     free(t->cells);
-    t->cells = NULL;
+    free(t->notes);
+    t->cells = t->notes = NULL;
     t->nrows = t->cap = 0;
 }
 
@@ -617,7 +745,7 @@ static void full_cause(const summary *s, const cap_check *c, const held_back *hb
         size_t n = strlen(buf);
         if (up->cause_op >= 0)
             snprintf(buf + n, size - n, " <- %s (\"%s\" subtask %d)", up->cause_channel,
-                     c->ops[up->cause_op].name, up->cause_sub);
+                     s->names[up->cause_op], up->cause_sub);
         op = up->cause_op;
         sub = up->cause_sub;
     }
@@ -637,36 +765,88 @@ static void held_at_end(FILE *out, const summary *s, const cap_check *c)
             if (!any)
                 fprintf(out, "  held at the end of the run (not idle, below MAX):\n");
             any = true;
-            char w[64], cause[512];
+            char w[64], cause[512], line[768];
             full_cause(s, c, &st->at_end, true, cause, sizeof cause);
-            fprintf(out, "    %s subtask %d: watermark %s for %" PRId64 " ms (t %" PRId64
-                         "..%" PRId64 "): %s\n",
-                    c->ops[op].name, sub, st->advances ? ts(w, sizeof w, st->wm) : "MIN",
-                    st->at_end.ms, st->at_end.from, st->at_end.to, cause);
+            snprintf(line, sizeof line,
+                     "%s subtask %d: watermark %s for %" PRId64 " ms (t %" PRId64 "..%" PRId64
+                     "): %s",
+                     s->names[op], sub, st->advances ? ts(w, sizeof w, st->wm) : "MIN",
+                     st->at_end.ms, st->at_end.from, st->at_end.to, cause);
+            wrap(out, 4, 8, line);
         }
+    }
+}
+
+/* The operators whose names the tables cut, each name whole (wrapped). */
+static void names_in_full(FILE *out, const summary *s, const cap_check *c)
+{
+    bool any = false;
+    for (int i = 0; i < c->nops; i++) {
+        if (strcmp(s->names[i], c->ops[i].name) == 0)
+            continue;
+        if (!any)
+            fprintf(out, "  names cut above and below, in full:\n");
+        any = true;
+        size_t n = strlen(s->names[i]) + strlen(c->ops[i].name) + 4;
+        char *line = malloc(n);
+        if (!line) {
+            wrap(out, 4, 6, c->ops[i].name);
+            continue;
+        }
+        snprintf(line, n, "%s = %s", s->names[i], c->ops[i].name);
+        wrap(out, 4, 6, line);
+        free(line);
     }
 }
 
 static void report(FILE *out, const char *path, const summary *s, const cap_check *c)
 {
     char a[64], b[64], d[64], e[64], f[64], g[64], h[96];
-    fprintf(out, "capture %s: %s, %" PRId64 " events, level %s, clock %s, %" PRId64
-                 " worker%s, %s\n",
-            path, c->msgpack ? "msgpack" : "JSONL", c->events, c->level, s->clock, s->workers, s->workers == 1 ? "" : "s",
-            c->lossy ? "lossy" : "lossless");
+    char *head = NULL;
+    size_t headlen = 0;
+    FILE *hf = open_memstream(&head, &headlen);
+    if (hf) {
+        fprintf(hf, "capture %s: %s, %" PRId64 " events, level %s, clock %s, %" PRId64
+                    " worker%s, %s",
+                path, c->msgpack ? "msgpack" : "JSONL", c->events, c->level, s->clock, s->workers,
+                s->workers == 1 ? "" : "s", c->lossy ? "lossy" : "lossless");
+        if (fclose(hf) == 0)
+            wrap(out, 0, 4, head);
+        free(head);
+    }
     fprintf(out, "processing time: %" PRId64 " ms\n", s->end_t);
     if (c->lossy)
         fprintf(out, "dropped events: %" PRId64 " (the lossy channel's ring was full)\n",
                 c->dropped_events);
     if (c->run_cancelled)
         fprintf(out, "the run was cancelled: its counters stop where it stopped\n");
-    else if (c->run_failed)
-        fprintf(out, "the run failed: %s\n", c->run_error);
+    else if (c->run_failed) {
+        char *why = malloc(strlen(c->run_error) + sizeof "the run failed: ");
+        if (why) {
+            sprintf(why, "the run failed: %s", c->run_error);
+            wrap(out, 0, 4, why);
+            free(why);
+        }
+    }
 
-    fprintf(out, "\noperators (records per second of processing time)\n");
-    table t = {.ncols = 10};
-    row(&t, "operator", "kind", "p", "task", "accounting", "in", "out", "in/s", "out/s",
-        "peak in/s (subtask, t)");
+    fprintf(out, "\noperators\n");
+    table t = {.ncols = 5};
+    row(&t, "operator", "kind", "p", "task", "accounting");
+    for (int i = 0; i < c->nops; i++) {
+        const cap_op *op = &c->ops[i];
+        static const char *const acct[] = {"source", "one_to_one", "window", "sink", "any"};
+        char p[16], task[16];
+        snprintf(p, sizeof p, "%d", op->parallelism);
+        snprintf(task, sizeof task, "%d", op->task);
+        row(&t, s->names[i], op->kind, p, task, acct[op->accounting]);
+    }
+    print_table(out, &t, "lllrl");
+    free_table(&t);
+    names_in_full(out, s, c);
+
+    fprintf(out, "\nrecords (per second of processing time)\n");
+    t = (table){.ncols = 6};
+    row(&t, "operator", "in", "out", "in/s", "out/s", "peak in/s (subtask, t)");
     for (int i = 0; i < c->nops; i++) {
         const cap_op *op = &c->ops[i];
         const op_stats *o = &s->ops[i];
@@ -675,62 +855,61 @@ static void report(FILE *out, const char *path, const summary *s, const cap_chec
             in += op->cnt[k].in;
             outn += op->cnt[k].out;
         }
-        static const char *const acct[] = {"source", "one_to_one", "window", "sink", "any"};
-        char p[16], task[16], peak[96];
-        snprintf(p, sizeof p, "%d", op->parallelism);
-        snprintf(task, sizeof task, "%d", op->task);
+        char peak[96];
         if (o->peak_sub >= 0 && o->peak_in > 0)
             snprintf(peak, sizeof peak, "%.0f (%d, %" PRId64 " ms)", o->peak_in, o->peak_sub,
                      o->peak_t);
         else
             snprintf(peak, sizeof peak, "-");
-        row(&t, op->name, op->kind, p, task, acct[op->accounting], num(a, sizeof a, in),
-            num(b, sizeof b, outn), rate(d, sizeof d, in, s->end_t),
-            rate(e, sizeof e, outn, s->end_t), peak);
+        row(&t, s->names[i], num(a, sizeof a, in), num(b, sizeof b, outn),
+            rate(d, sizeof d, in, s->end_t), rate(e, sizeof e, outn, s->end_t), peak);
     }
-    print_table(out, &t, "lllrlrrrrr");
+    print_table(out, &t, "lrrrrr");
     free_table(&t);
 
-    fprintf(out, "\nwatermarks (each operator subtask's output)\n");
-    t = (table){.ncols = 8};
-    row(&t, "operator", "subtask", "advances", "final", "max lag", "final lag", "longest stall",
-        "cause of the stall");
+    fprintf(out, "\nwatermarks (each operator subtask's output; under a stall, when and why)\n");
+    t = (table){.ncols = 7};
+    row(&t, "operator", "subtask", "advances", "final", "max lag", "final lag", "longest stall");
     bool lag_na = false;
     for (int i = 0; i < c->nops; i++) {
         const cap_op *op = &c->ops[i];
         for (int k = 0; k < op->parallelism; k++) {
             const sub_stats *st = &s->ops[i].subs[k];
-            char sub[16], stall[128], cause[512];
+            char sub[16], stall[64];
             snprintf(sub, sizeof sub, "%d", k);
             if (st->stall.has)
-                snprintf(stall, sizeof stall, "%" PRId64 " ms (t %" PRId64 "..%" PRId64 "%s)",
-                         st->stall.ms, st->stall.from, st->stall.to,
-                         st->stall.to_max ? ", to MAX" : "");
+                snprintf(stall, sizeof stall, "%" PRId64 " ms", st->stall.ms);
             else
                 snprintf(stall, sizeof stall, "-");
             /* A source takes no elements in: it has no lag to speak of. */
             bool source = op->accounting == CAP_ACCT_SOURCE;
             if (!st->has_lag && st->advances && !source)
                 lag_na = true;
-            row(&t, op->name, sub, num(a, sizeof a, st->advances),
+            row(&t, s->names[i], sub, num(a, sizeof a, st->advances),
                 st->advances ? ts(b, sizeof b, st->wm) : "-",
                 source ? "-" : st->has_lag ? num(d, sizeof d, st->max_lag) : "n/a",
-                source ? "-" : st->has_final_lag ? num(e, sizeof e, st->final_lag) : "n/a", stall,
-                st->stall.has ? (full_cause(s, c, &st->stall, false, cause, sizeof cause), cause)
-                              : "");
+                source ? "-" : st->has_final_lag ? num(e, sizeof e, st->final_lag) : "n/a", stall);
+            if (st->stall.has) {
+                char cause[512], note[640];
+                full_cause(s, c, &st->stall, false, cause, sizeof cause);
+                snprintf(note, sizeof note, "t %" PRId64 "..%" PRId64 "%s: %s", st->stall.from,
+                         st->stall.to, st->stall.to_max ? ", to MAX" : "", cause);
+                row_note(&t, note);
+            }
         }
     }
-    print_table(out, &t, "lrrrrrrl");
+    print_table(out, &t, "lrrrrrr");
     free_table(&t);
     if (lag_na)
-        fprintf(out, "  (lag n/a: no throughput event of that subtask says what it took in: "
-                     "level summary, a version 1 capture, or no element with a timestamp)\n");
+        wrap(out, 2, 3, "(lag n/a: no throughput event of that subtask says what it took in: "
+                        "level summary, a version 1 capture, or no element with a timestamp)");
     held_at_end(out, s, c);
 
-    fprintf(out, "\nwindows and late elements\n");
+    fprintf(out, "\nwindows and late elements (firings on time and late; late elements dropped or "
+                 "to the side output)\n");
     t = (table){.ncols = 8};
-    row(&t, "operator", "fired on time", "fired late", "elements fired", "late dropped",
-        "late side output", "merges", "cleanups");
+    row(&t, "operator", "on time", "late", "elements fired", "dropped", "side output", "merges",
+        "cleanups");
     int nwin = 0;
     for (int i = 0; i < c->nops; i++) {
         const cap_op *op = &c->ops[i];
@@ -744,7 +923,7 @@ static void report(FILE *out, const char *path, const summary *s, const cap_chec
             !side && !o->late_events && op->accounting != CAP_ACCT_WINDOW)
             continue;
         nwin++;
-        row(&t, op->name, num(a, sizeof a, o->fired_on_time), num(b, sizeof b, o->fired_late),
+        row(&t, s->names[i], num(a, sizeof a, o->fired_on_time), num(b, sizeof b, o->fired_late),
             num(d, sizeof d, o->fired_elements), num(e, sizeof e, dropped),
             num(f, sizeof f, side), num(g, sizeof g, o->merges), num(h, sizeof h, o->cleanups));
     }
@@ -763,7 +942,7 @@ static void report(FILE *out, const char *path, const summary *s, const cap_chec
             char sub[16];
             snprintf(sub, sizeof sub, "%d", k);
             snprintf(d, sizeof d, "%.2f", st->max_fill);
-            row(&t, c->ops[i].name, sub, num(a, sizeof a, st->blocked_ms), d,
+            row(&t, s->names[i], sub, num(a, sizeof a, st->blocked_ms), d,
                 num(b, sizeof b, st->bp_samples));
         }
     }
@@ -782,7 +961,7 @@ static void report(FILE *out, const char *path, const summary *s, const cap_chec
             char sub[16];
             snprintf(sub, sizeof sub, "%d", k);
             int64_t ms = st->idle_ms + (st->idle ? s->end_t - st->idle_since : 0);
-            row(&t, c->ops[i].name, sub, num(a, sizeof a, ms),
+            row(&t, s->names[i], sub, num(a, sizeof a, ms),
                 num(b, sizeof b, st->idle_changes));
         }
     }
@@ -792,18 +971,22 @@ static void report(FILE *out, const char *path, const summary *s, const cap_chec
         return;
     fprintf(out,
             "\ncheckpoints: %" PRId64 " triggered (%" PRId64 " savepoints), %" PRId64
-            " completed, %" PRId64 " aborted; longest %" PRId64 " ms",
+            " completed, %" PRId64 " aborted; longest %" PRId64 " ms\n",
             s->chk_triggered, s->chk_savepoints, s->chk_completed, s->chk_aborted,
             s->chk_max_duration_ms);
     if (s->chk_completed)
-        fprintf(out, "; the last complete: %" PRId64 ", %" PRId64 " bytes", s->chk_last_id,
+        fprintf(out, "  the last complete: %" PRId64 ", %" PRId64 " bytes\n", s->chk_last_id,
                 s->chk_last_bytes);
-    fprintf(out, "\n");
-    if (s->chk_aborted)
-        fprintf(out, "  last abort: %s\n", s->chk_last_abort);
+    if (s->chk_aborted) {
+        char why[sizeof s->chk_last_abort + 16];
+        snprintf(why, sizeof why, "last abort: %s", s->chk_last_abort);
+        wrap(out, 2, 4, why);
+    }
+    wrap(out, 2, 3, "(per subtask: its snapshots, its barrier alignment in ms, the longest and "
+                    "the mean, the most bytes it held back while aligning, its largest snapshot)");
     t = (table){.ncols = 7};
-    row(&t, "operator", "subtask", "snapshots", "max alignment ms", "mean alignment ms",
-        "max held bytes", "max bytes");
+    row(&t, "operator", "subtask", "snapshots", "max alignment ms", "mean", "max held",
+        "max bytes");
     int nchk = 0;
     for (int i = 0; i < c->nops; i++) {
         for (int k = 0; k < c->ops[i].parallelism; k++) {
@@ -815,7 +998,7 @@ static void report(FILE *out, const char *path, const summary *s, const cap_chec
             snprintf(sub, sizeof sub, "%d", k);
             snprintf(mx, sizeof mx, "%.3f", st->max_alignment_ms);
             snprintf(mean, sizeof mean, "%.3f", st->sum_alignment_ms / (double)st->snapshots);
-            row(&t, c->ops[i].name, sub, num(a, sizeof a, st->snapshots), mx, mean,
+            row(&t, s->names[i], sub, num(a, sizeof a, st->snapshots), mx, mean,
                 num(b, sizeof b, st->max_held_bytes), num(d, sizeof d, st->max_bytes));
         }
     }

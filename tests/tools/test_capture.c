@@ -152,6 +152,48 @@ static void section_row(const char *report, const char *section, const char *op,
     snprintf(line, size, "%.*s", (int)(eol - row - 1), row + 1);
 }
 
+/* The line under the first watermarks row of `op`: its longest stall's
+ * span and cause ("t FROM..TO: held by ..."), its continuation lines
+ * joined. */
+static void stall_note(const char *report, const char *op, char *line, size_t size)
+{
+    char row[512];
+    section_row(report, "\nwatermarks", op, row, sizeof row);
+    const char *at = strstr(strstr(report, "\nwatermarks"), row);
+    const char *p = strchr(at, '\n') + 1;
+    cr_assert_eq(strncmp(p, "    t ", 6), 0, "no stall under the row of %s:\n%s", op, report);
+    size_t n = 0;
+    line[0] = '\0';
+    for (bool first = true; first || strncmp(p, "      ", 6) == 0; first = false) {
+        const char *eol = strchr(p, '\n');
+        const char *text = p + strspn(p, " ");
+        n += (size_t)snprintf(line + n, size - n, "%s%.*s", first ? "" : " ", (int)(eol - text),
+                              text);
+        cr_assert_lt(n, size);
+        p = eol + 1;
+    }
+}
+
+/* The line of "held at the end" that starts with `who` ("merge subtask
+ * 0:"), its wrapped continuation lines joined. */
+static void held_line(const char *held, const char *who, char *line, size_t size)
+{
+    char pat[64];
+    snprintf(pat, sizeof pat, "\n    %s", who);
+    const char *p = strstr(held, pat);
+    cr_assert_not_null(p, "no %s in:\n%s", who, held);
+    p += 5;
+    size_t n = 0;
+    for (bool first = true; first || strncmp(p, "        ", 8) == 0; first = false) {
+        const char *eol = strchr(p, '\n');
+        const char *text = p + strspn(p, " ");
+        n += (size_t)snprintf(line + n, size - n, "%s%.*s", first ? "" : " ", (int)(eol - text),
+                              text);
+        cr_assert_lt(n, size);
+        p = eol + 1;
+    }
+}
+
 typedef struct lines {
     char **v;
     size_t n;
@@ -434,12 +476,13 @@ Test(capture, summary_reports_what_the_events_say, .timeout = 120)
     cr_assert_eq(v[4], td_total(sum, "window", "late_side"));
     cr_assert_eq(v[5], merges);
     cr_assert_eq(v[6], cleanups);
-    /* the operators table: p, task, in, out */
-    cr_assert_geq(report_row(c.out, "\noperators", "window", v), 4);
+    /* the operators table: p, task; the records table: in, out */
+    cr_assert_eq(report_row(c.out, "\noperators", "window", v), 2);
     cr_assert_eq(v[0], 2);
-    cr_assert_eq(v[2], td_total(sum, "window", "in"));
-    cr_assert_eq(v[3], td_total(sum, "window", "out"));
-    tu_assert_contains(c.out, "\nwatermarks (each operator subtask's output)\n",
+    cr_assert_geq(report_row(c.out, "\nrecords", "window", v), 2);
+    cr_assert_eq(v[0], td_total(sum, "window", "in"));
+    cr_assert_eq(v[1], td_total(sum, "window", "out"));
+    tu_assert_contains(c.out, "\nwatermarks (each operator subtask's output",
                        "\nbackpressure (time blocked on a full output)\n", "\nidleness (time");
     /* the msgpack capture gives the same report */
     cli m = run(dir, "capture summary c.msgpack");
@@ -464,13 +507,12 @@ Test(capture, summary_names_the_channel_that_held_the_watermark, .timeout = 60)
      * the channel fed by timestamps subtask 2; the sink's, by the channel
      * from "merge", and behind it that same channel */
     char line[512];
-    section_row(c.out, "\nwatermarks", "merge", line, sizeof line);
-    tu_assert_contains(line, ", to MAX)", "  held by input 0 channel 2 (\"timestamps\" subtask 2)");
+    stall_note(c.out, "merge", line, sizeof line);
+    tu_assert_contains(line, ", to MAX: held by input 0 channel 2 (\"timestamps\" subtask 2)");
     cr_assert_null(strstr(line, "<-"), "%s", line);
-    section_row(c.out, "\nwatermarks", "sink", line, sizeof line);
-    tu_assert_contains(line, ", to MAX)",
-                       "  held by input 0 channel 0 (\"merge\" subtask 0) <- input 0 channel 2 "
-                       "(\"timestamps\" subtask 2)");
+    stall_note(c.out, "sink", line, sizeof line);
+    tu_assert_contains(line, ", to MAX: held by input 0 channel 0 (\"merge\" subtask 0) <- input 0 "
+                             "channel 2 (\"timestamps\" subtask 2)");
     long long v[8];
     /* subtask, advances, the stall in ms ("MAX" and "n/a" are not numbers) */
     cr_assert_geq(report_row(c.out, "\nwatermarks", "merge", v), 3);
@@ -496,19 +538,107 @@ Test(capture, summary_names_what_held_a_watermark_when_the_run_ended, .timeout =
                        "\n  held at the end of the run (not idle, below MAX):\n");
     const char *held = strstr(c.out, "held at the end");
     char line[512];
-    section_row(held, "held at the end", "  merge subtask 0:", line, sizeof line);
+    held_line(held, "merge subtask 0:", line, sizeof line);
     tu_assert_contains(line, ": held by input 0 channel 2 (\"timestamps\" subtask 2)");
-    section_row(held, "held at the end", "  sink subtask 0:", line, sizeof line);
+    held_line(held, "sink subtask 0:", line, sizeof line);
     tu_assert_contains(line, ": held by input 0 channel 0 (\"merge\" subtask 0) <- input 0 "
                              "channel 2 (\"timestamps\" subtask 2)");
     /* held since partition 2 went quiet: ms and the span (t FROM..TO) */
     long long ms, from, to;
-    const char *m = strstr(strstr(held, "  merge subtask 0:"), " for ");
+    held_line(held, "merge subtask 0:", line, sizeof line);
+    const char *m = strstr(line, " for ");
     cr_assert_eq(sscanf(m, " for %lld ms (t %lld..%lld)", &ms, &from, &to), 3, "%s", m);
     cr_assert_geq(from, 300);
     cr_assert_gt(to, from);
     cr_assert_leq(ms, to - from);
     cr_assert_gt(ms, 0);
+    cli_free(&c);
+    td_rmdir(dir);
+}
+
+/* The names SQL gives its operators are their plans, a hundred characters
+ * and more: the report's tables cut them to 24 characters (at a character,
+ * not inside one: "größe" is UTF-8), two that would read the same get their
+ * operator's number, and the operators section gives every one whole, so
+ * that no line is wider than 100 columns and nothing is lost. Once a row of
+ * the watermarks table was 300 characters wide. */
+static const char *const LONG_TS =
+    "WatermarkAssigner(rowtime=[ts], watermark=[ts - INTERVAL '0.005' SECOND])";
+static const char *const LONG_MERGE =
+    "Calc(select=[key, value, ts, größe], where=[value > 0 AND key IS NOT NULL AND ts > 0])";
+static const char *const LONG_SINK =
+    "Calc(select=[key, value, ts, größe], where=[value > 0]) -> Sink(discard, parallelism=2)";
+
+static size_t columns(const char *s, size_t n)
+{
+    size_t c = 0;
+    for (size_t i = 0; i < n; i++)
+        c += ((unsigned char)s[i] & 0xc0) != 0x80;
+    return c;
+}
+
+Test(capture, summary_lines_fit_100_columns_and_keep_long_names_whole, .timeout = 60)
+{
+    char *dir = td_tmpdir();
+    weir_job_config cfg = {.workers = 1, .clock = WEIR_CLOCK_VIRTUAL, .watermark_interval_ms = 10,
+                           .diag.jsonl_path = td_path(dir, "long.jsonl")};
+    weir_job *job = tu_job(&cfg);
+    weir_generator_config g = {.partitions = 3, .keys = 20, .rate = 1000,
+                               .pace = WEIR_GEN_PACED, .count = 600, .disorder_ms = 5,
+                               .seed = 11,
+                               .idle = {{.partition = 2, .from_ms = 300, .to_ms = WEIR_TS_MAX}},
+                               .nidle = 1};
+    weir_stream *s = weir_source_generator(job, &g);
+    weir_timestamps_spec ts = {.strategy = weir_watermarks_bounded(5)};
+    s = weir_stream_set_parallelism(
+        weir_stream_set_name(weir_stream_assign_timestamps(s, &ts), LONG_TS), 3);
+    long never = 0;
+    s = weir_stream_map(weir_stream_key_by(s, td_gen_keys()), sizeof(weir_gen_event),
+                        pass_or_fail, &never);
+    s = weir_stream_set_parallelism(weir_stream_set_name(s, LONG_MERGE), 1);
+    weir_stream *sink = weir_stream_set_name(weir_sink_discard(weir_stream_rebalance(s)), LONG_SINK);
+    cr_assert_not_null(weir_stream_set_parallelism(sink, 2), "%s", weir_job_error(job));
+    tu_run_ok(job);
+    weir_job_destroy(job);
+
+    cli c = run(dir, "capture summary long.jsonl");
+    cr_assert_eq(c.status, 0, "%s", c.err);
+    for (const char *p = c.out; *p;) {
+        const char *eol = strchr(p, '\n');
+        cr_assert_not_null(eol);
+        cr_assert_leq(columns(p, (size_t)(eol - p)), 100u, "a line of %zu columns: %.*s",
+                      columns(p, (size_t)(eol - p)), (int)(eol - p), p);
+        p = eol + 1;
+    }
+    /* cut in the tables, a character whole; the twins told apart */
+    tu_assert_contains(c.out, "\n  WatermarkAssigner(rowti…  ", "\n  Calc(select=[key, val…#3  ",
+                       "\n  Calc(select=[key, val…#4  ");
+    /* every name whole in the operators section (its wrapped lines joined) */
+    const char *full = strstr(c.out, "\n  names cut above and below, in full:\n");
+    cr_assert_not_null(full, "%s", c.out);
+    const char *end = strstr(full, "\n\n");
+    char joined[2048];
+    size_t n = 0;
+    for (const char *p = full; p < end; p++) {
+        if (*p == '\n' && strncmp(p + 1, "      ", 6) == 0) {
+            joined[n++] = ' ';
+            p += 6;
+        } else
+            joined[n++] = *p;
+        cr_assert_lt(n, sizeof joined);
+    }
+    joined[n] = '\0';
+    char want[256];
+    snprintf(want, sizeof want, "    WatermarkAssigner(rowti… = %s\n", LONG_TS);
+    tu_assert_contains(joined, want);
+    snprintf(want, sizeof want, "    Calc(select=[key, val…#3 = %s\n", LONG_MERGE);
+    tu_assert_contains(joined, want);
+    snprintf(want, sizeof want, "    Calc(select=[key, val…#4 = %s", LONG_SINK);
+    tu_assert_contains(joined, want);
+    /* the stall's cause names the producer by the same short name */
+    char line[512];
+    stall_note(c.out, "Calc(select=[key, val…#3", line, sizeof line);
+    tu_assert_contains(line, ": held by input 0 channel 2 (\"WatermarkAssigner(rowti…\" subtask 2)");
     cli_free(&c);
     td_rmdir(dir);
 }

@@ -15,15 +15,18 @@ const r = runner('strip');
 const weir = join(resolve(process.env.WEIR_BUILD || join(here, '..', '..', 'build', 'release')), 'tools', 'weir');
 
 // The rows of one table of `weir capture summary`'s report, as arrays of
-// cells (columns are separated by two spaces or more).
+// cells (columns are separated by two spaces or more). A row's note (the
+// line under it, four spaces in, with its wrapped lines) is its `note`.
 function summaryTable(text, title) {
   const lines = text.split('\n');
   const at = lines.findIndex((l) => l.startsWith(title));
   if (at < 0) throw new Error(`no "${title}" in the summary`);
   const rows = [];
   for (let k = at + 2; k < lines.length && lines[k].startsWith('  ') && lines[k].trim() !== 'none'; k++) {
-    if (lines[k].startsWith('  (')) break;
-    rows.push(lines[k].trim().split(/\s{2,}/));
+    if (lines[k].startsWith('  (') || lines[k].startsWith('  held at the end')) break;
+    if (lines[k].startsWith('      ') && rows.length) rows[rows.length - 1].note += ` ${lines[k].trim()}`;
+    else if (lines[k].startsWith('    ') && rows.length) rows[rows.length - 1].note = lines[k].trim();
+    else rows.push(Object.assign(lines[k].trim().split(/\s{2,}/), { note: '' }));
   }
   return rows;
 }
@@ -31,11 +34,12 @@ function summaryOf(path) {
   const text = execFileSync(weir, ['capture', 'summary', path], { encoding: 'utf8' });
   const windows = summaryTable(text, 'windows and late elements').map((c) => ({
     op: c[0], fire: Number(c[1]), lateFire: Number(c[2]), dropped: Number(c[4]), side: Number(c[5]) }));
-  const stalls = summaryTable(text, 'watermarks').filter((c) => c.length >= 8 || /ms \(t/.test(c[6] || '')).map((c) => {
-    const m = /^(\d+) ms \(t (\d+)\.\.(\d+)/.exec(c[6]);
-    const ch = /channel (\d+)/.exec(c[7] || '');
-    return m && { op: c[0], sub: Number(c[1]), ms: Number(m[1]), from: Number(m[2]), to: Number(m[3]),
-      valve: /^(held by|no aligned)/.test(c[7] || ''), channel: ch ? Number(ch[1]) : null };
+  const stalls = summaryTable(text, 'watermarks').map((c) => {
+    const m = /^(\d+) ms$/.exec(c[6] || '');
+    const n = /^t (\d+)\.\.(\d+)(?:, to MAX)?: (.*)$/.exec(c.note);
+    const ch = /channel (\d+)/.exec(n ? n[3] : '');
+    return m && n && { op: c[0], sub: Number(c[1]), ms: Number(m[1]), from: Number(n[1]), to: Number(n[2]),
+      valve: /^(held by|no aligned)/.test(n[3]), channel: ch ? Number(ch[1]) : null };
   }).filter(Boolean);
   return { windows, stalls };
 }
