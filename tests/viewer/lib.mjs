@@ -8,7 +8,7 @@
 // programs (ctest fixtures, tests/viewer/CMakeLists.txt): `weir demo` (the
 // idle pair, lateness.jsonl and report.html), examples/capture (capture.jsonl
 // and its msgpack twin), examples/backpressure and tests/viewer/big-capture
-// (the 1M-event capture). Only the malformed files are made here, from those
+// (the 1M-event capture), `weir sql` (long-names.sql). Only the malformed files are made here, from those
 // captures (malformed()).
 //
 // Environment (ctest sets all of it):
@@ -21,6 +21,7 @@
 //   WEIR_CAPTURE_MSGPACK  a msgpack capture, and WEIR_CAPTURE_MSGPACK_JSONL its
 //                         JSONL twin (examples/capture)
 //   WEIR_CAPTURE_BACKPRESSURE  a capture with backpressure (examples/backpressure)
+//   WEIR_CAPTURE_SQL      `weir sql` on long-names.sql: SQL's long operator names
 //   WEIR_CAPTURE_BIG, WEIR_CAPTURE_BIG_MSGPACK  the 1M-event capture (big-capture)
 //   WEIR_BUILD            a weir build folder (default ../../build/release): run by
 //                         hand without the variables above, a test runs the programs
@@ -67,6 +68,8 @@ export const capture = {
   table: () => produced('WEIR_CAPTURE_TABLE', 'table-changelog.jsonl', () => run('examples/table_changelog', [])),
   checkpointsStop: () => produced('WEIR_CAPTURE_CHECKPOINTS_STOP', 'checkpoints-stop.jsonl', () => run('examples/checkpoints', [])),
   checkpointsResume: () => produced('WEIR_CAPTURE_CHECKPOINTS_RESUME', 'checkpoints-resume.jsonl', () => run('examples/checkpoints', [])),
+  sql: () => produced('WEIR_CAPTURE_SQL', 'sql-long-names.jsonl',
+    () => run('tools/weir', ['sql', '--capture', join(capturesDir, 'sql-long-names.jsonl'), join(here, 'long-names.sql')])),
   big: () => produced('WEIR_CAPTURE_BIG', 'big.jsonl', () => run('tests/viewer/viewer-big-capture', [capturesDir])),
   bigMsgpack: () => produced('WEIR_CAPTURE_BIG_MSGPACK', 'big.msgpack', () => run('tests/viewer/viewer-big-capture', [capturesDir])),
 };

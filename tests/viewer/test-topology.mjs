@@ -95,4 +95,45 @@ r.test('changelog-modes', async ({ page, check }) => {
   }
 });
 
+// The names SQL gives its operators are their plans ("WatermarkAssigner(
+// rowtime=[ts], watermark=[ts - INTERVAL '1' SECOND])"): at 1600 px the six
+// boxes of long-names.sql fit the card (they ran past the window's edge),
+// a name cut short ends in "…" and begins as the name does, every name and
+// second line fits its box, and each node's tooltip gives its name whole.
+r.test('long-sql-names-fit', async ({ page, check }) => {
+  const path = capture.sql();
+  const job = readJsonl(path)[0];
+  check(job.operators.length >= 6 && job.operators.some((o) => o.name.length > 60),
+    `long-names.sql makes long names: ${job.operators.map((o) => o.name).join(' | ')}`);
+  await page.setViewportSize({ width: 1600, height: 1000 });
+  await load(page, [path]);
+  const topo = await page.evaluate(() => {
+    const box = document.querySelector('.topology'), svg = box.querySelector('svg'), card = box.closest('section.capture');
+    const r = svg.getBoundingClientRect(), c = card.getBoundingClientRect();
+    return { scroll: box.scrollWidth, client: box.clientWidth, right: r.right, cardRight: c.right, window: window.innerWidth };
+  });
+  check(topo.scroll <= topo.client && topo.right <= topo.cardRight && topo.right <= topo.window,
+    `the topology fits its card: ${JSON.stringify(topo)}`);
+  let cut = 0;
+  for (const op of job.operators) {
+    const node = page.locator(`.topology .node[data-op="${op.name.replace(/["\\]/g, '\\$&')}"]`);
+    if (!check(await node.count() === 1, `a node for ${op.name}`)) continue;
+    const got = await node.evaluate((g) => ({
+      name: g.querySelector('text.name').textContent, title: g.querySelector('title').textContent,
+      nameFits: g.querySelector('text.name').getBBox().width + 12 <= g.querySelector('rect.box').getBBox().width,
+      subFits: g.querySelector('text.sub').getBBox().width + 12 <= g.querySelector('rect.box').getBBox().width }));
+    if (got.name !== op.name) {
+      cut++;
+      check(got.name.endsWith('…') && op.name.startsWith(got.name.slice(0, -1)) && got.name.length >= 12,
+        `${op.name}: shortened to "${got.name}"`);
+    }
+    check(got.title.startsWith(`${op.name} (`), `${op.name}: the tooltip names it whole: ${got.title.split('\n')[0]}`);
+    check(got.nameFits && got.subFits, `${op.name}: name and second line fit the box`);
+  }
+  check(cut > 0, 'some names were shortened');
+  // the strip's row of the window operator gives its name whole on hover
+  const strip = await page.evaluate(() => [...document.querySelectorAll('.strip-op')].map((e) => ({ text: e.textContent, title: e.title })));
+  check(strip.every((x) => x.title === x.text), `the strip's row names have tooltips: ${JSON.stringify(strip)}`);
+});
+
 await r.run();
