@@ -802,18 +802,13 @@ static void names_in_full(FILE *out, const summary *s, const cap_check *c)
 static void report(FILE *out, const char *path, const summary *s, const cap_check *c)
 {
     char a[64], b[64], d[64], e[64], f[64], g[64], h[96];
-    char *head = NULL;
-    size_t headlen = 0;
-    FILE *hf = open_memstream(&head, &headlen);
-    if (hf) {
-        fprintf(hf, "capture %s: %s, %" PRId64 " events, level %s, clock %s, %" PRId64
-                    " worker%s, %s",
-                path, c->msgpack ? "msgpack" : "JSONL", c->events, c->level, s->clock, s->workers,
-                s->workers == 1 ? "" : "s", c->lossy ? "lossy" : "lossless");
-        if (fclose(hf) == 0)
-            wrap(out, 0, 4, head);
-        free(head);
-    }
+    /* wrapped: a long path makes it long (a path is at most PATH_MAX) */
+    char head[4096 + 256];
+    snprintf(head, sizeof head, "capture %s: %s, %" PRId64 " events, level %s, clock %s, %" PRId64
+                                " worker%s, %s",
+             path, c->msgpack ? "msgpack" : "JSONL", c->events, c->level, s->clock, s->workers,
+             s->workers == 1 ? "" : "s", c->lossy ? "lossy" : "lossless");
+    wrap(out, 0, 4, head);
     fprintf(out, "processing time: %" PRId64 " ms\n", s->end_t);
     if (c->lossy)
         fprintf(out, "dropped events: %" PRId64 " (the lossy channel's ring was full)\n",
@@ -821,12 +816,9 @@ static void report(FILE *out, const char *path, const summary *s, const cap_chec
     if (c->run_cancelled)
         fprintf(out, "the run was cancelled: its counters stop where it stopped\n");
     else if (c->run_failed) {
-        char *why = malloc(strlen(c->run_error) + sizeof "the run failed: ");
-        if (why) {
-            sprintf(why, "the run failed: %s", c->run_error);
-            wrap(out, 0, 4, why);
-            free(why);
-        }
+        char why[sizeof c->run_error + 32];
+        snprintf(why, sizeof why, "the run failed: %s", c->run_error);
+        wrap(out, 0, 4, why);
     }
 
     fprintf(out, "\noperators\n");
