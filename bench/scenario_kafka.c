@@ -135,10 +135,18 @@ static int produce(kafka_topic *t, char *err, size_t errsize)
         t->sum += (uint64_t)(e.key ^ e.value);
         t->ts_sum += (uint64_t)ts;
         for (;;) {
-            rd_kafka_resp_err_t x = rd_kafka_producev(
-                rk, RD_KAFKA_V_TOPIC(t->name), RD_KAFKA_V_PARTITION((int32_t)(s % KAFKA_PARTITIONS)),
-                RD_KAFKA_V_VALUE(&e, sizeof e), RD_KAFKA_V_TIMESTAMP(ts + KAFKA_TS_BASE),
-                RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY), RD_KAFKA_V_END);
+            /* rd_kafka_produceva: producev's argument macros are GNU
+             * statement expressions, which the clang build refuses */
+            rd_kafka_vu_t vu[] = {
+                {.vtype = RD_KAFKA_VTYPE_TOPIC, .u.cstr = t->name},
+                {.vtype = RD_KAFKA_VTYPE_PARTITION, .u.i32 = (int32_t)(s % KAFKA_PARTITIONS)},
+                {.vtype = RD_KAFKA_VTYPE_VALUE, .u.mem = {&e, sizeof e}},
+                {.vtype = RD_KAFKA_VTYPE_TIMESTAMP, .u.i64 = ts + KAFKA_TS_BASE},
+                {.vtype = RD_KAFKA_VTYPE_MSGFLAGS, .u.i = RD_KAFKA_MSG_F_COPY}};
+            rd_kafka_error_t *pe = rd_kafka_produceva(rk, vu, sizeof vu / sizeof *vu);
+            rd_kafka_resp_err_t x = pe ? rd_kafka_error_code(pe) : RD_KAFKA_RESP_ERR_NO_ERROR;
+            if (pe)
+                rd_kafka_error_destroy(pe);
             if (x == RD_KAFKA_RESP_ERR__QUEUE_FULL) {
                 rd_kafka_poll(rk, 10);
                 continue;

@@ -24,6 +24,7 @@
 
 #include <librdkafka/rdkafka.h>
 
+#include "support/kafka_testutil.h"
 #include "support/weir_testutil.h"
 #include "weir/kafka.h"
 #include "weir/stream.h"
@@ -119,9 +120,7 @@ static weir_kafka_mock *cluster_with_records(int per, produced *pr)
         for (int i = 0; i < per; i++) {
             char v[32];
             int len = snprintf(v, sizeof v, "v=%d", p * per + i);
-            rd_kafka_resp_err_t e = rd_kafka_producev(
-                rk, RD_KAFKA_V_TOPIC("t"), RD_KAFKA_V_PARTITION(p), RD_KAFKA_V_VALUE(v, len),
-                RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY), RD_KAFKA_V_END);
+            rd_kafka_resp_err_t e = tk_produce(rk, "t", p, v, (size_t)len, -1, NULL, NULL);
             cr_assert_eq(e, 0, "produce: %s", rd_kafka_err2str(e));
         }
     }

@@ -52,9 +52,11 @@ Test(kafka_markers, what_is_not_a_marker_is_refused)
                                 "0 1 WW 5",
                                 "0 1 W -",
                                 "0 1 W 99999999999999999999",
-                                "0 1 W 12345678901234567890123456789012345678901234567890"
-                                "1234567890123456789012345678901234567890123456789"};
-    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+                                /* longer than any marker */
+                                ("0 1 W 1234567890123456789012345678901234567890123456789"
+                                 "0123456789012345678901234567890123456789012345678"),
+                                NULL};
+    for (size_t i = 0; bad[i]; i++) {
         weir__kafka_marker m;
         cr_assert_eq(weir__kafka_marker_parse(bad[i], strlen(bad[i]), &m), WEIR_EFORMAT, "\"%s\"",
                      bad[i]);

@@ -47,12 +47,7 @@ static void produce_input(weir_kafka_mock *m)
         for (int i = 0; i < PER_PARTITION; i++) {
             char v[64];
             int len = snprintf(v, sizeof v, "k=%d v=%d", (7 * i + p) % KEYS, i + 1000 * p);
-            cr_assert_eq(rd_kafka_producev(rk, RD_KAFKA_V_TOPIC("in"), RD_KAFKA_V_PARTITION(p),
-                                           RD_KAFKA_V_VALUE(v, (size_t)len),
-                                           RD_KAFKA_V_TIMESTAMP(1 + 5 * i + p),
-                                           RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY),
-                                           RD_KAFKA_V_END),
-                         0);
+            cr_assert_eq(tk_produce(rk, "in", p, v, (size_t)len, 1 + 5 * i + p, NULL, NULL), 0);
         }
     }
     cr_assert_eq(rd_kafka_flush(rk, 10000), 0);
@@ -273,10 +268,7 @@ Test(kafka_scaleout, two_instances_over_a_repartition_topic_give_one_instances_w
 static void write_marker(weir_kafka_mock *m, const char *text)
 {
     rd_kafka_t *rk = tk_producer(m);
-    cr_assert_eq(rd_kafka_producev(rk, RD_KAFKA_V_TOPIC("rekey"), RD_KAFKA_V_PARTITION(0),
-                                   RD_KAFKA_V_HEADER("weir-wm", text, (ssize_t)strlen(text)),
-                                   RD_KAFKA_V_END),
-                 0);
+    cr_assert_eq(tk_produce(rk, "rekey", 0, NULL, 0, -1, "weir-wm", text), 0);
     cr_assert_eq(rd_kafka_flush(rk, 10000), 0);
     rd_kafka_destroy(rk);
 }

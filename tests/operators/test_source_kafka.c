@@ -41,10 +41,8 @@ static void produce_with(rd_kafka_t *rk, const char *topic, int32_t partition, i
     for (int i = 0; i < n; i++) {
         char v[64];
         int len = snprintf(v, sizeof v, "v=%" PRId64, first + i);
-        rd_kafka_resp_err_t e = rd_kafka_producev(
-            rk, RD_KAFKA_V_TOPIC(topic), RD_KAFKA_V_PARTITION(partition), RD_KAFKA_V_VALUE(v, len),
-            RD_KAFKA_V_TIMESTAMP(ts0 + i * step), RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY),
-            RD_KAFKA_V_END);
+        rd_kafka_resp_err_t e =
+            tk_produce(rk, topic, partition, v, (size_t)len, ts0 + i * step, NULL, NULL);
         cr_assert_eq(e, 0, "produce: %s", rd_kafka_err2str(e));
     }
     cr_assert_eq(rd_kafka_flush(rk, 10000), 0, "flush");
@@ -238,9 +236,7 @@ Test(source_kafka, skip_error_and_oversized_records)
     produce(m, "t", 0, 3, 0, 0, 1);
     /* a "skip" record among them */
     rd_kafka_t *rk = tk_producer(m);
-    cr_assert_eq(rd_kafka_producev(rk, RD_KAFKA_V_TOPIC("t"), RD_KAFKA_V_PARTITION(0),
-                                   RD_KAFKA_V_VALUE("skip", 4), RD_KAFKA_V_END),
-                 0);
+    cr_assert_eq(tk_produce(rk, "t", 0, "skip", 4, -1, NULL, NULL), 0);
     rd_kafka_flush(rk, 10000);
     produce(m, "t", 0, 2, 3, 0, 1);
     const char *topic[] = {"t"};
@@ -260,9 +256,7 @@ Test(source_kafka, skip_error_and_oversized_records)
               "%s", weir_job_error(job));
     weir_job_destroy(job);
 
-    cr_assert_eq(rd_kafka_producev(rk, RD_KAFKA_V_TOPIC("t"), RD_KAFKA_V_PARTITION(0),
-                                   RD_KAFKA_V_VALUE("garbage", 7), RD_KAFKA_V_END),
-                 0);
+    cr_assert_eq(tk_produce(rk, "t", 0, "garbage", 7, -1, NULL, NULL), 0);
     rd_kafka_flush(rk, 10000);
     rd_kafka_destroy(rk);
     kc.max_value_bytes = 0;
@@ -282,9 +276,7 @@ Test(source_kafka, a_deserializer_result_out_of_the_convention_fails_the_job)
     cr_assert_eq(weir_kafka_mock_topic(m, "t", 1), 0);
     produce(m, "t", 0, 2, 0, 0, 1);
     rd_kafka_t *rk = tk_producer(m);
-    cr_assert_eq(rd_kafka_producev(rk, RD_KAFKA_V_TOPIC("t"), RD_KAFKA_V_PARTITION(0),
-                                   RD_KAFKA_V_VALUE("two", 3), RD_KAFKA_V_END),
-                 0);
+    cr_assert_eq(tk_produce(rk, "t", 0, "two", 3, -1, NULL, NULL), 0);
     rd_kafka_flush(rk, 10000);
     rd_kafka_destroy(rk);
     const char *topic[] = {"t"};

@@ -1,12 +1,13 @@
 /* kafka_testutil.h — what the Kafka tests share: a one-broker mock cluster
  * that fails the test when it cannot start, a plain producer connected to
- * it, and a serializer's key and value written as text into the record's
- * scratch buffer. */
+ * it, producing one record, and a serializer's key and value written as
+ * text into the record's scratch buffer. */
 #ifndef WEIR_TESTS_KAFKA_TESTUTIL_H
 #define WEIR_TESTS_KAFKA_TESTUTIL_H
 
 #include <criterion/criterion.h>
 #include <librdkafka/rdkafka.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "weir/kafka.h"
@@ -30,6 +31,46 @@ static inline rd_kafka_t *tk_producer(weir_kafka_mock *m)
     rd_kafka_t *rk = rd_kafka_new(RD_KAFKA_PRODUCER, conf, err, sizeof err);
     cr_assert_not_null(rk, "%s", err);
     return rk;
+}
+
+/* Produces one record (copied) to topic-partition: `value` of len bytes
+ * (NULL: none), the Kafka timestamp ts (< 0: the producer's clock), and a
+ * header `header`=`text` if header is not NULL. Through rd_kafka_produceva:
+ * rd_kafka_producev's argument macros are GNU statement expressions, which
+ * a pedantic clang build refuses. */
+static inline rd_kafka_resp_err_t tk_produce(rd_kafka_t *rk, const char *topic, int32_t partition,
+                                             const void *value, size_t len, int64_t ts,
+                                             const char *header, const char *text)
+{
+    rd_kafka_vu_t vu[6];
+    size_t n = 0;
+    vu[n].vtype = RD_KAFKA_VTYPE_TOPIC;
+    vu[n++].u.cstr = topic;
+    vu[n].vtype = RD_KAFKA_VTYPE_PARTITION;
+    vu[n++].u.i32 = partition;
+    vu[n].vtype = RD_KAFKA_VTYPE_MSGFLAGS;
+    vu[n++].u.i = RD_KAFKA_MSG_F_COPY;
+    if (value) {
+        vu[n].vtype = RD_KAFKA_VTYPE_VALUE;
+        vu[n].u.mem.ptr = (void *)(uintptr_t)value;
+        vu[n++].u.mem.size = len;
+    }
+    if (ts >= 0) {
+        vu[n].vtype = RD_KAFKA_VTYPE_TIMESTAMP;
+        vu[n++].u.i64 = ts;
+    }
+    if (header) {
+        vu[n].vtype = RD_KAFKA_VTYPE_HEADER;
+        vu[n].u.header.name = header;
+        vu[n].u.header.val = text;
+        vu[n++].u.header.size = (ssize_t)strlen(text);
+    }
+    rd_kafka_error_t *e = rd_kafka_produceva(rk, vu, n);
+    if (!e)
+        return RD_KAFKA_RESP_ERR_NO_ERROR;
+    rd_kafka_resp_err_t code = rd_kafka_error_code(e);
+    rd_kafka_error_destroy(e);
+    return code;
 }
 
 /* The record's key (NULL: none) and value, copied into its scratch. */
