@@ -64,6 +64,12 @@ struct weir_job {
      * subtask runs only when credit comes back, so this stays near the
      * number of credits (the tests check it). */
     unsigned long futile_steps;
+    /* Spins before parking that ran all their looks without finding work or
+     * yielding their CPU to a thread that wanted it, summed over the workers
+     * when they have been joined. Where workers share a CPU the waiting one
+     * yields it to the other, so a hand-off costs no spin to the end (the
+     * tests check it). */
+    unsigned long spins_to_end;
     weir__diag_stats diag_stats; /* set when the diagnostic channel stops */
 
     /* Checkpoints: copies of the config's paths, the key groups in use (the

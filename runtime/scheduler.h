@@ -6,9 +6,10 @@
  * returned a batch it was waiting for, a timer — sets the flag with a CAS and,
  * if it won, queues it: on the same worker straight into the local FIFO, from
  * another thread through the worker's wait-free inbox (liburcu cds_wfcq,
- * many producers, one consumer). A worker with nothing runnable parks on a
- * futex and is woken by whoever queues work for it, or by its earliest timer.
- * An idle pipeline therefore uses no CPU.
+ * many producers, one consumer). A worker with nothing runnable spins a
+ * little (yielding its CPU to any thread that wants it) and then parks on a
+ * futex, woken by whoever queues work for it, or by its earliest timer. An
+ * idle pipeline therefore uses no CPU.
  *
  * Hand-offs. Lost wake-ups are excluded the Dekker way: the notifier
  * publishes (a batch, a credit, a queued subtask) and then looks at a flag
@@ -56,6 +57,9 @@ typedef struct weir__worker {
     struct weir__subtask **owned;
     int nowned;
     struct weir__diag_ring *diag;
+    /* Spins before parking that looked SPIN_BEFORE_PARK times in vain with
+     * every yield returning at once (scheduler.c, spin_for_work). */
+    unsigned long spins_to_end;
     /* The earliest deadline of this worker's subtasks, published by it as it
      * parks, before it stops counting itself in job->running; the virtual
      * clock's advance reads it instead of the subtasks. Relaxed: the RMWs on

@@ -13,17 +13,22 @@
  *   - the virtual clock moves only when every worker parked, reading the
  *     earliest deadline each worker published as it parked (advance_virtual);
  *   - the diagnostic collector parks on empty rings and is woken by the
- *     event a worker published (diag.c ring_commit / park).
+ *     event a worker published (diag.c ring_commit / park);
+ *   - two workers on one CPU: the one waiting for work yields the CPU to
+ *     the one that will queue it instead of spinning it away
+ *     (spin_for_work).
  *
  * Each run is bounded: a few hundred waits of 1 ms of the system clock, or
  * some thousands of single-record batches (well under a second in a release
  * build, a few seconds under the sanitizers).
  */
 #include <criterion/criterion.h>
+#include <errno.h>
 #include <sched.h>
 #include <stdatomic.h>
 #include <string.h>
 
+#include "job_state.h"
 #include "support/weir_testutil.h"
 
 enum { NAPS = 200, FLOOD = WEIR_TEST_SANITIZED ? 5000 : 20000 };
@@ -226,4 +231,42 @@ Test(handoffs, the_collector_is_woken_by_the_next_event, .timeout = 60)
     }
     cr_assert_eq(records, (size_t)NAPS, "%zu record events for %d records", records, NAPS);
     weir_diag_memory_destroy(mem);
+}
+
+/* Two workers pinned to one CPU hand single-record batches to each other
+ * (each record is a batch to the consumer and a credit back): whenever one
+ * waits, the other is the thread that will queue its work, and it can only
+ * run on the CPU the waiting one holds. A worker's spin before parking must
+ * give it that CPU: a spin of pauses alone kept it for all of its looks at
+ * every hand-off (some 45 us each), so that on a loaded machine two such
+ * workers ran many times slower than with no spin at all, and
+ * backpressure::repeated_runs_no_lost_wakeup passed its timeout. Counted,
+ * not timed: spins that looked in vain to the end with the CPU to
+ * themselves; before, almost every hand-off that parked had one. */
+Test(handoffs, workers_sharing_a_cpu_yield_it_while_they_wait, .timeout = 120)
+{
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    int cpu = sched_getcpu();
+    cr_assert_geq(cpu, 0, "sched_getcpu: %s", strerror(errno));
+    CPU_SET(cpu, &one);
+    /* The workers start on this thread and keep its CPU set. */
+    cr_assert_eq(sched_setaffinity(0, sizeof one, &one), 0, "sched_setaffinity: %s",
+                 strerror(errno));
+    weir_job *job = tu_job(&(weir_job_config){.workers = 2,
+                                              .parallelism = 1,
+                                              .batch_capacity = 1,
+                                              .channel_batches = 1,
+                                              .diag = {.level = WEIR_DIAG_OFF}});
+    drip d = {.limit = FLOOD};
+    weir_stream *s = add_drip(job, &d, 1);
+    tally t = {0};
+    cr_assert_not_null(weir_sink_callback(weir_stream_rebalance(s), tally_sink, &t));
+    tu_run_ok(job);
+    unsigned long to_end = job->spins_to_end;
+    weir_job_destroy(job);
+    assert_tally(&t, FLOOD, (uint64_t)FLOOD * (FLOOD - 1) / 2);
+    cr_log_info("%d records, %lu spins to the end", FLOOD, to_end);
+    cr_assert_lt(to_end, (unsigned long)FLOOD / 100,
+                 "%lu spins held the one CPU to their end for %d records", to_end, FLOOD);
 }
