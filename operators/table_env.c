@@ -71,6 +71,7 @@ void weir_table_env_destroy(weir_table_env *env)
         free(t);
         t = n;
     }
+    free(env->names);
     free(env);
 }
 
@@ -85,12 +86,44 @@ void *weir__table_fail(weir_table_env *env, int err, const char *fmt, ...)
     return NULL;
 }
 
-static bool node_named(const weir_table_env *env, const char *name)
+/* ---- node names: a hash set of the names given ------------------------------- */
+
+static size_t name_hash(const char *s)
 {
-    for (const weir_table *t = env->nodes; t; t = t->next_alloc)
-        if (t->name && strcmp(t->name, name) == 0)
-            return true;
-    return false;
+    size_t h = 1469598103934665603u; /* FNV-1a */
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211u;
+    return h;
+}
+
+/* The slot of `name`, or the empty slot where it would go. */
+static weir__name_slot *name_slot(const weir_table_env *env, const char *name)
+{
+    size_t mask = env->names_cap - 1;
+    for (size_t i = name_hash(name) & mask;; i = (i + 1) & mask)
+        if (!env->names[i].name || strcmp(env->names[i].name, name) == 0)
+            return &env->names[i];
+}
+
+/* Room for one more name (the table at most half full). 0 or WEIR_ENOMEM. */
+static int names_reserve(weir_table_env *env)
+{
+    if (2 * (env->nnames + 1) <= env->names_cap)
+        return 0;
+    size_t cap = env->names_cap ? 2 * env->names_cap : 64;
+    weir__name_slot *old = env->names;
+    size_t old_cap = env->names_cap;
+    env->names = calloc(cap, sizeof *env->names);
+    if (!env->names) {
+        env->names = old;
+        return WEIR_ENOMEM;
+    }
+    env->names_cap = cap;
+    for (size_t i = 0; i < old_cap; i++)
+        if (old[i].name)
+            *name_slot(env, old[i].name) = old[i];
+    free(old);
+    return 0;
 }
 
 weir_table *weir__table_node(weir_table_env *env, weir_table *input, const char *fmt, ...)
@@ -103,16 +136,28 @@ weir_table *weir__table_node(weir_table_env *env, weir_table *input, const char 
     va_end(ap);
     /* A job's operator names are unique: a second node of the same name (a
      * table read twice, the same projection on both sides of a UNION ALL)
-     * is NAME#2, then NAME#3, ... */
-    size_t base = strlen(name);
-    for (int k = 2; node_named(env, name); k++)
-        snprintf(name + base, sizeof name - base, "#%d", k);
-    if (t)
+     * is NAME#2, then NAME#3, ... The set of names keeps, for each name,
+     * the suffix to try next, so that n nodes of one name cost O(n), not
+     * the O(n^2) name searches of trying #2, #3, ... each time. */
+    if (t && names_reserve(env) == 0) {
+        weir__name_slot *sl = name_slot(env, name);
+        if (sl->name) {
+            /* room for the suffix in a name cut to the buffer */
+            size_t base = strlen(name) < sizeof name - 16 ? strlen(name) : sizeof name - 16;
+            int k = sl->next;
+            do
+                snprintf(name + base, sizeof name - base, "#%d", k++);
+            while (name_slot(env, name)->name);
+            sl->next = k;
+        }
         t->name = strdup(name);
+    }
     if (!t || !t->name) {
         free(t);
         return weir__table_fail(env, WEIR_ENOMEM, "%s: out of memory", name);
     }
+    *name_slot(env, t->name) = (weir__name_slot){.name = t->name, .next = 2};
+    env->nnames++;
     t->env = env;
     t->input = input;
     t->rowtime = -1;

@@ -162,10 +162,19 @@ static inline void weir__read_value(const unsigned char *p, weir_type_id id, wei
 
 /* ---- plan nodes ------------------------------------------------------------ */
 
+/* A node name the environment has given, for unique names in O(1): `next`
+ * is the suffix to try next when a node of this name is made again. */
+typedef struct weir__name_slot {
+    const char *name; /* a node's name (the node owns it); NULL: empty */
+    int next;
+} weir__name_slot;
+
 struct weir_table_env {
     weir_job *job;
     weir_table_config config;
     weir_table *nodes; /* every node, newest first */
+    weir__name_slot *names; /* open addressing, a power of two slots */
+    size_t nnames, names_cap;
 };
 
 struct weir_table {
@@ -185,6 +194,12 @@ struct weir_table {
     void *impl;          /* the operator's configuration, owned */
     void (*impl_free)(void *impl);
 };
+
+/* How many nodes env has made (the size of its plan). */
+static inline size_t weir__table_env_nodes(const weir_table_env *env)
+{
+    return env->nnames;
+}
 
 /* A new node (name formatted), linked into env; NULL after recording an
  * out-of-memory error. */

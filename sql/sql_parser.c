@@ -130,11 +130,18 @@ static void *alloc(parser *p, size_t n)
     return v;
 }
 
-/* Grows an array of the arena by one element (the old block is left in the
- * arena: statements are small). */
+/* Makes room for element n of an array of the arena that holds n. Its
+ * capacity is implicit: 4, then the power of two at or above n; a full
+ * array moves to a block twice its size (the old block stays in the arena,
+ * so an array of n elements has taken under 2n in all, and a script's
+ * memory is linear in its length: growing by one element at a time took
+ * the square of it). */
 static void *grow(parser *p, void *v, int n, size_t elem)
 {
-    void *nv = alloc(p, (size_t)(n + 1) * elem);
+    if (n > 0 && (n < 4 || (n & (n - 1)) != 0))
+        return v; /* room below the capacity */
+    size_t cap = n == 0 ? 4 : 2 * (size_t)n;
+    void *nv = alloc(p, cap * elem);
     if (nv && n > 0)
         memcpy(nv, v, (size_t)n * elem);
     return nv;

@@ -30,6 +30,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "../operators/table_internal.h"
 #include "sql_internal.h"
 #include "sql_lexer.h"
 #include "sql_text.h"
@@ -43,11 +44,21 @@ typedef struct planner {
     weir_table_env *env;
     sql_script *sc;
     int depth; /* views and subqueries being planned around this one */
+    /* The table or view the statement itself reads that is being planned
+     * (set outside views): where a plan too large is reported. */
+    sql_script *top_sc;
+    sql_span top_name;
 } planner;
 
 /* Views and subqueries inside each other deeper than this are refused: the
  * planner recurses per level, with its texts on the stack. */
 #define PLAN_MAX_DEPTH 32
+
+/* The most table nodes a query's plan may have. A view is planned anew
+ * wherever a query reads it, so views that each read the one before twice
+ * (a UNION ALL of it with itself) double the plan at each level: without
+ * a bound, twenty such levels would plan a million sources. */
+#define PLAN_MAX_NODES 1000
 
 /* The tokens of a span, with their offsets in the statements' text. */
 typedef struct span_toks {
@@ -196,7 +207,7 @@ static int check_span(planner *p, sql_span sp, const weir_schema *schema)
 static weir_table *plan_query(planner *p, const sql_query *q);
 static weir_table *plan_union(planner *p, const sql_query *q);
 
-static weir_table *plan_name(planner *p, sql_span name_span)
+static weir_table *plan_read(planner *p, sql_span name_span)
 {
     char *name = sql_unquote(p->sc, name_span);
     if (!name)
@@ -209,12 +220,33 @@ static weir_table *plan_name(planner *p, sql_span name_span)
                             "unknown table '%s' (did you mean '%s'?)", name, hint);
         return sql_fail(p->s, p->sc, name_span.start, "unknown table '%s'", name);
     }
+    if (weir__table_env_nodes(p->env) >= PLAN_MAX_NODES) {
+        char *top = sql_unquote(p->top_sc, p->top_name);
+        return sql_fail(p->s, p->top_sc, p->top_name.start,
+                        "reading '%s' makes the query's plan larger than %d nodes, weir's limit "
+                        "(a view is planned anew at each read: views that each read the one "
+                        "before twice double the plan at each level)",
+                        top ? top : "", PLAN_MAX_NODES);
+    }
     if (!r->view)
         return sql_catalog_open(p->s, p->job, p->env, r, p->sc, name_span.start);
     /* A view is planned anew where it is read, in its own statements' text. */
     planner vp = *p;
     vp.sc = r->script;
     return plan_query(&vp, r->stmt->query);
+}
+
+/* A table or view by name; a read by the statement itself is where a plan
+ * too large is reported. */
+static weir_table *plan_name(planner *p, sql_span name_span)
+{
+    if (p->top_sc)
+        return plan_read(p, name_span);
+    p->top_sc = p->sc;
+    p->top_name = name_span;
+    weir_table *t = plan_read(p, name_span);
+    p->top_sc = NULL;
+    return t;
 }
 
 /* An interval argument of a window in milliseconds, > 0. */
