@@ -687,9 +687,9 @@ weir_table *weir_table_select(weir_table *in, const char *items)
     if (!items)
         return weir__table_fail(env, WEIR_EINVAL, "weir_table_select: items are required");
     weir__list sp;
-    if (weir__list_split(items, &sp) || sp.n == 0)
-        return weir__table_fail(env, WEIR_EINVAL, "weir_table_select: bad list '%s' (an empty "
-                                "item, or unbalanced parentheses or quotes)", items);
+    int lr = weir__list_split(items, &sp);
+    if (lr || sp.n == 0)
+        return weir__list_fail(env, "weir_table_select", lr, items);
     weir_table *t = weir__table_node(env, in, "Calc(select=[%s])", items);
     if (!t)
         return NULL;
@@ -701,12 +701,12 @@ weir_table *weir_table_select(weir_table *in, const char *items)
     weir__item_names nm = {.n = 0};
     weir_type types[WEIR__LIST_MAX];
     for (int i = 0; i < sp.n; i++) {
-        char text[1024], err[1400];
-        if (sp.lens[i] >= sizeof text)
-            return weir__table_fail(env, WEIR_EINVAL, "weir_table_select: item %d too long", i);
-        memcpy(text, sp.items[i], sp.lens[i]);
-        text[sp.lens[i]] = 0;
+        char err[1024];
+        char *text = weir__list_dup(&sp, i);
+        if (!text)
+            return weir__table_fail(env, WEIR_ENOMEM, "weir_table_select: out of memory");
         int r = weir_expr_compile_item(text, in->schema, 0, &impl->items[i], err, sizeof err);
+        free(text);
         if (r)
             return weir__table_fail(env, r, "weir_table_select: %s", err);
         impl->nitems = i + 1;

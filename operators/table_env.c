@@ -254,6 +254,47 @@ int weir__list_split(const char *list, weir__list *out)
     return weir_expr_split(list, list_one, out);
 }
 
+char *weir__list_dup(const weir__list *l, int i)
+{
+    char *s = malloc(l->lens[i] + 1);
+    if (s) {
+        memcpy(s, l->items[i], l->lens[i]);
+        s[l->lens[i]] = 0;
+    }
+    return s;
+}
+
+void *weir__list_fail(weir_table_env *env, const char *what, int r, const char *list)
+{
+    if (r == WEIR_ERANGE)
+        return weir__table_fail(env, WEIR_EINVAL, "%s: a list of more than %d items (the table "
+                                "layer's limit)", what, WEIR__LIST_MAX);
+    char echo[WEIR__EXPR_ECHO + 4];
+    return weir__table_fail(env, WEIR_EINVAL, "%s: bad list '%s' (an empty item, or unbalanced "
+                            "parentheses or quotes)", what, weir__expr_echo(list, echo));
+}
+
+bool weir__list_name(const char *item, size_t len, char *buf, size_t size)
+{
+    size_t n = 0;
+    if (len >= 2 && item[0] == '`' && item[len - 1] == '`') {
+        for (size_t i = 1; i + 1 < len; i++) {
+            if (n + 1 >= size)
+                return false;
+            buf[n++] = item[i];
+            if (item[i] == '`' && item[i + 1] == '`')
+                i++;
+        }
+    } else {
+        if (len >= size)
+            return false;
+        memcpy(buf, item, len);
+        n = len;
+    }
+    buf[n] = 0;
+    return true;
+}
+
 int weir__list_item(const weir__list *l, int i, char *buf, size_t size)
 {
     if (l->lens[i] >= size)

@@ -81,6 +81,21 @@ typedef struct parser {
     weir__enode *first_agg;
 } parser;
 
+const char *weir__expr_echo(const char *text, char *buf)
+{
+    size_t n = strlen(text);
+    if (n <= WEIR__EXPR_ECHO + 3) {
+        memcpy(buf, text, n + 1);
+        return buf;
+    }
+    n = WEIR__EXPR_ECHO;
+    while (n > 0 && ((unsigned char)text[n] & 0xC0) == 0x80)
+        n--; /* text[n] continues a character: cut before the character */
+    memcpy(buf, text, n);
+    memcpy(buf + n, "...", 4);
+    return buf;
+}
+
 static void perr(parser *p, int pos, const char *fmt, ...) WEIR_PRINTF(3, 4);
 static void perr(parser *p, int pos, const char *fmt, ...)
 {
@@ -89,7 +104,8 @@ static void perr(parser *p, int pos, const char *fmt, ...)
     p->failed = WEIR_EINVAL;
     if (!p->err || !p->errsize)
         return;
-    int n = snprintf(p->err, p->errsize, "%s at %d: ", p->text, pos);
+    char echo[WEIR__EXPR_ECHO + 4];
+    int n = snprintf(p->err, p->errsize, "%s at %d: ", weir__expr_echo(p->text, echo), pos);
     if (n < 0 || (size_t)n >= p->errsize)
         return;
     va_list ap;
@@ -504,35 +520,43 @@ static weir__enode *parse_type_cast(parser *p, int pos)
     return c;
 }
 
+/* Appends x to n->args (as many as the expression has: an IN list or a
+ * CASE of any length), growing it by doubling. false after an error. */
+static bool push_arg(parser *p, weir__enode *n, weir__enode *x, int *cap)
+{
+    if (n->nargs == *cap) {
+        int c = *cap ? 2 * *cap : 4;
+        weir__enode **v = realloc(n->args, (size_t)c * sizeof *v);
+        if (!v) {
+            perr(p, n->pos, "out of memory");
+            return false;
+        }
+        n->args = v;
+        *cap = c;
+    }
+    n->args[n->nargs++] = x;
+    return true;
+}
+
 /* Parses "(args...)" of a function call into n->args. */
 static bool parse_args(parser *p, weir__enode *n, int min, int max)
 {
     expect_sym(p, "(");
-    weir__enode *tmp[64];
-    int k = 0;
+    int cap = 0;
     if (!is_sym(&p->t, ")")) {
         do {
-            if (k == 64) {
-                perr(p, p->t.pos, "too many arguments");
+            weir__enode *x = parse_or(p);
+            if (!p->failed && !push_arg(p, n, x, &cap))
                 return false;
-            }
-            tmp[k++] = parse_or(p);
         } while (!p->failed && accept_sym(p, ","));
     }
     expect_sym(p, ")");
     if (p->failed)
         return false;
-    if (k < min || k > max) {
-        perr(p, n->pos, "wrong number of arguments (%d)", k);
+    if (n->nargs < min || (max >= 0 && n->nargs > max)) {
+        perr(p, n->pos, "wrong number of arguments (%d)", n->nargs);
         return false;
     }
-    n->args = calloc((size_t)k + 1, sizeof *n->args);
-    if (!n->args) {
-        perr(p, n->pos, "out of memory");
-        return false;
-    }
-    memcpy(n->args, tmp, (size_t)k * sizeof *tmp);
-    n->nargs = k;
     return true;
 }
 
@@ -697,13 +721,8 @@ static weir__enode *parse_case(parser *p, int pos)
     weir__enode *n = node(p, OP_CASE, pos);
     if (!n)
         return NULL;
-    weir__enode *tmp[128];
-    int k = 0;
+    int cap = 0;
     while (accept_kw(p, "WHEN")) {
-        if (k + 3 > 128) {
-            perr(p, p->t.pos, "too many WHENs");
-            return NULL;
-        }
         weir__enode *c = parse_or(p);
         if (c)
             retype_null(c, mk(WEIR_TYPE_BOOLEAN, false));
@@ -716,17 +735,20 @@ static weir__enode *parse_case(parser *p, int pos)
             perr(p, p->t.pos, "expected THEN");
             return NULL;
         }
-        tmp[k++] = c;
-        tmp[k++] = parse_or(p);
-        if (p->failed)
+        if (!push_arg(p, n, c, &cap))
+            return NULL;
+        weir__enode *v = parse_or(p);
+        if (p->failed || !push_arg(p, n, v, &cap))
             return NULL;
     }
-    if (k == 0) {
+    if (n->nargs == 0) {
         perr(p, p->t.pos, "expected WHEN");
         return NULL;
     }
     if (accept_kw(p, "ELSE")) {
-        tmp[k++] = parse_or(p);
+        weir__enode *v = parse_or(p);
+        if (p->failed || !push_arg(p, n, v, &cap))
+            return NULL;
         n->has_else = true;
     }
     if (!accept_kw(p, "END")) {
@@ -735,16 +757,14 @@ static weir__enode *parse_case(parser *p, int pos)
     }
     if (p->failed)
         return NULL;
-    n->args = calloc((size_t)k, sizeof *n->args);
-    if (!n->args) {
+    int k = n->nargs;
+    /* The values: each THEN's, then the ELSE's. NULL without an ELSE. */
+    int pairs = n->has_else ? (k - 1) / 2 : k / 2;
+    weir__enode ***vals = malloc((size_t)(pairs + 1) * sizeof *vals);
+    if (!vals) {
         perr(p, pos, "out of memory");
         return NULL;
     }
-    memcpy(n->args, tmp, (size_t)k * sizeof *tmp);
-    n->nargs = k;
-    /* The values: each THEN's, then the ELSE's. NULL without an ELSE. */
-    int pairs = n->has_else ? (k - 1) / 2 : k / 2;
-    weir__enode **vals[129];
     int nv = 0;
     bool nn = n->has_else;
     for (int i = 0; i < pairs; i++)
@@ -753,25 +773,31 @@ static weir__enode *parse_case(parser *p, int pos)
         vals[nv++] = &n->args[k - 1];
     for (int j = 0; j < nv; j++)
         nn = nn && (*vals[j])->type.not_null;
-    if (!common_type(p, vals, nv, true, mk(WEIR_TYPE_INT, false), nn, "CASE values", &n->type))
-        return NULL;
-    return n;
+    bool ok = common_type(p, vals, nv, true, mk(WEIR_TYPE_INT, false), nn, "CASE values",
+                          &n->type);
+    free(vals);
+    return ok ? n : NULL;
 }
 
 /* COALESCE(v, ...): the arguments' common type, NOT NULL if one is. */
 static weir__enode *finish_coalesce(parser *p, weir__enode *n)
 {
-    if (!parse_args(p, n, 1, 64))
+    if (!parse_args(p, n, 1, -1))
         return NULL;
-    weir__enode **vals[64];
+    weir__enode ***vals = malloc((size_t)n->nargs * sizeof *vals);
+    if (!vals) {
+        perr(p, n->pos, "out of memory");
+        return NULL;
+    }
     bool nn = false;
     for (int i = 0; i < n->nargs; i++) {
         vals[i] = &n->args[i];
         nn = nn || n->args[i]->type.not_null;
     }
-    if (!common_type(p, vals, n->nargs, false, mk(WEIR_TYPE_NULL, false), nn, "COALESCE", &n->type))
-        return NULL;
-    return n;
+    bool ok = common_type(p, vals, n->nargs, false, mk(WEIR_TYPE_NULL, false), nn, "COALESCE",
+                          &n->type);
+    free(vals);
+    return ok ? n : NULL;
 }
 
 /* MOD(a, b) of two integers. */
@@ -1164,7 +1190,7 @@ static weir__enode *parse_pred(parser *p)
     }
     if (accept_kw(p, "IN")) {
         weir__enode *n = node(p, OP_IN, pos);
-        if (!n || !parse_args(p, n, 1, 64))
+        if (!n || !parse_args(p, n, 1, -1))
             return NULL;
         n->a = a;
         n->negate = neg;

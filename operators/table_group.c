@@ -117,9 +117,10 @@ weir__key *weir__key_plan(weir_table_env *env, const weir_schema *in, const char
         return weir__table_fail(env, WEIR_ENOMEM, "%s: out of memory", what);
     k->in = in;
     weir__list l;
-    if (keys && weir__list_split(keys, &l)) {
+    int lr = keys ? weir__list_split(keys, &l) : 0;
+    if (lr) {
         free(k);
-        return weir__table_fail(env, WEIR_EINVAL, "%s: bad key list '%s'", what, keys);
+        return weir__list_fail(env, what, lr, keys);
     }
     if (!keys)
         l.n = 0;
@@ -127,14 +128,8 @@ weir__key *weir__key_plan(weir_table_env *env, const weir_schema *in, const char
     for (int i = 0; i < l.n; i++) {
         char name[256];
         int c = -1;
-        if (weir__list_item(&l, i, name, sizeof name) == 0) {
-            size_t n = strlen(name);
-            if (n >= 2 && name[0] == '`' && name[n - 1] == '`') {
-                memmove(name, name + 1, n - 2);
-                name[n - 2] = 0;
-            }
+        if (weir__list_name(l.items[i], l.lens[i], name, sizeof name))
             c = weir_schema_column_index(in, name);
-        }
         if (c < 0) {
             free(k);
             return weir__table_fail(env, WEIR_EINVAL, "%s: group key '%.*s' is not a column of "
@@ -565,12 +560,15 @@ static int compile_group_items(weir_table_env *env, const weir_table *in, group_
                                const weir__list *l, group_items *gi, const char *what)
 {
     for (int i = 0; i < l->n; i++) {
-        char text[1024], err[1400];
-        if (weir__list_item(l, i, text, sizeof text)) {
-            weir__table_fail(env, WEIR_EINVAL, "%s: item %d too long", what, i);
+        char err[1024], echo[WEIR__EXPR_ECHO + 4];
+        char *text = weir__list_dup(l, i);
+        if (!text) {
+            weir__table_fail(env, WEIR_ENOMEM, "%s: out of memory", what);
             return -1;
         }
         int r = weir_expr_compile_item(text, in->schema, 1, &g->items[i], err, sizeof err);
+        weir__expr_echo(text, echo);
+        free(text);
         if (r) {
             weir__table_fail(env, r, "%s: %s", what, err);
             return -1;
@@ -584,7 +582,7 @@ static int compile_group_items(weir_table_env *env, const weir_table *in, group_
                 grouped = grouped || (e->column >= 0 && e->column == g->key->keys[k]);
             if (!grouped) {
                 weir__table_fail(env, WEIR_EINVAL, "%s: '%s' is neither a group key nor an "
-                                 "aggregate", what, text);
+                                 "aggregate", what, echo);
                 return -1;
             }
             g->item_key[i] = e->column;
@@ -647,8 +645,9 @@ weir_table *weir_table_group_by(weir_table *in, const char *keys, const char *it
     if (!(in = normalize_upsert(in, what)))
         return NULL;
     weir__list l;
-    if (weir__list_split(items, &l) || l.n == 0)
-        return weir__table_fail(env, WEIR_EINVAL, "%s: bad list '%s'", what, items);
+    int lr = weir__list_split(items, &l);
+    if (lr || l.n == 0)
+        return weir__list_fail(env, what, lr, items);
     /* Flink's short name, as diagnostics show it: GroupAggregate(keys). */
     weir_table *t = weir__table_node(env, in, "GroupAggregate(%s)", keys ? keys : "");
     if (!t)

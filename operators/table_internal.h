@@ -219,6 +219,22 @@ typedef struct weir__list {
 int weir__list_split(const char *list, weir__list *out);
 /* Copies item i into buf (NUL-terminated); WEIR_ERANGE if it does not fit. */
 int weir__list_item(const weir__list *l, int i, char *buf, size_t size);
+/* Item i as a new string (the caller frees it), or NULL when out of memory. */
+char *weir__list_dup(const weir__list *l, int i);
+/* Records why weir__list_split refused `list` (its result r): more items
+ * than WEIR__LIST_MAX, or a malformed list. Returns NULL. */
+void *weir__list_fail(weir_table_env *env, const char *what, int r, const char *list);
+/* A name of a key list: `quoted` (a doubled back quote inside is one) or
+ * bare, into buf. false if it does not fit. */
+bool weir__list_name(const char *item, size_t len, char *buf, size_t size);
+
+/* An expression's text as a message echoes it: whole when short, else its
+ * first WEIR__EXPR_ECHO bytes (never cut inside a UTF-8 character) and
+ * "...", so that a message about a long expression keeps its reason. buf
+ * holds WEIR__EXPR_ECHO + 4 bytes; the echo is written there (the text may
+ * be freed after). Returns buf. */
+#define WEIR__EXPR_ECHO 60
+const char *weir__expr_echo(const char *text, char *buf);
 
 /* The output column names of a list of items, as Flink names them: an
  * item's alias (a bare column's is its name), else EXPR$i. */

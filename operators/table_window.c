@@ -230,8 +230,9 @@ static bool strip_window_keys(weir_table_env *env, const char *keys, char *buf, 
     if (!keys)
         return true;
     weir__list l;
-    if (weir__list_split(keys, &l)) {
-        weir__table_fail(env, WEIR_EINVAL, "%s: bad key list '%s'", what, keys);
+    int lr = weir__list_split(keys, &l);
+    if (lr) {
+        weir__list_fail(env, what, lr, keys);
         return false;
     }
     size_t n = 0;
@@ -322,12 +323,15 @@ static int compile_items(weir_table_env *env, const weir_table *in, const weir_s
 {
     *need_calc = false;
     for (int i = 0; i < l->n; i++) {
-        char text[1024], err[1400];
-        if (weir__list_item(l, i, text, sizeof text)) {
-            weir__table_fail(env, WEIR_EINVAL, "%s: item %d too long", what, i);
+        char err[1024], text[WEIR__EXPR_ECHO + 4];
+        char *item = weir__list_dup(l, i);
+        if (!item) {
+            weir__table_fail(env, WEIR_ENOMEM, "%s: out of memory", what);
             return -1;
         }
-        int r = weir_expr_compile_item(text, ischema, 1, &exprs[i], err, sizeof err);
+        int r = weir_expr_compile_item(item, ischema, 1, &exprs[i], err, sizeof err);
+        weir__expr_echo(item, text);
+        free(item);
         if (r) {
             weir__table_fail(env, r, "%s: %s", what, err);
             return -1;
@@ -488,18 +492,29 @@ weir_table *weir_table_window_aggregate(weir_table *in, const weir_table_window 
     if (window_input_refused(env, in))
         return NULL;
     weir_window_assigner assigner;
-    char wname[128], kbuf[1024];
-    if (!plan_window(env, w, &assigner, wname, sizeof wname) ||
-        !strip_window_keys(env, keys, kbuf, sizeof kbuf))
+    char wname[128];
+    if (!plan_window(env, w, &assigner, wname, sizeof wname))
         return NULL;
     weir__list l;
-    if (weir__list_split(items, &l) || l.n == 0)
-        return weir__table_fail(env, WEIR_EINVAL, "%s: bad list '%s'", what, items);
+    int lr = weir__list_split(items, &l);
+    if (lr || l.n == 0)
+        return weir__list_fail(env, what, lr, items);
+    /* the keys without the window's columns: never longer than the keys */
+    size_t ksize = (keys ? strlen(keys) : 0) + 1;
+    char *kbuf = malloc(ksize);
+    if (!kbuf)
+        return weir__table_fail(env, WEIR_ENOMEM, "%s: out of memory", what);
+    if (!strip_window_keys(env, keys, kbuf, ksize)) {
+        free(kbuf);
+        return NULL;
+    }
 
     /* The items, against t's columns and the window's. */
     weir_schema *ischema = items_schema(env, in);
-    if (!ischema)
+    if (!ischema) {
+        free(kbuf);
         return NULL;
+    }
     weir_expr **exprs = calloc((size_t)l.n, sizeof *exprs);
     int *arg_col = calloc((size_t)l.n, sizeof *arg_col);
     weir_table *t = NULL;
@@ -539,6 +554,7 @@ weir_table *weir_table_window_aggregate(weir_table *in, const weir_table_window 
         describe_output(env, in, impl, t) || add_window_operator(env, t, impl, src, assigner))
         goto fail;
     weir_schema_destroy(ischema);
+    free(kbuf);
     return t;
 
 fail:
@@ -547,5 +563,6 @@ fail:
     free(exprs);
     free(arg_col);
     weir_schema_destroy(ischema);
+    free(kbuf);
     return NULL;
 }

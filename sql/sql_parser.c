@@ -42,7 +42,7 @@ struct sql_arena {
     _Alignas(16) unsigned char data[];
 };
 
-static void *arena_alloc(sql_arena **a, size_t n)
+void *sql_arena_alloc(sql_arena **a, size_t n)
 {
     n = (n + 15) & ~(size_t)15;
     if (!*a || (*a)->used + n > (*a)->size) {
@@ -122,7 +122,7 @@ static void expected(parser *p, const char *what)
 
 static void *alloc(parser *p, size_t n)
 {
-    void *v = arena_alloc(&p->s->arena, n);
+    void *v = sql_arena_alloc(&p->s->arena, n);
     if (!v && !p->failed) {
         p->failed = -2;
         snprintf(p->err, p->errsize, "out of memory");
@@ -675,20 +675,24 @@ int sql_parse(const char *text, size_t len, sql_script *out, char *err, size_t e
     return 0;
 }
 
+void sql_arena_free(sql_arena **a)
+{
+    while (*a) {
+        sql_arena *n = (*a)->next;
+        free(*a);
+        *a = n;
+    }
+}
+
 void sql_script_free(sql_script *s)
 {
-    sql_arena *a = s->arena;
-    while (a) {
-        sql_arena *n = a->next;
-        free(a);
-        a = n;
-    }
+    sql_arena_free(&s->arena);
     memset(s, 0, sizeof *s);
 }
 
 char *sql_span_text(sql_script *s, sql_span sp)
 {
-    char *t = arena_alloc(&s->arena, (size_t)sp.len + 1);
+    char *t = sql_arena_alloc(&s->arena, (size_t)sp.len + 1);
     if (t)
         memcpy(t, s->text + sp.start, sp.len);
     return t;
@@ -700,7 +704,7 @@ char *sql_unquote(sql_script *s, sql_span sp)
     if (sp.len < 2 || (v[0] != '\'' && v[0] != '`'))
         return sql_span_text(s, sp);
     char q = v[0];
-    char *t = arena_alloc(&s->arena, sp.len);
+    char *t = sql_arena_alloc(&s->arena, sp.len);
     if (!t)
         return NULL;
     size_t n = 0;

@@ -15,7 +15,13 @@
 #include "sql_ast.h"
 #include "sql_lexer.h"
 
+/* An arena: blocks freed at once. */
 typedef struct sql_arena sql_arena;
+/* n zeroed bytes (16-aligned) in *a (NULL: a new arena), or NULL when out
+ * of memory. */
+void *sql_arena_alloc(sql_arena **a, size_t n);
+/* Frees every block of *a and sets it to NULL. */
+void sql_arena_free(sql_arena **a);
 
 typedef struct sql_script {
     const char *text; /* borrowed: the caller keeps it for the script's life */

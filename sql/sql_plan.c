@@ -35,14 +35,12 @@
 #include "sql_lexer.h"
 #include "sql_text.h"
 
-#define PLAN_MAX_KEYS 32
-#define PLAN_MAX_AGGS 64
-
 typedef struct planner {
     weir_sql_session *s;
     weir_job *job;
     weir_table_env *env;
     sql_script *sc;
+    sql_arena **tmp; /* the texts and arrays of this query's planning */
     int depth; /* views and subqueries being planned around this one */
     /* The table or view the statement itself reads that is being planned
      * (set outside views): where a plan too large is reported. */
@@ -66,16 +64,18 @@ typedef struct span_toks {
     bool ok;
 } span_toks;
 
-/* A grouped query's parts, as the rewriting needs them. */
+/* A grouped query's parts, as the rewriting needs them (arrays in the
+ * planner's arena: keys as many as GROUP BY has, aggregate calls growing
+ * as they are found). */
 typedef struct grouping {
     sql_window_kind window; /* the group window's or the TVF's kind, or NONE */
     bool tvf;
     int nkeys;
-    sql_span keys[PLAN_MAX_KEYS];
-    char key_names[PLAN_MAX_KEYS][SQL_NAME_MAX];
-    bool key_computed[PLAN_MAX_KEYS];
-    int naggs;
-    sql_span aggs[PLAN_MAX_AGGS];
+    sql_span *keys;
+    char (*key_names)[SQL_NAME_MAX];
+    bool *key_computed;
+    int naggs, aggs_cap;
+    sql_span *aggs;
 } grouping;
 
 static const char *const aggregate_names[] = {"COUNT", "SUM", "MIN", "MAX", "AVG", NULL};
@@ -176,10 +176,9 @@ static bool bare_name(planner *p, sql_span sp, char *out, size_t size)
 static int check_text(planner *p, const sql_text *t, const weir_schema *schema, bool item,
                       bool allow_agg)
 {
-    if (t->overflow) {
-        sql_fail(p->s, p->sc, t->npieces ? t->pieces[0].orig : 0,
-                 "an expression longer than %d bytes", SQL_TEXT_MAX - 1);
-        return WEIR_EINVAL;
+    if (t->nomem) {
+        sql_fail(p->s, p->sc, t->npieces ? t->pieces[0].orig : 0, "out of memory");
+        return WEIR_ENOMEM;
     }
     weir_expr *e = NULL;
     char msg[1024];
@@ -197,7 +196,7 @@ static int check_text(planner *p, const sql_text *t, const weir_schema *schema, 
 static int check_span(planner *p, sql_span sp, const weir_schema *schema)
 {
     sql_text t;
-    sql_text_init(&t);
+    sql_text_init(&t, p->tmp);
     sql_text_copy(&t, p->sc->text, sp.start, sp.len);
     return check_text(p, &t, schema, false, false);
 }
@@ -288,7 +287,7 @@ static int window_of(planner *p, const sql_window *w, const weir_table *t,
     int ci = weir_schema_column_index(schema, col);
     if (ci < 0) {
         sql_text tx;
-        sql_text_init(&tx);
+        sql_text_init(&tx, p->tmp);
         sql_text_copy(&tx, p->sc->text, w->time_col.start, w->time_col.len);
         if (check_text(p, &tx, schema, false, false) == 0) /* reports the column's hint */
             sql_fail(p->s, p->sc, w->time_col.start, "unknown column '%s'", col);
@@ -336,14 +335,24 @@ static weir_table *plan_from(planner *p, const sql_query *q)
 /* ---- rewriting a grouped query's expressions ----------------------------------------- */
 
 /* The hidden column of an aggregate call (added when new and `add`). -1 if
- * there is no room. */
+ * it is not there and not added, -2 when out of memory. */
 static int agg_index(planner *p, grouping *g, sql_span call, bool add)
 {
     for (int j = 0; j < g->naggs; j++)
         if (same_tokens(p, g->aggs[j], call))
             return j;
-    if (!add || g->naggs == PLAN_MAX_AGGS)
+    if (!add)
         return -1;
+    if (g->naggs == g->aggs_cap) {
+        int cap = g->aggs_cap ? 2 * g->aggs_cap : 8;
+        sql_span *v = sql_arena_alloc(p->tmp, (size_t)cap * sizeof *v);
+        if (!v)
+            return -2;
+        if (g->naggs)
+            memcpy(v, g->aggs, (size_t)g->naggs * sizeof *v);
+        g->aggs = v;
+        g->aggs_cap = cap;
+    }
     g->aggs[g->naggs] = call;
     return g->naggs++;
 }
@@ -401,9 +410,9 @@ static int rewrite(planner *p, grouping *g, sql_span sp, sql_text *out, bool col
             sql_span call = {.start = tok->start,
                              .len = t.v[end].start + t.v[end].len - tok->start};
             int j = agg_index(p, g, call, collect);
-            if (j < 0 && collect) {
-                sql_fail(p->s, p->sc, tok->start, "more than %d aggregate calls", PLAN_MAX_AGGS);
-                r = WEIR_EINVAL;
+            if (j == -2) {
+                sql_fail(p->s, p->sc, tok->start, "out of memory");
+                r = WEIR_ENOMEM;
                 break;
             }
             snprintf(name, sizeof name, "__agg%d", j);
@@ -458,12 +467,24 @@ static int item_name(planner *p, const sql_item *it, int i, char *out, size_t si
     return 0;
 }
 
+/* Appends `before` and the name in back quotes (a back quote in it
+ * doubled). */
+static void quoted_name(sql_text *t, const char *before, const char *name)
+{
+    sql_text_glue(t, before);
+    sql_text_glue(t, "`");
+    for (const char *q; (q = strchr(name, '`')); name = q + 1) {
+        sql_text_glue_n(t, name, (size_t)(q - name));
+        sql_text_glue(t, "``");
+    }
+    sql_text_glue(t, name);
+    sql_text_glue(t, "`");
+}
+
 /* Appends " AS `name`" (names are quoted: they may be EXPR$0 or a keyword). */
 static void glue_alias(sql_text *t, const char *name)
 {
-    sql_text_glue(t, " AS `");
-    sql_text_glue(t, name);
-    sql_text_glue(t, "`");
+    quoted_name(t, " AS ", name);
 }
 
 /* Appends `item` to a comma-separated list, after checking it alone
@@ -477,21 +498,10 @@ static int list_add(planner *p, sql_text *list, const sql_text *item, const weir
         return r;
     if (list->len)
         sql_text_glue(list, ", ");
-    for (int k = 0; k < item->npieces; k++) {
-        const sql_piece *pc = &item->pieces[k];
-        size_t end = k + 1 < item->npieces ? item->pieces[k + 1].out : item->len;
-        char piece[SQL_TEXT_MAX];
-        memcpy(piece, item->buf + pc->out, end - pc->out);
-        piece[end - pc->out] = '\0';
-        if (pc->replaced)
-            sql_text_put(list, pc->orig, piece);
-        else
-            sql_text_copy(list, p->sc->text, pc->orig, (uint32_t)(end - pc->out));
-    }
-    if (list->overflow) {
-        sql_fail(p->s, p->sc, item->npieces ? item->pieces[0].orig : 0,
-                 "a select list longer than %d bytes", SQL_TEXT_MAX - 1);
-        return WEIR_EINVAL;
+    sql_text_append(list, item);
+    if (list->nomem) {
+        sql_fail(p->s, p->sc, item->npieces ? item->pieces[0].orig : 0, "out of memory");
+        return WEIR_ENOMEM;
     }
     return 0;
 }
@@ -501,13 +511,13 @@ static weir_table *plan_select(planner *p, const sql_query *q, weir_table *t)
 {
     const weir_schema *schema = weir_table_schema(t);
     sql_text list;
-    sql_text_init(&list);
+    sql_text_init(&list, p->tmp);
     for (int i = 0; i < q->nitems; i++) {
         sql_text it;
         char name[SQL_NAME_MAX];
         if (item_name(p, &q->items[i], i, name, sizeof name))
             return sql_fail(p->s, p->sc, q->items[i].expr.start, "out of memory");
-        sql_text_init(&it);
+        sql_text_init(&it, p->tmp);
         sql_text_copy(&it, p->sc->text, q->items[i].expr.start, q->items[i].expr.len);
         glue_alias(&it, name);
         if (list_add(p, &list, &it, schema, false))
@@ -521,16 +531,13 @@ static weir_table *plan_select(planner *p, const sql_query *q, weir_table *t)
 static weir_table *plan_distinct(planner *p, const sql_query *q, weir_table *t)
 {
     const weir_schema *schema = weir_table_schema(t);
-    char cols[SQL_TEXT_MAX];
-    size_t n = 0;
-    for (int c = 0; c < weir_schema_ncolumns(schema); c++) {
-        int w = snprintf(cols + n, sizeof cols - n, "%s`%s`", c ? ", " : "",
-                         weir_schema_column_name(schema, c));
-        if (w < 0 || (size_t)w >= sizeof cols - n)
-            return sql_fail(p->s, p->sc, q->at.start, "too many columns for DISTINCT");
-        n += (size_t)w;
-    }
-    weir_table *out = weir_table_group_by(t, cols, cols);
+    sql_text cols;
+    sql_text_init(&cols, p->tmp);
+    for (int c = 0; c < weir_schema_ncolumns(schema); c++)
+        quoted_name(&cols, c ? ", " : "", weir_schema_column_name(schema, c));
+    if (cols.nomem)
+        return sql_fail(p->s, p->sc, q->at.start, "out of memory");
+    weir_table *out = weir_table_group_by(t, cols.buf, cols.buf);
     return out ? out : table_fail(p, q->at.start);
 }
 
@@ -549,6 +556,14 @@ static int group_keys(planner *p, const sql_query *q, grouping *g, weir_table **
 {
     const weir_schema *schema = weir_table_schema(*t);
     bool computed = false, has_start = false, has_end = false;
+    size_t n = q->ngroup ? (size_t)q->ngroup : 1;
+    g->keys = sql_arena_alloc(p->tmp, n * sizeof *g->keys);
+    g->key_names = sql_arena_alloc(p->tmp, n * sizeof *g->key_names);
+    g->key_computed = sql_arena_alloc(p->tmp, n * sizeof *g->key_computed);
+    if (!g->keys || !g->key_names || !g->key_computed) {
+        sql_fail(p->s, p->sc, q->at.start, "out of memory");
+        return WEIR_ENOMEM;
+    }
     for (int i = 0; i < q->ngroup; i++) {
         char name[SQL_NAME_MAX];
         sql_span sp = q->group[i];
@@ -556,10 +571,6 @@ static int group_keys(planner *p, const sql_query *q, grouping *g, weir_table **
             has_start = has_start || strcmp(name, "window_start") == 0;
             has_end = has_end || strcmp(name, "window_end") == 0;
             continue;
-        }
-        if (g->nkeys == PLAN_MAX_KEYS) {
-            sql_fail(p->s, p->sc, sp.start, "more than %d GROUP BY keys", PLAN_MAX_KEYS);
-            return WEIR_EINVAL;
         }
         int k = g->nkeys++;
         g->keys[k] = sp;
@@ -587,12 +598,9 @@ static int group_keys(planner *p, const sql_query *q, grouping *g, weir_table **
         return 0;
     /* every column, then the computed keys */
     sql_text list;
-    sql_text_init(&list);
-    for (int c = 0; c < weir_schema_ncolumns(schema); c++) {
-        char col[SQL_NAME_MAX + 4];
-        snprintf(col, sizeof col, "%s`%s`", c ? ", " : "", weir_schema_column_name(schema, c));
-        sql_text_glue(&list, col);
-    }
+    sql_text_init(&list, p->tmp);
+    for (int c = 0; c < weir_schema_ncolumns(schema); c++)
+        quoted_name(&list, c ? ", " : "", weir_schema_column_name(schema, c));
     for (int k = 0; k < g->nkeys; k++) {
         if (!g->key_computed[k])
             continue;
@@ -640,7 +648,7 @@ static int aggregate_items(planner *p, const sql_query *q, grouping *g, bool dir
         for (int i = 0; i < q->nitems; i++) {
             char name[SQL_NAME_MAX];
             sql_text it;
-            sql_text_init(&it);
+            sql_text_init(&it, p->tmp);
             if (item_name(p, &q->items[i], i, name, sizeof name))
                 return WEIR_ENOMEM;
             sql_tokens t = {0};
@@ -664,7 +672,7 @@ static int aggregate_items(planner *p, const sql_query *q, grouping *g, bool dir
     }
     for (int k = 0; k < g->nkeys; k++) {
         sql_text it;
-        sql_text_init(&it);
+        sql_text_init(&it, p->tmp);
         sql_text_put(&it, g->keys[k].start, g->key_names[k]);
         int r = list_add(p, list, &it, schema, true);
         if (r)
@@ -676,7 +684,7 @@ static int aggregate_items(planner *p, const sql_query *q, grouping *g, bool dir
     for (int j = 0; j < g->naggs; j++) {
         char name[32];
         sql_text it;
-        sql_text_init(&it);
+        sql_text_init(&it, p->tmp);
         snprintf(name, sizeof name, "__agg%d", j);
         sql_text_copy(&it, p->sc->text, g->aggs[j].start, g->aggs[j].len);
         glue_alias(&it, name);
@@ -688,15 +696,10 @@ static int aggregate_items(planner *p, const sql_query *q, grouping *g, bool dir
 }
 
 /* The group keys as the table layer's key list. */
-static void key_list(const grouping *g, char *out, size_t size)
+static void key_list(const grouping *g, sql_text *out)
 {
-    size_t n = 0;
-    out[0] = '\0';
-    for (int k = 0; k < g->nkeys && n < size; k++) {
-        int w = snprintf(out + n, size - n, "%s`%s`", k ? ", " : "", g->key_names[k]);
-        if (w > 0)
-            n += (size_t)w;
-    }
+    for (int k = 0; k < g->nkeys; k++)
+        quoted_name(out, k ? ", " : "", g->key_names[k]);
 }
 
 /* A select-list item that names a column of the input the aggregate does
@@ -715,10 +718,16 @@ static int not_grouped(planner *p, const sql_text *it, const weir_schema *agg_sc
         size_t pos;
         sql_expr_message(it->buf, msg, &pos);
         uint32_t at = it->npieces ? it->pieces[0].orig : 0;
-        sql_fail(p->s, p->sc, at, "expression '%.*s' is not being grouped",
-                 (int)(strstr(it->buf, " AS `") ? strstr(it->buf, " AS `") - it->buf
-                                                : (long)it->len),
-                 it->buf);
+        const char *as = strstr(it->buf, " AS `");
+        size_t n = as ? (size_t)(as - it->buf) : it->len;
+        char *expr = sql_arena_alloc(p->tmp, n + 1), echo[WEIR__EXPR_ECHO + 4];
+        if (!expr) {
+            sql_fail(p->s, p->sc, at, "out of memory");
+            return WEIR_ENOMEM;
+        }
+        memcpy(expr, it->buf, n);
+        sql_fail(p->s, p->sc, at, "expression '%s' is not being grouped",
+                 weir__expr_echo(expr, echo));
         return WEIR_EINVAL;
     }
     return check_text(p, it, agg_schema, true, false);
@@ -748,14 +757,17 @@ static weir_table *plan_grouped(planner *p, const sql_query *q, weir_table *t)
     for (int i = 0; direct && i < q->nitems; i++)
         direct = direct_item(p, &g, &q->items[i]);
     sql_text list;
-    sql_text_init(&list);
+    sql_text_init(&list, p->tmp);
     if (aggregate_items(p, q, &g, direct, schema, &list))
         return NULL;
-    char keys[SQL_TEXT_MAX];
-    key_list(&g, keys, sizeof keys);
+    sql_text keys;
+    sql_text_init(&keys, p->tmp);
+    key_list(&g, &keys);
+    if (keys.nomem || list.nomem)
+        return sql_fail(p->s, p->sc, q->at.start, "out of memory");
     weir_table *agg = g.window != SQL_WINDOW_NONE
-                          ? weir_table_window_aggregate(t, &tw, keys, list.buf)
-                          : weir_table_group_by(t, keys, list.buf);
+                          ? weir_table_window_aggregate(t, &tw, keys.buf, list.buf)
+                          : weir_table_group_by(t, keys.buf, list.buf);
     if (!agg)
         return table_fail(p, q->at.start);
     if (direct)
@@ -763,18 +775,18 @@ static weir_table *plan_grouped(planner *p, const sql_query *q, weir_table *t)
     const weir_schema *agg_schema = weir_table_schema(agg);
     if (q->having.len) {
         sql_text h;
-        sql_text_init(&h);
+        sql_text_init(&h, p->tmp);
         if (rewrite(p, &g, q->having, &h, false) || check_text(p, &h, agg_schema, false, false))
             return NULL;
         if (!(agg = weir_table_where(agg, h.buf)))
             return table_fail(p, q->having.start);
     }
     sql_text out;
-    sql_text_init(&out);
+    sql_text_init(&out, p->tmp);
     for (int i = 0; i < q->nitems; i++) {
         char name[SQL_NAME_MAX];
         sql_text it;
-        sql_text_init(&it);
+        sql_text_init(&it, p->tmp);
         if (item_name(p, &q->items[i], i, name, sizeof name) ||
             rewrite(p, &g, q->items[i].expr, &it, false))
             return NULL;
@@ -840,14 +852,16 @@ static weir_table *plan_query(planner *p, const sql_query *q)
 
 static weir_table *plan_union(planner *p, const sql_query *q)
 {
-    weir_table *tables[64];
     int n = 0;
-    for (const sql_query *b = q; b; b = b->union_all) {
-        if (n == 64)
-            return sql_fail(p->s, p->sc, b->at.start, "more than 64 queries in a UNION ALL");
+    for (const sql_query *b = q; b; b = b->union_all)
+        n++;
+    weir_table **tables = sql_arena_alloc(p->tmp, (size_t)n * sizeof *tables);
+    if (!tables)
+        return sql_fail(p->s, p->sc, q->at.start, "out of memory");
+    n = 0;
+    for (const sql_query *b = q; b; b = b->union_all)
         if (!(tables[n++] = plan_body(p, b)))
             return NULL;
-    }
     if (n == 1)
         return tables[0];
     weir_table *u = weir_table_union_all(tables, n);
@@ -857,6 +871,9 @@ static weir_table *plan_union(planner *p, const sql_query *q)
 weir_table *sql_plan_query(weir_sql_session *s, weir_job *job, weir_table_env *env,
                            sql_script *sc, const sql_query *q)
 {
-    planner p = {.s = s, .job = job, .env = env, .sc = sc};
-    return plan_query(&p, q);
+    sql_arena *tmp = NULL;
+    planner p = {.s = s, .job = job, .env = env, .sc = sc, .tmp = &tmp};
+    weir_table *t = plan_query(&p, q);
+    sql_arena_free(&tmp);
+    return t;
 }

@@ -2,6 +2,7 @@
  * origins (sql_text.h). */
 #include "sql_text.h"
 #include "../operators/table_internal.h"
+#include "sql_parser.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -200,25 +201,48 @@ int sql_duration_ms(const char *text, int64_t *ms)
 
 /* ---- rewritten texts -------------------------------------------------------------- */
 
-void sql_text_init(sql_text *t)
+void sql_text_init(sql_text *t, sql_arena **arena)
 {
-    t->len = 0;
-    t->npieces = 0;
-    t->overflow = false;
-    t->buf[0] = '\0';
+    *t = (sql_text){.arena = arena, .buf = (char *)""};
 }
 
-static void add(sql_text *t, const char *s, size_t n, uint32_t orig, bool replaced, bool piece)
+/* Room for `more` bytes (and the NUL) and one more piece. */
+static bool reserve(sql_text *t, size_t more)
 {
-    if (t->overflow)
+    if (t->len + more + 1 > t->cap) {
+        size_t cap = t->cap ? t->cap : 64;
+        while (cap < t->len + more + 1)
+            cap *= 2;
+        char *b = sql_arena_alloc(t->arena, cap);
+        if (!b)
+            return false;
+        memcpy(b, t->buf, t->len + 1);
+        t->buf = b;
+        t->cap = cap;
+    }
+    if (t->npieces == t->pcap) {
+        int cap = t->pcap ? 2 * t->pcap : 8;
+        sql_piece *v = sql_arena_alloc(t->arena, (size_t)cap * sizeof *v);
+        if (!v)
+            return false;
+        if (t->npieces)
+            memcpy(v, t->pieces, (size_t)t->npieces * sizeof *v);
+        t->pieces = v;
+        t->pcap = cap;
+    }
+    return true;
+}
+
+static void add(sql_text *t, const char *s, size_t n, uint32_t orig, bool replaced)
+{
+    if (t->nomem)
         return;
-    if (t->len + n + 1 > sizeof t->buf || (piece && t->npieces == SQL_TEXT_PIECES)) {
-        t->overflow = true;
+    if (!reserve(t, n)) {
+        t->nomem = true;
         return;
     }
-    if (piece)
-        t->pieces[t->npieces++] = (sql_piece){.out = (uint32_t)t->len, .orig = orig,
-                                              .replaced = replaced};
+    t->pieces[t->npieces++] = (sql_piece){.out = (uint32_t)t->len, .orig = orig,
+                                          .replaced = replaced};
     memcpy(t->buf + t->len, s, n);
     t->len += n;
     t->buf[t->len] = '\0';
@@ -226,18 +250,35 @@ static void add(sql_text *t, const char *s, size_t n, uint32_t orig, bool replac
 
 void sql_text_copy(sql_text *t, const char *script, uint32_t orig, uint32_t len)
 {
-    add(t, script + orig, len, orig, false, true);
+    add(t, script + orig, len, orig, false);
 }
 
 void sql_text_put(sql_text *t, uint32_t orig, const char *s)
 {
-    add(t, s, strlen(s), orig, true, true);
+    add(t, s, strlen(s), orig, true);
 }
 
 void sql_text_glue(sql_text *t, const char *s)
 {
     uint32_t orig = t->npieces ? t->pieces[t->npieces - 1].orig : 0;
-    add(t, s, strlen(s), orig, true, true);
+    add(t, s, strlen(s), orig, true);
+}
+
+void sql_text_glue_n(sql_text *t, const char *s, size_t n)
+{
+    uint32_t orig = t->npieces ? t->pieces[t->npieces - 1].orig : 0;
+    add(t, s, n, orig, true);
+}
+
+void sql_text_append(sql_text *t, const sql_text *from)
+{
+    if (from->nomem)
+        t->nomem = true;
+    for (int k = 0; k < from->npieces; k++) {
+        const sql_piece *pc = &from->pieces[k];
+        size_t end = k + 1 < from->npieces ? from->pieces[k + 1].out : from->len;
+        add(t, from->buf + pc->out, end - pc->out, pc->orig, pc->replaced);
+    }
 }
 
 uint32_t sql_text_origin(const sql_text *t, size_t pos)
@@ -252,9 +293,11 @@ uint32_t sql_text_origin(const sql_text *t, size_t pos)
 
 const char *sql_expr_message(const char *text, const char *msg, size_t *pos)
 {
-    size_t n = strlen(text);
+    char buf[WEIR__EXPR_ECHO + 4];
+    const char *echo = weir__expr_echo(text, buf);
+    size_t n = strlen(echo);
     *pos = 0;
-    if (strncmp(msg, text, n) != 0 || strncmp(msg + n, " at ", 4) != 0)
+    if (strncmp(msg, echo, n) != 0 || strncmp(msg + n, " at ", 4) != 0)
         return msg;
     const char *p = msg + n + 4;
     char *e;

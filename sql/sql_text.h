@@ -27,19 +27,21 @@ typedef struct sql_piece {
     bool replaced;
 } sql_piece;
 
-#define SQL_TEXT_MAX 8192
-#define SQL_TEXT_PIECES 64
+typedef struct sql_arena sql_arena;
 
-/* A text made of pieces of the statements and of new words. */
+/* A text made of pieces of the statements and of new words, of any length:
+ * its bytes and pieces grow in an arena (the planner's, freed when the
+ * query is planned). */
 typedef struct sql_text {
-    char buf[SQL_TEXT_MAX];
-    size_t len;
-    sql_piece pieces[SQL_TEXT_PIECES];
-    int npieces;
-    bool overflow; /* longer than SQL_TEXT_MAX or too many pieces */
+    sql_arena **arena;
+    char *buf; /* NUL-terminated ("" before the first byte) */
+    size_t len, cap;
+    sql_piece *pieces;
+    int npieces, pcap;
+    bool nomem; /* an append ran out of memory (the text is incomplete) */
 } sql_text;
 
-void sql_text_init(sql_text *t);
+void sql_text_init(sql_text *t, sql_arena **arena);
 /* Appends `len` bytes of the statements' text that start at byte `orig`. */
 void sql_text_copy(sql_text *t, const char *script, uint32_t orig, uint32_t len);
 /* Appends new text that stands for the statements' text at `orig`. */
@@ -47,11 +49,16 @@ void sql_text_put(sql_text *t, uint32_t orig, const char *s);
 /* Appends new text not from the statements (", ", " AS "): it stands for
  * the last piece's place. */
 void sql_text_glue(sql_text *t, const char *s);
+/* As sql_text_glue, for `n` bytes of s. */
+void sql_text_glue_n(sql_text *t, const char *s, size_t n);
+/* Appends another text, each of its pieces keeping its place. */
+void sql_text_append(sql_text *t, const sql_text *from);
 /* The statements' byte that the rewritten byte `pos` (0-based) came from. */
 uint32_t sql_text_origin(const sql_text *t, size_t pos);
 
-/* An expression compiler's message "TEXT at N: what" for `text`: N (1-based,
- * 0 when the message has no place) and where `what` starts. */
+/* An expression compiler's message "TEXT at N: what" for `text` (TEXT its
+ * echo, cut when long: weir__expr_echo): N (1-based, 0 when the message
+ * has no place) and where `what` starts. */
 const char *sql_expr_message(const char *text, const char *msg, size_t *pos);
 
 /* A name's distance to another (for "did you mean"). */

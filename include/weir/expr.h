@@ -72,7 +72,8 @@ typedef enum weir_agg_kind {
 
 /* Compiles `text` against `schema` (borrowed for the call only). 0 and *out
  * (free with weir_expr_destroy), or WEIR_EINVAL with the message in err:
- * the expression, the position (1-based character) and what is wrong,
+ * the expression (its first 60 bytes and "..." when it is longer), the
+ * position (1-based byte) and what is wrong,
  *     "amount > 'x' at 8: cannot compare BIGINT with VARCHAR(1)". */
 WEIR_EXPORT int weir_expr_compile(const char *text, const weir_schema *schema, weir_expr **out,
                                   char *err, size_t errsize);
