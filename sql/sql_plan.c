@@ -25,6 +25,7 @@
  * so that an error is reported at its line and column in the statements
  * (rewritten texts keep a map to where each piece came from, sql_text.h);
  * the table layer then compiles it again as it plans the node. */
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,6 +71,7 @@ typedef struct span_toks {
 typedef struct grouping {
     sql_window_kind window; /* the group window's or the TVF's kind, or NONE */
     bool tvf;
+    const sql_window *win; /* the group window or the TVF */
     int nkeys;
     sql_span *keys;
     char (*key_names)[SQL_NAME_MAX];
@@ -357,15 +359,78 @@ static int agg_index(planner *p, grouping *g, sql_span call, bool add)
     return g->naggs++;
 }
 
-/* Which window column a TUMBLE_START-like call names ("window_start"), or
- * NULL with the error when it does not fit the query's window. */
-static const char *window_function(planner *p, const grouping *g, const sql_tok *t)
+/* Whether tokens a[0..n) and b[0..m) are the same: same kinds and texts,
+ * words without regard to case (INTERVAL '1' minute is INTERVAL '1'
+ * MINUTE). */
+static bool same_args(const planner *p, const sql_tok *a, size_t n, const sql_tok *b, size_t m)
 {
-    const char *w = p->sc->text + t->start;
-    const char *us = memchr(w, '_', t->len);
+    if (n != m)
+        return false;
+    const char *text = p->sc->text;
+    for (size_t i = 0; i < n; i++) {
+        if (a[i].kind != b[i].kind || a[i].len != b[i].len)
+            return false;
+        if (a[i].kind == SQL_TOK_WORD ? strncasecmp(text + a[i].start, text + b[i].start, a[i].len)
+                                      : memcmp(text + a[i].start, text + b[i].start, a[i].len))
+            return false;
+    }
+    return true;
+}
+
+/* Whether the arguments of the auxiliary call t->v[i] (its '(' at i + 1,
+ * its ')' at end) are those of the GROUP BY window g->win, as Calcite's
+ * check of an auxiliary group function compares them: the same time
+ * column, and the same interval expressions (as written, not by value). */
+static bool window_args_match(planner *p, const grouping *g, const sql_tokens *t, size_t i,
+                              size_t end)
+{
+    const sql_window *w = g->win;
+    size_t from = i + 2;
+    int arg = 0;
+    bool match = true;
+    for (size_t k = from, depth = 0; match && k <= end; k++) {
+        if (k < end && is_sym(p, &t->v[k], "("))
+            depth++;
+        else if (k < end && is_sym(p, &t->v[k], ")"))
+            depth--;
+        if (k < end && !(depth == 0 && is_sym(p, &t->v[k], ",")))
+            continue;
+        /* the argument t->v[from..k) */
+        if (arg > w->nargs || k == from) {
+            match = false;
+        } else if (arg == 0) {
+            char name[SQL_NAME_MAX];
+            sql_span sp = {.start = t->v[from].start,
+                           .len = t->v[k - 1].start + t->v[k - 1].len - t->v[from].start};
+            char *col = sql_unquote(p->sc, w->time_col);
+            match = col && k - from == 1 && bare_name(p, sp, name, sizeof name) &&
+                    strcmp(name, col) == 0;
+        } else {
+            sql_tokens wa = {0};
+            match = lex_span(p, w->args[arg - 1], &wa) == 0 &&
+                    same_args(p, &t->v[from], k - from, wa.v, wa.n);
+            sql_tokens_free(&wa);
+        }
+        arg++;
+        from = k + 1;
+    }
+    return match && arg == w->nargs + 1;
+}
+
+/* Which window column a TUMBLE_START-like call t->v[i] (its ')' at end)
+ * names ("window_start"), or NULL with the error when it does not match
+ * the GROUP BY window: Calcite's message (Flink's planner refuses
+ * TUMBLE_START(ts, INTERVAL '1' MINUTE) with TUMBLE(ts, INTERVAL '2'
+ * MINUTE), which would otherwise be the 2-minute windows' starts). */
+static const char *window_function(planner *p, const grouping *g, const sql_tokens *t,
+                                   size_t i, size_t end)
+{
+    const sql_tok *tok = &t->v[i];
+    const char *w = p->sc->text + tok->start;
+    const char *us = memchr(w, '_', tok->len);
     size_t fn = us ? (size_t)(us - w) : 0;
     const char *part = us ? us + 1 : "";
-    size_t plen = us ? t->len - fn - 1 : 0;
+    size_t plen = us ? tok->len - fn - 1 : 0;
     const char *col = plen == 5 && strncasecmp(part, "START", 5) == 0     ? "window_start"
                       : plen == 3 && strncasecmp(part, "END", 3) == 0     ? "window_end"
                       : plen == 7 && strncasecmp(part, "ROWTIME", 7) == 0 ? "window_time"
@@ -374,9 +439,17 @@ static const char *window_function(planner *p, const grouping *g, const sql_tok 
         return NULL;
     if (g->tvf || g->window == SQL_WINDOW_NONE || g->window == SQL_WINDOW_CUMULATE ||
         strlen(window_names[g->window]) != fn ||
-        strncasecmp(window_names[g->window], w, fn) != 0) {
-        sql_fail(p->s, p->sc, t->start, "%.*s needs GROUP BY %.*s(...)", (int)t->len, w,
-                 (int)fn, w);
+        strncasecmp(window_names[g->window], w, fn) != 0 ||
+        !window_args_match(p, g, t, i, end)) {
+        char name[32], group[16];
+        snprintf(name, sizeof name, "%.*s", (int)tok->len, w);
+        snprintf(group, sizeof group, "%.*s", (int)fn, w);
+        for (char *c = name; *c; c++)
+            *c = (char)toupper((unsigned char)*c);
+        for (char *c = group; *c; c++)
+            *c = (char)toupper((unsigned char)*c);
+        sql_fail(p->s, p->sc, tok->start, "Call to auxiliary group function '%s' must have "
+                 "matching call to group function '%s' in GROUP BY clause", name, group);
         return NULL;
     }
     return col;
@@ -419,7 +492,7 @@ static int rewrite(planner *p, grouping *g, sql_span sp, sql_text *out, bool col
             put = name;
         } else if (is_call(p, &t, i, window_function_names)) {
             end = closing(p, &t, i + 1);
-            if (!(put = window_function(p, g, tok))) {
+            if (!(put = window_function(p, g, &t, i, end))) {
                 r = WEIR_EINVAL;
                 break;
             }
@@ -739,6 +812,7 @@ static weir_table *plan_grouped(planner *p, const sql_query *q, weir_table *t)
                                                              : q->group_window.kind,
                   .tvf = q->from_kind == SQL_FROM_WINDOW};
     const sql_window *win = g.tvf ? &q->from_window : &q->group_window;
+    g.win = win;
     weir_table_window tw;
     if (g.window != SQL_WINDOW_NONE && window_of(p, win, t, &tw))
         return NULL;
