@@ -5,6 +5,7 @@
 #define WEIR_SQL_INTERNAL_H
 
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -64,7 +65,18 @@ struct weir_sql_session {
     int jobs; /* queries run (for the capture's name) */
     bool run_failed; /* the last error came from weir_job_run */
     int job_seq;     /* jobs made, for sql_relation.open_job */
+    /* weir_sql_cancel: set from any thread or a signal handler; the job
+     * running (NULL when none) is cancelled with it. */
+    atomic_bool cancelled;
+    _Atomic(weir_job *) running;
 };
+
+/* Whether weir_sql_cancel was called: the planner checks it at each table
+ * or view it reads, the session before each statement. */
+static inline bool sql_cancelled(weir_sql_session *s)
+{
+    return atomic_load_explicit(&s->cancelled, memory_order_relaxed);
+}
 
 /* "line L, column C: what" for byte `offset` of the script into s->err;
  * returns NULL (for planner functions) after setting it. */

@@ -210,6 +210,8 @@ static weir_table *plan_union(planner *p, const sql_query *q);
 
 static weir_table *plan_read(planner *p, sql_span name_span)
 {
+    if (sql_cancelled(p->s))
+        return sql_fail(p->s, p->sc, name_span.start, "cancelled");
     char *name = sql_unquote(p->sc, name_span);
     if (!name)
         return sql_fail(p->s, p->sc, name_span.start, "out of memory");

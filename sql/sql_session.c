@@ -89,6 +89,19 @@ void weir_sql_session_destroy(weir_sql_session *s)
     free(s);
 }
 
+_Static_assert(ATOMIC_BOOL_LOCK_FREE == 2 && ATOMIC_POINTER_LOCK_FREE == 2,
+               "weir_sql_cancel runs in signal handlers");
+
+void weir_sql_cancel(weir_sql_session *s)
+{
+    if (!s)
+        return;
+    atomic_store(&s->cancelled, true);
+    weir_job *job = atomic_load(&s->running);
+    if (job)
+        weir_job_cancel(job);
+}
+
 const char *weir_sql_error(const weir_sql_session *s)
 {
     return s->err;
@@ -302,7 +315,10 @@ static int run_query(weir_sql_session *s, sql_script *sc, const sql_stmt *st)
     FILE *out = s->cfg.out ? s->cfg.out : stdout;
     weir_table *t = sql_plan_query(s, job, env, sc, st->query);
     result_sink rs = {.s = s, .out = out};
-    if (!t) {
+    if (sql_cancelled(s)) {
+        r = WEIR_ECANCELED;
+        snprintf(s->err, sizeof s->err, "cancelled");
+    } else if (!t) {
         r = s->err[0] ? WEIR_EINVAL : WEIR_ENOMEM;
     } else if (st->kind == SQL_STMT_EXPLAIN) {
         char plan[16384];
@@ -332,7 +348,11 @@ static int run_query(weir_sql_session *s, sql_script *sc, const sql_stmt *st)
         } else {
             if (s->cfg.on_job)
                 s->cfg.on_job(job, s->cfg.on_job_arg);
+            atomic_store(&s->running, job);
+            if (sql_cancelled(s)) /* a cancel that came before the store */
+                weir_job_cancel(job);
             r = weir_job_run(job);
+            atomic_store(&s->running, NULL);
             if (s->cfg.on_job)
                 s->cfg.on_job(NULL, s->cfg.on_job_arg);
             if (r) {
@@ -385,9 +405,14 @@ int weir_sql_execute(weir_sql_session *s, const char *text, size_t len)
     s->err[0] = '\0';
     s->run_failed = false;
     sql_script *sc;
-    int r = keep_script(s, text, len, &sc);
+    int r = sql_cancelled(s) ? WEIR_ECANCELED : keep_script(s, text, len, &sc);
     for (int i = 0; r == 0 && i < sc->n; i++) {
         const sql_stmt *st = &sc->stmts[i];
+        if (sql_cancelled(s)) {
+            r = WEIR_ECANCELED;
+            snprintf(s->err, sizeof s->err, "cancelled");
+            break;
+        }
         switch (st->kind) {
         case SQL_STMT_CREATE_TABLE:
         case SQL_STMT_CREATE_VIEW: r = sql_catalog_create(s, sc, st); break;

@@ -8,6 +8,7 @@
 static volatile sig_atomic_t stop_signal;
 /* lock-free (checked below), so the handler may load it */
 static _Atomic(weir_job *) current_job;
+static _Atomic(weir_sql_session *) current_session;
 
 _Static_assert(ATOMIC_POINTER_LOCK_FREE == 2, "the handler loads an atomic pointer");
 
@@ -18,6 +19,9 @@ static void on_signal(int sig)
     weir_job *job = atomic_load(&current_job);
     if (job)
         weir_job_cancel(job);
+    weir_sql_session *s = atomic_load(&current_session);
+    if (s)
+        weir_sql_cancel(s);
 }
 
 void weir_cli_signals_install(void)
@@ -40,4 +44,11 @@ void weir_cli_signals_job(weir_job *job)
     atomic_store(&current_job, job);
     if (job && stop_signal)
         weir_job_cancel(job);
+}
+
+void weir_cli_signals_sql(weir_sql_session *s)
+{
+    atomic_store(&current_session, s);
+    if (s && stop_signal)
+        weir_sql_cancel(s);
 }

@@ -11,6 +11,7 @@
 #define WEIR_TOOLS_SIGNALS_H
 
 #include <weir.h>
+#include <weir/sql.h>
 
 /* Installs the handlers. Once, from main, before any thread starts. */
 void weir_cli_signals_install(void);
@@ -23,5 +24,11 @@ int weir_cli_stopped(void);
  * thread a handler could be running on then). A signal that came before is
  * passed on: the job is cancelled at once. */
 void weir_cli_signals_job(weir_job *job);
+
+/* The SQL session a signal cancels (weir_sql_cancel: the statement being
+ * planned stops, no other runs): set it before weir_sql_execute and back
+ * to NULL before weir_sql_session_destroy. A signal that came before is
+ * passed on. */
+void weir_cli_signals_sql(weir_sql_session *s);
 
 #endif

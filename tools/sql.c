@@ -3,7 +3,8 @@
  * byte order mark at its start is skipped), given to a weir_sql_session
  * whose relative 'path' options are read from the file's folder, and each
  * query's rows printed on standard output as they come.
- * SIGINT/SIGTERM cancel the running query (signals.h). */
+ * SIGINT/SIGTERM stop it in every phase (signals.h): the file's read, the
+ * statement being planned (weir_sql_cancel) and the running query. */
 #include <errno.h>
 #include <getopt.h>
 #include <stdbool.h>
@@ -61,6 +62,10 @@ static int read_all(FILE *in, const char *name, char **text, size_t *len)
         n += got;
         if (got == 0) {
             if (ferror(in)) {
+                if (errno == EINTR && weir_cli_stopped()) {
+                    free(buf); /* a signal stopped the read: main says which */
+                    return 1;
+                }
                 weir_tool_error("weir sql: %s: cannot read: %s", name, weir_tool_strerror(errno));
                 free(buf);
                 return 1;
@@ -183,7 +188,9 @@ int weir_sql_main(int argc, char **argv)
         status = 1;
     }
     if (status == 0) {
+        weir_cli_signals_sql(s);
         int r = weir_sql_execute(s, text, len);
+        weir_cli_signals_sql(NULL);
         if (r == WEIR_ECANCELED && weir_cli_stopped())
             status = 1; /* main says which signal, and exits 128 + it */
         else if (r) {

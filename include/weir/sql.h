@@ -74,6 +74,16 @@ WEIR_EXPORT void weir_sql_session_destroy(weir_sql_session *s);
  * made stay in the session for the next call. */
 WEIR_EXPORT int weir_sql_execute(weir_sql_session *s, const char *text, size_t len);
 
+/* Asks the session to stop: the statement being parsed or planned stops at
+ * its next check, a running query is cancelled (weir_job_cancel), and
+ * weir_sql_execute returns WEIR_ECANCELED without running another
+ * statement; so does every later call (the session stays cancelled).
+ * Threads: may be called from any thread while another runs
+ * weir_sql_execute, and from a signal handler (it sets an atomic flag and
+ * calls weir_job_cancel, both async-signal-safe); `s` must outlive the
+ * call. */
+WEIR_EXPORT void weir_sql_cancel(weir_sql_session *s);
+
 /* The last call's error ("line 3, column 14: unknown column 'amout' (did
  * you mean 'amount'?)"); "" after a success. */
 WEIR_EXPORT const char *weir_sql_error(const weir_sql_session *s);
