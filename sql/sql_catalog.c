@@ -427,8 +427,6 @@ static int primary_key(sql_script *sc, const sql_stmt *st, weir_schema_builder *
 static int check_watermark(weir_sql_session *s, sql_script *sc, const sql_stmt *st,
                            const weir_schema *schema, const char *expr)
 {
-    if (strcasecmp(expr, "SOURCE_WATERMARK()") == 0)
-        return 0;
     weir_expr *e = NULL;
     char msg[512];
     int err = weir_expr_compile(expr, schema, &e, msg, sizeof msg);
@@ -439,6 +437,37 @@ static int check_watermark(weir_sql_session *s, sql_script *sc, const sql_stmt *
     const char *what = sql_expr_message(expr, msg, &pos);
     sql_fail(s, sc, st->wm_expr.start + (pos ? (uint32_t)pos - 1 : 0), "%s", what);
     return err;
+}
+
+/* Whether the watermark expression is SOURCE_WATERMARK() (any case and
+ * spacing). */
+static bool source_watermark(const char *expr)
+{
+    static const char want[] = "source_watermark()";
+    size_t k = 0;
+    for (const char *c = expr; *c; c++) {
+        if (isspace((unsigned char)*c))
+            continue;
+        if (!want[k] || tolower((unsigned char)*c) != want[k])
+            return false;
+        k++;
+    }
+    return !want[k];
+}
+
+/* SOURCE_WATERMARK() takes the watermarks the source emits itself; weir's
+ * SQL connectors emit none (rows only), so Flink's planner would keep its
+ * declarative function in the plan and fail with this message. */
+static int no_source_watermark(weir_sql_session *s, const sql_script *sc, const sql_stmt *st,
+                               const char *connector)
+{
+    sql_fail(s, sc, st->wm_expr.start, "SOURCE_WATERMARK() is a declarative function and "
+             "doesn't have concrete implementation. It should only be used in WATERMARK FOR "
+             "clause in CREATE TABLE DDL. It must be pushed down into source and the source "
+             "should emit system defined watermarks. Please check the source connector "
+             "implementation. (Connector '%s' emits no watermarks of its own: write WATERMARK "
+             "FOR col AS col - INTERVAL ...)", connector);
+    return WEIR_EINVAL;
 }
 
 static int create_table(weir_sql_session *s, sql_script *sc, const sql_stmt *st, sql_relation *r)
@@ -473,6 +502,8 @@ static int create_table(weir_sql_session *s, sql_script *sc, const sql_stmt *st,
         wm_expr = sql_span_text(sc, st->wm_expr);
         if (!wm_col || !wm_expr)
             err = WEIR_ENOMEM;
+        else if (source_watermark(wm_expr))
+            err = no_source_watermark(s, sc, st, conn->value);
         else
             err = weir_schema_watermark(b, wm_col, wm_expr);
     }

@@ -171,10 +171,13 @@ static int run_set(weir_sql_session *s, const sql_script *sc, const sql_stmt *st
         else
             return set_bad(s, sc, st, "expected virtual or system");
     } else if (strcmp(k, "pipeline.auto-watermark-interval") == 0) {
+        /* Flink's 0 disables periodic watermarks: a periodic strategy then
+         * emits only its final watermark (on-event ones are unchanged). */
         int64_t ms;
-        if (sql_duration_ms(v, &ms) || ms <= 0)
-            return set_bad(s, sc, st, "expected a positive duration ('200 ms')");
-        s->watermark_interval_ms = ms;
+        if (sql_duration_ms(v, &ms) || ms < 0)
+            return set_bad(s, sc, st, "expected a duration ('200 ms'), or 0 for no periodic "
+                           "watermarks");
+        s->watermark_interval_ms = ms ? ms : WEIR_DISABLED;
     } else {
         const char *hint = NULL;
         for (int i = 0; set_keys[i]; i++)
