@@ -3,7 +3,8 @@
 # it; nothing is ever skipped silently. scripts/install-deps.sh installs them.
 #
 # The library needs Concurrency Kit, liburcu, msgpack-c, xxHash, jansson,
-# libcsv, librdkafka (the Kafka source and sink) and threads; the tests add Criterion (and the
+# libcsv, librdkafka (the Kafka source and sink), libunistring (UPPER and
+# LOWER of SQL strings) and threads; the tests add Criterion (and the
 # compilers of the header checks, tests/headers). Each is looked up only when
 # what needs it is built, so a library-only configure
 # (-DWEIR_BUILD_TESTS=OFF -DWEIR_BUILD_TOOLS=OFF ...) needs nothing else.
@@ -49,6 +50,24 @@ if(NOT TARGET weir::csv)
     INTERFACE_INCLUDE_DIRECTORIES ${WEIR_CSV_INCLUDE_DIR})
 endif()
 message(STATUS "weir: found libcsv ${WEIR_CSV_LIBRARY} (libcsv-dev)")
+
+# libunistring (Unicode case mapping: UPPER and LOWER as Java's
+# String.toUpperCase in the root locale, 'üß' to 'ÜSS') ships no pkg-config
+# file either.
+find_path(WEIR_UNISTRING_INCLUDE_DIR unicase.h)
+find_library(WEIR_UNISTRING_LIBRARY NAMES unistring)
+if(NOT WEIR_UNISTRING_INCLUDE_DIR OR NOT WEIR_UNISTRING_LIBRARY)
+  message(FATAL_ERROR
+    "weir: libweir (UPPER and LOWER of strings) requires the library 'libunistring', not "
+    "found. Install the Debian package 'libunistring-dev' (or run scripts/install-deps.sh as "
+    "root).")
+endif()
+if(NOT TARGET weir::unistring)
+  add_library(weir::unistring UNKNOWN IMPORTED GLOBAL)
+  set_target_properties(weir::unistring PROPERTIES IMPORTED_LOCATION ${WEIR_UNISTRING_LIBRARY}
+    INTERFACE_INCLUDE_DIRECTORIES ${WEIR_UNISTRING_INCLUDE_DIR})
+endif()
+message(STATUS "weir: found libunistring ${WEIR_UNISTRING_LIBRARY} (libunistring-dev)")
 if(WEIR_BUILD_TESTS)
   weir_require_pkg(WEIR_CRITERION criterion libcriterion-dev
     "the test suite (WEIR_BUILD_TESTS; configure with -DWEIR_BUILD_TESTS=OFF for the library alone)")

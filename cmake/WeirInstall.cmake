@@ -83,7 +83,7 @@ foreach(dep WEIR_CK WEIR_URCU_CDS WEIR_MSGPACK WEIR_XXHASH WEIR_JANSSON WEIR_RDK
   endforeach()
 endforeach()
 list(REMOVE_DUPLICATES weir_pc_dirs)
-string(JOIN " " WEIR_PC_LIBS_PRIVATE ${weir_pc_dirs} ${weir_pc_libs} -lcsv -pthread -lm)
+string(JOIN " " WEIR_PC_LIBS_PRIVATE ${weir_pc_dirs} ${weir_pc_libs} -lcsv -lunistring -pthread -lm)
 configure_file(${PROJECT_SOURCE_DIR}/cmake/weir.pc.in ${PROJECT_BINARY_DIR}/weir.pc @ONLY)
 # weir-static.pc: libweir.a in a program whose other libraries stay shared,
 # so that it needs no libweir.so to run. `pkg-config --static weir` cannot

@@ -12,7 +12,8 @@
 # and the command line's Depends come from dpkg-shlibdeps (Debian's names for
 # the libraries they link, with versions: weir uses only Concurrency Kit's
 # and xxHash's inline functions, so libweir.so needs neither at run time and
-# only liburcu8, libmsgpackc2, libjansson4, librdkafka1 and libcsv3 appear); libweir-dev
+# only liburcu8, libmsgpackc2, libjansson4, librdkafka1, libcsv3 and
+# libunistring appear); libweir-dev
 # depends on the -dev packages of the libraries that weir.pc's Libs.private
 # and weir-static.pc's Libs name (a link with libweir.a needs them).
 set(CPACK_GENERATOR DEB)
@@ -48,7 +49,7 @@ set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS_POLICY ">=")
 set(CPACK_DEBIAN_DEV_PACKAGE_NAME libweir-dev)
 set(CPACK_DEBIAN_DEV_PACKAGE_SECTION libdevel)
 set(CPACK_DEBIAN_DEV_PACKAGE_DEPENDS
-  "${weir_lib_package} (= ${weir_deb_version}), libck-dev, liburcu-dev, libmsgpack-dev, libxxhash-dev, libjansson-dev, librdkafka-dev, libcsv-dev, pkg-config | pkgconf")
+  "${weir_lib_package} (= ${weir_deb_version}), libck-dev, liburcu-dev, libmsgpack-dev, libxxhash-dev, libjansson-dev, librdkafka-dev, libcsv-dev, libunistring-dev, pkg-config | pkgconf")
 set(CPACK_DEBIAN_DEV_DESCRIPTION
   "Headers, the static library, weir.pc and weir-static.pc for pkg-config and\nthe CMake package (find_package(weir), targets weir::weir and\nweir::weir_static), and weir's documentation.")
 

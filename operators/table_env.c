@@ -213,6 +213,14 @@ void weir__append(char *buf, size_t size, size_t *n, const char *fmt, ...)
         *n += (size_t)w;
 }
 
+void weir__append_name(char *buf, size_t size, size_t *n, const char *before, const char *name)
+{
+    weir__append(buf, size, n, "%s`", before);
+    for (const char *q; (q = strchr(name, '`')); name = q + 1)
+        weir__append(buf, size, n, "%.*s``", (int)(q - name), name);
+    weir__append(buf, size, n, "%s`", name);
+}
+
 /* A node, then its inputs' subtrees one level deeper. */
 static void explain(const weir_table *x, int depth, char *buf, size_t size, size_t *n)
 {

@@ -25,6 +25,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include <unicase.h>
+
 #include "table_internal.h"
 #include "weir/error.h"
 
@@ -49,6 +51,7 @@ struct weir__enode {
     int col;             /* OP_COL */
     uint32_t off;        /* OP_COL: offset in the row */
     uint32_t scratch;    /* string results: offset in the scratch */
+    uint32_t chars;      /* OP_CAST to a string: the characters it keeps (0: any) */
     weir_agg_kind agg;   /* OP_AGG */
     bool distinct;
     const char *arg_text; /* OP_AGG: its argument's text in the expression */
@@ -177,9 +180,16 @@ static void next(parser *p)
         t.kind = T_IDENT;
         t.len = (size_t)(e - s);
     } else if (*s == '`') {
-        /* The token is the name inside the quotes; the text resumes after
-         * the closing one. */
-        const char *e = strchr(s + 1, '`');
+        /* The token is the name inside the quotes (a doubled back quote in
+         * it is one: token_text unescapes); the text resumes after the
+         * closing one. */
+        const char *e = s + 1;
+        for (;;) {
+            e = strchr(e, '`');
+            if (!e || e[1] != '`')
+                break;
+            e += 2;
+        }
         if (!e) {
             perr(p, t.pos, "unterminated `name`");
             e = s + strlen(s) - 1;
@@ -515,8 +525,24 @@ static weir__enode *parse_type_cast(parser *p, int pos)
     c->a = x;
     c->type = t;
     c->type.not_null = x->type.not_null && !(weir__type_is_string(from) && !weir__type_is_string(t.id));
-    if (weir__type_is_string(t.id))
-        c->scratch = scratch(p, t.capacity > text_cap(x->type) ? t.capacity : text_cap(x->type));
+    if (weir__type_is_string(t.id)) {
+        /* VARCHAR(n) keeps n characters, as Flink counts them; a capacity
+         * is bytes, so a string of more than n bytes may need up to 4n
+         * (UTF-8). CHAR(n) stays n bytes, padded: it keeps the characters
+         * that fit. */
+        c->chars = t.capacity;
+        if (t.id == WEIR_TYPE_VARCHAR && weir__type_is_string(from) &&
+            x->type.capacity > t.capacity) {
+            uint64_t most = 4 * (uint64_t)t.capacity;
+            if (most > x->type.capacity)
+                most = x->type.capacity;
+            if (most > WEIR_STRING_MAX_CAPACITY)
+                most = WEIR_STRING_MAX_CAPACITY;
+            c->type.capacity = (uint32_t)most;
+        }
+        c->scratch = scratch(p, c->type.capacity > text_cap(x->type) ? c->type.capacity
+                                                                   : text_cap(x->type));
+    }
     return c;
 }
 
@@ -623,16 +649,22 @@ static weir__enode *literal(parser *p, tok t)
     return node(p, OP_LIT, t.pos);
 }
 
-/* The token's text into buf, NUL-terminated; false (p failed: "`what` too
- * long") if it does not fit. */
+/* The token's text into buf, NUL-terminated (a `quoted` name's doubled
+ * back quotes one); false (p failed: "`what` too long") if it does not
+ * fit. */
 static bool token_text(parser *p, const tok *t, char *buf, size_t size, const char *what)
 {
     if (t->len >= size) {
         perr(p, t->pos, "%s too long", what);
         return false;
     }
-    memcpy(buf, t->p, t->len);
-    buf[t->len] = 0;
+    size_t n = 0;
+    for (size_t i = 0; i < t->len; i++) {
+        buf[n++] = t->p[i];
+        if (t->kind == T_QIDENT && t->p[i] == '`' && i + 1 < t->len && t->p[i + 1] == '`')
+            i++;
+    }
+    buf[n] = 0;
     return true;
 }
 
@@ -837,9 +869,13 @@ static weir__enode *finish_string_function(parser *p, weir__enode *n, tok t)
     if (n->op == OP_CHARLEN) {
         n->type = mk(WEIR_TYPE_INT, n->a->type.not_null);
     } else {
+        /* The result keeps the argument's capacity; the scratch has room
+         * for Unicode's largest case mapping, 3 bytes out for each byte in
+         * (U+0390 to U+0399 U+0308 U+0301), and a result longer than the
+         * capacity fails the row (ev_string_function). */
         n->type = n->a->type;
         n->type.id = WEIR_TYPE_VARCHAR;
-        n->scratch = scratch(p, n->type.capacity);
+        n->scratch = scratch(p, 3 * n->type.capacity);
     }
     return n;
 }
@@ -1328,9 +1364,11 @@ static weir__enode *parse_item(parser *p, weir_expr *e, int allow_agg)
         if (p->t.kind != T_IDENT && p->t.kind != T_QIDENT)
             perr(p, p->t.pos, "expected a name after AS");
         else {
-            e->alias = dupn(p->t.p, p->t.len);
+            e->alias = malloc(p->t.len + 1);
             if (!e->alias)
                 perr(p, p->t.pos, "out of memory");
+            else
+                token_text(p, &p->t, e->alias, p->t.len + 1, "name");
             next(p);
         }
     }
@@ -1531,7 +1569,20 @@ static int cast_val(const weir__enode *n, const weir__val *x, unsigned char *sc,
         uint32_t cap = n->type.capacity;
         int len;
         if (weir__type_is_string(from)) {
-            len = (int)(x->len < cap ? x->len : cap);
+            /* The first `chars` characters that fit the capacity, never a
+             * part of one: a character is a byte and the continuation bytes
+             * (10xxxxxx) after it. */
+            uint32_t k = 0, nchars = 0, most = n->chars ? n->chars : UINT32_MAX;
+            while (k < x->len && nchars < most) {
+                uint32_t l = 1;
+                while (k + l < x->len && ((unsigned char)x->s[k + l] & 0xC0) == 0x80)
+                    l++;
+                if (k + l > cap)
+                    break;
+                k += l;
+                nchars++;
+            }
+            len = (int)k;
             memmove(buf, x->s, (size_t)len);
         } else {
             char tmp[48];
@@ -1752,30 +1803,46 @@ static void ev_concat(const weir__enode *n, const weir__val *a, const weir__val 
 }
 
 /* UPPER, LOWER (into this node's scratch region) and CHAR_LENGTH of one
- * string. */
-static void ev_string_function(const weir__enode *n, const weir__val *a, unsigned char *sc,
-                               weir__val *o)
+ * string. UPPER and LOWER are Unicode's full case mappings in no
+ * language's special rules, as Java's String.toUpperCase(Locale.ROOT)
+ * that Flink calls ('üß' is 'ÜSS', a final sigma lowers to 'ς'), by
+ * libunistring into the scratch (3 bytes per byte: it never allocates); a
+ * byte that is not UTF-8 becomes U+FFFD, as Java's decoding makes it. */
+static int ev_string_function(const weir__enode *n, const weir__val *a, unsigned char *sc,
+                              weir__val *o, const char **why)
 {
     if (n->op == OP_CHARLEN) {
         *o = (weir__val){.null = a->null};
         if (a->null)
-            return;
+            return 0;
         /* Characters, not bytes: count UTF-8 lead bytes. */
         int64_t c = 0;
         for (uint32_t i = 0; i < a->len; i++)
             c += ((unsigned char)a->s[i] & 0xC0) != 0x80;
         o->i = c;
-        return;
+        return 0;
     }
     *o = *a;
     if (a->null)
-        return;
-    char *buf = (char *)sc + n->scratch;
-    for (uint32_t i = 0; i < a->len; i++) {
-        unsigned char ch = (unsigned char)a->s[i];
-        buf[i] = (char)(n->op == OP_UPPER ? toupper(ch) : tolower(ch));
+        return 0;
+    uint8_t *buf = sc + n->scratch;
+    size_t room = 3 * (size_t)n->type.capacity, len = room;
+    uint8_t *r = n->op == OP_UPPER
+                     ? u8_toupper((const uint8_t *)a->s, a->len, NULL, NULL, buf, &len)
+                     : u8_tolower((const uint8_t *)a->s, a->len, NULL, NULL, buf, &len);
+    if (r != buf) {
+        free(r); /* it allocated: the scratch was too small, which 3x rules out */
+        *why = "internal: a case mapping longer than its room";
+        return WEIR_EINTERNAL;
     }
-    o->s = buf;
+    if (len > n->type.capacity) {
+        *why = n->op == OP_UPPER ? "UPPER's result is longer than its argument's capacity"
+                                 : "LOWER's result is longer than its argument's capacity";
+        return WEIR_ERANGE;
+    }
+    o->s = (const char *)buf;
+    o->len = (uint32_t)len;
+    return 0;
 }
 
 /* Evaluates n on `row` into *o, with `sc` the expression's scratch. 0, or a
@@ -1851,8 +1918,7 @@ static int ev(const weir__enode *n, const unsigned char *row, unsigned char *sc,
     case OP_UPPER: case OP_LOWER: case OP_CHARLEN:
         if ((r = ev(n->a, row, sc, &a, why)))
             return r;
-        ev_string_function(n, &a, sc, o);
-        return 0;
+        return ev_string_function(n, &a, sc, o, why);
     case OP_AGG:
         break;
     }

@@ -260,6 +260,9 @@ const weir_table *weir__table_update_producer(const weir_table *t);
 /* snprintf at *n into buf (of size bytes), advancing *n by what would be
  * written (buf may be NULL with size 0, to measure). */
 void weir__append(char *buf, size_t size, size_t *n, const char *fmt, ...) WEIR_PRINTF(4, 5);
+/* As weir__append, for `name` in back quotes (a back quote in it doubled),
+ * after `before`. */
+void weir__append_name(char *buf, size_t size, size_t *n, const char *before, const char *name);
 
 /* The largest expression scratch any thread may need; table_window.c
  * evaluates aggregate arguments in a thread-local buffer of this size. */

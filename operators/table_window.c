@@ -294,12 +294,12 @@ static weir_table *args_calc(weir_table *in, weir_expr **exprs, int n, int *arg_
     for (int i = 0; i < n; i++)
         cap += exprs[i]->agg_arg ? strlen(exprs[i]->agg_arg->text) + 32 : 0;
     for (int c = 0; c < in->schema->ncols; c++)
-        cap += strlen(in->schema->cols[c].name) + 4;
+        cap += 2 * strlen(in->schema->cols[c].name) + 4;
     char *list = malloc(cap);
     if (!list)
         return weir__table_fail(in->env, WEIR_ENOMEM, "%s: out of memory", what);
     for (int c = 0; c < in->schema->ncols; c++)
-        weir__append(list, cap, &len, "%s`%s`", c ? ", " : "", in->schema->cols[c].name);
+        weir__append_name(list, cap, &len, c ? ", " : "", in->schema->cols[c].name);
     int next = in->schema->ncols;
     for (int i = 0; i < n; i++) {
         const weir_expr *a = exprs[i]->agg_arg;

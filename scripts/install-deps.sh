@@ -3,7 +3,8 @@
 # with apt-get, as root: the compilers (gcc and clang: the header checks use
 # both) and CMake, the libraries the build REQUIREs (Concurrency Kit,
 # liburcu, msgpack-c, xxHash, jansson and libcsv for the file source,
-# librdkafka for Kafka (its mock cluster, rdkafka_mock.h, runs the tests);
+# librdkafka for Kafka (its mock cluster, rdkafka_mock.h, runs the tests),
+# libunistring for SQL's UPPER and LOWER (Unicode case mapping);
 # Criterion for the tests), libclang-rt-14-dev for the fuzz preset (libFuzzer's
 # runtime, libclang_rt.fuzzer*.a, is there, not in clang's own dependencies), dpkg-dev and file for CPack's Debian packages, and
 # Debian's Chromium with Node.js for the viewer's browser tests
@@ -15,7 +16,7 @@ set -eu
 here=$(cd "$(dirname "$0")/.." && pwd)
 
 packages="build-essential clang libclang-rt-14-dev cmake pkg-config dpkg-dev file libck-dev liburcu-dev \
-libmsgpack-dev libcriterion-dev libjansson-dev libcsv-dev libxxhash-dev librdkafka-dev chromium"
+libmsgpack-dev libcriterion-dev libjansson-dev libcsv-dev libxxhash-dev librdkafka-dev libunistring-dev chromium"
 # Node.js may come from elsewhere (some images ship NodeSource's nodejs, which
 # bundles npm and conflicts with Debian's npm package): only install Debian's
 # when the commands are absent.

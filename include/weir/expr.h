@@ -35,7 +35,12 @@
  * truncates toward zero, and an integer division or MOD by zero fails the
  * job ("division by zero"); DOUBLE follows IEEE 754 (1.0 / 0 is Infinity).
  * CAST of a string that is not a number fails the job; CAST to VARCHAR(n)
- * cuts to n, to CHAR(n) pads (an explicit cast, unlike storing a value).
+ * keeps the first n characters (UTF-8, as Flink counts them: never a part
+ * of one), its capacity the bytes they may take (n for text of at most n
+ * bytes, else up to 4n); CAST to CHAR(n) keeps the characters that fit n
+ * bytes and pads to n (an explicit cast, unlike storing a value). UPPER and
+ * LOWER map all of Unicode (Java's root-locale toUpperCase/toLowerCase:
+ * 'ß' is 'SS'); a result longer than the argument's capacity fails the job.
  * CAST(DOUBLE AS INT/BIGINT) truncates toward zero, saturating as Java does.
  * AND, OR and CASE evaluate only what decides them.
  *

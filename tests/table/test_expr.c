@@ -93,7 +93,9 @@ Test(expr, values_and_types)
         {"CAST(d AS INT)", "2", "INT"},
         {"CAST(-2.9 AS BIGINT)", "-2", "BIGINT NOT NULL"},
         {"CAST(a AS VARCHAR(10)) || '!'", "7!", "VARCHAR(11)"},
-        {"CAST(s AS VARCHAR(3))", "Hel", "VARCHAR(3)"},
+        /* 3 characters: of a 10-byte string, up to 10 bytes */
+        {"CAST(s AS VARCHAR(3))", "Hel", "VARCHAR(10)"},
+        {"CAST(s AS VARCHAR(12))", "Hello", "VARCHAR(12)"},
         {"CAST(d AS STRING)", "2.5", "VARCHAR(64)"},
         {"CAST(t AS STRING)", "1970-01-01 00:00:10.000", "VARCHAR(64)"},
         {"COALESCE(n, ns, 5)", NULL, NULL}, /* type error, checked below */
