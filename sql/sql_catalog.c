@@ -375,14 +375,17 @@ static int table_columns(weir_sql_session *s, sql_script *sc, const sql_stmt *st
 {
     if (r->connector == SQL_CONNECTOR_DATAGEN)
         weir_schema_bind_struct(b, sizeof(weir_gen_event));
+    /* each name unquoted once (the script's arena keeps what it is given) */
+    char **names = sql_arena_alloc(&sc->arena, ((size_t)st->ncols + 1) * sizeof *names);
+    if (!names)
+        return WEIR_ENOMEM;
     for (int i = 0; i < st->ncols; i++) {
         const sql_column_def *c = &st->cols[i];
-        char *name = sql_unquote(sc, c->name), *type_text = sql_span_text(sc, c->type);
+        char *name = names[i] = sql_unquote(sc, c->name), *type_text = sql_span_text(sc, c->type);
         if (!name || !type_text)
             return WEIR_ENOMEM;
         for (int j = 0; j < i; j++) {
-            char *other = sql_unquote(sc, st->cols[j].name);
-            if (other && strcmp(other, name) == 0) {
+            if (strcmp(names[j], name) == 0) {
                 sql_fail(s, sc, c->name.start, "column '%s' is declared twice", name);
                 return WEIR_EINVAL;
             }
