@@ -8,13 +8,18 @@
  * ran. `with_idleness(T)` wraps the generator's probe: a probe that saw no
  * element since the previous one starts a countdown (or, with one running and
  * more than T elapsed, marks the output idle and skips the wrapped probe);
- * any element cancels the countdown. The wrapper never marks active itself:
- * the next watermark through the output gate brings ACTIVE along.
+ * any element cancels the countdown. The wrapper marks idle once per quiet
+ * spell: it stays "idle now" until the next element (Flink's
+ * WatermarksWithIdleness.isIdleNow), so when something else made the output
+ * active meanwhile (MAX through the gate) a later probe does not mark it
+ * idle again. The wrapper never marks active itself: the next watermark
+ * through the output gate brings ACTIVE along.
  *
  * Upstream watermarks are swallowed, except MAX (the end of input), which
  * passes at once; probes go on after it, and at END (on_end, Flink's
  * finish()) one last probe runs. After MAX the gate lets no watermark
- * through, so those probes can only mark the output idle. Upstream
+ * through, so those probes can only mark the output idle (and only if the
+ * wrapper has not marked it idle since the last element). Upstream
  * idle/active are swallowed too: this operator makes its own.
  *
  * Probes that cannot change anything are not run. Until an input arrives (a
@@ -59,6 +64,7 @@ typedef struct ts_state {
     uint64_t last_elements;/* at the previous probe */
     bool countdown;
     int64_t countdown_start;
+    bool idle_now;         /* marked idle since the last element */
     /* the probe schedule */
     int64_t last_probe;    /* when the previous probe ran (open, before any) */
     int64_t next_probe;    /* the registered probe timer, NO_PROBE if none */
@@ -180,8 +186,14 @@ static int probe(weir_ctx *ctx, const ts_arg *a, ts_state *s)
         s->countdown_start = now;
         return wrapped_probe(ctx, a, s);
     }
-    if (now - s->countdown_start > idleness)
+    if (now - s->countdown_start > idleness) {
+        /* Once per quiet spell: an ACTIVE the gate sent since (before MAX)
+         * does not make the wrapper mark idle again before an element. */
+        if (s->idle_now)
+            return 0;
+        s->idle_now = true;
         return weir_emit_idle(ctx);
+    }
     return wrapped_probe(ctx, a, s);
 }
 
@@ -237,6 +249,7 @@ static inline int ts_one(weir_ctx *ctx, const ts_arg *a, ts_state *s, const void
     if (r < 0)
         return r;
     s->elements++;
+    s->idle_now = false;
     const weir_watermark_strategy *st = &a->spec.strategy;
     switch (st->kind) {
     case WEIR_WATERMARKS_BOUNDED:
@@ -284,6 +297,8 @@ static int ts_batch(weir_ctx *ctx, int input, const weir_batch *b)
             return r;
         s->max_ts = weir_batch_max_ts(b, s->max_ts);
         s->elements += b->count;
+        if (b->count)
+            s->idle_now = false;
         return 0;
     }
     for (uint32_t i = 0; i < b->count; i++) {
@@ -346,7 +361,7 @@ typedef struct ts_saved {
     int64_t max_ts;
     uint64_t elements, last_elements;
     int64_t countdown_start, last_probe, next_probe;
-    uint8_t countdown, skipping, pad[6];
+    uint8_t countdown, skipping, idle_now, pad[5];
 } ts_saved;
 
 #define TS_SAVED_TAG 0x74737431u /* "tst1" */
@@ -361,7 +376,8 @@ static int ts_snapshot(weir_ctx *ctx, weir_snapshot_writer *w)
                   .last_probe = s->last_probe,
                   .next_probe = s->next_probe,
                   .countdown = s->countdown,
-                  .skipping = s->skipping};
+                  .skipping = s->skipping,
+                  .idle_now = s->idle_now};
     return weir__snapshot_record(w, TS_SAVED_TAG, &v, sizeof v);
 }
 
@@ -382,6 +398,7 @@ static int ts_restore_one(weir_ctx *ctx, const void *rec, void *arg)
         s->last_probe = v.last_probe;
         s->next_probe = v.next_probe;
         s->skipping = v.skipping;
+        s->idle_now = v.idle_now;
         s->max_ts = v.max_ts;
         *first = false;
     } else if (v.max_ts > s->max_ts) {
