@@ -357,7 +357,9 @@ static int gen_next(weir_ctx *ctx)
         int64_t late_extra = (int64_t)below(&s->rng, (uint64_t)c->late_ms + 1);
         if (late)
             delay = c->disorder_ms + c->late_ms + 1 + late_extra;
-        e.timestamp = nominal - delay;
+        /* No event before the schedule's start (weir/generator.h): the
+         * first slots' shifts stop at start_ms. */
+        e.timestamp = nominal - delay < c->start_ms ? c->start_ms : nominal - delay;
         e.partition = s->partition;
         e.late = late;
         e.seq = s->slot;

@@ -16,8 +16,12 @@
  * but by how much (more or less than late_ms), or whether at all, depends on
  * the timestamps of those events, on when the watermark was last emitted,
  * and on the other partitions merged into it: just after the start or after
- * an idle span nothing may have passed it. The same seed and config give
- * the same events in the same order per partition, whatever the pace.
+ * an idle span nothing may have passed it. No event is stamped before
+ * start_ms, the start of the schedule's event time (as Flink's datagen makes
+ * no timestamp outside its range): a shift that would take an event of the
+ * first slots there stops at start_ms, so with start_ms = 0 no timestamp is
+ * negative. The same seed and config give the same events in the same order
+ * per partition, whatever the pace.
  *
  * The schedule is computed in doubles, so a config must keep every slot
  * number, nominal time, delay and (PACED) due time within 2^53 (ms, or

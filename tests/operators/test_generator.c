@@ -6,7 +6,8 @@
  * different events; each knob does what it says, measured over many events —
  * the disorder bound (nominal(seq) - timestamp in [0, disorder] for events
  * not made late), the late share and how far late events are shifted
- * (between disorder + late_ms + 1 and disorder + 2 * late_ms + 1), the key
+ * (between disorder + late_ms + 1 and disorder + 2 * late_ms + 1), no event
+ * before start_ms (a shift of the first slots stops there), the key
  * range and the zipf law, the rate (nominal times), count versus duration,
  * idle partitions silent exactly for the slots due in [from, to) (and for
  * ever with to = WEIR_TS_MAX); a paced run on the virtual clock emits each
@@ -298,6 +299,10 @@ Test(generator, disorder_bound_respected_and_used, .timeout = 120)
         for (size_t i = 0; i < a.part[p].n; i++) {
             const weir_gen_event *e = &a.part[p].v[i].e;
             int64_t delay = weir_generator_nominal(&c, e->seq) - e->timestamp;
+            cr_assert_geq(e->timestamp, c.start_ms, "seq %lld before the start",
+                          (long long)e->seq);
+            if (e->timestamp == c.start_ms)
+                continue; /* the first slots: a shift stops at the start */
             if (e->late) {
                 late++;
                 cr_assert(delay >= D + L + 1 && delay <= D + 2 * L + 1,
@@ -319,6 +324,40 @@ Test(generator, disorder_bound_respected_and_used, .timeout = 120)
     cr_assert_eq(late_hi, D + 2 * L + 1);
     cr_assert_gt(late, 0u);
     log_free(&a);
+}
+
+/* The first slots of a schedule with disorder and late events would be
+ * shifted before start_ms (below 0 for the default start, a 1969 date in
+ * SQL); the shift stops at the start instead, and only there. */
+Test(generator, no_event_before_the_start, .timeout = 120)
+{
+    const int64_t starts[] = {0, -5000, 1700000000000};
+    for (size_t k = 0; k < sizeof starts / sizeof starts[0]; k++) {
+        weir_generator_config c = {.partitions = 2, .rate = 100, .start_ms = starts[k],
+                                   .disorder_ms = 300, .late_fraction = 0.5, .late_ms = 200,
+                                   .count = 400, .seed = 9};
+        gen_log a;
+        run_gen(&c, 1, WEIR_CLOCK_VIRTUAL, &a);
+        size_t at_start = 0;
+        for (int p = 0; p < 2; p++)
+            for (size_t i = 0; i < a.part[p].n; i++) {
+                const seen *s = &a.part[p].v[i];
+                cr_assert_geq(s->e.timestamp, c.start_ms,
+                              "start %lld: partition %d seq %lld stamped %lld, before the start",
+                              (long long)c.start_ms, p, (long long)s->e.seq,
+                              (long long)s->e.timestamp);
+                cr_assert_eq(s->ts, s->e.timestamp);
+                if (s->e.timestamp == c.start_ms) {
+                    at_start++;
+                    /* Only where the shift would have crossed the start. */
+                    cr_assert_lt(weir_generator_nominal(&c, s->e.seq) - c.start_ms,
+                                 c.disorder_ms + 2 * c.late_ms + 1);
+                }
+            }
+        cr_assert_gt(at_start, 0u, "the first slots reach the start");
+        cr_assert_eq(log_total(&a), 800u);
+        log_free(&a);
+    }
 }
 
 Test(generator, no_disorder_means_nominal_timestamps, .timeout = 120)
