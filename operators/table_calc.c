@@ -296,12 +296,16 @@ static void wm_periodic(void *gen, weir_watermark_output *out)
         weir_watermark_output_emit(out, g->max);
 }
 
+/* wm_periodic proposes the largest value seen, nothing else: a probe with
+ * no row since the last one changes nothing, so the timestamps operator may
+ * skip it (a paced or waiting source's virtual clock jumps to its next row). */
 static const weir_watermark_generator_vtable wm_vtable = {
-    .version = WEIR_WATERMARK_GENERATOR_V1,
+    .version = WEIR_WATERMARK_GENERATOR_V2,
     .create = wm_create,
     .on_event = wm_event,
     .on_periodic = wm_periodic,
     .destroy = free,
+    .flags = WEIR_WATERMARK_PERIODIC_FROM_EVENTS,
 };
 
 static void wm_impl_free(void *p)

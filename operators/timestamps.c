@@ -33,8 +33,10 @@
  * same as with every probe run; an idle operator does not wake every
  * interval, and a virtual clock moved far ahead (`weir script`'s `time`)
  * does not run billions of probes one by one. A custom generator's
- * on_periodic is the user's code: its probes all run. Written against
- * weir/operator.h only.
+ * on_periodic is the user's code: its probes all run, unless its vtable
+ * says it decides only from what on_event saw
+ * (WEIR_WATERMARK_PERIODIC_FROM_EVENTS, as SQL's WATERMARK FOR does); then
+ * it is skipped like a built-in one. Written against weir/operator.h only.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -197,24 +199,35 @@ static int probe(weir_ctx *ctx, const ts_arg *a, ts_state *s)
     return wrapped_probe(ctx, a, s);
 }
 
+/* Whether every periodic probe must run: a custom generator's on_periodic
+ * may read the clock or count its calls, unless its V2 vtable says it
+ * decides only from the elements it saw. */
+static bool probes_all_run(const weir_watermark_strategy *st)
+{
+    return st->kind == WEIR_WATERMARKS_CUSTOM &&
+           !(st->custom->version >= WEIR_WATERMARK_GENERATOR_V2 &&
+             (st->custom->flags & WEIR_WATERMARK_PERIODIC_FROM_EVENTS));
+}
+
 /* After a probe at `now`, how many intervals on the next one that can
  * change anything comes if no input arrives meanwhile; 0 for none. A built-in
- * generator proposes what it proposed at this probe (dropped by the gate,
- * which that proposal left at or above it), so only the idleness wrapper
- * matters: a countdown to start (the next probe), or its deadline (the first
- * probe more than T after its start), or idle already (no probe matters). */
+ * generator (or a custom one flagged WEIR_WATERMARK_PERIODIC_FROM_EVENTS)
+ * proposes what it proposed at this probe (dropped by the gate, which that
+ * proposal left at or above it), so only the idleness wrapper matters: a
+ * countdown to start (the next probe), or its deadline (the first probe more
+ * than T after its start), or idle already (no probe matters). */
 static int64_t steps_to_next_change(const ts_arg *a, const ts_state *s, int64_t now)
 {
     const weir_watermark_strategy *st = &a->spec.strategy;
     int64_t idleness = st->idleness_ms;
     if (idleness <= 0)
-        return st->kind == WEIR_WATERMARKS_CUSTOM ? 1 : 0;
+        return probes_all_run(st) ? 1 : 0;
     if (!s->countdown)
         return 1;
     int64_t elapsed = now - s->countdown_start;
     if (elapsed > idleness)
         return 0; /* idle: the wrapped probe (even a custom one) no longer runs */
-    if (st->kind == WEIR_WATERMARKS_CUSTOM)
+    if (probes_all_run(st))
         return 1;
     return (idleness - elapsed) / s->interval + 1;
 }
@@ -458,9 +471,10 @@ int weir_timestamps_operator(const weir_timestamps_spec *spec, size_t elem_size,
     else if (st->kind == WEIR_WATERMARKS_PUNCTUATED && !st->punctuated)
         snprintf(why, sizeof why, "a punctuated strategy needs its callback");
     else if (st->kind == WEIR_WATERMARKS_CUSTOM &&
-             (!st->custom || st->custom->version != WEIR_WATERMARK_GENERATOR_V1))
-        snprintf(why, sizeof why, "a custom strategy needs a generator vtable of version %u",
-                 WEIR_WATERMARK_GENERATOR_V1);
+             (!st->custom || (st->custom->version != WEIR_WATERMARK_GENERATOR_V1 &&
+                              st->custom->version != WEIR_WATERMARK_GENERATOR_V2)))
+        snprintf(why, sizeof why, "a custom strategy needs a generator vtable of version %u "
+                 "or %u", WEIR_WATERMARK_GENERATOR_V1, WEIR_WATERMARK_GENERATOR_V2);
     else if (st->idleness_ms < 0)
         snprintf(why, sizeof why, "idleness %lld is negative (must be > 0, or 0 for none)",
                  (long long)st->idleness_ms);

@@ -70,6 +70,9 @@ struct weir_job {
      * yields it to the other, so a hand-off costs no spin to the end (the
      * tests check it). */
     unsigned long spins_to_end;
+    /* Every subtask step of the run, summed the same way (the tests of the
+     * virtual clock count the work a run took). */
+    unsigned long steps;
     weir__diag_stats diag_stats; /* set when the diagnostic channel stops */
 
     /* Checkpoints: copies of the config's paths, the key groups in use (the

@@ -255,6 +255,7 @@ static void run_one(weir__worker *w, weir__subtask *sub)
     int64_t now = weir__clock_now(&job->clock);
     bool was_blocked = sub->out_blocked;
     int r = weir__subtask_step(sub, now);
+    sub->steps++;
     /* Time spent with a full output, for the backpressure samples: from the
      * step that blocked to the step that got unblocked. */
     if (sub->out_blocked != was_blocked || (sub->out_blocked && sub->blocked_since_ns == 0)) {
@@ -572,8 +573,10 @@ int weir__sched_run(weir_job *job)
             pthread_join(job->workers[i].thread, NULL);
     }
     weir__coord_stop(job);
-    for (int s = 0; s < plan->nsubs; s++)
+    for (int s = 0; s < plan->nsubs; s++) {
         job->futile_steps += plan->subs[s]->futile_steps;
+        job->steps += plan->subs[s]->steps;
+    }
     for (int i = 0; i < nworkers; i++)
         job->spins_to_end += job->workers[i].spins_to_end;
     if (err)

@@ -261,6 +261,7 @@ typedef struct weir__subtask {
     int held;             /* contexts held (suspended firing, inbox): no input */
     bool ending;          /* on_end done or queued: END leaves once none is held */
     unsigned long futile_steps; /* steps that found the output still full */
+    unsigned long steps;        /* steps run (tests count the work of a run) */
 
     weir__phase phase;
     bool source_done;

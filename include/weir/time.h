@@ -51,10 +51,23 @@ WEIR_EXPORT void weir_watermark_output_mark_active(weir_watermark_output *out);
 
 /* A user-defined periodic generator (WEIR_WATERMARKS_CUSTOM). One generator
  * instance per subtask, made by create() on that subtask's worker thread. All
- * callbacks of one instance run on one thread, never concurrently. */
+ * callbacks of one instance run on one thread, never concurrently. A V1 table
+ * ends at destroy; V2 adds `flags`. */
 #define WEIR_WATERMARK_GENERATOR_V1 1u
+#define WEIR_WATERMARK_GENERATOR_V2 2u
+
+/* A V2 flag: on_periodic decides only from what on_event saw. Called again
+ * with no element in between, it proposes nothing above its previous
+ * proposal and marks nothing (it reads no clock and counts no calls), as the
+ * built-in bounded and ascending strategies. The timestamps operator may
+ * then skip the probes that cannot change anything, as it does for those:
+ * a quiet input does not wake it every interval, and a virtual clock jumps
+ * to the next record or timer instead of stepping one interval at a time.
+ * Without it every probe runs. */
+#define WEIR_WATERMARK_PERIODIC_FROM_EVENTS 1u
+
 typedef struct weir_watermark_generator_vtable {
-    uint32_t version; /* WEIR_WATERMARK_GENERATOR_V1 */
+    uint32_t version; /* WEIR_WATERMARK_GENERATOR_V1 or _V2 */
     /* Optional. Makes the per-subtask state; *gen starts as NULL. Return 0 or
      * a negative WEIR_E* code (the job then fails). */
     int (*create)(void *arg, void **gen);
@@ -66,6 +79,9 @@ typedef struct weir_watermark_generator_vtable {
     void (*on_periodic)(void *gen, weir_watermark_output *out);
     /* Optional. Frees what create() made. */
     void (*destroy)(void *gen);
+    /* V2: WEIR_WATERMARK_* flags above, 0 for none (read only from a V2
+     * table). */
+    uint32_t flags;
 } weir_watermark_generator_vtable;
 
 /* Proposes a watermark after an element (WEIR_WATERMARKS_PUNCTUATED), or

@@ -293,6 +293,63 @@ Test(timestamps, custom_generator_on_event_and_on_periodic)
     cr_assert_eq(ga.destroys, 1, "destroy runs once, when the operator closes");
 }
 
+/* The same generator, flagged as deciding only from what on_event saw
+ * (WEIR_WATERMARK_PERIODIC_FROM_EVENTS, SQL's WATERMARK FOR): its probes
+ * with no element since the previous one are skipped, as a built-in
+ * strategy's are, with the same output. Over 10 s of quiet at a 100 ms
+ * interval the unflagged one runs 100 probes; the flagged one runs those
+ * that follow an element, and the final one. */
+static const weir_watermark_generator_vtable gen_vt_from_events = {
+    .version = WEIR_WATERMARK_GENERATOR_V2,
+    .create = gen_create,
+    .on_event = gen_event,
+    .on_periodic = gen_periodic,
+    .destroy = gen_destroy,
+    .flags = WEIR_WATERMARK_PERIODIC_FROM_EVENTS,
+};
+
+static int quiet_run(const weir_watermark_generator_vtable *vt, int64_t idleness, hl_log *l)
+{
+    gen_arg ga = {0};
+    weir_watermark_strategy st = every(weir_watermarks_custom(vt, &ga), 100);
+    st.idleness_ms = idleness;
+    weir_harness *h = start(st, 0, l);
+    ev a = {.v = 1, .ts = 50}, b = {.v = 2, .ts = 80};
+    hl_ok(weir_harness_record(h, 0, 0, &a, 50));
+    hl_ok(weir_harness_advance(h, 10000));
+    hl_ok(weir_harness_record(h, 0, 0, &b, 80));
+    hl_ok(weir_harness_record(h, 0, 0, &a, 9000));
+    hl_ok(weir_harness_advance(h, 20050));
+    hl_ok(weir_harness_end(h));
+    weir_harness_destroy(h);
+    return ga.periodics;
+}
+
+Test(timestamps, custom_generator_from_events_skips_quiet_probes)
+{
+    hl_log every_probe, skipped;
+    int all = quiet_run(&gen_vt, 0, &every_probe);
+    int few = quiet_run(&gen_vt_from_events, 0, &skipped);
+    hl_expect(&every_probe, "r50 w49@100 r80 r9000 w8999@10100 wMAX@20050");
+    hl_expect(&skipped, "r50 w49@100 r80 r9000 w8999@10100 wMAX@20050");
+    cr_assert_eq(all, 201, "every probe of 100..20000 and the final one: %d", all);
+    cr_assert_eq(few, 3, "probes 100 and 10100 and the final one, not %d", few);
+    /* with idleness the countdown's probes still run, and only those */
+    hl_log idle_all, idle_few;
+    all = quiet_run(&gen_vt, 1000, &idle_all);
+    few = quiet_run(&gen_vt_from_events, 1000, &idle_few);
+    hl_expect(&idle_all, "r50 w49@100 i@1300 r80 r9000 a@10100 w8999@10100 i@11300 a@20050 "
+                         "wMAX@20050");
+    hl_expect(&idle_few, "r50 w49@100 i@1300 r80 r9000 a@10100 w8999@10100 i@11300 a@20050 "
+                         "wMAX@20050");
+    /* on_periodic runs while the wrapper is not idle: unflagged at every
+     * probe 100..1200 and 10100..11200; flagged at the probe after an
+     * element and at the one that starts the countdown (100, 200, 10100,
+     * 10200), the ones between skipped until the idleness deadline */
+    cr_assert_eq(all, 24, "unflagged with idleness: %d", all);
+    cr_assert_eq(few, 4, "flagged with idleness: %d", few);
+}
+
 /* A generator may mark the output idle and active itself; the gate lets
  * only changes through, and ACTIVE precedes a watermark after idle. */
 typedef struct status_gen {
@@ -682,14 +739,14 @@ Test(timestamps_config, punctuated_without_callback)
 Test(timestamps_config, custom_without_vtable)
 {
     refused(weir_watermarks_custom(NULL, NULL),
-            "a custom strategy needs a generator vtable of version 1");
+            "a custom strategy needs a generator vtable of version 1 or 2");
 }
 
 Test(timestamps_config, custom_with_wrong_version)
 {
-    static const weir_watermark_generator_vtable v2 = {.version = 2};
-    refused(weir_watermarks_custom(&v2, NULL),
-            "a custom strategy needs a generator vtable of version 1");
+    static const weir_watermark_generator_vtable v3 = {.version = 3};
+    refused(weir_watermarks_custom(&v3, NULL),
+            "a custom strategy needs a generator vtable of version 1 or 2");
 }
 
 Test(timestamps_config, negative_interval)
