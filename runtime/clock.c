@@ -36,6 +36,24 @@ void weir__clock_set(weir__clock *c, int64_t t)
     atomic_store_explicit(&c->virtual_now, t, memory_order_release);
 }
 
+int64_t weir__clock_advance_to(weir__clock *c, int64_t t)
+{
+    int64_t cur = atomic_load(&c->virtual_now);
+    while (cur < t && !atomic_compare_exchange_weak(&c->virtual_now, &cur, t))
+        ;
+    return cur < t ? t : cur;
+}
+
+int64_t weir__clock_add(weir__clock *c, int64_t ms)
+{
+    return atomic_fetch_add(&c->virtual_now, ms) + ms;
+}
+
+int64_t weir__clock_now_rmw(weir__clock *c)
+{
+    return atomic_fetch_add(&c->virtual_now, 0);
+}
+
 void weir__clock_start_at(weir__clock *c, int64_t t)
 {
     if (c->is_virtual)

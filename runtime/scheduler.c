@@ -256,6 +256,8 @@ static void run_one(weir__worker *w, weir__subtask *sub)
     bool was_blocked = sub->out_blocked;
     int r = weir__subtask_step(sub, now);
     sub->steps++;
+    if (job->clock.is_virtual && sub->ctxs[0]->is_source && r >= 0)
+        weir__sched_virtual_work(sub);
     /* Time spent with a full output, for the backpressure samples: from the
      * step that blocked to the step that got unblocked. */
     if (sub->out_blocked != was_blocked || (sub->out_blocked && sub->blocked_since_ns == 0)) {
@@ -381,14 +383,15 @@ static void advance_virtual(weir__worker *self)
             atomic_fetch_sub(&job->running, 1);
             return;
         }
-        if (d > weir__clock_now(&job->clock))
-            weir__clock_set(&job->clock, d);
+        /* Never back: a source's work may have moved it past d meanwhile
+         * (a worker woken from outside, by the checkpoint coordinator). */
+        const int64_t now = weir__clock_advance_to(&job->clock, d);
         for (int i = 0; i < job->nworkers; i++) {
             if (&job->workers[i] != self &&
-                atomic_load_explicit(&job->workers[i].due, memory_order_relaxed) <= d)
+                atomic_load_explicit(&job->workers[i].due, memory_order_relaxed) <= now)
                 unpark(&job->workers[i]);
         }
-        if (self_due <= d) {
+        if (self_due <= now) {
             /* Due itself: stay counted and stop being parked. If a waker
              * took the flag first, it counted this worker in once more. */
             if (atomic_exchange(&self->parked, 0) == 0)
@@ -397,6 +400,39 @@ static void advance_virtual(weir__worker *self)
         }
         if (atomic_fetch_sub(&job->running, 1) != 1)
             return;
+    }
+}
+
+void weir__sched_virtual_work(weir__subtask *sub)
+{
+    weir_job *job = sub->job;
+    const int64_t out = sub->ctxs[0]->diag.counters[WEIR__CNT_OUT];
+    const int64_t n = out - sub->work_counted;
+    sub->work_counted = out;
+    /* Work counts only since the clock last moved: a jump at quiescence, or
+     * another source's work, starts the count again, so a source that
+     * emits a few records between waits (a paced one) never moves it, and
+     * n busy sources move it 1 ms per WEIR__VIRTUAL_RECORDS_PER_MS records
+     * each, as parallel subtasks spend processing time side by side. */
+    int64_t now = weir__clock_now(&job->clock);
+    if (now != sub->work_since) {
+        sub->work_credit = 0;
+        sub->work_since = now;
+    }
+    sub->work_credit += n;
+    if (sub->work_credit < WEIR__VIRTUAL_RECORDS_PER_MS)
+        return;
+    now = weir__clock_add(&job->clock, sub->work_credit / WEIR__VIRTUAL_RECORDS_PER_MS);
+    sub->work_credit %= WEIR__VIRTUAL_RECORDS_PER_MS;
+    sub->work_since = now;
+    /* Wake the parked workers whose deadline has come (scheduler.h): the
+     * look at `parked` is an RMW, after the clock's. */
+    weir__worker *self = sub->worker;
+    for (int i = 0; i < job->nworkers; i++) {
+        weir__worker *w = &job->workers[i];
+        if (w != self && atomic_fetch_or(&w->parked, 0) == 1 &&
+            atomic_load_explicit(&w->due, memory_order_relaxed) <= now)
+            unpark(w);
     }
 }
 
@@ -419,8 +455,13 @@ static void park(weir__worker *w)
      * one sees what the earlier one's side published (the queued subtask,
      * or the flag). */
     (void)atomic_exchange(&w->parked, 1);
+    /* On the virtual clock a busy source may have moved time past this
+     * worker's deadline since it last looked: then it does not sleep (the
+     * advancer, which moved the clock first and looks at `parked` after,
+     * may have found it not parked yet). */
     if (!cds_wfcq_empty(&w->inbox_head, &w->inbox_tail) || atomic_load(&job->stop) ||
-        atomic_load(&job->cancel)) {
+        atomic_load(&job->cancel) ||
+        (job->clock.is_virtual && due != INT64_MAX && due <= weir__clock_now_rmw(&job->clock))) {
         /* Never stopped counting; if an unpark took the flag first it
          * counted this worker in once more: take that back. */
         if (atomic_exchange(&w->parked, 0) == 0)

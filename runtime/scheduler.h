@@ -23,11 +23,21 @@
  * ThreadSanitizer, which models atomics but not fences, sees the same
  * edges.
  *
- * Virtual clock: time only moves when the whole job is quiescent. `running`
- * counts workers that are not parked; a waker that unparks a worker counts it
- * back in before waking it, so `running` can only reach 0 when every worker is
- * parked with an empty inbox. The worker that brings it to 0 moves the clock
- * to the earliest deadline of any subtask and wakes the owners.
+ * Virtual clock: time moves in two ways. When the whole job is quiescent it
+ * jumps: `running` counts workers that are not parked; a waker that unparks a
+ * worker counts it back in before waking it, so `running` can only reach 0
+ * when every worker is parked with an empty inbox. The worker that brings it
+ * to 0 moves the clock to the earliest deadline of any subtask and wakes the
+ * owners. And while the job is busy it advances with the work done: a source
+ * subtask that has emitted WEIR__VIRTUAL_RECORDS_PER_MS records since the
+ * clock last moved moves it 1 ms (weir__sched_virtual_work), as if each
+ * record took 10 us, so periodic watermarks, idleness and timers keep their
+ * period in a job that never waits (without it a source read at full speed
+ * saw no watermark before its end). Such an advance wakes the parked workers
+ * whose deadline it passed: the advancer moves the clock and then looks at
+ * `parked` by an RMW; a parking worker exchanges `parked` and then looks at
+ * the clock by an RMW, and does not sleep if its deadline has come (the
+ * hand-off above, on two words).
  */
 #ifndef WEIR_RUNTIME_SCHEDULER_H
 #define WEIR_RUNTIME_SCHEDULER_H
@@ -81,6 +91,17 @@ typedef struct weir__worker {
 extern const weir__channel_events weir__sched_channel_events;
 /* Makes `sub` runnable (from any thread). */
 void weir__sched_wake(struct weir__subtask *sub);
+
+/* Virtual clock: records a source subtask emits per 1 ms of processing time
+ * while the job is busy (10 us a record, a job doing 100 000 records a second
+ * per source subtask). */
+#define WEIR__VIRTUAL_RECORDS_PER_MS 100
+
+/* Virtual clock, after a step of a source subtask on its worker: counts the
+ * records it emitted since the clock last moved and moves the clock 1 ms per
+ * WEIR__VIRTUAL_RECORDS_PER_MS of them, waking the workers whose deadline
+ * that passes. */
+void weir__sched_virtual_work(struct weir__subtask *sub);
 
 /* Runs the job's subtasks on its workers until all finished or the job
  * failed. Called by weir_job_run on the job's thread. */

@@ -262,6 +262,10 @@ typedef struct weir__subtask {
     bool ending;          /* on_end done or queued: END leaves once none is held */
     unsigned long futile_steps; /* steps that found the output still full */
     unsigned long steps;        /* steps run (tests count the work of a run) */
+    /* Virtual clock, sources (scheduler.c, weir__sched_virtual_work): the
+     * records emitted counted so far, those not yet turned into time, and
+     * the time they were counted since. */
+    int64_t work_counted, work_credit, work_since;
 
     weir__phase phase;
     bool source_done;

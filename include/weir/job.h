@@ -33,12 +33,15 @@ typedef struct weir_job weir_job;
 typedef enum weir_clock_kind {
     /* Processing time is the monotonic system clock, in ms since the run started. */
     WEIR_CLOCK_SYSTEM = 0,
-    /* Processing time is simulated, starting at 0. It never moves while any
-     * subtask has work; when the whole job is quiescent it jumps to the
-     * earliest pending processing-time deadline (a periodic watermark probe, an
-     * idleness check, a buffer timeout, a timer, a source waiting until a given
-     * time). With 1 worker a run is fully reproducible: same output, same
-     * diagnostics. */
+    /* Processing time is simulated, starting at 0. When the whole job is
+     * quiescent it jumps to the earliest pending processing-time deadline (a
+     * periodic watermark probe, an idleness check, a buffer timeout, a timer,
+     * a source waiting until a given time). While the job is busy it
+     * advances with the work done: 1 ms for every 100 records a source
+     * subtask emits since the clock last moved (10 us a record), so periodic
+     * watermarks keep their period in a job whose source never waits (one
+     * read at full speed). With 1 worker a run is fully reproducible: same
+     * output, same diagnostics. */
     WEIR_CLOCK_VIRTUAL = 1
 } weir_clock_kind;
 

@@ -97,3 +97,70 @@ Test(virtual_clock, jumps_to_the_next_paced_row, .timeout = 120)
     unlink(path);
     rmdir(dir);
 }
+
+/* ---- a source read at full speed ------------------------------------------ */
+
+enum { BUSY_RECORDS = WEIR_TEST_SANITIZED ? 60000 : 200000 };
+
+typedef struct busy_run {
+    _Atomic int64_t emitted;      /* by the generator, counted right after it */
+    _Atomic int64_t results;      /* window results */
+    _Atomic int64_t early;        /* results that came before the last record */
+    _Atomic int64_t counted;      /* elements in all results */
+} busy_run;
+
+static int count_emitted(const void *in, void *arg)
+{
+    (void)in;
+    atomic_fetch_add_explicit(&((busy_run *)arg)->emitted, 1, memory_order_relaxed);
+    return 1;
+}
+
+static int window_count(weir_ctx *ctx, const weir_window_info *w, const void *elems, size_t count,
+                        void *arg)
+{
+    (void)ctx;
+    (void)w;
+    (void)elems;
+    busy_run *b = arg;
+    atomic_fetch_add(&b->results, 1);
+    atomic_fetch_add(&b->counted, (int64_t)count);
+    if (atomic_load(&b->emitted) < BUSY_RECORDS)
+        atomic_fetch_add(&b->early, 1);
+    return 0;
+}
+
+Test(virtual_clock, periodic_watermarks_keep_their_period_while_busy, .timeout = 120)
+{
+    busy_run b = {0};
+    weir_job *job = tu_job(&(weir_job_config){.workers = 1, .clock = WEIR_CLOCK_VIRTUAL,
+                                              .diag.level = WEIR_DIAG_OFF});
+    weir_generator_config g = {.partitions = 1, .keys = 10, .rate = 1000, .count = BUSY_RECORDS,
+                               .seed = 3};
+    weir_stream *s = weir_stream_filter(weir_source_generator(job, &g), count_emitted, &b);
+    s = weir_stream_assign_timestamps(
+        s, &(weir_timestamps_spec){.strategy = weir_watermarks_bounded(0)});
+    weir_window_spec w = {.assigner = weir_window_tumbling(1000, 0),
+                          .process = window_count,
+                          .out_size = 8,
+                          .arg = &b};
+    cr_assert(weir_sink_discard(weir_stream_window(weir_stream_key_by(s, weir_generator_key()), &w)),
+              "%s", weir_job_error(job));
+    tu_run_ok(job);
+    /* The clock advanced with the records emitted, 1 ms per
+     * WEIR__VIRTUAL_RECORDS_PER_MS (the only other moves are the jumps of a
+     * job that waits, and this one never does). */
+    int64_t end = weir__clock_now(&job->clock);
+    weir_job_destroy(job);
+    cr_assert_eq(atomic_load(&b.emitted), BUSY_RECORDS);
+    cr_assert_eq(atomic_load(&b.counted), BUSY_RECORDS);
+    cr_assert_geq(end, BUSY_RECORDS / WEIR__VIRTUAL_RECORDS_PER_MS - 1,
+                  "the clock read %lld ms after %d records", (long long)end, BUSY_RECORDS);
+    /* 200 s of event time in 1 s windows of 10 keys: about 2 000 results.
+     * One watermark interval (200 ms) is 20 000 records, 20 s of event
+     * time: all but the last interval's windows fire while the source
+     * reads. Before, none did: no watermark left before MAX. */
+    int64_t results = atomic_load(&b.results), early = atomic_load(&b.early);
+    cr_assert_gt(early, results / 2, "%lld of %lld results came before the end of input",
+                 (long long)early, (long long)results);
+}
