@@ -182,7 +182,9 @@ static int probe(weir_ctx *ctx, const ts_arg *a, ts_state *s)
         s->countdown = false;
         return wrapped_probe(ctx, a, s);
     }
-    int64_t now = weir_ctx_now(ctx);
+    /* Time the source spent paused by watermark alignment does not count:
+     * held back is not idle (Flink's paused activity clock). */
+    int64_t now = weir_ctx_activity_now(ctx);
     if (!s->countdown) {
         s->countdown = true;
         s->countdown_start = now;
@@ -335,7 +337,11 @@ static int ts_timer(weir_ctx *ctx, const weir_timer *timer)
     int r = probe(ctx, a, s);
     if (r < 0)
         return r;
-    int64_t steps = steps_to_next_change(a, s, now);
+    /* The countdown runs on the activity clock (probe): its deadline, in
+     * probes from now, is counted on it too; while the source is paused
+     * that clock stands still and the probe at the deadline finds it not
+     * reached yet and counts again. */
+    int64_t steps = steps_to_next_change(a, s, weir_ctx_activity_now(ctx));
     s->skipping = steps != 1;
     return set_probe(ctx, s, steps ? probe_time(s, now, steps) : NO_PROBE);
 }

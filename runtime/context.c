@@ -1038,6 +1038,12 @@ int64_t weir_ctx_now(const weir_ctx *ctx)
     return weir__clock_now(ctx->clock);
 }
 
+int64_t weir_ctx_activity_now(const weir_ctx *ctx)
+{
+    int64_t now = weir__clock_now(ctx->clock);
+    return ctx->sub ? weir__align_activity_now(ctx->sub, now) : now;
+}
+
 int weir_ctx_subtask(const weir_ctx *ctx)
 {
     return ctx->subtask;

@@ -46,6 +46,9 @@ typedef struct weir__node {
     char *kind;
     bool is_source;
     bool union_state; /* sources: weir_source_union_state */
+    /* sources: weir_source_align_watermarks (align.group owned) */
+    bool align_set;
+    weir_watermark_alignment align;
     int parallelism; /* 0 until resolved: the job default */
     /* sources */
     weir_source_vtable source;

@@ -81,6 +81,7 @@ void weir__plan_free(weir__plan *plan)
     }
     free(plan->tasks);
     free(plan->node_ctx);
+    weir__align_free(plan);
     free(plan);
 }
 
@@ -398,6 +399,8 @@ int weir__plan_build(weir_job *job, weir__plan **out)
                      node->name, node->parallelism, job->max_parallelism,
                      job->restore ? ", which the restored checkpoint fixed" : "");
     }
+    if (r == 0)
+        r = weir__align_plan(job, plan);
     for (int e = 0; r == 0 && e < g->nedges; e++)
         r = wire_edge(job, plan, e);
     if (r == 0)

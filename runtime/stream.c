@@ -45,6 +45,7 @@ void weir__node_clear(weir__node *n)
     free(n->side);
     free(n->settings_json);
     free(n->in_edges);
+    free((char *)n->align.group);
 }
 
 static void node_free(weir__node *n)
@@ -545,6 +546,48 @@ weir_stream *weir_source_union_state(weir_stream *s)
         return NULL;
     }
     n->union_state = true;
+    return s;
+}
+
+weir_stream *weir_source_align_watermarks(weir_stream *s, const weir_watermark_alignment *a)
+{
+    static const char call[] = "weir_source_align_watermarks";
+    if (!s)
+        return NULL;
+    weir__node *n = producing_node(s, call);
+    if (!n)
+        return NULL;
+    if (!n->is_source) {
+        weir__job_fail(s->job, WEIR_EINVAL, "%s: '%s' is not a source", call, n->name);
+        return NULL;
+    }
+    weir_watermark_alignment v = a ? *a : (weir_watermark_alignment){0};
+    size_t len = v.group ? strlen(v.group) : 0;
+    if (v.group && (len < 1 || len > 100)) {
+        weir__job_fail(s->job, WEIR_EINVAL, "%s: '%s': a group name is 1 to 100 bytes, not %zu",
+                       call, n->name, len);
+        return NULL;
+    }
+    if (v.max_drift_ms < 0 && v.max_drift_ms != WEIR_DISABLED) {
+        weir__job_fail(s->job, WEIR_EINVAL, "%s: '%s': max drift %lld ms is negative "
+                       "(WEIR_DISABLED turns alignment off)", call, n->name,
+                       (long long)v.max_drift_ms);
+        return NULL;
+    }
+    if (v.update_interval_ms < 0) {
+        weir__job_fail(s->job, WEIR_EINVAL, "%s: '%s': update interval %lld ms is negative", call,
+                       n->name, (long long)v.update_interval_ms);
+        return NULL;
+    }
+    char *group = NULL;
+    if (v.group && !(group = weir__strdup(v.group))) {
+        weir__job_fail(s->job, WEIR_ENOMEM, "%s: out of memory", call);
+        return NULL;
+    }
+    free((char *)n->align.group);
+    n->align = v;
+    n->align.group = group;
+    n->align_set = true;
     return s;
 }
 

@@ -335,6 +335,10 @@ static int run_source(weir__subtask *sub, int64_t now)
     if (sub->source_done || sub->barrier_due || weir__barrier_poll_source(sub) ||
         src->wait_until > now)
         return 0;
+    /* Watermark alignment: ahead of its group by more than the max drift,
+     * the source does not read (align.h). */
+    if (sub->align.group && weir__align_paused(sub, now))
+        return 0;
     src->input.handling_ts = WEIR_NO_TIMESTAMP; /* a timer may have fired since */
     int r = src->svt.next(src);
     if (r < 0) {
@@ -382,6 +386,8 @@ static void update_deadline(weir__subtask *sub)
     if (sub->ctxs[0]->is_source && !sub->source_done && sub->ctxs[0]->wait_until > INT64_MIN &&
         sub->ctxs[0]->wait_until < d)
         d = sub->ctxs[0]->wait_until;
+    if (sub->align.paused && sub->align.look_at < d)
+        d = sub->align.look_at;
     sub->deadline = d;
 }
 
@@ -450,6 +456,9 @@ int weir__subtask_step(weir__subtask *sub, int64_t now)
         drain_outputs(sub);
     if (sub->phase == WEIR__SUB_DRAINING && !sub->out_blocked && weir__barrier_may_finish(sub))
         return finish(sub, now);
+    /* Its watermark to its alignment group, and whether it pauses reading. */
+    if (sub->align.group)
+        weir__align_step(sub, now);
     /* Throughput samples are taken when the subtask runs anyway; they never
      * wake it (a quiet subtask writes nothing until it runs again). */
     update_deadline(sub);
@@ -472,8 +481,14 @@ bool weir__subtask_ready(weir__subtask *sub, int64_t now)
         return true;
     if (sub->deadline <= now)
         return true;
-    if (sub->ctxs[0]->is_source)
+    if (sub->ctxs[0]->is_source) {
+        /* Paused by alignment: ready once the group caught up (a member
+         * whose watermark rises wakes it; this look, after the scheduler
+         * cleared its flag, catches a rise that came meanwhile). */
+        if (sub->align.paused)
+            return !sub->source_done && !weir__align_holds(sub);
         return !sub->source_done && sub->ctxs[0]->wait_until <= now;
+    }
     for (int i = 0; i < sub->ninputs; i++) {
         for (int c = 0; c < sub->in[i].nch; c++) {
             weir__channel *ch = sub->in[i].ch[c];

@@ -19,6 +19,7 @@
 #include <stdint.h>
 #include <urcu/wfcqueue.h>
 
+#include "align.h"
 #include "channel.h"
 #include "graph.h"
 #include "inbox.h"
@@ -262,6 +263,7 @@ typedef struct weir__subtask {
     bool ending;          /* on_end done or queued: END leaves once none is held */
     unsigned long futile_steps; /* steps that found the output still full */
     unsigned long steps;        /* steps run (tests count the work of a run) */
+    weir__align_member align; /* sources: watermark alignment (align.h) */
     /* Virtual clock, sources (scheduler.c, weir__sched_virtual_work): the
      * records emitted counted so far, those not yet turned into time, and
      * the time they were counted since. */
@@ -307,6 +309,8 @@ typedef struct weir__plan {
     weir__subtask **subs;
     int nsubs;
     weir_ctx ***node_ctx; /* [node id][subtask] */
+    struct weir__align_group **aligns; /* watermark alignment groups (align.h) */
+    int naligns;
 } weir__plan;
 
 /* ---- context.c: the operator API's runtime side ---- */

@@ -55,6 +55,13 @@ static inline int64_t weir_batch_max_ts(const weir_batch *b, int64_t init)
     return m2 > m0 ? m2 : m0;
 }
 
+/* The processing time that counts towards idleness in this operator's
+ * subtask (Flink's paused activity clock): weir_ctx_now() less the time the
+ * subtask's source spent paused by watermark alignment
+ * (weir_source_align_watermarks), so that a source held back by alignment is
+ * not declared idle; weir_ctx_now() in any other subtask. */
+WEIR_EXPORT int64_t weir_ctx_activity_now(const weir_ctx *ctx);
+
 /* Window events (window operators report them; the current key is used). */
 WEIR_EXPORT void weir_ctx_report_window_fire(weir_ctx *ctx, int64_t start, int64_t end, int firing,
                                              int64_t count);

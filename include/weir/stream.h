@@ -133,6 +133,52 @@ WEIR_EXPORT weir_stream *weir_stream_set_name(weir_stream *s, const char *name);
  * partitions go by their assignment rule. Returns s, or NULL (recorded)
  * when s is not a source's own stream. */
 WEIR_EXPORT weir_stream *weir_source_union_state(weir_stream *s);
+
+/* Watermark alignment (Flink's WatermarkStrategy.withWatermarkAlignment;
+ * docs/SEMANTICS.md 1): a source subtask whose watermark is more than
+ * max_drift_ms ahead of the lowest watermark of its group pauses reading
+ * until the group has caught up, so that the partitions of a source (or
+ * several sources) cannot drift apart without bound and the windows after
+ * them keep only max drift's worth of the partitions ahead. A subtask's
+ * watermark is the one that left the first operator of its chain that made
+ * one (the timestamps operator chained to the source, or the source's own),
+ * MAX while that output is idle or once the subtask finished; a subtask with
+ * none yet is not counted. The time a subtask spends paused does not count
+ * towards its idleness timeout. Zero in every field means the default.
+ *
+ * Every source of parallelism above 1 aligns its own subtasks by default,
+ * with WEIR_WATERMARK_DRIFT_DEFAULT_MS; weir_source_align_watermarks changes
+ * that for one source. */
+typedef struct weir_watermark_alignment {
+    /* Sources with the same group name are aligned together (their subtasks
+     * form one group); NULL: this source's own subtasks. Copied. */
+    const char *group;
+    /* How far a subtask's watermark may be ahead of the group's lowest, in
+     * ms of event time. 0: WEIR_WATERMARK_DRIFT_DEFAULT_MS; WEIR_DISABLED:
+     * this source is not aligned at all. */
+    int64_t max_drift_ms;
+    /* A paused subtask looks again whenever another member's watermark
+     * rises, and at the latest this long (ms of processing time) after its
+     * last look (Flink's update interval). 0: WEIR_WATERMARK_ALIGN_INTERVAL_MS. */
+    int64_t update_interval_ms;
+} weir_watermark_alignment;
+
+/* The default max drift: one minute of event time, far more than the
+ * disorder bounds and quiet spells a job is built around (seconds), so that
+ * partitions that keep pace never notice it, while a partition that runs
+ * ahead (a faster reader, a file of a later day) is held to a minute's worth
+ * of windows in the operators after it. Flink has no default (alignment is
+ * off unless asked for); weir has one so that memory stays bounded. */
+#define WEIR_WATERMARK_DRIFT_DEFAULT_MS 60000
+/* The default update interval, Flink's (1 s). */
+#define WEIR_WATERMARK_ALIGN_INTERVAL_MS 1000
+
+/* Sets the watermark alignment of the source whose own stream s is (NULL:
+ * the default). Returns s, or NULL (recorded) when s is not a source's own
+ * stream, or a setting is negative (other than WEIR_DISABLED for the
+ * drift) or the group name is empty or longer than 100 bytes. */
+WEIR_EXPORT weir_stream *weir_source_align_watermarks(weir_stream *s,
+                                                      const weir_watermark_alignment *alignment);
 WEIR_EXPORT weir_stream *weir_stream_set_parallelism(weir_stream *s, int parallelism);
 /* The operator's stable id in checkpoints (docs/CHECKPOINTS.md, "Operator
  * ids"): a restore matches state to operators by uid. Without one, an

@@ -144,8 +144,8 @@ Test(virtual_clock, periodic_watermarks_keep_their_period_while_busy, .timeout =
                           .process = window_count,
                           .out_size = 8,
                           .arg = &b};
-    cr_assert(weir_sink_discard(weir_stream_window(weir_stream_key_by(s, weir_generator_key()), &w)),
-              "%s", weir_job_error(job));
+    weir_stream *win = weir_stream_window(weir_stream_key_by(s, weir_generator_key()), &w);
+    cr_assert(weir_sink_discard(win), "%s", weir_job_error(job));
     tu_run_ok(job);
     /* The clock advanced with the records emitted, 1 ms per
      * WEIR__VIRTUAL_RECORDS_PER_MS (the only other moves are the jumps of a
