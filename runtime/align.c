@@ -128,28 +128,31 @@ void weir__align_free(weir__plan *plan)
 
 /* ---- a member's steps ----------------------------------------------------- */
 
-/* The subtask's event time as its group sees it: the watermark that left the
- * first operator of the chain that made one (the source itself, or the
- * timestamps operator chained to it), MAX while that output is idle,
- * WEIR_TS_MIN before it made any. The chain's later operators only pass it
- * on (or hold it back). */
-static int64_t event_time(const weir__subtask *sub)
+/* The subtask's event time: the watermark that left the first operator of
+ * the chain that made one (the source itself, or the timestamps operator
+ * chained to it), WEIR_TS_MIN before it made any; the chain's later
+ * operators only pass it on (or hold it back). *reported is what the group
+ * sees: MAX while that output is idle, as Flink's SourceOperator reports an
+ * idle source, so that it holds nobody back; the member's own pause is
+ * decided on the watermark itself (Flink's latestWatermark). */
+static int64_t event_time(const weir__subtask *sub, int64_t *reported)
 {
     for (int i = 0; i < sub->nctx; i++) {
         const weir__gate *gate = &sub->ctxs[i]->out.gate;
-        if (gate->idle)
-            return WEIR_TS_MAX;
-        if (gate->last != WEIR_TS_MIN)
+        if (gate->idle || gate->last != WEIR_TS_MIN) {
+            *reported = gate->idle ? WEIR_TS_MAX : gate->last;
             return gate->last;
+        }
     }
+    *reported = WEIR_TS_MIN;
     return WEIR_TS_MIN;
 }
 
-/* Whether the member's reported watermark is above the group's lowest plus
+/* Whether the member's watermark is above the group's lowest reported plus
  * its max drift (Flink's shouldWaitForAlignment). */
 static bool ahead(const weir__align_member *m)
 {
-    if (m->reported == WEIR_TS_MIN)
+    if (m->own == WEIR_TS_MIN)
         return false;
     const weir__align_group *g = m->group;
     int64_t low = WEIR_TS_MAX;
@@ -159,7 +162,7 @@ static bool ahead(const weir__align_member *m)
             low = w;
     }
     int64_t limit = low > WEIR_TS_MAX - m->max_drift ? WEIR_TS_MAX : low + m->max_drift;
-    return m->reported > limit;
+    return m->own > limit;
 }
 
 static void pause_member(weir__align_member *m, int64_t now)
@@ -194,7 +197,8 @@ static void wake_paused(weir__align_member *m)
 void weir__align_step(weir__subtask *sub, int64_t now)
 {
     weir__align_member *m = &sub->align;
-    int64_t wm = event_time(sub);
+    int64_t wm;
+    m->own = event_time(sub, &wm);
     if (wm != m->reported) {
         bool rose = wm > m->reported;
         m->reported = wm;

@@ -12,8 +12,9 @@
  * reported). Only the member's own worker writes its slot (a store after the
  * member's step, when the value changed); every member reads them all. The
  * group's minimum is the lowest reported value; a member pauses reading
- * (its source's next() is not called) while its own value is above minimum +
- * its source's max drift, Flink's `currentMaxDesiredWatermark < latest`.
+ * (its source's next() is not called) while its own watermark (the real
+ * one, also while idle) is above minimum + its source's max drift, Flink's
+ * `currentMaxDesiredWatermark < latestWatermark`.
  * Flink's coordinator announces the bound every update interval; here the
  * slots are shared memory, so a member decides at each of its steps, and a
  * paused member looks again when another member's watermark rises (that
@@ -71,6 +72,7 @@ typedef struct weir__align_member {
     int64_t max_drift;
     int64_t update_interval;
     int64_t reported;         /* what the slot holds */
+    int64_t own;              /* its watermark (not MAX for idle): what may pause it */
     bool paused;
     int64_t look_at;          /* paused: the latest time to look again */
     int64_t paused_since;

@@ -383,11 +383,17 @@ static void update_deadline(weir__subtask *sub)
                 d = t;
         }
     }
-    if (sub->ctxs[0]->is_source && !sub->source_done && sub->ctxs[0]->wait_until > INT64_MIN &&
-        sub->ctxs[0]->wait_until < d)
+    /* A source paused by alignment reads nothing whatever it waits for: its
+     * deadline is its next look (counting its wait would run it again and
+     * again once that time passed, a spin that also keeps a virtual clock
+     * from moving). */
+    if (sub->align.paused) {
+        if (sub->align.look_at < d)
+            d = sub->align.look_at;
+    } else if (sub->ctxs[0]->is_source && !sub->source_done &&
+               sub->ctxs[0]->wait_until > INT64_MIN && sub->ctxs[0]->wait_until < d) {
         d = sub->ctxs[0]->wait_until;
-    if (sub->align.paused && sub->align.look_at < d)
-        d = sub->align.look_at;
+    }
     sub->deadline = d;
 }
 

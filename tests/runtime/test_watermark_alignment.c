@@ -326,6 +326,62 @@ Test(watermark_alignment, a_paused_partition_is_not_idle, .timeout = 120)
                  (long long)atomic_load(&f.idle));
 }
 
+/* An idle member reports MAX, so it holds nobody back (Flink's
+ * SourceOperator), but whether it pauses is decided on its own watermark:
+ * partition 1 goes quiet for two minutes (paced on the virtual clock, its
+ * source waits for its next slot) and is declared idle after 200 ms, while
+ * partition 0 reads on. Were partition 1 paused as "MAX, ahead of
+ * everyone", it could not read its slots after the quiet span until
+ * partition 0 finished, and they would all be late (and its wait, past due
+ * while paused, ran its subtask over and over without letting the virtual
+ * clock move). */
+typedef struct paced_log {
+    _Atomic int64_t emitted;
+} paced_log;
+
+static int paced_tee(const void *in, void *arg)
+{
+    (void)in;
+    atomic_fetch_add(&((paced_log *)arg)->emitted, 1);
+    return 1;
+}
+
+Test(watermark_alignment, an_idle_partition_reads_again_when_its_data_comes, .timeout = 60)
+{
+    paced_log pl = {0};
+    fired_log f = {0};
+    weir_job *job = tu_job(&(weir_job_config){.workers = 2, .clock = WEIR_CLOCK_VIRTUAL,
+                                              .diag.level = WEIR_DIAG_OFF});
+    weir_generator_config g = {
+        .partitions = 2, .keys = 5, .rate = 10, .pace = WEIR_GEN_PACED, .speed = 1,
+        .duration_ms = 200000, .seed = 4,
+        .idle = {{.partition = 1, .from_ms = 1000, .to_ms = 121000}},
+        .nidle = 1,
+    };
+    weir_watermark_strategy st = weir_watermarks_bounded(0);
+    st.idleness_ms = 200;
+    weir_stream *tee_s = weir_stream_set_parallelism(
+        weir_stream_filter(weir_source_generator(job, &g), paced_tee, &pl), 2);
+    weir_stream *t = weir_stream_set_parallelism(
+        weir_stream_assign_timestamps(tee_s, &(weir_timestamps_spec){.strategy = st}), 2);
+    weir_window_spec w = {.assigner = weir_window_tumbling(1000, 0),
+                          .process = count_fired,
+                          .out_size = 8,
+                          .arg = &f,
+                          .late_tag = WEIR_WINDOW_LATE_TAG,
+                          .parallelism = 1};
+    weir_stream *win = weir_stream_window(weir_stream_key_by(t, weir_generator_key()), &w);
+    cr_assert(weir_sink_discard(win), "%s", weir_job_error(job));
+    cr_assert(weir_sink_callback(weir_stream_side_output(win, WEIR_WINDOW_LATE_TAG),
+                                 count_late_fired, &f));
+    tu_run_ok(job);
+    weir_job_destroy(job);
+    cr_assert_eq(atomic_load(&pl.emitted), 2 * 2000 - 1200);
+    cr_assert_eq(atomic_load(&f.late), 0, "%lld records of the quiet partition came late",
+                 (long long)atomic_load(&f.late));
+    cr_assert_eq(atomic_load(&f.fired), atomic_load(&pl.emitted));
+}
+
 /* ---- a named group ------------------------------------------------------- */
 
 typedef struct two_sources {
