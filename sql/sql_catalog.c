@@ -159,7 +159,9 @@ enum { NGEN_FIELDS = sizeof gen_fields / sizeof *gen_fields };
 #define DATAGEN_OPTIONS                                                                    \
     "'rows-per-second', 'number-of-rows', 'duration', 'partitions', 'keys', 'key-skew', "  \
     "'zipf-s', 'disorder', 'late-fraction', 'late-by', 'start', 'pace', 'speed', 'seed', " \
-    "'idle-partitions', 'scan.watermark.emit.strategy', 'scan.watermark.idle-timeout'"
+    "'idle-partitions', 'scan.watermark.emit.strategy', 'scan.watermark.idle-timeout', "   \
+    "'scan.watermark.alignment.group', 'scan.watermark.alignment.max-drift', "             \
+    "'scan.watermark.alignment.update-interval'"
 
 static int datagen_column(weir_sql_session *s, const sql_script *sc, weir_schema_builder *b,
                           const sql_column_def *c, const char *name, weir_type type)
@@ -282,10 +284,12 @@ static int datagen_options(weir_sql_session *s, const sql_script *sc, options *o
 
 /* ---- filesystem --------------------------------------------------------------------- */
 
-#define FILESYSTEM_OPTIONS                                                                     \
-    "'path', 'format', 'json.ignore-parse-errors', 'csv.ignore-parse-errors', "                \
-    "'csv.field-delimiter', 'changelog-mode', 'changelog.kind-field', 'scan.speed', "          \
-    "'scan.watermark.emit.strategy', 'scan.watermark.idle-timeout'"
+#define FILESYSTEM_OPTIONS                                                            \
+    "'path', 'format', 'json.ignore-parse-errors', 'csv.ignore-parse-errors', "       \
+    "'csv.field-delimiter', 'changelog-mode', 'changelog.kind-field', 'scan.speed', " \
+    "'scan.watermark.emit.strategy', 'scan.watermark.idle-timeout', "                 \
+    "'scan.watermark.alignment.group', 'scan.watermark.alignment.max-drift', "        \
+    "'scan.watermark.alignment.update-interval'"
 
 static int filesystem_options(weir_sql_session *s, const sql_script *sc, options *o,
                               sql_relation *r)
@@ -344,6 +348,37 @@ static int filesystem_options(weir_sql_session *s, const sql_script *sc, options
 }
 
 /* ---- CREATE TABLE ------------------------------------------------------------------- */
+
+/* Flink's watermark alignment options: the source's group, max drift and
+ * update interval (weir_source_align_watermarks; without them the source's
+ * partitions are aligned by weir's default). */
+static int alignment_options(weir_sql_session *s, const sql_script *sc, options *o,
+                             sql_relation *r)
+{
+    const sql_option *group = option(o, "scan.watermark.alignment.group");
+    const sql_option *drift = option(o, "scan.watermark.alignment.max-drift");
+    const sql_option *every = option(o, "scan.watermark.alignment.update-interval");
+    const sql_option *first = group ? group : drift ? drift : every;
+    if (!first)
+        return 0;
+    if (!o->st->wm_col.len) {
+        sql_fail(s, sc, first->at.start, "option '%s' needs a WATERMARK FOR ... AS ... in the "
+                 "table", first->key);
+        return WEIR_EINVAL;
+    }
+    if (group) {
+        size_t len = strlen(group->value);
+        if (len < 1 || len > 100 || len >= sizeof r->align_group)
+            return bad_option(s, sc, group, "a group name is 1 to 100 bytes");
+        memcpy(r->align_group, group->value, len + 1);
+    }
+    if (drift && (sql_duration_ms(drift->value, &r->align_drift_ms) || r->align_drift_ms <= 0))
+        return bad_option(s, sc, drift, "not a duration above 0 ('1 min', '30 s')");
+    if (every && (sql_duration_ms(every->value, &r->align_update_ms) || r->align_update_ms <= 0))
+        return bad_option(s, sc, every, "not a duration above 0 ('1 s')");
+    r->align_set = true;
+    return 0;
+}
 
 static int watermark_options(weir_sql_session *s, const sql_script *sc, options *o,
                              weir_schema_builder *b)
@@ -513,6 +548,8 @@ static int create_table(weir_sql_session *s, sql_script *sc, const sql_stmt *st,
     if (!err)
         err = watermark_options(s, sc, &o, b);
     if (!err)
+        err = alignment_options(s, sc, &o, r);
+    if (!err)
         err = unused_options(s, sc, &o, conn->value,
                              r->connector == SQL_CONNECTOR_DATAGEN ? DATAGEN_OPTIONS
                                                                    : FILESYSTEM_OPTIONS);
@@ -602,6 +639,12 @@ weir_table *sql_catalog_open(weir_sql_session *s, weir_job *job, weir_table_env 
             .speed = r->speed,
         };
         src = weir_source_file(job, r->schema, &fc);
+    }
+    if (src && r->align_set) {
+        weir_watermark_alignment al = {.group = r->align_group[0] ? r->align_group : NULL,
+                                       .max_drift_ms = r->align_drift_ms,
+                                       .update_interval_ms = r->align_update_ms};
+        src = weir_source_align_watermarks(src, &al);
     }
     weir_table *t = r->changelog_mode && r->changelog_mode != WEIR_CHANGELOG_INSERT_ONLY
                         ? weir_table_from_changelog_stream(env, src, r->schema, r->changelog_mode)

@@ -41,6 +41,11 @@ typedef struct sql_relation {
     char csv_delimiter;
     char kind_field[SQL_NAME_MAX];   /* 'changelog.kind-field' ("": none) */
     double speed;                    /* 'scan.speed' (0: as fast as taken) */
+    /* 'scan.watermark.alignment.*': the source's watermark alignment
+     * (weir_source_align_watermarks) when align_set; group "" for none */
+    bool align_set;
+    char align_group[SQL_NAME_MAX];
+    int64_t align_drift_ms, align_update_ms;
     unsigned changelog_mode;         /* WEIR_CHANGELOG_*: how rows come in */
     /* How often the current job has opened it (a second source is named
      * NAME#2: a job's operator names are unique). */
