@@ -221,6 +221,19 @@ void weir__align_step(weir__subtask *sub, int64_t now)
     }
 }
 
+void weir__align_finished(weir__subtask *sub, int64_t now)
+{
+    weir__align_member *m = &sub->align;
+    m->own = WEIR_TS_MAX;
+    if (m->paused)
+        resume_member(m, now);
+    if (m->reported != WEIR_TS_MAX) {
+        m->reported = WEIR_TS_MAX;
+        atomic_store(&m->group->slots[m->slot].wm, WEIR_TS_MAX);
+        wake_paused(m);
+    }
+}
+
 bool weir__align_paused(weir__subtask *sub, int64_t now)
 {
     weir__align_member *m = &sub->align;

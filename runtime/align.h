@@ -89,6 +89,11 @@ void weir__align_free(struct weir__plan *plan);
 /* After a step of an aligned source subtask: reports its watermark (waking
  * paused members if it rose) and decides whether it pauses. */
 void weir__align_step(struct weir__subtask *sub, int64_t now);
+/* Its source finished (it sent MAX): the member reports MAX at once, before
+ * any later step (a subtask may finish in the step its source ends in, and
+ * its last periodic watermark may lie far behind its end: a report left
+ * there would hold the group back for ever). */
+void weir__align_finished(struct weir__subtask *sub, int64_t now);
 /* Before its source reads: whether the member still pauses (if its group
  * caught up it resumes now). */
 bool weir__align_paused(struct weir__subtask *sub, int64_t now);

@@ -316,7 +316,7 @@ static int finish_inputs(weir__subtask *sub)
     return end_chain(sub);
 }
 
-static int finish_source(weir__subtask *sub)
+static int finish_source(weir__subtask *sub, int64_t now)
 {
     weir_ctx *src = sub->ctxs[0];
     sub->source_done = true;
@@ -324,6 +324,8 @@ static int finish_source(weir__subtask *sub)
     int r = weir_emit_watermark(src, WEIR_TS_MAX);
     if (r < 0)
         return r;
+    if (sub->align.group)
+        weir__align_finished(sub, now);
     return end_chain(sub);
 }
 
@@ -348,7 +350,7 @@ static int run_source(weir__subtask *sub, int64_t now)
     }
     switch (r) {
     case WEIR_SOURCE_END:
-        return finish_source(sub);
+        return finish_source(sub, now);
     case WEIR_SOURCE_WAIT:
         if (src->wait_until <= now)
             src->wait_until = now + 1;

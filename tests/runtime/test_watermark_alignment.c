@@ -382,6 +382,45 @@ Test(watermark_alignment, an_idle_partition_reads_again_when_its_data_comes, .ti
     cr_assert_eq(atomic_load(&f.fired), atomic_load(&pl.emitted));
 }
 
+/* A member that finishes reports MAX at once. Here partition 1's data starts
+ * 5 s later and the max drift is 1 s; at the first watermark (200 ms of
+ * virtual time, about 10 000 records a partition) partition 0 reports 10 s,
+ * partition 1 15 s, and partition 1 pauses. Partition 0 reads its last
+ * 15 000 records and ends before its next watermark (20 000 records on):
+ * had its report stayed at 10 s, partition 1 would have stayed paused for
+ * ever (its looks moving a virtual clock that nothing else moved, a second
+ * at a time). */
+Test(watermark_alignment, a_finished_partition_holds_nobody_back, .timeout = 60)
+{
+    paced_log pl = {0};
+    fired_log f = {0};
+    weir_job *job = tu_job(&(weir_job_config){.workers = 1, .clock = WEIR_CLOCK_VIRTUAL,
+                                              .diag.level = WEIR_DIAG_OFF});
+    weir_generator_config g = {
+        .partitions = 2, .keys = 5, .rate = 1000, .count = 25000, .seed = 8,
+        .idle = {{.partition = 1, .from_ms = 0, .to_ms = 5000}},
+        .nidle = 1,
+    };
+    weir_stream *src = weir_source_generator(job, &g);
+    cr_assert(weir_source_align_watermarks(src, &(weir_watermark_alignment){.max_drift_ms = 1000}));
+    weir_stream *tee_s = weir_stream_set_parallelism(weir_stream_filter(src, paced_tee, &pl), 2);
+    weir_stream *t = weir_stream_set_parallelism(
+        weir_stream_assign_timestamps(
+            tee_s, &(weir_timestamps_spec){.strategy = weir_watermarks_bounded(0)}),
+        2);
+    weir_window_spec w = {.assigner = weir_window_tumbling(1000, 0),
+                          .process = count_fired,
+                          .out_size = 8,
+                          .arg = &f,
+                          .parallelism = 1};
+    weir_stream *win = weir_stream_window(weir_stream_key_by(t, weir_generator_key()), &w);
+    cr_assert(weir_sink_discard(win), "%s", weir_job_error(job));
+    tu_run_ok(job);
+    weir_job_destroy(job);
+    cr_assert_eq(atomic_load(&pl.emitted), 25000 + 20000);
+    cr_assert_eq(atomic_load(&f.fired), atomic_load(&pl.emitted));
+}
+
 /* ---- a named group ------------------------------------------------------- */
 
 typedef struct two_sources {
