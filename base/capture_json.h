@@ -12,8 +12,8 @@
  * \b \f, others \u00XX), well-formed UTF-8 as it is, and every byte that is
  * not part of a well-formed UTF-8 sequence as \ufffd.
  */
-#ifndef WEIR_RUNTIME_CAPTURE_JSON_H
-#define WEIR_RUNTIME_CAPTURE_JSON_H
+#ifndef WEIR_BASE_CAPTURE_JSON_H
+#define WEIR_BASE_CAPTURE_JSON_H
 
 #include <msgpack.h>
 #include <stdbool.h>

@@ -7,8 +7,8 @@
  * source has been busy moves it by the work done (scheduler.c), and the
  * harness sets it.
  */
-#ifndef WEIR_RUNTIME_CLOCK_H
-#define WEIR_RUNTIME_CLOCK_H
+#ifndef WEIR_BASE_CLOCK_H
+#define WEIR_BASE_CLOCK_H
 
 #include <stdatomic.h>
 #include <stdbool.h>

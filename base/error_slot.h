@@ -1,8 +1,8 @@
 /* error_slot.h — where a run keeps its first error: the job's, or a harness's.
  * Setting it is MT safe (a mutex: errors are off the data path); the first
  * error wins and later ones are dropped. */
-#ifndef WEIR_RUNTIME_ERROR_SLOT_H
-#define WEIR_RUNTIME_ERROR_SLOT_H
+#ifndef WEIR_BASE_ERROR_SLOT_H
+#define WEIR_BASE_ERROR_SLOT_H
 
 #include <pthread.h>
 #include <stdarg.h>

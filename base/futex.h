@@ -7,8 +7,8 @@
  * waker changes the word before it wakes, so a wake-up between the check
  * and the wait is never lost (the wait returns at once). Spurious wake-ups
  * happen; callers loop. MT safe. */
-#ifndef WEIR_RUNTIME_FUTEX_H
-#define WEIR_RUNTIME_FUTEX_H
+#ifndef WEIR_BASE_FUTEX_H
+#define WEIR_BASE_FUTEX_H
 
 #include <stdatomic.h>
 #include <stdint.h>

@@ -12,8 +12,8 @@
  * Entry pointers are valid until the next insert (the array may move); keep
  * indices across inserts. Single-threaded: one subtask owns a table.
  */
-#ifndef WEIR_RUNTIME_KEYMAP_H
-#define WEIR_RUNTIME_KEYMAP_H
+#ifndef WEIR_BASE_KEYMAP_H
+#define WEIR_BASE_KEYMAP_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -2,8 +2,8 @@
  * metadata, keyed snapshots): a string compared with a C string, a map's
  * member by key, the integer kinds. Inline and header-only: a few lines
  * each, used where a document is checked field by field. */
-#ifndef WEIR_RUNTIME_MSGPACK_READ_H
-#define WEIR_RUNTIME_MSGPACK_READ_H
+#ifndef WEIR_BASE_MSGPACK_READ_H
+#define WEIR_BASE_MSGPACK_READ_H
 
 #include <msgpack.h>
 #include <stdbool.h>

@@ -1,8 +1,8 @@
 /* util.h — small helpers every runtime file shares: the invariant check that
  * aborts with a location, checked allocation, branch hints, cache-line
  * alignment, the key hash and mkdir -p. Internal (weir__ prefix), never installed. */
-#ifndef WEIR_RUNTIME_UTIL_H
-#define WEIR_RUNTIME_UTIL_H
+#ifndef WEIR_BASE_UTIL_H
+#define WEIR_BASE_UTIL_H
 
 #include <stdbool.h>
 #include <stddef.h>

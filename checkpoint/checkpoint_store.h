@@ -24,8 +24,8 @@
  * (the snapshot side); this file knows bytes, names and checksums only.
  * Single-threaded: one writer or reader is used by one thread at a time.
  */
-#ifndef WEIR_RUNTIME_CHECKPOINT_STORE_H
-#define WEIR_RUNTIME_CHECKPOINT_STORE_H
+#ifndef WEIR_CHECKPOINT_CHECKPOINT_STORE_H
+#define WEIR_CHECKPOINT_CHECKPOINT_STORE_H
 
 #include <stdbool.h>
 #include <stddef.h>

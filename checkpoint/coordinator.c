@@ -31,19 +31,9 @@
 #define DEFAULT_RETAIN 3
 #define POLL_MS 50 /* the longest the thread sleeps without a reason */
 
-void weir__ack_free(weir__ack *ack)
-{
-    if (!ack)
-        return;
-    for (int i = 0; i < ack->npieces; i++)
-        free(ack->pieces[i].data);
-    free(ack->pieces);
-    free(ack);
-}
-
 void weir__coord_ack(weir_job *job, weir__ack *ack)
 {
-    weir__coord *c = &job->coord;
+    weir__coord *c = job->coord;
     pthread_mutex_lock(&c->ack_lock);
     ack->next = c->acks;
     c->acks = ack;
@@ -67,7 +57,7 @@ int weir_job_checkpoint_stats(const weir_job *job, weir_checkpoint_stats *out)
 {
     if (!job || !out)
         return WEIR_EINVAL;
-    weir__coord *c = (weir__coord *)&job->coord;
+    weir__coord *c = job->coord;
     pthread_mutex_lock(&c->stats_lock);
     *out = c->stats;
     pthread_mutex_unlock(&c->stats_lock);
@@ -124,11 +114,11 @@ static int pack_job(weir_job *job, bool final, int64_t now, char ***names, msgpa
     msgpack_packer_init(&pk, sb, msgpack_sbuffer_write);
     int e = msgpack_pack_map(&pk, 6);
     e |= pack_str(&pk, "savepoint");
-    e |= job->coord.pending_savepoint ? msgpack_pack_true(&pk) : msgpack_pack_false(&pk);
+    e |= job->coord->pending_savepoint ? msgpack_pack_true(&pk) : msgpack_pack_false(&pk);
     e |= pack_str(&pk, "max_parallelism");
     e |= msgpack_pack_uint32(&pk, job->max_parallelism);
     e |= pack_str(&pk, "mode");
-    e |= pack_str(&pk, job->coord.exactly_once ? "exactly_once" : "at_least_once");
+    e |= pack_str(&pk, job->chk.exactly_once ? "exactly_once" : "at_least_once");
     e |= pack_str(&pk, "time_ms");
     e |= msgpack_pack_int64(&pk, now);
     e |= pack_str(&pk, "final");
@@ -222,7 +212,7 @@ oom:
 static int write_checkpoint(weir_job *job, int64_t id, bool final, int64_t now, int64_t *bytes,
                             char *why, size_t whysize)
 {
-    weir__coord *c = &job->coord;
+    weir__coord *c = job->coord;
     weir__plan *plan = job->plan;
     char ***names = make_names(job);
     if (!names) {
@@ -305,7 +295,7 @@ static void abort_pending(weir_job *job, int64_t now, const char *fmt, ...)
 
 static void abort_pending(weir_job *job, int64_t now, const char *fmt, ...)
 {
-    weir__coord *c = &job->coord;
+    weir__coord *c = job->coord;
     char msg[400];
     va_list ap;
     va_start(ap, fmt);
@@ -329,7 +319,7 @@ static void abort_pending(weir_job *job, int64_t now, const char *fmt, ...)
  * then tells every subtask. */
 static int complete(weir_job *job, int64_t id, bool final, int64_t now)
 {
-    weir__coord *c = &job->coord;
+    weir__coord *c = job->coord;
     int64_t bytes = 0;
     double align_ms = 0;
     char why[600];
@@ -374,7 +364,7 @@ static int complete(weir_job *job, int64_t id, bool final, int64_t now)
     drop_have(c);
     c->pending = 0;
     c->last_end = now;
-    atomic_store(&c->completed, id);
+    atomic_store(&job->chk.completed, id);
     if (c->pending_savepoint) {
         c->pending_savepoint = false;
         pthread_mutex_lock(&c->sp_lock);
@@ -389,7 +379,7 @@ static int complete(weir_job *job, int64_t id, bool final, int64_t now)
     }
     if (c->last_all_final) {
         c->final_written = true;
-        atomic_store(&c->final_done, 1);
+        atomic_store(&job->chk.final_done, 1);
     }
     wake_all(job, false);
     return 0;
@@ -406,7 +396,7 @@ static bool pending_complete(const weir__coord *c)
 
 static void take_acks(weir_job *job, int64_t now)
 {
-    weir__coord *c = &job->coord;
+    weir__coord *c = job->coord;
     pthread_mutex_lock(&c->ack_lock);
     weir__ack *list = NULL;
     while (c->acks) { /* reversed: in the order they came */
@@ -446,7 +436,7 @@ static int64_t cfg_timeout(const weir_job *job)
  * when it did. */
 static bool stop_heard(weir_job *job)
 {
-    weir__coord *c = &job->coord;
+    weir__coord *c = job->coord;
     for (int s = 0; s < job->plan->nsubs; s++) {
         weir__subtask *sub = job->plan->subs[s];
         if (atomic_load(&sub->notified_seen) < c->stop_id && !c->final[s])
@@ -466,7 +456,7 @@ static bool stop_heard(weir_job *job)
 static void *coord_main(void *arg)
 {
     weir_job *job = arg;
-    weir__coord *c = &job->coord;
+    weir__coord *c = job->coord;
     const weir_checkpoint_config *cc = &job->cfg.checkpoint;
     int64_t last_trigger = weir__clock_now(&job->clock);
     while (!atomic_load(&c->stop)) {
@@ -496,7 +486,7 @@ static void *coord_main(void *arg)
             c->pending_since = now;
             c->pending_savepoint = true;
             weir__diag_checkpoint_trigger(job, c->pending, true);
-            atomic_store(&c->trigger, c->pending);
+            atomic_store(&job->chk.trigger, c->pending);
             wake_all(job, true);
             continue;
         }
@@ -505,7 +495,7 @@ static void *coord_main(void *arg)
              * snapshots only (unless the last one already was). */
             if (c->last_all_final) {
                 c->final_written = true;
-                atomic_store(&c->final_done, 1);
+                atomic_store(&job->chk.final_done, 1);
                 wake_all(job, false);
             } else if (complete(job, c->next_id++, true, now) != 0) {
                 break;
@@ -520,7 +510,7 @@ static void *coord_main(void *arg)
             c->pending_since = now;
             last_trigger = now;
             weir__diag_checkpoint_trigger(job, c->pending, false);
-            atomic_store(&c->trigger, c->pending);
+            atomic_store(&job->chk.trigger, c->pending);
             wake_all(job, true);
             /* subtasks that already finished acked their final state */
             if (pending_complete(c))
@@ -562,15 +552,40 @@ static int64_t first_id(weir_job *job)
     return id + 1;
 }
 
+int weir__coord_create(weir_job *job)
+{
+    weir__coord *c = calloc(1, sizeof *c);
+    if (!c)
+        return WEIR_ENOMEM;
+    pthread_mutex_init(&c->stats_lock, NULL);
+    pthread_mutex_init(&c->sp_lock, NULL);
+    pthread_mutex_init(&c->ack_lock, NULL);
+    pthread_cond_init(&c->sp_done, NULL);
+    job->coord = c;
+    return 0;
+}
+
+void weir__coord_destroy(weir_job *job)
+{
+    weir__coord *c = job->coord;
+    if (!c)
+        return;
+    weir__coord_stop(job);
+    pthread_mutex_destroy(&c->stats_lock);
+    pthread_mutex_destroy(&c->sp_lock);
+    pthread_mutex_destroy(&c->ack_lock);
+    pthread_cond_destroy(&c->sp_done);
+    free(c);
+    job->coord = NULL;
+}
+
 int weir__coord_start(weir_job *job)
 {
-    weir__coord *c = &job->coord;
+    weir__coord *c = job->coord;
     weir__plan *plan = job->plan;
-    for (int s = 0; s < plan->nsubs; s++)
-        plan->subs[s]->plan_index = s;
-    c->enabled = job->cfg.checkpoint.interval_ms > 0 || job->chk_dir;
-    c->exactly_once = job->cfg.checkpoint.mode == WEIR_CHECKPOINT_EXACTLY_ONCE;
-    if (!c->enabled)
+    job->chk.enabled = job->cfg.checkpoint.interval_ms > 0 || job->chk_dir;
+    job->chk.exactly_once = job->cfg.checkpoint.mode == WEIR_CHECKPOINT_EXACTLY_ONCE;
+    if (!job->chk.enabled)
         return 0;
     for (int n = 0; n < job->graph.nnodes; n++) {
         const weir__node *node = job->graph.nodes[n];
@@ -599,7 +614,7 @@ int weir__coord_start(weir_job *job)
 
 void weir__coord_stop(weir_job *job)
 {
-    weir__coord *c = &job->coord;
+    weir__coord *c = job->coord;
     pthread_mutex_lock(&c->sp_lock);
     bool started = c->started;
     c->started = false; /* weir_job_savepoint refuses from now on */
@@ -636,7 +651,7 @@ int weir_job_savepoint(weir_job *job, const char *dir, bool stop, int64_t *id, c
         *id = 0;
     if (!job || !dir || !*dir)
         return WEIR_EINVAL;
-    weir__coord *c = &job->coord;
+    weir__coord *c = job->coord;
     weir__savepoint req = {.dir = dir, .stop = stop};
     pthread_mutex_lock(&c->sp_lock);
     int r = 0;

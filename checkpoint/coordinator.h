@@ -20,8 +20,8 @@
  * snapshot — is complete and it was told so: that is when a two-phase
  * sink commits the end of its output (Flink's final checkpoint).
  */
-#ifndef WEIR_RUNTIME_COORDINATOR_H
-#define WEIR_RUNTIME_COORDINATOR_H
+#ifndef WEIR_CHECKPOINT_COORDINATOR_H
+#define WEIR_CHECKPOINT_COORDINATOR_H
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -29,28 +29,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "checkpoint_hooks.h"
 #include "weir/job.h"
-
-typedef struct weir_job weir_job;
-struct weir__subtask;
-
-/* One operator subtask's state in a snapshot: a msgpack map (snapshot.c). */
-typedef struct weir__snap_piece {
-    void *data;
-    size_t len;
-} weir__snap_piece;
-
-/* What a subtask hands the coordinator: its snapshot for checkpoint `id`,
- * or its final one. */
-typedef struct weir__ack {
-    struct weir__ack *next;
-    int64_t id;
-    bool final;
-    int sub;              /* index in plan->subs */
-    int64_t align_ns;     /* input held for this barrier */
-    int npieces;          /* one per operator of the subtask, chain order */
-    weir__snap_piece *pieces;
-} weir__ack;
 
 /* A savepoint asked for by weir_job_savepoint (another thread), answered
  * by the coordinator under the lock. */
@@ -63,16 +43,9 @@ typedef struct weir__savepoint {
     char why[512];
 } weir__savepoint;
 
+/* A job's coordinator (job->coord: made with the job, freed with it); the
+ * words the subtasks read are the job's (job->chk, checkpoint_hooks.h). */
 typedef struct weir__coord {
-    bool enabled; /* checkpoint.interval_ms > 0 or checkpoint.dir set */
-    bool exactly_once;
-    /* The highest checkpoint triggered: a source subtask injects a barrier
-     * when it is above the last one it injected. */
-    _Atomic int64_t trigger;
-    /* The highest checkpoint complete on disk (notify_complete). */
-    _Atomic int64_t completed;
-    /* The final checkpoint is complete: finished subtasks may close. */
-    _Atomic int final_done;
     _Atomic int stop;
     _Atomic uint32_t wake; /* futex word: bumped by every ack and by stop */
     pthread_mutex_t ack_lock;
@@ -106,15 +79,15 @@ typedef struct weir__coord {
     weir_checkpoint_stats stats;
 } weir__coord;
 
-/* Sets the coordinator up for the planned job (checkpoints on or off) and
- * starts its thread if they are on. 0 or a WEIR_E* code (recorded). */
+/* The hooks of checkpoint_hooks.h: made and freed with the job; set up
+ * for the planned job (checkpoints on or off, job->chk) and its thread
+ * started if they are on; the thread stopped and joined and what is left
+ * freed (acks not written); an ack handed over (a worker). */
+int weir__coord_create(weir_job *job);
+void weir__coord_destroy(weir_job *job);
 int weir__coord_start(weir_job *job);
-/* Stops and joins the thread and frees what is left (acks not written). */
 void weir__coord_stop(weir_job *job);
-
-/* Worker side: hands over an ack (ownership passes). */
 void weir__coord_ack(weir_job *job, weir__ack *ack);
-void weir__ack_free(weir__ack *ack);
 
 /* The job's thread, before the run: the stats of a restore (restore.c):
  * the checkpoint restored, how many newer ones were skipped and the last

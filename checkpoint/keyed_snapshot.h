@@ -14,8 +14,8 @@
  * checks that it did. Timers come back in the order they were registered,
  * so equal-timestamp timers fire in the same order as before.
  */
-#ifndef WEIR_RUNTIME_KEYED_SNAPSHOT_H
-#define WEIR_RUNTIME_KEYED_SNAPSHOT_H
+#ifndef WEIR_CHECKPOINT_KEYED_SNAPSHOT_H
+#define WEIR_CHECKPOINT_KEYED_SNAPSHOT_H
 
 #include <msgpack.h>
 #include <stddef.h>

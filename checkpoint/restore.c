@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "coordinator.h"
 #include "job_state.h"
 #include "msgpack_read.h"
 #include "util.h"
@@ -43,17 +44,23 @@ void weir__restore_free(weir__restore *r)
         free(o->payloads[i]);
     free(o->payloads);
     weir__chk_close(&r->chk);
+    free(r);
+}
+
+void weir__restore_report_free(weir__restore_report *r)
+{
     for (int i = 0; i < r->nreasons; i++)
         free(r->skip_reasons[i]);
     free(r->skip_reasons);
-    free(r);
+    free(r->path);
+    *r = (weir__restore_report){0};
 }
 
 /* weir__chk_open's report of a checkpoint it skipped: kept for the stats
  * and the capture. Out of memory loses the reason, not the count. */
 static void skipped(const char *why, void *arg)
 {
-    weir__restore *r = arg;
+    weir__restore_report *r = arg;
     r->nskipped++;
     char *copy = weir__strdup(why);
     char **more = copy && r->nreasons == r->nskipped - 1
@@ -149,7 +156,7 @@ int weir__restore_open(weir_job *job)
         return weir__job_fail(job, WEIR_ENOMEM, "restoring: out of memory");
     job->restore = r;
     char err[700];
-    int e = weir__chk_open(from, skipped, r, &r->chk, err, sizeof err);
+    int e = weir__chk_open(from, skipped, &job->restored, &r->chk, err, sizeof err);
     if (e)
         return weir__job_fail(job, e, "restoring from %s: %s", from, err);
     r->id = r->chk.id;
@@ -180,9 +187,15 @@ int weir__restore_open(weir_job *job)
     msgpack_unpacked_destroy(&u);
     if (rc == 0) {
         job->max_parallelism = r->max_parallelism;
-        weir__coord_note_restore(&job->coord, r->id, r->nskipped,
-                                 r->nreasons == r->nskipped && r->nreasons
-                                     ? r->skip_reasons[r->nreasons - 1]
+        weir__restore_report *rep = &job->restored;
+        rep->id = r->id;
+        rep->time_ms = r->time_ms;
+        rep->path = weir__strdup(r->chk.dir);
+        if (!rep->path)
+            return weir__job_fail(job, WEIR_ENOMEM, "restoring: out of memory");
+        weir__coord_note_restore(job->coord, r->id, rep->nskipped,
+                                 rep->nreasons == rep->nskipped && rep->nreasons
+                                     ? rep->skip_reasons[rep->nreasons - 1]
                                      : NULL);
     }
     return rc;

@@ -4,8 +4,8 @@
  * operator subtask's file read and parsed, for the workers to restore from
  * (snapshot.c) without touching the disk.
  */
-#ifndef WEIR_RUNTIME_RESTORE_H
-#define WEIR_RUNTIME_RESTORE_H
+#ifndef WEIR_CHECKPOINT_RESTORE_H
+#define WEIR_CHECKPOINT_RESTORE_H
 
 #include <msgpack.h>
 #include <stdbool.h>
@@ -33,17 +33,12 @@ typedef struct weir__restore {
     weir__restore_op *ops;
     int nops;
     int *op_of_node;       /* [node id]: index in ops, -1: fresh */
-    /* The newer checkpoints skipped on the way, each why (naming the
-     * file), newest first: the capture's checkpoint_restore events and the
-     * stats report them; the library prints nothing. */
-    int nskipped;
-    char **skip_reasons; /* the first nreasons of them (fewer when out of memory) */
-    int nreasons;
 } weir__restore;
 
 /* Before planning: opens checkpoint.restore_from (if set) into
- * job->restore, which fixes the job's max parallelism. 0 or a WEIR_E* code
- * (recorded). */
+ * job->restore, which fixes the job's max parallelism, and says what it
+ * found in job->restored (the newer checkpoints skipped, each with why: the
+ * library prints nothing). 0 or a WEIR_E* code (recorded). */
 int weir__restore_open(weir_job *job);
 /* After planning: matches the checkpoint's operators to the plan's and
  * refuses what cannot be restored (an operator the job lacks without

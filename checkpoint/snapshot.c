@@ -62,6 +62,33 @@ int weir_snapshot_next(weir_snapshot_reader *r, const void **data, size_t *len)
     return 1;
 }
 
+int weir_snapshot_write_record(weir_snapshot_writer *w, uint32_t tag, const void *rec,
+                               size_t size)
+{
+    int r = weir_snapshot_write(w, &tag, sizeof tag);
+    return r ? r : weir_snapshot_write(w, rec, size);
+}
+
+int weir_restore_records(weir_ctx *ctx, weir_snapshot_reader *r, uint32_t tag, size_t size,
+                         int (*each)(weir_ctx *ctx, const void *rec, void *arg), void *arg)
+{
+    const void *data;
+    size_t len;
+    int got;
+    while ((got = weir_snapshot_next(r, &data, &len)) == 1) {
+        uint32_t t;
+        if (len != sizeof t + size || (memcpy(&t, data, sizeof t), t != tag))
+            return weir_ctx_fail(ctx, WEIR_EFORMAT,
+                                 "restore: the checkpoint's state (%zu bytes) is not this "
+                                 "operator's (a %zu-byte record tagged %08x)",
+                                 len, sizeof t + size, (unsigned)tag);
+        int e = each(ctx, (const unsigned char *)data + sizeof t, arg);
+        if (e < 0)
+            return e;
+    }
+    return got;
+}
+
 /* ---- writing -------------------------------------------------------------- */
 
 static int pack_str(msgpack_packer *pk, const char *s)

@@ -7,13 +7,13 @@
  * restoring runs there too, after open(), from the checkpoint the job
  * opened before it started (restore.c), which the workers only read.
  */
-#ifndef WEIR_RUNTIME_SNAPSHOT_H
-#define WEIR_RUNTIME_SNAPSHOT_H
+#ifndef WEIR_CHECKPOINT_SNAPSHOT_H
+#define WEIR_CHECKPOINT_SNAPSHOT_H
 
 #include <msgpack.h>
 #include <stdint.h>
 
-#include "coordinator.h"
+#include "checkpoint_hooks.h"
 
 struct weir_ctx;
 struct weir__subtask;

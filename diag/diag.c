@@ -56,7 +56,6 @@
 #include "diag_internal.h"
 #include "futex.h"
 #include "job_state.h"
-#include "restore.h"
 #include "scheduler.h"
 #include "task.h"
 #include "weir/error.h"
@@ -630,8 +629,8 @@ static void write_job(struct weir__diag *d)
     memset(&ev, 0, sizeof ev);
     ev.kind = WEIR_DIAG_KIND_JOB;
     weir__diag_sinks_write(d, &ev);
-    const weir__restore *r = d->job->restore;
-    if (!r || d->level < WEIR_DIAG_STANDARD)
+    const weir__restore_report *r = &d->job->restored;
+    if (!r->id || d->level < WEIR_DIAG_STANDARD)
         return;
     for (int i = 0; i <= r->nreasons; i++) {
         const char *why = i < r->nreasons ? r->skip_reasons[i] : NULL;

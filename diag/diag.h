@@ -6,8 +6,8 @@
  * already in cache. The events themselves are built into a per-worker ring
  * and written by the collector thread (diag.c).
  */
-#ifndef WEIR_RUNTIME_DIAG_H
-#define WEIR_RUNTIME_DIAG_H
+#ifndef WEIR_DIAG_DIAG_H
+#define WEIR_DIAG_DIAG_H
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -23,7 +23,6 @@
 
 #include "diag_internal.h"
 #include "job_state.h"
-#include "restore.h"
 #include "task.h"
 #include "weir/error.h"
 #include "weir/time.h"
@@ -523,7 +522,7 @@ void weir__diag_rec_event(const struct weir__diag *d, const weir__diag_rec *r, w
 
 void weir__diag_encode_restore(struct weir__diag *d, const char *why)
 {
-    const weir__restore *r = d->job->restore;
+    const weir__restore_report *r = &d->job->restored;
     encode_begin(d);
     e_map(d, why ? 4 : 5);
     kv_name(d, "kind", weir_diag_kind_name(WEIR_DIAG_KIND_CHECKPOINT_RESTORE));
@@ -534,7 +533,7 @@ void weir__diag_encode_restore(struct weir__diag *d, const char *why)
     } else {
         kv_name(d, "status", "restored");
         kv_int(d, "id", r->id);
-        kv_str(d, "path", r->chk.dir);
+        kv_str(d, "path", r->path);
     }
 }
 

@@ -3,8 +3,8 @@
  * Shared by diag.c (sites, rings, collector), diag_events.c (records, the job
  * and summary events, as msgpack and JSON) and diag_sinks.c (JSONL, msgpack,
  * memory, callback). */
-#ifndef WEIR_RUNTIME_DIAG_INTERNAL_H
-#define WEIR_RUNTIME_DIAG_INTERNAL_H
+#ifndef WEIR_DIAG_DIAG_INTERNAL_H
+#define WEIR_DIAG_DIAG_INTERNAL_H
 
 #include <msgpack.h>
 #include <pthread.h>

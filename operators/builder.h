@@ -1,9 +1,9 @@
 /* builder.h — what the builders of the simple built-in operators share (map,
  * flat_map, filter, the callback and print sinks): refusing a missing
  * function or a bad output size with a message that names the call, and
- * handing the operator its own copy of its argument block; and, for every
- * built-in builder, allocating with the job's error set on failure. Private to
- * operators/; written against the public headers only.
+ * handing the operator its own copy of its argument block; and allocating
+ * with the job's error set on failure. Private to operators/; written
+ * against the public headers only.
  */
 #ifndef WEIR_OPERATORS_BUILDER_H
 #define WEIR_OPERATORS_BUILDER_H
@@ -36,23 +36,4 @@ weir_stream *weir__builder_add(weir_stream *s, const weir__builder_call *call,
  * "<call>: out of memory" (WEIR_ENOMEM). */
 void *weir__builder_alloc(weir_job *job, size_t size, const char *call);
 
-/* Where a custom watermark generator's decisions go (weir/time.h): the
- * operator's output, or (partition >= 0) a source's partition
- * (weir_source_partition_watermark). The first failure is kept in err. */
-struct weir_watermark_output {
-    weir_ctx *ctx;
-    int err;
-    int partition;
-};
-
-/* A built-in operator's own state in a checkpoint (weir/operator.h's
- * snapshot hooks): one fixed-size record after a 4-byte tag that names its
- * layout, so that a restore of another operator's or another layout's
- * state is refused, not misread. */
-int weir__snapshot_record(weir_snapshot_writer *w, uint32_t tag, const void *rec, size_t size);
-/* Reads the restore's pieces of state: calls `each` for every one (several
- * after a change of parallelism) with the record. 0, or WEIR_EFORMAT with
- * the context failed ("restore: ... is not this operator's state"). */
-int weir__restore_records(weir_ctx *ctx, weir_snapshot_reader *r, uint32_t tag, size_t size,
-                          int (*each)(weir_ctx *ctx, const void *rec, void *arg), void *arg);
 #endif

@@ -387,7 +387,7 @@ static int gen_snapshot(weir_ctx *ctx, weir_snapshot_writer *w)
 {
     const gen_state *s = weir_ctx_state(ctx);
     gen_position p = {.rng = s->rng, .slot = s->slot};
-    return weir__snapshot_record(w, GEN_POSITION_TAG, &p, sizeof p);
+    return weir_snapshot_write_record(w, GEN_POSITION_TAG, &p, sizeof p);
 }
 
 static int gen_seek(weir_ctx *ctx, const void *rec, void *arg)
@@ -403,7 +403,7 @@ static int gen_seek(weir_ctx *ctx, const void *rec, void *arg)
 
 static int gen_restore(weir_ctx *ctx, weir_snapshot_reader *r)
 {
-    return weir__restore_records(ctx, r, GEN_POSITION_TAG, sizeof(gen_position), gen_seek, NULL);
+    return weir_restore_records(ctx, r, GEN_POSITION_TAG, sizeof(gen_position), gen_seek, NULL);
 }
 
 static const weir_source_vtable gen_vtable = {

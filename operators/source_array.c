@@ -61,7 +61,7 @@ static void array_close(weir_ctx *ctx)
 static int array_snapshot(weir_ctx *ctx, weir_snapshot_writer *w)
 {
     const array_state *s = weir_ctx_state(ctx);
-    return weir__snapshot_record(w, ARRAY_POSITION_TAG, s, sizeof *s);
+    return weir_snapshot_write_record(w, ARRAY_POSITION_TAG, s, sizeof *s);
 }
 
 static int array_seek(weir_ctx *ctx, const void *rec, void *arg)
@@ -80,7 +80,7 @@ static int array_seek(weir_ctx *ctx, const void *rec, void *arg)
 
 static int array_restore(weir_ctx *ctx, weir_snapshot_reader *r)
 {
-    return weir__restore_records(ctx, r, ARRAY_POSITION_TAG, sizeof(array_state), array_seek,
+    return weir_restore_records(ctx, r, ARRAY_POSITION_TAG, sizeof(array_state), array_seek,
                                  NULL);
 }
 

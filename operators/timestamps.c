@@ -52,6 +52,35 @@
 
 #define NS_PROBE 0
 
+/* ---- custom watermark generators' output (weir/time.h) -------------------- */
+
+static void keep_error(weir_watermark_output *out, int r)
+{
+    if (r < 0 && out->err == 0)
+        out->err = r;
+}
+
+void weir_watermark_output_emit(weir_watermark_output *out, int64_t watermark)
+{
+    keep_error(out, out->partition >= 0
+                        ? weir_source_partition_watermark(out->ctx, out->partition, watermark)
+                        : weir_emit_watermark(out->ctx, watermark));
+}
+
+void weir_watermark_output_mark_idle(weir_watermark_output *out)
+{
+    keep_error(out, out->partition >= 0
+                        ? weir_source_partition_status(out->ctx, out->partition, true)
+                        : weir_emit_idle(out->ctx));
+}
+
+void weir_watermark_output_mark_active(weir_watermark_output *out)
+{
+    keep_error(out, out->partition >= 0
+                        ? weir_source_partition_status(out->ctx, out->partition, false)
+                        : weir_emit_active(out->ctx));
+}
+
 typedef struct ts_arg {
     weir_timestamps_spec spec;
     char settings[200]; /* for the capture's job event */
@@ -397,7 +426,7 @@ static int ts_snapshot(weir_ctx *ctx, weir_snapshot_writer *w)
                   .countdown = s->countdown,
                   .skipping = s->skipping,
                   .idle_now = s->idle_now};
-    return weir__snapshot_record(w, TS_SAVED_TAG, &v, sizeof v);
+    return weir_snapshot_write_record(w, TS_SAVED_TAG, &v, sizeof v);
 }
 
 /* After a change of parallelism several old subtasks' states come: the
@@ -429,7 +458,7 @@ static int ts_restore_one(weir_ctx *ctx, const void *rec, void *arg)
 static int ts_restore(weir_ctx *ctx, weir_snapshot_reader *r)
 {
     bool first = true;
-    return weir__restore_records(ctx, r, TS_SAVED_TAG, sizeof(ts_saved), ts_restore_one, &first);
+    return weir_restore_records(ctx, r, TS_SAVED_TAG, sizeof(ts_saved), ts_restore_one, &first);
 }
 
 static const weir_operator_vtable ts_vtable = {

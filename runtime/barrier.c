@@ -20,12 +20,11 @@
 #include "clock.h"
 #include "diag.h"
 #include "job_state.h"
-#include "snapshot.h"
 #include "weir/error.h"
 
 static bool enabled(const weir__subtask *sub)
 {
-    return sub->job->coord.enabled;
+    return sub->job->chk.enabled;
 }
 
 static void release_channels(weir__subtask *sub)
@@ -98,7 +97,7 @@ bool weir__barrier_poll_source(weir__subtask *sub)
 {
     if (!enabled(sub))
         return false;
-    int64_t t = atomic_load(&sub->job->coord.trigger);
+    int64_t t = atomic_load(&sub->job->chk.trigger);
     if (t <= sub->barrier_last)
         return false;
     sub->barrier_last = t;
@@ -112,11 +111,21 @@ bool weir__barrier_pending(const weir__subtask *sub)
 {
     if (!enabled(sub))
         return false;
-    const weir__coord *c = &sub->job->coord;
+    const weir__chk_state *c = &sub->job->chk;
     if (sub->barrier_due || atomic_load(&c->completed) > sub->notified)
         return true;
     return sub->ctxs[0]->is_source && !sub->source_done &&
            atomic_load(&c->trigger) > sub->barrier_last;
+}
+
+void weir__ack_free(weir__ack *ack)
+{
+    if (!ack)
+        return;
+    for (int i = 0; i < ack->npieces; i++)
+        free(ack->pieces[i].data);
+    free(ack->pieces);
+    free(ack);
 }
 
 /* Every operator's snapshot, chain order, into an ack; the diagnostic
@@ -141,7 +150,7 @@ static int snapshot_all(weir__subtask *sub, int64_t id, bool final)
     for (int i = 0; i < sub->nctx; i++) {
         /* A final snapshot goes into the first checkpoint this subtask has
          * not seen the barrier of: none of those can complete before it. */
-        int r = weir__snapshot_ctx(sub->ctxs[i], final ? sub->barrier_last + 1 : id, &pieces[i]);
+        int r = weir__checkpoint_hooks.snapshot(sub->ctxs[i], final ? sub->barrier_last + 1 : id, &pieces[i]);
         if (r < 0) {
             weir__ack_free(ack);
             return r;
@@ -154,7 +163,7 @@ static int snapshot_all(weir__subtask *sub, int64_t id, bool final)
         weir__diag_checkpoint(sub, id, sub->align_ns / 1000, sub->held_bytes, bytes,
                               (double)(weir__monotonic_ns() - t0) / 1e6);
     }
-    weir__coord_ack(sub->job, ack);
+    weir__checkpoint_hooks.ack(sub->job, ack);
     return 0;
 }
 
@@ -180,7 +189,7 @@ static int perform(weir__subtask *sub)
 
 static int notify(weir__subtask *sub)
 {
-    int64_t c = atomic_load(&sub->job->coord.completed);
+    int64_t c = atomic_load(&sub->job->chk.completed);
     if (c <= sub->notified)
         return 0;
     sub->notified = c;
@@ -226,6 +235,6 @@ bool weir__barrier_may_finish(const weir__subtask *sub)
 {
     if (!enabled(sub))
         return true;
-    const weir__coord *c = &sub->job->coord;
+    const weir__chk_state *c = &sub->job->chk;
     return atomic_load(&c->final_done) && sub->notified >= atomic_load(&c->completed);
 }

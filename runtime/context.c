@@ -1015,7 +1015,7 @@ int weir_timer_delete(weir_ctx *ctx, weir_time_domain domain, int64_t ns, int64_
 
 bool weir_ctx_checkpoints(const weir_ctx *ctx)
 {
-    return ctx->job && ctx->job->coord.enabled;
+    return ctx->job && ctx->job->chk.enabled;
 }
 
 int weir_ctx_error(const weir_ctx *ctx)

@@ -9,7 +9,7 @@
 
 #include "diag.h"
 #include "job_state.h"
-#include "restore.h"
+#include "checkpoint_hooks.h"
 #include "subtask.h"
 #include "util.h"
 #include "weir/error.h"
@@ -149,12 +149,12 @@ int weir_job_create(const weir_job_config *config, weir_job **out)
     c.checkpoint.restore_from = job->chk_restore_from;
     job->max_parallelism = (uint32_t)c.max_parallelism;
     atomic_init(&job->wake_fd, -1);
-    pthread_mutex_init(&job->coord.stats_lock, NULL);
-    pthread_mutex_init(&job->coord.sp_lock, NULL);
-    pthread_mutex_init(&job->coord.ack_lock, NULL);
-    pthread_cond_init(&job->coord.sp_done, NULL);
     job->cfg = c;
     weir__errors_init(&job->errors);
+    if (weir__checkpoint_hooks.create(job)) {
+        weir_job_destroy(job);
+        return WEIR_ENOMEM;
+    }
     weir__clock_init(&job->clock, c.clock == WEIR_CLOCK_VIRTUAL);
     *out = job;
     return 0;
@@ -181,22 +181,34 @@ int weir_job_run(weir_job *job)
     /* A builder call already failed: report it, start nothing. */
     if (job->errors.code)
         return job->errors.code;
-    int r = weir__restore_open(job);
+    const weir__chk_hooks *chk = &weir__checkpoint_hooks;
+    int r = chk->restore_open(job);
     if (r)
         return r;
     r = weir__plan_build(job, &job->plan);
     if (r == 0)
-        r = weir__restore_match(job);
+        r = chk->restore_match(job);
     if (r)
         return r;
     weir__clock_init(&job->clock, job->cfg.clock == WEIR_CLOCK_VIRTUAL);
     /* Processing time goes on from where the restored checkpoint was taken:
      * its processing-time timers keep their distance to now. */
-    if (job->restore)
-        weir__clock_start_at(&job->clock, job->restore->time_ms);
+    if (job->restored.id)
+        weir__clock_start_at(&job->clock, job->restored.time_ms);
+    /* The workers are made first and started last: the diagnostic channel
+     * gives each its ring, and the coordinator may wake subtasks, which
+     * needs their workers. The job, not the scheduler, owns both. */
     r = weir__diag_start(job);
     if (r == 0)
-        r = weir__sched_run(job);
+        r = weir__sched_prepare(job);
+    if (r == 0)
+        r = weir__diag_attach_workers(job);
+    if (r == 0) {
+        r = chk->start(job);
+        if (r == 0)
+            r = weir__sched_run(job);
+        chk->stop(job);
+    }
     /* Whatever happened, every operator that was opened is closed: on a
      * normal end each subtask closed itself; after a failure the workers are
      * gone and this thread does it. */
@@ -229,12 +241,7 @@ void weir_job_destroy(weir_job *job)
     free(job->msgpack_path);
     free(job->chk_dir);
     free(job->chk_restore_from);
-    weir__restore_free(job->restore);
-    weir__coord_stop(job);
-    pthread_mutex_destroy(&job->coord.stats_lock);
-    pthread_mutex_destroy(&job->coord.sp_lock);
-    pthread_mutex_destroy(&job->coord.ack_lock);
-    pthread_cond_destroy(&job->coord.sp_done);
+    weir__checkpoint_hooks.destroy(job);
     weir__errors_destroy(&job->errors);
     if (atomic_load(&job->wake_fd) >= 0)
         close(atomic_load(&job->wake_fd));

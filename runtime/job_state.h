@@ -8,7 +8,7 @@
 #include <stdbool.h>
 
 #include "clock.h"
-#include "coordinator.h"
+#include "checkpoint_hooks.h"
 #include "diag.h"
 #include "error_slot.h"
 #include "graph.h"
@@ -76,13 +76,17 @@ struct weir_job {
     weir__diag_stats diag_stats; /* set when the diagnostic channel stops */
 
     /* Checkpoints: copies of the config's paths, the key groups in use (the
-     * config's, or a restored checkpoint's), the coordinator, the
-     * checkpoint being restored. */
+     * config's, or a restored checkpoint's), the words the subtasks read,
+     * and what only checkpoint/ looks into (checkpoint_hooks.h): the
+     * coordinator, the checkpoint being restored and what its opening
+     * found. */
     char *chk_dir;
     char *chk_restore_from;
     uint32_t max_parallelism;
-    weir__coord coord;
+    weir__chk_state chk;
+    struct weir__coord *coord;
     struct weir__restore *restore;
+    weir__restore_report restored;
 };
 
 /* Records the job's first error (later ones are ignored) and returns err,

@@ -22,7 +22,6 @@
 #include <string.h>
 
 #include "job_state.h"
-#include "restore.h"
 #include "scheduler.h"
 #include "task.h"
 #include "util.h"
@@ -195,6 +194,7 @@ static int make_subtasks(weir_job *job, weir__plan *plan)
             if (!sub)
                 return fail(job, WEIR_ENOMEM, "out of memory");
             memset(sub, 0, sizeof *sub);
+            sub->plan_index = plan->nsubs;
             plan->subs[plan->nsubs++] = sub;
             task->subs[i] = sub;
             sub->job = job;
@@ -397,7 +397,7 @@ int weir__plan_build(weir_job *job, weir__plan **out)
                      "planning: the keyed operator '%s' has parallelism %d, above the job's "
                      "max_parallelism %u (its key groups)%s",
                      node->name, node->parallelism, job->max_parallelism,
-                     job->restore ? ", which the restored checkpoint fixed" : "");
+                     job->restored.id ? ", which the restored checkpoint fixed" : "");
     }
     if (r == 0)
         r = weir__align_plan(job, plan);

@@ -22,7 +22,6 @@
 #include <unistd.h>
 
 #include "clock.h"
-#include "coordinator.h"
 #include "diag.h"
 #include "futex.h"
 #include "job_state.h"
@@ -557,7 +556,7 @@ static void *worker_main(void *arg)
     return NULL;
 }
 
-int weir__sched_run(weir_job *job)
+int weir__sched_prepare(weir_job *job)
 {
     weir__plan *plan = job->plan;
     int nworkers = job->cfg.workers;
@@ -586,11 +585,13 @@ int weir__sched_run(weir_job *job)
         atomic_store(&sub->scheduled, 1);
         push_local(w, sub);
     }
-    int dr = weir__diag_attach_workers(job);
-    if (dr == 0)
-        dr = weir__coord_start(job); /* wakes subtasks: after they have workers */
-    if (dr)
-        return dr;
+    return 0;
+}
+
+int weir__sched_run(weir_job *job)
+{
+    weir__plan *plan = job->plan;
+    int nworkers = job->nworkers;
     atomic_store(&job->remaining, plan->nsubs);
     atomic_store(&job->running, nworkers);
     atomic_store(&job->stop, 0);
@@ -613,7 +614,6 @@ int weir__sched_run(weir_job *job)
         if (job->workers[i].started)
             pthread_join(job->workers[i].thread, NULL);
     }
-    weir__coord_stop(job);
     for (int s = 0; s < plan->nsubs; s++) {
         job->futile_steps += plan->subs[s]->futile_steps;
         job->steps += plan->subs[s]->steps;

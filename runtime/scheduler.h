@@ -103,8 +103,12 @@ void weir__sched_wake(struct weir__subtask *sub);
  * that passes. */
 void weir__sched_virtual_work(struct weir__subtask *sub);
 
-/* Runs the job's subtasks on its workers until all finished or the job
- * failed. Called by weir_job_run on the job's thread. */
+/* Makes the job's workers (job->workers) and spreads the subtasks over
+ * them, starting no thread: the diagnostic channel and the checkpoint
+ * coordinator are attached to them in between (weir_job_run). Then runs the
+ * subtasks on the workers until all finished or the job failed, and joins
+ * them. Both on the job's thread; 0 or a WEIR_E* code (recorded). */
+int weir__sched_prepare(weir_job *job);
 int weir__sched_run(weir_job *job);
 
 /* weir_job_cancel's work: raises the job's cancel flag and wakes the

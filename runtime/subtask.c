@@ -29,7 +29,6 @@
 #include "barrier.h"
 #include "diag.h"
 #include "job_state.h"
-#include "snapshot.h"
 #include "task.h"
 #include "util.h"
 #include "weir/error.h"
@@ -237,7 +236,7 @@ static int consume_batch(weir__subtask *sub, weir__channel *ch, weir__batch *b)
  * at-least-once takes it on). */
 static bool held_for_barrier(const weir__subtask *sub, const weir__channel *ch)
 {
-    return weir__barrier_holds(ch) && sub->job->coord.exactly_once;
+    return weir__barrier_holds(ch) && sub->job->chk.exactly_once;
 }
 
 static int consume_inputs(weir__subtask *sub)
@@ -409,7 +408,7 @@ int weir__subtask_step(weir__subtask *sub, int64_t now)
         sub->last_sample = now;
         r = open_all(sub);
         if (r == 0)
-            r = weir__restore_subtask(sub);
+            r = weir__checkpoint_hooks.restore_subtask(sub);
         if (r < 0)
             return r;
     }

@@ -9,8 +9,8 @@
  * line and column, so that an error inside an expression is reported at its
  * place in the file. Everything is allocated in the statement's arena and
  * freed with it. */
-#ifndef WEIR_SQL_AST_H
-#define WEIR_SQL_AST_H
+#ifndef WEIR_SQL_SQL_AST_H
+#define WEIR_SQL_SQL_AST_H
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -1,8 +1,8 @@
 /* sql_internal.h — what the SQL session (sql_session.c), its catalog
  * (sql_catalog.c) and its planner (sql_plan.c) share: the session's state
  * and the planner's errors. */
-#ifndef WEIR_SQL_INTERNAL_H
-#define WEIR_SQL_INTERNAL_H
+#ifndef WEIR_SQL_SQL_INTERNAL_H
+#define WEIR_SQL_SQL_INTERNAL_H
 
 #include <stdarg.h>
 #include <stdatomic.h>

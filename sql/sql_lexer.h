@@ -4,8 +4,8 @@
  * "line 3, column 14". Keywords are words: the parser compares them without
  * regard to case. Comments (-- to the end of the line, and C-style blocks)
  * are skipped. The tokens point into the text; nothing is copied. */
-#ifndef WEIR_SQL_LEXER_H
-#define WEIR_SQL_LEXER_H
+#ifndef WEIR_SQL_SQL_LEXER_H
+#define WEIR_SQL_SQL_LEXER_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -7,8 +7,8 @@
  * the whole expression grammar would duplicate; hand-written, every error
  * also says what was expected where ("line 3, column 14: expected FROM,
  * found 'FORM'"). */
-#ifndef WEIR_SQL_PARSER_H
-#define WEIR_SQL_PARSER_H
+#ifndef WEIR_SQL_SQL_PARSER_H
+#define WEIR_SQL_SQL_PARSER_H
 
 #include <stddef.h>
 

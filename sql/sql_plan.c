@@ -31,7 +31,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "../operators/table_internal.h"
+#include "message_text.h"
 #include "sql_internal.h"
 #include "sql_lexer.h"
 #include "sql_text.h"
@@ -223,7 +223,7 @@ static weir_table *plan_read(planner *p, sql_span name_span)
                             "unknown table '%s' (did you mean '%s'?)", name, hint);
         return sql_fail(p->s, p->sc, name_span.start, "unknown table '%s'", name);
     }
-    if (weir__table_env_nodes(p->env) >= PLAN_MAX_NODES) {
+    if (weir_table_env_node_count(p->env) >= PLAN_MAX_NODES) {
         char *top = sql_unquote(p->top_sc, p->top_name);
         return sql_fail(p->s, p->top_sc, p->top_name.start,
                         "reading '%s' makes the query's plan larger than %d nodes, weir's limit "

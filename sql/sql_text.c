@@ -1,7 +1,7 @@
 /* sql_text.c — interval literals, durations, rewritten texts and their
  * origins (sql_text.h). */
 #include "sql_text.h"
-#include "../operators/table_internal.h"
+#include "message_text.h"
 #include "sql_parser.h"
 
 #include <ctype.h>

@@ -3,8 +3,8 @@
  * with a map back to where each piece stood in the statements (so that an
  * error in a rewritten expression is still reported at its line and column),
  * and the planner's error messages. */
-#ifndef WEIR_SQL_TEXT_H
-#define WEIR_SQL_TEXT_H
+#ifndef WEIR_SQL_SQL_TEXT_H
+#define WEIR_SQL_SQL_TEXT_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -126,6 +126,11 @@ static int names_reserve(weir_table_env *env)
     return 0;
 }
 
+size_t weir_table_env_node_count(const weir_table_env *env)
+{
+    return env ? env->nnames : 0;
+}
+
 weir_table *weir__table_node(weir_table_env *env, weir_table *input, const char *fmt, ...)
 {
     weir_table *t = calloc(1, sizeof *t);

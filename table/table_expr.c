@@ -84,21 +84,6 @@ typedef struct parser {
     weir__enode *first_agg;
 } parser;
 
-const char *weir__expr_echo(const char *text, char *buf)
-{
-    size_t n = strlen(text);
-    if (n <= WEIR__EXPR_ECHO + 3) {
-        memcpy(buf, text, n + 1);
-        return buf;
-    }
-    n = WEIR__EXPR_ECHO;
-    while (n > 0 && ((unsigned char)text[n] & 0xC0) == 0x80)
-        n--; /* text[n] continues a character: cut before the character */
-    memcpy(buf, text, n);
-    memcpy(buf + n, "...", 4);
-    return buf;
-}
-
 static void perr(parser *p, int pos, const char *fmt, ...) WEIR_PRINTF(3, 4);
 static void perr(parser *p, int pos, const char *fmt, ...)
 {

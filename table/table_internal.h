@@ -1,4 +1,4 @@
-/* table_internal.h — what the files of the table layer share (operators/
+/* table_internal.h — what the files of the table layer share (table/
  * table_*.c): the schema's resolved layout, the compiled expression tree and
  * its evaluator, and the plan nodes of a table environment. Private to
  * operators/; written against the public headers only (DESIGN.md's walls).
@@ -11,14 +11,15 @@
  *   table_group.c     the group aggregate and the changelog normalize
  *   table_window.c    window aggregates on the window engine (weir/window.h)
  */
-#ifndef WEIR_OPERATORS_TABLE_INTERNAL_H
-#define WEIR_OPERATORS_TABLE_INTERNAL_H
+#ifndef WEIR_TABLE_TABLE_INTERNAL_H
+#define WEIR_TABLE_TABLE_INTERNAL_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
+#include "message_text.h"
 #include "weir/expr.h"
 #include "weir/row.h"
 #include "weir/table.h"
@@ -58,7 +59,6 @@ struct weir_schema {
 uint32_t weir__type_size(weir_type t);
 uint32_t weir__type_align(weir_type t);
 /* The edit distance of two names, case-insensitive (for "did you mean"). */
-int weir__edit_distance(const char *a, const char *b);
 bool weir__type_is_string(weir_type_id id);
 bool weir__type_is_integer(weir_type_id id);
 bool weir__type_is_numeric(weir_type_id id);
@@ -195,12 +195,6 @@ struct weir_table {
     void (*impl_free)(void *impl);
 };
 
-/* How many nodes env has made (the size of its plan). */
-static inline size_t weir__table_env_nodes(const weir_table_env *env)
-{
-    return env->nnames;
-}
-
 /* A new node (name formatted), linked into env; NULL after recording an
  * out-of-memory error. */
 weir_table *weir__table_node(weir_table_env *env, weir_table *input, const char *fmt, ...)
@@ -228,13 +222,6 @@ void *weir__list_fail(weir_table_env *env, const char *what, int r, const char *
  * bare, into buf. false if it does not fit. */
 bool weir__list_name(const char *item, size_t len, char *buf, size_t size);
 
-/* An expression's text as a message echoes it: whole when short, else its
- * first WEIR__EXPR_ECHO bytes (never cut inside a UTF-8 character) and
- * "...", so that a message about a long expression keeps its reason. buf
- * holds WEIR__EXPR_ECHO + 4 bytes; the echo is written there (the text may
- * be freed after). Returns buf. */
-#define WEIR__EXPR_ECHO 60
-const char *weir__expr_echo(const char *text, char *buf);
 
 /* The output column names of a list of items, as Flink names them: an
  * item's alias (a bare column's is its name), else EXPR$i. */

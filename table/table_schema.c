@@ -1104,30 +1104,3 @@ int weir_row_format(const weir_schema *s, const void *row, char *buf, size_t siz
     return (int)n;
 }
 
-/* Levenshtein distance, letters compared without regard to case (names
- * longer than 63 bytes are 64 apart from anything): for "did you mean". */
-int weir__edit_distance(const char *a, const char *b)
-{
-    size_t na = strlen(a), nb = strlen(b);
-    if (na > 63 || nb > 63)
-        return 64;
-    int row[64];
-    for (size_t j = 0; j <= nb; j++)
-        row[j] = (int)j;
-    for (size_t i = 1; i <= na; i++) {
-        int diag = row[0];
-        row[0] = (int)i;
-        for (size_t j = 1; j <= nb; j++) {
-            int up = row[j];
-            int cost = tolower((unsigned char)a[i - 1]) != tolower((unsigned char)b[j - 1]);
-            int best = diag + cost;
-            if (up + 1 < best)
-                best = up + 1;
-            if (row[j - 1] + 1 < best)
-                best = row[j - 1] + 1;
-            row[j] = best;
-            diag = up;
-        }
-    }
-    return row[nb];
-}

@@ -22,7 +22,6 @@
 #include "weir/state.h"
 #include "weir/stream.h"
 #include "weir/window.h"
-#include "builder.h"
 #include "window_internal.h"
 
 #define MAX_ACC_SIZE 65536
@@ -265,7 +264,7 @@ static int win_timer(weir_ctx *ctx, const weir_timer *t)
 static int win_snapshot(weir_ctx *ctx, weir_snapshot_writer *w)
 {
     const weir__window_op *op = weir_ctx_state(ctx);
-    return weir__snapshot_record(w, WIN_SAVED_TAG, &op->seq, sizeof op->seq);
+    return weir_snapshot_write_record(w, WIN_SAVED_TAG, &op->seq, sizeof op->seq);
 }
 
 /* After a change of parallelism: the largest count, so that arrival numbers
@@ -283,7 +282,7 @@ static int win_restore_one(weir_ctx *ctx, const void *rec, void *arg)
 
 static int win_restore(weir_ctx *ctx, weir_snapshot_reader *r)
 {
-    return weir__restore_records(ctx, r, WIN_SAVED_TAG, sizeof(uint64_t), win_restore_one, NULL);
+    return weir_restore_records(ctx, r, WIN_SAVED_TAG, sizeof(uint64_t), win_restore_one, NULL);
 }
 
 static const weir_operator_vtable window_vtable = {

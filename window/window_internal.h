@@ -1,5 +1,5 @@
 /* window_internal.h — what the files of the window operator share
- * (operators/window*.c): the resolved configuration, the per-subtask state,
+ * (window/*.c): the resolved configuration, the per-subtask state,
  * window arithmetic, and the common tail of every firing and of every late
  * element. Private to operators/; written against the public headers only.
  *
@@ -9,8 +9,8 @@
  *   window_panes.c     tumbling, sliding and cumulative windows over a key's panes
  *   window_sessions.c  session windows that merge
  */
-#ifndef WEIR_OPERATORS_WINDOW_INTERNAL_H
-#define WEIR_OPERATORS_WINDOW_INTERNAL_H
+#ifndef WEIR_WINDOW_WINDOW_INTERNAL_H
+#define WEIR_WINDOW_WINDOW_INTERNAL_H
 
 #include <stdbool.h>
 #include <stddef.h>

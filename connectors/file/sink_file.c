@@ -47,7 +47,6 @@
 #include "weir/outfile.h"
 #include "weir/stream.h"
 
-#include "builder.h"
 
 #define DEFAULT_ROLL_BYTES ((int64_t)128 << 20)
 #define STATE_TAG 0x326b7366u    /* "fsk2" */
@@ -697,9 +696,11 @@ weir_stream *weir_sink_file(weir_stream *s, const weir_file_sink_config *cfg)
         weir_job_record_error(job, WEIR_EINVAL, "%s: %s", call, why);
         return NULL;
     }
-    file_sink_arg *a = weir__builder_alloc(job, sizeof *a, call);
-    if (!a)
+    file_sink_arg *a = calloc(1, sizeof *a);
+    if (!a) {
+        weir_job_record_error(job, WEIR_ENOMEM, "%s: out of memory", call);
         return NULL;
+    }
     a->dir = strdup(cfg->dir);
     a->prefix = strdup(cfg->prefix ? cfg->prefix : "part");
     a->format = cfg->format;

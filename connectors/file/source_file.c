@@ -40,7 +40,6 @@
 #include "weir/job.h"
 #include "weir/operator.h"
 #include "weir/stream.h"
-#include "builder.h"
 
 /* The longest line, without its line break; also the longest CSV row,
  * which quoted line breaks may spread over several lines. */
@@ -714,7 +713,7 @@ static int file_snapshot(weir_ctx *ctx, weir_snapshot_writer *w)
         p.offset = s->off - (s->line_ready ? 0 : (int64_t)s->line_len);
         p.line = s->line;
     }
-    return weir__snapshot_record(w, FILE_POSITION_TAG, &p, sizeof p);
+    return weir_snapshot_write_record(w, FILE_POSITION_TAG, &p, sizeof p);
 }
 
 static int file_seek(weir_ctx *ctx, const void *rec, void *arg)
@@ -762,7 +761,7 @@ static int file_seek(weir_ctx *ctx, const void *rec, void *arg)
 
 static int file_restore(weir_ctx *ctx, weir_snapshot_reader *r)
 {
-    return weir__restore_records(ctx, r, FILE_POSITION_TAG, sizeof(file_position), file_seek,
+    return weir_restore_records(ctx, r, FILE_POSITION_TAG, sizeof(file_position), file_seek,
                                  (void *)weir_ctx_arg(ctx));
 }
 
@@ -918,9 +917,11 @@ weir_stream *weir_source_file(weir_job *job, const weir_schema *schema,
                               "line break", what);
         return NULL;
     }
-    file_arg *a = weir__builder_alloc(job, sizeof *a, what);
-    if (!a)
+    file_arg *a = calloc(1, sizeof *a);
+    if (!a) {
+        weir_job_record_error(job, WEIR_ENOMEM, "%s: out of memory", what);
         return NULL;
+    }
     a->schema = schema;
     a->format = config->format;
     a->ignore = config->ignore_parse_errors;

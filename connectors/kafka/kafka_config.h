@@ -3,8 +3,8 @@
  * sets itself, copied, freed), setting one property with a message that
  * names it, which Kafka errors are worth asking again, and partitions'
  * first or end offsets. Private to operators/. */
-#ifndef WEIR_OPERATORS_KAFKA_CONFIG_H
-#define WEIR_OPERATORS_KAFKA_CONFIG_H
+#ifndef WEIR_CONNECTORS_KAFKA_KAFKA_CONFIG_H
+#define WEIR_CONNECTORS_KAFKA_KAFKA_CONFIG_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -13,8 +13,8 @@
  * checkpoint's transaction in partition 0, key "weir-txn:<transactional
  * id>", the checkpoint's id as value, header WEIR__KAFKA_TXN_HEADER. Readers
  * skip it. Private to operators/. */
-#ifndef WEIR_OPERATORS_KAFKA_MARKERS_H
-#define WEIR_OPERATORS_KAFKA_MARKERS_H
+#ifndef WEIR_CONNECTORS_KAFKA_KAFKA_MARKERS_H
+#define WEIR_CONNECTORS_KAFKA_KAFKA_MARKERS_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -42,7 +42,6 @@
 #include "weir/operator.h"
 #include "weir/stream.h"
 #include "weir/time.h"
-#include "builder.h"
 #include "kafka_config.h"
 #include "kafka_markers.h"
 
@@ -845,9 +844,11 @@ weir_stream *weir_sink_kafka(weir_stream *s, const weir_kafka_sink_config *cfg)
         weir_job_record_error(job, WEIR_EINVAL, "%s: %s", call, why);
         return NULL;
     }
-    sink_arg *a = weir__builder_alloc(job, sizeof *a, call);
-    if (!a)
+    sink_arg *a = calloc(1, sizeof *a);
+    if (!a) {
+        weir_job_record_error(job, WEIR_ENOMEM, "%s: out of memory", call);
         return NULL;
+    }
     a->cfg = *cfg;
     a->bootstrap = strdup(cfg->bootstrap_servers);
     a->topic = strdup(cfg->topic);

@@ -32,7 +32,6 @@
 #include "weir/operator.h"
 #include "weir/stream.h"
 #include "weir/time.h"
-#include "builder.h"
 #include "kafka_config.h"
 #include "kafka_markers.h"
 
@@ -1240,10 +1239,11 @@ weir_stream *weir_source_kafka(weir_job *job, const weir_kafka_source_config *cf
         weir_job_record_error(job, WEIR_EINVAL, "weir_source_kafka: %s", why);
         return NULL;
     }
-    kafka_arg *a = weir__builder_alloc(job, sizeof *a, "weir_source_kafka");
-    if (!a)
+    kafka_arg *a = calloc(1, sizeof *a);
+    if (!a) {
+        weir_job_record_error(job, WEIR_ENOMEM, "weir_source_kafka: out of memory");
         return NULL;
-    memset(a, 0, sizeof *a);
+    }
     a->cfg = *cfg;
     a->bootstrap = strdup(cfg->bootstrap_servers);
     a->topics = calloc((size_t)cfg->ntopics, sizeof *a->topics);

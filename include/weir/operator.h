@@ -68,6 +68,22 @@ WEIR_EXPORT int64_t weir_snapshot_checkpoint_id(const weir_snapshot_writer *w);
  * set (valid during the restore call), 0 when there is no more. */
 WEIR_EXPORT int weir_snapshot_next(weir_snapshot_reader *r, const void **data, size_t *len);
 
+/* State kept as one fixed-size record (the built-in operators' way): the
+ * record after a 4-byte tag that names its layout, so that a restore of
+ * another operator's or another layout's state is refused, not misread.
+ * weir_snapshot_write_record writes it: 0 or WEIR_ENOMEM.
+ * weir_restore_records calls `each` for every piece the restore has (several
+ * after a change of parallelism) with its record; returns 0 when all were
+ * read, each's first negative result, or WEIR_EFORMAT with the context
+ * failed ("restore: the checkpoint's state ... is not this operator's") for
+ * a piece that is not such a record. */
+WEIR_EXPORT int weir_snapshot_write_record(weir_snapshot_writer *w, uint32_t tag, const void *rec,
+                                           size_t size);
+WEIR_EXPORT int weir_restore_records(weir_ctx *ctx, weir_snapshot_reader *r, uint32_t tag,
+                                     size_t size,
+                                     int (*each)(weir_ctx *ctx, const void *rec, void *arg),
+                                     void *arg);
+
 typedef enum weir_time_domain {
     WEIR_EVENT_TIME = 0,
     WEIR_PROCESSING_TIME = 1
@@ -244,6 +260,19 @@ WEIR_EXPORT int weir_source_partition_status(weir_ctx *ctx, int p, bool idle);
 /* The subtask's merged watermark so far (WEIR_TS_MIN before any): the
  * valve's last output. */
 WEIR_EXPORT int64_t weir_source_partitions_watermark(const weir_ctx *ctx);
+
+/* Where an operator that runs a custom watermark generator (weir/time.h's
+ * weir_watermark_generator_vtable) itself sends its decisions: the
+ * operator's own output (partition -1: weir_emit_watermark, _idle,
+ * _active) or a source's partition p (weir_source_partition_watermark,
+ * _status). A plain value the operator makes for each call of the
+ * generator, {.ctx = ctx, .partition = p}; the first failure of what the
+ * generator sent is left in err (0: none) for the operator to return. */
+struct weir_watermark_output {
+    weir_ctx *ctx;
+    int partition;
+    int err;
+};
 
 /* ---- emitting -------------------------------------------------------------
  * All emit calls copy `elem` (weir_ctx_out_size() bytes) before they return

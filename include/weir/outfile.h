@@ -7,7 +7,7 @@
  * The runtime writes captures and checkpoints; the file sink is an operator,
  * which sees public headers only; the command line (tools/) sees public
  * headers only and links libweir. One implementation inside libweir
- * (runtime/outfile.c), exported here, serves all three without a wall
+ * (base/outfile.c), exported here, serves all three without a wall
  * opened; a copy compiled into each would be three writers again (and,
  * where the tools' objects meet libweir.a in the tests, duplicate symbols).
  * A program of the user's may use it too.

@@ -78,6 +78,9 @@ WEIR_EXPORT int weir_table_env_create(weir_job *job, const weir_table_config *co
                                       weir_table_env **out);
 /* Frees every node of the env. After weir_job_run returned. NULL allowed. */
 WEIR_EXPORT void weir_table_env_destroy(weir_table_env *env);
+/* How many table nodes (each an operator of the job) env has made so far:
+ * the size of its plans, which a planner may bound. */
+WEIR_EXPORT size_t weir_table_env_node_count(const weir_table_env *env);
 
 /* ---- streams into tables -------------------------------------------------------
  * `schema` is copied. The stream's elements are rows of the schema, or, for

@@ -1,5 +1,5 @@
 /* test_capture_json.c — the canonical JSON text of capture events
- * (runtime/capture_json.h).
+ * (base/capture_json.h).
  *
  * The collector writes an event's JSON with the writer directly, while
  * `weir capture convert` prints a msgpack object it read through the same

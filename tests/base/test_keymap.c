@@ -1,4 +1,4 @@
-/* test_keymap.c — the hash table under keyed state and timers (runtime/keymap.h).
+/* test_keymap.c — the hash table under keyed state and timers (base/keymap.h).
  *
  * Keyed state is only correct if the table finds entries by their exact key
  * bytes, and it only stays fast under window churn if deletion really shifts

@@ -15,7 +15,7 @@
 #include <sys/sysmacros.h>
 
 #include "support/fifo_reader.h"
-#include "test_diag_support.h"
+#include "diag/test_diag_support.h"
 #include "weir/error.h"
 #include "weir/outfile.h"
 

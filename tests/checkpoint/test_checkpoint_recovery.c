@@ -26,7 +26,7 @@
 #include <unistd.h>
 
 #include "checkpoint_store.h"
-#include "test_diag_support.h"
+#include "diag/test_diag_support.h"
 #include "weir/checkpoint.h"
 #include "weir/error.h"
 #include "weir/file_sink.h"

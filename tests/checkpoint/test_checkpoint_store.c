@@ -1,5 +1,5 @@
 /* test_checkpoint_store.c — checkpoint folders on disk
- * (runtime/checkpoint_store.h, docs/CHECKPOINTS.md "Files").
+ * (checkpoint/checkpoint_store.h, docs/CHECKPOINTS.md "Files").
  *
  * What restore relies on: a committed checkpoint reads back byte for byte;
  * only the newest `retain` complete checkpoints stay; and every way a

@@ -1,5 +1,5 @@
 /* test_keyed_snapshot.c — keyed state and timers through a snapshot, by key
- * group (runtime/keyed_snapshot.h).
+ * group (checkpoint/keyed_snapshot.h).
  *
  * The key-group arithmetic is Flink's KeyGroupRangeAssignment: every
  * parallelism's ranges are contiguous, cover every key group once, and agree
@@ -16,7 +16,7 @@
 #include <msgpack.h>
 
 #include "keyed_snapshot.h"
-#include "operators/test_window_util.h"
+#include "window/test_window_util.h"
 #include "task.h"
 #include "weir/error.h"
 

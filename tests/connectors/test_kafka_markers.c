@@ -1,5 +1,5 @@
 /* test_kafka_markers.c — the wire format of the Kafka sink's watermark
- * markers (operators/kafka_markers.h), which the sink writes and the source
+ * markers (connectors/kafka/kafka_markers.h), which the sink writes and the source
  * reads: every marker reads back as written, and what is not a marker is
  * refused. The sink and source tests (test_sink_kafka, test_kafka_scaleout)
  * cover the markers end to end on the mock cluster. */

@@ -3,7 +3,7 @@
  * size, committed names (PREFIX-RUN-i-N), the refusals of a bad config, a
  * folder that is a link, and a part's name taken by a link while the part
  * is written (never written through or replaced). The exactly-once side is
- * tests/runtime/test_checkpoint_recovery.c. */
+ * tests/checkpoint/test_checkpoint_recovery.c. */
 #include <criterion/criterion.h>
 #include <dirent.h>
 #include <stdatomic.h>
@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/test_diag_support.h"
+#include "diag/test_diag_support.h"
 #include "support/weir_testutil.h"
 #include "weir/file_sink.h"
 #include "weir/row.h"

@@ -21,7 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "runtime/test_diag_support.h"
+#include "diag/test_diag_support.h"
 #include "weir/file_source.h"
 
 static void sleep_ms(int ms)

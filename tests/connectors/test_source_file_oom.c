@@ -21,7 +21,7 @@
 #include <criterion/criterion.h>
 #include <limits.h>
 
-#include "runtime/test_diag_support.h"
+#include "diag/test_diag_support.h"
 #include "support/alloc_fail.h"
 #include "weir/file_source.h"
 

@@ -16,7 +16,7 @@
 
 #include <librdkafka/rdkafka.h>
 
-#include "runtime/test_diag_support.h"
+#include "diag/test_diag_support.h"
 #include "support/kafka_testutil.h"
 #include "support/weir_testutil.h"
 #include "weir/checkpoint.h"

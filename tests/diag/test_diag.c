@@ -11,7 +11,7 @@
 #include <time.h>
 
 #include "diag.h"
-#include "runtime/test_diag_support.h"
+#include "diag/test_diag_support.h"
 
 /* ---- every kind ----------------------------------------------------------- */
 

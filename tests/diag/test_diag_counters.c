@@ -22,7 +22,7 @@
  */
 #include <criterion/criterion.h>
 
-#include "runtime/test_diag_support.h"
+#include "diag/test_diag_support.h"
 
 enum { N = 2000, MAX_STEPS = 7, WIN_SIZE = 50, WIN_LATENESS = 20 };
 

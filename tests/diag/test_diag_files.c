@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 
-#include "runtime/test_diag_support.h"
+#include "diag/test_diag_support.h"
 #include "support/fifo_reader.h"
 
 /* The window job of test_diag_support.h with these capture files; returns

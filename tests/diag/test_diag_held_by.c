@@ -16,7 +16,7 @@
  */
 #include <criterion/criterion.h>
 
-#include "runtime/test_diag_support.h"
+#include "diag/test_diag_support.h"
 
 static void run(weir_diag_memory *mem, int64_t idleness_ms)
 {

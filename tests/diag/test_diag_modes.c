@@ -19,7 +19,7 @@
 #include <time.h>
 
 #include "diag.h"
-#include "runtime/test_diag_support.h"
+#include "diag/test_diag_support.h"
 
 typedef struct seen {
     char **json;

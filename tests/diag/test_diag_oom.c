@@ -20,7 +20,7 @@
  */
 #include <criterion/criterion.h>
 
-#include "runtime/test_diag_support.h"
+#include "diag/test_diag_support.h"
 #include "support/alloc_fail.h"
 
 #define MAX_N 20000

@@ -15,7 +15,7 @@
 #include <math.h>
 #include <msgpack.h>
 
-#include "runtime/test_diag_support.h"
+#include "diag/test_diag_support.h"
 
 typedef struct events {
     char **v;

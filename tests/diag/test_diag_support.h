@@ -39,7 +39,7 @@
 /* ---- the collector's own account ------------------------------------------ */
 
 /* What the diagnostic channel of the job td_destroy_job destroyed last did
- * (runtime/diag.h: events, drops, waits, polls, parks, ring size). */
+ * (diag/diag.h: events, drops, waits, polls, parks, ring size). */
 static weir__diag_stats td_stats;
 
 static inline void td_destroy_job(weir_job *job)

@@ -13,7 +13,7 @@
 #include <criterion/criterion.h>
 #include <sys/wait.h>
 
-#include "runtime/test_diag_support.h"
+#include "diag/test_diag_support.h"
 
 enum { LATENESS = 30 };
 

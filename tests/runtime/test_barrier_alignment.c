@@ -14,7 +14,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "test_diag_support.h"
+#include "diag/test_diag_support.h"
 #include "weir/error.h"
 #include "weir/job.h"
 #include "weir/operator.h"

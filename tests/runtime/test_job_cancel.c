@@ -18,7 +18,7 @@
 #include <signal.h>
 #include <stdatomic.h>
 
-#include "runtime/test_diag_support.h"
+#include "diag/test_diag_support.h"
 
 typedef struct endless {
     weir_job *job;

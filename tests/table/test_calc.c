@@ -1,4 +1,4 @@
-/* test_calc.c — the Calc node (operators/table_calc.c): what a projection
+/* test_calc.c — the Calc node (table/table_calc.c): what a projection
  * keeps of its input's rowtime and unique key. Rows through select and
  * where are covered by the group, window and union suites. */
 #include <criterion/criterion.h>

@@ -9,7 +9,7 @@
  * Evaluation goes through the compiled tree directly (the table layer's
  * internal evaluator, table_internal.h), the same call the operators make.
  */
-#include "../../operators/table_internal.h"
+#include "table_internal.h"
 #include "table/table_testutil.h"
 
 static weir_schema *row_schema(unsigned char *row)

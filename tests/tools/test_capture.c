@@ -15,7 +15,7 @@
 #include <stdarg.h>
 #include <sys/wait.h>
 
-#include "runtime/test_diag_support.h"
+#include "diag/test_diag_support.h"
 
 #define WEIR WEIR_BINARY_DIR "/tools/weir"
 

@@ -22,7 +22,7 @@
 #include <jansson.h>
 #include <sys/wait.h>
 
-#include "runtime/test_diag_support.h"
+#include "diag/test_diag_support.h"
 
 #define WEIR WEIR_BINARY_DIR "/tools/weir"
 #define BACKPRESSURE WEIR_BINARY_DIR "/examples/backpressure"

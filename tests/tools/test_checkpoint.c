@@ -1,6 +1,6 @@
 /* test_checkpoint.c — `weir checkpoint inspect` as a user runs it: the real
  * binary (WEIR_BINARY_DIR/tools/weir) on checkpoint folders written by the
- * runtime's store (runtime/checkpoint_store.h).
+ * runtime's store (checkpoint/checkpoint_store.h).
  *
  * A folder of good checkpoints lists each, newest first, with every file,
  * its size and "ok", the job's record as JSON, and the checkpoint a restore
@@ -20,7 +20,7 @@
 #include "weir/generator.h"
 #include "weir/job.h"
 #include "weir/window.h"
-#include "runtime/test_diag_support.h"
+#include "diag/test_diag_support.h"
 
 #define WEIR WEIR_BINARY_DIR "/tools/weir"
 

@@ -26,7 +26,7 @@
 #include <sys/wait.h>
 #include <time.h>
 
-#include "runtime/test_diag_support.h"
+#include "diag/test_diag_support.h"
 
 #define WEIR WEIR_BINARY_DIR "/tools/weir"
 

@@ -12,7 +12,7 @@
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
 
-#include "runtime/test_diag_support.h"
+#include "diag/test_diag_support.h"
 
 #define WEIR WEIR_BINARY_DIR "/tools/weir"
 
