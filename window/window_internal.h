@@ -1,5 +1,5 @@
 /* window_internal.h — what the files of the window operator share
- * (window/*.c): the resolved configuration, the per-subtask state,
+ * (window/window*.c): the resolved configuration, the per-subtask state,
  * window arithmetic, and the common tail of every firing and of every late
  * element. Private to operators/; written against the public headers only.
  *
