@@ -12,8 +12,8 @@
  *
  * The table layer takes aggregate calls only at the top of its items, and
  * columns as group keys. So a grouped query is rewritten: each aggregate
- * call of the select list and HAVING becomes a hidden column `__aggJ` of the
- * aggregate node, each computed GROUP BY expression a column `__keyI` of a
+ * call of the select list and HAVING becomes a hidden column `$fN` of the
+ * aggregate node, each computed GROUP BY expression a column `$fN` of a
  * Calc before it, and the group window's TUMBLE_START / _END / _ROWTIME
  * (HOP_, SESSION_) its window_start / window_end / window_time; HAVING and
  * the select list are then a filter and a projection over the aggregate's
@@ -338,6 +338,15 @@ static weir_table *plan_from(planner *p, const sql_query *q)
 
 /* ---- rewriting a grouped query's expressions ----------------------------------------- */
 
+/* The name of aggregate call j's column in the aggregate's output, as
+ * Flink's plans name a field with no name of its own: $f and its index (the
+ * keys and window columns come first). */
+static void agg_column_name(const grouping *g, int j, char *buf, size_t size)
+{
+    int window_columns = g->window != SQL_WINDOW_NONE ? 3 : 0;
+    snprintf(buf, size, "$f%d", g->nkeys + window_columns + j);
+}
+
 /* The hidden column of an aggregate call (added when new and `add`). -1 if
  * it is not there and not added, -2 when out of memory. */
 static int agg_index(planner *p, grouping *g, sql_span call, bool add)
@@ -490,7 +499,7 @@ static int rewrite(planner *p, grouping *g, sql_span sp, sql_text *out, bool col
                 r = WEIR_ENOMEM;
                 break;
             }
-            snprintf(name, sizeof name, "__agg%d", j);
+            agg_column_name(g, j, name, sizeof name);
             put = name;
         } else if (is_call(p, &t, i, window_function_names)) {
             end = closing(p, &t, i + 1);
@@ -625,12 +634,13 @@ static bool is_window_column(const char *name)
 }
 
 /* GROUP BY's expressions as keys: a bare column is itself, anything else a
- * computed column __keyI of a Calc planned before the aggregate (*t is
+ * computed column $fN of a Calc planned before the aggregate (*t is
  * replaced by it). A TVF's window_start / window_end are the window. */
 static int group_keys(planner *p, const sql_query *q, grouping *g, weir_table **t)
 {
     const weir_schema *schema = weir_table_schema(*t);
     bool computed = false, has_start = false, has_end = false;
+    int ncomputed = 0;
     size_t n = q->ngroup ? (size_t)q->ngroup : 1;
     g->keys = sql_arena_alloc(p->tmp, n * sizeof *g->keys);
     g->key_names = sql_arena_alloc(p->tmp, n * sizeof *g->key_names);
@@ -660,7 +670,9 @@ static int group_keys(planner *p, const sql_query *q, grouping *g, weir_table **
             sql_fail(p->s, p->sc, sp.start, "an aggregate call in GROUP BY");
             return WEIR_EINVAL;
         }
-        snprintf(g->key_names[k], sizeof g->key_names[k], "__key%d", k);
+        /* Flink's name of a computed field: $f and its index in the Calc */
+        snprintf(g->key_names[k], sizeof g->key_names[k], "$f%d",
+                 weir_schema_ncolumns(schema) + ncomputed++);
         g->key_computed[k] = computed = true;
     }
     if (g->tvf && (!has_start || !has_end)) {
@@ -760,7 +772,7 @@ static int aggregate_items(planner *p, const sql_query *q, grouping *g, bool dir
         char name[32];
         sql_text it;
         sql_text_init(&it, p->tmp);
-        snprintf(name, sizeof name, "__agg%d", j);
+        agg_column_name(g, j, name, sizeof name);
         sql_text_copy(&it, p->sc->text, g->aggs[j].start, g->aggs[j].len);
         glue_alias(&it, name);
         int r = list_add(p, list, &it, schema, true);

@@ -102,6 +102,14 @@ static void perr(parser *p, int pos, const char *fmt, ...)
     va_end(ap);
 }
 
+/* A byte of a bare name, as SQL's lexer takes one (and Calcite's): letters,
+ * digits (not first), '_', '$' and every byte of a non-ASCII character. */
+static bool ident_char(char c)
+{
+    unsigned char u = (unsigned char)c;
+    return isalnum(u) || u == '_' || u == '$' || u >= 0x80;
+}
+
 /* The end of the number at `s`; *dec says whether it has a fraction or an
  * exponent. */
 static const char *number_end(const char *s, bool *dec)
@@ -158,9 +166,9 @@ static void next(parser *p)
     tok t = {.p = s, .pos = (int)(s - p->text) + 1};
     if (!*s) {
         t.kind = T_END;
-    } else if (isalpha((unsigned char)*s) || *s == '_') {
+    } else if (ident_char(*s) && !isdigit((unsigned char)*s)) {
         const char *e = s;
-        while (isalnum((unsigned char)*e) || *e == '_' || *e == '$')
+        while (ident_char(*e))
             e++;
         t.kind = T_IDENT;
         t.len = (size_t)(e - s);

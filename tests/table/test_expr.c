@@ -210,3 +210,30 @@ Test(expr, items_and_split)
     cr_assert_neq(weir__list_split("a,,b", &l), 0);
     weir_schema_destroy(s);
 }
+
+/* A bare name is what SQL's lexer takes for one (Calcite's rule): '$' and
+ * non-ASCII letters anywhere, digits after the first byte, so that the
+ * fields a plan names ($f1) and a column named in any script are read
+ * without quotes in both. */
+Test(expr, bare_names_as_sql_reads_them)
+{
+    unsigned char row[256];
+    weir_schema *s = tt_schema("t", "$f1 INT, größe INT, a$b INT", NULL);
+    tt_row(s, row, "+I 4|5|6");
+    static const struct { const char *text, *value; } cases[] = {
+        {"$f1 * 2", "8"},
+        {"größe + 1", "6"},
+        {"a$b - $f1", "2"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char out[256], type[64];
+        int err;
+        eval_text(s, row, cases[i].text, out, sizeof out, type, &err);
+        cr_assert_eq(err, 0, "%s: %s", cases[i].text, out);
+        cr_assert_str_eq(out, cases[i].value, "%s", cases[i].text);
+    }
+    weir_expr *e;
+    char msg[256];
+    cr_assert_eq(weir_expr_compile("1x", s, &e, msg, sizeof msg), WEIR_EINVAL);
+    weir_schema_destroy(s);
+}
