@@ -4,7 +4,9 @@
  * operators/; written against the public headers only (DESIGN.md's walls).
  *
  *   table_schema.c    types, schemas, rows, Row.toString formatting
- *   table_expr.c      the expression language: lexer, parser, typer, evaluator
+ *   expr_ast.c        the expression language's parser: text into syntax trees
+ *   expr_bind.c       syntax trees bound to a schema: names, types, casts
+ *   expr_eval.c       the evaluator of bound expressions
  *   table_env.c       the planner: table nodes, changelog modes, EXPLAIN
  *   table_calc.c      conversions from/to streams, select, where
  *   table_agg.c       aggregate functions (accumulate, retract, merge, result)
@@ -21,6 +23,7 @@
 
 #include "message_text.h"
 #include "weir/expr.h"
+#include "weir/expr_ast.h"
 #include "weir/row.h"
 #include "weir/table.h"
 
@@ -124,6 +127,14 @@ struct weir_expr {
     struct weir_expr *agg_arg; /* its argument (NULL for COUNT(*)) */
     weir__enode *nodes;  /* every node (one allocation per node, freed as a list) */
 };
+
+/* Parses the whole of `text` as one expression, or, with allow_alias, a
+ * select item "expr [AS name]" (*alias then a malloc'ed name, or NULL):
+ * what weir_expr_compile_item reads (expr_ast.c). 0, or WEIR_EINVAL with
+ * *err_at and what is wrong, or WEIR_ENOMEM. */
+int weir__ast_parse_item(weir_ast_arena **arena, const char *text, bool allow_alias,
+                         weir_ast **out, char **alias, size_t *err_at, char *err,
+                         size_t errsize);
 
 /* Evaluates `e` on `row` (a row of the schema it was compiled against) into
  * *out, using `scratch` (e->scratch bytes, the caller's, per thread) for

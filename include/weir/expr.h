@@ -1,6 +1,8 @@
-/* weir/expr.h — the expression language of tables (and of SQL, which parses
- * the same grammar): text compiled once against a schema into a typed tree
- * that evaluates a row with no parsing and no allocation.
+/* weir/expr.h — the expression language of tables (and of SQL, which reads
+ * its expressions with the same parser, weir/expr_ast.h): text compiled
+ * once against a schema into a typed tree that evaluates a row with no
+ * parsing and no allocation. A name may be qualified (t.col) where the
+ * scope has inputs (weir_expr_bind).
  *
  * Grammar (keywords case-insensitive, column names case-sensitive, `quoted`
  * names allowed), lowest precedence first:

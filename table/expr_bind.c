@@ -1,0 +1,1066 @@
+/* expr_bind.c — the binder of the expression language (weir/expr_ast.h):
+ * a syntax tree and the names it is read in (a schema, its inputs) made
+ * into a compiled expression (weir/expr.h) — names resolved to row
+ * offsets, every node typed by Flink's rules, implicit conversions made
+ * explicit CAST nodes (so an ADD node of type BIGINT knows both operands are
+ * BIGINT), and each string result given its own region of a scratch buffer
+ * sized here (a || b writes at most cap a + cap b bytes). The evaluator
+ * (expr_eval.c) then walks it with no lookups, no parsing and no
+ * allocation; the caller owns the scratch (one per subtask), so one
+ * compiled expression serves every thread at once.
+ *
+ * weir_expr_compile is the parser (expr_ast.c) and this binder in one call:
+ * the table API's expression strings and SQL's statements are read by the
+ * same parser and bound by the same rules.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "expr_tree.h"
+#include "weir/error.h"
+#include "weir/expr_ast.h"
+
+typedef struct binder {
+    const char *text; /* the text the tree was parsed from, or NULL */
+    const weir_expr_scope *scope;
+    const weir_schema *schema;
+    weir_expr *e;
+    int failed;
+    size_t *err_at;
+    char *err;
+    size_t errsize;
+    int naggs;
+    weir__enode *first_agg;
+    const weir_ast *in_agg; /* the aggregate call whose argument is being bound */
+} binder;
+
+static void berr(binder *p, size_t at, const char *fmt, ...) WEIR_PRINTF(3, 4);
+static void berr(binder *p, size_t at, const char *fmt, ...)
+{
+    if (p->failed)
+        return;
+    p->failed = WEIR_EINVAL;
+    if (p->err_at)
+        *p->err_at = at;
+    if (!p->err || !p->errsize)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(p->err, p->errsize, fmt, ap);
+    va_end(ap);
+}
+
+static void nomem(binder *p)
+{
+    if (p->failed)
+        return;
+    p->failed = WEIR_ENOMEM;
+    if (p->err && p->errsize)
+        snprintf(p->err, p->errsize, "out of memory");
+}
+
+/* ---- nodes ---------------------------------------------------------------------- */
+
+static weir__enode *node(binder *p, weir__eop o, size_t pos)
+{
+    if (p->failed)
+        return NULL;
+    weir__enode *n = calloc(1, sizeof *n);
+    if (!n) {
+        nomem(p);
+        return NULL;
+    }
+    n->op = o;
+    n->pos = pos;
+    n->col = -1;
+    n->next_alloc = p->e->nodes;
+    p->e->nodes = n;
+    return n;
+}
+
+static uint32_t scratch(binder *p, uint32_t bytes)
+{
+    uint32_t at = p->e->scratch;
+    p->e->scratch += (bytes + 7u) & ~7u;
+    return at;
+}
+
+static const char *tname(weir_type t, char *buf)
+{
+    t.not_null = false;
+    weir_type_format(t, buf, 48);
+    return buf;
+}
+
+static weir_type mk(weir_type_id id, bool not_null)
+{
+    weir_type t = {.id = id, .not_null = not_null};
+    return t;
+}
+
+/* Capacity a value of type t needs as text (CAST to string). */
+static uint32_t text_cap(weir_type t)
+{
+    switch (t.id) {
+    case WEIR_TYPE_BOOLEAN: return 5;
+    case WEIR_TYPE_INT: return 11;
+    case WEIR_TYPE_BIGINT:
+    case WEIR_TYPE_INTERVAL: return 20;
+    case WEIR_TYPE_DOUBLE: return 32;
+    case WEIR_TYPE_TIMESTAMP:
+    case WEIR_TYPE_TIMESTAMP_LTZ: return 23;
+    case WEIR_TYPE_VARCHAR:
+    case WEIR_TYPE_CHAR: return t.capacity;
+    default: return 4;
+    }
+}
+
+/* A CAST node to `to`, or n itself if it already has that type. */
+static weir__enode *cast_to(binder *p, weir__enode *n, weir_type to)
+{
+    if (!n)
+        return NULL;
+    if (n->type.id == to.id &&
+        (!weir__type_is_string(to.id) || n->type.capacity == to.capacity))
+        return n;
+    weir__enode *c = node(p, OP_CAST, n->pos);
+    if (!c)
+        return NULL;
+    c->a = n;
+    c->type = to;
+    c->type.not_null = n->type.not_null;
+    if (weir__type_is_string(to.id))
+        c->scratch = scratch(p, to.capacity);
+    return c;
+}
+
+/* The common type of two numeric types (Flink: the wider one). */
+static weir_type_id wider(weir_type_id a, weir_type_id b)
+{
+    if (a == WEIR_TYPE_DOUBLE || b == WEIR_TYPE_DOUBLE)
+        return WEIR_TYPE_DOUBLE;
+    if (a == WEIR_TYPE_BIGINT || b == WEIR_TYPE_BIGINT)
+        return WEIR_TYPE_BIGINT;
+    return WEIR_TYPE_INT;
+}
+
+/* A NULL literal takes the type of what it meets. */
+static void retype_null(weir__enode *n, weir_type t)
+{
+    if (n && n->op == OP_LIT && n->type.id == WEIR_TYPE_NULL) {
+        n->type = t;
+        n->type.not_null = false;
+    }
+}
+
+/* Brings a and b to one comparable type; false (with an error) if none. */
+static bool unify(binder *p, weir__enode **a, weir__enode **b, size_t pos, const char *what)
+{
+    if (!*a || !*b)
+        return false;
+    retype_null(*a, (*b)->type);
+    retype_null(*b, (*a)->type);
+    weir_type_id x = (*a)->type.id, y = (*b)->type.id;
+    if (x == WEIR_TYPE_NULL && y == WEIR_TYPE_NULL)
+        return true;
+    if (weir__type_is_numeric(x) && weir__type_is_numeric(y)) {
+        weir_type t = mk(wider(x, y), false);
+        *a = cast_to(p, *a, t);
+        *b = cast_to(p, *b, t);
+        return *a && *b;
+    }
+    if (weir__type_is_string(x) && weir__type_is_string(y))
+        return true;
+    if (weir__type_is_time(x) && weir__type_is_time(y))
+        return true;
+    if (x == y)
+        return true;
+    char t1[48], t2[48];
+    berr(p, pos, "cannot %s %s with %s", what, tname((*a)->type, t1), tname((*b)->type, t2));
+    return false;
+}
+
+/* The common type of the values in `slots` (a CASE's results, COALESCE's
+ * arguments), each then cast to it. NULL-typed values aside, numbers widen
+ * to the widest, strings make a VARCHAR of the largest capacity, and any
+ * other types must be the same (or, with `times_agree`, both times); a
+ * mismatch fails as "`what` of A and B". All NULL-typed: `if_null`.
+ * `not_null` is the result's nullability. */
+static bool common_type(binder *p, weir__enode **const *slots, int nv, bool times_agree,
+                        weir_type if_null, bool not_null, const char *what, weir_type *out)
+{
+    weir_type rt = mk(WEIR_TYPE_NULL, false);
+    for (int j = 0; j < nv; j++) {
+        const weir__enode *v = *slots[j];
+        if (v->type.id == WEIR_TYPE_NULL)
+            continue;
+        if (rt.id == WEIR_TYPE_NULL) {
+            rt = v->type;
+        } else if (weir__type_is_numeric(rt.id) && weir__type_is_numeric(v->type.id)) {
+            rt.id = wider(rt.id, v->type.id);
+        } else if (weir__type_is_string(rt.id) && weir__type_is_string(v->type.id)) {
+            rt.id = WEIR_TYPE_VARCHAR;
+            if (v->type.capacity > rt.capacity)
+                rt.capacity = v->type.capacity;
+        } else if (rt.id != v->type.id &&
+                   !(times_agree && weir__type_is_time(rt.id) && weir__type_is_time(v->type.id))) {
+            char t1[48], t2[48];
+            berr(p, v->pos, "%s of %s and %s", what, tname(rt, t1), tname(v->type, t2));
+            return false;
+        }
+    }
+    if (rt.id == WEIR_TYPE_NULL)
+        rt = if_null;
+    rt.not_null = not_null;
+    for (int j = 0; j < nv; j++) {
+        retype_null(*slots[j], rt);
+        *slots[j] = cast_to(p, *slots[j], rt);
+    }
+    *out = rt;
+    return !p->failed;
+}
+
+/* ---- binding ----------------------------------------------------------------------- */
+
+static weir__enode *bind(binder *p, const weir_ast *a);
+static char *node_text(const char *text, const weir_ast *a);
+
+/* An integer literal: an INT, or a BIGINT when it does not fit. */
+static weir__enode *bind_int(binder *p, const weir_ast *a)
+{
+    weir__enode *n = node(p, OP_LIT, a->start);
+    if (!n)
+        return NULL;
+    errno = 0;
+    char *end;
+    unsigned long long v = strtoull(a->text, &end, 10);
+    if (errno || *end || v > (unsigned long long)INT64_MAX) {
+        berr(p, a->start, "integer literal %s is out of range", a->text);
+        return NULL;
+    }
+    n->lit.i = (int64_t)v;
+    n->type = mk(v <= INT32_MAX ? WEIR_TYPE_INT : WEIR_TYPE_BIGINT, true);
+    return n;
+}
+
+static weir__enode *bind_literal(binder *p, const weir_ast *a)
+{
+    weir__enode *n = node(p, OP_LIT, a->start);
+    if (!n)
+        return NULL;
+    switch (a->kind) {
+    case WEIR_AST_DECIMAL:
+        n->lit.d = strtod(a->text, NULL);
+        n->type = mk(WEIR_TYPE_DOUBLE, true);
+        break;
+    case WEIR_AST_STRING:
+        /* a VARCHAR of its own length */
+        if (!(n->sbuf = malloc((size_t)a->len + 1))) {
+            nomem(p);
+            return NULL;
+        }
+        memcpy(n->sbuf, a->text, (size_t)a->len + 1);
+        n->lit.s = n->sbuf;
+        n->lit.len = a->len;
+        n->type = mk(WEIR_TYPE_VARCHAR, true);
+        n->type.capacity = a->len ? a->len : 1;
+        break;
+    case WEIR_AST_BOOLEAN:
+        n->lit.i = a->value != 0;
+        n->type = mk(WEIR_TYPE_BOOLEAN, true);
+        break;
+    case WEIR_AST_INTERVAL:
+        n->lit.i = a->value;
+        n->type = mk(WEIR_TYPE_INTERVAL, true);
+        break;
+    default: /* NULL */
+        n->lit.null = true;
+        n->type = mk(WEIR_TYPE_NULL, false);
+        break;
+    }
+    return n;
+}
+
+/* A column by its name in the scope, with a hint for a name that is close
+ * to one. */
+static weir__enode *bind_name(binder *p, const weir_ast *a)
+{
+    const weir_schema *s = p->schema;
+    const weir_expr_scope *sc = p->scope;
+    int ninputs = sc->ninputs ? sc->ninputs : 1;
+    int found = -1, found_in = -1, qualified = 0;
+    for (int k = 0; k < ninputs; k++) {
+        const weir_schema *in = sc->ninputs ? sc->inputs[k].columns : s;
+        int first = sc->ninputs ? sc->inputs[k].first : 0;
+        const char *q = sc->ninputs ? sc->inputs[k].qualifier : NULL;
+        if (a->qualifier && (!q || strcmp(q, a->qualifier) != 0))
+            continue;
+        qualified++;
+        int c = weir_schema_column_index(in, a->text);
+        if (c < 0)
+            continue;
+        if (found >= 0) {
+            const char *q0 = sc->inputs[found_in].qualifier;
+            berr(p, a->start, "column '%s' is ambiguous: it is a column of %s and of %s (name "
+                              "one with its table: %s.%s)",
+                 a->text, q0 ? q0 : "one input", q ? q : "another", q0 ? q0 : "t", a->text);
+            return NULL;
+        }
+        found = first + c;
+        found_in = k;
+    }
+    if (a->qualifier && !qualified) {
+        berr(p, a->start, "unknown table '%s' in '%s.%s'", a->qualifier, a->qualifier, a->text);
+        return NULL;
+    }
+    if (found < 0 || found >= s->ncols) {
+        /* A hint: the closest name, within two edits (case aside). */
+        const char *hint = NULL;
+        int best = 3;
+        for (int k = 0; k < ninputs; k++) {
+            const weir_schema *in = sc->ninputs ? sc->inputs[k].columns : s;
+            const char *q = sc->ninputs ? sc->inputs[k].qualifier : NULL;
+            if (a->qualifier && (!q || strcmp(q, a->qualifier) != 0))
+                continue;
+            for (int i = 0; i < in->ncols; i++) {
+                int d = weir__edit_distance(in->cols[i].name, a->text);
+                if (d < best) {
+                    best = d;
+                    hint = in->cols[i].name;
+                }
+            }
+        }
+        if (hint)
+            berr(p, a->start, "unknown column '%s' (did you mean '%s'?)", a->text, hint);
+        else
+            berr(p, a->start, "unknown column '%s' in table %s", a->text,
+                 a->qualifier ? a->qualifier : s->table);
+        return NULL;
+    }
+    weir__enode *n = node(p, OP_COL, a->start);
+    if (!n)
+        return NULL;
+    n->col = found;
+    n->off = s->cols[found].offset;
+    n->type = s->cols[found].type;
+    return n;
+}
+
+static weir__enode *bind_neg(binder *p, const weir_ast *a)
+{
+    weir__enode *x = bind(p, a->a);
+    if (!x)
+        return NULL;
+    if (x->op == OP_LIT && !x->lit.null && x->type.id != WEIR_TYPE_NULL &&
+        (weir__type_is_numeric(x->type.id) || x->type.id == WEIR_TYPE_INTERVAL)) {
+        /* Fold: -2147483648 is an INT. */
+        if (x->type.id == WEIR_TYPE_DOUBLE) {
+            x->lit.d = -x->lit.d;
+        } else {
+            x->lit.i = (int64_t)(0 - (uint64_t)x->lit.i);
+            if (x->type.id == WEIR_TYPE_BIGINT && x->lit.i >= INT32_MIN)
+                x->type.id = WEIR_TYPE_INT;
+        }
+        x->pos = a->start;
+        return x;
+    }
+    if (!weir__type_is_numeric(x->type.id) && x->type.id != WEIR_TYPE_INTERVAL &&
+        x->type.id != WEIR_TYPE_NULL) {
+        char t1[48];
+        berr(p, a->start, "cannot negate %s", tname(x->type, t1));
+        return NULL;
+    }
+    weir__enode *n = node(p, OP_NEG, a->start);
+    if (n) {
+        n->a = x;
+        n->type = x->type;
+    }
+    return n;
+}
+
+static weir__enode *arith(binder *p, weir__eop o, weir__enode *a, weir__enode *b, size_t pos)
+{
+    if (!a || !b)
+        return NULL;
+    static const char *names[] = {[OP_ADD] = "+", [OP_SUB] = "-", [OP_MUL] = "*",
+                                  [OP_DIV] = "/", [OP_MOD] = "%"};
+    retype_null(a, b->type);
+    retype_null(b, a->type);
+    weir_type_id x = a->type.id, y = b->type.id;
+    weir__enode *n = node(p, o, pos);
+    if (!n)
+        return NULL;
+    bool nn = a->type.not_null && b->type.not_null;
+    if (weir__type_is_numeric(x) && weir__type_is_numeric(y)) {
+        if (o == OP_MOD && (x == WEIR_TYPE_DOUBLE || y == WEIR_TYPE_DOUBLE)) {
+            berr(p, pos, "%% needs integers");
+            return NULL;
+        }
+        if (!unify(p, &a, &b, pos, names[o]))
+            return NULL;
+        n->type = mk(a->type.id, nn);
+    } else if ((o == OP_ADD || o == OP_SUB) && weir__type_is_time(x) &&
+               y == WEIR_TYPE_INTERVAL) {
+        n->type = mk(x, nn);
+    } else if (o == OP_ADD && x == WEIR_TYPE_INTERVAL && weir__type_is_time(y)) {
+        n->type = mk(y, nn);
+    } else if ((o == OP_ADD || o == OP_SUB) && x == WEIR_TYPE_INTERVAL &&
+               y == WEIR_TYPE_INTERVAL) {
+        n->type = mk(WEIR_TYPE_INTERVAL, nn);
+    } else {
+        char t1[48], t2[48];
+        berr(p, pos, "cannot apply '%s' to %s and %s", names[o], tname(a->type, t1),
+             tname(b->type, t2));
+        return NULL;
+    }
+    n->a = a;
+    n->b = b;
+    return n;
+}
+
+static weir__enode *concat(binder *p, weir__enode *a, weir__enode *b, size_t pos)
+{
+    if (!a || !b)
+        return NULL;
+    retype_null(a, mk(WEIR_TYPE_VARCHAR, false));
+    retype_null(b, mk(WEIR_TYPE_VARCHAR, false));
+    if (a->type.id == WEIR_TYPE_VARCHAR && a->type.capacity == 0)
+        a->type.capacity = 1;
+    if (b->type.id == WEIR_TYPE_VARCHAR && b->type.capacity == 0)
+        b->type.capacity = 1;
+    if (!weir__type_is_string(a->type.id) || !weir__type_is_string(b->type.id)) {
+        char t1[48], t2[48];
+        berr(p, pos, "cannot apply '||' to %s and %s", tname(a->type, t1), tname(b->type, t2));
+        return NULL;
+    }
+    weir__enode *n = node(p, OP_CONCAT, pos);
+    if (!n)
+        return NULL;
+    n->a = a;
+    n->b = b;
+    n->type = mk(WEIR_TYPE_VARCHAR, a->type.not_null && b->type.not_null);
+    uint64_t cap = (uint64_t)a->type.capacity + b->type.capacity;
+    if (cap > WEIR_STRING_MAX_CAPACITY) {
+        berr(p, pos, "'||' result longer than %u", WEIR_STRING_MAX_CAPACITY);
+        return NULL;
+    }
+    n->type.capacity = (uint32_t)cap;
+    n->scratch = scratch(p, n->type.capacity);
+    return n;
+}
+
+static weir__enode *compare(binder *p, weir__eop o, weir__enode *a, weir__enode *b, size_t pos)
+{
+    if (!unify(p, &a, &b, pos, "compare"))
+        return NULL;
+    weir__enode *n = node(p, o, pos);
+    if (!n)
+        return NULL;
+    n->a = a;
+    n->b = b;
+    n->type = mk(WEIR_TYPE_BOOLEAN, a->type.not_null && b->type.not_null);
+    return n;
+}
+
+static weir__enode *want_bool(binder *p, weir__enode *x, const char *what)
+{
+    if (!x)
+        return NULL;
+    retype_null(x, mk(WEIR_TYPE_BOOLEAN, false));
+    if (x->type.id != WEIR_TYPE_BOOLEAN) {
+        char t1[48];
+        berr(p, x->pos, "%s needs a BOOLEAN, not %s", what, tname(x->type, t1));
+        return NULL;
+    }
+    return x;
+}
+
+static weir__enode *logic(binder *p, weir__eop o, weir__enode *a, weir__enode *b, size_t pos)
+{
+    const char *w = o == OP_AND ? "AND" : "OR";
+    a = want_bool(p, a, w);
+    b = want_bool(p, b, w);
+    if (!a || !b)
+        return NULL;
+    weir__enode *n = node(p, o, pos);
+    if (n) {
+        n->a = a;
+        n->b = b;
+        n->type = mk(WEIR_TYPE_BOOLEAN, a->type.not_null && b->type.not_null);
+    }
+    return n;
+}
+
+static weir__enode *bind_binary(binder *p, const weir_ast *a)
+{
+    static const weir__eop ops[] = {
+        [WEIR_AST_ADD] = OP_ADD, [WEIR_AST_SUB] = OP_SUB, [WEIR_AST_MUL] = OP_MUL,
+        [WEIR_AST_DIV] = OP_DIV, [WEIR_AST_MOD] = OP_MOD, [WEIR_AST_CONCAT] = OP_CONCAT,
+        [WEIR_AST_EQ] = OP_EQ,   [WEIR_AST_NE] = OP_NE,   [WEIR_AST_LT] = OP_LT,
+        [WEIR_AST_LE] = OP_LE,   [WEIR_AST_GT] = OP_GT,   [WEIR_AST_GE] = OP_GE,
+        [WEIR_AST_AND] = OP_AND, [WEIR_AST_OR] = OP_OR};
+    weir__enode *x = bind(p, a->a);
+    weir__enode *y = x ? bind(p, a->b) : NULL;
+    if (!x || !y)
+        return NULL;
+    weir__eop o = ops[a->op];
+    switch (a->op) {
+    case WEIR_AST_CONCAT: return concat(p, x, y, a->op_at);
+    case WEIR_AST_AND:
+    case WEIR_AST_OR: return logic(p, o, x, y, a->op_at);
+    case WEIR_AST_EQ:
+    case WEIR_AST_NE:
+    case WEIR_AST_LT:
+    case WEIR_AST_LE:
+    case WEIR_AST_GT:
+    case WEIR_AST_GE: return compare(p, o, x, y, a->op_at);
+    default: return arith(p, o, x, y, a->op_at);
+    }
+}
+
+static weir__enode *bind_not(binder *p, const weir_ast *a)
+{
+    weir__enode *x = want_bool(p, bind(p, a->a), "NOT");
+    if (!x)
+        return NULL;
+    weir__enode *n = node(p, OP_NOT, a->start);
+    if (n) {
+        n->a = x;
+        n->type = mk(WEIR_TYPE_BOOLEAN, x->type.not_null);
+    }
+    return n;
+}
+
+static weir__enode *bind_is_null(binder *p, const weir_ast *a)
+{
+    weir__enode *x = bind(p, a->a);
+    weir__enode *n = x ? node(p, a->negate ? OP_ISNOTNULL : OP_ISNULL, a->op_at) : NULL;
+    if (n) {
+        n->a = x;
+        n->type = mk(WEIR_TYPE_BOOLEAN, true);
+    }
+    return n;
+}
+
+/* The arguments of a call or IN into n->args. */
+static bool bind_args(binder *p, weir__enode *n, const weir_ast *a)
+{
+    if (a->nargs == 0)
+        return !p->failed;
+    n->args = calloc((size_t)a->nargs, sizeof *n->args);
+    if (!n->args) {
+        nomem(p);
+        return false;
+    }
+    for (int i = 0; i < a->nargs; i++)
+        if (!(n->args[n->nargs++] = bind(p, a->args[i])))
+            return false;
+    return true;
+}
+
+static weir__enode *bind_in(binder *p, const weir_ast *a)
+{
+    weir__enode *x = bind(p, a->a);
+    weir__enode *n = x ? node(p, OP_IN, a->op_at) : NULL;
+    if (!n || !bind_args(p, n, a))
+        return NULL;
+    n->a = x;
+    n->negate = a->negate;
+    bool nn = x->type.not_null;
+    /* Every item to the common type of a and all items. */
+    for (int i = 0; i < n->nargs; i++) {
+        weir__enode *l = n->a, *r = n->args[i];
+        if (!unify(p, &l, &r, r->pos, "compare"))
+            return NULL;
+        nn = nn && r->type.not_null;
+        n->a = l;
+        n->args[i] = r;
+    }
+    for (int i = 0; i < n->nargs; i++) {
+        weir__enode *l = n->a, *r = n->args[i];
+        unify(p, &l, &r, a->op_at, "compare");
+        n->a = l;
+        n->args[i] = r;
+    }
+    n->type = mk(WEIR_TYPE_BOOLEAN, nn);
+    return p->failed ? NULL : n;
+}
+
+/* CASE WHEN c THEN v ... [ELSE v] END: its type is the values' common type. */
+static weir__enode *bind_case(binder *p, const weir_ast *a)
+{
+    weir__enode *n = node(p, OP_CASE, a->start);
+    if (!n || !bind_args(p, n, a))
+        return NULL;
+    n->has_else = a->has_else;
+    int k = n->nargs;
+    int pairs = n->has_else ? (k - 1) / 2 : k / 2;
+    for (int i = 0; i < pairs; i++) {
+        weir__enode *c = n->args[2 * i];
+        retype_null(c, mk(WEIR_TYPE_BOOLEAN, false));
+        if (c->type.id != WEIR_TYPE_BOOLEAN) {
+            char t1[48];
+            berr(p, c->pos, "WHEN needs a BOOLEAN, not %s", tname(c->type, t1));
+            return NULL;
+        }
+    }
+    /* The values: each THEN's, then the ELSE's. NULL without an ELSE. */
+    weir__enode ***vals = malloc((size_t)(pairs + 1) * sizeof *vals);
+    if (!vals) {
+        nomem(p);
+        return NULL;
+    }
+    int nv = 0;
+    bool nn = n->has_else;
+    for (int i = 0; i < pairs; i++)
+        vals[nv++] = &n->args[2 * i + 1];
+    if (n->has_else)
+        vals[nv++] = &n->args[k - 1];
+    for (int j = 0; j < nv; j++)
+        nn = nn && (*vals[j])->type.not_null;
+    bool ok = common_type(p, vals, nv, true, mk(WEIR_TYPE_INT, false), nn, "CASE values",
+                          &n->type);
+    free(vals);
+    return ok ? n : NULL;
+}
+
+static weir__enode *bind_cast(binder *p, const weir_ast *a)
+{
+    weir__enode *x = bind(p, a->a);
+    if (!x)
+        return NULL;
+    if (a->len >= 64) {
+        berr(p, a->type_start, "bad type in CAST");
+        return NULL;
+    }
+    weir_type t;
+    char why[128];
+    if (weir_type_parse(a->text, &t, why, sizeof why)) {
+        berr(p, a->type_start, "%s", why);
+        return NULL;
+    }
+    if (t.id == WEIR_TYPE_VARCHAR && t.capacity == 0)
+        t.capacity = p->schema->string_capacity;
+    retype_null(x, t);
+    weir_type_id from = x->type.id;
+    bool ok = from == t.id || from == WEIR_TYPE_NULL || weir__type_is_string(t.id) ||
+              weir__type_is_string(from) ||
+              (weir__type_is_numeric(from) && weir__type_is_numeric(t.id)) ||
+              (weir__type_is_time(from) && weir__type_is_time(t.id)) ||
+              (weir__type_is_time(from) && t.id == WEIR_TYPE_BIGINT) ||
+              (from == WEIR_TYPE_BIGINT && weir__type_is_time(t.id)) ||
+              (from == WEIR_TYPE_BOOLEAN && weir__type_is_integer(t.id)) ||
+              (weir__type_is_integer(from) && t.id == WEIR_TYPE_BOOLEAN);
+    if (!ok) {
+        char t1[48], t2[48];
+        berr(p, a->start, "cannot cast %s to %s", tname(x->type, t1), tname(t, t2));
+        return NULL;
+    }
+    weir__enode *c = node(p, OP_CAST, a->start);
+    if (!c)
+        return NULL;
+    c->a = x;
+    c->type = t;
+    c->type.not_null = x->type.not_null && !(weir__type_is_string(from) && !weir__type_is_string(t.id));
+    if (weir__type_is_string(t.id)) {
+        /* VARCHAR(n) keeps n characters, as Flink counts them; a capacity
+         * is bytes, so a string of more than n bytes may need up to 4n
+         * (UTF-8). CHAR(n) stays n bytes, padded: it keeps the characters
+         * that fit. */
+        c->chars = t.capacity;
+        if (t.id == WEIR_TYPE_VARCHAR && weir__type_is_string(from) &&
+            x->type.capacity > t.capacity) {
+            uint64_t most = 4 * (uint64_t)t.capacity;
+            if (most > x->type.capacity)
+                most = x->type.capacity;
+            if (most > WEIR_STRING_MAX_CAPACITY)
+                most = WEIR_STRING_MAX_CAPACITY;
+            c->type.capacity = (uint32_t)most;
+        }
+        c->scratch = scratch(p, c->type.capacity > text_cap(x->type) ? c->type.capacity
+                                                                   : text_cap(x->type));
+    }
+    return c;
+}
+
+/* The aggregate functions and their kinds. */
+static const struct { const char *name; weir_agg_kind kind; } aggregates[] = {
+    {"COUNT", WEIR_AGG_COUNT}, {"SUM", WEIR_AGG_SUM}, {"MIN", WEIR_AGG_MIN},
+    {"MAX", WEIR_AGG_MAX}, {"AVG", WEIR_AGG_AVG},
+};
+
+static weir__enode *bind_agg(binder *p, const weir_ast *a, weir_agg_kind kind, const char *name)
+{
+    if (p->in_agg) {
+        berr(p, a->start, "an aggregate inside an aggregate");
+        return NULL;
+    }
+    if (a->star ? a->nargs != 0 : a->nargs != 1) {
+        berr(p, a->start, "wrong number of arguments (%d)", a->nargs);
+        return NULL;
+    }
+    weir__enode *n = node(p, OP_AGG, a->start);
+    if (!n)
+        return NULL;
+    n->agg = a->star ? WEIR_AGG_COUNT_STAR : kind;
+    n->distinct = a->distinct;
+    p->naggs++;
+    if (!p->first_agg)
+        p->first_agg = n;
+    if (!a->star) {
+        const weir_ast *arg = a->args[0];
+        p->in_agg = a;
+        n->a = bind(p, arg);
+        p->in_agg = NULL;
+        if (!n->a)
+            return NULL;
+        /* its text, for a Calc that computes it before a window */
+        if (!(n->sbuf = node_text(p->text, arg))) {
+            nomem(p);
+            return NULL;
+        }
+    }
+    char t1[48];
+    if (n->a && kind != WEIR_AGG_COUNT && !weir__type_is_numeric(n->a->type.id) &&
+        (kind == WEIR_AGG_SUM || kind == WEIR_AGG_AVG)) {
+        berr(p, a->start, "%s of %s: a number is required", name, tname(n->a->type, t1));
+        return NULL;
+    }
+    if (n->a && (kind == WEIR_AGG_MIN || kind == WEIR_AGG_MAX) &&
+        (n->a->type.id == WEIR_TYPE_NULL || n->a->type.id == WEIR_TYPE_INTERVAL)) {
+        berr(p, a->start, "%s of %s", name, tname(n->a->type, t1));
+        return NULL;
+    }
+    if (n->distinct && kind != WEIR_AGG_COUNT) {
+        berr(p, a->start, "DISTINCT is supported in COUNT only");
+        return NULL;
+    }
+    switch (n->agg) {
+    case WEIR_AGG_COUNT_STAR:
+    case WEIR_AGG_COUNT: n->type = mk(WEIR_TYPE_BIGINT, true); break;
+    default:
+        n->type = n->a->type;
+        n->type.not_null = false;
+        break;
+    }
+    return n;
+}
+
+/* COALESCE(v, ...): the arguments' common type, NOT NULL if one is. */
+static weir__enode *finish_coalesce(binder *p, weir__enode *n)
+{
+    weir__enode ***vals = malloc((size_t)n->nargs * sizeof *vals);
+    if (!vals) {
+        nomem(p);
+        return NULL;
+    }
+    bool nn = false;
+    for (int i = 0; i < n->nargs; i++) {
+        vals[i] = &n->args[i];
+        nn = nn || n->args[i]->type.not_null;
+    }
+    bool ok = common_type(p, vals, n->nargs, false, mk(WEIR_TYPE_NULL, false), nn, "COALESCE",
+                          &n->type);
+    free(vals);
+    return ok ? n : NULL;
+}
+
+/* MOD(a, b) of two integers. */
+static weir__enode *finish_mod(binder *p, weir__enode *n)
+{
+    n->a = n->args[0];
+    n->b = n->args[1];
+    if (!weir__type_is_integer(n->a->type.id) || !weir__type_is_integer(n->b->type.id)) {
+        char t1[48], t2[48];
+        berr(p, n->pos, "MOD of %s and %s: integers are required", tname(n->a->type, t1),
+             tname(n->b->type, t2));
+        return NULL;
+    }
+    unify(p, &n->a, &n->b, n->pos, "MOD");
+    n->type = n->a->type;
+    n->type.not_null = n->a->type.not_null && n->b->type.not_null;
+    return p->failed ? NULL : n;
+}
+
+/* UPPER, LOWER, CHAR_LENGTH of one string. */
+static weir__enode *finish_string_function(binder *p, weir__enode *n, const char *name)
+{
+    n->a = n->args[0];
+    retype_null(n->a, mk(WEIR_TYPE_VARCHAR, false));
+    if (n->a->type.id == WEIR_TYPE_VARCHAR && n->a->type.capacity == 0)
+        n->a->type.capacity = 1;
+    if (!weir__type_is_string(n->a->type.id)) {
+        char t1[48];
+        berr(p, n->a->pos, "%s of %s: a string is required", name, tname(n->a->type, t1));
+        return NULL;
+    }
+    if (n->op == OP_CHARLEN) {
+        n->type = mk(WEIR_TYPE_INT, n->a->type.not_null);
+    } else {
+        /* The result keeps the argument's capacity; the scratch has room
+         * for Unicode's largest case mapping, 3 bytes out for each byte in
+         * (U+0390 to U+0399 U+0308 U+0301), and a result longer than the
+         * capacity fails the row (expr_eval.c). */
+        n->type = n->a->type;
+        n->type.id = WEIR_TYPE_VARCHAR;
+        n->scratch = scratch(p, 3 * n->type.capacity);
+    }
+    return n;
+}
+
+/* A function call: an aggregate or a scalar function. */
+static weir__enode *bind_call(binder *p, const weir_ast *a)
+{
+    for (size_t i = 0; i < sizeof aggregates / sizeof aggregates[0]; i++)
+        if (strcasecmp(a->text, aggregates[i].name) == 0)
+            return bind_agg(p, a, aggregates[i].kind, aggregates[i].name);
+    static const struct { const char *name; weir__eop op; int min, max; } functions[] = {
+        {"COALESCE", OP_COALESCE, 1, -1}, {"UPPER", OP_UPPER, 1, 1},
+        {"LOWER", OP_LOWER, 1, 1},        {"CHAR_LENGTH", OP_CHARLEN, 1, 1},
+        {"CHARACTER_LENGTH", OP_CHARLEN, 1, 1}, {"MOD", OP_MOD, 2, 2},
+    };
+    size_t f = 0;
+    while (f < sizeof functions / sizeof functions[0] && strcasecmp(a->text, functions[f].name))
+        f++;
+    if (f == sizeof functions / sizeof functions[0]) {
+        berr(p, a->start, "unknown function '%s'", a->text);
+        return NULL;
+    }
+    if (a->star || a->distinct) {
+        berr(p, a->start, "%s in a call of %s: only aggregates take it", a->star ? "*" : "DISTINCT",
+             a->text);
+        return NULL;
+    }
+    if (a->nargs < functions[f].min || (functions[f].max >= 0 && a->nargs > functions[f].max)) {
+        berr(p, a->start, "wrong number of arguments (%d)", a->nargs);
+        return NULL;
+    }
+    weir__enode *n = node(p, functions[f].op, a->start);
+    if (!n || !bind_args(p, n, a))
+        return NULL;
+    switch (functions[f].op) {
+    case OP_COALESCE: return finish_coalesce(p, n);
+    case OP_MOD: return finish_mod(p, n);
+    default: return finish_string_function(p, n, a->text);
+    }
+}
+
+static weir__enode *bind(binder *p, const weir_ast *a)
+{
+    if (p->failed)
+        return NULL;
+    switch (a->kind) {
+    case WEIR_AST_INT: return bind_int(p, a);
+    case WEIR_AST_DECIMAL:
+    case WEIR_AST_STRING:
+    case WEIR_AST_BOOLEAN:
+    case WEIR_AST_NULL:
+    case WEIR_AST_INTERVAL: return bind_literal(p, a);
+    case WEIR_AST_NAME: return bind_name(p, a);
+    case WEIR_AST_NEG: return bind_neg(p, a);
+    case WEIR_AST_BINARY: return bind_binary(p, a);
+    case WEIR_AST_NOT: return bind_not(p, a);
+    case WEIR_AST_IS_NULL: return bind_is_null(p, a);
+    case WEIR_AST_IN: return bind_in(p, a);
+    case WEIR_AST_CASE: return bind_case(p, a);
+    case WEIR_AST_CAST: return bind_cast(p, a);
+    case WEIR_AST_CALL: return bind_call(p, a);
+    }
+    berr(p, a->start, "unknown expression");
+    return NULL;
+}
+
+/* ---- compiling ---------------------------------------------------------------------- */
+
+void weir_expr_destroy(weir_expr *e)
+{
+    if (!e)
+        return;
+    weir__enode *n = e->nodes;
+    while (n) {
+        weir__enode *nx = n->next_alloc;
+        free(n->args);
+        free(n->sbuf);
+        free(n);
+        n = nx;
+    }
+    if (e->agg_arg)
+        free(e->agg_arg->text);
+    free(e->agg_arg); /* shares this expression's nodes */
+    free(e->text);
+    free(e->alias);
+    free(e);
+}
+
+static char *dupn(const char *s, size_t n)
+{
+    char *d = malloc(n + 1);
+    if (d) {
+        memcpy(d, s, n);
+        d[n] = 0;
+    }
+    return d;
+}
+
+static char *node_text(const char *text, const weir_ast *a)
+{
+    if (text)
+        return dupn(text + a->start, a->end > a->start ? a->end - a->start : 0);
+    int n = weir_ast_format(a, NULL, 0);
+    char *s = malloc((size_t)n + 1);
+    if (s)
+        weir_ast_format(a, s, (size_t)n + 1);
+    return s;
+}
+
+/* What a compiled item says of itself: its type, the column it is (and
+ * its name as the alias), the aggregate it is and that aggregate's
+ * argument as an expression of its own. 0 or WEIR_ENOMEM. */
+static int describe_item(weir_expr *e, weir__enode *root, const weir_schema *schema)
+{
+    if (root->type.id == WEIR_TYPE_NULL) {
+        /* A bare NULL: Flink types it NULL; as a column weir makes it a nullable INT. */
+        root->type = mk(WEIR_TYPE_INT, false);
+    }
+    e->root = root;
+    e->type = root->type;
+    if (root->op == OP_COL) {
+        e->column = root->col;
+        if (!e->alias && !(e->alias = dupn(schema->cols[root->col].name,
+                                           strlen(schema->cols[root->col].name))))
+            return WEIR_ENOMEM;
+    }
+    if (root->op == OP_AGG) {
+        e->agg = root->agg;
+        e->distinct = root->distinct;
+        if (root->a) {
+            e->agg_arg = calloc(1, sizeof *e->agg_arg);
+            if (!e->agg_arg)
+                return WEIR_ENOMEM;
+            e->agg_arg->root = root->a;
+            e->agg_arg->type = root->a->type;
+            e->agg_arg->scratch = e->scratch;
+            e->agg_arg->column = root->a->op == OP_COL ? root->a->col : -1;
+            e->agg_arg->text = dupn(root->sbuf, strlen(root->sbuf));
+            if (!e->agg_arg->text)
+                return WEIR_ENOMEM;
+        }
+    }
+    return 0;
+}
+
+/* Binds `a` into e (its text and alias set by the caller). */
+static int bind_item(weir_expr *e, const weir_ast *a, const char *text,
+                     const weir_expr_scope *scope, int allow_agg, size_t *err_at, char *err,
+                     size_t errsize)
+{
+    binder p = {.text = text, .scope = scope, .schema = scope->schema, .e = e,
+                .err_at = err_at, .err = err, .errsize = errsize};
+    weir__enode *root = bind(&p, a);
+    if (!p.failed && root && p.naggs > 0 &&
+        (allow_agg <= 0 || root != p.first_agg || p.naggs > 1)) {
+        weir__enode *bad = allow_agg > 0 && root == p.first_agg ? NULL : p.first_agg;
+        static const char *an[] = {"", "COUNT", "COUNT", "SUM", "MIN", "MAX", "AVG"};
+        berr(&p, bad ? bad->pos : root->pos, "aggregate function %s is not allowed here",
+             an[bad ? bad->agg : p.first_agg->agg]);
+    }
+    if (p.failed)
+        return p.failed;
+    return describe_item(e, root, scope->schema);
+}
+
+int weir_expr_bind(const weir_ast *a, const char *text, const weir_expr_scope *scope,
+                   int allow_agg, const char *alias, weir_expr **out, size_t *err_at, char *err,
+                   size_t errsize)
+{
+    if (err && errsize)
+        err[0] = 0;
+    if (err_at)
+        *err_at = 0;
+    if (!a || !scope || !scope->schema || !out || scope->ninputs < 0 || scope->ninputs > 4) {
+        if (err && errsize)
+            snprintf(err, errsize, "a tree, a scope of at most 4 inputs and an output are required");
+        return WEIR_EINVAL;
+    }
+    *out = NULL;
+    weir_expr *e = calloc(1, sizeof *e);
+    if (e) {
+        e->column = -1;
+        e->text = node_text(text, a);
+        e->alias = alias ? dupn(alias, strlen(alias)) : NULL;
+    }
+    int r = !e || !e->text || (alias && !e->alias) ? WEIR_ENOMEM : 0;
+    if (r == 0)
+        r = bind_item(e, a, text, scope, allow_agg, err_at, err, errsize);
+    if (r) {
+        if (r == WEIR_ENOMEM && err && errsize)
+            snprintf(err, errsize, "out of memory");
+        weir_expr_destroy(e);
+        return r;
+    }
+    *out = e;
+    return 0;
+}
+
+int weir_expr_compile_item(const char *text, const weir_schema *schema, int allow_agg,
+                           weir_expr **out, char *err, size_t errsize)
+{
+    if (err && errsize)
+        err[0] = 0;
+    if (!text || !schema || !out) {
+        if (err && errsize)
+            snprintf(err, errsize, "an expression, a schema and an output are required");
+        return WEIR_EINVAL;
+    }
+    *out = NULL;
+    weir_expr *e = calloc(1, sizeof *e);
+    if (!e || !(e->text = dupn(text, strlen(text)))) {
+        free(e);
+        if (err && errsize)
+            snprintf(err, errsize, "out of memory");
+        return WEIR_ENOMEM;
+    }
+    e->column = -1;
+    weir_ast_arena *arena = NULL;
+    weir_ast *root = NULL;
+    size_t at = 0;
+    char msg[512];
+    int r = weir__ast_parse_item(&arena, e->text, allow_agg >= 0, &root, &e->alias, &at, msg,
+                                 sizeof msg);
+    if (r == 0) {
+        weir_expr_scope scope = {.schema = schema};
+        r = bind_item(e, root, e->text, &scope, allow_agg, &at, msg, sizeof msg);
+    }
+    if (r && err && errsize) {
+        char echo[WEIR__EXPR_ECHO + 4];
+        if (r == WEIR_ENOMEM)
+            snprintf(err, errsize, "out of memory");
+        else
+            snprintf(err, errsize, "%s at %zu: %s", weir__expr_echo(text, echo), at + 1, msg);
+    }
+    weir_ast_arena_free(&arena);
+    if (r) {
+        weir_expr_destroy(e);
+        return r;
+    }
+    *out = e;
+    return 0;
+}
+
+int weir_expr_compile(const char *text, const weir_schema *schema, weir_expr **out, char *err,
+                      size_t errsize)
+{
+    /* -1: no AS, no aggregates. */
+    return weir_expr_compile_item(text, schema, -1, out, err, errsize);
+}
+
+weir_type weir_expr_type(const weir_expr *e) { return e->type; }
+const char *weir_expr_alias(const weir_expr *e) { return e->alias; }
+const char *weir_expr_text(const weir_expr *e) { return e->text ? e->text : ""; }
+weir_agg_kind weir_expr_agg(const weir_expr *e) { return e->agg; }

@@ -1,0 +1,432 @@
+/* expr_eval.c — evaluating a compiled expression on a row (weir__expr_eval,
+ * table_internal.h): a walk with one switch per node, no lookups, no
+ * parsing, no allocation; strings a node builds go to its region of the
+ * caller's scratch. */
+#include <ctype.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <unicase.h>
+
+#include "expr_tree.h"
+#include "weir/error.h"
+
+/* ---- evaluation -------------------------------------------------------------------- */
+
+/* Java's (long) cast of a double: NaN is 0, beyond the range saturates. */
+static int64_t d2l(double d)
+{
+    if (d != d)
+        return 0;
+    if (d >= 9223372036854775807.0)
+        return INT64_MAX;
+    if (d <= -9223372036854775808.0)
+        return INT64_MIN;
+    return (int64_t)d;
+}
+
+static int32_t d2i(double d)
+{
+    if (d != d)
+        return 0;
+    if (d >= 2147483647.0)
+        return INT32_MAX;
+    if (d <= -2147483648.0)
+        return INT32_MIN;
+    return (int32_t)d;
+}
+
+static int cmp_vals(weir_type_id id, const weir__val *a, const weir__val *b)
+{
+    if (id == WEIR_TYPE_DOUBLE)
+        return a->d < b->d ? -1 : a->d > b->d;
+    if (weir__type_is_string(id)) {
+        uint32_t n = a->len < b->len ? a->len : b->len;
+        int c = n ? memcmp(a->s, b->s, n) : 0;
+        if (c)
+            return c < 0 ? -1 : 1;
+        return a->len < b->len ? -1 : a->len > b->len;
+    }
+    return a->i < b->i ? -1 : a->i > b->i;
+}
+
+static int ev(const weir__enode *n, const unsigned char *row, unsigned char *sc, weir__val *o,
+              const char **why);
+
+static int cast_val(const weir__enode *n, const weir__val *x, unsigned char *sc, weir__val *o,
+                    const char **why)
+{
+    weir_type_id from = n->a->type.id, to = n->type.id;
+    *o = *x;
+    if (x->null)
+        return 0;
+    if (weir__type_is_string(to)) {
+        char *buf = (char *)sc + n->scratch;
+        uint32_t cap = n->type.capacity;
+        int len;
+        if (weir__type_is_string(from)) {
+            /* The first `chars` characters that fit the capacity, never a
+             * part of one: a character is a byte and the continuation bytes
+             * (10xxxxxx) after it. */
+            uint32_t k = 0, nchars = 0, most = n->chars ? n->chars : UINT32_MAX;
+            while (k < x->len && nchars < most) {
+                uint32_t l = 1;
+                while (k + l < x->len && ((unsigned char)x->s[k + l] & 0xC0) == 0x80)
+                    l++;
+                if (k + l > cap)
+                    break;
+                k += l;
+                nchars++;
+            }
+            len = (int)k;
+            memmove(buf, x->s, (size_t)len);
+        } else {
+            char tmp[48];
+            switch (from) {
+            case WEIR_TYPE_BOOLEAN: len = snprintf(tmp, sizeof tmp, "%s", x->i ? "TRUE" : "FALSE"); break;
+            case WEIR_TYPE_DOUBLE: {
+                /* Shortest round trip, as Java prints. */
+                int k;
+                for (k = 1; k <= 17; k++) {
+                    snprintf(tmp, sizeof tmp, "%.*g", k, x->d);
+                    if (strtod(tmp, NULL) == x->d)
+                        break;
+                }
+                if (!strpbrk(tmp, ".eni"))
+                    strcat(tmp, ".0");
+                len = (int)strlen(tmp);
+                break;
+            }
+            case WEIR_TYPE_TIMESTAMP:
+            case WEIR_TYPE_TIMESTAMP_LTZ: len = weir_timestamp_format(x->i, tmp, sizeof tmp); break;
+            default: len = snprintf(tmp, sizeof tmp, "%" PRId64, x->i); break;
+            }
+            if ((uint32_t)len > cap)
+                len = (int)cap;
+            memcpy(buf, tmp, (size_t)len);
+        }
+        if (to == WEIR_TYPE_CHAR && (uint32_t)len < cap) {
+            memset(buf + len, ' ', cap - (uint32_t)len);
+            len = (int)cap;
+        }
+        o->s = buf;
+        o->len = (uint32_t)len;
+        return 0;
+    }
+    if (weir__type_is_string(from)) {
+        char tmp[64];
+        uint32_t l = x->len;
+        const char *s = x->s;
+        while (l && isspace((unsigned char)*s))
+            s++, l--;
+        while (l && isspace((unsigned char)s[l - 1]))
+            l--;
+        if (l == 0 || l >= sizeof tmp)
+            goto bad;
+        memcpy(tmp, s, l);
+        tmp[l] = 0;
+        /* string to timestamp: not supported (weir__parse_literal refuses it) */
+        if (weir__parse_literal(to, tmp, o))
+            goto bad;
+        return 0;
+    bad:
+        *why = "CAST of a string that is not a value of the type";
+        return WEIR_EFORMAT;
+    }
+    if (to == WEIR_TYPE_DOUBLE) {
+        if (from != WEIR_TYPE_DOUBLE)
+            o->d = (double)x->i;
+    } else if (to == WEIR_TYPE_INT) {
+        o->i = from == WEIR_TYPE_DOUBLE ? d2i(x->d) : (int32_t)(uint32_t)(uint64_t)x->i;
+    } else if (to == WEIR_TYPE_BIGINT || weir__type_is_time(to)) {
+        if (from == WEIR_TYPE_DOUBLE)
+            o->i = d2l(x->d);
+    } else if (to == WEIR_TYPE_BOOLEAN) {
+        o->i = from == WEIR_TYPE_DOUBLE ? x->d != 0 : x->i != 0;
+    }
+    return 0;
+}
+
+/* A column of the row, its NULL bit from the row's header. */
+static void ev_column(const weir__enode *n, const unsigned char *row, weir__val *o)
+{
+    o->null = weir__row_null(NULL, row, n->col);
+    weir__read_value(row + n->off, n->type.id, o);
+}
+
+/* + - * / MOD of two non-NULL values: a DOUBLE's IEEE result, an integer's
+ * wrapped to its width (Java's), a zero divisor an error. */
+static int ev_arith(const weir__enode *n, const weir__val *a, const weir__val *b, weir__val *o,
+                    const char **why)
+{
+    if (n->type.id == WEIR_TYPE_DOUBLE) {
+        switch (n->op) {
+        case OP_ADD: o->d = a->d + b->d; break;
+        case OP_SUB: o->d = a->d - b->d; break;
+        case OP_MUL: o->d = a->d * b->d; break;
+        default: o->d = a->d / b->d; break;
+        }
+        return 0;
+    }
+    if (n->op == OP_DIV || n->op == OP_MOD) {
+        if (b->i == 0) {
+            *why = "division by zero";
+            return WEIR_ERANGE;
+        }
+        /* MIN / -1 wraps to MIN as in Java (C would trap). */
+        if (b->i == -1) {
+            o->i = n->op == OP_MOD ? 0 : (int64_t)(0 - (uint64_t)a->i);
+        } else {
+            o->i = n->op == OP_DIV ? a->i / b->i : a->i % b->i;
+        }
+    } else {
+        uint64_t x = (uint64_t)a->i, y = (uint64_t)b->i;
+        o->i = (int64_t)(n->op == OP_ADD ? x + y : n->op == OP_SUB ? x - y : x * y);
+    }
+    if (n->type.id == WEIR_TYPE_INT)
+        o->i = (int32_t)(uint32_t)(uint64_t)o->i;
+    return 0;
+}
+
+/* = <> < <= > >= of two non-NULL values of n->a's type. */
+static void ev_compare(const weir__enode *n, const weir__val *a, const weir__val *b, weir__val *o)
+{
+    int c = cmp_vals(n->a->type.id, a, b);
+    if (n->a->type.id == WEIR_TYPE_DOUBLE && (a->d != a->d || b->d != b->d)) {
+        o->i = n->op == OP_NE; /* NaN compares unequal to everything */
+        return;
+    }
+    switch (n->op) {
+    case OP_EQ: o->i = c == 0; break;
+    case OP_NE: o->i = c != 0; break;
+    case OP_LT: o->i = c < 0; break;
+    case OP_LE: o->i = c <= 0; break;
+    case OP_GT: o->i = c > 0; break;
+    default: o->i = c >= 0; break;
+    }
+}
+
+/* AND, OR of a (n->a's value): three-valued, evaluating b only when a does
+ * not decide. */
+static int ev_logic(const weir__enode *n, const weir__val *a, const unsigned char *row,
+                    unsigned char *sc, weir__val *o, const char **why)
+{
+    weir__val b;
+    int r;
+    bool decides = n->op == OP_AND ? 0 : 1;
+    if (!a->null && (a->i != 0) == decides) {
+        *o = *a;
+        return 0;
+    }
+    if ((r = ev(n->b, row, sc, &b, why)))
+        return r;
+    *o = (weir__val){0};
+    if (!b.null && (b.i != 0) == decides) {
+        o->i = decides;
+        return 0;
+    }
+    if (a->null || b.null) {
+        o->null = true;
+        return 0;
+    }
+    o->i = !decides;
+    return 0;
+}
+
+/* a [NOT] IN (list), with a n->a's value: NULL when no element matches
+ * and one is NULL. */
+static int ev_in(const weir__enode *n, const weir__val *a, const unsigned char *row,
+                 unsigned char *sc, weir__val *o, const char **why)
+{
+    weir__val b;
+    int r;
+    *o = (weir__val){0};
+    if (a->null) {
+        o->null = true;
+        return 0;
+    }
+    bool saw_null = false;
+    for (int i = 0; i < n->nargs; i++) {
+        if ((r = ev(n->args[i], row, sc, &b, why)))
+            return r;
+        if (b.null) {
+            saw_null = true;
+            continue;
+        }
+        if (cmp_vals(n->a->type.id, a, &b) == 0) {
+            o->i = !n->negate;
+            return 0;
+        }
+    }
+    if (saw_null)
+        o->null = true;
+    else
+        o->i = n->negate;
+    return 0;
+}
+
+/* CASE: the value of the first WHEN that is TRUE, else the ELSE's (or
+ * NULL). */
+static int ev_case(const weir__enode *n, const unsigned char *row, unsigned char *sc, weir__val *o,
+                   const char **why)
+{
+    weir__val a;
+    int r;
+    int k = n->nargs, pairs = n->has_else ? (k - 1) / 2 : k / 2;
+    for (int i = 0; i < pairs; i++) {
+        if ((r = ev(n->args[2 * i], row, sc, &a, why)))
+            return r;
+        if (!a.null && a.i)
+            return ev(n->args[2 * i + 1], row, sc, o, why);
+    }
+    if (n->has_else)
+        return ev(n->args[k - 1], row, sc, o, why);
+    *o = (weir__val){.null = true};
+    return 0;
+}
+
+/* a || b of two non-NULL strings, into this node's scratch region. */
+static void ev_concat(const weir__enode *n, const weir__val *a, const weir__val *b,
+                      unsigned char *sc, weir__val *o)
+{
+    char *buf = (char *)sc + n->scratch;
+    /* a may already be in this buffer's region only if it is this node's
+     * own output, which it is not: regions are per node. */
+    memmove(buf, a->s, a->len);
+    memmove(buf + a->len, b->s, b->len);
+    o->s = buf;
+    o->len = a->len + b->len;
+}
+
+/* UPPER, LOWER (into this node's scratch region) and CHAR_LENGTH of one
+ * string. UPPER and LOWER are Unicode's full case mappings in no
+ * language's special rules, as Java's String.toUpperCase(Locale.ROOT)
+ * that Flink calls ('üß' is 'ÜSS', a final sigma lowers to 'ς'), by
+ * libunistring into the scratch (3 bytes per byte: it never allocates); a
+ * byte that is not UTF-8 becomes U+FFFD, as Java's decoding makes it. */
+static int ev_string_function(const weir__enode *n, const weir__val *a, unsigned char *sc,
+                              weir__val *o, const char **why)
+{
+    if (n->op == OP_CHARLEN) {
+        *o = (weir__val){.null = a->null};
+        if (a->null)
+            return 0;
+        /* Characters, not bytes: count UTF-8 lead bytes. */
+        int64_t c = 0;
+        for (uint32_t i = 0; i < a->len; i++)
+            c += ((unsigned char)a->s[i] & 0xC0) != 0x80;
+        o->i = c;
+        return 0;
+    }
+    *o = *a;
+    if (a->null)
+        return 0;
+    uint8_t *buf = sc + n->scratch;
+    size_t room = 3 * (size_t)n->type.capacity, len = room;
+    uint8_t *r = n->op == OP_UPPER
+                     ? u8_toupper((const uint8_t *)a->s, a->len, NULL, NULL, buf, &len)
+                     : u8_tolower((const uint8_t *)a->s, a->len, NULL, NULL, buf, &len);
+    if (r != buf) {
+        free(r); /* it allocated: the scratch was too small, which 3x rules out */
+        *why = "internal: a case mapping longer than its room";
+        return WEIR_EINTERNAL;
+    }
+    if (len > n->type.capacity) {
+        *why = n->op == OP_UPPER ? "UPPER's result is longer than its argument's capacity"
+                                 : "LOWER's result is longer than its argument's capacity";
+        return WEIR_ERANGE;
+    }
+    o->s = (const char *)buf;
+    o->len = (uint32_t)len;
+    return 0;
+}
+
+/* Evaluates n on `row` into *o, with `sc` the expression's scratch. 0, or a
+ * WEIR_E* code with *why saying what went wrong. */
+static int ev(const weir__enode *n, const unsigned char *row, unsigned char *sc, weir__val *o,
+              const char **why)
+{
+    weir__val a, b;
+    int r;
+    switch (n->op) {
+    case OP_LIT:
+        *o = n->lit;
+        return 0;
+    case OP_COL:
+        ev_column(n, row, o);
+        return 0;
+    case OP_NEG:
+        if ((r = ev(n->a, row, sc, o, why)))
+            return r;
+        if (n->type.id == WEIR_TYPE_DOUBLE)
+            o->d = -o->d;
+        else if (n->type.id == WEIR_TYPE_INT)
+            o->i = (int32_t)(0u - (uint32_t)o->i);
+        else
+            o->i = (int64_t)(0 - (uint64_t)o->i);
+        return 0;
+    case OP_ADD: case OP_SUB: case OP_MUL: case OP_DIV: case OP_MOD:
+    case OP_EQ: case OP_NE: case OP_LT: case OP_LE: case OP_GT: case OP_GE:
+    case OP_CONCAT:
+        /* Strict in both operands: NULL if either is. */
+        if ((r = ev(n->a, row, sc, &a, why)) || (r = ev(n->b, row, sc, &b, why)))
+            return r;
+        *o = (weir__val){0};
+        if (a.null || b.null) {
+            o->null = true;
+            return 0;
+        }
+        if (n->op == OP_CONCAT)
+            ev_concat(n, &a, &b, sc, o);
+        else if (n->op >= OP_EQ && n->op <= OP_GE)
+            ev_compare(n, &a, &b, o);
+        else
+            return ev_arith(n, &a, &b, o, why);
+        return 0;
+    case OP_AND: case OP_OR: case OP_IN:
+        if ((r = ev(n->a, row, sc, &a, why)))
+            return r;
+        return n->op == OP_IN ? ev_in(n, &a, row, sc, o, why) : ev_logic(n, &a, row, sc, o, why);
+    case OP_NOT:
+        if ((r = ev(n->a, row, sc, o, why)))
+            return r;
+        o->i = !o->i;
+        return 0;
+    case OP_ISNULL: case OP_ISNOTNULL:
+        if ((r = ev(n->a, row, sc, &a, why)))
+            return r;
+        *o = (weir__val){.i = n->op == OP_ISNULL ? a.null : !a.null};
+        return 0;
+    case OP_CASE:
+        return ev_case(n, row, sc, o, why);
+    case OP_CAST:
+        if ((r = ev(n->a, row, sc, &a, why)))
+            return r;
+        return cast_val(n, &a, sc, o, why);
+    case OP_COALESCE:
+        for (int i = 0; i < n->nargs; i++) {
+            if ((r = ev(n->args[i], row, sc, o, why)))
+                return r;
+            if (!o->null)
+                return 0;
+        }
+        return 0;
+    case OP_UPPER: case OP_LOWER: case OP_CHARLEN:
+        if ((r = ev(n->a, row, sc, &a, why)))
+            return r;
+        return ev_string_function(n, &a, sc, o, why);
+    case OP_AGG:
+        break;
+    }
+    *why = "internal: an aggregate evaluated as a value";
+    return WEIR_EINTERNAL;
+}
+
+int weir__expr_eval(const weir_expr *e, const unsigned char *row, unsigned char *scratch,
+                    weir__val *out, const char **why)
+{
+    return ev(e->root, row, scratch, out, why);
+}
