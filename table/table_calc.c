@@ -645,6 +645,72 @@ static weir_table *plan_calc(weir_table *t, calc_impl *impl, const char *what)
     return t->stream ? t : NULL;
 }
 
+/* The shown text of select items (a node's name): each item's text, and
+ * " AS `alias`" when the alias is not already in it. NULL when out of
+ * memory; the caller frees it. */
+char *weir__items_text(weir_expr *const *items, int n)
+{
+    size_t len = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        char *buf = pass ? malloc(len + 1) : NULL;
+        if (pass && !buf)
+            return NULL;
+        size_t k = 0, size = pass ? len + 1 : 0;
+        for (int i = 0; i < n; i++) {
+            weir__append(buf, size, &k, "%s%s", i ? ", " : "", items[i]->text);
+            if (items[i]->alias && !items[i]->alias_in_text)
+                weir__append_name(buf, size, &k, " AS ", items[i]->alias);
+        }
+        if (pass)
+            return buf;
+        len = k;
+    }
+    return NULL;
+}
+
+static weir_table *where_core(weir_table *in, weir_expr *pred, const char *what)
+{
+    weir_table_env *env = in->env;
+    weir_table *t = weir__table_node(env, in, "Calc(where=[%s])", pred->text);
+    calc_impl *impl = t ? calloc(1, sizeof *impl) : NULL;
+    if (!impl) {
+        weir_expr_destroy(pred);
+        return t ? weir__table_fail(env, WEIR_ENOMEM, "%s: out of memory", what) : NULL;
+    }
+    impl->pred = pred;
+    t->impl = impl;
+    t->impl_free = calc_impl_free;
+    weir_type ty = weir_expr_type(impl->pred);
+    if (ty.id != WEIR_TYPE_BOOLEAN) {
+        char tn[48];
+        weir_type_format(ty, tn, sizeof tn);
+        return weir__table_fail(env, WEIR_EINVAL, "%s: '%s' is %s, not BOOLEAN", what,
+                                pred->text, tn);
+    }
+    impl->scratch = impl->pred->scratch;
+    impl->name = t->name;
+    t->schema = weir__schema_copy(in->schema, in->schema->table);
+    if (!t->schema)
+        return weir__table_fail(env, WEIR_ENOMEM, "%s: out of memory", what);
+    t->mode = in->mode;
+    t->rowtime = in->rowtime;
+    if (weir__table_set_unique_key(t, in->ukey, in->nukey))
+        return weir__table_fail(env, WEIR_ENOMEM, "%s: out of memory", what);
+    return plan_calc(t, impl, what);
+}
+
+weir_table *weir_table_where_expr(weir_table *in, weir_expr *predicate)
+{
+    if (!in) {
+        weir_expr_destroy(predicate);
+        return NULL;
+    }
+    if (!predicate)
+        return weir__table_fail(in->env, WEIR_EINVAL, "weir_table_where_expr: a predicate is "
+                                                      "required");
+    return where_core(in, predicate, "weir_table_where_expr");
+}
+
 weir_table *weir_table_where(weir_table *in, const char *predicate)
 {
     if (!in)
@@ -652,78 +718,46 @@ weir_table *weir_table_where(weir_table *in, const char *predicate)
     weir_table_env *env = in->env;
     if (!predicate)
         return weir__table_fail(env, WEIR_EINVAL, "weir_table_where: a predicate is required");
-    weir_table *t = weir__table_node(env, in, "Calc(where=[%s])", predicate);
-    if (!t)
-        return NULL;
-    calc_impl *impl = calloc(1, sizeof *impl);
-    t->impl = impl;
-    t->impl_free = calc_impl_free;
-    if (!impl)
-        return weir__table_fail(env, WEIR_ENOMEM, "weir_table_where: out of memory");
+    weir_expr *pred;
     char err[300];
-    int r = weir_expr_compile(predicate, in->schema, &impl->pred, err, sizeof err);
+    int r = weir_expr_compile(predicate, in->schema, &pred, err, sizeof err);
     if (r)
         return weir__table_fail(env, r, "weir_table_where: %s", err);
-    weir_type ty = weir_expr_type(impl->pred);
-    if (ty.id != WEIR_TYPE_BOOLEAN) {
-        char tn[48];
-        weir_type_format(ty, tn, sizeof tn);
-        return weir__table_fail(env, WEIR_EINVAL, "weir_table_where: '%s' is %s, not BOOLEAN",
-                                predicate, tn);
-    }
-    impl->scratch = impl->pred->scratch;
-    impl->name = t->name;
-    t->schema = weir__schema_copy(in->schema, in->schema->table);
-    if (!t->schema)
-        return weir__table_fail(env, WEIR_ENOMEM, "weir_table_where: out of memory");
-    t->mode = in->mode;
-    t->rowtime = in->rowtime;
-    if (weir__table_set_unique_key(t, in->ukey, in->nukey))
-        return weir__table_fail(env, WEIR_ENOMEM, "weir_table_where: out of memory");
-    return plan_calc(t, impl, "weir_table_where");
+    return where_core(in, pred, "weir_table_where");
 }
 
-weir_table *weir_table_select(weir_table *in, const char *items)
+/* A projection of the n items (taken over), shown as `shown`. */
+static weir_table *select_core(weir_table *in, weir_expr **items, int n, const char *shown,
+                               const char *what)
 {
-    if (!in)
-        return NULL;
     weir_table_env *env = in->env;
-    if (!items)
-        return weir__table_fail(env, WEIR_EINVAL, "weir_table_select: items are required");
-    weir__list sp;
-    int lr = weir__list_split(items, &sp);
-    if (lr || sp.n == 0)
-        return weir__list_fail(env, "weir_table_select", lr, items);
-    weir_table *t = weir__table_node(env, in, "Calc(select=[%s])", items);
-    if (!t)
-        return NULL;
-    calc_impl *impl = calloc(1, sizeof *impl);
+    weir_table *t = weir__table_node(env, in, "Calc(select=[%s])", shown);
+    calc_impl *impl = t ? calloc(1, sizeof *impl) : NULL;
+    if (impl)
+        impl->items = malloc((size_t)n * sizeof *impl->items);
+    if (!impl || !impl->items) {
+        for (int i = 0; i < n; i++)
+            weir_expr_destroy(items[i]);
+        free(impl);
+        return t ? weir__table_fail(env, WEIR_ENOMEM, "%s: out of memory", what) : NULL;
+    }
+    memcpy(impl->items, items, (size_t)n * sizeof *items);
+    impl->nitems = n;
     t->impl = impl;
     t->impl_free = calc_impl_free;
-    if (!impl || !(impl->items = calloc((size_t)sp.n, sizeof *impl->items)))
-        return weir__table_fail(env, WEIR_ENOMEM, "weir_table_select: out of memory");
     weir__item_names nm = {.n = 0};
     weir_type types[WEIR__LIST_MAX];
-    for (int i = 0; i < sp.n; i++) {
-        char err[1024];
-        char *text = weir__list_dup(&sp, i);
-        if (!text)
-            return weir__table_fail(env, WEIR_ENOMEM, "weir_table_select: out of memory");
-        int r = weir_expr_compile_item(text, in->schema, 0, &impl->items[i], err, sizeof err);
-        free(text);
-        if (r)
-            return weir__table_fail(env, r, "weir_table_select: %s", err);
-        impl->nitems = i + 1;
-        if (!weir__item_name(env, "weir_table_select", &nm, impl->items[i]))
+    for (int i = 0; i < n; i++) {
+        if (!weir__item_name(env, what, &nm, impl->items[i]))
             return NULL;
         types[i] = weir_expr_type(impl->items[i]);
         if (impl->items[i]->scratch > impl->scratch)
             impl->scratch = impl->items[i]->scratch;
     }
     const char *why;
-    t->schema = weir__schema_make(in->schema->table, sp.n, nm.names, types, &why);
+    t->schema = weir__schema_make(in->schema->table, n, nm.names, types, &why);
     if (!t->schema)
-        return weir__table_fail(env, WEIR_EINVAL, "weir_table_select: %s", why);
+        return weir__table_fail(env, WEIR_EINVAL, "%s: %s", what, why);
     impl->out = t->schema;
     impl->name = t->name;
     t->mode = in->mode;
@@ -731,10 +765,10 @@ weir_table *weir_table_select(weir_table *in, const char *items)
      * bare columns: map[c] is the first item that is input column c. */
     int *map = malloc((size_t)in->schema->ncols * sizeof *map);
     if (!map)
-        return weir__table_fail(env, WEIR_ENOMEM, "weir_table_select: out of memory");
+        return weir__table_fail(env, WEIR_ENOMEM, "%s: out of memory", what);
     for (int c = 0; c < in->schema->ncols; c++)
         map[c] = -1;
-    for (int i = sp.n - 1; i >= 0; i--)
+    for (int i = n - 1; i >= 0; i--)
         if (impl->items[i]->column >= 0)
             map[impl->items[i]->column] = i;
     if (in->rowtime >= 0)
@@ -747,14 +781,68 @@ weir_table *weir_table_select(weir_table *in, const char *items)
         t->ukey = malloc((size_t)in->nukey * sizeof *t->ukey);
         if (!t->ukey) {
             free(map);
-            return weir__table_fail(env, WEIR_ENOMEM, "weir_table_select: out of memory");
+            return weir__table_fail(env, WEIR_ENOMEM, "%s: out of memory", what);
         }
         for (int k = 0; k < in->nukey; k++)
             t->ukey[k] = map[in->ukey[k]];
         t->nukey = in->nukey;
     }
     free(map);
-    return plan_calc(t, impl, "weir_table_select");
+    return plan_calc(t, impl, what);
+}
+
+weir_table *weir_table_select_exprs(weir_table *in, weir_expr **items, int n)
+{
+    static const char *what = "weir_table_select_exprs";
+    bool ok = in && items && n > 0 && n <= WEIR__LIST_MAX;
+    for (int i = 0; ok && i < n; i++)
+        ok = items[i] != NULL;
+    if (!ok) {
+        for (int i = 0; items && i < n; i++)
+            weir_expr_destroy(items[i]);
+        return in ? weir__table_fail(in->env, WEIR_EINVAL, "%s: 1 to %d items are required",
+                                     what, WEIR__LIST_MAX)
+                  : NULL;
+    }
+    char *shown = weir__items_text(items, n);
+    if (!shown) {
+        for (int i = 0; i < n; i++)
+            weir_expr_destroy(items[i]);
+        return weir__table_fail(in->env, WEIR_ENOMEM, "%s: out of memory", what);
+    }
+    weir_table *t = select_core(in, items, n, shown, what);
+    free(shown);
+    return t;
+}
+
+weir_table *weir_table_select(weir_table *in, const char *items)
+{
+    static const char *what = "weir_table_select";
+    if (!in)
+        return NULL;
+    weir_table_env *env = in->env;
+    if (!items)
+        return weir__table_fail(env, WEIR_EINVAL, "%s: items are required", what);
+    weir__list sp;
+    int lr = weir__list_split(items, &sp);
+    if (lr || sp.n == 0)
+        return weir__list_fail(env, what, lr, items);
+    weir_expr *exprs[WEIR__LIST_MAX];
+    for (int i = 0; i < sp.n; i++) {
+        char err[1024];
+        char *text = weir__list_dup(&sp, i);
+        int r = text ? weir_expr_compile_item(text, in->schema, 0, &exprs[i], err, sizeof err)
+                     : WEIR_ENOMEM;
+        free(text);
+        if (r) {
+            for (int j = 0; j < i; j++)
+                weir_expr_destroy(exprs[j]);
+            if (r == WEIR_ENOMEM)
+                return weir__table_fail(env, r, "%s: out of memory", what);
+            return weir__table_fail(env, r, "%s: %s", what, err);
+        }
+    }
+    return select_core(in, exprs, sp.n, items, what);
 }
 
 /* ---- Union ALL ------------------------------------------------------------------------ */

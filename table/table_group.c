@@ -554,26 +554,11 @@ typedef struct group_items {
     int agg_at[WEIR__LIST_MAX], naggs;
 } group_items;
 
-/* The items compiled against the input (into g->items) and sorted into
- * group keys and aggregates. 0, or -1 with env failed. */
-static int compile_group_items(weir_table_env *env, const weir_table *in, group_impl *g,
-                               const weir__list *l, group_items *gi, const char *what)
+/* The items (compiled against the input, in g->items) sorted into group
+ * keys and aggregates. 0, or -1 with env failed. */
+static int sort_group_items(weir_table_env *env, group_impl *g, group_items *gi, const char *what)
 {
-    for (int i = 0; i < l->n; i++) {
-        char err[1024], echo[WEIR__EXPR_ECHO + 4];
-        char *text = weir__list_dup(l, i);
-        if (!text) {
-            weir__table_fail(env, WEIR_ENOMEM, "%s: out of memory", what);
-            return -1;
-        }
-        int r = weir_expr_compile_item(text, in->schema, 1, &g->items[i], err, sizeof err);
-        weir__expr_echo(text, echo);
-        free(text);
-        if (r) {
-            weir__table_fail(env, r, "%s: %s", what, err);
-            return -1;
-        }
-        g->nitems = i + 1;
+    for (int i = 0; i < g->nitems; i++) {
         weir_expr *e = g->items[i];
         g->item_key[i] = -1;
         if (e->agg == WEIR_AGG_NONE) {
@@ -581,8 +566,9 @@ static int compile_group_items(weir_table_env *env, const weir_table *in, group_
             for (int k = 0; k < g->key->nkeys; k++)
                 grouped = grouped || (e->column >= 0 && e->column == g->key->keys[k]);
             if (!grouped) {
+                char echo[WEIR__EXPR_ECHO + 4];
                 weir__table_fail(env, WEIR_EINVAL, "%s: '%s' is neither a group key nor an "
-                                 "aggregate", what, echo);
+                                 "aggregate", what, weir__expr_echo(e->text, echo));
                 return -1;
             }
             g->item_key[i] = e->column;
@@ -633,31 +619,28 @@ static int describe_group_output(weir_table_env *env, const weir_table *in, grou
     return 0;
 }
 
-weir_table *weir_table_group_by(weir_table *in, const char *keys, const char *items)
+/* The group aggregate of the n items (taken over). */
+static weir_table *group_core(weir_table *in, const char *keys, weir_expr **items, int n,
+                              const char *what)
 {
-    static const char *what = "weir_table_group_by";
-    if (!in)
-        return NULL;
     weir_table_env *env = in->env;
-    if (!items)
-        return weir__table_fail(env, WEIR_EINVAL, "%s: items are required", what);
-    /* An upsert input (updates without -U) is normalized first. */
-    if (!(in = normalize_upsert(in, what)))
-        return NULL;
-    weir__list l;
-    int lr = weir__list_split(items, &l);
-    if (lr || l.n == 0)
-        return weir__list_fail(env, what, lr, items);
     /* Flink's short name, as diagnostics show it: GroupAggregate(keys). */
     weir_table *t = weir__table_node(env, in, "GroupAggregate(%s)", keys ? keys : "");
-    if (!t)
-        return NULL;
-    group_impl *g = calloc(1, sizeof *g);
+    group_impl *g = t ? calloc(1, sizeof *g) : NULL;
+    if (g)
+        g->items = malloc((size_t)n * sizeof *g->items);
+    if (!g || !g->items) {
+        for (int i = 0; i < n; i++)
+            weir_expr_destroy(items[i]);
+        free(g);
+        return t ? weir__table_fail(env, WEIR_ENOMEM, "%s: out of memory", what) : NULL;
+    }
+    memcpy(g->items, items, (size_t)n * sizeof *items);
+    g->nitems = n;
     t->impl = g;
     t->impl_free = group_impl_free;
-    if (!g || !(g->items = calloc((size_t)l.n, sizeof *g->items)) ||
-        !(g->item_key = calloc((size_t)l.n, sizeof *g->item_key)) ||
-        !(g->aggs = calloc((size_t)l.n, sizeof *g->aggs)))
+    if (!(g->item_key = calloc((size_t)n, sizeof *g->item_key)) ||
+        !(g->aggs = calloc((size_t)n, sizeof *g->aggs)))
         return weir__table_fail(env, WEIR_ENOMEM, "%s: out of memory", what);
     g->key = weir__key_plan(env, in->schema, keys, what);
     if (!g->key)
@@ -667,7 +650,7 @@ weir_table *weir_table_group_by(weir_table *in, const char *keys, const char *it
     group_items *gi = calloc(1, sizeof *gi);
     if (!gi)
         return weir__table_fail(env, WEIR_ENOMEM, "%s: out of memory", what);
-    int r = compile_group_items(env, in, g, &l, gi, what);
+    int r = sort_group_items(env, g, gi, what);
     if (r == 0)
         r = describe_group_output(env, in, g, gi, t, what);
     free(gi);
@@ -687,4 +670,58 @@ weir_table *weir_table_group_by(weir_table *in, const char *keys, const char *it
     };
     t->stream = weir_stream_process(weir_stream_key_by(in->stream, &ks), &spec);
     return t->stream ? t : NULL;
+}
+
+weir_table *weir_table_group_by_exprs(weir_table *in, const char *keys, weir_expr **items, int n)
+{
+    static const char *what = "weir_table_group_by_exprs";
+    bool ok = in && items && n > 0 && n <= WEIR__LIST_MAX;
+    for (int i = 0; ok && i < n; i++)
+        ok = items[i] != NULL;
+    /* An upsert input (updates without -U) is normalized first (the same
+     * columns: the items read it as they read `in`). */
+    weir_table *src = ok ? normalize_upsert(in, what) : NULL;
+    if (!src) {
+        for (int i = 0; items && i < n; i++)
+            weir_expr_destroy(items[i]);
+        if (in && !ok)
+            weir__table_fail(in->env, WEIR_EINVAL, "%s: 1 to %d items are required", what,
+                             WEIR__LIST_MAX);
+        return NULL;
+    }
+    in = src;
+    return group_core(in, keys, items, n, what);
+}
+
+weir_table *weir_table_group_by(weir_table *in, const char *keys, const char *items)
+{
+    static const char *what = "weir_table_group_by";
+    if (!in)
+        return NULL;
+    weir_table_env *env = in->env;
+    if (!items)
+        return weir__table_fail(env, WEIR_EINVAL, "%s: items are required", what);
+    /* An upsert input (updates without -U) is normalized first. */
+    if (!(in = normalize_upsert(in, what)))
+        return NULL;
+    weir__list l;
+    int lr = weir__list_split(items, &l);
+    if (lr || l.n == 0)
+        return weir__list_fail(env, what, lr, items);
+    weir_expr *exprs[WEIR__LIST_MAX];
+    for (int i = 0; i < l.n; i++) {
+        char err[1024];
+        char *text = weir__list_dup(&l, i);
+        int r = text ? weir_expr_compile_item(text, in->schema, 1, &exprs[i], err, sizeof err)
+                     : WEIR_ENOMEM;
+        free(text);
+        if (r) {
+            for (int j = 0; j < i; j++)
+                weir_expr_destroy(exprs[j]);
+            if (r == WEIR_ENOMEM)
+                return weir__table_fail(env, r, "%s: out of memory", what);
+            return weir__table_fail(env, r, "%s: %s", what, err);
+        }
+    }
+    return group_core(in, keys, exprs, l.n, what);
 }

@@ -121,6 +121,7 @@ struct weir_expr {
     char *alias;         /* AS name, or the column's name, or NULL */
     uint32_t scratch;    /* bytes of scratch one evaluation needs */
     int column;          /* a bare column reference: its index, else -1 */
+    bool alias_in_text;  /* text holds the AS name (an item compiled from text) */
     /* An aggregate call at the top (group_by's select lists). */
     weir_agg_kind agg;
     bool distinct;
@@ -135,6 +136,11 @@ struct weir_expr {
 int weir__ast_parse_item(weir_ast_arena **arena, const char *text, bool allow_alias,
                          weir_ast **out, char **alias, size_t *err_at, char *err,
                          size_t errsize);
+
+/* The shown text of select items (a node's name): each item's text with
+ * " AS `alias`" when its alias is not in it. malloc'ed; NULL when out of
+ * memory. */
+char *weir__items_text(weir_expr *const *items, int n);
 
 /* Evaluates `e` on `row` (a row of the schema it was compiled against) into
  * *out, using `scratch` (e->scratch bytes, the caller's, per thread) for

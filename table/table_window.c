@@ -313,31 +313,18 @@ static weir_table *args_calc(weir_table *in, weir_expr **exprs, int n, int *arg_
     return t;
 }
 
-/* The items compiled against the input's and the window's columns
- * (ischema) into exprs (*nexprs of them, which the caller frees), with
- * arg_col[i] the input column of an aggregate's plain-column argument (-1:
- * none, or an expression: then *need_calc). 0, or -1 with env failed. */
-static int compile_items(weir_table_env *env, const weir_table *in, const weir_schema *ischema,
-                         const weir__list *l, weir_expr **exprs, int *arg_col, int *nexprs,
-                         bool *need_calc)
+/* The items (compiled against the input's and the window's columns)
+ * checked, with arg_col[i] the input column of an aggregate's plain-column
+ * argument (-1: none, or an expression: then *need_calc). 0, or -1 with env
+ * failed. */
+static int check_items(weir_table_env *env, const weir_table *in, weir_expr **exprs, int n,
+                       int *arg_col, bool *need_calc)
 {
     *need_calc = false;
-    for (int i = 0; i < l->n; i++) {
-        char err[1024], text[WEIR__EXPR_ECHO + 4];
-        char *item = weir__list_dup(l, i);
-        if (!item) {
-            weir__table_fail(env, WEIR_ENOMEM, "%s: out of memory", what);
-            return -1;
-        }
-        int r = weir_expr_compile_item(item, ischema, 1, &exprs[i], err, sizeof err);
-        weir__expr_echo(item, text);
-        free(item);
-        if (r) {
-            weir__table_fail(env, r, "%s: %s", what, err);
-            return -1;
-        }
-        *nexprs = i + 1;
+    for (int i = 0; i < n; i++) {
         const weir_expr *e = exprs[i];
+        char text[WEIR__EXPR_ECHO + 4];
+        weir__expr_echo(e->text, text);
         arg_col[i] = -1;
         if (e->agg == WEIR_AGG_NONE)
             continue;
@@ -481,50 +468,32 @@ static bool window_input_refused(weir_table_env *env, const weir_table *in)
     return false;
 }
 
-weir_table *weir_table_window_aggregate(weir_table *in, const weir_table_window *w,
-                                        const char *keys, const char *items)
+/* The window aggregate of the n items (taken over), compiled against
+ * items_schema(in). */
+static weir_table *window_core(weir_table *in, const weir_table_window *w, const char *keys,
+                               weir_expr **exprs, int nexprs)
 {
-    if (!in)
-        return NULL;
     weir_table_env *env = in->env;
-    if (!w || !items)
-        return weir__table_fail(env, WEIR_EINVAL, "%s: a window and items are required", what);
-    if (window_input_refused(env, in))
-        return NULL;
     weir_window_assigner assigner;
     char wname[128];
-    if (!plan_window(env, w, &assigner, wname, sizeof wname))
-        return NULL;
-    weir__list l;
-    int lr = weir__list_split(items, &l);
-    if (lr || l.n == 0)
-        return weir__list_fail(env, what, lr, items);
+    int *arg_col = NULL;
+    weir_table *t = NULL;
+    bool need_calc;
     /* the keys without the window's columns: never longer than the keys */
     size_t ksize = (keys ? strlen(keys) : 0) + 1;
     char *kbuf = malloc(ksize);
-    if (!kbuf)
-        return weir__table_fail(env, WEIR_ENOMEM, "%s: out of memory", what);
-    if (!strip_window_keys(env, keys, kbuf, ksize)) {
-        free(kbuf);
-        return NULL;
-    }
-
-    /* The items, against t's columns and the window's. */
-    weir_schema *ischema = items_schema(env, in);
-    if (!ischema) {
-        free(kbuf);
-        return NULL;
-    }
-    weir_expr **exprs = calloc((size_t)l.n, sizeof *exprs);
-    int *arg_col = calloc((size_t)l.n, sizeof *arg_col);
-    weir_table *t = NULL;
-    int nexprs = 0;
-    bool need_calc;
-    if (!exprs || !arg_col) {
+    if (!kbuf) {
         weir__table_fail(env, WEIR_ENOMEM, "%s: out of memory", what);
         goto fail;
     }
-    if (compile_items(env, in, ischema, &l, exprs, arg_col, &nexprs, &need_calc))
+    if (!plan_window(env, w, &assigner, wname, sizeof wname) ||
+        !strip_window_keys(env, keys, kbuf, ksize))
+        goto fail;
+    if (!(arg_col = calloc((size_t)nexprs, sizeof *arg_col))) {
+        weir__table_fail(env, WEIR_ENOMEM, "%s: out of memory", what);
+        goto fail;
+    }
+    if (check_items(env, in, exprs, nexprs, arg_col, &need_calc))
         goto fail;
     /* Expressions as arguments: a Calc computes them (its compile errors
      * name a window column used in one). */
@@ -538,8 +507,8 @@ weir_table *weir_table_window_aggregate(weir_table *in, const weir_table_window 
     win_impl *impl = calloc(1, sizeof *impl);
     t->impl = impl;
     t->impl_free = win_impl_free;
-    if (!impl || !(impl->items = calloc((size_t)l.n, sizeof *impl->items)) ||
-        !(impl->aggs = calloc((size_t)l.n, sizeof *impl->aggs))) {
+    if (!impl || !(impl->items = calloc((size_t)nexprs, sizeof *impl->items)) ||
+        !(impl->aggs = calloc((size_t)nexprs, sizeof *impl->aggs))) {
         weir__table_fail(env, WEIR_ENOMEM, "%s: out of memory", what);
         goto fail;
     }
@@ -553,7 +522,6 @@ weir_table *weir_table_window_aggregate(weir_table *in, const weir_table_window 
     if (!(impl->key = weir__key_plan(env, src->schema, kbuf, what)) ||
         describe_output(env, in, impl, t) || add_window_operator(env, t, impl, src, assigner))
         goto fail;
-    weir_schema_destroy(ischema);
     free(kbuf);
     return t;
 
@@ -562,7 +530,80 @@ fail:
         weir_expr_destroy(exprs[i]);
     free(exprs);
     free(arg_col);
-    weir_schema_destroy(ischema);
     free(kbuf);
     return NULL;
+}
+
+weir_schema *weir_table_window_columns(const weir_table *t)
+{
+    if (!t)
+        return NULL;
+    if (window_input_refused(t->env, t))
+        return NULL;
+    return items_schema(t->env, t);
+}
+
+weir_table *weir_table_window_aggregate_exprs(weir_table *in, const weir_table_window *w,
+                                              const char *keys, weir_expr **items, int n)
+{
+    bool ok = in && w && items && n > 0 && n <= WEIR__LIST_MAX;
+    for (int i = 0; ok && i < n; i++)
+        ok = items[i] != NULL;
+    weir_expr **exprs = ok ? malloc((size_t)n * sizeof *exprs) : NULL;
+    if (!exprs || window_input_refused(in->env, in)) {
+        for (int i = 0; items && i < n; i++)
+            weir_expr_destroy(items[i]);
+        if (in && !ok)
+            weir__table_fail(in->env, WEIR_EINVAL, "%s: a window and 1 to %d items are required",
+                             what, WEIR__LIST_MAX);
+        else if (in && !exprs)
+            weir__table_fail(in->env, WEIR_ENOMEM, "%s: out of memory", what);
+        free(exprs);
+        return NULL;
+    }
+    memcpy(exprs, items, (size_t)n * sizeof *exprs);
+    return window_core(in, w, keys, exprs, n);
+}
+
+weir_table *weir_table_window_aggregate(weir_table *in, const weir_table_window *w,
+                                        const char *keys, const char *items)
+{
+    if (!in)
+        return NULL;
+    weir_table_env *env = in->env;
+    if (!w || !items)
+        return weir__table_fail(env, WEIR_EINVAL, "%s: a window and items are required", what);
+    if (window_input_refused(env, in))
+        return NULL;
+    weir__list l;
+    int lr = weir__list_split(items, &l);
+    if (lr || l.n == 0)
+        return weir__list_fail(env, what, lr, items);
+    /* The items, against t's columns and the window's. */
+    weir_schema *ischema = items_schema(env, in);
+    weir_expr **exprs = ischema ? calloc((size_t)l.n, sizeof *exprs) : NULL;
+    if (!exprs) {
+        if (ischema)
+            weir__table_fail(env, WEIR_ENOMEM, "%s: out of memory", what);
+        weir_schema_destroy(ischema);
+        return NULL;
+    }
+    for (int i = 0; i < l.n; i++) {
+        char err[1024];
+        char *item = weir__list_dup(&l, i);
+        int r = item ? weir_expr_compile_item(item, ischema, 1, &exprs[i], err, sizeof err)
+                     : WEIR_ENOMEM;
+        free(item);
+        if (r) {
+            for (int j = 0; j < i; j++)
+                weir_expr_destroy(exprs[j]);
+            free(exprs);
+            weir_schema_destroy(ischema);
+            if (r == WEIR_ENOMEM)
+                return weir__table_fail(env, r, "%s: out of memory", what);
+            return weir__table_fail(env, r, "%s: %s", what, err);
+        }
+    }
+    weir_schema_destroy(ischema);
+    return window_core(in, w, keys, exprs, l.n);
 }

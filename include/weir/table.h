@@ -140,6 +140,13 @@ WEIR_EXPORT weir_table *weir_table_select(weir_table *t, const char *items);
  * dropped, as Flink's does. */
 WEIR_EXPORT weir_table *weir_table_where(weir_table *t, const char *predicate);
 
+/* As weir_table_select and weir_table_where, with the expressions compiled
+ * already against t's schema (weir_expr_compile_item, or weir_expr_bind
+ * of weir/expr_ast.h) and taken over: destroyed with the plan, or at once
+ * when the call fails. An item is named by its alias, else EXPR$i. */
+WEIR_EXPORT weir_table *weir_table_select_exprs(weir_table *t, weir_expr **items, int n);
+WEIR_EXPORT weir_table *weir_table_where_expr(weir_table *t, weir_expr *predicate);
+
 /* Group aggregate: `keys` is a list of columns ("" or NULL: one global
  * group); `items` lists key columns and aggregate calls (COUNT(*), COUNT(x),
  * COUNT(DISTINCT x), SUM, MIN, MAX, AVG), in the output's order. Changelog
@@ -150,6 +157,11 @@ WEIR_EXPORT weir_table *weir_table_where(weir_table *t, const char *predicate);
  * reaches 0 emits -D and is forgotten. An upsert input first goes through a
  * ChangelogNormalize node on its unique key. */
 WEIR_EXPORT weir_table *weir_table_group_by(weir_table *t, const char *keys, const char *items);
+/* As weir_table_group_by, with the items compiled already against t's
+ * schema (aggregate calls allowed at the top) and taken over, as
+ * weir_table_select_exprs takes them. */
+WEIR_EXPORT weir_table *weir_table_group_by_exprs(weir_table *t, const char *keys,
+                                                  weir_expr **items, int n);
 
 /* UNION ALL (Flink's Union(all=[true])): the rows of `n` >= 2 tables of one
  * environment, as they come (each input's rows keep their order), with
@@ -208,6 +220,18 @@ typedef struct weir_table_window {
  * of t named window_start, window_end or window_time. */
 WEIR_EXPORT weir_table *weir_table_window_aggregate(weir_table *t, const weir_table_window *w,
                                                     const char *keys, const char *items);
+/* The columns a window aggregate's items over t read: t's, then
+ * window_start, window_end and window_time (a schema to compile items
+ * against; the caller destroys it). NULL, recording why, for a t that
+ * cannot feed a window aggregate. */
+WEIR_EXPORT weir_schema *weir_table_window_columns(const weir_table *t);
+/* As weir_table_window_aggregate, with the items compiled already against
+ * weir_table_window_columns(t) and taken over, as weir_table_select_exprs
+ * takes them. */
+WEIR_EXPORT weir_table *weir_table_window_aggregate_exprs(weir_table *t,
+                                                          const weir_table_window *w,
+                                                          const char *keys, weir_expr **items,
+                                                          int n);
 
 /* ---- reading the plan ------------------------------------------------------------ */
 
