@@ -1,19 +1,20 @@
 /* sql_ast.h — what the SQL parser (sql_parser.c) makes of a statement: the
  * statement's parts as spans of its text.
  *
- * Expressions are not parsed here: weir's one expression language
- * (weir/expr.h) compiles them when the planner (sql_plan.c) knows the schema
- * they read, so the C Table API and SQL share every rule of typing and
- * evaluation. The parser only finds where each expression starts and ends
- * (it knows the clause words that end one), and keeps that span with its
- * line and column, so that an error inside an expression is reported at its
- * place in the file. Everything is allocated in the statement's arena and
- * freed with it. */
+ * Expressions are syntax trees of weir's one expression language
+ * (weir/expr_ast.h), read by its parser, which the table API's expression
+ * strings go through too; the planner (sql_plan.c) binds them when it knows
+ * the schema they read, so the C Table API and SQL share every rule of
+ * typing and evaluation. Each keeps its span too, with its line and column,
+ * so that an error is reported at its place in the file. Everything is
+ * allocated in the script's arenas and freed with it. */
 #ifndef WEIR_SQL_SQL_AST_H
 #define WEIR_SQL_SQL_AST_H
 
 #include <stdbool.h>
 #include <stdint.h>
+
+struct weir_ast;
 
 /* A span of the statements' text. len 0: absent. */
 typedef struct sql_span {
@@ -37,12 +38,14 @@ typedef struct sql_window {
     sql_span at;       /* the function's name */
     sql_span time_col; /* the time attribute */
     sql_span args[2];  /* the interval expressions, in the call's order */
+    struct weir_ast *arg_asts[2];
     int nargs;
 } sql_window;
 
 /* A select item: an expression and its AS name (len 0: none). */
 typedef struct sql_item {
     sql_span expr;
+    struct weir_ast *ast;
     sql_span alias;
 } sql_item;
 
@@ -64,10 +67,13 @@ struct sql_query {
     sql_query *from_query; /* QUERY */
     sql_window from_window;
     sql_span where;
+    struct weir_ast *where_ast;
     sql_span *group; /* GROUP BY expressions other than a group window */
+    struct weir_ast **group_asts;
     int ngroup;
     sql_window group_window;
     sql_span having;
+    struct weir_ast *having_ast;
     sql_query *union_all; /* the next query of a UNION ALL, or NULL */
 };
 
@@ -97,6 +103,7 @@ typedef struct sql_stmt {
     sql_column_def *cols;
     int ncols;
     sql_span wm_col, wm_expr; /* WATERMARK FOR col AS expr (wm_col.len 0: none) */
+    struct weir_ast *wm_ast;
     sql_span *pk;             /* PRIMARY KEY (cols) NOT ENFORCED */
     int npk;
     sql_option *opts; /* WITH (...) */

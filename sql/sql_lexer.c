@@ -2,6 +2,8 @@
  * (sql_lexer.h). One pass, no copies: a token is a span of the text. */
 #include "sql_lexer.h"
 
+#include "weir/error.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,7 +41,7 @@ static int push(sql_tokens *t, size_t *cap, sql_tok tok)
         size_t ncap = *cap ? *cap * 2 : 64;
         sql_tok *v = realloc(t->v, ncap * sizeof *v);
         if (!v)
-            return -2;
+            return WEIR_ENOMEM;
         t->v = v;
         *cap = ncap;
     }
@@ -95,7 +97,7 @@ int sql_lex(const char *text, size_t len, sql_tokens *out, char *err, size_t err
             if (i + 1 >= len) {
                 snprintf(err, errsize, "line %u, column %u: unterminated comment", l0, c0);
                 sql_tokens_free(&t);
-                return -1;
+                return WEIR_EINVAL;
             }
             ADVANCE(2);
             continue;
@@ -110,7 +112,7 @@ int sql_lex(const char *text, size_t len, sql_tokens *out, char *err, size_t err
                     snprintf(err, errsize, "line %u, column %u: unterminated %s", line, col,
                              c == '\'' ? "string" : "`name`");
                     sql_tokens_free(&t);
-                    return -1;
+                    return WEIR_EINVAL;
                 }
                 if ((unsigned char)text[i + n] == c) {
                     if (i + n + 1 < len && (unsigned char)text[i + n + 1] == c) {
@@ -147,13 +149,13 @@ int sql_lex(const char *text, size_t len, sql_tokens *out, char *err, size_t err
                 snprintf(err, errsize, "line %u, column %u: unexpected byte 0x%02x", line, col,
                          c);
             sql_tokens_free(&t);
-            return -1;
+            return WEIR_EINVAL;
         }
         tok.len = (uint32_t)n;
         if (push(&t, &cap, tok)) {
             snprintf(err, errsize, "out of memory");
             sql_tokens_free(&t);
-            return -2;
+            return WEIR_ENOMEM;
         }
         ADVANCE(n);
     }
@@ -162,7 +164,7 @@ int sql_lex(const char *text, size_t len, sql_tokens *out, char *err, size_t err
     if (push(&t, &cap, end)) {
         snprintf(err, errsize, "out of memory");
         sql_tokens_free(&t);
-        return -2;
+        return WEIR_ENOMEM;
     }
     t.n--; /* the END token is past the n tokens */
     *out = t;

@@ -32,9 +32,9 @@ typedef struct sql_tokens {
 } sql_tokens;
 
 /* Splits `text` (len bytes) into tokens. 0 and *out (free with
- * sql_tokens_free), or -1 with "line L, column C: what" in err (an
- * unterminated string or name, a byte that starts no token), or -2 when out
- * of memory. */
+ * sql_tokens_free), or WEIR_EINVAL with "line L, column C: what" in err
+ * (an unterminated string or name, a byte that starts no token), or
+ * WEIR_ENOMEM. */
 int sql_lex(const char *text, size_t len, sql_tokens *out, char *err, size_t errsize);
 void sql_tokens_free(sql_tokens *t);
 

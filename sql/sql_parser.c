@@ -21,12 +21,15 @@
  *              | TABLE '(' window_fn '(' TABLE name ',' DESCRIPTOR '(' name ')' {',' expr} ')' ')'
  *   group     := TUMBLE|HOP|SESSION '(' name {',' expr} ')' | expr
  *
- * An expr is every token up to a comma, a closing parenthesis, a ';' or a
- * clause word (FROM, WHERE, GROUP, HAVING, UNION, AS, ORDER, LIMIT) outside
- * parentheses: its span goes to the planner, which compiles it.
+ * An expr is read by the expression language's own parser (weir/expr_ast.h),
+ * from its first token to the first one that cannot go on with it: a
+ * syntax tree, with its span, goes to the planner, which binds it.
  */
 #include "sql_parser.h"
 #include "sql_text.h"
+
+#include "weir/error.h"
+#include "weir/expr_ast.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -70,7 +73,7 @@ typedef struct parser {
     sql_script *s; /* what is being made: its arena holds every node */
     char *err;
     size_t errsize;
-    int failed; /* 0, -1 (an error, in err) or -2 (out of memory) */
+    int failed; /* 0, WEIR_EINVAL (what, in err) or WEIR_ENOMEM */
     int nesting; /* queries open around the current token */
 } parser;
 
@@ -94,7 +97,7 @@ static void fail_at(parser *p, const sql_tok *t, const char *fmt, ...)
 {
     if (p->failed)
         return;
-    p->failed = -1;
+    p->failed = WEIR_EINVAL;
     int n = snprintf(p->err, p->errsize, "line %u, column %u: ", t->line, t->col);
     if (n < 0 || (size_t)n >= p->errsize)
         return;
@@ -124,7 +127,7 @@ static void *alloc(parser *p, size_t n)
 {
     void *v = sql_arena_alloc(&p->s->arena, n);
     if (!v && !p->failed) {
-        p->failed = -2;
+        p->failed = WEIR_ENOMEM;
         snprintf(p->err, p->errsize, "out of memory");
     }
     return v;
@@ -222,35 +225,36 @@ static bool name(parser *p, sql_span *out, const char *what)
     return false;
 }
 
-/* An expression's span: tokens up to a top-level comma, ')', ';' or clause
- * word. `what` names it for the error when it is empty. */
-static bool expr(parser *p, sql_span *out, const char *what)
+/* An expression, read by the expression language's parser from the current
+ * token on: its tree into *ast (in the script's tree arena) and its span.
+ * `what` names it for the error when there is none. */
+static bool expr(parser *p, sql_span *out, weir_ast **ast, const char *what)
 {
     const sql_tok *first = cur(p);
-    int depth = 0;
-    size_t last = p->i;
-    for (;;) {
-        const sql_tok *t = cur(p);
-        if (t->kind == SQL_TOK_END)
-            break;
-        if (depth == 0 && (sql_tok_sym(p->text, t, ",") || sql_tok_sym(p->text, t, ")") ||
-                           sql_tok_sym(p->text, t, ";") || is_clause_word(p, t)))
-            break;
-        if (sql_tok_sym(p->text, t, "("))
-            depth++;
-        else if (sql_tok_sym(p->text, t, ")"))
-            depth--;
-        last = p->i;
-        p->i++;
-    }
-    if (cur(p) == first) {
+    if (first->kind == SQL_TOK_END || sql_tok_sym(p->text, first, ",") ||
+        sql_tok_sym(p->text, first, ")") || sql_tok_sym(p->text, first, ";") ||
+        is_clause_word(p, first)) {
         expected(p, what);
         return false;
     }
-    if (depth > 0) {
-        fail_at(p, first, "%s: a '(' is not closed", what);
+    size_t end = 0, at = 0;
+    char msg[256];
+    int r = weir_ast_parse(&p->s->asts, p->text, first->start, ast, &end, &at, msg, sizeof msg);
+    if (r) {
+        if (!p->failed && r == WEIR_ENOMEM) {
+            p->failed = WEIR_ENOMEM;
+            snprintf(p->err, p->errsize, "out of memory");
+        } else {
+            sql_tok t = {.start = (uint32_t)at};
+            sql_position(p->text, at, &t.line, &t.col);
+            fail_at(p, &t, "%s", msg);
+        }
         return false;
     }
+    /* on to the first token the expression did not take */
+    size_t last = p->i;
+    while (cur(p)->kind != SQL_TOK_END && cur(p)->start < end)
+        last = p->i++;
     const sql_tok *l = &p->toks.v[last];
     *out = span_of(first);
     out->len = l->start + l->len - first->start;
@@ -284,7 +288,7 @@ static bool window_args(parser *p, sql_window *w)
                     p->text + w->at.start, 2);
             return false;
         }
-        if (!expr(p, &w->args[w->nargs], "an interval"))
+        if (!expr(p, &w->args[w->nargs], &w->arg_asts[w->nargs], "an interval"))
             return false;
         w->nargs++;
     }
@@ -352,10 +356,13 @@ static bool group_item(parser *p, sql_query *q)
         return name(p, &w->time_col, "the time attribute's column") && window_args(p, w);
     }
     sql_span e;
-    if (!expr(p, &e, "a GROUP BY expression"))
+    weir_ast *ast;
+    if (!expr(p, &e, &ast, "a GROUP BY expression"))
         return false;
-    if (!(q->group = grow(p, q->group, q->ngroup, sizeof *q->group)))
+    if (!(q->group = grow(p, q->group, q->ngroup, sizeof *q->group)) ||
+        !(q->group_asts = grow(p, q->group_asts, q->ngroup, sizeof *q->group_asts)))
         return false;
+    q->group_asts[q->ngroup] = ast;
     q->group[q->ngroup++] = e;
     return true;
 }
@@ -366,7 +373,7 @@ static bool group_item(parser *p, sql_query *q)
 static bool misspelled_from(parser *p, size_t items_from)
 {
     int depth = 0;
-    for (size_t i = items_from; i < p->i; i++) {
+    for (size_t i = items_from; i <= p->i && i < p->toks.n; i++) {
         const sql_tok *t = &p->toks.v[i];
         depth += sql_tok_sym(p->text, t, "(") - sql_tok_sym(p->text, t, ")");
         if (depth || t->kind != SQL_TOK_WORD || t->len < 3 || t->len > 5)
@@ -403,7 +410,7 @@ static sql_query *body(parser *p)
     } else {
         do {
             sql_item it = {0};
-            if (!expr(p, &it.expr, "a select item"))
+            if (!expr(p, &it.expr, &it.ast, "a select item"))
                 return NULL;
             if (accept_word(p, "AS") && !name(p, &it.alias, "a name after AS"))
                 return NULL;
@@ -416,7 +423,7 @@ static sql_query *body(parser *p)
         return NULL;
     if (!expect_word(p, "FROM") || !source(p, q))
         return NULL;
-    if (accept_word(p, "WHERE") && !expr(p, &q->where, "a WHERE condition"))
+    if (accept_word(p, "WHERE") && !expr(p, &q->where, &q->where_ast, "a WHERE condition"))
         return NULL;
     if (accept_word(p, "GROUP")) {
         if (!expect_word(p, "BY"))
@@ -426,7 +433,7 @@ static sql_query *body(parser *p)
                 return NULL;
         } while (accept_sym(p, ","));
     }
-    if (accept_word(p, "HAVING") && !expr(p, &q->having, "a HAVING condition"))
+    if (accept_word(p, "HAVING") && !expr(p, &q->having, &q->having_ast, "a HAVING condition"))
         return NULL;
     if (is_word(p, "ORDER") || is_word(p, "LIMIT")) {
         fail_at(p, cur(p), "%.*s is not supported on a streaming query", (int)cur(p)->len,
@@ -455,7 +462,7 @@ static sql_query *union_all(parser *p)
     while (last && is_word(p, "UNION")) {
         p->i++;
         if (!expect_word(p, "ALL")) {
-            if (!p->failed || p->failed == -1)
+            if (p->failed == WEIR_EINVAL)
                 snprintf(p->err + strlen(p->err), p->errsize - strlen(p->err),
                          " (UNION without ALL is not supported)");
             return NULL;
@@ -484,7 +491,7 @@ static bool string_or_word(parser *p, char **out, const char *what)
     }
     *out = t->kind == SQL_TOK_STRING ? sql_unquote(s, span_of(t)) : sql_span_text(s, span_of(t));
     if (!*out) {
-        p->failed = -2;
+        p->failed = WEIR_ENOMEM;
         snprintf(p->err, p->errsize, "out of memory");
         return false;
     }
@@ -525,7 +532,7 @@ static bool table_element(parser *p, sql_stmt *st)
         }
         p->i++;
         return expect_word(p, "FOR") && name(p, &st->wm_col, "the rowtime column") &&
-               expect_word(p, "AS") && expr(p, &st->wm_expr, "the watermark expression");
+               expect_word(p, "AS") && expr(p, &st->wm_expr, &st->wm_ast, "the watermark expression");
     }
     if (is_word(p, "PRIMARY")) {
         if (st->npk) {
@@ -687,6 +694,7 @@ void sql_arena_free(sql_arena **a)
 void sql_script_free(sql_script *s)
 {
     sql_arena_free(&s->arena);
+    weir_ast_arena_free(&s->asts);
     memset(s, 0, sizeof *s);
 }
 

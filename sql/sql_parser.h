@@ -1,12 +1,11 @@
 /* sql_parser.h — weir's SQL statements parsed into sql_ast.h's spans by
  * recursive descent over sql_lexer.h's tokens.
  *
- * Recursive descent by hand rather than bison: the grammar is small, and the
- * parser has to stop an expression at the clause words around it and hand
- * the span to weir/expr.h's compiler, which a generated LALR parser over
- * the whole expression grammar would duplicate; hand-written, every error
- * also says what was expected where ("line 3, column 14: expected FROM,
- * found 'FORM'"). */
+ * Recursive descent by hand rather than bison: the grammar is small, and
+ * its expressions are read by the expression language's one parser
+ * (weir/expr_ast.h), which a generated LALR parser over the whole grammar
+ * would duplicate; hand-written, every error also says what was expected
+ * where ("line 3, column 14: expected FROM, found 'FORM'"). */
 #ifndef WEIR_SQL_SQL_PARSER_H
 #define WEIR_SQL_SQL_PARSER_H
 
@@ -28,12 +27,14 @@ typedef struct sql_script {
     sql_stmt *stmts;
     int n;
     sql_arena *arena;
+    struct weir_ast_arena *asts; /* the expressions' trees */
 } sql_script;
 
 /* Parses every statement of `text` (len bytes; statements separated by ';',
- * a last ';' optional). 0 and *out (free with sql_script_free), or -1 with
- * "line L, column C: what" in err, or -2 when out of memory. Nothing is
- * returned for a text with an error anywhere. */
+ * a last ';' optional; the text NUL-terminated after them). 0 and *out
+ * (free with sql_script_free), or WEIR_EINVAL with "line L, column C: what"
+ * in err, or WEIR_ENOMEM. Nothing is returned for a text with an error
+ * anywhere. */
 int sql_parse(const char *text, size_t len, sql_script *out, char *err, size_t errsize);
 void sql_script_free(sql_script *s);
 

@@ -98,8 +98,8 @@ static int lex_span(planner *p, sql_span sp, sql_tokens *out)
     char err[256];
     int r = sql_lex(p->sc->text + sp.start, sp.len, out, err, sizeof err);
     if (r) {
-        sql_fail(p->s, p->sc, sp.start, "%s", r == -2 ? "out of memory" : err);
-        return r == -2 ? WEIR_ENOMEM : WEIR_EINVAL;
+        sql_fail(p->s, p->sc, sp.start, "%s", r == WEIR_ENOMEM ? "out of memory" : err);
+        return r;
     }
     for (size_t i = 0; i <= out->n; i++)
         out->v[i].start += sp.start;

@@ -394,9 +394,9 @@ static int keep_script(weir_sql_session *s, const char *text, size_t len, sql_sc
     if (r) {
         free(copy);
         free(sc);
-        if (r == -2)
+        if (r == WEIR_ENOMEM)
             snprintf(s->err, sizeof s->err, "out of memory");
-        return r == -2 ? WEIR_ENOMEM : WEIR_EINVAL;
+        return r;
     }
     s->scripts[s->nscripts++] = sc;
     *out = sc;

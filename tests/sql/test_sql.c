@@ -98,8 +98,9 @@ Test(sql, an_expression_error_at_its_line_and_column)
     cr_assert(strncmp(weir_sql_error(s), "line 1, column ", 15) == 0, "%s", weir_sql_error(s));
     cr_assert_eq(run(s, "SELECT COUNT(*) FROM clicks GROUP BY TUMBLE(ts, INTERVAL 'x' SECOND)"),
                  WEIR_EINVAL);
-    cr_assert(strncmp(weir_sql_error(s), "line 1, column 49: ", 19) == 0, "%s",
-              weir_sql_error(s));
+    /* at the bad value itself, as the expression parser reads the statement */
+    cr_assert_str_eq(weir_sql_error(s),
+                     "line 1, column 58: bad interval value 'x' (whole numbers only)");
     weir_sql_session_destroy(s);
     free(c);
 }
