@@ -16,6 +16,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "interval.h"
 #include "table_internal.h"
 #include "weir/error.h"
 #include "weir/expr_ast.h"
@@ -390,23 +391,16 @@ static bool take_args(parser *p, weir_ast *n, nodes *l)
 
 static weir_ast *parse_or(parser *p);
 
-static int64_t unit_ms(parser *p, const tok *t, bool *ok)
+/* The unit the current token names, or -1. */
+static int unit_here(const parser *p)
 {
-    static const struct { const char *s; int64_t ms; } units[] = {
-        {"MILLISECOND", 1}, {"MILLISECONDS", 1}, {"SECOND", 1000}, {"SECONDS", 1000},
-        {"MINUTE", 60000}, {"MINUTES", 60000}, {"HOUR", 3600000}, {"HOURS", 3600000},
-        {"DAY", 86400000}, {"DAYS", 86400000},
-    };
-    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
-        if (is_kw(p, t, units[i].s)) {
-            *ok = true;
-            return units[i].ms;
-        }
-    *ok = false;
-    return 0;
+    return p->t.kind == T_IDENT ? weir__interval_unit(p->text + p->t.at, p->t.len) : -1;
 }
 
-/* INTERVAL [-]'n' UNIT, after INTERVAL (at `start`). */
+/* INTERVAL [-]'v' UNIT [TO UNIT], after INTERVAL (at `start`): Flink's
+ * day-time intervals, the value read by base/interval.c (whole numbers, a
+ * fraction of a second, 'm:ss' for MINUTE TO SECOND ...). An unquoted
+ * whole number is taken for the quoted one. */
 static weir_ast *parse_interval(parser *p, size_t start)
 {
     bool neg = accept_sym(p, "-");
@@ -414,38 +408,33 @@ static weir_ast *parse_interval(parser *p, size_t start)
         perr(p, p->t.at, "expected the interval's value ('5')");
         return NULL;
     }
-    char buf[32];
-    const char *v = p->text + p->t.at + (p->t.kind == T_STR);
-    size_t n = p->t.kind == T_STR ? p->t.len - 2 : p->t.len;
-    if (n == 0 || n >= sizeof buf) {
-        perr(p, p->t.at, "bad interval value");
-        return NULL;
-    }
-    memcpy(buf, v, n);
-    buf[n] = 0;
-    char *end;
-    errno = 0;
-    long long x = strtoll(buf, &end, 10);
-    if (*end || errno) {
-        perr(p, p->t.at, "bad interval value '%s' (whole numbers only)", buf);
-        return NULL;
-    }
+    tok value = p->t;
     next(p);
-    bool ok;
-    int64_t ms = unit_ms(p, &p->t, &ok);
-    if (!ok) {
+    int from = unit_here(p), to = from;
+    if (from < 0) {
         perr(p, p->t.at, "expected an interval unit (MILLISECOND, SECOND, MINUTE, HOUR, DAY)");
         return NULL;
     }
     next(p);
+    if (is_kw(p, &p->t, "TO")) {
+        next(p);
+        to = unit_here(p);
+        if (to <= from || to == WEIR__UNIT_MILLISECOND) {
+            perr(p, p->t.at, "expected a smaller unit after TO (MINUTE TO SECOND, HOUR TO "
+                             "MINUTE, DAY TO HOUR, ...)");
+            return NULL;
+        }
+        next(p);
+    }
+    const char *v = p->text + value.at + (value.kind == T_STR);
+    size_t vlen = value.kind == T_STR ? value.len - 2 : value.len;
     weir_ast *l = node(p, WEIR_AST_INTERVAL, start);
-    if (!l)
-        return NULL;
-    if (__builtin_mul_overflow((int64_t)x, ms, &l->value)) {
-        perr(p, start, "interval out of range");
+    char why[160];
+    if (l && weir__interval_value(v, vlen, from, to, &l->value, why, sizeof why)) {
+        perr(p, value.at, "%s", why);
         return NULL;
     }
-    if (neg)
+    if (l && neg)
         l->value = -l->value;
     return done(p, l);
 }
@@ -1007,17 +996,18 @@ static void fmt(const weir_ast *a, char *buf, size_t size, size_t *n)
         weir__append(buf, size, n, "NULL");
         break;
     case WEIR_AST_INTERVAL: {
-        static const struct { int64_t ms; const char *unit; } units[] = {
-            {86400000, "DAY"}, {3600000, "HOUR"}, {60000, "MINUTE"}, {1000, "SECOND"}};
-        const char *unit = "MILLISECOND";
-        int64_t v = a->value;
-        for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
-            if (v % units[i].ms == 0) {
-                v /= units[i].ms;
-                unit = units[i].unit;
-                break;
-            }
-        weir__append(buf, size, n, "INTERVAL '%lld' %s", (long long)v, unit);
+        /* the largest unit that holds it whole, else seconds with a fraction */
+        int64_t v = a->value, mag = v < 0 ? -v : v;
+        static const int64_t ms[] = {86400000, 3600000, 60000, 1000};
+        int u = 0;
+        while (u < 4 && mag % ms[u] != 0)
+            u++;
+        if (u < 4)
+            weir__append(buf, size, n, "INTERVAL '%lld' %s", (long long)(v / ms[u]),
+                         weir__interval_unit_name(u));
+        else
+            weir__append(buf, size, n, "INTERVAL '%s%lld.%03lld' SECOND", v < 0 ? "-" : "",
+                         (long long)(mag / 1000), (long long)(mag % 1000));
         break;
     }
     case WEIR_AST_NAME:

@@ -100,7 +100,7 @@ Test(sql, an_expression_error_at_its_line_and_column)
                  WEIR_EINVAL);
     /* at the bad value itself, as the expression parser reads the statement */
     cr_assert_str_eq(weir_sql_error(s),
-                     "line 1, column 58: bad interval value 'x' (whole numbers only)");
+                     "line 1, column 58: 'x' is not a SECOND interval value");
     weir_sql_session_destroy(s);
     free(c);
 }

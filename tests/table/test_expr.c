@@ -109,6 +109,10 @@ Test(expr, values_and_types)
         {"t + INTERVAL '5' SECOND", "1970-01-01 00:00:15.000", "TIMESTAMP(3)"},
         {"t - INTERVAL '1' MINUTE", "1969-12-31 23:59:10.000", "TIMESTAMP(3)"},
         {"t > t - INTERVAL '1' MILLISECOND", "true", "BOOLEAN"},
+        /* one reader of interval values for SQL and the table API */
+        {"t + INTERVAL '1:30' MINUTE TO SECOND", "1970-01-01 00:01:40.000", "TIMESTAMP(3)"},
+        {"t + INTERVAL '0.25' SECOND", "1970-01-01 00:00:10.250", "TIMESTAMP(3)"},
+        {"t + INTERVAL '-1 01' DAY TO HOUR", "1969-12-30 23:00:10.000", "TIMESTAMP(3)"},
         {"TRUE", "true", "BOOLEAN NOT NULL"},
         {"'it''s'", "it's", "VARCHAR(4) NOT NULL"},
         {"`a` + 1", "8", "INT"},
@@ -173,7 +177,8 @@ Test(expr, plan_errors_with_positions)
         {"UPPER(a)", "UPPER of INT: a string is required"},
         {"a @ 1", "a @ 1 at 3: unexpected character '@'"},
         {"CASE a END", "CASE a END at 6: expected WHEN"},
-        {"INTERVAL 'x' SECOND", "bad interval value 'x'"},
+        {"INTERVAL 'x' SECOND", "INTERVAL 'x' SECOND at 10: 'x' is not a SECOND interval value"},
+        {"INTERVAL '1:3' MINUTE TO HOUR", "at 26: expected a smaller unit after TO"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         weir_expr *e = NULL;
