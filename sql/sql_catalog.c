@@ -18,6 +18,7 @@
 #include <strings.h>
 
 #include "sql_internal.h"
+#include "weir/expr_ast.h"
 #include "sql_text.h"
 
 sql_relation *sql_catalog_find(weir_sql_session *s, const char *name)
@@ -460,37 +461,30 @@ static int primary_key(sql_script *sc, const sql_stmt *st, weir_schema_builder *
     return weir_schema_primary_key(b, keys);
 }
 
-/* Compiles the watermark expression against the table's columns, for its
- * errors at their place (the table layer checks it again when it opens). */
+/* Binds the watermark expression's tree against the table's columns, for
+ * its errors at their place (the schema keeps its text, which the table
+ * layer compiles when the source opens). */
 static int check_watermark(weir_sql_session *s, sql_script *sc, const sql_stmt *st,
-                           const weir_schema *schema, const char *expr)
+                           const weir_schema *schema)
 {
     weir_expr *e = NULL;
+    weir_expr_scope scope = {.schema = schema};
+    size_t at = 0;
     char msg[512];
-    int err = weir_expr_compile(expr, schema, &e, msg, sizeof msg);
+    int err = weir_expr_bind(st->wm_ast, sc->text, &scope, -1, NULL, &e, &at, msg, sizeof msg);
     weir_expr_destroy(e);
-    if (err == 0)
-        return 0;
-    size_t pos;
-    const char *what = sql_expr_message(expr, msg, &pos);
-    sql_fail(s, sc, st->wm_expr.start + (pos ? (uint32_t)pos - 1 : 0), "%s", what);
+    if (err == WEIR_ENOMEM)
+        snprintf(s->err, sizeof s->err, "out of memory");
+    else if (err)
+        sql_fail(s, sc, (uint32_t)at, "%s", msg);
     return err;
 }
 
-/* Whether the watermark expression is SOURCE_WATERMARK() (any case and
- * spacing). */
-static bool source_watermark(const char *expr)
+/* Whether the watermark expression is SOURCE_WATERMARK(). */
+static bool source_watermark(const weir_ast *a)
 {
-    static const char want[] = "source_watermark()";
-    size_t k = 0;
-    for (const char *c = expr; *c; c++) {
-        if (isspace((unsigned char)*c))
-            continue;
-        if (!want[k] || tolower((unsigned char)*c) != want[k])
-            return false;
-        k++;
-    }
-    return !want[k];
+    return a && a->kind == WEIR_AST_CALL && a->nargs == 0 && !a->star &&
+           strcasecmp(a->text, "SOURCE_WATERMARK") == 0;
 }
 
 /* SOURCE_WATERMARK() takes the watermarks the source emits itself; weir's
@@ -540,7 +534,7 @@ static int create_table(weir_sql_session *s, sql_script *sc, const sql_stmt *st,
         wm_expr = sql_span_text(sc, st->wm_expr);
         if (!wm_col || !wm_expr)
             err = WEIR_ENOMEM;
-        else if (source_watermark(wm_expr))
+        else if (source_watermark(st->wm_ast))
             err = no_source_watermark(s, sc, st, conn->value);
         else
             err = weir_schema_watermark(b, wm_col, wm_expr);
@@ -564,7 +558,7 @@ static int create_table(weir_sql_session *s, sql_script *sc, const sql_stmt *st,
                  "%s", why);
         return WEIR_EINVAL;
     }
-    if (wm_expr && (err = check_watermark(s, sc, st, r->schema, wm_expr)))
+    if (wm_expr && (err = check_watermark(s, sc, st, r->schema)))
         return err;
     if (r->changelog_mode == WEIR_CHANGELOG_UPSERT && !st->npk) {
         sql_fail(s, sc, st->name.start, "an upsert table needs a PRIMARY KEY (...) NOT ENFORCED");

@@ -3,45 +3,50 @@
  * nodes.
  *
  *   FROM name | view | (query) | TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), ...))
- *   WHERE p                     weir_table_where
- *   SELECT items                weir_table_select (DISTINCT: a group by all)
+ *   WHERE p                     weir_table_where_expr
+ *   SELECT items                weir_table_select_exprs (DISTINCT: a group by all)
  *   GROUP BY keys [, window]    a Calc for computed keys, then
- *   HAVING h                    weir_table_group_by or weir_table_window_aggregate,
- *                               a filter, and a Calc for the select list
+ *   HAVING h                    weir_table_group_by_exprs or
+ *                               weir_table_window_aggregate_exprs, a filter,
+ *                               and a Calc for the select list
  *   UNION ALL                   weir_table_union_all
  *
- * The table layer takes aggregate calls only at the top of its items, and
- * columns as group keys. So a grouped query is rewritten: each aggregate
- * call of the select list and HAVING becomes a hidden column `$fN` of the
- * aggregate node, each computed GROUP BY expression a column `$fN` of a
- * Calc before it, and the group window's TUMBLE_START / _END / _ROWTIME
- * (HOP_, SESSION_) its window_start / window_end / window_time; HAVING and
- * the select list are then a filter and a projection over the aggregate's
- * columns. When the select list needs no rewriting beyond naming (every item
- * a key, a window column or an aggregate call, and no HAVING), the aggregate
- * node makes the select list itself, as Flink's plan does.
+ * Every expression is a syntax tree (weir/expr_ast.h) that the planner
+ * binds once, against the schema it reads, and hands to the table layer as
+ * the compiled expression: no text goes back through a parser, and an
+ * error is reported at its own line and column.
  *
- * Every expression is compiled here first against the schema it will read,
- * so that an error is reported at its line and column in the statements
- * (rewritten texts keep a map to where each piece came from, sql_text.h);
- * the table layer then compiles it again as it plans the node. */
+ * The table layer takes aggregate calls only at the top of its items, and
+ * columns as group keys. So a grouped query's trees are rewritten: each
+ * aggregate call of the select list and HAVING becomes a column of the
+ * aggregate node, each computed GROUP BY expression a column of a Calc
+ * before it (both named as Flink's plans name a field of no name of its
+ * own: $f and its index), and the group window's TUMBLE_START / _END /
+ * _ROWTIME (HOP_, SESSION_) its window_start / window_end / window_time;
+ * HAVING and the select list are then a filter and a projection over the
+ * aggregate's columns. When the select list needs no rewriting beyond
+ * naming (every item a key, a window column or an aggregate call, and no
+ * HAVING), the aggregate node makes the select list itself, as Flink's
+ * plan does.
+ */
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
-#include "message_text.h"
 #include "sql_internal.h"
 #include "sql_lexer.h"
-#include "sql_text.h"
+#include "message_text.h"
+#include "weir/expr_ast.h"
 
 typedef struct planner {
     weir_sql_session *s;
     weir_job *job;
     weir_table_env *env;
     sql_script *sc;
-    sql_arena **tmp; /* the texts and arrays of this query's planning */
+    sql_arena **tmp;         /* this query's planning: arrays */
+    weir_ast_arena **trees;  /* this query's planning: rewritten trees */
     int depth; /* views and subqueries being planned around this one */
     /* The table or view the statement itself reads that is being planned
      * (set outside views): where a plan too large is reported. */
@@ -50,7 +55,7 @@ typedef struct planner {
 } planner;
 
 /* Views and subqueries inside each other deeper than this are refused: the
- * planner recurses per level, with its texts on the stack. */
+ * planner recurses per level. */
 #define PLAN_MAX_DEPTH 32
 
 /* The most table nodes a query's plan may have. A view is planned anew
@@ -59,11 +64,8 @@ typedef struct planner {
  * a bound, twenty such levels would plan a million sources. */
 #define PLAN_MAX_NODES 1000
 
-/* The tokens of a span, with their offsets in the statements' text. */
-typedef struct span_toks {
-    sql_tokens t;
-    bool ok;
-} span_toks;
+/* The most items of a select list or of an aggregate: the table layer's. */
+#define PLAN_MAX_ITEMS 256
 
 /* A grouped query's parts, as the rewriting needs them (arrays in the
  * planner's arena: keys as many as GROUP BY has, aggregate calls growing
@@ -73,11 +75,11 @@ typedef struct grouping {
     bool tvf;
     const sql_window *win; /* the group window or the TVF */
     int nkeys;
-    sql_span *keys;
+    const weir_ast **keys;
     char (*key_names)[SQL_NAME_MAX];
     bool *key_computed;
     int naggs, aggs_cap;
-    sql_span *aggs;
+    const weir_ast **aggs;
 } grouping;
 
 static const char *const aggregate_names[] = {"COUNT", "SUM", "MIN", "MAX", "AVG", NULL};
@@ -93,114 +95,99 @@ static void *table_fail(planner *p, uint32_t at)
     return sql_fail(p->s, p->sc, at, "%s", sql_job_message(p->job));
 }
 
-static int lex_span(planner *p, sql_span sp, sql_tokens *out)
+static void *no_memory(planner *p, uint32_t at)
 {
-    char err[256];
-    int r = sql_lex(p->sc->text + sp.start, sp.len, out, err, sizeof err);
-    if (r) {
-        sql_fail(p->s, p->sc, sp.start, "%s", r == WEIR_ENOMEM ? "out of memory" : err);
-        return r;
-    }
-    for (size_t i = 0; i <= out->n; i++)
-        out->v[i].start += sp.start;
-    return 0;
+    return sql_fail(p->s, p->sc, at, "out of memory");
 }
 
-static bool is_sym(const planner *p, const sql_tok *t, const char *sym)
-{
-    return sql_tok_sym(p->sc->text, t, sym);
-}
+/* ---- trees ---------------------------------------------------------------------------- */
 
-/* The index of the ')' that closes the '(' at i, or n. */
-static size_t closing(const planner *p, const sql_tokens *t, size_t i)
+static bool is_call_of(const weir_ast *a, const char *const *names)
 {
-    int depth = 0;
-    for (size_t k = i; k < t->n; k++) {
-        if (is_sym(p, &t->v[k], "("))
-            depth++;
-        else if (is_sym(p, &t->v[k], ")") && --depth == 0)
-            return k;
-    }
-    return t->n;
-}
-
-/* Whether token i starts a call of one of `names` (a word followed by '('). */
-static bool is_call(const planner *p, const sql_tokens *t, size_t i, const char *const *names)
-{
-    if (t->v[i].kind != SQL_TOK_WORD || i + 1 >= t->n || !is_sym(p, &t->v[i + 1], "("))
+    if (a->kind != WEIR_AST_CALL)
         return false;
     for (int k = 0; names[k]; k++)
-        if (sql_tok_is(p->sc->text, &t->v[i], names[k]))
+        if (strcasecmp(a->text, names[k]) == 0)
             return true;
     return false;
 }
 
-/* Whether two spans are the same tokens. */
-static bool same_tokens(planner *p, sql_span a, sql_span b)
+static bool has_aggregate(const weir_ast *a)
 {
-    sql_tokens x = {0}, y = {0};
-    bool same = false;
-    if (lex_span(p, a, &x) == 0 && lex_span(p, b, &y) == 0 && x.n == y.n) {
-        same = true;
-        for (size_t i = 0; same && i < x.n; i++)
-            same = x.v[i].kind == y.v[i].kind && x.v[i].len == y.v[i].len &&
-                   memcmp(p->sc->text + x.v[i].start, p->sc->text + y.v[i].start,
-                          x.v[i].len) == 0;
-    }
-    sql_tokens_free(&x);
-    sql_tokens_free(&y);
-    p->s->err[0] = '\0'; /* the spans were lexed once already: no error here */
-    return same;
+    if (!a)
+        return false;
+    if (is_call_of(a, aggregate_names))
+        return true;
+    if (has_aggregate(a->a) || has_aggregate(a->b))
+        return true;
+    for (int i = 0; i < a->nargs; i++)
+        if (has_aggregate(a->args[i]))
+            return true;
+    return false;
 }
 
-/* The span of a bare column name (one word or `quoted` token), or len 0. */
-static bool bare_name(planner *p, sql_span sp, char *out, size_t size)
+/* The name of a bare column (an unqualified name), or NULL. */
+static const char *bare_name(const weir_ast *a)
 {
-    sql_tokens t = {0};
-    bool bare = false;
-    if (lex_span(p, sp, &t) == 0 && t.n == 1 &&
-        (t.v[0].kind == SQL_TOK_WORD || t.v[0].kind == SQL_TOK_QUOTED)) {
-        sql_span n = {.start = t.v[0].start, .len = t.v[0].len};
-        char *s = sql_unquote(p->sc, n);
-        if (s && strlen(s) < size) {
-            snprintf(out, size, "%s", s);
-            bare = true;
-        }
-    }
-    sql_tokens_free(&t);
-    return bare;
+    return a && a->kind == WEIR_AST_NAME && !a->qualifier ? a->text : NULL;
 }
 
-/* ---- compiling for errors at their place ---------------------------------------- */
-
-/* Compiles `t` against `schema` (as a select item when `item`): 0, or the
- * compiler's error at the statements' place it came from. */
-static int check_text(planner *p, const sql_text *t, const weir_schema *schema, bool item,
-                      bool allow_agg)
+/* A name node standing where `at` stood (messages point there). */
+static weir_ast *name_node(planner *p, const char *name, const weir_ast *at)
 {
-    if (t->nomem) {
-        sql_fail(p->s, p->sc, t->npieces ? t->pieces[0].orig : 0, "out of memory");
-        return WEIR_ENOMEM;
+    weir_ast *n = weir_ast_new(p->trees, WEIR_AST_NAME, name, at ? at->start : 0,
+                               at ? at->end : 0);
+    if (!n)
+        no_memory(p, at ? at->start : 0);
+    return n;
+}
+
+/* ---- binding ---------------------------------------------------------------------------- */
+
+/* A list of compiled expressions being made: handed over to the table layer
+ * whole, or destroyed. */
+typedef struct exprs {
+    weir_expr *v[PLAN_MAX_ITEMS];
+    int n;
+} exprs;
+
+static void exprs_free(exprs *x)
+{
+    for (int i = 0; i < x->n; i++)
+        weir_expr_destroy(x->v[i]);
+    x->n = 0;
+}
+
+/* Binds `a` against `schema` (a select item when alias, or allow_agg >= 0)
+ * and appends it to x. `text` is the statements' text when `a` is a tree of
+ * them as parsed (an expression then shows as written), NULL for a
+ * rewritten tree (it shows as formatted). 0, or WEIR_E* after reporting at
+ * the place in the statements. */
+static int bind(planner *p, exprs *x, const weir_ast *a, const char *text,
+                const weir_schema *schema, int allow_agg, const char *alias, uint32_t list_at)
+{
+    if (x->n == PLAN_MAX_ITEMS) {
+        sql_fail(p->s, p->sc, list_at, "a list of more than %d items (the table layer's limit)",
+                 PLAN_MAX_ITEMS);
+        return WEIR_EINVAL;
     }
-    weir_expr *e = NULL;
+    weir_expr_scope scope = {.schema = schema};
+    size_t at = 0;
     char msg[1024];
-    int r = item ? weir_expr_compile_item(t->buf, schema, allow_agg, &e, msg, sizeof msg)
-                 : weir_expr_compile(t->buf, schema, &e, msg, sizeof msg);
-    weir_expr_destroy(e);
-    if (r == 0)
-        return 0;
-    size_t pos;
-    const char *what = sql_expr_message(t->buf, msg, &pos);
-    sql_fail(p->s, p->sc, sql_text_origin(t, pos ? pos - 1 : 0), "%s", what);
+    int r = weir_expr_bind(a, text, &scope, allow_agg, alias, &x->v[x->n], &at, msg, sizeof msg);
+    if (r == WEIR_ENOMEM)
+        no_memory(p, a->start);
+    else if (r)
+        sql_fail(p->s, p->sc, (uint32_t)at, "%s", msg);
+    else
+        x->n++;
     return r;
 }
 
-static int check_span(planner *p, sql_span sp, const weir_schema *schema)
+/* A tree as parsed shows as written: the statements' text, for binding. */
+static const char *text_of(const planner *p, const weir_ast *a, const weir_ast *as_parsed)
 {
-    sql_text t;
-    sql_text_init(&t, p->tmp);
-    sql_text_copy(&t, p->sc->text, sp.start, sp.len);
-    return check_text(p, &t, schema, false, false);
+    return a == as_parsed ? p->sc->text : NULL;
 }
 
 /* ---- FROM --------------------------------------------------------------------------- */
@@ -255,12 +242,12 @@ static weir_table *plan_name(planner *p, sql_span name_span)
 /* An interval argument of a window in milliseconds, > 0. */
 static int interval_arg(planner *p, const sql_window *w, int i, int64_t *ms)
 {
-    char why[256];
-    const sql_span *a = &w->args[i];
-    if (sql_interval_ms(p->sc->text + a->start, a->len, ms, why, sizeof why)) {
-        sql_fail(p->s, p->sc, a->start, "%s", why);
+    const weir_ast *a = w->arg_asts[i];
+    if (a->kind != WEIR_AST_INTERVAL) {
+        sql_fail(p->s, p->sc, a->start, "expected an interval (INTERVAL '1' MINUTE)");
         return WEIR_EINVAL;
     }
+    *ms = a->value;
     if (*ms <= 0) {
         sql_fail(p->s, p->sc, a->start, "a window's interval must be positive");
         return WEIR_EINVAL;
@@ -282,19 +269,26 @@ static int window_of(planner *p, const sql_window *w, const weir_table *t,
                  : w->kind == SQL_WINDOW_HOP ? "a slide and a size" : "a step and a size");
         return WEIR_EINVAL;
     }
-    char col[SQL_NAME_MAX];
-    char *c = sql_unquote(p->sc, w->time_col);
-    if (!c)
+    char *col = sql_unquote(p->sc, w->time_col);
+    if (!col) {
+        no_memory(p, w->time_col.start);
         return WEIR_ENOMEM;
-    snprintf(col, sizeof col, "%s", c);
+    }
     const weir_schema *schema = weir_table_schema(t);
     int ci = weir_schema_column_index(schema, col);
     if (ci < 0) {
-        sql_text tx;
-        sql_text_init(&tx, p->tmp);
-        sql_text_copy(&tx, p->sc->text, w->time_col.start, w->time_col.len);
-        if (check_text(p, &tx, schema, false, false) == 0) /* reports the column's hint */
+        /* the binder's message, with its hint */
+        exprs x = {.n = 0};
+        weir_ast *n = weir_ast_new(p->trees, WEIR_AST_NAME, col, w->time_col.start,
+                                   w->time_col.start + w->time_col.len);
+        if (!n) {
+            no_memory(p, w->time_col.start);
+            return WEIR_ENOMEM;
+        }
+        if (bind(p, &x, n, NULL, schema, -1, NULL, w->time_col.start) == 0) {
+            exprs_free(&x);
             sql_fail(p->s, p->sc, w->time_col.start, "unknown column '%s'", col);
+        }
         return WEIR_EINVAL;
     }
     if (ci != weir_table_rowtime(t)) {
@@ -336,7 +330,7 @@ static weir_table *plan_from(planner *p, const sql_query *q)
     }
 }
 
-/* ---- rewriting a grouped query's expressions ----------------------------------------- */
+/* ---- rewriting a grouped query's trees ----------------------------------------------- */
 
 /* The name of aggregate call j's column in the aggregate's output, as
  * Flink's plans name a field with no name of its own: $f and its index (the
@@ -347,20 +341,24 @@ static void agg_column_name(const grouping *g, int j, char *buf, size_t size)
     snprintf(buf, size, "$f%d", g->nkeys + window_columns + j);
 }
 
-/* The hidden column of an aggregate call (added when new and `add`). -1 if
- * it is not there and not added, -2 when out of memory. */
-static int agg_index(planner *p, grouping *g, sql_span call, bool add)
+/* The index of an aggregate call among g's (added when new and `add`), -1
+ * if it is not there and not added. 0 or WEIR_ENOMEM in *r. */
+static int agg_index(planner *p, grouping *g, const weir_ast *call, bool add, int *r)
 {
+    *r = 0;
     for (int j = 0; j < g->naggs; j++)
-        if (same_tokens(p, g->aggs[j], call))
+        if (weir_ast_equal(g->aggs[j], call))
             return j;
     if (!add)
         return -1;
     if (g->naggs == g->aggs_cap) {
         int cap = g->aggs_cap ? 2 * g->aggs_cap : 8;
-        sql_span *v = sql_arena_alloc(p->tmp, (size_t)cap * sizeof *v);
-        if (!v)
-            return -2;
+        const weir_ast **v = sql_arena_alloc(p->tmp, (size_t)cap * sizeof *v);
+        if (!v) {
+            no_memory(p, call->start);
+            *r = WEIR_ENOMEM;
+            return -1;
+        }
         if (g->naggs)
             memcpy(v, g->aggs, (size_t)g->naggs * sizeof *v);
         g->aggs = v;
@@ -370,168 +368,156 @@ static int agg_index(planner *p, grouping *g, sql_span call, bool add)
     return g->naggs++;
 }
 
-/* Whether tokens a[0..n) and b[0..m) are the same: same kinds and texts,
- * words without regard to case (INTERVAL '1' minute is INTERVAL '1'
- * MINUTE). */
-static bool same_args(const planner *p, const sql_tok *a, size_t n, const sql_tok *b, size_t m)
+/* The text of a span as written, for comparing two as Calcite does. */
+static bool same_text(planner *p, const weir_ast *a, const weir_ast *b)
 {
-    if (n != m)
-        return false;
-    const char *text = p->sc->text;
-    for (size_t i = 0; i < n; i++) {
-        if (a[i].kind != b[i].kind || a[i].len != b[i].len)
-            return false;
-        if (a[i].kind == SQL_TOK_WORD ? strncasecmp(text + a[i].start, text + b[i].start, a[i].len)
-                                      : memcmp(text + a[i].start, text + b[i].start, a[i].len))
-            return false;
+    sql_tokens x = {0}, y = {0};
+    char err[64];
+    bool same = sql_lex(p->sc->text + a->start, a->end - a->start, &x, err, sizeof err) == 0 &&
+                sql_lex(p->sc->text + b->start, b->end - b->start, &y, err, sizeof err) == 0 &&
+                x.n == y.n;
+    for (size_t i = 0; same && i < x.n; i++) {
+        const char *s = p->sc->text + a->start + x.v[i].start;
+        const char *t = p->sc->text + b->start + y.v[i].start;
+        same = x.v[i].kind == y.v[i].kind && x.v[i].len == y.v[i].len &&
+               (x.v[i].kind == SQL_TOK_WORD ? strncasecmp(s, t, x.v[i].len) == 0
+                                            : memcmp(s, t, x.v[i].len) == 0);
     }
-    return true;
+    sql_tokens_free(&x);
+    sql_tokens_free(&y);
+    return same;
 }
 
-/* Whether the arguments of the auxiliary call t->v[i] (its '(' at i + 1,
- * its ')' at end) are those of the GROUP BY window g->win, as Calcite's
- * check of an auxiliary group function compares them: the same time
- * column, and the same interval expressions (as written, not by value). */
-static bool window_args_match(planner *p, const grouping *g, const sql_tokens *t, size_t i,
-                              size_t end)
+/* Whether the arguments of an auxiliary call are those of the GROUP BY
+ * window g->win, as Calcite's check of an auxiliary group function compares
+ * them: the same time column, and the same interval expressions (as
+ * written, not by value). */
+static bool window_args_match(planner *p, const grouping *g, const weir_ast *call)
 {
     const sql_window *w = g->win;
-    size_t from = i + 2;
-    int arg = 0;
-    bool match = true;
-    for (size_t k = from, depth = 0; match && k <= end; k++) {
-        if (k < end && is_sym(p, &t->v[k], "("))
-            depth++;
-        else if (k < end && is_sym(p, &t->v[k], ")"))
-            depth--;
-        if (k < end && !(depth == 0 && is_sym(p, &t->v[k], ",")))
-            continue;
-        /* the argument t->v[from..k) */
-        if (arg > w->nargs || k == from) {
-            match = false;
-        } else if (arg == 0) {
-            char name[SQL_NAME_MAX];
-            sql_span sp = {.start = t->v[from].start,
-                           .len = t->v[k - 1].start + t->v[k - 1].len - t->v[from].start};
-            char *col = sql_unquote(p->sc, w->time_col);
-            match = col && k - from == 1 && bare_name(p, sp, name, sizeof name) &&
-                    strcmp(name, col) == 0;
-        } else {
-            sql_tokens wa = {0};
-            match = lex_span(p, w->args[arg - 1], &wa) == 0 &&
-                    same_args(p, &t->v[from], k - from, wa.v, wa.n);
-            sql_tokens_free(&wa);
-        }
-        arg++;
-        from = k + 1;
-    }
-    return match && arg == w->nargs + 1;
-}
-
-/* Which window column a TUMBLE_START-like call t->v[i] (its ')' at end)
- * names ("window_start"), or NULL with the error when it does not match
- * the GROUP BY window: Calcite's message (Flink's planner refuses
- * TUMBLE_START(ts, INTERVAL '1' MINUTE) with TUMBLE(ts, INTERVAL '2'
- * MINUTE), which would otherwise be the 2-minute windows' starts). */
-static const char *window_function(planner *p, const grouping *g, const sql_tokens *t,
-                                   size_t i, size_t end)
-{
-    const sql_tok *tok = &t->v[i];
-    const char *w = p->sc->text + tok->start;
-    const char *us = memchr(w, '_', tok->len);
-    size_t fn = us ? (size_t)(us - w) : 0;
-    const char *part = us ? us + 1 : "";
-    size_t plen = us ? tok->len - fn - 1 : 0;
-    const char *col = plen == 5 && strncasecmp(part, "START", 5) == 0     ? "window_start"
-                      : plen == 3 && strncasecmp(part, "END", 3) == 0     ? "window_end"
-                      : plen == 7 && strncasecmp(part, "ROWTIME", 7) == 0 ? "window_time"
-                                                                          : NULL;
-    if (!col)
-        return NULL;
-    if (g->tvf || g->window == SQL_WINDOW_NONE || g->window == SQL_WINDOW_CUMULATE ||
-        strlen(window_names[g->window]) != fn ||
-        strncasecmp(window_names[g->window], w, fn) != 0 ||
-        !window_args_match(p, g, t, i, end)) {
-        char name[32], group[16];
-        snprintf(name, sizeof name, "%.*s", (int)tok->len, w);
-        snprintf(group, sizeof group, "%.*s", (int)fn, w);
-        for (char *c = name; *c; c++)
-            *c = (char)toupper((unsigned char)*c);
-        for (char *c = group; *c; c++)
-            *c = (char)toupper((unsigned char)*c);
-        sql_fail(p->s, p->sc, tok->start, "Call to auxiliary group function '%s' must have "
-                 "matching call to group function '%s' in GROUP BY clause", name, group);
-        return NULL;
-    }
-    return col;
+    if (call->nargs != w->nargs + 1)
+        return false;
+    char *col = sql_unquote(p->sc, w->time_col);
+    const char *name = bare_name(call->args[0]);
+    if (!col || !name || strcmp(name, col) != 0)
+        return false;
+    for (int i = 0; i < w->nargs; i++)
+        if (!same_text(p, call->args[i + 1], w->arg_asts[i]))
+            return false;
+    return true;
 }
 
 static const char *const window_function_names[] = {
     "TUMBLE_START", "TUMBLE_END", "TUMBLE_ROWTIME", "HOP_START",      "HOP_END",
     "HOP_ROWTIME",  "SESSION_START", "SESSION_END", "SESSION_ROWTIME", NULL};
 
-/* Rewrites `sp` into `out`: each aggregate call as its hidden column, each
- * window function as its window column, and the whole span as its key's
- * column when it is a computed GROUP BY expression. `collect`: only register
- * the aggregate calls (out unused). 0, or an error. */
-static int rewrite(planner *p, grouping *g, sql_span sp, sql_text *out, bool collect)
+/* Which window column a TUMBLE_START-like call names ("window_start"), or
+ * NULL with the error when it does not match the GROUP BY window:
+ * Calcite's message (Flink's planner refuses TUMBLE_START(ts, INTERVAL '1'
+ * MINUTE) with TUMBLE(ts, INTERVAL '2' MINUTE), which would otherwise be
+ * the 2-minute windows' starts). */
+static const char *window_function(planner *p, const grouping *g, const weir_ast *call)
 {
-    for (int k = 0; !collect && k < g->nkeys; k++)
-        if (g->key_computed[k] && same_tokens(p, g->keys[k], sp)) {
-            sql_text_put(out, sp.start, g->key_names[k]);
-            return 0;
-        }
-    sql_tokens t = {0};
-    int r = lex_span(p, sp, &t);
-    uint32_t copied = sp.start;
-    for (size_t i = 0; r == 0 && i < t.n; i++) {
-        const sql_tok *tok = &t.v[i];
-        char name[32];
-        const char *put = NULL;
-        size_t end = i;
-        if (is_call(p, &t, i, aggregate_names)) {
-            end = closing(p, &t, i + 1);
-            sql_span call = {.start = tok->start,
-                             .len = t.v[end].start + t.v[end].len - tok->start};
-            int j = agg_index(p, g, call, collect);
-            if (j == -2) {
-                sql_fail(p->s, p->sc, tok->start, "out of memory");
-                r = WEIR_ENOMEM;
-                break;
-            }
-            agg_column_name(g, j, name, sizeof name);
-            put = name;
-        } else if (is_call(p, &t, i, window_function_names)) {
-            end = closing(p, &t, i + 1);
-            if (!(put = window_function(p, g, &t, i, end))) {
-                r = WEIR_EINVAL;
-                break;
-            }
-        }
-        if (!put)
-            continue;
-        if (!collect) {
-            sql_text_copy(out, p->sc->text, copied, tok->start - copied);
-            sql_text_put(out, tok->start, put);
-        }
-        copied = t.v[end].start + t.v[end].len;
-        i = end;
+    const char *w = call->text;
+    const char *us = strchr(w, '_');
+    size_t fn = us ? (size_t)(us - w) : 0;
+    const char *part = us ? us + 1 : "";
+    const char *col = strcasecmp(part, "START") == 0     ? "window_start"
+                      : strcasecmp(part, "END") == 0     ? "window_end"
+                      : strcasecmp(part, "ROWTIME") == 0 ? "window_time"
+                                                         : NULL;
+    if (!col)
+        return NULL;
+    if (g->tvf || g->window == SQL_WINDOW_NONE || g->window == SQL_WINDOW_CUMULATE ||
+        strlen(window_names[g->window]) != fn ||
+        strncasecmp(window_names[g->window], w, fn) != 0 || !window_args_match(p, g, call)) {
+        char name[32], group[16];
+        snprintf(name, sizeof name, "%s", w);
+        snprintf(group, sizeof group, "%.*s", (int)fn, w);
+        for (char *c = name; *c; c++)
+            *c = (char)toupper((unsigned char)*c);
+        for (char *c = group; *c; c++)
+            *c = (char)toupper((unsigned char)*c);
+        sql_fail(p->s, p->sc, call->start, "Call to auxiliary group function '%s' must have "
+                 "matching call to group function '%s' in GROUP BY clause", name, group);
+        return NULL;
     }
-    if (r == 0 && !collect)
-        sql_text_copy(out, p->sc->text, copied, sp.start + sp.len - copied);
-    sql_tokens_free(&t);
-    return r;
+    return col;
 }
 
-static bool has_aggregate(planner *p, sql_span sp)
+/* `a` rewritten over the aggregate's columns into *out: each aggregate call
+ * as its column, each window function as its window column, and a subtree
+ * that is a computed key as the key's column. A subtree with nothing to
+ * rewrite is itself (shared, not copied). With `collect`, only finds the
+ * aggregate calls (into g) and writes nothing. 0 or WEIR_E* (reported). */
+static int rewrite(planner *p, grouping *g, const weir_ast *a, const weir_ast **out, bool collect)
 {
-    sql_tokens t = {0};
-    bool found = false;
-    if (lex_span(p, sp, &t) == 0)
-        for (size_t i = 0; !found && i < t.n; i++)
-            found = is_call(p, &t, i, aggregate_names);
-    sql_tokens_free(&t);
-    return found;
+    *out = a;
+    if (!a)
+        return 0;
+    for (int k = 0; !collect && k < g->nkeys; k++)
+        if (g->key_computed[k] && weir_ast_equal(g->keys[k], a)) {
+            weir_ast *n = name_node(p, g->key_names[k], a);
+            *out = n;
+            return n ? 0 : WEIR_ENOMEM;
+        }
+    if (is_call_of(a, aggregate_names)) {
+        int r;
+        int j = agg_index(p, g, a, collect, &r);
+        if (r || collect)
+            return r;
+        char name[32];
+        agg_column_name(g, j, name, sizeof name);
+        weir_ast *n = name_node(p, name, a);
+        *out = n;
+        return n ? 0 : WEIR_ENOMEM;
+    }
+    if (is_call_of(a, window_function_names)) {
+        const char *col = window_function(p, g, a);
+        if (!col)
+            return WEIR_EINVAL;
+        weir_ast *n = collect ? NULL : name_node(p, col, a);
+        if (!collect)
+            *out = n;
+        return collect || n ? 0 : WEIR_ENOMEM;
+    }
+    const weir_ast *na, *nb;
+    int r = rewrite(p, g, a->a, &na, collect);
+    if (!r)
+        r = rewrite(p, g, a->b, &nb, collect);
+    if (r)
+        return r;
+    bool changed = na != a->a || nb != a->b;
+    const weir_ast **args = NULL;
+    for (int i = 0; i < a->nargs; i++) {
+        const weir_ast *x;
+        if ((r = rewrite(p, g, a->args[i], &x, collect)))
+            return r;
+        if (x != a->args[i] && !args) {
+            args = sql_arena_alloc(p->tmp, (size_t)a->nargs * sizeof *args);
+            if (!args) {
+                no_memory(p, a->start);
+                return WEIR_ENOMEM;
+            }
+            memcpy(args, a->args, (size_t)i * sizeof *args);
+        }
+        if (args)
+            args[i] = x;
+    }
+    if (collect || (!changed && !args))
+        return 0;
+    weir_ast *n = weir_ast_new(p->trees, a->kind, NULL, a->start, a->end);
+    if (!n) {
+        no_memory(p, a->start);
+        return WEIR_ENOMEM;
+    }
+    *n = *a; /* the rest as it was; text, qualifier and the arrays shared */
+    n->a = (weir_ast *)na;
+    n->b = (weir_ast *)nb;
+    if (args)
+        n->args = (weir_ast **)args;
+    *out = n;
+    return 0;
 }
 
 /* ---- SELECT lists ---------------------------------------------------------------- */
@@ -540,52 +526,16 @@ static bool has_aggregate(planner *p, sql_span sp)
  * Flink's EXPR$i. */
 static int item_name(planner *p, const sql_item *it, int i, char *out, size_t size)
 {
+    const char *bare = bare_name(it->ast);
     if (it->alias.len) {
         char *a = sql_unquote(p->sc, it->alias);
         if (!a)
             return WEIR_ENOMEM;
         snprintf(out, size, "%s", a);
-    } else if (!bare_name(p, it->expr, out, size)) {
+    } else if (bare) {
+        snprintf(out, size, "%s", bare);
+    } else {
         snprintf(out, size, "EXPR$%d", i);
-    }
-    return 0;
-}
-
-/* Appends `before` and the name in back quotes (a back quote in it
- * doubled). */
-static void quoted_name(sql_text *t, const char *before, const char *name)
-{
-    sql_text_glue(t, before);
-    sql_text_glue(t, "`");
-    for (const char *q; (q = strchr(name, '`')); name = q + 1) {
-        sql_text_glue_n(t, name, (size_t)(q - name));
-        sql_text_glue(t, "``");
-    }
-    sql_text_glue(t, name);
-    sql_text_glue(t, "`");
-}
-
-/* Appends " AS `name`" (names are quoted: they may be EXPR$0 or a keyword). */
-static void glue_alias(sql_text *t, const char *name)
-{
-    quoted_name(t, " AS ", name);
-}
-
-/* Appends `item` to a comma-separated list, after checking it alone
- * against `schema` (NULL: a window column, which only the window aggregate
- * makes, and which it checks). */
-static int list_add(planner *p, sql_text *list, const sql_text *item, const weir_schema *schema,
-                    bool allow_agg)
-{
-    int r = schema ? check_text(p, item, schema, true, allow_agg) : 0;
-    if (r)
-        return r;
-    if (list->len)
-        sql_text_glue(list, ", ");
-    sql_text_append(list, item);
-    if (list->nomem) {
-        sql_fail(p->s, p->sc, item->npieces ? item->pieces[0].orig : 0, "out of memory");
-        return WEIR_ENOMEM;
     }
     return 0;
 }
@@ -594,34 +544,85 @@ static int list_add(planner *p, sql_text *list, const sql_text *item, const weir
 static weir_table *plan_select(planner *p, const sql_query *q, weir_table *t)
 {
     const weir_schema *schema = weir_table_schema(t);
-    sql_text list;
-    sql_text_init(&list, p->tmp);
+    exprs x = {.n = 0};
     for (int i = 0; i < q->nitems; i++) {
-        sql_text it;
         char name[SQL_NAME_MAX];
-        if (item_name(p, &q->items[i], i, name, sizeof name))
-            return sql_fail(p->s, p->sc, q->items[i].expr.start, "out of memory");
-        sql_text_init(&it, p->tmp);
-        sql_text_copy(&it, p->sc->text, q->items[i].expr.start, q->items[i].expr.len);
-        glue_alias(&it, name);
-        if (list_add(p, &list, &it, schema, false))
+        if (item_name(p, &q->items[i], i, name, sizeof name)) {
+            exprs_free(&x);
+            return no_memory(p, q->items[i].expr.start);
+        }
+        if (bind(p, &x, q->items[i].ast, p->sc->text, schema, 0, name, q->at.start)) {
+            exprs_free(&x);
             return NULL;
+        }
     }
-    weir_table *out = weir_table_select(t, list.buf);
+    weir_table *out = weir_table_select_exprs(t, x.v, x.n);
     return out ? out : table_fail(p, q->at.start);
+}
+
+/* Every column of `schema` as an item (a name node each). */
+static int all_columns(planner *p, exprs *x, const weir_schema *schema, uint32_t at)
+{
+    for (int c = 0; c < weir_schema_ncolumns(schema); c++) {
+        weir_ast *n = weir_ast_new(p->trees, WEIR_AST_NAME, weir_schema_column_name(schema, c),
+                                   at, at);
+        if (!n) {
+            no_memory(p, at);
+            return WEIR_ENOMEM;
+        }
+        int r = bind(p, x, n, NULL, schema, 1, NULL, at);
+        if (r)
+            return r;
+    }
+    return 0;
+}
+
+/* The names as the table layer's key list: `a`, `b`. */
+static char *key_list(planner *p, const char *const *names, int n, uint32_t at)
+{
+    size_t len = 1;
+    for (int k = 0; k < n; k++)
+        len += 2 * strlen(names[k]) + 4;
+    char *s = sql_arena_alloc(p->tmp, len);
+    if (!s) {
+        no_memory(p, at);
+        return NULL;
+    }
+    char *w = s;
+    for (int k = 0; k < n; k++) {
+        if (k) {
+            *w++ = ',';
+            *w++ = ' ';
+        }
+        *w++ = '`';
+        for (const char *c = names[k]; *c; c++) {
+            if (*c == '`')
+                *w++ = '`';
+            *w++ = *c;
+        }
+        *w++ = '`';
+    }
+    *w = '\0';
+    return s;
 }
 
 /* SELECT DISTINCT: a group aggregate keyed by every column, no aggregates. */
 static weir_table *plan_distinct(planner *p, const sql_query *q, weir_table *t)
 {
     const weir_schema *schema = weir_table_schema(t);
-    sql_text cols;
-    sql_text_init(&cols, p->tmp);
-    for (int c = 0; c < weir_schema_ncolumns(schema); c++)
-        quoted_name(&cols, c ? ", " : "", weir_schema_column_name(schema, c));
-    if (cols.nomem)
-        return sql_fail(p->s, p->sc, q->at.start, "out of memory");
-    weir_table *out = weir_table_group_by(t, cols.buf, cols.buf);
+    int n = weir_schema_ncolumns(schema);
+    const char **names = sql_arena_alloc(p->tmp, (size_t)(n ? n : 1) * sizeof *names);
+    if (!names)
+        return no_memory(p, q->at.start);
+    for (int c = 0; c < n; c++)
+        names[c] = weir_schema_column_name(schema, c);
+    char *keys = key_list(p, names, n, q->at.start);
+    exprs x = {.n = 0};
+    if (!keys || all_columns(p, &x, schema, q->at.start)) {
+        exprs_free(&x);
+        return NULL;
+    }
+    weir_table *out = weir_table_group_by_exprs(t, keys, x.v, x.n);
     return out ? out : table_fail(p, q->at.start);
 }
 
@@ -629,8 +630,8 @@ static weir_table *plan_distinct(planner *p, const sql_query *q, weir_table *t)
 
 static bool is_window_column(const char *name)
 {
-    return strcmp(name, "window_start") == 0 || strcmp(name, "window_end") == 0 ||
-           strcmp(name, "window_time") == 0;
+    return name && (strcmp(name, "window_start") == 0 || strcmp(name, "window_end") == 0 ||
+                    strcmp(name, "window_time") == 0);
 }
 
 /* GROUP BY's expressions as keys: a bare column is itself, anything else a
@@ -646,36 +647,44 @@ static int group_keys(planner *p, const sql_query *q, grouping *g, weir_table **
     g->key_names = sql_arena_alloc(p->tmp, n * sizeof *g->key_names);
     g->key_computed = sql_arena_alloc(p->tmp, n * sizeof *g->key_computed);
     if (!g->keys || !g->key_names || !g->key_computed) {
-        sql_fail(p->s, p->sc, q->at.start, "out of memory");
+        no_memory(p, q->at.start);
         return WEIR_ENOMEM;
     }
+    exprs x = {.n = 0};
     for (int i = 0; i < q->ngroup; i++) {
-        char name[SQL_NAME_MAX];
-        sql_span sp = q->group[i];
-        if (bare_name(p, sp, name, sizeof name) && g->tvf && is_window_column(name)) {
+        const weir_ast *key = q->group_asts[i];
+        const char *name = bare_name(key);
+        if (g->tvf && is_window_column(name)) {
             has_start = has_start || strcmp(name, "window_start") == 0;
             has_end = has_end || strcmp(name, "window_end") == 0;
             continue;
         }
         int k = g->nkeys++;
-        g->keys[k] = sp;
-        if (bare_name(p, sp, name, sizeof name) && weir_schema_column_index(schema, name) >= 0) {
+        g->keys[k] = key;
+        if (name && weir_schema_column_index(schema, name) >= 0) {
             snprintf(g->key_names[k], sizeof g->key_names[k], "%s", name);
             continue;
         }
-        int r = check_span(p, sp, schema);
-        if (r)
-            return r;
-        if (has_aggregate(p, sp)) {
-            sql_fail(p->s, p->sc, sp.start, "an aggregate call in GROUP BY");
+        if (has_aggregate(key)) {
+            exprs_free(&x);
+            sql_fail(p->s, p->sc, key->start, "an aggregate call in GROUP BY");
+            return WEIR_EINVAL;
+        }
+        if (!computed && all_columns(p, &x, schema, q->at.start)) {
+            exprs_free(&x);
             return WEIR_EINVAL;
         }
         /* Flink's name of a computed field: $f and its index in the Calc */
         snprintf(g->key_names[k], sizeof g->key_names[k], "$f%d",
                  weir_schema_ncolumns(schema) + ncomputed++);
         g->key_computed[k] = computed = true;
+        if (bind(p, &x, key, p->sc->text, schema, -1, g->key_names[k], q->at.start)) {
+            exprs_free(&x);
+            return WEIR_EINVAL;
+        }
     }
     if (g->tvf && (!has_start || !has_end)) {
+        exprs_free(&x);
         sql_fail(p->s, p->sc, q->from_window.at.start,
                  "a window TVF is read by GROUP BY window_start, window_end[, keys]: weir "
                  "plans no other use of it");
@@ -683,19 +692,7 @@ static int group_keys(planner *p, const sql_query *q, grouping *g, weir_table **
     }
     if (!computed)
         return 0;
-    /* every column, then the computed keys */
-    sql_text list;
-    sql_text_init(&list, p->tmp);
-    for (int c = 0; c < weir_schema_ncolumns(schema); c++)
-        quoted_name(&list, c ? ", " : "", weir_schema_column_name(schema, c));
-    for (int k = 0; k < g->nkeys; k++) {
-        if (!g->key_computed[k])
-            continue;
-        sql_text_glue(&list, ", ");
-        sql_text_copy(&list, p->sc->text, g->keys[k].start, g->keys[k].len);
-        glue_alias(&list, g->key_names[k]);
-    }
-    weir_table *calc = weir_table_select(*t, list.buf);
+    weir_table *calc = weir_table_select_exprs(*t, x.v, x.n);
     if (!calc) {
         table_fail(p, q->group[0].start);
         return WEIR_EINVAL;
@@ -704,12 +701,12 @@ static int group_keys(planner *p, const sql_query *q, grouping *g, weir_table **
     return 0;
 }
 
-/* Whether a rewritten item is only a name the aggregate node makes: a key,
- * a window column or an aggregate call. */
-static bool direct_item(planner *p, const grouping *g, const sql_item *it)
+/* Whether a select item is one the aggregate node can make itself: a key
+ * column, a window column or a window function, or an aggregate call. */
+static bool direct_item(const grouping *g, const sql_item *it)
 {
-    char name[SQL_NAME_MAX];
-    if (bare_name(p, it->expr, name, sizeof name)) {
+    const char *name = bare_name(it->ast);
+    if (name) {
         if (is_window_column(name))
             return g->window != SQL_WINDOW_NONE && g->tvf;
         for (int k = 0; k < g->nkeys; k++)
@@ -717,107 +714,100 @@ static bool direct_item(planner *p, const grouping *g, const sql_item *it)
                 return true;
         return false;
     }
-    sql_tokens t = {0};
-    bool direct = false;
-    if (lex_span(p, it->expr, &t) == 0 && t.n > 1 &&
-        (is_call(p, &t, 0, aggregate_names) || is_call(p, &t, 0, window_function_names)))
-        direct = closing(p, &t, 1) == t.n - 1;
-    sql_tokens_free(&t);
-    return direct;
+    return is_call_of(it->ast, aggregate_names) || is_call_of(it->ast, window_function_names);
 }
 
 /* The aggregate node's items: the keys, the window columns and the hidden
- * aggregates (or, when `direct`, the select list itself). */
+ * aggregates (or, when `direct`, the select list itself), bound against
+ * the aggregate's input (`schema`: its columns, and a window's). */
 static int aggregate_items(planner *p, const sql_query *q, grouping *g, bool direct,
-                           const weir_schema *schema, sql_text *list)
+                           const weir_schema *schema, exprs *x)
 {
     if (direct) {
         for (int i = 0; i < q->nitems; i++) {
             char name[SQL_NAME_MAX];
-            sql_text it;
-            sql_text_init(&it, p->tmp);
-            if (item_name(p, &q->items[i], i, name, sizeof name))
+            const weir_ast *a = q->items[i].ast, *rw = a;
+            if (item_name(p, &q->items[i], i, name, sizeof name)) {
+                no_memory(p, q->items[i].expr.start);
                 return WEIR_ENOMEM;
-            sql_tokens t = {0};
-            int r = lex_span(p, q->items[i].expr, &t);
-            bool window_fn = r == 0 && is_call(p, &t, 0, window_function_names);
-            sql_tokens_free(&t);
-            char bare[SQL_NAME_MAX];
-            bool window_col = window_fn || (bare_name(p, q->items[i].expr, bare, sizeof bare) &&
-                                            is_window_column(bare));
-            if (window_fn) {
-                if (rewrite(p, g, q->items[i].expr, &it, false))
-                    return WEIR_EINVAL;
-            } else {
-                sql_text_copy(&it, p->sc->text, q->items[i].expr.start, q->items[i].expr.len);
             }
-            glue_alias(&it, name);
-            if ((r = list_add(p, list, &it, window_col ? NULL : schema, true)))
+            if (is_call_of(a, window_function_names) && rewrite(p, g, a, &rw, false))
+                return WEIR_EINVAL;
+            int r = bind(p, x, rw, text_of(p, rw, a), schema, 1, name, q->at.start);
+            if (r)
                 return r;
         }
         return 0;
     }
     for (int k = 0; k < g->nkeys; k++) {
-        sql_text it;
-        sql_text_init(&it, p->tmp);
-        sql_text_put(&it, g->keys[k].start, g->key_names[k]);
-        int r = list_add(p, list, &it, schema, true);
+        weir_ast *n = name_node(p, g->key_names[k], g->keys[k]);
+        int r = n ? bind(p, x, n, NULL, schema, 1, NULL, q->at.start) : WEIR_ENOMEM;
         if (r)
             return r;
     }
-    if (g->window != SQL_WINDOW_NONE)
-        sql_text_glue(list, list->len ? ", window_start, window_end, window_time"
-                                      : "window_start, window_end, window_time");
+    if (g->window != SQL_WINDOW_NONE) {
+        static const char *const cols[] = {"window_start", "window_end", "window_time"};
+        for (int c = 0; c < 3; c++) {
+            weir_ast *n = name_node(p, cols[c], NULL);
+            int r = n ? bind(p, x, n, NULL, schema, 1, NULL, q->at.start) : WEIR_ENOMEM;
+            if (r)
+                return r;
+        }
+    }
     for (int j = 0; j < g->naggs; j++) {
         char name[32];
-        sql_text it;
-        sql_text_init(&it, p->tmp);
         agg_column_name(g, j, name, sizeof name);
-        sql_text_copy(&it, p->sc->text, g->aggs[j].start, g->aggs[j].len);
-        glue_alias(&it, name);
-        int r = list_add(p, list, &it, schema, true);
+        int r = bind(p, x, g->aggs[j], p->sc->text, schema, 1, name, q->at.start);
         if (r)
             return r;
     }
     return 0;
 }
 
-/* The group keys as the table layer's key list. */
-static void key_list(const grouping *g, sql_text *out)
+/* A select-list item (rewritten: `rw`, of `it`) bound over the aggregate's
+ * output; one that names a column of the input the aggregate does not keep
+ * is refused with Flink's "Expression 'x' is not being grouped". */
+static int bind_over_aggregate(planner *p, exprs *x, const sql_item *it, const weir_ast *rw,
+                               const char *name, const weir_schema *agg_schema,
+                               const weir_schema *in_schema, uint32_t list_at)
 {
-    for (int k = 0; k < g->nkeys; k++)
-        quoted_name(out, k ? ", " : "", g->key_names[k]);
-}
-
-/* A select-list item that names a column of the input the aggregate does
- * not keep: Flink's "Expression 'x' is not being grouped". */
-static int not_grouped(planner *p, const sql_text *it, const weir_schema *agg_schema,
-                       const weir_schema *in_schema)
-{
-    weir_expr *e = NULL;
+    if (x->n == PLAN_MAX_ITEMS)
+        return bind(p, x, rw, NULL, agg_schema, 0, name, list_at); /* says so */
+    weir_expr_scope agg_scope = {.schema = agg_schema}, in_scope = {.schema = in_schema};
+    size_t at = 0;
     char msg[1024];
-    if (weir_expr_compile_item(it->buf, agg_schema, 0, &e, msg, sizeof msg) == 0) {
-        weir_expr_destroy(e);
+    int r = weir_expr_bind(rw, text_of(p, rw, it->ast), &agg_scope, 0, name, &x->v[x->n], &at,
+                           msg, sizeof msg);
+    if (r == 0) {
+        x->n++;
         return 0;
     }
-    if (weir_expr_compile_item(it->buf, in_schema, 0, &e, msg, sizeof msg) == 0) {
+    weir_expr *e = NULL;
+    char other[64];
+    size_t other_at;
+    if (r == WEIR_EINVAL &&
+        weir_expr_bind(rw, NULL, &in_scope, 0, NULL, &e, &other_at, other, sizeof other) == 0) {
         weir_expr_destroy(e);
-        size_t pos;
-        sql_expr_message(it->buf, msg, &pos);
-        uint32_t at = it->npieces ? it->pieces[0].orig : 0;
-        const char *as = strstr(it->buf, " AS `");
-        size_t n = as ? (size_t)(as - it->buf) : it->len;
-        char *expr = sql_arena_alloc(p->tmp, n + 1), echo[WEIR__EXPR_ECHO + 4];
-        if (!expr) {
-            sql_fail(p->s, p->sc, at, "out of memory");
-            return WEIR_ENOMEM;
+        char text[256], echo[WEIR__EXPR_ECHO + 4];
+        weir_ast_format(rw, text, sizeof text);
+        size_t n = strlen(text);
+        if (n > WEIR__EXPR_ECHO + 3) {
+            /* the first bytes (never a part of a character) and "..." */
+            n = WEIR__EXPR_ECHO;
+            while (n > 0 && ((unsigned char)text[n] & 0xC0) == 0x80)
+                n--;
+            snprintf(echo, sizeof echo, "%.*s...", (int)n, text);
+        } else {
+            snprintf(echo, sizeof echo, "%s", text);
         }
-        memcpy(expr, it->buf, n);
-        sql_fail(p->s, p->sc, at, "expression '%s' is not being grouped",
-                 weir__expr_echo(expr, echo));
+        sql_fail(p->s, p->sc, it->ast->start, "expression '%s' is not being grouped", echo);
         return WEIR_EINVAL;
     }
-    return check_text(p, it, agg_schema, true, false);
+    if (r == WEIR_ENOMEM)
+        no_memory(p, rw->start);
+    else
+        sql_fail(p->s, p->sc, (uint32_t)at, "%s", msg);
+    return r;
 }
 
 static weir_table *plan_grouped(planner *p, const sql_query *q, weir_table *t)
@@ -835,66 +825,81 @@ static weir_table *plan_grouped(planner *p, const sql_query *q, weir_table *t)
     const weir_schema *in_schema = weir_table_schema(t);
     if (group_keys(p, q, &g, &t))
         return NULL;
-    const weir_schema *schema = weir_table_schema(t);
+    const weir_ast *unused;
     for (int i = 0; i < q->nitems; i++)
-        if (rewrite(p, &g, q->items[i].expr, NULL, true))
+        if (rewrite(p, &g, q->items[i].ast, &unused, true))
             return NULL;
-    if (q->having.len && rewrite(p, &g, q->having, NULL, true))
+    if (q->having_ast && rewrite(p, &g, q->having_ast, &unused, true))
         return NULL;
-    bool direct = !q->having.len;
+    bool direct = !q->having_ast;
     for (int i = 0; direct && i < q->nitems; i++)
-        direct = direct_item(p, &g, &q->items[i]);
-    sql_text list;
-    sql_text_init(&list, p->tmp);
-    if (aggregate_items(p, q, &g, direct, schema, &list))
+        direct = direct_item(&g, &q->items[i]);
+    /* the aggregate's items read its input's columns, and a window's */
+    weir_schema *win_schema = NULL;
+    if (g.window != SQL_WINDOW_NONE && !(win_schema = weir_table_window_columns(t)))
+        return table_fail(p, q->at.start);
+    const weir_schema *items_schema = win_schema ? win_schema : weir_table_schema(t);
+    const char **knames = sql_arena_alloc(p->tmp, (size_t)(g.nkeys + 1) * sizeof *knames);
+    exprs x = {.n = 0};
+    char *keys = NULL;
+    if (knames) {
+        for (int k = 0; k < g.nkeys; k++)
+            knames[k] = g.key_names[k];
+        keys = key_list(p, knames, g.nkeys, q->at.start);
+    } else {
+        no_memory(p, q->at.start);
+    }
+    if (!keys || aggregate_items(p, q, &g, direct, items_schema, &x)) {
+        exprs_free(&x);
+        weir_schema_destroy(win_schema);
         return NULL;
-    sql_text keys;
-    sql_text_init(&keys, p->tmp);
-    key_list(&g, &keys);
-    if (keys.nomem || list.nomem)
-        return sql_fail(p->s, p->sc, q->at.start, "out of memory");
+    }
+    weir_schema_destroy(win_schema);
     weir_table *agg = g.window != SQL_WINDOW_NONE
-                          ? weir_table_window_aggregate(t, &tw, keys.buf, list.buf)
-                          : weir_table_group_by(t, keys.buf, list.buf);
+                          ? weir_table_window_aggregate_exprs(t, &tw, keys, x.v, x.n)
+                          : weir_table_group_by_exprs(t, keys, x.v, x.n);
     if (!agg)
         return table_fail(p, q->at.start);
     if (direct)
         return agg;
     const weir_schema *agg_schema = weir_table_schema(agg);
-    if (q->having.len) {
-        sql_text h;
-        sql_text_init(&h, p->tmp);
-        if (rewrite(p, &g, q->having, &h, false) || check_text(p, &h, agg_schema, false, false))
+    if (q->having_ast) {
+        const weir_ast *h;
+        exprs hx = {.n = 0};
+        if (rewrite(p, &g, q->having_ast, &h, false) ||
+            bind(p, &hx, h, text_of(p, h, q->having_ast), agg_schema, -1, NULL, q->at.start))
             return NULL;
-        if (!(agg = weir_table_where(agg, h.buf)))
+        if (!(agg = weir_table_where_expr(agg, hx.v[0])))
             return table_fail(p, q->having.start);
+        agg_schema = weir_table_schema(agg);
     }
-    sql_text out;
-    sql_text_init(&out, p->tmp);
+    exprs out = {.n = 0};
     for (int i = 0; i < q->nitems; i++) {
         char name[SQL_NAME_MAX];
-        sql_text it;
-        sql_text_init(&it, p->tmp);
-        if (item_name(p, &q->items[i], i, name, sizeof name) ||
-            rewrite(p, &g, q->items[i].expr, &it, false))
+        const weir_ast *rw;
+        if (item_name(p, &q->items[i], i, name, sizeof name)) {
+            exprs_free(&out);
+            return no_memory(p, q->items[i].expr.start);
+        }
+        if (rewrite(p, &g, q->items[i].ast, &rw, false) ||
+            bind_over_aggregate(p, &out, &q->items[i], rw, name, agg_schema, in_schema,
+                                q->at.start)) {
+            exprs_free(&out);
             return NULL;
-        glue_alias(&it, name);
-        if (not_grouped(p, &it, agg_schema, in_schema) ||
-            list_add(p, &out, &it, agg_schema, false))
-            return NULL;
+        }
     }
-    weir_table *sel = weir_table_select(agg, out.buf);
+    weir_table *sel = weir_table_select_exprs(agg, out.v, out.n);
     return sel ? sel : table_fail(p, q->at.start);
 }
 
 /* ---- queries ------------------------------------------------------------------------ */
 
-static bool is_grouped(planner *p, const sql_query *q)
+static bool is_grouped(const sql_query *q)
 {
-    if (q->ngroup || q->group_window.kind || q->having.len || q->from_kind == SQL_FROM_WINDOW)
+    if (q->ngroup || q->group_window.kind || q->having_ast || q->from_kind == SQL_FROM_WINDOW)
         return true;
     for (int i = 0; i < q->nitems; i++)
-        if (has_aggregate(p, q->items[i].expr))
+        if (has_aggregate(q->items[i].ast))
             return true;
     return false;
 }
@@ -904,19 +909,18 @@ static weir_table *plan_body(planner *p, const sql_query *q)
     weir_table *t = plan_from(p, q);
     if (!t)
         return NULL;
-    if (q->where.len) {
-        if (has_aggregate(p, q->where))
+    if (q->where_ast) {
+        if (has_aggregate(q->where_ast))
             return sql_fail(p->s, p->sc, q->where.start,
                             "an aggregate call in WHERE (HAVING filters groups)");
-        if (check_span(p, q->where, weir_table_schema(t)))
+        exprs x = {.n = 0};
+        if (bind(p, &x, q->where_ast, p->sc->text, weir_table_schema(t), -1, NULL,
+                 q->where.start))
             return NULL;
-        char *w = sql_span_text(p->sc, q->where);
-        if (!w)
-            return sql_fail(p->s, p->sc, q->where.start, "out of memory");
-        if (!(t = weir_table_where(t, w)))
+        if (!(t = weir_table_where_expr(t, x.v[0])))
             return table_fail(p, q->where.start);
     }
-    if (is_grouped(p, q)) {
+    if (is_grouped(q)) {
         if (q->distinct)
             return sql_fail(p->s, p->sc, q->at.start, "SELECT DISTINCT with GROUP BY or "
                             "aggregates: weir does not plan it (group by the columns instead)");
@@ -960,8 +964,10 @@ weir_table *sql_plan_query(weir_sql_session *s, weir_job *job, weir_table_env *e
                            sql_script *sc, const sql_query *q)
 {
     sql_arena *tmp = NULL;
-    planner p = {.s = s, .job = job, .env = env, .sc = sc, .tmp = &tmp};
+    weir_ast_arena *trees = NULL;
+    planner p = {.s = s, .job = job, .env = env, .sc = sc, .tmp = &tmp, .trees = &trees};
     weir_table *t = plan_query(&p, q);
     sql_arena_free(&tmp);
+    weir_ast_arena_free(&trees);
     return t;
 }

@@ -994,6 +994,7 @@ int weir_expr_bind(const weir_ast *a, const char *text, const weir_expr_scope *s
         e->column = -1;
         e->text = node_text(text, a);
         e->alias = alias ? dupn(alias, strlen(alias)) : NULL;
+        e->alias_shown = alias != NULL;
     }
     int r = !e || !e->text || (alias && !e->alias) ? WEIR_ENOMEM : 0;
     if (r == 0)
@@ -1033,7 +1034,6 @@ int weir_expr_compile_item(const char *text, const weir_schema *schema, int allo
     char msg[512];
     int r = weir__ast_parse_item(&arena, e->text, allow_agg >= 0, &root, &e->alias, &at, msg,
                                  sizeof msg);
-    e->alias_in_text = e->alias != NULL;
     if (r == 0) {
         weir_expr_scope scope = {.schema = schema};
         r = bind_item(e, root, e->text, &scope, allow_agg, &at, msg, sizeof msg);

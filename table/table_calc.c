@@ -658,7 +658,7 @@ char *weir__items_text(weir_expr *const *items, int n)
         size_t k = 0, size = pass ? len + 1 : 0;
         for (int i = 0; i < n; i++) {
             weir__append(buf, size, &k, "%s%s", i ? ", " : "", items[i]->text);
-            if (items[i]->alias && !items[i]->alias_in_text)
+            if (items[i]->alias && items[i]->alias_shown)
                 weir__append_name(buf, size, &k, " AS ", items[i]->alias);
         }
         if (pass)

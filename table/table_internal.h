@@ -121,7 +121,7 @@ struct weir_expr {
     char *alias;         /* AS name, or the column's name, or NULL */
     uint32_t scratch;    /* bytes of scratch one evaluation needs */
     int column;          /* a bare column reference: its index, else -1 */
-    bool alias_in_text;  /* text holds the AS name (an item compiled from text) */
+    bool alias_shown;    /* a node name shows " AS `alias`" (an alias bound, not in text) */
     /* An aggregate call at the top (group_by's select lists). */
     weir_agg_kind agg;
     bool distinct;
@@ -138,7 +138,7 @@ int weir__ast_parse_item(weir_ast_arena **arena, const char *text, bool allow_al
                          size_t errsize);
 
 /* The shown text of select items (a node's name): each item's text with
- * " AS `alias`" when its alias is not in it. malloc'ed; NULL when out of
+ * " AS `alias`" when an alias was bound to it (not in its text). malloc'ed; NULL when out of
  * memory. */
 char *weir__items_text(weir_expr *const *items, int n);
 
