@@ -20,7 +20,8 @@
  * a steady stream: a blocked subtask is not fed more input, and an
  * event-time firing that finds the output blocked suspends before its next
  * timer (context.c), so even MAX firing every window stays within the pool
- * plus one callback's output.
+ * plus one callback's output. (A source's finish sends MAX and END behind
+ * its last next()'s output in the same step: two control batches more.)
  *
  * Threads: the producer side (reserve, flush, drain) runs only on the
  * producer's worker, the consumer side (peek, release) only on the consumer's.
@@ -99,7 +100,8 @@ typedef struct weir__channel {
     weir__batch *pending_head;
     weir__batch *pending_tail;
     uint32_t credits;
-    uint32_t allocated; /* batches allocated in all (pool and beyond) */
+    uint32_t allocated; /* batches allocated in all (pool and beyond); none is
+                         * freed before destroy: the channel's peak (tests) */
     /* consumer side */
     alignas(WEIR__CACHELINE) weir__batch *reading;
     uint32_t read_pos;

@@ -70,6 +70,10 @@ struct weir_job {
      * yields it to the other, so a hand-off costs no spin to the end (the
      * tests check it). */
     unsigned long spins_to_end;
+    /* Parks of the workers (scheduler.c, park: a worker that stopped
+     * counting itself as running), summed the same way: an idle pipeline
+     * parks its workers instead of spinning (the tests check it). */
+    unsigned long parks;
     /* Every subtask step of the run, summed the same way (the tests of the
      * virtual clock count the work a run took). */
     unsigned long steps;

@@ -468,6 +468,7 @@ static void park(weir__worker *w)
         return;
     }
     int before = atomic_fetch_sub(&job->running, 1);
+    w->parks++;
     int64_t timeout = -1;
     if (job->clock.is_virtual) {
         if (before == 1)
@@ -618,8 +619,10 @@ int weir__sched_run(weir_job *job)
         job->futile_steps += plan->subs[s]->futile_steps;
         job->steps += plan->subs[s]->steps;
     }
-    for (int i = 0; i < nworkers; i++)
+    for (int i = 0; i < nworkers; i++) {
         job->spins_to_end += job->workers[i].spins_to_end;
+        job->parks += job->workers[i].parks;
+    }
     if (err)
         return err;
     return job->errors.code;

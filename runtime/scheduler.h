@@ -70,6 +70,10 @@ typedef struct weir__worker {
     /* Spins before parking that looked SPIN_BEFORE_PARK times in vain with
      * every yield returning at once (scheduler.c, spin_for_work). */
     unsigned long spins_to_end;
+    /* Times it parked: stopped counting itself as running and waited for a
+     * wake-up or its deadline (scheduler.c, park). Written by the worker
+     * only; read once it has been joined. */
+    unsigned long parks;
     /* The earliest deadline of this worker's subtasks, published by it as it
      * parks, before it stops counting itself in job->running; the virtual
      * clock's advance reads it instead of the subtasks. Relaxed: the RMWs on

@@ -38,7 +38,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "capture.h"
+#include "capture_chrome_trace.h"
+
+#include "capture_read.h"
+#include "capture_validate.h"
 
 #define BP_TID 1000000
 

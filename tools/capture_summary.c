@@ -41,7 +41,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "capture.h"
+#include "capture_summary.h"
+
+#include "capture_read.h"
+#include "capture_validate.h"
 #include "message.h"
 
 /* A time an output watermark did not move, and what held it. */

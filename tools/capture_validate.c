@@ -32,7 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "capture.h"
+#include "capture_validate.h"
 #include "weir/diag.h"
 
 #define MAX_PARALLELISM 1024

@@ -31,6 +31,7 @@
 
 #include "message.h"
 #include "script_ops.h"
+#include "script_parse.h"
 
 #define MAX_LINE 4096
 #define MAX_TOKENS 32
@@ -84,65 +85,6 @@ static int errorf(const char *file, uint64_t line, const char *fmt, ...)
 static int status_of(int err)
 {
     return err == WEIR_ENOMEM ? 1 : 2;
-}
-
-/* ---- parsing helpers ------------------------------------------------------ */
-
-/* Parses a whole token as a signed 64-bit integer (or MIN/MAX if `words`).
- * Returns 0, or writes why into `why`. */
-int weir_script_parse_int(const char *tok, bool words, int64_t *out, char *why, size_t whysize)
-{
-    if (words && strcmp(tok, "MIN") == 0) {
-        *out = WEIR_TS_MIN;
-        return 0;
-    }
-    if (words && strcmp(tok, "MAX") == 0) {
-        *out = WEIR_TS_MAX;
-        return 0;
-    }
-    const char *p = tok;
-    if (*p == '+' || *p == '-')
-        p++;
-    if (!isdigit((unsigned char)*p)) {
-        snprintf(why, whysize, "'%s' is not a number%s", tok, words ? " (nor MIN or MAX)" : "");
-        return -1;
-    }
-    for (const char *q = p; *q; q++) {
-        if (!isdigit((unsigned char)*q)) {
-            snprintf(why, whysize, "'%s' is not a number%s", tok, words ? " (nor MIN or MAX)" : "");
-            return -1;
-        }
-    }
-    errno = 0;
-    char *end;
-    long long v = strtoll(tok, &end, 10);
-    if (errno == ERANGE) {
-        snprintf(why, whysize, "'%s' is out of the range of a 64-bit integer", tok);
-        return -1;
-    }
-    *out = (int64_t)v;
-    return 0;
-}
-
-int weir_script_parse_index(const char *tok, int *out, char *why, size_t whysize)
-{
-    if (*tok == '+' || *tok == '-') {
-        snprintf(why, whysize, "'%s' has a sign (write the number alone)", tok);
-        return -1;
-    }
-    size_t n = 0;
-    for (const char *q = tok; *q; q++, n++) {
-        if (!isdigit((unsigned char)*q)) {
-            snprintf(why, whysize, "'%s' is not a number of digits", tok);
-            return -1;
-        }
-    }
-    if (n == 0 || n > 9) {
-        snprintf(why, whysize, n ? "'%s' is too large" : "a number is missing", tok);
-        return -1;
-    }
-    *out = atoi(tok);
-    return 0;
 }
 
 static int split(char *line, char **tok)

@@ -16,7 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "script.h"
+#include "script_parse.h"
+#include "script_window.h"
 
 /* ---- printing ------------------------------------------------------------- */
 
@@ -119,47 +120,6 @@ static int parse_params(const char *op, char **tok, int n, weir_script_param *p,
         p[*np].value = eq + 1;
         p[*np].used = false;
         (*np)++;
-    }
-    return 0;
-}
-
-const char *weir_script_param_get(weir_script_param *p, int np, const char *name)
-{
-    for (int k = 0; k < np; k++) {
-        if (strcmp(p[k].name, name) == 0) {
-            p[k].used = true;
-            return p[k].value;
-        }
-    }
-    return NULL;
-}
-
-int weir_script_param_unused(const char *op, weir_script_param *p, int np, const char *allowed,
-                             char *why, size_t whysize)
-{
-    for (int k = 0; k < np; k++) {
-        if (!p[k].used) {
-            snprintf(why, whysize, "op %s: unknown setting '%s' (allowed: %s)", op, p[k].name,
-                     allowed);
-            return -1;
-        }
-    }
-    return 0;
-}
-
-/* A non-negative or positive integer setting. */
-int weir_script_param_ms(const char *op, const char *name, const char *v, bool positive,
-                         int64_t *out, char *why, size_t whysize)
-{
-    char inner[WEIR_SCRIPT_WHY];
-    if (weir_script_parse_int(v, false, out, inner, sizeof inner)) {
-        snprintf(why, whysize, "op %s: %s: %s", op, name, inner);
-        return -1;
-    }
-    if (positive ? *out <= 0 : *out < 0) {
-        snprintf(why, whysize, "op %s: %s=%s: must be %s", op, name, v,
-                 positive ? "> 0" : ">= 0");
-        return -1;
     }
     return 0;
 }

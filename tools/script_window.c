@@ -9,12 +9,13 @@
  * stops the script with `FILE:LINE: reason` at the op line before anything
  * runs.
  */
+#include "script_window.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "script.h"
-#include "script_ops.h"
+#include "script_parse.h"
 
 #define ALLOWED "assign, lateness, trigger, fn, late"
 

@@ -1,9 +1,15 @@
 /* window_internal.h — what the files of the window operator share
- * (window/window*.c): the resolved configuration, the per-subtask state,
- * window arithmetic, and the common tail of every firing and of every late
- * element. Private to operators/; written against the public headers only.
+ * (window/window*.c): the resolved configuration, the per-subtask state and
+ * the window arithmetic (window_assign.c). Private to window/; written
+ * against the public headers only. The other headers of the folder, each
+ * implemented by the files it names, which call nothing of those that
+ * include it:
  *
- *   window.c           the operator: validation, the vtable, firing, late elements
+ *   window_function.h  the window function applied, late elements (window_function.c)
+ *   window_engines.h   the engines (window_windows.c, window_panes.c, window_sessions.c)
+ *
+ *   window.c           the operator: validation, the vtable, dispatch to the engines
+ *   window_function.c  accumulators, a firing's results, elements no window took
  *   window_assign.c    window arithmetic: starts with offsets, sliding ranges
  *   window_windows.c   state per (key, window): the global window, count triggers
  *   window_panes.c     tumbling, sliding and cumulative windows over a key's panes
@@ -93,12 +99,6 @@ static inline size_t weir__window_search(const void *list, size_t n, size_t size
     }
     return lo;
 }
-
-/* The header before the accumulator in each engine's entries (a window's
- * value, a pane, a session), from the engine's own struct. */
-extern const size_t weir__windows_header_size; /* window_windows.c */
-extern const size_t weir__panes_header_size;   /* window_panes.c */
-extern const size_t weir__sessions_header_size; /* window_sessions.c */
 
 /* Where the elements at times [lo, hi) go (tumbling and sliding): their
  * pane (its start, clamped at MIN: only the pane holding MIN can begin
@@ -237,70 +237,5 @@ static inline const weir__assignment *weir__window_assign(weir__window_op *op, i
         return &op->memo;
     return weir__window_assign_slow(op, t);
 }
-
-/* ---- the common parts (window.c) ------------------------------------------ */
-
-/* Makes `acc` a new accumulator (aggregate's create, or zeroes). */
-void weir__window_acc_init(const weir__window_config *c, void *acc);
-/* Folds one element into an accumulator that holds `count` elements so far. */
-void weir__window_acc_add(const weir__window_config *c, void *acc, int64_t count, const void *elem);
-/* Folds accumulator `other` into `acc` (`acc` holds acc_count elements). */
-void weir__window_acc_merge(const weir__window_config *c, void *acc, int64_t acc_count,
-                            const void *other);
-
-/* What fires: the window and its contents, as an accumulator (reduce,
- * aggregate) or elements (process). */
-typedef struct weir__firing {
-    int64_t start, end;
-    int64_t max;            /* every result's timestamp */
-    int64_t count;
-    int firing;
-    bool late;
-    const void *acc;
-    const void *elems;
-    size_t nelems;
-} weir__firing;
-
-/* Emits the result(s) of one firing and reports it. A firing with no
- * element emits nothing and is not reported. */
-int weir__window_emit(weir_ctx *ctx, weir__window_op *op, const weir__firing *f);
-
-/* An element that no window took: late if ts + lateness <= watermark (then
- * side output or dropped, reported with the window it missed); otherwise (it
- * fell between sliding windows) filtered. */
-int weir__window_skipped(weir_ctx *ctx, weir__window_op *op, const void *elem, int64_t ts,
-                         int64_t missed_start, int64_t missed_end);
-
-/* The scratch buffer, grown to at least `size` bytes (its contents kept);
- * NULL (the ctx failed) on out-of-memory. */
-unsigned char *weir__scratch_get(weir_ctx *ctx, weir__scratch *s, size_t size);
-
-/* ---- the engines ---------------------------------------------------------- */
-
-int weir__windows_record(weir_ctx *ctx, weir__window_op *op, const void *elem, int64_t ts);
-int weir__windows_timer(weir_ctx *ctx, weir__window_op *op, const weir_timer *t);
-
-int weir__panes_record(weir_ctx *ctx, weir__window_op *op, const void *elem, int64_t ts);
-int weir__panes_timer(weir_ctx *ctx, weir__window_op *op, const weir_timer *t);
-
-/* The pane list and per-pane elements (window_panes.c), which the windows
- * engine shares for a process function on overlapping sliding windows. */
-/* Puts `elem` into pane q of the key's pane list (made if new) and appends
- * it to the pane's elements. */
-int weir__panes_put(weir_ctx *ctx, weir__window_op *op, int64_t q, const void *elem);
-/* Gathers into op->buf the elements of the panes whose start lies in [lo,
- * hi] and whose arrival number is above `after` (elem_seq; else all): their
- * number in *n. */
-int weir__panes_gather(weir_ctx *ctx, weir__window_op *op, int64_t lo, int64_t hi, uint64_t after,
-                       size_t *n);
-/* Frees the panes whose start lies in [lo, stop), with their elements. */
-int weir__panes_free(weir_ctx *ctx, weir__window_op *op, int64_t lo, weir__wide stop);
-
-/* Cumulative windows on the panes engine (window_panes.c). */
-int weir__cumulate_record(weir_ctx *ctx, weir__window_op *op, const void *elem, int64_t ts);
-int weir__cumulate_timer(weir_ctx *ctx, weir__window_op *op, const weir_timer *t);
-
-int weir__sessions_record(weir_ctx *ctx, weir__window_op *op, const void *elem, int64_t ts);
-int weir__sessions_timer(weir_ctx *ctx, weir__window_op *op, const weir_timer *t);
 
 #endif

@@ -82,6 +82,8 @@
 
 #include "weir/error.h"
 #include "weir/state.h"
+#include "window_engines.h"
+#include "window_function.h"
 #include "window_internal.h"
 
 typedef struct pane {

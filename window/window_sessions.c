@@ -37,6 +37,8 @@
 
 #include "weir/error.h"
 #include "weir/state.h"
+#include "window_engines.h"
+#include "window_function.h"
 #include "window_internal.h"
 
 #define NO_TIMER WEIR_TS_MIN

@@ -10,12 +10,22 @@
  * both clocks and both flush modes, and check that nothing is lost,
  * duplicated or reordered (per producer) and that the job ends. None of them
  * measures time: a wedged pipeline shows up as the test's timeout.
+ *
+ * They also check the memory bound of channel.h: a channel's batches are
+ * the pool in flight, plus the pending ones, which only one callback's
+ * output may add (a blocked subtask is fed no input), and, at a source's
+ * end, the MAX watermark and END its finish sends behind that output in the
+ * same step. A channel makes batches only when none is spare and frees none
+ * before it is destroyed, so its `allocated` after the run is the most it
+ * ever held (check_memory_bound). A subtask fed on while its output is full
+ * would pile up pending batches a steady stream long, thousands of them.
  */
 #include <criterion/criterion.h>
 #include <sched.h>
 #include <stdatomic.h>
 #include <string.h>
 
+#include "job_state.h"
 #include "support/weir_testutil.h"
 
 enum { FAN = 1000, INPUTS = WEIR_TEST_SANITIZED ? 60 : 300 };
@@ -87,6 +97,38 @@ static void check_totals(const sink_totals *t, int sinks)
     cr_assert_eq(mixed, expected_mix(), "the right number arrived, but not the right records");
 }
 
+/* The records one callback of the producer behind `ch` emits into it at
+ * most: a source's next() emits a batch hint (batch_capacity) of records,
+ * an operator here at most FAN (fan_out, a process sink: none). */
+static uint64_t callback_output(const weir_job *job, const weir__channel *ch)
+{
+    const weir__node *from = job->graph.nodes[job->graph.edges[ch->edge].from];
+    return from->is_source ? (uint64_t)job->cfg.batch_capacity : FAN;
+}
+
+/* Every channel of the run stayed within the pool, one callback's output
+ * pending (its last batch maybe still open) and the end's two control
+ * batches; each had a pool of channel_batches. */
+static void check_memory_bound(const weir_job *job)
+{
+    const weir__plan *plan = job->plan;
+    cr_assert_gt(plan->nchannels, 0, "the pipeline has no channel to check");
+    for (int i = 0; i < plan->nchannels; i++) {
+        const weir__channel *ch = plan->channels[i];
+        cr_assert_eq(ch->pool, (uint32_t)job->cfg.channel_batches, "channel %d: pool %u", i,
+                     ch->pool);
+        uint64_t pending = (callback_output(job, ch) + ch->capacity - 1) / ch->capacity;
+        uint64_t bound = ch->pool + pending + 2;
+        cr_assert_leq(ch->allocated, bound,
+                      "channel %d (edge %d, %s -> %s): %u batches of %u records, bound %llu "
+                      "(pool %u + %llu pending + MAX and END)",
+                      i, ch->edge, job->graph.nodes[job->graph.edges[ch->edge].from]->name,
+                      job->graph.nodes[job->graph.edges[ch->edge].to]->name, ch->allocated,
+                      ch->capacity, (unsigned long long)bound, ch->pool,
+                      (unsigned long long)pending);
+    }
+}
+
 typedef struct bp_case {
     int workers;
     int source_p;
@@ -124,6 +166,7 @@ static void run_fan(bp_case c)
                                 c.sink_p);
     tu_run_ok(job);
     check_totals(&totals, c.sink_p);
+    check_memory_bound(job);
     weir_job_destroy(job);
 }
 
@@ -193,6 +236,7 @@ Test(backpressure, blocking_keeps_order, .timeout = 120)
     tu_run_ok(job);
     cr_assert_eq(atomic_load(&totals.bad), 0, "records arrived out of order");
     check_totals(&totals, 1);
+    check_memory_bound(job);
     weir_job_destroy(job);
 }
 
@@ -277,6 +321,7 @@ static void run_edge(edge_kind kind, int workers)
     cr_assert_eq(count, (uint64_t)INPUTS * FAN * copies, "%llu records, expected %llu",
                  (unsigned long long)count, (unsigned long long)INPUTS * FAN * copies);
     cr_assert_eq(mixed, expected_mix() * (uint64_t)copies);
+    check_memory_bound(job);
     weir_job_destroy(job);
 }
 
@@ -343,8 +388,6 @@ Test(backpressure, repeated_runs_no_lost_wakeup, .timeout = 240)
  * makes one a scheduler round, thousands while the slow sink sleeps. */
 
 #include <time.h>
-
-#include "job_state.h"
 
 enum { WAIT_RECORDS = WEIR_TEST_SANITIZED ? 120 : 300 };
 

@@ -18,6 +18,10 @@
  *     the one that will queue it instead of spinning it away
  *     (spin_for_work).
  *
+ * The workers' parks are counted (job->parks, scheduler.c park): where the
+ * pipeline has nothing to do, its workers must have parked rather than spun
+ * through the wait. Counted, never timed.
+ *
  * Each run is bounded: a few hundred waits of 1 ms of the system clock, or
  * some thousands of single-record batches (well under a second in a release
  * build, a few seconds under the sanitizers).
@@ -143,9 +147,30 @@ static void assert_tally(const tally *t, uint64_t count, uint64_t sum)
     cr_assert_eq(s, sum);
 }
 
+/* Every worker of the job parked at least `each` times, and all of them
+ * together at least `total`. */
+static void assert_parked(const weir_job *job, unsigned long each, unsigned long total)
+{
+    unsigned long sum = 0;
+    for (int i = 0; i < job->nworkers; i++) {
+        cr_log_info("worker %d parked %lu times", i, job->workers[i].parks);
+        cr_assert_geq(job->workers[i].parks, each, "worker %d parked %lu times, expected %lu", i,
+                      job->workers[i].parks, each);
+        sum += job->workers[i].parks;
+    }
+    cr_assert_eq(job->parks, sum, "job->parks %lu is not the workers' sum %lu", job->parks, sum);
+    cr_assert_geq(sum, total, "the workers parked %lu times, expected at least %lu", sum, total);
+}
+
 /* A record at a time, every millisecond, across two channel hops on two
  * workers: each hop finds its consumer parked (nothing else to run) and
- * wakes it through the other worker's inbox. */
+ * wakes it through the other worker's inbox. While the source waits for its
+ * next millisecond the pipeline has nothing to do, and its workers park: a
+ * worker spins a little first (SPIN_BEFORE_PARK looks at its inbox, not at
+ * the clock), so a wait can pass without a park only where a batch came
+ * during the spin and the deadline had passed by then; half the records is
+ * a bound far below what a run shows (about one park a record for each
+ * worker) and far above a scheduler that spins through its waits (none). */
 Test(handoffs, parked_workers_are_woken_by_each_batch, .timeout = 60)
 {
     weir_job *job = tu_job(&(weir_job_config){.workers = 2,
@@ -158,6 +183,7 @@ Test(handoffs, parked_workers_are_woken_by_each_batch, .timeout = 60)
     tally t = {0};
     cr_assert_not_null(weir_sink_callback(weir_stream_rebalance(s), tally_sink, &t));
     tu_run_ok(job);
+    assert_parked(job, 1, NAPS / 2);
     weir_job_destroy(job);
     assert_tally(&t, NAPS, (uint64_t)NAPS * (NAPS + 1) / 2);
 }
@@ -183,7 +209,10 @@ Test(handoffs, blocked_producers_are_woken_by_credit, .timeout = 120)
 
 /* The virtual clock with two sources on two workers, each waiting 1 ms of
  * virtual time after every record: time moves only when both workers have
- * parked, to the earliest deadline either published, hundreds of times. */
+ * parked, to the earliest deadline either published, hundreds of times.
+ * Each source waits for times 1 .. NAPS (one record a millisecond never
+ * moves the clock by work), so the clock jumped NAPS times, each jump made
+ * by the worker whose park left none running: at least NAPS parks. */
 Test(handoffs, the_virtual_clock_moves_when_every_worker_parked, .timeout = 60)
 {
     weir_job *job = tu_job(&(weir_job_config){.workers = 2,
@@ -195,6 +224,7 @@ Test(handoffs, the_virtual_clock_moves_when_every_worker_parked, .timeout = 60)
     tally t = {0};
     cr_assert_not_null(weir_sink_callback(weir_stream_rebalance(s), tally_sink, &t));
     tu_run_ok(job);
+    assert_parked(job, 1, NAPS);
     weir_job_destroy(job);
     /* Each source subtask emits 0..NAPS-1; the rebalance spreads them, so
      * only count and sum are fixed. */
