@@ -59,12 +59,6 @@ typedef struct planner {
  * a bound, twenty such levels would plan a million sources. */
 #define PLAN_MAX_NODES 1000
 
-/* The tokens of a span, with their offsets in the statements' text. */
-typedef struct span_toks {
-    sql_tokens t;
-    bool ok;
-} span_toks;
-
 /* A grouped query's parts, as the rewriting needs them (arrays in the
  * planner's arena: keys as many as GROUP BY has, aggregate calls growing
  * as they are found). */

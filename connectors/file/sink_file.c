@@ -512,12 +512,13 @@ static int sink_snapshot(weir_ctx *ctx, weir_snapshot_writer *w)
     }
     /* [tag][run id, 16 bytes][subtask, next part, count] then n per pending part */
     uint32_t tag = STATE_TAG;
-    int64_t head[3] = {weir_ctx_subtask(ctx), s->next_n, (int64_t)s->npending};
     r = weir_snapshot_write(w, &tag, sizeof tag);
     if (r == 0)
         r = weir_snapshot_write(w, a->run, RUN_CHARS);
-    if (r == 0)
+    if (r == 0) {
+        int64_t head[3] = {weir_ctx_subtask(ctx), s->next_n, (int64_t)s->npending};
         r = weir_snapshot_write(w, head, sizeof head);
+    }
     for (size_t i = 0; r == 0 && i < s->npending; i++)
         r = weir_snapshot_write(w, &s->pending[i].n, sizeof s->pending[i].n);
     return r;
