@@ -250,12 +250,12 @@ void weir__json_plain(weir__json_writer *w, const char *s, size_t n)
     put_raw(w, "\"", s, n, "\"");
 }
 
-/* An integer in decimal into the end of num[24], by hand (captures are
- * mostly integers, and snprintf's format parsing cost more than the rest of
- * the event): returns where it starts. */
-static char *decimal(char num[24], uint64_t magnitude, bool negative)
+/* An integer in decimal into the bytes before `end` (21 at most: 20 digits
+ * and a sign), by hand (captures are mostly integers, and snprintf's format
+ * parsing cost more than the rest of the event): returns where it starts. */
+static char *decimal(char *end, uint64_t magnitude, bool negative)
 {
-    char *p = num + 24;
+    char *p = end;
     do {
         *--p = (char)('0' + magnitude % 10);
         magnitude /= 10;
@@ -269,15 +269,15 @@ void weir__json_int(weir__json_writer *w, int64_t v)
 {
     char num[24];
     /* The magnitude in unsigned arithmetic: -INT64_MIN does not fit. */
-    char *p = decimal(num, v < 0 ? 0 - (uint64_t)v : (uint64_t)v, v < 0);
-    put_raw(w, NULL, p, (size_t)(num + 24 - p), NULL);
+    char *p = decimal(num + sizeof num, v < 0 ? 0 - (uint64_t)v : (uint64_t)v, v < 0);
+    put_raw(w, NULL, p, (size_t)(num + sizeof num - p), NULL);
 }
 
 void weir__json_uint(weir__json_writer *w, uint64_t v)
 {
     char num[24];
-    char *p = decimal(num, v, false);
-    put_raw(w, NULL, p, (size_t)(num + 24 - p), NULL);
+    char *p = decimal(num + sizeof num, v, false);
+    put_raw(w, NULL, p, (size_t)(num + sizeof num - p), NULL);
 }
 
 void weir__json_bool(weir__json_writer *w, bool v)

@@ -79,6 +79,48 @@ static int refuse(char *err, size_t size, const char *path, mode_t m, unsigned f
                     : "");
 }
 
+/* One folder of weir_outfile_make_folders: `part` of `path`. */
+static int make_folder(const char *path, const char *part, char *err, size_t size)
+{
+    if (mkdir(part, 0777) == 0)
+        return 0;
+    int e = errno;
+    struct stat st;
+    if (e != EEXIST)
+        return fail(err, size, code_of(e), "%s: cannot create the folder %s: %s", path, part,
+                    reason(e));
+    if (stat(part, &st) != 0) /* a link to nothing */
+        return fail(err, size, WEIR_EINVAL, "%s: cannot create the folder %s: %s", path, part,
+                    strerror(errno));
+    if (!S_ISDIR(st.st_mode))
+        return fail(err, size, WEIR_EINVAL, "%s: cannot create the folder %s: it is %s", path,
+                    part, kind_name(st.st_mode));
+    return 0;
+}
+
+int weir_outfile_make_folders(const char *path, char *errbuf, size_t errsize)
+{
+    if (!path || !*path)
+        return fail(errbuf, errsize, WEIR_EINVAL, "weir_outfile_make_folders: a path is required");
+    char *part = weir__strdup(path);
+    if (!part)
+        return fail(errbuf, errsize, WEIR_ENOMEM, "%s: out of memory", path);
+    size_t n = strlen(part);
+    int r = 0;
+    /* Each '/' after a name ends a parent: make it, then put the '/' back. */
+    for (size_t i = 1; i < n && r == 0; i++) {
+        if (part[i] != '/' || part[i - 1] == '/')
+            continue;
+        part[i] = '\0';
+        r = make_folder(path, part, errbuf, errsize);
+        part[i] = '/';
+    }
+    if (r == 0)
+        r = make_folder(path, part, errbuf, errsize);
+    free(part);
+    return r;
+}
+
 /* The target of the link at `path`, malloc'ed; NULL with errno set. */
 static char *read_link(const char *path)
 {

@@ -1,8 +1,7 @@
 /* util.c — the helpers of util.h that are not inline: the invariant abort,
- * strdup, mkdir -p and the names of file kinds. */
+ * strdup and the names of file kinds. */
 #include "util.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -44,48 +43,3 @@ const char *weir__file_kind(unsigned mode)
     return S_ISREG(m) ? "a regular file" : "a special file";
 }
 
-/* One folder; 0 if it is a folder afterwards. */
-static int mkdir_one(const char *path)
-{
-    if (mkdir(path, 0777) == 0)
-        return 0;
-    int err = errno;
-    struct stat st;
-    if (err == EEXIST) {
-        if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
-            return 0;
-        err = ENOTDIR;
-    }
-    errno = err;
-    return -1;
-}
-
-int weir__mkdirs(const char *path, char **failed)
-{
-    if (failed)
-        *failed = NULL;
-    size_t n = strlen(path);
-    char *p = weir__strdup(path);
-    if (!p)
-        return -1;
-    int r = 0;
-    /* Each '/' after a name ends a parent: make it, then put the '/' back. */
-    for (size_t i = 1; i < n && r == 0; i++) {
-        if (p[i] != '/' || p[i - 1] == '/')
-            continue;
-        p[i] = '\0';
-        r = mkdir_one(p);
-        if (r != 0)
-            break;
-        p[i] = '/';
-    }
-    if (r == 0)
-        r = mkdir_one(p);
-    int err = errno;
-    if (r != 0 && failed)
-        *failed = p;
-    else
-        free(p);
-    errno = err;
-    return r;
-}

@@ -1,6 +1,6 @@
 /* util.h — small helpers every runtime file shares: the invariant check that
  * aborts with a location, checked allocation, branch hints, cache-line
- * alignment, the key hash and mkdir -p. Internal (weir__ prefix), never installed. */
+ * alignment and the key hash. Internal (weir__ prefix), never installed. */
 #ifndef WEIR_BASE_UTIL_H
 #define WEIR_BASE_UTIL_H
 
@@ -30,11 +30,6 @@ _Noreturn void weir__abort(const char *file, int line, const char *what);
 
 /* strdup that accepts NULL (returns NULL). */
 char *weir__strdup(const char *s);
-
-/* Makes the folder `path` and any missing parents (mkdir -p). 0 when it is a
- * folder afterwards; else -1 with errno set and *failed (may be NULL) the
- * part that could not be made (owned by the caller: free it). */
-int weir__mkdirs(const char *path, char **failed);
 
 /* What a file of st_mode `mode` is, for messages: "a regular file",
  * "a folder", "a FIFO", "a character device", ... (static text). */

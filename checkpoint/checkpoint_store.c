@@ -210,14 +210,9 @@ int weir__chk_begin(weir__chk_writer *w, const char *parent, int64_t id)
     w->dir = chk_folder(parent, id);
     if (!w->parent || !w->dir)
         return failf(w->err, sizeof w->err, WEIR_ENOMEM, "%s: out of memory", parent);
-    char *part = NULL;
-    if (weir__mkdirs(parent, &part) != 0) {
-        int err = errno;
-        failf(w->err, sizeof w->err, WEIR_EIO, "%s: cannot create the folder %s: %s", parent,
-              part ? part : parent, strerror(err));
-        free(part);
-        return WEIR_EIO;
-    }
+    int r = weir_outfile_make_folders(parent, w->err, sizeof w->err);
+    if (r < 0)
+        return r;
     if (has_metadata(w->dir))
         return failf(w->err, sizeof w->err, WEIR_ESTATE,
                      "%s: a complete checkpoint with this id exists already", w->dir);

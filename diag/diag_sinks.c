@@ -172,14 +172,16 @@ void weir__diag_sinks_write(struct weir__diag *d, const weir_diag_event *event)
         sink_out_of_memory(s, "building a capture event");
         return;
     }
-    WEIR__ASSERT(weir__diag_encoded_whole(d) && "a capture event's sizes differ from its members");
+    /* a capture event's declared sizes match its members */
+    WEIR__ASSERT(weir__diag_encoded_whole(d));
     d->events++;
     if (s->msgpack && fwrite(d->sbuf.data, 1, d->sbuf.size, s->msgpack) != d->sbuf.size)
         sink_failed(s, "writing", weir_outfile_writing(s->msgpack_out));
     if (!d->want_json)
         return;
     /* weir's events nest 4 deep at most */
-    WEIR__ASSERT(!d->jw.invalid && d->jw.depth == 0 && "a capture event left unbalanced");
+    /* no capture event is left unbalanced */
+    WEIR__ASSERT(!d->jw.invalid && d->jw.depth == 0);
     const char *json = weir__buf_cstr(&d->json);
     if (d->json.failed) {
         sink_out_of_memory(s, "building a capture event");

@@ -16,6 +16,24 @@ void *weir__builder_alloc(weir_job *job, size_t size, const char *call)
     return p;
 }
 
+/* A job-owned copy of the argument block, or NULL with the job's error set. */
+static void *arg_copy(weir_job *job, const void *arg, size_t size, const char *call)
+{
+    void *copy = weir__builder_alloc(job, size, call);
+    if (copy)
+        memcpy(copy, arg, size);
+    return copy;
+}
+
+weir_stream *weir__builder_add_source(weir_job *job, const char *call, weir_source_spec spec,
+                                      const void *arg, size_t size)
+{
+    if (!(spec.arg = arg_copy(job, arg, size, call)))
+        return NULL;
+    spec.arg_free = free;
+    return weir_job_add_source(job, &spec);
+}
+
 weir_stream *weir__builder_add(weir_stream *s, const weir__builder_call *call,
                                weir_process_spec spec, const void *arg, size_t size)
 {
@@ -31,11 +49,8 @@ weir_stream *weir__builder_add(weir_stream *s, const weir__builder_call *call,
                               spec.out_size, WEIR_MAX_ELEM_SIZE);
         return NULL;
     }
-    void *copy = weir__builder_alloc(job, size, call->name);
-    if (!copy)
+    if (!(spec.arg = arg_copy(job, arg, size, call->name)))
         return NULL;
-    memcpy(copy, arg, size);
-    spec.arg = copy;
     spec.arg_free = free;
     return weir_stream_process(s, &spec);
 }

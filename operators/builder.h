@@ -1,8 +1,9 @@
 /* builder.h — what the builders of the simple built-in operators share (map,
  * flat_map, filter, the callback and print sinks): refusing a missing
  * function or a bad output size with a message that names the call, and
- * handing the operator its own copy of its argument block; and allocating
- * with the job's error set on failure. Private to operators/; written
+ * handing the operator its own copy of its argument block (the array and
+ * generator sources' too); and allocating with the job's error set on
+ * failure. Private to operators/; written
  * against the public headers only.
  */
 #ifndef WEIR_OPERATORS_BUILDER_H
@@ -31,6 +32,13 @@ typedef struct weir__builder_call {
  * naming the call ("weir_stream_map: fn is required"). */
 weir_stream *weir__builder_add(weir_stream *s, const weir__builder_call *call,
                                weir_process_spec spec, const void *arg, size_t size);
+
+/* Adds the source `spec` describes to the job, with a copy of the `size`
+ * bytes at `arg` as its weir_ctx_arg() (owned by the job: spec.arg and
+ * spec.arg_free are set here). NULL with the job's error set, naming
+ * `call`, when the copy cannot be made or the source not added. */
+weir_stream *weir__builder_add_source(weir_job *job, const char *call, weir_source_spec spec,
+                                      const void *arg, size_t size);
 
 /* A zeroed block of `size` bytes, or NULL with the job's error set to
  * "<call>: out of memory" (WEIR_ENOMEM). */

@@ -424,19 +424,14 @@ weir_stream *weir_source_generator(weir_job *job, const weir_generator_config *c
         weir_job_record_error(job, WEIR_EINVAL, "weir_source_generator: %s", why);
         return NULL;
     }
-    weir_generator_config *copy = weir__builder_alloc(job, sizeof *copy, "weir_source_generator");
-    if (!copy)
-        return NULL;
-    *copy = *cfg;
-    copy->name = NULL;
+    weir_generator_config copy = *cfg;
+    copy.name = NULL;
     weir_source_spec spec = {
         .name = cfg->name,
         .kind = "generator",
         .vtable = &gen_vtable,
-        .arg = copy,
-        .arg_free = free,
         .elem_size = sizeof(weir_gen_event),
         .parallelism = cfg->partitions,
     };
-    return weir_job_add_source(job, &spec);
+    return weir__builder_add_source(job, "weir_source_generator", spec, &copy, sizeof copy);
 }

@@ -14,10 +14,6 @@ typedef struct map_arg {
     size_t out_size;
 } map_arg;
 
-typedef struct map_state {
-    unsigned char *out;
-} map_state;
-
 static int map_open(weir_ctx *ctx)
 {
     const map_arg *m = weir_ctx_arg(ctx);

@@ -103,19 +103,7 @@ weir_stream *weir_source_array(weir_job *job, const void *elems, size_t count, s
                               "weir_source_array: elems is NULL but count is %zu", count);
         return NULL;
     }
-    array_arg *a = weir__builder_alloc(job, sizeof *a, "weir_source_array");
-    if (!a)
-        return NULL;
-    a->elems = elems;
-    a->timestamps = timestamps;
-    a->count = count;
-    a->elem_size = elem_size;
-    weir_source_spec spec = {
-        .kind = "array_source",
-        .vtable = &array_vtable,
-        .arg = a,
-        .arg_free = free,
-        .elem_size = elem_size,
-    };
-    return weir_job_add_source(job, &spec);
+    array_arg a = {.elems = elems, .timestamps = timestamps, .count = count, .elem_size = elem_size};
+    weir_source_spec spec = {.kind = "array_source", .vtable = &array_vtable, .elem_size = elem_size};
+    return weir__builder_add_source(job, "weir_source_array", spec, &a, sizeof a);
 }

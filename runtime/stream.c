@@ -77,10 +77,17 @@ void weir__graph_free(weir__graph *g)
 
 /* ---- helpers -------------------------------------------------------------- */
 
-static bool name_taken(const weir__graph *g, const char *name)
+/* A node's name, or its uid (which is its name until one is set). */
+static const char *ident(const weir__node *n, bool uid)
+{
+    return uid && n->uid ? n->uid : n->name;
+}
+
+/* Whether a node of the graph has the name (uid false) or uid `v`. */
+static bool ident_taken(const weir__graph *g, const char *v, bool uid)
 {
     for (int i = 0; i < g->nnodes; i++) {
-        if (strcmp(g->nodes[i]->name, name) == 0)
+        if (strcmp(ident(g->nodes[i], uid), v) == 0)
             return true;
     }
     return false;
@@ -89,7 +96,7 @@ static bool name_taken(const weir__graph *g, const char *name)
 /* The kind itself if free, else "kind-2", "kind-3", ... */
 static char *unique_name(const weir__graph *g, const char *base)
 {
-    if (!name_taken(g, base))
+    if (!ident_taken(g, base, false))
         return weir__strdup(base);
     size_t len = strlen(base) + 16;
     char *buf = malloc(len);
@@ -97,7 +104,7 @@ static char *unique_name(const weir__graph *g, const char *base)
         return NULL;
     for (int i = 2;; i++) {
         snprintf(buf, len, "%s-%d", base, i);
-        if (!name_taken(g, buf))
+        if (!ident_taken(g, buf, false))
             return buf;
     }
 }
@@ -259,7 +266,7 @@ weir_stream *weir_job_add_source(weir_job *job, const weir_source_spec *spec)
         node_free(n);
         goto fail_oom;
     }
-    if (spec->name && name_taken(&job->graph, spec->name)) {
+    if (spec->name && ident_taken(&job->graph, spec->name, false)) {
         weir__job_fail(job, WEIR_EINVAL, "%s: the name '%s' is already used", call, spec->name);
         n->arg_free = NULL;
         node_free(n);
@@ -390,7 +397,7 @@ static bool operator_refused(weir_job *job, weir_stream *a, weir_stream *b,
             }
         }
     }
-    if (spec->name && name_taken(&job->graph, spec->name)) {
+    if (spec->name && ident_taken(&job->graph, spec->name, false)) {
         weir__job_fail(job, WEIR_EINVAL, "%s: the name '%s' is already used", call, spec->name);
         return true;
     }
@@ -485,8 +492,12 @@ weir_stream *weir_stream_side_output(weir_stream *s, int tag)
 
 /* ---- naming and parallelism ----------------------------------------------- */
 
+/* The node whose main or side output s is; NULL for a NULL stream, or with
+ * the job failed for a view. */
 static weir__node *producing_node(weir_stream *s, const char *call)
 {
+    if (!s)
+        return NULL;
     if (s->is_view || s->nsrc != 1) {
         weir__job_fail(s->job, WEIR_EINVAL,
                               "%s: applies to an operator's output, not to a key_by, rebalance, "
@@ -497,11 +508,42 @@ static weir__node *producing_node(weir_stream *s, const char *call)
     return s->job->graph.nodes[s->src[0].node];
 }
 
+/* The source whose output s is; NULL as producing_node, or with the job
+ * failed when the node is no source. */
+static weir__node *source_node(weir_stream *s, const char *call)
+{
+    weir__node *n = producing_node(s, call);
+    if (n && !n->is_source) {
+        weir__job_fail(s->job, WEIR_EINVAL, "%s: '%s' is not a source", call, n->name);
+        return NULL;
+    }
+    return n;
+}
+
+/* Gives n, the node of s, the name (uid false) or uid `v`: nothing to do
+ * when it has it already, refused when another node has it. */
+static weir_stream *set_ident(weir_stream *s, weir__node *n, bool uid, const char *v,
+                              const char *call)
+{
+    if (strcmp(ident(n, uid), v) == 0)
+        return s;
+    if (ident_taken(&s->job->graph, v, uid)) {
+        weir__job_fail(s->job, WEIR_EINVAL, "%s: the %s '%s' is already used", call,
+                       uid ? "uid" : "name", v);
+        return NULL;
+    }
+    char *copy = weir__strdup(v);
+    if (!copy)
+        return oom(s->job, call);
+    char **field = uid ? &n->uid : &n->name;
+    free(*field);
+    *field = copy;
+    return s;
+}
+
 weir_stream *weir_stream_set_name(weir_stream *s, const char *name)
 {
     static const char call[] = "weir_stream_set_name";
-    if (!s)
-        return NULL;
     weir__node *n = producing_node(s, call);
     if (!n)
         return NULL;
@@ -509,42 +551,15 @@ weir_stream *weir_stream_set_name(weir_stream *s, const char *name)
         weir__job_fail(s->job, WEIR_EINVAL, "%s: the name is empty", call);
         return NULL;
     }
-    if (strcmp(n->name, name) == 0)
-        return s;
-    if (name_taken(&s->job->graph, name)) {
-        weir__job_fail(s->job, WEIR_EINVAL, "%s: the name '%s' is already used", call, name);
-        return NULL;
-    }
-    char *copy = weir__strdup(name);
-    if (!copy)
-        return oom(s->job, call);
-    free(n->name);
-    n->name = copy;
-    return s;
-}
-
-static bool uid_taken(const weir__graph *g, const char *uid)
-{
-    for (int i = 0; i < g->nnodes; i++) {
-        const weir__node *n = g->nodes[i];
-        if (strcmp(n->uid ? n->uid : n->name, uid) == 0)
-            return true;
-    }
-    return false;
+    return set_ident(s, n, false, name, call);
 }
 
 weir_stream *weir_source_union_state(weir_stream *s)
 {
     static const char call[] = "weir_source_union_state";
-    if (!s)
-        return NULL;
-    weir__node *n = producing_node(s, call);
+    weir__node *n = source_node(s, call);
     if (!n)
         return NULL;
-    if (!n->is_source) {
-        weir__job_fail(s->job, WEIR_EINVAL, "%s: '%s' is not a source", call, n->name);
-        return NULL;
-    }
     n->union_state = true;
     return s;
 }
@@ -552,15 +567,9 @@ weir_stream *weir_source_union_state(weir_stream *s)
 weir_stream *weir_source_align_watermarks(weir_stream *s, const weir_watermark_alignment *a)
 {
     static const char call[] = "weir_source_align_watermarks";
-    if (!s)
-        return NULL;
-    weir__node *n = producing_node(s, call);
+    weir__node *n = source_node(s, call);
     if (!n)
         return NULL;
-    if (!n->is_source) {
-        weir__job_fail(s->job, WEIR_EINVAL, "%s: '%s' is not a source", call, n->name);
-        return NULL;
-    }
     weir_watermark_alignment v = a ? *a : (weir_watermark_alignment){0};
     size_t len = v.group ? strlen(v.group) : 0;
     if (v.group && (len < 1 || len > 100)) {
@@ -594,8 +603,6 @@ weir_stream *weir_source_align_watermarks(weir_stream *s, const weir_watermark_a
 weir_stream *weir_stream_set_uid(weir_stream *s, const char *uid)
 {
     static const char call[] = "weir_stream_set_uid";
-    if (!s)
-        return NULL;
     weir__node *n = producing_node(s, call);
     if (!n)
         return NULL;
@@ -614,25 +621,12 @@ weir_stream *weir_stream_set_uid(weir_stream *s, const char *uid)
             return NULL;
         }
     }
-    if (strcmp(n->uid ? n->uid : n->name, uid) == 0)
-        return s;
-    if (uid_taken(&s->job->graph, uid)) {
-        weir__job_fail(s->job, WEIR_EINVAL, "%s: the uid '%s' is already used", call, uid);
-        return NULL;
-    }
-    char *copy = weir__strdup(uid);
-    if (!copy)
-        return oom(s->job, call);
-    free(n->uid);
-    n->uid = copy;
-    return s;
+    return set_ident(s, n, true, uid, call);
 }
 
 weir_stream *weir_stream_set_parallelism(weir_stream *s, int parallelism)
 {
     static const char call[] = "weir_stream_set_parallelism";
-    if (!s)
-        return NULL;
     weir__node *n = producing_node(s, call);
     if (!n)
         return NULL;

@@ -6,7 +6,8 @@
 # librdkafka for Kafka (its mock cluster, rdkafka_mock.h, runs the tests),
 # libunistring for SQL's UPPER and LOWER (Unicode case mapping);
 # Criterion for the tests), libclang-rt-14-dev for the fuzz preset (libFuzzer's
-# runtime, libclang_rt.fuzzer*.a, is there, not in clang's own dependencies), dpkg-dev and file for CPack's Debian packages, and
+# runtime, libclang_rt.fuzzer*.a, is there, not in clang's own dependencies), dpkg-dev and file for CPack's Debian packages,
+# cppcheck for the static analysis (scripts/cppcheck.sh), and
 # Debian's Chromium with Node.js for the viewer's browser tests
 # (playwright-core from npm drives that Chromium; no browser is ever
 # downloaded). Idempotent: what is present is left alone, so a second run
@@ -16,7 +17,8 @@ set -eu
 here=$(cd "$(dirname "$0")/.." && pwd)
 
 packages="build-essential clang libclang-rt-14-dev cmake pkg-config dpkg-dev file libck-dev liburcu-dev \
-libmsgpack-dev libcriterion-dev libjansson-dev libcsv-dev libxxhash-dev librdkafka-dev libunistring-dev chromium"
+libmsgpack-dev libcriterion-dev libjansson-dev libcsv-dev libxxhash-dev librdkafka-dev libunistring-dev chromium \
+cppcheck"
 # Node.js may come from elsewhere (some images ship NodeSource's nodejs, which
 # bundles npm and conflicts with Debian's npm package): only install Debian's
 # when the commands are absent.

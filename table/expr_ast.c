@@ -846,8 +846,8 @@ int weir__ast_parse_item(weir_ast_arena **arena, const char *text, bool allow_al
         if (p.t.kind != T_IDENT && p.t.kind != T_QIDENT) {
             perr(&p, p.t.at, "expected a name after AS");
         } else {
-            char *name = token_value(&p, &p.t, NULL);
-            if (name && alias && !(*alias = strdup(name)))
+            char *as = token_value(&p, &p.t, NULL);
+            if (as && alias && !(*alias = strdup(as)))
                 nomem(&p);
             next(&p);
         }

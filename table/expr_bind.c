@@ -1039,11 +1039,12 @@ int weir_expr_compile_item(const char *text, const weir_schema *schema, int allo
         r = bind_item(e, root, e->text, &scope, allow_agg, &at, msg, sizeof msg);
     }
     if (r && err && errsize) {
-        char echo[WEIR__EXPR_ECHO + 4];
-        if (r == WEIR_ENOMEM)
+        if (r == WEIR_ENOMEM) {
             snprintf(err, errsize, "out of memory");
-        else
+        } else {
+            char echo[WEIR__EXPR_ECHO + 4];
             snprintf(err, errsize, "%s at %zu: %s", weir__expr_echo(text, echo), at + 1, msg);
+        }
     }
     weir_ast_arena_free(&arena);
     if (r) {

@@ -242,7 +242,6 @@ static int ev_in(const weir__enode *n, const weir__val *a, const unsigned char *
                  unsigned char *sc, weir__val *o, const char **why)
 {
     weir__val b;
-    int r;
     *o = (weir__val){0};
     if (a->null) {
         o->null = true;
@@ -250,7 +249,8 @@ static int ev_in(const weir__enode *n, const weir__val *a, const unsigned char *
     }
     bool saw_null = false;
     for (int i = 0; i < n->nargs; i++) {
-        if ((r = ev(n->args[i], row, sc, &b, why)))
+        int r = ev(n->args[i], row, sc, &b, why);
+        if (r)
             return r;
         if (b.null) {
             saw_null = true;
@@ -274,10 +274,10 @@ static int ev_case(const weir__enode *n, const unsigned char *row, unsigned char
                    const char **why)
 {
     weir__val a;
-    int r;
     int k = n->nargs, pairs = n->has_else ? (k - 1) / 2 : k / 2;
     for (int i = 0; i < pairs; i++) {
-        if ((r = ev(n->args[2 * i], row, sc, &a, why)))
+        int r = ev(n->args[2 * i], row, sc, &a, why);
+        if (r)
             return r;
         if (!a.null && a.i)
             return ev(n->args[2 * i + 1], row, sc, o, why);

@@ -30,7 +30,6 @@ typedef struct source_impl {
     const weir_schema *out;
     unsigned mode;
     char mode_text[32];
-    char name[160];
     /* A bound schema without strings: its fields are copied by `copies`,
      * the record timestamp into column `meta` (or none: -1). */
     bool fixed;

@@ -497,8 +497,8 @@ static weir_table *window_core(weir_table *in, const weir_table_window *w, const
         goto fail;
     /* Expressions as arguments: a Calc computes them (its compile errors
      * name a window column used in one). */
-    weir_table *src = in;
-    if (need_calc && !(src = args_calc(in, exprs, nexprs, arg_col)))
+    weir_table *src = need_calc ? args_calc(in, exprs, nexprs, arg_col) : in;
+    if (!src)
         goto fail;
 
     t = weir__table_node(env, src, "WindowAggregate(%s%s%s)", wname, kbuf[0] ? ", " : "", kbuf);

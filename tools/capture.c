@@ -181,7 +181,7 @@ static void kind_of(const char *json, size_t len, char *buf, size_t size)
                 return;
             bool key = depth == 1 && (prev == '{' || prev == ',');
             if (key && i - start == 4 && memcmp(json + start, "kind", 4) == 0) {
-                size_t v = i + 2, end = v;
+                size_t v = i + 2, end;
                 if (v > len || json[i + 1] != ':' || json[v] != '"')
                     return;
                 for (end = v + 1; end < len && json[end] != '"' && json[end] != '\\'; end++)

@@ -705,22 +705,22 @@ static void finish_table(FILE *out, table *t, const char *align, int n)
     free_table(t);
 }
 
-static const char *num(char *buf, size_t size, int64_t v)
+static const char *fmt_num(char *buf, size_t size, int64_t v)
 {
     snprintf(buf, size, "%" PRId64, v);
     return buf;
 }
 
-static const char *ts(char *buf, size_t size, int64_t v)
+static const char *fmt_ts(char *buf, size_t size, int64_t v)
 {
     if (v == INT64_MIN)
         return "MIN";
     if (v == INT64_MAX)
         return "MAX";
-    return num(buf, size, v);
+    return fmt_num(buf, size, v);
 }
 
-static const char *rate(char *buf, size_t size, int64_t n, int64_t ms)
+static const char *fmt_rate(char *buf, size_t size, int64_t n, int64_t ms)
 {
     if (ms <= 0)
         return "-";
@@ -773,7 +773,7 @@ static void held_at_end(FILE *out, const summary *s, const cap_check *c)
             snprintf(line, sizeof line,
                      "%s subtask %d: watermark %s for %" PRId64 " ms (t %" PRId64 "..%" PRId64
                      "): %s",
-                     s->names[op], sub, st->advances ? ts(w, sizeof w, st->wm) : "MIN",
+                     s->names[op], sub, st->advances ? fmt_ts(w, sizeof w, st->wm) : "MIN",
                      st->at_end.ms, st->at_end.from, st->at_end.to, cause);
             wrap(out, 4, 8, line);
         }
@@ -856,8 +856,8 @@ static void report(FILE *out, const char *path, const summary *s, const cap_chec
                      o->peak_t);
         else
             snprintf(peak, sizeof peak, "-");
-        row(&t, s->names[i], num(a, sizeof a, in), num(b, sizeof b, outn),
-            rate(d, sizeof d, in, s->end_t), rate(e, sizeof e, outn, s->end_t), peak);
+        row(&t, s->names[i], fmt_num(a, sizeof a, in), fmt_num(b, sizeof b, outn),
+            fmt_rate(d, sizeof d, in, s->end_t), fmt_rate(e, sizeof e, outn, s->end_t), peak);
     }
     print_table(out, &t, "lrrrrr");
     free_table(&t);
@@ -880,10 +880,11 @@ static void report(FILE *out, const char *path, const summary *s, const cap_chec
             bool source = op->accounting == CAP_ACCT_SOURCE;
             if (!st->has_lag && st->advances && !source)
                 lag_na = true;
-            row(&t, s->names[i], sub, num(a, sizeof a, st->advances),
-                st->advances ? ts(b, sizeof b, st->wm) : "-",
-                source ? "-" : st->has_lag ? num(d, sizeof d, st->max_lag) : "n/a",
-                source ? "-" : st->has_final_lag ? num(e, sizeof e, st->final_lag) : "n/a", stall);
+            row(&t, s->names[i], sub, fmt_num(a, sizeof a, st->advances),
+                st->advances ? fmt_ts(b, sizeof b, st->wm) : "-",
+                source ? "-" : st->has_lag ? fmt_num(d, sizeof d, st->max_lag) : "n/a",
+                source ? "-" : st->has_final_lag ? fmt_num(e, sizeof e, st->final_lag) : "n/a",
+                stall);
             if (st->stall.has) {
                 char cause[512], note[640];
                 full_cause(s, c, &st->stall, false, cause, sizeof cause);
@@ -918,9 +919,10 @@ static void report(FILE *out, const char *path, const summary *s, const cap_chec
             !side && !o->late_events && op->accounting != CAP_ACCT_WINDOW)
             continue;
         nwin++;
-        row(&t, s->names[i], num(a, sizeof a, o->fired_on_time), num(b, sizeof b, o->fired_late),
-            num(d, sizeof d, o->fired_elements), num(e, sizeof e, dropped),
-            num(f, sizeof f, side), num(g, sizeof g, o->merges), num(h, sizeof h, o->cleanups));
+        row(&t, s->names[i], fmt_num(a, sizeof a, o->fired_on_time),
+            fmt_num(b, sizeof b, o->fired_late), fmt_num(d, sizeof d, o->fired_elements),
+            fmt_num(e, sizeof e, dropped), fmt_num(f, sizeof f, side),
+            fmt_num(g, sizeof g, o->merges), fmt_num(h, sizeof h, o->cleanups));
     }
     finish_table(out, &t, "lrrrrrrr", nwin);
 
@@ -937,8 +939,8 @@ static void report(FILE *out, const char *path, const summary *s, const cap_chec
             char sub[16];
             snprintf(sub, sizeof sub, "%d", k);
             snprintf(d, sizeof d, "%.2f", st->max_fill);
-            row(&t, s->names[i], sub, num(a, sizeof a, st->blocked_ms), d,
-                num(b, sizeof b, st->bp_samples));
+            row(&t, s->names[i], sub, fmt_num(a, sizeof a, st->blocked_ms), d,
+                fmt_num(b, sizeof b, st->bp_samples));
         }
     }
     finish_table(out, &t, "lrrrr", nbp);
@@ -956,8 +958,8 @@ static void report(FILE *out, const char *path, const summary *s, const cap_chec
             char sub[16];
             snprintf(sub, sizeof sub, "%d", k);
             int64_t ms = st->idle_ms + (st->idle ? s->end_t - st->idle_since : 0);
-            row(&t, s->names[i], sub, num(a, sizeof a, ms),
-                num(b, sizeof b, st->idle_changes));
+            row(&t, s->names[i], sub, fmt_num(a, sizeof a, ms),
+                fmt_num(b, sizeof b, st->idle_changes));
         }
     }
     finish_table(out, &t, "lrrr", nidle);
@@ -993,8 +995,8 @@ static void report(FILE *out, const char *path, const summary *s, const cap_chec
             snprintf(sub, sizeof sub, "%d", k);
             snprintf(mx, sizeof mx, "%.3f", st->max_alignment_ms);
             snprintf(mean, sizeof mean, "%.3f", st->sum_alignment_ms / (double)st->snapshots);
-            row(&t, s->names[i], sub, num(a, sizeof a, st->snapshots), mx, mean,
-                num(b, sizeof b, st->max_held_bytes), num(d, sizeof d, st->max_bytes));
+            row(&t, s->names[i], sub, fmt_num(a, sizeof a, st->snapshots), mx, mean,
+                fmt_num(b, sizeof b, st->max_held_bytes), fmt_num(d, sizeof d, st->max_bytes));
         }
     }
     finish_table(out, &t, "lrrrrrr", nchk);

@@ -278,12 +278,21 @@ void cap_check_free(cap_check *c)
 
 /* ---- the job event -------------------------------------------------------- */
 
+/* Names element i of an event's array (what[64]: "job event: edges[3]")
+ * and checks that it is an object. */
+static int array_object(cap_check *c, const json_t *o, const char *array, int i, char what[64])
+{
+    snprintf(what, 64, "%s[%d]", array, i);
+    if (!json_is_object(o))
+        return bad(c, "%s must be an object, not %s", what, type_name(o));
+    return 0;
+}
+
 static int check_operator(cap_check *c, const json_t *o, int i)
 {
     char what[64];
-    snprintf(what, sizeof what, "job event: operators[%d]", i);
-    if (!json_is_object(o))
-        return bad(c, "%s must be an object, not %s", what, type_name(o));
+    if (array_object(c, o, "job event: operators", i, what))
+        return -1;
     cap_op *op = &c->ops[i];
     const char *name, *kind;
     int64_t p, task;
@@ -320,9 +329,8 @@ static int check_operator(cap_check *c, const json_t *o, int i)
 static int check_edge(cap_check *c, const json_t *o, int i)
 {
     char what[64];
-    snprintf(what, sizeof what, "job event: edges[%d]", i);
-    if (!json_is_object(o))
-        return bad(c, "%s must be an object, not %s", what, type_name(o));
+    if (array_object(c, o, "job event: edges", i, what))
+        return -1;
     cap_edge *e = &c->edges[i];
     const char *from, *to;
     int64_t input, side = 0;
@@ -832,12 +840,11 @@ static int check_checkpoint_end(cap_check *c, const json_t *ev, const char *what
 
 /* ---- the summary ---------------------------------------------------------- */
 
-static int check_summary_entry(cap_check *c, const json_t *o, size_t i)
+static int check_summary_entry(cap_check *c, const json_t *o, int i)
 {
     char what[64];
-    snprintf(what, sizeof what, "summary event: operators[%zu]", i);
-    if (!json_is_object(o))
-        return bad(c, "%s must be an object, not %s", what, type_name(o));
+    if (array_object(c, o, "summary event: operators", i, what))
+        return -1;
     cap_op *op;
     int s, acct;
     if (get_op(c, o, what, &op, &s) ||
@@ -870,6 +877,22 @@ static const char *sum_text(int64_t sum, char buf[32])
     return buf;
 }
 
+/* in = kept + filtered + late_dropped + late_side, the identity of the
+ * one_to_one and window classes: `kept` is their out or absorbed. */
+static int check_in_sum(cap_check *c, const cap_op *op, int s, const char *cls,
+                        const char *kept_name, int64_t kept)
+{
+    const cap_counters *k = &op->cnt[s];
+    int64_t sum = count_sum4(kept, k->filtered, k->late_dropped, k->late_side);
+    if (k->in == sum)
+        return 0;
+    return bad(c, "summary event: the counters of \"%s\" subtask %d do not add up (%s: in %" PRId64
+                  " != %s %" PRId64 " + filtered %" PRId64 " + late_dropped %" PRId64
+                  " + late_side %" PRId64 " = %s)",
+               op->name, s, cls, k->in, kept_name, kept, k->filtered, k->late_dropped,
+               k->late_side, sum_text(sum, (char[32]){0}));
+}
+
 /* The identity of the operator's accounting class (docs/CAPTURE.md). */
 static int check_identity(cap_check *c, const cap_op *op, int s)
 {
@@ -881,30 +904,16 @@ static int check_identity(cap_check *c, const cap_op *op, int s)
             return bad(c, "%s: source \"%s\" subtask %d took in %" PRId64 " records (source: in = 0)",
                        what, op->name, s, k->in);
         break;
-    case CAP_ACCT_ONE_TO_ONE: {
-        int64_t sum = count_sum4(k->out, k->filtered, k->late_dropped, k->late_side);
-        if (k->in != sum)
-            return bad(c, "%s: the counters of \"%s\" subtask %d do not add up (one_to_one: in %" PRId64
-                          " != out %" PRId64 " + filtered %" PRId64 " + late_dropped %" PRId64
-                          " + late_side %" PRId64 " = %s)",
-                       what, op->name, s, k->in, k->out, k->filtered, k->late_dropped,
-                       k->late_side, sum_text(sum, (char[32]){0}));
-        break;
-    }
-    case CAP_ACCT_WINDOW: {
-        int64_t sum = count_sum4(k->absorbed, k->filtered, k->late_dropped, k->late_side);
-        if (k->in != sum)
-            return bad(c, "%s: the counters of \"%s\" subtask %d do not add up (window: in %" PRId64
-                          " != absorbed %" PRId64 " + filtered %" PRId64 " + late_dropped %" PRId64
-                          " + late_side %" PRId64 " = %s)",
-                       what, op->name, s, k->in, k->absorbed, k->filtered, k->late_dropped,
-                       k->late_side, sum_text(sum, (char[32]){0}));
+    case CAP_ACCT_ONE_TO_ONE:
+        return check_in_sum(c, op, s, "one_to_one", "out", k->out);
+    case CAP_ACCT_WINDOW:
+        if (check_in_sum(c, op, s, "window", "absorbed", k->absorbed))
+            return -1;
         if (k->late_side != k->side_out)
             return bad(c, "%s: the counters of \"%s\" subtask %d do not add up (window: late_side %" PRId64
                           " != side_out %" PRId64 ")",
                        what, op->name, s, k->late_side, k->side_out);
         break;
-    }
     case CAP_ACCT_SINK:
         if (k->out != 0)
             return bad(c, "%s: sink \"%s\" subtask %d emitted %" PRId64 " records (sink: out = 0)",
@@ -963,7 +972,7 @@ static int check_summary(cap_check *c, const json_t *ev)
     if (get_typed(c, ev, what, "operators", JSON_ARRAY, &ops))
         return -1;
     for (size_t i = 0; i < json_array_size(ops); i++) {
-        if (check_summary_entry(c, json_array_get(ops, i), i))
+        if (check_summary_entry(c, json_array_get(ops, i), (int)i))
             return -1;
     }
     if (get_count(c, ev, what, "events", &c->summary_events) ||

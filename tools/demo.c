@@ -22,12 +22,10 @@
 #include "demo.h"
 #include "message.h"
 
-#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include <weir.h>
 #include <weir/window.h>
@@ -263,50 +261,6 @@ static int usage(FILE *out)
     return out == stdout ? 0 : 2;
 }
 
-/* Creates one directory; 0 if it exists (as a directory) afterwards. */
-static int make_one(const char *path, const char *dir)
-{
-    if (mkdir(path, 0777) == 0)
-        return 0;
-    int err = errno;
-    struct stat st;
-    if (err == EEXIST) {
-        if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
-            return 0;
-        weir_tool_error("weir demo: cannot create %s: %s exists and is not a directory", dir,
-                path);
-        return 1;
-    }
-    weir_tool_error("weir demo: cannot create %s: %s: %s", dir, path, weir_tool_strerror(err));
-    return 1;
-}
-
-/* Creates dir and any missing parents, like mkdir -p; a failure names the
- * directory asked for and the part that could not be made. */
-static int make_dir(const char *dir)
-{
-    size_t n = strlen(dir);
-    char *path = malloc(n + 1);
-    if (!path) {
-        weir_tool_error("weir demo: out of memory");
-        return 1;
-    }
-    memcpy(path, dir, n + 1);
-    int r = 0;
-    /* Each '/' after a name ends a parent: make it, then put the '/' back. */
-    for (size_t i = 1; i < n && r == 0; i++) {
-        if (path[i] != '/' || path[i - 1] == '/')
-            continue;
-        path[i] = '\0';
-        r = make_one(path, dir);
-        path[i] = '/';
-    }
-    if (r == 0)
-        r = make_one(path, dir);
-    free(path);
-    return r;
-}
-
 /* The stall in exact milliseconds (printed as seconds with three decimals,
  * so nothing is rounded), and who held it. The windows' only input is the
  * hash edge from the timestamps operator, so its channel c comes from
@@ -343,8 +297,11 @@ int weir_demo_main(int argc, char **argv)
             return usage(stderr);
         }
     }
-    if (make_dir(dir))
+    char why[1024];
+    if (weir_outfile_make_folders(dir, why, sizeof why) < 0) {
+        weir_tool_error("weir demo: %s", why);
         return 1;
+    }
 
     static const experiment experiments[] = {
         {.name = "idle-without-idleness", .partitions = 3, .idle = true},

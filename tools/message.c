@@ -96,7 +96,8 @@ void weir_tool_escape(FILE *out, const char *str, size_t n)
         }
         i += len;
     }
-    fwrite(buf, 1, o, out);
+    if (o > 0)
+        fwrite(buf, 1, o, out);
 }
 
 void weir_tool_errorv(const char *prefix, const char *fmt, va_list ap)

@@ -639,7 +639,6 @@ int weir__cumulate_timer(weir_ctx *ctx, weir__window_op *op, const weir_timer *t
 {
     const weir__window_config *c = op->c;
     period pd = period_of_ns(c, t->ns);
-    int r;
     /* The window that fires at this time: end t + 1, or at MAX the last
      * window if it covers MAX. */
     weir__wide e = t->timestamp == INT64_MAX && pd.last > INT64_MAX ? pd.last
@@ -647,6 +646,7 @@ int weir__cumulate_timer(weir_ctx *ctx, weir__window_op *op, const weir_timer *t
     if (is_end(c, &pd, e) && (e <= INT64_MAX || t->timestamp == INT64_MAX)) {
         win w = cwin(&pd, e);
         combined got;
+        int r;
         if ((r = fire(ctx, op, &w, NULL, &got)) < 0)
             return r;
         if (got.count > 0) {

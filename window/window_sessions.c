@@ -58,14 +58,14 @@ typedef struct session {
 _Static_assert(sizeof(session) % 8 == 0, "a session's header keeps its accumulator aligned");
 const size_t weir__sessions_header_size = sizeof(session);
 
-static size_t stride(const weir__window_config *c)
+static size_t entry_stride(const weir__window_config *c)
 {
     return c->entry_size;
 }
 
 static session *entry(const weir__window_config *c, unsigned char *list, size_t i)
 {
-    return (session *)(void *)(list + i * stride(c));
+    return (session *)(void *)(list + i * entry_stride(c));
 }
 
 static unsigned char *acc_of(session *e)
@@ -112,7 +112,7 @@ static int arm(weir_ctx *ctx, const weir__window_config *c, session *e)
 static size_t first_ending_at_or_after(const weir__window_config *c, unsigned char *list, size_t n,
                                        int64_t t)
 {
-    return weir__window_search(list, n, stride(c), offsetof(session, end), t);
+    return weir__window_search(list, n, entry_stride(c), offsetof(session, end), t);
 }
 
 /* Fires session e (a copy, written back by the caller), purging its
@@ -225,9 +225,9 @@ static int merge_sessions(weir_ctx *ctx, weir__window_op *op, session *t, unsign
     int64_t cover_end = last->end > end ? last->end : end;
     /* only the last session can end at MAX (open sessions do not touch) */
     bool cover_open = open_end || last->open_end;
-    if (hi - lo == 1 && cover_start == t->start && cover_end == t->end &&
-        cover_open == t->open_end)
-        return 0; /* inside the one session it touches */
+    /* Inside the one session it touches: nothing to merge or grow. */
+    if (hi - lo == 1 && start >= t->start && end <= t->end && (!open_end || t->open_end))
+        return 0;
     /* The earliest session keeps its id and state. */
     size_t nabs = hi - lo - 1;
     int64_t *ids = NULL;
@@ -321,7 +321,6 @@ int weir__sessions_record(weir_ctx *ctx, weir__window_op *op, const void *elem, 
      * written back at the end. */
     session *t = (session *)(void *)op->entry;
     bool is_new = lo == hi;
-    int r;
     if (is_new) {
         if (c->event_time &&
             weir__window_cleanup(c, open_end ? WEIR_TS_MAX : end - 1) <= wm)
@@ -335,7 +334,8 @@ int weir__sessions_record(weir_ctx *ctx, weir__window_op *op, const void *elem, 
         if (c->fn != WEIR__FN_PROCESS)
             weir__window_acc_init(c, acc_of(t));
     } else {
-        if ((r = merge_sessions(ctx, op, t, &list, &n, lo, hi, start, end, open_end)) < 0)
+        int r = merge_sessions(ctx, op, t, &list, &n, lo, hi, start, end, open_end);
+        if (r < 0)
             return r;
         if (c->event_time && weir__window_cleanup(c, max_of(t)) <= wm) {
             /* Only a session that was late already (one never cleaned up:

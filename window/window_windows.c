@@ -204,14 +204,14 @@ int weir__windows_record(weir_ctx *ctx, weir__window_op *op, const void *elem, i
     int64_t wm = weir_ctx_watermark(ctx);
     int64_t t = c->event_time ? ts : weir_ctx_now(ctx);
     bool taken = false;
-    weir__wide first, last;
+    weir__wide last;
     int r;
     if (c->global) {
-        first = last = 0;
+        last = 0;
         r = add(ctx, op, 0, elem, wm, &taken);
     } else {
         const weir__assignment *a = weir__window_assign(op, t);
-        first = a->first;
+        const weir__wide first = a->first;
         last = a->last;
         /* Kept once, in its pane, if any window takes it (the last one has
          * the latest cleanup), before any of them fires. */

@@ -237,36 +237,13 @@ static int discard_stale(weir_ctx *ctx, writer w)
     return r;
 }
 
-/* Makes dir and any missing parents (mkdir -p); 0, or -1 with errno set and
- * the part that could not be made in part. The runtime has its own for the
- * checkpoint folder: operators/ include no runtime internals. */
-static int make_folders(const char *dir, char *part, size_t size)
-{
-    snprintf(part, size, "%s", dir);
-    size_t n = strlen(part);
-    for (size_t i = 1; i <= n; i++) {
-        if (i < n && (part[i] != '/' || part[i - 1] == '/'))
-            continue;
-        char c = part[i];
-        part[i] = '\0';
-        struct stat st;
-        if (mkdir(part, 0777) != 0 && !(errno == EEXIST && stat(part, &st) == 0 && S_ISDIR(st.st_mode))) {
-            if (errno == EEXIST)
-                errno = ENOTDIR;
-            return -1;
-        }
-        part[i] = c;
-    }
-    return 0;
-}
-
 static int sink_open(weir_ctx *ctx)
 {
     const file_sink_arg *a = weir_ctx_arg(ctx);
-    char part[4096];
-    if (make_folders(a->dir, part, sizeof part) != 0)
-        return weir_ctx_fail(ctx, WEIR_EIO, "file sink: making %s: %s: %s", a->dir, part,
-                             strerror(errno));
+    char why[1024];
+    int r = weir_outfile_make_folders(a->dir, why, sizeof why);
+    if (r < 0)
+        return weir_ctx_fail(ctx, r, "file sink: %s", why);
     file_sink *s = calloc(1, sizeof *s);
     if (!s)
         return WEIR_ENOMEM;
@@ -512,12 +489,13 @@ static int sink_snapshot(weir_ctx *ctx, weir_snapshot_writer *w)
     }
     /* [tag][run id, 16 bytes][subtask, next part, count] then n per pending part */
     uint32_t tag = STATE_TAG;
-    int64_t head[3] = {weir_ctx_subtask(ctx), s->next_n, (int64_t)s->npending};
     r = weir_snapshot_write(w, &tag, sizeof tag);
     if (r == 0)
         r = weir_snapshot_write(w, a->run, RUN_CHARS);
-    if (r == 0)
+    if (r == 0) {
+        int64_t head[3] = {weir_ctx_subtask(ctx), s->next_n, (int64_t)s->npending};
         r = weir_snapshot_write(w, head, sizeof head);
+    }
     for (size_t i = 0; r == 0 && i < s->npending; i++)
         r = weir_snapshot_write(w, &s->pending[i].n, sizeof s->pending[i].n);
     return r;

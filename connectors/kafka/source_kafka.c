@@ -127,7 +127,6 @@ typedef struct kafka_src {
     bool stop;
     int *found; /* partitions per topic, the discovery thread's latest */
     atomic_int found_new;
-    char problem[256];
 } kafka_src;
 
 /* The reader this subtask is of all readers across instances. */

@@ -1,7 +1,8 @@
 /* weir/outfile.h — the one writer of every file weir finishes: the capture
  * files of the diagnostic channel (a job's config, `weir sql --capture`,
  * SET 'weir.capture.file'), `weir capture convert`'s output, the demo's
- * report, checkpoint files and the file sink's part files.
+ * report, checkpoint files and the file sink's part files; and the folders
+ * they go into (weir_outfile_make_folders, at the end).
  *
  * Why it is public: its callers sit on three sides of the build's walls.
  * The runtime writes captures and checkpoints; the file sink is an operator,
@@ -132,6 +133,17 @@ WEIR_EXPORT void weir_outfile_discard(weir_outfile *f);
  * fine). The commit's own last step. */
 WEIR_EXPORT int weir_outfile_publish(const char *temp, const char *path, unsigned flags,
                                      char *errbuf, size_t errsize);
+
+/* Makes the folder PATH and any missing parents, as `mkdir -p` does, for
+ * files to be written into it (the file sink's folder, the parent of the
+ * checkpoint folders, `weir demo --out`). A part that exists is used as it
+ * is when it is a folder (or a link to one); new folders get 0777 less the
+ * umask. 0 when PATH is a folder afterwards; else WEIR_EINVAL (a part is
+ * not a folder), WEIR_ENOMEM or WEIR_EIO, with the folders made so far left
+ * there and the message naming the part that could not be made:
+ *     out/x/y: cannot create the folder out/x: it is a regular file
+ *     out/x/y: cannot create the folder out: Permission denied */
+WEIR_EXPORT int weir_outfile_make_folders(const char *path, char *errbuf, size_t errsize);
 
 #ifdef __cplusplus
 }

@@ -6,8 +6,9 @@
  * allows it and refused otherwise; a folder is refused; WEIR_OUTFILE_NEW
  * replaces nothing; a fixed temporary name replaces a regular leftover and
  * refuses anything else; a FIFO made at PATH while it is written is not
- * replaced by the commit. Every FIFO, link and device is the test's own, in
- * its temporary folder.
+ * replaced by the commit. weir_outfile_make_folders makes every missing
+ * part of a folder's path and names the part that is not a folder. Every
+ * FIFO, link and device is the test's own, in its temporary folder.
  */
 #include <criterion/criterion.h>
 #include <dirent.h>
@@ -284,5 +285,52 @@ Test(outfile, a_missing_folder_is_named)
     char want[1024];
     snprintf(want, sizeof want, "%s.partial: cannot create: No such file or directory", path);
     cr_assert_str_eq(err, want);
+    td_rmdir(dir);
+}
+
+/* weir_outfile_make_folders: every missing part is made (doubled and
+ * trailing slashes too), parts that are folders or links to folders are
+ * used as they are, and a second call finds nothing to do. */
+Test(outfile, make_folders_makes_every_missing_part)
+{
+    char *dir = td_tmpdir();
+    char real[256], link[256], path[600], err[1024];
+    snprintf(real, sizeof real, "%s/real", dir);
+    snprintf(link, sizeof link, "%s/link", dir);
+    cr_assert_eq(mkdir(real, 0755), 0);
+    cr_assert_eq(symlink("real", link), 0);
+    snprintf(path, sizeof path, "%s//a/b/", link);
+    cr_assert_eq(weir_outfile_make_folders(path, err, sizeof err), 0, "%s", err);
+    snprintf(path, sizeof path, "%s/a/b", real);
+    cr_assert(S_ISDIR(mode_of(path)));
+    cr_assert(S_ISLNK(mode_of(link)));
+    cr_assert_eq(weir_outfile_make_folders(path, err, sizeof err), 0, "%s", err);
+    td_rmdir(dir);
+}
+
+/* A part that is not a folder stops it, named with what it is; the parts
+ * before it stay made. */
+Test(outfile, make_folders_names_a_part_that_is_not_a_folder, .timeout = 30)
+{
+    char *dir = td_tmpdir();
+    char file[256], fifo[256], path[600], err[1024], want[2048];
+    snprintf(file, sizeof file, "%s/made/plain", dir);
+    snprintf(path, sizeof path, "%s/made", dir);
+    cr_assert_eq(mkdir(path, 0755), 0);
+    FILE *f = fopen(file, "w");
+    cr_assert_not_null(f);
+    fclose(f);
+    snprintf(path, sizeof path, "%s/x/y", file);
+    cr_assert_eq(weir_outfile_make_folders(path, err, sizeof err), WEIR_EINVAL);
+    snprintf(want, sizeof want, "%s: cannot create the folder %s: it is a regular file", path,
+             file);
+    cr_assert_str_eq(err, want);
+    snprintf(fifo, sizeof fifo, "%s/pipe", dir);
+    cr_assert_eq(mkfifo(fifo, 0600), 0);
+    cr_assert_eq(weir_outfile_make_folders(fifo, err, sizeof err), WEIR_EINVAL);
+    snprintf(want, sizeof want, "%s: cannot create the folder %s: it is a FIFO", fifo, fifo);
+    cr_assert_str_eq(err, want);
+    cr_assert(S_ISFIFO(mode_of(fifo)));
+    cr_assert_eq(weir_outfile_make_folders("", err, sizeof err), WEIR_EINVAL);
     td_rmdir(dir);
 }

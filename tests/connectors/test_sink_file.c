@@ -206,7 +206,8 @@ Test(sink_file, folder_made_with_parents_or_refused_by_name)
     cr_assert_not_null(weir_sink_file(weir_source_array(job, r, 3, weir_schema_row_size(s), NULL), &fc));
     cr_assert_neq(weir_job_run(job), 0);
     char want[2048];
-    snprintf(want, sizeof want, "making %s: %s: Not a directory", under, file);
+    snprintf(want, sizeof want, "file sink: %s: cannot create the folder %s: it is a regular file",
+             under, file);
     cr_assert(strstr(weir_job_error(job), want), "%s", weir_job_error(job));
     weir_job_destroy(job);
     free(r);
@@ -254,7 +255,8 @@ Test(sink_file, a_folder_path_that_is_a_fifo_is_refused, .timeout = 30)
         weir_sink_file(weir_source_array(job, r, 3, weir_schema_row_size(s), NULL), &fc));
     cr_assert_neq(weir_job_run(job), 0);
     char want[600];
-    snprintf(want, sizeof want, "making %s: %s: Not a directory", fifo, fifo);
+    snprintf(want, sizeof want, "file sink: %s: cannot create the folder %s: it is a FIFO", fifo,
+             fifo);
     cr_assert(strstr(weir_job_error(job), want), "%s", weir_job_error(job));
     struct stat st;
     cr_assert_eq(lstat(fifo, &st), 0);

@@ -264,8 +264,8 @@ Test(demo, out_under_a_file_names_the_path)
     char *out = run_weir(args, true, &status);
     cr_expect_neq(status, 0);
     char want[400];
-    snprintf(want, sizeof want, "cannot create %s/x/y: %s exists and is not a directory", file,
-             file);
+    snprintf(want, sizeof want,
+             "weir demo: %s/x/y: cannot create the folder %s: it is a regular file", file, file);
     cr_expect(strstr(out, want) != NULL, "expected '%s' in:\n%s", want, out);
     free(out);
     unlink(file);
