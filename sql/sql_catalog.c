@@ -76,40 +76,50 @@ static int opt_duration(weir_sql_session *s, const sql_script *sc, options *o, c
     return 0;
 }
 
-static int opt_double(weir_sql_session *s, const sql_script *sc, options *o, const char *key,
-                      double lo, double hi, double *v)
+/* A number option: an integer in ilo..ihi into *n when n is given (read
+ * exactly, as an integer), else any number in lo..hi into *d. */
+static int opt_number(weir_sql_session *s, const sql_script *sc, options *o, const char *key,
+                      double lo, double hi, double *d, int64_t ilo, int64_t ihi, int64_t *n)
 {
     const sql_option *op = option(o, key);
     if (!op)
         return 0;
     char *end;
     errno = 0;
-    double d = strtod(op->value, &end);
-    if (end == op->value || *end || errno || !(d >= lo && d <= hi)) {
+    long long i = 0;
+    double x = 0;
+    if (n)
+        i = strtoll(op->value, &end, 10);
+    else
+        x = strtod(op->value, &end);
+    bool ok = end != op->value && !*end && !errno &&
+              (n ? i >= ilo && i <= ihi : x >= lo && x <= hi);
+    if (!ok) {
         char why[96];
-        snprintf(why, sizeof why, "not a number in %g..%g", lo, hi);
+        if (n)
+            snprintf(why, sizeof why, "not an integer in %lld..%lld", (long long)ilo,
+                     (long long)ihi);
+        else
+            snprintf(why, sizeof why, "not a number in %g..%g", lo, hi);
         return bad_option(s, sc, op, why);
     }
-    *v = d;
+    if (n)
+        *n = i;
+    else
+        *d = x;
     return 0;
+}
+
+static int opt_double(weir_sql_session *s, const sql_script *sc, options *o, const char *key,
+                      double lo, double hi, double *v)
+{
+    return opt_number(s, sc, o, key, lo, hi, v, 0, 0, NULL);
 }
 
 static int opt_int(weir_sql_session *s, const sql_script *sc, options *o, const char *key,
                    int64_t lo, int64_t hi, int64_t *v)
 {
-    const sql_option *op = option(o, key);
-    if (!op)
-        return 0;
-    char *end;
-    errno = 0;
-    long long n = strtoll(op->value, &end, 10);
-    if (end == op->value || *end || errno || n < lo || n > hi) {
-        char why[96];
-        snprintf(why, sizeof why, "not an integer in %lld..%lld", (long long)lo, (long long)hi);
-        return bad_option(s, sc, op, why);
-    }
-    *v = n;
-    return 0;
+    return opt_number(s, sc, o, key, 0, 0, NULL, lo, hi, v);
 }
 
 static int opt_bool(weir_sql_session *s, const sql_script *sc, options *o, const char *key, bool *v)

@@ -96,6 +96,32 @@ weir_ast *weir_ast_new(weir_ast_arena **arena, weir_ast_kind kind, const char *t
     return n;
 }
 
+/* ---- errors ------------------------------------------------------------------------ */
+
+void weir__expr_fail(weir__expr_error *e, size_t at, const char *fmt, ...)
+{
+    if (e->failed)
+        return;
+    e->failed = WEIR_EINVAL;
+    if (e->err_at)
+        *e->err_at = at;
+    if (!e->err || !e->errsize)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(e->err, e->errsize, fmt, ap);
+    va_end(ap);
+}
+
+void weir__expr_nomem(weir__expr_error *e)
+{
+    if (e->failed)
+        return;
+    e->failed = WEIR_ENOMEM;
+    if (e->err && e->errsize)
+        snprintf(e->err, e->errsize, "out of memory");
+}
+
 /* ---- the lexer ----------------------------------------------------------------- */
 
 typedef enum tok_kind { T_END, T_IDENT, T_QIDENT, T_INT, T_DEC, T_STR, T_SYM } tok_kind;
@@ -111,36 +137,11 @@ typedef struct parser {
     size_t cur; /* where the next token's search starts */
     tok t;
     size_t prev_end; /* the end of the last token taken */
-    int failed;
-    size_t *err_at;
-    char *err;
-    size_t errsize;
+    weir__expr_error error;
 } parser;
 
-static void perr(parser *p, size_t at, const char *fmt, ...) WEIR_PRINTF(3, 4);
-static void perr(parser *p, size_t at, const char *fmt, ...)
-{
-    if (p->failed)
-        return;
-    p->failed = WEIR_EINVAL;
-    if (p->err_at)
-        *p->err_at = at;
-    if (!p->err || !p->errsize)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(p->err, p->errsize, fmt, ap);
-    va_end(ap);
-}
-
-static void nomem(parser *p)
-{
-    if (p->failed)
-        return;
-    p->failed = WEIR_ENOMEM;
-    if (p->err && p->errsize)
-        snprintf(p->err, p->errsize, "out of memory");
-}
+#define perr(p, at, ...) weir__expr_fail(&(p)->error, (at), __VA_ARGS__)
+#define nomem(p) weir__expr_nomem(&(p)->error)
 
 /* A byte of a bare name, as SQL's lexer takes one (and Calcite's): letters,
  * digits (not first), '_', '$' and every byte of a non-ASCII character. */
@@ -300,7 +301,7 @@ static void expect_sym(parser *p, const char *s)
 
 static weir_ast *node(parser *p, weir_ast_kind kind, size_t start)
 {
-    if (p->failed)
+    if (p->error.failed)
         return NULL;
     weir_ast *n = weir_ast_new(p->arena, kind, NULL, (uint32_t)start, 0);
     if (!n)
@@ -311,9 +312,9 @@ static weir_ast *node(parser *p, weir_ast_kind kind, size_t start)
 /* Closes n at the end of the last token taken. */
 static weir_ast *done(parser *p, weir_ast *n)
 {
-    if (n && !p->failed)
+    if (n && !p->error.failed)
         n->end = (uint32_t)p->prev_end;
-    return p->failed ? NULL : n;
+    return p->error.failed ? NULL : n;
 }
 
 /* The token's value: a name unquoted (a doubled back quote is one), a
@@ -371,7 +372,7 @@ static bool push(parser *p, nodes *l, weir_ast *x)
 
 static bool take_args(parser *p, weir_ast *n, nodes *l)
 {
-    bool ok = !p->failed;
+    bool ok = !p->error.failed;
     if (ok && l->n) {
         n->args = arena_alloc(p->arena, (size_t)l->n * sizeof *n->args);
         if (n->args) {
@@ -447,9 +448,9 @@ static weir_ast *parse_cast(parser *p, size_t start)
     expect_sym(p, "(");
     if (n)
         n->a = parse_or(p);
-    if (!p->failed && !accept_kw(p, "AS"))
+    if (!p->error.failed && !accept_kw(p, "AS"))
         perr(p, p->t.at, "expected AS in CAST");
-    if (p->failed)
+    if (p->error.failed)
         return NULL;
     size_t s = p->t.at, e = s;
     int depth = 0;
@@ -484,10 +485,10 @@ static bool parse_args(parser *p, weir_ast *n)
 {
     expect_sym(p, "(");
     nodes l = {0};
-    if (!p->failed && !is_sym(p, &p->t, ")")) {
+    if (!p->error.failed && !is_sym(p, &p->t, ")")) {
         do
             push(p, &l, parse_or(p));
-        while (!p->failed && accept_sym(p, ","));
+        while (!p->error.failed && accept_sym(p, ","));
     }
     expect_sym(p, ")");
     return take_args(p, n, &l);
@@ -534,20 +535,20 @@ static weir_ast *parse_case(parser *p, size_t start)
 {
     weir_ast *n = node(p, WEIR_AST_CASE, start);
     nodes l = {0};
-    while (!p->failed && accept_kw(p, "WHEN")) {
+    while (!p->error.failed && accept_kw(p, "WHEN")) {
         push(p, &l, parse_or(p));
-        if (!p->failed && !accept_kw(p, "THEN"))
+        if (!p->error.failed && !accept_kw(p, "THEN"))
             perr(p, p->t.at, "expected THEN");
         push(p, &l, parse_or(p));
     }
-    if (!p->failed && l.n == 0)
+    if (!p->error.failed && l.n == 0)
         perr(p, p->t.at, "expected WHEN");
-    if (!p->failed && accept_kw(p, "ELSE")) {
+    if (!p->error.failed && accept_kw(p, "ELSE")) {
         push(p, &l, parse_or(p));
         if (n)
             n->has_else = true;
     }
-    if (!p->failed && !accept_kw(p, "END"))
+    if (!p->error.failed && !accept_kw(p, "END"))
         perr(p, p->t.at, "expected END");
     if (!n || !take_args(p, n, &l))
         return NULL;
@@ -588,7 +589,7 @@ static weir_ast *literal(parser *p, weir_ast_kind kind, const tok *t)
 static weir_ast *parse_primary(parser *p)
 {
     tok t = p->t;
-    if (p->failed)
+    if (p->error.failed)
         return NULL;
     switch (t.kind) {
     case T_INT:
@@ -622,7 +623,7 @@ static weir_ast *parse_primary(parser *p)
             next(p);
             weir_ast *n = parse_or(p);
             expect_sym(p, ")");
-            return p->failed ? NULL : n;
+            return p->error.failed ? NULL : n;
         }
         if (!strchr(SYMBOL_CHARS, p->text[t.at])) {
             perr(p, t.at, "unexpected character '%c'", p->text[t.at]);
@@ -655,7 +656,7 @@ static weir_ast *parse_unary(parser *p)
 
 static weir_ast *binary(parser *p, weir_ast_op op, weir_ast *a, weir_ast *b)
 {
-    if (!a || !b || p->failed)
+    if (!a || !b || p->error.failed)
         return NULL;
     weir_ast *n = node(p, WEIR_AST_BINARY, a->start);
     if (!n)
@@ -723,7 +724,7 @@ static weir_ast *parse_concat(parser *p)
 static weir_ast *parse_pred(parser *p)
 {
     weir_ast *a = parse_concat(p);
-    if (!a || p->failed)
+    if (!a || p->error.failed)
         return NULL;
     size_t at = p->t.at;
     static const struct { const char *s; weir_ast_op op; } cmps[] = {
@@ -736,9 +737,9 @@ static weir_ast *parse_pred(parser *p)
     if (accept_kw(p, "IS")) {
         weir_ast *n = node(p, WEIR_AST_IS_NULL, a->start);
         bool neg = accept_kw(p, "NOT");
-        if (!p->failed && !accept_kw(p, "NULL"))
+        if (!p->error.failed && !accept_kw(p, "NULL"))
             perr(p, p->t.at, "expected NULL after IS%s", neg ? " NOT" : "");
-        if (!n || p->failed)
+        if (!n || p->error.failed)
             return NULL;
         n->a = a;
         n->negate = neg;
@@ -821,13 +822,13 @@ int weir_ast_parse(weir_ast_arena **arena, const char *text, size_t start, weir_
     }
     *out = NULL;
     parser p = {.arena = arena, .text = text, .cur = start, .t = {.at = start},
-                .err_at = err_at, .err = err, .errsize = errsize};
+                .error = {.err_at = err_at, .err = err, .errsize = errsize}};
     next(&p);
     weir_ast *root = parse_or(&p);
     if (end)
         *end = p.t.at;
-    if (p.failed)
-        return p.failed;
+    if (p.error.failed)
+        return p.error.failed;
     *out = root;
     return 0;
 }
@@ -839,10 +840,10 @@ int weir__ast_parse_item(weir_ast_arena **arena, const char *text, bool allow_al
     *out = NULL;
     if (alias)
         *alias = NULL;
-    parser p = {.arena = arena, .text = text, .err_at = err_at, .err = err, .errsize = errsize};
+    parser p = {.arena = arena, .text = text, .error = {.err_at = err_at, .err = err, .errsize = errsize}};
     next(&p);
     weir_ast *root = parse_or(&p);
-    if (!p.failed && allow_alias && accept_kw(&p, "AS")) {
+    if (!p.error.failed && allow_alias && accept_kw(&p, "AS")) {
         if (p.t.kind != T_IDENT && p.t.kind != T_QIDENT) {
             perr(&p, p.t.at, "expected a name after AS");
         } else {
@@ -852,16 +853,16 @@ int weir__ast_parse_item(weir_ast_arena **arena, const char *text, bool allow_al
             next(&p);
         }
     }
-    if (!p.failed && p.t.kind == T_SYM && !strchr(SYMBOL_CHARS, text[p.t.at]))
+    if (!p.error.failed && p.t.kind == T_SYM && !strchr(SYMBOL_CHARS, text[p.t.at]))
         perr(&p, p.t.at, "unexpected character '%c'", text[p.t.at]);
-    if (!p.failed && p.t.kind != T_END)
+    if (!p.error.failed && p.t.kind != T_END)
         perr(&p, p.t.at, "unexpected '%.*s'", (int)p.t.len, text + p.t.at);
-    if (p.failed) {
+    if (p.error.failed) {
         if (alias) {
             free(*alias);
             *alias = NULL;
         }
-        return p.failed;
+        return p.error.failed;
     }
     *out = root;
     return 0;

@@ -31,45 +31,20 @@ typedef struct binder {
     const weir_expr_scope *scope;
     const weir_schema *schema;
     weir_expr *e;
-    int failed;
-    size_t *err_at;
-    char *err;
-    size_t errsize;
+    weir__expr_error error;
     int naggs;
     weir__enode *first_agg;
     const weir_ast *in_agg; /* the aggregate call whose argument is being bound */
 } binder;
 
-static void berr(binder *p, size_t at, const char *fmt, ...) WEIR_PRINTF(3, 4);
-static void berr(binder *p, size_t at, const char *fmt, ...)
-{
-    if (p->failed)
-        return;
-    p->failed = WEIR_EINVAL;
-    if (p->err_at)
-        *p->err_at = at;
-    if (!p->err || !p->errsize)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(p->err, p->errsize, fmt, ap);
-    va_end(ap);
-}
-
-static void nomem(binder *p)
-{
-    if (p->failed)
-        return;
-    p->failed = WEIR_ENOMEM;
-    if (p->err && p->errsize)
-        snprintf(p->err, p->errsize, "out of memory");
-}
+#define berr(p, at, ...) weir__expr_fail(&(p)->error, (at), __VA_ARGS__)
+#define nomem(p) weir__expr_nomem(&(p)->error)
 
 /* ---- nodes ---------------------------------------------------------------------- */
 
 static weir__enode *node(binder *p, weir__eop o, size_t pos)
 {
-    if (p->failed)
+    if (p->error.failed)
         return NULL;
     weir__enode *n = calloc(1, sizeof *n);
     if (!n) {
@@ -223,7 +198,7 @@ static bool common_type(binder *p, weir__enode **const *slots, int nv, bool time
         *slots[j] = cast_to(p, *slots[j], rt);
     }
     *out = rt;
-    return !p->failed;
+    return !p->error.failed;
 }
 
 /* ---- binding ----------------------------------------------------------------------- */
@@ -552,7 +527,7 @@ static weir__enode *bind_is_null(binder *p, const weir_ast *a)
 static bool bind_args(binder *p, weir__enode *n, const weir_ast *a)
 {
     if (a->nargs == 0)
-        return !p->failed;
+        return !p->error.failed;
     n->args = calloc((size_t)a->nargs, sizeof *n->args);
     if (!n->args) {
         nomem(p);
@@ -589,7 +564,7 @@ static weir__enode *bind_in(binder *p, const weir_ast *a)
         n->args[i] = r;
     }
     n->type = mk(WEIR_TYPE_BOOLEAN, nn);
-    return p->failed ? NULL : n;
+    return p->error.failed ? NULL : n;
 }
 
 /* CASE WHEN c THEN v ... [ELSE v] END: its type is the values' common type. */
@@ -785,7 +760,7 @@ static weir__enode *finish_mod(binder *p, weir__enode *n)
     unify(p, &n->a, &n->b, n->pos, "MOD");
     n->type = n->a->type;
     n->type.not_null = n->a->type.not_null && n->b->type.not_null;
-    return p->failed ? NULL : n;
+    return p->error.failed ? NULL : n;
 }
 
 /* UPPER, LOWER, CHAR_LENGTH of one string. */
@@ -853,7 +828,7 @@ static weir__enode *bind_call(binder *p, const weir_ast *a)
 
 static weir__enode *bind(binder *p, const weir_ast *a)
 {
-    if (p->failed)
+    if (p->error.failed)
         return NULL;
     switch (a->kind) {
     case WEIR_AST_INT: return bind_int(p, a);
@@ -961,17 +936,17 @@ static int bind_item(weir_expr *e, const weir_ast *a, const char *text,
                      size_t errsize)
 {
     binder p = {.text = text, .scope = scope, .schema = scope->schema, .e = e,
-                .err_at = err_at, .err = err, .errsize = errsize};
+                .error = {.err_at = err_at, .err = err, .errsize = errsize}};
     weir__enode *root = bind(&p, a);
-    if (!p.failed && root && p.naggs > 0 &&
+    if (!p.error.failed && root && p.naggs > 0 &&
         (allow_agg <= 0 || root != p.first_agg || p.naggs > 1)) {
         weir__enode *bad = allow_agg > 0 && root == p.first_agg ? NULL : p.first_agg;
         static const char *an[] = {"", "COUNT", "COUNT", "SUM", "MIN", "MAX", "AVG"};
         berr(&p, bad ? bad->pos : root->pos, "aggregate function %s is not allowed here",
              an[bad ? bad->agg : p.first_agg->agg]);
     }
-    if (p.failed)
-        return p.failed;
+    if (p.error.failed)
+        return p.error.failed;
     return describe_item(e, root, scope->schema);
 }
 

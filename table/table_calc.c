@@ -822,26 +822,11 @@ weir_table *weir_table_select(weir_table *in, const char *items)
     weir_table_env *env = in->env;
     if (!items)
         return weir__table_fail(env, WEIR_EINVAL, "%s: items are required", what);
-    weir__list sp;
-    int lr = weir__list_split(items, &sp);
-    if (lr || sp.n == 0)
-        return weir__list_fail(env, what, lr, items);
     weir_expr *exprs[WEIR__LIST_MAX];
-    for (int i = 0; i < sp.n; i++) {
-        char err[1024];
-        char *text = weir__list_dup(&sp, i);
-        int r = text ? weir_expr_compile_item(text, in->schema, 0, &exprs[i], err, sizeof err)
-                     : WEIR_ENOMEM;
-        free(text);
-        if (r) {
-            for (int j = 0; j < i; j++)
-                weir_expr_destroy(exprs[j]);
-            if (r == WEIR_ENOMEM)
-                return weir__table_fail(env, r, "%s: out of memory", what);
-            return weir__table_fail(env, r, "%s: %s", what, err);
-        }
-    }
-    return select_core(in, exprs, sp.n, items, what);
+    int n = weir__compile_list(env, what, items, in->schema, 0, exprs);
+    if (n < 0)
+        return NULL;
+    return select_core(in, exprs, n, items, what);
 }
 
 /* ---- Union ALL ------------------------------------------------------------------------ */

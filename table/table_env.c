@@ -277,6 +277,34 @@ char *weir__list_dup(const weir__list *l, int i)
     return s;
 }
 
+int weir__compile_list(weir_table_env *env, const char *what, const char *list,
+                       const weir_schema *schema, int allow_agg, weir_expr **out)
+{
+    weir__list l;
+    int r = weir__list_split(list, &l);
+    if (r || l.n == 0) {
+        weir__list_fail(env, what, r, list);
+        return -1;
+    }
+    for (int i = 0; i < l.n; i++) {
+        char err[1024];
+        char *text = weir__list_dup(&l, i);
+        r = text ? weir_expr_compile_item(text, schema, allow_agg, &out[i], err, sizeof err)
+                 : WEIR_ENOMEM;
+        free(text);
+        if (r) {
+            for (int j = 0; j < i; j++)
+                weir_expr_destroy(out[j]);
+            if (r == WEIR_ENOMEM)
+                weir__table_fail(env, r, "%s: out of memory", what);
+            else
+                weir__table_fail(env, r, "%s: %s", what, err);
+            return -1;
+        }
+    }
+    return l.n;
+}
+
 void *weir__list_fail(weir_table_env *env, const char *what, int r, const char *list)
 {
     if (r == WEIR_ERANGE)

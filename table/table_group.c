@@ -704,24 +704,9 @@ weir_table *weir_table_group_by(weir_table *in, const char *keys, const char *it
     /* An upsert input (updates without -U) is normalized first. */
     if (!(in = normalize_upsert(in, what)))
         return NULL;
-    weir__list l;
-    int lr = weir__list_split(items, &l);
-    if (lr || l.n == 0)
-        return weir__list_fail(env, what, lr, items);
     weir_expr *exprs[WEIR__LIST_MAX];
-    for (int i = 0; i < l.n; i++) {
-        char err[1024];
-        char *text = weir__list_dup(&l, i);
-        int r = text ? weir_expr_compile_item(text, in->schema, 1, &exprs[i], err, sizeof err)
-                     : WEIR_ENOMEM;
-        free(text);
-        if (r) {
-            for (int j = 0; j < i; j++)
-                weir_expr_destroy(exprs[j]);
-            if (r == WEIR_ENOMEM)
-                return weir__table_fail(env, r, "%s: out of memory", what);
-            return weir__table_fail(env, r, "%s: %s", what, err);
-        }
-    }
-    return group_core(in, keys, exprs, l.n, what);
+    int n = weir__compile_list(env, what, items, in->schema, 1, exprs);
+    if (n < 0)
+        return NULL;
+    return group_core(in, keys, exprs, n, what);
 }

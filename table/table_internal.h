@@ -129,6 +129,20 @@ struct weir_expr {
     weir__enode *nodes;  /* every node (one allocation per node, freed as a list) */
 };
 
+/* Where the parser and the binder keep their first error: the code
+ * (WEIR_EINVAL or WEIR_ENOMEM), its place and its message (the caller's
+ * buffer). */
+typedef struct weir__expr_error {
+    int failed;
+    size_t *err_at;
+    char *err;
+    size_t errsize;
+} weir__expr_error;
+/* Records the first error: WEIR_EINVAL at `at` with the message. */
+void weir__expr_fail(weir__expr_error *e, size_t at, const char *fmt, ...) WEIR_PRINTF(3, 4);
+/* Records the first error: out of memory. */
+void weir__expr_nomem(weir__expr_error *e);
+
 /* Parses the whole of `text` as one expression, or, with allow_alias, a
  * select item "expr [AS name]" (*alias then a malloc'ed name, or NULL):
  * what weir_expr_compile_item reads (expr_ast.c). 0, or WEIR_EINVAL with
@@ -232,6 +246,11 @@ int weir__list_split(const char *list, weir__list *out);
 int weir__list_item(const weir__list *l, int i, char *buf, size_t size);
 /* Item i as a new string (the caller frees it), or NULL when out of memory. */
 char *weir__list_dup(const weir__list *l, int i);
+/* Compiles each item of `list` against `schema` (select items; aggregate
+ * calls at the top when allow_agg) into out (room for WEIR__LIST_MAX):
+ * how many, or -1 with env failed (naming `what`) and nothing left. */
+int weir__compile_list(weir_table_env *env, const char *what, const char *list,
+                       const weir_schema *schema, int allow_agg, weir_expr **out);
 /* Records why weir__list_split refused `list` (its result r): more items
  * than WEIR__LIST_MAX, or a malformed list. Returns NULL. */
 void *weir__list_fail(weir_table_env *env, const char *what, int r, const char *list);

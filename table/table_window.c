@@ -575,35 +575,12 @@ weir_table *weir_table_window_aggregate(weir_table *in, const weir_table_window 
         return weir__table_fail(env, WEIR_EINVAL, "%s: a window and items are required", what);
     if (window_input_refused(env, in))
         return NULL;
-    weir__list l;
-    int lr = weir__list_split(items, &l);
-    if (lr || l.n == 0)
-        return weir__list_fail(env, what, lr, items);
     /* The items, against t's columns and the window's. */
     weir_schema *ischema = items_schema(env, in);
-    weir_expr **exprs = ischema ? calloc((size_t)l.n, sizeof *exprs) : NULL;
-    if (!exprs) {
-        if (ischema)
-            weir__table_fail(env, WEIR_ENOMEM, "%s: out of memory", what);
-        weir_schema_destroy(ischema);
-        return NULL;
-    }
-    for (int i = 0; i < l.n; i++) {
-        char err[1024];
-        char *item = weir__list_dup(&l, i);
-        int r = item ? weir_expr_compile_item(item, ischema, 1, &exprs[i], err, sizeof err)
-                     : WEIR_ENOMEM;
-        free(item);
-        if (r) {
-            for (int j = 0; j < i; j++)
-                weir_expr_destroy(exprs[j]);
-            free(exprs);
-            weir_schema_destroy(ischema);
-            if (r == WEIR_ENOMEM)
-                return weir__table_fail(env, r, "%s: out of memory", what);
-            return weir__table_fail(env, r, "%s: %s", what, err);
-        }
-    }
+    weir_expr *compiled[WEIR__LIST_MAX];
+    int n = ischema ? weir__compile_list(env, what, items, ischema, 1, compiled) : -1;
     weir_schema_destroy(ischema);
-    return window_core(in, w, keys, exprs, l.n);
+    if (n < 0)
+        return NULL;
+    return weir_table_window_aggregate_exprs(in, w, keys, compiled, n);
 }
