@@ -3,6 +3,8 @@
 #include "message_text.h"
 
 #include <ctype.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 
 const char *weir__expr_echo(const char *text, char *buf)
@@ -44,4 +46,24 @@ int weir__edit_distance(const char *a, const char *b)
         }
     }
     return row[nb];
+}
+
+void weir__append(char *buf, size_t size, size_t *n, const char *fmt, ...)
+{
+    size_t room = buf && *n < size ? size - *n : 0;
+    char dummy[1];
+    va_list ap;
+    va_start(ap, fmt);
+    int w = vsnprintf(room ? buf + *n : dummy, room ? room : 1, fmt, ap);
+    va_end(ap);
+    if (w > 0)
+        *n += (size_t)w;
+}
+
+void weir__append_name(char *buf, size_t size, size_t *n, const char *before, const char *name)
+{
+    weir__append(buf, size, n, "%s`", before);
+    for (const char *q; (q = strchr(name, '`')); name = q + 1)
+        weir__append(buf, size, n, "%.*s``", (int)(q - name), name);
+    weir__append(buf, size, n, "%s`", name);
 }

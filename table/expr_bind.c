@@ -277,8 +277,10 @@ static weir__enode *bind_name(binder *p, const weir_ast *a)
         if (a->qualifier && (!q || strcmp(q, a->qualifier) != 0))
             continue;
         qualified++;
-        int c = weir_schema_column_index(in, a->text);
-        if (c < 0)
+        int c = 0;
+        while (c < in->ncols && strcmp(in->cols[c].name, a->text) != 0)
+            c++;
+        if (c == in->ncols)
             continue;
         if (found >= 0) {
             const char *q0 = sc->inputs[found_in].qualifier;

@@ -206,26 +206,6 @@ int weir_table_rowtime(const weir_table *t) { return t ? t->rowtime : -1; }
 const char *weir_table_node_name(const weir_table *t) { return t ? t->name : NULL; }
 weir_stream *weir_table_stream(const weir_table *t) { return t ? t->stream : NULL; }
 
-void weir__append(char *buf, size_t size, size_t *n, const char *fmt, ...)
-{
-    size_t room = buf && *n < size ? size - *n : 0;
-    char dummy[1];
-    va_list ap;
-    va_start(ap, fmt);
-    int w = vsnprintf(room ? buf + *n : dummy, room ? room : 1, fmt, ap);
-    va_end(ap);
-    if (w > 0)
-        *n += (size_t)w;
-}
-
-void weir__append_name(char *buf, size_t size, size_t *n, const char *before, const char *name)
-{
-    weir__append(buf, size, n, "%s`", before);
-    for (const char *q; (q = strchr(name, '`')); name = q + 1)
-        weir__append(buf, size, n, "%.*s``", (int)(q - name), name);
-    weir__append(buf, size, n, "%s`", name);
-}
-
 /* A node, then its inputs' subtrees one level deeper. */
 static void explain(const weir_table *x, int depth, char *buf, size_t size, size_t *n)
 {

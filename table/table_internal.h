@@ -61,11 +61,14 @@ struct weir_schema {
  * numeric / time. */
 uint32_t weir__type_size(weir_type t);
 uint32_t weir__type_align(weir_type t);
-/* The edit distance of two names, case-insensitive (for "did you mean"). */
 bool weir__type_is_string(weir_type_id id);
 bool weir__type_is_integer(weir_type_id id);
 bool weir__type_is_numeric(weir_type_id id);
 bool weir__type_is_time(weir_type_id id);
+/* The first byte of p that is not space; the byte after the word kw at p
+ * (any case, a whole word), or NULL. */
+const char *weir__skip_ws(const char *p);
+const char *weir__match_word(const char *p, const char *kw);
 
 static inline bool weir__row_null(const weir_schema *s, const unsigned char *row, int c)
 {
@@ -280,12 +283,6 @@ int weir__table_set_unique_key(weir_table *t, const int *cols, int n);
  * insert-only. */
 const weir_table *weir__table_update_producer(const weir_table *t);
 
-/* snprintf at *n into buf (of size bytes), advancing *n by what would be
- * written (buf may be NULL with size 0, to measure). */
-void weir__append(char *buf, size_t size, size_t *n, const char *fmt, ...) WEIR_PRINTF(4, 5);
-/* As weir__append, for `name` in back quotes (a back quote in it doubled),
- * after `before`. */
-void weir__append_name(char *buf, size_t size, size_t *n, const char *before, const char *name);
 
 /* The largest expression scratch any thread may need; table_window.c
  * evaluates aggregate arguments in a thread-local buffer of this size. */

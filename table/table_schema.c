@@ -1,5 +1,5 @@
-/* table_schema.c — column types, schemas and their builder, row accessors
- * and Flink's Row.toString formatting (weir/row.h).
+/* table_schema.c — schemas and their builder, row accessors and Flink's
+ * Row.toString formatting (weir/row.h); the column types are table_types.c's.
  *
  * A schema computes its row layout once: the header (kind byte and null
  * bits, rounded up to 8) and each column at its natural alignment. Bound
@@ -27,180 +27,6 @@ const char *weir_row_kind_name(weir_row_kind kind)
     case WEIR_ROW_DELETE: return "-D";
     }
     return "?";
-}
-
-bool weir__type_is_string(weir_type_id id)
-{
-    return id == WEIR_TYPE_VARCHAR || id == WEIR_TYPE_CHAR;
-}
-
-bool weir__type_is_integer(weir_type_id id)
-{
-    return id == WEIR_TYPE_INT || id == WEIR_TYPE_BIGINT;
-}
-
-bool weir__type_is_numeric(weir_type_id id)
-{
-    return weir__type_is_integer(id) || id == WEIR_TYPE_DOUBLE;
-}
-
-bool weir__type_is_time(weir_type_id id)
-{
-    return id == WEIR_TYPE_TIMESTAMP || id == WEIR_TYPE_TIMESTAMP_LTZ;
-}
-
-uint32_t weir__type_size(weir_type t)
-{
-    switch (t.id) {
-    case WEIR_TYPE_NULL:
-    case WEIR_TYPE_BOOLEAN: return 1;
-    case WEIR_TYPE_INT: return 4;
-    case WEIR_TYPE_VARCHAR:
-    case WEIR_TYPE_CHAR: return 4 + t.capacity;
-    default: return 8;
-    }
-}
-
-uint32_t weir__type_align(weir_type t)
-{
-    switch (t.id) {
-    case WEIR_TYPE_NULL:
-    case WEIR_TYPE_BOOLEAN: return 1;
-    case WEIR_TYPE_INT:
-    case WEIR_TYPE_VARCHAR:
-    case WEIR_TYPE_CHAR: return 4;
-    default: return 8;
-    }
-}
-
-/* ---- type text -------------------------------------------------------------- */
-
-static const char *skip_ws(const char *p)
-{
-    while (*p && isspace((unsigned char)*p))
-        p++;
-    return p;
-}
-
-/* Matches keyword `kw` (case-insensitive) at p as a whole word. */
-static const char *match_word(const char *p, const char *kw)
-{
-    size_t n = strlen(kw);
-    if (strncasecmp(p, kw, n) != 0)
-        return NULL;
-    if (isalnum((unsigned char)p[n]) || p[n] == '_')
-        return NULL;
-    return p + n;
-}
-
-/* A type-text error into err (if there is room): returns WEIR_EINVAL. */
-static int type_error(char *err, size_t errsize, const char *fmt, ...) WEIR_PRINTF(3, 4);
-static int type_error(char *err, size_t errsize, const char *fmt, ...)
-{
-    if (err && errsize) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, errsize, fmt, ap);
-        va_end(ap);
-    }
-    return WEIR_EINVAL;
-}
-
-/* The "(n)" after a type name at p (the string's capacity, or a time's
- * precision, which must be 3) into t; *rest is the text after it. */
-static int parse_type_length(const char *p, const char *kw, bool has_len, weir_type *t,
-                             const char *text, const char **rest, char *err, size_t errsize)
-{
-    if (!has_len)
-        return type_error(err, errsize, "type %s takes no length: '%s'", kw, text);
-    char *end;
-    long long n = strtoll(p + 1, &end, 10);
-    end = (char *)skip_ws(end);
-    if (end == p + 1 || *end != ')')
-        return type_error(err, errsize, "bad length in type '%s'", text);
-    if (weir__type_is_time(t->id)) {
-        if (n != 3)
-            return type_error(err, errsize, "only precision 3 is supported: '%s'", text);
-    } else {
-        if (n <= 0 || n > (long long)WEIR_STRING_MAX_CAPACITY)
-            return type_error(err, errsize, "string capacity %lld is not in 1..%u: '%s'", n,
-                              WEIR_STRING_MAX_CAPACITY, text);
-        t->capacity = (uint32_t)n;
-    }
-    *rest = skip_ws(end + 1);
-    return 0;
-}
-
-int weir_type_parse(const char *text, weir_type *out, char *err, size_t errsize)
-{
-    static const struct { const char *kw; weir_type_id id; bool has_len; } names[] = {
-        {"BOOLEAN", WEIR_TYPE_BOOLEAN, false}, {"INTEGER", WEIR_TYPE_INT, false},
-        {"INT", WEIR_TYPE_INT, false},         {"BIGINT", WEIR_TYPE_BIGINT, false},
-        {"DOUBLE", WEIR_TYPE_DOUBLE, false},   {"VARCHAR", WEIR_TYPE_VARCHAR, true},
-        {"CHAR", WEIR_TYPE_CHAR, true},        {"STRING", WEIR_TYPE_VARCHAR, false},
-        {"TIMESTAMP_LTZ", WEIR_TYPE_TIMESTAMP_LTZ, true},
-        {"TIMESTAMP", WEIR_TYPE_TIMESTAMP, true},
-    };
-    if (!text || !out)
-        return type_error(err, errsize, "a type text is required");
-    const char *p = skip_ws(text);
-    weir_type t = {0};
-    const char *q = NULL;
-    size_t k;
-    for (k = 0; k < sizeof names / sizeof names[0]; k++)
-        if ((q = match_word(p, names[k].kw)))
-            break;
-    if (!q)
-        return type_error(err, errsize, "unknown type '%s'", text);
-    t.id = names[k].id;
-    if (t.id == WEIR_TYPE_DOUBLE) {
-        const char *r = skip_ws(q);
-        const char *s = match_word(r, "PRECISION");
-        if (s)
-            q = s;
-    }
-    p = skip_ws(q);
-    if (*p == '(') {
-        int r = parse_type_length(p, names[k].kw, names[k].has_len, &t, text, &p, err, errsize);
-        if (r)
-            return r;
-    } else if (t.id == WEIR_TYPE_CHAR) {
-        t.capacity = 1; /* SQL: CHAR is CHAR(1) */
-    } else if (t.id == WEIR_TYPE_VARCHAR && names[k].has_len) {
-        return type_error(err, errsize, "VARCHAR needs a length (or use STRING): '%s'", text);
-    }
-    const char *nn = match_word(p, "NOT");
-    if (nn) {
-        const char *nl = match_word(skip_ws(nn), "NULL");
-        if (!nl)
-            return type_error(err, errsize, "expected NULL after NOT in type '%s'", text);
-        t.not_null = true;
-        p = skip_ws(nl);
-    } else if ((nn = match_word(p, "NULL"))) {
-        p = skip_ws(nn);
-    }
-    if (*p)
-        return type_error(err, errsize, "unexpected '%s' in type '%s'", p, text);
-    *out = t;
-    return 0;
-}
-
-int weir_type_format(weir_type t, char *buf, size_t size)
-{
-    const char *nn = t.not_null ? " NOT NULL" : "";
-    switch (t.id) {
-    case WEIR_TYPE_NULL: return snprintf(buf, size, "NULL");
-    case WEIR_TYPE_BOOLEAN: return snprintf(buf, size, "BOOLEAN%s", nn);
-    case WEIR_TYPE_INT: return snprintf(buf, size, "INT%s", nn);
-    case WEIR_TYPE_BIGINT: return snprintf(buf, size, "BIGINT%s", nn);
-    case WEIR_TYPE_DOUBLE: return snprintf(buf, size, "DOUBLE%s", nn);
-    case WEIR_TYPE_VARCHAR: return snprintf(buf, size, "VARCHAR(%" PRIu32 ")%s", t.capacity, nn);
-    case WEIR_TYPE_CHAR: return snprintf(buf, size, "CHAR(%" PRIu32 ")%s", t.capacity, nn);
-    case WEIR_TYPE_TIMESTAMP: return snprintf(buf, size, "TIMESTAMP(3)%s", nn);
-    case WEIR_TYPE_TIMESTAMP_LTZ: return snprintf(buf, size, "TIMESTAMP_LTZ(3)%s", nn);
-    case WEIR_TYPE_INTERVAL: return snprintf(buf, size, "INTERVAL%s", nn);
-    }
-    return snprintf(buf, size, "?");
 }
 
 /* ---- the builder ------------------------------------------------------------ */
@@ -473,7 +299,7 @@ static int parse_pk(weir_schema_builder *b, weir_schema *s)
     if (!s->pk)
         return bfail(b, WEIR_ENOMEM, "out of memory");
     while (*p) {
-        p = skip_ws(p);
+        p = weir__skip_ws(p);
         /* A `quoted` name may hold spaces and commas (SQL's quoting). */
         bool quoted = *p == '`';
         const char *start = p + quoted, *e = start;
@@ -497,7 +323,7 @@ static int parse_pk(weir_schema_builder *b, weir_schema *s)
         s->pk[s->npk++] = c;
         /* Flink: primary key columns are NOT NULL. */
         s->cols[c].type.not_null = true;
-        p = skip_ws(e);
+        p = weir__skip_ws(e);
         if (*p == ',')
             p++;
         else if (*p)
@@ -521,10 +347,10 @@ static int build_watermark(weir_schema_builder *b, weir_schema *s)
                      "TIMESTAMP_LTZ(3)", b->wm_col, t);
     }
     s->rowtime = c;
-    const char *e = skip_ws(b->wm_expr);
-    const char *q = match_word(e, "SOURCE_WATERMARK");
-    if (q && *skip_ws(q) == '(' && *skip_ws(skip_ws(q) + 1) == ')' &&
-        !*skip_ws(skip_ws(skip_ws(q) + 1) + 1)) {
+    const char *e = weir__skip_ws(b->wm_expr);
+    const char *q = weir__match_word(e, "SOURCE_WATERMARK");
+    if (q && *weir__skip_ws(q) == '(' && *weir__skip_ws(weir__skip_ws(q) + 1) == ')' &&
+        !*weir__skip_ws(weir__skip_ws(weir__skip_ws(q) + 1) + 1)) {
         s->source_watermark = true;
         if (b->wm_options)
             return bfail(b, WEIR_EINVAL, "SOURCE_WATERMARK() keeps the stream's own watermarks: "
