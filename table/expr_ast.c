@@ -137,6 +137,7 @@ typedef struct parser {
     size_t cur; /* where the next token's search starts */
     tok t;
     size_t prev_end; /* the end of the last token taken */
+    int nesting;     /* parse_or / parse_not / parse_unary calls open */
     weir__expr_error error;
 } parser;
 
@@ -312,9 +313,41 @@ static weir_ast *node(parser *p, weir_ast_kind kind, size_t start)
 /* Closes n at the end of the last token taken. */
 static weir_ast *done(parser *p, weir_ast *n)
 {
-    if (n && !p->error.failed)
-        n->end = (uint32_t)p->prev_end;
-    return p->error.failed ? NULL : n;
+    if (!n || p->error.failed)
+        return NULL;
+    n->end = (uint32_t)p->prev_end;
+    /* Its depth: what binding, comparing and evaluating it will recurse. */
+    uint32_t d = 0;
+    if (n->a && n->a->depth > d)
+        d = n->a->depth;
+    if (n->b && n->b->depth > d)
+        d = n->b->depth;
+    for (int i = 0; i < n->nargs; i++)
+        if (n->args[i]->depth > d)
+            d = n->args[i]->depth;
+    n->depth = d + 1;
+    if (n->depth > WEIR_AST_MAX_DEPTH) {
+        perr(p, n->start, "an expression nested deeper than %d levels", WEIR_AST_MAX_DEPTH);
+        return NULL;
+    }
+    return n;
+}
+
+/* The parser's own recursion, bounded like the trees it makes (a level of
+ * parentheses opens three of these calls): true to go on, false (failed)
+ * when too deep; leave() after. */
+static bool enter(parser *p)
+{
+    if (++p->nesting <= 3 * WEIR_AST_MAX_DEPTH)
+        return true;
+    perr(p, p->t.at, "an expression nested deeper than %d levels", WEIR_AST_MAX_DEPTH);
+    return false;
+}
+
+static weir_ast *leave(parser *p, weir_ast *n)
+{
+    p->nesting--;
+    return n;
 }
 
 /* The token's value: a name unquoted (a doubled back quote is one), a
@@ -391,6 +424,8 @@ static bool take_args(parser *p, weir_ast *n, nodes *l)
 /* ---- the grammar (weir/expr.h) ----------------------------------------------------- */
 
 static weir_ast *parse_or(parser *p);
+static weir_ast *parse_unary(parser *p);
+static weir_ast *parse_not(parser *p);
 
 /* The unit the current token names, or -1. */
 static int unit_here(const parser *p)
@@ -638,7 +673,7 @@ static weir_ast *parse_primary(parser *p)
     return NULL;
 }
 
-static weir_ast *parse_unary(parser *p)
+static weir_ast *parse_unary_body(parser *p)
 {
     size_t start = p->t.at;
     if (accept_sym(p, "-")) {
@@ -652,6 +687,11 @@ static weir_ast *parse_unary(parser *p)
     if (accept_sym(p, "+"))
         return parse_unary(p);
     return parse_primary(p);
+}
+
+static weir_ast *parse_unary(parser *p)
+{
+    return enter(p) ? leave(p, parse_unary_body(p)) : leave(p, NULL);
 }
 
 static weir_ast *binary(parser *p, weir_ast_op op, weir_ast *a, weir_ast *b)
@@ -772,7 +812,7 @@ static weir_ast *parse_pred(parser *p)
     return a;
 }
 
-static weir_ast *parse_not(parser *p)
+static weir_ast *parse_not_body(parser *p)
 {
     size_t start = p->t.at;
     if (accept_kw(p, "NOT")) {
@@ -786,6 +826,11 @@ static weir_ast *parse_not(parser *p)
     return parse_pred(p);
 }
 
+static weir_ast *parse_not(parser *p)
+{
+    return enter(p) ? leave(p, parse_not_body(p)) : leave(p, NULL);
+}
+
 static weir_ast *parse_and(parser *p)
 {
     weir_ast *a = parse_not(p);
@@ -797,7 +842,7 @@ static weir_ast *parse_and(parser *p)
     }
 }
 
-static weir_ast *parse_or(parser *p)
+static weir_ast *parse_or_body(parser *p)
 {
     weir_ast *a = parse_and(p);
     for (;;) {
@@ -806,6 +851,11 @@ static weir_ast *parse_or(parser *p)
             return a;
         a = binary_at(p, WEIR_AST_OR, a, parse_and(p), at);
     }
+}
+
+static weir_ast *parse_or(parser *p)
+{
+    return enter(p) ? leave(p, parse_or_body(p)) : leave(p, NULL);
 }
 
 int weir_ast_parse(weir_ast_arena **arena, const char *text, size_t start, weir_ast **out,

@@ -69,7 +69,13 @@ struct weir_ast {
     weir_ast *a, *b;    /* NEG, NOT, IS_NULL, IN, CAST: a; BINARY: a, b */
     weir_ast **args;    /* IN, CASE, CALL */
     int nargs;
+    uint32_t depth;     /* 1 + its deepest child's (at most WEIR_AST_MAX_DEPTH) */
 };
+
+/* How deep a tree may nest (and the parser recurse): binding, comparing
+ * and evaluating a tree recurse as deep, so a deeper one is refused where
+ * it is parsed ("an expression nested deeper than 1000 levels"). */
+#define WEIR_AST_MAX_DEPTH 1000
 
 /* Where trees live: made by the first parse into *arena (NULL before),
  * freed at once by weir_ast_arena_free. */

@@ -5,6 +5,8 @@
  * with the ambiguity and the unknown qualifier refused at their place.
  */
 #include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "table/table_testutil.h"
@@ -184,4 +186,46 @@ Test(expr_ast, compile_is_parse_and_bind)
     cr_expect_eq(weir_expr_compile("SUM(a) + 1", s, &e, err, sizeof err), WEIR_EINVAL);
     cr_expect(strstr(err, "at 1: aggregate function SUM is not allowed here"), "%s", err);
     weir_schema_destroy(s);
+}
+
+/* A tree as deep as binding, comparing and evaluating may recurse is the
+ * most the parser makes: deeper nesting, of parentheses or of a long chain
+ * of operators, is refused where it is parsed, not by a crash. */
+Test(expr_ast, nesting_is_bounded)
+{
+    size_t n = 3 * WEIR_AST_MAX_DEPTH;
+    char *deep = malloc(2 * n + 2), *chain = malloc(4 * n + 2);
+    cr_assert(deep && chain);
+    for (size_t i = 0; i < n; i++) {
+        deep[i] = '(';
+        deep[2 * n - i] = ')';
+    }
+    deep[n] = '1';
+    deep[2 * n + 1] = '\0';
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        k += (size_t)sprintf(chain + k, "1 + ");
+    chain[k - 3] = '\0'; /* "1 + 1 + ... + 1" */
+    const char *texts[] = {deep, chain};
+    for (int t = 0; t < 2; t++) {
+        weir_ast_arena *arena = NULL;
+        weir_ast *a = NULL;
+        size_t at = 0;
+        char err[256] = "";
+        cr_expect_eq(weir_ast_parse(&arena, texts[t], 0, &a, NULL, &at, err, sizeof err),
+                     WEIR_EINVAL);
+        cr_expect(strstr(err, "nested deeper than 1000 levels"), "%s", err);
+        weir_ast_arena_free(&arena);
+    }
+    /* at the bound it parses */
+    k = 0;
+    for (size_t i = 0; i < WEIR_AST_MAX_DEPTH / 2; i++)
+        k += (size_t)sprintf(chain + k, "1 + ");
+    chain[k - 3] = '\0';
+    weir_ast_arena *arena = NULL;
+    size_t end;
+    parse_at(&arena, chain, 0, &end);
+    weir_ast_arena_free(&arena);
+    free(deep);
+    free(chain);
 }
