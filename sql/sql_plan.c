@@ -790,16 +790,7 @@ static int bind_over_aggregate(planner *p, exprs *x, const sql_item *it, const w
         weir_expr_destroy(e);
         char text[256], echo[WEIR__EXPR_ECHO + 4];
         weir_ast_format(rw, text, sizeof text);
-        size_t n = strlen(text);
-        if (n > WEIR__EXPR_ECHO + 3) {
-            /* the first bytes (never a part of a character) and "..." */
-            n = WEIR__EXPR_ECHO;
-            while (n > 0 && ((unsigned char)text[n] & 0xC0) == 0x80)
-                n--;
-            snprintf(echo, sizeof echo, "%.*s...", (int)n, text);
-        } else {
-            snprintf(echo, sizeof echo, "%s", text);
-        }
+        weir__expr_echo(text, echo);
         sql_fail(p->s, p->sc, it->ast->start, "expression '%s' is not being grouped", echo);
         return WEIR_EINVAL;
     }
