@@ -590,6 +590,21 @@ static weir_ast *parse_case(parser *p, size_t start)
     return done(p, n);
 }
 
+/* Whether a bare word is reserved, as in Flink's SQL: the grammar's own
+ * words and the clause words around an expression; a column of that name
+ * is written `quoted`. */
+static bool reserved(const parser *p, const tok *t)
+{
+    static const char *const words[] = {
+        "AND", "OR", "NOT", "IS", "IN", "CASE", "WHEN", "THEN", "ELSE", "END", "AS",
+        "DISTINCT", "SELECT", "FROM", "WHERE", "GROUP", "BY", "HAVING", "UNION", "ORDER",
+        "LIMIT", "WINDOW", "WITH", "ON", "JOIN", NULL};
+    for (int i = 0; words[i]; i++)
+        if (is_kw(p, t, words[i]))
+            return true;
+    return false;
+}
+
 /* A name, with its token taken: `col`, or `t.col`. */
 static weir_ast *parse_name(parser *p, const tok *t)
 {
@@ -652,7 +667,14 @@ static weir_ast *parse_primary(parser *p)
             return parse_case(p, t.at);
         if (is_kw(p, &t, "CAST"))
             return parse_cast(p, t.at);
-        return is_sym(p, &p->t, "(") ? parse_call(p, &t) : parse_name(p, &t);
+        if (is_sym(p, &p->t, "("))
+            return parse_call(p, &t);
+        if (reserved(p, &t)) {
+            /* a clause word where an operand should be: "amount + FROM" */
+            perr(p, t.at, "expected an expression, found '%.*s'", (int)t.len, p->text + t.at);
+            return NULL;
+        }
+        return parse_name(p, &t);
     case T_SYM:
         if (is_sym(p, &t, "(")) {
             next(p);

@@ -293,7 +293,12 @@ static weir__enode *bind_name(binder *p, const weir_ast *a)
         found_in = k;
     }
     if (a->qualifier && !qualified) {
-        berr(p, a->start, "unknown table '%s' in '%s.%s'", a->qualifier, a->qualifier, a->text);
+        if (sc->ninputs)
+            berr(p, a->start, "unknown table '%s' in '%s.%s'", a->qualifier, a->qualifier,
+                 a->text);
+        else
+            berr(p, a->start, "'%s.%s': a column of one table is named alone here ('%s')",
+                 a->qualifier, a->text, a->text);
         return NULL;
     }
     if (found < 0 || found >= s->ncols) {

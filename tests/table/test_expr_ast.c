@@ -50,6 +50,9 @@ Test(expr_ast, errors_say_where)
         {"CAST(a AS INT", 10, "expected ')' after the CAST's type"},
         {"a /* open", 2, "unterminated comment"},
         {"t.", 2, "expected a column name after 't.'"},
+        /* a clause word is not a column: "SELECT amount + FROM t" */
+        {"amount + FROM", 9, "expected an expression, found 'FROM'"},
+        {"`from` + end", 9, "expected an expression, found 'end'"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         weir_ast_arena *arena = NULL;
@@ -183,6 +186,10 @@ Test(expr_ast, compile_is_parse_and_bind)
     weir_expr_destroy(e);
     cr_expect_eq(weir_expr_compile("a + b AS total", s, &e, err, sizeof err), WEIR_EINVAL);
     cr_expect(strstr(err, "at 7: unexpected 'AS'"), "%s", err);
+    /* one table, no inputs named: its columns are named alone */
+    cr_expect_eq(weir_expr_compile("t.a + 1", s, &e, err, sizeof err), WEIR_EINVAL);
+    cr_expect(strstr(err, "at 1: 't.a': a column of one table is named alone here ('a')"), "%s",
+              err);
     cr_expect_eq(weir_expr_compile("SUM(a) + 1", s, &e, err, sizeof err), WEIR_EINVAL);
     cr_expect(strstr(err, "at 1: aggregate function SUM is not allowed here"), "%s", err);
     weir_schema_destroy(s);
