@@ -580,29 +580,17 @@ static int all_columns(planner *p, exprs *x, const weir_schema *schema, uint32_t
 /* The names as the table layer's key list: `a`, `b`. */
 static char *key_list(planner *p, const char *const *names, int n, uint32_t at)
 {
-    size_t len = 1;
-    for (int k = 0; k < n; k++)
-        len += 2 * strlen(names[k]) + 4;
-    char *s = sql_arena_alloc(p->tmp, len);
+    size_t len = 0;
+    for (int k = 0; k < n; k++) /* measure */
+        weir__append_name(NULL, 0, &len, k ? ", " : "", names[k]);
+    char *s = sql_arena_alloc(p->tmp, len + 1);
     if (!s) {
         no_memory(p, at);
         return NULL;
     }
-    char *w = s;
-    for (int k = 0; k < n; k++) {
-        if (k) {
-            *w++ = ',';
-            *w++ = ' ';
-        }
-        *w++ = '`';
-        for (const char *c = names[k]; *c; c++) {
-            if (*c == '`')
-                *w++ = '`';
-            *w++ = *c;
-        }
-        *w++ = '`';
-    }
-    *w = '\0';
+    size_t w = 0;
+    for (int k = 0; k < n; k++)
+        weir__append_name(s, len + 1, &w, k ? ", " : "", names[k]);
     return s;
 }
 

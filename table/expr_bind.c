@@ -277,6 +277,8 @@ static weir__enode *bind_name(binder *p, const weir_ast *a)
         if (a->qualifier && (!q || strcmp(q, a->qualifier) != 0))
             continue;
         qualified++;
+        /* by hand, not weir_schema_column_index: schema building binds a
+         * watermark, and the binder calls nothing of table_schema.c back */
         int c = 0;
         while (c < in->ncols && strcmp(in->cols[c].name, a->text) != 0)
             c++;
