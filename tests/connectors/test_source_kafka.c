@@ -702,10 +702,13 @@ Test(source_kafka, the_capture_names_the_partition_that_holds_the_watermark)
     char *dir = td_tmpdir();
     char path[600];
     snprintf(path, sizeof path, "%s/kafka.jsonl", dir);
-    /* t-1 holds the watermark at 0 until it is idle, then it jumps to t-0's */
+    /* t-1 holds the watermark at 0 until it is idle, then it jumps to t-0's.
+     * The idleness timeout is long against the mock broker's first fetch of
+     * t-0 (half a second seen on a loaded machine): t-0's records must reach
+     * the valve while t-1 still holds it, or no watermark is held by t-1. */
     const char *topic[] = {"t"};
     weir_watermark_strategy st = weir_watermarks_bounded(0);
-    st.idleness_ms = 100;
+    st.idleness_ms = 3000;
     st.interval_ms = 10;
     tu_runner rn;
     start_captured(&rn, m, topic, st, WEIR_DISABLED, path);
