@@ -49,8 +49,16 @@ typedef struct sql_item {
     sql_span alias;
 } sql_item;
 
+/* A row of VALUES: its expressions. */
+typedef struct sql_values_row {
+    sql_span at; /* its '(' */
+    sql_item *items;
+    int n;
+} sql_values_row;
+
 typedef enum sql_from_kind {
-    SQL_FROM_NAME = 1, /* a table or a view */
+    SQL_FROM_NONE = 0, /* SELECT 1: no FROM, one row */
+    SQL_FROM_NAME,     /* a table or a view */
     SQL_FROM_QUERY,    /* (SELECT ...) */
     SQL_FROM_WINDOW    /* TABLE(TUMBLE(TABLE name, ...)) */
 } sql_from_kind;
@@ -75,6 +83,9 @@ struct sql_query {
     sql_span having;
     struct weir_ast *having_ast;
     sql_query *union_all; /* the next query of a UNION ALL, or NULL */
+    /* VALUES (...), (...): rows instead of SELECT ... FROM (nvalues > 0) */
+    sql_values_row *values;
+    int nvalues;
 };
 
 typedef struct sql_column_def {
@@ -92,13 +103,16 @@ typedef enum sql_stmt_kind {
     SQL_STMT_CREATE_VIEW,
     SQL_STMT_SELECT,
     SQL_STMT_EXPLAIN,
-    SQL_STMT_SET
+    SQL_STMT_SET,
+    SQL_STMT_INSERT,       /* INSERT INTO name [(cols)] query */
+    SQL_STMT_STATEMENT_SET /* EXECUTE STATEMENT SET BEGIN insert; ... END */
 } sql_stmt_kind;
 
-typedef struct sql_stmt {
+typedef struct sql_stmt sql_stmt;
+struct sql_stmt {
     sql_stmt_kind kind;
     sql_span at; /* the statement's first word */
-    sql_span name; /* CREATE TABLE / VIEW */
+    sql_span name; /* CREATE TABLE / VIEW, INSERT INTO */
     /* CREATE TABLE */
     sql_column_def *cols;
     int ncols;
@@ -108,12 +122,18 @@ typedef struct sql_stmt {
     int npk;
     sql_option *opts; /* WITH (...) */
     int nopts;
-    /* CREATE VIEW, SELECT, EXPLAIN */
+    /* CREATE VIEW, SELECT, EXPLAIN, INSERT */
     bool temporary;
     sql_query *query;
     bool changelog_mode; /* EXPLAIN CHANGELOG_MODE */
     /* SET */
     char *set_key, *set_value;
-} sql_stmt;
+    /* INSERT: its column list (ninsert_cols 0: none) */
+    sql_span *insert_cols;
+    int ninsert_cols;
+    /* STATEMENT SET: its INSERTs */
+    sql_stmt *set;
+    int nset;
+};
 
 #endif

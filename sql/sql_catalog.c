@@ -5,6 +5,8 @@
  *                             named after its event's fields
  *   'connector'='filesystem'  weir_source_file (weir/file_source.h): JSON
  *                             lines or CSV, a folder being one partition a file
+ *   'connector'='print'       a sink: rows printed as Flink's print connector
+ *   'connector'='blackhole'   a sink: rows discarded
  *
  * Everything a table's definition can get wrong is found here, at CREATE
  * TABLE, with the line and column of what is wrong; opening a table in a
@@ -29,15 +31,17 @@ sql_relation *sql_catalog_find(weir_sql_session *s, const char *name)
     return NULL;
 }
 
-const char *sql_catalog_hint(weir_sql_session *s, const char *name)
+const char *sql_catalog_hint(weir_sql_session *s, const weir_table_env *env, const char *name)
 {
     const char *best = NULL;
     int dist = 3;
-    for (int i = 0; i < s->nrels; i++) {
-        int d = sql_edit_distance(name, s->rels[i]->name);
+    int nviews = weir_table_env_view_count(env);
+    for (int i = 0; i < s->nrels + nviews; i++) {
+        const char *n = i < s->nrels ? s->rels[i]->name : weir_table_env_view_name(env, i - s->nrels);
+        int d = sql_edit_distance(name, n);
         if (d < dist) {
             dist = d;
-            best = s->rels[i]->name;
+            best = n;
         }
     }
     return best;
@@ -358,6 +362,48 @@ static int filesystem_options(weir_sql_session *s, const sql_script *sc, options
     return opt_double(s, sc, o, "scan.speed", 1e-6, 1e9, &r->speed);
 }
 
+/* ---- print and blackhole ------------------------------------------------------------ */
+
+#define PRINT_OPTIONS "'print-identifier', 'standard-error', 'sink.parallelism'"
+#define BLACKHOLE_OPTIONS "no options"
+
+static int sink_options(weir_sql_session *s, const sql_script *sc, options *o, sql_relation *r)
+{
+    int64_t par = 0;
+    int err = opt_int(s, sc, o, "sink.parallelism", 1, 1024, &par);
+    if (err)
+        return err;
+    r->sink_parallelism = (int)par;
+    if (r->connector == SQL_CONNECTOR_BLACKHOLE)
+        return 0;
+    const sql_option *id = option(o, "print-identifier");
+    if (id && snprintf(r->print_identifier, sizeof r->print_identifier, "%s", id->value) >=
+                  (int)sizeof r->print_identifier)
+        return bad_option(s, sc, id, "longer than 127 bytes");
+    return opt_bool(s, sc, o, "standard-error", &r->print_stderr);
+}
+
+bool sql_catalog_is_source(const sql_relation *r)
+{
+    return r->view || r->connector == SQL_CONNECTOR_DATAGEN ||
+           r->connector == SQL_CONNECTOR_FILESYSTEM;
+}
+
+bool sql_catalog_is_sink(const sql_relation *r)
+{
+    return !r->view && (r->connector == SQL_CONNECTOR_PRINT ||
+                        r->connector == SQL_CONNECTOR_BLACKHOLE);
+}
+
+const char *sql_catalog_connector_name(const sql_relation *r)
+{
+    static const char *const names[] = {[SQL_CONNECTOR_DATAGEN] = "datagen",
+                                        [SQL_CONNECTOR_FILESYSTEM] = "filesystem",
+                                        [SQL_CONNECTOR_PRINT] = "print",
+                                        [SQL_CONNECTOR_BLACKHOLE] = "blackhole"};
+    return r->view ? "view" : names[r->connector];
+}
+
 /* ---- CREATE TABLE ------------------------------------------------------------------- */
 
 /* Flink's watermark alignment options: the source's group, max drift and
@@ -521,14 +567,19 @@ static int create_table(weir_sql_session *s, sql_script *sc, const sql_stmt *st,
                  "('connector'='datagen' or 'filesystem', ...))", r->name);
         return WEIR_EINVAL;
     }
-    if (strcmp(conn->value, "datagen") == 0)
-        r->connector = SQL_CONNECTOR_DATAGEN;
-    else if (strcmp(conn->value, "filesystem") == 0)
-        r->connector = SQL_CONNECTOR_FILESYSTEM;
-    else
-        return bad_option(s, sc, conn, "weir has the connectors 'datagen' and 'filesystem'");
-    int err = r->connector == SQL_CONNECTOR_DATAGEN ? datagen_options(s, sc, &o, r)
-                                                    : filesystem_options(s, sc, &o, r);
+    static const char *const names[] = {"datagen", "filesystem", "print", "blackhole", NULL};
+    static const char *const known[] = {DATAGEN_OPTIONS, FILESYSTEM_OPTIONS, PRINT_OPTIONS,
+                                        BLACKHOLE_OPTIONS};
+    int c = 0;
+    while (names[c] && strcmp(conn->value, names[c]) != 0)
+        c++;
+    if (!names[c])
+        return bad_option(s, sc, conn, "weir has the connectors 'datagen', 'filesystem', "
+                          "'print' and 'blackhole'");
+    r->connector = (sql_connector)(c + 1);
+    int err = r->connector == SQL_CONNECTOR_DATAGEN      ? datagen_options(s, sc, &o, r)
+              : r->connector == SQL_CONNECTOR_FILESYSTEM ? filesystem_options(s, sc, &o, r)
+                                                         : sink_options(s, sc, &o, r);
     if (err)
         return err;
     weir_schema_builder *b = weir_schema_builder_create(r->name);
@@ -554,9 +605,7 @@ static int create_table(weir_sql_session *s, sql_script *sc, const sql_stmt *st,
     if (!err)
         err = alignment_options(s, sc, &o, r);
     if (!err)
-        err = unused_options(s, sc, &o, conn->value,
-                             r->connector == SQL_CONNECTOR_DATAGEN ? DATAGEN_OPTIONS
-                                                                   : FILESYSTEM_OPTIONS);
+        err = unused_options(s, sc, &o, conn->value, known[c]);
     if (err && s->err[0]) {
         weir_schema_builder_destroy(b);
         return err;
@@ -587,7 +636,7 @@ int sql_catalog_create(weir_sql_session *s, sql_script *sc, const sql_stmt *st)
                  SQL_NAME_MAX - 1);
         return WEIR_EINVAL;
     }
-    if (sql_catalog_find(s, name)) {
+    if (sql_catalog_find(s, name) || weir_table_env_view(s->env, name)) {
         sql_fail(s, sc, st->name.start, "a table or view named '%s' exists already", name);
         return WEIR_EINVAL;
     }
@@ -620,13 +669,9 @@ int sql_catalog_create(weir_sql_session *s, sql_script *sc, const sql_stmt *st)
 weir_table *sql_catalog_open(weir_sql_session *s, weir_job *job, weir_table_env *env,
                              sql_relation *r, const sql_script *sc, uint32_t at)
 {
-    if (r->open_job != s->job_seq) {
-        r->open_job = s->job_seq;
-        r->opens = 0;
-    }
-    char name[SQL_NAME_MAX + 16];
-    r->opens++;
-    snprintf(name, sizeof name, r->opens == 1 ? "%s" : "%s#%d", r->name, r->opens);
+    if (r->open_job == s->job_seq && r->opened)
+        return r->opened;
+    const char *name = r->name;
     weir_stream *src;
     if (r->connector == SQL_CONNECTOR_DATAGEN) {
         weir_generator_config g = r->gen;
@@ -661,5 +706,7 @@ weir_table *sql_catalog_open(weir_sql_session *s, weir_job *job, weir_table_env 
         t = weir_table_normalize(t);
     if (!t)
         return sql_fail(s, sc, at, "table %s: %s", r->name, sql_job_message(job));
+    r->open_job = s->job_seq;
+    r->opened = t;
     return t;
 }

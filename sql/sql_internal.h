@@ -20,7 +20,9 @@
 
 typedef enum sql_connector {
     SQL_CONNECTOR_DATAGEN = 1,
-    SQL_CONNECTOR_FILESYSTEM
+    SQL_CONNECTOR_FILESYSTEM,
+    SQL_CONNECTOR_PRINT,    /* a sink only: rows printed as Flink's print connector */
+    SQL_CONNECTOR_BLACKHOLE /* a sink only: rows discarded */
 } sql_connector;
 
 /* A name of the catalog: a table (with its schema and connector) or a view
@@ -47,9 +49,19 @@ typedef struct sql_relation {
     char align_group[SQL_NAME_MAX];
     int64_t align_drift_ms, align_update_ms;
     unsigned changelog_mode;         /* WEIR_CHANGELOG_*: how rows come in */
-    /* How often the current job has opened it (a second source is named
+    /* print: 'print-identifier', 'standard-error'; print and blackhole:
+     * 'sink.parallelism' (0: the job's) */
+    char print_identifier[SQL_NAME_MAX];
+    bool print_stderr;
+    int sink_parallelism;
+    /* The job its source was last opened in (sql_session's job_seq) and the
+     * table it made there: every read of the table in one job shares the one
+     * source (Flink's source reuse: a statement set reads each source once). */
+    int open_job;
+    weir_table *opened;
+    /* How many sinks the current job writes into it (a second is named
      * NAME#2: a job's operator names are unique). */
-    int open_job, opens;
+    int sink_job, sinks;
 } sql_relation;
 
 struct weir_sql_session {
@@ -70,6 +82,11 @@ struct weir_sql_session {
     int jobs; /* queries run (for the capture's name) */
     bool run_failed; /* the last error came from weir_job_run */
     int job_seq;     /* jobs made, for sql_relation.open_job */
+    int values_job, values_n; /* VALUES sources of job values_job (their names) */
+    /* The env a session made by weir_table_env_execute_sql plans into (its
+     * job is the program's, never run here); NULL for weir_sql_session's
+     * own sessions, which make a job and an env for each statement. */
+    weir_table_env *env;
     /* weir_sql_cancel: set from any thread or a signal handler; the job
      * running (NULL when none) is cancelled with it. */
     atomic_bool cancelled;
@@ -105,8 +122,24 @@ int sql_catalog_create(weir_sql_session *s, sql_script *sc, const sql_stmt *st);
 weir_table *sql_catalog_open(weir_sql_session *s, weir_job *job, weir_table_env *env,
                              sql_relation *r,
                              const sql_script *sc, uint32_t at);
-/* The closest catalog name to `name` within two edits, or NULL. */
-const char *sql_catalog_hint(weir_sql_session *s, const char *name);
+/* Whether the relation can be read (a table whose connector is a source,
+ * or a view) or written (a table whose connector is a sink). */
+bool sql_catalog_is_source(const sql_relation *r);
+bool sql_catalog_is_sink(const sql_relation *r);
+/* The connector's name ("print"). */
+const char *sql_catalog_connector_name(const sql_relation *r);
+/* The closest name to `name` within two edits among the catalog's and the
+ * views of env (NULL allowed), or NULL. */
+const char *sql_catalog_hint(weir_sql_session *s, const weir_table_env *env, const char *name);
+
+/* Parses `text` into a script the session keeps (views made by it refer
+ * to it): 0 and *out, or WEIR_E* with s->err. */
+int sql_session_parse(weir_sql_session *s, const char *text, size_t len, sql_script **out);
+
+/* INSERT INTO (sql_insert.c): the query planned into env's job and written
+ * into its table's sink. 0, or WEIR_E* with s->err. */
+int sql_plan_insert(weir_sql_session *s, weir_job *job, weir_table_env *env, sql_script *sc,
+                    const sql_stmt *st);
 
 /* The planner: a query as a table of env's job. NULL with s->err. */
 weir_table *sql_plan_query(weir_sql_session *s, weir_job *job, weir_table_env *env,

@@ -7,15 +7,21 @@
  *              | CREATE [TEMPORARY] VIEW name AS query
  *              | SET key '=' value                     (key, value: 'quoted' or words)
  *              | EXPLAIN [CHANGELOG_MODE] query
+ *              | insert
+ *              | EXECUTE STATEMENT SET BEGIN insert ';' {insert ';'} END
+ *              | BEGIN STATEMENT SET ';' insert ';' {insert ';'} END   (the SQL client's form)
  *              | query
+ *   insert    := INSERT INTO name ['(' name {',' name} ')'] query
  *   element   := name type [NOT NULL]
  *              | WATERMARK FOR name AS expr
  *              | PRIMARY KEY '(' name {',' name} ')' NOT ENFORCED
  *   options   := '(' 'key' '=' 'value' {',' 'key' '=' 'value'} ')'
  *   query     := body {UNION ALL body}
  *   body      := SELECT [DISTINCT | ALL] ('*' | item {',' item})
- *                FROM source [WHERE expr] [GROUP BY group {',' group}] [HAVING expr]
+ *                [FROM source [WHERE expr] [GROUP BY group {',' group}] [HAVING expr]]
+ *              | VALUES row {',' row}
  *              | '(' query ')'
+ *   row       := '(' expr {',' expr} ')'
  *   item      := expr [AS name]
  *   source    := name [[AS] alias] | '(' query ')' [[AS] alias]
  *              | TABLE '(' window_fn '(' TABLE name ',' DESCRIPTOR '(' name ')' {',' expr} ')' ')'
@@ -24,6 +30,10 @@
  * An expr is read by the expression language's own parser (weir/expr_ast.h),
  * from its first token to the first one that cannot go on with it: a
  * syntax tree, with its span, goes to the planner, which binds it.
+ *
+ * What Flink SQL has and weir does not (a join, OVER, ORDER BY, DROP ...)
+ * is refused where it stands with "not supported: X", not as a syntax
+ * error: the statement is Flink's, only weir cannot run it.
  */
 #include "sql_parser.h"
 #include "sql_text.h"
@@ -35,6 +45,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <ctype.h>
 #include <strings.h>
 
 /* ---- the arena: every node of a script, freed at once ---------------------- */
@@ -121,6 +132,12 @@ static void expected(parser *p, const char *what)
     char f[64];
     found(p, cur(p), f, sizeof f);
     fail_at(p, cur(p), "expected %s, found %s", what, f);
+}
+
+/* "not supported: what" at token t. */
+static void unsupported(parser *p, const sql_tok *t, const char *what)
+{
+    fail_at(p, t, "not supported: %s", what);
 }
 
 static void *alloc(parser *p, size_t n)
@@ -247,7 +264,11 @@ static bool expr(parser *p, sql_span *out, weir_ast **ast, const char *what)
         } else {
             sql_tok t = {.start = (uint32_t)at};
             sql_position(p->text, at, &t.line, &t.col);
-            fail_at(p, &t, "%s", msg);
+            if (strncasecmp(p->text + at, "SELECT", 6) == 0 &&
+                !((unsigned char)p->text[at + 6] == '_' || isalnum((unsigned char)p->text[at + 6])))
+                unsupported(p, &t, "a subquery in an expression");
+            else
+                fail_at(p, &t, "%s", msg);
         }
         return false;
     }
@@ -258,6 +279,10 @@ static bool expr(parser *p, sql_span *out, weir_ast **ast, const char *what)
     const sql_tok *l = &p->toks.v[last];
     *out = span_of(first);
     out->len = l->start + l->len - first->start;
+    if (is_word(p, "OVER")) {
+        unsupported(p, cur(p), "OVER (an over aggregate or ROW_NUMBER)");
+        return false;
+    }
     return true;
 }
 
@@ -316,6 +341,17 @@ static bool window_tvf(parser *p, sql_query *q)
     return expect_sym(p, ")");
 }
 
+/* A join's first word: JOIN, or one that comes before it. */
+static bool joins_here(const parser *p)
+{
+    static const char *const words[] = {"JOIN", "LEFT", "RIGHT", "FULL", "INNER", "CROSS",
+                                        "NATURAL", NULL};
+    for (int k = 0; words[k]; k++)
+        if (is_word(p, words[k]))
+            return true;
+    return false;
+}
+
 static bool source(parser *p, sql_query *q)
 {
     if (is_word(p, "TABLE") && sql_tok_sym(p->text, peek(p, 1), "(")) {
@@ -327,17 +363,36 @@ static bool source(parser *p, sql_query *q)
         if (!(q->from_query = query(p)) || !expect_sym(p, ")"))
             return false;
     } else {
+        if (is_word(p, "LATERAL") || is_word(p, "UNNEST")) {
+            unsupported(p, cur(p), is_word(p, "LATERAL") ? "LATERAL" : "UNNEST");
+            return false;
+        }
         q->from_kind = SQL_FROM_NAME;
         if (!name(p, &q->from_name, "a table name"))
             return false;
     }
     /* an alias: accepted, and not needed (columns are not qualified) */
     sql_span alias;
-    if (accept_word(p, "AS"))
-        return name(p, &alias, "an alias");
-    const sql_tok *t = cur(p);
-    if (t->kind == SQL_TOK_QUOTED || (t->kind == SQL_TOK_WORD && !is_clause_word(p, t)))
-        p->i++;
+    if (accept_word(p, "AS")) {
+        if (!name(p, &alias, "an alias"))
+            return false;
+    } else {
+        const sql_tok *t = cur(p);
+        if (t->kind == SQL_TOK_QUOTED ||
+            (t->kind == SQL_TOK_WORD && !is_clause_word(p, t) && !joins_here(p)))
+            p->i++;
+    }
+    if (joins_here(p) || is_sym(p, ",")) {
+        unsupported(p, cur(p), "a join (two tables in FROM)");
+        return false;
+    }
+    static const char *const after[] = {"MATCH_RECOGNIZE", "FOR", "LATERAL", NULL};
+    for (int k = 0; after[k]; k++)
+        if (is_word(p, after[k])) {
+            unsupported(p, cur(p), after[k][0] == 'F' ? "FOR SYSTEM_TIME AS OF (a temporal "
+                        "join)" : after[k]);
+            return false;
+        }
     return true;
 }
 
@@ -388,6 +443,36 @@ static bool misspelled_from(parser *p, size_t items_from)
     return false;
 }
 
+/* VALUES's rows, VALUES taken: each row has as many values as the first. */
+static bool values(parser *p, sql_query *q)
+{
+    do {
+        sql_values_row row = {.at = span_of(cur(p))};
+        if (!expect_sym(p, "("))
+            return false;
+        do {
+            sql_item it = {0};
+            if (!expr(p, &it.expr, &it.ast, "a value"))
+                return false;
+            if (!(row.items = grow(p, row.items, row.n, sizeof *row.items)))
+                return false;
+            row.items[row.n++] = it;
+        } while (accept_sym(p, ","));
+        if (!expect_sym(p, ")"))
+            return false;
+        if (q->nvalues && row.n != q->values[0].n) {
+            sql_tok t = {.start = row.at.start, .line = row.at.line, .col = row.at.col};
+            fail_at(p, &t, "a row of VALUES with %d values where the first has %d", row.n,
+                    q->values[0].n);
+            return false;
+        }
+        if (!(q->values = grow(p, q->values, q->nvalues, sizeof *q->values)))
+            return false;
+        q->values[q->nvalues++] = row;
+    } while (accept_sym(p, ","));
+    return true;
+}
+
 static sql_query *body(parser *p)
 {
     if (accept_sym(p, "(")) {
@@ -398,6 +483,8 @@ static sql_query *body(parser *p)
     if (!q)
         return NULL;
     q->at = span_of(cur(p));
+    if (accept_word(p, "VALUES"))
+        return values(p, q) ? q : NULL;
     if (!expect_word(p, "SELECT"))
         return NULL;
     if (accept_word(p, "DISTINCT"))
@@ -421,7 +508,17 @@ static sql_query *body(parser *p)
     }
     if (!is_word(p, "FROM") && misspelled_from(p, items_from))
         return NULL;
-    if (!expect_word(p, "FROM") || !source(p, q))
+    if (!accept_word(p, "FROM")) {
+        /* SELECT 1: a query of one row, without FROM (and so without WHERE
+         * or GROUP BY: what follows must end it) */
+        const sql_tok *t = cur(p);
+        if (t->kind == SQL_TOK_END || is_sym(p, ";") || is_sym(p, ")") || is_word(p, "UNION") ||
+            is_word(p, "END"))
+            return q;
+        expected(p, "FROM");
+        return NULL;
+    }
+    if (!source(p, q))
         return NULL;
     if (accept_word(p, "WHERE") && !expr(p, &q->where, &q->where_ast, "a WHERE condition"))
         return NULL;
@@ -435,9 +532,13 @@ static sql_query *body(parser *p)
     }
     if (accept_word(p, "HAVING") && !expr(p, &q->having, &q->having_ast, "a HAVING condition"))
         return NULL;
+    if (is_word(p, "WINDOW")) {
+        unsupported(p, cur(p), "a WINDOW clause");
+        return NULL;
+    }
     if (is_word(p, "ORDER") || is_word(p, "LIMIT")) {
-        fail_at(p, cur(p), "%.*s is not supported on a streaming query", (int)cur(p)->len,
-                p->text + cur(p)->start);
+        unsupported(p, cur(p), is_word(p, "ORDER") ? "ORDER BY (a streaming query is "
+                    "not sorted)" : "LIMIT");
         return NULL;
     }
     return q;
@@ -461,12 +562,12 @@ static sql_query *union_all(parser *p)
     sql_query *last = first;
     while (last && is_word(p, "UNION")) {
         p->i++;
-        if (!expect_word(p, "ALL")) {
-            if (p->failed == WEIR_EINVAL)
-                snprintf(p->err + strlen(p->err), p->errsize - strlen(p->err),
-                         " (UNION without ALL is not supported)");
+        if (!is_word(p, "ALL")) {
+            unsupported(p, &p->toks.v[p->i - 1], "UNION without ALL (write UNION ALL, or "
+                        "SELECT DISTINCT over it)");
             return NULL;
         }
+        p->i++;
         sql_query *next = body(p);
         if (!next)
             return NULL;
@@ -474,6 +575,14 @@ static sql_query *union_all(parser *p)
             last = last->union_all;
         last->union_all = next;
         last = next;
+    }
+    if (last && (is_word(p, "INTERSECT") || is_word(p, "EXCEPT") || is_word(p, "MINUS"))) {
+        char w[16];
+        snprintf(w, sizeof w, "%.*s", (int)cur(p)->len, p->text + cur(p)->start);
+        for (char *c = w; *c; c++)
+            *c = (char)toupper((unsigned char)*c);
+        unsupported(p, cur(p), w);
+        return NULL;
     }
     return first;
 }
@@ -596,6 +705,85 @@ static bool with_options(parser *p, sql_stmt *st)
     return expect_sym(p, ")");
 }
 
+/* INSERT INTO name [(columns)] query, at INSERT. */
+static bool insert(parser *p, sql_stmt *st)
+{
+    st->at = span_of(cur(p));
+    st->kind = SQL_STMT_INSERT;
+    p->i++;
+    if (is_word(p, "OVERWRITE")) {
+        unsupported(p, cur(p), "INSERT OVERWRITE (a streaming sink is appended to)");
+        return false;
+    }
+    if (!expect_word(p, "INTO") || !name(p, &st->name, "a table name"))
+        return false;
+    if (is_word(p, "PARTITION")) {
+        unsupported(p, cur(p), "a static PARTITION in INSERT");
+        return false;
+    }
+    if (accept_sym(p, "(")) {
+        do {
+            if (!(st->insert_cols = grow(p, st->insert_cols, st->ninsert_cols,
+                                         sizeof *st->insert_cols)) ||
+                !name(p, &st->insert_cols[st->ninsert_cols], "a column name"))
+                return false;
+            st->ninsert_cols++;
+        } while (accept_sym(p, ","));
+        if (!expect_sym(p, ")"))
+            return false;
+    }
+    if (!is_word(p, "SELECT") && !is_word(p, "VALUES") && !is_sym(p, "(")) {
+        expected(p, "a query (SELECT or VALUES) after the table");
+        return false;
+    }
+    return (st->query = query(p)) != NULL;
+}
+
+/* EXECUTE STATEMENT SET BEGIN insert; ... END, or the SQL client's BEGIN
+ * STATEMENT SET; insert; ... END: INSERTs only, at least one. */
+static bool statement_set(parser *p, sql_stmt *st)
+{
+    st->kind = SQL_STMT_STATEMENT_SET;
+    bool execute = accept_word(p, "EXECUTE");
+    if (execute && !is_word(p, "STATEMENT")) {
+        unsupported(p, cur(p), "EXECUTE of anything but a STATEMENT SET");
+        return false;
+    }
+    if (execute) {
+        if (!expect_word(p, "STATEMENT") || !expect_word(p, "SET") || !expect_word(p, "BEGIN"))
+            return false;
+    } else if (!expect_word(p, "BEGIN") || !expect_word(p, "STATEMENT") ||
+               !expect_word(p, "SET") || !expect_sym(p, ";")) {
+        return false;
+    }
+    while (!is_word(p, "END")) {
+        if (accept_sym(p, ";"))
+            continue;
+        if (!is_word(p, "INSERT")) {
+            expected(p, st->nset ? "INSERT or END in a statement set"
+                                 : "INSERT in a statement set (it holds INSERTs only)");
+            return false;
+        }
+        if (!(st->set = grow(p, st->set, st->nset, sizeof *st->set)))
+            return false;
+        sql_stmt *in = &st->set[st->nset];
+        memset(in, 0, sizeof *in);
+        if (!insert(p, in))
+            return false;
+        st->nset++;
+        if (!is_sym(p, ";")) {
+            expected(p, "';' after the INSERT");
+            return false;
+        }
+    }
+    if (!st->nset) {
+        fail_at(p, cur(p), "a statement set without an INSERT");
+        return false;
+    }
+    p->i++; /* END */
+    return true;
+}
+
 static bool statement(parser *p, sql_stmt *st)
 {
     st->at = span_of(cur(p));
@@ -624,6 +812,14 @@ static bool statement(parser *p, sql_stmt *st)
             return name(p, &st->name, "a view name") && expect_word(p, "AS") &&
                    (st->query = query(p)) != NULL;
         }
+        static const char *const kinds[] = {"FUNCTION", "CATALOG", "DATABASE", NULL};
+        for (int k = 0; kinds[k]; k++)
+            if (is_word(p, kinds[k])) {
+                char w[40];
+                snprintf(w, sizeof w, "CREATE %s", kinds[k]);
+                unsupported(p, cur(p), w);
+                return false;
+            }
         expected(p, "TABLE or VIEW after CREATE");
         return false;
     }
@@ -640,11 +836,27 @@ static bool statement(parser *p, sql_stmt *st)
             return false;
         return (st->query = query(p)) != NULL;
     }
-    if (is_word(p, "SELECT") || is_sym(p, "(")) {
+    if (is_word(p, "INSERT"))
+        return insert(p, st);
+    if (is_word(p, "EXECUTE") || is_word(p, "BEGIN"))
+        return statement_set(p, st);
+    if (is_word(p, "SELECT") || is_word(p, "VALUES") || is_sym(p, "(")) {
         st->kind = SQL_STMT_SELECT;
         return (st->query = query(p)) != NULL;
     }
-    expected(p, "a statement (CREATE, SELECT, EXPLAIN or SET)");
+    static const char *const flink_only[] = {"DROP", "ALTER", "SHOW", "DESCRIBE", "DESC", "USE",
+                                             "WITH", "ANALYZE", "LOAD", "UNLOAD", "ADD",
+                                             "REMOVE", "RESET", "TRUNCATE", "DELETE", "UPDATE",
+                                             "CALL", "STOP", NULL};
+    for (int k = 0; flink_only[k]; k++)
+        if (is_word(p, flink_only[k])) {
+            char w[64];
+            snprintf(w, sizeof w, "%s%s", flink_only[k],
+                     strcmp(flink_only[k], "WITH") == 0 ? " (a common table expression)" : "");
+            unsupported(p, cur(p), w);
+            return false;
+        }
+    expected(p, "a statement (CREATE, SELECT, INSERT, EXPLAIN or SET)");
     return false;
 }
 

@@ -194,6 +194,7 @@ static const char *text_of(const planner *p, const weir_ast *a, const weir_ast *
 
 static weir_table *plan_query(planner *p, const sql_query *q);
 static weir_table *plan_union(planner *p, const sql_query *q);
+static weir_table *values_source(planner *p, int nrows, uint32_t at);
 
 static weir_table *plan_read(planner *p, sql_span name_span)
 {
@@ -204,7 +205,11 @@ static weir_table *plan_read(planner *p, sql_span name_span)
         return sql_fail(p->s, p->sc, name_span.start, "out of memory");
     sql_relation *r = sql_catalog_find(p->s, name);
     if (!r) {
-        const char *hint = sql_catalog_hint(p->s, name);
+        /* a table of the program's, registered as a view of the env */
+        weir_table *view = weir_table_env_view(p->env, name);
+        if (view)
+            return view;
+        const char *hint = sql_catalog_hint(p->s, p->env, name);
         if (hint)
             return sql_fail(p->s, p->sc, name_span.start,
                             "unknown table '%s' (did you mean '%s'?)", name, hint);
@@ -218,6 +223,10 @@ static weir_table *plan_read(planner *p, sql_span name_span)
                         "before twice double the plan at each level)",
                         top ? top : "", PLAN_MAX_NODES);
     }
+    if (!sql_catalog_is_source(r))
+        return sql_fail(p->s, p->sc, name_span.start, "Connector '%s' can only be used as a "
+                        "sink. It cannot be used as a source. (table '%s')",
+                        sql_catalog_connector_name(r), r->name);
     if (!r->view)
         return sql_catalog_open(p->s, p->job, p->env, r, p->sc, name_span.start);
     /* A view is planned anew where it is read, in its own statements' text. */
@@ -321,6 +330,8 @@ static int window_of(planner *p, const sql_window *w, const weir_table *t,
 static weir_table *plan_from(planner *p, const sql_query *q)
 {
     switch (q->from_kind) {
+    case SQL_FROM_NONE:
+        return values_source(p, 1, q->at.start); /* SELECT 1: one row */
     case SQL_FROM_QUERY:
         return plan_query(p, q->from_query);
     case SQL_FROM_NAME:
@@ -883,8 +894,195 @@ static bool is_grouped(const sql_query *q)
     return false;
 }
 
+/* ---- VALUES ---------------------------------------------------------------------------- */
+
+/* The type two values of one VALUES column have in common, as Flink's
+ * type system finds it: NULL takes the other's, numbers widen (INT, BIGINT,
+ * DOUBLE), strings of different lengths become VARCHAR of the longest
+ * (Flink's ragged CHAR literals are VARCHAR); nullable if either is. False
+ * when there is none. */
+static bool common_type(weir_type a, weir_type b, weir_type *out)
+{
+    if (a.id == WEIR_TYPE_NULL || b.id == WEIR_TYPE_NULL) {
+        *out = a.id == WEIR_TYPE_NULL ? b : a;
+        out->not_null = false;
+        return true;
+    }
+    bool sa = a.id == WEIR_TYPE_VARCHAR || a.id == WEIR_TYPE_CHAR;
+    bool sb = b.id == WEIR_TYPE_VARCHAR || b.id == WEIR_TYPE_CHAR;
+    bool na = a.id == WEIR_TYPE_INT || a.id == WEIR_TYPE_BIGINT || a.id == WEIR_TYPE_DOUBLE;
+    bool nb = b.id == WEIR_TYPE_INT || b.id == WEIR_TYPE_BIGINT || b.id == WEIR_TYPE_DOUBLE;
+    *out = a;
+    out->not_null = a.not_null && b.not_null;
+    if (sa && sb) {
+        out->capacity = a.capacity > b.capacity ? a.capacity : b.capacity;
+        if (a.id != b.id || a.capacity != b.capacity)
+            out->id = WEIR_TYPE_VARCHAR;
+        return true;
+    }
+    if (na && nb) {
+        out->id = a.id > b.id ? a.id : b.id; /* INT < BIGINT < DOUBLE */
+        return true;
+    }
+    return a.id == b.id;
+}
+
+/* VALUES (...), (...): a bounded source of one row per VALUES row, holding
+ * only its index, and one projection whose column c is CASE on the index
+ * of each row's c-th value, cast to the column's common type (one operator
+ * however many rows; the values are compiled once, as every expression).
+ * Columns are named EXPR$0, EXPR$1 ... as Flink names them. */
+/* A bounded source of `nrows` rows holding only their index ($row 0, 1
+ * ...), as an insert-only table: what VALUES and a SELECT without FROM
+ * read. The rows are kept with the statements, which outlive the job. */
+static weir_table *values_source(planner *p, int nrows, uint32_t at)
+{
+    weir_schema_builder *b = weir_schema_builder_create("Values");
+    weir_schema *index = NULL;
+    char why[256];
+    weir_type it = {.id = WEIR_TYPE_INT, .not_null = true};
+    if (b)
+        weir_schema_column(b, "$row", it);
+    if (!b || weir_schema_build(b, &index, why, sizeof why)) /* the build frees b */
+        return no_memory(p, at);
+    size_t rs = weir_schema_row_size(index);
+    unsigned char *rows = sql_arena_alloc(&p->sc->arena, (size_t)nrows * rs);
+    if (!rows) {
+        weir_schema_destroy(index);
+        return no_memory(p, at);
+    }
+    for (int r = 0; r < nrows; r++) {
+        weir_row_init(index, rows + (size_t)r * rs, WEIR_ROW_INSERT);
+        weir_row_set_int(index, rows + (size_t)r * rs, 0, r);
+    }
+    /* a job's operator names are unique: Values, Values#2 ... */
+    if (p->s->values_job != p->s->job_seq) {
+        p->s->values_job = p->s->job_seq;
+        p->s->values_n = 0;
+    }
+    char name[32];
+    if (++p->s->values_n == 1)
+        snprintf(name, sizeof name, "Values");
+    else
+        snprintf(name, sizeof name, "Values#%d", p->s->values_n);
+    weir_stream *src = weir_stream_set_name(weir_source_array(p->job, rows, (size_t)nrows, rs,
+                                                              NULL), name);
+    weir_table *t = src ? weir_table_from_stream(p->env, src, index) : NULL;
+    weir_schema_destroy(index);
+    return t ? t : table_fail(p, at);
+}
+
+static weir_table *plan_values(planner *p, const sql_query *q)
+{
+    int nrows = q->nvalues, ncols = q->values[0].n;
+    weir_table *t = values_source(p, nrows, q->at.start);
+    if (!t)
+        return NULL;
+    const weir_schema *index = weir_table_schema(t);
+    weir_table *out = NULL;
+    exprs x = {.n = 0};
+    if (ncols > PLAN_MAX_ITEMS) {
+        sql_fail(p->s, p->sc, q->at.start, "VALUES with more than %d columns", PLAN_MAX_ITEMS);
+        goto done;
+    }
+    /* the common type of each column: every value bound once, alone */
+    weir_type *types = sql_arena_alloc(p->tmp, (size_t)ncols * sizeof *types);
+    if (!types) {
+        no_memory(p, q->at.start);
+        goto done;
+    }
+    for (int c = 0; c < ncols; c++) {
+        for (int r = 0; r < nrows; r++) {
+            const sql_item *v = &q->values[r].items[c];
+            if (bind(p, &x, v->ast, p->sc->text, index, -1, NULL, v->expr.start))
+                goto done;
+            weir_type ty = weir_expr_type(x.v[0]);
+            exprs_free(&x);
+            if (r == 0) {
+                types[c] = ty;
+            } else if (!common_type(types[c], ty, &types[c])) {
+                char ta[64], tb[64];
+                weir_type_format(types[c], ta, sizeof ta);
+                weir_type_format(ty, tb, sizeof tb);
+                sql_fail(p->s, p->sc, v->expr.start, "VALUES column %d: %s here and %s above "
+                         "have no common type", c + 1, tb, ta);
+                goto done;
+            }
+        }
+        if (types[c].id == WEIR_TYPE_NULL) {
+            sql_fail(p->s, p->sc, q->values[0].items[c].expr.start, "Illegal use of 'NULL': "
+                     "VALUES column %d has no type (write CAST(NULL AS type))", c + 1);
+            goto done;
+        }
+    }
+    for (int c = 0; c < ncols; c++) {
+        char type[64], alias[24];
+        weir_type_format(types[c], type, sizeof type);
+        snprintf(alias, sizeof alias, "EXPR$%d", c);
+        weir_ast *col = NULL;
+        weir_ast *cs = nrows > 1 ? weir_ast_new(p->trees, WEIR_AST_CASE, NULL, q->at.start,
+                                                q->at.start)
+                                 : NULL;
+        if (cs && !(cs->args = sql_arena_alloc(p->tmp, 2 * (size_t)nrows * sizeof *cs->args)))
+            cs = NULL;
+        if (nrows > 1 && !cs) {
+            no_memory(p, q->at.start);
+            goto done;
+        }
+        for (int r = 0; r < nrows; r++) {
+            const sql_item *v = &q->values[r].items[c];
+            weir_ast *cast = weir_ast_new(p->trees, WEIR_AST_CAST, type, v->ast->start,
+                                          v->ast->end);
+            if (!cast) {
+                no_memory(p, q->at.start);
+                goto done;
+            }
+            cast->a = v->ast;
+            cast->depth = v->ast->depth + 1;
+            if (nrows == 1) {
+                col = cast;
+                break;
+            }
+            char num[16];
+            snprintf(num, sizeof num, "%d", r);
+            weir_ast *eq = weir_ast_new(p->trees, WEIR_AST_BINARY, NULL, v->ast->start,
+                                        v->ast->start);
+            weir_ast *idx = weir_ast_new(p->trees, WEIR_AST_NAME, "$row", v->ast->start,
+                                         v->ast->start);
+            weir_ast *lit = weir_ast_new(p->trees, WEIR_AST_INT, num, v->ast->start,
+                                         v->ast->start);
+            if (!eq || !idx || !lit) {
+                no_memory(p, q->at.start);
+                goto done;
+            }
+            idx->depth = lit->depth = 1;
+            eq->op = WEIR_AST_EQ;
+            eq->a = idx;
+            eq->b = lit;
+            eq->depth = 2;
+            cs->args[cs->nargs++] = eq;
+            cs->args[cs->nargs++] = cast;
+            if (cast->depth + 1 > cs->depth)
+                cs->depth = cast->depth + 1;
+        }
+        if (!col)
+            col = cs;
+        if (bind(p, &x, col, NULL, index, 0, alias, q->at.start))
+            goto done;
+    }
+    out = weir_table_select_exprs(t, x.v, x.n);
+    x.n = 0; /* the table layer has them */
+    if (!out)
+        table_fail(p, q->at.start);
+done:
+    exprs_free(&x);
+    return out;
+}
+
 static weir_table *plan_body(planner *p, const sql_query *q)
 {
+    if (q->nvalues)
+        return plan_values(p, q);
     weir_table *t = plan_from(p, q);
     if (!t)
         return NULL;

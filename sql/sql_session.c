@@ -270,6 +270,91 @@ static void strip_modes(char *plan)
     *out = '\0';
 }
 
+/* Where a SELECT's rows go: the result sink (parallelism 1) that prints
+ * them or hands them to the config's callback. */
+static weir_stream *result_sink_of(weir_sql_session *s, weir_table *t, result_sink *rs)
+{
+    rs->s = s;
+    rs->out = s->cfg.out ? s->cfg.out : stdout;
+    rs->schema = weir_table_schema(t);
+    weir_stream *cs = weir_table_to_changelog_stream(t, 0);
+    return weir_stream_set_parallelism(
+        weir_stream_set_name(weir_sink_callback(cs, print_row, rs), "Sink(print)"), 1);
+}
+
+/* Plans what a statement runs into env's job: a SELECT with its result
+ * sink, an INSERT with its table's sink, every INSERT of a statement set.
+ * 0, or WEIR_E* with s->err. */
+static int plan_pipeline(weir_sql_session *s, sql_script *sc, const sql_stmt *st, weir_job *job,
+                         weir_table_env *env, result_sink *rs)
+{
+    switch (st->kind) {
+    case SQL_STMT_INSERT: return sql_plan_insert(s, job, env, sc, st);
+    case SQL_STMT_STATEMENT_SET:
+        for (int i = 0; i < st->nset; i++) {
+            int r = sql_plan_insert(s, job, env, sc, &st->set[i]);
+            if (r)
+                return r;
+        }
+        return 0;
+    default: break;
+    }
+    weir_table *t = sql_plan_query(s, job, env, sc, st->query);
+    if (!t)
+        return s->err[0] ? WEIR_EINVAL : WEIR_ENOMEM;
+    if (!result_sink_of(s, t, rs)) {
+        sql_fail(s, sc, st->at.start, "%s", sql_job_message(job));
+        return WEIR_EINVAL;
+    }
+    return 0;
+}
+
+/* Runs a planned job to its end; a failure's message into s->err. */
+static int run_job(weir_sql_session *s, weir_job *job, const result_sink *rs)
+{
+    if (s->cfg.on_job)
+        s->cfg.on_job(job, s->cfg.on_job_arg);
+    atomic_store(&s->running, job);
+    if (sql_cancelled(s)) /* a cancel that came before the store */
+        weir_job_cancel(job);
+    int r = weir_job_run(job);
+    atomic_store(&s->running, NULL);
+    if (s->cfg.on_job)
+        s->cfg.on_job(NULL, s->cfg.on_job_arg);
+    if (r) {
+        if (rs->write_errno)
+            snprintf(s->err, sizeof s->err, "cannot write the results: %s",
+                     strerror(rs->write_errno));
+        else
+            snprintf(s->err, sizeof s->err, "%s", weir_job_error(job));
+        s->run_failed = true;
+    }
+    return r;
+}
+
+/* EXPLAIN: the query's plan, with or without each node's changelog mode. */
+static int explain(weir_sql_session *s, sql_script *sc, const sql_stmt *st, weir_table *t)
+{
+    FILE *out = s->cfg.out ? s->cfg.out : stdout;
+    char plan[16384];
+    int n = weir_table_explain(t, plan, sizeof plan);
+    if (n < 0 || (size_t)n >= sizeof plan) {
+        sql_fail(s, sc, st->at.start, "the plan does not fit in %zu bytes", sizeof plan);
+        return n < 0 ? n : WEIR_EINVAL;
+    }
+    if (!st->changelog_mode)
+        strip_modes(plan);
+    if (fputs(plan, out) < 0 ||
+        (plan[0] && plan[strlen(plan) - 1] != '\n' && fputc('\n', out) < 0)) {
+        snprintf(s->err, sizeof s->err, "writing the plan: %s", strerror(errno));
+        return WEIR_EIO;
+    }
+    return 0;
+}
+
+/* A statement that needs a job (SELECT, EXPLAIN, INSERT, a statement set)
+ * in a session of its own: a job and an env made for it, planned, run to
+ * its end (EXPLAIN and plan_only: planned only). */
 static int run_query(weir_sql_session *s, sql_script *sc, const sql_stmt *st)
 {
     weir_job *job = NULL;
@@ -283,67 +368,44 @@ static int run_query(weir_sql_session *s, sql_script *sc, const sql_stmt *st)
         snprintf(s->err, sizeof s->err, "out of memory");
         return r;
     }
-    FILE *out = s->cfg.out ? s->cfg.out : stdout;
-    weir_table *t = sql_plan_query(s, job, env, sc, st->query);
-    result_sink rs = {.s = s, .out = out};
+    result_sink rs = {.s = s};
+    if (st->kind == SQL_STMT_EXPLAIN) {
+        weir_table *t = sql_plan_query(s, job, env, sc, st->query);
+        r = !t ? (s->err[0] ? WEIR_EINVAL : WEIR_ENOMEM) : explain(s, sc, st, t);
+    } else {
+        r = plan_pipeline(s, sc, st, job, env, &rs);
+    }
     if (sql_cancelled(s)) {
         r = WEIR_ECANCELED;
         snprintf(s->err, sizeof s->err, "cancelled");
-    } else if (!t) {
-        r = s->err[0] ? WEIR_EINVAL : WEIR_ENOMEM;
-    } else if (st->kind == SQL_STMT_EXPLAIN) {
-        char plan[16384];
-        int n = weir_table_explain(t, plan, sizeof plan);
-        if (n < 0 || (size_t)n >= sizeof plan) {
-            r = n < 0 ? n : WEIR_EINVAL;
-            sql_fail(s, sc, st->at.start, "the plan does not fit in %zu bytes", sizeof plan);
-        } else {
-            if (!st->changelog_mode)
-                strip_modes(plan);
-            if (fputs(plan, out) < 0 || (plan[0] && plan[strlen(plan) - 1] != '\n' &&
-                                         fputc('\n', out) < 0)) {
-                r = WEIR_EIO;
-                snprintf(s->err, sizeof s->err, "writing the plan: %s", strerror(errno));
-            }
-        }
-    } else if (s->cfg.plan_only) {
-        r = 0;
-    } else {
-        rs.schema = weir_table_schema(t);
-        weir_stream *cs = weir_table_to_changelog_stream(t, 0);
-        weir_stream *sink = weir_stream_set_parallelism(
-            weir_stream_set_name(weir_sink_callback(cs, print_row, &rs), "Sink(print)"), 1);
-        if (!sink) {
-            r = WEIR_EINVAL;
-            sql_fail(s, sc, st->at.start, "%s", weir_job_error(job));
-        } else {
-            if (s->cfg.on_job)
-                s->cfg.on_job(job, s->cfg.on_job_arg);
-            atomic_store(&s->running, job);
-            if (sql_cancelled(s)) /* a cancel that came before the store */
-                weir_job_cancel(job);
-            r = weir_job_run(job);
-            atomic_store(&s->running, NULL);
-            if (s->cfg.on_job)
-                s->cfg.on_job(NULL, s->cfg.on_job_arg);
-            if (r) {
-                if (rs.write_errno)
-                    snprintf(s->err, sizeof s->err, "cannot write the results: %s",
-                             strerror(rs.write_errno));
-                else
-                    snprintf(s->err, sizeof s->err, "%s", weir_job_error(job));
-                s->run_failed = true;
-            }
-        }
+    } else if (!r && st->kind != SQL_STMT_EXPLAIN && !s->cfg.plan_only) {
+        r = run_job(s, job, &rs);
     }
     weir_job_destroy(job);
     weir_table_env_destroy(env);
     return r;
 }
 
+/* The same in a session of an env (weir_table_env_execute_sql): planned
+ * into the env's job, which the program runs. */
+static int plan_in_env(weir_sql_session *s, sql_script *sc, const sql_stmt *st)
+{
+    if (st->kind == SQL_STMT_EXPLAIN) {
+        sql_fail(s, sc, st->at.start, "EXPLAIN in weir_table_env_execute_sql would put the "
+                 "query's operators into the program's job: explain its table instead "
+                 "(weir_table_explain(weir_table_env_sql_query(env, ...)))");
+        return WEIR_EINVAL;
+    }
+    weir_job *job = weir_table_env_job(s->env);
+    result_sink *rs = sql_arena_alloc(&sc->arena, sizeof *rs);
+    if (!rs)
+        return WEIR_ENOMEM;
+    return plan_pipeline(s, sc, st, job, s->env, rs);
+}
+
 /* ---- statements ---------------------------------------------------------------------------- */
 
-static int keep_script(weir_sql_session *s, const char *text, size_t len, sql_script **out)
+int sql_session_parse(weir_sql_session *s, const char *text, size_t len, sql_script **out)
 {
     char *copy = malloc(len + 1);
     sql_script *sc = calloc(1, sizeof *sc);
@@ -376,7 +438,7 @@ int weir_sql_execute(weir_sql_session *s, const char *text, size_t len)
     s->err[0] = '\0';
     s->run_failed = false;
     sql_script *sc;
-    int r = sql_cancelled(s) ? WEIR_ECANCELED : keep_script(s, text, len, &sc);
+    int r = sql_cancelled(s) ? WEIR_ECANCELED : sql_session_parse(s, text, len, &sc);
     for (int i = 0; r == 0 && i < sc->n; i++) {
         const sql_stmt *st = &sc->stmts[i];
         if (sql_cancelled(s)) {
@@ -389,7 +451,11 @@ int weir_sql_execute(weir_sql_session *s, const char *text, size_t len)
         case SQL_STMT_CREATE_VIEW: r = sql_catalog_create(s, sc, st); break;
         case SQL_STMT_SET: r = run_set(s, sc, st); break;
         case SQL_STMT_SELECT:
-        case SQL_STMT_EXPLAIN: r = run_query(s, sc, st); break;
+        case SQL_STMT_EXPLAIN:
+        case SQL_STMT_INSERT:
+        case SQL_STMT_STATEMENT_SET:
+            r = s->env ? plan_in_env(s, sc, st) : run_query(s, sc, st);
+            break;
         default: r = WEIR_EINVAL; break;
         }
         if (r && !s->err[0])

@@ -128,7 +128,12 @@ static int cast_val(const weir__enode *n, const weir__val *x, unsigned char *sc,
             goto bad;
         memcpy(tmp, s, l);
         tmp[l] = 0;
-        /* string to timestamp: not supported (weir__parse_literal refuses it) */
+        if (to == WEIR_TYPE_TIMESTAMP || to == WEIR_TYPE_TIMESTAMP_LTZ) {
+            /* '2024-01-01 00:00:01.5' as SQL writes a timestamp (UTC) */
+            if (weir_timestamp_parse(tmp, l, &o->i))
+                goto bad;
+            return 0;
+        }
         if (weir__parse_literal(to, tmp, o))
             goto bad;
         return 0;

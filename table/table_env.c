@@ -72,6 +72,11 @@ void weir_table_env_destroy(weir_table_env *env)
         t = n;
     }
     free(env->names);
+    if (env->sql_free)
+        env->sql_free(env->sql);
+    for (int i = 0; i < env->nviews; i++)
+        free(env->views[i].name);
+    free(env->views);
     free(env);
 }
 

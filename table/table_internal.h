@@ -8,6 +8,7 @@
  *   expr_bind.c       syntax trees bound to a schema: names, types, casts
  *   expr_eval.c       the evaluator of bound expressions
  *   table_env.c       the planner: table nodes, changelog modes, EXPLAIN
+ *   table_views.c     the env's temporary views: tables by name
  *   table_calc.c      conversions from/to streams, select, where
  *   table_agg.c       aggregate functions (accumulate, retract, merge, result)
  *   table_group.c     the group aggregate and the changelog normalize
@@ -94,6 +95,9 @@ weir_schema *weir__schema_copy(const weir_schema *s, const char *table);
 /* Writes one column's value as Row.toString does. */
 int weir__format_value(const weir_schema *s, const unsigned char *row, int c, char *buf,
                        size_t size);
+/* The same in a style (weir/row.h). */
+int weir__format_value_style(const weir_schema *s, const unsigned char *row, int c,
+                             weir_row_style style, char *buf, size_t size);
 
 /* ---- expressions ---------------------------------------------------------- */
 
@@ -203,12 +207,23 @@ typedef struct weir__name_slot {
     int next;
 } weir__name_slot;
 
+/* A temporary view: a table registered under a name (table_views.c). */
+typedef struct weir__view {
+    char *name;
+    weir_table *table;
+} weir__view;
+
 struct weir_table_env {
     weir_job *job;
     weir_table_config config;
     weir_table *nodes; /* every node, newest first */
     weir__name_slot *names; /* open addressing, a power of two slots */
     size_t nnames, names_cap;
+    weir__view *views; /* in the order registered */
+    int nviews;
+    /* the SQL layer's state for this env (weir/sql.h), freed with it */
+    void *sql;
+    void (*sql_free)(void *sql);
 };
 
 struct weir_table {

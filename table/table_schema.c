@@ -891,8 +891,33 @@ static int format_double(double x, char *buf, size_t size)
     return snprintf(buf, size, "%s", tmp);
 }
 
+/* A time as Java's LocalDateTime.toString (TIMESTAMP) or Instant.toString
+ * (TIMESTAMP_LTZ) writes it, as Flink's print connector shows them:
+ * 2024-01-01T00:00, 2024-01-01T00:00:01.500, 2024-01-01T00:00:00Z. */
+static int format_iso(int64_t ms, bool instant, char *buf, size_t size)
+{
+    char t[40];
+    weir_timestamp_format(ms, t, sizeof t); /* 2024-01-01 00:00:01.500 */
+    char *space = strchr(t, ' ');
+    if (space)
+        *space = 'T';
+    size_t len = strlen(t);
+    bool no_ms = len >= 4 && strcmp(t + len - 4, ".000") == 0;
+    if (no_ms)
+        t[len -= 4] = '\0';
+    if (!instant && no_ms && len >= 3 && strcmp(t + len - 3, ":00") == 0)
+        t[len - 3] = '\0';
+    return snprintf(buf, size, "%s%s", t, instant ? "Z" : "");
+}
+
 int weir__format_value(const weir_schema *s, const unsigned char *row, int c, char *buf,
                        size_t size)
+{
+    return weir__format_value_style(s, row, c, WEIR_ROW_STYLE_SQL, buf, size);
+}
+
+int weir__format_value_style(const weir_schema *s, const unsigned char *row, int c,
+                             weir_row_style style, char *buf, size_t size)
 {
     if (weir__row_null(s, row, c))
         return snprintf(buf, size, "null");
@@ -904,18 +929,27 @@ int weir__format_value(const weir_schema *s, const unsigned char *row, int c, ch
     case WEIR_TYPE_VARCHAR:
     case WEIR_TYPE_CHAR: return snprintf(buf, size, "%.*s", (int)v.len, v.s);
     case WEIR_TYPE_TIMESTAMP:
-    case WEIR_TYPE_TIMESTAMP_LTZ: return weir_timestamp_format(v.i, buf, size);
+    case WEIR_TYPE_TIMESTAMP_LTZ:
+        if (style == WEIR_ROW_STYLE_PRINT_CONNECTOR)
+            return format_iso(v.i, s->cols[c].type.id == WEIR_TYPE_TIMESTAMP_LTZ, buf, size);
+        return weir_timestamp_format(v.i, buf, size);
     default: return snprintf(buf, size, "%" PRId64, v.i);
     }
 }
 
 int weir_row_format(const weir_schema *s, const void *row, char *buf, size_t size)
 {
+    return weir_row_format_style(s, row, WEIR_ROW_STYLE_SQL, buf, size);
+}
+
+int weir_row_format_style(const weir_schema *s, const void *row, weir_row_style style, char *buf,
+                          size_t size)
+{
     size_t n = 0;
     weir__append(buf, size, &n, "%s[", weir_row_kind_name(weir_row_get_kind(row)));
     for (int c = 0; c < s->ncols; c++) {
         char v[128];
-        int w = weir__format_value(s, row, c, v, sizeof v);
+        int w = weir__format_value_style(s, row, c, style, v, sizeof v);
         if (c)
             weir__append(buf, size, &n, ", ");
         if (w >= (int)sizeof v && weir__type_is_string(s->cols[c].type.id)) {

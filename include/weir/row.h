@@ -226,6 +226,18 @@ WEIR_EXPORT int weir_row_set_string(const weir_schema *s, void *row, int col, co
  * (like snprintf). */
 WEIR_EXPORT int weir_row_format(const weir_schema *s, const void *row, char *buf, size_t size);
 
+/* How a row's values are written: as Flink's SQL client shows results
+ * (weir_row_format), or as Flink's print connector writes them (TIMESTAMP
+ * as Java's LocalDateTime.toString, 2024-01-01T00:00:01.500, the seconds
+ * and millis only when not zero; TIMESTAMP_LTZ as Instant.toString,
+ * 2024-01-01T00:00:01.500Z). */
+typedef enum weir_row_style {
+    WEIR_ROW_STYLE_SQL = 0,
+    WEIR_ROW_STYLE_PRINT_CONNECTOR
+} weir_row_style;
+WEIR_EXPORT int weir_row_format_style(const weir_schema *s, const void *row, weir_row_style style,
+                                      char *buf, size_t size);
+
 /* Formats a TIMESTAMP(3) value: "2024-01-01 00:00:10.000" (UTC). */
 WEIR_EXPORT int weir_timestamp_format(int64_t ms, char *buf, size_t size);
 /* Parses a TIMESTAMP as SQL and Flink's JSON format write it: "YYYY-MM-DD",

@@ -28,6 +28,7 @@
 #include "weir/export.h"
 #include "weir/job.h"
 #include "weir/row.h"
+#include "weir/table.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -92,6 +93,33 @@ WEIR_EXPORT const char *weir_sql_error(const weir_sql_session *s);
  * failure, a division by zero, a malformed input line, a cancel) rather than
  * from a statement that could not be run. */
 WEIR_EXPORT bool weir_sql_error_at_run(const weir_sql_session *s);
+
+/* ---- SQL in a table environment (Flink's StreamTableEnvironment) ---------------
+ * SQL run in a program's own table environment (weir/table.h), in the
+ * program's job, beside its C operators: a C table or stream registered as
+ * a view (weir_table_env_create_temporary_view) is read by name, and a
+ * query's result is a weir_table that goes on through the table API or
+ * back into a C stream (weir_table_to_stream ...). The env keeps the
+ * catalog (CREATE TABLE, CREATE VIEW) and settings (SET) of its statements
+ * from one call to the next. Nothing runs here: the program runs the job
+ * (weir_job_run) once everything is planned.
+ *
+ * Errors are the job's (weir_job_error: "line L, column C: what is wrong";
+ * weir_job_run then fails with it): after one, the job must not be run
+ * for its results (a statement may have planned part of its operators).
+ * The env must outlive the job's run. */
+
+/* Runs statements in env (Flink's executeSql; several, ';'-separated):
+ * CREATE TABLE / VIEW and SET are kept; each INSERT INTO and statement set
+ * adds its pipeline (sources, operators, the table's sink) to the job; a
+ * SELECT adds a sink that prints its rows to stdout as Flink's
+ * TableResult.print() shows them. EXPLAIN is refused (explain a table:
+ * weir_table_explain). 0, or WEIR_EINVAL / WEIR_ENOMEM. */
+WEIR_EXPORT int weir_table_env_execute_sql(weir_table_env *env, const char *text);
+
+/* One query (SELECT or VALUES) as a table of env (Flink's sqlQuery). NULL
+ * with the job's error. */
+WEIR_EXPORT weir_table *weir_table_env_sql_query(weir_table_env *env, const char *text);
 
 #ifdef __cplusplus
 }

@@ -82,6 +82,41 @@ WEIR_EXPORT void weir_table_env_destroy(weir_table_env *env);
  * the size of its plans, which a planner may bound. */
 WEIR_EXPORT size_t weir_table_env_node_count(const weir_table_env *env);
 
+/* The job and the configuration the env was made with. */
+WEIR_EXPORT weir_job *weir_table_env_job(const weir_table_env *env);
+WEIR_EXPORT const weir_table_config *weir_table_env_config(const weir_table_env *env);
+
+/* ---- temporary views (Flink's createTemporaryView / from) -----------------------
+ * A table of the env registered under a name, which SQL run in the env reads
+ * (weir/sql.h: weir_table_env_sql_query) and weir_table_env_from gives back.
+ * Every read shares the one table (its operators run once, their rows go to
+ * every reader). Names are case-sensitive, 1 to 127 bytes, and unique in the
+ * env among views and SQL's tables. */
+
+/* 0, or WEIR_EINVAL (no name, a name taken, a table of another env or NULL:
+ * weir_job_error says which) or WEIR_ENOMEM. */
+WEIR_EXPORT int weir_table_env_create_temporary_view(weir_table_env *env, const char *name,
+                                                     weir_table *t);
+/* A stream with a schema as a view: weir_table_from_stream, then the view
+ * (Flink's createTemporaryView(path, dataStream, schema)). */
+WEIR_EXPORT int weir_table_env_create_temporary_view_from_stream(weir_table_env *env,
+                                                                 const char *name,
+                                                                 weir_stream *s,
+                                                                 const weir_schema *schema);
+/* The view named `name`, or NULL with weir_job_error "no view named ...". */
+WEIR_EXPORT weir_table *weir_table_env_from(weir_table_env *env, const char *name);
+/* The same without recording an error (NULL: none), and the views in the
+ * order registered. */
+WEIR_EXPORT weir_table *weir_table_env_view(const weir_table_env *env, const char *name);
+WEIR_EXPORT int weir_table_env_view_count(const weir_table_env *env);
+WEIR_EXPORT const char *weir_table_env_view_name(const weir_table_env *env, int i);
+
+/* For the SQL layer (weir/sql.h) only: the state it keeps for the env (its
+ * catalog and settings), freed with the env by free_fn. Not a stable API. */
+WEIR_EXPORT void *weir_table_env_sql_state(const weir_table_env *env);
+WEIR_EXPORT void weir_table_env_set_sql_state(weir_table_env *env, void *state,
+                                              void (*free_fn)(void *));
+
 /* ---- streams into tables -------------------------------------------------------
  * `schema` is copied. The stream's elements are rows of the schema, or, for
  * a schema bound to a struct, those structs (converted into rows; a string

@@ -1,0 +1,300 @@
+/* sql_insert.c — INSERT INTO: a query planned (sql_plan.c), its columns
+ * fitted to the sink table's (by position, or by the INSERT's column list,
+ * the others NULL; implicit casts as Flink's planner makes them), its
+ * changelog checked against the kinds the sink takes, and the sink made:
+ *
+ *   print       every kind; each row as Flink's print connector writes it:
+ *               PREFIX + Row.toString(), PREFIX being 'print-identifier',
+ *               then ":n" (the subtask from 1) at a parallelism above 1,
+ *               then "> " when not empty (SEMANTICS.md 10)
+ *   blackhole   every kind; discarded
+ *
+ * A statement set plans each of its INSERTs into the one job; the catalog
+ * hands every read of a table in that job the one source (sql_catalog.c).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sql_internal.h"
+#include "sql_text.h"
+#include "weir/expr_ast.h"
+
+/* The print connector's state: the sink table's schema, where it writes,
+ * its prefix parts, and the errno of a failed write. Lives in the
+ * statements' arena, which outlives the job. */
+typedef struct print_sink {
+    const weir_schema *schema;
+    FILE *out;
+    char identifier[SQL_NAME_MAX];
+    int parallelism;
+    _Atomic int write_errno;
+} print_sink;
+
+static int print_row(const void *elem, int64_t timestamp, int subtask, void *arg)
+{
+    (void)timestamp;
+    print_sink *ps = arg;
+    char buf[16384];
+    size_t n = 0;
+    if (ps->parallelism > 1)
+        n = (size_t)snprintf(buf, sizeof buf, "%s%s%d> ", ps->identifier,
+                             ps->identifier[0] ? ":" : "", subtask + 1);
+    else if (ps->identifier[0])
+        n = (size_t)snprintf(buf, sizeof buf, "%s> ", ps->identifier);
+    if (n >= sizeof buf)
+        n = sizeof buf - 1;
+    int w = weir_row_format_style(ps->schema, elem, WEIR_ROW_STYLE_PRINT_CONNECTOR, buf + n,
+                                  sizeof buf - n);
+    if (w < 0)
+        return WEIR_EINVAL;
+    n += (size_t)w;
+    if (n >= sizeof buf - 1)
+        n = sizeof buf - 2;
+    buf[n++] = '\n';
+    /* one fwrite per line: the subtasks' lines do not mix within a line */
+    if (fwrite(buf, 1, n, ps->out) == n)
+        return 0;
+    atomic_store(&ps->write_errno, errno ? errno : EIO);
+    return WEIR_EIO;
+}
+
+/* The sink's parallelism: 'sink.parallelism', else the table operators'. */
+static int sink_parallelism(const sql_relation *r, const weir_table_env *env, const weir_job *job)
+{
+    if (r->sink_parallelism)
+        return r->sink_parallelism;
+    const weir_table_config *tc = weir_table_env_config(env);
+    if (tc && tc->parallelism)
+        return tc->parallelism;
+    const weir_job_config *jc = weir_job_get_config(job);
+    return jc && jc->parallelism > 0 ? jc->parallelism : 1;
+}
+
+/* The sink table's column for each query column: by position, or by the
+ * INSERT's column list (each named once, each a column of the sink).
+ * from[c] is the query column that fills sink column c, or -1 (NULL). */
+static int fit_columns(weir_sql_session *s, sql_script *sc, const sql_stmt *st,
+                       const sql_relation *r, const weir_schema *query, int *from)
+{
+    const weir_schema *sink = r->schema;
+    int nsink = weir_schema_ncolumns(sink), nquery = weir_schema_ncolumns(query);
+    int nlisted = st->ninsert_cols ? st->ninsert_cols : nsink;
+    if (nquery != nlisted) {
+        char qs[1024], ss[1024];
+        weir_schema_format(query, qs, sizeof qs);
+        weir_schema_format(sink, ss, sizeof ss);
+        sql_fail(s, sc, st->query->at.start, "Column types of query result and sink for '%s' "
+                 "do not match. Cause: Different number of columns: the query has %d, the "
+                 "%s %d. Query schema: %s Sink schema: %s", r->name, nquery,
+                 st->ninsert_cols ? "column list" : "sink", nlisted, qs, ss);
+        return WEIR_EINVAL;
+    }
+    for (int c = 0; c < nsink; c++)
+        from[c] = st->ninsert_cols ? -1 : c;
+    for (int i = 0; i < st->ninsert_cols; i++) {
+        char *name = sql_unquote(sc, st->insert_cols[i]);
+        if (!name)
+            return WEIR_ENOMEM;
+        int c = weir_schema_column_index(sink, name);
+        if (c < 0) {
+            const char *hint = NULL;
+            for (int k = 0; k < nsink; k++)
+                if (sql_edit_distance(name, weir_schema_column_name(sink, k)) <= 2)
+                    hint = weir_schema_column_name(sink, k);
+            sql_fail(s, sc, st->insert_cols[i].start, "unknown column '%s' in table '%s'%s%s%s",
+                     name, r->name, hint ? " (did you mean '" : "", hint ? hint : "",
+                     hint ? "'?)" : "");
+            return WEIR_EINVAL;
+        }
+        if (from[c] >= 0) {
+            sql_fail(s, sc, st->insert_cols[i].start, "column '%s' is listed twice", name);
+            return WEIR_EINVAL;
+        }
+        from[c] = i;
+    }
+    for (int c = 0; c < nsink; c++) {
+        weir_type t = weir_schema_column_type(sink, c);
+        if (from[c] < 0 && t.not_null) {
+            sql_fail(s, sc, st->name.start, "column '%s' of '%s' is NOT NULL and not in the "
+                     "INSERT's column list (it would be NULL)",
+                     weir_schema_column_name(sink, c), r->name);
+            return WEIR_EINVAL;
+        }
+    }
+    return 0;
+}
+
+/* Whether a value of type `from` goes into a column of type `to` as Flink's
+ * INSERT casts implicitly: the same type, a wider number, a string into a
+ * string, NULL into anything. */
+static bool implicit_cast(weir_type from, weir_type to)
+{
+    if (from.id == WEIR_TYPE_NULL || from.id == to.id)
+        return true;
+    bool fs = from.id == WEIR_TYPE_VARCHAR || from.id == WEIR_TYPE_CHAR;
+    bool ts = to.id == WEIR_TYPE_VARCHAR || to.id == WEIR_TYPE_CHAR;
+    if (fs && ts)
+        return true;
+    static const int rank[] = {[WEIR_TYPE_INT] = 1, [WEIR_TYPE_BIGINT] = 2,
+                               [WEIR_TYPE_DOUBLE] = 3};
+    bool fn = from.id == WEIR_TYPE_INT || from.id == WEIR_TYPE_BIGINT ||
+              from.id == WEIR_TYPE_DOUBLE;
+    bool tn = to.id == WEIR_TYPE_INT || to.id == WEIR_TYPE_BIGINT || to.id == WEIR_TYPE_DOUBLE;
+    return fn && tn && rank[from.id] <= rank[to.id];
+}
+
+/* The query's rows as rows of the sink's schema: a projection naming each
+ * sink column, cast where the types differ, NULL where the column list
+ * leaves it out. NULL with s->err. */
+static weir_table *fit_rows(weir_sql_session *s, sql_script *sc, const sql_stmt *st,
+                            const sql_relation *r, weir_table *t, weir_job *job)
+{
+    const weir_schema *sink = r->schema, *query = weir_table_schema(t);
+    int nsink = weir_schema_ncolumns(sink);
+    int *from = calloc((size_t)nsink, sizeof *from);
+    weir_expr **items = calloc((size_t)nsink, sizeof *items);
+    weir_ast_arena *trees = NULL;
+    weir_table *out = NULL;
+    int n = 0;
+    if (!from || !items) {
+        sql_fail(s, sc, st->at.start, "out of memory");
+        goto done;
+    }
+    if (fit_columns(s, sc, st, r, query, from)) {
+        if (!s->err[0])
+            sql_fail(s, sc, st->at.start, "out of memory");
+        goto done;
+    }
+    for (int c = 0; c < nsink; c++, n++) {
+        weir_type to = weir_schema_column_type(sink, c);
+        const char *cname = weir_schema_column_name(sink, c);
+        weir_type fromt = from[c] >= 0 ? weir_schema_column_type(query, from[c])
+                                       : (weir_type){.id = WEIR_TYPE_NULL};
+        if (!implicit_cast(fromt, to)) {
+            char a[64], b[64];
+            weir_type_format(fromt, a, sizeof a);
+            weir_type_format(to, b, sizeof b);
+            sql_fail(s, sc, st->query->at.start, "Incompatible types for sink column '%s' at "
+                     "position %d: the query's '%s' is %s, the sink's column %s (write a CAST)",
+                     cname, c, weir_schema_column_name(query, from[c]), a, b);
+            goto done;
+        }
+        char type[64];
+        weir_type_format(to, type, sizeof type);
+        /* NOT NULL is the sink's promise, not the cast's */
+        weir_type nullable = to;
+        nullable.not_null = false;
+        weir_type_format(nullable, type, sizeof type);
+        weir_ast *value = from[c] >= 0 ? weir_ast_new(&trees, WEIR_AST_NAME,
+                                                      weir_schema_column_name(query, from[c]),
+                                                      0, 0)
+                                       : weir_ast_new(&trees, WEIR_AST_NULL, NULL, 0, 0);
+        weir_ast *cast = weir_ast_new(&trees, WEIR_AST_CAST, type, 0, 0);
+        if (!value || !cast) {
+            sql_fail(s, sc, st->at.start, "out of memory");
+            goto done;
+        }
+        value->depth = 1;
+        cast->a = value;
+        cast->depth = 2;
+        bool same = from[c] >= 0 && fromt.id == to.id && fromt.capacity == to.capacity;
+        weir_expr_scope scope = {.schema = query};
+        size_t at = 0;
+        char msg[512];
+        int e = weir_expr_bind(same ? value : cast, NULL, &scope, 0, cname, &items[c], &at, msg,
+                               sizeof msg);
+        if (e) {
+            sql_fail(s, sc, st->query->at.start, "%s", e == WEIR_ENOMEM ? "out of memory" : msg);
+            goto done;
+        }
+    }
+    out = weir_table_select_exprs(t, items, nsink);
+    n = 0; /* the table layer has them */
+    if (!out)
+        sql_fail(s, sc, st->at.start, "%s", sql_job_message(job));
+done:
+    for (int i = 0; i < n; i++)
+        weir_expr_destroy(items[i]);
+    free(items);
+    free(from);
+    weir_ast_arena_free(&trees);
+    return out;
+}
+
+/* The sink table of an INSERT: a table of the catalog whose connector
+ * writes. NULL with s->err. */
+static sql_relation *sink_table(weir_sql_session *s, sql_script *sc, const sql_stmt *st,
+                                const weir_table_env *env)
+{
+    char *name = sql_unquote(sc, st->name);
+    if (!name) {
+        sql_fail(s, sc, st->name.start, "out of memory");
+        return NULL;
+    }
+    sql_relation *r = sql_catalog_find(s, name);
+    if (!r && weir_table_env_view(env, name))
+        return sql_fail(s, sc, st->name.start, "'%s' is a view of the program's: a view "
+                        "cannot be written (INSERT INTO a table with a sink connector)", name);
+    if (!r) {
+        const char *hint = sql_catalog_hint(s, env, name);
+        return sql_fail(s, sc, st->name.start, "unknown table '%s'%s%s%s", name,
+                        hint ? " (did you mean '" : "", hint ? hint : "", hint ? "'?)" : "");
+    }
+    if (r->view)
+        return sql_fail(s, sc, st->name.start, "'%s' is a view: a view cannot be written "
+                        "(INSERT INTO a table with a sink connector)", name);
+    if (r->connector == SQL_CONNECTOR_FILESYSTEM)
+        return sql_fail(s, sc, st->name.start, "not supported: the 'filesystem' connector as a "
+                        "sink (table '%s'; weir writes files from C: weir/file_sink.h)", name);
+    if (!sql_catalog_is_sink(r))
+        return sql_fail(s, sc, st->name.start, "Connector '%s' can only be used as a source. "
+                        "It cannot be used as a sink. (table '%s')",
+                        sql_catalog_connector_name(r), name);
+    return r;
+}
+
+int sql_plan_insert(weir_sql_session *s, weir_job *job, weir_table_env *env, sql_script *sc,
+                    const sql_stmt *st)
+{
+    sql_relation *r = sink_table(s, sc, st, env);
+    if (!r)
+        return WEIR_EINVAL;
+    weir_table *t = sql_plan_query(s, job, env, sc, st->query);
+    if (!t)
+        return s->err[0] ? WEIR_EINVAL : WEIR_ENOMEM;
+    if (!(t = fit_rows(s, sc, st, r, t, job)))
+        return WEIR_EINVAL;
+    /* print and blackhole take every kind as the query makes them */
+    weir_stream *rows = weir_table_to_changelog_stream(t, 0);
+    if (r->sink_job != s->job_seq) {
+        r->sink_job = s->job_seq;
+        r->sinks = 0;
+    }
+    char name[SQL_NAME_MAX + 24];
+    r->sinks++;
+    snprintf(name, sizeof name, r->sinks == 1 ? "Sink(%s)" : "Sink(%s)#%d", r->name, r->sinks);
+    int par = sink_parallelism(r, env, job);
+    weir_stream *sink;
+    if (r->connector == SQL_CONNECTOR_PRINT) {
+        print_sink *ps = sql_arena_alloc(&sc->arena, sizeof *ps);
+        if (!ps) {
+            sql_fail(s, sc, st->at.start, "out of memory");
+            return WEIR_ENOMEM;
+        }
+        ps->schema = r->schema;
+        ps->out = r->print_stderr ? stderr : s->cfg.out ? s->cfg.out : stdout;
+        ps->parallelism = par;
+        snprintf(ps->identifier, sizeof ps->identifier, "%s", r->print_identifier);
+        sink = weir_sink_callback(rows, print_row, ps);
+    } else {
+        sink = weir_sink_discard(rows);
+    }
+    sink = weir_stream_set_parallelism(weir_stream_set_name(sink, name), par);
+    if (!sink) {
+        sql_fail(s, sc, st->at.start, "%s", sql_job_message(job));
+        return WEIR_EINVAL;
+    }
+    return 0;
+}
