@@ -1,0 +1,5 @@
+-- An INSERT whose query has more columns than the sink: Flink's message.
+CREATE TABLE orders (`user` STRING, amount BIGINT, ts TIMESTAMP(3))
+WITH ('connector' = 'filesystem', 'path' = 'data/orders.json', 'format' = 'json');
+CREATE TABLE out (`user` STRING, amount BIGINT) WITH ('connector' = 'print');
+INSERT INTO out SELECT `user`, amount, ts FROM orders;

@@ -1,0 +1,5 @@
+-- DROP TABLE is Flink's, not weir's.
+CREATE TABLE orders (`user` STRING, amount BIGINT, ts TIMESTAMP(3))
+WITH ('connector' = 'filesystem', 'path' = 'data/orders.json', 'format' = 'json');
+CREATE TABLE out (`user` STRING, amount BIGINT) WITH ('connector' = 'print');
+DROP TABLE orders;

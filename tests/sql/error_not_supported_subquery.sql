@@ -1,0 +1,5 @@
+-- A subquery in an expression.
+CREATE TABLE orders (`user` STRING, amount BIGINT, ts TIMESTAMP(3))
+WITH ('connector' = 'filesystem', 'path' = 'data/orders.json', 'format' = 'json');
+CREATE TABLE out (`user` STRING, amount BIGINT) WITH ('connector' = 'print');
+SELECT * FROM orders WHERE amount IN (SELECT amount FROM orders);

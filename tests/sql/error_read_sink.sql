@@ -1,0 +1,5 @@
+-- A sink-only connector cannot be read (Flink's message).
+CREATE TABLE orders (`user` STRING, amount BIGINT, ts TIMESTAMP(3))
+WITH ('connector' = 'filesystem', 'path' = 'data/orders.json', 'format' = 'json');
+CREATE TABLE out (`user` STRING, amount BIGINT) WITH ('connector' = 'print');
+SELECT * FROM out;
