@@ -9,6 +9,7 @@
 
 #include "weir/capture.h"
 #include "weir/checkpoint.h"
+#include "weir/connector.h"
 #include "weir/diag.h"
 #include "weir/error.h"
 #include "weir/expr.h"

@@ -1,18 +1,16 @@
 /* sql_catalog.c — CREATE TABLE and CREATE VIEW: the session's catalog, and
- * its tables' connectors (Flink's WITH options) made into sources of a job.
- *
- *   'connector'='datagen'     weir's generator (weir/generator.h): columns
- *                             named after its event's fields
- *   'connector'='filesystem'  weir_source_file (weir/file_source.h): JSON
- *                             lines or CSV, a folder being one partition a file
- *   'connector'='print'       a sink: rows printed as Flink's print connector
- *   'connector'='blackhole'   a sink: rows discarded
+ * what every table has whatever its connector: its schema (columns, PRIMARY
+ * KEY, WATERMARK), the options of watermarks and their alignment, and
+ * 'sink.parallelism'; the rest of its WITH options go to its connector's
+ * factory (weir/connector.h; sql_connectors.c), through the context this
+ * file gives it.
  *
  * Everything a table's definition can get wrong is found here, at CREATE
  * TABLE, with the line and column of what is wrong; opening a table in a
  * job then only makes its source. */
 #include <ctype.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,361 +45,150 @@ const char *sql_catalog_hint(weir_sql_session *s, const weir_table_env *env, con
     return best;
 }
 
-/* ---- options ---------------------------------------------------------------------- */
+/* ---- the connector's context: options ------------------------------------------------ */
 
-typedef struct options {
-    const sql_stmt *st;
-    bool used[256];
-} options;
-
-static const sql_option *option(options *o, const char *key)
+static const sql_option *find_option(weir_connector_context *c, const char *key)
 {
-    for (int i = 0; i < o->st->nopts && i < 256; i++)
-        if (strcmp(o->st->opts[i].key, key) == 0) {
-            o->used[i] = true;
-            return &o->st->opts[i];
+    for (int i = 0; i < c->st->nopts; i++)
+        if (strcmp(c->st->opts[i].key, key) == 0) {
+            if (i < SQL_MAX_OPTIONS)
+                c->used[i] = true;
+            return &c->st->opts[i];
         }
     return NULL;
 }
 
-static int bad_option(weir_sql_session *s, const sql_script *sc, const sql_option *op,
-                      const char *what)
+const char *weir_connector_option(weir_connector_context *c, const char *key)
 {
-    sql_fail(s, sc, op->at.start, "option '%s'='%s': %s", op->key, op->value, what);
+    const sql_option *o = key ? find_option(c, key) : NULL;
+    return o ? o->value : NULL;
+}
+
+const char *weir_connector_table(const weir_connector_context *c)
+{
+    return c->r->name;
+}
+
+const weir_schema *weir_connector_schema(const weir_connector_context *c)
+{
+    return c->r->schema;
+}
+
+int weir_connector_fail(weir_connector_context *c, const char *key, const char *fmt, ...)
+{
+    char what[768];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    const sql_option *o = NULL;
+    for (int i = 0; key && i < c->st->nopts; i++)
+        if (strcmp(c->st->opts[i].key, key) == 0)
+            o = &c->st->opts[i];
+    if (o)
+        sql_fail(c->s, c->sc, o->at.start, "option '%s'='%s': %s", o->key, o->value, what);
+    else
+        sql_fail(c->s, c->sc, c->st->name.start, "%s", what);
     return WEIR_EINVAL;
 }
 
-static int opt_duration(weir_sql_session *s, const sql_script *sc, options *o, const char *key,
-                        int64_t *ms)
+int weir_connector_path(const weir_connector_context *c, const char *path, char *buf,
+                        size_t size)
 {
-    const sql_option *op = option(o, key);
-    if (op && sql_duration_ms(op->value, ms))
-        return bad_option(s, sc, op, "not a duration ('200 ms', '2 s', '1 min')");
+    const char *dir = c->s->base_dir;
+    if (path[0] == '/' || strcmp(dir, ".") == 0)
+        return snprintf(buf, size, "%s", path);
+    return snprintf(buf, size, "%s/%s", dir, path);
+}
+
+int weir_connector_parallelism(const weir_connector_context *c)
+{
+    return c->s->parallelism > 0 ? c->s->parallelism : 1;
+}
+
+void weir_connector_set_source_mode(weir_connector_context *c, unsigned mode)
+{
+    c->r->changelog_mode = mode;
+}
+
+void weir_connector_set_sink_kinds(weir_connector_context *c, unsigned kinds)
+{
+    c->r->sink_kinds = kinds;
+}
+
+int weir_connector_option_bool(weir_connector_context *c, const char *key, bool *v)
+{
+    const char *o = weir_connector_option(c, key);
+    if (!o)
+        return 0;
+    if (strcasecmp(o, "true") == 0)
+        *v = true;
+    else if (strcasecmp(o, "false") == 0)
+        *v = false;
+    else
+        return weir_connector_fail(c, key, "expected 'true' or 'false'");
     return 0;
 }
 
-/* A number option: an integer in ilo..ihi into *n when n is given (read
- * exactly, as an integer), else any number in lo..hi into *d. */
-static int opt_number(weir_sql_session *s, const sql_script *sc, options *o, const char *key,
-                      double lo, double hi, double *d, int64_t ilo, int64_t ihi, int64_t *n)
+int weir_connector_option_int(weir_connector_context *c, const char *key, int64_t lo, int64_t hi,
+                              int64_t *v)
 {
-    const sql_option *op = option(o, key);
-    if (!op)
+    const char *o = weir_connector_option(c, key);
+    if (!o)
         return 0;
     char *end;
     errno = 0;
-    long long i = 0;
-    double x = 0;
-    if (n)
-        i = strtoll(op->value, &end, 10);
-    else
-        x = strtod(op->value, &end);
-    bool ok = end != op->value && !*end && !errno &&
-              (n ? i >= ilo && i <= ihi : x >= lo && x <= hi);
-    if (!ok) {
-        char why[96];
-        if (n)
-            snprintf(why, sizeof why, "not an integer in %lld..%lld", (long long)ilo,
-                     (long long)ihi);
-        else
-            snprintf(why, sizeof why, "not a number in %g..%g", lo, hi);
-        return bad_option(s, sc, op, why);
-    }
-    if (n)
-        *n = i;
-    else
-        *d = x;
+    long long i = strtoll(o, &end, 10);
+    if (end == o || *end || errno || i < lo || i > hi)
+        return weir_connector_fail(c, key, "not an integer in %lld..%lld", (long long)lo,
+                                   (long long)hi);
+    *v = i;
     return 0;
 }
 
-static int opt_double(weir_sql_session *s, const sql_script *sc, options *o, const char *key,
-                      double lo, double hi, double *v)
+int weir_connector_option_double(weir_connector_context *c, const char *key, double lo,
+                                 double hi, double *v)
 {
-    return opt_number(s, sc, o, key, lo, hi, v, 0, 0, NULL);
-}
-
-static int opt_int(weir_sql_session *s, const sql_script *sc, options *o, const char *key,
-                   int64_t lo, int64_t hi, int64_t *v)
-{
-    return opt_number(s, sc, o, key, 0, 0, NULL, lo, hi, v);
-}
-
-static int opt_bool(weir_sql_session *s, const sql_script *sc, options *o, const char *key, bool *v)
-{
-    const sql_option *op = option(o, key);
-    if (!op)
+    const char *o = weir_connector_option(c, key);
+    if (!o)
         return 0;
-    if (strcasecmp(op->value, "true") == 0)
-        *v = true;
-    else if (strcasecmp(op->value, "false") == 0)
-        *v = false;
-    else
-        return bad_option(s, sc, op, "expected 'true' or 'false'");
+    char *end;
+    errno = 0;
+    double x = strtod(o, &end);
+    if (end == o || *end || errno || !(x >= lo && x <= hi))
+        return weir_connector_fail(c, key, "not a number in %g..%g", lo, hi);
+    *v = x;
     return 0;
 }
 
-/* Every option the connector did not read is unknown. */
-static int unused_options(weir_sql_session *s, const sql_script *sc, options *o, const char *conn,
-                          const char *known)
+int weir_connector_option_duration(weir_connector_context *c, const char *key, int64_t *ms)
 {
-    for (int i = 0; i < o->st->nopts && i < 256; i++)
-        if (!o->used[i]) {
-            sql_fail(s, sc, o->st->opts[i].at.start, "unknown option '%s' for connector '%s' "
-                     "(it takes %s)", o->st->opts[i].key, conn, known);
+    const char *o = weir_connector_option(c, key);
+    if (o && sql_duration_ms(o, ms))
+        return weir_connector_fail(c, key, "not a duration ('200 ms', '2 s', '1 min')");
+    return 0;
+}
+
+/* The options every table takes, whatever its connector. */
+#define TABLE_OPTIONS                                                                   \
+    "'scan.watermark.emit.strategy', 'scan.watermark.idle-timeout', "                   \
+    "'scan.watermark.alignment.group', 'scan.watermark.alignment.max-drift', "          \
+    "'scan.watermark.alignment.update-interval'"
+
+/* Every option neither the table nor its connector read is unknown. */
+static int unused_options(weir_connector_context *c)
+{
+    const weir_connector_factory *f = c->r->factory;
+    for (int i = 0; i < c->st->nopts && i < SQL_MAX_OPTIONS; i++)
+        if (!c->used[i]) {
+            sql_fail(c->s, c->sc, c->st->opts[i].at.start, "unknown option '%s' for connector "
+                     "'%s' (it takes %s%s%s%s)", c->st->opts[i].key, f->name,
+                     f->options && f->options[0] ? f->options : "", 
+                     f->options && f->options[0] ? ", " : "",
+                     f->sink ? "'sink.parallelism', " : "", TABLE_OPTIONS);
             return WEIR_EINVAL;
         }
     return 0;
-}
-
-/* ---- datagen ----------------------------------------------------------------------- */
-
-typedef struct gen_field {
-    const char *name;
-    size_t offset, size;
-    weir_type_id id, alt; /* the types the column may be declared as */
-} gen_field;
-
-static const gen_field gen_fields[] = {
-    {"key", offsetof(weir_gen_event, key), 8, WEIR_TYPE_BIGINT, WEIR_TYPE_BIGINT},
-    {"value", offsetof(weir_gen_event, value), 8, WEIR_TYPE_BIGINT, WEIR_TYPE_BIGINT},
-    {"ts", offsetof(weir_gen_event, timestamp), 8, WEIR_TYPE_TIMESTAMP, WEIR_TYPE_TIMESTAMP_LTZ},
-    {"partition_id", offsetof(weir_gen_event, partition), 4, WEIR_TYPE_INT, WEIR_TYPE_INT},
-    {"late", offsetof(weir_gen_event, late), 4, WEIR_TYPE_INT, WEIR_TYPE_INT},
-    {"seq", offsetof(weir_gen_event, seq), 8, WEIR_TYPE_BIGINT, WEIR_TYPE_BIGINT},
-};
-enum { NGEN_FIELDS = sizeof gen_fields / sizeof *gen_fields };
-
-#define DATAGEN_OPTIONS                                                                    \
-    "'rows-per-second', 'number-of-rows', 'duration', 'partitions', 'keys', 'key-skew', "  \
-    "'zipf-s', 'disorder', 'late-fraction', 'late-by', 'start', 'pace', 'speed', 'seed', " \
-    "'idle-partitions', 'scan.watermark.emit.strategy', 'scan.watermark.idle-timeout', "   \
-    "'scan.watermark.alignment.group', 'scan.watermark.alignment.max-drift', "             \
-    "'scan.watermark.alignment.update-interval'"
-
-static int datagen_column(weir_sql_session *s, const sql_script *sc, weir_schema_builder *b,
-                          const sql_column_def *c, const char *name, weir_type type)
-{
-    for (int f = 0; f < NGEN_FIELDS; f++) {
-        const gen_field *g = &gen_fields[f];
-        if (strcmp(name, g->name) != 0)
-            continue;
-        if (type.id != g->id && type.id != g->alt) {
-            char want[32];
-            weir_type_format((weir_type){.id = g->id}, want, sizeof want);
-            sql_fail(s, sc, c->type.start, "datagen column '%s' is %s%s%s", name, want,
-                     g->alt != g->id ? " or " : "", g->alt != g->id ? "TIMESTAMP_LTZ(3)" : "");
-            return WEIR_EINVAL;
-        }
-        return weir_schema_column_at(b, name, type, g->offset, g->size) ? WEIR_EINVAL : 0;
-    }
-    sql_fail(s, sc, c->name.start, "datagen makes the columns key BIGINT, value BIGINT, ts "
-             "TIMESTAMP(3), partition_id INT, late INT and seq BIGINT; not '%s'", name);
-    return WEIR_EINVAL;
-}
-
-/* 'idle-partitions'='P@FROM-TO, ...': partition P emits nothing for the
- * slots due FROM..TO after 'start' (durations; no TO: for ever). */
-static int datagen_idle(weir_sql_session *s, const sql_script *sc, const sql_option *op,
-                        weir_generator_config *g)
-{
-    char buf[512];
-    snprintf(buf, sizeof buf, "%s", op->value);
-    for (char *save = NULL, *item = strtok_r(buf, ",", &save); item;
-         item = strtok_r(NULL, ",", &save)) {
-        char *at = strchr(item, '@'), *dash = at ? strchr(at, '-') : NULL;
-        char *end;
-        long p = strtol(item, &end, 10);
-        int64_t from, to = WEIR_TS_MAX;
-        if (!at || !dash || end == item || (end != at && !isspace((unsigned char)*end)) || p < 0)
-            return bad_option(s, sc, op, "expected 'PARTITION@FROM-TO, ...' (durations after "
-                              "'start'; TO may be left out: for ever)");
-        *dash = '\0';
-        if (sql_duration_ms(at + 1, &from))
-            return bad_option(s, sc, op, "an idle span's FROM is not a duration");
-        char *t = dash + 1;
-        while (isspace((unsigned char)*t))
-            t++;
-        if (*t && sql_duration_ms(t, &to))
-            return bad_option(s, sc, op, "an idle span's TO is not a duration");
-        if (g->nidle == WEIR_GEN_MAX_IDLE)
-            return bad_option(s, sc, op, "more idle spans than the generator takes (16)");
-        g->idle[g->nidle++] = (weir_gen_idle){.partition = (int)p, .from_ms = g->start_ms + from,
-                                              .to_ms = to == WEIR_TS_MAX ? to : g->start_ms + to};
-    }
-    return 0;
-}
-
-static int datagen_options(weir_sql_session *s, const sql_script *sc, options *o,
-                           sql_relation *r)
-{
-    weir_generator_config *g = &r->gen;
-    memset(g, 0, sizeof *g);
-    g->name = r->name;
-    g->rate = 10;
-    int64_t v = 0;
-    int err = 0;
-    if ((err = opt_double(s, sc, o, "rows-per-second", 1e-9, 1e9, &g->rate)) ||
-        (err = opt_int(s, sc, o, "number-of-rows", 1, INT64_MAX, &g->count)) ||
-        (err = opt_duration(s, sc, o, "duration", &g->duration_ms)))
-        return err;
-    v = 0;
-    if ((err = opt_int(s, sc, o, "partitions", 1, 256, &v)))
-        return err;
-    g->partitions = (int)v;
-    if ((err = opt_int(s, sc, o, "keys", 1, INT64_MAX, &g->keys)) ||
-        (err = opt_double(s, sc, o, "zipf-s", 0.01, 100, &g->zipf_s)) ||
-        (err = opt_duration(s, sc, o, "disorder", &g->disorder_ms)) ||
-        (err = opt_double(s, sc, o, "late-fraction", 0, 1, &g->late_fraction)) ||
-        (err = opt_duration(s, sc, o, "late-by", &g->late_ms)) ||
-        (err = opt_double(s, sc, o, "speed", 1e-6, 1e9, &g->speed)))
-        return err;
-    v = 0;
-    if ((err = opt_int(s, sc, o, "seed", 0, INT64_MAX, &v)))
-        return err;
-    g->seed = (uint64_t)v;
-    const sql_option *op = option(o, "key-skew");
-    if (op) {
-        if (strcmp(op->value, "zipf") == 0)
-            g->skew = WEIR_GEN_ZIPF;
-        else if (strcmp(op->value, "uniform") != 0)
-            return bad_option(s, sc, op, "expected 'uniform' or 'zipf'");
-    }
-    if ((op = option(o, "start"))) {
-        char *end;
-        long long ms = strtoll(op->value, &end, 10);
-        if (end != op->value && !*end)
-            g->start_ms = ms;
-        else if (weir_timestamp_parse(op->value, strlen(op->value), &g->start_ms))
-            return bad_option(s, sc, op, "expected a timestamp 'YYYY-MM-DD HH:MM:SS[.fff]' (UTC) "
-                              "or milliseconds");
-    }
-    if ((op = option(o, "pace"))) {
-        if (strcmp(op->value, "paced") == 0)
-            g->pace = WEIR_GEN_PACED;
-        else if (strcmp(op->value, "fast") != 0)
-            return bad_option(s, sc, op, "expected 'fast' or 'paced'");
-    }
-    if ((op = option(o, "idle-partitions")) && (err = datagen_idle(s, sc, op, g)))
-        return err;
-    if (!g->count && !g->duration_ms) {
-        sql_fail(s, sc, o->st->name.start, "a datagen table is bounded here: give "
-                 "'number-of-rows' (per partition) or 'duration' (of event time)");
-        return WEIR_EINVAL;
-    }
-    char why[256];
-    int parts = g->partitions ? g->partitions : (s->parallelism ? s->parallelism : 1);
-    if (weir_generator_check(g, parts, why, sizeof why)) {
-        sql_fail(s, sc, o->st->name.start, "datagen table %s: %s", r->name, why);
-        return WEIR_EINVAL;
-    }
-    return 0;
-}
-
-/* ---- filesystem --------------------------------------------------------------------- */
-
-#define FILESYSTEM_OPTIONS                                                            \
-    "'path', 'format', 'json.ignore-parse-errors', 'csv.ignore-parse-errors', "       \
-    "'csv.field-delimiter', 'changelog-mode', 'changelog.kind-field', 'scan.speed', " \
-    "'scan.watermark.emit.strategy', 'scan.watermark.idle-timeout', "                 \
-    "'scan.watermark.alignment.group', 'scan.watermark.alignment.max-drift', "        \
-    "'scan.watermark.alignment.update-interval'"
-
-static int filesystem_options(weir_sql_session *s, const sql_script *sc, options *o,
-                              sql_relation *r)
-{
-    const sql_option *path = option(o, "path"), *format = option(o, "format");
-    if (!path || !format) {
-        sql_fail(s, sc, o->st->name.start, "a filesystem table needs 'path' and 'format' "
-                 "('json' or 'csv')");
-        return WEIR_EINVAL;
-    }
-    int n = path->value[0] == '/' || strcmp(s->base_dir, ".") == 0
-                ? snprintf(r->file_path, sizeof r->file_path, "%s", path->value)
-                : snprintf(r->file_path, sizeof r->file_path, "%s/%s", s->base_dir, path->value);
-    if (n < 0 || (size_t)n >= sizeof r->file_path)
-        return bad_option(s, sc, path, "the path is too long");
-    if (strcmp(format->value, "csv") == 0)
-        r->file_csv = true;
-    else if (strcmp(format->value, "json") != 0)
-        return bad_option(s, sc, format, "expected 'json' or 'csv'");
-    int err = opt_bool(s, sc, o, r->file_csv ? "csv.ignore-parse-errors" : "json.ignore-parse-errors",
-                       &r->ignore_parse_errors);
-    if (err)
-        return err;
-    const sql_option *op = option(o, "csv.field-delimiter");
-    if (op) {
-        if (!r->file_csv)
-            return bad_option(s, sc, op, "a CSV option on a JSON table");
-        const char *d = op->value;
-        if (strcmp(d, "\\t") == 0)
-            r->csv_delimiter = '\t';
-        else if (strlen(d) == 1 && d[0] != '"' && d[0] != '\n' && d[0] != '\r')
-            r->csv_delimiter = d[0];
-        else
-            return bad_option(s, sc, op, "expected one character (or '\\t')");
-    }
-    r->changelog_mode = WEIR_CHANGELOG_INSERT_ONLY;
-    if ((op = option(o, "changelog-mode"))) {
-        if (strcmp(op->value, "upsert") == 0)
-            r->changelog_mode = WEIR_CHANGELOG_UPSERT;
-        else if (strcmp(op->value, "all") == 0)
-            r->changelog_mode = WEIR_CHANGELOG_ALL;
-        else if (strcmp(op->value, "insert-only") != 0)
-            return bad_option(s, sc, op, "expected 'insert-only', 'upsert' or 'all'");
-    }
-    if ((op = option(o, "changelog.kind-field"))) {
-        if (snprintf(r->kind_field, sizeof r->kind_field, "%s", op->value) >= (int)sizeof r->kind_field ||
-            !op->value[0])
-            return bad_option(s, sc, op, "expected a field name");
-    }
-    if (r->changelog_mode != WEIR_CHANGELOG_INSERT_ONLY && !r->kind_field[0]) {
-        sql_fail(s, sc, o->st->name.start, "a changelog file needs 'changelog.kind-field': the "
-                 "field (JSON) or first column (CSV) holding +I, -U, +U or -D");
-        return WEIR_EINVAL;
-    }
-    return opt_double(s, sc, o, "scan.speed", 1e-6, 1e9, &r->speed);
-}
-
-/* ---- print and blackhole ------------------------------------------------------------ */
-
-#define PRINT_OPTIONS "'print-identifier', 'standard-error', 'sink.parallelism'"
-#define BLACKHOLE_OPTIONS "no options"
-
-static int sink_options(weir_sql_session *s, const sql_script *sc, options *o, sql_relation *r)
-{
-    int64_t par = 0;
-    int err = opt_int(s, sc, o, "sink.parallelism", 1, 1024, &par);
-    if (err)
-        return err;
-    r->sink_parallelism = (int)par;
-    if (r->connector == SQL_CONNECTOR_BLACKHOLE)
-        return 0;
-    const sql_option *id = option(o, "print-identifier");
-    if (id && snprintf(r->print_identifier, sizeof r->print_identifier, "%s", id->value) >=
-                  (int)sizeof r->print_identifier)
-        return bad_option(s, sc, id, "longer than 127 bytes");
-    return opt_bool(s, sc, o, "standard-error", &r->print_stderr);
-}
-
-bool sql_catalog_is_source(const sql_relation *r)
-{
-    return r->view || r->connector == SQL_CONNECTOR_DATAGEN ||
-           r->connector == SQL_CONNECTOR_FILESYSTEM;
-}
-
-bool sql_catalog_is_sink(const sql_relation *r)
-{
-    return !r->view && (r->connector == SQL_CONNECTOR_PRINT ||
-                        r->connector == SQL_CONNECTOR_BLACKHOLE);
-}
-
-const char *sql_catalog_connector_name(const sql_relation *r)
-{
-    static const char *const names[] = {[SQL_CONNECTOR_DATAGEN] = "datagen",
-                                        [SQL_CONNECTOR_FILESYSTEM] = "filesystem",
-                                        [SQL_CONNECTOR_PRINT] = "print",
-                                        [SQL_CONNECTOR_BLACKHOLE] = "blackhole"};
-    return r->view ? "view" : names[r->connector];
 }
 
 /* ---- CREATE TABLE ------------------------------------------------------------------- */
@@ -409,16 +196,17 @@ const char *sql_catalog_connector_name(const sql_relation *r)
 /* Flink's watermark alignment options: the source's group, max drift and
  * update interval (weir_source_align_watermarks; without them the source's
  * partitions are aligned by weir's default). */
-static int alignment_options(weir_sql_session *s, const sql_script *sc, options *o,
-                             sql_relation *r)
+static int alignment_options(weir_connector_context *c, sql_relation *r)
 {
-    const sql_option *group = option(o, "scan.watermark.alignment.group");
-    const sql_option *drift = option(o, "scan.watermark.alignment.max-drift");
-    const sql_option *every = option(o, "scan.watermark.alignment.update-interval");
+    weir_sql_session *s = c->s;
+    const sql_script *sc = c->sc;
+    const sql_option *group = find_option(c, "scan.watermark.alignment.group");
+    const sql_option *drift = find_option(c, "scan.watermark.alignment.max-drift");
+    const sql_option *every = find_option(c, "scan.watermark.alignment.update-interval");
     const sql_option *first = group ? group : drift ? drift : every;
     if (!first)
         return 0;
-    if (!o->st->wm_col.len) {
+    if (!c->st->wm_col.len) {
         sql_fail(s, sc, first->at.start, "option '%s' needs a WATERMARK FOR ... AS ... in the "
                  "table", first->key);
         return WEIR_EINVAL;
@@ -426,22 +214,23 @@ static int alignment_options(weir_sql_session *s, const sql_script *sc, options 
     if (group) {
         size_t len = strlen(group->value);
         if (len < 1 || len > 100 || len >= sizeof r->align_group)
-            return bad_option(s, sc, group, "a group name is 1 to 100 bytes");
+            return weir_connector_fail(c, group->key, "a group name is 1 to 100 bytes");
         memcpy(r->align_group, group->value, len + 1);
     }
     if (drift && (sql_duration_ms(drift->value, &r->align_drift_ms) || r->align_drift_ms <= 0))
-        return bad_option(s, sc, drift, "not a duration above 0 ('1 min', '30 s')");
+        return weir_connector_fail(c, drift->key, "not a duration above 0 ('1 min', '30 s')");
     if (every && (sql_duration_ms(every->value, &r->align_update_ms) || r->align_update_ms <= 0))
-        return bad_option(s, sc, every, "not a duration above 0 ('1 s')");
+        return weir_connector_fail(c, every->key, "not a duration above 0 ('1 s')");
     r->align_set = true;
     return 0;
 }
 
-static int watermark_options(weir_sql_session *s, const sql_script *sc, options *o,
-                             weir_schema_builder *b)
+static int watermark_options(weir_connector_context *c, weir_schema_builder *b)
 {
-    const sql_option *emit = option(o, "scan.watermark.emit.strategy");
-    const sql_option *idle = option(o, "scan.watermark.idle-timeout");
+    weir_sql_session *s = c->s;
+    const sql_script *sc = c->sc;
+    const sql_option *emit = find_option(c, "scan.watermark.emit.strategy");
+    const sql_option *idle = find_option(c, "scan.watermark.idle-timeout");
     if (!emit && !idle)
         return 0;
     bool on_event = false;
@@ -450,11 +239,11 @@ static int watermark_options(weir_sql_session *s, const sql_script *sc, options 
         if (strcmp(emit->value, "on-event") == 0)
             on_event = true;
         else if (strcmp(emit->value, "on-periodic") != 0)
-            return bad_option(s, sc, emit, "expected 'on-event' or 'on-periodic'");
+            return weir_connector_fail(c, emit->key, "expected 'on-event' or 'on-periodic'");
     }
     if (idle && (sql_duration_ms(idle->value, &idle_ms) || idle_ms < 0))
-        return bad_option(s, sc, idle, "not a duration ('2 s')");
-    if (!o->st->wm_col.len) {
+        return weir_connector_fail(c, idle->key, "not a duration ('2 s')");
+    if (!c->st->wm_col.len) {
         sql_fail(s, sc, (emit ? emit : idle)->at.start, "option '%s' needs a WATERMARK FOR "
                  "... AS ... in the table", (emit ? emit : idle)->key);
         return WEIR_EINVAL;
@@ -462,38 +251,41 @@ static int watermark_options(weir_sql_session *s, const sql_script *sc, options 
     return weir_schema_watermark_emit(b, on_event, idle_ms) ? WEIR_EINVAL : 0;
 }
 
-static int table_columns(weir_sql_session *s, sql_script *sc, const sql_stmt *st,
-                         sql_relation *r, weir_schema_builder *b)
+static int table_columns(weir_connector_context *c, weir_schema_builder *b)
 {
-    if (r->connector == SQL_CONNECTOR_DATAGEN)
-        weir_schema_bind_struct(b, sizeof(weir_gen_event));
+    weir_sql_session *s = c->s;
+    sql_script *sc = c->sc;
+    const sql_stmt *st = c->st;
+    const weir_connector_factory *f = c->r->factory;
+    if (f->schema_begin && f->schema_begin(c, b))
+        return s->err[0] ? WEIR_EINVAL : WEIR_ENOMEM;
     /* each name unquoted once (the script's arena keeps what it is given) */
     char **names = sql_arena_alloc(&sc->arena, ((size_t)st->ncols + 1) * sizeof *names);
     if (!names)
         return WEIR_ENOMEM;
     for (int i = 0; i < st->ncols; i++) {
-        const sql_column_def *c = &st->cols[i];
-        char *name = names[i] = sql_unquote(sc, c->name), *type_text = sql_span_text(sc, c->type);
+        const sql_column_def *col = &st->cols[i];
+        char *name = names[i] = sql_unquote(sc, col->name), *type_text = sql_span_text(sc, col->type);
         if (!name || !type_text)
             return WEIR_ENOMEM;
         for (int j = 0; j < i; j++) {
             if (strcmp(names[j], name) == 0) {
-                sql_fail(s, sc, c->name.start, "column '%s' is declared twice", name);
+                sql_fail(s, sc, col->name.start, "column '%s' is declared twice", name);
                 return WEIR_EINVAL;
             }
         }
         weir_type type;
         char why[256];
         if (weir_type_parse(type_text, &type, why, sizeof why)) {
-            sql_fail(s, sc, c->type.start, "%s", why);
+            sql_fail(s, sc, col->type.start, "%s", why);
             return WEIR_EINVAL;
         }
-        int err = r->connector == SQL_CONNECTOR_DATAGEN
-                      ? datagen_column(s, sc, b, c, name, type)
-                      : weir_schema_column(b, name, type);
+        c->column = col;
+        int err = f->column ? f->column(c, b, name, type) : weir_schema_column(b, name, type);
+        c->column = NULL;
         if (err) {
             if (!s->err[0])
-                sql_fail(s, sc, c->name.start, "column '%s' cannot be made", name);
+                sql_fail(s, sc, col->name.start, "column '%s' cannot be made", name);
             return err;
         }
     }
@@ -560,52 +352,55 @@ static int no_source_watermark(weir_sql_session *s, const sql_script *sc, const 
 
 static int create_table(weir_sql_session *s, sql_script *sc, const sql_stmt *st, sql_relation *r)
 {
-    options o = {.st = st};
-    const sql_option *conn = option(&o, "connector");
+    weir_connector_context c = {.s = s, .sc = sc, .st = st, .r = r};
+    const char *conn = weir_connector_option(&c, "connector");
     if (!conn) {
+        char names[512];
+        weir_connector_names("', '", names, sizeof names);
         sql_fail(s, sc, st->name.start, "table %s has no 'connector' option (WITH "
-                 "('connector'='datagen' or 'filesystem', ...))", r->name);
+                 "('connector' = '%s', ...))", r->name, names);
         return WEIR_EINVAL;
     }
-    static const char *const names[] = {"datagen", "filesystem", "print", "blackhole", NULL};
-    static const char *const known[] = {DATAGEN_OPTIONS, FILESYSTEM_OPTIONS, PRINT_OPTIONS,
-                                        BLACKHOLE_OPTIONS};
-    int c = 0;
-    while (names[c] && strcmp(conn->value, names[c]) != 0)
-        c++;
-    if (!names[c])
-        return bad_option(s, sc, conn, "weir has the connectors 'datagen', 'filesystem', "
-                          "'print' and 'blackhole'");
-    r->connector = (sql_connector)(c + 1);
-    int err = r->connector == SQL_CONNECTOR_DATAGEN      ? datagen_options(s, sc, &o, r)
-              : r->connector == SQL_CONNECTOR_FILESYSTEM ? filesystem_options(s, sc, &o, r)
-                                                         : sink_options(s, sc, &o, r);
-    if (err)
-        return err;
+    r->factory = weir_connector_find(conn);
+    if (!r->factory) {
+        char names[512];
+        weir_connector_names(" ", names, sizeof names);
+        return weir_connector_fail(&c, "connector", "Could not find any factory for identifier "
+                                   "'%s'. Available factory identifiers are: %s%s", conn, names,
+                                   strcmp(conn, "filesystem") == 0
+                                       ? " (a program registers the filesystem connector: "
+                                         "weir_file_register_connectors, weir/file_source.h)"
+                                       : "");
+    }
+    r->sink_kinds = r->factory->sink_kinds;
+    r->changelog_mode = WEIR_CHANGELOG_INSERT_ONLY;
     weir_schema_builder *b = weir_schema_builder_create(r->name);
     if (!b)
         return WEIR_ENOMEM;
     if (s->string_capacity)
         weir_schema_builder_string_capacity(b, s->string_capacity);
     char *wm_col = NULL, *wm_expr = NULL;
-    if (!(err = table_columns(s, sc, st, r, b)) && st->npk)
+    int err = table_columns(&c, b);
+    if (!err && st->npk)
         err = primary_key(sc, st, b);
     if (!err && st->wm_col.len) {
         wm_col = sql_unquote(sc, st->wm_col);
         wm_expr = sql_span_text(sc, st->wm_expr);
         if (!wm_col || !wm_expr)
             err = WEIR_ENOMEM;
-        else if (source_watermark(st->wm_ast))
-            err = no_source_watermark(s, sc, st, conn->value);
+        else if (source_watermark(st->wm_ast) && !r->factory->source_watermarks)
+            err = no_source_watermark(s, sc, st, conn);
         else
             err = weir_schema_watermark(b, wm_col, wm_expr);
     }
     if (!err)
-        err = watermark_options(s, sc, &o, b);
+        err = watermark_options(&c, b);
     if (!err)
-        err = alignment_options(s, sc, &o, r);
-    if (!err)
-        err = unused_options(s, sc, &o, conn->value, known[c]);
+        err = alignment_options(&c, r);
+    int64_t par = 0;
+    if (!err && r->factory->sink)
+        err = weir_connector_option_int(&c, "sink.parallelism", 1, 1024, &par);
+    r->sink_parallelism = (int)par;
     if (err && s->err[0]) {
         weir_schema_builder_destroy(b);
         return err;
@@ -618,6 +413,10 @@ static int create_table(weir_sql_session *s, sql_script *sc, const sql_stmt *st,
         return WEIR_EINVAL;
     }
     if (wm_expr && (err = check_watermark(s, sc, st, r->schema)))
+        return err;
+    if ((err = r->factory->validate(&c, &r->state)))
+        return s->err[0] ? err : WEIR_ENOMEM;
+    if ((err = unused_options(&c)))
         return err;
     if (r->changelog_mode == WEIR_CHANGELOG_UPSERT && !st->npk) {
         sql_fail(s, sc, st->name.start, "an upsert table needs a PRIMARY KEY (...) NOT ENFORCED");
@@ -658,12 +457,34 @@ int sql_catalog_create(weir_sql_session *s, sql_script *sc, const sql_stmt *st)
     else
         err = create_table(s, sc, st, r);
     if (err) {
-        weir_schema_destroy(r->schema);
-        free(r);
+        sql_catalog_free(r);
         return err;
     }
     s->rels[s->nrels++] = r;
     return 0;
+}
+
+bool sql_catalog_is_source(const sql_relation *r)
+{
+    return r->view || r->factory->source;
+}
+
+bool sql_catalog_is_sink(const sql_relation *r)
+{
+    return !r->view && r->factory->sink;
+}
+
+const char *sql_catalog_connector_name(const sql_relation *r)
+{
+    return r->view ? "view" : r->factory->name;
+}
+
+void sql_catalog_free(sql_relation *r)
+{
+    if (r->state && r->factory && r->factory->free_state)
+        r->factory->free_state(r->state);
+    weir_schema_destroy(r->schema);
+    free(r);
 }
 
 weir_table *sql_catalog_open(weir_sql_session *s, weir_job *job, weir_table_env *env,
@@ -671,24 +492,7 @@ weir_table *sql_catalog_open(weir_sql_session *s, weir_job *job, weir_table_env 
 {
     if (r->open_job == s->job_seq && r->opened)
         return r->opened;
-    const char *name = r->name;
-    weir_stream *src;
-    if (r->connector == SQL_CONNECTOR_DATAGEN) {
-        weir_generator_config g = r->gen;
-        g.name = name;
-        src = weir_source_generator(job, &g);
-    } else {
-        weir_file_source_config fc = {
-            .name = name,
-            .path = r->file_path,
-            .format = r->file_csv ? WEIR_FILE_CSV : WEIR_FILE_JSON,
-            .ignore_parse_errors = r->ignore_parse_errors,
-            .csv_field_delimiter = r->csv_delimiter,
-            .kind_field = r->kind_field[0] ? r->kind_field : NULL,
-            .speed = r->speed,
-        };
-        src = weir_source_file(job, r->schema, &fc);
-    }
+    weir_stream *src = r->factory->source(r->state, r->schema, job, r->name);
     if (src && r->align_set) {
         weir_watermark_alignment al = {.group = r->align_group[0] ? r->align_group : NULL,
                                        .max_drift_ms = r->align_drift_ms,

@@ -1,13 +1,8 @@
 /* sql_insert.c — INSERT INTO: a query planned (sql_plan.c), its columns
  * fitted to the sink table's (by position, or by the INSERT's column list,
  * the others NULL; implicit casts as Flink's planner makes them), its
- * changelog checked against the kinds the sink takes, and the sink made:
- *
- *   print       every kind; each row as Flink's print connector writes it:
- *               PREFIX + Row.toString(), PREFIX being 'print-identifier',
- *               then ":n" (the subtask from 1) at a parallelism above 1,
- *               then "> " when not empty (SEMANTICS.md 10)
- *   blackhole   every kind; discarded
+ * changelog checked against the kinds the sink takes, and the sink made by
+ * the table's connector (weir/connector.h).
  *
  * A statement set plans each of its INSERTs into the one job; the catalog
  * hands every read of a table in that job the one source (sql_catalog.c).
@@ -20,45 +15,6 @@
 #include "sql_internal.h"
 #include "sql_text.h"
 #include "weir/expr_ast.h"
-
-/* The print connector's state: the sink table's schema, where it writes,
- * its prefix parts, and the errno of a failed write. Lives in the
- * statements' arena, which outlives the job. */
-typedef struct print_sink {
-    const weir_schema *schema;
-    FILE *out;
-    char identifier[SQL_NAME_MAX];
-    int parallelism;
-    _Atomic int write_errno;
-} print_sink;
-
-static int print_row(const void *elem, int64_t timestamp, int subtask, void *arg)
-{
-    (void)timestamp;
-    print_sink *ps = arg;
-    char buf[16384];
-    size_t n = 0;
-    if (ps->parallelism > 1)
-        n = (size_t)snprintf(buf, sizeof buf, "%s%s%d> ", ps->identifier,
-                             ps->identifier[0] ? ":" : "", subtask + 1);
-    else if (ps->identifier[0])
-        n = (size_t)snprintf(buf, sizeof buf, "%s> ", ps->identifier);
-    if (n >= sizeof buf)
-        n = sizeof buf - 1;
-    int w = weir_row_format_style(ps->schema, elem, WEIR_ROW_STYLE_PRINT_CONNECTOR, buf + n,
-                                  sizeof buf - n);
-    if (w < 0)
-        return WEIR_EINVAL;
-    n += (size_t)w;
-    if (n >= sizeof buf - 1)
-        n = sizeof buf - 2;
-    buf[n++] = '\n';
-    /* one fwrite per line: the subtasks' lines do not mix within a line */
-    if (fwrite(buf, 1, n, ps->out) == n)
-        return 0;
-    atomic_store(&ps->write_errno, errno ? errno : EIO);
-    return WEIR_EIO;
-}
 
 /* The sink's parallelism: 'sink.parallelism', else the table operators'. */
 static int sink_parallelism(const sql_relation *r, const weir_table_env *env, const weir_job *job)
@@ -223,6 +179,15 @@ done:
     return out;
 }
 
+/* What the table layer said refusing updates into a stream ("weir_table_to_
+ * stream: ... doesn't support consuming update changes ..."), from its
+ * "doesn't" on: Flink's sentence after the sink's name. */
+static const char *insert_only_refusal(const char *msg)
+{
+    const char *d = strstr(msg, "doesn't support");
+    return d ? d : msg;
+}
+
 /* The sink table of an INSERT: a table of the catalog whose connector
  * writes. NULL with s->err. */
 static sql_relation *sink_table(weir_sql_session *s, sql_script *sc, const sql_stmt *st,
@@ -245,9 +210,6 @@ static sql_relation *sink_table(weir_sql_session *s, sql_script *sc, const sql_s
     if (r->view)
         return sql_fail(s, sc, st->name.start, "'%s' is a view: a view cannot be written "
                         "(INSERT INTO a table with a sink connector)", name);
-    if (r->connector == SQL_CONNECTOR_FILESYSTEM)
-        return sql_fail(s, sc, st->name.start, "not supported: the 'filesystem' connector as a "
-                        "sink (table '%s'; weir writes files from C: weir/file_sink.h)", name);
     if (!sql_catalog_is_sink(r))
         return sql_fail(s, sc, st->name.start, "Connector '%s' can only be used as a source. "
                         "It cannot be used as a sink. (table '%s')",
@@ -266,8 +228,19 @@ int sql_plan_insert(weir_sql_session *s, weir_job *job, weir_table_env *env, sql
         return s->err[0] ? WEIR_EINVAL : WEIR_ENOMEM;
     if (!(t = fit_rows(s, sc, st, r, t, job)))
         return WEIR_EINVAL;
-    /* print and blackhole take every kind as the query makes them */
-    weir_stream *rows = weir_table_to_changelog_stream(t, 0);
+    /* the kinds the sink takes: an insert-only sink refuses a query that
+     * may update, naming the node that does (Flink's message) */
+    weir_stream *rows;
+    if ((r->sink_kinds & ~WEIR_CHANGELOG_INSERT_ONLY) == 0) {
+        rows = weir_table_to_stream(t);
+        if (!rows) {
+            sql_fail(s, sc, st->name.start, "Table sink '%s' %s", r->name,
+                     insert_only_refusal(sql_job_message(job)));
+            return WEIR_EINVAL;
+        }
+    } else {
+        rows = weir_table_to_changelog_stream(t, 0);
+    }
     if (r->sink_job != s->job_seq) {
         r->sink_job = s->job_seq;
         r->sinks = 0;
@@ -276,21 +249,8 @@ int sql_plan_insert(weir_sql_session *s, weir_job *job, weir_table_env *env, sql
     r->sinks++;
     snprintf(name, sizeof name, r->sinks == 1 ? "Sink(%s)" : "Sink(%s)#%d", r->name, r->sinks);
     int par = sink_parallelism(r, env, job);
-    weir_stream *sink;
-    if (r->connector == SQL_CONNECTOR_PRINT) {
-        print_sink *ps = sql_arena_alloc(&sc->arena, sizeof *ps);
-        if (!ps) {
-            sql_fail(s, sc, st->at.start, "out of memory");
-            return WEIR_ENOMEM;
-        }
-        ps->schema = r->schema;
-        ps->out = r->print_stderr ? stderr : s->cfg.out ? s->cfg.out : stdout;
-        ps->parallelism = par;
-        snprintf(ps->identifier, sizeof ps->identifier, "%s", r->print_identifier);
-        sink = weir_sink_callback(rows, print_row, ps);
-    } else {
-        sink = weir_sink_discard(rows);
-    }
+    weir_stream *sink = rows ? r->factory->sink(r->state, weir_table_schema(t), rows, name, par)
+                             : NULL;
     sink = weir_stream_set_parallelism(weir_stream_set_name(sink, name), par);
     if (!sink) {
         sql_fail(s, sc, st->at.start, "%s", sql_job_message(job));

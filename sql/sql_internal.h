@@ -11,6 +11,7 @@
 
 #include <weir.h>
 #include <weir/sql.h>
+#include <weir/connector.h>
 
 #include "sql_ast.h"
 #include "sql_parser.h"
@@ -18,15 +19,11 @@
 #define SQL_NAME_MAX 128
 #define SQL_ERR_MAX 1024
 
-typedef enum sql_connector {
-    SQL_CONNECTOR_DATAGEN = 1,
-    SQL_CONNECTOR_FILESYSTEM,
-    SQL_CONNECTOR_PRINT,    /* a sink only: rows printed as Flink's print connector */
-    SQL_CONNECTOR_BLACKHOLE /* a sink only: rows discarded */
-} sql_connector;
+/* The most WITH options of a table (a longer list is refused). */
+#define SQL_MAX_OPTIONS 256
 
-/* A name of the catalog: a table (with its schema and connector) or a view
- * (its query, planned anew in every job that reads it). */
+/* A name of the catalog: a table (with its schema and its connector's
+ * factory) or a view (its query, planned anew in every job that reads it). */
 typedef struct sql_relation {
     char name[SQL_NAME_MAX];
     bool view;
@@ -34,26 +31,16 @@ typedef struct sql_relation {
     const sql_stmt *stmt; /* CREATE TABLE / CREATE VIEW */
     /* tables */
     weir_schema *schema;
-    sql_connector connector;
-    weir_generator_config gen;       /* datagen */
-    /* filesystem */
-    char file_path[4096];
-    bool file_csv;                   /* 'format'='csv' (else json) */
-    bool ignore_parse_errors;
-    char csv_delimiter;
-    char kind_field[SQL_NAME_MAX];   /* 'changelog.kind-field' ("": none) */
-    double speed;                    /* 'scan.speed' (0: as fast as taken) */
+    const weir_connector_factory *factory;
+    void *state;                     /* the factory's, from its validate */
+    unsigned changelog_mode;         /* WEIR_CHANGELOG_*: how the source's rows come */
+    unsigned sink_kinds;             /* the kinds its sink takes */
+    int sink_parallelism;            /* 'sink.parallelism' (0: the job's) */
     /* 'scan.watermark.alignment.*': the source's watermark alignment
      * (weir_source_align_watermarks) when align_set; group "" for none */
     bool align_set;
     char align_group[SQL_NAME_MAX];
     int64_t align_drift_ms, align_update_ms;
-    unsigned changelog_mode;         /* WEIR_CHANGELOG_*: how rows come in */
-    /* print: 'print-identifier', 'standard-error'; print and blackhole:
-     * 'sink.parallelism' (0: the job's) */
-    char print_identifier[SQL_NAME_MAX];
-    bool print_stderr;
-    int sink_parallelism;
     /* The job its source was last opened in (sql_session's job_seq) and the
      * table it made there: every read of the table in one job shares the one
      * source (Flink's source reuse: a statement set reads each source once). */
@@ -63,6 +50,24 @@ typedef struct sql_relation {
      * NAME#2: a job's operator names are unique). */
     int sink_job, sinks;
 } sql_relation;
+
+/* What a connector's factory sees of the table it makes (weir/connector.h):
+ * the statement, its options (which were read), the relation. */
+struct weir_connector_context {
+    weir_sql_session *s;
+    sql_script *sc;
+    const sql_stmt *st;
+    sql_relation *r;
+    const sql_column_def *column; /* the column being made (the column hook) */
+    bool used[SQL_MAX_OPTIONS];
+};
+
+/* The built-in connectors (sql_datagen.c, sql_sinks.c), registered by
+ * sql_connectors_builtin, which every session calls when it is made. */
+extern const weir_connector_factory sql_datagen_factory;
+extern const weir_connector_factory sql_print_factory;
+extern const weir_connector_factory sql_blackhole_factory;
+void sql_connectors_builtin(void);
 
 struct weir_sql_session {
     weir_sql_config cfg;
@@ -122,6 +127,8 @@ int sql_catalog_create(weir_sql_session *s, sql_script *sc, const sql_stmt *st);
 weir_table *sql_catalog_open(weir_sql_session *s, weir_job *job, weir_table_env *env,
                              sql_relation *r,
                              const sql_script *sc, uint32_t at);
+/* Frees a relation (its schema, its factory's state). */
+void sql_catalog_free(sql_relation *r);
 /* Whether the relation can be read (a table whose connector is a source,
  * or a view) or written (a table whose connector is a sink). */
 bool sql_catalog_is_source(const sql_relation *r);

@@ -17,6 +17,7 @@
 int weir_sql_session_create(const weir_sql_config *config, weir_sql_session **out)
 {
     *out = NULL;
+    sql_connectors_builtin();
     weir_sql_session *s = calloc(1, sizeof *s);
     if (!s)
         return WEIR_ENOMEM;
@@ -43,10 +44,8 @@ void weir_sql_session_destroy(weir_sql_session *s)
 {
     if (!s)
         return;
-    for (int i = 0; i < s->nrels; i++) {
-        weir_schema_destroy(s->rels[i]->schema);
-        free(s->rels[i]);
-    }
+    for (int i = 0; i < s->nrels; i++)
+        sql_catalog_free(s->rels[i]);
     free(s->rels);
     for (int i = 0; i < s->nscripts; i++) {
         free((char *)s->scripts[i]->text);

@@ -120,6 +120,11 @@ int main(int argc, char **argv)
 {
     if (argc < 2)
         return usage(stderr);
+    /* every connector weir has, for `weir sql` (weir/connector.h) */
+    if (weir_file_register_connectors() != 0) {
+        weir_tool_error("weir: out of memory");
+        return 1;
+    }
     const char *cmd = argv[1];
     char who[64] = "weir";
     if (strcmp(cmd, "script") == 0 || strcmp(cmd, "demo") == 0 || strcmp(cmd, "capture") == 0 ||

@@ -85,6 +85,11 @@ typedef struct weir_file_source_config {
 WEIR_EXPORT weir_stream *weir_source_file(weir_job *job, const weir_schema *schema,
                                           const weir_file_source_config *config);
 
+/* Registers the 'filesystem' connector of SQL tables (weir/connector.h)
+ * with the sources above: a program that runs SQL over files calls it once
+ * before (the `weir` command does). 0, or WEIR_ENOMEM. */
+WEIR_EXPORT int weir_file_register_connectors(void);
+
 #ifdef __cplusplus
 }
 #endif

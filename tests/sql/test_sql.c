@@ -35,6 +35,7 @@ static weir_sql_session *session(collected *c, const char *dir)
 {
     weir_sql_config cfg = {.on_row = collect, .on_row_arg = c, .base_dir = dir, .workers = 1};
     weir_sql_session *s = NULL;
+    cr_assert_eq(weir_file_register_connectors(), 0); /* filesystem tables */
     cr_assert_eq(weir_sql_session_create(&cfg, &s), 0);
     return s;
 }

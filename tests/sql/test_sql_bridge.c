@@ -171,6 +171,7 @@ Test(sql_bridge, a_sql_table_into_a_c_keyed_process_function)
           "{\"user\": \"a\", \"amount\": 3}\n{\"user\": \"c\", \"amount\": -1}\n"
           "{\"user\": \"b\", \"amount\": 5}\n", f);
     fclose(f);
+    cr_assert_eq(weir_file_register_connectors(), 0); /* filesystem tables */
     weir_job *job = tu_job(&(weir_job_config){.workers = 2, .parallelism = 2});
     weir_table_env *env = NULL;
     cr_assert_eq(weir_table_env_create(job, NULL, &env), 0);
@@ -340,6 +341,7 @@ Test(sql_bridge, a_catalog_table_is_read_once_per_job)
     FILE *f = fopen(path, "w");
     fputs("{\"a\": 1}\n{\"a\": 2}\n", f);
     fclose(f);
+    cr_assert_eq(weir_file_register_connectors(), 0); /* filesystem tables */
     weir_job *job = tu_job(&(weir_job_config){.workers = 1});
     weir_table_env *env = NULL;
     cr_assert_eq(weir_table_env_create(job, NULL, &env), 0);

@@ -94,6 +94,7 @@ static lines *run_sql(const char *dir, const char *query)
     lines *out = lines_new();
     weir_sql_config cfg = {.on_row = sql_row, .on_row_arg = out, .base_dir = dir, .workers = 1};
     weir_sql_session *s = NULL;
+    cr_assert_eq(weir_file_register_connectors(), 0); /* filesystem tables */
     cr_assert_eq(weir_sql_session_create(&cfg, &s), 0);
     cr_assert_eq(weir_sql_execute(s, ddl, strlen(ddl)), 0, "%s", weir_sql_error(s));
     cr_assert_eq(weir_sql_execute(s, query, strlen(query)), 0, "%s", weir_sql_error(s));

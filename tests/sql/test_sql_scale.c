@@ -144,6 +144,7 @@ static weir_sql_session *wide_session(char *dir, rows *r)
     cr_assert_eq(fclose(f), 0);
     weir_sql_config cfg = {.on_row = collect, .on_row_arg = r, .base_dir = dir, .workers = 1};
     weir_sql_session *s = NULL;
+    cr_assert_eq(weir_file_register_connectors(), 0); /* filesystem tables */
     cr_assert_eq(weir_sql_session_create(&cfg, &s), 0);
     text t = {0};
     put(&t, "CREATE TABLE wide (");

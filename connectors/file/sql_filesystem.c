@@ -1,0 +1,120 @@
+/* sql_filesystem.c — the 'filesystem' connector of SQL tables (Flink's
+ * FileSystemTableFactory), registered through weir/connector.h by
+ * weir_file_register_connectors: a table over JSON lines or CSV files read
+ * by weir_source_file (a folder is one partition a file).
+ *
+ *   'path'                      a file or a folder (relative: to the SQL's
+ *                               folder)
+ *   'format'                    'json' or 'csv'
+ *   'json.ignore-parse-errors', 'csv.ignore-parse-errors', 'csv.field-delimiter'
+ *   'changelog-mode'            'insert-only' (default), 'upsert' or 'all'
+ *   'changelog.kind-field'      the field (JSON) or first column (CSV) with
+ *                               each row's kind
+ *   'scan.speed'                rows paced by their rowtime, N times real time
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "weir/connector.h"
+#include "weir/error.h"
+#include "weir/file_source.h"
+#include "weir/table.h"
+
+typedef struct fs_table {
+    char path[4096];
+    bool csv;
+    bool ignore_parse_errors;
+    char delimiter;
+    char kind_field[128];
+    double speed;
+} fs_table;
+
+static int fs_validate(weir_connector_context *c, void **state)
+{
+    fs_table *t = calloc(1, sizeof *t);
+    if (!t)
+        return WEIR_ENOMEM;
+    *state = t;
+    const char *path = weir_connector_option(c, "path");
+    const char *format = weir_connector_option(c, "format");
+    if (!path || !format)
+        return weir_connector_fail(c, NULL, "a filesystem table needs 'path' and 'format' "
+                                   "('json' or 'csv')");
+    int n = weir_connector_path(c, path, t->path, sizeof t->path);
+    if (n < 0 || (size_t)n >= sizeof t->path)
+        return weir_connector_fail(c, "path", "the path is too long");
+    if (strcmp(format, "csv") == 0)
+        t->csv = true;
+    else if (strcmp(format, "json") != 0)
+        return weir_connector_fail(c, "format", "expected 'json' or 'csv'");
+    int err = weir_connector_option_bool(c, t->csv ? "csv.ignore-parse-errors"
+                                                   : "json.ignore-parse-errors",
+                                         &t->ignore_parse_errors);
+    if (err)
+        return err;
+    const char *d = weir_connector_option(c, "csv.field-delimiter");
+    if (d) {
+        if (!t->csv)
+            return weir_connector_fail(c, "csv.field-delimiter", "a CSV option on a JSON table");
+        if (strcmp(d, "\\t") == 0)
+            t->delimiter = '\t';
+        else if (strlen(d) == 1 && d[0] != '"' && d[0] != '\n' && d[0] != '\r')
+            t->delimiter = d[0];
+        else
+            return weir_connector_fail(c, "csv.field-delimiter", "expected one character (or "
+                                       "'\\t')");
+    }
+    unsigned mode = WEIR_CHANGELOG_INSERT_ONLY;
+    const char *o = weir_connector_option(c, "changelog-mode");
+    if (o) {
+        if (strcmp(o, "upsert") == 0)
+            mode = WEIR_CHANGELOG_UPSERT;
+        else if (strcmp(o, "all") == 0)
+            mode = WEIR_CHANGELOG_ALL;
+        else if (strcmp(o, "insert-only") != 0)
+            return weir_connector_fail(c, "changelog-mode", "expected 'insert-only', 'upsert' "
+                                       "or 'all'");
+    }
+    weir_connector_set_source_mode(c, mode);
+    if ((o = weir_connector_option(c, "changelog.kind-field"))) {
+        if (snprintf(t->kind_field, sizeof t->kind_field, "%s", o) >= (int)sizeof t->kind_field ||
+            !o[0])
+            return weir_connector_fail(c, "changelog.kind-field", "expected a field name");
+    }
+    if (mode != WEIR_CHANGELOG_INSERT_ONLY && !t->kind_field[0])
+        return weir_connector_fail(c, NULL, "a changelog file needs 'changelog.kind-field': the "
+                                   "field (JSON) or first column (CSV) holding +I, -U, +U or -D");
+    return weir_connector_option_double(c, "scan.speed", 1e-6, 1e9, &t->speed);
+}
+
+static weir_stream *fs_source(void *state, const weir_schema *schema, weir_job *job,
+                              const char *name)
+{
+    const fs_table *t = state;
+    weir_file_source_config fc = {
+        .name = name,
+        .path = t->path,
+        .format = t->csv ? WEIR_FILE_CSV : WEIR_FILE_JSON,
+        .ignore_parse_errors = t->ignore_parse_errors,
+        .csv_field_delimiter = t->delimiter,
+        .kind_field = t->kind_field[0] ? t->kind_field : NULL,
+        .speed = t->speed,
+    };
+    return weir_source_file(job, schema, &fc);
+}
+
+static const weir_connector_factory filesystem_factory = {
+    .version = WEIR_CONNECTOR_V1,
+    .name = "filesystem",
+    .options = "'path', 'format', 'json.ignore-parse-errors', 'csv.ignore-parse-errors', "
+               "'csv.field-delimiter', 'changelog-mode', 'changelog.kind-field', 'scan.speed'",
+    .validate = fs_validate,
+    .free_state = free,
+    .source = fs_source,
+};
+
+int weir_file_register_connectors(void)
+{
+    return weir_connector_register(&filesystem_factory);
+}

@@ -1,0 +1,143 @@
+/* sql_sinks.c — the 'print' and 'blackhole' connectors, sinks only:
+ *
+ *   print       every kind; each row as Flink's print connector writes it:
+ *               PREFIX + Row.toString(), PREFIX being 'print-identifier',
+ *               then ":n" (the subtask from 1) at a parallelism above 1,
+ *               then "> " when not empty (SEMANTICS.md 10); timestamps as
+ *               Java's toString (weir_row_format_style)
+ *   blackhole   every kind; discarded
+ */
+#include <errno.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sql_internal.h"
+
+typedef struct print_table print_table;
+
+/* One print sink of a job: its table, the rows' schema and the sink's
+ * parallelism (for the prefix). */
+typedef struct print_sink {
+    const print_table *table;
+    const weir_schema *schema;
+    int parallelism;
+} print_sink;
+
+/* A print table: where it writes, its identifier, and the sinks made for
+ * it, which live as long as it does (its catalog outlives the jobs). */
+struct print_table {
+    FILE *out;
+    char identifier[SQL_NAME_MAX];
+    print_sink **sinks;
+    int nsinks;
+};
+
+static void print_free(void *state)
+{
+    print_table *t = state;
+    for (int i = 0; i < t->nsinks; i++)
+        free(t->sinks[i]);
+    free(t->sinks);
+    free(t);
+}
+
+static int print_row(const void *elem, int64_t timestamp, int subtask, void *arg)
+{
+    (void)timestamp;
+    const print_sink *ps = arg;
+    const char *id = ps->table->identifier;
+    char buf[16384];
+    size_t n = 0;
+    if (ps->parallelism > 1)
+        n = (size_t)snprintf(buf, sizeof buf, "%s%s%d> ", id, id[0] ? ":" : "", subtask + 1);
+    else if (id[0])
+        n = (size_t)snprintf(buf, sizeof buf, "%s> ", id);
+    if (n >= sizeof buf)
+        n = sizeof buf - 1;
+    int w = weir_row_format_style(ps->schema, elem, WEIR_ROW_STYLE_PRINT_CONNECTOR, buf + n,
+                                  sizeof buf - n);
+    if (w < 0)
+        return WEIR_EINVAL;
+    n += (size_t)w;
+    if (n >= sizeof buf - 1)
+        n = sizeof buf - 2;
+    buf[n++] = '\n';
+    /* one fwrite per line: the subtasks' lines do not mix within a line */
+    return fwrite(buf, 1, n, ps->table->out) == n ? 0 : WEIR_EIO;
+}
+
+static int print_validate(weir_connector_context *c, void **state)
+{
+    print_table *p = calloc(1, sizeof *p);
+    if (!p)
+        return WEIR_ENOMEM;
+    *state = p;
+    const char *id = weir_connector_option(c, "print-identifier");
+    if (id && snprintf(p->identifier, sizeof p->identifier, "%s", id) >=
+                  (int)sizeof p->identifier)
+        return weir_connector_fail(c, "print-identifier", "longer than %d bytes",
+                                   SQL_NAME_MAX - 1);
+    bool err = false;
+    int r = weir_connector_option_bool(c, "standard-error", &err);
+    /* standard output is the session's output (a FILE the session's config
+     * may give), where its results go too */
+    p->out = err ? stderr : c->s->cfg.out ? c->s->cfg.out : stdout;
+    return r;
+}
+
+static weir_stream *print_sink_make(void *state, const weir_schema *schema, weir_stream *rows,
+                                    const char *name, int parallelism)
+{
+    (void)name;
+    print_table *t = state;
+    print_sink *ps = calloc(1, sizeof *ps);
+    print_sink **v = realloc(t->sinks, (size_t)(t->nsinks + 1) * sizeof *v);
+    if (v)
+        t->sinks = v;
+    if (!ps || !v) {
+        free(ps);
+        weir_job_record_error(weir_stream_job(rows), WEIR_ENOMEM, "out of memory");
+        return NULL;
+    }
+    *ps = (print_sink){.table = t, .schema = schema, .parallelism = parallelism};
+    t->sinks[t->nsinks++] = ps;
+    return weir_sink_callback(rows, print_row, ps);
+}
+
+const weir_connector_factory sql_print_factory = {
+    .version = WEIR_CONNECTOR_V1,
+    .name = "print",
+    .options = "'print-identifier', 'standard-error'",
+    .validate = print_validate,
+    .free_state = print_free,
+    .sink = print_sink_make,
+    .sink_kinds = WEIR_CHANGELOG_ALL,
+};
+
+static int blackhole_validate(weir_connector_context *c, void **state)
+{
+    (void)c;
+    *state = NULL;
+    return 0;
+}
+
+static weir_stream *blackhole_sink(void *state, const weir_schema *schema, weir_stream *rows,
+                                   const char *name, int parallelism)
+{
+    (void)state;
+    (void)schema;
+    (void)name;
+    (void)parallelism;
+    return weir_sink_discard(rows);
+}
+
+const weir_connector_factory sql_blackhole_factory = {
+    .version = WEIR_CONNECTOR_V1,
+    .name = "blackhole",
+    .options = "",
+    .validate = blackhole_validate,
+    .sink = blackhole_sink,
+    .sink_kinds = WEIR_CHANGELOG_ALL,
+};
