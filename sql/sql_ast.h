@@ -120,6 +120,8 @@ struct sql_stmt {
     struct weir_ast *wm_ast;
     sql_span *pk;             /* PRIMARY KEY (cols) NOT ENFORCED */
     int npk;
+    sql_span *partition_by;   /* PARTITIONED BY (cols) */
+    int npartition_by;
     sql_option *opts; /* WITH (...) */
     int nopts;
     /* CREATE VIEW, SELECT, EXPLAIN, INSERT */

@@ -101,6 +101,17 @@ int weir_connector_path(const weir_connector_context *c, const char *path, char 
     return snprintf(buf, size, "%s/%s", dir, path);
 }
 
+int weir_connector_partition_key_count(const weir_connector_context *c)
+{
+    ((weir_connector_context *)c)->partitions_read = true;
+    return c->r->npartition_keys;
+}
+
+int weir_connector_partition_key(const weir_connector_context *c, int i)
+{
+    return i >= 0 && i < c->r->npartition_keys ? c->r->partition_keys[i] : -1;
+}
+
 int weir_connector_parallelism(const weir_connector_context *c)
 {
     return c->s->parallelism > 0 ? c->s->parallelism : 1;
@@ -350,6 +361,36 @@ static int no_source_watermark(weir_sql_session *s, const sql_script *sc, const 
     return WEIR_EINVAL;
 }
 
+/* PARTITIONED BY's columns: each a column of the table, once. */
+static int partition_keys(weir_connector_context *c)
+{
+    const sql_stmt *st = c->st;
+    sql_relation *r = c->r;
+    if (!st->npartition_by)
+        return 0;
+    if (!(r->partition_keys = calloc((size_t)st->npartition_by, sizeof *r->partition_keys)))
+        return WEIR_ENOMEM;
+    for (int i = 0; i < st->npartition_by; i++) {
+        char *name = sql_unquote(c->sc, st->partition_by[i]);
+        if (!name)
+            return WEIR_ENOMEM;
+        int col = weir_schema_column_index(r->schema, name);
+        if (col < 0) {
+            sql_fail(c->s, c->sc, st->partition_by[i].start, "partition column '%s' is not a "
+                     "column of table %s", name, r->name);
+            return WEIR_EINVAL;
+        }
+        for (int k = 0; k < i; k++)
+            if (r->partition_keys[k] == col) {
+                sql_fail(c->s, c->sc, st->partition_by[i].start, "partition column '%s' is "
+                         "listed twice", name);
+                return WEIR_EINVAL;
+            }
+        r->partition_keys[r->npartition_keys++] = col;
+    }
+    return 0;
+}
+
 static int create_table(weir_sql_session *s, sql_script *sc, const sql_stmt *st, sql_relation *r)
 {
     weir_connector_context c = {.s = s, .sc = sc, .st = st, .r = r};
@@ -414,8 +455,15 @@ static int create_table(weir_sql_session *s, sql_script *sc, const sql_stmt *st,
     }
     if (wm_expr && (err = check_watermark(s, sc, st, r->schema)))
         return err;
+    if ((err = partition_keys(&c)))
+        return err;
     if ((err = r->factory->validate(&c, &r->state)))
         return s->err[0] ? err : WEIR_ENOMEM;
+    if (r->npartition_keys && !c.partitions_read) {
+        sql_fail(s, sc, st->partition_by[0].start, "Table '%s' is a partitioned table, but "
+                 "connector '%s' does not support PARTITIONED BY", r->name, r->factory->name);
+        return WEIR_EINVAL;
+    }
     if ((err = unused_options(&c)))
         return err;
     if (r->changelog_mode == WEIR_CHANGELOG_UPSERT && !st->npk) {
@@ -484,6 +532,7 @@ void sql_catalog_free(sql_relation *r)
     if (r->state && r->factory && r->factory->free_state)
         r->factory->free_state(r->state);
     weir_schema_destroy(r->schema);
+    free(r->partition_keys);
     free(r);
 }
 

@@ -36,6 +36,8 @@ typedef struct sql_relation {
     unsigned changelog_mode;         /* WEIR_CHANGELOG_*: how the source's rows come */
     unsigned sink_kinds;             /* the kinds its sink takes */
     int sink_parallelism;            /* 'sink.parallelism' (0: the job's) */
+    int *partition_keys;             /* PARTITIONED BY: column indexes */
+    int npartition_keys;
     /* 'scan.watermark.alignment.*': the source's watermark alignment
      * (weir_source_align_watermarks) when align_set; group "" for none */
     bool align_set;
@@ -59,6 +61,7 @@ struct weir_connector_context {
     const sql_stmt *st;
     sql_relation *r;
     const sql_column_def *column; /* the column being made (the column hook) */
+    bool partitions_read;         /* the factory asked for PARTITIONED BY's columns */
     bool used[SQL_MAX_OPTIONS];
 };
 

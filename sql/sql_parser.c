@@ -3,7 +3,8 @@
  * The grammar, keywords in capitals (any case in the text):
  *
  *   script    := [stmt] {';' [stmt]}
- *   stmt      := CREATE TABLE name '(' element {',' element} ')' [WITH options]
+ *   stmt      := CREATE TABLE name '(' element {',' element} ')'
+ *                [PARTITIONED BY '(' name {',' name} ')'] [WITH options]
  *              | CREATE [TEMPORARY] VIEW name AS query
  *              | SET key '=' value                     (key, value: 'quoted' or words)
  *              | EXPLAIN [CHANGELOG_MODE] query
@@ -805,6 +806,24 @@ static bool statement(parser *p, sql_stmt *st)
             } while (accept_sym(p, ","));
             if (!expect_sym(p, ")"))
                 return false;
+            if (accept_word(p, "PARTITIONED")) {
+                if (!expect_word(p, "BY") || !expect_sym(p, "("))
+                    return false;
+                do {
+                    if (!(st->partition_by = grow(p, st->partition_by, st->npartition_by,
+                                                  sizeof *st->partition_by)) ||
+                        !name(p, &st->partition_by[st->npartition_by], "a partition column"))
+                        return false;
+                    st->npartition_by++;
+                } while (accept_sym(p, ","));
+                if (!expect_sym(p, ")"))
+                    return false;
+            }
+            if (is_word(p, "LIKE") || is_word(p, "AS")) {
+                unsupported(p, cur(p), is_word(p, "LIKE") ? "CREATE TABLE ... LIKE"
+                                                          : "CREATE TABLE ... AS SELECT");
+                return false;
+            }
             return !accept_word(p, "WITH") || with_options(p, st);
         }
         if (accept_word(p, "VIEW")) {

@@ -996,7 +996,9 @@ static weir_table *plan_values(planner *p, const sql_query *q)
             const sql_item *v = &q->values[r].items[c];
             if (bind(p, &x, v->ast, p->sc->text, index, -1, NULL, v->expr.start))
                 goto done;
-            weir_type ty = weir_expr_type(x.v[0]);
+            /* a bare NULL takes the column's type from the other rows */
+            weir_type ty = v->ast->kind == WEIR_AST_NULL ? (weir_type){.id = WEIR_TYPE_NULL}
+                                                        : weir_expr_type(x.v[0]);
             exprs_free(&x);
             if (r == 0) {
                 types[c] = ty;

@@ -62,6 +62,10 @@ WEIR_EXPORT int weir_connector_fail(weir_connector_context *c, const char *key,
  * does. */
 WEIR_EXPORT int weir_connector_path(const weir_connector_context *c, const char *path, char *buf,
                                     size_t size);
+/* The columns of PARTITIONED BY (cols), in their order: how many, and the
+ * i-th's index in the schema. */
+WEIR_EXPORT int weir_connector_partition_key_count(const weir_connector_context *c);
+WEIR_EXPORT int weir_connector_partition_key(const weir_connector_context *c, int i);
 /* The parallelism the table's operators get (SET 'parallelism.default'). */
 WEIR_EXPORT int weir_connector_parallelism(const weir_connector_context *c);
 /* During validate: how the source's rows come (WEIR_CHANGELOG_INSERT_ONLY,
