@@ -253,157 +253,10 @@ static int sink_open(weir_ctx *ctx)
 
 /* ---- formatting ----------------------------------------------------------- */
 
-typedef struct text {
-    char *p;
-    size_t len, cap;
-    bool oom;
-} text;
-
-static void put(text *t, const char *s, size_t n)
-{
-    if (t->oom)
-        return;
-    if (t->len + n + 1 > t->cap) {
-        size_t cap = t->cap ? t->cap : 256;
-        while (cap < t->len + n + 1)
-            cap *= 2;
-        char *p = realloc(t->p, cap);
-        if (!p) {
-            t->oom = true;
-            return;
-        }
-        t->p = p;
-        t->cap = cap;
-    }
-    memcpy(t->p + t->len, s, n);
-    t->len += n;
-}
-
-static void put_json_string(text *t, const char *s, size_t n)
-{
-    put(t, "\"", 1);
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)s[i];
-        char esc[8];
-        if (c == '"' || c == '\\') {
-            esc[0] = '\\';
-            esc[1] = (char)c;
-            put(t, esc, 2);
-        } else if (c < 0x20) {
-            snprintf(esc, sizeof esc, "\\u%04x", c);
-            put(t, esc, 6);
-        } else {
-            put(t, (const char *)&s[i], 1);
-        }
-    }
-    put(t, "\"", 1);
-}
-
-static void put_csv_string(text *t, const char *s, size_t n)
-{
-    bool quote = memchr(s, ',', n) || memchr(s, '"', n) || memchr(s, '\n', n) ||
-                 memchr(s, '\r', n);
-    if (!quote) {
-        put(t, s, n);
-        return;
-    }
-    put(t, "\"", 1);
-    for (size_t i = 0; i < n; i++) {
-        if (s[i] == '"')
-            put(t, "\"", 1);
-        put(t, &s[i], 1);
-    }
-    put(t, "\"", 1);
-}
-
-/* A row as JSON (Flink's json format: TIMESTAMP as "2024-01-01 00:00:10.000")
- * or as a CSV line. */
-static void format_row(const file_sink_arg *a, const void *row, text *t)
-{
-    const weir_schema *sc = a->schema;
-    int n = weir_schema_ncolumns(sc);
-    if (!a->csv)
-        put(t, "{", 1);
-    for (int c = 0; c < n; c++) {
-        if (c)
-            put(t, ",", 1);
-        if (!a->csv) {
-            const char *name = weir_schema_column_name(sc, c);
-            put_json_string(t, name, strlen(name));
-            put(t, ":", 1);
-        }
-        if (weir_row_is_null(sc, row, c)) {
-            if (!a->csv)
-                put(t, "null", 4);
-            continue;
-        }
-        char buf[64];
-        int len = 0;
-        weir_type ty = weir_schema_column_type(sc, c);
-        switch (ty.id) {
-        case WEIR_TYPE_BOOLEAN:
-            len = snprintf(buf, sizeof buf, "%s", weir_row_get_bool(sc, row, c) ? "true" : "false");
-            break;
-        case WEIR_TYPE_INT:
-        case WEIR_TYPE_BIGINT:
-        case WEIR_TYPE_INTERVAL:
-            len = snprintf(buf, sizeof buf, "%" PRId64, weir_row_get_int(sc, row, c));
-            break;
-        case WEIR_TYPE_DOUBLE: {
-            /* the shortest text that reads back as the same double */
-            double v = weir_row_get_double(sc, row, c);
-            for (int prec = 15; prec <= 17; prec++) {
-                len = snprintf(buf, sizeof buf, "%.*g", prec, v);
-                if (strtod(buf, NULL) == v)
-                    break;
-            }
-            if (!isfinite(v)) /* JSON has no NaN or infinity */
-                len = snprintf(buf, sizeof buf, "%s", a->csv ? buf : "null");
-            break;
-        }
-        case WEIR_TYPE_TIMESTAMP:
-        case WEIR_TYPE_TIMESTAMP_LTZ: {
-            len = weir_timestamp_format(weir_row_get_int(sc, row, c), buf, sizeof buf);
-            if (a->csv)
-                put(t, buf, (size_t)len);
-            else
-                put_json_string(t, buf, (size_t)len);
-            continue;
-        }
-        case WEIR_TYPE_VARCHAR:
-        case WEIR_TYPE_CHAR: {
-            uint32_t sl = 0;
-            const char *sv = weir_row_get_string(sc, row, c, &sl);
-            if (a->csv)
-                put_csv_string(t, sv, sl);
-            else
-                put_json_string(t, sv, sl);
-            continue;
-        }
-        default:
-            break;
-        }
-        put(t, buf, (size_t)len);
-    }
-    if (!a->csv)
-        put(t, "}", 1);
-}
-
 /* The record's line, newline included, into s->line; its length or < 0. */
 static int make_line(weir_ctx *ctx, file_sink *s, const void *elem, int64_t ts, size_t *len)
 {
     const file_sink_arg *a = weir_ctx_arg(ctx);
-    if (!a->format) {
-        text t = {.p = s->line, .cap = s->line_cap};
-        format_row(a, elem, &t);
-        put(&t, "\n", 1);
-        s->line = t.p;
-        s->line_cap = t.cap;
-        if (t.oom)
-            return weir_ctx_fail(ctx, WEIR_ENOMEM, "file sink: out of memory");
-        *len = t.len;
-        return 0;
-    }
     for (int tries = 0; tries < 2; tries++) {
         if (s->line_cap < 256) {
             char *p = realloc(s->line, 256);
@@ -412,7 +265,9 @@ static int make_line(weir_ctx *ctx, file_sink *s, const void *elem, int64_t ts, 
             s->line = p;
             s->line_cap = 256;
         }
-        int n = a->format(elem, ts, s->line, s->line_cap - 1, a->format_arg);
+        int n = a->format   ? a->format(elem, ts, s->line, s->line_cap - 1, a->format_arg)
+                : a->csv ? weir_row_write_csv(a->schema, elem, 0, s->line, s->line_cap - 1)
+                         : weir_row_write_json(a->schema, elem, s->line, s->line_cap - 1);
         if (n < 0)
             return weir_ctx_fail(ctx, WEIR_ECALLBACK, "file sink: the formatter failed (%d)", n);
         if ((size_t)n < s->line_cap - 1) {

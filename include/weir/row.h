@@ -238,6 +238,18 @@ typedef enum weir_row_style {
 WEIR_EXPORT int weir_row_format_style(const weir_schema *s, const void *row, weir_row_style style,
                                       char *buf, size_t size);
 
+/* A row as Flink's 'json' format writes it — one object {"column": value,
+ * ...}, NULL as null, TIMESTAMP as "2024-01-01 00:00:10.000", a DOUBLE's
+ * shortest exact text (NaN and infinities as null) — or as its 'csv' format
+ * does (RFC 4180, no header; NULL empty; a field quoted when it holds the
+ * delimiter (0: ','), a quote or a line end). No line end. Into buf as
+ * snprintf does: the length the whole text needs (buf NUL-terminated when
+ * size > 0), or -1. */
+WEIR_EXPORT int weir_row_write_json(const weir_schema *s, const void *row, char *buf,
+                                    size_t size);
+WEIR_EXPORT int weir_row_write_csv(const weir_schema *s, const void *row, char delimiter,
+                                   char *buf, size_t size);
+
 /* Formats a TIMESTAMP(3) value: "2024-01-01 00:00:10.000" (UTC). */
 WEIR_EXPORT int weir_timestamp_format(int64_t ms, char *buf, size_t size);
 /* Parses a TIMESTAMP as SQL and Flink's JSON format write it: "YYYY-MM-DD",

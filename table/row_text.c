@@ -1,0 +1,154 @@
+/* row_text.c — a row as the text formats of Flink's 'json' and 'csv'
+ * formats write it (weir/row.h: weir_row_write_json, weir_row_write_csv):
+ * one JSON object {"column": value, ...} or one RFC 4180 record, for the
+ * file sink and the Kafka connector. Written here by hand, into the
+ * caller's buffer as snprintf does, with no library: writing needs no
+ * parser (reading JSON is jansson's, in the connectors that read it). */
+#include <inttypes.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "table_internal.h"
+
+/* The text being written: bytes past size are counted, not stored. */
+typedef struct out {
+    char *buf;
+    size_t size, len;
+} out;
+
+static void put(out *o, const char *s, size_t n)
+{
+    if (o->len < o->size) {
+        size_t room = o->size - o->len;
+        memcpy(o->buf + o->len, s, n < room ? n : room);
+    }
+    o->len += n;
+}
+
+static void put_json_string(out *o, const char *s, size_t n)
+{
+    put(o, "\"", 1);
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        char esc[8];
+        if (c == '"' || c == '\\') {
+            esc[0] = '\\';
+            esc[1] = (char)c;
+            put(o, esc, 2);
+        } else if (c < 0x20) {
+            snprintf(esc, sizeof esc, "\\u%04x", c);
+            put(o, esc, 6);
+        } else {
+            put(o, (const char *)&s[i], 1);
+        }
+    }
+    put(o, "\"", 1);
+}
+
+static void put_csv_string(out *o, const char *s, size_t n, char delimiter)
+{
+    bool quote = memchr(s, delimiter, n) || memchr(s, '"', n) || memchr(s, '\n', n) ||
+                 memchr(s, '\r', n);
+    if (!quote) {
+        put(o, s, n);
+        return;
+    }
+    put(o, "\"", 1);
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] == '"')
+            put(o, "\"", 1);
+        put(o, &s[i], 1);
+    }
+    put(o, "\"", 1);
+}
+
+/* A row as JSON (Flink's json format: TIMESTAMP as "2024-01-01 00:00:10.000")
+ * or as a CSV record (delimiter != 0). */
+static int write_row(const weir_schema *sc, const void *row, char delimiter, char *buf,
+                     size_t size)
+{
+    out o = {.buf = buf, .size = size};
+    bool csv = delimiter != 0;
+    int n = weir_schema_ncolumns(sc);
+    if (!csv)
+        put(&o, "{", 1);
+    for (int c = 0; c < n; c++) {
+        if (c)
+            put(&o, csv ? &delimiter : ",", 1);
+        if (!csv) {
+            const char *name = weir_schema_column_name(sc, c);
+            put_json_string(&o, name, strlen(name));
+            put(&o, ":", 1);
+        }
+        if (weir_row_is_null(sc, row, c)) {
+            if (!csv)
+                put(&o, "null", 4);
+            continue;
+        }
+        char v[64];
+        int len = 0;
+        weir_type ty = weir_schema_column_type(sc, c);
+        switch (ty.id) {
+        case WEIR_TYPE_BOOLEAN:
+            len = snprintf(v, sizeof v, "%s", weir_row_get_bool(sc, row, c) ? "true" : "false");
+            break;
+        case WEIR_TYPE_INT:
+        case WEIR_TYPE_BIGINT:
+        case WEIR_TYPE_INTERVAL:
+            len = snprintf(v, sizeof v, "%" PRId64, weir_row_get_int(sc, row, c));
+            break;
+        case WEIR_TYPE_DOUBLE: {
+            /* the shortest text that reads back as the same double */
+            double d = weir_row_get_double(sc, row, c);
+            for (int prec = 15; prec <= 17; prec++) {
+                len = snprintf(v, sizeof v, "%.*g", prec, d);
+                if (strtod(v, NULL) == d)
+                    break;
+            }
+            if (!isfinite(d) && !csv) /* JSON has no NaN or infinity */
+                len = snprintf(v, sizeof v, "null");
+            break;
+        }
+        case WEIR_TYPE_TIMESTAMP:
+        case WEIR_TYPE_TIMESTAMP_LTZ:
+            len = weir_timestamp_format(weir_row_get_int(sc, row, c), v, sizeof v);
+            if (csv)
+                put(&o, v, (size_t)len);
+            else
+                put_json_string(&o, v, (size_t)len);
+            continue;
+        case WEIR_TYPE_VARCHAR:
+        case WEIR_TYPE_CHAR: {
+            uint32_t sl = 0;
+            const char *sv = weir_row_get_string(sc, row, c, &sl);
+            if (csv)
+                put_csv_string(&o, sv, sl, delimiter);
+            else
+                put_json_string(&o, sv, sl);
+            continue;
+        }
+        default:
+            break;
+        }
+        put(&o, v, (size_t)len);
+    }
+    if (!csv)
+        put(&o, "}", 1);
+    if (size)
+        buf[o.len < size ? o.len : size - 1] = '\0';
+    return o.len > (size_t)INT32_MAX ? -1 : (int)o.len;
+}
+
+int weir_row_write_json(const weir_schema *s, const void *row, char *buf, size_t size)
+{
+    return write_row(s, row, 0, buf, size);
+}
+
+int weir_row_write_csv(const weir_schema *s, const void *row, char delimiter, char *buf,
+                       size_t size)
+{
+    return write_row(s, row, delimiter ? delimiter : ',', buf, size);
+}
