@@ -25,7 +25,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <jansson.h>
 #include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -35,6 +34,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "row_read.h"
 #include "weir/error.h"
 #include "weir/file_source.h"
 #include "weir/job.h"
@@ -117,162 +117,16 @@ static void arg_free(void *p)
     free(a);
 }
 
-/* ---- values ---------------------------------------------------------------------- */
-
-static int set_bad(file_state *s, const char *fmt, ...) WEIR_PRINTF(2, 3);
-static int set_bad(file_state *s, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(s->why, sizeof s->why, fmt, ap);
-    va_end(ap);
-    return WEIR_EFORMAT;
-}
-
-static int parse_kind(const char *t, size_t n, weir_row_kind *k)
-{
-    static const struct { const char *a, *b; weir_row_kind k; } kinds[] = {
-        {"+I", "INSERT", WEIR_ROW_INSERT},
-        {"-U", "UPDATE_BEFORE", WEIR_ROW_UPDATE_BEFORE},
-        {"+U", "UPDATE_AFTER", WEIR_ROW_UPDATE_AFTER},
-        {"-D", "DELETE", WEIR_ROW_DELETE},
-    };
-    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
-        if ((strlen(kinds[i].a) == n && memcmp(t, kinds[i].a, n) == 0) ||
-            (strlen(kinds[i].b) == n && strncasecmp(t, kinds[i].b, n) == 0)) {
-            *k = kinds[i].k;
-            return 0;
-        }
-    return WEIR_EFORMAT;
-}
-
-/* A column from text (CSV, or a JSON string); NULL text is NULL. */
-static int set_text(file_state *s, const weir_schema *sc, int col, const char *t, size_t n)
-{
-    const char *name = weir_schema_column_name(sc, col);
-    weir_type ty = weir_schema_column_type(sc, col);
-    if (!t) {
-        if (ty.not_null)
-            return set_bad(s, "NULL in the NOT NULL column '%s'", name);
-        return weir_row_set_null(sc, s->row, col);
-    }
-    int r = weir_row_set_text(sc, s->row, col, t, n);
-    if (r == WEIR_ERANGE)
-        return ty.id == WEIR_TYPE_VARCHAR || ty.id == WEIR_TYPE_CHAR
-                   ? set_bad(s, "a string longer than the column '%s' holds", name)
-                   : set_bad(s, "a number out of the range of the column '%s'", name);
-    if (r) {
-        char type[64];
-        weir_type_format(ty, type, sizeof type);
-        return set_bad(s, "'%.*s' is not a %s (column '%s')", n > 40 ? 40 : (int)n, t, type,
-                       name);
-    }
-    return 0;
-}
-
 /* ---- JSON ---------------------------------------------------------------------------- */
 
-static int json_value(file_state *s, const weir_schema *sc, int col, json_t *v)
-{
-    const char *name = weir_schema_column_name(sc, col);
-    weir_type ty = weir_schema_column_type(sc, col);
-    if (!v || json_is_null(v))
-        return set_text(s, sc, col, NULL, 0);
-    int r = -1;
-    switch (ty.id) {
-    case WEIR_TYPE_BOOLEAN:
-        if (json_is_boolean(v))
-            r = weir_row_set_bool(sc, s->row, col, json_is_true(v));
-        break;
-    case WEIR_TYPE_INT:
-    case WEIR_TYPE_BIGINT:
-        if (json_is_integer(v)) {
-            r = weir_row_set_int(sc, s->row, col, json_integer_value(v));
-            if (r == WEIR_ERANGE)
-                return set_bad(s, "a number out of the range of the column '%s'", name);
-        }
-        break;
-    case WEIR_TYPE_DOUBLE:
-        if (json_is_number(v))
-            r = weir_row_set_double(sc, s->row, col, json_number_value(v));
-        break;
-    default:
-        if (json_is_string(v)) {
-            const char *t = json_string_value(v);
-            size_t n = json_string_length(v);
-            /* Flink's json format reads (and writes) a TIMESTAMP_LTZ as UTC
-             * with a 'Z': "2024-01-01 10:00:00.000Z", in its ISO-8601
-             * standard "2024-01-01T10:00:00.000Z" (TimeFormats); weir reads
-             * both, and the form without the Z it reads for TIMESTAMP. */
-            if (ty.id == WEIR_TYPE_TIMESTAMP_LTZ && n > 19 && t[n - 1] == 'Z')
-                n--;
-            return set_text(s, sc, col, t, n);
-        }
-        break;
-    }
-    if (r == 0)
-        return 0;
-    char type[64];
-    weir_type_format(ty, type, sizeof type);
-    static const char *const json_types[] = {"an object", "an array", "a string", "an integer",
-                                             "a number", "true", "false", "null"};
-    /* A number for a timestamp (epoch milliseconds) is refused, as Flink's
-     * json format refuses it: it parses the number's text as a date. */
-    bool ts = ty.id == WEIR_TYPE_TIMESTAMP || ty.id == WEIR_TYPE_TIMESTAMP_LTZ;
-    snprintf(s->why, sizeof s->why, "field '%s' is %s, not a %s%s", name,
-             json_types[json_typeof(v)], type,
-             !ts ? "" : ty.id == WEIR_TYPE_TIMESTAMP
-                            ? " (a string 'YYYY-MM-DD HH:MM:SS[.fff]', as Flink's json format "
-                              "reads it)"
-                            : " (a string 'YYYY-MM-DD HH:MM:SS[.fff]Z', as Flink's json format "
-                              "reads it)");
-    return WEIR_EFORMAT;
-}
-
-/* One JSON line into s->row: 0, 1 (a blank line), WEIR_EFORMAT with why,
- * or WEIR_ENOMEM. */
+/* One JSON line into s->row (row_read.c): 0, 1 (a blank line),
+ * WEIR_EFORMAT with why, or WEIR_ENOMEM. */
 static int json_row(const file_arg *a, file_state *s, const char *line, size_t len)
 {
-    size_t i = 0;
-    while (i < len && (line[i] == ' ' || line[i] == '\t' || line[i] == '\r' || line[i] == '\n'))
-        i++;
-    if (i == len)
-        return 1;
-    json_error_t je;
-    errno = 0;
-    json_t *o = json_loadb(line, len, JSON_REJECT_DUPLICATES, &je);
-    /* jansson does not always tell a failed allocation from bad JSON (a
-     * string it cannot copy is "string expected", its lexer's buffer no
-     * error text at all), but malloc said ENOMEM: nothing else in a parse
-     * sets it. */
-    if (!o && errno == ENOMEM) {
-        snprintf(s->why, sizeof s->why, "out of memory");
-        return WEIR_ENOMEM; /* not a malformed line: never skipped */
-    }
-    if (!o) {
-        snprintf(s->why, sizeof s->why, "not JSON: %s (column %d)", je.text, je.column);
-        return WEIR_EFORMAT;
-    }
-    int r = 0;
-    if (!json_is_object(o)) {
-        snprintf(s->why, sizeof s->why, "not a JSON object");
-        r = WEIR_EFORMAT;
-    }
-    s->kind = WEIR_ROW_INSERT;
-    if (r == 0 && a->kind_field) {
-        json_t *k = json_object_get(o, a->kind_field);
-        if (!json_is_string(k) ||
-            parse_kind(json_string_value(k), json_string_length(k), &s->kind)) {
-            snprintf(s->why, sizeof s->why, "field '%s' is not a row kind (+I, -U, +U, -D)",
-                     a->kind_field);
-            r = WEIR_EFORMAT;
-        }
-    }
+    int r = weir_row_parse_json(a->schema, line, len, a->kind_field, s->row, s->why,
+                                sizeof s->why);
     if (r == 0)
-        weir_row_init(a->schema, s->row, s->kind);
-    for (int c = 0; r == 0 && c < weir_schema_ncolumns(a->schema); c++)
-        r = json_value(s, a->schema, c, json_object_get(o, weir_schema_column_name(a->schema, c)));
-    json_decref(o);
+        s->kind = weir_row_get_kind(s->row);
     return r;
 }
 
@@ -298,7 +152,7 @@ static void csv_field(void *text, size_t len, void *arg)
     int ncols = weir_schema_ncolumns(c->a->schema);
     int at = s->field++ - (c->a->kind_field ? 1 : 0);
     if (at == -1) {
-        if (!text || parse_kind(text, len, &s->kind)) {
+        if (!text || weir__row_kind_parse(text, len, &s->kind)) {
             snprintf(s->why, sizeof s->why, "the first field is not a row kind (+I, -U, +U, -D)");
             s->row_bad = true;
         }
@@ -311,7 +165,8 @@ static void csv_field(void *text, size_t len, void *arg)
         s->row_bad = true;
         return;
     }
-    if (set_text(s, c->a->schema, at, text, len))
+    if (weir__row_set_text(&(weir__row_out){.row = s->row, .why = s->why, .whysize = sizeof s->why},
+                           c->a->schema, at, text, len))
         s->row_bad = true;
 }
 

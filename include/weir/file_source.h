@@ -85,6 +85,16 @@ typedef struct weir_file_source_config {
 WEIR_EXPORT weir_stream *weir_source_file(weir_job *job, const weir_schema *schema,
                                           const weir_file_source_config *config);
 
+/* One JSON object (text, len bytes: a line without its end, a Kafka
+ * record's value) into `row` of `schema` as Flink's json format reads it:
+ * fields by column name, a missing field or null NULL, a field of the wrong
+ * type an error; the kind from the string field `kind_field` (NULL: +I).
+ * 0, 1 (only space: no row), WEIR_EFORMAT with why ("field 'amount' is a
+ * string, not a BIGINT"), or WEIR_ENOMEM. */
+WEIR_EXPORT int weir_row_parse_json(const weir_schema *schema, const char *text, size_t len,
+                                    const char *kind_field, void *row, char *why,
+                                    size_t whysize);
+
 /* Registers the 'filesystem' connector of SQL tables (weir/connector.h)
  * with the sources above: a program that runs SQL over files calls it once
  * before (the `weir` command does). 0, or WEIR_ENOMEM. */

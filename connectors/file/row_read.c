@@ -1,0 +1,173 @@
+/* row_read.c — a row read from text as Flink's 'json' and 'csv' formats
+ * write it: a JSON object's fields by column name (weir_row_parse_json,
+ * with jansson), and one column from the text of a CSV field or a JSON
+ * string, for the file source (source_file.c) and the Kafka connector. */
+#include <errno.h>
+#include <jansson.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include "row_read.h"
+#include "weir/error.h"
+#include "weir/export.h"
+
+/* ---- values ---------------------------------------------------------------------- */
+
+static int set_bad(const weir__row_out *s, const char *fmt, ...) WEIR_PRINTF(2, 3);
+static int set_bad(const weir__row_out *s, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(s->why, s->whysize, fmt, ap);
+    va_end(ap);
+    return WEIR_EFORMAT;
+}
+
+int weir__row_kind_parse(const char *t, size_t n, weir_row_kind *k)
+{
+    static const struct { const char *a, *b; weir_row_kind k; } kinds[] = {
+        {"+I", "INSERT", WEIR_ROW_INSERT},
+        {"-U", "UPDATE_BEFORE", WEIR_ROW_UPDATE_BEFORE},
+        {"+U", "UPDATE_AFTER", WEIR_ROW_UPDATE_AFTER},
+        {"-D", "DELETE", WEIR_ROW_DELETE},
+    };
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+        if ((strlen(kinds[i].a) == n && memcmp(t, kinds[i].a, n) == 0) ||
+            (strlen(kinds[i].b) == n && strncasecmp(t, kinds[i].b, n) == 0)) {
+            *k = kinds[i].k;
+            return 0;
+        }
+    return WEIR_EFORMAT;
+}
+
+/* A column from text (CSV, or a JSON string); NULL text is NULL. */
+int weir__row_set_text(const weir__row_out *s, const weir_schema *sc, int col, const char *t, size_t n)
+{
+    const char *name = weir_schema_column_name(sc, col);
+    weir_type ty = weir_schema_column_type(sc, col);
+    if (!t) {
+        if (ty.not_null)
+            return set_bad(s, "NULL in the NOT NULL column '%s'", name);
+        return weir_row_set_null(sc, s->row, col);
+    }
+    int r = weir_row_set_text(sc, s->row, col, t, n);
+    if (r == WEIR_ERANGE)
+        return ty.id == WEIR_TYPE_VARCHAR || ty.id == WEIR_TYPE_CHAR
+                   ? set_bad(s, "a string longer than the column '%s' holds", name)
+                   : set_bad(s, "a number out of the range of the column '%s'", name);
+    if (r) {
+        char type[64];
+        weir_type_format(ty, type, sizeof type);
+        return set_bad(s, "'%.*s' is not a %s (column '%s')", n > 40 ? 40 : (int)n, t, type,
+                       name);
+    }
+    return 0;
+}
+
+/* ---- JSON ---------------------------------------------------------------------------- */
+
+static int json_value(const weir__row_out *s, const weir_schema *sc, int col, json_t *v)
+{
+    const char *name = weir_schema_column_name(sc, col);
+    weir_type ty = weir_schema_column_type(sc, col);
+    if (!v || json_is_null(v))
+        return weir__row_set_text(s, sc, col, NULL, 0);
+    int r = -1;
+    switch (ty.id) {
+    case WEIR_TYPE_BOOLEAN:
+        if (json_is_boolean(v))
+            r = weir_row_set_bool(sc, s->row, col, json_is_true(v));
+        break;
+    case WEIR_TYPE_INT:
+    case WEIR_TYPE_BIGINT:
+        if (json_is_integer(v)) {
+            r = weir_row_set_int(sc, s->row, col, json_integer_value(v));
+            if (r == WEIR_ERANGE)
+                return set_bad(s, "a number out of the range of the column '%s'", name);
+        }
+        break;
+    case WEIR_TYPE_DOUBLE:
+        if (json_is_number(v))
+            r = weir_row_set_double(sc, s->row, col, json_number_value(v));
+        break;
+    default:
+        if (json_is_string(v)) {
+            const char *t = json_string_value(v);
+            size_t n = json_string_length(v);
+            /* Flink's json format reads (and writes) a TIMESTAMP_LTZ as UTC
+             * with a 'Z': "2024-01-01 10:00:00.000Z", in its ISO-8601
+             * standard "2024-01-01T10:00:00.000Z" (TimeFormats); weir reads
+             * both, and the form without the Z it reads for TIMESTAMP. */
+            if (ty.id == WEIR_TYPE_TIMESTAMP_LTZ && n > 19 && t[n - 1] == 'Z')
+                n--;
+            return weir__row_set_text(s, sc, col, t, n);
+        }
+        break;
+    }
+    if (r == 0)
+        return 0;
+    char type[64];
+    weir_type_format(ty, type, sizeof type);
+    static const char *const json_types[] = {"an object", "an array", "a string", "an integer",
+                                             "a number", "true", "false", "null"};
+    /* A number for a timestamp (epoch milliseconds) is refused, as Flink's
+     * json format refuses it: it parses the number's text as a date. */
+    bool ts = ty.id == WEIR_TYPE_TIMESTAMP || ty.id == WEIR_TYPE_TIMESTAMP_LTZ;
+    snprintf(s->why, s->whysize, "field '%s' is %s, not a %s%s", name,
+             json_types[json_typeof(v)], type,
+             !ts ? "" : ty.id == WEIR_TYPE_TIMESTAMP
+                            ? " (a string 'YYYY-MM-DD HH:MM:SS[.fff]', as Flink's json format "
+                              "reads it)"
+                            : " (a string 'YYYY-MM-DD HH:MM:SS[.fff]Z', as Flink's json format "
+                              "reads it)");
+    return WEIR_EFORMAT;
+}
+
+int weir_row_parse_json(const weir_schema *schema, const char *text, size_t len,
+                        const char *kind_field, void *row, char *why, size_t whysize)
+{
+    const weir__row_out o = {.row = row, .why = why, .whysize = whysize};
+    const weir__row_out *s = &o;
+    size_t i = 0;
+    while (i < len && (text[i] == ' ' || text[i] == '\t' || text[i] == '\r' || text[i] == '\n'))
+        i++;
+    if (i == len)
+        return 1;
+    json_error_t je;
+    errno = 0;
+    json_t *obj = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
+    /* jansson does not always tell a failed allocation from bad JSON (a
+     * string it cannot copy is "string expected", its lexer's buffer no
+     * error text at all), but malloc said ENOMEM: nothing else in a parse
+     * sets it. */
+    if (!obj && errno == ENOMEM) {
+        snprintf(why, whysize, "out of memory");
+        return WEIR_ENOMEM; /* not a malformed line: never skipped */
+    }
+    if (!obj) {
+        snprintf(why, whysize, "not JSON: %s (column %d)", je.text, je.column);
+        return WEIR_EFORMAT;
+    }
+    int r = 0;
+    if (!json_is_object(obj)) {
+        snprintf(why, whysize, "not a JSON object");
+        r = WEIR_EFORMAT;
+    }
+    weir_row_kind kind = WEIR_ROW_INSERT;
+    if (r == 0 && kind_field) {
+        json_t *k = json_object_get(obj, kind_field);
+        if (!json_is_string(k) ||
+            weir__row_kind_parse(json_string_value(k), json_string_length(k), &kind)) {
+            snprintf(why, whysize, "field '%s' is not a row kind (+I, -U, +U, -D)", kind_field);
+            r = WEIR_EFORMAT;
+        }
+    }
+    if (r == 0)
+        weir_row_init(schema, row, kind);
+    for (int c = 0; r == 0 && c < weir_schema_ncolumns(schema); c++)
+        r = json_value(s, schema, c, json_object_get(obj, weir_schema_column_name(schema, c)));
+    json_decref(obj);
+    return r;
+}
