@@ -64,6 +64,16 @@ const char *weir_connector_option(weir_connector_context *c, const char *key)
     return o ? o->value : NULL;
 }
 
+int weir_connector_option_count(const weir_connector_context *c)
+{
+    return c->st->nopts;
+}
+
+const char *weir_connector_option_key(const weir_connector_context *c, int i)
+{
+    return i >= 0 && i < c->st->nopts ? c->st->opts[i].key : NULL;
+}
+
 const char *weir_connector_table(const weir_connector_context *c)
 {
     return c->r->name;

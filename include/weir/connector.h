@@ -52,6 +52,11 @@ WEIR_EXPORT const weir_schema *weir_connector_schema(const weir_connector_contex
 /* The value of WITH option `key`, or NULL when the table does not give it.
  * An option read here is known; one read by no one is refused. */
 WEIR_EXPORT const char *weir_connector_option(weir_connector_context *c, const char *key);
+/* The table's WITH options in their order: how many, and the i-th's key
+ * (for a prefix such as Flink's 'properties.*': read each wanted one with
+ * weir_connector_option). */
+WEIR_EXPORT int weir_connector_option_count(const weir_connector_context *c);
+WEIR_EXPORT const char *weir_connector_option_key(const weir_connector_context *c, int i);
 /* Reports a problem: with option `key` ("option 'k'='v': what", at the
  * option's line and column) or, key NULL or not given, with the table (at
  * its name). Returns WEIR_EINVAL, which validate returns. */

@@ -229,6 +229,12 @@ typedef struct weir_kafka_sink_config {
  * for a bad config. */
 WEIR_EXPORT weir_stream *weir_sink_kafka(weir_stream *s, const weir_kafka_sink_config *cfg);
 
+/* ---- SQL tables ---------------------------------------------------------------
+ * Registers the 'kafka' connector of SQL tables (weir/connector.h; its
+ * options are Flink's: docs/SQL.md): a program that runs SQL over Kafka
+ * calls it once before (the `weir` command does). 0, or WEIR_ENOMEM. */
+WEIR_EXPORT int weir_kafka_register_connectors(void);
+
 /* ---- the mock cluster ------------------------------------------------------
  * librdkafka's in-process mock cluster (rdkafka_mock.h): real brokers over
  * real sockets on localhost, for tests and for examples that must run with

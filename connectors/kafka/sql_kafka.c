@@ -1,0 +1,291 @@
+/* sql_kafka.c — the 'kafka' connector of SQL tables (Flink's
+ * KafkaDynamicTableFactory), registered through weir/connector.h by
+ * weir_kafka_register_connectors: a table over a topic's records, each
+ * record's value one row in the 'json' format (weir_row_parse_json and
+ * weir_row_write_json: the file connector's rules), read by weir's Kafka
+ * source and written by its sink (weir/kafka.h).
+ *
+ *   'topic'                          the topic (required)
+ *   'properties.bootstrap.servers'   the brokers (required)
+ *   'properties.group.id'            the consumer group (group-offsets, commits)
+ *   'properties.*'                   passed to librdkafka as they are
+ *   'format' / 'value.format'        'json'
+ *   'json.ignore-parse-errors'       a value that is not a row is skipped
+ *   'scan.startup.mode'              'group-offsets' (Flink's default: the
+ *                                    group's committed offsets, the earliest
+ *                                    where none), 'earliest-offset',
+ *                                    'latest-offset', 'timestamp'
+ *   'scan.startup.timestamp-millis'  for 'timestamp'
+ *   'scan.bounded.mode'              'unbounded' (default: runs until
+ *                                    cancelled) or 'latest-offset' (each
+ *                                    partition up to its end at the start)
+ *   'scan.topic-partition-discovery.interval'   new partitions, unbounded
+ *   'sink.delivery-guarantee'        'at-least-once' (default), 'exactly-once'
+ *                                    (Kafka transactions, at checkpoints;
+ *                                    needs 'sink.transactional-id-prefix')
+ *   'sink.transactional-id-prefix'
+ *
+ * The sink takes inserts only (Flink's kafka sink; an updating query goes
+ * to upsert-kafka, which weir does not have yet). The table's WATERMARK is
+ * made after the source, over all its partitions (not per partition, as
+ * Flink's source pushes it down): see docs/SQL.md.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "weir/connector.h"
+#include "weir/error.h"
+#include "weir/file_source.h"
+#include "weir/kafka.h"
+#include "weir/row.h"
+#include "weir/table.h"
+
+#define KAFKA_MAX_PROPERTIES 64
+
+typedef struct kafka_table {
+    char *topic;
+    char *servers;
+    char *group;
+    /* 'properties.*' but the two above: key, value, ..., NULL */
+    char *props[2 * KAFKA_MAX_PROPERTIES + 1];
+    int nprops;
+    weir_kafka_start start;
+    int64_t start_ms;
+    bool bounded;
+    int64_t discovery_ms;
+    bool ignore_errors;
+    weir_kafka_guarantee guarantee;
+    char *txn_prefix;
+    const weir_schema *schema; /* the table's, for the callbacks */
+} kafka_table;
+
+static void kafka_free(void *state)
+{
+    kafka_table *t = state;
+    if (!t)
+        return;
+    free(t->topic);
+    free(t->servers);
+    free(t->group);
+    for (int i = 0; i < 2 * t->nprops; i++)
+        free(t->props[i]);
+    free(t->txn_prefix);
+    free(t);
+}
+
+static int copy(char **out, const char *s)
+{
+    return s && !(*out = strdup(s)) ? WEIR_ENOMEM : 0;
+}
+
+/* One of a list of words, its index into *v; an unknown one refused. */
+static int choice(weir_connector_context *c, const char *key, const char *const *words, int *v)
+{
+    const char *o = weir_connector_option(c, key);
+    if (!o)
+        return 0;
+    for (int i = 0; words[i]; i++)
+        if (strcmp(o, words[i]) == 0) {
+            *v = i;
+            return 0;
+        }
+    char list[256] = "";
+    for (int i = 0; words[i]; i++)
+        snprintf(list + strlen(list), sizeof list - strlen(list), "%s'%s'",
+                 i ? (words[i + 1] ? ", " : " or ") : "", words[i]);
+    return weir_connector_fail(c, key, "expected %s", list);
+}
+
+static int kafka_validate(weir_connector_context *c, void **state)
+{
+    kafka_table *t = calloc(1, sizeof *t);
+    if (!t)
+        return WEIR_ENOMEM;
+    *state = t;
+    t->schema = weir_connector_schema(c);
+    const char *topic = weir_connector_option(c, "topic");
+    const char *servers = weir_connector_option(c, "properties.bootstrap.servers");
+    if (weir_connector_option(c, "topic-pattern"))
+        return weir_connector_fail(c, "topic-pattern", "not supported: a topic pattern (name "
+                                   "the topic: 'topic')");
+    if (!topic || !topic[0])
+        return weir_connector_fail(c, NULL, "a kafka table needs 'topic'");
+    if (!servers || !servers[0])
+        return weir_connector_fail(c, NULL, "a kafka table needs "
+                                   "'properties.bootstrap.servers'");
+    const char *format = weir_connector_option(c, "format");
+    const char *vformat = weir_connector_option(c, "value.format");
+    if (!format && !vformat)
+        return weir_connector_fail(c, NULL, "a kafka table needs 'format' ('json')");
+    if (format && vformat)
+        return weir_connector_fail(c, "value.format", "give 'format' or 'value.format', not "
+                                   "both");
+    if (strcmp(format ? format : vformat, "json") != 0)
+        return weir_connector_fail(c, format ? "format" : "value.format",
+                                   "not supported: the format '%s' (weir's kafka tables are "
+                                   "'json')", format ? format : vformat);
+    if (copy(&t->topic, topic) || copy(&t->servers, servers) ||
+        copy(&t->group, weir_connector_option(c, "properties.group.id")))
+        return WEIR_ENOMEM;
+    int n = weir_connector_option_count(c);
+    for (int i = 0; i < n; i++) {
+        const char *key = weir_connector_option_key(c, i);
+        if (strncmp(key, "properties.", 11) != 0 ||
+            strcmp(key, "properties.bootstrap.servers") == 0 ||
+            strcmp(key, "properties.group.id") == 0)
+            continue;
+        if (t->nprops == KAFKA_MAX_PROPERTIES)
+            return weir_connector_fail(c, key, "more than %d properties", KAFKA_MAX_PROPERTIES);
+        if (copy(&t->props[2 * t->nprops], key + 11) ||
+            copy(&t->props[2 * t->nprops + 1], weir_connector_option(c, key)))
+            return WEIR_ENOMEM;
+        t->nprops++;
+    }
+    int err = weir_connector_option_bool(c, "json.ignore-parse-errors", &t->ignore_errors);
+    if (err)
+        return err;
+    static const char *const starts[] = {"group-offsets", "earliest-offset", "latest-offset",
+                                         "timestamp", NULL};
+    static const weir_kafka_start start_of[] = {WEIR_KAFKA_COMMITTED, WEIR_KAFKA_EARLIEST,
+                                                WEIR_KAFKA_LATEST, WEIR_KAFKA_TIMESTAMP};
+    int start = 0;
+    if ((err = choice(c, "scan.startup.mode", starts, &start)))
+        return err;
+    t->start = start_of[start];
+    if (t->start == WEIR_KAFKA_COMMITTED && !t->group)
+        return weir_connector_fail(c, weir_connector_option(c, "scan.startup.mode")
+                                          ? "scan.startup.mode" : NULL,
+                                   "'group-offsets' (the default 'scan.startup.mode') needs "
+                                   "'properties.group.id'; or give 'scan.startup.mode' = "
+                                   "'earliest-offset'");
+    t->start_ms = -1;
+    if ((err = weir_connector_option_int(c, "scan.startup.timestamp-millis", 0, INT64_MAX,
+                                         &t->start_ms)))
+        return err;
+    if ((t->start == WEIR_KAFKA_TIMESTAMP) != (t->start_ms >= 0))
+        return weir_connector_fail(c, t->start == WEIR_KAFKA_TIMESTAMP ? "scan.startup.mode"
+                                                                       : "scan.startup.timestamp-millis",
+                                   "'scan.startup.mode' = 'timestamp' goes with "
+                                   "'scan.startup.timestamp-millis'");
+    static const char *const bounds[] = {"unbounded", "latest-offset", NULL};
+    int bounded = 0;
+    if ((err = choice(c, "scan.bounded.mode", bounds, &bounded)))
+        return err;
+    t->bounded = bounded == 1;
+    if ((err = weir_connector_option_duration(c, "scan.topic-partition-discovery.interval",
+                                              &t->discovery_ms)))
+        return err;
+    static const char *const guarantees[] = {"at-least-once", "exactly-once", "none", NULL};
+    int g = 0;
+    if ((err = choice(c, "sink.delivery-guarantee", guarantees, &g)))
+        return err;
+    /* 'none' writes as at-least-once does: weir's sink always flushes */
+    t->guarantee = g == 1 ? WEIR_KAFKA_EXACTLY_ONCE : WEIR_KAFKA_AT_LEAST_ONCE;
+    if (copy(&t->txn_prefix, weir_connector_option(c, "sink.transactional-id-prefix")))
+        return WEIR_ENOMEM;
+    if (t->guarantee == WEIR_KAFKA_EXACTLY_ONCE && !t->txn_prefix)
+        return weir_connector_fail(c, "sink.delivery-guarantee", "'exactly-once' needs "
+                                   "'sink.transactional-id-prefix' (unique to this sink in the "
+                                   "cluster)");
+    return 0;
+}
+
+/* A record's value as a row; its timestamp the rowtime's, if the table has
+ * one (the Kafka timestamp otherwise). */
+static int kafka_deserialize(const weir_kafka_message *m, void *out, int64_t *timestamp,
+                             char *why, size_t whysize, void *arg)
+{
+    const kafka_table *t = arg;
+    if (!m->value)
+        return WEIR_KAFKA_SKIP; /* a tombstone: no row (Flink's json format: null) */
+    int r = weir_row_parse_json(t->schema, m->value, m->value_len, NULL, out, why, whysize);
+    if (r == 1 || (r == WEIR_EFORMAT && t->ignore_errors))
+        return WEIR_KAFKA_SKIP;
+    if (r)
+        return r;
+    int rt = weir_schema_rowtime(t->schema);
+    if (rt >= 0 && !weir_row_is_null(t->schema, out, rt))
+        *timestamp = weir_row_get_int(t->schema, out, rt);
+    return WEIR_KAFKA_EMIT;
+}
+
+static weir_stream *kafka_source(void *state, const weir_schema *schema, weir_job *job,
+                                 const char *name)
+{
+    kafka_table *t = state;
+    const char *topics[] = {t->topic};
+    weir_kafka_source_config kc = {
+        .name = name,
+        .bootstrap_servers = t->servers,
+        .topics = topics,
+        .ntopics = 1,
+        .properties = t->nprops ? (const char *const *)t->props : NULL,
+        .group_id = t->group,
+        .start = t->start,
+        .start_timestamp = t->start_ms,
+        .bounded = t->bounded,
+        .discovery_interval_ms = t->discovery_ms,
+        .elem_size = weir_schema_row_size(schema),
+        .deserialize = kafka_deserialize,
+        .arg = t,
+        .watermarks = weir_watermarks_none(),
+    };
+    return weir_source_kafka(job, &kc);
+}
+
+static int kafka_serialize(const void *elem, int64_t timestamp, weir_kafka_record *rec,
+                           char *why, size_t whysize, void *arg)
+{
+    (void)timestamp;
+    const kafka_table *t = arg;
+    int n = weir_row_write_json(t->schema, elem, rec->scratch, rec->scratch_size);
+    if (n < 0 || (size_t)n >= rec->scratch_size) {
+        snprintf(why, whysize, "a row of %d bytes as JSON, more than a record holds (%zu)", n,
+                 rec->scratch_size);
+        return WEIR_ERANGE;
+    }
+    rec->key = NULL;
+    rec->key_len = 0;
+    rec->value = rec->scratch;
+    rec->value_len = (size_t)n;
+    return WEIR_KAFKA_EMIT;
+}
+
+static weir_stream *kafka_sink(void *state, const weir_schema *schema, weir_stream *rows,
+                               const char *name, int parallelism)
+{
+    (void)schema;
+    (void)parallelism;
+    kafka_table *t = state;
+    weir_kafka_sink_config kc = {
+        .name = name,
+        .bootstrap_servers = t->servers,
+        .topic = t->topic,
+        .properties = t->nprops ? (const char *const *)t->props : NULL,
+        .serialize = kafka_serialize,
+        .arg = t,
+        .guarantee = t->guarantee,
+        .transactional_id_prefix = t->txn_prefix,
+    };
+    return weir_sink_kafka(rows, &kc);
+}
+
+static const weir_connector_factory kafka_factory = {
+    .version = WEIR_CONNECTOR_V1,
+    .name = "kafka",
+    .options = "'topic', 'properties.bootstrap.servers', 'properties.group.id', "
+               "'properties.*', 'format', 'value.format', 'json.ignore-parse-errors', "
+               "'scan.startup.mode', 'scan.startup.timestamp-millis', 'scan.bounded.mode', "
+               "'scan.topic-partition-discovery.interval', 'sink.delivery-guarantee', "
+               "'sink.transactional-id-prefix'",
+    .validate = kafka_validate,
+    .free_state = kafka_free,
+    .source = kafka_source,
+    .sink = kafka_sink,
+};
+
+int weir_kafka_register_connectors(void)
+{
+    return weir_connector_register(&kafka_factory);
+}

@@ -1,0 +1,189 @@
+/* test_sql_kafka.c — the 'kafka' connector of SQL tables on the mock
+ * cluster: JSON records read by SQL (bounded at the latest offsets), a
+ * query written into another topic by INSERT INTO and read back, a window
+ * over a topic's rowtime, and the options it refuses. */
+#include <criterion/criterion.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "support/kafka_testutil.h"
+#include "weir.h"
+
+#define MAX_ROWS 256
+
+typedef struct collected {
+    char rows[MAX_ROWS][128];
+    int n;
+} collected;
+
+static int collect(const weir_schema *schema, const void *row, void *arg)
+{
+    collected *c = arg;
+    cr_assert_lt(c->n, MAX_ROWS);
+    weir_row_format(schema, row, c->rows[c->n++], sizeof c->rows[0]);
+    return 0;
+}
+
+static weir_sql_session *session(collected *c)
+{
+    cr_assert_eq(weir_kafka_register_connectors(), 0);
+    weir_sql_session *s = NULL;
+    weir_sql_config cfg = {.on_row = collect, .on_row_arg = c, .workers = 2};
+    cr_assert_eq(weir_sql_session_create(&cfg, &s), 0);
+    return s;
+}
+
+static int run(weir_sql_session *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int run(weir_sql_session *s, const char *fmt, ...)
+{
+    char text[4096];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    return weir_sql_execute(s, text, strlen(text));
+}
+
+static void produce_orders(weir_kafka_mock *m)
+{
+    cr_assert_eq(weir_kafka_mock_topic(m, "orders", 2), 0);
+    rd_kafka_t *p = tk_producer(m);
+    static const char *const rows[] = {
+        "{\"user\": \"ann\", \"amount\": 3, \"ts\": \"2024-01-01 00:00:01\"}",
+        "{\"user\": \"bob\", \"amount\": 1, \"ts\": \"2024-01-01 00:00:02\"}",
+        "{\"user\": \"ann\", \"amount\": 5, \"ts\": \"2024-01-01 00:00:06\"}",
+        "not json at all",
+        "{\"user\": \"cy\", \"amount\": 7, \"ts\": \"2024-01-01 00:00:07\"}",
+        "{\"user\": \"bob\", \"amount\": 2, \"ts\": \"2024-01-01 00:00:11\"}",
+    };
+    for (int i = 0; i < 6; i++)
+        cr_assert_eq(tk_produce(p, "orders", i % 2, rows[i], strlen(rows[i]), -1, NULL, NULL), 0);
+    rd_kafka_flush(p, 10000);
+    rd_kafka_destroy(p);
+}
+
+static int cmp_row(const void *a, const void *b)
+{
+    return strcmp(a, b);
+}
+
+#define ORDERS_DDL                                                                          \
+    "CREATE TABLE orders (`user` STRING, amount BIGINT, ts TIMESTAMP(3),\n"                   \
+    "  WATERMARK FOR ts AS ts - INTERVAL '1' SECOND)\n"                                       \
+    "WITH ('connector' = 'kafka', 'topic' = 'orders', 'properties.bootstrap.servers' = '%s',\n" \
+    "      'format' = 'json', 'json.ignore-parse-errors' = 'true',\n"                          \
+    "      'scan.startup.mode' = 'earliest-offset', 'scan.bounded.mode' = 'latest-offset');\n"
+
+Test(sql_kafka, a_topic_into_another_by_insert_and_back)
+{
+    weir_kafka_mock *m = tk_mock();
+    produce_orders(m);
+    cr_assert_eq(weir_kafka_mock_topic(m, "big", 1), 0);
+    collected *c = calloc(1, sizeof *c);
+    weir_sql_session *s = session(c);
+    const char *bs = weir_kafka_mock_bootstrap(m);
+    cr_assert_eq(run(s, ORDERS_DDL, bs), 0, "%s", weir_sql_error(s));
+    cr_assert_eq(run(s, "CREATE TABLE big (`user` STRING, doubled BIGINT) WITH ('connector' = "
+                        "'kafka', 'topic' = 'big', 'properties.bootstrap.servers' = '%s', "
+                        "'format' = 'json', 'scan.startup.mode' = 'earliest-offset', "
+                        "'scan.bounded.mode' = 'latest-offset');\n"
+                        "INSERT INTO big SELECT `user`, amount * 2 FROM orders WHERE amount > 1;",
+                     bs),
+                 0, "%s", weir_sql_error(s));
+    cr_assert_eq(c->n, 0);
+    cr_assert_eq(run(s, "SELECT * FROM big"), 0, "%s", weir_sql_error(s));
+    cr_assert_eq(c->n, 4);
+    qsort(c->rows, (size_t)c->n, sizeof c->rows[0], cmp_row);
+    cr_assert_str_eq(c->rows[0], "+I[ann, 10]");
+    cr_assert_str_eq(c->rows[1], "+I[ann, 6]");
+    cr_assert_str_eq(c->rows[2], "+I[bob, 4]");
+    cr_assert_str_eq(c->rows[3], "+I[cy, 14]");
+    weir_sql_session_destroy(s);
+    free(c);
+    weir_kafka_mock_destroy(m);
+}
+
+Test(sql_kafka, a_window_over_a_topic)
+{
+    weir_kafka_mock *m = tk_mock();
+    produce_orders(m);
+    collected *c = calloc(1, sizeof *c);
+    weir_sql_session *s = session(c);
+    cr_assert_eq(run(s, ORDERS_DDL, weir_kafka_mock_bootstrap(m)), 0, "%s", weir_sql_error(s));
+    cr_assert_eq(run(s, "SELECT window_start, COUNT(*) AS n, SUM(amount) AS total\n"
+                        "FROM TABLE(TUMBLE(TABLE orders, DESCRIPTOR(ts), INTERVAL '5' SECOND))\n"
+                        "GROUP BY window_start, window_end"),
+                 0, "%s", weir_sql_error(s));
+    qsort(c->rows, (size_t)c->n, sizeof c->rows[0], cmp_row);
+    cr_assert_eq(c->n, 3);
+    cr_assert_str_eq(c->rows[0], "+I[2024-01-01 00:00:00.000, 2, 4]");
+    cr_assert_str_eq(c->rows[1], "+I[2024-01-01 00:00:05.000, 2, 12]");
+    cr_assert_str_eq(c->rows[2], "+I[2024-01-01 00:00:10.000, 1, 2]");
+    weir_sql_session_destroy(s);
+    free(c);
+    weir_kafka_mock_destroy(m);
+}
+
+Test(sql_kafka, a_bad_record_fails_the_query_without_ignore_parse_errors)
+{
+    weir_kafka_mock *m = tk_mock();
+    produce_orders(m);
+    collected *c = calloc(1, sizeof *c);
+    weir_sql_session *s = session(c);
+    cr_assert_eq(run(s, "CREATE TABLE strict (`user` STRING, amount BIGINT) WITH ('connector' = "
+                        "'kafka', 'topic' = 'orders', 'properties.bootstrap.servers' = '%s', "
+                        "'format' = 'json', 'scan.startup.mode' = 'earliest-offset', "
+                        "'scan.bounded.mode' = 'latest-offset');\nSELECT * FROM strict;",
+                     weir_kafka_mock_bootstrap(m)),
+                 WEIR_EFORMAT, "%s", weir_sql_error(s));
+    cr_assert(weir_sql_error_at_run(s));
+    cr_assert(strstr(weir_sql_error(s), "not JSON"), "%s", weir_sql_error(s));
+    weir_sql_session_destroy(s);
+    free(c);
+    weir_kafka_mock_destroy(m);
+}
+
+static void refused(weir_sql_session *s, const char *with, const char *want)
+{
+    int r = run(s, "CREATE TABLE t (a BIGINT) WITH ('connector' = 'kafka'%s)", with);
+    cr_assert_eq(r, WEIR_EINVAL, "%s: %d", with, r);
+    cr_assert(strstr(weir_sql_error(s), want), "%s: %s", with, weir_sql_error(s));
+}
+
+Test(sql_kafka, the_options_it_refuses)
+{
+    collected c = {0};
+    weir_sql_session *s = session(&c);
+    const char *bs = ", 'properties.bootstrap.servers' = 'localhost:1', 'format' = 'json'";
+    char with[512];
+    refused(s, ", 'properties.bootstrap.servers' = 'x', 'format' = 'json'",
+            "a kafka table needs 'topic'");
+    refused(s, ", 'topic' = 't', 'format' = 'json'", "needs 'properties.bootstrap.servers'");
+    snprintf(with, sizeof with, ", 'topic' = 't'%s", bs);
+    refused(s, with, "'group-offsets' (the default 'scan.startup.mode') needs "
+                     "'properties.group.id'");
+    snprintf(with, sizeof with, ", 'topic' = 't'%s, 'scan.startup.mode' = 'first'", bs);
+    refused(s, with, "option 'scan.startup.mode'='first': expected 'group-offsets', "
+                     "'earliest-offset', 'latest-offset' or 'timestamp'");
+    snprintf(with, sizeof with, ", 'topic' = 't'%s, 'scan.startup.mode' = 'timestamp'", bs);
+    refused(s, with, "goes with 'scan.startup.timestamp-millis'");
+    snprintf(with, sizeof with,
+             ", 'topic' = 't'%s, 'scan.startup.mode' = 'earliest-offset', "
+             "'sink.delivery-guarantee' = 'exactly-once'", bs);
+    refused(s, with, "'exactly-once' needs 'sink.transactional-id-prefix'");
+    refused(s, ", 'topic' = 't', 'properties.bootstrap.servers' = 'x', 'format' = 'csv'",
+            "not supported: the format 'csv'");
+    refused(s, ", 'topic-pattern' = 't.*', 'properties.bootstrap.servers' = 'x', 'format' = "
+               "'json'", "not supported: a topic pattern");
+    snprintf(with, sizeof with, ", 'topic' = 't'%s, 'scan.startup.mode' = 'earliest-offset', "
+                                "'scan.bounded' = 'yes'", bs);
+    refused(s, with, "unknown option 'scan.bounded' for connector 'kafka'");
+    /* properties.* pass through (and count as known) */
+    snprintf(with, sizeof with, ", 'topic' = 't'%s, 'properties.group.id' = 'g', "
+                                "'properties.client.id' = 'weir-test'", bs);
+    cr_assert_eq(run(s, "CREATE TABLE ok (a BIGINT) WITH ('connector' = 'kafka'%s)", with), 0,
+                 "%s", weir_sql_error(s));
+    weir_sql_session_destroy(s);
+}
