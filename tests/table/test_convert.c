@@ -636,3 +636,42 @@ Test(changelog, as_produced_is_the_nodes_own_stream, .timeout = 60)
         weir_schema_destroy(rs);
     }
 }
+
+/* ---- in parallel ---------------------------------------------------------------------------
+ * The conversions keep nothing per subtask: 20 000 structs through four
+ * subtasks of a source, a where and the conversion back, each struct out
+ * exactly once, equal to its input. */
+Test(convert, parallel_subtasks_convert_every_struct_once, .timeout = 120)
+{
+    enum { N = 20000 };
+    click *in = calloc(N, sizeof *in);
+    for (int i = 0; i < N; i++) {
+        char page[9];
+        snprintf(page, sizeof page, "p%d", i % 1000);
+        in[i] = mk_click(i, page, i % 7, (double)(i % 10), i % 2 == 0, 1000 + i);
+    }
+    weir_schema *s = describe("clicks", sizeof(click), click_fields, NCLICK);
+    weir_job *job = tu_job(&(weir_job_config){.workers = 2, .parallelism = 4});
+    weir_table_env *tenv;
+    cr_assert_eq(weir_table_env_create(job, NULL, &tenv), 0);
+    weir_table *t = weir_table_from_stream(tenv, weir_source_array(job, in, N, sizeof(click), NULL),
+                                           s);
+    weir_table *w = weir_table_where(t, "amount >= 5");
+    weir_collect *c;
+    cr_assert(weir_sink_collect(weir_table_to_stream_as(w, s), &c), "%s", weir_job_error(job));
+    tu_run_ok(job);
+    cr_assert_eq(weir_collect_count(c), (size_t)N / 2);
+    unsigned char *seen = calloc(N, 1);
+    for (size_t i = 0; i < weir_collect_count(c); i++) {
+        const click *x = weir_collect_elem(c, i);
+        cr_assert(x->user >= 0 && x->user < N && !seen[x->user], "user %lld", (long long)x->user);
+        seen[x->user] = 1;
+        cr_assert(memcmp(x, &in[x->user], sizeof *x) == 0, "user %lld", (long long)x->user);
+        cr_assert_geq(x->amount, 5.0);
+    }
+    free(seen);
+    weir_job_destroy(job);
+    weir_table_env_destroy(tenv);
+    weir_schema_destroy(s);
+    free(in);
+}
