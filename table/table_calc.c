@@ -471,7 +471,7 @@ weir_table *weir_table_from_changelog_stream(weir_table_env *env, weir_stream *s
 
 /* ---- tables into streams ----------------------------------------------------------- */
 
-static weir_stream *refuse_updates(weir_table *t, const char *what)
+void *weir__table_refuse_updates(weir_table *t, const char *what)
 {
     char mode[32];
     weir_changelog_mode_format(t->mode, mode, sizeof mode);
@@ -486,7 +486,7 @@ weir_stream *weir_table_to_stream(weir_table *t)
     if (!t)
         return NULL;
     if (t->mode != WEIR_CHANGELOG_INSERT_ONLY)
-        return refuse_updates(t, "weir_table_to_stream");
+        return weir__table_refuse_updates(t, "weir_table_to_stream");
     return t->stream;
 }
 
@@ -517,7 +517,7 @@ weir_stream *weir_table_to_changelog_stream(weir_table *t, unsigned mode)
     }
     if (mode == WEIR_CHANGELOG_INSERT_ONLY) {
         if (t->mode != WEIR_CHANGELOG_INSERT_ONLY)
-            return refuse_updates(t, "weir_table_to_changelog_stream(insert-only)");
+            return weir__table_refuse_updates(t, "weir_table_to_changelog_stream(insert-only)");
         return t->stream;
     }
     if (mode != WEIR_CHANGELOG_UPSERT)

@@ -10,6 +10,7 @@
  *   table_env.c       the planner: table nodes, changelog modes, EXPLAIN
  *   table_views.c     the env's temporary views: tables by name
  *   table_calc.c      conversions from/to streams, select, where
+ *   table_convert.c   tables into the user's structs or rows of a target schema
  *   table_agg.c       aggregate functions (accumulate, retract, merge, result)
  *   table_group.c     the group aggregate and the changelog normalize
  *   table_window.c    window aggregates on the window engine (weir/window.h)
@@ -292,6 +293,11 @@ bool weir__item_name(weir_table_env *env, const char *what, weir__item_names *nm
 /* Gives t its unique key: a copy of the n columns `cols` (none when n is
  * 0). 0 or WEIR_ENOMEM. */
 int weir__table_set_unique_key(weir_table *t, const int *cols, int n);
+
+/* Refuses an updating t where an insert-only stream is wanted, as Flink
+ * does: "WHAT: the table T emits [I,UB,UA]: an insert-only stream doesn't
+ * support consuming update changes which is produced by node N". NULL. */
+void *weir__table_refuse_updates(weir_table *t, const char *what);
 
 /* The node that makes t's updates: going up through nodes that only pass
  * their input's kinds on (Calc, Union), the first whose inputs are all

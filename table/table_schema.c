@@ -223,6 +223,64 @@ int weir_schema_kind_at(weir_schema_builder *b, size_t offset)
     return 0;
 }
 
+/* One field of a struct description: its type read as SQL text (STRING on
+ * a char array takes the array's size as its capacity), then the column or
+ * the kind field. */
+static int bind_field(weir_schema_builder *b, const weir_struct_field *f)
+{
+    const char *name = f->name ? f->name : "?";
+    if (f->row_kind) {
+        if (f->size != 1)
+            return bfail(b, WEIR_EINVAL, "the row kind field '%s' is %zu bytes, not a uint8_t",
+                         name, f->size);
+        if (b->kind_off >= 0)
+            return bfail(b, WEIR_EINVAL, "a second row kind field '%s'", name);
+        return weir_schema_kind_at(b, f->offset);
+    }
+    if (!f->type)
+        return bfail(b, WEIR_EINVAL, "column '%s': no type", name);
+    weir_type t;
+    char why[160];
+    if (weir_type_parse(f->type, &t, why, sizeof why))
+        return bfail(b, WEIR_EINVAL, "column '%s': %s", name, why);
+    if (t.id == WEIR_TYPE_VARCHAR && t.capacity == 0) {
+        if (f->size == 0 || f->size > WEIR_STRING_MAX_CAPACITY)
+            return bfail(b, WEIR_EINVAL, "column '%s': a STRING field of %zu bytes (1..%u)", name,
+                         f->size, WEIR_STRING_MAX_CAPACITY);
+        t.capacity = (uint32_t)f->size;
+    }
+    return weir_schema_column_at(b, f->name, t, f->offset, f->size);
+}
+
+int weir_schema_bind_fields(weir_schema_builder *b, size_t struct_size,
+                            const weir_struct_field *fields, size_t n)
+{
+    if (!b)
+        return WEIR_EINVAL;
+    if (!fields && n > 0)
+        return bfail(b, WEIR_EINVAL, "no fields");
+    int r = weir_schema_bind_struct(b, struct_size);
+    for (size_t i = 0; r == 0 && i < n; i++)
+        r = bind_field(b, &fields[i]);
+    return r;
+}
+
+int weir_schema_from_struct(const char *table_name, size_t struct_size,
+                            const weir_struct_field *fields, size_t n, weir_schema **out,
+                            char *err, size_t errsize)
+{
+    weir_schema_builder *b = weir_schema_builder_create(table_name);
+    if (!b) {
+        if (out)
+            *out = NULL;
+        if (err && errsize)
+            snprintf(err, errsize, "out of memory");
+        return WEIR_ENOMEM;
+    }
+    weir_schema_bind_fields(b, struct_size, fields, n);
+    return weir_schema_build(b, out, err, errsize);
+}
+
 int weir_schema_primary_key(weir_schema_builder *b, const char *columns)
 {
     if (!b)

@@ -124,6 +124,58 @@ WEIR_EXPORT int weir_schema_column_at(weir_schema_builder *b, const char *name, 
  * row kind field (weir_row_kind values). */
 WEIR_EXPORT int weir_schema_kind_at(weir_schema_builder *b, size_t offset);
 
+/* ---- a struct described once ---------------------------------------------
+ * A C program describes its struct once, as an array of fields, and gets a
+ * bound schema from it: the same description reads the structs into a
+ * table (weir_table_from_stream) and writes a table's rows into them
+ * (weir_table_to_stream_as), as Flink derives both from a POJO's class.
+ *
+ *     typedef struct click { int64_t user; char page[16]; int64_t ts; } click;
+ *     static const weir_struct_field click_fields[] = {
+ *         WEIR_STRUCT_FIELD(click, user, "BIGINT"),
+ *         WEIR_STRUCT_FIELD(click, page, "STRING"),        (VARCHAR(16): the array)
+ *         WEIR_STRUCT_FIELD(click, ts, "TIMESTAMP(3)"),
+ *     };
+ *     weir_schema *s;
+ *     weir_schema_from_struct("clicks", sizeof(click), click_fields, 3, &s, err, sizeof err);
+ *
+ * Each field is a column named as the member, of the SQL type given
+ * (weir_type_parse's text), read from and written to the member as
+ * weir_schema_column_at says; STRING on a char array means VARCHAR of the
+ * array's size (a string that fills it has no NUL). WEIR_STRUCT_KIND marks
+ * the uint8_t member that holds a changelog element's row kind
+ * (weir_schema_kind_at) instead of a column. The description is read during
+ * the call only. */
+typedef struct weir_struct_field {
+    const char *name;   /* the column's name */
+    const char *type;   /* its SQL type ("BIGINT NOT NULL", "VARCHAR(8)"); NULL for the kind */
+    size_t offset;      /* offsetof(struct, member) */
+    size_t size;        /* sizeof the member */
+    bool row_kind;      /* the member is the row kind, not a column */
+} weir_struct_field;
+
+#define WEIR_STRUCT_FIELD(T, member, sql_type)                                        \
+    { #member, (sql_type), offsetof(T, member), sizeof(((T *)0)->member), false }
+#define WEIR_STRUCT_KIND(T, member)                                                   \
+    { #member, NULL, offsetof(T, member), sizeof(((T *)0)->member), true }
+
+/* Binds the builder to a struct of `struct_size` bytes and adds a column for
+ * each of the n fields (weir_schema_bind_struct, then weir_schema_column_at
+ * or weir_schema_kind_at for each): on a new builder, before anything else;
+ * a primary key, a watermark or the rowtime metadata column may follow. A
+ * bad field is the builder's error, naming it ("column 'page': ..."). */
+WEIR_EXPORT int weir_schema_bind_fields(weir_schema_builder *b, size_t struct_size,
+                                        const weir_struct_field *fields, size_t n);
+
+/* The schema of table `table_name` bound to the struct the n fields describe,
+ * in one call (weir_schema_builder_create, weir_schema_bind_fields,
+ * weir_schema_build): 0 and *out (free with weir_schema_destroy), or the
+ * problem's code with the message in err ("table clicks: column 'page':
+ * ..."). */
+WEIR_EXPORT int weir_schema_from_struct(const char *table_name, size_t struct_size,
+                                        const weir_struct_field *fields, size_t n,
+                                        weir_schema **out, char *err, size_t errsize);
+
 /* PRIMARY KEY (columns) NOT ENFORCED: a comma-separated list of columns,
  * each bare or `quoted` (then it may hold spaces or commas). */
 WEIR_EXPORT int weir_schema_primary_key(weir_schema_builder *b, const char *columns);

@@ -7,7 +7,8 @@
  * a table (weir_table_from_stream, weir_table_from_changelog_stream),
  * relational operators make new tables (select, where, group_by,
  * window_aggregate), and a table becomes a stream again (weir_table_to_stream,
- * weir_table_to_changelog_stream). Every table node is planned at once into
+ * weir_table_to_changelog_stream, and into the user's own structs:
+ * weir_table_to_stream_as). Every table node is planned at once into
  * ordinary operators of the job (weir_stream_process): the same channels,
  * valves, chaining and diagnostics as every other operator, named as Flink
  * names them ("Calc(select=...)", "GroupAggregate(user_id)",
@@ -121,7 +122,9 @@ WEIR_EXPORT void weir_table_env_set_sql_state(weir_table_env *env, void *state,
  * `schema` is copied. The stream's elements are rows of the schema, or, for
  * a schema bound to a struct, those structs (converted into rows; a string
  * longer than its column fails the job naming the table, column and
- * length). A schema with a rowtime makes the rowtime column the record
+ * length): Flink's fromDataStream of a POJO, whose schema comes from the
+ * class, is weir_table_from_stream with weir_schema_from_struct's schema,
+ * taken from the struct's description (weir/row.h). A schema with a rowtime makes the rowtime column the record
  * timestamp; with a watermark expression the table makes its own watermarks
  * from it (periodic, the job's interval; upstream ones other than MAX are
  * swallowed, as Flink's), with SOURCE_WATERMARK() the stream's own pass. */
@@ -149,13 +152,72 @@ WEIR_EXPORT weir_table *weir_table_from_changelog_stream(weir_table_env *env, we
  * GroupAggregate(user_id)". */
 WEIR_EXPORT weir_stream *weir_table_to_stream(weir_table *t);
 
-/* mode: 0 (every kind as produced), WEIR_CHANGELOG_ALL (a retracting
- * changelog: an upsert table goes through weir_table_normalize first, as
- * Flink's toChangelogStream does),
- * WEIR_CHANGELOG_UPSERT (drops -U; needs a unique key: a primary key, or
- * the keys of a group aggregate) or WEIR_CHANGELOG_INSERT_ONLY (as
- * weir_table_to_stream). */
+/* mode:
+ * - WEIR_CHANGELOG_ALL: a retracting changelog, Flink's toChangelogStream(t)
+ *   and toChangelogStream(t, schema, ChangelogMode.all()): an upsert table
+ *   goes through weir_table_normalize first (its -U rows made, a -D carrying
+ *   the whole last row);
+ * - WEIR_CHANGELOG_UPSERT: drops -U; needs a unique key (a primary key, or
+ *   the keys of a group aggregate), refused without one;
+ * - WEIR_CHANGELOG_INSERT_ONLY: as weir_table_to_stream;
+ * - WEIR_CHANGELOG_AS_PRODUCED (0): weir_table_stream(t) itself, no node
+ *   added: exactly the kinds weir_table_changelog_mode(t) says, as t's node
+ *   emits them. For a retracting table that is what WEIR_CHANGELOG_ALL
+ *   gives; for an upsert table (weir_table_from_changelog_stream(...,
+ *   WEIR_CHANGELOG_UPSERT), or a Calc over one) it is +I / +U / -D without
+ *   -U, applied by its unique key, and a -D may carry only the key. Flink
+ *   has no such mode (its toChangelogStream without a mode asks for -U and
+ *   normalizes); weir's SQL results and tests read it to see what a node
+ *   itself emits.
+ * Any other mode is refused. */
+#define WEIR_CHANGELOG_AS_PRODUCED 0u
 WEIR_EXPORT weir_stream *weir_table_to_changelog_stream(weir_table *t, unsigned mode);
+
+/* ---- tables into the user's structs (or rows of a schema of one's own) ----------
+ * Flink's toDataStream(table, Class) and toChangelogStream(table, Schema,
+ * ChangelogMode). `target` (borrowed for the call; its plan is copied) is
+ * the schema of the elements wanted: bound to a struct (weir_schema_from_struct,
+ * weir_schema_bind_struct), the stream's elements are those structs, zeroed,
+ * then each field written; not bound, they are rows of target's layout.
+ *
+ * Columns match by name, in any order (Flink reorders a POJO's fields by
+ * name): every column of t must have a column of target and the other way
+ * round, else refused naming the column. Types are checked at plan time and
+ * converted as Flink's implicit casts into a sink: the same type; INT into
+ * BIGINT or DOUBLE, BIGINT into DOUBLE; any string into any string (CHAR
+ * pads with spaces); TIMESTAMP(3) and TIMESTAMP_LTZ(3) into each other. Any
+ * other pair is refused: "weir_table_to_stream_as: column types of table
+ * Calc(...) and clicks do not match: column 'n' is VARCHAR(5) in the table,
+ * INT in clicks". Nullability is not checked at plan time but for each row,
+ * as Flink's sink NOT NULL enforcer: a NULL into a struct field (which
+ * cannot be NULL) or into a NOT NULL column of target fails the job:
+ * "... table T: column 'n' is NOT NULL in clicks, however, a null value is
+ * being written into it". A string longer than its destination (the column's
+ * capacity, and a struct's char array) fails the job naming the column and
+ * the length. A target's rowtime metadata column (weir_schema_rowtime_metadata)
+ * is Flink's "rowtime" sink metadata: t's column of that name (a TIMESTAMP(3)
+ * or TIMESTAMP_LTZ(3)) becomes each record's timestamp, and has no struct
+ * field; otherwise the record timestamp is t's, as weir_table_to_stream's.
+ * The conversion is one operator, "TableToDataStream(target)", chained to
+ * t's; per row it writes the element in place, nothing allocated. */
+
+/* Insert-only (toDataStream): an updating t is refused as weir_table_to_stream
+ * refuses it. */
+WEIR_EXPORT weir_stream *weir_table_to_stream_as(weir_table *t, const weir_schema *target);
+
+/* A changelog (toChangelogStream(table, Schema, ChangelogMode)), mode as
+ * weir_table_to_changelog_stream's (WEIR_CHANGELOG_AS_PRODUCED included).
+ * A bound target whose elements may carry kinds other than +I needs a row
+ * kind field (WEIR_STRUCT_KIND, weir_schema_kind_at), else refused.
+ * target's primary key is the upsert key (Flink's Schema.primaryKey): when t
+ * may carry updates it must be t's unique key, the same columns in any
+ * order — a superset would leave a changed key's old row behind, which
+ * Flink's planner repairs with a SinkUpsertMaterializer that weir does not
+ * have — and otherwise is refused naming both; without a primary key the
+ * upsert key is t's unique key, as weir_table_to_changelog_stream's. */
+WEIR_EXPORT weir_stream *weir_table_to_changelog_stream_as(weir_table *t,
+                                                           const weir_schema *target,
+                                                           unsigned mode);
 
 /* Flink's ChangelogNormalize, on demand: an upsert table (updates without
  * -U) becomes a retracting one on its unique key — the first row of a key
