@@ -4,8 +4,9 @@
  * job, an INSERT INTO a print table reads the same view.
  *
  * Concept: a table environment (weir/table.h) lives in a job next to C
- * operators. weir_table_env_create_temporary_view_from_stream registers a
- * stream with its schema under a name; weir_table_env_sql_query plans a
+ * operators. A struct is described once (WEIR_STRUCT_FIELD) and
+ * weir_table_env_create_temporary_view_from_stream registers a stream of
+ * them under a name; weir_table_env_sql_query plans a
  * SELECT over it into the job and returns its table, which goes on through
  * the table API or back into a stream (weir_table_to_stream);
  * weir_table_env_execute_sql runs CREATE TABLE / INSERT INTO into the same
@@ -14,8 +15,9 @@
  *
  * The job: 12 clicks of 3 users over 15 s of event time (2024-01-01), with
  * a watermark 1 s behind the largest timestamp -> the view "clicks" ->
- *   1. SQL: clicks per user in 5-second tumbling windows -> a C map into a
- *      struct -> a C sink that prints "user  window  clicks  amount";
+ *   1. SQL: clicks per user in 5-second tumbling windows -> back into a C
+ *      struct (weir_table_to_stream_as: columns by name, types checked when
+ *      planned) -> a C sink that prints "user  window  clicks  amount";
  *   2. SQL: INSERT INTO big (the print connector) the clicks over 50.
  *
  * What to look for: each window's row comes once, when the watermark passes
@@ -55,38 +57,31 @@ typedef struct user_window {
     int64_t amount;
 } user_window;
 
-/* The clicks' schema: the struct's fields by offset, and a watermark. */
+/* Each struct described once (Flink derives both from a POJO's class): the
+ * same descriptions read the structs into a table and write rows into them. */
+static const weir_struct_field click_fields[] = {
+    WEIR_STRUCT_FIELD(click, user, "STRING"), /* VARCHAR(16): the array */
+    WEIR_STRUCT_FIELD(click, ts, "TIMESTAMP(3)"),
+    WEIR_STRUCT_FIELD(click, amount, "BIGINT"),
+};
+static const weir_struct_field window_fields[] = {
+    WEIR_STRUCT_FIELD(user_window, user, "STRING"),
+    WEIR_STRUCT_FIELD(user_window, window_start, "TIMESTAMP(3)"),
+    WEIR_STRUCT_FIELD(user_window, n, "BIGINT"),
+    WEIR_STRUCT_FIELD(user_window, amount, "BIGINT"),
+};
+
+/* The clicks' schema from its description, with a watermark on ts. */
 static weir_schema *click_schema(void)
 {
     weir_schema_builder *b = weir_schema_builder_create("clicks");
-    weir_schema_bind_struct(b, sizeof(click));
-    weir_schema_column_at(b, "user", (weir_type){.id = WEIR_TYPE_VARCHAR, .capacity = 16},
-                          offsetof(click, user), sizeof((click){0}).user);
-    weir_schema_column_at(b, "ts", (weir_type){.id = WEIR_TYPE_TIMESTAMP},
-                          offsetof(click, ts), sizeof(int64_t));
-    weir_schema_column_at(b, "amount", (weir_type){.id = WEIR_TYPE_BIGINT},
-                          offsetof(click, amount), sizeof(int64_t));
+    weir_schema_bind_fields(b, sizeof(click), click_fields, 3);
     weir_schema_watermark(b, "ts", "ts - INTERVAL '1' SECOND");
     weir_schema *s = NULL;
     char err[256];
     if (weir_schema_build(b, &s, err, sizeof err) != 0)
         fprintf(stderr, "sql_bridge: %s\n", err);
     return s;
-}
-
-/* A row of the window query (user, window_start, n, amount) into the struct. */
-static int to_struct(const void *row, void *out, void *arg)
-{
-    const weir_schema *s = arg;
-    user_window *w = out;
-    uint32_t len;
-    const char *user = weir_row_get_string(s, row, 0, &len);
-    memset(w, 0, sizeof *w);
-    snprintf(w->user, sizeof w->user, "%.*s", (int)len, user);
-    w->window_start = weir_row_get_int(s, row, 1);
-    w->n = weir_row_get_int(s, row, 2);
-    w->amount = weir_row_get_int(s, row, 3);
-    return 0;
 }
 
 static int print_window(const void *elem, int64_t ts, int subtask, void *arg)
@@ -109,7 +104,13 @@ int main(void)
                         &job) != 0 ||
         weir_table_env_create(job, NULL, &env) != 0)
         return 1;
-    weir_schema *schema = click_schema();
+    weir_schema *schema = click_schema(), *wschema = NULL;
+    char err[256];
+    if (!schema || weir_schema_from_struct("windows", sizeof(user_window), window_fields, 4,
+                                           &wschema, err, sizeof err) != 0) {
+        fprintf(stderr, "sql_bridge: %s\n", schema ? err : "the clicks' schema");
+        return 1;
+    }
     int64_t ts[NCLICKS];
     for (int i = 0; i < NCLICKS; i++)
         ts[i] = clicks[i].ts;
@@ -126,9 +127,10 @@ int main(void)
              "GROUP BY `user`, window_start, window_end");
     if (!windows)
         goto failed;
-    weir_stream *rows = weir_table_to_stream(windows);
-    weir_stream *structs = weir_stream_map(rows, sizeof(user_window), to_struct,
-                                           (void *)weir_table_schema(windows));
+    /* into the struct, columns by name, types checked now (toDataStream) */
+    weir_stream *structs = weir_table_to_stream_as(windows, wschema);
+    if (!structs)
+        goto failed;
     weir_sink_callback(structs, print_window, NULL);
 
     /* the same view into a print table, in the same job */
@@ -144,11 +146,13 @@ int main(void)
     weir_job_destroy(job);
     weir_table_env_destroy(env);
     weir_schema_destroy(schema);
+    weir_schema_destroy(wschema);
     return 0;
 failed:
     fprintf(stderr, "sql_bridge: %s\n", weir_job_error(job));
     weir_job_destroy(job);
     weir_table_env_destroy(env);
     weir_schema_destroy(schema);
+    weir_schema_destroy(wschema);
     return 1;
 }

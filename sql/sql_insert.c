@@ -83,11 +83,15 @@ static int fit_columns(weir_sql_session *s, sql_script *sc, const sql_stmt *st,
 }
 
 /* Whether a value of type `from` goes into a column of type `to` as Flink's
- * INSERT casts implicitly: the same type, a wider number, a string into a
- * string, NULL into anything. */
+ * INSERT casts implicitly (LogicalTypeCasts): the same type, a wider
+ * number, a string into a string, TIMESTAMP and TIMESTAMP_LTZ into each
+ * other, NULL into anything. */
 static bool implicit_cast(weir_type from, weir_type to)
 {
     if (from.id == WEIR_TYPE_NULL || from.id == to.id)
+        return true;
+    if ((from.id == WEIR_TYPE_TIMESTAMP || from.id == WEIR_TYPE_TIMESTAMP_LTZ) &&
+        (to.id == WEIR_TYPE_TIMESTAMP || to.id == WEIR_TYPE_TIMESTAMP_LTZ))
         return true;
     bool fs = from.id == WEIR_TYPE_VARCHAR || from.id == WEIR_TYPE_CHAR;
     bool ts = to.id == WEIR_TYPE_VARCHAR || to.id == WEIR_TYPE_CHAR;
@@ -239,7 +243,7 @@ int sql_plan_insert(weir_sql_session *s, weir_job *job, weir_table_env *env, sql
             return WEIR_EINVAL;
         }
     } else {
-        rows = weir_table_to_changelog_stream(t, 0);
+        rows = weir_table_to_changelog_stream(t, WEIR_CHANGELOG_AS_PRODUCED);
     }
     if (r->sink_job != s->job_seq) {
         r->sink_job = s->job_seq;

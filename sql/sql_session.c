@@ -276,7 +276,7 @@ static weir_stream *result_sink_of(weir_sql_session *s, weir_table *t, result_si
     rs->s = s;
     rs->out = s->cfg.out ? s->cfg.out : stdout;
     rs->schema = weir_table_schema(t);
-    weir_stream *cs = weir_table_to_changelog_stream(t, 0);
+    weir_stream *cs = weir_table_to_changelog_stream(t, WEIR_CHANGELOG_AS_PRODUCED);
     return weir_stream_set_parallelism(
         weir_stream_set_name(weir_sink_callback(cs, print_row, rs), "Sink(print)"), 1);
 }

@@ -67,52 +67,71 @@ static weir_table_env *clicks_env(weir_job **job, weir_schema **schema)
     return env;
 }
 
-/* The rows a collect sink took, formatted, in order. */
-static int collected_rows(const weir_collect *c, const weir_schema *schema, char rows[][96],
-                          int max)
+/* What the window hands back to C: one struct per user and window. */
+typedef struct user_window {
+    int64_t n;
+    char user[16];
+    int64_t window_start;
+    int64_t total;
+} user_window;
+
+static const weir_struct_field window_fields[] = {
+    WEIR_STRUCT_FIELD(user_window, user, "STRING"),
+    WEIR_STRUCT_FIELD(user_window, window_start, "TIMESTAMP(3)"),
+    WEIR_STRUCT_FIELD(user_window, n, "BIGINT"),
+    WEIR_STRUCT_FIELD(user_window, total, "BIGINT"),
+};
+
+static int cmp_window(const void *a, const void *b)
 {
-    int n = (int)weir_collect_count(c);
-    cr_assert_leq(n, max);
-    for (int i = 0; i < n; i++)
-        weir_row_format(schema, weir_collect_elem(c, (size_t)i), rows[i], sizeof rows[i]);
-    return n;
+    const user_window *x = a, *y = b;
+    int c = strcmp(x->user, y->user);
+    return c ? c : (x->window_start > y->window_start) - (x->window_start < y->window_start);
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-    return strcmp(a, b);
-}
-
-/* Seed 001's pattern: C stream -> view -> SQL window -> C stream -> C sink. */
+/* Seed 001's pattern: C stream -> view -> SQL window -> C structs -> C sink. */
 Test(sql_bridge, a_c_stream_through_a_sql_window_into_c)
 {
     weir_job *job;
-    weir_schema *schema;
+    weir_schema *schema, *ws = NULL;
     weir_table_env *env = clicks_env(&job, &schema);
+    char err[256];
+    cr_assert_eq(weir_schema_from_struct("windows", sizeof(user_window), window_fields, 4, &ws,
+                                         err, sizeof err),
+                 0, "%s", err);
     weir_table *t = weir_table_env_sql_query(
         env, "SELECT `user`, window_start, COUNT(*) AS n, SUM(amount) AS total\n"
              "FROM TABLE(TUMBLE(TABLE clicks, DESCRIPTOR(ts), INTERVAL '5' SECOND))\n"
              "GROUP BY `user`, window_start, window_end");
     cr_assert_not_null(t, "%s", weir_job_error(job));
-    const weir_schema *out = weir_table_schema(t);
     weir_collect *c = NULL;
-    cr_assert_not_null(weir_sink_collect(weir_table_to_stream(t), &c), "%s", weir_job_error(job));
+    cr_assert_not_null(weir_sink_collect(weir_table_to_stream_as(t, ws), &c), "%s",
+                       weir_job_error(job));
     tu_run_ok(job);
-    char rows[16][96];
-    int n = collected_rows(c, out, rows, 16);
-    qsort(rows, (size_t)n, sizeof rows[0], cmp_str);
-    const char *want[] = {
-        "+I[alice, 2024-01-01 00:00:00.000, 2, 3]",  "+I[alice, 2024-01-01 00:00:05.000, 1, 4]",
-        "+I[alice, 2024-01-01 00:00:10.000, 1, 8]",  "+I[bob, 2024-01-01 00:00:00.000, 1, 10]",
-        "+I[bob, 2024-01-01 00:00:05.000, 1, 20]",   "+I[bob, 2024-01-01 00:00:10.000, 1, 40]",
-        "+I[carol, 2024-01-01 00:00:05.000, 1, 100]",
-    };
+    size_t n = weir_collect_count(c);
     cr_assert_eq(n, 7);
-    for (int i = 0; i < n; i++)
-        cr_assert_str_eq(rows[i], want[i]);
+    user_window got[7];
+    for (size_t i = 0; i < n; i++)
+        memcpy(&got[i], weir_collect_elem(c, i), sizeof got[i]);
+    qsort(got, n, sizeof got[0], cmp_window);
+    static const struct {
+        const char *user;
+        int64_t start, n, total;
+    } want[] = {
+        {"alice", 0, 2, 3},    {"alice", 5000, 1, 4},  {"alice", 10000, 1, 8},
+        {"bob", 0, 1, 10},     {"bob", 5000, 1, 20},   {"bob", 10000, 1, 40},
+        {"carol", 5000, 1, 100},
+    };
+    for (size_t i = 0; i < n; i++) {
+        cr_assert_str_eq(got[i].user, want[i].user);
+        cr_assert_eq(got[i].window_start, T0 + want[i].start, "%s", got[i].user);
+        cr_assert_eq(got[i].n, want[i].n);
+        cr_assert_eq(got[i].total, want[i].total);
+    }
     weir_job_destroy(job);
     weir_table_env_destroy(env);
     weir_schema_destroy(schema);
+    weir_schema_destroy(ws);
 }
 
 /* The reverse: a SQL table (a CREATE TABLE of the env) into a C keyed
