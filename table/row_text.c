@@ -66,17 +66,20 @@ static void put_csv_string(out *o, const char *s, size_t n, char delimiter)
 }
 
 /* A row as JSON (Flink's json format: TIMESTAMP as "2024-01-01 00:00:10.000")
- * or as a CSV record (delimiter != 0). */
-static int write_row(const weir_schema *sc, const void *row, char delimiter, char *buf,
-                     size_t size)
+ * or as a CSV record (delimiter != 0): its columns cols[0..n) (NULL: every
+ * column, n ignored). */
+static int write_row(const weir_schema *sc, const void *row, const int *cols, int n,
+                     char delimiter, char *buf, size_t size)
 {
     out o = {.buf = buf, .size = size};
     bool csv = delimiter != 0;
-    int n = weir_schema_ncolumns(sc);
+    if (!cols)
+        n = weir_schema_ncolumns(sc);
     if (!csv)
         put(&o, "{", 1);
-    for (int c = 0; c < n; c++) {
-        if (c)
+    for (int i = 0; i < n; i++) {
+        int c = cols ? cols[i] : i;
+        if (i)
             put(&o, csv ? &delimiter : ",", 1);
         if (!csv) {
             const char *name = weir_schema_column_name(sc, c);
@@ -144,11 +147,20 @@ static int write_row(const weir_schema *sc, const void *row, char delimiter, cha
 
 int weir_row_write_json(const weir_schema *s, const void *row, char *buf, size_t size)
 {
-    return write_row(s, row, 0, buf, size);
+    return write_row(s, row, NULL, 0, 0, buf, size);
+}
+
+int weir_row_write_json_columns(const weir_schema *s, const void *row, const int *cols, int n,
+                                char *buf, size_t size)
+{
+    for (int i = 0; i < n; i++)
+        if (cols[i] < 0 || cols[i] >= weir_schema_ncolumns(s))
+            return -1;
+    return write_row(s, row, cols, n, 0, buf, size);
 }
 
 int weir_row_write_csv(const weir_schema *s, const void *row, char delimiter, char *buf,
                        size_t size)
 {
-    return write_row(s, row, delimiter ? delimiter : ',', buf, size);
+    return write_row(s, row, NULL, 0, delimiter ? delimiter : ',', buf, size);
 }
