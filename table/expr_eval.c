@@ -5,6 +5,7 @@
 #include <ctype.h>
 #include <inttypes.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -349,6 +350,42 @@ static int ev_string_function(const weir__enode *n, const weir__val *a, unsigned
     return 0;
 }
 
+/* A call of a scalar function from C: every argument evaluated (an error
+ * in any fails the row, as for any operator), then the function called
+ * with their values, unless a NOT NULL parameter got a NULL (the result is
+ * then NULL). The values and the result's bytes are in this node's scratch
+ * region (aligned here: the caller's scratch may start anywhere). */
+static int ev_function(const weir__enode *n, const unsigned char *row, unsigned char *sc,
+                       weir__val *o, const char **why)
+{
+    const weir__function *f = n->fn;
+    uintptr_t at = (uintptr_t)(sc + n->scratch);
+    weir__val *args = (weir__val *)(void *)((at + 7u) & ~(uintptr_t)7u);
+    bool skip = false;
+    for (int i = 0; i < n->nargs; i++) {
+        int r = ev(n->args[i], row, sc, &args[i], why);
+        if (r)
+            return r;
+        skip = skip || (args[i].null && f->arg_types[i].not_null);
+    }
+    *o = (weir__val){0};
+    if (skip) {
+        o->null = true;
+        return 0;
+    }
+    bool str = weir__type_is_string(n->type.id);
+    char *buf = (char *)(args + n->nargs);
+    char err[256];
+    err[0] = 0;
+    weir_function_call call = {.name = f->name, .arg = f->arg, .buf = str ? buf : NULL,
+                               .capacity = str ? n->type.capacity : 0, .err = err,
+                               .errsize = sizeof err};
+    int r = f->eval(args, n->nargs, o, &call);
+    if (r)
+        return weir__function_failed(f, r, err, why);
+    return weir__function_result(f, n->type, o, buf, why);
+}
+
 /* Evaluates n on `row` into *o, with `sc` the expression's scratch. 0, or a
  * WEIR_E* code with *why saying what went wrong. */
 static int ev(const weir__enode *n, const unsigned char *row, unsigned char *sc, weir__val *o,
@@ -423,6 +460,8 @@ static int ev(const weir__enode *n, const unsigned char *row, unsigned char *sc,
         if ((r = ev(n->a, row, sc, &a, why)))
             return r;
         return ev_string_function(n, &a, sc, o, why);
+    case OP_FUNC:
+        return ev_function(n, row, sc, o, why);
     case OP_AGG:
         break;
     }
