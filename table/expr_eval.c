@@ -88,19 +88,10 @@ static int cast_val(const weir__enode *n, const weir__val *x, unsigned char *sc,
             char tmp[48];
             switch (from) {
             case WEIR_TYPE_BOOLEAN: len = snprintf(tmp, sizeof tmp, "%s", x->i ? "TRUE" : "FALSE"); break;
-            case WEIR_TYPE_DOUBLE: {
-                /* Shortest round trip, as Java prints. */
-                int k;
-                for (k = 1; k <= 17; k++) {
-                    snprintf(tmp, sizeof tmp, "%.*g", k, x->d);
-                    if (strtod(tmp, NULL) == x->d)
-                        break;
-                }
-                if (!strpbrk(tmp, ".eni"))
-                    strcat(tmp, ".0");
-                len = (int)strlen(tmp);
+            case WEIR_TYPE_DOUBLE:
+                /* as Java's Double.toString */
+                len = weir__format_double(x->d, tmp, sizeof tmp);
                 break;
-            }
             case WEIR_TYPE_TIMESTAMP:
             case WEIR_TYPE_TIMESTAMP_LTZ: len = weir_timestamp_format(x->i, tmp, sizeof tmp); break;
             default: len = snprintf(tmp, sizeof tmp, "%" PRId64, x->i); break;

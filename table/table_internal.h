@@ -95,6 +95,10 @@ weir_schema *weir__schema_make(const char *table, int ncols, const char *const *
                                const weir_type *types, const char **why);
 weir_schema *weir__schema_copy(const weir_schema *s, const char *table);
 
+/* A DOUBLE as Java's Double.toString writes it (1.5, 10.0, 1.0E7, NaN),
+ * into buf as snprintf does. */
+int weir__format_double(double x, char *buf, size_t size);
+
 /* Writes one column's value as Row.toString does. */
 int weir__format_value(const weir_schema *s, const unsigned char *row, int c, char *buf,
                        size_t size);
