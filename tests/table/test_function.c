@@ -15,6 +15,7 @@
  * registry is the process's: each test registers what it uses (a second
  * registration of the same definition is harmless).
  */
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -46,7 +47,7 @@ static int greet(const weir_value *args, int nargs, weir_value *result, weir_fun
 {
     (void)nargs;
     atomic_fetch_add(&greet_calls, 1);
-    cr_assert_not(args[0].null, "greet was called with a NULL where it takes STRING NOT NULL");
+    tu_check(!args[0].null, "greet was called with a NULL where it takes STRING NOT NULL");
     int n;
     if (args[1].null)
         n = snprintf(call->buf, call->capacity + 1, "hi %.*s#?", (int)args[0].len, args[0].s);
@@ -135,7 +136,7 @@ static int sum_acc_fn(void *acc, const weir_value *args, int nargs, weir_functio
 {
     (void)nargs;
     (void)call;
-    cr_assert_not(args[0].null);
+    tu_check(!args[0].null, "my_sum was given a NULL where it takes BIGINT NOT NULL");
     ((sum_acc *)acc)->sum += args[0].i;
     return 0;
 }
@@ -202,7 +203,7 @@ typedef struct wavg_acc {
 static int wavg_acc_fn(void *acc, const weir_value *args, int nargs, weir_function_call *call)
 {
     (void)call;
-    cr_assert_eq(nargs, 2);
+    tu_check(nargs == 2, "wavg was called with %d arguments", nargs);
     wavg_acc *a = acc;
     if (args[0].null)
         return 0;
@@ -468,6 +469,7 @@ static int run_failing(run *r, weir_table *t, char *msg, size_t size)
     weir_collect *c;
     cr_assert(weir_sink_collect(weir_table_to_changelog_stream(t, WEIR_CHANGELOG_ALL), &c));
     int code = weir_job_run(r->job);
+    tu_assert_no_async_failure();
     cr_assert_neq(code, 0, "the job did not fail");
     snprintf(msg, size, "%s", weir_job_error(r->job));
     return code;
@@ -667,6 +669,60 @@ Test(function, registration_refusals)
     cr_assert_eq(weir_expr_compile("no_eval(id)", s, &e, err, sizeof err), WEIR_EINVAL);
     cr_assert_eq(weir_expr_compile("ok_name(id)", s, &e, err, sizeof err), 0, "%s", err);
     weir_expr_destroy(e);
+    weir_schema_destroy(s);
+}
+
+/* Threads registering functions while others plan with them: each of 4
+ * registers 64 names of its own and compiles a call of each as soon as it
+ * is registered, and a call of another thread's when that one is there. */
+enum { REG_THREADS = 4, REG_EACH = 64 };
+
+typedef struct registrar {
+    int t;
+    const weir_schema *s;
+} registrar;
+
+static void *register_many(void *arg)
+{
+    const registrar *g = arg;
+    weir_type b = {.id = WEIR_TYPE_BIGINT};
+    for (int k = 0; k < REG_EACH; k++) {
+        char name[32], text[64], err[256];
+        snprintf(name, sizeof name, "f_%d_%d", g->t, k);
+        weir_scalar_function f = {.name = name, .nargs = 1, .arg_types = &b, .result_type = b,
+                                  .eval = twice};
+        int r = weir_function_register_scalar(&f, err, sizeof err);
+        tu_check(r == 0, "%s: %s", name, err);
+        weir_expr *e;
+        snprintf(text, sizeof text, "%s(x) + F_%d_%d(x)", name, (g->t + 1) % REG_THREADS, k);
+        r = weir_expr_compile(text, g->s, &e, err, sizeof err);
+        tu_check(r == 0 || strstr(err, "unknown function 'F_"), "%s", err);
+        if (r == 0)
+            weir_expr_destroy(e);
+    }
+    return NULL;
+}
+
+Test(function, registration_while_other_threads_plan, .timeout = 60)
+{
+    weir_schema *s = tt_schema("t", "x BIGINT", NULL);
+    pthread_t th[REG_THREADS];
+    registrar g[REG_THREADS];
+    for (int t = 0; t < REG_THREADS; t++) {
+        g[t] = (registrar){.t = t, .s = s};
+        cr_assert_eq(pthread_create(&th[t], NULL, register_many, &g[t]), 0);
+    }
+    for (int t = 0; t < REG_THREADS; t++)
+        pthread_join(th[t], NULL);
+    tu_assert_no_async_failure();
+    for (int t = 0; t < REG_THREADS; t++)
+        for (int k = 0; k < REG_EACH; k++) {
+            char text[64], err[256];
+            snprintf(text, sizeof text, "f_%d_%d(x)", t, k);
+            weir_expr *e;
+            cr_assert_eq(weir_expr_compile(text, s, &e, err, sizeof err), 0, "%s", err);
+            weir_expr_destroy(e);
+        }
     weir_schema_destroy(s);
 }
 
