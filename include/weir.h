@@ -15,6 +15,7 @@
 #include "weir/expr.h"
 #include "weir/file_sink.h"
 #include "weir/file_source.h"
+#include "weir/function.h"
 #include "weir/kafka.h"
 #include "weir/export.h"
 #include "weir/generator.h"

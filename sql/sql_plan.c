@@ -82,7 +82,6 @@ typedef struct grouping {
     const weir_ast **aggs;
 } grouping;
 
-static const char *const aggregate_names[] = {"COUNT", "SUM", "MIN", "MAX", "AVG", NULL};
 static const char *const window_names[] = {[SQL_WINDOW_TUMBLE] = "TUMBLE",
                                            [SQL_WINDOW_HOP] = "HOP",
                                            [SQL_WINDOW_CUMULATE] = "CUMULATE",
@@ -116,7 +115,7 @@ static bool has_aggregate(const weir_ast *a)
 {
     if (!a)
         return false;
-    if (is_call_of(a, aggregate_names))
+    if (weir_ast_is_aggregate_call(a))
         return true;
     if (has_aggregate(a->a) || has_aggregate(a->b))
         return true;
@@ -472,7 +471,7 @@ static int rewrite(planner *p, grouping *g, const weir_ast *a, const weir_ast **
             *out = n;
             return n ? 0 : WEIR_ENOMEM;
         }
-    if (is_call_of(a, aggregate_names)) {
+    if (weir_ast_is_aggregate_call(a)) {
         int r;
         int j = agg_index(p, g, a, collect, &r);
         if (r || collect)
@@ -713,7 +712,7 @@ static bool direct_item(const grouping *g, const sql_item *it)
                 return true;
         return false;
     }
-    return is_call_of(it->ast, aggregate_names) || is_call_of(it->ast, window_function_names);
+    return weir_ast_is_aggregate_call(it->ast) || is_call_of(it->ast, window_function_names);
 }
 
 /* The aggregate node's items: the keys, the window columns and the hidden

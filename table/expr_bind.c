@@ -110,6 +110,7 @@ static weir__enode *cast_to(binder *p, weir__enode *n, weir_type to)
     c->a = n;
     c->type = to;
     c->type.not_null = n->type.not_null;
+    c->implicit = true;
     if (weir__type_is_string(to.id))
         c->scratch = scratch(p, to.capacity);
     return c;
@@ -798,21 +799,170 @@ static weir__enode *finish_string_function(binder *p, weir__enode *n, const char
     return n;
 }
 
-/* A function call: an aggregate or a scalar function. */
+/* The scalar functions built in. */
+static const struct { const char *name; weir__eop op; int min, max; } functions[] = {
+    {"COALESCE", OP_COALESCE, 1, -1}, {"UPPER", OP_UPPER, 1, 1},
+    {"LOWER", OP_LOWER, 1, 1},        {"CHAR_LENGTH", OP_CHARLEN, 1, 1},
+    {"CHARACTER_LENGTH", OP_CHARLEN, 1, 1}, {"MOD", OP_MOD, 2, 2},
+};
+
+bool weir__builtin_function(const char *name)
+{
+    for (size_t i = 0; i < sizeof aggregates / sizeof aggregates[0]; i++)
+        if (strcasecmp(name, aggregates[i].name) == 0)
+            return true;
+    for (size_t i = 0; i < sizeof functions / sizeof functions[0]; i++)
+        if (strcasecmp(name, functions[i].name) == 0)
+            return true;
+    return false;
+}
+
+bool weir_ast_is_aggregate_call(const weir_ast *a)
+{
+    if (!a || a->kind != WEIR_AST_CALL)
+        return false;
+    for (size_t i = 0; i < sizeof aggregates / sizeof aggregates[0]; i++)
+        if (strcasecmp(a->text, aggregates[i].name) == 0)
+            return true;
+    const weir__function *f = weir__function_find(a->text);
+    return f && f->aggregate;
+}
+
+/* Argument i of a call of f (bound: x, of the tree arg) as the parameter
+ * takes it: its own type, or implicitly cast by the built-ins' rules
+ * (numbers widen, the two timestamps meet, any string is a string, NULL
+ * is anything). NULL after an error naming the function, the argument and
+ * both types. */
+static weir__enode *pass_arg(binder *p, const weir__function *f, int i, weir__enode *x,
+                             const weir_ast *arg)
+{
+    weir_type want = f->arg_types[i];
+    want.not_null = false;
+    if (weir__type_is_string(want.id) && want.capacity == 0)
+        want.capacity = p->schema->string_capacity;
+    retype_null(x, want);
+    weir_type_id from = x->type.id, to = want.id;
+    if (from == to || (weir__type_is_string(from) && weir__type_is_string(to)))
+        return x;
+    if ((weir__type_is_numeric(from) && weir__type_is_numeric(to) && wider(from, to) == to) ||
+        (weir__type_is_time(from) && weir__type_is_time(to)))
+        return cast_to(p, x, want);
+    char t1[48], t2[48], echo[WEIR__EXPR_ECHO + 4];
+    char *text = node_text(p->text, arg);
+    if (!text) {
+        nomem(p);
+        return NULL;
+    }
+    berr(p, arg->start, "argument %d of %s ('%s') is %s, where %s takes %s", i + 1, f->name,
+         weir__expr_echo(text, echo), tname(x->type, t1), f->name, tname(want, t2));
+    free(text);
+    return NULL;
+}
+
+/* The type of a call of f: its result type (a STRING of the schema's
+ * capacity), NOT NULL when declared so and no NOT NULL parameter gets an
+ * argument that may be NULL (which makes the result NULL). */
+static weir_type call_type(const binder *p, const weir__function *f, weir__enode *const *args)
+{
+    weir_type t = f->result_type;
+    if (weir__type_is_string(t.id) && t.capacity == 0)
+        t.capacity = p->schema->string_capacity;
+    for (int i = 0; i < f->nargs; i++)
+        if (f->arg_types[i].not_null && !args[i]->type.not_null)
+            t.not_null = false;
+    return t;
+}
+
+/* The arguments of a call of f: the count checked, each bound and passed
+ * as its parameter takes it. */
+static bool bind_function_args(binder *p, weir__enode *n, const weir_ast *a,
+                               const weir__function *f)
+{
+    if (a->star || a->distinct) {
+        berr(p, a->start, "%s in a call of %s: %s", a->star ? "*" : "DISTINCT", f->name,
+             a->star ? "only COUNT takes it" : "DISTINCT is supported in COUNT only");
+        return false;
+    }
+    if (a->nargs != f->nargs) {
+        berr(p, a->start, "wrong number of arguments: %s takes %d, not %d", f->name, f->nargs,
+             a->nargs);
+        return false;
+    }
+    if (!bind_args(p, n, a))
+        return false;
+    for (int i = 0; i < n->nargs; i++)
+        if (!(n->args[i] = pass_arg(p, f, i, n->args[i], a->args[i])))
+            return false;
+    return true;
+}
+
+/* A call of a scalar function from C: its arguments' values and the
+ * result's bytes (capacity + 1, a NUL's room) live in its scratch region,
+ * 8 bytes more so that the values can be aligned wherever the caller's
+ * scratch starts. */
+static weir__enode *bind_scalar_function(binder *p, const weir_ast *a, const weir__function *f)
+{
+    weir__enode *n = node(p, OP_FUNC, a->start);
+    if (!n)
+        return NULL;
+    n->fn = f;
+    if (!bind_function_args(p, n, a, f))
+        return NULL;
+    n->type = call_type(p, f, n->args);
+    uint64_t bytes = 8 + (uint64_t)n->nargs * sizeof(weir__val) +
+                     (weir__type_is_string(n->type.id) ? (uint64_t)n->type.capacity + 1 : 0);
+    n->scratch = scratch(p, (uint32_t)bytes);
+    return n;
+}
+
+/* A call of an aggregate function from C, where an aggregate may stand. */
+static weir__enode *bind_aggregate_function(binder *p, const weir_ast *a, const weir__function *f)
+{
+    if (p->in_agg) {
+        berr(p, a->start, "an aggregate inside an aggregate");
+        return NULL;
+    }
+    weir__enode *n = node(p, OP_AGG, a->start);
+    if (!n)
+        return NULL;
+    n->agg = WEIR_AGG_FUNCTION;
+    n->fn = f;
+    p->naggs++;
+    if (!p->first_agg)
+        p->first_agg = n;
+    p->in_agg = a;
+    bool ok = bind_function_args(p, n, a, f);
+    p->in_agg = NULL;
+    if (!ok)
+        return NULL;
+    /* each argument's text, for a Calc that computes it before a window */
+    if (n->nargs && !(n->arg_texts = calloc((size_t)n->nargs, sizeof *n->arg_texts))) {
+        nomem(p);
+        return NULL;
+    }
+    for (int i = 0; i < n->nargs; i++)
+        if (!(n->arg_texts[i] = node_text(p->text, a->args[i]))) {
+            nomem(p);
+            return NULL;
+        }
+    n->type = call_type(p, f, n->args);
+    return n;
+}
+
+/* A function call: an aggregate or a scalar function, built in or from C. */
 static weir__enode *bind_call(binder *p, const weir_ast *a)
 {
     for (size_t i = 0; i < sizeof aggregates / sizeof aggregates[0]; i++)
         if (strcasecmp(a->text, aggregates[i].name) == 0)
             return bind_agg(p, a, aggregates[i].kind, aggregates[i].name);
-    static const struct { const char *name; weir__eop op; int min, max; } functions[] = {
-        {"COALESCE", OP_COALESCE, 1, -1}, {"UPPER", OP_UPPER, 1, 1},
-        {"LOWER", OP_LOWER, 1, 1},        {"CHAR_LENGTH", OP_CHARLEN, 1, 1},
-        {"CHARACTER_LENGTH", OP_CHARLEN, 1, 1}, {"MOD", OP_MOD, 2, 2},
-    };
     size_t f = 0;
     while (f < sizeof functions / sizeof functions[0] && strcasecmp(a->text, functions[f].name))
         f++;
     if (f == sizeof functions / sizeof functions[0]) {
+        const weir__function *fn = weir__function_find(a->text);
+        if (fn)
+            return fn->aggregate ? bind_aggregate_function(p, a, fn)
+                                 : bind_scalar_function(p, a, fn);
         berr(p, a->start, "unknown function '%s'", a->text);
         return NULL;
     }
@@ -869,6 +1019,9 @@ void weir_expr_destroy(weir_expr *e)
     weir__enode *n = e->nodes;
     while (n) {
         weir__enode *nx = n->next_alloc;
+        for (int i = 0; n->arg_texts && i < n->nargs; i++)
+            free(n->arg_texts[i]);
+        free(n->arg_texts);
         free(n->args);
         free(n->sbuf);
         free(n);
@@ -877,6 +1030,11 @@ void weir_expr_destroy(weir_expr *e)
     if (e->agg_arg)
         free(e->agg_arg->text);
     free(e->agg_arg); /* shares this expression's nodes */
+    for (int i = 0; i < e->nagg_args; i++) {
+        free(e->agg_args[i]->text);
+        free(e->agg_args[i]); /* as agg_arg */
+    }
+    free(e->agg_args);
     free(e->text);
     free(e->alias);
     free(e);
@@ -920,7 +1078,26 @@ static int describe_item(weir_expr *e, weir__enode *root, const weir_schema *sch
                                            strlen(schema->cols[root->col].name))))
             return WEIR_ENOMEM;
     }
-    if (root->op == OP_AGG) {
+    if (root->op == OP_AGG && root->agg == WEIR_AGG_FUNCTION) {
+        e->agg = root->agg;
+        e->fn = root->fn;
+        if (root->nargs && !(e->agg_args = calloc((size_t)root->nargs, sizeof *e->agg_args)))
+            return WEIR_ENOMEM;
+        for (int i = 0; i < root->nargs; i++) {
+            weir_expr *x = calloc(1, sizeof *x);
+            if (!x)
+                return WEIR_ENOMEM;
+            e->agg_args[e->nagg_args++] = x;
+            x->root = root->args[i];
+            x->type = x->root->type;
+            x->scratch = e->scratch;
+            x->column = x->root->op == OP_COL ? x->root->col : -1;
+            x->typed_apart = (x->root->op == OP_CAST && x->root->implicit) ||
+                             (x->root->op == OP_LIT && x->root->lit.null);
+            if (!(x->text = dupn(root->arg_texts[i], strlen(root->arg_texts[i]))))
+                return WEIR_ENOMEM;
+        }
+    } else if (root->op == OP_AGG) {
         e->agg = root->agg;
         e->distinct = root->distinct;
         if (root->a) {
@@ -951,8 +1128,9 @@ static int bind_item(weir_expr *e, const weir_ast *a, const char *text,
         (allow_agg <= 0 || root != p.first_agg || p.naggs > 1)) {
         weir__enode *bad = allow_agg > 0 && root == p.first_agg ? NULL : p.first_agg;
         static const char *an[] = {"", "COUNT", "COUNT", "SUM", "MIN", "MAX", "AVG"};
+        const weir__enode *which = bad ? bad : p.first_agg;
         berr(&p, bad ? bad->pos : root->pos, "aggregate function %s is not allowed here",
-             an[bad ? bad->agg : p.first_agg->agg]);
+             which->agg == WEIR_AGG_FUNCTION ? which->fn->name : an[which->agg]);
     }
     if (p.error.failed)
         return p.error.failed;

@@ -5,6 +5,7 @@
 #include <ctype.h>
 #include <inttypes.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -87,19 +88,10 @@ static int cast_val(const weir__enode *n, const weir__val *x, unsigned char *sc,
             char tmp[48];
             switch (from) {
             case WEIR_TYPE_BOOLEAN: len = snprintf(tmp, sizeof tmp, "%s", x->i ? "TRUE" : "FALSE"); break;
-            case WEIR_TYPE_DOUBLE: {
-                /* Shortest round trip, as Java prints. */
-                int k;
-                for (k = 1; k <= 17; k++) {
-                    snprintf(tmp, sizeof tmp, "%.*g", k, x->d);
-                    if (strtod(tmp, NULL) == x->d)
-                        break;
-                }
-                if (!strpbrk(tmp, ".eni"))
-                    strcat(tmp, ".0");
-                len = (int)strlen(tmp);
+            case WEIR_TYPE_DOUBLE:
+                /* as Java's Double.toString */
+                len = weir__format_double(x->d, tmp, sizeof tmp);
                 break;
-            }
             case WEIR_TYPE_TIMESTAMP:
             case WEIR_TYPE_TIMESTAMP_LTZ: len = weir_timestamp_format(x->i, tmp, sizeof tmp); break;
             default: len = snprintf(tmp, sizeof tmp, "%" PRId64, x->i); break;
@@ -349,6 +341,42 @@ static int ev_string_function(const weir__enode *n, const weir__val *a, unsigned
     return 0;
 }
 
+/* A call of a scalar function from C: every argument evaluated (an error
+ * in any fails the row, as for any operator), then the function called
+ * with their values, unless a NOT NULL parameter got a NULL (the result is
+ * then NULL). The values and the result's bytes are in this node's scratch
+ * region (aligned here: the caller's scratch may start anywhere). */
+static int ev_function(const weir__enode *n, const unsigned char *row, unsigned char *sc,
+                       weir__val *o, const char **why)
+{
+    const weir__function *f = n->fn;
+    uintptr_t at = (uintptr_t)(sc + n->scratch);
+    weir__val *args = (weir__val *)(void *)((at + 7u) & ~(uintptr_t)7u);
+    bool skip = false;
+    for (int i = 0; i < n->nargs; i++) {
+        int r = ev(n->args[i], row, sc, &args[i], why);
+        if (r)
+            return r;
+        skip = skip || (args[i].null && f->arg_types[i].not_null);
+    }
+    *o = (weir__val){0};
+    if (skip) {
+        o->null = true;
+        return 0;
+    }
+    bool str = weir__type_is_string(n->type.id);
+    char *buf = (char *)(args + n->nargs);
+    char err[256];
+    err[0] = 0;
+    weir_function_call call = {.name = f->name, .arg = f->arg, .buf = str ? buf : NULL,
+                               .capacity = str ? n->type.capacity : 0, .err = err,
+                               .errsize = sizeof err};
+    int r = f->eval(args, n->nargs, o, &call);
+    if (r)
+        return weir__function_failed(f, r, err, why);
+    return weir__function_result(f, n->type, o, buf, why);
+}
+
 /* Evaluates n on `row` into *o, with `sc` the expression's scratch. 0, or a
  * WEIR_E* code with *why saying what went wrong. */
 static int ev(const weir__enode *n, const unsigned char *row, unsigned char *sc, weir__val *o,
@@ -423,6 +451,8 @@ static int ev(const weir__enode *n, const unsigned char *row, unsigned char *sc,
         if ((r = ev(n->a, row, sc, &a, why)))
             return r;
         return ev_string_function(n, &a, sc, o, why);
+    case OP_FUNC:
+        return ev_function(n, row, sc, o, why);
     case OP_AGG:
         break;
     }

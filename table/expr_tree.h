@@ -11,6 +11,7 @@ typedef enum weir__eop {
     OP_EQ, OP_NE, OP_LT, OP_LE, OP_GT, OP_GE, /* in this order: ev() tests the range */
     OP_AND, OP_OR, OP_NOT, OP_ISNULL, OP_ISNOTNULL, OP_IN,
     OP_CASE, OP_CAST, OP_COALESCE, OP_CONCAT, OP_UPPER, OP_LOWER, OP_CHARLEN,
+    OP_FUNC, /* a scalar function from C */
     OP_AGG
 } weir__eop;
 
@@ -21,6 +22,7 @@ struct weir__enode {
     weir__enode **args;  /* IN: the list; CASE: cond, value, ..., [else]; COALESCE */
     int nargs;
     bool has_else;       /* CASE */
+    bool implicit;       /* OP_CAST: made by the binder, not written (cast_to) */
     bool negate;         /* NOT IN */
     weir__val lit;       /* OP_LIT */
     char *sbuf;          /* bytes it owns: a string literal's, or OP_AGG's argument's text */
@@ -30,6 +32,11 @@ struct weir__enode {
     uint32_t chars;      /* OP_CAST to a string: the characters it keeps (0: any) */
     weir_agg_kind agg;   /* OP_AGG */
     bool distinct;
+    /* OP_FUNC, and OP_AGG of WEIR_AGG_FUNCTION: the function (its
+     * arguments in args); OP_FUNC's scratch holds its argument values and
+     * its result's bytes. OP_AGG: each argument's text. */
+    const weir__function *fn;
+    char **arg_texts;
     size_t pos;          /* where a message about it points (0-based byte) */
     weir__enode *next_alloc;
 };

@@ -7,11 +7,17 @@
  *     SUM(x), AVG(x)          int64 non-NULL count, then int64 or double sum
  *     MIN(x), MAX(x)          int64 "has a value", then the value (vsize)
  *     list aggregates         int64 entries, then the current MIN/MAX value
+ *     a function from C       its acc_size bytes (8-aligned), its own layout
  * List aggregates — MIN/MAX over an input that retracts, and COUNT(DISTINCT
  * x) — keep a sorted list of (value, count) in keyed list state (the
  * caller's); the slot caches what the list says, so a result never reads
  * the list. That is Flink's MinWithRetractAggFunction / its DISTINCT view:
  * exact under retraction, at the cost of one entry per distinct value.
+ *
+ * An aggregate function from C (weir/function.h) gets its accumulator's
+ * bytes in the block and is called: init for a new one, accumulate and
+ * retract per row, merge, get_value. Its calls may fail, the built-ins'
+ * cannot, so they have calls of their own (weir__agg_call and its kin).
  *
  * Types and overflow as Flink: COUNT is BIGINT NOT NULL; SUM keeps its
  * argument's type and wraps around on overflow (INT at 32 bits); AVG of an
@@ -22,6 +28,7 @@
 #include <string.h>
 
 #include "table_internal.h"
+#include "weir/error.h"
 
 static bool is_str(weir_type t) { return weir__type_is_string(t.id); }
 
@@ -33,6 +40,15 @@ uint32_t weir__agg_layout(weir__agg *aggs, int n, const weir_expr *const *items,
         const weir_expr *e = items[i];
         *a = (weir__agg){.kind = e->agg, .distinct = e->distinct, .arg = e->agg_arg,
                          .out_type = e->type};
+        if (a->kind == WEIR_AGG_FUNCTION) {
+            /* the function's own bytes, 8-aligned */
+            a->fn = e->fn;
+            a->args = e->agg_args;
+            a->nargs = e->nagg_args;
+            a->slot = off;
+            off += (uint32_t)((e->fn->agg.acc_size + 7u) & ~(size_t)7u);
+            continue;
+        }
         if (a->arg)
             a->arg_type = a->arg->type;
         a->vsize = a->arg ? (is_str(a->arg_type) ? 4 + a->arg_type.capacity : 8) : 8;
@@ -289,4 +305,67 @@ void weir__agg_result(const weir__agg *a, const unsigned char *acc, weir__val *o
         decode(a, s + 8, out);
         return;
     }
+}
+
+/* ---- aggregate functions from C ----------------------------------------------------- */
+
+void weir__agg_init(const weir__agg *a, unsigned char *acc)
+{
+    if (a->kind == WEIR_AGG_FUNCTION && a->fn->agg.init)
+        a->fn->agg.init(acc + a->slot, a->fn->arg);
+}
+
+/* A call's context: no result buffer, the message into err. */
+static weir_function_call call_of(const weir__agg *a, char *err, size_t errsize)
+{
+    weir_function_call c = {.name = a->fn->name, .arg = a->fn->arg, .err = err,
+                            .errsize = errsize};
+    err[0] = 0;
+    return c;
+}
+
+int weir__agg_call(const weir__agg *a, unsigned char *acc, const weir__val *args, int sign,
+                   const char **why)
+{
+    const weir__function *f = a->fn;
+    for (int i = 0; i < a->nargs; i++)
+        if (args[i].null && f->arg_types[i].not_null)
+            return 0; /* a NULL where the function never takes one: the row is skipped */
+    char err[256];
+    weir_function_call call = call_of(a, err, sizeof err);
+    int r = sign > 0 ? f->agg.accumulate(acc + a->slot, args, a->nargs, &call)
+                     : f->agg.retract(acc + a->slot, args, a->nargs, &call);
+    return r ? weir__function_failed(f, r, err, why) : 0;
+}
+
+int weir__agg_call_merge(const weir__agg *a, unsigned char *acc, const unsigned char *other,
+                         const char **why)
+{
+    const weir__function *f = a->fn;
+    if (!f->agg.merge) {
+        /* the plan refuses windows that merge for a function without merge */
+        weir__function_failed(f, WEIR_EINTERNAL, "internal: merged without a merge function",
+                              why);
+        return WEIR_EINTERNAL;
+    }
+    char err[256];
+    weir_function_call call = call_of(a, err, sizeof err);
+    int r = f->agg.merge(acc + a->slot, other + a->slot, &call);
+    return r ? weir__function_failed(f, r, err, why) : 0;
+}
+
+int weir__agg_call_result(const weir__agg *a, const unsigned char *acc, weir__val *out,
+                          char *buf, const char **why)
+{
+    const weir__function *f = a->fn;
+    char err[256];
+    weir_function_call call = call_of(a, err, sizeof err);
+    bool str = is_str(a->out_type);
+    call.buf = str ? buf : NULL;
+    call.capacity = str ? a->out_type.capacity : 0;
+    *out = (weir__val){0};
+    int r = f->agg.get_value(acc + a->slot, out, &call);
+    if (r)
+        return weir__function_failed(f, r, err, why);
+    return weir__function_result(f, a->out_type, out, buf, why);
 }

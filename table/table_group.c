@@ -170,6 +170,8 @@ typedef struct group_impl {
     int nlists;
     uint32_t acc_size;
     uint32_t scratch;
+    uint32_t fn_buf;      /* bytes for a function's string result (capacity + 1), 0: none */
+    bool fn_init;         /* a function from C has an init */
     const weir_schema *in, *out;
     size_t value_size;    /* group_head + out row + accumulators */
     const char *name;
@@ -198,6 +200,7 @@ typedef struct group_state {
     unsigned char *scratch;
     unsigned char *list;    /* the working copy of a list */
     size_t list_cap;        /* bytes */
+    char *fn_buf;           /* a function's string result */
 } group_state;
 
 static void group_close(weir_ctx *ctx)
@@ -210,6 +213,7 @@ static void group_close(weir_ctx *ctx)
     free(st->emit);
     free(st->scratch);
     free(st->list);
+    free(st->fn_buf);
     free(st);
 }
 
@@ -224,7 +228,8 @@ static int group_open(weir_ctx *ctx)
     st->out = calloc(1, g->out->row_size);
     st->emit = calloc(1, g->out->row_size);
     st->scratch = calloc(1, g->scratch + 8);
-    if (!st->value || !st->out || !st->emit || !st->scratch)
+    st->fn_buf = g->fn_buf ? malloc(g->fn_buf) : NULL;
+    if (!st->value || !st->out || !st->emit || !st->scratch || (g->fn_buf && !st->fn_buf))
         return WEIR_ENOMEM;
     int r = weir_state_declare(ctx, WEIR_STATE_VALUE, g->value_size, &st->value_id);
     for (int i = 0; r == 0 && i < g->nitems; i++)
@@ -267,6 +272,24 @@ static int update_list_agg(weir_ctx *ctx, const group_impl *g, group_state *st, 
     return 0;
 }
 
+/* A function from C takes the row in (sign 1: accumulate) or out (-1:
+ * retract): its arguments evaluated, then the call. */
+static int accumulate_function(weir_ctx *ctx, const group_impl *g, group_state *st, int i,
+                               const unsigned char *row, unsigned char *accs, int sign)
+{
+    const weir__agg *a = &g->aggs[i];
+    weir__val args[WEIR_FUNCTION_MAX_ARGS];
+    const char *why = NULL;
+    int r = 0;
+    for (int k = 0; r == 0 && k < a->nargs; k++)
+        r = weir__expr_eval(a->args[k], row, st->scratch, &args[k], &why);
+    if (r == 0)
+        r = weir__agg_call(a, accs, args, sign, &why);
+    if (r)
+        return weir_ctx_fail(ctx, r, "%s: %s in '%s'", g->name, why, g->items[i]->text);
+    return 0;
+}
+
 /* Every aggregate takes the row in (sign 1) or out (-1). */
 static int accumulate(weir_ctx *ctx, const group_impl *g, group_state *st,
                       const unsigned char *row, unsigned char *accs, int sign)
@@ -276,6 +299,12 @@ static int accumulate(weir_ctx *ctx, const group_impl *g, group_state *st,
         const weir__agg *a = &g->aggs[i];
         if (a->kind == WEIR_AGG_NONE)
             continue;
+        if (a->kind == WEIR_AGG_FUNCTION) {
+            int r = accumulate_function(ctx, g, st, i, row, accs, sign);
+            if (r)
+                return r;
+            continue;
+        }
         weir__val x = {0};
         if (a->arg) {
             int r = weir__expr_eval(a->arg, row, st->scratch, &x, &why);
@@ -347,15 +376,17 @@ static int group_record(weir_ctx *ctx, int input, const void *elem, int64_t ts)
     unsigned char *v = weir_state_value(ctx, st->value_id, 0, false);
     if (!v && !acc)
         return 0; /* retracting a group never seen: Flink ignores it */
+    group_head head;
+    unsigned char *prev = st->value + sizeof head;
+    unsigned char *accs = prev + g->out->row_size;
     if (v) {
         memcpy(st->value, v, g->value_size);
     } else {
         memset(st->value, 0, g->value_size);
+        for (int i = 0; g->fn_init && i < g->nitems; i++)
+            weir__agg_init(&g->aggs[i], accs);
     }
-    group_head head;
     memcpy(&head, st->value, sizeof head);
-    unsigned char *prev = st->value + sizeof head;
-    unsigned char *accs = prev + g->out->row_size;
     head.count += acc ? 1 : -1;
     memcpy(st->value, &head, sizeof head);
     int r = accumulate(ctx, g, st, row, accs, acc ? 1 : -1);
@@ -367,10 +398,15 @@ static int group_record(weir_ctx *ctx, int input, const void *elem, int64_t ts)
     memset(st->out, 0, g->out->row_size);
     for (int i = 0; i < g->nitems; i++) {
         weir__val x;
-        if (g->item_key[i] >= 0)
+        if (g->item_key[i] >= 0) {
             weir__load_value(g->in, row, g->item_key[i], &x);
-        else
+        } else if (g->aggs[i].kind == WEIR_AGG_FUNCTION) {
+            const char *why;
+            if ((r = weir__agg_call_result(&g->aggs[i], accs, &x, st->fn_buf, &why)))
+                return weir_ctx_fail(ctx, r, "%s: %s in '%s'", g->name, why, g->items[i]->text);
+        } else {
             weir__agg_result(&g->aggs[i], accs, &x);
+        }
         weir__store_value(g->out, st->out, i, &x);
     }
     if ((r = emit_change(ctx, g, st, prev, head.has_prev, ts)))
@@ -597,6 +633,24 @@ static int describe_group_output(weir_table_env *env, const weir_table *in, grou
     for (int j = 0; j < gi->naggs; j++) {
         g->aggs[gi->agg_at[j]] = packed[j];
         g->nlists += packed[j].list;
+        const weir__function *f = packed[j].fn;
+        if (!f)
+            continue;
+        if (retract && !f->agg.retract) {
+            /* Flink's planner refuses it too, naming the method it lacks */
+            char mode[32];
+            weir_changelog_mode_format(in->mode, mode, sizeof mode);
+            weir__table_fail(env, WEIR_EINVAL, "%s: could not find an implementation method "
+                             "'retract' for function '%s': its input %s emits %s (updates "
+                             "produced by node %s), and an aggregate of them must retract",
+                             what, f->name, in->name, mode,
+                             weir__table_update_producer(in)->name);
+            return -1;
+        }
+        g->fn_init = g->fn_init || f->agg.init;
+        if (weir__type_is_string(packed[j].out_type.id) &&
+            packed[j].out_type.capacity + 1 > g->fn_buf)
+            g->fn_buf = packed[j].out_type.capacity + 1;
     }
     const char *why;
     t->schema = weir__schema_make(in->schema->table, g->nitems, gi->nm.names, gi->types, &why);

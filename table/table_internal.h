@@ -12,6 +12,7 @@
  *   table_calc.c      conversions from/to streams, select, where
  *   table_convert.c   tables into the user's structs or rows of a target schema
  *   table_agg.c       aggregate functions (accumulate, retract, merge, result)
+ *   table_function.c  functions from C: the registry, calls and their failures
  *   table_group.c     the group aggregate and the changelog normalize
  *   table_window.c    window aggregates on the window engine (weir/window.h)
  */
@@ -26,6 +27,7 @@
 #include "message_text.h"
 #include "weir/expr.h"
 #include "weir/expr_ast.h"
+#include "weir/function.h"
 #include "weir/row.h"
 #include "weir/table.h"
 
@@ -93,6 +95,10 @@ weir_schema *weir__schema_make(const char *table, int ncols, const char *const *
                                const weir_type *types, const char **why);
 weir_schema *weir__schema_copy(const weir_schema *s, const char *table);
 
+/* A DOUBLE as Java's Double.toString writes it (1.5, 10.0, 1.0E7, NaN),
+ * into buf as snprintf does. */
+int weir__format_double(double x, char *buf, size_t size);
+
 /* Writes one column's value as Row.toString does. */
 int weir__format_value(const weir_schema *s, const unsigned char *row, int c, char *buf,
                        size_t size);
@@ -102,16 +108,11 @@ int weir__format_value_style(const weir_schema *s, const unsigned char *row, int
 
 /* ---- expressions ---------------------------------------------------------- */
 
-/* A value during evaluation. Strings point into the row or the frame's
- * scratch; integers, timestamps and intervals are in i, booleans in i (0/1),
- * DOUBLE in d. */
-typedef struct weir__val {
-    int64_t i;
-    double d;
-    const char *s;
-    uint32_t len;
-    bool null;
-} weir__val;
+/* A value during evaluation: weir/function.h's weir_value, so that the
+ * arguments of a function from C are the evaluator's own values. Strings
+ * point into the row or the frame's scratch; integers, timestamps and
+ * intervals are in i, booleans in i (0/1), DOUBLE in d. */
+typedef weir_value weir__val;
 
 /* A BOOLEAN (true/false, any case), DOUBLE (strtod) or integer (decimal)
  * literal of type `to` from NUL-terminated text with no leading space, as
@@ -133,7 +134,16 @@ struct weir_expr {
     /* An aggregate call at the top (group_by's select lists). */
     weir_agg_kind agg;
     bool distinct;
-    struct weir_expr *agg_arg; /* its argument (NULL for COUNT(*)) */
+    struct weir_expr *agg_arg; /* a built-in's argument (NULL for COUNT(*)) */
+    /* WEIR_AGG_FUNCTION: the function and its arguments, each an
+     * expression of its own (sharing this one's nodes and scratch). */
+    const struct weir__function *fn;
+    struct weir_expr **agg_args;
+    int nagg_args;
+    /* An argument of a function whose type is not its text's: a
+     * conversion the binder made (the text compiled alone would have
+     * another type), or a NULL literal typed as its parameter. */
+    bool typed_apart;
     weir__enode *nodes;  /* every node (one allocation per node, freed as a list) */
 };
 
@@ -337,7 +347,13 @@ typedef struct weir__agg {
     weir_agg_kind kind;
     bool distinct;
     bool list;             /* keeps a count per value (exact retraction, DISTINCT) */
-    const weir_expr *arg;  /* NULL for COUNT(*) */
+    const weir_expr *arg;  /* NULL for COUNT(*) and functions */
+    /* WEIR_AGG_FUNCTION: the function, its arguments, and (window
+     * aggregates) the input column of each argument */
+    const struct weir__function *fn;
+    weir_expr *const *args;
+    int nargs;
+    const int *cols;
     weir_type arg_type;
     weir_type out_type;
     uint32_t slot;         /* offset of its accumulator */
@@ -357,5 +373,54 @@ void weir__agg_update(const weir__agg *a, unsigned char *acc, const weir__val *v
 void weir__agg_merge(const weir__agg *a, unsigned char *acc, const unsigned char *other);
 void weir__agg_result(const weir__agg *a, const unsigned char *acc, weir__val *out);
 void weir__agg_encode(const weir__agg *a, const weir__val *v, unsigned char *dst);
+
+/* Aggregate functions from C (kind WEIR_AGG_FUNCTION); the others are
+ * what the calls above do. Each returns 0, or the failure's code with
+ * "NAME: what went wrong" in *why (weir__function_failed). */
+/* A new accumulator's slot, zero-filled by the caller: the function's
+ * init, if it has one. */
+void weir__agg_init(const weir__agg *a, unsigned char *acc);
+/* One row's arguments (a->nargs values) in (sign +1: accumulate) or out
+ * (-1: retract); a NULL in a NOT NULL parameter skips the row. */
+int weir__agg_call(const weir__agg *a, unsigned char *acc, const weir__val *args, int sign,
+                   const char **why);
+int weir__agg_call_merge(const weir__agg *a, unsigned char *acc, const unsigned char *other,
+                         const char **why);
+/* The result into *out, a string written into buf (the result type's
+ * capacity + 1 bytes) or pointing into the accumulator. */
+int weir__agg_call_result(const weir__agg *a, const unsigned char *acc, weir__val *out,
+                          char *buf, const char **why);
+
+/* ---- functions from C (table_function.c) ----------------------------------- */
+
+/* A registered function: weir/function.h's definition, copied. Immutable
+ * once registered and never freed (compiled expressions point at it). */
+typedef struct weir__function {
+    char name[64];
+    bool aggregate;
+    int nargs;
+    weir_type arg_types[WEIR_FUNCTION_MAX_ARGS];
+    weir_type result_type;
+    weir_scalar_fn eval;           /* scalar */
+    weir_aggregate_function agg;   /* aggregate: name and arg_types point at the above */
+    void *arg;
+} weir__function;
+
+/* The function registered under `name` (any case), or NULL. MT safe. */
+const weir__function *weir__function_find(const char *name);
+/* Whether `name` is a built-in function of the binder (expr_bind.c). */
+bool weir__builtin_function(const char *name);
+
+/* A callback of f returned r (not 0), with `msg` (maybe empty) written by
+ * weir_function_fail: the code to fail with (r if a WEIR_E* code, else
+ * WEIR_ECALLBACK), and *why "NAME: msg" in a buffer of the calling thread,
+ * valid until its next failure. */
+int weir__function_failed(const weir__function *f, int r, const char *msg, const char **why);
+/* Checks and normalizes a result of f of type t (the call's type): NULL
+ * only where t allows it, a string within its capacity (a CHAR padded in
+ * buf, which holds capacity + 1 bytes), a BOOLEAN 0/1, an INT wrapped to
+ * 32 bits. 0, or a failure as weir__function_failed. */
+int weir__function_result(const weir__function *f, weir_type t, weir__val *v, char *buf,
+                          const char **why);
 
 #endif

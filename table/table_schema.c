@@ -9,6 +9,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -928,9 +929,13 @@ int weir_timestamp_format(int64_t ms, char *buf, size_t size)
                     (unsigned)(rem / 1000 % 60), (unsigned)(rem % 1000));
 }
 
-/* The shortest text that reads back to the same double, with ".0" when it
- * is integral, as Java's Double.toString prints small values. */
-static int format_double(double x, char *buf, size_t size)
+/* A double as Java's Double.toString writes it (Flink's Row.toString and
+ * CAST to a string do): the fewest significant digits that read back to
+ * the same double; from 10^-3 up to (not including) 10^7 as a decimal with
+ * at least one digit after the point (10.0, 0.001, 1234567.5), else in
+ * computerized scientific notation with at least one digit after the point
+ * (1.0E7, 1.25E-4); NaN, Infinity, -Infinity; 0.0 and -0.0. */
+int weir__format_double(double x, char *buf, size_t size)
 {
     if (x != x)
         return snprintf(buf, size, "NaN");
@@ -938,15 +943,48 @@ static int format_double(double x, char *buf, size_t size)
         return snprintf(buf, size, "Infinity");
     if (x == -1.0 / 0.0)
         return snprintf(buf, size, "-Infinity");
-    char tmp[40];
-    for (int prec = 1; prec <= 17; prec++) {
-        snprintf(tmp, sizeof tmp, "%.*g", prec, x);
+    if (x == 0)
+        return snprintf(buf, size, "%s", signbit(x) ? "-0.0" : "0.0");
+    /* the shortest digits: d.ddde[+-]x, one digit more until they read back */
+    char tmp[48];
+    for (int prec = 0; prec <= 16; prec++) {
+        snprintf(tmp, sizeof tmp, "%.*e", prec, x);
         if (strtod(tmp, NULL) == x)
             break;
     }
-    if (!strchr(tmp, '.') && !strchr(tmp, 'e') && !strchr(tmp, 'n') && !strchr(tmp, 'i'))
-        strcat(tmp, ".0");
-    return snprintf(buf, size, "%s", tmp);
+    char dg[24];
+    int nd = 0;
+    const char *p = tmp + (tmp[0] == '-');
+    for (; *p && *p != 'e'; p++)
+        if (*p != '.')
+            dg[nd++] = *p;
+    while (nd > 1 && dg[nd - 1] == '0')
+        nd--;
+    dg[nd] = 0;
+    int e10 = atoi(p + 1);
+    const char *sign = x < 0 ? "-" : "";
+    double ax = fabs(x);
+    if (ax >= 1e-3 && ax < 1e7) {
+        char out[48];
+        size_t n;
+        if (e10 < 0) {
+            /* 0.00ddd */
+            n = (size_t)snprintf(out, sizeof out, "0.");
+            for (int z = -1; z > e10; z--)
+                out[n++] = '0';
+            snprintf(out + n, sizeof out - n, "%s", dg);
+        } else if (e10 + 1 >= nd) {
+            /* ddd00.0 */
+            n = (size_t)snprintf(out, sizeof out, "%s", dg);
+            for (int z = nd; z < e10 + 1; z++)
+                out[n++] = '0';
+            snprintf(out + n, sizeof out - n, ".0");
+        } else {
+            snprintf(out, sizeof out, "%.*s.%s", e10 + 1, dg, dg + e10 + 1);
+        }
+        return snprintf(buf, size, "%s%s", sign, out);
+    }
+    return snprintf(buf, size, "%s%c.%sE%d", sign, dg[0], nd > 1 ? dg + 1 : "0", e10);
 }
 
 /* A time as Java's LocalDateTime.toString (TIMESTAMP) or Instant.toString
@@ -983,7 +1021,7 @@ int weir__format_value_style(const weir_schema *s, const unsigned char *row, int
     weir__load_value(s, row, c, &v);
     switch (s->cols[c].type.id) {
     case WEIR_TYPE_BOOLEAN: return snprintf(buf, size, "%s", v.i ? "true" : "false");
-    case WEIR_TYPE_DOUBLE: return format_double(v.d, buf, size);
+    case WEIR_TYPE_DOUBLE: return weir__format_double(v.d, buf, size);
     case WEIR_TYPE_VARCHAR:
     case WEIR_TYPE_CHAR: return snprintf(buf, size, "%.*s", (int)v.len, v.s);
     case WEIR_TYPE_TIMESTAMP:

@@ -21,6 +21,15 @@
  * expression is computed by a Calc node planned in front (as Flink plans a
  * Calc before its window aggregate), where an evaluation error fails the
  * job with its message.
+ *
+ * An aggregate function from C (weir/function.h) can fail, though, in any
+ * of its calls, and the window operator's functions have no way to say so.
+ * When the select list has one, the node's operator is the window
+ * operator's vtable wrapped: each callback that may call a function (a
+ * record, a timer) runs with a status of the calling thread's stack in a
+ * thread-local pointer, which a failing call fills in, and the wrapper
+ * then fails the subtask with its message. One pointer store around each
+ * callback, nothing when no function from C is there.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,6 +38,7 @@
 
 #include "table_internal.h"
 #include "weir/error.h"
+#include "weir/operator.h"
 #include "weir/window.h"
 
 /* The window's columns, after the input's in the schema items compile
@@ -53,6 +63,17 @@ typedef struct win_impl {
     int *arg_col;           /* per aggregate: its argument's column in `in`, -1 for COUNT(*) */
     uint32_t acc_size;
     weir_expr **exprs;      /* the compiled items (the aggregates' layout reads them) */
+    /* Aggregate functions from C: per item the first of its arguments'
+     * columns in fn_cols (-1: not a function), whether one has an init,
+     * the node's name, and the window operator's vtable and its wrapper. */
+    int *agg_item;          /* per aggregate: its item */
+    int *fn_at;
+    int *fn_cols;
+    int nfn;
+    bool fn_init;
+    const char *name;
+    const weir_operator_vtable *inner;
+    weir_operator_vtable wrapped;
 } win_impl;
 
 static void win_impl_free(void *p)
@@ -66,16 +87,114 @@ static void win_impl_free(void *p)
     free(w->items);
     free(w->aggs);
     free(w->arg_col);
+    free(w->agg_item);
+    free(w->fn_at);
+    free(w->fn_cols);
     free(w->key);
     free(w);
 }
 
+/* ---- failures of functions from C --------------------------------------------------------- */
+
+/* What a failing function left for the wrapper to report. */
+typedef struct win_status {
+    int err;
+    char why[768];
+} win_status;
+
+/* The status of the window callback this thread is in, set by the wrapper
+ * around it (NULL outside one). */
+static _Thread_local win_status *current_status;
+
+/* A function's call failed (code r, message why) for the item `text`: the
+ * first failure of the callback is kept. */
+static void win_failed(int r, const char *why, const char *text)
+{
+    win_status *st = current_status;
+    if (!st || st->err)
+        return;
+    char echo[WEIR__EXPR_ECHO + 4];
+    st->err = r;
+    snprintf(st->why, sizeof st->why, "%s in '%s'", why, weir__expr_echo(text, echo));
+}
+
+/* After a wrapped callback (its result r): the subtask fails with the
+ * function's message if one failed. */
+static int win_wrapped_done(weir_ctx *ctx, const win_impl *w, const win_status *st,
+                            win_status *saved, int r)
+{
+    current_status = saved;
+    if (st->err)
+        return weir_ctx_fail(ctx, st->err, "%s: %s", w->name, st->why);
+    return r;
+}
+
+static int win_wrap_record(weir_ctx *ctx, int input, const void *elem, int64_t ts)
+{
+    const win_impl *w = weir_ctx_arg(ctx);
+    win_status st, *saved = current_status;
+    st.err = 0;
+    current_status = &st;
+    return win_wrapped_done(ctx, w, &st, saved, w->inner->on_record(ctx, input, elem, ts));
+}
+
+static int win_wrap_timer(weir_ctx *ctx, const weir_timer *t)
+{
+    const win_impl *w = weir_ctx_arg(ctx);
+    win_status st, *saved = current_status;
+    st.err = 0;
+    current_status = &st;
+    return win_wrapped_done(ctx, w, &st, saved, w->inner->on_timer(ctx, t));
+}
+
+static int win_wrap_watermark(weir_ctx *ctx, int64_t wm)
+{
+    const win_impl *w = weir_ctx_arg(ctx);
+    win_status st, *saved = current_status;
+    st.err = 0;
+    current_status = &st;
+    return win_wrapped_done(ctx, w, &st, saved, w->inner->on_watermark(ctx, wm));
+}
+
+static int win_wrap_end(weir_ctx *ctx)
+{
+    const win_impl *w = weir_ctx_arg(ctx);
+    win_status st, *saved = current_status;
+    st.err = 0;
+    current_status = &st;
+    return win_wrapped_done(ctx, w, &st, saved, w->inner->on_end(ctx));
+}
+
 /* ---- the window operator's aggregate function ------------------------------------------- */
+
+/* A function from C folds the row in: its arguments from their columns. */
+static void win_add_function(const win_impl *w, const weir__agg *a, void *acc, const void *elem,
+                             const char *text)
+{
+    weir__val args[WEIR_FUNCTION_MAX_ARGS];
+    for (int k = 0; k < a->nargs; k++)
+        weir__load_value(w->in, elem, a->cols[k], &args[k]);
+    const char *why;
+    int r = weir__agg_call(a, acc, args, 1, &why);
+    if (r)
+        win_failed(r, why, text);
+}
+
+static void win_create(void *acc, void *arg)
+{
+    const win_impl *w = arg;
+    for (int i = 0; i < w->naggs; i++)
+        weir__agg_init(&w->aggs[i], acc);
+}
 
 static void win_add(void *acc, const void *elem, void *arg)
 {
     const win_impl *w = arg;
     for (int i = 0; i < w->naggs; i++) {
+        if (w->aggs[i].kind == WEIR_AGG_FUNCTION) {
+            win_add_function(w, &w->aggs[i], acc, elem, w->exprs[w->agg_item[i]]->text);
+            continue;
+        }
         if (w->aggs[i].kind == WEIR_AGG_COUNT_STAR) {
             /* the most common aggregate, without a call: its slot counts rows */
             int64_t n;
@@ -95,8 +214,33 @@ static void win_add(void *acc, const void *elem, void *arg)
 static void win_merge(void *acc, const void *other, void *arg)
 {
     const win_impl *w = arg;
-    for (int i = 0; i < w->naggs; i++)
-        weir__agg_merge(&w->aggs[i], acc, other);
+    for (int i = 0; i < w->naggs; i++) {
+        if (w->aggs[i].kind != WEIR_AGG_FUNCTION) {
+            weir__agg_merge(&w->aggs[i], acc, other);
+            continue;
+        }
+        const char *why;
+        int r = weir__agg_call_merge(&w->aggs[i], acc, other, &why);
+        if (r)
+            win_failed(r, why, w->exprs[w->agg_item[i]]->text);
+    }
+}
+
+/* A function's result into column i of the row (a string written into a
+ * buffer of this call's: the result type's capacity may be any up to the
+ * largest). */
+static void win_function_result(const win_impl *w, const void *acc, int i, unsigned char *row)
+{
+    char buf[WEIR_STRING_MAX_CAPACITY + 1];
+    const weir__agg *a = &w->aggs[w->items[i].agg];
+    weir__val v;
+    const char *why;
+    int r = weir__agg_call_result(a, acc, &v, buf, &why);
+    if (r) {
+        win_failed(r, why, w->exprs[i]->text);
+        v = (weir__val){.null = true};
+    }
+    (void)weir__store_value(w->out, row, i, &v);
 }
 
 /* Column `col` of the output from the key's bytes (weir__key_extract's
@@ -124,12 +268,16 @@ static void win_result(const void *acc, const weir_window_info *info, void *out,
             key_column(w, info->key, it->key, row, i);
             continue;
         }
-        if (it->win >= 0)
+        if (it->win >= 0) {
             v.i = it->win == WIN_START ? info->start
                 : it->win == WIN_END   ? info->end
                                        : info->max_timestamp;
-        else
+        } else if (w->aggs[it->agg].kind == WEIR_AGG_FUNCTION) {
+            win_function_result(w, acc, i, row);
+            continue;
+        } else {
             weir__agg_result(&w->aggs[it->agg], acc, &v);
+        }
         /* Cannot fail: an aggregate's result has its argument's type and
          * capacity, so it fits the column made for it. */
         (void)weir__store_value(w->out, row, i, &v);
@@ -222,6 +370,24 @@ static bool plan_window(weir_table_env *env, const weir_table_window *w,
     return false;
 }
 
+/* Whether an aggregate function from C can run in windows of w's kind:
+ * HOP and CUMULATE combine their panes' accumulators and SESSION merges
+ * sessions, which a function without merge cannot (Flink's planner
+ * refuses it likewise); false after recording it. */
+static bool functions_fit_window(weir_table_env *env, const weir_table_window *w,
+                                 const weir__function *f)
+{
+    if (w->kind == WEIR_TABLE_TUMBLE || f->agg.merge)
+        return true;
+    static const char *const why[] = {
+        [WEIR_TABLE_HOP] = "HOP windows combine the accumulators of their panes",
+        [WEIR_TABLE_CUMULATE] = "CUMULATE windows combine the accumulators of their steps",
+        [WEIR_TABLE_SESSION] = "SESSION windows merge as rows join them"};
+    weir__table_fail(env, WEIR_EINVAL, "%s: could not find an implementation method 'merge' "
+                     "for function '%s': %s", what, f->name, why[w->kind]);
+    return false;
+}
+
 /* The group keys without the window's own columns (SQL writes GROUP BY
  * window_start, window_end, user: grouping by the window is implied). */
 static bool strip_window_keys(weir_table_env *env, const char *keys, char *buf, size_t size)
@@ -287,12 +453,17 @@ static weir_schema *items_schema(weir_table_env *env, const weir_table *t)
 }
 
 /* A Calc in front of the window that appends the aggregate arguments that
- * are expressions as columns `$arg<i>` (the others stay where they are). */
-static weir_table *args_calc(weir_table *in, weir_expr **exprs, int n, int *arg_col)
+ * are expressions as columns `$arg<i>` (a function's: `$arg<i>_<k>`; the
+ * others stay where they are). */
+static weir_table *args_calc(weir_table *in, weir_expr **exprs, int n, int *arg_col,
+                             const int *fn_at, int *fn_cols)
 {
     size_t cap = 256, len = 0;
-    for (int i = 0; i < n; i++)
+    for (int i = 0; i < n; i++) {
         cap += exprs[i]->agg_arg ? strlen(exprs[i]->agg_arg->text) + 32 : 0;
+        for (int k = 0; k < exprs[i]->nagg_args; k++)
+            cap += strlen(exprs[i]->agg_args[k]->text) + 96;
+    }
     for (int c = 0; c < in->schema->ncols; c++)
         cap += 2 * strlen(in->schema->cols[c].name) + 4;
     char *list = malloc(cap);
@@ -302,6 +473,23 @@ static weir_table *args_calc(weir_table *in, weir_expr **exprs, int n, int *arg_
         weir__append_name(list, cap, &len, c ? ", " : "", in->schema->cols[c].name);
     int next = in->schema->ncols;
     for (int i = 0; i < n; i++) {
+        for (int k = 0; fn_at[i] >= 0 && k < exprs[i]->nagg_args; k++) {
+            if (fn_cols[fn_at[i] + k] >= 0)
+                continue;
+            /* its text, converted as the binder converted it */
+            const weir_expr *x = exprs[i]->agg_args[k];
+            if (x->typed_apart && !weir__type_is_string(x->type.id)) {
+                char t[48];
+                weir_type tt = x->type;
+                tt.not_null = false;
+                weir_type_format(tt, t, sizeof t);
+                weir__append(list, cap, &len, ", CAST(%s AS %s) AS `$arg%d_%d`", x->text, t, i,
+                             k);
+            } else {
+                weir__append(list, cap, &len, ", %s AS `$arg%d_%d`", x->text, i, k);
+            }
+            fn_cols[fn_at[i] + k] = next++;
+        }
         const weir_expr *a = exprs[i]->agg_arg;
         if (exprs[i]->agg == WEIR_AGG_NONE || !a || a->column >= 0)
             continue;
@@ -313,12 +501,32 @@ static weir_table *args_calc(weir_table *in, weir_expr **exprs, int n, int *arg_
     return t;
 }
 
+/* A function's argument k (of item i's call, whose text is `text`): its
+ * input column in fn_cols, or -1 for an expression (then *need_calc).
+ * 0, or -1 with env failed. */
+static int check_function_args(weir_table_env *env, const weir_table *in, const weir_expr *e,
+                               const char *text, int *fn_cols, bool *need_calc)
+{
+    for (int k = 0; k < e->nagg_args; k++) {
+        int c = e->agg_args[k]->column;
+        if (c >= in->schema->ncols) {
+            weir__table_fail(env, WEIR_EINVAL, "%s: '%s': an aggregate of a window column",
+                             what, text);
+            return -1;
+        }
+        fn_cols[k] = c;
+        *need_calc = *need_calc || c < 0;
+    }
+    return 0;
+}
+
 /* The items (compiled against the input's and the window's columns)
  * checked, with arg_col[i] the input column of an aggregate's plain-column
- * argument (-1: none, or an expression: then *need_calc). 0, or -1 with env
+ * argument (-1: none, or an expression: then *need_calc), and a function's
+ * arguments' columns likewise in fn_cols from fn_at[i]. 0, or -1 with env
  * failed. */
 static int check_items(weir_table_env *env, const weir_table *in, weir_expr **exprs, int n,
-                       int *arg_col, bool *need_calc)
+                       int *arg_col, const int *fn_at, int *fn_cols, bool *need_calc)
 {
     *need_calc = false;
     for (int i = 0; i < n; i++) {
@@ -328,6 +536,11 @@ static int check_items(weir_table_env *env, const weir_table *in, weir_expr **ex
         arg_col[i] = -1;
         if (e->agg == WEIR_AGG_NONE)
             continue;
+        if (e->agg == WEIR_AGG_FUNCTION) {
+            if (check_function_args(env, in, e, text, fn_cols + fn_at[i], need_calc))
+                return -1;
+            continue;
+        }
         if (e->distinct) {
             weir__table_fail(env, WEIR_EINVAL, "%s: '%s': DISTINCT aggregates are not supported "
                              "in window aggregates", what, text);
@@ -365,6 +578,7 @@ static int describe_output(weir_table_env *env, const weir_table *in, win_impl *
         it->key = it->win = it->agg = -1;
         if (e->agg != WEIR_AGG_NONE) {
             impl->arg_col[impl->naggs] = impl->arg_col[i];
+            impl->agg_item[impl->naggs] = i;
             agg_items[impl->naggs] = e;
             it->agg = impl->naggs++;
         } else if (e->column >= in->schema->ncols) {
@@ -388,6 +602,11 @@ static int describe_output(weir_table_env *env, const weir_table *in, win_impl *
         types[i] = e->type;
     }
     impl->acc_size = weir__agg_layout(impl->aggs, impl->naggs, agg_items, false);
+    for (int j = 0; j < impl->naggs; j++)
+        if (impl->aggs[j].fn) {
+            impl->aggs[j].cols = impl->fn_cols + impl->fn_at[impl->agg_item[j]];
+            impl->fn_init = impl->fn_init || impl->aggs[j].fn->agg.init;
+        }
     const char *why;
     if (!(t->schema = weir__schema_make(in->schema->table, impl->nitems, nm.names, types, &why))) {
         weir__table_fail(env, WEIR_EINVAL, "%s: %s", what, why);
@@ -418,7 +637,8 @@ static int add_window_operator(weir_table_env *env, weir_table *t, win_impl *imp
     weir_window_spec ws = {
         .name = t->name,
         .assigner = assigner,
-        .aggregate = {.acc_size = impl->acc_size ? impl->acc_size : 8, .add = win_add,
+        .aggregate = {.acc_size = impl->acc_size ? impl->acc_size : 8,
+                      .create = impl->fn_init ? win_create : NULL, .add = win_add,
                       .merge = win_merge, .result = win_result},
         .out_size = t->schema->row_size,
         .arg = impl,
@@ -433,6 +653,20 @@ static int add_window_operator(weir_table_env *env, weir_table *t, win_impl *imp
         return -1;
     }
     ps.settings_json = weir__table_settings(t, ps.settings_json);
+    if (impl->nfn) {
+        /* functions from C may fail: the window operator's callbacks that
+         * call them, wrapped (above) */
+        impl->inner = ps.vtable;
+        impl->wrapped = *ps.vtable;
+        impl->wrapped.on_record = win_wrap_record;
+        if (impl->inner->on_timer)
+            impl->wrapped.on_timer = win_wrap_timer;
+        if (impl->inner->on_watermark)
+            impl->wrapped.on_watermark = win_wrap_watermark;
+        if (impl->inner->on_end)
+            impl->wrapped.on_end = win_wrap_end;
+        ps.vtable = &impl->wrapped;
+    }
     weir_key_spec ks = {.key_size = impl->key->size, .extract = weir__key_extract,
                         .arg = impl->key, .format = weir__key_format};
     weir_stream *keyed = weir_stream_key_by(src->stream, &ks);
@@ -476,9 +710,10 @@ static weir_table *window_core(weir_table *in, const weir_table_window *w, const
     weir_table_env *env = in->env;
     weir_window_assigner assigner;
     char wname[128];
-    int *arg_col = NULL;
+    int *arg_col = NULL, *fn_at = NULL, *fn_cols = NULL;
     weir_table *t = NULL;
     bool need_calc;
+    int nfn = 0, nfn_args = 0;
     /* the keys without the window's columns: never longer than the keys */
     size_t ksize = (keys ? strlen(keys) : 0) + 1;
     char *kbuf = malloc(ksize);
@@ -489,15 +724,30 @@ static weir_table *window_core(weir_table *in, const weir_table_window *w, const
     if (!plan_window(env, w, &assigner, wname, sizeof wname) ||
         !strip_window_keys(env, keys, kbuf, ksize))
         goto fail;
-    if (!(arg_col = calloc((size_t)nexprs, sizeof *arg_col))) {
+    if (!(arg_col = calloc((size_t)nexprs, sizeof *arg_col)) ||
+        !(fn_at = malloc((size_t)nexprs * sizeof *fn_at))) {
         weir__table_fail(env, WEIR_ENOMEM, "%s: out of memory", what);
         goto fail;
     }
-    if (check_items(env, in, exprs, nexprs, arg_col, &need_calc))
+    for (int i = 0; i < nexprs; i++) {
+        fn_at[i] = -1;
+        if (exprs[i]->agg != WEIR_AGG_FUNCTION)
+            continue;
+        if (!functions_fit_window(env, w, exprs[i]->fn))
+            goto fail;
+        fn_at[i] = nfn_args;
+        nfn_args += exprs[i]->nagg_args;
+        nfn++;
+    }
+    if (!(fn_cols = calloc((size_t)nfn_args + 1, sizeof *fn_cols))) {
+        weir__table_fail(env, WEIR_ENOMEM, "%s: out of memory", what);
+        goto fail;
+    }
+    if (check_items(env, in, exprs, nexprs, arg_col, fn_at, fn_cols, &need_calc))
         goto fail;
     /* Expressions as arguments: a Calc computes them (its compile errors
      * name a window column used in one). */
-    weir_table *src = need_calc ? args_calc(in, exprs, nexprs, arg_col) : in;
+    weir_table *src = need_calc ? args_calc(in, exprs, nexprs, arg_col, fn_at, fn_cols) : in;
     if (!src)
         goto fail;
 
@@ -508,7 +758,8 @@ static weir_table *window_core(weir_table *in, const weir_table_window *w, const
     t->impl = impl;
     t->impl_free = win_impl_free;
     if (!impl || !(impl->items = calloc((size_t)nexprs, sizeof *impl->items)) ||
-        !(impl->aggs = calloc((size_t)nexprs, sizeof *impl->aggs))) {
+        !(impl->aggs = calloc((size_t)nexprs, sizeof *impl->aggs)) ||
+        !(impl->agg_item = calloc((size_t)nexprs, sizeof *impl->agg_item))) {
         weir__table_fail(env, WEIR_ENOMEM, "%s: out of memory", what);
         goto fail;
     }
@@ -518,6 +769,11 @@ static weir_table *window_core(weir_table *in, const weir_table_window *w, const
     exprs = NULL;
     impl->arg_col = arg_col;
     arg_col = NULL;
+    impl->fn_at = fn_at;
+    impl->fn_cols = fn_cols;
+    fn_at = fn_cols = NULL;
+    impl->nfn = nfn;
+    impl->name = t->name;
     impl->in = src->schema;
     if (!(impl->key = weir__key_plan(env, src->schema, kbuf, what)) ||
         describe_output(env, in, impl, t) || add_window_operator(env, t, impl, src, assigner))
@@ -530,6 +786,8 @@ fail:
         weir_expr_destroy(exprs[i]);
     free(exprs);
     free(arg_col);
+    free(fn_at);
+    free(fn_cols);
     free(kbuf);
     return NULL;
 }

@@ -23,6 +23,7 @@
  *              | CAST(expr AS type)               (types as weir_type_parse)
  *              | COALESCE(expr, ...) | UPPER(e) | LOWER(e) | CHAR_LENGTH(e) | MOD(a, b)
  *              | COUNT(*) | COUNT([DISTINCT] e) | SUM(e) | MIN(e) | MAX(e) | AVG(e)
+ *              | name(expr, ...)   (a function from C: weir/function.h)
  *              | column | (expr)
  *
  * Types (Flink's rules, SEMANTICS.md 9): INT op INT is INT, with BIGINT it is
@@ -74,7 +75,8 @@ typedef enum weir_agg_kind {
     WEIR_AGG_SUM,
     WEIR_AGG_MIN,
     WEIR_AGG_MAX,
-    WEIR_AGG_AVG
+    WEIR_AGG_AVG,
+    WEIR_AGG_FUNCTION /* an aggregate function from C (weir/function.h) */
 } weir_agg_kind;
 
 /* Compiles `text` against `schema` (borrowed for the call only). 0 and *out

@@ -98,6 +98,11 @@ WEIR_EXPORT int weir_ast_parse(weir_ast_arena **arena, const char *text, size_t 
  * names with). For GROUP BY, which matches a select item with a key. */
 WEIR_EXPORT bool weir_ast_equal(const weir_ast *a, const weir_ast *b);
 
+/* Whether `a` is a call of an aggregate function: a built-in one (COUNT,
+ * SUM, MIN, MAX, AVG) or one registered from C (weir/function.h), its
+ * name without regard to case. How SQL tells a grouped query. */
+WEIR_EXPORT bool weir_ast_is_aggregate_call(const weir_ast *a);
+
 /* A new node in the arena (zeroed but for kind, start and end, and `text`,
  * copied when given): how a rewriter replaces a subtree (an aggregate call
  * by the name of its column). NULL when out of memory. */
