@@ -996,8 +996,9 @@ static weir_table *plan_values(planner *p, const sql_query *q)
             if (bind(p, &x, v->ast, p->sc->text, index, -1, NULL, v->expr.start))
                 goto done;
             /* a bare NULL takes the column's type from the other rows */
-            weir_type ty = v->ast->kind == WEIR_AST_NULL ? (weir_type){.id = WEIR_TYPE_NULL}
-                                                        : weir_expr_type(x.v[0]);
+            weir_type ty = {.id = WEIR_TYPE_NULL};
+            if (v->ast->kind != WEIR_AST_NULL)
+                ty = weir_expr_type(x.v[0]);
             exprs_free(&x);
             if (r == 0) {
                 types[c] = ty;
