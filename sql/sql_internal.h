@@ -1,6 +1,6 @@
-/* sql_internal.h — what the SQL session (sql_session.c), its catalog
- * (sql_catalog.c) and its planner (sql_plan.c) share: the session's state
- * and the planner's errors. */
+/* sql_internal.h — what the SQL session (sql_session.c), its settings
+ * (sql_settings.c), its catalog (sql_catalog.c) and its planner
+ * (sql_plan.c) share: the session's state and the planner's errors. */
 #ifndef WEIR_SQL_SQL_INTERNAL_H
 #define WEIR_SQL_SQL_INTERNAL_H
 
@@ -150,6 +150,13 @@ int sql_session_parse(weir_sql_session *s, const char *text, size_t len, sql_scr
  * into its table's sink. 0, or WEIR_E* with s->err. */
 int sql_plan_insert(weir_sql_session *s, weir_job *job, weir_table_env *env, sql_script *sc,
                     const sql_stmt *st);
+
+/* SET 'key' = 'value' into the session's settings (sql_settings.c): 0, or
+ * WEIR_EINVAL with s->err (an unknown key, a bad value). */
+int sql_settings_set(weir_sql_session *s, const sql_script *sc, const sql_stmt *st);
+/* The configuration of a query's job as the session's settings say (its
+ * capture aside, which the session names). */
+void sql_settings_job_config(const weir_sql_session *s, weir_job_config *jc);
 
 /* The planner: a query as a table of env's job. NULL with s->err. */
 weir_table *sql_plan_query(weir_sql_session *s, weir_job *job, weir_table_env *env,
