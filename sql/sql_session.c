@@ -36,6 +36,10 @@ int weir_sql_session_create(const weir_sql_config *config, weir_sql_session **ou
     s->parallelism = 1;
     s->capture_level = WEIR_DIAG_STANDARD;
     s->clock = WEIR_CLOCK_VIRTUAL;
+    if (sql_settings_init(s)) {
+        free(s);
+        return WEIR_EINVAL;
+    }
     *out = s;
     return 0;
 }
@@ -140,7 +144,8 @@ static int make_job(weir_sql_session *s, weir_job **job)
 {
     char capture[sizeof s->capture_path + 16];
     weir_job_config jc;
-    sql_settings_job_config(s, &jc);
+    if (sql_settings_job_config(s, &jc))
+        return WEIR_EINVAL;
     if (s->capture_path[0]) {
         capture_name(s, ++s->jobs, capture, sizeof capture);
         if (ends_with(capture, ".msgpack"))
@@ -190,7 +195,10 @@ static weir_stream *result_sink_of(weir_sql_session *s, weir_table *t, result_si
     rs->schema = weir_table_schema(t);
     weir_stream *cs = weir_table_to_changelog_stream(t, WEIR_CHANGELOG_AS_PRODUCED);
     return weir_stream_set_parallelism(
-        weir_stream_set_name(weir_sink_callback(cs, print_row, rs), "Sink(print)"), 1);
+        weir_stream_set_name(sql_print_sink(cs, print_row, rs, s->cfg.on_row ? NULL : rs->out,
+                                            &rs->write_errno),
+                             "Sink(print)"),
+        1);
 }
 
 /* Plans what a statement runs into env's job: a SELECT with its result

@@ -10,6 +10,8 @@
 #ifndef WEIR_TOOLS_SIGNALS_H
 #define WEIR_TOOLS_SIGNALS_H
 
+#include <semaphore.h>
+
 #include <weir.h>
 #include <weir/sql.h>
 
@@ -30,5 +32,16 @@ void weir_cli_signals_job(weir_job *job);
  * to NULL before weir_sql_session_destroy. A signal that came before is
  * passed on. */
 void weir_cli_signals_sql(weir_sql_session *s);
+
+/* While `sem` is set (NULL: no more), a signal that comes while a job runs
+ * (weir_cli_signals_job) does not cancel it: it posts `sem` (sem_post is
+ * async-signal-safe), and the command's own thread stops the job with a
+ * savepoint (weir_job_savepoint, which waits), or cancels it if it cannot. */
+void weir_cli_signals_savepoint(sem_t *sem);
+
+/* The command stopped as the signal asked and says so itself (a query
+ * stopped where it can resume): main exits with the command's status, not
+ * 128 + the signal. */
+void weir_cli_signals_handled(void);
 
 #endif
