@@ -3,8 +3,9 @@
  * child process in a temporary folder).
  *
  * A datagen table paced on the system clock (two partitions, 500 rows a
- * second each) feeds a group aggregate or a window aggregate with a
- * checkpoint every 30 ms into ckpt/. The test waits until the query has
+ * second each) feeds a group aggregate or a window aggregate, and an upsert
+ * file paced at its rowtime a ChangelogNormalize and a group aggregate of
+ * its retractions, with a checkpoint every 30 ms into ckpt/. The test waits until the query has
  * printed rows and a checkpoint completed after that (it looks at the
  * folder: chk-N/_metadata), kills it with SIGKILL, and runs it again with
  * --from-checkpoint ckpt, at the same parallelism or another one (SET
@@ -123,7 +124,10 @@ static long file_size(const char *path)
 }
 
 /* Waits until the running query printed rows and then completed a
- * checkpoint (bounded: 60 s; the run must not end first). */
+ * checkpoint triggered after that (bounded: 60 s; the run must not end
+ * first): one at a time, so when N was the newest complete one as the
+ * rows were seen, N + 1 may have been under way, and N + 2 was triggered
+ * after them. */
 static void await_checkpoint_after_output(pid_t pid, const char *dir, const char *out)
 {
     long before = -1;
@@ -133,7 +137,7 @@ static void await_checkpoint_after_output(pid_t pid, const char *dir, const char
                      " status %d", status);
         if (before < 0 && file_size(td_path(dir, out)) > 0)
             before = newest_complete(td_path(dir, "ckpt"));
-        if (before >= 0 && newest_complete(td_path(dir, "ckpt")) > before)
+        if (before >= 0 && newest_complete(td_path(dir, "ckpt")) >= before + 2)
             return;
         sleep_ms(10);
     }
@@ -238,35 +242,73 @@ static void assert_same_final(const last_rows *got, const last_rows *want)
     "FROM TABLE(TUMBLE(TABLE clicks, DESCRIPTOR(ts), INTERVAL '100' MILLISECOND))\n"     \
     "GROUP BY window_start, window_end, `key`;\n"
 
-/* q.sql: the datagen table (rows per partition, 0: unbounded), paced or
- * not, at `parallelism`, with checkpoints or without, then `query`. */
-static void write_sql(const char *dir, int parallelism, bool checkpoints, bool paced, long rows,
-                      const char *query)
+/* The table a query reads: its CREATE TABLE into buf, paced or not; a file
+ * it reads is written into dir the first time. */
+typedef void (*table_fn)(const char *dir, char *buf, size_t size, bool paced, long rows);
+
+/* Two datagen partitions of `rows` rows (0: unbounded), 500 a second. */
+static void datagen(const char *dir, char *buf, size_t size, bool paced, long rows)
 {
-    char sql[2048], count[64] = "";
+    (void)dir;
+    char count[64] = "";
     if (rows)
         snprintf(count, sizeof count, "'number-of-rows' = '%ld', ", rows);
-    int n = snprintf(sql, sizeof sql,
-                     "SET 'parallelism.default' = '%d';\n"
-                     "%s"
-                     "CREATE TABLE clicks (`key` BIGINT, `value` BIGINT, ts TIMESTAMP(3),\n"
-                     "  WATERMARK FOR ts AS ts)\n"
-                     "WITH ('connector' = 'datagen', %s'partitions' = '2', 'keys' = '20',\n"
-                     "      'rows-per-second' = '500', 'pace' = '%s', 'seed' = '11');\n"
-                     "%s",
-                     parallelism,
+    snprintf(buf, size,
+             "CREATE TABLE clicks (`key` BIGINT, `value` BIGINT, ts TIMESTAMP(3),\n"
+             "  WATERMARK FOR ts AS ts)\n"
+             "WITH ('connector' = 'datagen', %s'partitions' = '2', 'keys' = '20',\n"
+             "      'rows-per-second' = '500', 'pace' = '%s', 'seed' = '11');\n",
+             count, paced ? "paced" : "fast");
+}
+
+/* An upsert file of 1500 rows 1 ms of rowtime apart (+I, +U and -D of 30
+ * keys, read through a ChangelogNormalize), paced at its rowtime. */
+static void upsert_file(const char *dir, char *buf, size_t size, bool paced, long rows)
+{
+    (void)rows;
+    if (!td_exists(td_path(dir, "up.json"))) {
+        FILE *f = fopen(td_path(dir, "up.json"), "w");
+        cr_assert_not_null(f);
+        uint64_t x = 7;
+        for (int i = 0; i < 1500; i++) {
+            x = x * 6364136223846793005ull + 1442695040888963407ull;
+            unsigned r = (unsigned)(x >> 33);
+            fprintf(f, "{\"op\": \"%s\", \"id\": %u, \"v\": %u, "
+                       "\"ts\": \"1970-01-01 00:00:%02d.%03d\"}\n",
+                    r % 10 == 0 ? "-D" : r % 2 ? "+U" : "+I", r % 30, (r >> 8) % 1000, i / 1000,
+                    i % 1000);
+        }
+        cr_assert_eq(fclose(f), 0);
+    }
+    snprintf(buf, size,
+             "CREATE TABLE up (id BIGINT, v BIGINT, ts TIMESTAMP(3),\n"
+             "  PRIMARY KEY (id) NOT ENFORCED, WATERMARK FOR ts AS ts)\n"
+             "WITH ('connector' = 'filesystem', 'path' = 'up.json', 'format' = 'json',\n"
+             "      'changelog-mode' = 'upsert', 'changelog.kind-field' = 'op'%s);\n",
+             paced ? ", 'scan.speed' = '1'" : "");
+}
+
+/* q.sql: the table, paced or not, at `parallelism`, with checkpoints or
+ * without, then `query`. */
+static void write_sql(const char *dir, int parallelism, bool checkpoints, table_fn table,
+                      bool paced, long rows, const char *query)
+{
+    char sql[4096], create[2048];
+    table(dir, create, sizeof create, paced, rows);
+    int n = snprintf(sql, sizeof sql, "SET 'parallelism.default' = '%d';\n%s%s%s", parallelism,
                      checkpoints ? "SET 'execution.checkpointing.interval' = '30 ms';\n"
                                    "SET 'state.checkpoints.dir' = 'ckpt';\n"
                                  : "",
-                     count, paced ? "paced" : "fast", query);
+                     create, query);
     cr_assert_lt(n, (int)sizeof sql);
     td_write(td_path(dir, "q.sql"), sql, (size_t)n);
 }
 
 /* The last rows per key of a failure-free run of `rows` a partition. */
-static void reference(const char *dir, long rows, const char *query, int nkey, last_rows *want)
+static void reference(const char *dir, table_fn table, long rows, const char *query, int nkey,
+                      last_rows *want)
 {
-    write_sql(dir, 1, false, false, rows, query);
+    write_sql(dir, 1, false, table, false, rows, query);
     run_ok(dir, "ref.txt", NULL, NULL);
     fold(want, td_path(dir, "ref.txt"), nkey);
     cr_assert_gt(want->n, 0);
@@ -274,16 +316,16 @@ static void reference(const char *dir, long rows, const char *query, int nkey, l
 
 /* A query of 1500 rows a partition (3 s paced) killed with SIGKILL after a
  * checkpoint and restored at parallelism `p2` to its end. */
-static void kill_and_restore(const char *query, int nkey, int p1, int p2)
+static void kill_and_restore(table_fn table, const char *query, int nkey, int p1, int p2)
 {
     char *dir = td_tmpdir();
     static last_rows want, got, restored;
     memset(&want, 0, sizeof want);
     memset(&got, 0, sizeof got);
     memset(&restored, 0, sizeof restored);
-    reference(dir, 1500, query, nkey, &want);
+    reference(dir, table, 1500, query, nkey, &want);
 
-    write_sql(dir, p1, true, true, 1500, query);
+    write_sql(dir, p1, true, table, true, 1500, query);
     pid_t pid = spawn_sql(dir, "killed.txt", "err.txt", NULL, NULL);
     await_checkpoint_after_output(pid, dir, "killed.txt");
     cr_assert_eq(kill(pid, SIGKILL), 0);
@@ -291,7 +333,7 @@ static void kill_and_restore(const char *query, int nkey, int p1, int p2)
     cr_assert_eq(waitpid(pid, &status, 0), pid);
     cr_assert(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
 
-    write_sql(dir, p2, true, false, 1500, query);
+    write_sql(dir, p2, true, table, false, 1500, query);
     run_ok(dir, "restored.txt", "--from-checkpoint", "ckpt");
     fold(&got, td_path(dir, "killed.txt"), nkey);
     fold(&got, td_path(dir, "restored.txt"), nkey);
@@ -327,17 +369,24 @@ static void kill_and_restore(const char *query, int nkey, int p1, int p2)
 
 Test(sql_checkpoints, group_aggregate_killed_and_restored, .timeout = 180)
 {
-    kill_and_restore(GROUP_QUERY, 1, 2, 2);
+    kill_and_restore(datagen, GROUP_QUERY, 1, 2, 2);
 }
 
 Test(sql_checkpoints, group_aggregate_restored_at_another_parallelism, .timeout = 180)
 {
-    kill_and_restore(GROUP_QUERY, 1, 2, 3);
+    kill_and_restore(datagen, GROUP_QUERY, 1, 2, 3);
 }
 
 Test(sql_checkpoints, window_aggregate_restored_at_another_parallelism, .timeout = 180)
 {
-    kill_and_restore(WINDOW_QUERY, 2, 3, 1);
+    kill_and_restore(datagen, WINDOW_QUERY, 2, 3, 1);
+}
+
+Test(sql_checkpoints, upsert_file_normalized_and_aggregated_at_another_parallelism,
+     .timeout = 180)
+{
+    kill_and_restore(upsert_file, "SELECT v % 7 AS b, COUNT(*) AS n, SUM(v) AS s FROM up "
+                                  "GROUP BY v % 7;\n", 1, 3, 2);
 }
 
 /* ---- stopping ------------------------------------------------------------------ */
@@ -348,9 +397,9 @@ Test(sql_checkpoints, sigint_stops_an_unbounded_query_with_a_savepoint, .timeout
     static last_rows want, got;
     memset(&want, 0, sizeof want);
     memset(&got, 0, sizeof got);
-    reference(dir, 20000, GROUP_QUERY, 1, &want);
+    reference(dir, datagen, 20000, GROUP_QUERY, 1, &want);
 
-    write_sql(dir, 2, true, true, 0, GROUP_QUERY);
+    write_sql(dir, 2, true, datagen, true, 0, GROUP_QUERY);
     pid_t pid = spawn_sql(dir, "stopped.txt", "err.txt", "--savepoint-on-stop", "sp");
     await_checkpoint_after_output(pid, dir, "stopped.txt");
     cr_assert_eq(kill(pid, SIGINT), 0);
@@ -374,7 +423,7 @@ Test(sql_checkpoints, sigint_stops_an_unbounded_query_with_a_savepoint, .timeout
     /* restored, as a bounded table, it ends as a failure-free run does */
     char from[64];
     snprintf(from, sizeof from, "sp/chk-%lld", id);
-    write_sql(dir, 2, true, false, 20000, GROUP_QUERY);
+    write_sql(dir, 2, true, datagen, false, 20000, GROUP_QUERY);
     run_ok(dir, "restored.txt", "--from-checkpoint", from);
     fold(&got, td_path(dir, "stopped.txt"), 1);
     fold(&got, td_path(dir, "restored.txt"), 1);
@@ -385,7 +434,7 @@ Test(sql_checkpoints, sigint_stops_an_unbounded_query_with_a_savepoint, .timeout
 Test(sql_checkpoints, sigterm_names_the_last_checkpoint, .timeout = 120)
 {
     char *dir = td_tmpdir();
-    write_sql(dir, 2, true, true, 0, GROUP_QUERY);
+    write_sql(dir, 2, true, datagen, true, 0, GROUP_QUERY);
     pid_t pid = spawn_sql(dir, "out.txt", "err.txt", NULL, NULL);
     await_checkpoint_after_output(pid, dir, "out.txt");
     cr_assert_eq(kill(pid, SIGTERM), 0);
@@ -408,7 +457,7 @@ Test(sql_checkpoints, sigterm_names_the_last_checkpoint, .timeout = 120)
 Test(sql_checkpoints, savepoint_on_stop_needs_a_checkpoint_folder, .timeout = 60)
 {
     char *dir = td_tmpdir();
-    write_sql(dir, 1, false, false, 5, GROUP_QUERY);
+    write_sql(dir, 1, false, datagen, false, 5, GROUP_QUERY);
     int status = wait_bounded(spawn_sql(dir, "out.txt", "err.txt", "--savepoint-on-stop", "sp"));
     char *err = td_read(td_path(dir, "err.txt"), NULL);
     cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 2, "status %d; stderr:\n%s", status,
