@@ -3,7 +3,8 @@
  * exit status is 128 + the signal (130, 143).
  *
  * The handler only records the signal and calls weir_job_cancel, which is
- * async-signal-safe; it is installed without SA_RESTART, so a read or write
+ * async-signal-safe (or, for a savepoint, sem_post: weir_cli_signals_savepoint);
+ * it is installed without SA_RESTART, so a read or write
  * the signal interrupts returns (EINTR) and the command sees the flag, and
  * with SA_RESETHAND, so a second signal ends the process at once (the
  * default action) should the first not get through. */

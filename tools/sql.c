@@ -136,6 +136,8 @@ typedef struct stopper {
     char chk_dir[4096];        /* where they went */
     bool signalled;            /* a signal came while it ran */
     int64_t last_id;           /* its last completed checkpoint; 0: none */
+    int64_t restored_id;       /* the checkpoint it restored; 0: none */
+    char restored_from[4096];  /* and where from */
     int64_t savepoint_id;      /* the savepoint it stopped with; 0: none */
     char savepoint_why[512];   /* why a savepoint was not taken */
 } stopper;
@@ -150,7 +152,9 @@ static void on_job(weir_job *job, void *arg)
         st->checkpointed = cc->interval_ms > 0 || cc->dir;
         snprintf(st->chk_dir, sizeof st->chk_dir, "%s", cc->dir ? cc->dir : "");
         st->signalled = false;
-        st->last_id = st->savepoint_id = 0;
+        st->last_id = st->savepoint_id = st->restored_id = 0;
+        snprintf(st->restored_from, sizeof st->restored_from, "%s",
+                 cc->restore_from ? cc->restore_from : "");
         st->savepoint_why[0] = '\0';
         pthread_mutex_unlock(&st->lock);
     }
@@ -158,8 +162,10 @@ static void on_job(weir_job *job, void *arg)
     if (!job) {
         pthread_mutex_lock(&st->lock);
         weir_checkpoint_stats cs;
-        if (st->job && weir_job_checkpoint_stats(st->job, &cs) == 0)
+        if (st->job && weir_job_checkpoint_stats(st->job, &cs) == 0) {
             st->last_id = cs.last_completed_id;
+            st->restored_id = cs.restored_id;
+        }
         st->signalled = weir_cli_stopped() != 0;
         st->job = NULL;
         pthread_mutex_unlock(&st->lock);
@@ -236,6 +242,10 @@ static void say_where(const stopper *st, int sig)
     if (st->last_id > 0)
         fprintf(stderr, "weir sql: stopped by %s%s; its last checkpoint is %lld: %s/chk-%lld\n",
                 by, no_savepoint, (long long)st->last_id, st->chk_dir, (long long)st->last_id);
+    else if (st->restored_id > 0)
+        fprintf(stderr, "weir sql: stopped by %s%s before its first checkpoint completed; it "
+                "had restored checkpoint %lld from %s\n", by, no_savepoint,
+                (long long)st->restored_id, st->restored_from);
     else
         fprintf(stderr, "weir sql: stopped by %s%s before its first checkpoint completed\n", by,
                 no_savepoint);
@@ -284,9 +294,10 @@ int weir_sql_main(int argc, char **argv)
         }
         case O_FROM:
         case O_SAVEPOINT:
-            if (!optarg[0]) {
-                weir_tool_error("weir sql: --%s: expected a folder",
-                                c == O_FROM ? "from-checkpoint" : "savepoint-on-stop");
+            if (!optarg[0] || strlen(optarg) >= 4096) {
+                weir_tool_error("weir sql: --%s: %s",
+                                c == O_FROM ? "from-checkpoint" : "savepoint-on-stop",
+                                optarg[0] ? "the path is too long" : "expected a folder");
                 return 2;
             }
             *(c == O_FROM ? &from : &savepoint) = optarg;
@@ -340,7 +351,7 @@ int weir_sql_main(int argc, char **argv)
     int made = status == 0 ? weir_sql_session_create(&cfg, &s) : 0;
     if (made) {
         weir_tool_error("weir sql: %s", made == WEIR_ENOMEM ? "out of memory"
-                                                            : "--from-checkpoint: the path is too long");
+                                                            : "a path is too long");
         status = made == WEIR_ENOMEM ? 1 : 2;
     }
     st.s = s;
