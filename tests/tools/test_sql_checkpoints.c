@@ -35,6 +35,8 @@
 
 #include "diag/test_diag_support.h"
 #include "weir/checkpoint.h"
+#include "weir/sql.h"
+#include "weir/table.h"
 
 #define WEIR WEIR_BINARY_DIR "/tools/weir"
 
@@ -382,6 +384,19 @@ Test(sql_checkpoints, window_aggregate_restored_at_another_parallelism, .timeout
     kill_and_restore(datagen, WINDOW_QUERY, 2, 3, 1);
 }
 
+/* INSERT INTO a print table: its sink flushes at checkpoints as the
+ * result sink does (one subtask: no prefix, the rows as a SELECT's). */
+#define INSERT_QUERY                                                                   \
+    "CREATE TABLE totals (k BIGINT, n BIGINT, s BIGINT)\n"                               \
+    "WITH ('connector' = 'print', 'sink.parallelism' = '1');\n"                          \
+    "INSERT INTO totals SELECT `key`, COUNT(*), SUM(`value`) FROM clicks GROUP BY `key`;\n"
+
+Test(sql_checkpoints, insert_into_print_killed_and_restored_at_another_parallelism,
+     .timeout = 180)
+{
+    kill_and_restore(datagen, INSERT_QUERY, 1, 2, 1);
+}
+
 Test(sql_checkpoints, upsert_file_normalized_and_aggregated_at_another_parallelism,
      .timeout = 180)
 {
@@ -467,4 +482,28 @@ Test(sql_checkpoints, savepoint_on_stop_needs_a_checkpoint_folder, .timeout = 60
                           "written to\n");
     free(err);
     td_rmdir(dir);
+}
+
+/* SQL in a program's job: the job's checkpoints are its config's, and a
+ * SET of them is refused rather than ignored. */
+Test(sql_checkpoints, a_programs_job_refuses_checkpoint_settings)
+{
+    static const char *const sets[] = {
+        "SET 'execution.checkpointing.interval' = '1 s';",
+        "SET 'execution.checkpointing.mode' = 'AT_LEAST_ONCE';",
+        "SET 'state.checkpoints.dir' = 'ckpt';",
+        "SET 'execution.savepoint.path' = 'ckpt';",
+    };
+    for (size_t i = 0; i < sizeof sets / sizeof *sets; i++) {
+        weir_job *job = NULL;
+        weir_table_env *env = NULL;
+        cr_assert_eq(weir_job_create(NULL, &job), 0);
+        cr_assert_eq(weir_table_env_create(job, NULL, &env), 0);
+        cr_assert_neq(weir_table_env_execute_sql(env, sets[i]), 0, "%s", sets[i]);
+        cr_assert(strstr(weir_job_error(job), "the job is the program's: its checkpoints are "
+                                              "its weir_job_config's"),
+                  "%s", weir_job_error(job));
+        weir_table_env_destroy(env);
+        weir_job_destroy(job);
+    }
 }
