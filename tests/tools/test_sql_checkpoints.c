@@ -441,7 +441,8 @@ static char **committed_lines(const char *folder, size_t *n, size_t *hidden)
         free(text);
     }
     closedir(d);
-    qsort(lines, *n, sizeof *lines, cmp_str);
+    if (*n)
+        qsort(lines, *n, sizeof *lines, cmp_str);
     return lines;
 }
 
