@@ -90,6 +90,23 @@ static int datagen_idle(weir_connector_context *c, const char *value, weir_gener
     return 0;
 }
 
+/* A table without 'number-of-rows' or 'duration' is unbounded, as Flink's
+ * datagen: it runs until the query is cancelled. The generator computes
+ * its schedule in doubles and takes one no longer than 2^53 slots or ms
+ * (weir/generator.h), so it is given the longest schedule within half of
+ * that: at a million rows a second a partition's would last 142 years. */
+static void datagen_unbounded(weir_generator_config *g)
+{
+    const double limit = 4503599627370496.0; /* 2^52 */
+    double gap = 1000.0 / g->rate, speed = g->speed > 0 ? g->speed : 1.0;
+    double slots = limit;
+    if (slots * gap > limit)
+        slots = limit / gap;
+    if (g->pace == WEIR_GEN_PACED && slots * gap / speed > limit)
+        slots = limit * speed / gap;
+    g->count = slots < 1 ? 1 : (int64_t)slots;
+}
+
 static int datagen_validate(weir_connector_context *c, void **state)
 {
     weir_generator_config *g = calloc(1, sizeof *g);
@@ -142,9 +159,7 @@ static int datagen_validate(weir_connector_context *c, void **state)
     if ((o = weir_connector_option(c, "idle-partitions")) && (err = datagen_idle(c, o, g)))
         return err;
     if (!g->count && !g->duration_ms)
-        return weir_connector_fail(c, NULL, "a datagen table is bounded here: give "
-                                   "'number-of-rows' (per partition) or 'duration' (of event "
-                                   "time)");
+        datagen_unbounded(g);
     char why[256];
     int parts = g->partitions ? g->partitions : weir_connector_parallelism(c);
     if (weir_generator_check(g, parts, why, sizeof why))

@@ -1,6 +1,6 @@
-/* sql_internal.h — what the SQL session (sql_session.c), its catalog
- * (sql_catalog.c) and its planner (sql_plan.c) share: the session's state
- * and the planner's errors. */
+/* sql_internal.h — what the SQL session (sql_session.c), its settings
+ * (sql_settings.c), its catalog (sql_catalog.c) and its planner
+ * (sql_plan.c) share: the session's state and the planner's errors. */
 #ifndef WEIR_SQL_SQL_INTERNAL_H
 #define WEIR_SQL_SQL_INTERNAL_H
 
@@ -72,6 +72,12 @@ extern const weir_connector_factory sql_print_factory;
 extern const weir_connector_factory sql_blackhole_factory;
 void sql_connectors_builtin(void);
 
+/* A place in a script: a statement's, for an error found later. */
+typedef struct sql_place {
+    const sql_script *sc; /* NULL: none */
+    const sql_stmt *st;
+} sql_place;
+
 struct weir_sql_session {
     weir_sql_config cfg;
     char base_dir[4096];
@@ -87,6 +93,16 @@ struct weir_sql_session {
     weir_diag_level capture_level;
     weir_clock_kind clock;
     int64_t watermark_interval_ms;
+    /* checkpoints (sql_settings.c): each query's job checkpoints into
+     * checkpoint_dir every checkpoint_interval_ms (0: never by time) and
+     * restores from savepoint_path ("": starts empty) */
+    int64_t checkpoint_interval_ms;
+    weir_checkpoint_mode checkpoint_mode;
+    char checkpoint_dir[4096];
+    char savepoint_path[4096];
+    bool clock_set;                  /* 'weir.clock' was SET */
+    /* those SETs, where a query refuses them */
+    sql_place interval_at, clock_at, savepoint_at;
     int jobs; /* queries run (for the capture's name) */
     bool run_failed; /* the last error came from weir_job_run */
     int job_seq;     /* jobs made, for sql_relation.open_job */
@@ -146,10 +162,30 @@ const char *sql_catalog_hint(weir_sql_session *s, const weir_table_env *env, con
  * to it): 0 and *out, or WEIR_E* with s->err. */
 int sql_session_parse(weir_sql_session *s, const char *text, size_t len, sql_script **out);
 
+/* A sink handing each row to fn (on its subtask's worker) that flushes
+ * `out` (NULL: nothing to flush) at every checkpoint, so that the rows
+ * before it are out when it completes (sql_sinks.c); a failed flush's
+ * errno into *write_errno (may be NULL). NULL with the job's error. */
+weir_stream *sql_print_sink(weir_stream *in, weir_sink_fn fn, void *arg, FILE *out,
+                            int *write_errno);
+
 /* INSERT INTO (sql_insert.c): the query planned into env's job and written
  * into its table's sink. 0, or WEIR_E* with s->err. */
 int sql_plan_insert(weir_sql_session *s, weir_job *job, weir_table_env *env, sql_script *sc,
                     const sql_stmt *st);
+
+/* The settings a session starts with that its config gives (the folder
+ * to restore from): 0, or WEIR_EINVAL (a path too long). */
+int sql_settings_init(weir_sql_session *s);
+/* SET 'key' = 'value' into the session's settings (sql_settings.c): 0, or
+ * WEIR_EINVAL with s->err (an unknown key, a bad value). */
+int sql_settings_set(weir_sql_session *s, const sql_script *sc, const sql_stmt *st);
+/* The configuration of a query's job as the session's settings say (its
+ * capture aside, which the session names): 0, or WEIR_EINVAL with s->err
+ * for settings that do not go together (checkpoints without a folder, or
+ * on the virtual clock), said at the SET that asked for them. The strings
+ * it points to are the session's. */
+int sql_settings_job_config(weir_sql_session *s, weir_job_config *jc);
 
 /* The planner: a query as a table of env's job. NULL with s->err. */
 weir_table *sql_plan_query(weir_sql_session *s, weir_job *job, weir_table_env *env,

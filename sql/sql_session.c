@@ -36,6 +36,10 @@ int weir_sql_session_create(const weir_sql_config *config, weir_sql_session **ou
     s->parallelism = 1;
     s->capture_level = WEIR_DIAG_STANDARD;
     s->clock = WEIR_CLOCK_VIRTUAL;
+    if (sql_settings_init(s)) {
+        free(s);
+        return WEIR_EINVAL;
+    }
     *out = s;
     return 0;
 }
@@ -77,89 +81,6 @@ const char *weir_sql_error(const weir_sql_session *s)
 bool weir_sql_error_at_run(const weir_sql_session *s)
 {
     return s->run_failed;
-}
-
-/* ---- SET ------------------------------------------------------------------------------ */
-
-static const char *const set_keys[] = {"parallelism.default", "weir.string-capacity",
-                                       "weir.capture.file", "weir.capture.level", "weir.clock",
-                                       "pipeline.auto-watermark-interval", NULL};
-
-static int set_bad(weir_sql_session *s, const sql_script *sc, const sql_stmt *st,
-                   const char *what)
-{
-    sql_fail(s, sc, st->at.start, "SET '%s' = '%s': %s", st->set_key, st->set_value, what);
-    return WEIR_EINVAL;
-}
-
-static int set_int(const char *v, long lo, long hi, long *out)
-{
-    char *end;
-    errno = 0;
-    long x = strtol(v, &end, 10);
-    if (errno || end == v || *end || x < lo || x > hi)
-        return -1;
-    *out = x;
-    return 0;
-}
-
-static int run_set(weir_sql_session *s, const sql_script *sc, const sql_stmt *st)
-{
-    const char *k = st->set_key, *v = st->set_value;
-    long x;
-    if (strcmp(k, "parallelism.default") == 0) {
-        if (set_int(v, 1, 1024, &x))
-            return set_bad(s, sc, st, "expected a parallelism from 1 to 1024");
-        s->parallelism = (int)x;
-    } else if (strcmp(k, "weir.string-capacity") == 0) {
-        if (set_int(v, 1, 65535, &x))
-            return set_bad(s, sc, st, "expected a capacity from 1 to 65535 bytes");
-        s->string_capacity = (uint32_t)x;
-    } else if (strcmp(k, "weir.capture.file") == 0) {
-        if (strlen(v) >= sizeof s->capture_path)
-            return set_bad(s, sc, st, "the path is too long");
-        snprintf(s->capture_path, sizeof s->capture_path, "%s", v);
-        s->jobs = 0;
-    } else if (strcmp(k, "weir.capture.level") == 0) {
-        static const char *const names[] = {"off", "summary", "standard", "verbose"};
-        static const weir_diag_level levels[] = {WEIR_DIAG_OFF, WEIR_DIAG_SUMMARY,
-                                                 WEIR_DIAG_STANDARD, WEIR_DIAG_VERBOSE};
-        int i = 0;
-        while (i < 4 && strcmp(v, names[i]) != 0)
-            i++;
-        if (i == 4)
-            return set_bad(s, sc, st, "expected off, summary, standard or verbose");
-        s->capture_level = levels[i];
-    } else if (strcmp(k, "weir.clock") == 0) {
-        if (strcmp(v, "virtual") == 0)
-            s->clock = WEIR_CLOCK_VIRTUAL;
-        else if (strcmp(v, "system") == 0)
-            s->clock = WEIR_CLOCK_SYSTEM;
-        else
-            return set_bad(s, sc, st, "expected virtual or system");
-    } else if (strcmp(k, "pipeline.auto-watermark-interval") == 0) {
-        /* Flink's 0 disables periodic watermarks: a periodic strategy then
-         * emits only its final watermark (on-event ones are unchanged). */
-        int64_t ms;
-        if (sql_duration_ms(v, &ms) || ms < 0)
-            return set_bad(s, sc, st, "expected a duration ('200 ms'), or 0 for no periodic "
-                           "watermarks");
-        s->watermark_interval_ms = ms ? ms : WEIR_DISABLED;
-    } else {
-        const char *hint = NULL;
-        for (int i = 0; set_keys[i]; i++)
-            if (sql_edit_distance(k, set_keys[i]) <= 3)
-                hint = set_keys[i];
-        if (hint) {
-            sql_fail(s, sc, st->at.start, "unknown setting '%s' (did you mean '%s'?)", k, hint);
-            return WEIR_EINVAL;
-        }
-        sql_fail(s, sc, st->at.start, "unknown setting '%s' (weir knows parallelism.default, "
-                 "weir.string-capacity, weir.capture.file, weir.capture.level, weir.clock, "
-                 "pipeline.auto-watermark-interval)", k);
-        return WEIR_EINVAL;
-    }
-    return 0;
 }
 
 /* ---- SELECT and EXPLAIN ------------------------------------------------------------------ */
@@ -222,13 +143,9 @@ static bool ends_with(const char *s, const char *suffix)
 static int make_job(weir_sql_session *s, weir_job **job)
 {
     char capture[sizeof s->capture_path + 16];
-    weir_job_config jc = {
-        .workers = s->cfg.workers,
-        .parallelism = s->parallelism,
-        .clock = s->clock,
-        .watermark_interval_ms = s->watermark_interval_ms,
-        .diag = {.level = s->capture_level},
-    };
+    weir_job_config jc;
+    if (sql_settings_job_config(s, &jc))
+        return WEIR_EINVAL;
     if (s->capture_path[0]) {
         capture_name(s, ++s->jobs, capture, sizeof capture);
         if (ends_with(capture, ".msgpack"))
@@ -278,7 +195,10 @@ static weir_stream *result_sink_of(weir_sql_session *s, weir_table *t, result_si
     rs->schema = weir_table_schema(t);
     weir_stream *cs = weir_table_to_changelog_stream(t, WEIR_CHANGELOG_AS_PRODUCED);
     return weir_stream_set_parallelism(
-        weir_stream_set_name(weir_sink_callback(cs, print_row, rs), "Sink(print)"), 1);
+        weir_stream_set_name(sql_print_sink(cs, print_row, rs, s->cfg.on_row ? NULL : rs->out,
+                                            &rs->write_errno),
+                             "Sink(print)"),
+        1);
 }
 
 /* Plans what a statement runs into env's job: a SELECT with its result
@@ -448,7 +368,7 @@ int weir_sql_execute(weir_sql_session *s, const char *text, size_t len)
         switch (st->kind) {
         case SQL_STMT_CREATE_TABLE:
         case SQL_STMT_CREATE_VIEW: r = sql_catalog_create(s, sc, st); break;
-        case SQL_STMT_SET: r = run_set(s, sc, st); break;
+        case SQL_STMT_SET: r = sql_settings_set(s, sc, st); break;
         case SQL_STMT_SELECT:
         case SQL_STMT_EXPLAIN:
         case SQL_STMT_INSERT:

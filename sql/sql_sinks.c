@@ -6,6 +6,11 @@
  *               then "> " when not empty (SEMANTICS.md 10); timestamps as
  *               Java's toString (weir_row_format_style)
  *   blackhole   every kind; discarded
+ *
+ * A printing sink (print's, and the session's result sink) flushes what it
+ * wrote at every checkpoint: a job killed once the checkpoint completed has
+ * printed every row before it, and a restored one prints again what came
+ * after it (at least once, as Flink's print sink).
  */
 #include <errno.h>
 #include <stdatomic.h>
@@ -14,6 +19,88 @@
 #include <string.h>
 
 #include "sql_internal.h"
+#include "weir/operator.h"
+
+/* ---- a sink that prints: flushed at every checkpoint ----------------------------------- */
+
+typedef struct flushing_sink {
+    weir_sink_fn fn;
+    void *arg;
+    FILE *out;
+    int *write_errno;
+} flushing_sink;
+
+static int flushing_failed(weir_ctx *ctx, int r)
+{
+    return weir_ctx_fail(ctx, r, "the sink function failed: %s (%s)", weir_strerror(r),
+                         weir_err_name(r));
+}
+
+static int flushing_record(weir_ctx *ctx, int input, const void *elem, int64_t ts)
+{
+    (void)input;
+    const flushing_sink *f = weir_ctx_arg(ctx);
+    int r = f->fn(elem, ts, weir_ctx_subtask(ctx), f->arg);
+    return r < 0 ? flushing_failed(ctx, r) : 0;
+}
+
+static int flushing_batch(weir_ctx *ctx, int input, const weir_batch *b)
+{
+    (void)input;
+    const flushing_sink *f = weir_ctx_arg(ctx);
+    int subtask = weir_ctx_subtask(ctx);
+    for (uint32_t i = 0; i < b->count; i++) {
+        int r = f->fn(weir_batch_elem(b, i), weir_batch_ts(b, i), subtask, f->arg);
+        if (r < 0)
+            return flushing_failed(ctx, r);
+    }
+    return 0;
+}
+
+static int flushing_snapshot(weir_ctx *ctx, weir_snapshot_writer *w)
+{
+    (void)w;
+    const flushing_sink *f = weir_ctx_arg(ctx);
+    if (!f->out || fflush(f->out) == 0)
+        return 0;
+    if (f->write_errno)
+        *f->write_errno = errno;
+    return flushing_failed(ctx, WEIR_EIO);
+}
+
+/* Its snapshot holds no state: the rows before a checkpoint are out. */
+static int flushing_restore(weir_ctx *ctx, weir_snapshot_reader *r)
+{
+    (void)ctx;
+    (void)r;
+    return 0;
+}
+
+static const weir_operator_vtable flushing_vtable = {
+    .version = WEIR_OPERATOR_VTABLE_V2,
+    .on_record = flushing_record,
+    .on_batch = flushing_batch,
+    .snapshot = flushing_snapshot,
+    .restore = flushing_restore,
+};
+
+weir_stream *sql_print_sink(weir_stream *in, weir_sink_fn fn, void *arg, FILE *out,
+                            int *write_errno)
+{
+    if (!in)
+        return NULL;
+    flushing_sink *f = malloc(sizeof *f);
+    if (!f) {
+        weir_job_record_error(weir_stream_job(in), WEIR_ENOMEM, "out of memory");
+        return NULL;
+    }
+    *f = (flushing_sink){.fn = fn, .arg = arg, .out = out, .write_errno = write_errno};
+    weir_process_spec spec = {.kind = "sink", .vtable = &flushing_vtable, .arg = f,
+                              .arg_free = free, .accounting = WEIR_ACCOUNTING_SINK};
+    return weir_stream_process(in, &spec);
+}
+
+/* ---- print --------------------------------------------------------------------------------- */
 
 typedef struct print_table print_table;
 
@@ -103,7 +190,7 @@ static weir_stream *print_sink_make(void *state, const weir_schema *schema, weir
     }
     *ps = (print_sink){.table = t, .schema = schema, .parallelism = parallelism};
     t->sinks[t->nsinks++] = ps;
-    return weir_sink_callback(rows, print_row, ps);
+    return sql_print_sink(rows, print_row, ps, t->out, NULL);
 }
 
 const weir_connector_factory sql_print_factory = {

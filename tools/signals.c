@@ -1,6 +1,7 @@
 /* signals.c — SIGINT and SIGTERM stop the `weir` command (signals.h). */
 #include "signals.h"
 
+#include <semaphore.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stddef.h>
@@ -12,11 +13,18 @@ static _Atomic(weir_sql_session *) current_session;
 
 _Static_assert(ATOMIC_POINTER_LOCK_FREE == 2, "the handler loads an atomic pointer");
 
+static _Atomic(sem_t *) savepoint_sem;
+
 static void on_signal(int sig)
 {
     if (!stop_signal)
         stop_signal = sig;
     weir_job *job = atomic_load(&current_job);
+    sem_t *sem = atomic_load(&savepoint_sem);
+    if (job && sem) {
+        sem_post(sem); /* the command's thread stops it with a savepoint */
+        return;
+    }
     if (job)
         weir_job_cancel(job);
     weir_sql_session *s = atomic_load(&current_session);
@@ -51,4 +59,14 @@ void weir_cli_signals_sql(weir_sql_session *s)
     atomic_store(&current_session, s);
     if (s && stop_signal)
         weir_sql_cancel(s);
+}
+
+void weir_cli_signals_savepoint(sem_t *sem)
+{
+    atomic_store(&savepoint_sem, sem);
+}
+
+void weir_cli_signals_handled(void)
+{
+    stop_signal = 0;
 }

@@ -19,7 +19,9 @@
  * SIGINT and SIGTERM stop any command (signals.h): a job that runs is
  * cancelled and its capture finished, marked cancelled; a command reading or
  * writing files stops at its next event and leaves no output half-written;
- * the exit status is 128 + the signal (130 for SIGINT, 143 for SIGTERM).
+ * the exit status is 128 + the signal (130 for SIGINT, 143 for SIGTERM); but
+ * `weir sql` stops a query that runs with checkpoints where it can resume
+ * (at a savepoint, or after its last checkpoint), says where, and exits 0.
  */
 #include <errno.h>
 #include <signal.h>

@@ -2,7 +2,9 @@
  *
  * A session holds a catalog (CREATE TABLE, CREATE VIEW) and settings (SET)
  * and runs statements in order: each SELECT is planned onto the table layer
- * (weir/table.h) as one job, run to its end, and its result printed as a
+ * (weir/table.h) as one job, run to its end (an unbounded one until it is
+ * cancelled; with SET 'execution.checkpointing.interval' it checkpoints and
+ * restores as docs/SQL.md says), and its result printed as a
  * changelog in the form Flink's Row.toString() writes ("+I[Alice, 12]",
  * "-U[Alice, 12]", "+U[Alice, 13]"), or handed to a callback; EXPLAIN
  * prints the plan with each node's changelog mode. docs/SQL.md lists what
@@ -63,6 +65,15 @@ typedef struct weir_sql_config {
      * returned (e.g. to let a signal handler cancel it). */
     void (*on_job)(weir_job *job, void *arg);
     void *on_job_arg;
+    /* Where each query's job restores from (a chk-N folder of a checkpoint
+     * or savepoint, or a parent of them: its newest complete one), as if the
+     * statements began with SET 'execution.savepoint.path'; NULL: none.
+     * Copied. */
+    const char *restore_from;
+    /* Every query runs with checkpoints (into 'state.checkpoints.dir', which
+     * a query is refused without), so that the job on_job hands over can be
+     * stopped with weir_job_savepoint (`weir sql --savepoint-on-stop`). */
+    bool require_checkpoints;
 } weir_sql_config;
 
 /* 0 and *out, or WEIR_ENOMEM. `config` may be NULL; it is copied. */

@@ -1,0 +1,233 @@
+/* sql_settings.c — a session's settings: SET 'key' = 'value' checked and
+ * kept (Flink's names where Flink has the setting, weir.* where it is
+ * weir's own), and the job configuration each query's job is made with. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+
+#include "sql_internal.h"
+#include "sql_text.h"
+
+static const char *const set_keys[] = {
+    "parallelism.default", "weir.string-capacity", "weir.capture.file", "weir.capture.level",
+    "weir.clock", "pipeline.auto-watermark-interval", "execution.checkpointing.interval",
+    "execution.checkpointing.mode", "state.checkpoints.dir", "execution.savepoint.path", NULL};
+
+/* Flink's shortest checkpoint interval (CheckpointConfig.MINIMAL_CHECKPOINT_TIME). */
+#define MIN_CHECKPOINT_INTERVAL_MS 10
+
+/* The keys of the job's checkpoints (set_keys' last four). */
+static bool checkpoint_key(const char *k)
+{
+    for (int i = 6; set_keys[i]; i++)
+        if (strcmp(k, set_keys[i]) == 0)
+            return true;
+    return false;
+}
+
+/* A folder of a setting into `out`: a local path, or Flink's file:// URI of
+ * one; NULL, or why not. */
+static const char *folder_value(const char *v, char *out, size_t size)
+{
+    const char *path = v;
+    if (strncmp(v, "file://", 7) == 0)
+        path = v + 7;
+    else if (strstr(v, "://"))
+        return "weir keeps checkpoints in local folders only: a path, or file:///path";
+    if (!path[0])
+        return "expected a folder";
+    if (strlen(path) >= size)
+        return "the path is too long";
+    snprintf(out, size, "%s", path);
+    return NULL;
+}
+
+static int set_bad(weir_sql_session *s, const sql_script *sc, const sql_stmt *st,
+                   const char *what)
+{
+    sql_fail(s, sc, st->at.start, "SET '%s' = '%s': %s", st->set_key, st->set_value, what);
+    return WEIR_EINVAL;
+}
+
+static int set_int(const char *v, long lo, long hi, long *out)
+{
+    char *end;
+    errno = 0;
+    long x = strtol(v, &end, 10);
+    if (errno || end == v || *end || x < lo || x > hi)
+        return -1;
+    *out = x;
+    return 0;
+}
+
+int sql_settings_set(weir_sql_session *s, const sql_script *sc, const sql_stmt *st)
+{
+    const char *k = st->set_key, *v = st->set_value;
+    long x;
+    if (strcmp(k, "parallelism.default") == 0) {
+        if (set_int(v, 1, 1024, &x))
+            return set_bad(s, sc, st, "expected a parallelism from 1 to 1024");
+        s->parallelism = (int)x;
+    } else if (strcmp(k, "weir.string-capacity") == 0) {
+        if (set_int(v, 1, 65535, &x))
+            return set_bad(s, sc, st, "expected a capacity from 1 to 65535 bytes");
+        s->string_capacity = (uint32_t)x;
+    } else if (strcmp(k, "weir.capture.file") == 0) {
+        if (strlen(v) >= sizeof s->capture_path)
+            return set_bad(s, sc, st, "the path is too long");
+        snprintf(s->capture_path, sizeof s->capture_path, "%s", v);
+        s->jobs = 0;
+    } else if (strcmp(k, "weir.capture.level") == 0) {
+        static const char *const names[] = {"off", "summary", "standard", "verbose"};
+        static const weir_diag_level levels[] = {WEIR_DIAG_OFF, WEIR_DIAG_SUMMARY,
+                                                 WEIR_DIAG_STANDARD, WEIR_DIAG_VERBOSE};
+        int i = 0;
+        while (i < 4 && strcmp(v, names[i]) != 0)
+            i++;
+        if (i == 4)
+            return set_bad(s, sc, st, "expected off, summary, standard or verbose");
+        s->capture_level = levels[i];
+    } else if (strcmp(k, "weir.clock") == 0) {
+        if (strcmp(v, "virtual") == 0)
+            s->clock = WEIR_CLOCK_VIRTUAL;
+        else if (strcmp(v, "system") == 0)
+            s->clock = WEIR_CLOCK_SYSTEM;
+        else
+            return set_bad(s, sc, st, "expected virtual or system");
+        s->clock_set = true;
+        s->clock_at = (sql_place){sc, st};
+    } else if (strcmp(k, "pipeline.auto-watermark-interval") == 0) {
+        /* Flink's 0 disables periodic watermarks: a periodic strategy then
+         * emits only its final watermark (on-event ones are unchanged). */
+        int64_t ms;
+        if (sql_duration_ms(v, &ms) || ms < 0)
+            return set_bad(s, sc, st, "expected a duration ('200 ms'), or 0 for no periodic "
+                           "watermarks");
+        s->watermark_interval_ms = ms ? ms : WEIR_DISABLED;
+    } else if (s->env && checkpoint_key(k)) {
+        /* A session of weir_table_env_execute_sql plans into the program's
+         * job, made with the program's configuration. */
+        return set_bad(s, sc, st, "the job is the program's: its checkpoints are its "
+                       "weir_job_config's (checkpoint.interval_ms, dir, mode, restore_from)");
+    } else if (strcmp(k, "execution.checkpointing.interval") == 0) {
+        int64_t ms;
+        if (sql_duration_ms(v, &ms))
+            return set_bad(s, sc, st, "expected a duration ('10 s', '500 ms')");
+        if (ms < MIN_CHECKPOINT_INTERVAL_MS)
+            return set_bad(s, sc, st, "Checkpoint interval must be larger than or equal to "
+                           "10 ms");
+        s->checkpoint_interval_ms = ms;
+        s->interval_at = (sql_place){sc, st};
+    } else if (strcmp(k, "execution.checkpointing.mode") == 0) {
+        if (strcasecmp(v, "EXACTLY_ONCE") == 0)
+            s->checkpoint_mode = WEIR_CHECKPOINT_EXACTLY_ONCE;
+        else if (strcasecmp(v, "AT_LEAST_ONCE") == 0)
+            s->checkpoint_mode = WEIR_CHECKPOINT_AT_LEAST_ONCE;
+        else
+            return set_bad(s, sc, st, "expected EXACTLY_ONCE or AT_LEAST_ONCE");
+    } else if (strcmp(k, "state.checkpoints.dir") == 0 ||
+               strcmp(k, "execution.savepoint.path") == 0) {
+        bool dir = k[0] == 's';
+        char *out = dir ? s->checkpoint_dir : s->savepoint_path;
+        char path[sizeof s->checkpoint_dir];
+        const char *why = folder_value(v, path, sizeof path);
+        if (why)
+            return set_bad(s, sc, st, why);
+        memcpy(out, path, sizeof path);
+        if (!dir)
+            s->savepoint_at = (sql_place){sc, st};
+    } else {
+        const char *hint = NULL;
+        for (int i = 0; set_keys[i]; i++)
+            if (sql_edit_distance(k, set_keys[i]) <= 3)
+                hint = set_keys[i];
+        if (hint) {
+            sql_fail(s, sc, st->at.start, "unknown setting '%s' (did you mean '%s'?)", k, hint);
+            return WEIR_EINVAL;
+        }
+        char known[512] = "";
+        size_t n = 0;
+        for (int i = 0; set_keys[i]; i++)
+            n += (size_t)snprintf(known + n, sizeof known - n, "%s%s", i ? ", " : "",
+                                  set_keys[i]);
+        sql_fail(s, sc, st->at.start, "unknown setting '%s' (weir knows %s)", k, known);
+        return WEIR_EINVAL;
+    }
+    return 0;
+}
+
+int sql_settings_init(weir_sql_session *s)
+{
+    const char *from = s->cfg.restore_from;
+    s->cfg.restore_from = NULL;
+    if (!from)
+        return 0;
+    if (!from[0] || strlen(from) >= sizeof s->savepoint_path)
+        return WEIR_EINVAL;
+    snprintf(s->savepoint_path, sizeof s->savepoint_path, "%s", from);
+    return 0;
+}
+
+/* A refusal at the SET that asked for what cannot be had, or without a
+ * place when none did. */
+static int refuse_at(weir_sql_session *s, sql_place p, const char *why)
+{
+    if (p.sc)
+        sql_fail(s, p.sc, p.st->at.start, "SET '%s' = '%s': %s", p.st->set_key,
+                 p.st->set_value, why);
+    else
+        snprintf(s->err, sizeof s->err, "%s", why);
+    return WEIR_EINVAL;
+}
+
+int sql_settings_job_config(weir_sql_session *s, weir_job_config *jc)
+{
+    *jc = (weir_job_config){
+        .workers = s->cfg.workers,
+        .parallelism = s->parallelism,
+        .clock = s->clock,
+        .watermark_interval_ms = s->watermark_interval_ms,
+        .diag = {.level = s->capture_level},
+    };
+    if (s->savepoint_path[0]) {
+        /* a folder that is not there is said before anything is planned
+         * (the job says what is wrong with one that is) */
+        struct stat st;
+        const char *problem = NULL;
+        if (stat(s->savepoint_path, &st) != 0)
+            problem = errno == ENOENT || errno == ENOTDIR ? "no such folder" : strerror(errno);
+        else if (!S_ISDIR(st.st_mode))
+            problem = "not a folder";
+        if (problem) {
+            if (s->savepoint_at.sc)
+                return refuse_at(s, s->savepoint_at, problem);
+            snprintf(s->err, sizeof s->err, "restoring from %.900s: %s", s->savepoint_path,
+                     problem);
+            return WEIR_EINVAL;
+        }
+        jc->checkpoint.restore_from = s->savepoint_path;
+    }
+    bool interval = s->checkpoint_interval_ms > 0;
+    if (!interval && !s->cfg.require_checkpoints)
+        return 0;
+    if (!s->checkpoint_dir[0])
+        return interval ? refuse_at(s, s->interval_at, "checkpoints need a folder: SET "
+                                    "'state.checkpoints.dir' too")
+                        : refuse_at(s, (sql_place){0}, "a query stopped with a savepoint runs "
+                                    "with checkpoints: SET 'state.checkpoints.dir', the folder "
+                                    "they are written to");
+    /* Checkpoints are taken in processing time, which the virtual clock
+     * moves only when the whole job waits: they need the system clock,
+     * which a query that checkpoints runs on unless told otherwise. */
+    if (s->clock_set && s->clock == WEIR_CLOCK_VIRTUAL)
+        return refuse_at(s, s->clock_at, "checkpoints need the system clock (the virtual "
+                         "clock moves only when the whole job waits)");
+    jc->clock = WEIR_CLOCK_SYSTEM;
+    jc->checkpoint.interval_ms = s->checkpoint_interval_ms;
+    jc->checkpoint.dir = s->checkpoint_dir;
+    jc->checkpoint.mode = s->checkpoint_mode;
+    return 0;
+}

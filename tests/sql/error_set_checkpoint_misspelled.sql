@@ -1,0 +1,1 @@
+SET 'execution.checkpointing.intervall' = '10 s';

@@ -1,0 +1,1 @@
+SET 'execution.checkpointing.mode' = 'EXACTLY_TWICE';
