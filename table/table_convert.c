@@ -279,7 +279,7 @@ static int check_upsert_key(weir_table *t, const weir_schema *target, const char
 {
     int key[WEIR__LIST_MAX];
     int n = target->npk;
-    char want[256], have[256];
+    char want[256];
     column_names(target, target->pk, n, want, sizeof want);
     if (t->nukey == 0) {
         weir__table_fail(t->env, WEIR_EINVAL, "%s: the primary key (%s) of %s is not a unique "
@@ -297,6 +297,7 @@ static int check_upsert_key(weir_table *t, const weir_schema *target, const char
         same = found;
     }
     if (!same) {
+        char have[256];
         column_names(t->schema, t->ukey, t->nukey, have, sizeof have);
         weir__table_fail(t->env, WEIR_EINVAL, "%s: the primary key (%s) of %s is not the unique "
                          "key (%s) of table %s: an upsert stream on other columns would keep a "
@@ -312,8 +313,8 @@ static int plan_columns(weir_table *t, const weir_schema *target, conv_impl *imp
                         const char *what)
 {
     bool used[WEIR__LIST_MAX + 1] = {0};
-    bool *u = used;
-    if (t->schema->ncols > WEIR__LIST_MAX && !(u = calloc((size_t)t->schema->ncols, 1))) {
+    bool *u = t->schema->ncols > WEIR__LIST_MAX ? calloc((size_t)t->schema->ncols, 1) : used;
+    if (!u) {
         weir__table_fail(t->env, WEIR_ENOMEM, "%s: out of memory", what);
         return -1;
     }
@@ -370,8 +371,8 @@ static weir_stream *convert(weir_table *t, const weir_schema *target, unsigned m
         conv_impl_free(impl);
         return NULL;
     }
-    weir_table *in = t;
-    if (mode == WEIR_CHANGELOG_ALL && !(in = weir_table_normalize(t))) {
+    weir_table *in = mode == WEIR_CHANGELOG_ALL ? weir_table_normalize(t) : t;
+    if (!in) {
         conv_impl_free(impl);
         return NULL;
     }
