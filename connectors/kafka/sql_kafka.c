@@ -25,10 +25,18 @@
  *                                    needs 'sink.transactional-id-prefix')
  *   'sink.transactional-id-prefix'
  *
- * The sink takes inserts only (Flink's kafka sink; an updating query goes
- * to upsert-kafka, which weir does not have yet). The table's WATERMARK is
- * made after the source, over all its partitions (not per partition, as
+ * The sink takes inserts only (Flink's kafka sink). The table's WATERMARK
+ * is made after the source, over all its partitions (not per partition, as
  * Flink's source pushes it down): see docs/SQL.md.
+ *
+ * 'upsert-kafka' (Flink's UpsertKafkaDynamicTableFactory): a table with a
+ * PRIMARY KEY over a compacted topic. Each record's key is the primary
+ * key's columns as a JSON object ('key.format' json), its value the whole
+ * row ('value.format' json); a record without a value (a tombstone) deletes
+ * its key. As a source it reads an upsert changelog (+U per value, -D per
+ * tombstone, the key's columns only), which the SQL layer normalizes into a
+ * retracting one (SEMANTICS.md 9); as a sink it takes every kind: +I and +U
+ * write the row under its key, -D a tombstone, -U nothing.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,6 +66,9 @@ typedef struct kafka_table {
     weir_kafka_guarantee guarantee;
     char *txn_prefix;
     const weir_schema *schema; /* the table's, for the callbacks */
+    bool upsert;               /* 'upsert-kafka' */
+    int key_cols[32];          /* upsert: the primary key's columns */
+    int nkey;
 } kafka_table;
 
 static void kafka_free(void *state)
@@ -97,12 +108,13 @@ static int choice(weir_connector_context *c, const char *key, const char *const 
     return weir_connector_fail(c, key, "expected %s", list);
 }
 
-static int kafka_validate(weir_connector_context *c, void **state)
+static int validate(weir_connector_context *c, void **state, bool upsert)
 {
     kafka_table *t = calloc(1, sizeof *t);
     if (!t)
         return WEIR_ENOMEM;
     *state = t;
+    t->upsert = upsert;
     t->schema = weir_connector_schema(c);
     const char *topic = weir_connector_option(c, "topic");
     const char *servers = weir_connector_option(c, "properties.bootstrap.servers");
@@ -114,10 +126,12 @@ static int kafka_validate(weir_connector_context *c, void **state)
     if (!servers || !servers[0])
         return weir_connector_fail(c, NULL, "a kafka table needs "
                                    "'properties.bootstrap.servers'");
-    const char *format = weir_connector_option(c, "format");
+    const char *format = t->upsert ? NULL : weir_connector_option(c, "format");
     const char *vformat = weir_connector_option(c, "value.format");
     if (!format && !vformat)
-        return weir_connector_fail(c, NULL, "a kafka table needs 'format' ('json')");
+        return weir_connector_fail(c, NULL, t->upsert ? "an upsert-kafka table needs "
+                                   "'key.format' and 'value.format' ('json')"
+                                   : "a kafka table needs 'format' ('json')");
     if (format && vformat)
         return weir_connector_fail(c, "value.format", "give 'format' or 'value.format', not "
                                    "both");
@@ -125,6 +139,28 @@ static int kafka_validate(weir_connector_context *c, void **state)
         return weir_connector_fail(c, format ? "format" : "value.format",
                                    "not supported: the format '%s' (weir's kafka tables are "
                                    "'json')", format ? format : vformat);
+    if (t->upsert) {
+        const char *kformat = weir_connector_option(c, "key.format");
+        if (!kformat)
+            return weir_connector_fail(c, NULL, "an upsert-kafka table needs 'key.format' and "
+                                       "'value.format' ('json')");
+        if (strcmp(kformat, "json") != 0)
+            return weir_connector_fail(c, "key.format", "not supported: the format '%s' "
+                                       "(weir's kafka tables are 'json')", kformat);
+        const weir_schema *sc = weir_connector_schema(c);
+        t->nkey = weir_schema_primary_key_count(sc);
+        if (t->nkey == 0)
+            return weir_connector_fail(c, NULL, "'upsert-kafka' tables require to define a "
+                                       "PRIMARY KEY constraint. The PRIMARY KEY specifies "
+                                       "which columns should be read from or write to the "
+                                       "Kafka message key.");
+        if (t->nkey > 32)
+            return weir_connector_fail(c, NULL, "a key of more than 32 columns");
+        for (int i = 0; i < t->nkey; i++)
+            t->key_cols[i] = weir_schema_primary_key_column(sc, i);
+        weir_connector_set_source_mode(c, WEIR_CHANGELOG_UPSERT);
+        weir_connector_set_sink_kinds(c, WEIR_CHANGELOG_ALL);
+    }
     if (copy(&t->topic, topic) || copy(&t->servers, servers) ||
         copy(&t->group, weir_connector_option(c, "properties.group.id")))
         return WEIR_ENOMEM;
@@ -142,15 +178,19 @@ static int kafka_validate(weir_connector_context *c, void **state)
             return WEIR_ENOMEM;
         t->nprops++;
     }
-    int err = weir_connector_option_bool(c, "json.ignore-parse-errors", &t->ignore_errors);
+    int err = weir_connector_option_bool(c, upsert ? "value.json.ignore-parse-errors"
+                                                   : "json.ignore-parse-errors",
+                                         &t->ignore_errors);
     if (err)
         return err;
     static const char *const starts[] = {"group-offsets", "earliest-offset", "latest-offset",
                                          "timestamp", NULL};
     static const weir_kafka_start start_of[] = {WEIR_KAFKA_COMMITTED, WEIR_KAFKA_EARLIEST,
                                                 WEIR_KAFKA_LATEST, WEIR_KAFKA_TIMESTAMP};
-    int start = 0;
-    if ((err = choice(c, "scan.startup.mode", starts, &start)))
+    /* upsert-kafka reads a compacted topic from its start (Flink's has no
+     * startup option) */
+    int start = upsert ? 1 : 0;
+    if (!upsert && (err = choice(c, "scan.startup.mode", starts, &start)))
         return err;
     t->start = start_of[start];
     if (t->start == WEIR_KAFKA_COMMITTED && !t->group)
@@ -160,8 +200,8 @@ static int kafka_validate(weir_connector_context *c, void **state)
                                    "'properties.group.id'; or give 'scan.startup.mode' = "
                                    "'earliest-offset'");
     t->start_ms = -1;
-    if ((err = weir_connector_option_int(c, "scan.startup.timestamp-millis", 0, INT64_MAX,
-                                         &t->start_ms)))
+    if (!upsert && (err = weir_connector_option_int(c, "scan.startup.timestamp-millis", 0,
+                                                    INT64_MAX, &t->start_ms)))
         return err;
     if ((t->start == WEIR_KAFKA_TIMESTAMP) != (t->start_ms >= 0))
         return weir_connector_fail(c, t->start == WEIR_KAFKA_TIMESTAMP ? "scan.startup.mode"
@@ -191,19 +231,43 @@ static int kafka_validate(weir_connector_context *c, void **state)
     return 0;
 }
 
+static int kafka_validate(weir_connector_context *c, void **state)
+{
+    return validate(c, state, false);
+}
+
+static int upsert_validate(weir_connector_context *c, void **state)
+{
+    return validate(c, state, true);
+}
+
 /* A record's value as a row; its timestamp the rowtime's, if the table has
  * one (the Kafka timestamp otherwise). */
 static int kafka_deserialize(const weir_kafka_message *m, void *out, int64_t *timestamp,
                              char *why, size_t whysize, void *arg)
 {
     const kafka_table *t = arg;
-    if (!m->value)
+    if (!m->value && !t->upsert)
         return WEIR_KAFKA_SKIP; /* a tombstone: no row (Flink's json format: null) */
+    if (!m->value) {
+        /* upsert: a tombstone deletes its key (the key's columns only) */
+        if (!m->key)
+            return WEIR_KAFKA_SKIP;
+        int r = weir_row_parse_json(t->schema, m->key, m->key_len, NULL, out, why, whysize);
+        if (r == 1 || (r == WEIR_EFORMAT && t->ignore_errors))
+            return WEIR_KAFKA_SKIP;
+        if (r)
+            return r;
+        weir_row_set_kind(out, WEIR_ROW_DELETE);
+        return WEIR_KAFKA_EMIT;
+    }
     int r = weir_row_parse_json(t->schema, m->value, m->value_len, NULL, out, why, whysize);
     if (r == 1 || (r == WEIR_EFORMAT && t->ignore_errors))
         return WEIR_KAFKA_SKIP;
     if (r)
         return r;
+    if (t->upsert)
+        weir_row_set_kind(out, WEIR_ROW_UPDATE_AFTER);
     int rt = weir_schema_rowtime(t->schema);
     if (rt >= 0 && !weir_row_is_null(t->schema, out, rt))
         *timestamp = weir_row_get_int(t->schema, out, rt);
@@ -239,15 +303,37 @@ static int kafka_serialize(const void *elem, int64_t timestamp, weir_kafka_recor
 {
     (void)timestamp;
     const kafka_table *t = arg;
-    int n = weir_row_write_json(t->schema, elem, rec->scratch, rec->scratch_size);
-    if (n < 0 || (size_t)n >= rec->scratch_size) {
+    char *b = rec->scratch;
+    size_t room = rec->scratch_size;
+    rec->key = NULL;
+    rec->key_len = 0;
+    if (t->upsert) {
+        weir_row_kind kind = weir_row_get_kind(elem);
+        if (kind == WEIR_ROW_UPDATE_BEFORE)
+            return WEIR_KAFKA_SKIP; /* the +U after it writes the key */
+        int k = weir_row_write_json_columns(t->schema, elem, t->key_cols, t->nkey, b, room);
+        if (k < 0 || (size_t)k >= room) {
+            snprintf(why, whysize, "a key of %d bytes as JSON, more than a record holds (%zu)",
+                     k, room);
+            return WEIR_ERANGE;
+        }
+        rec->key = b;
+        rec->key_len = (size_t)k;
+        b += k;
+        room -= (size_t)k;
+        if (kind == WEIR_ROW_DELETE) {
+            rec->value = NULL; /* a tombstone */
+            rec->value_len = 0;
+            return WEIR_KAFKA_EMIT;
+        }
+    }
+    int n = weir_row_write_json(t->schema, elem, b, room);
+    if (n < 0 || (size_t)n >= room) {
         snprintf(why, whysize, "a row of %d bytes as JSON, more than a record holds (%zu)", n,
                  rec->scratch_size);
         return WEIR_ERANGE;
     }
-    rec->key = NULL;
-    rec->key_len = 0;
-    rec->value = rec->scratch;
+    rec->value = b;
     rec->value_len = (size_t)n;
     return WEIR_KAFKA_EMIT;
 }
@@ -285,7 +371,21 @@ static const weir_connector_factory kafka_factory = {
     .sink = kafka_sink,
 };
 
+static const weir_connector_factory upsert_kafka_factory = {
+    .version = WEIR_CONNECTOR_V1,
+    .name = "upsert-kafka",
+    .options = "'topic', 'properties.bootstrap.servers', 'properties.group.id', "
+               "'properties.*', 'key.format', 'value.format', 'value.json.ignore-parse-errors', "
+               "'scan.bounded.mode', 'scan.topic-partition-discovery.interval', "
+               "'sink.delivery-guarantee', 'sink.transactional-id-prefix'",
+    .validate = upsert_validate,
+    .free_state = kafka_free,
+    .source = kafka_source,
+    .sink = kafka_sink,
+};
+
 int weir_kafka_register_connectors(void)
 {
-    return weir_connector_register(&kafka_factory);
+    int r = weir_connector_register(&kafka_factory);
+    return r ? r : weir_connector_register(&upsert_kafka_factory);
 }

@@ -187,3 +187,75 @@ Test(sql_kafka, the_options_it_refuses)
                  "%s", weir_sql_error(s));
     weir_sql_session_destroy(s);
 }
+
+/* upsert-kafka: an updating query written as upserts (+I/+U under the key,
+ * -U not written) and read back as a normalized changelog; a tombstone
+ * produced by hand deletes its key. */
+Test(sql_kafka, upsert_kafka_round_trip)
+{
+    weir_kafka_mock *m = tk_mock();
+    produce_orders(m);
+    cr_assert_eq(weir_kafka_mock_topic(m, "totals", 1), 0);
+    collected *c = calloc(1, sizeof *c);
+    weir_sql_session *s = session(c);
+    const char *bs = weir_kafka_mock_bootstrap(m);
+    cr_assert_eq(run(s, ORDERS_DDL, bs), 0, "%s", weir_sql_error(s));
+    cr_assert_eq(run(s, "CREATE TABLE totals (`user` STRING, total BIGINT,\n"
+                        "  PRIMARY KEY (`user`) NOT ENFORCED)\n"
+                        "WITH ('connector' = 'upsert-kafka', 'topic' = 'totals',\n"
+                        "  'properties.bootstrap.servers' = '%s', 'key.format' = 'json',\n"
+                        "  'value.format' = 'json', 'scan.bounded.mode' = 'latest-offset');\n"
+                        "INSERT INTO totals SELECT `user`, SUM(amount) FROM orders "
+                        "GROUP BY `user`;",
+                     bs),
+                 0, "%s", weir_sql_error(s));
+    /* the topic holds one record per +I/+U: ann 3, ann 8 | bob 1, bob 3 | cy 7 */
+    rd_kafka_t *p = tk_producer(m);
+    const char *key = "{\"user\":\"cy\"}";
+    rd_kafka_vu_t vu[4] = {
+        {.vtype = RD_KAFKA_VTYPE_TOPIC, .u.cstr = "totals"},
+        {.vtype = RD_KAFKA_VTYPE_PARTITION, .u.i32 = 0},
+        {.vtype = RD_KAFKA_VTYPE_KEY, .u.mem = {.ptr = (void *)(uintptr_t)key, .size = strlen(key)}},
+        {.vtype = RD_KAFKA_VTYPE_MSGFLAGS, .u.i = RD_KAFKA_MSG_F_COPY},
+    };
+    rd_kafka_error_t *e = rd_kafka_produceva(p, vu, 4); /* a tombstone for cy */
+    cr_assert_null(e);
+    rd_kafka_flush(p, 10000);
+    rd_kafka_destroy(p);
+    c->n = 0;
+    cr_assert_eq(run(s, "SELECT * FROM totals"), 0, "%s", weir_sql_error(s));
+    /* normalized: the last row per key, and cy deleted with its whole row */
+    const char *want[] = {"+I[ann, 3]", "-U[ann, 3]", "+U[ann, 8]", "+I[cy, 7]", "-D[cy, 7]"};
+    int at = 0;
+    for (int i = 0; i < c->n && at < 5; i++)
+        if (strstr(c->rows[i], "ann") || strstr(c->rows[i], "cy"))
+            cr_assert_str_eq(c->rows[i], want[at++], "row %d: %s", i, c->rows[i]);
+    cr_assert_eq(at, 5, "%d rows", c->n);
+    bool bob = false;
+    for (int i = 0; i < c->n; i++)
+        bob = bob || strcmp(c->rows[i], "+U[bob, 3]") == 0;
+    cr_assert(bob);
+    cr_assert_eq(c->n, 8, "+I/-U/+U ann, +I/-U/+U bob, +I/-D cy");
+    weir_sql_session_destroy(s);
+    free(c);
+    weir_kafka_mock_destroy(m);
+}
+
+Test(sql_kafka, upsert_kafka_needs_a_primary_key)
+{
+    collected c = {0};
+    weir_sql_session *s = session(&c);
+    cr_assert_eq(run(s, "CREATE TABLE u (a BIGINT) WITH ('connector' = 'upsert-kafka', "
+                        "'topic' = 't', 'properties.bootstrap.servers' = 'x', "
+                        "'key.format' = 'json', 'value.format' = 'json')"),
+                 WEIR_EINVAL);
+    cr_assert(strstr(weir_sql_error(s), "'upsert-kafka' tables require to define a PRIMARY KEY"),
+              "%s", weir_sql_error(s));
+    cr_assert_eq(run(s, "CREATE TABLE u (a BIGINT, PRIMARY KEY (a) NOT ENFORCED) WITH "
+                        "('connector' = 'upsert-kafka', 'topic' = 't', "
+                        "'properties.bootstrap.servers' = 'x', 'value.format' = 'json')"),
+                 WEIR_EINVAL);
+    cr_assert(strstr(weir_sql_error(s), "needs 'key.format' and 'value.format'"), "%s",
+              weir_sql_error(s));
+    weir_sql_session_destroy(s);
+}
