@@ -193,12 +193,8 @@ static int validate(weir_connector_context *c, void **state, bool upsert)
     if (!upsert && (err = choice(c, "scan.startup.mode", starts, &start)))
         return err;
     t->start = start_of[start];
-    if (t->start == WEIR_KAFKA_COMMITTED && !t->group)
-        return weir_connector_fail(c, weir_connector_option(c, "scan.startup.mode")
-                                          ? "scan.startup.mode" : NULL,
-                                   "'group-offsets' (the default 'scan.startup.mode') needs "
-                                   "'properties.group.id'; or give 'scan.startup.mode' = "
-                                   "'earliest-offset'");
+    /* 'group-offsets' without a group is refused when the table is read
+     * (kafka_source): a table only written needs no group */
     t->start_ms = -1;
     if (!upsert && (err = weir_connector_option_int(c, "scan.startup.timestamp-millis", 0,
                                                     INT64_MAX, &t->start_ms)))
@@ -278,6 +274,12 @@ static weir_stream *kafka_source(void *state, const weir_schema *schema, weir_jo
                                  const char *name)
 {
     kafka_table *t = state;
+    if (t->start == WEIR_KAFKA_COMMITTED && !t->group) {
+        weir_job_record_error(job, WEIR_EINVAL, "'group-offsets' (the default "
+                              "'scan.startup.mode') needs 'properties.group.id'; or give "
+                              "'scan.startup.mode' = 'earliest-offset'");
+        return NULL;
+    }
     const char *topics[] = {t->topic};
     weir_kafka_source_config kc = {
         .name = name,

@@ -161,9 +161,14 @@ Test(sql_kafka, the_options_it_refuses)
     refused(s, ", 'properties.bootstrap.servers' = 'x', 'format' = 'json'",
             "a kafka table needs 'topic'");
     refused(s, ", 'topic' = 't', 'format' = 'json'", "needs 'properties.bootstrap.servers'");
+    /* a table without a group: written, fine; read with group-offsets, refused */
     snprintf(with, sizeof with, ", 'topic' = 't'%s", bs);
-    refused(s, with, "'group-offsets' (the default 'scan.startup.mode') needs "
-                     "'properties.group.id'");
+    cr_assert_eq(run(s, "CREATE TABLE nogroup (a BIGINT) WITH ('connector' = 'kafka'%s);\n"
+                        "SELECT * FROM nogroup", with),
+                 WEIR_EINVAL);
+    cr_assert(strstr(weir_sql_error(s), "table nogroup: 'group-offsets' (the default "
+                                        "'scan.startup.mode') needs 'properties.group.id'"),
+              "%s", weir_sql_error(s));
     snprintf(with, sizeof with, ", 'topic' = 't'%s, 'scan.startup.mode' = 'first'", bs);
     refused(s, with, "option 'scan.startup.mode'='first': expected 'group-offsets', "
                      "'earliest-offset', 'latest-offset' or 'timestamp'");

@@ -18,6 +18,10 @@
  *     the checkpoint, flushed there); for windows, it prints fewer rows than
  *     the failure-free run (the windows fired before the checkpoint are not
  *     fired again).
+ * A Kafka -> SQL -> Kafka INSERT with the exactly-once sink, on the mock
+ * cluster (its brokers listen on localhost: the child reaches them), is
+ * killed after a checkpoint, given more input, restored and stopped once
+ * its output is whole: every input row is in the output exactly once.
  * SIGINT with --savepoint-on-stop stops an unbounded query with a savepoint
  * and exits 0, naming it; the savepoint verifies and a run restored from it
  * (bounded, to be compared) ends as a failure-free run does. SIGTERM without
@@ -34,6 +38,7 @@
 #include <time.h>
 
 #include "diag/test_diag_support.h"
+#include "support/kafka_testutil.h"
 #include "weir/checkpoint.h"
 #include "weir/sql.h"
 #include "weir/table.h"
@@ -609,4 +614,136 @@ Test(sql_checkpoints, a_programs_job_refuses_checkpoint_settings)
         weir_table_env_destroy(env);
         weir_job_destroy(job);
     }
+}
+
+/* ---- Kafka -> SQL -> Kafka, exactly once across a kill ------------------------- */
+
+/* Produces {"id": i, "v": i} for i in [from, to) into topic `in`'s two
+ * partitions. */
+static void produce_ids(weir_kafka_mock *m, int from, int to)
+{
+    rd_kafka_t *p = tk_producer(m);
+    for (int i = from; i < to; i++) {
+        char v[64];
+        int n = snprintf(v, sizeof v, "{\"id\": %d, \"v\": %d}", i, i);
+        cr_assert_eq(tk_produce(p, "in", i % 2, v, (size_t)n, -1, NULL, NULL), 0);
+    }
+    cr_assert_eq(rd_kafka_flush(p, 30000), 0);
+    rd_kafka_destroy(p);
+}
+
+/* The ids a read_committed consumer finds in topic `out` (one partition),
+ * each counted in seen[id] (ids below max); the number of rows. */
+static int committed_ids(weir_kafka_mock *m, int *seen, int max)
+{
+    char err[512];
+    rd_kafka_conf_t *conf = rd_kafka_conf_new();
+    rd_kafka_conf_set(conf, "bootstrap.servers", weir_kafka_mock_bootstrap(m), err, sizeof err);
+    rd_kafka_conf_set(conf, "group.id", "checker", err, sizeof err);
+    rd_kafka_conf_set(conf, "isolation.level", "read_committed", err, sizeof err);
+    rd_kafka_conf_set(conf, "enable.partition.eof", "true", err, sizeof err);
+    rd_kafka_conf_set(conf, "enable.auto.commit", "false", err, sizeof err);
+    rd_kafka_t *rk = rd_kafka_new(RD_KAFKA_CONSUMER, conf, err, sizeof err);
+    cr_assert_not_null(rk, "%s", err);
+    rd_kafka_topic_partition_list_t *l = rd_kafka_topic_partition_list_new(1);
+    rd_kafka_topic_partition_list_add(l, "out", 0)->offset = RD_KAFKA_OFFSET_BEGINNING;
+    cr_assert_eq(rd_kafka_assign(rk, l), 0);
+    rd_kafka_topic_partition_list_destroy(l);
+    memset(seen, 0, (size_t)max * sizeof *seen);
+    int rows = 0;
+    time_t deadline = time(NULL) + 30;
+    for (bool eof = false; !eof;) {
+        cr_assert(time(NULL) < deadline, "reading the output took over 30 s");
+        rd_kafka_message_t *msg = rd_kafka_consumer_poll(rk, 100);
+        if (!msg)
+            continue;
+        if (msg->err == RD_KAFKA_RESP_ERR__PARTITION_EOF) {
+            eof = true;
+        } else if (!msg->err && msg->payload) {
+            char v[128] = "";
+            memcpy(v, msg->payload, msg->len < 127 ? msg->len : 127);
+            int id = -1, w = -1;
+            if (sscanf(v, "{\"id\":%d,\"w\":%d}", &id, &w) == 2) {
+                cr_assert_eq(w, 2 * id, "%s", v);
+                cr_assert(id >= 0 && id < max, "%s", v);
+                seen[id]++;
+                rows++;
+            }
+        }
+        rd_kafka_message_destroy(msg);
+    }
+    rd_kafka_consumer_close(rk);
+    rd_kafka_destroy(rk);
+    return rows;
+}
+
+#define KAFKA_IDS 2000
+
+/* An unbounded `weir sql` INSERT from a topic into another with the
+ * exactly-once sink, killed with SIGKILL after a checkpoint committed rows,
+ * more input produced, restored with --from-checkpoint and stopped with a
+ * savepoint once its output is whole: every id is in the output once. */
+Test(sql_checkpoints, kafka_to_kafka_is_exactly_once_across_a_kill, .timeout = 180)
+{
+    weir_kafka_mock *m = tk_mock();
+    cr_assert_eq(weir_kafka_mock_topic(m, "in", 2), 0);
+    cr_assert_eq(weir_kafka_mock_topic(m, "out", 1), 0);
+    produce_ids(m, 0, KAFKA_IDS / 2);
+    char *dir = td_tmpdir();
+    char sql[2048];
+    int n = snprintf(sql, sizeof sql,
+                     "SET 'parallelism.default' = '2';\n"
+                     "SET 'execution.checkpointing.interval' = '50 ms';\n"
+                     "SET 'state.checkpoints.dir' = 'ckpt';\n"
+                     "CREATE TABLE src (id BIGINT, v BIGINT) WITH ('connector' = 'kafka',\n"
+                     "  'topic' = 'in', 'properties.bootstrap.servers' = '%s',\n"
+                     "  'format' = 'json', 'scan.startup.mode' = 'earliest-offset');\n"
+                     "CREATE TABLE dst (id BIGINT, w BIGINT) WITH ('connector' = 'kafka',\n"
+                     "  'topic' = 'out', 'properties.bootstrap.servers' = '%s',\n"
+                     "  'format' = 'json', 'sink.delivery-guarantee' = 'exactly-once',\n"
+                     "  'sink.transactional-id-prefix' = 'sql-eo');\n"
+                     "INSERT INTO dst SELECT id, v * 2 FROM src;\n",
+                     weir_kafka_mock_bootstrap(m), weir_kafka_mock_bootstrap(m));
+    td_write(td_path(dir, "q.sql"), sql, (size_t)n);
+    static int seen[KAFKA_IDS];
+
+    /* the first run: killed once some rows are committed and a checkpoint
+     * after them completed */
+    pid_t pid = spawn_sql(dir, "out1.txt", "err1.txt", NULL, NULL);
+    long before = -1;
+    for (int i = 0; i < 3000; i++) {
+        int status;
+        cr_assert_eq(waitpid(pid, &status, WNOHANG), 0, "weir sql ended: status %d", status);
+        if (before < 0 && committed_ids(m, seen, KAFKA_IDS) > 0)
+            before = newest_complete(td_path(dir, "ckpt"));
+        if (before >= 0 && newest_complete(td_path(dir, "ckpt")) >= before + 1)
+            break;
+        sleep_ms(20);
+    }
+    cr_assert_geq(before, 0, "nothing was committed in time");
+    cr_assert_eq(kill(pid, SIGKILL), 0);
+    int status;
+    cr_assert_eq(waitpid(pid, &status, 0), pid);
+
+    /* more input while it is down, then the restored run until the output
+     * holds every id, stopped with a savepoint */
+    produce_ids(m, KAFKA_IDS / 2, KAFKA_IDS);
+    pid = spawn_sql(dir, "out2.txt", "err2.txt", "--from-checkpoint", "ckpt");
+    int rows = 0;
+    for (int i = 0; i < 3000 && rows < KAFKA_IDS; i++) {
+        cr_assert_eq(waitpid(pid, &status, WNOHANG), 0, "the restored run ended: %s",
+                     td_read(td_path(dir, "err2.txt"), NULL));
+        rows = committed_ids(m, seen, KAFKA_IDS);
+        sleep_ms(20);
+    }
+    cr_assert_eq(kill(pid, SIGTERM), 0);
+    status = wait_bounded(pid);
+    cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "status %d: %s", status,
+              td_read(td_path(dir, "err2.txt"), NULL));
+    rows = committed_ids(m, seen, KAFKA_IDS);
+    cr_assert_eq(rows, KAFKA_IDS, "%d rows committed for %d ids", rows, KAFKA_IDS);
+    for (int i = 0; i < KAFKA_IDS; i++)
+        cr_assert_eq(seen[i], 1, "id %d committed %d times", i, seen[i]);
+    td_rmdir(dir);
+    weir_kafka_mock_destroy(m);
 }
