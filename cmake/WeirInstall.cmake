@@ -2,8 +2,12 @@
 # five components that are also the five Debian packages
 # (cmake/WeirPackaging.cmake):
 #   runtime  lib/libweir.so.<ABI>... (package libweir<ABI>)
-#   kafka    lib/libweir-kafka.so.<ABI>... (package libweir-kafka<ABI>)
-#   file     lib/libweir-file.so.<ABI>... (package libweir-file<ABI>)
+#   connector_kafka
+#            lib/libweir-kafka.so.<ABI>... (package libweir-kafka<ABI>)
+#   connector_file
+#            lib/libweir-file.so.<ABI>... (package libweir-file<ABI>; not
+#            plain "file": cmake_install.cmake's own loops set a variable of
+#            that name, which its if(... STREQUAL "file") would read)
 #   dev      include/weir.h, include/weir/*.h, lib/libweir.so, lib/libweir.a,
 #            lib/libweir-kafka.so and .a, lib/libweir-file.so and .a,
 #            lib/pkgconfig/weir.pc, weir-static.pc, weir-kafka.pc,
@@ -35,7 +39,8 @@ install(TARGETS weir weir_static EXPORT weirTargets
   INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 foreach(connector kafka file)
   install(TARGETS weir-${connector} weir-${connector}-static EXPORT weirTargets
-    LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT ${connector} NAMELINK_COMPONENT dev
+    LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT connector_${connector}
+      NAMELINK_COMPONENT dev
     ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT dev
     INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 endforeach()

@@ -17,9 +17,9 @@
 # Depends come from dpkg-shlibdeps (Debian's names for the libraries they
 # link, with versions: weir uses only Concurrency Kit's and xxHash's inline
 # functions, so libweir.so needs neither at run time and only liburcu8,
-# libmsgpackc2 and libunistring appear; librdkafka1 and libjansson4 for
-# libweir-kafka, libjansson4 and libcsv3 for libweir-file), with the weir
-# packages of the same build named here; libweir-dev depends on the -dev
+# libmsgpackc2 and libunistring appear; librdkafka1 for libweir-kafka,
+# libjansson4 and libcsv3 for libweir-file), with the weir packages of the
+# same build named here; libweir-dev depends on the -dev
 # packages of the libraries that the .pc files' Libs.private and the -static
 # .pc files' Libs name (a static link needs them).
 set(CPACK_GENERATOR DEB)
@@ -30,7 +30,7 @@ set(CPACK_PACKAGE_CONTACT "weir developers <weir-dev@invalid>")
 set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
 set(CPACK_PACKAGE_DIRECTORY ${PROJECT_BINARY_DIR}/packages)
 set(CPACK_DEB_COMPONENT_INSTALL ON)
-set(CPACK_COMPONENTS_ALL runtime kafka file dev)
+set(CPACK_COMPONENTS_ALL runtime connector_kafka connector_file dev)
 if(TARGET weir-cli)
   list(APPEND CPACK_COMPONENTS_ALL tools)
 endif()
@@ -56,15 +56,15 @@ set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS_POLICY ">=")
 # The connectors' libraries, each its own package beside libweir<ABI>.
 set(weir_kafka_package "libweir-kafka${WEIR_ABI_VERSION}")
 set(weir_file_package "libweir-file${WEIR_ABI_VERSION}")
-set(CPACK_DEBIAN_KAFKA_PACKAGE_NAME ${weir_kafka_package})
-set(CPACK_DEBIAN_KAFKA_PACKAGE_SECTION libs)
-set(CPACK_DEBIAN_KAFKA_PACKAGE_DEPENDS "${weir_lib_package} (= ${weir_deb_version})")
-set(CPACK_DEBIAN_KAFKA_DESCRIPTION
+set(CPACK_DEBIAN_CONNECTOR_KAFKA_PACKAGE_NAME ${weir_kafka_package})
+set(CPACK_DEBIAN_CONNECTOR_KAFKA_PACKAGE_SECTION libs)
+set(CPACK_DEBIAN_CONNECTOR_KAFKA_PACKAGE_DEPENDS "${weir_lib_package} (= ${weir_deb_version})")
+set(CPACK_DEBIAN_CONNECTOR_KAFKA_DESCRIPTION
   "The shared library libweir-kafka.so.${WEIR_ABI_VERSION}: weir's Kafka source and sink (librdkafka),\nwith watermarks per partition and exactly-once transactions, and an\nin-process mock cluster (weir/kafka.h).")
-set(CPACK_DEBIAN_FILE_PACKAGE_NAME ${weir_file_package})
-set(CPACK_DEBIAN_FILE_PACKAGE_SECTION libs)
-set(CPACK_DEBIAN_FILE_PACKAGE_DEPENDS "${weir_lib_package} (= ${weir_deb_version})")
-set(CPACK_DEBIAN_FILE_DESCRIPTION
+set(CPACK_DEBIAN_CONNECTOR_FILE_PACKAGE_NAME ${weir_file_package})
+set(CPACK_DEBIAN_CONNECTOR_FILE_PACKAGE_SECTION libs)
+set(CPACK_DEBIAN_CONNECTOR_FILE_PACKAGE_DEPENDS "${weir_lib_package} (= ${weir_deb_version})")
+set(CPACK_DEBIAN_CONNECTOR_FILE_DESCRIPTION
   "The shared library libweir-file.so.${WEIR_ABI_VERSION}: weir's file source (JSON lines by jansson,\nCSV by libcsv), its exactly-once file sink and SQL's 'filesystem'\nconnector (weir/file_source.h, weir/file_sink.h).")
 
 set(CPACK_DEBIAN_DEV_PACKAGE_NAME libweir-dev)
