@@ -4,7 +4,7 @@
 #
 # The library needs Concurrency Kit, liburcu, msgpack-c, xxHash,
 # libunistring (UPPER and LOWER of SQL strings) and threads; the connectors'
-# libraries, built with it, librdkafka and jansson (libweir-kafka) and
+# libraries, built with it, librdkafka (libweir-kafka) and
 # jansson and libcsv (libweir-file); the tests add Criterion (and the
 # compilers of the header checks, tests/headers). Each is looked up only when
 # what needs it is built, so a library-only configure
@@ -32,7 +32,7 @@ weir_require_pkg(WEIR_CK        ck          libck-dev      "libweir")
 weir_require_pkg(WEIR_URCU_CDS  liburcu-cds liburcu-dev    "libweir")
 weir_require_pkg(WEIR_MSGPACK   msgpack     libmsgpack-dev "libweir")
 weir_require_pkg(WEIR_XXHASH    libxxhash   libxxhash-dev  "libweir")
-weir_require_pkg(WEIR_JANSSON   jansson     libjansson-dev "libweir-file and libweir-kafka (JSON)")
+weir_require_pkg(WEIR_JANSSON   jansson     libjansson-dev "libweir-file (JSON lines)")
 weir_require_pkg(WEIR_RDKAFKA   rdkafka     librdkafka-dev "libweir-kafka (the Kafka source and sink)")
 find_package(Threads REQUIRED)
 

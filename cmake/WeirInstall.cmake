@@ -126,19 +126,25 @@ install(FILES ${PROJECT_BINARY_DIR}/weir.pc ${PROJECT_BINARY_DIR}/weir-static.pc
   DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig COMPONENT dev)
 
 # weir-kafka.pc and weir-file.pc (Requires: weir; their own dependencies in
-# Libs.private), weir-kafka-static.pc and weir-file-static.pc (Requires:
-# weir-static; the archive by its path, then its dependencies, as
-# weir-static.pc). pkg-config puts a package's Libs before those of the
-# packages it requires, as a static link needs: libweir-kafka.a, then
+# Libs.private; weir-kafka's Requires.private: weir-file, which
+# libweir-kafka.so links), weir-kafka-static.pc and weir-file-static.pc
+# (Requires: weir-static, and weir-file-static for weir-kafka-static; the
+# archive by its path, then its dependencies, as weir-static.pc).
+# pkg-config puts a package's Libs before those of the packages it
+# requires, as a static link needs: libweir-kafka.a, libweir-file.a, then
 # libweir.a.
-weir_pc_link_flags(WEIR_KAFKA_PC_LIBS WEIR_RDKAFKA WEIR_JANSSON)
+weir_pc_link_flags(WEIR_KAFKA_PC_LIBS WEIR_RDKAFKA)
 weir_pc_link_flags(WEIR_FILE_PC_LIBS WEIR_JANSSON EXTRA -lcsv)
 foreach(connector kafka file)
   set(WEIR_CONNECTOR ${connector})
   string(TOUPPER ${connector} upper)
   set(WEIR_CONNECTOR_LIBS "${WEIR_${upper}_PC_LIBS}")
+  set(WEIR_CONNECTOR_REQUIRES_PRIVATE "")
+  set(WEIR_CONNECTOR_REQUIRES_STATIC "")
   if(connector STREQUAL "kafka")
-    set(WEIR_CONNECTOR_WHAT "the Kafka source and sink and the mock cluster (weir/kafka.h)")
+    set(WEIR_CONNECTOR_WHAT "the Kafka source and sink and the mock cluster (weir/kafka.h), SQL's 'kafka' connector")
+    set(WEIR_CONNECTOR_REQUIRES_PRIVATE "weir-file = ${PROJECT_VERSION}")
+    set(WEIR_CONNECTOR_REQUIRES_STATIC "weir-file-static = ${PROJECT_VERSION}, ")
   else()
     set(WEIR_CONNECTOR_WHAT "the file source and the exactly-once file sink (weir/file_source.h, weir/file_sink.h), SQL's 'filesystem' connector")
   endif()

@@ -17,7 +17,7 @@
 # Depends come from dpkg-shlibdeps (Debian's names for the libraries they
 # link, with versions: weir uses only Concurrency Kit's and xxHash's inline
 # functions, so libweir.so needs neither at run time and only liburcu8,
-# libmsgpackc2 and libunistring appear; librdkafka1 for libweir-kafka,
+# libmsgpackc2 and libunistring appear; librdkafka1 (and libweir-file) for libweir-kafka,
 # libjansson4 and libcsv3 for libweir-file), with the weir packages of the
 # same build named here; libweir-dev depends on the -dev
 # packages of the libraries that the .pc files' Libs.private and the -static
@@ -58,7 +58,9 @@ set(weir_kafka_package "libweir-kafka${WEIR_ABI_VERSION}")
 set(weir_file_package "libweir-file${WEIR_ABI_VERSION}")
 set(CPACK_DEBIAN_CONNECTOR_KAFKA_PACKAGE_NAME ${weir_kafka_package})
 set(CPACK_DEBIAN_CONNECTOR_KAFKA_PACKAGE_SECTION libs)
-set(CPACK_DEBIAN_CONNECTOR_KAFKA_PACKAGE_DEPENDS "${weir_lib_package} (= ${weir_deb_version})")
+# libweir-kafka.so links libweir-file.so (JSON values).
+set(CPACK_DEBIAN_CONNECTOR_KAFKA_PACKAGE_DEPENDS
+  "${weir_lib_package} (= ${weir_deb_version}), ${weir_file_package} (= ${weir_deb_version})")
 set(CPACK_DEBIAN_CONNECTOR_KAFKA_DESCRIPTION
   "The shared library libweir-kafka.so.${WEIR_ABI_VERSION}: weir's Kafka source and sink (librdkafka),\nwith watermarks per partition and exactly-once transactions, and an\nin-process mock cluster (weir/kafka.h).")
 set(CPACK_DEBIAN_CONNECTOR_FILE_PACKAGE_NAME ${weir_file_package})

@@ -7,13 +7,15 @@
 #   - libweir.so defines none of the connectors' symbols (a connector's
 #     object is in its own library, not also in libweir);
 #   - each connector library NEEDs libweir's soname, and every weir symbol
-#     it leaves undefined is one libweir.so exports.
+#     it leaves undefined is one libweir.so exports, or one of another
+#     connector library it NEEDs (libweir-kafka reads JSON with
+#     libweir-file's weir_row_parse_json).
 # Input: READELF, NM, LIBWEIR (libweir.so), LIBWEIR_STATIC (libweir.a),
 # CONNECTORS ('|'-separated connector libraries).
 cmake_minimum_required(VERSION 3.25)
 set(failures "")
 # librdkafka's, jansson's and libcsv's libraries and symbols
-set(foreign_libs "^lib(rdkafka|jansson|csv)\\.so")
+set(foreign_libs "^lib(rdkafka|jansson|csv|weir-[a-z]+)\\.so")
 set(foreign_syms "^(rd_kafka_|rd_kafkap_|json_|jansson_|csv_)")
 
 # run(<out var> <command>...): the command's output; its failure fails the test.
@@ -66,7 +68,7 @@ endfunction()
 needed(weir_needed ${LIBWEIR})
 foreach(n IN LISTS weir_needed)
   if(n MATCHES "${foreign_libs}")
-    string(APPEND failures "  ${LIBWEIR} NEEDs ${n}, a connector's dependency\n")
+    string(APPEND failures "  ${LIBWEIR} NEEDs ${n}, a connector's library or dependency\n")
   endif()
 endforeach()
 symbols(weir_undefined -D --undefined-only FILE ${LIBWEIR})
@@ -90,10 +92,22 @@ endforeach()
 symbols(weir_defined -D --defined-only FILE ${LIBWEIR})
 soname(weir_soname ${LIBWEIR})
 
-# Each connector's library.
+# Each connector's library: first what each defines and its soname.
 string(REPLACE "|" ";" connectors "${CONNECTORS}")
 foreach(lib IN LISTS connectors)
+  soname(name ${lib})
+  symbols(defined_${name} -D --defined-only FILE ${lib})
+endforeach()
+foreach(lib IN LISTS connectors)
   needed(lib_needed ${lib})
+  # what it may take from the other connector libraries it NEEDs
+  set(from_others "")
+  foreach(other IN LISTS connectors)
+    soname(other_name ${other})
+    if(NOT other STREQUAL lib AND other_name IN_LIST lib_needed)
+      list(APPEND from_others ${defined_${other_name}})
+    endif()
+  endforeach()
   if(NOT weir_soname IN_LIST lib_needed)
     string(APPEND failures "  ${lib} does not NEED ${weir_soname} (it NEEDs: ${lib_needed})\n")
   endif()
@@ -106,15 +120,15 @@ foreach(lib IN LISTS connectors)
   symbols(lib_undefined -D --undefined-only FILE ${lib})
   set(unresolved "")
   foreach(s IN LISTS lib_undefined)
-    if(s MATCHES "^weir" AND NOT s IN_LIST weir_defined)
+    if(s MATCHES "^weir" AND NOT s IN_LIST weir_defined AND NOT s IN_LIST from_others)
       list(APPEND unresolved ${s})
     endif()
   endforeach()
   if(unresolved)
     string(JOIN ", " unresolved ${unresolved})
-    string(APPEND failures "  ${lib} needs weir symbols that ${LIBWEIR} does not export: ${unresolved}\n")
+    string(APPEND failures "  ${lib} needs weir symbols that neither ${LIBWEIR} nor the connector libraries it NEEDs export: ${unresolved}\n")
   endif()
-  message(STATUS "${lib}: NEEDs ${weir_soname}; its undefined weir symbols are libweir's")
+  message(STATUS "${lib}: NEEDs ${weir_soname}; its undefined weir symbols are libweir's or its connector libraries'")
 endforeach()
 
 if(failures)
