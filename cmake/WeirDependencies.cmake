@@ -2,9 +2,10 @@
 # A missing one stops the configure step with the Debian package that provides
 # it; nothing is ever skipped silently. scripts/install-deps.sh installs them.
 #
-# The library needs Concurrency Kit, liburcu, msgpack-c, xxHash, jansson,
-# libcsv, librdkafka (the Kafka source and sink), libunistring (UPPER and
-# LOWER of SQL strings) and threads; the tests add Criterion (and the
+# The library needs Concurrency Kit, liburcu, msgpack-c, xxHash,
+# libunistring (UPPER and LOWER of SQL strings) and threads; the connectors'
+# libraries, built with it, librdkafka (libweir-kafka) and
+# jansson and libcsv (libweir-file); the tests add Criterion (and the
 # compilers of the header checks, tests/headers). Each is looked up only when
 # what needs it is built, so a library-only configure
 # (-DWEIR_BUILD_TESTS=OFF -DWEIR_BUILD_TOOLS=OFF ...) needs nothing else.
@@ -31,8 +32,8 @@ weir_require_pkg(WEIR_CK        ck          libck-dev      "libweir")
 weir_require_pkg(WEIR_URCU_CDS  liburcu-cds liburcu-dev    "libweir")
 weir_require_pkg(WEIR_MSGPACK   msgpack     libmsgpack-dev "libweir")
 weir_require_pkg(WEIR_XXHASH    libxxhash   libxxhash-dev  "libweir")
-weir_require_pkg(WEIR_JANSSON   jansson     libjansson-dev "libweir (the JSON file source)")
-weir_require_pkg(WEIR_RDKAFKA   rdkafka     librdkafka-dev "libweir (the Kafka source and sink)")
+weir_require_pkg(WEIR_JANSSON   jansson     libjansson-dev "libweir-file (JSON lines)")
+weir_require_pkg(WEIR_RDKAFKA   rdkafka     librdkafka-dev "libweir-kafka (the Kafka source and sink)")
 find_package(Threads REQUIRED)
 
 # libcsv (the CSV file source) ships no pkg-config file: its header and
@@ -41,7 +42,7 @@ find_path(WEIR_CSV_INCLUDE_DIR csv.h)
 find_library(WEIR_CSV_LIBRARY NAMES csv)
 if(NOT WEIR_CSV_INCLUDE_DIR OR NOT WEIR_CSV_LIBRARY)
   message(FATAL_ERROR
-    "weir: libweir (the CSV file source) requires the library 'libcsv', not found. Install "
+    "weir: libweir-file (the CSV file source) requires the library 'libcsv', not found. Install "
     "the Debian package 'libcsv-dev' (or run scripts/install-deps.sh as root).")
 endif()
 if(NOT TARGET weir::csv)

@@ -1,21 +1,27 @@
 # Debian packages with CPack, one per install component (cmake/WeirInstall.cmake):
-#   libweir<ABI>  the shared library (what a program built against weir needs)
-#   libweir-dev   headers, libweir.so, libweir.a, weir.pc and weir-static.pc, the
-#                 CMake package, docs
-#   weir-tools    the `weir` command line and the viewer
-# Three packages, as Debian splits a library: a program needs only libweir<ABI>,
-# and several ABI versions of libweir can be installed side by side.
+#   libweir<ABI>        the engine's shared library (what a program built
+#                       against weir needs)
+#   libweir-kafka<ABI>  the Kafka connector's shared library
+#   libweir-file<ABI>   the file connectors' shared library
+#   libweir-dev         headers, libweir.so, libweir.a and the connectors' .so
+#                       and .a, weir.pc, weir-static.pc and the connectors'
+#                       .pc files, the CMake package, docs
+#   weir-tools          the `weir` command line and the viewer
+# Split as Debian splits a library: a program needs only libweir<ABI> (and
+# the connectors' packages it links; a program of map -> window pulls in no
+# Kafka client), and several ABI versions can be installed side by side.
 # Build them from a tree configured for /usr (the `deb` presets):
 #   cmake --preset deb && cmake --build --preset deb && cpack --preset deb
-# The synopsis is the project's description, the same for the three; each
-# package's own text follows it. The library's
-# and the command line's Depends come from dpkg-shlibdeps (Debian's names for
-# the libraries they link, with versions: weir uses only Concurrency Kit's
-# and xxHash's inline functions, so libweir.so needs neither at run time and
-# only liburcu8, libmsgpackc2, libjansson4, librdkafka1, libcsv3 and
-# libunistring appear); libweir-dev
-# depends on the -dev packages of the libraries that weir.pc's Libs.private
-# and weir-static.pc's Libs name (a link with libweir.a needs them).
+# The synopsis is the project's description, the same for all; each
+# package's own text follows it. The libraries' and the command line's
+# Depends come from dpkg-shlibdeps (Debian's names for the libraries they
+# link, with versions: weir uses only Concurrency Kit's and xxHash's inline
+# functions, so libweir.so needs neither at run time and only liburcu8,
+# libmsgpackc2 and libunistring appear; librdkafka1 (and libweir-file) for libweir-kafka,
+# libjansson4 and libcsv3 for libweir-file), with the weir packages of the
+# same build named here; libweir-dev depends on the -dev
+# packages of the libraries that the .pc files' Libs.private and the -static
+# .pc files' Libs name (a static link needs them).
 set(CPACK_GENERATOR DEB)
 set(CPACK_PACKAGE_NAME weir)
 set(CPACK_PACKAGE_VENDOR "weir")
@@ -24,7 +30,7 @@ set(CPACK_PACKAGE_CONTACT "weir developers <weir-dev@invalid>")
 set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
 set(CPACK_PACKAGE_DIRECTORY ${PROJECT_BINARY_DIR}/packages)
 set(CPACK_DEB_COMPONENT_INSTALL ON)
-set(CPACK_COMPONENTS_ALL runtime dev)
+set(CPACK_COMPONENTS_ALL runtime connector_kafka connector_file dev)
 if(TARGET weir-cli)
   list(APPEND CPACK_COMPONENTS_ALL tools)
 endif()
@@ -32,8 +38,9 @@ endif()
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_RELEASE 1)
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
-# The command line links libweir.so.<ABI> of the same build: dpkg-shlibdeps
-# finds its symbols file there.
+# The connectors' libraries and the command line link libweir.so.<ABI> (and
+# the connectors' libraries) of the same build: dpkg-shlibdeps finds them
+# there.
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS_PRIVATE_DIRS ${PROJECT_BINARY_DIR})
 set(weir_deb_version "${PROJECT_VERSION}-${CPACK_DEBIAN_PACKAGE_RELEASE}")
 set(weir_lib_package "libweir${WEIR_ABI_VERSION}")
@@ -46,16 +53,33 @@ set(CPACK_DEBIAN_RUNTIME_DESCRIPTION
 set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS ON)
 set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS_POLICY ">=")
 
+# The connectors' libraries, each its own package beside libweir<ABI>.
+set(weir_kafka_package "libweir-kafka${WEIR_ABI_VERSION}")
+set(weir_file_package "libweir-file${WEIR_ABI_VERSION}")
+set(CPACK_DEBIAN_CONNECTOR_KAFKA_PACKAGE_NAME ${weir_kafka_package})
+set(CPACK_DEBIAN_CONNECTOR_KAFKA_PACKAGE_SECTION libs)
+# libweir-kafka.so links libweir-file.so (JSON values).
+set(CPACK_DEBIAN_CONNECTOR_KAFKA_PACKAGE_DEPENDS
+  "${weir_lib_package} (= ${weir_deb_version}), ${weir_file_package} (= ${weir_deb_version})")
+set(CPACK_DEBIAN_CONNECTOR_KAFKA_DESCRIPTION
+  "The shared library libweir-kafka.so.${WEIR_ABI_VERSION}: weir's Kafka source and sink (librdkafka),\nwith watermarks per partition and exactly-once transactions, and an\nin-process mock cluster (weir/kafka.h).")
+set(CPACK_DEBIAN_CONNECTOR_FILE_PACKAGE_NAME ${weir_file_package})
+set(CPACK_DEBIAN_CONNECTOR_FILE_PACKAGE_SECTION libs)
+set(CPACK_DEBIAN_CONNECTOR_FILE_PACKAGE_DEPENDS "${weir_lib_package} (= ${weir_deb_version})")
+set(CPACK_DEBIAN_CONNECTOR_FILE_DESCRIPTION
+  "The shared library libweir-file.so.${WEIR_ABI_VERSION}: weir's file source (JSON lines by jansson,\nCSV by libcsv), its exactly-once file sink and SQL's 'filesystem'\nconnector (weir/file_source.h, weir/file_sink.h).")
+
 set(CPACK_DEBIAN_DEV_PACKAGE_NAME libweir-dev)
 set(CPACK_DEBIAN_DEV_PACKAGE_SECTION libdevel)
 set(CPACK_DEBIAN_DEV_PACKAGE_DEPENDS
-  "${weir_lib_package} (= ${weir_deb_version}), libck-dev, liburcu-dev, libmsgpack-dev, libxxhash-dev, libjansson-dev, librdkafka-dev, libcsv-dev, libunistring-dev, pkg-config | pkgconf")
+  "${weir_lib_package} (= ${weir_deb_version}), ${weir_kafka_package} (= ${weir_deb_version}), ${weir_file_package} (= ${weir_deb_version}), libck-dev, liburcu-dev, libmsgpack-dev, libxxhash-dev, libjansson-dev, librdkafka-dev, libcsv-dev, libunistring-dev, pkg-config | pkgconf")
 set(CPACK_DEBIAN_DEV_DESCRIPTION
-  "Headers, the static library, weir.pc and weir-static.pc for pkg-config and\nthe CMake package (find_package(weir), targets weir::weir and\nweir::weir_static), and weir's documentation.")
+  "Headers, the static libraries, weir.pc, weir-static.pc, weir-kafka.pc,\nweir-kafka-static.pc, weir-file.pc and weir-file-static.pc for pkg-config\nand the CMake package (find_package(weir), targets weir::weir,\nweir::weir_static, weir::weir-kafka, weir::weir-kafka-static,\nweir::weir-file and weir::weir-file-static), and weir's documentation.")
 
 set(CPACK_DEBIAN_TOOLS_PACKAGE_NAME weir-tools)
 set(CPACK_DEBIAN_TOOLS_PACKAGE_SECTION utils)
-set(CPACK_DEBIAN_TOOLS_PACKAGE_DEPENDS "${weir_lib_package} (= ${weir_deb_version})")
+set(CPACK_DEBIAN_TOOLS_PACKAGE_DEPENDS
+  "${weir_lib_package} (= ${weir_deb_version}), ${weir_kafka_package} (= ${weir_deb_version}), ${weir_file_package} (= ${weir_deb_version})")
 set(CPACK_DEBIAN_TOOLS_DESCRIPTION
   "The weir command: scripted runs of one operator, the watermark demo, and\nconversion, validation and summaries of captures; the one-file capture\nviewer in /usr/share/weir/viewer/index.html.")
 

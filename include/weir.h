@@ -3,7 +3,14 @@
  *
  * weir is a small, fast, multi-threaded dataflow engine for event-time stream
  * processing, with Apache Flink's watermark semantics and a diagnostic channel
- * that records what event time does in every operator. */
+ * that records what event time does in every operator.
+ *
+ * The engine's functions are libweir's (pkg-config weir, CMake weir::weir).
+ * The connectors' headers included here declare functions of their own
+ * libraries: weir/kafka.h libweir-kafka's (weir-kafka, weir::weir-kafka),
+ * weir/file_source.h and weir/file_sink.h libweir-file's (weir-file,
+ * weir::weir-file). No inline function of any public header calls them,
+ * so a program that includes weir.h and calls none links libweir alone. */
 #ifndef WEIR_H
 #define WEIR_H
 

@@ -24,6 +24,13 @@
  * link to a folder; the parts are made new and committed through
  * weir/outfile.h's writer, which never writes into or over a file that is
  * there already.
+ *
+ * Provided by libweir-file (jansson, libcsv), not by libweir: link
+ * `pkg-config --cflags --libs weir-file` (weir-file-static: the archives
+ * libweir-file.a and libweir.a) or CMake's weir::weir-file
+ * (weir::weir-file-static), from find_package(weir). weir.h includes this
+ * header too; a program that calls none of its functions links libweir
+ * alone.
  */
 #ifndef WEIR_FILE_SINK_H
 #define WEIR_FILE_SINK_H

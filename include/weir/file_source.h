@@ -41,6 +41,13 @@
  * and while there is nothing to read the subtask waits in short turns
  * (weir_source_wait_fd) that cancelling the job ends at once. Such input
  * cannot seek, so a job with checkpoints restores it only from its start.
+ *
+ * Provided by libweir-file (jansson, libcsv), not by libweir: link
+ * `pkg-config --cflags --libs weir-file` (weir-file-static: the archives
+ * libweir-file.a and libweir.a) or CMake's weir::weir-file
+ * (weir::weir-file-static), from find_package(weir). weir.h includes this
+ * header too; a program that calls none of its functions links libweir
+ * alone.
  */
 #ifndef WEIR_FILE_SOURCE_H
 #define WEIR_FILE_SOURCE_H

@@ -19,6 +19,13 @@
  * committed to Kafka when a checkpoint completes (for monitoring; a restore
  * reads its own). Without checkpoints, with a group id, they are committed
  * every commit_interval_ms.
+ *
+ * Provided by libweir-kafka (librdkafka), not by libweir: link
+ * `pkg-config --cflags --libs weir-kafka` (weir-kafka-static: the archives
+ * libweir-kafka.a and libweir.a) or CMake's weir::weir-kafka
+ * (weir::weir-kafka-static), from find_package(weir). weir.h includes this
+ * header too; a program that calls none of its functions links libweir
+ * alone.
  */
 #ifndef WEIR_KAFKA_H
 #define WEIR_KAFKA_H

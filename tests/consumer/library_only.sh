@@ -8,7 +8,8 @@
 # it), and checks the configure succeeds without looking for it or for
 # Node.js and Chromium; then that a configure with WEIR_BUILD_TESTS=ON stops
 # without it, naming the missing library and its Debian package, and that
-# the library's own jansson (the JSON file source) is required as well. Configures only (a few seconds); the library itself is built by
+# jansson, which the connectors' libraries built beside libweir need
+# (libweir-file's JSON lines), is required as well. Configures only (a few seconds); the library itself is built by
 # check.sh's add_subdirectory step and by .ci/run's Debian packages.
 set -eu
 
@@ -48,8 +49,8 @@ if grep -qE "^[A-Za-z_]*(CRITERION|NODE_EXECUTABLE|WEIR_CHROMIUM)[A-Za-z_]*:" "$
 fi
 echo "library-only: configure without Criterion or Node.js: ok"
 
-# The test build REQUIRES Criterion, the library jansson, and each says what
-# to install.
+# The test build REQUIRES Criterion, the connectors' libraries jansson, and
+# each says what to install.
 for hide in criterion jansson; do
     build_tests=ON
     [ "$hide" = jansson ] && build_tests=OFF

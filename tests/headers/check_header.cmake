@@ -8,7 +8,11 @@
 #    builtins, as a compiler that is neither GCC nor clang gets);
 #  - no GCC-only construct outside weir/export.h, where each has a fallback;
 #  - a header that declares functions wraps them in extern "C" for C++; for
-#    weir.h a C++ program calling weir_version() links with libweir and runs.
+#    weir.h a C++ program calling weir_version() links with libweir and runs;
+#  - for weir.h, a C program built with GCC's -fkeep-inline-functions (every
+#    static inline function of every public header compiled in, used or
+#    not) links with libweir alone and runs: no inline helper reaches a
+#    connector's library (libweir-kafka, libweir-file).
 # Input: HEADER (e.g. weir/job.h), INCLUDE, WORK, GCC, CLANG, GXX, CLANGXX,
 # LIBWEIR.
 cmake_minimum_required(VERSION 3.25)
@@ -76,6 +80,27 @@ if(HEADER STREQUAL "weir.h")
     execute_process(COMMAND ${WORK}/linkage RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
     if(NOT rc EQUAL 0)
       string(APPEND failures "  the C++ program's weir_version() is not WEIR_VERSION_STRING: ${out}\n")
+    endif()
+  endif()
+
+  # Every inline helper of the public headers, kept, resolves in libweir
+  # alone (--no-undefined has no say over an executable: the link itself
+  # fails on a symbol libweir does not have).
+  file(WRITE ${WORK}/inline.c
+    "#include <weir.h>\n#include <stdio.h>\n#include <string.h>\n"
+    "int main(void) { printf(\"%s\\n\", weir_version());\n"
+    "  return strcmp(weir_version(), WEIR_VERSION_STRING) != 0; }\n")
+  execute_process(
+    COMMAND ${GCC} -std=c11 -O0 -fkeep-inline-functions -Wno-unused-function -I${INCLUDE}
+            ${WORK}/inline.c ${LIBWEIR} -Wl,-rpath,${libdir} -o ${WORK}/inline
+    RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
+  if(NOT rc EQUAL 0)
+    string(APPEND failures "  with every inline function of the public headers kept (gcc "
+                           "-fkeep-inline-functions), a C program does not link with ${LIBWEIR} alone:\n${out}\n")
+  else()
+    execute_process(COMMAND ${WORK}/inline RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
+    if(NOT rc EQUAL 0)
+      string(APPEND failures "  the C program with every inline function kept failed: ${out}\n")
     endif()
   endif()
 endif()
