@@ -63,10 +63,27 @@ static int set_int(const char *v, long lo, long hi, long *out)
     return 0;
 }
 
+/* Settings of the job itself, which a session of a program's env cannot
+ * change: the program made its job (weir_job_config, weir_table_config). */
+static bool job_key(const char *k)
+{
+    static const char *const keys[] = {"parallelism.default", "weir.capture.file",
+                                       "weir.capture.level", "weir.clock",
+                                       "pipeline.auto-watermark-interval", NULL};
+    for (int i = 0; keys[i]; i++)
+        if (strcmp(k, keys[i]) == 0)
+            return true;
+    return false;
+}
+
 int sql_settings_set(weir_sql_session *s, const sql_script *sc, const sql_stmt *st)
 {
     const char *k = st->set_key, *v = st->set_value;
     long x;
+    if (s->env && job_key(k))
+        return set_bad(s, sc, st, "the job is the program's: set it in its weir_job_config "
+                       "(parallelism, diag, clock, watermark_interval_ms) or its "
+                       "weir_table_config");
     if (strcmp(k, "parallelism.default") == 0) {
         if (set_int(v, 1, 1024, &x))
             return set_bad(s, sc, st, "expected a parallelism from 1 to 1024");

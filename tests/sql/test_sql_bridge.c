@@ -320,6 +320,15 @@ Test(sql_bridge, errors_are_the_jobs_at_their_line_and_column)
     weir_table_env_destroy(env);
     weir_schema_destroy(schema);
 
+    /* the job's own settings are the program's */
+    env = clicks_env(&job, &schema);
+    cr_assert_eq(weir_table_env_execute_sql(env, "SET 'weir.clock' = 'system'"), WEIR_EINVAL);
+    cr_assert(strstr(weir_job_error(job), "the job is the program's"), "%s",
+              weir_job_error(job));
+    weir_job_destroy(job);
+    weir_table_env_destroy(env);
+    weir_schema_destroy(schema);
+
     env = clicks_env(&job, &schema);
     cr_assert_eq(weir_table_env_execute_sql(env, "INSERT INTO clicks SELECT * FROM clicks"),
                  WEIR_EINVAL);
