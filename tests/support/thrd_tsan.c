@@ -14,7 +14,9 @@
  * own mtx_lock is pthread_mutex_lock on the same memory).
  *
  * Linked into every test binary under TSan only (tests/CMakeLists.txt), with
- * criterion_tsan.c, and into every example under TSan (examples/CMakeLists.txt);
+ * criterion_tsan.c, into every example under TSan (examples/CMakeLists.txt)
+ * and into the `weir` command under TSan (tools/CMakeLists.txt: `weir sql`
+ * reads and writes Kafka);
  * weir itself never uses C11 threads.
  */
 #include <errno.h>
