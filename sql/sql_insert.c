@@ -142,7 +142,6 @@ static weir_table *fit_rows(weir_sql_session *s, sql_script *sc, const sql_stmt 
             goto done;
         }
         char type[64];
-        weir_type_format(to, type, sizeof type);
         /* NOT NULL is the sink's promise, not the cast's */
         weir_type nullable = to;
         nullable.not_null = false;
