@@ -168,6 +168,12 @@ int sql_session_parse(weir_sql_session *s, const char *text, size_t len, sql_scr
  * errno into *write_errno (may be NULL). NULL with the job's error. */
 weir_stream *sql_print_sink(weir_stream *in, weir_sink_fn fn, void *arg, FILE *out,
                             int *write_errno);
+/* Writes one printed row: `prefix`, the row in `style`, a line end, in one
+ * fwrite (a subtask's line never mixes with another's). A row longer than
+ * the line buffer (16 KiB) is cut there. 0, WEIR_EINVAL, or WEIR_EIO with
+ * the errno in *write_errno (may be NULL). */
+int sql_print_line(FILE *out, const char *prefix, const weir_schema *schema, const void *row,
+                   weir_row_style style, int *write_errno);
 
 /* INSERT INTO (sql_insert.c): the query planned into env's job and written
  * into its table's sink. 0, or WEIR_E* with s->err. */

@@ -102,17 +102,7 @@ static int print_row(const void *elem, int64_t timestamp, int subtask, void *arg
     result_sink *r = arg;
     if (r->s->cfg.on_row)
         return r->s->cfg.on_row(r->schema, elem, r->s->cfg.on_row_arg);
-    char buf[16384];
-    int n = weir_row_format(r->schema, elem, buf, sizeof buf);
-    if (n < 0)
-        return WEIR_EINVAL;
-    if ((size_t)n >= sizeof buf)
-        n = (int)sizeof buf - 1;
-    buf[n++] = '\n';
-    if (fwrite(buf, 1, (size_t)n, r->out) == (size_t)n)
-        return 0;
-    r->write_errno = errno;
-    return WEIR_EIO;
+    return sql_print_line(r->out, "", r->schema, elem, WEIR_ROW_STYLE_SQL, &r->write_errno);
 }
 
 /* The capture path of the session's n-th job: PATH, then PATH-2.EXT, ...

@@ -130,29 +130,39 @@ static void print_free(void *state)
     free(t);
 }
 
+int sql_print_line(FILE *out, const char *prefix, const weir_schema *schema, const void *row,
+                   weir_row_style style, int *write_errno)
+{
+    char buf[16384];
+    size_t n = (size_t)snprintf(buf, sizeof buf, "%s", prefix);
+    if (n >= sizeof buf)
+        n = sizeof buf - 1;
+    int w = weir_row_format_style(schema, row, style, buf + n, sizeof buf - n);
+    if (w < 0)
+        return WEIR_EINVAL;
+    n += (size_t)w;
+    if (n >= sizeof buf)
+        n = sizeof buf - 1;
+    buf[n++] = '\n';
+    if (fwrite(buf, 1, n, out) == n)
+        return 0;
+    if (write_errno)
+        *write_errno = errno;
+    return WEIR_EIO;
+}
+
 static int print_row(const void *elem, int64_t timestamp, int subtask, void *arg)
 {
     (void)timestamp;
     const print_sink *ps = arg;
     const char *id = ps->table->identifier;
-    char buf[16384];
-    size_t n = 0;
+    char prefix[SQL_NAME_MAX + 16] = "";
     if (ps->parallelism > 1)
-        n = (size_t)snprintf(buf, sizeof buf, "%s%s%d> ", id, id[0] ? ":" : "", subtask + 1);
+        snprintf(prefix, sizeof prefix, "%s%s%d> ", id, id[0] ? ":" : "", subtask + 1);
     else if (id[0])
-        n = (size_t)snprintf(buf, sizeof buf, "%s> ", id);
-    if (n >= sizeof buf)
-        n = sizeof buf - 1;
-    int w = weir_row_format_style(ps->schema, elem, WEIR_ROW_STYLE_PRINT_CONNECTOR, buf + n,
-                                  sizeof buf - n);
-    if (w < 0)
-        return WEIR_EINVAL;
-    n += (size_t)w;
-    if (n >= sizeof buf - 1)
-        n = sizeof buf - 2;
-    buf[n++] = '\n';
-    /* one fwrite per line: the subtasks' lines do not mix within a line */
-    return fwrite(buf, 1, n, ps->table->out) == n ? 0 : WEIR_EIO;
+        snprintf(prefix, sizeof prefix, "%s> ", id);
+    return sql_print_line(ps->table->out, prefix, ps->schema, elem,
+                          WEIR_ROW_STYLE_PRINT_CONNECTOR, NULL);
 }
 
 static int print_validate(weir_connector_context *c, void **state)
