@@ -82,29 +82,6 @@ static int fit_columns(weir_sql_session *s, sql_script *sc, const sql_stmt *st,
     return 0;
 }
 
-/* Whether a value of type `from` goes into a column of type `to` as Flink's
- * INSERT casts implicitly (LogicalTypeCasts): the same type, a wider
- * number, a string into a string, TIMESTAMP and TIMESTAMP_LTZ into each
- * other, NULL into anything. */
-static bool implicit_cast(weir_type from, weir_type to)
-{
-    if (from.id == WEIR_TYPE_NULL || from.id == to.id)
-        return true;
-    if ((from.id == WEIR_TYPE_TIMESTAMP || from.id == WEIR_TYPE_TIMESTAMP_LTZ) &&
-        (to.id == WEIR_TYPE_TIMESTAMP || to.id == WEIR_TYPE_TIMESTAMP_LTZ))
-        return true;
-    bool fs = from.id == WEIR_TYPE_VARCHAR || from.id == WEIR_TYPE_CHAR;
-    bool ts = to.id == WEIR_TYPE_VARCHAR || to.id == WEIR_TYPE_CHAR;
-    if (fs && ts)
-        return true;
-    static const int rank[] = {[WEIR_TYPE_INT] = 1, [WEIR_TYPE_BIGINT] = 2,
-                               [WEIR_TYPE_DOUBLE] = 3};
-    bool fn = from.id == WEIR_TYPE_INT || from.id == WEIR_TYPE_BIGINT ||
-              from.id == WEIR_TYPE_DOUBLE;
-    bool tn = to.id == WEIR_TYPE_INT || to.id == WEIR_TYPE_BIGINT || to.id == WEIR_TYPE_DOUBLE;
-    return fn && tn && rank[from.id] <= rank[to.id];
-}
-
 /* The query's rows as rows of the sink's schema: a projection naming each
  * sink column, cast where the types differ, NULL where the column list
  * leaves it out. NULL with s->err. */
@@ -132,7 +109,7 @@ static weir_table *fit_rows(weir_sql_session *s, sql_script *sc, const sql_stmt 
         const char *cname = weir_schema_column_name(sink, c);
         weir_type fromt = from[c] >= 0 ? weir_schema_column_type(query, from[c])
                                        : (weir_type){.id = WEIR_TYPE_NULL};
-        if (!implicit_cast(fromt, to)) {
+        if (!weir_type_casts_implicitly(fromt, to)) {
             char a[64], b[64];
             weir_type_format(fromt, a, sizeof a);
             weir_type_format(to, b, sizeof b);

@@ -182,20 +182,18 @@ static const weir_operator_vtable conv_vtable = {
 static bool conv_op_for(weir_type from, weir_type to, unsigned char *op)
 {
     weir_type_id f = from.id, t = to.id;
+    if (f == WEIR_TYPE_NULL || !weir_type_casts_implicitly(from, to))
+        return false;
     if (weir__type_is_string(f) && weir__type_is_string(t))
         *op = CV_STRING;
     else if (weir__type_is_time(f) && weir__type_is_time(t))
         *op = CV_8;
     else if (f == t)
         *op = f == WEIR_TYPE_BOOLEAN ? CV_BOOL : f == WEIR_TYPE_INT ? CV_4 : CV_8;
-    else if (f == WEIR_TYPE_INT && t == WEIR_TYPE_BIGINT)
-        *op = CV_INT_BIGINT;
-    else if (f == WEIR_TYPE_INT && t == WEIR_TYPE_DOUBLE)
-        *op = CV_INT_DOUBLE;
-    else if (f == WEIR_TYPE_BIGINT && t == WEIR_TYPE_DOUBLE)
-        *op = CV_BIGINT_DOUBLE;
+    else if (f == WEIR_TYPE_INT)
+        *op = t == WEIR_TYPE_BIGINT ? CV_INT_BIGINT : CV_INT_DOUBLE;
     else
-        return false;
+        *op = CV_BIGINT_DOUBLE;
     return true;
 }
 

@@ -32,6 +32,16 @@ bool weir__type_is_time(weir_type_id id)
     return id == WEIR_TYPE_TIMESTAMP || id == WEIR_TYPE_TIMESTAMP_LTZ;
 }
 
+bool weir_type_casts_implicitly(weir_type from, weir_type to)
+{
+    weir_type_id f = from.id, t = to.id;
+    return f == WEIR_TYPE_NULL || f == t ||
+           (weir__type_is_string(f) && weir__type_is_string(t)) ||
+           (weir__type_is_time(f) && weir__type_is_time(t)) ||
+           (f == WEIR_TYPE_INT && (t == WEIR_TYPE_BIGINT || t == WEIR_TYPE_DOUBLE)) ||
+           (f == WEIR_TYPE_BIGINT && t == WEIR_TYPE_DOUBLE);
+}
+
 uint32_t weir__type_size(weir_type t)
 {
     switch (t.id) {

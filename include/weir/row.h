@@ -86,6 +86,12 @@ WEIR_EXPORT int weir_type_parse(const char *text, weir_type *out, char *err, siz
 
 /* Writes the type as SQL does ("VARCHAR(20) NOT NULL"); returns its length. */
 WEIR_EXPORT int weir_type_format(weir_type type, char *buf, size_t size);
+/* Whether a value of type `from` goes into a column of type `to` without a
+ * CAST written, as Flink casts implicitly into a sink (LogicalTypeCasts):
+ * the same type, a wider number (INT into BIGINT or DOUBLE, BIGINT into
+ * DOUBLE), a string into a string, TIMESTAMP and TIMESTAMP_LTZ into each
+ * other, the type of a bare NULL into anything. Nullability aside. */
+WEIR_EXPORT bool weir_type_casts_implicitly(weir_type from, weir_type to);
 
 /* ---- schemas -------------------------------------------------------------- */
 
