@@ -190,6 +190,24 @@ int weir_connector_option_duration(weir_connector_context *c, const char *key, i
     return 0;
 }
 
+int weir_connector_option_choice(weir_connector_context *c, const char *key,
+                                 const char *const *words, int *v)
+{
+    const char *o = weir_connector_option(c, key);
+    if (!o)
+        return 0;
+    for (int i = 0; words[i]; i++)
+        if (strcmp(o, words[i]) == 0) {
+            *v = i;
+            return 0;
+        }
+    char list[256] = "";
+    for (int i = 0; words[i]; i++)
+        snprintf(list + strlen(list), sizeof list - strlen(list), "%s'%s'",
+                 i ? (words[i + 1] ? ", " : " or ") : "", words[i]);
+    return weir_connector_fail(c, key, "expected %s", list);
+}
+
 /* The options every table takes, whatever its connector. */
 #define TABLE_OPTIONS                                                                   \
     "'scan.watermark.emit.strategy', 'scan.watermark.idle-timeout', "                   \

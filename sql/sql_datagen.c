@@ -134,13 +134,14 @@ static int datagen_validate(weir_connector_context *c, void **state)
     if ((err = weir_connector_option_int(c, "seed", 0, INT64_MAX, &v)))
         return err;
     g->seed = (uint64_t)v;
-    const char *o = weir_connector_option(c, "key-skew");
-    if (o) {
-        if (strcmp(o, "zipf") == 0)
-            g->skew = WEIR_GEN_ZIPF;
-        else if (strcmp(o, "uniform") != 0)
-            return weir_connector_fail(c, "key-skew", "expected 'uniform' or 'zipf'");
-    }
+    static const char *const skews[] = {"uniform", "zipf", NULL};
+    static const char *const paces[] = {"fast", "paced", NULL};
+    int skew = 0, pace = 0;
+    if ((err = weir_connector_option_choice(c, "key-skew", skews, &skew)))
+        return err;
+    if (skew)
+        g->skew = WEIR_GEN_ZIPF;
+    const char *o;
     if ((o = weir_connector_option(c, "start"))) {
         char *end;
         long long ms = strtoll(o, &end, 10);
@@ -150,12 +151,10 @@ static int datagen_validate(weir_connector_context *c, void **state)
             return weir_connector_fail(c, "start", "expected a timestamp 'YYYY-MM-DD "
                                        "HH:MM:SS[.fff]' (UTC) or milliseconds");
     }
-    if ((o = weir_connector_option(c, "pace"))) {
-        if (strcmp(o, "paced") == 0)
-            g->pace = WEIR_GEN_PACED;
-        else if (strcmp(o, "fast") != 0)
-            return weir_connector_fail(c, "pace", "expected 'fast' or 'paced'");
-    }
+    if ((err = weir_connector_option_choice(c, "pace", paces, &pace)))
+        return err;
+    if (pace)
+        g->pace = WEIR_GEN_PACED;
     if ((o = weir_connector_option(c, "idle-partitions")) && (err = datagen_idle(c, o, g)))
         return err;
     if (!g->count && !g->duration_ms)

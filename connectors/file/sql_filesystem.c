@@ -102,18 +102,15 @@ static int fs_validate(weir_connector_context *c, void **state)
             return weir_connector_fail(c, "csv.field-delimiter", "expected one character (or "
                                        "'\\t')");
     }
-    unsigned mode = WEIR_CHANGELOG_INSERT_ONLY;
-    const char *o = weir_connector_option(c, "changelog-mode");
-    if (o) {
-        if (strcmp(o, "upsert") == 0)
-            mode = WEIR_CHANGELOG_UPSERT;
-        else if (strcmp(o, "all") == 0)
-            mode = WEIR_CHANGELOG_ALL;
-        else if (strcmp(o, "insert-only") != 0)
-            return weir_connector_fail(c, "changelog-mode", "expected 'insert-only', 'upsert' "
-                                       "or 'all'");
-    }
+    static const char *const modes[] = {"insert-only", "upsert", "all", NULL};
+    static const unsigned mode_of[] = {WEIR_CHANGELOG_INSERT_ONLY, WEIR_CHANGELOG_UPSERT,
+                                       WEIR_CHANGELOG_ALL};
+    int m = 0;
+    if ((err = weir_connector_option_choice(c, "changelog-mode", modes, &m)))
+        return err;
+    unsigned mode = mode_of[m];
     weir_connector_set_source_mode(c, mode);
+    const char *o;
     if ((o = weir_connector_option(c, "changelog.kind-field"))) {
         if (snprintf(t->kind_field, sizeof t->kind_field, "%s", o) >= (int)sizeof t->kind_field ||
             !o[0])

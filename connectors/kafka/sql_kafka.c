@@ -90,24 +90,6 @@ static int copy(char **out, const char *s)
     return s && !(*out = strdup(s)) ? WEIR_ENOMEM : 0;
 }
 
-/* One of a list of words, its index into *v; an unknown one refused. */
-static int choice(weir_connector_context *c, const char *key, const char *const *words, int *v)
-{
-    const char *o = weir_connector_option(c, key);
-    if (!o)
-        return 0;
-    for (int i = 0; words[i]; i++)
-        if (strcmp(o, words[i]) == 0) {
-            *v = i;
-            return 0;
-        }
-    char list[256] = "";
-    for (int i = 0; words[i]; i++)
-        snprintf(list + strlen(list), sizeof list - strlen(list), "%s'%s'",
-                 i ? (words[i + 1] ? ", " : " or ") : "", words[i]);
-    return weir_connector_fail(c, key, "expected %s", list);
-}
-
 static int validate(weir_connector_context *c, void **state, bool upsert)
 {
     kafka_table *t = calloc(1, sizeof *t);
@@ -190,7 +172,8 @@ static int validate(weir_connector_context *c, void **state, bool upsert)
     /* upsert-kafka reads a compacted topic from its start (Flink's has no
      * startup option) */
     int start = upsert ? 1 : 0;
-    if (!upsert && (err = choice(c, "scan.startup.mode", starts, &start)))
+    if (!upsert &&
+        (err = weir_connector_option_choice(c, "scan.startup.mode", starts, &start)))
         return err;
     t->start = start_of[start];
     /* 'group-offsets' without a group is refused when the table is read
@@ -206,7 +189,7 @@ static int validate(weir_connector_context *c, void **state, bool upsert)
                                    "'scan.startup.timestamp-millis'");
     static const char *const bounds[] = {"unbounded", "latest-offset", NULL};
     int bounded = 0;
-    if ((err = choice(c, "scan.bounded.mode", bounds, &bounded)))
+    if ((err = weir_connector_option_choice(c, "scan.bounded.mode", bounds, &bounded)))
         return err;
     t->bounded = bounded == 1;
     if ((err = weir_connector_option_duration(c, "scan.topic-partition-discovery.interval",
@@ -214,7 +197,7 @@ static int validate(weir_connector_context *c, void **state, bool upsert)
         return err;
     static const char *const guarantees[] = {"at-least-once", "exactly-once", "none", NULL};
     int g = 0;
-    if ((err = choice(c, "sink.delivery-guarantee", guarantees, &g)))
+    if ((err = weir_connector_option_choice(c, "sink.delivery-guarantee", guarantees, &g)))
         return err;
     /* 'none' writes as at-least-once does: weir's sink always flushes */
     t->guarantee = g == 1 ? WEIR_KAFKA_EXACTLY_ONCE : WEIR_KAFKA_AT_LEAST_ONCE;

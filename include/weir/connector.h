@@ -92,6 +92,10 @@ WEIR_EXPORT int weir_connector_option_double(weir_connector_context *c, const ch
                                              double lo, double hi, double *v);
 WEIR_EXPORT int weir_connector_option_duration(weir_connector_context *c, const char *key,
                                                int64_t *ms);
+/* One of the NULL-terminated `words`: its index into *v; another word is
+ * refused ("expected 'a', 'b' or 'c'"). */
+WEIR_EXPORT int weir_connector_option_choice(weir_connector_context *c, const char *key,
+                                             const char *const *words, int *v);
 
 #define WEIR_CONNECTOR_V1 1u
 
