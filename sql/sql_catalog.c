@@ -232,24 +232,27 @@ static int unused_options(weir_connector_context *c)
 
 /* ---- CREATE TABLE ------------------------------------------------------------------- */
 
+/* A watermark option on a table without a WATERMARK: refused at it. */
+static int without_watermark(weir_connector_context *c, const sql_option *o)
+{
+    sql_fail(c->s, c->sc, o->at.start, "option '%s' needs a WATERMARK FOR ... AS ... in the "
+             "table", o->key);
+    return WEIR_EINVAL;
+}
+
 /* Flink's watermark alignment options: the source's group, max drift and
  * update interval (weir_source_align_watermarks; without them the source's
  * partitions are aligned by weir's default). */
 static int alignment_options(weir_connector_context *c, sql_relation *r)
 {
-    weir_sql_session *s = c->s;
-    const sql_script *sc = c->sc;
     const sql_option *group = find_option(c, "scan.watermark.alignment.group");
     const sql_option *drift = find_option(c, "scan.watermark.alignment.max-drift");
     const sql_option *every = find_option(c, "scan.watermark.alignment.update-interval");
     const sql_option *first = group ? group : drift ? drift : every;
     if (!first)
         return 0;
-    if (!c->st->wm_col.len) {
-        sql_fail(s, sc, first->at.start, "option '%s' needs a WATERMARK FOR ... AS ... in the "
-                 "table", first->key);
-        return WEIR_EINVAL;
-    }
+    if (!c->st->wm_col.len)
+        return without_watermark(c, first);
     if (group) {
         size_t len = strlen(group->value);
         if (len < 1 || len > 100 || len >= sizeof r->align_group)
@@ -266,8 +269,6 @@ static int alignment_options(weir_connector_context *c, sql_relation *r)
 
 static int watermark_options(weir_connector_context *c, weir_schema_builder *b)
 {
-    weir_sql_session *s = c->s;
-    const sql_script *sc = c->sc;
     const sql_option *emit = find_option(c, "scan.watermark.emit.strategy");
     const sql_option *idle = find_option(c, "scan.watermark.idle-timeout");
     if (!emit && !idle)
@@ -282,11 +283,8 @@ static int watermark_options(weir_connector_context *c, weir_schema_builder *b)
     }
     if (idle && (sql_duration_ms(idle->value, &idle_ms) || idle_ms < 0))
         return weir_connector_fail(c, idle->key, "not a duration ('2 s')");
-    if (!c->st->wm_col.len) {
-        sql_fail(s, sc, (emit ? emit : idle)->at.start, "option '%s' needs a WATERMARK FOR "
-                 "... AS ... in the table", (emit ? emit : idle)->key);
-        return WEIR_EINVAL;
-    }
+    if (!c->st->wm_col.len)
+        return without_watermark(c, emit ? emit : idle);
     return weir_schema_watermark_emit(b, on_event, idle_ms) ? WEIR_EINVAL : 0;
 }
 
