@@ -13,10 +13,12 @@ void *sql_vfail(weir_sql_session *s, const sql_script *sc, uint32_t offset, cons
                 va_list ap)
 {
     uint32_t line = 1, col = 1;
-    if (sc)
+    int n = 0;
+    if (sc) {
         sql_position(sc->text, offset, &line, &col);
-    int n = snprintf(s->err, sizeof s->err, "line %u, column %u: ", line, col);
-    if (n > 0 && (size_t)n < sizeof s->err)
+        n = snprintf(s->err, sizeof s->err, "line %u, column %u: ", line, col);
+    }
+    if (n >= 0 && (size_t)n < sizeof s->err)
         vsnprintf(s->err + n, sizeof s->err - (size_t)n, fmt, ap);
     return NULL;
 }

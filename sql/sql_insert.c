@@ -28,28 +28,37 @@ static int sink_parallelism(const sql_relation *r, const weir_table_env *env, co
     return jc && jc->parallelism > 0 ? jc->parallelism : 1;
 }
 
+/* Where an INSERT's errors point: its query, or (a C table written by
+ * weir_statement_set_add_insert: no statement) nowhere. */
+static uint32_t query_at(const sql_stmt *st)
+{
+    return st ? st->query->at.start : 0;
+}
+
 /* The sink table's column for each query column: by position, or by the
  * INSERT's column list (each named once, each a column of the sink).
- * from[c] is the query column that fills sink column c, or -1 (NULL). */
+ * from[c] is the query column that fills sink column c, or -1 (NULL).
+ * st NULL: a C table, by position. */
 static int fit_columns(weir_sql_session *s, sql_script *sc, const sql_stmt *st,
                        const sql_relation *r, const weir_schema *query, int *from)
 {
     const weir_schema *sink = r->schema;
     int nsink = weir_schema_ncolumns(sink), nquery = weir_schema_ncolumns(query);
-    int nlisted = st->ninsert_cols ? st->ninsert_cols : nsink;
+    int ncols = st ? st->ninsert_cols : 0;
+    int nlisted = ncols ? ncols : nsink;
     if (nquery != nlisted) {
         char qs[1024], ss[1024];
         weir_schema_format(query, qs, sizeof qs);
         weir_schema_format(sink, ss, sizeof ss);
-        sql_fail(s, sc, st->query->at.start, "Column types of query result and sink for '%s' "
+        sql_fail(s, sc, query_at(st), "Column types of query result and sink for '%s' "
                  "do not match. Cause: Different number of columns: the query has %d, the "
                  "%s %d. Query schema: %s Sink schema: %s", r->name, nquery,
-                 st->ninsert_cols ? "column list" : "sink", nlisted, qs, ss);
+                 ncols ? "column list" : "sink", nlisted, qs, ss);
         return WEIR_EINVAL;
     }
     for (int c = 0; c < nsink; c++)
-        from[c] = st->ninsert_cols ? -1 : c;
-    for (int i = 0; i < st->ninsert_cols; i++) {
+        from[c] = ncols ? -1 : c;
+    for (int i = 0; i < ncols; i++) {
         char *name = sql_unquote(sc, st->insert_cols[i]);
         if (!name)
             return WEIR_ENOMEM;
@@ -84,7 +93,7 @@ static int fit_columns(weir_sql_session *s, sql_script *sc, const sql_stmt *st,
 
 /* The query's rows as rows of the sink's schema: a projection naming each
  * sink column, cast where the types differ, NULL where the column list
- * leaves it out. NULL with s->err. */
+ * leaves it out. st NULL: a C table. NULL with s->err. */
 static weir_table *fit_rows(weir_sql_session *s, sql_script *sc, const sql_stmt *st,
                             const sql_relation *r, weir_table *t, weir_job *job)
 {
@@ -96,12 +105,12 @@ static weir_table *fit_rows(weir_sql_session *s, sql_script *sc, const sql_stmt 
     weir_table *out = NULL;
     int n = 0;
     if (!from || !items) {
-        sql_fail(s, sc, st->at.start, "out of memory");
+        sql_fail(s, sc, query_at(st), "out of memory");
         goto done;
     }
     if (fit_columns(s, sc, st, r, query, from)) {
         if (!s->err[0])
-            sql_fail(s, sc, st->at.start, "out of memory");
+            sql_fail(s, sc, query_at(st), "out of memory");
         goto done;
     }
     for (int c = 0; c < nsink; c++, n++) {
@@ -113,7 +122,7 @@ static weir_table *fit_rows(weir_sql_session *s, sql_script *sc, const sql_stmt 
             char a[64], b[64];
             weir_type_format(fromt, a, sizeof a);
             weir_type_format(to, b, sizeof b);
-            sql_fail(s, sc, st->query->at.start, "Incompatible types for sink column '%s' at "
+            sql_fail(s, sc, query_at(st), "Incompatible types for sink column '%s' at "
                      "position %d: the query's '%s' is %s, the sink's column %s (write a CAST)",
                      cname, c, weir_schema_column_name(query, from[c]), a, b);
             goto done;
@@ -129,7 +138,7 @@ static weir_table *fit_rows(weir_sql_session *s, sql_script *sc, const sql_stmt 
                                        : weir_ast_new(&trees, WEIR_AST_NULL, NULL, 0, 0);
         weir_ast *cast = weir_ast_new(&trees, WEIR_AST_CAST, type, 0, 0);
         if (!value || !cast) {
-            sql_fail(s, sc, st->at.start, "out of memory");
+            sql_fail(s, sc, query_at(st), "out of memory");
             goto done;
         }
         value->depth = 1;
@@ -142,14 +151,14 @@ static weir_table *fit_rows(weir_sql_session *s, sql_script *sc, const sql_stmt 
         int e = weir_expr_bind(same ? value : cast, NULL, &scope, 0, cname, &items[c], &at, msg,
                                sizeof msg);
         if (e) {
-            sql_fail(s, sc, st->query->at.start, "%s", e == WEIR_ENOMEM ? "out of memory" : msg);
+            sql_fail(s, sc, query_at(st), "%s", e == WEIR_ENOMEM ? "out of memory" : msg);
             goto done;
         }
     }
     out = weir_table_select_exprs(t, items, nsink);
     n = 0; /* the table layer has them */
     if (!out)
-        sql_fail(s, sc, st->at.start, "%s", sql_job_message(job));
+        sql_fail(s, sc, query_at(st), "%s", sql_job_message(job));
 done:
     for (int i = 0; i < n; i++)
         weir_expr_destroy(items[i]);
@@ -168,44 +177,45 @@ static const char *insert_only_refusal(const char *msg)
     return d ? d : msg;
 }
 
-/* The sink table of an INSERT: a table of the catalog whose connector
- * writes. NULL with s->err. */
-static sql_relation *sink_table(weir_sql_session *s, sql_script *sc, const sql_stmt *st,
-                                const weir_table_env *env)
+sql_relation *sql_insert_sink(weir_sql_session *s, const sql_script *sc, uint32_t at,
+                             const weir_table_env *env, const char *name)
 {
-    char *name = sql_unquote(sc, st->name);
-    if (!name) {
-        sql_fail(s, sc, st->name.start, "out of memory");
-        return NULL;
-    }
     sql_relation *r = sql_catalog_find(s, name);
     if (!r && weir_table_env_view(env, name))
-        return sql_fail(s, sc, st->name.start, "'%s' is a view of the program's: a view "
+        return sql_fail(s, sc, at, "'%s' is a view of the program's: a view "
                         "cannot be written (INSERT INTO a table with a sink connector)", name);
     if (!r) {
         const char *hint = sql_catalog_hint(s, env, name);
-        return sql_fail(s, sc, st->name.start, "unknown table '%s'%s%s%s", name,
+        return sql_fail(s, sc, at, "unknown table '%s'%s%s%s", name,
                         hint ? " (did you mean '" : "", hint ? hint : "", hint ? "'?)" : "");
     }
     if (r->view)
-        return sql_fail(s, sc, st->name.start, "'%s' is a view: a view cannot be written "
+        return sql_fail(s, sc, at, "'%s' is a view: a view cannot be written "
                         "(INSERT INTO a table with a sink connector)", name);
     if (!sql_catalog_is_sink(r))
-        return sql_fail(s, sc, st->name.start, "Connector '%s' can only be used as a source. "
+        return sql_fail(s, sc, at, "Connector '%s' can only be used as a source. "
                         "It cannot be used as a sink. (table '%s')",
                         sql_catalog_connector_name(r), name);
     return r;
 }
 
-int sql_plan_insert(weir_sql_session *s, weir_job *job, weir_table_env *env, sql_script *sc,
-                    const sql_stmt *st)
+/* The sink table of an INSERT statement. NULL with s->err. */
+static sql_relation *sink_table(weir_sql_session *s, sql_script *sc, const sql_stmt *st,
+                                const weir_table_env *env)
 {
-    sql_relation *r = sink_table(s, sc, st, env);
-    if (!r)
-        return WEIR_EINVAL;
-    weir_table *t = sql_plan_query(s, job, env, sc, st->query);
-    if (!t)
-        return s->err[0] ? WEIR_EINVAL : WEIR_ENOMEM;
+    char *name = sql_unquote(sc, st->name);
+    if (!name)
+        return sql_fail(s, sc, st->name.start, "out of memory");
+    return sql_insert_sink(s, sc, st->name.start, env, name);
+}
+
+/* Writes t, the rows of an INSERT (st; NULL: a C table), into r's sink:
+ * its columns fitted, the kinds the sink takes checked. 0, or WEIR_EINVAL
+ * with s->err. */
+static int write_into(weir_sql_session *s, weir_job *job, weir_table_env *env, sql_script *sc,
+                      const sql_stmt *st, sql_relation *r, weir_table *t)
+{
+    uint32_t at = st ? st->name.start : 0;
     if (!(t = fit_rows(s, sc, st, r, t, job)))
         return WEIR_EINVAL;
     /* the kinds the sink takes: an insert-only sink refuses a query that
@@ -214,7 +224,7 @@ int sql_plan_insert(weir_sql_session *s, weir_job *job, weir_table_env *env, sql
     if ((r->sink_kinds & ~WEIR_CHANGELOG_INSERT_ONLY) == 0) {
         rows = weir_table_to_stream(t);
         if (!rows) {
-            sql_fail(s, sc, st->name.start, "Table sink '%s' %s", r->name,
+            sql_fail(s, sc, at, "Table sink '%s' %s", r->name,
                      insert_only_refusal(sql_job_message(job)));
             return WEIR_EINVAL;
         }
@@ -233,8 +243,26 @@ int sql_plan_insert(weir_sql_session *s, weir_job *job, weir_table_env *env, sql
                              : NULL;
     sink = weir_stream_set_parallelism(weir_stream_set_name(sink, name), par);
     if (!sink) {
-        sql_fail(s, sc, st->at.start, "%s", sql_job_message(job));
+        sql_fail(s, sc, st ? st->at.start : 0, "%s", sql_job_message(job));
         return WEIR_EINVAL;
     }
     return 0;
+}
+
+int sql_plan_insert(weir_sql_session *s, weir_job *job, weir_table_env *env, sql_script *sc,
+                    const sql_stmt *st)
+{
+    sql_relation *r = sink_table(s, sc, st, env);
+    if (!r)
+        return WEIR_EINVAL;
+    weir_table *t = sql_plan_query(s, job, env, sc, st->query);
+    if (!t)
+        return s->err[0] ? WEIR_EINVAL : WEIR_ENOMEM;
+    return write_into(s, job, env, sc, st, r, t);
+}
+
+int sql_insert_table(weir_sql_session *s, weir_job *job, weir_table_env *env, sql_relation *r,
+                     weir_table *t)
+{
+    return write_into(s, job, env, NULL, NULL, r, t);
 }

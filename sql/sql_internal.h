@@ -124,8 +124,9 @@ static inline bool sql_cancelled(weir_sql_session *s)
     return atomic_load_explicit(&s->cancelled, memory_order_relaxed);
 }
 
-/* "line L, column C: what" for byte `offset` of the script into s->err;
- * returns NULL (for planner functions) after setting it. */
+/* "line L, column C: what" for byte `offset` of the script into s->err
+ * (sc NULL: "what" alone, an error of no statement); returns NULL (for
+ * planner functions) after setting it. */
 void *sql_fail(weir_sql_session *s, const sql_script *sc, uint32_t offset, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 void *sql_vfail(weir_sql_session *s, const sql_script *sc, uint32_t offset, const char *fmt,
@@ -179,6 +180,15 @@ int sql_print_line(FILE *out, const char *prefix, const weir_schema *schema, con
  * into its table's sink. 0, or WEIR_E* with s->err. */
 int sql_plan_insert(weir_sql_session *s, weir_job *job, weir_table_env *env, sql_script *sc,
                     const sql_stmt *st);
+/* The table `name` an INSERT writes (a catalog table whose connector
+ * writes), or NULL with s->err at byte `at` of sc (sc NULL: no place). */
+sql_relation *sql_insert_sink(weir_sql_session *s, const sql_script *sc, uint32_t at,
+                              const weir_table_env *env, const char *name);
+/* A table of env's job written into r's sink (Flink's StatementSet.addInsert
+ * of a Table): its columns by position, cast as an INSERT casts them. 0, or
+ * WEIR_EINVAL with s->err (no place). */
+int sql_insert_table(weir_sql_session *s, weir_job *job, weir_table_env *env, sql_relation *r,
+                     weir_table *t);
 
 /* The settings a session starts with that its config gives (the folder
  * to restore from): 0, or WEIR_EINVAL (a path too long). */

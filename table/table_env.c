@@ -206,6 +206,7 @@ const weir_table *weir__table_update_producer(const weir_table *t)
 }
 
 const weir_schema *weir_table_schema(const weir_table *t) { return t ? t->schema : NULL; }
+weir_table_env *weir_table_get_env(const weir_table *t) { return t ? t->env : NULL; }
 unsigned weir_table_changelog_mode(const weir_table *t) { return t ? t->mode : 0; }
 int weir_table_rowtime(const weir_table *t) { return t ? t->rowtime : -1; }
 const char *weir_table_node_name(const weir_table *t) { return t ? t->name : NULL; }

@@ -132,6 +132,36 @@ WEIR_EXPORT int weir_table_env_execute_sql(weir_table_env *env, const char *text
  * with the job's error. */
 WEIR_EXPORT weir_table *weir_table_env_sql_query(weir_table_env *env, const char *text);
 
+/* ---- statement sets (Flink's StatementSet) ---------------------------------------------------
+ * INSERTs gathered, then planned together into env's job by
+ * weir_statement_set_execute: each checked when it is added (one INSERT
+ * INTO a table whose connector writes), none planned until then, so a set
+ * whose last INSERT is wrong adds nothing to the job. Every INSERT of the
+ * set reads each of its sources once (as everything in one env's job
+ * does). SQL's EXECUTE STATEMENT SET BEGIN ... END is the same in SQL. */
+typedef struct weir_statement_set weir_statement_set;
+
+/* A new empty set of env (the env must outlive it). NULL: out of memory. */
+WEIR_EXPORT weir_statement_set *weir_table_env_create_statement_set(weir_table_env *env);
+WEIR_EXPORT void weir_statement_set_destroy(weir_statement_set *set);
+
+/* Adds one INSERT INTO statement (Flink's addInsertSql): parsed, its table
+ * checked. 0, or WEIR_EINVAL / WEIR_ENOMEM with the job's error. */
+WEIR_EXPORT int weir_statement_set_add_insert_sql(weir_statement_set *set, const char *insert);
+/* Adds a table of env written into the catalog table `table` (Flink's
+ * addInsert(String, Table)): columns by position, cast as INSERT casts
+ * them (types checked at execute). 0, or WEIR_EINVAL / WEIR_ENOMEM with the
+ * job's error. */
+WEIR_EXPORT int weir_statement_set_add_insert(weir_statement_set *set, const char *table,
+                                              weir_table *t);
+/* How many INSERTs wait in the set. */
+WEIR_EXPORT int weir_statement_set_count(const weir_statement_set *set);
+/* Plans every INSERT of the set into env's job, in the order added; the set
+ * is then empty (and may gather more). An empty set is refused. 0, or
+ * WEIR_EINVAL / WEIR_ENOMEM with the job's error (the job must then not be
+ * run: a set may have planned part of its INSERTs). */
+WEIR_EXPORT int weir_statement_set_execute(weir_statement_set *set);
+
 #ifdef __cplusplus
 }
 #endif

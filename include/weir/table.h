@@ -333,6 +333,8 @@ WEIR_EXPORT weir_table *weir_table_window_aggregate_exprs(weir_table *t,
 /* ---- reading the plan ------------------------------------------------------------ */
 
 WEIR_EXPORT const weir_schema *weir_table_schema(const weir_table *t);
+/* The env the table belongs to. */
+WEIR_EXPORT weir_table_env *weir_table_get_env(const weir_table *t);
 WEIR_EXPORT unsigned weir_table_changelog_mode(const weir_table *t);
 /* The rowtime column of the table's schema (its rows' record timestamp, a
  * time attribute windows can use), -1 if it has none: a projection keeps

@@ -281,6 +281,140 @@ Test(sql_bridge, insert_and_statement_set_in_the_programs_job)
     rmdir(dir);
 }
 
+/* A C statement set (Flink's StatementSet): an INSERT in SQL and a C table
+ * written into a catalog table, checked as they are added, planned into the
+ * job only at execute (a wrong one adds nothing), each source read once. */
+Test(sql_bridge, a_c_statement_set)
+{
+    char dir[] = "/tmp/weir-bridge-XXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
+    char out[256];
+    snprintf(out, sizeof out, "%s/stdout", dir);
+    cr_assert_not_null(freopen(out, "w", stdout));
+    weir_job *job;
+    weir_schema *schema;
+    weir_table_env *env = clicks_env(&job, &schema);
+    cr_assert_eq(weir_table_env_execute_sql(
+                     env, "CREATE TABLE big (u STRING, amount BIGINT) WITH ('connector' = "
+                          "'print', 'print-identifier' = 'big');\n"
+                          "CREATE TABLE small (u STRING, amount INT) WITH ('connector' = "
+                          "'print', 'print-identifier' = 'small');\n"
+                          "CREATE TABLE gen (`key` BIGINT) WITH ('connector' = 'datagen')"),
+                 0, "%s", weir_job_error(job));
+    weir_statement_set *set = weir_table_env_create_statement_set(env);
+    cr_assert_not_null(set);
+    size_t before = weir_table_env_node_count(env);
+    cr_assert_eq(weir_statement_set_add_insert_sql(
+                     set, "INSERT INTO big SELECT `user`, amount FROM clicks WHERE amount >= 20"),
+                 0, "%s", weir_job_error(job));
+    /* a C table of the env, by position, BIGINT -> INT is not implicit: the
+     * projection casts it */
+    weir_table *t = weir_table_env_sql_query(
+        env, "SELECT `user`, CAST(amount AS INT) FROM clicks WHERE amount < 20");
+    cr_assert_not_null(t, "%s", weir_job_error(job));
+    size_t after_query = weir_table_env_node_count(env);
+    cr_assert_eq(weir_statement_set_add_insert(set, "small", t), 0, "%s", weir_job_error(job));
+    cr_assert_eq(weir_statement_set_count(set), 2);
+    /* nothing planned yet: only the query's own node */
+    cr_assert_eq(weir_table_env_node_count(env), after_query);
+    cr_assert_gt(after_query, before);
+    cr_assert_eq(weir_statement_set_execute(set), 0, "%s", weir_job_error(job));
+    cr_assert_eq(weir_statement_set_count(set), 0);
+    cr_assert_gt(weir_table_env_node_count(env), after_query);
+    tu_run_ok(job);
+    fflush(stdout);
+    char text[4096];
+    tu_slurp(out, text, sizeof text);
+    cr_assert(strstr(text, "big> +I[bob, 20]\n"), "%s", text);
+    cr_assert(strstr(text, "big> +I[carol, 100]\n"), "%s", text);
+    cr_assert(strstr(text, "small> +I[alice, 1]\n"), "%s", text);
+    cr_assert(strstr(text, "small> +I[bob, 10]\n"), "%s", text);
+    cr_assert(!strstr(text, "small> +I[bob, 20]"), "%s", text);
+    weir_statement_set_destroy(set);
+    weir_job_destroy(job);
+    weir_table_env_destroy(env);
+    weir_schema_destroy(schema);
+    unlink(out);
+    rmdir(dir);
+}
+
+/* A fresh job and env with a sink table "sink" and a source-only "gen",
+ * and an empty statement set of it (a job keeps its first error). */
+static weir_statement_set *refusing_set(weir_job **job, weir_table_env **env,
+                                        weir_schema **schema)
+{
+    *env = clicks_env(job, schema);
+    cr_assert_eq(weir_table_env_execute_sql(
+                     *env, "CREATE TABLE sink (u STRING) WITH ('connector' = 'blackhole');\n"
+                           "CREATE TABLE gen (`key` BIGINT) WITH ('connector' = 'datagen')"),
+                 0, "%s", weir_job_error(*job));
+    weir_statement_set *set = weir_table_env_create_statement_set(*env);
+    cr_assert_not_null(set);
+    return set;
+}
+
+static void refusing_done(weir_statement_set *set, weir_job *job, weir_table_env *env,
+                          weir_schema *schema)
+{
+    cr_assert_neq(weir_job_run(job), 0); /* the job does not run after an error */
+    weir_statement_set_destroy(set);
+    weir_job_destroy(job);
+    weir_table_env_destroy(env);
+    weir_schema_destroy(schema);
+}
+
+/* What a statement set refuses, each as the job's error. */
+Test(sql_bridge, a_c_statement_set_refuses)
+{
+    weir_job *job;
+    weir_table_env *env;
+    weir_schema *schema;
+    weir_statement_set *set = refusing_set(&job, &env, &schema);
+    cr_assert_eq(weir_statement_set_execute(set), WEIR_EINVAL);
+    cr_assert(strstr(weir_job_error(job), "the statement set is empty"), "%s",
+              weir_job_error(job));
+    refusing_done(set, job, env, schema);
+
+    set = refusing_set(&job, &env, &schema);
+    cr_assert_eq(weir_statement_set_add_insert_sql(set, "SELECT 1"), WEIR_EINVAL);
+    cr_assert_str_eq(weir_job_error(job), "line 1, column 1: weir_statement_set_add_insert_sql "
+                                          "takes one INSERT INTO statement");
+    refusing_done(set, job, env, schema);
+
+    set = refusing_set(&job, &env, &schema);
+    cr_assert_eq(weir_statement_set_add_insert_sql(set, "INSERT INTO snk SELECT `user` FROM "
+                                                        "clicks"),
+                 WEIR_EINVAL);
+    cr_assert_str_eq(weir_job_error(job),
+                     "line 1, column 13: unknown table 'snk' (did you mean 'sink'?)");
+    refusing_done(set, job, env, schema);
+
+    set = refusing_set(&job, &env, &schema);
+    cr_assert_eq(weir_statement_set_add_insert_sql(set, "INSERT INTO gen VALUES (1)"),
+                 WEIR_EINVAL);
+    cr_assert(strstr(weir_job_error(job), "Connector 'datagen' can only be used as a source"),
+              "%s", weir_job_error(job));
+    refusing_done(set, job, env, schema);
+
+    set = refusing_set(&job, &env, &schema);
+    cr_assert_eq(weir_statement_set_add_insert(set, "clicks", weir_table_env_from(env, "clicks")),
+                 WEIR_EINVAL);
+    cr_assert(strstr(weir_job_error(job), "a view cannot be written"), "%s",
+              weir_job_error(job));
+    refusing_done(set, job, env, schema);
+
+    /* three columns into one: said at execute, naming the table */
+    set = refusing_set(&job, &env, &schema);
+    cr_assert_eq(weir_statement_set_add_insert(set, "sink", weir_table_env_from(env, "clicks")),
+                 0, "%s", weir_job_error(job));
+    cr_assert_eq(weir_statement_set_execute(set), WEIR_EINVAL);
+    cr_assert(strstr(weir_job_error(job), "weir_statement_set_execute: writing a table into "
+                                          "'sink': Column types of query result and sink for "
+                                          "'sink' do not match"),
+              "%s", weir_job_error(job));
+    refusing_done(set, job, env, schema);
+}
+
 Test(sql_bridge, errors_are_the_jobs_at_their_line_and_column)
 {
     weir_job *job;
