@@ -28,6 +28,11 @@ static int sink_parallelism(const sql_relation *r, const weir_table_env *env, co
     return jc && jc->parallelism > 0 ? jc->parallelism : 1;
 }
 
+static bool is_string(weir_type_id id)
+{
+    return id == WEIR_TYPE_VARCHAR || id == WEIR_TYPE_CHAR;
+}
+
 /* Where an INSERT's errors point: its query, or (a C table written by
  * weir_statement_set_add_insert: no statement) nowhere. */
 static uint32_t query_at(const sql_stmt *st)
@@ -144,7 +149,13 @@ static weir_table *fit_rows(weir_sql_session *s, sql_script *sc, const sql_stmt 
         value->depth = 1;
         cast->a = value;
         cast->depth = 2;
-        bool same = from[c] >= 0 && fromt.id == to.id && fromt.capacity == to.capacity;
+        /* a string goes into a string column as it is: Flink's sinks take
+         * a longer VARCHAR or an unpadded CHAR unchanged (its default
+         * 'table.exec.sink.type-length-enforcer' = IGNORE), and the sink
+         * writes the rows of the schema it is given, so nothing is cut */
+        bool same = from[c] >= 0 &&
+                    ((fromt.id == to.id && fromt.capacity == to.capacity) ||
+                     (is_string(fromt.id) && is_string(to.id)));
         weir_expr_scope scope = {.schema = query};
         size_t at = 0;
         char msg[512];

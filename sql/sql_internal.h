@@ -171,8 +171,9 @@ weir_stream *sql_print_sink(weir_stream *in, weir_sink_fn fn, void *arg, FILE *o
                             int *write_errno);
 /* Writes one printed row: `prefix`, the row in `style`, a line end, in one
  * fwrite (a subtask's line never mixes with another's). A row longer than
- * the line buffer (16 KiB) is cut there. 0, WEIR_EINVAL, or WEIR_EIO with
- * the errno in *write_errno (may be NULL). */
+ * the line buffer (16 KiB) is written whole from a buffer of its size. 0,
+ * WEIR_EINVAL, WEIR_ENOMEM, or WEIR_EIO with the errno in *write_errno (may
+ * be NULL). */
 int sql_print_line(FILE *out, const char *prefix, const weir_schema *schema, const void *row,
                    weir_row_style style, int *write_errno);
 

@@ -133,22 +133,41 @@ static void print_free(void *state)
 int sql_print_line(FILE *out, const char *prefix, const weir_schema *schema, const void *row,
                    weir_row_style style, int *write_errno)
 {
-    char buf[16384];
-    size_t n = (size_t)snprintf(buf, sizeof buf, "%s", prefix);
-    if (n >= sizeof buf)
-        n = sizeof buf - 1;
-    int w = weir_row_format_style(schema, row, style, buf + n, sizeof buf - n);
-    if (w < 0)
-        return WEIR_EINVAL;
-    n += (size_t)w;
-    if (n >= sizeof buf)
-        n = sizeof buf - 1;
+    char line[16384], *buf = line;
+    size_t size = sizeof line;
+    size_t np = strlen(prefix), n;
+    for (;;) {
+        if (np + 2 > size)
+            return WEIR_EINVAL; /* a prefix is at most a name and a subtask */
+        memcpy(buf, prefix, np);
+        int w = weir_row_format_style(schema, row, style, buf + np, size - np);
+        if (w < 0) {
+            if (buf != line)
+                free(buf);
+            return WEIR_EINVAL;
+        }
+        n = np + (size_t)w;
+        if (n + 1 < size)
+            break;
+        /* a row longer than the line (a long string): written whole from a
+         * buffer of its size, never cut — rare, and this is the print
+         * sink's I/O, not the data path */
+        if (buf != line)
+            free(buf);
+        size = n + 2;
+        if (!(buf = malloc(size)))
+            return WEIR_ENOMEM;
+    }
     buf[n++] = '\n';
-    if (fwrite(buf, 1, n, out) == n)
-        return 0;
-    if (write_errno)
-        *write_errno = errno;
-    return WEIR_EIO;
+    int r = 0;
+    if (fwrite(buf, 1, n, out) != n) {
+        if (write_errno)
+            *write_errno = errno;
+        r = WEIR_EIO;
+    }
+    if (buf != line)
+        free(buf);
+    return r;
 }
 
 static int print_row(const void *elem, int64_t timestamp, int subtask, void *arg)

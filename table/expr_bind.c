@@ -630,8 +630,14 @@ static weir__enode *bind_cast(binder *p, const weir_ast *a)
         berr(p, a->type_start, "%s", why);
         return NULL;
     }
-    if (t.id == WEIR_TYPE_VARCHAR && t.capacity == 0)
-        t.capacity = p->schema->string_capacity;
+    /* STRING is Flink's VARCHAR(2147483647): a cast to it keeps the whole
+     * value (the text's own room, at least the schema's string capacity),
+     * never the first characters */
+    bool whole = t.id == WEIR_TYPE_VARCHAR && t.capacity == 0;
+    if (whole)
+        t.capacity = text_cap(x->type) > p->schema->string_capacity
+                         ? text_cap(x->type)
+                         : p->schema->string_capacity;
     retype_null(x, t);
     weir_type_id from = x->type.id;
     bool ok = from == t.id || from == WEIR_TYPE_NULL || weir__type_is_string(t.id) ||
@@ -658,7 +664,7 @@ static weir__enode *bind_cast(binder *p, const weir_ast *a)
          * is bytes, so a string of more than n bytes may need up to 4n
          * (UTF-8). CHAR(n) stays n bytes, padded: it keeps the characters
          * that fit. */
-        c->chars = t.capacity;
+        c->chars = whole ? 0 : t.capacity;
         if (t.id == WEIR_TYPE_VARCHAR && weir__type_is_string(from) &&
             x->type.capacity > t.capacity) {
             uint64_t most = 4 * (uint64_t)t.capacity;

@@ -35,9 +35,10 @@ static int usage(FILE *out)
     fprintf(out,
             "usage: weir sql [OPTIONS] FILE|-\n"
             "       weir sql [OPTIONS] -e 'STATEMENTS'\n"
-            "Runs SQL statements (CREATE TABLE, CREATE VIEW, SET, SELECT, EXPLAIN) in\n"
-            "order and prints each query's result as a changelog (+I[...], -U[...],\n"
-            "+U[...], -D[...]). docs/SQL.md lists what weir's SQL supports.\n"
+            "Runs SQL statements (CREATE TABLE, CREATE VIEW, SET, SELECT, EXPLAIN,\n"
+            "INSERT INTO, EXECUTE STATEMENT SET) in order; prints each query's result\n"
+            "as a changelog (+I[...], -U[...], +U[...], -D[...]); an INSERT writes\n"
+            "into its table's connector. docs/SQL.md lists what weir's SQL supports.\n"
             "  --capture FILE   the diagnostic capture of each query (.msgpack or JSONL;\n"
             "                   the n-th query writes FILE-n.EXT; a link is written\n"
             "                   through, a pipe or a device gets each query's in place)\n"
