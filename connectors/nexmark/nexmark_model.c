@@ -40,14 +40,13 @@ static uint64_t next64(rng *r)
     return z ^ (z >> 31);
 }
 
-/* Uniform in [0, n) (n > 0), by rejection: no modulo bias. */
+/* Uniform in [0, n) (n > 0): the high word of a 64 x 64-bit product
+ * (Lemire's), whose bias (n / 2^64) no test of ours can see; no division,
+ * no loop, as every character of a string draws twice. */
 static int64_t below(rng *r, int64_t n)
 {
-    uint64_t un = (uint64_t)n, limit = UINT64_MAX - UINT64_MAX % un, x;
-    do
-        x = next64(r);
-    while (x >= limit);
-    return (int64_t)(x % un);
+    __extension__ typedef unsigned __int128 u128;
+    return (int64_t)(((u128)next64(r) * (uint64_t)n) >> 64);
 }
 
 static double unit(rng *r)
@@ -249,16 +248,38 @@ static void extra(rng *r, int64_t size, int avg, weir_nexmark_event *e)
     e->extra_len = (int32_t)len;
 }
 
+/* Appends the text of s at buf + n; the new length. */
+static size_t put(char *buf, size_t n, const char *s)
+{
+    size_t l = strlen(s);
+    memcpy(buf + n, s, l + 1);
+    return n + l;
+}
+
+/* Appends v (>= 0) in decimal, at least `width` digits; the new length. */
+static size_t put_digits(char *buf, size_t n, uint64_t v, int width)
+{
+    char t[24];
+    int k = 0;
+    do {
+        t[k++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v || k < width);
+    while (k)
+        buf[n++] = t[--k];
+    buf[n] = '\0';
+    return n;
+}
+
 /* Nexmark's bid URL: https://www.nexmark.com/xxx/xxx/xxx/item.htm?query=1 */
 static size_t base_url(rng *r, char *buf)
 {
-    size_t n = (size_t)sprintf(buf, "https://www.nexmark.com/");
+    size_t n = put(buf, 0, "https://www.nexmark.com/");
     for (int i = 0; i < 3; i++) {
         n += random_string(r, 5, '_', buf + n);
         buf[n++] = '/';
     }
-    n += (size_t)sprintf(buf + n, "item.htm?query=1");
-    return n;
+    return put(buf, n, "item.htm?query=1");
 }
 
 /* Channel c's URL: a base URL, and nine times in ten its channel id (Java's
@@ -273,9 +294,10 @@ static void channel_url(uint64_t seed, int64_t c, char *buf)
         for (int i = 0; i < 32; i++, x >>= 1)
             rev = (rev << 1) | (x & 1);
         int64_t id = (int32_t)rev;
-        if (id < 0 && id != INT32_MIN)
-            id = -id;
-        sprintf(buf + n, "&channel_id=%" PRId64, id);
+        n = put(buf, n, "&channel_id=");
+        if (id == INT32_MIN)
+            n = put(buf, n, "-");
+        put_digits(buf, n, (uint64_t)(id < 0 ? -id : id), 1);
     }
 }
 
@@ -300,12 +322,12 @@ static void person(const weir_nexmark_config *cfg, const model *m, int64_t n, rn
     random_string(r, 5, ' ', b);
     int elen = snprintf(e->person.email_address, sizeof e->person.email_address, "%s@%s.com", a,
                         b);
-    int64_t card[4];
-    for (int i = 0; i < 4; i++)
-        card[i] = below(r, 10000);
-    snprintf(e->person.credit_card, sizeof e->person.credit_card,
-             "%04" PRId64 " %04" PRId64 " %04" PRId64 " %04" PRId64, card[0], card[1], card[2],
-             card[3]);
+    size_t k = 0;
+    for (int i = 0; i < 4; i++) {
+        if (i)
+            e->person.credit_card[k++] = ' ';
+        k = put_digits(e->person.credit_card, k, (uint64_t)below(r, 10000), 4);
+    }
     const char *city = cities[below(r, COUNT(cities))];
     const char *state = states[below(r, COUNT(states))];
     snprintf(e->person.city, sizeof e->person.city, "%s", city);
@@ -354,12 +376,12 @@ static void bid(const weir_nexmark_config *cfg, const model *m, int64_t n, rng *
     e->bid.price = price(r);
     if (below(r, 2) > 0) {
         int64_t i = below(r, COUNT(hot_channels));
-        snprintf(e->bid.channel, sizeof e->bid.channel, "%s", hot_channels[i]);
+        put(e->bid.channel, 0, hot_channels[i]);
         rng h = seeded(cfg->seed ^ 0x686f74ull, (uint64_t)i + 1); /* the four hot URLs */
         base_url(&h, e->bid.url);
     } else {
         int64_t c = below(r, CHANNELS);
-        snprintf(e->bid.channel, sizeof e->bid.channel, "channel-%" PRId64, c);
+        put_digits(e->bid.channel, put(e->bid.channel, 0, "channel-"), (uint64_t)c, 1);
         channel_url(cfg->seed, c, e->bid.url);
     }
     extra(r, 32, m->avg_bid, e);
