@@ -4,9 +4,11 @@
  * The snapshot, one msgpack map:
  *   "key_size"  the key's bytes (0: a context that is not keyed)
  *   "states"    per declared state, in declaration order:
- *               {"kind": "value" | "list", "size": bytes of a value or an
- *                element, "entries": [[key group, key (bin), namespace,
- *                value (bin: the value, or a list's elements end to end)]]}
+ *               {"kind": "value" | "list" | "map", "size": bytes of a value
+ *                or an element, a map's "map_key_size", "entries": [[key
+ *                group, key (bin), namespace, value (bin: the value, a
+ *                list's elements end to end, or a map entry's map key then
+ *                its value)]]} — a map has one entry per map key
  *   "timers"    {"event": [...], "processing": [...]}, each timer
  *               [key group, key (bin), namespace, timestamp, generation],
  *               in registration order
@@ -35,20 +37,30 @@ static uint64_t key_hash_of(const unsigned char *key, size_t key_size)
     return key_size ? weir__hash_key(key, key_size) : 0; /* the context's key hash */
 }
 
+static const char *kind_name(weir_state_kind kind)
+{
+    return kind == WEIR_STATE_VALUE ? "value" : kind == WEIR_STATE_LIST ? "list" : "map";
+}
+
 static int pack_state(const weir__state *st, size_t key_size, uint32_t maxp, msgpack_packer *pk)
 {
     const weir__keymap *m = &st->map;
-    int r = msgpack_pack_map(pk, 3);
+    bool map = st->kind == WEIR_STATE_MAP;
+    int r = msgpack_pack_map(pk, map ? 4 : 3);
     r |= pack_str(pk, "kind");
-    r |= pack_str(pk, st->kind == WEIR_STATE_VALUE ? "value" : "list");
+    r |= pack_str(pk, kind_name(st->kind));
     r |= pack_str(pk, "size");
     r |= msgpack_pack_uint64(pk, st->size);
+    if (map) {
+        r |= pack_str(pk, "map_key_size");
+        r |= msgpack_pack_uint64(pk, st->mkey_size);
+    }
     r |= pack_str(pk, "entries");
     r |= msgpack_pack_array(pk, m->count);
     for (uint32_t e = 0; r == 0 && e < m->nentries; e++) {
         if (!weir__keymap_live(m, e))
             continue;
-        const unsigned char *k = weir__keymap_key(m, e); /* [ns 8][key] */
+        const unsigned char *k = weir__keymap_key(m, e); /* [ns 8][key] (a map's: [map key]) */
         int64_t ns;
         memcpy(&ns, k, 8);
         r |= msgpack_pack_array(pk, 4);
@@ -58,6 +70,10 @@ static int pack_state(const weir__state *st, size_t key_size, uint32_t maxp, msg
         const void *v = weir__keymap_value(m, e);
         if (st->kind == WEIR_STATE_VALUE) {
             r |= msgpack_pack_bin_with_body(pk, v, st->size);
+        } else if (map) {
+            r |= msgpack_pack_bin(pk, st->mkey_size + st->size);
+            r |= msgpack_pack_bin_body(pk, k + 8 + key_size, st->mkey_size);
+            r |= msgpack_pack_bin_body(pk, (const weir__map_link *)v + 1, st->size);
         } else {
             const weir__list_value *l = v;
             r |= msgpack_pack_bin_with_body(pk, l->data, (size_t)l->len * st->size);
@@ -169,12 +185,25 @@ static int restore_entry(reader *rd, weir__state *st, const msgpack_object *a)
     int64_t ns = a[2].via.i64;
     rd->ctx->keyed.key_buf->ns = ns;
     const msgpack_object_bin *v = &a[3].via.bin;
-    if (st->kind == WEIR_STATE_VALUE ? v->size != st->size : v->size % st->size != 0)
+    bool bad = st->kind == WEIR_STATE_VALUE ? v->size != st->size
+               : st->kind == WEIR_STATE_MAP ? v->size != st->mkey_size + st->size
+                                            : v->size % st->size != 0;
+    if (bad)
         return refuse(rd, WEIR_EFORMAT, "keyed snapshot: a %s entry of %" PRIu32 " bytes, for "
-                      "elements of %zu", st->kind == WEIR_STATE_VALUE ? "value" : "list",
-                      v->size, st->size);
+                      "elements of %zu", kind_name(st->kind), v->size, st->size);
     uint64_t h = weir__hash_mix(key_hash_of(key, ks), ns, 0);
     bool created;
+    if (st->kind == WEIR_STATE_MAP) {
+        uint32_t idx = weir__map_insert(st, rd->ctx->keyed.key_buf, ks, h, v->ptr, &created);
+        if (idx == WEIR__KEYMAP_NONE)
+            return refuse(rd, WEIR_ENOMEM, "keyed snapshot: out of memory");
+        if (!created)
+            return refuse(rd, WEIR_EFORMAT, "keyed snapshot: one key, namespace and map key "
+                          "twice");
+        memcpy((weir__map_link *)weir__keymap_value(&st->map, idx) + 1, v->ptr + st->mkey_size,
+               st->size);
+        return 0;
+    }
     uint32_t idx = weir__keymap_insert(&st->map, h, rd->ctx->keyed.key_buf, &created);
     if (idx == WEIR__KEYMAP_NONE)
         return refuse(rd, WEIR_ENOMEM, "keyed snapshot: out of memory");
@@ -203,9 +232,11 @@ static int restore_state(reader *rd, int s, const msgpack_object *o)
     weir__state *st = &rd->ctx->keyed.states[s];
     const msgpack_object *kind = weir__mp_member(o, "kind"), *size = weir__mp_member(o, "size"),
                          *entries = weir__mp_member(o, "entries");
-    const char *want = st->kind == WEIR_STATE_VALUE ? "value" : "list";
+    const char *want = kind_name(st->kind);
+    const msgpack_object *mks = weir__mp_member(o, "map_key_size");
     if (!weir__mp_str_is(kind, want) || !weir__mp_is_uint(size) ||
-        size->via.u64 != st->size)
+        size->via.u64 != st->size ||
+        (st->kind == WEIR_STATE_MAP && (!weir__mp_is_uint(mks) || mks->via.u64 != st->mkey_size)))
         return refuse(rd, WEIR_EINVAL,
                       "keyed snapshot: state %d is not the %s state of %zu bytes the operator "
                       "declared",

@@ -140,16 +140,8 @@ void weir__ctx_free(weir_ctx *ctx)
     FOR_EACH_OUTPUT(ctx, o)
         free_output(o);
     free(ctx->out.side);
-    for (int i = 0; i < ctx->keyed.nstates; i++) {
-        weir__state *st = &ctx->keyed.states[i];
-        if (st->kind == WEIR_STATE_LIST) {
-            for (uint32_t e = 0; e < st->map.nentries; e++) {
-                if (weir__keymap_live(&st->map, e))
-                    free(((weir__list_value *)weir__keymap_value(&st->map, e))->data);
-            }
-        }
-        weir__keymap_free(&st->map);
-    }
+    for (int i = 0; i < ctx->keyed.nstates; i++)
+        weir__state_free(&ctx->keyed.states[i]);
     free(ctx->keyed.states);
     weir__timers_free(&ctx->timers.event);
     weir__timers_free(&ctx->timers.processing);

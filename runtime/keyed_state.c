@@ -1,5 +1,7 @@
 /* keyed_state.c — values and lists per (key, namespace) for keyed operators
- * (weir/state.h), each state one keymap in the subtask's own memory.
+ * (weir/state.h), each state one keymap in the subtask's own memory; what
+ * every kind shares (declaring, finding, clearing, sizes). Maps are
+ * map_state.c's.
  *
  * The current key sits in ctx->keyed.key_buf (weir__key_buf, task.h) after its
  * namespace slot, with its hash computed once per record (or timer). A
@@ -17,38 +19,92 @@
 
 #define MAX_STATE_SIZE (1u << 20)
 
-int weir_state_declare(weir_ctx *ctx, weir_state_kind kind, size_t size, int *id)
+/* A new state of `kind` in ctx (only in open(), keyed): its slot, or NULL
+ * with the ctx failed. */
+static weir__state *declare(weir_ctx *ctx, weir_state_kind kind, size_t size, const char *what)
 {
-    if (!ctx->lifecycle.in_open)
-        return weir_ctx_fail(ctx, WEIR_ESTATE, "weir_state_declare: only in open()");
-    if (ctx->keyed.key_size == 0)
-        return weir_ctx_fail(ctx, WEIR_ENOKEY,
-                             "weir_state_declare: the operator's input is not keyed (key_by first)");
-    if (size == 0 || size > MAX_STATE_SIZE)
-        return weir_ctx_fail(ctx, WEIR_EINVAL, "weir_state_declare: size %zu is not in 1..%u", size,
-                             MAX_STATE_SIZE);
-    if (kind != WEIR_STATE_VALUE && kind != WEIR_STATE_LIST)
-        return weir_ctx_fail(ctx, WEIR_EINVAL, "weir_state_declare: unknown kind %d", (int)kind);
+    if (!ctx->lifecycle.in_open) {
+        weir_ctx_fail(ctx, WEIR_ESTATE, "%s: only in open()", what);
+        return NULL;
+    }
+    if (ctx->keyed.key_size == 0) {
+        weir_ctx_fail(ctx, WEIR_ENOKEY, "%s: the operator's input is not keyed (key_by first)",
+                      what);
+        return NULL;
+    }
+    if (size == 0 || size > MAX_STATE_SIZE) {
+        weir_ctx_fail(ctx, WEIR_EINVAL, "%s: size %zu is not in 1..%u", what, size,
+                      MAX_STATE_SIZE);
+        return NULL;
+    }
     weir__state *states = realloc(ctx->keyed.states, (size_t)(ctx->keyed.nstates + 1) * sizeof *states);
-    if (!states)
-        return weir_ctx_fail(ctx, WEIR_ENOMEM, "weir_state_declare: out of memory");
+    if (!states) {
+        weir_ctx_fail(ctx, WEIR_ENOMEM, "%s: out of memory", what);
+        return NULL;
+    }
     ctx->keyed.states = states;
     weir__state *st = &states[ctx->keyed.nstates];
-    st->kind = kind;
-    st->size = size;
+    *st = (weir__state){.kind = kind, .size = size};
+    return st;
+}
+
+int weir_state_declare(weir_ctx *ctx, weir_state_kind kind, size_t size, int *id)
+{
+    if (kind != WEIR_STATE_VALUE && kind != WEIR_STATE_LIST)
+        return weir_ctx_fail(ctx, WEIR_EINVAL, "weir_state_declare: unknown kind %d%s", (int)kind,
+                             kind == WEIR_STATE_MAP ? " (a map: weir_state_declare_map)" : "");
+    weir__state *st = declare(ctx, kind, size, "weir_state_declare");
+    if (!st)
+        return weir_ctx_error(ctx);
     weir__keymap_init(&st->map, 8 + ctx->keyed.key_size,
                       kind == WEIR_STATE_VALUE ? size : sizeof(weir__list_value));
     *id = ctx->keyed.nstates++;
     return 0;
 }
 
-/* The state `id` if it exists and the current key is set; else NULL (and the
- * ctx failed with why). */
-static weir__state *get_state(weir_ctx *ctx, int id, weir_state_kind kind, const char *what)
+int weir_state_declare_map(weir_ctx *ctx, size_t key_size, size_t value_size, int *id)
+{
+    static const char what[] = "weir_state_declare_map";
+    if (key_size == 0 || key_size > MAX_STATE_SIZE)
+        return weir_ctx_fail(ctx, WEIR_EINVAL, "%s: key size %zu is not in 1..%u", what,
+                             key_size, MAX_STATE_SIZE);
+    weir__state *st = declare(ctx, WEIR_STATE_MAP, value_size, what);
+    if (!st)
+        return weir_ctx_error(ctx);
+    size_t head = 8 + ctx->keyed.key_size;
+    st->mkey_size = key_size;
+    st->probe = calloc(1, head + key_size);
+    if (!st->probe)
+        return weir_ctx_fail(ctx, WEIR_ENOMEM, "%s: out of memory", what);
+    weir__keymap_init(&st->map, head + key_size, sizeof(weir__map_link) + value_size);
+    weir__keymap_init(&st->heads, head, sizeof(weir__map_head));
+    *id = ctx->keyed.nstates++;
+    return 0;
+}
+
+void weir__state_free(weir__state *st)
+{
+    if (st->kind == WEIR_STATE_LIST) {
+        for (uint32_t e = 0; e < st->map.nentries; e++) {
+            if (weir__keymap_live(&st->map, e))
+                free(((weir__list_value *)weir__keymap_value(&st->map, e))->data);
+        }
+    }
+    weir__keymap_free(&st->map);
+    if (st->kind == WEIR_STATE_MAP)
+        weir__keymap_free(&st->heads);
+    free(st->probe);
+}
+
+static const char *kind_name(weir_state_kind kind)
+{
+    return kind == WEIR_STATE_VALUE ? "value" : kind == WEIR_STATE_LIST ? "list" : "map";
+}
+
+weir__state *weir__state_get(weir_ctx *ctx, int id, weir_state_kind kind, const char *what)
 {
     if (id < 0 || id >= ctx->keyed.nstates || ctx->keyed.states[id].kind != kind) {
-        weir_ctx_fail(ctx, WEIR_EINVAL, "%s: no %s state with id %d", what,
-                      kind == WEIR_STATE_VALUE ? "value" : "list", id);
+        weir_ctx_fail(ctx, WEIR_EINVAL, "%s: no %s state with id %d", what, kind_name(kind), id);
         ctx->keyed.state_error = WEIR_EINVAL;
         return NULL;
     }
@@ -59,6 +115,8 @@ static weir__state *get_state(weir_ctx *ctx, int id, weir_state_kind kind, const
     }
     return &ctx->keyed.states[id];
 }
+
+#define get_state weir__state_get
 
 static uint64_t key_for(weir_ctx *ctx, int64_t ns)
 {
@@ -197,6 +255,10 @@ void weir_state_clear(weir_ctx *ctx, int id, int64_t ns)
     if (id < 0 || id >= ctx->keyed.nstates || !ctx->keyed.has_key)
         return;
     weir__state *st = &ctx->keyed.states[id];
+    if (st->kind == WEIR_STATE_MAP) {
+        weir__map_clear(ctx, st, ns);
+        return;
+    }
     uint64_t h = key_for(ctx, ns);
     uint32_t idx = weir__keymap_find(&st->map, h, ctx->keyed.key_buf);
     if (idx == WEIR__KEYMAP_NONE)
@@ -219,6 +281,8 @@ size_t weir_state_memory(const weir_ctx *ctx)
     for (int i = 0; i < ctx->keyed.nstates; i++) {
         const weir__state *st = &ctx->keyed.states[i];
         total += weir__keymap_memory(&st->map);
+        if (st->kind == WEIR_STATE_MAP)
+            total += weir__keymap_memory(&st->heads);
         if (st->kind == WEIR_STATE_LIST) {
             for (uint32_t e = 0; e < st->map.nentries; e++) {
                 if (weir__keymap_live(&st->map, e))

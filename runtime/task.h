@@ -91,9 +91,28 @@ typedef struct weir__list_value {
 
 typedef struct weir__state {
     weir_state_kind kind;
-    size_t size;
-    weir__keymap map; /* key: [ns 8][key]; value: the value or a weir__list_value */
+    size_t size;      /* a value's or an element's bytes; a map's values' */
+    weir__keymap map; /* key: [ns 8][key]; value: the value or a weir__list_value;
+                         a map: key [ns 8][key][map key], value a weir__map_link
+                         and the value */
+    /* a map state (map_state.c): its map keys' bytes, the (key, ns) heads of
+     * its entries' lists (key [ns 8][key], value a weir__map_head), and a
+     * buffer for an entry's key */
+    size_t mkey_size;
+    weir__keymap heads;
+    unsigned char *probe;
 } weir__state;
+
+/* A map state's entry links its (key, ns)'s others (index + 1; 0: none);
+ * the head keeps the newest and the count. */
+typedef struct weir__map_link {
+    uint32_t prev, next;
+} weir__map_link;
+typedef struct weir__map_head {
+    uint32_t first, count;
+} weir__map_head;
+
+
 
 /* A keyed context's current key with the namespace slot in front of it:
  * the bytes one keyed-state lookup hashes and compares as one key
@@ -104,6 +123,20 @@ typedef struct weir__key_buf {
 } weir__key_buf;
 _Static_assert(offsetof(weir__key_buf, key) == sizeof(int64_t),
                "the key follows the namespace with no padding: keymaps compare both as bytes");
+
+/* The state `id` of `kind` when the current key is set; else NULL with the
+ * ctx failed ("what: ...") (keyed_state.c). */
+weir__state *weir__state_get(weir_ctx *ctx, int id, weir_state_kind kind, const char *what);
+/* Frees a state's memory (context.c at the end, keyed_state.c). */
+void weir__state_free(weir__state *st);
+/* Puts (current key in key_buf, ns = key_buf->ns already written, hash h of
+ * [ns][key]) mkey's entry of map state st, made if absent: its index, or
+ * WEIR__KEYMAP_NONE on out of memory; *created says (map_state.c, and the
+ * restore of a snapshot). */
+uint32_t weir__map_insert(weir__state *st, const weir__key_buf *kb, size_t key_size, uint64_t h,
+                          const void *mkey, bool *created);
+/* Removes the whole map of (current key, ns) (weir_state_clear). */
+void weir__map_clear(weir_ctx *ctx, weir__state *st, int64_t ns);
 
 /* The parts of a weir_ctx, one job each. */
 

@@ -26,7 +26,9 @@ extern "C" {
 
 typedef enum weir_state_kind {
     WEIR_STATE_VALUE = 0, /* one fixed-size value per (key, namespace) */
-    WEIR_STATE_LIST = 1   /* a bag of fixed-size elements per (key, namespace) */
+    WEIR_STATE_LIST = 1,  /* a bag of fixed-size elements per (key, namespace) */
+    WEIR_STATE_MAP = 2    /* fixed-size values by fixed-size map keys per (key, namespace):
+                             weir_state_declare_map */
 } weir_state_kind;
 
 /* Declares a state of `size` bytes (the value, or each list element) and
@@ -64,6 +66,54 @@ WEIR_EXPORT void weir_state_clear(weir_ctx *ctx, int id, int64_t ns);
 
 /* How many (key, ns) entries this state holds in this subtask (all keys). */
 WEIR_EXPORT size_t weir_state_size(const weir_ctx *ctx, int id);
+
+/* ---- map state (Flink's MapState) ----------------------------------------------
+ * Per (key, namespace) a map from map keys of `key_size` bytes to values of
+ * `value_size` bytes, compared and hashed as bytes (zero a struct's padding).
+ * Each entry is its own table entry, found in one probe; the entries of one
+ * (key, namespace) are linked, so iterating them or clearing them costs what
+ * they hold, not the whole state. Snapshots, restores and rescaling by key
+ * group as the other kinds. weir_state_clear removes a (key, namespace)'s
+ * whole map; weir_state_size counts map entries. */
+
+/* Declares a map state and returns its id in *id. Only in open().
+ * WEIR_ENOKEY if the input is not keyed; WEIR_EINVAL for a size of 0 or
+ * above 1 MiB. */
+WEIR_EXPORT int weir_state_declare_map(weir_ctx *ctx, size_t key_size, size_t value_size,
+                                       int *id);
+
+/* The value of map key `mkey` in the map of (current key, ns): a pointer
+ * to value_size bytes, valid until the next state call on this ctx. If
+ * absent: NULL, or with `create` a new zero-filled entry (NULL with create
+ * only on out of memory: the ctx has failed, weir_ctx_state_error). */
+WEIR_EXPORT void *weir_state_map_get(weir_ctx *ctx, int id, int64_t ns, const void *mkey,
+                                     bool create);
+/* Sets mkey's value (copied). 0, or WEIR_ENOMEM (the ctx has failed). */
+WEIR_EXPORT int weir_state_map_put(weir_ctx *ctx, int id, int64_t ns, const void *mkey,
+                                   const void *value);
+/* Removes mkey: 1 if it was there, 0 if not. */
+WEIR_EXPORT int weir_state_map_remove(weir_ctx *ctx, int id, int64_t ns, const void *mkey);
+WEIR_EXPORT bool weir_state_map_contains(weir_ctx *ctx, int id, int64_t ns, const void *mkey);
+/* The entries in the map of (current key, ns). */
+WEIR_EXPORT size_t weir_state_map_count(weir_ctx *ctx, int id, int64_t ns);
+
+/* Iterating a map (Flink's entries()): newest entry first.
+ *
+ *     weir_state_map_iter it;
+ *     weir_state_map_begin(ctx, id, ns, &it);
+ *     const void *k; void *v;
+ *     while (weir_state_map_next(&it, &k, &v)) ...
+ *
+ * The pointers are valid until the next state call. Removing the entry
+ * just returned (weir_state_map_remove) is allowed; an entry put during the
+ * iteration may or may not be seen. The current key must not change. */
+typedef struct weir_state_map_iter {
+    weir_ctx *ctx;
+    int id;
+    uint32_t next; /* the next entry's index + 1; 0: the end */
+} weir_state_map_iter;
+WEIR_EXPORT void weir_state_map_begin(weir_ctx *ctx, int id, int64_t ns, weir_state_map_iter *it);
+WEIR_EXPORT bool weir_state_map_next(weir_state_map_iter *it, const void **mkey, void **value);
 
 /* Bytes of memory this subtask's keyed state and timers use in all. */
 WEIR_EXPORT size_t weir_state_memory(const weir_ctx *ctx);
