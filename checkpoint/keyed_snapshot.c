@@ -5,7 +5,10 @@
  *   "key_size"  the key's bytes (0: a context that is not keyed)
  *   "states"    per declared state, in declaration order:
  *               {"kind": "value" | "list" | "map", "size": bytes of a value
- *                or an element, a map's "map_key_size", "entries": [[key
+ *                or an element, a map's "map_key_size", "ttl": true with a
+ *                time to live (each value then starts with its int64 stamp:
+ *                event time as it is, processing time as its age, stamp -
+ *                now, since the job clock restarts), "entries": [[key
  *                group, key (bin), namespace, value (bin: the value, a
  *                list's elements end to end, or a map entry's map key then
  *                its value)]]} — a map has one entry per map key
@@ -42,11 +45,24 @@ static const char *kind_name(weir_state_kind kind)
     return kind == WEIR_STATE_VALUE ? "value" : kind == WEIR_STATE_LIST ? "list" : "map";
 }
 
-static int pack_state(const weir__state *st, size_t key_size, uint32_t maxp, msgpack_packer *pk)
+/* Whether entry e of st is written: not with a time to live that has
+ * expired at now (Flink's cleanup in full snapshots). */
+static bool kept(const weir__state *st, uint32_t e, int64_t now)
+{
+    return weir__keymap_live(&st->map, e) &&
+           !(st->has_ttl && weir__ttl_expired(st, *weir__ttl_stamp(st, e), now));
+}
+
+static int pack_state(weir_ctx *ctx, const weir__state *st, size_t key_size, uint32_t maxp,
+                      msgpack_packer *pk)
 {
     const weir__keymap *m = &st->map;
     bool map = st->kind == WEIR_STATE_MAP;
-    int r = msgpack_pack_map(pk, map ? 4 : 3);
+    int64_t now = st->has_ttl ? weir__ttl_now(ctx, st) : 0;
+    uint32_t n = 0;
+    for (uint32_t e = 0; e < m->nentries; e++)
+        n += kept(st, e, now);
+    int r = msgpack_pack_map(pk, 3 + map + st->has_ttl);
     r |= pack_str(pk, "kind");
     r |= pack_str(pk, kind_name(st->kind));
     r |= pack_str(pk, "size");
@@ -55,10 +71,15 @@ static int pack_state(const weir__state *st, size_t key_size, uint32_t maxp, msg
         r |= pack_str(pk, "map_key_size");
         r |= msgpack_pack_uint64(pk, st->mkey_size);
     }
+    if (st->has_ttl) { /* each value starts with its 8-byte stamp */
+        r |= pack_str(pk, "ttl");
+        r |= msgpack_pack_true(pk);
+    }
     r |= pack_str(pk, "entries");
-    r |= msgpack_pack_array(pk, m->count);
+    r |= msgpack_pack_array(pk, n);
+    size_t vsize = st->vofs + st->size;
     for (uint32_t e = 0; r == 0 && e < m->nentries; e++) {
-        if (!weir__keymap_live(m, e))
+        if (!kept(st, e, now))
             continue;
         const unsigned char *k = weir__keymap_key(m, e); /* [ns 8][key] (a map's: [map key]) */
         int64_t ns;
@@ -68,12 +89,22 @@ static int pack_state(const weir__state *st, size_t key_size, uint32_t maxp, msg
         r |= msgpack_pack_bin_with_body(pk, k + 8, key_size);
         r |= msgpack_pack_int64(pk, ns);
         const void *v = weir__keymap_value(m, e);
-        if (st->kind == WEIR_STATE_VALUE) {
-            r |= msgpack_pack_bin_with_body(pk, v, st->size);
-        } else if (map) {
-            r |= msgpack_pack_bin(pk, st->mkey_size + st->size);
-            r |= msgpack_pack_bin_body(pk, k + 8 + key_size, st->mkey_size);
-            r |= msgpack_pack_bin_body(pk, (const weir__map_link *)v + 1, st->size);
+        if (st->kind != WEIR_STATE_LIST) {
+            const unsigned char *val = map ? (const void *)((const weir__map_link *)v + 1) : v;
+            r |= msgpack_pack_bin(pk, (map ? st->mkey_size : 0) + vsize);
+            if (map)
+                r |= msgpack_pack_bin_body(pk, k + 8 + key_size, st->mkey_size);
+            if (st->has_ttl) {
+                /* processing time restarts at 0 in the job that restores: its
+                 * stamps go as ages (stamp - now), event time's as they are */
+                int64_t stamp;
+                memcpy(&stamp, val, 8);
+                if (st->ttl.time == WEIR_TTL_PROCESSING_TIME)
+                    stamp = (int64_t)((uint64_t)stamp - (uint64_t)now);
+                r |= msgpack_pack_bin_body(pk, &stamp, 8);
+                val += 8;
+            }
+            r |= msgpack_pack_bin_body(pk, val, st->size);
         } else {
             const weir__list_value *l = v;
             r |= msgpack_pack_bin_with_body(pk, l->data, (size_t)l->len * st->size);
@@ -130,7 +161,7 @@ int weir__keyed_snapshot(weir_ctx *ctx, uint32_t max_parallelism, msgpack_packer
     r |= pack_str(pk, "states");
     r |= msgpack_pack_array(pk, (size_t)kd->nstates);
     for (int s = 0; r == 0 && s < kd->nstates; s++)
-        r |= pack_state(&kd->states[s], kd->key_size, max_parallelism, pk);
+        r |= pack_state(ctx, &kd->states[s], kd->key_size, max_parallelism, pk);
     r |= pack_str(pk, "timers");
     r |= msgpack_pack_map(pk, 2);
     r |= pack_str(pk, "event");
@@ -176,6 +207,18 @@ static bool entry_head(reader *rd, const msgpack_object *e, uint32_t n, bool *mi
     return true;
 }
 
+/* A restored value's processing-time stamp, written as its age, back on
+ * this run's clock. */
+static void restamp(reader *rd, const weir__state *st, void *val)
+{
+    if (!st->has_ttl || st->ttl.time != WEIR_TTL_PROCESSING_TIME)
+        return;
+    int64_t age;
+    memcpy(&age, val, 8);
+    int64_t stamp = (int64_t)((uint64_t)age + (uint64_t)weir__ttl_now(rd->ctx, st));
+    memcpy(val, &stamp, 8);
+}
+
 static int restore_entry(reader *rd, weir__state *st, const msgpack_object *a)
 {
     size_t ks = rd->ctx->keyed.key_size;
@@ -185,8 +228,9 @@ static int restore_entry(reader *rd, weir__state *st, const msgpack_object *a)
     int64_t ns = a[2].via.i64;
     rd->ctx->keyed.key_buf->ns = ns;
     const msgpack_object_bin *v = &a[3].via.bin;
-    bool bad = st->kind == WEIR_STATE_VALUE ? v->size != st->size
-               : st->kind == WEIR_STATE_MAP ? v->size != st->mkey_size + st->size
+    size_t vsize = st->vofs + st->size;
+    bool bad = st->kind == WEIR_STATE_VALUE ? v->size != vsize
+               : st->kind == WEIR_STATE_MAP ? v->size != st->mkey_size + vsize
                                             : v->size % st->size != 0;
     if (bad)
         return refuse(rd, WEIR_EFORMAT, "keyed snapshot: a %s entry of %" PRIu32 " bytes, for "
@@ -200,8 +244,9 @@ static int restore_entry(reader *rd, weir__state *st, const msgpack_object *a)
         if (!created)
             return refuse(rd, WEIR_EFORMAT, "keyed snapshot: one key, namespace and map key "
                           "twice");
-        memcpy((weir__map_link *)weir__keymap_value(&st->map, idx) + 1, v->ptr + st->mkey_size,
-               st->size);
+        void *val = (weir__map_link *)weir__keymap_value(&st->map, idx) + 1;
+        memcpy(val, v->ptr + st->mkey_size, vsize);
+        restamp(rd, st, val);
         return 0;
     }
     uint32_t idx = weir__keymap_insert(&st->map, h, rd->ctx->keyed.key_buf, &created);
@@ -211,7 +256,8 @@ static int restore_entry(reader *rd, weir__state *st, const msgpack_object *a)
         return refuse(rd, WEIR_EFORMAT, "keyed snapshot: one key and namespace twice");
     void *dst = weir__keymap_value(&st->map, idx);
     if (st->kind == WEIR_STATE_VALUE) {
-        memcpy(dst, v->ptr, st->size);
+        memcpy(dst, v->ptr, vsize);
+        restamp(rd, st, dst);
         return 0;
     }
     weir__list_value *l = dst;
@@ -236,11 +282,12 @@ static int restore_state(reader *rd, int s, const msgpack_object *o)
     const msgpack_object *mks = weir__mp_member(o, "map_key_size");
     if (!weir__mp_str_is(kind, want) || !weir__mp_is_uint(size) ||
         size->via.u64 != st->size ||
-        (st->kind == WEIR_STATE_MAP && (!weir__mp_is_uint(mks) || mks->via.u64 != st->mkey_size)))
+        (st->kind == WEIR_STATE_MAP && (!weir__mp_is_uint(mks) || mks->via.u64 != st->mkey_size)) ||
+        (weir__mp_member(o, "ttl") != NULL) != st->has_ttl)
         return refuse(rd, WEIR_EINVAL,
-                      "keyed snapshot: state %d is not the %s state of %zu bytes the operator "
-                      "declared",
-                      s, want, st->size);
+                      "keyed snapshot: state %d is not the %s state of %zu bytes%s the "
+                      "operator declared",
+                      s, want, st->size, st->has_ttl ? " with a time to live" : "");
     if (!entries || entries->type != MSGPACK_OBJECT_ARRAY)
         return refuse(rd, WEIR_EFORMAT, "keyed snapshot: state %d has no entries", s);
     for (uint32_t i = 0; i < entries->via.array.size; i++) {

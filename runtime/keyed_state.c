@@ -143,9 +143,21 @@ void *weir_state_value(weir_ctx *ctx, int id, int64_t ns, bool create)
     weir__state *st = get_state(ctx, id, WEIR_STATE_VALUE, "weir_state_value");
     if (!st)
         return NULL;
+    int64_t now = 0;
+    if (st->has_ttl) {
+        now = weir__ttl_now(ctx, st);
+        weir__ttl_cleanup(ctx, st, now);
+    }
     uint64_t h = key_for(ctx, ns);
-    uint32_t idx;
-    if (create) {
+    uint32_t idx = weir__keymap_find(&st->map, h, ctx->keyed.key_buf);
+    if (idx != WEIR__KEYMAP_NONE && st->has_ttl &&
+        weir__ttl_expired(st, *weir__ttl_stamp(st, idx), now)) {
+        weir__keymap_remove(&st->map, idx); /* never returned: as if absent */
+        idx = WEIR__KEYMAP_NONE;
+    }
+    if (idx == WEIR__KEYMAP_NONE) {
+        if (!create)
+            return NULL;
         bool created;
         idx = weir__keymap_insert(&st->map, h, ctx->keyed.key_buf, &created);
         if (idx == WEIR__KEYMAP_NONE) {
@@ -153,12 +165,11 @@ void *weir_state_value(weir_ctx *ctx, int id, int64_t ns, bool create)
             weir_ctx_fail(ctx, WEIR_ENOMEM, "keyed state: out of memory");
             return NULL;
         }
-    } else {
-        idx = weir__keymap_find(&st->map, h, ctx->keyed.key_buf);
-        if (idx == WEIR__KEYMAP_NONE)
-            return NULL;
     }
-    return weir__keymap_value(&st->map, idx);
+    /* a time to live's stamp: create is a write, else a read */
+    if (st->has_ttl && (create || st->ttl.update == WEIR_TTL_ON_READ_AND_WRITE))
+        *weir__ttl_stamp(st, idx) = now;
+    return (unsigned char *)weir__keymap_value(&st->map, idx) + st->vofs;
 }
 
 int weir_state_list_add(weir_ctx *ctx, int id, int64_t ns, const void *elem)

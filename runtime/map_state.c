@@ -67,10 +67,11 @@ static uint32_t find(weir_ctx *ctx, weir__state *st, uint64_t hh, const void *mk
     return weir__keymap_find(&st->map, entry_hash(st, hh, mkey), st->probe);
 }
 
-/* Unlinks and removes entry idx of the map whose head is at hh. */
-static void remove_entry(weir_ctx *ctx, weir__state *st, uint64_t hh, uint32_t idx)
+/* Unlinks and removes entry idx of the map whose head (key [ns][key] at
+ * head_key) has hash hh. */
+static void unlink_entry(weir__state *st, uint64_t hh, const void *head_key, uint32_t idx)
 {
-    uint32_t hi = weir__keymap_find(&st->heads, hh, ctx->keyed.key_buf);
+    uint32_t hi = weir__keymap_find(&st->heads, hh, head_key);
     weir__map_head *head = weir__keymap_value(&st->heads, hi);
     weir__map_link l = *link_of(st, idx);
     if (l.prev)
@@ -82,6 +83,49 @@ static void remove_entry(weir_ctx *ctx, weir__state *st, uint64_t hh, uint32_t i
     if (--head->count == 0)
         weir__keymap_remove(&st->heads, hi);
     weir__keymap_remove(&st->map, idx);
+}
+
+static void remove_entry(weir_ctx *ctx, weir__state *st, uint64_t hh, uint32_t idx)
+{
+    unlink_entry(st, hh, ctx->keyed.key_buf, idx);
+}
+
+void weir__map_remove_at(weir__state *st, size_t key_size, uint32_t idx)
+{
+    const unsigned char *k = weir__keymap_key(&st->map, idx); /* [ns][key][map key] */
+    int64_t ns;
+    memcpy(&ns, k, 8);
+    uint64_t hh = weir__hash_mix(key_size ? weir__hash_key(k + 8, key_size) : 0, ns, 0);
+    unlink_entry(st, hh, k, idx);
+}
+
+/* The user's value of entry idx. */
+static void *value_at(const weir__state *st, uint32_t idx)
+{
+    return (unsigned char *)(link_of(st, idx) + 1) + st->vofs;
+}
+
+/* With a time to live: the cleanup of a call, and the time now (0 without). */
+static int64_t ttl_begin(weir_ctx *ctx, weir__state *st)
+{
+    if (!st->has_ttl)
+        return 0;
+    int64_t now = weir__ttl_now(ctx, st);
+    weir__ttl_cleanup(ctx, st, now);
+    return now;
+}
+
+/* Whether entry idx has expired at now (never without a time to live). */
+static bool expired(const weir__state *st, uint32_t idx, int64_t now)
+{
+    return st->has_ttl && weir__ttl_expired(st, *weir__ttl_stamp(st, idx), now);
+}
+
+/* A read of entry idx at now: its stamp moves if reads count. */
+static void read_at(const weir__state *st, uint32_t idx, int64_t now)
+{
+    if (st->has_ttl && st->ttl.update == WEIR_TTL_ON_READ_AND_WRITE)
+        *weir__ttl_stamp(st, idx) = now;
 }
 
 void weir__map_clear(weir_ctx *ctx, weir__state *st, int64_t ns)
@@ -104,9 +148,16 @@ void *weir_state_map_get(weir_ctx *ctx, int id, int64_t ns, const void *mkey, bo
     weir__state *st = weir__state_get(ctx, id, WEIR_STATE_MAP, "weir_state_map_get");
     if (!st)
         return NULL;
+    int64_t now = ttl_begin(ctx, st);
     uint64_t hh = head_hash(ctx, ns);
-    uint32_t idx;
-    if (create) {
+    uint32_t idx = find(ctx, st, hh, mkey);
+    if (idx != WEIR__KEYMAP_NONE && expired(st, idx, now)) {
+        remove_entry(ctx, st, hh, idx); /* never returned: as if absent */
+        idx = WEIR__KEYMAP_NONE;
+    }
+    if (idx == WEIR__KEYMAP_NONE) {
+        if (!create)
+            return NULL;
         bool created;
         idx = weir__map_insert(st, ctx->keyed.key_buf, ctx->keyed.key_size, hh, mkey, &created);
         if (idx == WEIR__KEYMAP_NONE) {
@@ -114,12 +165,12 @@ void *weir_state_map_get(weir_ctx *ctx, int id, int64_t ns, const void *mkey, bo
             weir_ctx_fail(ctx, WEIR_ENOMEM, "keyed state: out of memory");
             return NULL;
         }
-    } else {
-        idx = find(ctx, st, hh, mkey);
-        if (idx == WEIR__KEYMAP_NONE)
-            return NULL;
     }
-    return link_of(st, idx) + 1;
+    if (create && st->has_ttl)
+        *weir__ttl_stamp(st, idx) = now; /* a write */
+    else
+        read_at(st, idx, now);
+    return value_at(st, idx);
 }
 
 int weir_state_map_put(weir_ctx *ctx, int id, int64_t ns, const void *mkey, const void *value)
@@ -136,12 +187,14 @@ int weir_state_map_remove(weir_ctx *ctx, int id, int64_t ns, const void *mkey)
     weir__state *st = weir__state_get(ctx, id, WEIR_STATE_MAP, "weir_state_map_remove");
     if (!st)
         return 0;
+    int64_t now = ttl_begin(ctx, st);
     uint64_t hh = head_hash(ctx, ns);
     uint32_t idx = find(ctx, st, hh, mkey);
     if (idx == WEIR__KEYMAP_NONE)
         return 0;
+    bool was = !expired(st, idx, now);
     remove_entry(ctx, st, hh, idx);
-    return 1;
+    return was;
 }
 
 bool weir_state_map_contains(weir_ctx *ctx, int id, int64_t ns, const void *mkey)
@@ -149,26 +202,49 @@ bool weir_state_map_contains(weir_ctx *ctx, int id, int64_t ns, const void *mkey
     return weir_state_map_get(ctx, id, ns, mkey, false) != NULL;
 }
 
-/* The head of (current key, ns)'s map, or NULL. */
-static const weir__map_head *head_of(weir_ctx *ctx, int id, int64_t ns, const char *what)
+/* The head of (current key, ns)'s map, or NULL; with a time to live its
+ * expired entries removed first (so a count or an iteration never sees
+ * them). */
+static const weir__map_head *head_of(weir_ctx *ctx, int id, int64_t ns, const char *what,
+                                     int64_t *now)
 {
     weir__state *st = weir__state_get(ctx, id, WEIR_STATE_MAP, what);
     if (!st)
         return NULL;
-    uint32_t hi = weir__keymap_find(&st->heads, head_hash(ctx, ns), ctx->keyed.key_buf);
-    return hi == WEIR__KEYMAP_NONE ? NULL : weir__keymap_value(&st->heads, hi);
+    *now = ttl_begin(ctx, st);
+    uint64_t hh = head_hash(ctx, ns);
+    uint32_t hi = weir__keymap_find(&st->heads, hh, ctx->keyed.key_buf);
+    if (hi == WEIR__KEYMAP_NONE)
+        return NULL;
+    if (st->has_ttl) {
+        uint32_t next = ((weir__map_head *)weir__keymap_value(&st->heads, hi))->first;
+        while (next) {
+            uint32_t idx = next - 1;
+            next = link_of(st, idx)->next;
+            if (expired(st, idx, *now)) {
+                bool last = ((weir__map_head *)weir__keymap_value(&st->heads, hi))->count == 1;
+                remove_entry(ctx, st, hh, idx);
+                if (last)
+                    return NULL;
+            }
+        }
+    }
+    return weir__keymap_value(&st->heads, hi);
 }
 
 size_t weir_state_map_count(weir_ctx *ctx, int id, int64_t ns)
 {
-    const weir__map_head *head = head_of(ctx, id, ns, "weir_state_map_count");
+    int64_t now;
+    const weir__map_head *head = head_of(ctx, id, ns, "weir_state_map_count", &now);
     return head ? head->count : 0;
 }
 
 void weir_state_map_begin(weir_ctx *ctx, int id, int64_t ns, weir_state_map_iter *it)
 {
-    const weir__map_head *head = head_of(ctx, id, ns, "weir_state_map_begin");
-    *it = (weir_state_map_iter){.ctx = ctx, .id = id, .next = head ? head->first : 0};
+    int64_t now = 0;
+    const weir__map_head *head = head_of(ctx, id, ns, "weir_state_map_begin", &now);
+    *it = (weir_state_map_iter){.ctx = ctx, .id = id, .next = head ? head->first : 0,
+                                .now = now};
 }
 
 bool weir_state_map_next(weir_state_map_iter *it, const void **mkey, void **value)
@@ -177,11 +253,11 @@ bool weir_state_map_next(weir_state_map_iter *it, const void **mkey, void **valu
         return false;
     const weir__state *st = &it->ctx->keyed.states[it->id];
     uint32_t idx = it->next - 1;
-    weir__map_link *l = link_of(st, idx);
-    it->next = l->next;
+    it->next = link_of(st, idx)->next;
+    read_at(st, idx, it->now);
     if (mkey)
         *mkey = weir__keymap_key(&st->map, idx) + 8 + it->ctx->keyed.key_size;
     if (value)
-        *value = l + 1;
+        *value = value_at(st, idx);
     return true;
 }

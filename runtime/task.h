@@ -101,6 +101,12 @@ typedef struct weir__state {
     size_t mkey_size;
     weir__keymap heads;
     unsigned char *probe;
+    /* a time to live (state_ttl.c): each value (a map entry's after its
+     * link) then starts with an int64 stamp, its last write (or read) */
+    bool has_ttl;
+    weir_state_ttl ttl;
+    uint32_t vofs;   /* where the user's value starts: 8 with a stamp, else 0 */
+    uint32_t cursor; /* the incremental cleanup's next entry */
 } weir__state;
 
 /* A map state's entry links its (key, ns)'s others (index + 1; 0: none);
@@ -137,6 +143,17 @@ uint32_t weir__map_insert(weir__state *st, const weir__key_buf *kb, size_t key_s
                           const void *mkey, bool *created);
 /* Removes the whole map of (current key, ns) (weir_state_clear). */
 void weir__map_clear(weir_ctx *ctx, weir__state *st, int64_t ns);
+/* Unlinks and removes map entry idx, whichever key it is of. */
+void weir__map_remove_at(weir__state *st, size_t key_size, uint32_t idx);
+
+/* Time to live (state_ttl.c). The stamp of entry idx (NULL without TTL);
+ * the time now for st; whether a stamp has expired at `now`. */
+int64_t *weir__ttl_stamp(const weir__state *st, uint32_t idx);
+int64_t weir__ttl_now(weir_ctx *ctx, const weir__state *st);
+bool weir__ttl_expired(const weir__state *st, int64_t stamp, int64_t now);
+/* Looks at the state's next cleanup_per_access entries and removes the
+ * expired ones. */
+void weir__ttl_cleanup(weir_ctx *ctx, weir__state *st, int64_t now);
 
 /* The parts of a weir_ctx, one job each. */
 

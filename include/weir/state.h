@@ -111,9 +111,44 @@ typedef struct weir_state_map_iter {
     weir_ctx *ctx;
     int id;
     uint32_t next; /* the next entry's index + 1; 0: the end */
+    int64_t now;   /* a time to live's time at the begin */
 } weir_state_map_iter;
 WEIR_EXPORT void weir_state_map_begin(weir_ctx *ctx, int id, int64_t ns, weir_state_map_iter *it);
 WEIR_EXPORT bool weir_state_map_next(weir_state_map_iter *it, const void **mkey, void **value);
+
+/* ---- state time-to-live (Flink's StateTtlConfig) -----------------------------------
+ * A value state's values or a map state's entries expire `ttl_ms` after
+ * they were last written (or also read): an expired one is never returned
+ * (a get finds nothing, an iteration skips it, a count leaves it out), and
+ * expired entries are removed as the state is used — each call on the state
+ * looks at `cleanup_per_access` entries of the whole state besides its own
+ * (Flink's incremental cleanup) — and left out of snapshots, so a key space
+ * that never ends holds state bounded by the time to live.
+ * What is a write: weir_state_value with create, weir_state_map_get with
+ * create and weir_state_map_put (a pointer they return may be written);
+ * a read: weir_state_value and weir_state_map_get without create,
+ * weir_state_map_contains, an iteration's entries. */
+typedef enum weir_ttl_time {
+    WEIR_TTL_PROCESSING_TIME = 0, /* the job clock (weir_ctx_now), as Flink */
+    WEIR_TTL_EVENT_TIME = 1       /* the operator's watermark (weir_ctx_watermark) */
+} weir_ttl_time;
+
+typedef enum weir_ttl_update {
+    WEIR_TTL_ON_CREATE_AND_WRITE = 0, /* Flink's OnCreateAndWrite */
+    WEIR_TTL_ON_READ_AND_WRITE = 1    /* Flink's OnReadAndWrite */
+} weir_ttl_update;
+
+typedef struct weir_state_ttl {
+    int64_t ttl_ms;          /* > 0 */
+    weir_ttl_time time;
+    weir_ttl_update update;
+    int cleanup_per_access;  /* entries looked at per call (0: 5; Flink's default) */
+} weir_state_ttl;
+
+/* Gives state `id` a time to live: in open(), after its declaration and
+ * before its first use. Value and map states (a list state: WEIR_EINVAL,
+ * not supported yet). 0, or WEIR_EINVAL / WEIR_ESTATE with the ctx failed. */
+WEIR_EXPORT int weir_state_set_ttl(weir_ctx *ctx, int id, const weir_state_ttl *ttl);
 
 /* Bytes of memory this subtask's keyed state and timers use in all. */
 WEIR_EXPORT size_t weir_state_memory(const weir_ctx *ctx);
