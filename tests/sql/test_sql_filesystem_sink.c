@@ -126,6 +126,27 @@ Test(sql_filesystem_sink, csv_written_and_read_back)
     round_trip("csv");
 }
 
+/* 'csv.field-delimiter' is the sink's too: what it writes reads back. */
+Test(sql_filesystem_sink, csv_written_with_the_tables_delimiter)
+{
+    make_dir();
+    collected *c = calloc(1, sizeof *c);
+    weir_sql_session *s = session(c);
+    cr_assert_eq(run(s, "CREATE TABLE out (id BIGINT, name STRING) WITH ('connector' = "
+                        "'filesystem', 'path' = 'semi', 'format' = 'csv', "
+                        "'csv.field-delimiter' = ';');\n"
+                        "INSERT INTO out VALUES (1, 'a,b'), (2, 'c;d');\n"
+                        "SELECT * FROM out;"),
+                 0, "%s", weir_sql_error(s));
+    cr_assert_eq(c->n, 2);
+    qsort(c->rows, (size_t)c->n, sizeof c->rows[0], cmp_row);
+    cr_assert_str_eq(c->rows[0], "+I[1, a,b]");
+    cr_assert_str_eq(c->rows[1], "+I[2, c;d]");
+    weir_sql_session_destroy(s);
+    free(c);
+    remove_tree(dir);
+}
+
 Test(sql_filesystem_sink, part_files_roll_at_the_size_given)
 {
     make_dir();
