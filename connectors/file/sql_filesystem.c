@@ -352,11 +352,11 @@ static int fs_partition_options(weir_connector_context *c, fs_table *t)
                                    "a column out of PARTITIONED BY, or write 'json')");
     const char *o = weir_connector_option(c, "partition.default-name");
     snprintf(t->default_name, sizeof t->default_name, "%s", o ? o : "__DEFAULT_PARTITION__");
-    if (o && (!o[0] || strlen(o) >= sizeof t->default_name - 1))
+    if (o && (!o[0] || strlen(o) > 100)) /* escaped, it fits fs_partitions' 512 bytes */
         return weir_connector_fail(c, "partition.default-name", "%s", !o[0]
                                    ? "Path should not be null or empty (the name of a partition "
                                      "folder's value)"
-                                   : "longer than 254 bytes");
+                                   : "longer than 100 bytes");
     bool success = false;
     if ((o = weir_connector_option(c, "sink.partition-commit.policy.kind"))) {
         /* a list: 'metastore,success-file' */
