@@ -402,8 +402,14 @@ static int partition_keys(weir_connector_context *c)
             return WEIR_ENOMEM;
         int col = weir_schema_column_index(r->schema, name);
         if (col < 0) {
-            sql_fail(c->s, c->sc, st->partition_by[i].start, "partition column '%s' is not a "
-                     "column of table %s", name, r->name);
+            /* Flink's words (its SqlCreateTableConverter) */
+            char cols[1024] = "";
+            size_t at = 0;
+            for (int k = 0; k < weir_schema_ncolumns(r->schema) && at < sizeof cols; k++)
+                at += (size_t)snprintf(cols + at, sizeof cols - at, "%s'%s'", k ? ", " : "",
+                                       weir_schema_column_name(r->schema, k));
+            sql_fail(c->s, c->sc, st->partition_by[i].start, "Partition column '%s' not defined "
+                     "in the table schema. Available columns: [%s]", name, cols);
             return WEIR_EINVAL;
         }
         for (int k = 0; k < i; k++)

@@ -164,3 +164,12 @@ int weir_row_write_csv(const weir_schema *s, const void *row, char delimiter, ch
 {
     return write_row(s, row, NULL, 0, delimiter ? delimiter : ',', buf, size);
 }
+
+int weir_row_write_csv_columns(const weir_schema *s, const void *row, const int *cols, int n,
+                               char delimiter, char *buf, size_t size)
+{
+    for (int i = 0; i < n; i++)
+        if (cols[i] < 0 || cols[i] >= weir_schema_ncolumns(s))
+            return -1;
+    return write_row(s, row, cols, n, delimiter ? delimiter : ',', buf, size);
+}

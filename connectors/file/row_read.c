@@ -128,6 +128,13 @@ static int json_value(const weir__row_out *s, const weir_schema *sc, int col, js
 int weir_row_parse_json(const weir_schema *schema, const char *text, size_t len,
                         const char *kind_field, void *row, char *why, size_t whysize)
 {
+    return weir__row_parse_json_skip(schema, text, len, kind_field, NULL, row, why, whysize);
+}
+
+int weir__row_parse_json_skip(const weir_schema *schema, const char *text, size_t len,
+                              const char *kind_field, const bool *skip, void *row, char *why,
+                              size_t whysize)
+{
     const weir__row_out o = {.row = row, .why = why, .whysize = whysize};
     const weir__row_out *s = &o;
     size_t i = 0;
@@ -167,7 +174,8 @@ int weir_row_parse_json(const weir_schema *schema, const char *text, size_t len,
     if (r == 0)
         weir_row_init(schema, row, kind);
     for (int c = 0; r == 0 && c < weir_schema_ncolumns(schema); c++)
-        r = json_value(s, schema, c, json_object_get(obj, weir_schema_column_name(schema, c)));
+        if (!skip || !skip[c])
+            r = json_value(s, schema, c, json_object_get(obj, weir_schema_column_name(schema, c)));
     json_decref(obj);
     return r;
 }

@@ -3,6 +3,7 @@
 #ifndef WEIR_CONNECTORS_FILE_ROW_READ_H
 #define WEIR_CONNECTORS_FILE_ROW_READ_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "weir/file_source.h"
@@ -22,5 +23,12 @@ int weir__row_kind_parse(const char *t, size_t n, weir_row_kind *k);
  * ("'x' is not a BIGINT (column 'amount')"). */
 int weir__row_set_text(const weir__row_out *s, const weir_schema *sc, int col, const char *t,
                        size_t n);
+
+/* weir_row_parse_json, with the columns c where skip[c] (NULL: none) left
+ * NULL whatever the object holds: a partitioned file's partition columns,
+ * which come from its path. */
+int weir__row_parse_json_skip(const weir_schema *schema, const char *text, size_t len,
+                              const char *kind_field, const bool *skip, void *row, char *why,
+                              size_t whysize);
 
 #endif

@@ -15,6 +15,12 @@
  * a call; jansson allocates the objects of a line, which is the cost of a
  * file source reading text.
  *
+ * A partitioned table's files hold the columns that are not partition
+ * columns; the partition columns' values come from the file's path (its
+ * folders named COLUMN=VALUE, as Flink's PartitionPathUtils reads them),
+ * parsed once when the subtask opens its file into a row of their own,
+ * and copied into every row read.
+ *
  * What is not a regular file (a FIFO, a pipe, a terminal) is opened
  * O_NONBLOCK, so that opening a FIFO with no writer does not block, and the
  * subtask waits for input with weir_source_wait_fd, which the job's
@@ -45,6 +51,8 @@
  * which quoted line breaks may spread over several lines. */
 #define FILE_LINE_MAX (1u << 20)
 #define FILE_MAX_FILES 1024
+/* The most partition columns a table has (weir/file_source.h). */
+#define FILE_MAX_PARTITION_KEYS 64
 /* What one read() asks for: the read-ahead each subtask keeps (a folder
  * of 1024 files holds 1024 of them). */
 #define FILE_CHUNK (16u << 10)
@@ -66,6 +74,15 @@ typedef struct file_arg {
     char *kind_field; /* NULL: +I */
     double speed;
     int rowtime; /* the schema's rowtime column, or -1 */
+    /* A partitioned table's: its partition columns, which columns are
+     * (is_part[c]), the columns its files hold, in their order, and the
+     * folder value that means NULL. npart 0: none. */
+    int *part_cols;
+    int npart;
+    bool *is_part;
+    int *data_cols;
+    int ndata;
+    char *default_name;
 } file_arg;
 
 typedef struct file_state {
@@ -88,6 +105,7 @@ typedef struct file_state {
     bool line_ready;
     int64_t off;      /* the file offset of chunk[pos] */
     unsigned char *row;
+    unsigned char *part_row; /* the partition columns' values, from the path */
     bool pending;     /* a parsed row waits for its time (speed) */
     bool done;
     /* pacing */
@@ -114,6 +132,10 @@ static void arg_free(void *p)
         free(a->files[i]);
     free(a->files);
     free(a->kind_field);
+    free(a->part_cols);
+    free(a->is_part);
+    free(a->data_cols);
+    free(a->default_name);
     free(a);
 }
 
@@ -123,8 +145,8 @@ static void arg_free(void *p)
  * WEIR_EFORMAT with why, or WEIR_ENOMEM. */
 static int json_row(const file_arg *a, file_state *s, const char *line, size_t len)
 {
-    int r = weir_row_parse_json(a->schema, line, len, a->kind_field, s->row, s->why,
-                                sizeof s->why);
+    int r = weir__row_parse_json_skip(a->schema, line, len, a->kind_field, a->is_part, s->row,
+                                      s->why, sizeof s->why);
     if (r == 0)
         s->kind = weir_row_get_kind(s->row);
     return r;
@@ -149,7 +171,7 @@ static void csv_field(void *text, size_t len, void *arg)
     file_state *s = c->s;
     if (s->row_bad)
         return;
-    int ncols = weir_schema_ncolumns(c->a->schema);
+    int ncols = c->a->ndata;
     int at = s->field++ - (c->a->kind_field ? 1 : 0);
     if (at == -1) {
         if (!text || weir__row_kind_parse(text, len, &s->kind)) {
@@ -160,13 +182,14 @@ static void csv_field(void *text, size_t len, void *arg)
         return;
     }
     if (at >= ncols) {
-        snprintf(s->why, sizeof s->why, "more than the %d fields of the table", ncols +
-                 (c->a->kind_field ? 1 : 0));
+        snprintf(s->why, sizeof s->why, "more than the %d fields of the table%s", ncols +
+                 (c->a->kind_field ? 1 : 0), c->a->npart ? "'s files (its partition columns are "
+                                                           "in its folders' names)" : "");
         s->row_bad = true;
         return;
     }
     if (weir__row_set_text(&(weir__row_out){.row = s->row, .why = s->why, .whysize = sizeof s->why},
-                           c->a->schema, at, text, len))
+                           c->a->schema, c->a->data_cols[at], text, len))
         s->row_bad = true;
 }
 
@@ -175,9 +198,10 @@ static void csv_row_end(int term, void *arg)
     (void)term;
     csv_call *c = arg;
     file_state *s = c->s;
-    int want = weir_schema_ncolumns(c->a->schema) + (c->a->kind_field ? 1 : 0);
+    int want = c->a->ndata + (c->a->kind_field ? 1 : 0);
     if (!s->row_bad && s->field != want) {
-        snprintf(s->why, sizeof s->why, "%d fields, the table has %d", s->field, want);
+        snprintf(s->why, sizeof s->why, "%d fields, the table%s %d", s->field,
+                 c->a->npart ? "'s files have" : " has", want);
         s->row_bad = true;
     }
     s->rows_ready++;
@@ -267,6 +291,129 @@ static int open_input(weir_ctx *ctx, const file_arg *a, file_state *s)
     return 0;
 }
 
+/* ---- partition columns ------------------------------------------------------------- */
+
+static int hexval(char c)
+{
+    return c >= '0' && c <= '9' ? c - '0'
+           : c >= 'a' && c <= 'f' ? c - 'a' + 10
+           : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                  : -1;
+}
+
+/* Flink's PartitionPathUtils.unescapePathName: "%XX" (two hex digits) is
+ * that byte; anything else stays. Into out (at least n + 1 bytes). */
+static size_t unescape(const char *p, size_t n, char *out)
+{
+    size_t o = 0;
+    for (size_t i = 0; i < n; i++) {
+        int hi, lo;
+        if (p[i] == '%' && i + 2 < n &&
+            (hi = hexval(p[i + 1])) >= 0 && (lo = hexval(p[i + 2])) >= 0) {
+            out[o++] = (char)(hi * 16 + lo);
+            i += 2;
+        } else {
+            out[o++] = p[i];
+        }
+    }
+    out[o] = '\0';
+    return o;
+}
+
+/* The partition columns' values from the folders of s->path, into
+ * s->part_row: a folder named K=V (Flink's "([^/]+)=([^/]+)": split at its
+ * last '=' that has something after it) whose unescaped K is a partition
+ * column gives it V, unescaped and read as the column's type (the default
+ * name: NULL); the deepest such folder wins, and a column no folder names
+ * is NULL, as in Flink. 0, or the job failed naming the file and folder. */
+static int partition_values(weir_ctx *ctx, const file_arg *a, file_state *s)
+{
+    const char *vals[FILE_MAX_PARTITION_KEYS] = {0};
+    size_t vlens[FILE_MAX_PARTITION_KEYS] = {0};
+    const char *folders[FILE_MAX_PARTITION_KEYS] = {0};
+    size_t flens[FILE_MAX_PARTITION_KEYS] = {0};
+    const char *path = s->path, *end = strrchr(path, '/');
+    weir_row_init(a->schema, s->part_row, WEIR_ROW_INSERT);
+    for (const char *c = path; end && c < end;) {
+        const char *slash = memchr(c, '/', (size_t)(end - c));
+        size_t n = slash ? (size_t)(slash - c) : (size_t)(end - c);
+        const char *eq = NULL;
+        for (size_t i = n; i-- > 1;)
+            if (c[i] == '=' && i + 1 < n) {
+                eq = c + i;
+                break;
+            }
+        if (eq && n < 512) {
+            char key[512];
+            unescape(c, (size_t)(eq - c), key);
+            for (int k = 0; k < a->npart; k++)
+                if (strcmp(key, weir_schema_column_name(a->schema, a->part_cols[k])) == 0) {
+                    vals[k] = eq + 1;
+                    vlens[k] = (size_t)(c + n - eq - 1);
+                    folders[k] = c;
+                    flens[k] = n;
+                }
+        }
+        c += n + 1;
+    }
+    for (int k = 0; k < a->npart; k++) {
+        int col = a->part_cols[k];
+        weir_type ty = weir_schema_column_type(a->schema, col);
+        char v[520];
+        size_t vl = vals[k] ? unescape(vals[k], vlens[k], v) : 0;
+        bool null = !vals[k] || strcmp(v, a->default_name) == 0;
+        /* Java's LocalDateTime.toString leaves out seconds that are zero
+         * (2024-01-01T10:00), which Flink's path holds and reads back */
+        if (!null && (ty.id == WEIR_TYPE_TIMESTAMP || ty.id == WEIR_TYPE_TIMESTAMP_LTZ) &&
+            vl == 16 && v[10] == 'T' && v[13] == ':') {
+            memcpy(v + 16, ":00", 4);
+            vl = 19;
+        }
+        char why[300];
+        weir__row_out o = {.row = s->part_row, .why = why, .whysize = sizeof why};
+        if (weir__row_set_text(&o, a->schema, col, null ? NULL : v, vl)) {
+            if (folders[k])
+                return weir_ctx_fail(ctx, WEIR_EFORMAT, "%s: the folder '%.*s': %s", s->path,
+                                     (int)flens[k], folders[k], why);
+            return weir_ctx_fail(ctx, WEIR_EFORMAT, "%s: no folder %s=... names the partition "
+                                 "column: %s", s->path,
+                                 weir_schema_column_name(a->schema, col), why);
+        }
+    }
+    return 0;
+}
+
+/* The partition columns' values into the row just read. */
+static void put_partition_values(const file_arg *a, file_state *s)
+{
+    for (int k = 0; k < a->npart; k++) {
+        int c = a->part_cols[k];
+        if (weir_row_is_null(a->schema, s->part_row, c)) {
+            weir_row_set_null(a->schema, s->row, c);
+            continue;
+        }
+        uint32_t len = 0;
+        const char *str;
+        switch (weir_schema_column_type(a->schema, c).id) {
+        case WEIR_TYPE_BOOLEAN:
+            weir_row_set_bool(a->schema, s->row, c, weir_row_get_bool(a->schema, s->part_row, c));
+            break;
+        case WEIR_TYPE_DOUBLE:
+            weir_row_set_double(a->schema, s->row, c,
+                                weir_row_get_double(a->schema, s->part_row, c));
+            break;
+        case WEIR_TYPE_VARCHAR:
+        case WEIR_TYPE_CHAR:
+            str = weir_row_get_string(a->schema, s->part_row, c, &len);
+            weir_row_set_string(a->schema, s->row, c, str, len);
+            break;
+        default:
+            weir_row_set_int(a->schema, s->row, c, weir_row_get_int(a->schema, s->part_row, c));
+            break;
+        }
+    }
+}
+
 /* What open() makes; on a failure it frees it (close() is not called after
  * a failed open()). */
 static int file_open(weir_ctx *ctx)
@@ -284,6 +431,12 @@ static int file_open(weir_ctx *ctx)
     }
     s->path = a->files[i];
     int r = open_input(ctx, a, s);
+    if (r == 0 && a->npart) {
+        if (!(s->part_row = malloc(weir_schema_row_size(a->schema))))
+            r = weir_ctx_fail(ctx, WEIR_ENOMEM, "%s: out of memory", s->path);
+        else
+            r = partition_values(ctx, a, s);
+    }
     if (r) {
         file_close(ctx);
         weir_ctx_set_state(ctx, NULL);
@@ -450,8 +603,11 @@ static int read_row(weir_ctx *ctx, const file_arg *a, file_state *s)
             if (r && s->csv_ready == false && !end && csv_open_parser(a, s))
                 return weir_ctx_fail(ctx, WEIR_ENOMEM, "%s: out of memory", s->path);
         }
-        if (r == 0)
+        if (r == 0) {
+            if (a->npart)
+                put_partition_values(a, s);
             return READ_ROW;
+        }
         if (r == WEIR_ENOMEM)
             return weir_ctx_fail(ctx, r, "%s:%" PRId64 ": out of memory", s->path, s->row_line);
         if (!a->ignore)
@@ -541,6 +697,7 @@ static void file_close(weir_ctx *ctx)
     free(s->chunk);
     free(s->lbuf);
     free(s->row);
+    free(s->part_row);
     free(s);
 }
 
@@ -740,6 +897,42 @@ static int list_files(weir_job *job, const char *path, file_arg *a)
     return 0;
 }
 
+/* The partition columns and the columns in the files, into a: 0, or the
+ * job's error recorded. */
+static int partition_columns(weir_job *job, const weir_schema *schema,
+                             const weir_file_source_config *config, file_arg *a)
+{
+    static const char *what = "weir_source_file";
+    int ncols = weir_schema_ncolumns(schema), np = config->npartition_columns;
+    if (np < 0 || np > FILE_MAX_PARTITION_KEYS || (np && !config->partition_columns))
+        return weir_job_record_error(job, WEIR_EINVAL, "%s: %d partition columns (0 to %d, "
+                                     "with their indexes)", what, np, FILE_MAX_PARTITION_KEYS);
+    if (config->partition_default_name && !config->partition_default_name[0])
+        return weir_job_record_error(job, WEIR_EINVAL, "%s: an empty partition default name",
+                                     what);
+    a->is_part = calloc((size_t)ncols, sizeof *a->is_part);
+    a->data_cols = calloc((size_t)ncols, sizeof *a->data_cols);
+    a->part_cols = calloc((size_t)(np ? np : 1), sizeof *a->part_cols);
+    a->default_name = strdup(config->partition_default_name ? config->partition_default_name
+                                                            : "__DEFAULT_PARTITION__");
+    if (!a->is_part || !a->data_cols || !a->part_cols || !a->default_name)
+        return weir_job_record_error(job, WEIR_ENOMEM, "%s: out of memory", what);
+    for (int k = 0; k < np; k++) {
+        int c = config->partition_columns[k];
+        if (c < 0 || c >= ncols || a->is_part[c])
+            return weir_job_record_error(job, WEIR_EINVAL, "%s: partition column %d: %s", what,
+                                         c, c < 0 || c >= ncols ? "not a column of the schema"
+                                                                : "given twice");
+        a->is_part[c] = true;
+        a->part_cols[k] = c;
+    }
+    a->npart = np;
+    for (int c = 0; c < ncols; c++)
+        if (!a->is_part[c])
+            a->data_cols[a->ndata++] = c;
+    return 0;
+}
+
 weir_stream *weir_source_file(weir_job *job, const weir_schema *schema,
                               const weir_file_source_config *config)
 {
@@ -786,6 +979,10 @@ weir_stream *weir_source_file(weir_job *job, const weir_schema *schema,
     if ((config->kind_field && !(a->kind_field = strdup(config->kind_field)))) {
         arg_free(a);
         weir_job_record_error(job, WEIR_ENOMEM, "%s: out of memory", what);
+        return NULL;
+    }
+    if (partition_columns(job, schema, config, a)) {
+        arg_free(a);
         return NULL;
     }
     if (list_files(job, config->path, a)) {

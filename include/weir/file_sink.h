@@ -1,7 +1,8 @@
 /* weir/file_sink.h — an exactly-once sink into part files (Flink's FileSink
  * contract; docs/CHECKPOINTS.md, "The file sink").
  *
- * Each sink subtask i writes lines into part files in `dir`:
+ * Each sink subtask i writes lines into part files in `dir` (or, with a
+ * bucket function, in the folder under `dir` of each record's bucket):
  *     .PREFIX-RUN-i-N.inprogress   being written, then pending: closed at a
  *                                  checkpoint (or rolled by size), fsynced,
  *                                  waiting for that checkpoint to complete
@@ -24,6 +25,32 @@
  * link to a folder; the parts are made new and committed through
  * weir/outfile.h's writer, which never writes into or over a file that is
  * there already.
+ *
+ * Buckets (Flink's BucketAssigner; the SQL connector's PARTITIONED BY
+ * folders). A bucket function names each record's folder under `dir`,
+ * written as a line is ("dt=2024-01-01/h=3"; "" is `dir` itself): parts
+ * of different buckets are different files, each rolled at roll_bytes and
+ * at every checkpoint, and committed as above, in their folders (made when
+ * first written to; a restore finds a writer's hidden parts in every
+ * folder under `dir` that is not hidden). A folder is at most
+ * WEIR_FILE_SINK_BUCKET_MAX - 1 bytes, its parts separated by single '/',
+ * none empty or starting with '.' or '_' (readers skip such names; ".."
+ * would leave `dir`): a record whose folder is not such a one fails the
+ * job, naming it. A subtask keeps WEIR_FILE_SINK_OPEN_BUCKETS buckets with
+ * a part open; a record of one more rolls the part of the bucket written
+ * least recently (pending, committed with the next checkpoint as any rolled
+ * part is): more and smaller files, nothing lost or doubled. The steady
+ * path allocates nothing: the table of buckets is made when the subtask
+ * opens.
+ *
+ * Success files (Flink's 'success-file' partition commit policy): with
+ * success_file, every batch of commits (a checkpoint's, or the end's)
+ * makes or replaces an empty file of that name in each folder it committed
+ * parts into, after they are renamed and the folder fsynced. A subtask
+ * commits its own parts: a folder written by several subtasks gets the
+ * file when the first of them commits, so a program that wants the file to
+ * mean "every part of this folder up to the checkpoint" keys the sink's
+ * input so that each bucket has one writer (the SQL connector does).
  *
  * Provided by libweir-file (jansson, libcsv), not by libweir: link
  * `pkg-config --cflags --libs weir-file` (weir-file-static: the archives
@@ -60,11 +87,33 @@ typedef struct weir_file_sink_config {
     const weir_schema *schema;
     bool csv;
     int64_t roll_bytes;      /* a part file rolls at this size; 0: 128 MiB */
+    char csv_delimiter;      /* 0: ',' */
+    /* With a schema: the columns written, in this order (NULL: all, in the
+     * schema's order), ncolumns of them; copied. A partitioned table's
+     * files hold the columns that are not partition columns. */
+    const int *columns;
+    int ncolumns;
+    /* The record's bucket, its folder under dir (above), written into buf
+     * as a format function writes a line: its length (>= size: too long,
+     * the job fails), or < 0 to fail the job. NULL: every part in dir.
+     * Called on the sink's workers, for every record. */
+    weir_format_fn bucket;
+    void *bucket_arg;
+    /* The success file's name (above; Flink's default "_SUCCESS"): letters,
+     * digits, '.', '_' or '-', not starting with '.'. NULL: none. Copied. */
+    const char *success_file;
 } weir_file_sink_config;
 
-/* The sink on s; the config's strings are copied. NULL (recorded) for a bad
- * config: no dir, neither a format nor a schema, a prefix that is not a
- * plain name. */
+/* The buckets a sink subtask keeps with a part open, and the room for a
+ * bucket's folder (the longest is one byte less). */
+#define WEIR_FILE_SINK_OPEN_BUCKETS 128
+#define WEIR_FILE_SINK_BUCKET_MAX 1024
+
+/* The sink on s; the config's strings and columns are copied. NULL
+ * (recorded) for a bad config: no dir, neither a format nor a schema, a
+ * prefix or success file that is not a plain name, columns out of the
+ * schema or with a format function, a quote or line break as the CSV
+ * delimiter. */
 WEIR_EXPORT weir_stream *weir_sink_file(weir_stream *s, const weir_file_sink_config *config);
 
 #ifdef __cplusplus

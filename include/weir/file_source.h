@@ -83,6 +83,23 @@ typedef struct weir_file_source_config {
      * first; the job's clock, so a virtual clock jumps there). Needs a
      * schema with a rowtime. 0: as fast as they are read. */
     double speed;
+    /* A partitioned table's files (Flink's PARTITIONED BY; the file sink's
+     * buckets): npartition_columns (at most 64) indexes into the schema,
+     * each once (copied), the columns whose values come from the file's
+     * path rather than its lines. A folder of the path named K=V (split at
+     * its last '=' that has something after it), K and V unescaped as
+     * Flink's PartitionPathUtils escapes them ("%3A" is ':'), whose K is a
+     * partition column's name gives that column V, read as its type as a
+     * CSV field is (a TIMESTAMP also as Java writes it, '2024-01-01T10:00'
+     * without zero seconds); the deepest such folder wins; V equal to
+     * partition_default_name (NULL: "__DEFAULT_PARTITION__"), or no folder
+     * naming the column, is NULL. A value that is not of the column's type
+     * fails the job at the file's open ("PATH: the folder 'K=V': ..."). The
+     * lines hold the other columns: JSON ignores a field named as a
+     * partition column; CSV has one field per other column, in order. */
+    const int *partition_columns;
+    int npartition_columns;
+    const char *partition_default_name;
 } weir_file_source_config;
 
 /* A source of rows of `schema` (borrowed: it must outlive the job's run;

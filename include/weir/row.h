@@ -307,10 +307,14 @@ WEIR_EXPORT int weir_row_write_json(const weir_schema *s, const void *row, char 
                                     size_t size);
 WEIR_EXPORT int weir_row_write_csv(const weir_schema *s, const void *row, char delimiter,
                                    char *buf, size_t size);
-/* JSON of the n columns cols[] only, in that order (a record's key: its
- * primary key's columns); -1 for a column out of range. */
+/* JSON, or CSV, of the n columns cols[] only, in that order (a record's
+ * key: its primary key's columns; a partitioned file's line: the columns
+ * that are not partition columns); -1 for a column out of range. */
 WEIR_EXPORT int weir_row_write_json_columns(const weir_schema *s, const void *row,
                                             const int *cols, int n, char *buf, size_t size);
+WEIR_EXPORT int weir_row_write_csv_columns(const weir_schema *s, const void *row,
+                                           const int *cols, int n, char delimiter, char *buf,
+                                           size_t size);
 
 /* Formats a TIMESTAMP(3) value: "2024-01-01 00:00:10.000" (UTC). */
 WEIR_EXPORT int weir_timestamp_format(int64_t ms, char *buf, size_t size);

@@ -3,7 +3,8 @@
  * from a replayable source into the exactly-once file sink with
  * checkpoints; the test kills it with SIGKILL at moments drawn from fixed
  * seeds, restarts it from the checkpoint folder until it completes, and
- * the committed output must equal a failure-free run's. Lines are compared
+ * the committed output must equal a failure-free run's, also with the
+ * sink's results put into bucket folders by key. Lines are compared
  * as sorted multisets: which part file a line lands in, and the order of
  * window results of different keys, depend on timing; their content does
  * not. Also: at-least-once loses nothing; rescaling the window between a
@@ -21,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -81,6 +83,16 @@ static int format_event(const void *elem, int64_t ts, char *buf, size_t size, vo
                     (long long)e->key, (long long)ts);
 }
 
+/* A window result's bucket: two levels of folders by its key. */
+static int bucket_result(const void *elem, int64_t ts, char *buf, size_t size, void *arg)
+{
+    (void)ts;
+    const result *r = elem;
+    int n = *(const int *)arg;
+    return snprintf(buf, size, "m%d=%lld/odd=%lld", n, (long long)(r->key % n),
+                    (long long)(r->key % 2));
+}
+
 /* Partition 1 stalls now and then (a slow record): its barriers then reach
  * the window well after partition 0's, with partition 0's later records in
  * between, which only alignment keeps out of the snapshot. */
@@ -107,6 +119,7 @@ typedef struct run_spec {
     int batch_capacity;
     double speed;      /* event-time ms per ms */
     const char *restore; /* restore from here (else from chk, if it has one) */
+    int buckets;       /* > 0: the results go into folders "mB=K % B/odd=K % 2", B buckets */
 } run_spec;
 
 /* The job, built and not run; NULL on failure. */
@@ -157,6 +170,12 @@ static weir_job *build_job(const run_spec *rs)
         s = weir_stream_set_parallelism(weir_stream_window(s, &w), rs->window_p);
         s = weir_stream_set_uid(s, "sums");
         fc.format = format_result;
+        if (rs->buckets > 0) {
+            static int nbuckets;
+            nbuckets = rs->buckets;
+            fc.bucket = bucket_result;
+            fc.bucket_arg = &nbuckets;
+        }
     } else {
         fc.format = format_event;
     }
@@ -186,9 +205,10 @@ static int run_job(const run_spec *rs)
 
 static void spec_to_env(const run_spec *rs, char *buf, size_t size)
 {
-    snprintf(buf, size, "%d %d %d %d %d %d %.17g\n%s\n%s\n%s\n", rs->window_p,
+    snprintf(buf, size, "%d %d %d %d %d %d %d %.17g\n%s\n%s\n%s\n", rs->window_p,
              rs->at_least_once, rs->windows, rs->workers, rs->channel_batches, rs->batch_capacity,
-             rs->speed, rs->out, rs->chk ? rs->chk : "", rs->restore ? rs->restore : "");
+             rs->buckets, rs->speed, rs->out, rs->chk ? rs->chk : "",
+             rs->restore ? rs->restore : "");
 }
 
 __attribute__((constructor)) static void maybe_child(void)
@@ -208,8 +228,9 @@ __attribute__((constructor)) static void maybe_child(void)
         if (p)
             *p++ = '\0';
     }
-    if (!line[3] || sscanf(line[0], "%d %d %d %d %d %d %lg", &rs.window_p, &al, &w,
-                           &rs.workers, &rs.channel_batches, &rs.batch_capacity, &rs.speed) != 7)
+    if (!line[3] || sscanf(line[0], "%d %d %d %d %d %d %d %lg", &rs.window_p, &al, &w,
+                           &rs.workers, &rs.channel_batches, &rs.batch_capacity, &rs.buckets,
+                           &rs.speed) != 8)
         _exit(4);
     char *out = line[1], *chk = line[2], *restore = line[3];
     rs.at_least_once = al;
@@ -272,43 +293,86 @@ static int64_t newest_complete(const char *chk)
     return id;
 }
 
-/* How many files of dir are committed parts (names not starting with '.')
- * of sink subtask `sub` (-1: of any): PREFIX[-RUN]-SUB-N. */
-static int committed_files(const char *dir, int sub)
+/* Calls each(path relative to dir, name, arg) for every file under dir,
+ * in its folders too (the sink's buckets); folders starting with '.' are
+ * not entered. */
+static void each_file(const char *dir, const char *rel,
+                      void (*each)(const char *dir, const char *rel, const char *name, void *arg),
+                      void *arg)
 {
-    DIR *d = opendir(dir);
+    char path[8192];
+    snprintf(path, sizeof path, "%s%s%s", dir, *rel ? "/" : "", rel);
+    DIR *d = opendir(path);
     if (!d)
-        return 0;
-    int n = 0;
+        return;
     struct dirent *e;
     while ((e = readdir(d)) != NULL) {
-        if (e->d_name[0] == '.')
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
             continue;
-        const char *last = strrchr(e->d_name, '-');
-        const char *prev = last;
-        while (prev && prev > e->d_name && prev[-1] != '-')
-            prev--;
-        n += sub < 0 || (last && prev > e->d_name && atoi(prev) == sub);
+        char sub[4096], full[8192 + 256];
+        if (snprintf(sub, sizeof sub, "%s%s%s", rel, *rel ? "/" : "", e->d_name) >=
+                (int)sizeof sub ||
+            snprintf(full, sizeof full, "%s/%s", path, e->d_name) >= (int)sizeof full)
+            cr_assert_fail("a path too long under %s", dir);
+        struct stat st;
+        if (e->d_name[0] != '.' && lstat(full, &st) == 0 && S_ISDIR(st.st_mode))
+            each_file(dir, sub, each, arg);
+        else
+            each(dir, rel, e->d_name, arg);
     }
     closedir(d);
-    return n;
 }
 
-/* The hidden files of dir (in-progress and pending parts), one a line. */
+typedef struct count_arg {
+    int sub, n;
+} count_arg;
+
+static void count_part(const char *dir, const char *rel, const char *name, void *arg)
+{
+    (void)dir;
+    (void)rel;
+    count_arg *c = arg;
+    if (name[0] == '.')
+        return;
+    const char *last = strrchr(name, '-');
+    const char *prev = last;
+    while (prev && prev > name && prev[-1] != '-')
+        prev--;
+    c->n += c->sub < 0 || (last && prev > name && atoi(prev) == c->sub);
+}
+
+/* How many files under dir are committed parts (names not starting with
+ * '.') of sink subtask `sub` (-1: of any): PREFIX[-RUN]-SUB-N. */
+static int committed_files(const char *dir, int sub)
+{
+    count_arg c = {sub, 0};
+    each_file(dir, "", count_part, &c);
+    return c.n;
+}
+
+typedef struct names_arg {
+    char *buf;
+    size_t size, len;
+} names_arg;
+
+static void add_hidden(const char *dir, const char *rel, const char *name, void *arg)
+{
+    (void)dir;
+    names_arg *a = arg;
+    if (name[0] == '.' && a->len < a->size - 1)
+        a->len += (size_t)snprintf(a->buf + a->len, a->size - a->len, "%s%s%s\n", rel,
+                                   *rel ? "/" : "", name);
+}
+
+/* The hidden files under dir (in-progress and pending parts), one a line. */
 static char *hidden_files(const char *dir)
 {
     static char names[4096];
-    size_t len = 0;
     names[0] = '\0';
-    DIR *d = opendir(dir);
-    cr_assert(d, "no output folder %s", dir);
-    struct dirent *e;
-    while ((e = readdir(d)) != NULL) {
-        if (e->d_name[0] == '.' && strcmp(e->d_name, ".") && strcmp(e->d_name, "..") &&
-            len < sizeof names - 1)
-            len += (size_t)snprintf(names + len, sizeof names - len, "%s\n", e->d_name);
-    }
-    closedir(d);
+    struct stat st;
+    cr_assert(stat(dir, &st) == 0, "no output folder %s", dir);
+    names_arg a = {names, sizeof names, 0};
+    each_file(dir, "", add_hidden, &a);
     return names;
 }
 
@@ -346,31 +410,52 @@ static int cmp_lines(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* Every line of every committed part file (names not starting with '.'),
- * sorted, as one string. */
+typedef struct lines_arg {
+    char **lines;
+    size_t n, cap;
+} lines_arg;
+
+/* A committed part's lines, each "FOLDER|LINE" in a bucket's folder (a
+ * result in the folder of its key: checked here), "LINE" in the sink's. */
+static void add_lines(const char *dir, const char *rel, const char *name, void *arg)
+{
+    lines_arg *a = arg;
+    if (name[0] == '.')
+        return;
+    char path[8192];
+    snprintf(path, sizeof path, "%s%s%s/%s", dir, *rel ? "/" : "", rel, name);
+    size_t len = 0;
+    char *text = td_read(path, &len);
+    char *save = NULL;
+    for (char *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+        if (a->n == a->cap) {
+            a->cap = a->cap ? 2 * a->cap : 1024;
+            a->lines = realloc(a->lines, a->cap * sizeof *a->lines);
+        }
+        char *line = malloc(strlen(rel) + strlen(l) + 2);
+        sprintf(line, "%s%s%s", rel, *rel ? "|" : "", l);
+        if (*rel) {
+            long long key, m, mod, odd;
+            cr_assert(sscanf(l, "k%lld", &key) == 1 &&
+                      sscanf(rel, "m%lld=%lld/odd=%lld", &m, &mod, &odd) == 3, "%s", line);
+            cr_assert(m > 0 && mod == key % m && odd == key % 2, "in another key's folder: %s",
+                      line);
+        }
+        a->lines[a->n++] = line;
+    }
+    free(text);
+}
+
+/* Every line of every committed part file under dir (names not starting
+ * with '.'), sorted, as one string. */
 static char *committed(const char *dir, size_t *nlines)
 {
-    char **lines = NULL;
-    size_t n = 0, cap = 0;
-    DIR *d = opendir(dir);
-    cr_assert(d, "no output folder %s", dir);
-    struct dirent *e;
-    while ((e = readdir(d)) != NULL) {
-        if (e->d_name[0] == '.')
-            continue;
-        size_t len = 0;
-        char *text = td_read(td_path(dir, e->d_name), &len);
-        char *save = NULL;
-        for (char *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
-            if (n == cap) {
-                cap = cap ? 2 * cap : 1024;
-                lines = realloc(lines, cap * sizeof *lines);
-            }
-            lines[n++] = strdup(l);
-        }
-        free(text);
-    }
-    closedir(d);
+    struct stat st;
+    cr_assert(stat(dir, &st) == 0, "no output folder %s", dir);
+    lines_arg la = {0};
+    each_file(dir, "", add_lines, &la);
+    char **lines = la.lines;
+    size_t n = la.n;
     qsort(lines, n, sizeof *lines, cmp_lines);
     size_t total = 1;
     for (size_t i = 0; i < n; i++)
@@ -389,13 +474,19 @@ static char *committed(const char *dir, size_t *nlines)
     return all;
 }
 
-static char *reference(char *tmp, int window_p, bool windows, size_t *n)
+static char *reference_into(char *tmp, int window_p, bool windows, int buckets, size_t *n)
 {
     char out[4096];
     snprintf(out, sizeof out, "%s/reference", tmp);
-    run_spec rs = {.out = out, .window_p = window_p, .windows = windows, .speed = 20};
+    run_spec rs = {.out = out, .window_p = window_p, .windows = windows, .speed = 20,
+                   .buckets = buckets};
     cr_assert_eq(run_child(&rs, -1), 0, "the failure-free run failed");
     return committed(out, n);
+}
+
+static char *reference(char *tmp, int window_p, bool windows, size_t *n)
+{
+    return reference_into(tmp, window_p, windows, 0, n);
 }
 
 /* Kills the job `kills` times at moments from `seed`, then lets it finish;
@@ -421,16 +512,17 @@ static int kill_and_restore(run_spec *rs, unsigned seed, int kills, const int *p
     return killed;
 }
 
-static void exactly_once_at(int window_p, unsigned seed, const int *ps)
+static void exactly_once_into(int window_p, unsigned seed, const int *ps, int buckets)
 {
     char *tmp = td_tmpdir();
     size_t nref = 0, ngot = 0;
-    char *ref = reference(tmp, window_p, true, &nref);
+    char *ref = reference_into(tmp, window_p, true, buckets, &nref);
     cr_assert_gt(nref, 100);
     char out[4096], chk[4096];
     snprintf(out, sizeof out, "%s/out", tmp);
     snprintf(chk, sizeof chk, "%s/chk", tmp);
-    run_spec rs = {.out = out, .chk = chk, .window_p = window_p, .windows = true};
+    run_spec rs = {.out = out, .chk = chk, .window_p = window_p, .windows = true,
+                   .buckets = buckets};
     int killed = kill_and_restore(&rs, seed, 6, ps);
     cr_assert_gt(killed, 0, "no run was killed: the test proved nothing");
     cr_log_info("parallelism %d: %d kills, %zu results", window_p, killed, nref);
@@ -443,9 +535,23 @@ static void exactly_once_at(int window_p, unsigned seed, const int *ps)
     td_rmdir(tmp);
 }
 
+static void exactly_once_at(int window_p, unsigned seed, const int *ps)
+{
+    exactly_once_into(window_p, seed, ps, 0);
+}
+
 Test(checkpoint_recovery, kill_and_restore_p2, .timeout = 120)
 {
     exactly_once_at(2, 1, NULL);
+}
+
+/* The results in bucket folders by key (two levels, five and two ways),
+ * each restart at another parallelism: every result committed once, in
+ * its key's folder (committed() checks), as in a run never killed. */
+Test(checkpoint_recovery, kill_and_restore_into_buckets_rescaled, .timeout = 120)
+{
+    static const int ps[] = {2, 3, 1, 2, 4, 2, 3};
+    exactly_once_into(3, 5, ps, 5);
 }
 
 /* Each restart at another parallelism than the run it follows: up, down,
@@ -537,15 +643,46 @@ Test(checkpoint_recovery, rescale, .timeout = 120)
  * each restore deleted what the run before it wrote after its checkpoint.
  * Each run is killed once its own progress (checkpoints completed, a part
  * committed) reaches the point, not at a time. */
-Test(checkpoint_recovery, rescale_up_down_and_up_across_kills, .timeout = 120)
+static void find_part(const char *dir, const char *rel, const char *name, void *arg)
+{
+    (void)dir;
+    char *found = arg;
+    if (!found[0] && *rel && strncmp(name, "part-", 5) == 0 &&
+        snprintf(found, 512, "%s/%s", rel, name) >= 512)
+        found[0] = '\0';
+}
+
+/* What a killed writer may leave in a bucket's folder that no restore
+ * commits: a part written after its last checkpoint. One is made in
+ * another folder than the killed run's committed part P ("FOLDER/P"),
+ * under P's writer's name with a number it never reached: a restore must
+ * find it there and delete it, whatever the kill's timing left. */
+static void plant_stale_part(const char *out)
+{
+    char found[512] = "";
+    each_file(out, "", find_part, found);
+    cr_assert(found[0], "the killed run committed no part in a bucket folder");
+    const char *name = strrchr(found, '/') + 1, *last = strrchr(name, '-');
+    char path[8192];
+    snprintf(path, sizeof path, "%s/m3=2/odd=1/.%.*s-99999.inprogress", out,
+             (int)(last - name), name);
+    char folder[8192];
+    snprintf(folder, sizeof folder, "%s/m3=2", out);
+    mkdir(folder, 0755); /* (made by the run already, or not yet) */
+    snprintf(folder, sizeof folder, "%s/m3=2/odd=1", out);
+    mkdir(folder, 0755);
+    td_write(path, "stale\n", 6);
+}
+
+static void up_down_and_up(int buckets)
 {
     char *tmp = td_tmpdir();
     size_t nref = 0, ngot = 0;
-    char *ref = reference(tmp, 2, true, &nref);
+    char *ref = reference_into(tmp, 2, true, buckets, &nref);
     char out[4096], chk[4096];
     snprintf(out, sizeof out, "%s/out", tmp);
     snprintf(chk, sizeof chk, "%s/chk", tmp);
-    run_spec rs = {.out = out, .chk = chk, .windows = true};
+    run_spec rs = {.out = out, .chk = chk, .windows = true, .buckets = buckets};
     /* the first run is killed once its subtask 1 committed a part, the
      * second once it completed checkpoints of its own (its restore was
      * the first run's) */
@@ -555,6 +692,8 @@ Test(checkpoint_recovery, rescale_up_down_and_up_across_kills, .timeout = 120)
         int r = run_child_until(&rs, 2, subs[i]);
         cr_assert_eq(r, 1, "the run at parallelism %d %s", ps[i],
                      r == 0 ? "completed before it could be killed" : "failed");
+        if (buckets && i == 0)
+            plant_stale_part(out);
     }
     rs.window_p = 2;
     cr_assert_eq(run_child(&rs, -1), 0,
@@ -566,6 +705,18 @@ Test(checkpoint_recovery, rescale_up_down_and_up_across_kills, .timeout = 120)
     free(got);
     free(ref);
     td_rmdir(tmp);
+}
+
+Test(checkpoint_recovery, rescale_up_down_and_up_across_kills, .timeout = 120)
+{
+    up_down_and_up(0);
+}
+
+/* The same into bucket folders: each restore finds the hidden parts its
+ * old writers left in every folder (none is left at the end). */
+Test(checkpoint_recovery, buckets_rescaled_across_kills_leave_nothing_hidden, .timeout = 120)
+{
+    up_down_and_up(3);
 }
 
 /* One worker, one-record batches, one batch per channel: alignment under

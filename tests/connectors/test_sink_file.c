@@ -2,8 +2,10 @@
  * the default formats (JSON lines and CSV of a schema's rows), rolling by
  * size, committed names (PREFIX-RUN-i-N), the refusals of a bad config, a
  * folder that is a link, and a part's name taken by a link while the part
- * is written (never written through or replaced). The exactly-once side is
- * tests/checkpoint/test_checkpoint_recovery.c. */
+ * is written (never written through or replaced); buckets (folders under
+ * the sink's, more of them than a subtask keeps open), the columns written,
+ * the CSV delimiter, success files, and what is refused of a bucket's
+ * folder. The exactly-once side is tests/checkpoint/test_checkpoint_recovery.c. */
 #include <criterion/criterion.h>
 #include <dirent.h>
 #include <stdatomic.h>
@@ -355,4 +357,264 @@ Test(sink_file, a_link_at_a_parts_name_is_never_replaced, .timeout = 60)
     free(r);
     weir_schema_destroy(s);
     td_rmdir(dir);
+}
+
+/* ---- buckets ------------------------------------------------------------------------- */
+
+typedef struct kv {
+    int64_t key, value;
+} kv;
+
+static int format_kv(const void *elem, int64_t ts, char *buf, size_t size, void *arg)
+{
+    (void)ts;
+    (void)arg;
+    const kv *e = elem;
+    return snprintf(buf, size, "%lld %lld", (long long)e->key, (long long)e->value);
+}
+
+/* key k goes into "k=K/half=H" (H: k's parity), two levels of folders */
+static int bucket_kv(const void *elem, int64_t ts, char *buf, size_t size, void *arg)
+{
+    (void)ts;
+    (void)arg;
+    const kv *e = elem;
+    return snprintf(buf, size, "k=%lld/half=%lld", (long long)e->key, (long long)(e->key % 2));
+}
+
+/* The lines of every committed part under dir, each "FOLDER|LINE" (FOLDER
+ * relative to dir, "" for dir), sorted; hidden files (other than `allow`)
+ * fail the test. */
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void tree_lines(const char *dir, const char *rel, const char *allow, char ***lines,
+                       size_t *n, size_t *cap)
+{
+    char path[2048];
+    snprintf(path, sizeof path, "%s%s%s", dir, *rel ? "/" : "", rel);
+    DIR *d = opendir(path);
+    cr_assert_not_null(d, "%s", path);
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+            continue;
+        char sub[1024], file[3072];
+        snprintf(sub, sizeof sub, "%s%s%s", rel, *rel ? "/" : "", e->d_name);
+        snprintf(file, sizeof file, "%s/%s", dir, sub);
+        struct stat st;
+        cr_assert_eq(lstat(file, &st), 0);
+        if (S_ISDIR(st.st_mode)) {
+            tree_lines(dir, sub, allow, lines, n, cap);
+            continue;
+        }
+        if (e->d_name[0] == '.' || e->d_name[0] == '_') {
+            cr_assert(allow && !strcmp(e->d_name, allow), "left behind: %s", sub);
+            continue;
+        }
+        char *text = td_read(file, NULL);
+        for (char *l = text, *nl; (nl = strchr(l, '\n')); l = nl + 1) {
+            *nl = '\0';
+            if (*n == *cap) {
+                *cap = *cap ? 2 * *cap : 256;
+                *lines = realloc(*lines, *cap * sizeof **lines);
+            }
+            char *t = malloc(strlen(rel) + strlen(l) + 2);
+            sprintf(t, "%s|%s", rel, l);
+            (*lines)[(*n)++] = t;
+        }
+        free(text);
+    }
+    closedir(d);
+}
+
+static char **committed_tree(const char *dir, const char *allow, size_t *n)
+{
+    char **lines = NULL;
+    size_t cap = 0;
+    *n = 0;
+    tree_lines(dir, "", allow, &lines, n, &cap);
+    if (*n)
+        qsort(lines, *n, sizeof *lines, cmp_str);
+    return lines;
+}
+
+static void free_lines(char **l, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(l[i]);
+    free(l);
+}
+
+/* Whether the folder dir/rel holds a file named `name`. */
+static bool has_file(const char *dir, const char *rel, const char *name)
+{
+    char path[2048];
+    snprintf(path, sizeof path, "%s/%s/%s", dir, rel, name);
+    return access(path, F_OK) == 0;
+}
+
+/* 600 records over 200 buckets, three rounds of all of them: more buckets
+ * than a subtask keeps open (128), so parts roll as buckets are pushed out
+ * and taken again, and every record still lands once, in its own folder. */
+Test(sink_file, buckets_put_records_into_their_folders)
+{
+    char *dir = td_tmpdir();
+    enum { NKEYS = 200, ROUNDS = 3 };
+    cr_assert_gt(NKEYS, WEIR_FILE_SINK_OPEN_BUCKETS);
+    kv *in = calloc(NKEYS * ROUNDS, sizeof *in);
+    for (int i = 0; i < NKEYS * ROUNDS; i++)
+        in[i] = (kv){.key = i % NKEYS, .value = i};
+    weir_job *job = tu_job(&(weir_job_config){.parallelism = 1, .diag = {.level = WEIR_DIAG_OFF}});
+    weir_stream *src = weir_source_array(job, in, NKEYS * ROUNDS, sizeof *in, NULL);
+    weir_file_sink_config fc = {.dir = dir, .format = format_kv, .bucket = bucket_kv,
+                                .success_file = "_SUCCESS"};
+    cr_assert_not_null(weir_sink_file(src, &fc), "%s", weir_job_error(job));
+    tu_run_ok(job);
+    weir_job_destroy(job);
+    size_t n = 0;
+    char **got = committed_tree(dir, "_SUCCESS", &n);
+    cr_assert_eq(n, NKEYS * ROUNDS);
+    char **want = calloc(n, sizeof *want);
+    for (int i = 0; i < NKEYS * ROUNDS; i++) {
+        want[i] = malloc(96);
+        snprintf(want[i], 96, "k=%d/half=%d|%d %d", i % NKEYS, i % NKEYS % 2, i % NKEYS, i);
+    }
+    qsort(want, n, sizeof *want, cmp_str);
+    for (size_t i = 0; i < n; i++)
+        cr_assert_str_eq(got[i], want[i]);
+    /* a bucket pushed out and taken again has a part per stay: the first
+     * bucket was pushed out after the first round */
+    char k0[600];
+    snprintf(k0, sizeof k0, "%s/k=0/half=0", dir);
+    int parts = 0;
+    DIR *d = opendir(k0);
+    cr_assert_not_null(d);
+    for (struct dirent *e; (e = readdir(d)) != NULL;)
+        parts += strncmp(e->d_name, "part-", 5) == 0;
+    closedir(d);
+    cr_assert_geq(parts, 2, "bucket k=0: %d parts", parts);
+    /* the success file is in each folder committed into, not above them */
+    cr_assert(has_file(dir, "k=7/half=1", "_SUCCESS"));
+    cr_assert(!has_file(dir, "k=7", "_SUCCESS"));
+    cr_assert(!has_file(dir, ".", "_SUCCESS"));
+    free_lines(got, n);
+    free_lines(want, n);
+    free(in);
+    td_rmdir(dir);
+}
+
+/* A schema's rows with the columns given, in their order, and a CSV
+ * delimiter of ';' (the JSON side writes the same columns by name). */
+Test(sink_file, only_the_columns_given_with_the_delimiter_given)
+{
+    char *dir = td_tmpdir();
+    weir_schema *s = people();
+    unsigned char *r = rows(s);
+    static const int cols[] = {1, 0, 3};
+    for (int csv = 0; csv < 2; csv++) {
+        char out[600];
+        snprintf(out, sizeof out, "%s/%s", dir, csv ? "csv" : "json");
+        weir_job *job = tu_job(&(weir_job_config){.parallelism = 1,
+                                                  .diag = {.level = WEIR_DIAG_OFF}});
+        weir_stream *src = weir_source_array(job, r, 3, weir_schema_row_size(s), NULL);
+        weir_file_sink_config fc = {.dir = out, .schema = s, .csv = csv, .csv_delimiter = ';',
+                                    .columns = cols, .ncolumns = 3};
+        cr_assert_not_null(weir_sink_file(src, &fc), "%s", weir_job_error(job));
+        tu_run_ok(job);
+        weir_job_destroy(job);
+        int n;
+        char *got = committed(out, &n);
+        cr_assert_str_eq(got, csv ? "-5;ann;true\n5;\"b\"\"o,b\";false\n15;\"c\nd\";true\n"
+                                  : "{\"n\":-5,\"name\":\"ann\",\"ok\":true}\n"
+                                    "{\"n\":5,\"name\":\"b\\\"o,b\",\"ok\":false}\n"
+                                    "{\"n\":15,\"name\":\"c\\u000ad\",\"ok\":true}\n");
+        free(got);
+    }
+    free(r);
+    weir_schema_destroy(s);
+    td_rmdir(dir);
+}
+
+static const char *bad_bucket_name;
+
+static int bucket_named(const void *elem, int64_t ts, char *buf, size_t size, void *arg)
+{
+    (void)elem;
+    (void)ts;
+    (void)arg;
+    return snprintf(buf, size, "%s", bad_bucket_name);
+}
+
+/* A bucket folder that would leave the sink's folder, be hidden from
+ * readers, or is too long fails the run, naming it; nothing is written
+ * outside the sink's folder. */
+Test(sink_file, a_bad_bucket_folder_fails_the_run_naming_it)
+{
+    static char long_name[WEIR_FILE_SINK_BUCKET_MAX + 10];
+    memset(long_name, 'a', sizeof long_name - 1);
+    static const struct {
+        const char *folder, *why;
+    } cases[] = {
+        {"../out", "the bucket folder '../out' of a record: a part starts with '.' or '_'"},
+        {"a/../../b", "a part starts with '.' or '_'"},
+        {"/etc", "an empty part"},
+        {"a//b", "an empty part"},
+        {"a/", "an empty part"},
+        {"_tmp=1", "readers skip such names as hidden"},
+        {long_name, "longer than the 1023 a bucket's folder may have"},
+    };
+    char *dir = td_tmpdir();
+    char out[600];
+    snprintf(out, sizeof out, "%s/sink", dir);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        bad_bucket_name = cases[i].folder;
+        kv one = {1, 1};
+        weir_job *job =
+            tu_job(&(weir_job_config){.parallelism = 1, .diag = {.level = WEIR_DIAG_OFF}});
+        weir_file_sink_config fc = {.dir = out, .format = format_kv, .bucket = bucket_named};
+        cr_assert_not_null(weir_sink_file(weir_source_array(job, &one, 1, sizeof one, NULL), &fc));
+        cr_assert_neq(weir_job_run(job), 0, "'%.40s' was taken", cases[i].folder);
+        cr_assert(strstr(weir_job_error(job), cases[i].why), "%s", weir_job_error(job));
+        weir_job_destroy(job);
+    }
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL)
+        cr_assert(e->d_name[0] == '.' || !strcmp(e->d_name, "sink"), "made: %s", e->d_name);
+    closedir(d);
+    td_rmdir(dir);
+}
+
+Test(sink_file, bad_bucket_configs_are_refused)
+{
+    weir_schema *s = people();
+    static const int out_of_range[] = {0, 5}, some[] = {0};
+    struct {
+        weir_file_sink_config c;
+        const char *why;
+    } cases[] = {
+        {{.dir = "/tmp/x", .schema = s, .columns = out_of_range, .ncolumns = 2},
+         "a column index out of the schema's range"},
+        {{.dir = "/tmp/x", .schema = s, .columns = some, .ncolumns = 0},
+         "columns without ncolumns"},
+        {{.dir = "/tmp/x", .schema = s, .format = format_kv, .columns = some, .ncolumns = 1},
+         "without a format function"},
+        {{.dir = "/tmp/x", .schema = s, .csv = true, .csv_delimiter = '"'},
+         "the CSV delimiter cannot be a quote"},
+        {{.dir = "/tmp/x", .schema = s, .success_file = "a/_SUCCESS"},
+         "the success file's name"},
+        {{.dir = "/tmp/x", .schema = s, .success_file = ".ok"}, "not starting with '.'"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        weir_job *job = tu_job(NULL);
+        unsigned char row[512] = {0};
+        weir_stream *src = weir_source_array(job, row, 1, weir_schema_row_size(s), NULL);
+        cr_assert_null(weir_sink_file(src, &cases[i].c));
+        cr_assert(strstr(weir_job_error(job), cases[i].why), "%s", weir_job_error(job));
+        weir_job_destroy(job);
+    }
+    weir_schema_destroy(s);
 }

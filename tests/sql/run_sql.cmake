@@ -4,9 +4,27 @@ get_filename_component(name ${SQL} NAME_WE)
 get_filename_component(dir ${SQL} DIRECTORY)
 set(out ${WORK}/${name}.actual)
 set(err ${WORK}/${name}.stderr)
-execute_process(COMMAND ${WEIR} sql ${SQL} OUTPUT_FILE ${out} ERROR_FILE ${err}
+# A file with a line "-- scratch" writes files (an INSERT INTO a filesystem
+# table): it runs from a fresh folder of its own in WORK, with the SQL
+# copied there and data/ a link to this folder's, so that what it writes
+# (relative to the SQL file) stays out of the source tree.
+file(STRINGS ${SQL} scratch REGEX "^-- scratch")
+set(run ${SQL})
+if(scratch)
+  set(sdir ${WORK}/${name}.scratch)
+  file(REMOVE_RECURSE ${sdir})
+  file(MAKE_DIRECTORY ${sdir})
+  file(COPY ${SQL} DESTINATION ${sdir})
+  file(CREATE_LINK ${dir}/data ${sdir}/data SYMBOLIC)
+  get_filename_component(file ${SQL} NAME)
+  set(run ${sdir}/${file})
+endif()
+execute_process(COMMAND ${WEIR} sql ${run} OUTPUT_FILE ${out} ERROR_FILE ${err}
                 RESULT_VARIABLE rc)
 file(READ ${err} actual_err)
+if(scratch)
+  string(REPLACE "${sdir}" "DIR" actual_err "${actual_err}")
+endif()
 string(REPLACE "${dir}" "DIR" actual_err "${actual_err}")
 file(STRINGS ${SQL} unordered REGEX "^-- unordered")
 
