@@ -67,6 +67,7 @@ static const char *family_name(char f)
     case 'N': return "NUMERIC";
     case 'T': return "TIMESTAMP";
     case 'B': return "BOOLEAN";
+    case 'V': return "INTERVAL_DAY_TIME";
     default: return "ANY";
     }
 }
@@ -171,6 +172,7 @@ static bool in_family(char f, weir_type t)
     case 'N': return weir__type_is_numeric(t.id);
     case 'T': return weir__type_is_time(t.id);
     case 'B': return t.id == WEIR_TYPE_BOOLEAN;
+    case 'V': return t.id == WEIR_TYPE_INTERVAL;
     default: return true;
     }
 }

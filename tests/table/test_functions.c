@@ -102,6 +102,31 @@ Test(functions, wrong_argument_types_are_refused_with_flinks_message)
                         "Supported form(s): '<STRING> LIKE <STRING>' '<STRING> LIKE <STRING> "
                         "ESCAPE <STRING>'"},
         {"s SIMILAR TO i", "'<VARCHAR(10)> SIMILAR TO <INTEGER>'"},
+        /* numeric */
+        {"ABS(s)", "Cannot apply 'ABS' to arguments of type 'ABS(<VARCHAR(10)>)'. Supported "
+                   "form(s): 'ABS(<NUMERIC>)' 'ABS(<INTERVAL_DAY_TIME>)'"},
+        {"ROUND(s)", "Cannot apply 'ROUND' to arguments of type 'ROUND(<VARCHAR(10)>)'. "
+                     "Supported form(s): 'ROUND(<NUMERIC>, <INTEGER>)' 'ROUND(<NUMERIC>)'"},
+        {"ROUND(d, d)", "'ROUND(<DOUBLE>, <DOUBLE>)'"},
+        {"TRUNCATE(f, 1)", "Cannot apply 'TRUNCATE'"},
+        {"FLOOR(s)", "'FLOOR(<VARCHAR(10)>)'. Supported form(s): 'FLOOR(<NUMERIC>)'"},
+        {"CEIL(f)", "Cannot apply 'CEIL'"},
+        {"SIGN(ts)", "Cannot apply 'SIGN'"},
+        {"POWER(s, 2)", "'POWER(<VARCHAR(10)>, <INTEGER>)'. Supported form(s): 'POWER(<NUMERIC>, "
+                        "<NUMERIC>)'"},
+        {"SQRT(f)", "'SQRT(<BOOLEAN>)'. Supported form(s): 'SQRT(<NUMERIC>)'"},
+        {"LN(s)", "Cannot apply 'LN'"},
+        {"LOG(s)", "Supported form(s): 'LOG(<NUMERIC>)' 'LOG(<NUMERIC>, <NUMERIC>)'"},
+        {"LOG10(ts)", "Cannot apply 'LOG10'"},
+        {"LOG2(s)", "Cannot apply 'LOG2'"},
+        {"EXP(f)", "Cannot apply 'EXP'"},
+        {"SIN(s)", "Cannot apply 'SIN'"},
+        {"ATAN2(i, s)", "'ATAN2(<INTEGER>, <VARCHAR(10)>)'"},
+        {"DEGREES(f)", "Cannot apply 'DEGREES'"},
+        {"MOD(d, 2)", "'MOD(<DOUBLE>, <INTEGER>)'. Supported form(s): 'MOD(<EXACT_NUMERIC>, "
+                      "<EXACT_NUMERIC>)'"},
+        {"RAND(s)", "'RAND(<VARCHAR(10)>)'. Supported form(s): 'RAND()' 'RAND(<NUMERIC>)'"},
+        {"RAND_INTEGER(s)", "Cannot apply 'RAND_INTEGER'"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         weir_expr *e = NULL;
@@ -137,6 +162,12 @@ Test(functions, wrong_counts_and_bad_literals)
         {"s SIMILAR 'a'", "expected TO after SIMILAR"},
         {"COUNT(DISTINCT UPPER(s))", "aggregate function COUNT is not allowed here"},
         {"CURRENT_DATE", "CURRENT_DATE is not supported"},
+        {"PI(1)", "Invalid number of arguments to function 'PI'. Was expecting 0 arguments"},
+        {"POWER(2)", "Invalid number of arguments to function 'POWER'. Was expecting 2"},
+        {"RAND(i)", "RAND's seed must be a literal"},
+        {"RAND_INTEGER(i, 10)", "RAND_INTEGER's seed must be a literal"},
+        {"LOG(1, 2, 3)", "No match found for function signature LOG(<NUMERIC>, <NUMERIC>, "
+                         "<NUMERIC>)"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         weir_expr *e = NULL;
