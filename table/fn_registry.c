@@ -19,7 +19,7 @@
 /* ---- the table ------------------------------------------------------------------------ */
 
 static const weir__builtin *const families[] = {weir__fn_string, weir__fn_regex,
-                                                weir__fn_numeric};
+                                                weir__fn_numeric, weir__fn_cond};
 
 const weir__builtin *weir__builtin_find(const char *name, weir_ast_form form)
 {
@@ -79,6 +79,14 @@ static void signature(const weir__builtin *f, int n, const char *(*operand)(int 
                       void *arg, char *out, size_t size, size_t *len)
 {
     char t[64], t2[64];
+    if (f->form == WEIR_AST_FORM_IS) {
+        /* postfix: '<BOOLEAN> IS TRUE', '<A> IS DISTINCT FROM <B>' */
+        weir__append(out, size, len, "'<%s> %s", operand(0, arg, t, sizeof t), f->name);
+        if (n > 1)
+            weir__append(out, size, len, " <%s>", operand(1, arg, t2, sizeof t2));
+        weir__append(out, size, len, "'");
+        return;
+    }
     if (f->form == WEIR_AST_FORM_INFIX) {
         weir__append(out, size, len, "'<%s> %s <%s>", operand(0, arg, t, sizeof t), f->name,
                      n > 1 ? operand(1, arg, t2, sizeof t2) : "");
@@ -184,7 +192,7 @@ static weir_type family_type(char f)
     switch (f) {
     case 'I':
     case 'E': t.id = WEIR_TYPE_INT; t.capacity = 0; break;
-    case 'N': t.id = WEIR_TYPE_DOUBLE; t.capacity = 0; break;
+    case 'N': t.id = WEIR_TYPE_INT; t.capacity = 0; break; /* the narrowest: others widen it */
     case 'T': t.id = WEIR_TYPE_TIMESTAMP; t.capacity = 0; break;
     case 'B': t.id = WEIR_TYPE_BOOLEAN; t.capacity = 0; break;
     default: break;

@@ -127,6 +127,22 @@ Test(functions, wrong_argument_types_are_refused_with_flinks_message)
                       "<EXACT_NUMERIC>)'"},
         {"RAND(s)", "'RAND(<VARCHAR(10)>)'. Supported form(s): 'RAND()' 'RAND(<NUMERIC>)'"},
         {"RAND_INTEGER(s)", "Cannot apply 'RAND_INTEGER'"},
+        /* conditional */
+        {"IF(i, 1, 2)", "Cannot apply 'IF' to arguments of type 'IF(<INTEGER>, <INTEGER>, "
+                        "<INTEGER>)'. Supported form(s): 'IF(<BOOLEAN>, <NUMERIC>, <NUMERIC>)' "
+                        "'IF(<BOOLEAN>, <STRING>, <STRING>)'"},
+        {"IF(f, 1, 'a')", "'IF(<BOOLEAN>, <INTEGER>, <VARCHAR(1)>)'"},
+        {"GREATEST(i, s)", "Invalid function call: GREATEST(INT, VARCHAR(10)): All types in a "
+                           "comparison should support 'EQUALS' comparison with each other. Can "
+                           "not compare INT with VARCHAR(10)"},
+        {"LEAST(ts, 1, 2)", "Can not compare TIMESTAMP(3) with INT NOT NULL"},
+        {"NULLIF(i, s)", "cannot compare INT with VARCHAR(10)"},
+        {"IFNULL(i, s)", "IFNULL of INT and VARCHAR(10)"},
+        {"i BETWEEN 's' AND 2", "cannot compare INT with VARCHAR(1)"},
+        {"s IS DISTINCT FROM i", "cannot compare VARCHAR(10) with INT"},
+        {"i IS TRUE", "Cannot apply 'IS TRUE' to arguments of type '<INTEGER> IS TRUE'. "
+                      "Supported form(s): '<BOOLEAN> IS TRUE'"},
+        {"s IS NOT UNKNOWN", "'<VARCHAR(10)> IS UNKNOWN'"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         weir_expr *e = NULL;
