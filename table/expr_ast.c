@@ -1085,6 +1085,21 @@ static weir_ast *parse_primary(parser *p)
         next(p);
         if (is_kw(p, &t, "INTERVAL"))
             return parse_interval(p, t.at);
+        if (is_kw(p, &t, "TIMESTAMP") && p->t.kind == T_STR) {
+            /* TIMESTAMP '2024-01-01 00:00:00': the string CAST */
+            weir_ast *c = node(p, WEIR_AST_CAST, t.at);
+            tok str = p->t;
+            weir_ast *v = literal(p, WEIR_AST_STRING, &str);
+            if (!c || !v || !(c->text = arena_strndup(p->arena, "TIMESTAMP(3)", 12))) {
+                if (c && v)
+                    nomem(p);
+                return NULL;
+            }
+            c->len = 12;
+            c->a = v;
+            c->type_start = (uint32_t)t.at;
+            return done(p, c);
+        }
         if (is_kw(p, &t, "CASE"))
             return parse_case(p, t.at);
         if (is_kw(p, &t, "CAST"))

@@ -18,8 +18,9 @@
 
 /* ---- the table ------------------------------------------------------------------------ */
 
-static const weir__builtin *const families[] = {weir__fn_string, weir__fn_regex,
-                                                weir__fn_numeric, weir__fn_cond};
+static const weir__builtin *const families[] = {weir__fn_string,  weir__fn_regex,
+                                                weir__fn_numeric, weir__fn_cond,
+                                                weir__fn_temporal};
 
 const weir__builtin *weir__builtin_find(const char *name, weir_ast_form form)
 {

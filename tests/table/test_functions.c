@@ -143,6 +143,28 @@ Test(functions, wrong_argument_types_are_refused_with_flinks_message)
         {"i IS TRUE", "Cannot apply 'IS TRUE' to arguments of type '<INTEGER> IS TRUE'. "
                       "Supported form(s): '<BOOLEAN> IS TRUE'"},
         {"s IS NOT UNKNOWN", "'<VARCHAR(10)> IS UNKNOWN'"},
+        /* temporal */
+        {"DATE_FORMAT(i, 'yyyy')", "Cannot apply 'DATE_FORMAT' to arguments of type "
+                                   "'DATE_FORMAT(<INTEGER>, <VARCHAR(4)>)'. Supported form(s): "
+                                   "'DATE_FORMAT(<TIMESTAMP>, <STRING>)' 'DATE_FORMAT(<STRING>, "
+                                   "<STRING>)'"},
+        {"DATE_FORMAT(ts, i)", "Cannot apply 'DATE_FORMAT'"},
+        {"YEAR(s)", "'YEAR(<VARCHAR(10)>)'. Supported form(s): 'YEAR(<TIMESTAMP>)'"},
+        {"DAYOFWEEK(i)", "Cannot apply 'DAYOFWEEK'"},
+        {"EXTRACT(HOUR FROM s)", "Cannot apply 'EXTRACT'"},
+        {"FLOOR(s TO DAY)", "'FLOOR(<VARCHAR(10)>)'. Supported form(s): 'FLOOR(<TIMESTAMP>)'"},
+        {"FROM_UNIXTIME(ts)", "'FROM_UNIXTIME(<TIMESTAMP(3)>)'. Supported form(s): "
+                              "'FROM_UNIXTIME(<INTEGER>)' 'FROM_UNIXTIME(<INTEGER>, <STRING>)'"},
+        {"FROM_UNIXTIME(d)", "Cannot apply 'FROM_UNIXTIME'"},
+        {"TO_TIMESTAMP(i)", "'TO_TIMESTAMP(<INTEGER>)'. Supported form(s): "
+                            "'TO_TIMESTAMP(<CHARACTER>)' 'TO_TIMESTAMP(<CHARACTER>, <CHARACTER>)'"},
+        {"UNIX_TIMESTAMP(ts)", "Cannot apply 'UNIX_TIMESTAMP'"},
+        {"TO_TIMESTAMP_LTZ(s, 3)", "Cannot apply 'TO_TIMESTAMP_LTZ'"},
+        {"TIMESTAMPADD(HOUR, s, ts)", "Cannot apply 'TIMESTAMPADD' to arguments of type "
+                                      "'TIMESTAMPADD(<SYMBOL>, <VARCHAR(10)>, <TIMESTAMP(3)>)'"},
+        {"TIMESTAMPADD(HOUR, 1, s)", "Cannot apply 'TIMESTAMPADD'"},
+        {"TIMESTAMPDIFF(DAY, i, ts)", "Cannot apply 'TIMESTAMPDIFF'"},
+        {"CONVERT_TZ(ts, 'UTC', 'UTC')", "Cannot apply 'CONVERT_TZ'"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         weir_expr *e = NULL;
@@ -184,6 +206,20 @@ Test(functions, wrong_counts_and_bad_literals)
         {"RAND_INTEGER(i, 10)", "RAND_INTEGER's seed must be a literal"},
         {"LOG(1, 2, 3)", "No match found for function signature LOG(<NUMERIC>, <NUMERIC>, "
                          "<NUMERIC>)"},
+        {"DATE_FORMAT(ts, 'yyyy-MM-dd bb')", "DATE_FORMAT: Unknown pattern letter: b"},
+        {"DATE_FORMAT(ts, 'HH:mm z')", "pattern letter 'z' is a time zone's"},
+        {"DATE_FORMAT(ts, 'ddd')", "Too many pattern letters: d"},
+        {"DATE_FORMAT(ts, 'yyyy ''quoted')", "Pattern ends with an incomplete string literal"},
+        {"FROM_UNIXTIME(b, 'yyyy q')", "FROM_UNIXTIME: Illegal pattern character 'q'"},
+        {"TO_TIMESTAMP(s, 'yyyy-MM-dd{')", "Pattern includes reserved character: '{'"},
+        {"EXTRACT(EPOCH FROM ts)", "Unit 'EPOCH' is not supported."},
+        {"EXTRACT(FORTNIGHT FROM ts)", "EXTRACT: 'FORTNIGHT' is not one of its units"},
+        {"FLOOR(ts TO DOW)", "FLOOR: 'DOW' is not one of its units (MILLENNIUM, CENTURY"},
+        {"TIMESTAMPADD(DOY, 1, ts)", "TIMESTAMPADD: 'DOY' is not one of its units"},
+        {"TO_TIMESTAMP_LTZ(b, 6)", "The precision value '6' for function "
+                                   "TO_TIMESTAMP_LTZ(numeric, precision) is unsupported, the "
+                                   "supported value is '0' for second or '3' for millisecond."},
+        {"CURRENT_TIMESTAMP()", "unknown function 'CURRENT_TIMESTAMP'"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         weir_expr *e = NULL;

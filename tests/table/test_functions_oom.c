@@ -27,7 +27,23 @@ static const char *const exprs[] = {
     "MD5(s) || SHA256(p)",
     "TO_BASE64(s)",
     "INITCAP(s) || REVERSE(s) || TRIM(BOTH 'a' FROM s)",
+    "ROUND(d, 2) + POWER(d, 2) + RAND(7) + LOG10(d)",
+    "GREATEST(s, p) || IF(d > 1, 'x', 'y') || COALESCE(NULLIF(s, p), '')",
+    "DATE_FORMAT(ts, 'yyyy-MM-dd HH:mm:ss EEE')",
+    "DATE_FORMAT(ts, f)",
+    "TO_TIMESTAMP(t) = TO_TIMESTAMP(t, 'yyyy-MM-dd HH:mm:ss')",
+    "FROM_UNIXTIME(UNIX_TIMESTAMP(t)) || CONVERT_TZ(t, 'UTC', 'Europe/Berlin')",
+    "CONVERT_TZ(t, 'UTC', z)",
+    "EXTRACT(WEEK FROM ts) + YEAR(ts) + TIMESTAMPDIFF(MONTH, ts, TIMESTAMPADD(DAY, 40, ts))",
+    "FLOOR(ts TO MONTH) < CEIL(ts TO HOUR)",
 };
+
+static weir_schema *schema(void)
+{
+    return tt_schema("t", "s VARCHAR(20), p VARCHAR(20), d DOUBLE, ts TIMESTAMP(3), f VARCHAR(20), "
+                          "t VARCHAR(20), z VARCHAR(20)",
+                     NULL);
+}
 
 /* Evaluates every expression on `rows` rows; the count of allocations
  * made while it did (after one row each to warm up when `warm`). */
@@ -41,7 +57,7 @@ static long run(const weir_schema *sc, int rows, bool warm)
                      exprs[i], msg);
     static unsigned char scratch[16384];
     unsigned char row[256];
-    tt_row(sc, row, "+I ab12cd|b(\\d)");
+    tt_row(sc, row, "+I ab12cd|b(\\d)|2.5|1709251199999|EEE d MMM|2024-02-29 23:59:59|Asia/Tokyo");
     weir__val v;
     const char *why;
     if (warm)
@@ -60,7 +76,7 @@ static long run(const weir_schema *sc, int rows, bool warm)
 
 Test(functions_oom, no_allocation_per_row)
 {
-    weir_schema *sc = tt_schema("t", "s VARCHAR(20), p VARCHAR(20)", NULL);
+    weir_schema *sc = schema();
     cr_expect_eq(run(sc, 1000, true), 0);
     weir_schema_destroy(sc);
 }
@@ -73,7 +89,7 @@ static void *in_thread(void *arg)
 
 Test(functions_oom, a_threads_cache_goes_with_it)
 {
-    weir_schema *sc = tt_schema("t", "s VARCHAR(20), p VARCHAR(20)", NULL);
+    weir_schema *sc = schema();
     /* the first thread's pthread structures stay cached by glibc: count
      * from a second one */
     pthread_t t;
