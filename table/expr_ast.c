@@ -779,6 +779,10 @@ static bool json_value_behaviour(parser *p, const char *when, weir_ast **sym, we
         return false;
     }
     if (!accept_kw(p, when)) {
+        if (!is_kw(p, &p->t, "EMPTY") && !is_kw(p, &p->t, "ERROR")) {
+            perr(p, p->t.at, "expected EMPTY or ERROR after ON");
+            return false;
+        }
         /* the other clause: read again by its own call */
         p->t = save;
         p->cur = cur;

@@ -20,7 +20,7 @@
 
 static const weir__builtin *const families[] = {weir__fn_string,  weir__fn_regex,
                                                 weir__fn_numeric, weir__fn_cond,
-                                                weir__fn_temporal};
+                                                weir__fn_temporal, weir__fn_json};
 
 const weir__builtin *weir__builtin_find(const char *name, weir_ast_form form)
 {
@@ -125,8 +125,10 @@ bool weir__fn_refuse(weir__fnbind *b)
     char msg[900];
     size_t len = 0;
     msg[0] = 0;
+    /* JSON_VALUE's DEFAULT values are not its operands in Calcite's words */
+    int shown = b->f->form == WEIR_AST_FORM_JSON ? 2 : b->n->nargs;
     weir__append(msg, sizeof msg, &len, "Cannot apply '%s' to arguments of type ", b->f->name);
-    signature(b->f, b->n->nargs, actual_operand, b, msg, sizeof msg, &len);
+    signature(b->f, shown, actual_operand, b, msg, sizeof msg, &len);
     weir__append(msg, sizeof msg, &len, ". Supported form(s): ");
     const char *s = b->f->sigs;
     bool first = true;
@@ -139,6 +141,8 @@ bool weir__fn_refuse(weir__fnbind *b)
                 sa.n++;
             e++;
         }
+        if (sa.n > shown && b->f->form == WEIR_AST_FORM_JSON)
+            sa.n = shown;
         if (!first) /* Calcite puts each on a line of its own */
             weir__append(msg, sizeof msg, &len, " ");
         first = false;
@@ -196,6 +200,7 @@ static weir_type family_type(char f)
     case 'N': t.id = WEIR_TYPE_INT; t.capacity = 0; break; /* the narrowest: others widen it */
     case 'T': t.id = WEIR_TYPE_TIMESTAMP; t.capacity = 0; break;
     case 'B': t.id = WEIR_TYPE_BOOLEAN; t.capacity = 0; break;
+    case 'A': t.id = WEIR_TYPE_NULL; t.capacity = 0; break; /* the rule types it */
     default: break;
     }
     return t;

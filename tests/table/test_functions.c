@@ -165,6 +165,12 @@ Test(functions, wrong_argument_types_are_refused_with_flinks_message)
         {"TIMESTAMPADD(HOUR, 1, s)", "Cannot apply 'TIMESTAMPADD'"},
         {"TIMESTAMPDIFF(DAY, i, ts)", "Cannot apply 'TIMESTAMPDIFF'"},
         {"CONVERT_TZ(ts, 'UTC', 'UTC')", "Cannot apply 'CONVERT_TZ'"},
+        /* JSON */
+        {"JSON_VALUE(i, '$.a')", "Cannot apply 'JSON_VALUE' to arguments of type "
+                                 "'JSON_VALUE(<INTEGER>, <VARCHAR(3)>)'. Supported form(s): "
+                                 "'JSON_VALUE(<STRING>, <STRING>)'"},
+        {"JSON_QUERY(s, b)", "'JSON_QUERY(<VARCHAR(10)>, <BIGINT>)'"},
+        {"JSON_EXISTS(f, '$')", "Cannot apply 'JSON_EXISTS'"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         weir_expr *e = NULL;
@@ -220,6 +226,18 @@ Test(functions, wrong_counts_and_bad_literals)
                                    "TO_TIMESTAMP_LTZ(numeric, precision) is unsupported, the "
                                    "supported value is '0' for second or '3' for millisecond."},
         {"CURRENT_TIMESTAMP()", "unknown function 'CURRENT_TIMESTAMP'"},
+        {"JSON_VALUE(s, '$.a' RETURNING TIMESTAMP(3))",
+         "Unsupported type 'TIMESTAMP(3)' for RETURNING in JSON_VALUE()."},
+        {"JSON_VALUE(s, '$.a' RETURNING INT DEFAULT 'x' ON EMPTY)",
+         "JSON_VALUE: the DEFAULT value is VARCHAR(1), not of its RETURNING type INTEGER"},
+        {"JSON_QUERY(s, '$..a')", "JSON_QUERY: a JSON path with '..'"},
+        {"JSON_VALUE(s, '$[*]')", "JSON_VALUE: a JSON path with a subscript that is not a name "
+                                  "or an index (wildcards, slices and filters are not "
+                                  "supported): '$[*]'"},
+        {"JSON_EXISTS(s, '$.a.*')", "a JSON path with a wildcard"},
+        {"JSON_VALUE(s, '')", "JSON_VALUE: an empty JSON path"},
+        {"JSON_VALUE(s, '$.a' NULL ON)", "at 28: expected EMPTY or ERROR after ON"},
+        {"JSON_VALUE(s, '$.a' NULL)", "at 25: expected ON EMPTY or ON ERROR"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         weir_expr *e = NULL;

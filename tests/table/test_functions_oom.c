@@ -36,6 +36,9 @@ static const char *const exprs[] = {
     "CONVERT_TZ(t, 'UTC', z)",
     "EXTRACT(WEEK FROM ts) + YEAR(ts) + TIMESTAMPDIFF(MONTH, ts, TIMESTAMPADD(DAY, 40, ts))",
     "FLOOR(ts TO MONTH) < CEIL(ts TO HOUR)",
+    "JSON_VALUE('{\"a\": [1, {\"b\": \"x\"}]}', '$.a[1].b')",
+    "JSON_QUERY('{\"z\": 1, \"a\": [1, 2.50]}', '$')",
+    "JSON_EXISTS('{\"a\": 1}', f)",
 };
 
 static weir_schema *schema(void)
