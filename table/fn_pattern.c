@@ -247,13 +247,24 @@ static void put(out *o, const char *s, uint32_t n)
 
 static void put_str(out *o, const char *s) { put(o, s, (uint32_t)strlen(s)); }
 
-/* v with at least `width` digits, '-' before a negative one. */
+/* v with at least `width` digits, '-' before a negative one (by hand:
+ * snprintf was most of a DATE_FORMAT's time). */
 static void put_num(out *o, int64_t v, int width)
 {
-    char b[32];
-    int n = snprintf(b, sizeof b, "%s%0*lld", v < 0 ? "-" : "", width,
-                     (long long)(v < 0 ? -v : v));
-    put(o, b, (uint32_t)n);
+    char b[48];
+    int k = (int)sizeof b;
+    uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+    do {
+        b[--k] = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    if (width > 40)
+        width = 40;
+    while ((int)sizeof b - k < width)
+        b[--k] = '0';
+    if (v < 0)
+        b[--k] = '-';
+    put(o, b + k, (uint32_t)(sizeof b - (size_t)k));
 }
 
 /* A text field: count 1-3 short, 4 full, 5 narrow (java.time); in
