@@ -28,6 +28,15 @@
  *                       a callback sink of parallelism 1. Baseline of
  *                       sql-tumbling: the ratio is what SQL adds per record
  *                       (nothing, by design: the same nodes).
+ *   sql-project         SELECT `key`, ts, `value` FROM gen (sql-tumbling's
+ *                       table) at parallelism p, every row to a callback
+ *                       that counts them (they must be the records): a
+ *                       projection's cost, the baseline of
+ *   sql-functions       SELECT `key`, DATE_FORMAT(ts, 'yyyy-MM-dd HH:mm:ss'),
+ *                         REGEXP_EXTRACT(CAST(`value` AS STRING), '(\d\d)$', 1),
+ *                         SPLIT_INDEX(DATE_FORMAT(ts, 'yyyy-MM-dd'), '-', 1)
+ *                       FROM gen: what the built-in functions cost a row
+ *                       (bench/README.md), nothing else changed.
  *   sql-plan            parse + plan of a 50-line SQL file (a datagen table,
  *                       two views, a WHERE with CASE and IN, a group window
  *                       with HAVING, a window TVF, UNION ALL): a plan-only
@@ -114,6 +123,59 @@ static int run_sql(const bench_scenario *sc, const bench_params *p, bench_result
         return r ? -1 : 0;
     return r ? -1 : check_count(t.counted, p->records / p->parallelism * p->parallelism, err,
                                 errsize);
+}
+
+/* ---- sql-project, sql-functions ------------------------------------------------------- */
+
+static int count_one(const weir_schema *schema, const void *row, void *arg)
+{
+    (void)schema;
+    (void)row;
+    ((sql_timing *)arg)->counted++;
+    return 0;
+}
+
+static int run_sql_project(const bench_scenario *sc, const bench_params *p, bench_result *out,
+                           char *err, size_t errsize)
+{
+    bool functions = strcmp(sc->name, "sql-functions") == 0;
+    sql_timing t = {.out = out};
+    weir_sql_config cfg = {.on_row = count_one, .on_row_arg = &t, .workers = p->workers,
+                           .on_job = on_job, .on_job_arg = &t};
+    weir_sql_session *s;
+    if (weir_sql_session_create(&cfg, &s) != 0) {
+        snprintf(err, errsize, "out of memory");
+        return -1;
+    }
+    char text[2048];
+    snprintf(text, sizeof text,
+             "SET 'parallelism.default' = '%d';\n"
+             "SET 'weir.capture.level' = 'off';\n"
+             "CREATE TABLE gen (`key` BIGINT, `value` BIGINT, ts TIMESTAMP(3),\n"
+             "  WATERMARK FOR ts AS ts - INTERVAL '100' MILLISECOND)\n"
+             "WITH ('connector' = 'datagen', 'number-of-rows' = '%" PRId64 "',\n"
+             "      'partitions' = '%d', 'keys' = '%d', 'disorder' = '100 ms',\n"
+             "      'rows-per-second' = '%d');\n"
+             "%s",
+             p->parallelism, p->records / p->parallelism, p->parallelism, SQL_KEYS, SQL_RATE,
+             functions ? "SELECT `key`, DATE_FORMAT(ts, 'yyyy-MM-dd HH:mm:ss') AS t,\n"
+                         "       REGEXP_EXTRACT(CAST(`value` AS STRING), '(\\d\\d)$', 1) AS tail,\n"
+                         "       SPLIT_INDEX(DATE_FORMAT(ts, 'yyyy-MM-dd'), '-', 1) AS m\n"
+                         "FROM gen;\n"
+                       : "SELECT `key`, ts, `value` FROM gen;\n");
+    int r = weir_sql_execute(s, text, strlen(text));
+    if (r != 0)
+        snprintf(err, errsize, "weir_sql_execute: %s", weir_sql_error(s));
+    weir_sql_session_destroy(s);
+    if (r)
+        return -1;
+    int64_t want = p->records / p->parallelism * p->parallelism;
+    if (t.counted != want) {
+        snprintf(err, errsize, "the query gave %" PRId64 " rows, expected %" PRId64, t.counted,
+                 want);
+        return -1;
+    }
+    return 0;
 }
 
 /* ---- table-gen-tumbling ------------------------------------------------------------ */
@@ -285,6 +347,22 @@ const bench_scenario bench_scenarios_sql[] = {
         .run = run_sql,
         .targets = {{BENCH_TARGET_RATIO, 0.95, 0,
                      "sql-insert-blackhole >= 95% of sql-tumbling (a sink costs nothing)"}},
+    },
+    {
+        .name = "sql-project",
+        .what = "SELECT `key`, ts, `value` FROM sql-tumbling's table, every row to a callback",
+        .baseline = NULL,
+        .records = 4000000,
+        .quick_records = 1000000,
+        .run = run_sql_project,
+    },
+    {
+        .name = "sql-functions",
+        .what = "the same with DATE_FORMAT, REGEXP_EXTRACT, SPLIT_INDEX in the select list",
+        .baseline = "sql-project",
+        .records = 4000000,
+        .quick_records = 1000000,
+        .run = run_sql_project,
     },
     {
         .name = "sql-plan",

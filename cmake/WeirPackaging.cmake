@@ -17,7 +17,7 @@
 # Depends come from dpkg-shlibdeps (Debian's names for the libraries they
 # link, with versions: weir uses only Concurrency Kit's and xxHash's inline
 # functions, so libweir.so needs neither at run time and only liburcu8,
-# libmsgpackc2 and libunistring appear; librdkafka1 (and libweir-file) for libweir-kafka,
+# libmsgpackc2, libunistring and libpcre2-8 appear; librdkafka1 (and libweir-file) for libweir-kafka,
 # libjansson4 and libcsv3 for libweir-file), with the weir packages of the
 # same build named here; libweir-dev depends on the -dev
 # packages of the libraries that the .pc files' Libs.private and the -static
@@ -72,7 +72,7 @@ set(CPACK_DEBIAN_CONNECTOR_FILE_DESCRIPTION
 set(CPACK_DEBIAN_DEV_PACKAGE_NAME libweir-dev)
 set(CPACK_DEBIAN_DEV_PACKAGE_SECTION libdevel)
 set(CPACK_DEBIAN_DEV_PACKAGE_DEPENDS
-  "${weir_lib_package} (= ${weir_deb_version}), ${weir_kafka_package} (= ${weir_deb_version}), ${weir_file_package} (= ${weir_deb_version}), libck-dev, liburcu-dev, libmsgpack-dev, libxxhash-dev, libjansson-dev, librdkafka-dev, libcsv-dev, libunistring-dev, pkg-config | pkgconf")
+  "${weir_lib_package} (= ${weir_deb_version}), ${weir_kafka_package} (= ${weir_deb_version}), ${weir_file_package} (= ${weir_deb_version}), libck-dev, liburcu-dev, libmsgpack-dev, libxxhash-dev, libpcre2-dev, libjansson-dev, librdkafka-dev, libcsv-dev, libunistring-dev, pkg-config | pkgconf")
 set(CPACK_DEBIAN_DEV_DESCRIPTION
   "Headers, the static libraries, weir.pc, weir-static.pc, weir-kafka.pc,\nweir-kafka-static.pc, weir-file.pc and weir-file-static.pc for pkg-config\nand the CMake package (find_package(weir), targets weir::weir,\nweir::weir_static, weir::weir-kafka, weir::weir-kafka-static,\nweir::weir-file and weir::weir-file-static), and weir's documentation.")
 

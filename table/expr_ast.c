@@ -426,6 +426,7 @@ static bool take_args(parser *p, weir_ast *n, nodes *l)
 static weir_ast *parse_or(parser *p);
 static weir_ast *parse_unary(parser *p);
 static weir_ast *parse_not(parser *p);
+static weir_ast *parse_concat(parser *p);
 
 /* The unit the current token names, or -1. */
 static int unit_here(const parser *p)
@@ -529,12 +530,425 @@ static bool parse_args(parser *p, weir_ast *n)
     return take_args(p, n, &l);
 }
 
+
+/* ---- calls in SQL's own syntax ------------------------------------------------------ */
+
+/* A SYMBOL node of `text` (upper case), at `at`. */
+static weir_ast *symbol(parser *p, const char *text, size_t at)
+{
+    weir_ast *n = node(p, WEIR_AST_SYMBOL, at);
+    if (!n)
+        return NULL;
+    size_t len = strlen(text);
+    if (!(n->text = arena_strndup(p->arena, text, len))) {
+        nomem(p);
+        return NULL;
+    }
+    for (size_t i = 0; i < len; i++)
+        n->text[i] = (char)toupper((unsigned char)n->text[i]);
+    n->len = (uint32_t)len;
+    n->depth = 1;
+    n->end = (uint32_t)p->prev_end;
+    return n;
+}
+
+/* The current token as a SYMBOL when it is a bare word (taken), else an
+ * error saying `what` was expected. */
+static weir_ast *word_symbol(parser *p, const char *what)
+{
+    if (p->error.failed)
+        return NULL;
+    if (p->t.kind != T_IDENT) {
+        perr(p, p->t.at, "expected %s", what);
+        return NULL;
+    }
+    char w[64];
+    size_t len = p->t.len < sizeof w - 1 ? p->t.len : sizeof w - 1;
+    memcpy(w, p->text + p->t.at, len);
+    w[len] = 0;
+    size_t at = p->t.at;
+    next(p);
+    return symbol(p, w, at);
+}
+
+/* A string literal node of `text`, at `at` (TRIM's default ' '). */
+static weir_ast *string_node(parser *p, const char *text, size_t at)
+{
+    weir_ast *n = node(p, WEIR_AST_STRING, at);
+    if (!n)
+        return NULL;
+    if (!(n->text = arena_strndup(p->arena, text, strlen(text)))) {
+        nomem(p);
+        return NULL;
+    }
+    n->len = (uint32_t)strlen(text);
+    n->depth = 1;
+    n->end = (uint32_t)at;
+    return n;
+}
+
+/* SUBSTRING(s FROM a [FOR b]), or SUBSTRING(s, a[, b]); after the name. */
+static weir_ast *parse_substring(parser *p, weir_ast *n)
+{
+    nodes l = {0};
+    expect_sym(p, "(");
+    push(p, &l, parse_or(p));
+    if (!p->error.failed && accept_kw(p, "FROM")) {
+        n->form = WEIR_AST_FORM_SUBSTRING;
+        push(p, &l, parse_or(p));
+        if (!p->error.failed && accept_kw(p, "FOR"))
+            push(p, &l, parse_or(p));
+    } else {
+        while (!p->error.failed && accept_sym(p, ","))
+            push(p, &l, parse_or(p));
+    }
+    expect_sym(p, ")");
+    take_args(p, n, &l);
+    return done(p, n);
+}
+
+/* TRIM([BOTH|LEADING|TRAILING] [chars] FROM s), TRIM([chars FROM] s): the
+ * side, the characters (' ' when not given) and the string. */
+static weir_ast *parse_trim(parser *p, weir_ast *n)
+{
+    static const char *const sides[] = {"BOTH", "LEADING", "TRAILING"};
+    expect_sym(p, "(");
+    size_t at = p->t.at;
+    const char *side = NULL;
+    for (int i = 0; !p->error.failed && !side && i < 3; i++)
+        if (is_kw(p, &p->t, sides[i])) {
+            side = sides[i];
+            next(p);
+        }
+    weir_ast *chars = NULL, *s = NULL;
+    if (side && accept_kw(p, "FROM")) {
+        s = parse_or(p);
+    } else {
+        weir_ast *x = parse_or(p);
+        if (!p->error.failed && accept_kw(p, "FROM")) {
+            chars = x;
+            s = parse_or(p);
+        } else if (side) {
+            perr(p, p->t.at, "expected FROM in TRIM");
+        } else {
+            s = x;
+        }
+    }
+    expect_sym(p, ")");
+    if (p->error.failed)
+        return NULL;
+    nodes l = {0};
+    push(p, &l, symbol(p, side ? side : "BOTH", at));
+    push(p, &l, chars ? chars : string_node(p, " ", at));
+    push(p, &l, s);
+    n->form = WEIR_AST_FORM_TRIM;
+    take_args(p, n, &l);
+    return done(p, n);
+}
+
+/* POSITION(a IN b [FROM c]). */
+static weir_ast *parse_position(parser *p, weir_ast *n)
+{
+    nodes l = {0};
+    expect_sym(p, "(");
+    push(p, &l, parse_concat(p));
+    if (!p->error.failed && accept_sym(p, ",")) {
+        push(p, &l, parse_or(p)); /* POSITION(a, b): as LOCATE */
+    } else {
+        if (!p->error.failed && !accept_kw(p, "IN"))
+            perr(p, p->t.at, "expected IN in POSITION");
+        push(p, &l, parse_concat(p));
+        if (!p->error.failed && accept_kw(p, "FROM"))
+            push(p, &l, parse_concat(p));
+        n->form = WEIR_AST_FORM_POSITION;
+    }
+    expect_sym(p, ")");
+    take_args(p, n, &l);
+    return done(p, n);
+}
+
+/* EXTRACT(unit FROM x). */
+static weir_ast *parse_extract(parser *p, weir_ast *n)
+{
+    nodes l = {0};
+    expect_sym(p, "(");
+    push(p, &l, word_symbol(p, "a time unit (YEAR, MONTH, DAY, HOUR, ...)"));
+    if (!p->error.failed && !accept_kw(p, "FROM"))
+        perr(p, p->t.at, "expected FROM in EXTRACT");
+    push(p, &l, parse_or(p));
+    expect_sym(p, ")");
+    n->form = WEIR_AST_FORM_EXTRACT;
+    take_args(p, n, &l);
+    return done(p, n);
+}
+
+/* FLOOR(x TO unit), CEIL(x TO unit), or the plain call. */
+static weir_ast *parse_floor(parser *p, weir_ast *n)
+{
+    nodes l = {0};
+    expect_sym(p, "(");
+    push(p, &l, parse_or(p));
+    if (!p->error.failed && accept_kw(p, "TO")) {
+        push(p, &l, word_symbol(p, "a time unit (YEAR, MONTH, DAY, HOUR, ...)"));
+        n->form = WEIR_AST_FORM_FLOOR_TO;
+    } else {
+        while (!p->error.failed && accept_sym(p, ","))
+            push(p, &l, parse_or(p));
+    }
+    expect_sym(p, ")");
+    take_args(p, n, &l);
+    return done(p, n);
+}
+
+/* TIMESTAMPADD(unit, n, x), TIMESTAMPDIFF(unit, a, b): the unit a SYMBOL. */
+static weir_ast *parse_unit_call(parser *p, weir_ast *n)
+{
+    nodes l = {0};
+    expect_sym(p, "(");
+    push(p, &l, word_symbol(p, "a time unit (YEAR, MONTH, DAY, HOUR, ...)"));
+    while (!p->error.failed && accept_sym(p, ","))
+        push(p, &l, parse_or(p));
+    expect_sym(p, ")");
+    take_args(p, n, &l);
+    return done(p, n);
+}
+
+/* The text of a type after RETURNING: a word, then "(...)" if given, then
+ * NOT NULL if given (weir_type_parse reads it when the tree is bound). */
+static weir_ast *returning_type(parser *p)
+{
+    size_t s = p->t.at;
+    if (p->t.kind != T_IDENT) {
+        perr(p, p->t.at, "expected a type after RETURNING");
+        return NULL;
+    }
+    next(p);
+    if (is_sym(p, &p->t, "(")) {
+        while (!p->error.failed && p->t.kind != T_END && !is_sym(p, &p->t, ")"))
+            next(p);
+        expect_sym(p, ")");
+    }
+    if (is_kw(p, &p->t, "NOT")) {
+        next(p);
+        if (!accept_kw(p, "NULL"))
+            perr(p, p->t.at, "expected NULL after NOT");
+    }
+    if (p->error.failed)
+        return NULL;
+    char buf[80];
+    size_t len = p->prev_end - s < sizeof buf - 1 ? p->prev_end - s : sizeof buf - 1;
+    memcpy(buf, p->text + s, len);
+    buf[len] = 0;
+    return symbol(p, buf, s);
+}
+
+/* A NULL literal node at `at` (a clause's value left out). */
+static weir_ast *null_node(parser *p, size_t at)
+{
+    weir_ast *n = node(p, WEIR_AST_NULL, at);
+    if (n) {
+        n->depth = 1;
+        n->end = (uint32_t)at;
+    }
+    return n;
+}
+
+/* One JSON_VALUE behaviour, {NULL | ERROR | DEFAULT expr} ON `when`, if
+ * here: its SYMBOL and value into *sym and *val (a NULL literal but for
+ * DEFAULT); false, nothing taken, when that clause is not here. */
+static bool json_value_behaviour(parser *p, const char *when, weir_ast **sym, weir_ast **val)
+{
+    size_t at = p->t.at;
+    tok save = p->t;
+    size_t cur = p->cur, prev = p->prev_end;
+    const char *b = NULL;
+    weir_ast *v = NULL;
+    if (accept_kw(p, "NULL"))
+        b = "NULL";
+    else if (accept_kw(p, "ERROR"))
+        b = "ERROR";
+    else if (accept_kw(p, "DEFAULT")) {
+        b = "DEFAULT";
+        v = parse_concat(p);
+    } else
+        return false;
+    if (p->error.failed)
+        return false;
+    if (!accept_kw(p, "ON")) {
+        perr(p, p->t.at, "expected ON EMPTY or ON ERROR");
+        return false;
+    }
+    if (!accept_kw(p, when)) {
+        if (!is_kw(p, &p->t, "EMPTY") && !is_kw(p, &p->t, "ERROR")) {
+            perr(p, p->t.at, "expected EMPTY or ERROR after ON");
+            return false;
+        }
+        /* the other clause: read again by its own call */
+        p->t = save;
+        p->cur = cur;
+        p->prev_end = prev;
+        return false;
+    }
+    *sym = symbol(p, b, at);
+    *val = v ? v : null_node(p, at);
+    return true;
+}
+
+/* The words of `w` as the next tokens (any case), taken; false (nothing
+ * taken) if they are not there. */
+static bool accept_words(parser *p, const char *const *w)
+{
+    tok save = p->t;
+    size_t cur = p->cur, prev = p->prev_end;
+    for (int i = 0; w[i]; i++) {
+        if (!is_kw(p, &p->t, w[i])) {
+            p->t = save;
+            p->cur = cur;
+            p->prev_end = prev;
+            return false;
+        }
+        next(p);
+    }
+    return true;
+}
+
+/* JSON_VALUE, JSON_QUERY, JSON_EXISTS with their clauses, into the fixed
+ * arguments of WEIR_AST_FORM_JSON (weir/expr_ast.h):
+ *   JSON_VALUE   j, p, RETURNING type, empty, empty's DEFAULT, error, error's DEFAULT
+ *   JSON_QUERY   j, p, wrapper, empty, error
+ *   JSON_EXISTS  j, p, error
+ * Clauses left out are Flink's defaults, written out. */
+static weir_ast *parse_json(parser *p, weir_ast *n, int which)
+{
+    nodes l = {0};
+    expect_sym(p, "(");
+    push(p, &l, parse_or(p));
+    expect_sym(p, ",");
+    push(p, &l, parse_or(p));
+    size_t at = p->t.at;
+    if (which == 0) {
+        weir_ast *type = NULL, *es = NULL, *ev = NULL, *xs = NULL, *xv = NULL;
+        if (!p->error.failed && accept_kw(p, "RETURNING"))
+            type = returning_type(p);
+        if (!p->error.failed)
+            json_value_behaviour(p, "EMPTY", &es, &ev);
+        if (!p->error.failed)
+            json_value_behaviour(p, "ERROR", &xs, &xv);
+        if (!type)
+            type = symbol(p, "STRING", at);
+        if (!es) {
+            es = symbol(p, "NULL", at);
+            ev = null_node(p, at);
+        }
+        if (!xs) {
+            xs = symbol(p, "NULL", at);
+            xv = null_node(p, at);
+        }
+        push(p, &l, type);
+        push(p, &l, es);
+        push(p, &l, ev);
+        push(p, &l, xs);
+        push(p, &l, xv);
+    } else if (which == 1) {
+        static const char *const wrappers[][5] = {
+            {"WITHOUT", "ARRAY", "WRAPPER", NULL},
+            {"WITHOUT", "WRAPPER", NULL},
+            {"WITH", "CONDITIONAL", "ARRAY", "WRAPPER", NULL},
+            {"WITH", "CONDITIONAL", "WRAPPER", NULL},
+            {"WITH", "UNCONDITIONAL", "ARRAY", "WRAPPER", NULL},
+            {"WITH", "UNCONDITIONAL", "WRAPPER", NULL},
+            {"WITH", "ARRAY", "WRAPPER", NULL},
+            {"WITH", "WRAPPER", NULL}};
+        static const char *const wrapper_sym[] = {
+            "WITHOUT ARRAY", "WITHOUT ARRAY", "WITH CONDITIONAL ARRAY", "WITH CONDITIONAL ARRAY",
+            "WITH UNCONDITIONAL ARRAY", "WITH UNCONDITIONAL ARRAY", "WITH UNCONDITIONAL ARRAY",
+            "WITH UNCONDITIONAL ARRAY"};
+        static const char *const behaviours[][3] = {
+            {"NULL", NULL}, {"ERROR", NULL}, {"EMPTY", "ARRAY", NULL}, {"EMPTY", "OBJECT", NULL}};
+        static const char *const behaviour_sym[] = {"NULL", "ERROR", "EMPTY ARRAY",
+                                                    "EMPTY OBJECT"};
+        const char *w = "WITHOUT ARRAY", *on[2] = {"NULL", "NULL"};
+        for (size_t i = 0; i < sizeof wrappers / sizeof wrappers[0]; i++)
+            if (accept_words(p, wrappers[i])) {
+                w = wrapper_sym[i];
+                break;
+            }
+        static const char *const whens[] = {"EMPTY", "ERROR"};
+        for (int k = 0; k < 2 && !p->error.failed; k++) {
+            tok save = p->t;
+            size_t cur = p->cur, prev = p->prev_end;
+            for (int b = 0; b < 4; b++) {
+                if (!accept_words(p, behaviours[b]))
+                    continue;
+                const char *on_w[] = {"ON", whens[k], NULL};
+                if (accept_words(p, on_w)) {
+                    on[k] = behaviour_sym[b];
+                } else {
+                    p->t = save;
+                    p->cur = cur;
+                    p->prev_end = prev;
+                }
+                break;
+            }
+        }
+        push(p, &l, symbol(p, w, at));
+        push(p, &l, symbol(p, on[0], at));
+        push(p, &l, symbol(p, on[1], at));
+    } else {
+        const char *b = "FALSE";
+        static const char *const bs[] = {"TRUE", "FALSE", "UNKNOWN", "ERROR"};
+        for (int i = 0; i < 4 && !p->error.failed; i++) {
+            const char *w[] = {bs[i], "ON", "ERROR", NULL};
+            if (accept_words(p, w)) {
+                b = bs[i];
+                break;
+            }
+        }
+        push(p, &l, symbol(p, b, at));
+    }
+    expect_sym(p, ")");
+    n->form = WEIR_AST_FORM_JSON;
+    take_args(p, n, &l);
+    return done(p, n);
+}
+
+/* A call whose name has a syntax of its own, after the name: NULL with
+ * *handled false when it has none. */
+static weir_ast *parse_special_call(parser *p, const tok *name, weir_ast *n, bool *handled)
+{
+    *handled = true;
+    if (is_kw(p, name, "SUBSTRING"))
+        return parse_substring(p, n);
+    if (is_kw(p, name, "TRIM"))
+        return parse_trim(p, n);
+    if (is_kw(p, name, "POSITION"))
+        return parse_position(p, n);
+    if (is_kw(p, name, "EXTRACT"))
+        return parse_extract(p, n);
+    if (is_kw(p, name, "FLOOR") || is_kw(p, name, "CEIL") || is_kw(p, name, "CEILING"))
+        return parse_floor(p, n);
+    if (is_kw(p, name, "TIMESTAMPADD") || is_kw(p, name, "TIMESTAMPDIFF"))
+        return parse_unit_call(p, n);
+    if (is_kw(p, name, "JSON_VALUE"))
+        return parse_json(p, n, 0);
+    if (is_kw(p, name, "JSON_QUERY"))
+        return parse_json(p, n, 1);
+    if (is_kw(p, name, "JSON_EXISTS"))
+        return parse_json(p, n, 2);
+    *handled = false;
+    return NULL;
+}
+
 /* NAME(...), with the name taken: COUNT(*), NAME(DISTINCT x), NAME(args). */
 static weir_ast *parse_call(parser *p, const tok *name)
 {
     weir_ast *n = node(p, WEIR_AST_CALL, name->at);
     if (!n || !(n->text = token_value(p, name, &n->len)))
         return NULL;
+    bool special;
+    weir_ast *sp = parse_special_call(p, name, n, &special);
+    if (special)
+        return sp;
     if (is_kw(p, name, "COUNT")) {
         tok save = p->t;
         size_t cur = p->cur;
@@ -598,7 +1012,19 @@ static bool reserved(const parser *p, const tok *t)
     static const char *const words[] = {
         "AND", "OR", "NOT", "IS", "IN", "CASE", "WHEN", "THEN", "ELSE", "END", "AS",
         "DISTINCT", "SELECT", "FROM", "WHERE", "GROUP", "BY", "HAVING", "UNION", "ORDER",
-        "LIMIT", "WINDOW", "WITH", "ON", "JOIN", NULL};
+        "LIMIT", "WINDOW", "WITH", "ON", "JOIN", "LIKE", "BETWEEN", "SIMILAR", "ESCAPE", NULL};
+    for (int i = 0; words[i]; i++)
+        if (is_kw(p, t, words[i]))
+            return true;
+    return false;
+}
+
+/* Whether a bare word is one of SQL's functions called without
+ * parentheses (CURRENT_TIMESTAMP). */
+static bool niladic(const parser *p, const tok *t)
+{
+    static const char *const words[] = {"CURRENT_TIMESTAMP", "LOCALTIMESTAMP", "CURRENT_DATE",
+                                        "CURRENT_TIME", "LOCALTIME", NULL};
     for (int i = 0; words[i]; i++)
         if (is_kw(p, t, words[i]))
             return true;
@@ -663,12 +1089,37 @@ static weir_ast *parse_primary(parser *p)
         next(p);
         if (is_kw(p, &t, "INTERVAL"))
             return parse_interval(p, t.at);
+        if (is_kw(p, &t, "TIMESTAMP") && p->t.kind == T_STR) {
+            /* TIMESTAMP '2024-01-01 00:00:00': the string CAST */
+            weir_ast *c = node(p, WEIR_AST_CAST, t.at);
+            tok str = p->t;
+            weir_ast *v = literal(p, WEIR_AST_STRING, &str);
+            if (!c || !v || !(c->text = arena_strndup(p->arena, "TIMESTAMP(3)", 12))) {
+                if (c && v)
+                    nomem(p);
+                return NULL;
+            }
+            c->len = 12;
+            c->a = v;
+            c->type_start = (uint32_t)t.at;
+            return done(p, c);
+        }
         if (is_kw(p, &t, "CASE"))
             return parse_case(p, t.at);
         if (is_kw(p, &t, "CAST"))
             return parse_cast(p, t.at);
         if (is_sym(p, &p->t, "("))
             return parse_call(p, &t);
+        if (niladic(p, &t)) {
+            /* CURRENT_TIMESTAMP: a call without parentheses */
+            weir_ast *n = node(p, WEIR_AST_CALL, t.at);
+            if (!n || !(n->text = token_value(p, &t, &n->len)))
+                return NULL;
+            for (char *c = n->text; *c; c++)
+                *c = (char)toupper((unsigned char)*c);
+            n->form = WEIR_AST_FORM_NILADIC;
+            return done(p, n);
+        }
         if (reserved(p, &t)) {
             /* a clause word where an operand should be: "amount + FROM" */
             perr(p, t.at, "expected an expression, found '%.*s'", (int)t.len, p->text + t.at);
@@ -783,6 +1234,97 @@ static weir_ast *parse_concat(parser *p)
     }
 }
 
+/* A call node of SQL's own syntax around operand a: `name` (IS TRUE,
+ * LIKE, ...) written in `form`, its operator at `at`. */
+static weir_ast *form_call(parser *p, const char *name, weir_ast_form form, weir_ast *a,
+                           size_t at)
+{
+    weir_ast *n = node(p, WEIR_AST_CALL, a->start);
+    if (!n)
+        return NULL;
+    if (!(n->text = arena_strndup(p->arena, name, strlen(name)))) {
+        nomem(p);
+        return NULL;
+    }
+    n->len = (uint32_t)strlen(name);
+    n->form = form;
+    n->op_at = (uint32_t)at;
+    return n;
+}
+
+/* The rest of a predicate after a [NOT] LIKE / SIMILAR TO / BETWEEN (the
+ * words taken): its call node. */
+static weir_ast *parse_pred_call(parser *p, weir_ast *a, const char *name, bool neg, size_t at)
+{
+    bool between = strcmp(name, "BETWEEN") == 0;
+    weir_ast *n = form_call(p, name, between ? WEIR_AST_FORM_BETWEEN : WEIR_AST_FORM_INFIX, a,
+                            at);
+    if (!n)
+        return NULL;
+    n->negate = neg;
+    nodes l = {0};
+    push(p, &l, a);
+    if (between) {
+        if (accept_kw(p, "SYMMETRIC"))
+            n->value = 1;
+        else
+            accept_kw(p, "ASYMMETRIC");
+        push(p, &l, parse_concat(p));
+        if (!p->error.failed && !accept_kw(p, "AND"))
+            perr(p, p->t.at, "expected AND in BETWEEN");
+        push(p, &l, parse_concat(p));
+    } else {
+        push(p, &l, parse_concat(p));
+        if (!p->error.failed && accept_kw(p, "ESCAPE"))
+            push(p, &l, parse_concat(p));
+    }
+    take_args(p, n, &l);
+    return done(p, n);
+}
+
+/* After IS [NOT] (taken): NULL, TRUE, FALSE, UNKNOWN or DISTINCT FROM b. */
+static weir_ast *parse_is(parser *p, weir_ast *a, bool neg, size_t at)
+{
+    if (accept_kw(p, "NULL")) {
+        weir_ast *n = node(p, WEIR_AST_IS_NULL, a->start);
+        if (!n)
+            return NULL;
+        n->a = a;
+        n->negate = neg;
+        n->op_at = (uint32_t)at;
+        return done(p, n);
+    }
+    static const char *const truth[] = {"TRUE", "FALSE", "UNKNOWN"};
+    static const char *const names[] = {"IS TRUE", "IS FALSE", "IS UNKNOWN"};
+    for (int i = 0; i < 3; i++)
+        if (accept_kw(p, truth[i])) {
+            weir_ast *n = form_call(p, names[i], WEIR_AST_FORM_IS, a, at);
+            nodes l = {0};
+            push(p, &l, a);
+            if (!n || !take_args(p, n, &l))
+                return NULL;
+            n->negate = neg;
+            return done(p, n);
+        }
+    if (accept_kw(p, "DISTINCT")) {
+        if (!accept_kw(p, "FROM")) {
+            perr(p, p->t.at, "expected FROM after IS%s DISTINCT", neg ? " NOT" : "");
+            return NULL;
+        }
+        weir_ast *n = form_call(p, "IS DISTINCT FROM", WEIR_AST_FORM_IS, a, at);
+        nodes l = {0};
+        push(p, &l, a);
+        push(p, &l, parse_concat(p));
+        if (!n || !take_args(p, n, &l))
+            return NULL;
+        n->negate = neg;
+        return done(p, n);
+    }
+    perr(p, p->t.at, "expected NULL, TRUE, FALSE, UNKNOWN or DISTINCT FROM after IS%s",
+         neg ? " NOT" : "");
+    return NULL;
+}
+
 static weir_ast *parse_pred(parser *p)
 {
     weir_ast *a = parse_concat(p);
@@ -796,25 +1338,16 @@ static weir_ast *parse_pred(parser *p)
     for (size_t i = 0; i < sizeof cmps / sizeof cmps[0]; i++)
         if (accept_sym(p, cmps[i].s))
             return binary_at(p, cmps[i].op, a, parse_concat(p), at);
-    if (accept_kw(p, "IS")) {
-        weir_ast *n = node(p, WEIR_AST_IS_NULL, a->start);
-        bool neg = accept_kw(p, "NOT");
-        if (!p->error.failed && !accept_kw(p, "NULL"))
-            perr(p, p->t.at, "expected NULL after IS%s", neg ? " NOT" : "");
-        if (!n || p->error.failed)
-            return NULL;
-        n->a = a;
-        n->negate = neg;
-        n->op_at = (uint32_t)at;
-        return done(p, n);
-    }
+    if (accept_kw(p, "IS"))
+        return parse_is(p, a, accept_kw(p, "NOT"), at);
     bool neg = false;
     if (is_kw(p, &p->t, "NOT")) {
-        /* NOT IN: look ahead one word. */
+        /* NOT IN, NOT LIKE, NOT SIMILAR TO, NOT BETWEEN: look ahead one word */
         tok save = p->t;
         size_t cur = p->cur, prev = p->prev_end;
         next(p);
-        if (!is_kw(p, &p->t, "IN")) {
+        if (!is_kw(p, &p->t, "IN") && !is_kw(p, &p->t, "LIKE") && !is_kw(p, &p->t, "SIMILAR") &&
+            !is_kw(p, &p->t, "BETWEEN")) {
             p->t = save;
             p->cur = cur;
             p->prev_end = prev;
@@ -831,6 +1364,17 @@ static weir_ast *parse_pred(parser *p)
         n->op_at = (uint32_t)at;
         return done(p, n);
     }
+    if (accept_kw(p, "LIKE"))
+        return parse_pred_call(p, a, "LIKE", neg, at);
+    if (accept_kw(p, "SIMILAR")) {
+        if (!accept_kw(p, "TO")) {
+            perr(p, p->t.at, "expected TO after SIMILAR");
+            return NULL;
+        }
+        return parse_pred_call(p, a, "SIMILAR TO", neg, at);
+    }
+    if (accept_kw(p, "BETWEEN"))
+        return parse_pred_call(p, a, "BETWEEN", neg, at);
     return a;
 }
 
@@ -948,7 +1492,7 @@ bool weir_ast_equal(const weir_ast *a, const weir_ast *b)
         return a == b;
     if (a->kind != b->kind || a->op != b->op || a->value != b->value ||
         a->negate != b->negate || a->distinct != b->distinct || a->star != b->star ||
-        a->has_else != b->has_else || a->nargs != b->nargs)
+        a->has_else != b->has_else || a->nargs != b->nargs || a->form != b->form)
         return false;
     switch (a->kind) {
     case WEIR_AST_NAME:
@@ -968,6 +1512,7 @@ bool weir_ast_equal(const weir_ast *a, const weir_ast *b)
         break;
     case WEIR_AST_CALL:
     case WEIR_AST_CAST:
+    case WEIR_AST_SYMBOL:
         if (strcasecmp(a->text, b->text) != 0)
             return false;
         break;
@@ -999,6 +1544,11 @@ static int level(const weir_ast *a)
     case WEIR_AST_NOT: return 3;
     case WEIR_AST_IS_NULL:
     case WEIR_AST_IN: return 4;
+    case WEIR_AST_CALL:
+        return a->form == WEIR_AST_FORM_INFIX || a->form == WEIR_AST_FORM_BETWEEN ||
+                       a->form == WEIR_AST_FORM_IS
+                   ? 4
+                   : 9;
     case WEIR_AST_NEG: return 8;
     default: return 9;
     }
@@ -1032,7 +1582,9 @@ static void name(const char *s, char *buf, size_t size, size_t *n)
 {
     static const char *const words[] = {"AND", "OR", "NOT", "IS", "IN", "NULL", "TRUE", "FALSE",
                                         "CASE", "WHEN", "THEN", "ELSE", "END", "CAST", "AS",
-                                        "INTERVAL", "DISTINCT", NULL};
+                                        "INTERVAL", "DISTINCT", "LIKE", "BETWEEN", "SIMILAR",
+                                        "ESCAPE", "CURRENT_TIMESTAMP", "LOCALTIMESTAMP",
+                                        "CURRENT_DATE", "CURRENT_TIME", "LOCALTIME", NULL};
     bool bare = *s && !isdigit((unsigned char)*s);
     for (const char *c = s; bare && *c; c++)
         bare = ident_char(*c);
@@ -1042,6 +1594,108 @@ static void name(const char *s, char *buf, size_t size, size_t *n)
         weir__append(buf, size, n, "%s", s);
     else
         weir__append_name(buf, size, n, "", s);
+}
+
+/* A call in SQL's own syntax (weir_ast_form), with its arguments in the
+ * order the parser put them. */
+static void fmt_form(const weir_ast *a, char *buf, size_t size, size_t *n)
+{
+    weir_ast *const *x = a->args;
+    switch (a->form) {
+    case WEIR_AST_FORM_NILADIC:
+        weir__append(buf, size, n, "%s", a->text);
+        return;
+    case WEIR_AST_FORM_INFIX:
+        operand(x[0], 5, buf, size, n);
+        weir__append(buf, size, n, a->negate ? " NOT %s " : " %s ", a->text);
+        operand(x[1], 5, buf, size, n);
+        if (a->nargs > 2) {
+            weir__append(buf, size, n, " ESCAPE ");
+            operand(x[2], 5, buf, size, n);
+        }
+        return;
+    case WEIR_AST_FORM_BETWEEN:
+        operand(x[0], 5, buf, size, n);
+        weir__append(buf, size, n, "%s BETWEEN %s", a->negate ? " NOT" : "",
+                     a->value ? "SYMMETRIC " : "");
+        operand(x[1], 5, buf, size, n);
+        weir__append(buf, size, n, " AND ");
+        operand(x[2], 5, buf, size, n);
+        return;
+    case WEIR_AST_FORM_IS:
+        operand(x[0], 5, buf, size, n);
+        /* "IS TRUE" -> " IS NOT TRUE" */
+        weir__append(buf, size, n, a->negate ? " IS NOT %s" : " %s", a->negate ? a->text + 3 : a->text);
+        if (a->nargs > 1) {
+            weir__append(buf, size, n, " ");
+            operand(x[1], 5, buf, size, n);
+        }
+        return;
+    case WEIR_AST_FORM_SUBSTRING:
+        weir__append(buf, size, n, "%s(", a->text);
+        fmt(x[0], buf, size, n);
+        weir__append(buf, size, n, " FROM ");
+        fmt(x[1], buf, size, n);
+        if (a->nargs > 2) {
+            weir__append(buf, size, n, " FOR ");
+            fmt(x[2], buf, size, n);
+        }
+        weir__append(buf, size, n, ")");
+        return;
+    case WEIR_AST_FORM_TRIM:
+        weir__append(buf, size, n, "%s(%s ", a->text, x[0]->text);
+        fmt(x[1], buf, size, n);
+        weir__append(buf, size, n, " FROM ");
+        fmt(x[2], buf, size, n);
+        weir__append(buf, size, n, ")");
+        return;
+    case WEIR_AST_FORM_POSITION:
+        weir__append(buf, size, n, "%s(", a->text);
+        operand(x[0], 5, buf, size, n);
+        weir__append(buf, size, n, " IN ");
+        operand(x[1], 5, buf, size, n);
+        if (a->nargs > 2) {
+            weir__append(buf, size, n, " FROM ");
+            operand(x[2], 5, buf, size, n);
+        }
+        weir__append(buf, size, n, ")");
+        return;
+    case WEIR_AST_FORM_EXTRACT:
+        weir__append(buf, size, n, "%s(%s FROM ", a->text, x[0]->text);
+        fmt(x[1], buf, size, n);
+        weir__append(buf, size, n, ")");
+        return;
+    case WEIR_AST_FORM_FLOOR_TO:
+        weir__append(buf, size, n, "%s(", a->text);
+        fmt(x[0], buf, size, n);
+        weir__append(buf, size, n, " TO %s)", x[1]->text);
+        return;
+    case WEIR_AST_FORM_JSON:
+        weir__append(buf, size, n, "%s(", a->text);
+        fmt(x[0], buf, size, n);
+        weir__append(buf, size, n, ", ");
+        fmt(x[1], buf, size, n);
+        if (a->nargs == 7) { /* JSON_VALUE */
+            weir__append(buf, size, n, " RETURNING %s", x[2]->text);
+            for (int k = 0; k < 2; k++) {
+                weir__append(buf, size, n, " %s", x[3 + 2 * k]->text);
+                if (strcmp(x[3 + 2 * k]->text, "DEFAULT") == 0) {
+                    weir__append(buf, size, n, " ");
+                    operand(x[4 + 2 * k], 5, buf, size, n);
+                }
+                weir__append(buf, size, n, k ? " ON ERROR" : " ON EMPTY");
+            }
+        } else if (a->nargs == 5) { /* JSON_QUERY */
+            weir__append(buf, size, n, " %s WRAPPER %s ON EMPTY %s ON ERROR", x[2]->text,
+                         x[3]->text, x[4]->text);
+        } else if (a->nargs == 3) { /* JSON_EXISTS */
+            weir__append(buf, size, n, " %s ON ERROR", x[2]->text);
+        }
+        weir__append(buf, size, n, ")");
+        return;
+    case WEIR_AST_FORM_CALL:
+        break;
+    }
 }
 
 static void fmt(const weir_ast *a, char *buf, size_t size, size_t *n)
@@ -1136,7 +1790,14 @@ static void fmt(const weir_ast *a, char *buf, size_t size, size_t *n)
         fmt(a->a, buf, size, n);
         weir__append(buf, size, n, " AS %s)", a->text);
         break;
+    case WEIR_AST_SYMBOL:
+        weir__append(buf, size, n, "%s", a->text);
+        break;
     case WEIR_AST_CALL:
+        if (a->form != WEIR_AST_FORM_CALL) {
+            fmt_form(a, buf, size, n);
+            break;
+        }
         weir__append(buf, size, n, "%s(", a->text);
         if (a->star)
             weir__append(buf, size, n, "*");

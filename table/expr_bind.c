@@ -22,11 +22,11 @@
 #include <string.h>
 #include <strings.h>
 
-#include "expr_tree.h"
+#include "fn.h"
 #include "weir/error.h"
 #include "weir/expr_ast.h"
 
-typedef struct binder {
+typedef struct weir__binder {
     const char *text; /* the text the tree was parsed from, or NULL */
     const weir_expr_scope *scope;
     const weir_schema *schema;
@@ -762,54 +762,9 @@ static weir__enode *finish_coalesce(binder *p, weir__enode *n)
     return ok ? n : NULL;
 }
 
-/* MOD(a, b) of two integers. */
-static weir__enode *finish_mod(binder *p, weir__enode *n)
-{
-    n->a = n->args[0];
-    n->b = n->args[1];
-    if (!weir__type_is_integer(n->a->type.id) || !weir__type_is_integer(n->b->type.id)) {
-        char t1[48], t2[48];
-        berr(p, n->pos, "MOD of %s and %s: integers are required", tname(n->a->type, t1),
-             tname(n->b->type, t2));
-        return NULL;
-    }
-    unify(p, &n->a, &n->b, n->pos, "MOD");
-    n->type = n->a->type;
-    n->type.not_null = n->a->type.not_null && n->b->type.not_null;
-    return p->error.failed ? NULL : n;
-}
-
-/* UPPER, LOWER, CHAR_LENGTH of one string. */
-static weir__enode *finish_string_function(binder *p, weir__enode *n, const char *name)
-{
-    n->a = n->args[0];
-    retype_null(n->a, mk(WEIR_TYPE_VARCHAR, false));
-    if (n->a->type.id == WEIR_TYPE_VARCHAR && n->a->type.capacity == 0)
-        n->a->type.capacity = 1;
-    if (!weir__type_is_string(n->a->type.id)) {
-        char t1[48];
-        berr(p, n->a->pos, "%s of %s: a string is required", name, tname(n->a->type, t1));
-        return NULL;
-    }
-    if (n->op == OP_CHARLEN) {
-        n->type = mk(WEIR_TYPE_INT, n->a->type.not_null);
-    } else {
-        /* The result keeps the argument's capacity; the scratch has room
-         * for Unicode's largest case mapping, 3 bytes out for each byte in
-         * (U+0390 to U+0399 U+0308 U+0301), and a result longer than the
-         * capacity fails the row (expr_eval.c). */
-        n->type = n->a->type;
-        n->type.id = WEIR_TYPE_VARCHAR;
-        n->scratch = scratch(p, 3 * n->type.capacity);
-    }
-    return n;
-}
-
-/* The scalar functions built in. */
+/* The scalar functions built in here (the others: fn.h's registry). */
 static const struct { const char *name; weir__eop op; int min, max; } functions[] = {
-    {"COALESCE", OP_COALESCE, 1, -1}, {"UPPER", OP_UPPER, 1, 1},
-    {"LOWER", OP_LOWER, 1, 1},        {"CHAR_LENGTH", OP_CHARLEN, 1, 1},
-    {"CHARACTER_LENGTH", OP_CHARLEN, 1, 1}, {"MOD", OP_MOD, 2, 2},
+    {"COALESCE", OP_COALESCE, 1, -1},
 };
 
 bool weir__builtin_function(const char *name)
@@ -820,7 +775,7 @@ bool weir__builtin_function(const char *name)
     for (size_t i = 0; i < sizeof functions / sizeof functions[0]; i++)
         if (strcasecmp(name, functions[i].name) == 0)
             return true;
-    return false;
+    return weir__builtin_named(name);
 }
 
 bool weir_ast_is_aggregate_call(const weir_ast *a)
@@ -958,6 +913,13 @@ static weir__enode *bind_aggregate_function(binder *p, const weir_ast *a, const 
 /* A function call: an aggregate or a scalar function, built in or from C. */
 static weir__enode *bind_call(binder *p, const weir_ast *a)
 {
+    const weir__builtin *bi = weir__builtin_find(a->text, a->form);
+    if (bi)
+        return weir__bind_builtin(p, a, bi);
+    if (a->form != WEIR_AST_FORM_CALL) {
+        berr(p, a->start, "%s is not supported", a->text);
+        return NULL;
+    }
     for (size_t i = 0; i < sizeof aggregates / sizeof aggregates[0]; i++)
         if (strcasecmp(a->text, aggregates[i].name) == 0)
             return bind_agg(p, a, aggregates[i].kind, aggregates[i].name);
@@ -984,11 +946,7 @@ static weir__enode *bind_call(binder *p, const weir_ast *a)
     weir__enode *n = node(p, functions[f].op, a->start);
     if (!n || !bind_args(p, n, a))
         return NULL;
-    switch (functions[f].op) {
-    case OP_COALESCE: return finish_coalesce(p, n);
-    case OP_MOD: return finish_mod(p, n);
-    default: return finish_string_function(p, n, a->text);
-    }
+    return finish_coalesce(p, n);
 }
 
 static weir__enode *bind(binder *p, const weir_ast *a)
@@ -1011,9 +969,64 @@ static weir__enode *bind(binder *p, const weir_ast *a)
     case WEIR_AST_CASE: return bind_case(p, a);
     case WEIR_AST_CAST: return bind_cast(p, a);
     case WEIR_AST_CALL: return bind_call(p, a);
+    case WEIR_AST_SYMBOL: break;
     }
     berr(p, a->start, "unknown expression");
     return NULL;
+}
+
+/* ---- what the built-ins' type rules borrow (fn.h) ------------------------------------ */
+
+weir__enode *weir__bind_new(weir__binder *p, weir__eop op, size_t pos) { return node(p, op, pos); }
+weir__enode *weir__bind_tree(weir__binder *p, const weir_ast *a) { return bind(p, a); }
+weir__enode *weir__bind_cast(weir__binder *p, weir__enode *n, weir_type to)
+{
+    return cast_to(p, n, to);
+}
+uint32_t weir__bind_scratch(weir__binder *p, uint32_t bytes) { return scratch(p, bytes); }
+void weir__bind_nomem(weir__binder *p) { nomem(p); }
+bool weir__bind_failed(const weir__binder *p) { return p->error.failed != 0; }
+uint32_t weir__bind_string_capacity(const weir__binder *p) { return p->schema->string_capacity; }
+void weir__bind_retype_null(weir__enode *n, weir_type t) { retype_null(n, t); }
+
+void weir__bind_fail(weir__binder *p, size_t at, const char *fmt, ...)
+{
+    if (p->error.failed)
+        return;
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    berr(p, at, "%s", msg);
+}
+
+bool weir__bind_unify(weir__binder *p, weir__enode **a, weir__enode **b, size_t pos,
+                      const char *what)
+{
+    return unify(p, a, b, pos, what);
+}
+
+bool weir__bind_common(weir__binder *p, weir__enode **v, int n, bool not_null,
+                       const char *what, weir_type *out)
+{
+    weir__enode ***slots = malloc((size_t)(n ? n : 1) * sizeof *slots);
+    if (!slots) {
+        nomem(p);
+        return false;
+    }
+    for (int i = 0; i < n; i++)
+        slots[i] = &v[i];
+    bool ok = common_type(p, slots, n, true, mk(WEIR_TYPE_NULL, false), not_null, what, out);
+    free(slots);
+    return ok;
+}
+
+uint32_t weir__bind_clock_slot(weir__binder *p)
+{
+    if (p->e->clock_slot < 0)
+        p->e->clock_slot = scratch(p, 8);
+    return (uint32_t)p->e->clock_slot;
 }
 
 /* ---- compiling ---------------------------------------------------------------------- */
@@ -1028,6 +1041,8 @@ void weir_expr_destroy(weir_expr *e)
         for (int i = 0; n->arg_texts && i < n->nargs; i++)
             free(n->arg_texts[i]);
         free(n->arg_texts);
+        if (n->data_free)
+            n->data_free(n->data);
         free(n->args);
         free(n->sbuf);
         free(n);
@@ -1097,6 +1112,7 @@ static int describe_item(weir_expr *e, weir__enode *root, const weir_schema *sch
             x->root = root->args[i];
             x->type = x->root->type;
             x->scratch = e->scratch;
+            x->clock_slot = e->clock_slot;
             x->column = x->root->op == OP_COL ? x->root->col : -1;
             x->typed_apart = (x->root->op == OP_CAST && x->root->implicit) ||
                              (x->root->op == OP_LIT && x->root->lit.null);
@@ -1113,6 +1129,7 @@ static int describe_item(weir_expr *e, weir__enode *root, const weir_schema *sch
             e->agg_arg->root = root->a;
             e->agg_arg->type = root->a->type;
             e->agg_arg->scratch = e->scratch;
+            e->agg_arg->clock_slot = e->clock_slot;
             e->agg_arg->column = root->a->op == OP_COL ? root->a->col : -1;
             e->agg_arg->text = dupn(root->sbuf, strlen(root->sbuf));
             if (!e->agg_arg->text)
@@ -1160,6 +1177,7 @@ int weir_expr_bind(const weir_ast *a, const char *text, const weir_expr_scope *s
     weir_expr *e = calloc(1, sizeof *e);
     if (e) {
         e->column = -1;
+        e->clock_slot = -1;
         e->text = node_text(text, a);
         e->alias = alias ? dupn(alias, strlen(alias)) : NULL;
         e->alias_shown = alias != NULL;
@@ -1196,6 +1214,7 @@ int weir_expr_compile_item(const char *text, const weir_schema *schema, int allo
         return WEIR_ENOMEM;
     }
     e->column = -1;
+    e->clock_slot = -1;
     weir_ast_arena *arena = NULL;
     weir_ast *root = NULL;
     size_t at = 0;

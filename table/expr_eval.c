@@ -10,9 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <unicase.h>
+#include <time.h>
 
-#include "expr_tree.h"
+#include "fn.h"
 #include "weir/error.h"
 
 /* ---- evaluation -------------------------------------------------------------------- */
@@ -298,49 +298,6 @@ static void ev_concat(const weir__enode *n, const weir__val *a, const weir__val 
     o->len = a->len + b->len;
 }
 
-/* UPPER, LOWER (into this node's scratch region) and CHAR_LENGTH of one
- * string. UPPER and LOWER are Unicode's full case mappings in no
- * language's special rules, as Java's String.toUpperCase(Locale.ROOT)
- * that Flink calls ('üß' is 'ÜSS', a final sigma lowers to 'ς'), by
- * libunistring into the scratch (3 bytes per byte: it never allocates); a
- * byte that is not UTF-8 becomes U+FFFD, as Java's decoding makes it. */
-static int ev_string_function(const weir__enode *n, const weir__val *a, unsigned char *sc,
-                              weir__val *o, const char **why)
-{
-    if (n->op == OP_CHARLEN) {
-        *o = (weir__val){.null = a->null};
-        if (a->null)
-            return 0;
-        /* Characters, not bytes: count UTF-8 lead bytes. */
-        int64_t c = 0;
-        for (uint32_t i = 0; i < a->len; i++)
-            c += ((unsigned char)a->s[i] & 0xC0) != 0x80;
-        o->i = c;
-        return 0;
-    }
-    *o = *a;
-    if (a->null)
-        return 0;
-    uint8_t *buf = sc + n->scratch;
-    size_t room = 3 * (size_t)n->type.capacity, len = room;
-    uint8_t *r = n->op == OP_UPPER
-                     ? u8_toupper((const uint8_t *)a->s, a->len, NULL, NULL, buf, &len)
-                     : u8_tolower((const uint8_t *)a->s, a->len, NULL, NULL, buf, &len);
-    if (r != buf) {
-        free(r); /* it allocated: the scratch was too small, which 3x rules out */
-        *why = "internal: a case mapping longer than its room";
-        return WEIR_EINTERNAL;
-    }
-    if (len > n->type.capacity) {
-        *why = n->op == OP_UPPER ? "UPPER's result is longer than its argument's capacity"
-                                 : "LOWER's result is longer than its argument's capacity";
-        return WEIR_ERANGE;
-    }
-    o->s = (const char *)buf;
-    o->len = (uint32_t)len;
-    return 0;
-}
-
 /* A call of a scalar function from C: every argument evaluated (an error
  * in any fails the row, as for any operator), then the function called
  * with their values, unless a NOT NULL parameter got a NULL (the result is
@@ -447,10 +404,8 @@ static int ev(const weir__enode *n, const unsigned char *row, unsigned char *sc,
                 return 0;
         }
         return 0;
-    case OP_UPPER: case OP_LOWER: case OP_CHARLEN:
-        if ((r = ev(n->a, row, sc, &a, why)))
-            return r;
-        return ev_string_function(n, &a, sc, o, why);
+    case OP_BUILTIN:
+        return weir__builtin_eval(n, row, sc, o, why);
     case OP_FUNC:
         return ev_function(n, row, sc, o, why);
     case OP_AGG:
@@ -460,8 +415,32 @@ static int ev(const weir__enode *n, const unsigned char *row, unsigned char *sc,
     return WEIR_EINTERNAL;
 }
 
+int weir__expr_eval_node(const weir__enode *n, const unsigned char *row, unsigned char *scratch,
+                         weir__val *out, const char **why)
+{
+    return ev(n, row, scratch, out, why);
+}
+
+int weir__expr_eval_now(const weir_expr *e, const unsigned char *row, unsigned char *scratch,
+                        int64_t now, weir__val *out, const char **why)
+{
+    if (e->clock_slot >= 0)
+        memcpy(scratch + e->clock_slot, &now, sizeof now);
+    return ev(e->root, row, scratch, out, why);
+}
+
 int weir__expr_eval(const weir_expr *e, const unsigned char *row, unsigned char *scratch,
                     weir__val *out, const char **why)
 {
-    return ev(e->root, row, scratch, out, why);
+    return weir__expr_eval_now(e, row, scratch, e->clock_slot >= 0 ? weir__table_now(NULL, false) : 0,
+                               out, why);
+}
+
+int64_t weir__table_now(const weir_ctx *ctx, bool virtual_clock)
+{
+    if (ctx && virtual_clock)
+        return weir_ctx_now(ctx);
+    struct timespec t;
+    clock_gettime(CLOCK_REALTIME, &t);
+    return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
 }

@@ -10,7 +10,8 @@ typedef enum weir__eop {
     OP_LIT, OP_COL, OP_NEG, OP_ADD, OP_SUB, OP_MUL, OP_DIV, OP_MOD,
     OP_EQ, OP_NE, OP_LT, OP_LE, OP_GT, OP_GE, /* in this order: ev() tests the range */
     OP_AND, OP_OR, OP_NOT, OP_ISNULL, OP_ISNOTNULL, OP_IN,
-    OP_CASE, OP_CAST, OP_COALESCE, OP_CONCAT, OP_UPPER, OP_LOWER, OP_CHARLEN,
+    OP_CASE, OP_CAST, OP_COALESCE, OP_CONCAT,
+    OP_BUILTIN, /* a built-in scalar function (fn.h) */
     OP_FUNC, /* a scalar function from C */
     OP_AGG
 } weir__eop;
@@ -37,6 +38,15 @@ struct weir__enode {
      * its result's bytes. OP_AGG: each argument's text. */
     const weir__function *fn;
     char **arg_texts;
+    /* OP_BUILTIN: the function; its scratch region holds its arguments'
+     * values, then `room` bytes for its result, then its work bytes (at
+     * `work` in the region); what its type rule decided (aux) and made
+     * (data, freed with data_free). */
+    const struct weir__builtin *bi;
+    uint32_t room, work;
+    int64_t aux[3];
+    void *data;
+    void (*data_free)(void *data);
     size_t pos;          /* where a message about it points (0-based byte) */
     weir__enode *next_alloc;
 };

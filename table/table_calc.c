@@ -556,7 +556,11 @@ typedef struct calc_impl {
     int nitems;
     weir_expr *pred;   /* where */
     const weir_schema *out;
+    /* Each item's own region of the scratch (a call that keeps state from
+     * row to row, RAND's generator, keeps it there), and their sum. */
+    uint32_t *scratch_at;
     uint32_t scratch;
+    bool virtual_clock; /* the job's clock: what CURRENT_TIMESTAMP reads */
     const char *name;
 } calc_impl;
 
@@ -568,6 +572,7 @@ static void calc_impl_free(void *p)
     for (int i = 0; i < c->nitems; i++)
         weir_expr_destroy(c->items[i]);
     free(c->items);
+    free(c->scratch_at);
     weir_expr_destroy(c->pred);
     free(c);
 }
@@ -591,9 +596,12 @@ static int calc_record(weir_ctx *ctx, int input, const void *elem, int64_t ts)
     unsigned char *st = weir_ctx_state(ctx);
     const char *why = NULL;
     weir__val v;
+    int64_t now = 0;
     if (c->pred) {
         unsigned char *scratch = st;
-        int r = weir__expr_eval(c->pred, elem, scratch, &v, &why);
+        if (c->pred->clock_slot >= 0)
+            now = weir__table_now(ctx, c->virtual_clock);
+        int r = weir__expr_eval_now(c->pred, elem, scratch, now, &v, &why);
         if (r)
             return weir_ctx_fail(ctx, r, "%s: %s in '%s'", c->name, why, c->pred->text);
         if (v.null || !v.i) {
@@ -605,8 +613,13 @@ static int calc_record(weir_ctx *ctx, int input, const void *elem, int64_t ts)
     unsigned char *row = st, *scratch = st + c->out->row_size;
     memset(row, 0, c->out->row_size);
     row[0] = *(const unsigned char *)elem;
+    bool timed = false;
     for (int i = 0; i < c->nitems; i++) {
-        int r = weir__expr_eval(c->items[i], elem, scratch, &v, &why);
+        if (c->items[i]->clock_slot >= 0 && !timed) {
+            now = weir__table_now(ctx, c->virtual_clock); /* once a row */
+            timed = true;
+        }
+        int r = weir__expr_eval_now(c->items[i], elem, scratch + c->scratch_at[i], now, &v, &why);
         if (r)
             return weir_ctx_fail(ctx, r, "%s: %s in '%s'", c->name, why, c->items[i]->text);
         if (weir__store_value(c->out, row, i, &v))
@@ -687,6 +700,7 @@ static weir_table *where_core(weir_table *in, weir_expr *pred, const char *what)
                                 pred->text, tn);
     }
     impl->scratch = impl->pred->scratch;
+    impl->virtual_clock = weir_job_get_config(env->job)->clock == WEIR_CLOCK_VIRTUAL;
     impl->name = t->name;
     t->schema = weir__schema_copy(in->schema, in->schema->table);
     if (!t->schema)
@@ -732,11 +746,17 @@ static weir_table *select_core(weir_table *in, weir_expr **items, int n, const c
     weir_table_env *env = in->env;
     weir_table *t = weir__table_node(env, in, "Calc(select=[%s])", shown);
     calc_impl *impl = t ? calloc(1, sizeof *impl) : NULL;
-    if (impl)
+    if (impl) {
         impl->items = malloc((size_t)n * sizeof *impl->items);
-    if (!impl || !impl->items) {
+        impl->scratch_at = calloc((size_t)n, sizeof *impl->scratch_at);
+    }
+    if (!impl || !impl->items || !impl->scratch_at) {
         for (int i = 0; i < n; i++)
             weir_expr_destroy(items[i]);
+        if (impl) {
+            free(impl->items);
+            free(impl->scratch_at);
+        }
         free(impl);
         return t ? weir__table_fail(env, WEIR_ENOMEM, "%s: out of memory", what) : NULL;
     }
@@ -750,9 +770,14 @@ static weir_table *select_core(weir_table *in, weir_expr **items, int n, const c
         if (!weir__item_name(env, what, &nm, impl->items[i]))
             return NULL;
         types[i] = weir_expr_type(impl->items[i]);
-        if (impl->items[i]->scratch > impl->scratch)
-            impl->scratch = impl->items[i]->scratch;
+        impl->scratch_at[i] = impl->scratch;
+        uint64_t end = (uint64_t)impl->scratch + ((impl->items[i]->scratch + 7u) & ~7u);
+        if (end > UINT32_MAX / 2)
+            return weir__table_fail(env, WEIR_EINVAL, "%s: the expressions need too much "
+                                    "scratch memory", what);
+        impl->scratch = (uint32_t)end;
     }
+    impl->virtual_clock = weir_job_get_config(env->job)->clock == WEIR_CLOCK_VIRTUAL;
     const char *why;
     t->schema = weir__schema_make(in->schema->table, n, nm.names, types, &why);
     if (!t->schema)

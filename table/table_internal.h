@@ -28,6 +28,7 @@
 #include "weir/expr.h"
 #include "weir/expr_ast.h"
 #include "weir/function.h"
+#include "weir/operator.h"
 #include "weir/row.h"
 #include "weir/table.h"
 
@@ -144,6 +145,10 @@ struct weir_expr {
      * conversion the binder made (the text compiled alone would have
      * another type), or a NULL literal typed as its parameter. */
     bool typed_apart;
+    /* Where the row's processing time goes in the scratch while the
+     * expression is evaluated (CURRENT_TIMESTAMP reads it); -1: it reads
+     * no clock. */
+    int64_t clock_slot;
     weir__enode *nodes;  /* every node (one allocation per node, freed as a list) */
 };
 
@@ -180,6 +185,18 @@ char *weir__items_text(weir_expr *const *items, int n);
  * (division by zero, a cast that fails). No allocation. */
 int weir__expr_eval(const weir_expr *e, const unsigned char *row, unsigned char *scratch,
                     weir__val *out, const char **why);
+/* The same, at processing time `now` (ms since the epoch, UTC: what
+ * CURRENT_TIMESTAMP reads; weir__expr_eval reads the system's clock when the
+ * expression needs one). */
+int weir__expr_eval_now(const weir_expr *e, const unsigned char *row, unsigned char *scratch,
+                        int64_t now, weir__val *out, const char **why);
+/* The processing time an operator evaluates its rows at: the job clock
+ * (virtual: ms since the run started, so 1970-01-01 at the start and
+ * reproducible), or the system's wall clock. */
+int64_t weir__table_now(const weir_ctx *ctx, bool virtual_clock);
+/* One node of a compiled expression evaluated (the built-ins' arguments). */
+int weir__expr_eval_node(const weir__enode *n, const unsigned char *row, unsigned char *scratch,
+                         weir__val *out, const char **why);
 
 /* Writes a value into column c of `row` (of schema s); the value's type is
  * the column's. WEIR_ERANGE if a string is longer than the column. */

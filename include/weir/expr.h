@@ -11,7 +11,10 @@
  *     or      := and {OR and}            SQL three-valued logic
  *     and     := not {AND not}
  *     not     := NOT not | pred
- *     pred    := concat [cmp concat | IS [NOT] NULL | [NOT] IN (expr, ...)]
+ *     pred    := concat [cmp concat | IS [NOT] {NULL | TRUE | FALSE | UNKNOWN}
+ *                | IS [NOT] DISTINCT FROM concat | [NOT] IN (expr, ...)
+ *                | [NOT] LIKE concat [ESCAPE concat] | [NOT] SIMILAR TO concat [ESCAPE concat]
+ *                | [NOT] BETWEEN [ASYMMETRIC | SYMMETRIC] concat AND concat]
  *     cmp     := = | <> | != | < | <= | > | >=
  *     concat  := add {|| add}
  *     add     := mul {(+|-) mul}
@@ -21,9 +24,19 @@
  *              | INTERVAL 'n' unit                (MILLISECOND .. DAY, plural too)
  *              | CASE WHEN expr THEN expr ... [ELSE expr] END
  *              | CAST(expr AS type)               (types as weir_type_parse)
- *              | COALESCE(expr, ...) | UPPER(e) | LOWER(e) | CHAR_LENGTH(e) | MOD(a, b)
+ *              | COALESCE(expr, ...)
  *              | COUNT(*) | COUNT([DISTINCT] e) | SUM(e) | MIN(e) | MAX(e) | AVG(e)
- *              | name(expr, ...)   (a function from C: weir/function.h)
+ *              | name(expr, ...)   (a built-in function, docs/SQL.md's table of
+ *                                   them, or a function from C: weir/function.h)
+ *              | SUBSTRING(e FROM e [FOR e]) | TRIM([BOTH|LEADING|TRAILING] [e] FROM e)
+ *              | POSITION(e IN e [FROM e]) | EXTRACT(unit FROM e) | FLOOR(e TO unit)
+ *              | CEIL(e TO unit) | TIMESTAMPADD(unit, e, e) | TIMESTAMPDIFF(unit, e, e)
+ *              | JSON_VALUE(e, e [RETURNING type] [{NULL|ERROR|DEFAULT e} ON EMPTY]
+ *                           [{NULL|ERROR|DEFAULT e} ON ERROR])
+ *              | JSON_QUERY(e, e [{WITHOUT|WITH [CONDITIONAL|UNCONDITIONAL]} [ARRAY] WRAPPER]
+ *                           [{NULL|ERROR|EMPTY ARRAY|EMPTY OBJECT} ON EMPTY|ERROR])
+ *              | JSON_EXISTS(e, e [{TRUE|FALSE|UNKNOWN|ERROR} ON ERROR])
+ *              | CURRENT_TIMESTAMP | LOCALTIMESTAMP   (no parentheses, as SQL writes them)
  *              | column | (expr)
  *
  * Types (Flink's rules, SEMANTICS.md 9): INT op INT is INT, with BIGINT it is

@@ -39,8 +39,34 @@ typedef enum weir_ast_kind {
     WEIR_AST_IN,       /* a [NOT] IN (args) (`negate`) */
     WEIR_AST_CASE,     /* args: condition, value, ... [else value] (`has_else`) */
     WEIR_AST_CAST,     /* CAST(a AS type): `text` the type as written */
-    WEIR_AST_CALL      /* text(args): a function or an aggregate (`distinct`, `star`) */
+    WEIR_AST_CALL,     /* text(args): a function or an aggregate (`distinct`, `star`),
+                        * written as `form` says */
+    WEIR_AST_SYMBOL    /* a keyword argument of a call's own syntax: `text` the word(s),
+                        * upper case (TRIM's LEADING, EXTRACT's HOUR, JSON_VALUE's
+                        * RETURNING type and ON EMPTY behaviour) */
 } weir_ast_kind;
+
+/* How a call is written: a function call, or one of SQL's own forms whose
+ * arguments the parser puts in a fixed order (and the formatter writes back
+ * in the form). */
+typedef enum weir_ast_form {
+    WEIR_AST_FORM_CALL = 0,   /* NAME(a, b, ...) */
+    WEIR_AST_FORM_NILADIC,    /* CURRENT_TIMESTAMP: no parentheses */
+    WEIR_AST_FORM_INFIX,      /* a [NOT] LIKE b [ESCAPE c], a [NOT] SIMILAR TO b [ESCAPE c]:
+                               * `text` LIKE / SIMILAR TO, args a, b[, c] */
+    WEIR_AST_FORM_BETWEEN,    /* a [NOT] BETWEEN [SYMMETRIC] b AND c: `value` 1 symmetric */
+    WEIR_AST_FORM_IS,         /* a IS [NOT] TRUE / FALSE / UNKNOWN / DISTINCT FROM b:
+                               * `text` IS TRUE, IS FALSE, IS UNKNOWN, IS DISTINCT FROM */
+    WEIR_AST_FORM_SUBSTRING,  /* SUBSTRING(s FROM a [FOR b]): args s, a[, b] */
+    WEIR_AST_FORM_TRIM,       /* TRIM([BOTH|LEADING|TRAILING] [c] FROM s): args the side
+                               * (SYMBOL), c, s */
+    WEIR_AST_FORM_POSITION,   /* POSITION(a IN b [FROM c]): args a, b[, c] */
+    WEIR_AST_FORM_EXTRACT,    /* EXTRACT(unit FROM x): args unit (SYMBOL), x */
+    WEIR_AST_FORM_FLOOR_TO,   /* FLOOR(x TO unit), CEIL(x TO unit): args x, unit (SYMBOL) */
+    WEIR_AST_FORM_JSON        /* JSON_VALUE(j, p RETURNING t {NULL|ERROR|DEFAULT d} ON
+                               * EMPTY ... ON ERROR), JSON_QUERY, JSON_EXISTS: args j, p,
+                               * then each clause's SYMBOL, a DEFAULT's value after it */
+} weir_ast_form;
 
 typedef enum weir_ast_op {
     WEIR_AST_ADD = 1, WEIR_AST_SUB, WEIR_AST_MUL, WEIR_AST_DIV, WEIR_AST_MOD,
@@ -61,11 +87,12 @@ struct weir_ast {
     char *text;         /* see the kinds; NUL-terminated */
     uint32_t len;       /* STRING: bytes of text (it may hold a NUL) */
     char *qualifier;    /* NAME: NULL unless qualified */
-    int64_t value;      /* BOOLEAN, INTERVAL */
-    bool negate;        /* IS NOT NULL, NOT IN */
+    int64_t value;      /* BOOLEAN, INTERVAL; CALL of FORM_BETWEEN: 1 SYMMETRIC */
+    bool negate;        /* IS NOT NULL, NOT IN; NOT LIKE, NOT BETWEEN, IS NOT TRUE ... */
     bool distinct;      /* CALL: name(DISTINCT a) */
     bool star;          /* CALL: COUNT(*) */
     bool has_else;      /* CASE */
+    weir_ast_form form; /* CALL */
     weir_ast *a, *b;    /* NEG, NOT, IS_NULL, IN, CAST: a; BINARY: a, b */
     weir_ast **args;    /* IN, CASE, CALL */
     int nargs;

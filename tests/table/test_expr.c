@@ -187,7 +187,8 @@ Test(expr, plan_errors_with_positions)
         {"CAST(f AS TIMESTAMP(3))", "cannot cast BOOLEAN to TIMESTAMP(3)"},
         {"'abc", "'abc at 1: unterminated string"},
         {"COALESCE(n, ns, 5)", "COALESCE of INT and VARCHAR(5)"},
-        {"UPPER(a)", "UPPER of INT: a string is required"},
+        {"UPPER(a)", "UPPER(a) at 1: Cannot apply 'UPPER' to arguments of type "
+                     "'UPPER(<INTEGER>)'. Supported form(s): 'UPPER(<CHARACTER>)'"},
         {"a @ 1", "a @ 1 at 3: unexpected character '@'"},
         {"CASE a END", "CASE a END at 6: expected WHEN"},
         {"INTERVAL 'x' SECOND", "INTERVAL 'x' SECOND at 10: 'x' is not a SECOND interval value"},

@@ -92,9 +92,39 @@ Test(expr_ast, trees_compare_and_format_as_their_expressions)
         {"COUNT(*)", "COUNT(*)"},
         {"INTERVAL '90' SECOND", "INTERVAL '90' SECOND"},
         {"$f1 > 3", "$f1 > 3"},
+        /* SQL's own forms of calls: written back in them */
+        {"substring(s from 2 for 3)", "substring(s FROM 2 FOR 3)"},
+        {"SUBSTRING(s, 2)", "SUBSTRING(s, 2)"},
+        {"TRIM(s)", "TRIM(BOTH ' ' FROM s)"},
+        {"trim(leading 'x' from s)", "trim(LEADING 'x' FROM s)"},
+        {"TRIM(TRAILING FROM s)", "TRIM(TRAILING ' ' FROM s)"},
+        {"POSITION('a' IN s FROM 2)", "POSITION('a' IN s FROM 2)"},
+        {"EXTRACT(hour FROM ts)", "EXTRACT(HOUR FROM ts)"},
+        {"FLOOR(ts TO DAY)", "FLOOR(ts TO DAY)"},
+        {"CEIL(x)", "CEIL(x)"},
+        {"TIMESTAMPADD(HOUR, 2, ts)", "TIMESTAMPADD(HOUR, 2, ts)"},
+        {"s NOT LIKE 'a%' ESCAPE '!'", "s NOT LIKE 'a%' ESCAPE '!'"},
+        {"s SIMILAR TO 'a|b'", "s SIMILAR TO 'a|b'"},
+        {"a NOT BETWEEN SYMMETRIC 1 AND b + 1", "a NOT BETWEEN SYMMETRIC 1 AND b + 1"},
+        {"a BETWEEN ASYMMETRIC 1 AND 2 AND c", "a BETWEEN 1 AND 2 AND c"},
+        {"f IS NOT TRUE", "f IS NOT TRUE"},
+        {"a IS DISTINCT FROM b", "a IS DISTINCT FROM b"},
+        {"a IS NOT DISTINCT FROM b", "a IS NOT DISTINCT FROM b"},
+        {"CURRENT_TIMESTAMP", "CURRENT_TIMESTAMP"},
+        {"JSON_VALUE(j, '$.a')",
+         "JSON_VALUE(j, '$.a' RETURNING STRING NULL ON EMPTY NULL ON ERROR)"},
+        {"JSON_VALUE(j, '$.a' RETURNING INT DEFAULT -1 ON EMPTY ERROR ON ERROR)",
+         "JSON_VALUE(j, '$.a' RETURNING INT DEFAULT -1 ON EMPTY ERROR ON ERROR)"},
+        {"JSON_VALUE(j, '$.a' DEFAULT 'x' ON ERROR)",
+         "JSON_VALUE(j, '$.a' RETURNING STRING NULL ON EMPTY DEFAULT 'x' ON ERROR)"},
+        {"JSON_QUERY(j, '$.a' WITH ARRAY WRAPPER EMPTY ARRAY ON EMPTY)",
+         "JSON_QUERY(j, '$.a' WITH UNCONDITIONAL ARRAY WRAPPER EMPTY ARRAY ON EMPTY NULL ON "
+         "ERROR)"},
+        {"JSON_EXISTS(j, '$.a' TRUE ON ERROR)", "JSON_EXISTS(j, '$.a' TRUE ON ERROR)"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         weir_ast *x = parse_at(&arena, cases[i].text, 0, &end);
+        cr_assert(x, "%s", cases[i].text);
         char buf[256];
         int n = weir_ast_format(x, buf, sizeof buf);
         cr_expect_eq((size_t)n, strlen(buf));
