@@ -43,7 +43,8 @@
  * a restore never touches what the current run's subtasks write. A run that
  * stopped before any checkpoint of its own completed is in no state: its
  * hidden parts stay (weir/file_sink.h says so). Durability: a part file is
- * fsynced when it is closed; before a checkpoint lists new pending parts,
+ * fsynced when it rolls (not when it is parked); before a checkpoint lists
+ * new pending parts,
  * their folders and the folders above them up to `dir` are fsynced (a
  * bucket's folder may be new), and after every batch of commits the folders
  * committed into.
