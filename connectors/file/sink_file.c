@@ -21,10 +21,16 @@
  * bytes, in place) and a hash index over them, both made at open(): the
  * steady path formats the record's folder into a buffer, finds its slot
  * (the last record's, or through the index) and writes, with no allocation.
- * A record of a bucket that has no slot when all are taken rolls the part
- * of the slot written least recently (it becomes pending, as at a
- * checkpoint) and takes that slot: more and smaller files, never a lost or
- * doubled record. Without a bucket function there is one slot, `dir`.
+ * A record of a bucket that has no slot when all are taken takes the slot
+ * written least recently: that bucket's part is parked (flushed and closed,
+ * still in progress, in a hash table of parked parts that grows as it
+ * must), and a parked part is opened again, to append, when its bucket
+ * comes back; at a checkpoint (and at the end) parked parts are fsynced and
+ * become pending with the rest. So a subtask holds at most BUCKETS_OPEN
+ * files open whatever the number of buckets, and writes one part a bucket
+ * between checkpoints either way; past the slots a record may cost a close
+ * and an open (and the stream's allocation), never a lost or doubled
+ * record. Without a bucket function there is one slot, `dir`.
  *
  * State. A subtask's state in a checkpoint is its run id, its subtask index,
  * its next part number and its pending parts, each a number and its bucket's
@@ -37,7 +43,8 @@
  * a restore never touches what the current run's subtasks write. A run that
  * stopped before any checkpoint of its own completed is in no state: its
  * hidden parts stay (weir/file_sink.h says so). Durability: a part file is
- * fsynced when it is closed; before a checkpoint lists new pending parts,
+ * fsynced when it rolls (not when it is parked); before a checkpoint lists
+ * new pending parts,
  * their folders and the folders above them up to `dir` are fsynced (a
  * bucket's folder may be new), and after every batch of commits the folders
  * committed into.
@@ -116,11 +123,19 @@ typedef struct bucket {
     size_t len;
     uint64_t hash;
     uint64_t used;     /* the sink's clock when a record last came */
-    weir_outfile *out; /* the in-progress part, NULL: none open */
-    FILE *f;           /* its stream */
+    weir_outfile *out; /* the in-progress part as made; NULL: none, or opened again */
+    FILE *f;           /* the part's stream (out's, or its own); NULL: none open */
     int64_t out_n;
     int64_t out_bytes;
 } bucket;
+
+/* A part in progress whose bucket gave up its slot: closed, not fsynced. */
+typedef struct parked_part {
+    char *folder; /* NULL: an empty entry of the table */
+    size_t len;
+    uint64_t hash;
+    int64_t n, bytes;
+} parked_part;
 
 typedef struct file_sink {
     bucket *slots; /* nslots in use of cap */
@@ -128,6 +143,8 @@ typedef struct file_sink {
     uint16_t index[BUCKET_INDEX]; /* slot + 1 by hash, linear probing; 0: empty */
     bucket *last;                 /* the last record's */
     uint64_t clock;
+    parked_part *parked; /* open addressing by hash, parked_cap entries (0 or a power of two) */
+    size_t nparked, parked_cap;
     int64_t next_n;
     pending_part *pending;
     size_t npending, pcap;
@@ -278,27 +295,159 @@ static void free_pending(file_sink *s)
     s->npending = s->pcap = 0;
 }
 
-/* The bucket's part in progress, fsynced and closed, becomes pending (its
- * name stays). */
-static int roll(weir_ctx *ctx, file_sink *s, bucket *b)
+/* Closes the bucket's open part, fsynced first with `sync`; its name
+ * stays. */
+static int close_part(weir_ctx *ctx, bucket *b, bool sync)
 {
-    if (!b->out)
-        return 0;
+    const file_sink_arg *a = weir_ctx_arg(ctx);
+    char path[PATH_BUF], err[PATH_BUF + 200];
+    part_path(a, path, sizeof path, b->folder, self(ctx), b->out_n, true);
+    FILE *f = b->f;
     weir_outfile *out = b->out;
-    b->out = NULL;
     b->f = NULL;
-    char err[PATH_BUF + 200];
-    if (weir_outfile_close(out, err, sizeof err) != 0)
-        return weir_ctx_fail(ctx, WEIR_EIO, "file sink: %s", err);
-    return add_pending(ctx, s, b->folder, b->out_n, 0);
+    b->out = NULL;
+    int e = fflush(f) != 0 || (sync && fsync(fileno(f)) != 0) ? errno : 0;
+    if (out) {
+        if (weir_outfile_close(out, err, sizeof err) != 0 && !e)
+            return weir_ctx_fail(ctx, WEIR_EIO, "file sink: %s", err);
+    } else if (fclose(f) != 0 && !e) {
+        e = errno;
+    }
+    return e ? weir_ctx_fail(ctx, WEIR_EIO, "file sink: writing %s: %s", path, strerror(e)) : 0;
 }
 
+/* The bucket's part in progress, fsynced and closed, becomes pending. */
+static int roll(weir_ctx *ctx, file_sink *s, bucket *b)
+{
+    if (!b->f)
+        return 0;
+    int r = close_part(ctx, b, true);
+    return r ? r : add_pending(ctx, s, b->folder, b->out_n, 0);
+}
+
+/* ---- parked parts ----------------------------------------------------------------- */
+
+/* Takes entry i out of the table, moving the entries after it back so that
+ * no probe meets a hole before its entry (Knuth's algorithm R). */
+static void parked_remove_at(file_sink *s, size_t i)
+{
+    size_t m = s->parked_cap - 1;
+    s->parked[i].folder = NULL;
+    s->nparked--;
+    for (size_t j = (i + 1) & m; s->parked[j].folder; j = (j + 1) & m) {
+        size_t home = (size_t)s->parked[j].hash & m;
+        bool stays = i <= j ? (i < home && home <= j) : (i < home || home <= j);
+        if (!stays) {
+            s->parked[i] = s->parked[j];
+            s->parked[j].folder = NULL;
+            i = j;
+        }
+    }
+}
+
+static void parked_insert(file_sink *s, parked_part p)
+{
+    size_t m = s->parked_cap - 1, i = (size_t)p.hash & m;
+    while (s->parked[i].folder)
+        i = (i + 1) & m;
+    s->parked[i] = p;
+    s->nparked++;
+}
+
+/* Parks the bucket's open part: flushed and closed, not fsynced. */
+static int park(weir_ctx *ctx, file_sink *s, bucket *b)
+{
+    if (!b->f)
+        return 0;
+    if ((s->nparked + 1) * 2 > s->parked_cap) { /* the table grows (past the slots only) */
+        size_t cap = s->parked_cap ? 2 * s->parked_cap : 64;
+        parked_part *old = s->parked, *t = calloc(cap, sizeof *t);
+        if (!t)
+            return weir_ctx_fail(ctx, WEIR_ENOMEM, "file sink: out of memory");
+        size_t oldcap = s->parked_cap;
+        s->parked = t;
+        s->parked_cap = cap;
+        s->nparked = 0;
+        for (size_t i = 0; i < oldcap; i++)
+            if (old[i].folder)
+                parked_insert(s, old[i]);
+        free(old);
+    }
+    char *folder = malloc(b->len + 1);
+    if (!folder)
+        return weir_ctx_fail(ctx, WEIR_ENOMEM, "file sink: out of memory");
+    memcpy(folder, b->folder, b->len + 1);
+    int r = close_part(ctx, b, false);
+    if (r) {
+        free(folder);
+        return r;
+    }
+    parked_insert(s, (parked_part){.folder = folder, .len = b->len, .hash = b->hash,
+                                   .n = b->out_n, .bytes = b->out_bytes});
+    return 0;
+}
+
+/* The bucket's parked part, if it has one, opened again to append. */
+static int unpark(weir_ctx *ctx, file_sink *s, bucket *b)
+{
+    if (!s->nparked)
+        return 0;
+    size_t m = s->parked_cap - 1, i = (size_t)b->hash & m;
+    while (s->parked[i].folder && !(s->parked[i].hash == b->hash && s->parked[i].len == b->len &&
+                                    memcmp(s->parked[i].folder, b->folder, b->len) == 0))
+        i = (i + 1) & m;
+    if (!s->parked[i].folder)
+        return 0;
+    b->out_n = s->parked[i].n;
+    b->out_bytes = s->parked[i].bytes;
+    free(s->parked[i].folder);
+    parked_remove_at(s, i);
+    const file_sink_arg *a = weir_ctx_arg(ctx);
+    char path[PATH_BUF];
+    part_path(a, path, sizeof path, b->folder, self(ctx), b->out_n, true);
+    int fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW);
+    FILE *f = fd >= 0 ? fdopen(fd, "a") : NULL;
+    if (!f) {
+        int e = errno;
+        if (fd >= 0)
+            close(fd);
+        return weir_ctx_fail(ctx, WEIR_EIO, "file sink: opening %s again (its bucket came "
+                             "back): %s", path, strerror(e));
+    }
+    b->f = f;
+    return 0;
+}
+
+/* Every part in progress, in a slot or parked, fsynced and closed, becomes
+ * pending: at a checkpoint and at the end. */
 static int roll_all(weir_ctx *ctx, file_sink *s)
 {
+    const file_sink_arg *a = weir_ctx_arg(ctx);
     for (int i = 0; i < s->nslots; i++) {
         int r = roll(ctx, s, &s->slots[i]);
         if (r < 0)
             return r;
+    }
+    for (size_t i = 0; s->nparked && i < s->parked_cap; i++) {
+        parked_part *p = &s->parked[i];
+        if (!p->folder)
+            continue;
+        char path[PATH_BUF];
+        part_path(a, path, sizeof path, p->folder, self(ctx), p->n, true);
+        int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+        if (fd < 0 || fsync(fd) != 0) {
+            int e = errno;
+            if (fd >= 0)
+                close(fd);
+            return weir_ctx_fail(ctx, WEIR_EIO, "file sink: fsync of %s: %s", path, strerror(e));
+        }
+        close(fd);
+        int r = add_pending(ctx, s, p->folder, p->n, 0);
+        if (r < 0)
+            return r;
+        free(p->folder);
+        p->folder = NULL;
+        s->nparked--;
     }
     return 0;
 }
@@ -511,10 +660,10 @@ static void index_remove(file_sink *s, int slot)
 }
 
 /* A slot for the bucket in s->key (len bytes, hash h): a free one, or the
- * one written least recently, whose part rolls. Its folder is made. */
+ * one written least recently, whose part is parked. The bucket's own
+ * parked part, if it has one, is opened again. */
 static int new_bucket(weir_ctx *ctx, file_sink *s, size_t len, uint64_t h, bucket **out)
 {
-    const file_sink_arg *a = weir_ctx_arg(ctx);
     const char *why = bad_folder(s->key, len);
     if (why)
         return weir_ctx_fail(ctx, WEIR_EINVAL, "file sink: the bucket folder '%.*s' of a record: "
@@ -527,7 +676,7 @@ static int new_bucket(weir_ctx *ctx, file_sink *s, size_t len, uint64_t h, bucke
         for (int i = 1; i < s->nslots; i++)
             if (s->slots[i].used < s->slots[slot].used)
                 slot = i;
-        int r = roll(ctx, s, &s->slots[slot]);
+        int r = park(ctx, s, &s->slots[slot]);
         if (r < 0)
             return r;
         index_remove(s, slot);
@@ -540,11 +689,9 @@ static int new_bucket(weir_ctx *ctx, file_sink *s, size_t len, uint64_t h, bucke
     b->len = len;
     b->hash = h;
     index_put(s, slot);
-    char path[PATH_BUF], err[PATH_BUF + 200];
-    folder_path(a, path, sizeof path, b->folder);
-    int r = weir_outfile_make_folders(path, err, sizeof err);
+    int r = unpark(ctx, s, b);
     if (r < 0)
-        return weir_ctx_fail(ctx, r, "file sink: %s", err);
+        return r;
     *out = b;
     return 0;
 }
@@ -666,21 +813,30 @@ static int sink_record(weir_ctx *ctx, int input, const void *elem, int64_t ts)
         r = make_line(ctx, s, elem, ts, &len);
     if (r < 0)
         return r;
-    if (!b->out) {
+    if (!b->f) {
+        /* made new, in its folder (made if missing: once a part, not a
+         * record); fsynced when it rolls (close_part), not when parked */
         char path[PATH_BUF], err[PATH_BUF + 200];
+        if (b->len) {
+            folder_path(a, path, sizeof path, b->folder);
+            if ((r = weir_outfile_make_folders(path, err, sizeof err)) < 0)
+                return weir_ctx_fail(ctx, r, "file sink: %s", err);
+        }
         b->out_n = s->next_n++;
         b->out_bytes = 0;
         part_path(a, path, sizeof path, b->folder, self(ctx), b->out_n, false);
-        weir_outfile_config cfg = {.flags = WEIR_OUTFILE_NEW | WEIR_OUTFILE_SYNC,
+        weir_outfile_config cfg = {.flags = WEIR_OUTFILE_NEW,
                                    .temp_prefix = ".",
                                    .temp_suffix = ".inprogress"};
         if (weir_outfile_open(path, &cfg, &b->out, err, sizeof err) != 0)
             return weir_ctx_fail(ctx, WEIR_EIO, "file sink: %s", err);
         b->f = weir_outfile_stream(b->out);
     }
-    if (fwrite(s->line, 1, len, b->f) != len)
-        return weir_ctx_fail(ctx, WEIR_EIO, "file sink: writing %s: %s",
-                             weir_outfile_writing(b->out), strerror(errno));
+    if (fwrite(s->line, 1, len, b->f) != len) {
+        char path[PATH_BUF];
+        part_path(a, path, sizeof path, b->folder, self(ctx), b->out_n, true);
+        return weir_ctx_fail(ctx, WEIR_EIO, "file sink: writing %s: %s", path, strerror(errno));
+    }
     b->out_bytes += (int64_t)len;
     if (b->out_bytes >= a->roll_bytes)
         return roll(ctx, s, b);
@@ -906,14 +1062,30 @@ static void sink_close(weir_ctx *ctx)
     file_sink *s = weir_ctx_state(ctx);
     if (!s)
         return;
-    for (int i = 0; i < s->nslots; i++)
-        weir_outfile_discard(s->slots[i].out);
     const file_sink_arg *a = weir_ctx_arg(ctx);
+    char path[PATH_BUF];
+    for (int i = 0; i < s->nslots; i++) {
+        bucket *b = &s->slots[i];
+        if (b->out) {
+            weir_outfile_discard(b->out);
+        } else if (b->f) { /* a part opened again */
+            fclose(b->f);
+            part_path(a, path, sizeof path, b->folder, self(ctx), b->out_n, true);
+            unlink(path);
+        }
+    }
+    for (size_t i = 0; i < s->parked_cap; i++) {
+        if (s->parked[i].folder) {
+            part_path(a, path, sizeof path, s->parked[i].folder, self(ctx), s->parked[i].n, true);
+            unlink(path);
+            free(s->parked[i].folder);
+        }
+    }
+    free(s->parked);
     bool checkpoints = weir_ctx_checkpoints(ctx);
     for (size_t i = 0; i < s->npending; i++) {
         const pending_part *p = &s->pending[i];
         if (!checkpoints || p->checkpoint == 0) {
-            char path[PATH_BUF];
             part_path(a, path, sizeof path, p->folder, self(ctx), p->n, true);
             unlink(path);
         }

@@ -37,11 +37,14 @@
  * none empty or starting with '.' or '_' (readers skip such names; ".."
  * would leave `dir`): a record whose folder is not such a one fails the
  * job, naming it. A subtask keeps WEIR_FILE_SINK_OPEN_BUCKETS buckets with
- * a part open; a record of one more rolls the part of the bucket written
- * least recently (pending, committed with the next checkpoint as any rolled
- * part is): more and smaller files, nothing lost or doubled. The steady
- * path allocates nothing: the table of buckets is made when the subtask
- * opens.
+ * a part open, in a table made when it opens: a record of a bucket in it
+ * allocates nothing. A record of one more bucket takes the place of the
+ * bucket written least recently, whose part is parked (flushed and closed,
+ * still in progress) and opened again, to append, when its bucket comes
+ * back; parked parts roll at the checkpoint (or the end) with the rest. So
+ * a subtask holds at most that many files open and writes one part a
+ * bucket between checkpoints whatever the number of buckets; past the
+ * table a record may cost a close, an open and the stream's buffer.
  *
  * Success files (Flink's 'success-file' partition commit policy): with
  * success_file, every batch of commits (a checkpoint's, or the end's)

@@ -93,6 +93,17 @@ static int bucket_result(const void *elem, int64_t ts, char *buf, size_t size, v
                     (long long)(r->key % 2));
 }
 
+/* An event's bucket: its sequence number modulo the buckets, so that
+ * consecutive events go to different buckets, more than a subtask keeps
+ * open: parts are parked and opened again all the time. */
+static int bucket_event(const void *elem, int64_t ts, char *buf, size_t size, void *arg)
+{
+    (void)ts;
+    const weir_gen_event *e = elem;
+    int n = *(const int *)arg;
+    return snprintf(buf, size, "s%d=%lld", n, (long long)(e->seq % n));
+}
+
 /* Partition 1 stalls now and then (a slow record): its barriers then reach
  * the window well after partition 0's, with partition 0's later records in
  * between, which only alignment keeps out of the snapshot. */
@@ -120,6 +131,7 @@ typedef struct run_spec {
     double speed;      /* event-time ms per ms */
     const char *restore; /* restore from here (else from chk, if it has one) */
     int buckets;       /* > 0: the results go into folders "mB=K % B/odd=K % 2", B buckets */
+    int event_buckets; /* > 0 (events): each into folder "sB=SEQ % B", B buckets */
 } run_spec;
 
 /* The job, built and not run; NULL on failure. */
@@ -178,6 +190,12 @@ static weir_job *build_job(const run_spec *rs)
         }
     } else {
         fc.format = format_event;
+        if (rs->event_buckets > 0) {
+            static int nbuckets;
+            nbuckets = rs->event_buckets;
+            fc.bucket = bucket_event;
+            fc.bucket_arg = &nbuckets;
+        }
     }
     weir_stream_set_parallelism(weir_sink_file(s, &fc), rs->window_p);
     return job;
@@ -205,9 +223,9 @@ static int run_job(const run_spec *rs)
 
 static void spec_to_env(const run_spec *rs, char *buf, size_t size)
 {
-    snprintf(buf, size, "%d %d %d %d %d %d %d %.17g\n%s\n%s\n%s\n", rs->window_p,
+    snprintf(buf, size, "%d %d %d %d %d %d %d %d %.17g\n%s\n%s\n%s\n", rs->window_p,
              rs->at_least_once, rs->windows, rs->workers, rs->channel_batches, rs->batch_capacity,
-             rs->buckets, rs->speed, rs->out, rs->chk ? rs->chk : "",
+             rs->buckets, rs->event_buckets, rs->speed, rs->out, rs->chk ? rs->chk : "",
              rs->restore ? rs->restore : "");
 }
 
@@ -228,9 +246,9 @@ __attribute__((constructor)) static void maybe_child(void)
         if (p)
             *p++ = '\0';
     }
-    if (!line[3] || sscanf(line[0], "%d %d %d %d %d %d %d %lg", &rs.window_p, &al, &w,
+    if (!line[3] || sscanf(line[0], "%d %d %d %d %d %d %d %d %lg", &rs.window_p, &al, &w,
                            &rs.workers, &rs.channel_batches, &rs.batch_capacity, &rs.buckets,
-                           &rs.speed) != 8)
+                           &rs.event_buckets, &rs.speed) != 9)
         _exit(4);
     char *out = line[1], *chk = line[2], *restore = line[3];
     rs.at_least_once = al;
@@ -434,8 +452,12 @@ static void add_lines(const char *dir, const char *rel, const char *name, void *
         }
         char *line = malloc(strlen(rel) + strlen(l) + 2);
         sprintf(line, "%s%s%s", rel, *rel ? "|" : "", l);
-        if (*rel) {
-            long long key, m, mod, odd;
+        long long key, m, mod, odd, seq;
+        if (*rel && rel[0] == 's') { /* an event: "PARTITION SEQ KEY TS" in sB=SEQ % B */
+            cr_assert(sscanf(l, "%*d %lld", &seq) == 1 &&
+                      sscanf(rel, "s%lld=%lld", &m, &mod) == 2, "%s", line);
+            cr_assert(m > 0 && mod == seq % m, "in another event's folder: %s", line);
+        } else if (*rel) {
             cr_assert(sscanf(l, "k%lld", &key) == 1 &&
                       sscanf(rel, "m%lld=%lld/odd=%lld", &m, &mod, &odd) == 3, "%s", line);
             cr_assert(m > 0 && mod == key % m && odd == key % 2, "in another key's folder: %s",
@@ -710,6 +732,46 @@ static void up_down_and_up(int buckets)
 Test(checkpoint_recovery, rescale_up_down_and_up_across_kills, .timeout = 120)
 {
     up_down_and_up(0);
+}
+
+/* Every event straight into the sink, each into the next of 150 buckets
+ * (more than the 128 a subtask keeps open): parts are parked and opened
+ * again between every two checkpoints, and killed runs leave parked parts
+ * behind. Restored until done, each event is committed once, in its
+ * folder, as in a run never killed. */
+Test(checkpoint_recovery, parked_parts_across_kills, .timeout = 120)
+{
+    char *tmp = td_tmpdir();
+    size_t nref = 0, ngot = 0;
+    char ref_out[4096], out[4096], chk[4096];
+    snprintf(ref_out, sizeof ref_out, "%s/reference", tmp);
+    run_spec ref = {.out = ref_out, .window_p = 2, .speed = 20, .event_buckets = 150};
+    cr_assert_eq(run_child(&ref, -1), 0, "the failure-free run failed");
+    char *want = committed(ref_out, &nref);
+    cr_assert_gt(nref, 1000);
+    snprintf(out, sizeof out, "%s/out", tmp);
+    snprintf(chk, sizeof chk, "%s/chk", tmp);
+    /* three times the pace: some 180 events reach a sink subtask between
+     * two checkpoints (30 ms), more buckets than its 128 slots, so parts
+     * that are being written are parked; each run is killed once it
+     * completed three checkpoints of its own */
+    run_spec rs = {.out = out, .chk = chk, .window_p = 2, .event_buckets = 150, .speed = 3};
+    int killed = 0, r = 1;
+    for (int k = 0; k < 3 && r == 1; k++) {
+        r = run_child_until(&rs, 3, -1);
+        cr_assert(r >= 0, "run %d failed (not killed)", k);
+        killed += r;
+    }
+    if (r == 1)
+        cr_assert_eq(run_child(&rs, -1), 0, "the last run, from the checkpoint, failed");
+    cr_assert_gt(killed, 0, "no run was killed: the test proved nothing");
+    char *got = committed(out, &ngot);
+    cr_assert_eq(ngot, nref, "%zu committed lines after %d kills, %zu without failures", ngot,
+                 killed, nref);
+    cr_assert_str_eq(got, want, "the committed output differs from the failure-free run's");
+    free(got);
+    free(want);
+    td_rmdir(tmp);
 }
 
 /* The same into bucket folders: each restore finds the hidden parts its
