@@ -344,11 +344,23 @@ static weir_table *plan_from(planner *p, const sql_query *q)
 
 /* The name of aggregate call j's column in the aggregate's output, as
  * Flink's plans name a field with no name of its own: $f and its index (the
- * keys and window columns come first). */
+ * keys and window columns come first); a computed key may have that name
+ * already (the Calc before the aggregate names its fields $f after the
+ * input's columns), and then, as Calcite makes a name unique, a digit is
+ * added ($f3 -> $f30). */
 static void agg_column_name(const grouping *g, int j, char *buf, size_t size)
 {
     int window_columns = g->window != SQL_WINDOW_NONE ? 3 : 0;
     snprintf(buf, size, "$f%d", g->nkeys + window_columns + j);
+    size_t base = strlen(buf);
+    for (int suffix = 0;; suffix++) {
+        bool taken = false;
+        for (int k = 0; k < g->nkeys && !taken; k++)
+            taken = strcmp(g->key_names[k], buf) == 0;
+        if (!taken)
+            return;
+        snprintf(buf + base, size > base ? size - base : 0, "%d", suffix);
+    }
 }
 
 /* The index of an aggregate call among g's (added when new and `add`), -1

@@ -169,7 +169,12 @@ typedef struct group_impl {
     weir__agg *aggs;      /* per output column (kind NONE for keys) */
     int nlists;
     uint32_t acc_size;
+    /* Each item's own region of the scratch (a call that keeps state from
+     * row to row in an aggregate's argument, RAND's generator, keeps it
+     * there), and their sum. */
+    uint32_t *scratch_at;
     uint32_t scratch;
+    bool virtual_clock;   /* the job's clock: what CURRENT_TIMESTAMP reads */
     uint32_t fn_buf;      /* bytes for a function's string result (capacity + 1), 0: none */
     bool fn_init;         /* a function from C has an init */
     const weir_schema *in, *out;
@@ -186,6 +191,7 @@ static void group_impl_free(void *p)
         weir_expr_destroy(g->items[i]);
     free(g->items);
     free(g->item_key);
+    free(g->scratch_at);
     free(g->aggs);
     free(g->key);
     free(g);
@@ -282,7 +288,11 @@ static int accumulate_function(weir_ctx *ctx, const group_impl *g, group_state *
     const char *why = NULL;
     int r = 0;
     for (int k = 0; r == 0 && k < a->nargs; k++)
-        r = weir__expr_eval(a->args[k], row, st->scratch, &args[k], &why);
+        r = weir__expr_eval_now(a->args[k], row, st->scratch + g->scratch_at[i],
+                                a->args[k]->clock_slot >= 0
+                                    ? weir__table_now(ctx, g->virtual_clock)
+                                    : 0,
+                                &args[k], &why);
     if (r == 0)
         r = weir__agg_call(a, accs, args, sign, &why);
     if (r)
@@ -307,7 +317,9 @@ static int accumulate(weir_ctx *ctx, const group_impl *g, group_state *st,
         }
         weir__val x = {0};
         if (a->arg) {
-            int r = weir__expr_eval(a->arg, row, st->scratch, &x, &why);
+            int64_t now = a->arg->clock_slot >= 0 ? weir__table_now(ctx, g->virtual_clock) : 0;
+            int r = weir__expr_eval_now(a->arg, row, st->scratch + g->scratch_at[i], now, &x,
+                                        &why);
             if (r)
                 return weir_ctx_fail(ctx, r, "%s: %s in '%s'", g->name, why, g->items[i]->text);
         }
@@ -613,8 +625,14 @@ static int sort_group_items(weir_table_env *env, group_impl *g, group_items *gi,
             gi->agg_items[gi->naggs] = e;
             gi->agg_at[gi->naggs++] = i;
         }
-        if (e->scratch > g->scratch)
-            g->scratch = e->scratch;
+        g->scratch_at[i] = g->scratch;
+        uint64_t end = (uint64_t)g->scratch + ((e->scratch + 7u) & ~7u);
+        if (end > UINT32_MAX / 2) {
+            weir__table_fail(env, WEIR_EINVAL, "%s: the expressions need too much scratch "
+                             "memory", what);
+            return -1;
+        }
+        g->scratch = (uint32_t)end;
         if (!weir__item_name(env, what, &gi->nm, e))
             return -1;
         gi->types[i] = e->type;
@@ -694,6 +712,7 @@ static weir_table *group_core(weir_table *in, const char *keys, weir_expr **item
     t->impl = g;
     t->impl_free = group_impl_free;
     if (!(g->item_key = calloc((size_t)n, sizeof *g->item_key)) ||
+        !(g->scratch_at = calloc((size_t)n, sizeof *g->scratch_at)) ||
         !(g->aggs = calloc((size_t)n, sizeof *g->aggs)))
         return weir__table_fail(env, WEIR_ENOMEM, "%s: out of memory", what);
     g->key = weir__key_plan(env, in->schema, keys, what);
@@ -701,6 +720,7 @@ static weir_table *group_core(weir_table *in, const char *keys, weir_expr **item
         return NULL;
     g->in = in->schema;
     g->name = t->name;
+    g->virtual_clock = weir_job_get_config(env->job)->clock == WEIR_CLOCK_VIRTUAL;
     group_items *gi = calloc(1, sizeof *gi);
     if (!gi)
         return weir__table_fail(env, WEIR_ENOMEM, "%s: out of memory", what);

@@ -31,3 +31,8 @@ SELECT SIN(0), COS(0), TAN(PI() / 4), COT(PI() / 4), ASIN(1), ACOS(1), ATAN(1), 
 SELECT id, LPAD(CAST(id AS STRING), 30, 'ab'), RAND(42), RAND_INTEGER(7, 10),
        RAND() >= 0 AND RAND() < 1, RAND_INTEGER(5) < 5, RAND(42)
 FROM n;
+
+-- in an aggregate's argument too: each call its own generator per subtask
+SELECT SUM(RAND_INTEGER(3, 1000)), MAX(LPAD(CAST(id AS STRING), 30, 'ab')),
+       SUM(RAND_INTEGER(3, 1000))
+FROM n;
