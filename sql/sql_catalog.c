@@ -465,6 +465,9 @@ static int create_table(weir_sql_session *s, sql_script *sc, const sql_stmt *st,
             err = no_source_watermark(s, sc, st, conn);
         else
             err = weir_schema_watermark(b, wm_col, wm_expr);
+        /* a source that runs the expression itself, per partition */
+        if (!err && !source_watermark(st->wm_ast) && sql_source_watermarked(r->factory))
+            err = weir_schema_watermark_in_source(b);
     }
     if (!err)
         err = watermark_options(&c, b);
@@ -573,7 +576,12 @@ weir_table *sql_catalog_open(weir_sql_session *s, weir_job *job, weir_table_env 
 {
     if (r->open_job == s->job_seq && r->opened)
         return r->opened;
-    weir_stream *src = r->factory->source(r->state, r->schema, job, r->name);
+    weir_watermark_strategy wm;
+    weir_stream *src = sql_source_watermarked(r->factory) &&
+                               weir_schema_watermark_strategy(r->schema, &wm) == 0
+                           ? sql_source_watermarked(r->factory)(r->state, r->schema, job,
+                                                                r->name, &wm)
+                           : r->factory->source(r->state, r->schema, job, r->name);
     if (src && r->align_set) {
         weir_watermark_alignment al = {.group = r->align_group[0] ? r->align_group : NULL,
                                        .max_drift_ms = r->align_drift_ms,

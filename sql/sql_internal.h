@@ -72,6 +72,14 @@ extern const weir_connector_factory sql_print_factory;
 extern const weir_connector_factory sql_blackhole_factory;
 void sql_connectors_builtin(void);
 
+/* A factory's source_watermarked, NULL for a factory of V1 (whose struct
+ * ends before it: its members of V2 are never read). */
+static inline weir_stream *(*sql_source_watermarked(const weir_connector_factory *f))(
+    void *, const weir_schema *, weir_job *, const char *, const weir_watermark_strategy *)
+{
+    return f->version >= WEIR_CONNECTOR_V2 ? f->source_watermarked : NULL;
+}
+
 /* A place in a script: a statement's, for an error found later. */
 typedef struct sql_place {
     const sql_script *sc; /* NULL: none */

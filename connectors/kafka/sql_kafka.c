@@ -26,8 +26,9 @@
  *   'sink.transactional-id-prefix'
  *
  * The sink takes inserts only (Flink's kafka sink). The table's WATERMARK
- * is made after the source, over all its partitions (not per partition, as
- * Flink's source pushes it down): see docs/SQL.md.
+ * runs in the source, one generator per partition (Flink pushes it into
+ * the scan the same way): a partition's late rows are judged by its own
+ * watermark, and a quiet one goes idle after 'scan.watermark.idle-timeout'.
  *
  * 'upsert-kafka' (Flink's UpsertKafkaDynamicTableFactory): a table with a
  * PRIMARY KEY over a compacted topic. Each record's key is the primary
@@ -253,8 +254,11 @@ static int kafka_deserialize(const weir_kafka_message *m, void *out, int64_t *ti
     return WEIR_KAFKA_EMIT;
 }
 
-static weir_stream *kafka_source(void *state, const weir_schema *schema, weir_job *job,
-                                 const char *name)
+/* The table's WATERMARK runs in the source, per partition (Flink's
+ * watermark push-down into the Kafka scan): `wm` is the table's strategy,
+ * or none. */
+static weir_stream *source_with(void *state, const weir_schema *schema, weir_job *job,
+                                const char *name, weir_watermark_strategy wm)
 {
     kafka_table *t = state;
     if (t->start == WEIR_KAFKA_COMMITTED && !t->group) {
@@ -278,9 +282,22 @@ static weir_stream *kafka_source(void *state, const weir_schema *schema, weir_jo
         .elem_size = weir_schema_row_size(schema),
         .deserialize = kafka_deserialize,
         .arg = t,
-        .watermarks = weir_watermarks_none(),
+        .watermarks = wm,
     };
     return weir_source_kafka(job, &kc);
+}
+
+static weir_stream *kafka_source(void *state, const weir_schema *schema, weir_job *job,
+                                 const char *name)
+{
+    return source_with(state, schema, job, name, weir_watermarks_none());
+}
+
+static weir_stream *kafka_source_watermarked(void *state, const weir_schema *schema,
+                                             weir_job *job, const char *name,
+                                             const weir_watermark_strategy *watermarks)
+{
+    return source_with(state, schema, job, name, *watermarks);
 }
 
 static int kafka_serialize(const void *elem, int64_t timestamp, weir_kafka_record *rec,
@@ -343,7 +360,7 @@ static weir_stream *kafka_sink(void *state, const weir_schema *schema, weir_stre
 }
 
 static const weir_connector_factory kafka_factory = {
-    .version = WEIR_CONNECTOR_V1,
+    .version = WEIR_CONNECTOR_V2,
     .name = "kafka",
     .options = "'topic', 'properties.bootstrap.servers', 'properties.group.id', "
                "'properties.*', 'format', 'value.format', 'json.ignore-parse-errors', "
@@ -354,10 +371,11 @@ static const weir_connector_factory kafka_factory = {
     .free_state = kafka_free,
     .source = kafka_source,
     .sink = kafka_sink,
+    .source_watermarked = kafka_source_watermarked,
 };
 
 static const weir_connector_factory upsert_kafka_factory = {
-    .version = WEIR_CONNECTOR_V1,
+    .version = WEIR_CONNECTOR_V2,
     .name = "upsert-kafka",
     .options = "'topic', 'properties.bootstrap.servers', 'properties.group.id', "
                "'properties.*', 'key.format', 'value.format', 'value.json.ignore-parse-errors', "
@@ -367,6 +385,7 @@ static const weir_connector_factory upsert_kafka_factory = {
     .free_state = kafka_free,
     .source = kafka_source,
     .sink = kafka_sink,
+    .source_watermarked = kafka_source_watermarked,
 };
 
 int weir_kafka_register_connectors(void)

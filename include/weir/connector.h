@@ -19,7 +19,8 @@
  * Rows are the schema's rows (weir/row.h) unless the factory binds the
  * schema to a struct of its own (schema_begin and column: weir's generator
  * events). The SQL layer does the rest, the same for every connector: the
- * WATERMARK (a watermark operator after the source), the changelog mode
+ * WATERMARK (a watermark operator after the source, unless the source runs
+ * it itself: source_watermarked), the changelog mode
  * (weir_table_from_changelog_stream, an upsert table normalized), watermark
  * alignment, 'sink.parallelism', and which row kinds reach the sink.
  *
@@ -98,9 +99,14 @@ WEIR_EXPORT int weir_connector_option_choice(weir_connector_context *c, const ch
                                              const char *const *words, int *v);
 
 #define WEIR_CONNECTOR_V1 1u
+/* V2 adds the members after source_watermarks. A factory of V1 (a struct
+ * that ends at source_watermarks, compiled against an older header) still
+ * registers and works: the registry reads a member of V2 only from a
+ * factory whose version says it has one. */
+#define WEIR_CONNECTOR_V2 2u
 
 typedef struct weir_connector_factory {
-    uint32_t version; /* WEIR_CONNECTOR_V1 */
+    uint32_t version; /* WEIR_CONNECTOR_V2 (or V1: the members up to source_watermarks) */
     /* 'connector' = name: letters, digits, '-', '_', '.'; unique. */
     const char *name;
     /* The options it reads, as the unknown-option message lists them:
@@ -138,12 +144,32 @@ typedef struct weir_connector_factory {
      * WATERMARK FOR col AS SOURCE_WATERMARK() takes; otherwise that is refused
      * with Flink's message. */
     bool source_watermarks;
+
+    /* ---- WEIR_CONNECTOR_V2 -------------------------------------------------------- */
+
+    /* Optional, beside source: a source that runs the table's WATERMARK
+     * itself, once per partition, as Flink pushes the watermark into a
+     * Kafka scan (SupportsWatermarkPushDown), so that a partition's late rows
+     * are judged by its own watermark. A table with WATERMARK FOR col AS
+     * expr is read with this instead of source(): `watermarks` (valid during
+     * the call; its arg as long as `schema`) is the table's strategy,
+     * weir_schema_watermark_strategy (weir/table.h) — the expression's
+     * largest value, 'scan.watermark.emit.strategy', and
+     * 'scan.watermark.idle-timeout' as the partition's idleness — and the
+     * SQL layer adds no watermark operator after the source (EXPLAIN shows
+     * TableSource(t, watermark=[...])). A table without a WATERMARK, or
+     * with SOURCE_WATERMARK(), is read with source(). Its rows are rows of
+     * the schema (a factory that binds a struct, schema_begin, cannot). */
+    weir_stream *(*source_watermarked)(void *state, const weir_schema *schema, weir_job *job,
+                                       const char *name,
+                                       const weir_watermark_strategy *watermarks);
 } weir_connector_factory;
 
 /* Registers `f` (borrowed: it must outlive every use, e.g. a static). 0;
  * the same factory again: 0 (nothing changes); WEIR_EINVAL: no name, a bad
- * name, no validate, neither source nor sink, a version unknown, or the
- * name taken by another factory; WEIR_ENOMEM. */
+ * name, no validate, neither source nor sink, source_watermarked without
+ * source, a version unknown, or the name taken by another factory;
+ * WEIR_ENOMEM. */
 WEIR_EXPORT int weir_connector_register(const weir_connector_factory *f);
 /* The factory registered as `name`, or NULL. */
 WEIR_EXPORT const weir_connector_factory *weir_connector_find(const char *name);

@@ -264,3 +264,123 @@ Test(sql_kafka, upsert_kafka_needs_a_primary_key)
               weir_sql_error(s));
     weir_sql_session_destroy(s);
 }
+
+/* The table's WATERMARK runs in the Kafka source, one generator per
+ * partition, as Flink pushes it into the scan. Two partitions hold the same
+ * twenty seconds of rows, one a second, each in order; one subtask reads
+ * both. Per partition no row is ever behind its partition's watermark, so
+ * every one-second window counts one row of each. A watermark made after
+ * the source over the merged stream ('on-event': after every row that
+ * raises it) would run up to the partition read first and drop the other's
+ * rows as late. The plan has no WatermarkAssigner: the source shows it. */
+Test(sql_kafka, the_watermark_runs_per_partition_in_the_source)
+{
+    weir_kafka_mock *m = tk_mock();
+    cr_assert_eq(weir_kafka_mock_topic(m, "ticks", 2), 0);
+    rd_kafka_t *p = tk_producer(m);
+    for (int part = 0; part < 2; part++)
+        for (int sec = 0; sec < 20; sec++) {
+            char row[96];
+            int n = snprintf(row, sizeof row, "{\"p\": %d, \"ts\": \"2024-01-01 00:00:%02d.500\"}",
+                             part, sec);
+            cr_assert_eq(tk_produce(p, "ticks", part, row, (size_t)n, -1, NULL, NULL), 0);
+        }
+    rd_kafka_flush(p, 10000);
+    rd_kafka_destroy(p);
+    collected *c = calloc(1, sizeof *c);
+    cr_assert_eq(weir_kafka_register_connectors(), 0);
+    char *plan = NULL;
+    size_t plan_len = 0;
+    FILE *out = open_memstream(&plan, &plan_len);
+    cr_assert_not_null(out);
+    weir_sql_session *s = NULL;
+    weir_sql_config cfg = {.on_row = collect, .on_row_arg = c, .workers = 2, .out = out};
+    cr_assert_eq(weir_sql_session_create(&cfg, &s), 0);
+    cr_assert_eq(run(s, "CREATE TABLE ticks (p INT, ts TIMESTAMP(3),\n"
+                        "  WATERMARK FOR ts AS ts - INTERVAL '1' SECOND)\n"
+                        "WITH ('connector' = 'kafka', 'topic' = 'ticks',\n"
+                        "  'properties.bootstrap.servers' = '%s', 'format' = 'json',\n"
+                        "  'scan.startup.mode' = 'earliest-offset',\n"
+                        "  'scan.bounded.mode' = 'latest-offset',\n"
+                        "  'scan.watermark.emit.strategy' = 'on-event');\n"
+                        "EXPLAIN SELECT * FROM ticks;",
+                     weir_kafka_mock_bootstrap(m)),
+                 0, "%s", weir_sql_error(s));
+    fflush(out);
+    cr_assert(strstr(plan, "TableSource(ticks, watermark=[ts - INTERVAL '1' SECOND])"), "%s",
+              plan);
+    cr_assert_null(strstr(plan, "WatermarkAssigner"), "%s", plan);
+    cr_assert_eq(run(s, "SELECT window_start, COUNT(*) AS n, SUM(p) AS ones\n"
+                        "FROM TABLE(TUMBLE(TABLE ticks, DESCRIPTOR(ts), INTERVAL '1' SECOND))\n"
+                        "GROUP BY window_start, window_end"),
+                 0, "%s", weir_sql_error(s));
+    qsort(c->rows, (size_t)c->n, sizeof c->rows[0], cmp_row);
+    cr_assert_eq(c->n, 20, "%d windows", c->n);
+    for (int sec = 0; sec < 20; sec++) {
+        char want[64];
+        snprintf(want, sizeof want, "+I[2024-01-01 00:00:%02d.000, 2, 1]", sec);
+        cr_assert_str_eq(c->rows[sec], want);
+    }
+    weir_sql_session_destroy(s);
+    fclose(out);
+    free(plan);
+    free(c);
+    weir_kafka_mock_destroy(m);
+}
+
+typedef struct until_n {
+    collected c;
+    int want;
+    weir_sql_session *s;
+} until_n;
+
+static int collect_until(const weir_schema *schema, const void *row, void *arg)
+{
+    until_n *u = arg;
+    collect(schema, row, &u->c);
+    if (u->c.n == u->want)
+        weir_sql_cancel(u->s);
+    return 0;
+}
+
+/* An unbounded read of two partitions, one of them silent: per partition,
+ * the silent one holds the subtask's watermark back until
+ * 'scan.watermark.idle-timeout' marks it idle (on the job's virtual clock,
+ * which jumps while the source waits), and then the other's windows fire.
+ * The query is cancelled once they have. */
+Test(sql_kafka, a_silent_partition_goes_idle_after_the_timeout, .timeout = 60)
+{
+    weir_kafka_mock *m = tk_mock();
+    cr_assert_eq(weir_kafka_mock_topic(m, "quiet", 2), 0);
+    rd_kafka_t *p = tk_producer(m);
+    for (int sec = 0; sec < 10; sec++) {
+        char row[96];
+        int n = snprintf(row, sizeof row, "{\"ts\": \"2024-01-01 00:00:%02d.500\"}", sec);
+        cr_assert_eq(tk_produce(p, "quiet", 0, row, (size_t)n, -1, NULL, NULL), 0);
+    }
+    rd_kafka_flush(p, 10000);
+    rd_kafka_destroy(p);
+    cr_assert_eq(weir_kafka_register_connectors(), 0);
+    until_n *u = calloc(1, sizeof *u);
+    u->want = 8; /* the watermark 00:00:08.500 closes [0 s, 1 s) .. [7 s, 8 s) */
+    weir_sql_config cfg = {.on_row = collect_until, .on_row_arg = u, .workers = 2};
+    cr_assert_eq(weir_sql_session_create(&cfg, &u->s), 0);
+    int r = run(u->s, "CREATE TABLE quiet (ts TIMESTAMP(3),\n"
+                      "  WATERMARK FOR ts AS ts - INTERVAL '1' SECOND)\n"
+                      "WITH ('connector' = 'kafka', 'topic' = 'quiet',\n"
+                      "  'properties.bootstrap.servers' = '%s', 'format' = 'json',\n"
+                      "  'scan.startup.mode' = 'earliest-offset',\n"
+                      "  'scan.watermark.idle-timeout' = '1 s');\n"
+                      "SELECT window_start, COUNT(*) AS n\n"
+                      "FROM TABLE(TUMBLE(TABLE quiet, DESCRIPTOR(ts), INTERVAL '1' SECOND))\n"
+                      "GROUP BY window_start, window_end;",
+                weir_kafka_mock_bootstrap(m));
+    cr_assert(r == 0 || weir_sql_error_at_run(u->s), "%d: %s", r, weir_sql_error(u->s));
+    cr_assert_eq(u->c.n, 8, "%d windows", u->c.n);
+    qsort(u->c.rows, (size_t)u->c.n, sizeof u->c.rows[0], cmp_row);
+    cr_assert_str_eq(u->c.rows[0], "+I[2024-01-01 00:00:00.000, 1]");
+    cr_assert_str_eq(u->c.rows[7], "+I[2024-01-01 00:00:07.000, 1]");
+    weir_sql_session_destroy(u->s);
+    free(u);
+    weir_kafka_mock_destroy(m);
+}
