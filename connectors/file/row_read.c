@@ -125,15 +125,12 @@ static int json_value(const weir__row_out *s, const weir_schema *sc, int col, js
     return WEIR_EFORMAT;
 }
 
-int weir_row_parse_json(const weir_schema *schema, const char *text, size_t len,
-                        const char *kind_field, void *row, char *why, size_t whysize)
-{
-    return weir__row_parse_json_skip(schema, text, len, kind_field, NULL, row, why, whysize);
-}
-
-int weir__row_parse_json_skip(const weir_schema *schema, const char *text, size_t len,
-                              const char *kind_field, const bool *skip, void *row, char *why,
-                              size_t whysize)
+/* A JSON object's fields into the row: every column of the schema (but
+ * those where skip[c]), the row made anew with the kind field's kind (cols
+ * NULL), or only the columns cols[0..n) of a row as it is. */
+static int parse_json(const weir_schema *schema, const char *text, size_t len,
+                      const char *kind_field, const bool *skip, const int *cols, int n,
+                      void *row, char *why, size_t whysize)
 {
     const weir__row_out o = {.row = row, .why = why, .whysize = whysize};
     const weir__row_out *s = &o;
@@ -171,11 +168,38 @@ int weir__row_parse_json_skip(const weir_schema *schema, const char *text, size_
             r = WEIR_EFORMAT;
         }
     }
-    if (r == 0)
+    if (r == 0 && !cols)
         weir_row_init(schema, row, kind);
-    for (int c = 0; r == 0 && c < weir_schema_ncolumns(schema); c++)
+    int ncols = cols ? n : weir_schema_ncolumns(schema);
+    for (int k = 0; r == 0 && k < ncols; k++) {
+        int c = cols ? cols[k] : k;
         if (!skip || !skip[c])
             r = json_value(s, schema, c, json_object_get(obj, weir_schema_column_name(schema, c)));
+    }
     json_decref(obj);
     return r;
+}
+
+int weir_row_parse_json(const weir_schema *schema, const char *text, size_t len,
+                        const char *kind_field, void *row, char *why, size_t whysize)
+{
+    return parse_json(schema, text, len, kind_field, NULL, NULL, 0, row, why, whysize);
+}
+
+int weir__row_parse_json_skip(const weir_schema *schema, const char *text, size_t len,
+                              const char *kind_field, const bool *skip, void *row, char *why,
+                              size_t whysize)
+{
+    return parse_json(schema, text, len, kind_field, skip, NULL, 0, row, why, whysize);
+}
+
+int weir_row_parse_json_columns(const weir_schema *schema, const char *text, size_t len,
+                                const int *cols, int n, void *row, char *why, size_t whysize)
+{
+    for (int k = 0; k < n; k++)
+        if (cols[k] < 0 || cols[k] >= weir_schema_ncolumns(schema)) {
+            snprintf(why, whysize, "column %d is not a column of the table", cols[k]);
+            return WEIR_EINVAL;
+        }
+    return parse_json(schema, text, len, NULL, NULL, cols, n, row, why, whysize);
 }

@@ -946,7 +946,13 @@ static int one_message(weir_ctx *ctx, const kafka_arg *a, kafka_src *s, rd_kafka
                              .value = m->payload,
                              .value_len = m->len,
                              .timestamp = kts >= 0 ? kts : WEIR_NO_TIMESTAMP,
-                             .headers_ = hdrs};
+                             .headers_ = hdrs,
+                             .timestamp_type = kts < 0 ? WEIR_KAFKA_NO_TIMESTAMP_TYPE
+                                               : tstype == RD_KAFKA_TIMESTAMP_LOG_APPEND_TIME
+                                                   ? WEIR_KAFKA_LOG_APPEND_TIME
+                                               : tstype == RD_KAFKA_TIMESTAMP_CREATE_TIME
+                                                   ? WEIR_KAFKA_CREATE_TIME
+                                                   : WEIR_KAFKA_NO_TIMESTAMP_TYPE};
     int64_t ts = km.timestamp;
     char why[256] = "";
     int r = a->cfg.deserialize(&km, s->elem, &ts, why, sizeof why, a->cfg.arg);

@@ -30,6 +30,12 @@
  * the scan the same way): a partition's late rows are judged by its own
  * watermark, and a quiet one goes idle after 'scan.watermark.idle-timeout'.
  *
+ * Metadata columns (Flink's: 'topic', 'partition', 'offset', 'timestamp',
+ * 'timestamp-type'; 'headers' is refused, weir has no MAP): the SQL layer
+ * checks them against kafka_read_metadata, the source fills them from the
+ * record, and they are not in its value; a 'timestamp' column not VIRTUAL is
+ * written as the record's timestamp.
+ *
  * 'upsert-kafka' (Flink's UpsertKafkaDynamicTableFactory): a table with a
  * PRIMARY KEY over a compacted topic. Each record's key is the primary
  * key's columns as a JSON object ('key.format' json), its value the whole
@@ -70,7 +76,49 @@ typedef struct kafka_table {
     bool upsert;               /* 'upsert-kafka' */
     int key_cols[32];          /* upsert: the primary key's columns */
     int nkey;
+    int *value_cols;           /* the value format's columns: the physical ones */
+    int nvalue;
+    struct kafka_meta *meta;   /* the metadata columns, which the source fills */
+    int nmeta;
+    int ts_col;                /* the sink's record timestamp ('timestamp', not VIRTUAL); -1 */
 } kafka_table;
+
+/* The metadata a kafka table reads and writes (Flink's KafkaDynamicSource
+ * and KafkaDynamicSink, in their order). 'headers' is Flink's MAP<STRING,
+ * BYTES>, a type weir does not have: the SQL layer refuses a column of it
+ * as not supported. 'leader-epoch' is not there (librdkafka 2.0 does not
+ * tell it). */
+static const weir_connector_metadata kafka_read_metadata[] = {
+    {"topic", "STRING NOT NULL"},
+    {"partition", "INT NOT NULL"},
+    {"headers", "MAP<STRING, BYTES> NOT NULL"},
+    {"offset", "BIGINT NOT NULL"},
+    {"timestamp", "TIMESTAMP_LTZ(3) NOT NULL"},
+    {"timestamp-type", "STRING NOT NULL"},
+    {NULL, NULL},
+};
+
+static const weir_connector_metadata kafka_write_metadata[] = {
+    {"headers", "MAP<STRING, BYTES>"},
+    {"timestamp", "TIMESTAMP_LTZ(3)"},
+    {NULL, NULL},
+};
+
+typedef enum kafka_meta_key {
+    META_TOPIC,
+    META_PARTITION,
+    META_OFFSET,
+    META_TIMESTAMP,
+    META_TIMESTAMP_TYPE
+} kafka_meta_key;
+
+static const char *const meta_keys[] = {"topic", "partition", "offset", "timestamp",
+                                        "timestamp-type"};
+
+typedef struct kafka_meta {
+    int col;
+    kafka_meta_key key;
+} kafka_meta;
 
 static void kafka_free(void *state)
 {
@@ -83,12 +131,47 @@ static void kafka_free(void *state)
     for (int i = 0; i < 2 * t->nprops; i++)
         free(t->props[i]);
     free(t->txn_prefix);
+    free(t->value_cols);
+    free(t->meta);
     free(t);
 }
 
 static int copy(char **out, const char *s)
 {
     return s && !(*out = strdup(s)) ? WEIR_ENOMEM : 0;
+}
+
+/* The table's metadata columns (checked by the SQL layer against
+ * kafka_read_metadata) and the physical ones the value format holds. */
+static int table_columns(weir_connector_context *c, kafka_table *t)
+{
+    int ncols = weir_schema_ncolumns(t->schema);
+    int nmeta = weir_connector_metadata_count(c);
+    t->ts_col = -1;
+    t->meta = calloc((size_t)(nmeta ? nmeta : 1), sizeof *t->meta);
+    t->value_cols = calloc((size_t)ncols, sizeof *t->value_cols);
+    if (!t->meta || !t->value_cols)
+        return WEIR_ENOMEM;
+    for (int i = 0; i < nmeta; i++) {
+        const char *key = weir_connector_metadata_key(c, i);
+        int k = 0;
+        while (k < 5 && strcmp(meta_keys[k], key) != 0)
+            k++;
+        if (k == 5) /* a key of kafka_read_metadata the SQL layer let through */
+            return weir_connector_fail(c, NULL, "the metadata key '%s' is not read", key);
+        t->meta[t->nmeta++] = (kafka_meta){weir_connector_metadata_column(c, i),
+                                           (kafka_meta_key)k};
+        if (k == META_TIMESTAMP && !weir_connector_metadata_virtual(c, i))
+            t->ts_col = weir_connector_metadata_column(c, i);
+    }
+    for (int col = 0; col < ncols; col++) {
+        bool meta = false;
+        for (int i = 0; i < t->nmeta; i++)
+            meta = meta || t->meta[i].col == col;
+        if (!meta)
+            t->value_cols[t->nvalue++] = col;
+    }
+    return 0;
 }
 
 static int validate(weir_connector_context *c, void **state, bool upsert)
@@ -99,6 +182,9 @@ static int validate(weir_connector_context *c, void **state, bool upsert)
     *state = t;
     t->upsert = upsert;
     t->schema = weir_connector_schema(c);
+    int err = table_columns(c, t);
+    if (err)
+        return err;
     const char *topic = weir_connector_option(c, "topic");
     const char *servers = weir_connector_option(c, "properties.bootstrap.servers");
     if (weir_connector_option(c, "topic-pattern"))
@@ -161,7 +247,7 @@ static int validate(weir_connector_context *c, void **state, bool upsert)
             return WEIR_ENOMEM;
         t->nprops++;
     }
-    int err = weir_connector_option_bool(c, upsert ? "value.json.ignore-parse-errors"
+    err = weir_connector_option_bool(c, upsert ? "value.json.ignore-parse-errors"
                                                    : "json.ignore-parse-errors",
                                          &t->ignore_errors);
     if (err)
@@ -221,33 +307,75 @@ static int upsert_validate(weir_connector_context *c, void **state)
     return validate(c, state, true);
 }
 
-/* A record's value as a row; its timestamp the rowtime's, if the table has
- * one (the Kafka timestamp otherwise). */
+static const char *const timestamp_types[] = {"NoTimestampType", "CreateTime",
+                                               "LogAppendTime"};
+
+/* A number of metadata into a column of INT, BIGINT or DOUBLE. */
+static int set_number(const kafka_table *t, void *row, int col, int64_t v)
+{
+    return weir_schema_column_type(t->schema, col).id == WEIR_TYPE_DOUBLE
+               ? weir_row_set_double(t->schema, row, col, (double)v)
+               : weir_row_set_int(t->schema, row, col, v);
+}
+
+/* The record's metadata into its columns. */
+static int set_metadata(const kafka_table *t, const weir_kafka_message *m, void *row, char *why,
+                        size_t whysize)
+{
+    for (int i = 0; i < t->nmeta; i++) {
+        int col = t->meta[i].col, r = 0;
+        const char *text = NULL;
+        switch (t->meta[i].key) {
+        case META_TOPIC: text = m->topic; break;
+        case META_TIMESTAMP_TYPE: text = timestamp_types[m->timestamp_type]; break;
+        case META_PARTITION: r = set_number(t, row, col, m->partition); break;
+        case META_OFFSET: r = set_number(t, row, col, m->offset); break;
+        case META_TIMESTAMP:
+            r = m->timestamp == WEIR_NO_TIMESTAMP ? weir_row_set_null(t->schema, row, col)
+                                                   : weir_row_set_int(t->schema, row, col,
+                                                                      m->timestamp);
+            break;
+        }
+        if (text)
+            r = weir_row_set_string(t->schema, row, col, text, strlen(text));
+        if (r) {
+            snprintf(why, whysize, "the metadata '%s' does not fit the column '%s'",
+                     meta_keys[t->meta[i].key],
+                     weir_schema_column_name(t->schema, col));
+            return WEIR_EFORMAT;
+        }
+    }
+    return 0;
+}
+
+/* A record's value as a row (its metadata columns from the record); its
+ * timestamp the rowtime's, if the table has one (the Kafka timestamp
+ * otherwise). */
 static int kafka_deserialize(const weir_kafka_message *m, void *out, int64_t *timestamp,
                              char *why, size_t whysize, void *arg)
 {
     const kafka_table *t = arg;
     if (!m->value && !t->upsert)
         return WEIR_KAFKA_SKIP; /* a tombstone: no row (Flink's json format: null) */
+    weir_row_init(t->schema, out, WEIR_ROW_INSERT);
+    int r;
     if (!m->value) {
         /* upsert: a tombstone deletes its key (the key's columns only) */
         if (!m->key)
             return WEIR_KAFKA_SKIP;
-        int r = weir_row_parse_json(t->schema, m->key, m->key_len, NULL, out, why, whysize);
-        if (r == 1 || (r == WEIR_EFORMAT && t->ignore_errors))
-            return WEIR_KAFKA_SKIP;
-        if (r)
-            return r;
+        r = weir_row_parse_json_columns(t->schema, m->key, m->key_len, t->key_cols, t->nkey, out,
+                                        why, whysize);
         weir_row_set_kind(out, WEIR_ROW_DELETE);
-        return WEIR_KAFKA_EMIT;
+    } else {
+        r = weir_row_parse_json_columns(t->schema, m->value, m->value_len, t->value_cols,
+                                        t->nvalue, out, why, whysize);
+        if (t->upsert)
+            weir_row_set_kind(out, WEIR_ROW_UPDATE_AFTER);
     }
-    int r = weir_row_parse_json(t->schema, m->value, m->value_len, NULL, out, why, whysize);
     if (r == 1 || (r == WEIR_EFORMAT && t->ignore_errors))
         return WEIR_KAFKA_SKIP;
-    if (r)
+    if (r || (r = set_metadata(t, m, out, why, whysize)))
         return r;
-    if (t->upsert)
-        weir_row_set_kind(out, WEIR_ROW_UPDATE_AFTER);
     int rt = weir_schema_rowtime(t->schema);
     if (rt >= 0 && !weir_row_is_null(t->schema, out, rt))
         *timestamp = weir_row_get_int(t->schema, out, rt);
@@ -324,12 +452,16 @@ static int kafka_serialize(const void *elem, int64_t timestamp, weir_kafka_recor
         b += k;
         room -= (size_t)k;
         if (kind == WEIR_ROW_DELETE) {
+            if (t->ts_col >= 0 && !weir_row_is_null(t->schema, elem, t->ts_col))
+                rec->timestamp = weir_row_get_int(t->schema, elem, t->ts_col);
             rec->value = NULL; /* a tombstone */
             rec->value_len = 0;
             return WEIR_KAFKA_EMIT;
         }
     }
-    int n = weir_row_write_json(t->schema, elem, b, room);
+    if (t->ts_col >= 0 && !weir_row_is_null(t->schema, elem, t->ts_col))
+        rec->timestamp = weir_row_get_int(t->schema, elem, t->ts_col);
+    int n = weir_row_write_json_columns(t->schema, elem, t->value_cols, t->nvalue, b, room);
     if (n < 0 || (size_t)n >= room) {
         snprintf(why, whysize, "a row of %d bytes as JSON, more than a record holds (%zu)", n,
                  rec->scratch_size);
@@ -372,6 +504,8 @@ static const weir_connector_factory kafka_factory = {
     .source = kafka_source,
     .sink = kafka_sink,
     .source_watermarked = kafka_source_watermarked,
+    .read_metadata = kafka_read_metadata,
+    .write_metadata = kafka_write_metadata,
 };
 
 static const weir_connector_factory upsert_kafka_factory = {
@@ -386,6 +520,8 @@ static const weir_connector_factory upsert_kafka_factory = {
     .source = kafka_source,
     .sink = kafka_sink,
     .source_watermarked = kafka_source_watermarked,
+    .read_metadata = kafka_read_metadata,
+    .write_metadata = kafka_write_metadata,
 };
 
 int weir_kafka_register_connectors(void)

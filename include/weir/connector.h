@@ -72,6 +72,18 @@ WEIR_EXPORT int weir_connector_path(const weir_connector_context *c, const char 
  * i-th's index in the schema. */
 WEIR_EXPORT int weir_connector_partition_key_count(const weir_connector_context *c);
 WEIR_EXPORT int weir_connector_partition_key(const weir_connector_context *c, int i);
+/* The table's metadata columns (`name TYPE METADATA [FROM 'key'] [VIRTUAL]`,
+ * Flink's), in the schema's order: how many; the i-th's column index in the
+ * schema, its key (FROM's, else the column's name) and whether it is
+ * VIRTUAL (read only: an INSERT does not write it). Each was checked
+ * against the factory's read_metadata before validate (its key known, its
+ * type one the metadata's value goes into); a factory without
+ * read_metadata never sees one. The source fills these columns itself;
+ * they are not in the record's format. */
+WEIR_EXPORT int weir_connector_metadata_count(const weir_connector_context *c);
+WEIR_EXPORT int weir_connector_metadata_column(const weir_connector_context *c, int i);
+WEIR_EXPORT const char *weir_connector_metadata_key(const weir_connector_context *c, int i);
+WEIR_EXPORT bool weir_connector_metadata_virtual(const weir_connector_context *c, int i);
 /* The parallelism the table's operators get (SET 'parallelism.default'). */
 WEIR_EXPORT int weir_connector_parallelism(const weir_connector_context *c);
 /* During validate: how the source's rows come (WEIR_CHANGELOG_INSERT_ONLY,
@@ -97,6 +109,15 @@ WEIR_EXPORT int weir_connector_option_duration(weir_connector_context *c, const 
  * refused ("expected 'a', 'b' or 'c'"). */
 WEIR_EXPORT int weir_connector_option_choice(weir_connector_context *c, const char *key,
                                              const char *const *words, int *v);
+
+/* A metadata key a connector reads or writes, and its type as SQL writes
+ * it, Flink's: {"timestamp", "TIMESTAMP_LTZ(3) NOT NULL"}. A type weir
+ * cannot parse (Flink's MAP<STRING, BYTES>) lists the key, and a column
+ * asking for it is refused as not supported. */
+typedef struct weir_connector_metadata {
+    const char *key;
+    const char *type;
+} weir_connector_metadata;
 
 #define WEIR_CONNECTOR_V1 1u
 /* V2 adds the members after source_watermarks. A factory of V1 (a struct
@@ -163,6 +184,17 @@ typedef struct weir_connector_factory {
     weir_stream *(*source_watermarked)(void *state, const weir_schema *schema, weir_job *job,
                                        const char *name,
                                        const weir_watermark_strategy *watermarks);
+    /* The metadata its source reads and its sink writes (Flink's
+     * SupportsReadingMetadata.listReadableMetadata and
+     * SupportsWritingMetadata.listWritableMetadata), each an array ended by
+     * a NULL key, in the order the refusals list them; NULL: none. A table
+     * with metadata columns is refused at CREATE TABLE when its connector
+     * reads none, or not its key, or a type its value does not go into
+     * (weir_type_casts_implicitly: Flink takes any explicit cast), with
+     * Flink's messages; an INSERT into a table with a column not VIRTUAL
+     * whose key the sink does not write, likewise. */
+    const weir_connector_metadata *read_metadata;
+    const weir_connector_metadata *write_metadata;
 } weir_connector_factory;
 
 /* Registers `f` (borrowed: it must outlive every use, e.g. a static). 0;

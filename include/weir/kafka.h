@@ -55,6 +55,13 @@ typedef enum weir_kafka_start {
                                  (the end where none is) */
 } weir_kafka_start;
 
+/* How a record's timestamp was set (Kafka's TimestampType). */
+typedef enum weir_kafka_timestamp_type {
+    WEIR_KAFKA_NO_TIMESTAMP_TYPE = 0, /* none: "NoTimestampType" */
+    WEIR_KAFKA_CREATE_TIME = 1,       /* by the producer: "CreateTime" */
+    WEIR_KAFKA_LOG_APPEND_TIME = 2    /* by the broker: "LogAppendTime" */
+} weir_kafka_timestamp_type;
+
 /* One Kafka record, as the deserializer sees it; valid during its call. */
 typedef struct weir_kafka_message {
     const char *topic;
@@ -66,6 +73,7 @@ typedef struct weir_kafka_message {
     size_t value_len;
     int64_t timestamp; /* the Kafka timestamp (ms), WEIR_NO_TIMESTAMP if none */
     const void *headers_; /* opaque: read with weir_kafka_header */
+    weir_kafka_timestamp_type timestamp_type;
 } weir_kafka_message;
 
 /* Header `name`'s last value: 1 with *value and *len set, 0 when absent. */

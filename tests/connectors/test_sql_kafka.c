@@ -384,3 +384,85 @@ Test(sql_kafka, a_silent_partition_goes_idle_after_the_timeout, .timeout = 60)
     free(u);
     weir_kafka_mock_destroy(m);
 }
+
+/* Metadata columns: a record's Kafka timestamp, partition, offset, topic and
+ * timestamp type read into columns (none of them from the JSON value, which
+ * holds a field named ts that is not read), the timestamp as the rowtime
+ * of a window; and a column of 'timestamp' not VIRTUAL written by INSERT
+ * as the records' timestamp (the value holds the physical columns only),
+ * read back through the same metadata. */
+Test(sql_kafka, metadata_columns_read_and_written)
+{
+    weir_kafka_mock *m = tk_mock();
+    cr_assert_eq(weir_kafka_mock_topic(m, "clicks", 2), 0);
+    cr_assert_eq(weir_kafka_mock_topic(m, "stamped", 1), 0);
+    rd_kafka_t *p = tk_producer(m);
+    const char *v = "{\"v\": 7, \"ts\": \"1999-01-01 00:00:00\"}";
+    cr_assert_eq(tk_produce(p, "clicks", 1, v, strlen(v), 1704067201000, NULL, NULL), 0);
+    cr_assert_eq(tk_produce(p, "clicks", 1, v, strlen(v), 1704067202500, NULL, NULL), 0);
+    cr_assert_eq(tk_produce(p, "clicks", 0, v, strlen(v), 1704067206000, NULL, NULL), 0);
+    rd_kafka_flush(p, 10000);
+    rd_kafka_destroy(p);
+    collected *c = calloc(1, sizeof *c);
+    weir_sql_session *s = session(c);
+    const char *bs = weir_kafka_mock_bootstrap(m);
+    cr_assert_eq(run(s, "CREATE TABLE clicks (v BIGINT,\n"
+                        "  ts TIMESTAMP_LTZ(3) METADATA FROM 'timestamp',\n"
+                        "  p INT METADATA FROM 'partition' VIRTUAL,\n"
+                        "  `offset` BIGINT METADATA VIRTUAL,\n"
+                        "  topic STRING METADATA VIRTUAL,\n"
+                        "  tt STRING METADATA FROM 'timestamp-type' VIRTUAL,\n"
+                        "  WATERMARK FOR ts AS ts - INTERVAL '1' SECOND)\n"
+                        "WITH ('connector' = 'kafka', 'topic' = 'clicks',\n"
+                        "  'properties.bootstrap.servers' = '%s', 'format' = 'json',\n"
+                        "  'scan.startup.mode' = 'earliest-offset',\n"
+                        "  'scan.bounded.mode' = 'latest-offset');\n"
+                        "SELECT * FROM clicks;",
+                     bs),
+                 0, "%s", weir_sql_error(s));
+    qsort(c->rows, (size_t)c->n, sizeof c->rows[0], cmp_row);
+    cr_assert_eq(c->n, 3);
+    cr_assert_str_eq(c->rows[0], "+I[7, 2024-01-01 00:00:01.000, 1, 0, clicks, CreateTime]");
+    cr_assert_str_eq(c->rows[1], "+I[7, 2024-01-01 00:00:02.500, 1, 1, clicks, CreateTime]");
+    cr_assert_str_eq(c->rows[2], "+I[7, 2024-01-01 00:00:06.000, 0, 0, clicks, CreateTime]");
+    c->n = 0;
+    cr_assert_eq(run(s, "SELECT window_start, COUNT(*) AS n FROM TABLE(TUMBLE(TABLE clicks, "
+                        "DESCRIPTOR(ts), INTERVAL '5' SECOND)) GROUP BY window_start, window_end"),
+                 0, "%s", weir_sql_error(s));
+    qsort(c->rows, (size_t)c->n, sizeof c->rows[0], cmp_row);
+    cr_assert_eq(c->n, 2);
+    cr_assert_str_eq(c->rows[0], "+I[2024-01-01 00:00:00.000, 2]");
+    cr_assert_str_eq(c->rows[1], "+I[2024-01-01 00:00:05.000, 1]");
+    /* written: the query gives v and ts (the VIRTUAL partition is not
+     * written), ts becomes each record's timestamp */
+    cr_assert_eq(run(s, "CREATE TABLE stamped (v BIGINT,\n"
+                        "  ts TIMESTAMP_LTZ(3) METADATA FROM 'timestamp',\n"
+                        "  p INT METADATA FROM 'partition' VIRTUAL)\n"
+                        "WITH ('connector' = 'kafka', 'topic' = 'stamped',\n"
+                        "  'properties.bootstrap.servers' = '%s', 'format' = 'json',\n"
+                        "  'scan.startup.mode' = 'earliest-offset',\n"
+                        "  'scan.bounded.mode' = 'latest-offset');\n"
+                        "CREATE TABLE stamped_value (v BIGINT, ts TIMESTAMP_LTZ(3))\n"
+                        "WITH ('connector' = 'kafka', 'topic' = 'stamped',\n"
+                        "  'properties.bootstrap.servers' = '%s', 'format' = 'json',\n"
+                        "  'scan.startup.mode' = 'earliest-offset',\n"
+                        "  'scan.bounded.mode' = 'latest-offset');\n"
+                        "INSERT INTO stamped SELECT v + `offset`, ts + INTERVAL '1' HOUR FROM "
+                        "clicks WHERE p = 1;",
+                     bs, bs),
+                 0, "%s", weir_sql_error(s));
+    c->n = 0;
+    cr_assert_eq(run(s, "SELECT * FROM stamped"), 0, "%s", weir_sql_error(s));
+    qsort(c->rows, (size_t)c->n, sizeof c->rows[0], cmp_row);
+    cr_assert_eq(c->n, 2);
+    cr_assert_str_eq(c->rows[0], "+I[7, 2024-01-01 01:00:01.000, 0]");
+    cr_assert_str_eq(c->rows[1], "+I[8, 2024-01-01 01:00:02.500, 0]");
+    c->n = 0;
+    cr_assert_eq(run(s, "SELECT * FROM stamped_value"), 0, "%s", weir_sql_error(s));
+    qsort(c->rows, (size_t)c->n, sizeof c->rows[0], cmp_row);
+    cr_assert_eq(c->n, 2);
+    cr_assert_str_eq(c->rows[0], "+I[7, null]", "the value holds v only");
+    weir_sql_session_destroy(s);
+    free(c);
+    weir_kafka_mock_destroy(m);
+}
