@@ -1,16 +1,19 @@
 /* sql_kafka.c — the 'kafka' connector of SQL tables (Flink's
  * KafkaDynamicTableFactory), registered through weir/connector.h by
  * weir_kafka_register_connectors: a table over a topic's records, each
- * record's value one row in the 'json' format (weir_row_parse_json and
- * weir_row_write_json: the file connector's rules), read by weir's Kafka
+ * record's value one row in the 'json' or 'csv' format (weir_row_parse_
+ * json_columns / _csv_columns and weir_row_write_json_columns / _csv_
+ * columns: the file connector's rules and readers), read by weir's Kafka
  * source and written by its sink (weir/kafka.h).
  *
  *   'topic'                          the topic (required)
  *   'properties.bootstrap.servers'   the brokers (required)
  *   'properties.group.id'            the consumer group (group-offsets, commits)
  *   'properties.*'                   passed to librdkafka as they are
- *   'format' / 'value.format'        'json'
+ *   'format' / 'value.format'        'json' or 'csv'
  *   'json.ignore-parse-errors'       a value that is not a row is skipped
+ *   'csv.ignore-parse-errors'        (each 'value.'-prefixed after
+ *   'csv.field-delimiter'            'value.format', as Flink's)
  *   'scan.startup.mode'              'group-offsets' (Flink's default: the
  *                                    group's committed offsets, the earliest
  *                                    where none), 'earliest-offset',
@@ -38,8 +41,9 @@
  *
  * 'upsert-kafka' (Flink's UpsertKafkaDynamicTableFactory): a table with a
  * PRIMARY KEY over a compacted topic. Each record's key is the primary
- * key's columns as a JSON object ('key.format' json), its value the whole
- * row ('value.format' json); a record without a value (a tombstone) deletes
+ * key's columns ('key.format' json or csv, its options 'key.'-prefixed),
+ * its value the whole row ('value.format'); a record without a value (a
+ * tombstone) deletes
  * its key. As a source it reads an upsert changelog (+U per value, -D per
  * tombstone, the key's columns only), which the SQL layer normalizes into a
  * retracting one (SEMANTICS.md 9); as a sink it takes every kind: +I and +U
@@ -58,6 +62,14 @@
 
 #define KAFKA_MAX_PROPERTIES 64
 
+/* A record's key or value format: Flink's 'json' or 'csv', with its
+ * options. */
+typedef struct kafka_format {
+    bool csv;
+    char delimiter; /* csv: 0 for ',' */
+    bool ignore_errors;
+} kafka_format;
+
 typedef struct kafka_table {
     char *topic;
     char *servers;
@@ -69,7 +81,7 @@ typedef struct kafka_table {
     int64_t start_ms;
     bool bounded;
     int64_t discovery_ms;
-    bool ignore_errors;
+    kafka_format key_format, value_format;
     weir_kafka_guarantee guarantee;
     char *txn_prefix;
     const weir_schema *schema; /* the table's, for the callbacks */
@@ -174,6 +186,56 @@ static int table_columns(weir_connector_context *c, kafka_table *t)
     return 0;
 }
 
+/* The format option `key` names ('json' or 'csv') and its options, Flink's,
+ * under `prefix` ("" after 'format', "value." after 'value.format', "key."
+ * after 'key.format'): 'json.ignore-parse-errors', 'csv.ignore-parse-errors'
+ * and 'csv.field-delimiter' (one character, or '\t'). */
+static int read_format(weir_connector_context *c, const char *key, const char *prefix,
+                       kafka_format *f)
+{
+    const char *v = weir_connector_option(c, key);
+    if (strcmp(v, "json") != 0 && strcmp(v, "csv") != 0)
+        return weir_connector_fail(c, key, "not supported: the format '%s' (weir's kafka "
+                                   "tables are 'json' or 'csv')", v);
+    f->csv = strcmp(v, "csv") == 0;
+    char opt[64];
+    snprintf(opt, sizeof opt, "%s%s.ignore-parse-errors", prefix, f->csv ? "csv" : "json");
+    int err = weir_connector_option_bool(c, opt, &f->ignore_errors);
+    if (err || !f->csv)
+        return err;
+    snprintf(opt, sizeof opt, "%scsv.field-delimiter", prefix);
+    const char *d = weir_connector_option(c, opt);
+    if (!d)
+        return 0;
+    if (strcmp(d, "\\t") == 0)
+        f->delimiter = '\t';
+    else if (strlen(d) == 1 && d[0] != '"' && d[0] != '\n' && d[0] != '\r')
+        f->delimiter = d[0];
+    else
+        return weir_connector_fail(c, opt, "expected one character (or '\\t')");
+    return 0;
+}
+
+/* A record's key or value in its format, into the columns cols[0..n) of
+ * row (weir/file_source.h). */
+static int parse_format(const kafka_table *t, const kafka_format *f, const void *text,
+                        size_t len, const int *cols, int n, void *row, char *why,
+                        size_t whysize)
+{
+    return f->csv ? weir_row_parse_csv_columns(t->schema, text, len, f->delimiter, cols, n, row,
+                                               why, whysize)
+                  : weir_row_parse_json_columns(t->schema, text, len, cols, n, row, why,
+                                                whysize);
+}
+
+/* The columns cols[0..n) of row in the format, into buf as snprintf does. */
+static int write_format(const kafka_table *t, const kafka_format *f, const void *row,
+                        const int *cols, int n, char *buf, size_t size)
+{
+    return f->csv ? weir_row_write_csv_columns(t->schema, row, cols, n, f->delimiter, buf, size)
+                  : weir_row_write_json_columns(t->schema, row, cols, n, buf, size);
+}
+
 static int validate(weir_connector_context *c, void **state, bool upsert)
 {
     kafka_table *t = calloc(1, sizeof *t);
@@ -199,23 +261,20 @@ static int validate(weir_connector_context *c, void **state, bool upsert)
     const char *vformat = weir_connector_option(c, "value.format");
     if (!format && !vformat)
         return weir_connector_fail(c, NULL, t->upsert ? "an upsert-kafka table needs "
-                                   "'key.format' and 'value.format' ('json')"
-                                   : "a kafka table needs 'format' ('json')");
+                                   "'key.format' and 'value.format' ('json' or 'csv')"
+                                   : "a kafka table needs 'format' ('json' or 'csv')");
     if (format && vformat)
         return weir_connector_fail(c, "value.format", "give 'format' or 'value.format', not "
                                    "both");
-    if (strcmp(format ? format : vformat, "json") != 0)
-        return weir_connector_fail(c, format ? "format" : "value.format",
-                                   "not supported: the format '%s' (weir's kafka tables are "
-                                   "'json')", format ? format : vformat);
+    if ((err = read_format(c, format ? "format" : "value.format", format ? "" : "value.",
+                           &t->value_format)))
+        return err;
     if (t->upsert) {
-        const char *kformat = weir_connector_option(c, "key.format");
-        if (!kformat)
+        if (!weir_connector_option(c, "key.format"))
             return weir_connector_fail(c, NULL, "an upsert-kafka table needs 'key.format' and "
-                                       "'value.format' ('json')");
-        if (strcmp(kformat, "json") != 0)
-            return weir_connector_fail(c, "key.format", "not supported: the format '%s' "
-                                       "(weir's kafka tables are 'json')", kformat);
+                                       "'value.format' ('json' or 'csv')");
+        if ((err = read_format(c, "key.format", "key.", &t->key_format)))
+            return err;
         const weir_schema *sc = weir_connector_schema(c);
         t->nkey = weir_schema_primary_key_count(sc);
         if (t->nkey == 0)
@@ -247,11 +306,6 @@ static int validate(weir_connector_context *c, void **state, bool upsert)
             return WEIR_ENOMEM;
         t->nprops++;
     }
-    err = weir_connector_option_bool(c, upsert ? "value.json.ignore-parse-errors"
-                                                   : "json.ignore-parse-errors",
-                                         &t->ignore_errors);
-    if (err)
-        return err;
     static const char *const starts[] = {"group-offsets", "earliest-offset", "latest-offset",
                                          "timestamp", NULL};
     static const weir_kafka_start start_of[] = {WEIR_KAFKA_COMMITTED, WEIR_KAFKA_EARLIEST,
@@ -363,16 +417,20 @@ static int kafka_deserialize(const weir_kafka_message *m, void *out, int64_t *ti
         /* upsert: a tombstone deletes its key (the key's columns only) */
         if (!m->key)
             return WEIR_KAFKA_SKIP;
-        r = weir_row_parse_json_columns(t->schema, m->key, m->key_len, t->key_cols, t->nkey, out,
-                                        why, whysize);
+        r = parse_format(t, &t->key_format, m->key, m->key_len, t->key_cols, t->nkey, out, why,
+                         whysize);
+        if (r == WEIR_EFORMAT && t->key_format.ignore_errors)
+            return WEIR_KAFKA_SKIP;
         weir_row_set_kind(out, WEIR_ROW_DELETE);
     } else {
-        r = weir_row_parse_json_columns(t->schema, m->value, m->value_len, t->value_cols,
-                                        t->nvalue, out, why, whysize);
+        r = parse_format(t, &t->value_format, m->value, m->value_len, t->value_cols, t->nvalue,
+                         out, why, whysize);
+        if (r == WEIR_EFORMAT && t->value_format.ignore_errors)
+            return WEIR_KAFKA_SKIP;
         if (t->upsert)
             weir_row_set_kind(out, WEIR_ROW_UPDATE_AFTER);
     }
-    if (r == 1 || (r == WEIR_EFORMAT && t->ignore_errors))
+    if (r == 1)
         return WEIR_KAFKA_SKIP;
     if (r || (r = set_metadata(t, m, out, why, whysize)))
         return r;
@@ -441,10 +499,9 @@ static int kafka_serialize(const void *elem, int64_t timestamp, weir_kafka_recor
         weir_row_kind kind = weir_row_get_kind(elem);
         if (kind == WEIR_ROW_UPDATE_BEFORE)
             return WEIR_KAFKA_SKIP; /* the +U after it writes the key */
-        int k = weir_row_write_json_columns(t->schema, elem, t->key_cols, t->nkey, b, room);
+        int k = write_format(t, &t->key_format, elem, t->key_cols, t->nkey, b, room);
         if (k < 0 || (size_t)k >= room) {
-            snprintf(why, whysize, "a key of %d bytes as JSON, more than a record holds (%zu)",
-                     k, room);
+            snprintf(why, whysize, "a key of %d bytes, more than a record holds (%zu)", k, room);
             return WEIR_ERANGE;
         }
         rec->key = b;
@@ -461,9 +518,9 @@ static int kafka_serialize(const void *elem, int64_t timestamp, weir_kafka_recor
     }
     if (t->ts_col >= 0 && !weir_row_is_null(t->schema, elem, t->ts_col))
         rec->timestamp = weir_row_get_int(t->schema, elem, t->ts_col);
-    int n = weir_row_write_json_columns(t->schema, elem, t->value_cols, t->nvalue, b, room);
+    int n = write_format(t, &t->value_format, elem, t->value_cols, t->nvalue, b, room);
     if (n < 0 || (size_t)n >= room) {
-        snprintf(why, whysize, "a row of %d bytes as JSON, more than a record holds (%zu)", n,
+        snprintf(why, whysize, "a row of %d bytes, more than a record holds (%zu)", n,
                  rec->scratch_size);
         return WEIR_ERANGE;
     }
@@ -496,6 +553,8 @@ static const weir_connector_factory kafka_factory = {
     .name = "kafka",
     .options = "'topic', 'properties.bootstrap.servers', 'properties.group.id', "
                "'properties.*', 'format', 'value.format', 'json.ignore-parse-errors', "
+               "'csv.ignore-parse-errors', 'csv.field-delimiter', 'value.json.ignore-parse-errors', "
+               "'value.csv.ignore-parse-errors', 'value.csv.field-delimiter', "
                "'scan.startup.mode', 'scan.startup.timestamp-millis', 'scan.bounded.mode', "
                "'scan.topic-partition-discovery.interval', 'sink.delivery-guarantee', "
                "'sink.transactional-id-prefix'",
@@ -512,7 +571,10 @@ static const weir_connector_factory upsert_kafka_factory = {
     .version = WEIR_CONNECTOR_V2,
     .name = "upsert-kafka",
     .options = "'topic', 'properties.bootstrap.servers', 'properties.group.id', "
-               "'properties.*', 'key.format', 'value.format', 'value.json.ignore-parse-errors', "
+               "'properties.*', 'key.format', 'value.format', 'key.json.ignore-parse-errors', "
+               "'key.csv.ignore-parse-errors', 'key.csv.field-delimiter', "
+               "'value.json.ignore-parse-errors', 'value.csv.ignore-parse-errors', "
+               "'value.csv.field-delimiter', "
                "'scan.bounded.mode', 'scan.topic-partition-discovery.interval', "
                "'sink.delivery-guarantee', 'sink.transactional-id-prefix'",
     .validate = upsert_validate,

@@ -319,8 +319,9 @@ WEIR_EXPORT int weir_row_write_json(const weir_schema *s, const void *row, char 
 WEIR_EXPORT int weir_row_write_csv(const weir_schema *s, const void *row, char delimiter,
                                    char *buf, size_t size);
 /* JSON, or CSV, of the n columns cols[] only, in that order (a record's
- * key: its primary key's columns; a partitioned file's line: the columns
- * that are not partition columns); -1 for a column out of range. */
+ * key: its primary key's columns; a Kafka record's value without its
+ * metadata columns; a partitioned file's line: the columns that are not
+ * partition columns); -1 for a column out of range. */
 WEIR_EXPORT int weir_row_write_json_columns(const weir_schema *s, const void *row,
                                             const int *cols, int n, char *buf, size_t size);
 WEIR_EXPORT int weir_row_write_csv_columns(const weir_schema *s, const void *row,

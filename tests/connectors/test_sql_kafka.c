@@ -178,8 +178,14 @@ Test(sql_kafka, the_options_it_refuses)
              ", 'topic' = 't'%s, 'scan.startup.mode' = 'earliest-offset', "
              "'sink.delivery-guarantee' = 'exactly-once'", bs);
     refused(s, with, "'exactly-once' needs 'sink.transactional-id-prefix'");
-    refused(s, ", 'topic' = 't', 'properties.bootstrap.servers' = 'x', 'format' = 'csv'",
-            "not supported: the format 'csv'");
+    refused(s, ", 'topic' = 't', 'properties.bootstrap.servers' = 'x', 'format' = 'avro'",
+            "not supported: the format 'avro' (weir's kafka tables are 'json' or 'csv')");
+    refused(s, ", 'topic' = 't', 'properties.bootstrap.servers' = 'x', 'format' = 'csv', "
+               "'csv.field-delimiter' = '::'",
+            "option 'csv.field-delimiter'='::': expected one character (or '\\t')");
+    refused(s, ", 'topic' = 't', 'properties.bootstrap.servers' = 'x', 'format' = 'json', "
+               "'csv.field-delimiter' = ';'",
+            "unknown option 'csv.field-delimiter' for connector 'kafka'");
     refused(s, ", 'topic-pattern' = 't.*', 'properties.bootstrap.servers' = 'x', 'format' = "
                "'json'", "not supported: a topic pattern");
     snprintf(with, sizeof with, ", 'topic' = 't'%s, 'scan.startup.mode' = 'earliest-offset', "
@@ -462,6 +468,102 @@ Test(sql_kafka, metadata_columns_read_and_written)
     qsort(c->rows, (size_t)c->n, sizeof c->rows[0], cmp_row);
     cr_assert_eq(c->n, 2);
     cr_assert_str_eq(c->rows[0], "+I[7, null]", "the value holds v only");
+    weir_sql_session_destroy(s);
+    free(c);
+    weir_kafka_mock_destroy(m);
+}
+
+/* 'format' = 'csv': values as Flink's csv format writes them (RFC 4180, no
+ * line end, a delimiter of the table's), read by position; a record that is
+ * not a row fails the query at its topic, partition and offset, or is
+ * skipped with 'csv.ignore-parse-errors'. upsert-kafka takes csv for its key
+ * and value too ('key.csv.*', 'value.csv.*'). */
+Test(sql_kafka, csv_values_and_keys)
+{
+    weir_kafka_mock *m = tk_mock();
+    cr_assert_eq(weir_kafka_mock_topic(m, "lines", 1), 0);
+    cr_assert_eq(weir_kafka_mock_topic(m, "copied", 1), 0);
+    cr_assert_eq(weir_kafka_mock_topic(m, "sums", 1), 0);
+    rd_kafka_t *p = tk_producer(m);
+    static const char *const lines[] = {"ann;3;2024-01-01 00:00:01", "\"b;ob\";;2024-01-01 00:00:02",
+                                        "ann;x;2024-01-01 00:00:03", "cy;7;2024-01-01 00:00:04\n"};
+    for (int i = 0; i < 4; i++)
+        cr_assert_eq(tk_produce(p, "lines", 0, lines[i], strlen(lines[i]), -1, NULL, NULL), 0);
+    rd_kafka_flush(p, 10000);
+    rd_kafka_destroy(p);
+    collected *c = calloc(1, sizeof *c);
+    weir_sql_session *s = session(c);
+    const char *bs = weir_kafka_mock_bootstrap(m);
+    cr_assert_eq(run(s, "CREATE TABLE lines (`user` STRING, amount BIGINT, ts TIMESTAMP(3))\n"
+                        "WITH ('connector' = 'kafka', 'topic' = 'lines',\n"
+                        "  'properties.bootstrap.servers' = '%s', 'format' = 'csv',\n"
+                        "  'csv.field-delimiter' = ';', 'csv.ignore-parse-errors' = 'true',\n"
+                        "  'scan.startup.mode' = 'earliest-offset',\n"
+                        "  'scan.bounded.mode' = 'latest-offset');\n"
+                        "SELECT * FROM lines;",
+                     bs),
+                 0, "%s", weir_sql_error(s));
+    cr_assert_eq(c->n, 3, "the line with 'x' for a BIGINT is skipped");
+    cr_assert_str_eq(c->rows[0], "+I[ann, 3, 2024-01-01 00:00:01.000]");
+    cr_assert_str_eq(c->rows[1], "+I[b;ob, null, 2024-01-01 00:00:02.000]");
+    cr_assert_str_eq(c->rows[2], "+I[cy, 7, 2024-01-01 00:00:04.000]");
+    /* written as csv (value.format, its options under 'value.'), read back */
+    cr_assert_eq(run(s, "CREATE TABLE copied (`user` STRING, amount BIGINT)\n"
+                        "WITH ('connector' = 'kafka', 'topic' = 'copied',\n"
+                        "  'properties.bootstrap.servers' = '%s', 'value.format' = 'csv',\n"
+                        "  'value.csv.field-delimiter' = '|',\n"
+                        "  'scan.startup.mode' = 'earliest-offset',\n"
+                        "  'scan.bounded.mode' = 'latest-offset');\n"
+                        "INSERT INTO copied SELECT `user`, amount FROM lines;\n"
+                        "CREATE TABLE sums (`user` STRING, total BIGINT,\n"
+                        "  PRIMARY KEY (`user`) NOT ENFORCED)\n"
+                        "WITH ('connector' = 'upsert-kafka', 'topic' = 'sums',\n"
+                        "  'properties.bootstrap.servers' = '%s', 'key.format' = 'csv',\n"
+                        "  'value.format' = 'csv', 'value.csv.field-delimiter' = '\\t',\n"
+                        "  'scan.bounded.mode' = 'latest-offset');\n"
+                        "INSERT INTO sums SELECT `user`, SUM(amount) FROM lines GROUP BY `user`;",
+                     bs, bs),
+                 0, "%s", weir_sql_error(s));
+    c->n = 0;
+    cr_assert_eq(run(s, "SELECT * FROM copied"), 0, "%s", weir_sql_error(s));
+    cr_assert_eq(c->n, 3);
+    cr_assert_str_eq(c->rows[1], "+I[b;ob, null]");
+    c->n = 0;
+    cr_assert_eq(run(s, "SELECT * FROM sums"), 0, "%s", weir_sql_error(s));
+    qsort(c->rows, (size_t)c->n, sizeof c->rows[0], cmp_row);
+    cr_assert_eq(c->n, 3, "%d", c->n);
+    cr_assert_str_eq(c->rows[0], "+I[ann, 3]");
+    cr_assert_str_eq(c->rows[1], "+I[b;ob, null]");
+    cr_assert_str_eq(c->rows[2], "+I[cy, 7]");
+    /* the records themselves: Flink's csv text, no line end */
+    rd_kafka_t *k = tk_consumer_at(m, "copied", 0);
+    char key[64], value[64];
+    static const char *const copied[] = {"ann|3", "b;ob|", "cy|7"};
+    for (int i = 0; i < 3; i++) {
+        tk_consume(k, key, sizeof key, value, sizeof value);
+        cr_assert_str_eq(key, "");
+        cr_assert_str_eq(value, copied[i]);
+    }
+    rd_kafka_destroy(k);
+    k = tk_consumer_at(m, "sums", 0);
+    tk_consume(k, key, sizeof key, value, sizeof value);
+    cr_assert_str_eq(key, "ann");
+    cr_assert_str_eq(value, "ann\t3");
+    tk_consume(k, key, sizeof key, value, sizeof value);
+    cr_assert_str_eq(key, "b;ob", "not quoted: the key's delimiter is ','");
+    cr_assert_str_eq(value, "b;ob\t", "an empty field: NULL");
+    rd_kafka_destroy(k);
+    /* without ignore-parse-errors the bad line fails the query where it is */
+    cr_assert_eq(run(s, "CREATE TABLE strict_lines (`user` STRING, amount BIGINT, "
+                        "ts TIMESTAMP(3)) WITH ('connector' = 'kafka', 'topic' = 'lines', "
+                        "'properties.bootstrap.servers' = '%s', 'format' = 'csv', "
+                        "'csv.field-delimiter' = ';', 'scan.startup.mode' = 'earliest-offset', "
+                        "'scan.bounded.mode' = 'latest-offset');\nSELECT * FROM strict_lines;",
+                     bs),
+                 WEIR_EFORMAT);
+    cr_assert(strstr(weir_sql_error(s), "kafka lines-0 offset 2: 'x' is not a BIGINT (column "
+                                        "'amount')"),
+              "%s", weir_sql_error(s));
     weir_sql_session_destroy(s);
     free(c);
     weir_kafka_mock_destroy(m);
