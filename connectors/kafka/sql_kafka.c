@@ -6,7 +6,8 @@
  * columns: the file connector's rules and readers), read by weir's Kafka
  * source and written by its sink (weir/kafka.h).
  *
- *   'topic'                          the topic (required)
+ *   'topic'                          the topic, or topics 'a;b' (a sink: one)
+ *   'topic-pattern'                  or topics by a POSIX extended regex
  *   'properties.bootstrap.servers'   the brokers (required)
  *   'properties.group.id'            the consumer group (group-offsets, commits)
  *   'properties.*'                   passed to librdkafka as they are
@@ -49,6 +50,7 @@
  * retracting one (SEMANTICS.md 9); as a sink it takes every kind: +I and +U
  * write the row under its key, -D a tombstone, -U nothing.
  */
+#include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,8 +72,13 @@ typedef struct kafka_format {
     bool ignore_errors;
 } kafka_format;
 
+#define KAFKA_MAX_TOPICS 64
+
 typedef struct kafka_table {
-    char *topic;
+    char *topic;               /* 'topic' as written (the sink's: one topic) */
+    char *topics[KAFKA_MAX_TOPICS]; /* its topics ('a;b'), or none with a pattern */
+    int ntopics;
+    char *pattern;             /* 'topic-pattern' */
     char *servers;
     char *group;
     /* 'properties.*' but the two above: key, value, ..., NULL */
@@ -138,6 +145,9 @@ static void kafka_free(void *state)
     if (!t)
         return;
     free(t->topic);
+    for (int i = 0; i < t->ntopics; i++)
+        free(t->topics[i]);
+    free(t->pattern);
     free(t->servers);
     free(t->group);
     for (int i = 0; i < 2 * t->nprops; i++)
@@ -236,6 +246,60 @@ static int write_format(const kafka_table *t, const kafka_format *f, const void 
                   : weir_row_write_json_columns(t->schema, row, cols, n, buf, size);
 }
 
+/* 'topic' (one topic, or Flink's list 'a;b') or 'topic-pattern' (a POSIX
+ * extended regular expression over whole names: weir/kafka.h). */
+static int read_topics(weir_connector_context *c, kafka_table *t)
+{
+    const char *topic = weir_connector_option(c, "topic");
+    const char *pattern = weir_connector_option(c, "topic-pattern");
+    if (topic && pattern)
+        return weir_connector_fail(c, "topic-pattern", "Option 'topic' and 'topic-pattern' "
+                                   "shouldn't be set together.");
+    if (!topic && !pattern)
+        return weir_connector_fail(c, NULL, "Either 'topic' or 'topic-pattern' must be set.");
+    if (pattern) {
+        regex_t re;
+        size_t n = strlen(pattern) + 5;
+        char *whole = malloc(n);
+        if (!whole)
+            return WEIR_ENOMEM;
+        snprintf(whole, n, "^(%s)$", pattern);
+        int e = regcomp(&re, whole, REG_EXTENDED | REG_NOSUB);
+        free(whole);
+        if (e) {
+            char msg[128];
+            regerror(e, &re, msg, sizeof msg);
+            return e == REG_ESPACE ? WEIR_ENOMEM
+                                   : weir_connector_fail(c, "topic-pattern", "not a POSIX "
+                                                         "extended regular expression: %s", msg);
+        }
+        regfree(&re);
+        return copy(&t->pattern, pattern);
+    }
+    if (copy(&t->topic, topic))
+        return WEIR_ENOMEM;
+    for (const char *p = topic;;) {
+        const char *end = strchr(p, ';');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        while (len && (*p == ' ' || *p == '\t'))
+            p++, len--;
+        while (len && (p[len - 1] == ' ' || p[len - 1] == '\t'))
+            len--;
+        if (!len || len > 249)
+            return weir_connector_fail(c, "topic", "a topic name of %s", len ? "more than 249 "
+                                       "bytes" : "no bytes ('a;b' lists topics)");
+        if (t->ntopics == KAFKA_MAX_TOPICS)
+            return weir_connector_fail(c, "topic", "more than %d topics", KAFKA_MAX_TOPICS);
+        if (!(t->topics[t->ntopics] = strndup(p, len)))
+            return WEIR_ENOMEM;
+        t->ntopics++;
+        if (!end)
+            break;
+        p = end + 1;
+    }
+    return 0;
+}
+
 static int validate(weir_connector_context *c, void **state, bool upsert)
 {
     kafka_table *t = calloc(1, sizeof *t);
@@ -247,13 +311,9 @@ static int validate(weir_connector_context *c, void **state, bool upsert)
     int err = table_columns(c, t);
     if (err)
         return err;
-    const char *topic = weir_connector_option(c, "topic");
     const char *servers = weir_connector_option(c, "properties.bootstrap.servers");
-    if (weir_connector_option(c, "topic-pattern"))
-        return weir_connector_fail(c, "topic-pattern", "not supported: a topic pattern (name "
-                                   "the topic: 'topic')");
-    if (!topic || !topic[0])
-        return weir_connector_fail(c, NULL, "a kafka table needs 'topic'");
+    if ((err = read_topics(c, t)))
+        return err;
     if (!servers || !servers[0])
         return weir_connector_fail(c, NULL, "a kafka table needs "
                                    "'properties.bootstrap.servers'");
@@ -289,7 +349,7 @@ static int validate(weir_connector_context *c, void **state, bool upsert)
         weir_connector_set_source_mode(c, WEIR_CHANGELOG_UPSERT);
         weir_connector_set_sink_kinds(c, WEIR_CHANGELOG_ALL);
     }
-    if (copy(&t->topic, topic) || copy(&t->servers, servers) ||
+    if (copy(&t->servers, servers) ||
         copy(&t->group, weir_connector_option(c, "properties.group.id")))
         return WEIR_ENOMEM;
     int n = weir_connector_option_count(c);
@@ -453,12 +513,12 @@ static weir_stream *source_with(void *state, const weir_schema *schema, weir_job
                               "'scan.startup.mode' = 'earliest-offset'");
         return NULL;
     }
-    const char *topics[] = {t->topic};
     weir_kafka_source_config kc = {
         .name = name,
         .bootstrap_servers = t->servers,
-        .topics = topics,
-        .ntopics = 1,
+        .topics = t->ntopics ? (const char *const *)t->topics : NULL,
+        .ntopics = t->ntopics,
+        .topic_pattern = t->pattern,
         .properties = t->nprops ? (const char *const *)t->props : NULL,
         .group_id = t->group,
         .start = t->start,
@@ -535,10 +595,17 @@ static weir_stream *kafka_sink(void *state, const weir_schema *schema, weir_stre
     (void)schema;
     (void)parallelism;
     kafka_table *t = state;
+    if (t->pattern || t->ntopics > 1) {
+        weir_job_record_error(weir_stream_job(rows), WEIR_EINVAL, "Flink Kafka sink currently "
+                              "only supports single topic, but got %s: %s.",
+                              t->pattern ? "'topic-pattern'" : "'topic'",
+                              t->pattern ? t->pattern : t->topic);
+        return NULL;
+    }
     weir_kafka_sink_config kc = {
         .name = name,
         .bootstrap_servers = t->servers,
-        .topic = t->topic,
+        .topic = t->topics[0],
         .properties = t->nprops ? (const char *const *)t->props : NULL,
         .serialize = kafka_serialize,
         .arg = t,
@@ -551,7 +618,7 @@ static weir_stream *kafka_sink(void *state, const weir_schema *schema, weir_stre
 static const weir_connector_factory kafka_factory = {
     .version = WEIR_CONNECTOR_V2,
     .name = "kafka",
-    .options = "'topic', 'properties.bootstrap.servers', 'properties.group.id', "
+    .options = "'topic', 'topic-pattern', 'properties.bootstrap.servers', 'properties.group.id', "
                "'properties.*', 'format', 'value.format', 'json.ignore-parse-errors', "
                "'csv.ignore-parse-errors', 'csv.field-delimiter', 'value.json.ignore-parse-errors', "
                "'value.csv.ignore-parse-errors', 'value.csv.field-delimiter', "
@@ -570,7 +637,7 @@ static const weir_connector_factory kafka_factory = {
 static const weir_connector_factory upsert_kafka_factory = {
     .version = WEIR_CONNECTOR_V2,
     .name = "upsert-kafka",
-    .options = "'topic', 'properties.bootstrap.servers', 'properties.group.id', "
+    .options = "'topic', 'topic-pattern', 'properties.bootstrap.servers', 'properties.group.id', "
                "'properties.*', 'key.format', 'value.format', 'key.json.ignore-parse-errors', "
                "'key.csv.ignore-parse-errors', 'key.csv.field-delimiter', "
                "'value.json.ignore-parse-errors', 'value.csv.ignore-parse-errors', "

@@ -100,7 +100,7 @@ typedef int (*weir_kafka_deserialize_fn)(const weir_kafka_message *m, void *out,
 typedef struct weir_kafka_source_config {
     const char *name;               /* NULL: "kafka" */
     const char *bootstrap_servers;  /* required: host:port[,host:port...] */
-    const char *const *topics;      /* required: ntopics names */
+    const char *const *topics;      /* ntopics names (1 to 64), or topic_pattern below */
     int ntopics;
     /* librdkafka consumer properties, passed through: NULL-terminated pairs
      * {"key", "value", ..., NULL}. Those the source sets itself (group.id,
@@ -147,6 +147,17 @@ typedef struct weir_kafka_source_config {
      * writer's end marker came (not at the offsets of the job's start).
      * Markers never reach the deserializer. */
     bool inband_watermarks;
+    /* Instead of topics (NULL, ntopics 0): every topic whose whole name
+     * matches this POSIX extended regular expression (regcomp, REG_EXTENDED;
+     * Flink's 'topic-pattern' is a Java regex: '.', '*', '+', '?', '[a-z]',
+     * '(a|b)', '{n}' and '^'/'$' read the same, Java's '\\d', '\\w', lazy
+     * quantifiers and lookarounds are not POSIX and are refused or read
+     * otherwise), found when the source opens and, unbounded, at every
+     * discovery: a topic that appears later is read from its first record,
+     * as a discovered partition. Kafka's own topics (a name starting with
+     * "__") are left out, as a Java consumer's pattern leaves them. A
+     * pattern regcomp refuses is the config's error. */
+    const char *topic_pattern;
 } weir_kafka_source_config;
 
 /* The source; its parallelism is the job's default unless set on the

@@ -159,7 +159,7 @@ Test(sql_kafka, the_options_it_refuses)
     const char *bs = ", 'properties.bootstrap.servers' = 'localhost:1', 'format' = 'json'";
     char with[512];
     refused(s, ", 'properties.bootstrap.servers' = 'x', 'format' = 'json'",
-            "a kafka table needs 'topic'");
+            "Either 'topic' or 'topic-pattern' must be set.");
     refused(s, ", 'topic' = 't', 'format' = 'json'", "needs 'properties.bootstrap.servers'");
     /* a table without a group: written, fine; read with group-offsets, refused */
     snprintf(with, sizeof with, ", 'topic' = 't'%s", bs);
@@ -186,8 +186,14 @@ Test(sql_kafka, the_options_it_refuses)
     refused(s, ", 'topic' = 't', 'properties.bootstrap.servers' = 'x', 'format' = 'json', "
                "'csv.field-delimiter' = ';'",
             "unknown option 'csv.field-delimiter' for connector 'kafka'");
-    refused(s, ", 'topic-pattern' = 't.*', 'properties.bootstrap.servers' = 'x', 'format' = "
-               "'json'", "not supported: a topic pattern");
+    refused(s, ", 'topic' = 't', 'topic-pattern' = 't.*', 'properties.bootstrap.servers' = 'x', "
+               "'format' = 'json'",
+            "option 'topic-pattern'='t.*': Option 'topic' and 'topic-pattern' shouldn't be set "
+            "together.");
+    refused(s, ", 'topic-pattern' = 't(', 'properties.bootstrap.servers' = 'x', 'format' = "
+               "'json'", "option 'topic-pattern'='t(': not a POSIX extended regular expression");
+    refused(s, ", 'topic' = 'a;;b', 'properties.bootstrap.servers' = 'x', 'format' = 'json'",
+            "option 'topic'='a;;b': a topic name of no bytes");
     snprintf(with, sizeof with, ", 'topic' = 't'%s, 'scan.startup.mode' = 'earliest-offset', "
                                 "'scan.bounded' = 'yes'", bs);
     refused(s, with, "unknown option 'scan.bounded' for connector 'kafka'");
@@ -566,5 +572,104 @@ Test(sql_kafka, csv_values_and_keys)
               "%s", weir_sql_error(s));
     weir_sql_session_destroy(s);
     free(c);
+    weir_kafka_mock_destroy(m);
+}
+
+typedef struct discovering {
+    collected c;
+    weir_kafka_mock *m;
+    weir_sql_session *s;
+    bool produced;
+} discovering;
+
+/* The first row read makes a topic the pattern matches, with a row in it;
+ * the row from the new topic ends the query. */
+static int on_discovered(const weir_schema *schema, const void *row, void *arg)
+{
+    discovering *d = arg;
+    collect(schema, row, &d->c);
+    if (!d->produced) {
+        d->produced = true;
+        cr_assert_eq(weir_kafka_mock_topic(d->m, "ticks-late", 1), 0);
+        rd_kafka_t *p = tk_producer(d->m);
+        const char *v = "{\"n\": 3}";
+        cr_assert_eq(tk_produce(p, "ticks-late", 0, v, strlen(v), -1, NULL, NULL), 0);
+        rd_kafka_flush(p, 10000);
+        rd_kafka_destroy(p);
+    }
+    if (strcmp(d->c.rows[d->c.n - 1], "+I[3, ticks-late]") == 0)
+        weir_sql_cancel(d->s);
+    return 0;
+}
+
+/* 'topic-pattern' reads every topic whose whole name matches (POSIX
+ * extended), 'topic' a list 'a;b'; an unbounded read finds a topic made
+ * while it runs; a sink is one topic (Flink's message). */
+Test(sql_kafka, topic_lists_and_patterns, .timeout = 60)
+{
+    weir_kafka_mock *m = tk_mock();
+    static const char *const topics[] = {"ticks-a", "ticks-b", "other", "xticks-a"};
+    rd_kafka_t *p = tk_producer(m);
+    for (int i = 0; i < 4; i++) {
+        cr_assert_eq(weir_kafka_mock_topic(m, topics[i], 1), 0);
+        char v[32];
+        int n = snprintf(v, sizeof v, "{\"n\": %d}", i);
+        cr_assert_eq(tk_produce(p, topics[i], 0, v, (size_t)n, -1, NULL, NULL), 0);
+    }
+    rd_kafka_flush(p, 10000);
+    rd_kafka_destroy(p);
+    collected *c = calloc(1, sizeof *c);
+    weir_sql_session *s = session(c);
+    const char *bs = weir_kafka_mock_bootstrap(m);
+    cr_assert_eq(run(s, "CREATE TABLE by_pattern (n INT, topic STRING METADATA VIRTUAL)\n"
+                        "WITH ('connector' = 'kafka', 'topic-pattern' = 'ticks-[a-z]+',\n"
+                        "  'properties.bootstrap.servers' = '%s', 'format' = 'json',\n"
+                        "  'scan.startup.mode' = 'earliest-offset',\n"
+                        "  'scan.bounded.mode' = 'latest-offset');\n"
+                        "CREATE TABLE by_list (n INT, topic STRING METADATA VIRTUAL)\n"
+                        "WITH ('connector' = 'kafka', 'topic' = 'ticks-a; other',\n"
+                        "  'properties.bootstrap.servers' = '%s', 'format' = 'json',\n"
+                        "  'scan.startup.mode' = 'earliest-offset',\n"
+                        "  'scan.bounded.mode' = 'latest-offset');\n"
+                        "SELECT * FROM by_pattern;",
+                     bs, bs),
+                 0, "%s", weir_sql_error(s));
+    qsort(c->rows, (size_t)c->n, sizeof c->rows[0], cmp_row);
+    cr_assert_eq(c->n, 2, "%d", c->n);
+    cr_assert_str_eq(c->rows[0], "+I[0, ticks-a]");
+    cr_assert_str_eq(c->rows[1], "+I[1, ticks-b]");
+    c->n = 0;
+    cr_assert_eq(run(s, "SELECT * FROM by_list"), 0, "%s", weir_sql_error(s));
+    qsort(c->rows, (size_t)c->n, sizeof c->rows[0], cmp_row);
+    cr_assert_eq(c->n, 2, "%d", c->n);
+    cr_assert_str_eq(c->rows[0], "+I[0, ticks-a]");
+    cr_assert_str_eq(c->rows[1], "+I[2, other]");
+    cr_assert_eq(run(s, "INSERT INTO by_list SELECT n FROM by_pattern"), WEIR_EINVAL);
+    cr_assert(strstr(weir_sql_error(s), "Flink Kafka sink currently only supports single topic, "
+                                        "but got 'topic': ticks-a; other."),
+              "%s", weir_sql_error(s));
+    cr_assert_eq(run(s, "INSERT INTO by_pattern SELECT n FROM by_list"), WEIR_EINVAL);
+    cr_assert(strstr(weir_sql_error(s), "but got 'topic-pattern': ticks-[a-z]+."), "%s",
+              weir_sql_error(s));
+    weir_sql_session_destroy(s);
+    free(c);
+    /* unbounded: a topic that appears is found and read from its start */
+    discovering *d = calloc(1, sizeof *d);
+    d->m = m;
+    weir_sql_config cfg = {.on_row = on_discovered, .on_row_arg = d, .workers = 2};
+    cr_assert_eq(weir_sql_session_create(&cfg, &d->s), 0);
+    int r = run(d->s, "CREATE TABLE growing (n INT, topic STRING METADATA VIRTUAL)\n"
+                      "WITH ('connector' = 'kafka', 'topic-pattern' = 'ticks-.*',\n"
+                      "  'properties.bootstrap.servers' = '%s', 'format' = 'json',\n"
+                      "  'scan.startup.mode' = 'earliest-offset',\n"
+                      "  'scan.topic-partition-discovery.interval' = '100 ms');\n"
+                      "SELECT * FROM growing;",
+                bs);
+    cr_assert(r == 0 || weir_sql_error_at_run(d->s), "%d: %s", r, weir_sql_error(d->s));
+    qsort(d->c.rows, (size_t)d->c.n, sizeof d->c.rows[0], cmp_row);
+    cr_assert_eq(d->c.n, 3, "%d", d->c.n);
+    cr_assert_str_eq(d->c.rows[2], "+I[3, ticks-late]");
+    weir_sql_session_destroy(d->s);
+    free(d);
     weir_kafka_mock_destroy(m);
 }
