@@ -15,6 +15,10 @@
  *   'json.ignore-parse-errors'       a value that is not a row is skipped
  *   'csv.ignore-parse-errors'        (each 'value.'-prefixed after
  *   'csv.field-delimiter'            'value.format', as Flink's)
+ *   'key.format', 'key.fields'       the record key's format and columns ('a;b');
+ *                                    its options 'key.'-prefixed
+ *   'value.fields-include'           'ALL' (default) or 'EXCEPT_KEY' (the key's
+ *                                    columns read from the record's key)
  *   'scan.startup.mode'              'group-offsets' (Flink's default: the
  *                                    group's committed offsets, the earliest
  *                                    where none), 'earliest-offset',
@@ -54,6 +58,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "weir/connector.h"
 #include "weir/error.h"
@@ -93,8 +98,11 @@ typedef struct kafka_table {
     char *txn_prefix;
     const weir_schema *schema; /* the table's, for the callbacks */
     bool upsert;               /* 'upsert-kafka' */
-    int key_cols[32];          /* upsert: the primary key's columns */
+    int key_cols[32];          /* the key format's columns: upsert's primary key, or
+                                  'key.fields' */
     int nkey;
+    bool key_read;             /* some key column is not in the value (EXCEPT_KEY): the
+                                  record's key is read too */
     int *value_cols;           /* the value format's columns: the physical ones */
     int nvalue;
     struct kafka_meta *meta;   /* the metadata columns, which the source fills */
@@ -186,11 +194,119 @@ static int table_columns(weir_connector_context *c, kafka_table *t)
         if (k == META_TIMESTAMP && !weir_connector_metadata_virtual(c, i))
             t->ts_col = weir_connector_metadata_column(c, i);
     }
-    for (int col = 0; col < ncols; col++) {
-        bool meta = false;
-        for (int i = 0; i < t->nmeta; i++)
-            meta = meta || t->meta[i].col == col;
-        if (!meta)
+    return 0;
+}
+
+static int read_format(weir_connector_context *c, const char *key, const char *prefix,
+                       kafka_format *f);
+
+static bool is_metadata(const kafka_table *t, int col)
+{
+    for (int i = 0; i < t->nmeta; i++)
+        if (t->meta[i].col == col)
+            return true;
+    return false;
+}
+
+static bool is_key(const kafka_table *t, int col)
+{
+    for (int i = 0; i < t->nkey; i++)
+        if (t->key_cols[i] == col)
+            return true;
+    return false;
+}
+
+/* 'key.fields' = 'a;b': physical columns, the record key's (Flink's
+ * KafkaConnectorOptionsUtil.createKeyFormatProjection). */
+static int key_fields(weir_connector_context *c, kafka_table *t, const char *fields)
+{
+    for (const char *p = fields;;) {
+        const char *end = strchr(p, ';');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        while (len && (*p == ' ' || *p == '\t'))
+            p++, len--;
+        while (len && (p[len - 1] == ' ' || p[len - 1] == '\t'))
+            len--;
+        char name[256];
+        snprintf(name, sizeof name, "%.*s", (int)(len < sizeof name ? len : sizeof name - 1), p);
+        int col = len < sizeof name ? weir_schema_column_index(t->schema, name) : -1;
+        if (col < 0 || is_metadata(t, col)) {
+            char cols[1024] = "";
+            size_t at = 0;
+            for (int k = 0; k < weir_schema_ncolumns(t->schema); k++)
+                if (!is_metadata(t, k) && at < sizeof cols)
+                    at += (size_t)snprintf(cols + at, sizeof cols - at, "%s%s", at ? ", " : "",
+                                           weir_schema_column_name(t->schema, k));
+            return weir_connector_fail(c, "key.fields", "Could not find the field '%s' in the "
+                                       "table schema for usage in the key format. A key field "
+                                       "must be a regular, physical column. The following "
+                                       "columns can be selected in the 'key.fields' option: %s",
+                                       name, cols);
+        }
+        if (is_key(t, col))
+            return weir_connector_fail(c, "key.fields", "the field '%s' is listed twice", name);
+        if (t->nkey == 32)
+            return weir_connector_fail(c, "key.fields", "a key of more than 32 columns");
+        t->key_cols[t->nkey++] = col;
+        if (!end)
+            break;
+        p = end + 1;
+    }
+    return 0;
+}
+
+/* The key ('key.format', 'key.fields'; upsert-kafka: its PRIMARY KEY) and
+ * the value's columns ('value.fields-include': ALL the physical columns, or
+ * EXCEPT_KEY those not in the key). */
+static int key_and_value(weir_connector_context *c, kafka_table *t)
+{
+    int err;
+    const char *kformat = weir_connector_option(c, "key.format");
+    if (weir_connector_option(c, "key.fields-prefix"))
+        return weir_connector_fail(c, "key.fields-prefix", "not supported: a key fields prefix "
+                                   "(the key's fields are named as their columns)");
+    if (t->upsert) {
+        if (!kformat)
+            return weir_connector_fail(c, NULL, "an upsert-kafka table needs 'key.format' and "
+                                       "'value.format' ('json' or 'csv')");
+        const weir_schema *sc = t->schema;
+        t->nkey = weir_schema_primary_key_count(sc);
+        if (t->nkey == 0)
+            return weir_connector_fail(c, NULL, "'upsert-kafka' tables require to define a "
+                                       "PRIMARY KEY constraint. The PRIMARY KEY specifies "
+                                       "which columns should be read from or write to the "
+                                       "Kafka message key.");
+        if (t->nkey > 32)
+            return weir_connector_fail(c, NULL, "a key of more than 32 columns");
+        for (int i = 0; i < t->nkey; i++)
+            t->key_cols[i] = weir_schema_primary_key_column(sc, i);
+    } else {
+        const char *fields = weir_connector_option(c, "key.fields");
+        if (fields && !kformat)
+            return weir_connector_fail(c, "key.fields", "The option 'key.fields' can only be "
+                                       "declared if a key format is defined using "
+                                       "'key.format'.");
+        if (kformat && (!fields || !fields[0]))
+            return weir_connector_fail(c, "key.format", "A key format 'key.format' requires "
+                                       "the declaration of one or more of key fields using "
+                                       "'key.fields'.");
+        if (fields && (err = key_fields(c, t, fields)))
+            return err;
+    }
+    if (kformat && (err = read_format(c, "key.format", "key.", &t->key_format)))
+        return err;
+    bool except_key = false;
+    const char *include = weir_connector_option(c, "value.fields-include");
+    if (include && strcasecmp(include, "EXCEPT_KEY") == 0)
+        except_key = true;
+    else if (include && strcasecmp(include, "ALL") != 0)
+        return weir_connector_fail(c, "value.fields-include", "expected 'ALL' or 'EXCEPT_KEY'");
+    for (int col = 0; col < weir_schema_ncolumns(t->schema); col++) {
+        if (is_metadata(t, col))
+            continue;
+        if (except_key && is_key(t, col))
+            t->key_read = true;
+        else
             t->value_cols[t->nvalue++] = col;
     }
     return 0;
@@ -329,23 +445,9 @@ static int validate(weir_connector_context *c, void **state, bool upsert)
     if ((err = read_format(c, format ? "format" : "value.format", format ? "" : "value.",
                            &t->value_format)))
         return err;
+    if ((err = key_and_value(c, t)))
+        return err;
     if (t->upsert) {
-        if (!weir_connector_option(c, "key.format"))
-            return weir_connector_fail(c, NULL, "an upsert-kafka table needs 'key.format' and "
-                                       "'value.format' ('json' or 'csv')");
-        if ((err = read_format(c, "key.format", "key.", &t->key_format)))
-            return err;
-        const weir_schema *sc = weir_connector_schema(c);
-        t->nkey = weir_schema_primary_key_count(sc);
-        if (t->nkey == 0)
-            return weir_connector_fail(c, NULL, "'upsert-kafka' tables require to define a "
-                                       "PRIMARY KEY constraint. The PRIMARY KEY specifies "
-                                       "which columns should be read from or write to the "
-                                       "Kafka message key.");
-        if (t->nkey > 32)
-            return weir_connector_fail(c, NULL, "a key of more than 32 columns");
-        for (int i = 0; i < t->nkey; i++)
-            t->key_cols[i] = weir_schema_primary_key_column(sc, i);
         weir_connector_set_source_mode(c, WEIR_CHANGELOG_UPSERT);
         weir_connector_set_sink_kinds(c, WEIR_CHANGELOG_ALL);
     }
@@ -483,10 +585,24 @@ static int kafka_deserialize(const weir_kafka_message *m, void *out, int64_t *ti
             return WEIR_KAFKA_SKIP;
         weir_row_set_kind(out, WEIR_ROW_DELETE);
     } else {
-        r = parse_format(t, &t->value_format, m->value, m->value_len, t->value_cols, t->nvalue,
-                         out, why, whysize);
-        if (r == WEIR_EFORMAT && t->value_format.ignore_errors)
-            return WEIR_KAFKA_SKIP;
+        /* the key's columns the value does not hold (EXCEPT_KEY), NULL
+         * without a key */
+        r = 0;
+        if (t->key_read && m->key) {
+            r = parse_format(t, &t->key_format, m->key, m->key_len, t->key_cols, t->nkey, out,
+                             why, whysize);
+            if (r == WEIR_EFORMAT && t->key_format.ignore_errors)
+                return WEIR_KAFKA_SKIP;
+        } else if (t->key_read) {
+            for (int i = 0; i < t->nkey; i++)
+                weir_row_set_null(t->schema, out, t->key_cols[i]);
+        }
+        if (r == 0) {
+            r = parse_format(t, &t->value_format, m->value, m->value_len, t->value_cols,
+                             t->nvalue, out, why, whysize);
+            if (r == WEIR_EFORMAT && t->value_format.ignore_errors)
+                return WEIR_KAFKA_SKIP;
+        }
         if (t->upsert)
             weir_row_set_kind(out, WEIR_ROW_UPDATE_AFTER);
     }
@@ -555,10 +671,10 @@ static int kafka_serialize(const void *elem, int64_t timestamp, weir_kafka_recor
     size_t room = rec->scratch_size;
     rec->key = NULL;
     rec->key_len = 0;
-    if (t->upsert) {
-        weir_row_kind kind = weir_row_get_kind(elem);
-        if (kind == WEIR_ROW_UPDATE_BEFORE)
-            return WEIR_KAFKA_SKIP; /* the +U after it writes the key */
+    weir_row_kind kind = weir_row_get_kind(elem);
+    if (t->upsert && kind == WEIR_ROW_UPDATE_BEFORE)
+        return WEIR_KAFKA_SKIP; /* the +U after it writes the key */
+    if (t->nkey) {
         int k = write_format(t, &t->key_format, elem, t->key_cols, t->nkey, b, room);
         if (k < 0 || (size_t)k >= room) {
             snprintf(why, whysize, "a key of %d bytes, more than a record holds (%zu)", k, room);
@@ -568,7 +684,7 @@ static int kafka_serialize(const void *elem, int64_t timestamp, weir_kafka_recor
         rec->key_len = (size_t)k;
         b += k;
         room -= (size_t)k;
-        if (kind == WEIR_ROW_DELETE) {
+        if (t->upsert && kind == WEIR_ROW_DELETE) {
             if (t->ts_col >= 0 && !weir_row_is_null(t->schema, elem, t->ts_col))
                 rec->timestamp = weir_row_get_int(t->schema, elem, t->ts_col);
             rec->value = NULL; /* a tombstone */
@@ -619,10 +735,12 @@ static const weir_connector_factory kafka_factory = {
     .version = WEIR_CONNECTOR_V2,
     .name = "kafka",
     .options = "'topic', 'topic-pattern', 'properties.bootstrap.servers', 'properties.group.id', "
-               "'properties.*', 'format', 'value.format', 'json.ignore-parse-errors', "
+               "'properties.*', 'format', 'value.format', 'key.format', 'key.fields', "
+               "'value.fields-include', 'json.ignore-parse-errors', "
                "'csv.ignore-parse-errors', 'csv.field-delimiter', 'value.json.ignore-parse-errors', "
                "'value.csv.ignore-parse-errors', 'value.csv.field-delimiter', "
-               "'scan.startup.mode', 'scan.startup.timestamp-millis', 'scan.bounded.mode', "
+               "'key.json.ignore-parse-errors', 'key.csv.ignore-parse-errors', "
+               "'key.csv.field-delimiter', 'scan.startup.mode', 'scan.startup.timestamp-millis', 'scan.bounded.mode', "
                "'scan.topic-partition-discovery.interval', 'sink.delivery-guarantee', "
                "'sink.transactional-id-prefix'",
     .validate = kafka_validate,
@@ -638,7 +756,8 @@ static const weir_connector_factory upsert_kafka_factory = {
     .version = WEIR_CONNECTOR_V2,
     .name = "upsert-kafka",
     .options = "'topic', 'topic-pattern', 'properties.bootstrap.servers', 'properties.group.id', "
-               "'properties.*', 'key.format', 'value.format', 'key.json.ignore-parse-errors', "
+               "'properties.*', 'key.format', 'value.format', 'value.fields-include', "
+               "'key.json.ignore-parse-errors', "
                "'key.csv.ignore-parse-errors', 'key.csv.field-delimiter', "
                "'value.json.ignore-parse-errors', 'value.csv.ignore-parse-errors', "
                "'value.csv.field-delimiter', "

@@ -673,3 +673,98 @@ Test(sql_kafka, topic_lists_and_patterns, .timeout = 60)
     free(d);
     weir_kafka_mock_destroy(m);
 }
+
+/* 'key.fields' with 'key.format': the record's key holds those columns; the
+ * value holds every physical column ('value.fields-include' = 'ALL') or the
+ * others ('EXCEPT_KEY': then the key's columns are read from the record's
+ * key, NULL for a record without one). upsert-kafka takes EXCEPT_KEY too. */
+Test(sql_kafka, key_fields_and_value_fields_include)
+{
+    weir_kafka_mock *m = tk_mock();
+    produce_orders(m);
+    cr_assert_eq(weir_kafka_mock_topic(m, "keyed", 1), 0);
+    cr_assert_eq(weir_kafka_mock_topic(m, "keyed_all", 1), 0);
+    cr_assert_eq(weir_kafka_mock_topic(m, "latest", 1), 0);
+    collected *c = calloc(1, sizeof *c);
+    weir_sql_session *s = session(c);
+    const char *bs = weir_kafka_mock_bootstrap(m);
+    cr_assert_eq(run(s, ORDERS_DDL, bs), 0, "%s", weir_sql_error(s));
+    cr_assert_eq(run(s, "CREATE TABLE keyed (amount BIGINT, `user` STRING)\n"
+                        "WITH ('connector' = 'kafka', 'topic' = 'keyed',\n"
+                        "  'properties.bootstrap.servers' = '%s',\n"
+                        "  'key.format' = 'csv', 'key.fields' = 'user',\n"
+                        "  'value.format' = 'json', 'value.fields-include' = 'EXCEPT_KEY',\n"
+                        "  'scan.startup.mode' = 'earliest-offset',\n"
+                        "  'scan.bounded.mode' = 'latest-offset');\n"
+                        "CREATE TABLE keyed_all (`user` STRING, amount BIGINT)\n"
+                        "WITH ('connector' = 'kafka', 'topic' = 'keyed_all',\n"
+                        "  'properties.bootstrap.servers' = '%s',\n"
+                        "  'key.format' = 'json', 'key.fields' = 'user',\n"
+                        "  'value.format' = 'json',\n"
+                        "  'scan.startup.mode' = 'earliest-offset',\n"
+                        "  'scan.bounded.mode' = 'latest-offset');\n"
+                        "CREATE TABLE latest (`user` STRING, amount BIGINT,\n"
+                        "  PRIMARY KEY (`user`) NOT ENFORCED)\n"
+                        "WITH ('connector' = 'upsert-kafka', 'topic' = 'latest',\n"
+                        "  'properties.bootstrap.servers' = '%s', 'key.format' = 'json',\n"
+                        "  'value.format' = 'csv', 'value.fields-include' = 'EXCEPT_KEY',\n"
+                        "  'scan.bounded.mode' = 'latest-offset');\n"
+                        "EXECUTE STATEMENT SET BEGIN\n"
+                        "INSERT INTO keyed SELECT amount, `user` FROM orders WHERE `user` <> 'bob';\n"
+                        "INSERT INTO keyed_all SELECT `user`, amount FROM orders WHERE amount > 4;\n"
+                        "INSERT INTO latest SELECT `user`, MAX(amount) FROM orders GROUP BY `user`;\n"
+                        "END;",
+                     bs, bs, bs),
+                 0, "%s", weir_sql_error(s));
+    /* the records: keys and values as the formats write them */
+    char key[64], value[64];
+    rd_kafka_t *k = tk_consumer_at(m, "keyed", 0);
+    tk_consume(k, key, sizeof key, value, sizeof value);
+    cr_assert_str_eq(key, "ann");
+    cr_assert_str_eq(value, "{\"amount\":3}");
+    rd_kafka_destroy(k);
+    k = tk_consumer_at(m, "keyed_all", 0);
+    tk_consume(k, key, sizeof key, value, sizeof value);
+    cr_assert_str_eq(key, "{\"user\":\"ann\"}");
+    cr_assert_str_eq(value, "{\"user\":\"ann\",\"amount\":5}");
+    rd_kafka_destroy(k);
+    k = tk_consumer_at(m, "latest", 0);
+    tk_consume(k, key, sizeof key, value, sizeof value);
+    cr_assert(strcmp(key, "{\"user\":\"ann\"}") == 0 || strcmp(key, "{\"user\":\"bob\"}") == 0 ||
+                  strcmp(key, "{\"user\":\"cy\"}") == 0,
+              "%s", key);
+    cr_assert(strchr(value, ',') == NULL, "the value is the amount alone: %s", value);
+    rd_kafka_destroy(k);
+    /* a record of 'keyed' without a key: its key columns are NULL */
+    rd_kafka_t *p = tk_producer(m);
+    cr_assert_eq(tk_produce(p, "keyed", 0, "{\"amount\": 9}", 13, -1, NULL, NULL), 0);
+    rd_kafka_flush(p, 10000);
+    rd_kafka_destroy(p);
+    /* read back: the key's columns from the key */
+    c->n = 0;
+    cr_assert_eq(run(s, "SELECT * FROM keyed"), 0, "%s", weir_sql_error(s));
+    qsort(c->rows, (size_t)c->n, sizeof c->rows[0], cmp_row);
+    cr_assert_eq(c->n, 4, "%d", c->n);
+    cr_assert_str_eq(c->rows[0], "+I[3, ann]");
+    cr_assert_str_eq(c->rows[1], "+I[5, ann]");
+    cr_assert_str_eq(c->rows[2], "+I[7, cy]");
+    cr_assert_str_eq(c->rows[3], "+I[9, null]");
+    c->n = 0;
+    cr_assert_eq(run(s, "SELECT * FROM keyed_all"), 0, "%s", weir_sql_error(s));
+    qsort(c->rows, (size_t)c->n, sizeof c->rows[0], cmp_row);
+    cr_assert_eq(c->n, 2, "%d", c->n);
+    cr_assert_str_eq(c->rows[0], "+I[ann, 5]");
+    cr_assert_str_eq(c->rows[1], "+I[cy, 7]");
+    c->n = 0;
+    cr_assert_eq(run(s, "SELECT `user`, amount FROM latest"), 0, "%s", weir_sql_error(s));
+    bool ann = false, bob = false, cy = false;
+    for (int i = 0; i < c->n; i++) {
+        ann = ann || strcmp(c->rows[i], "+U[ann, 5]") == 0;
+        bob = bob || strcmp(c->rows[i], "+U[bob, 2]") == 0;
+        cy = cy || strcmp(c->rows[i], "+I[cy, 7]") == 0;
+    }
+    cr_assert(ann && bob && cy, "%d rows, first %s", c->n, c->rows[0]);
+    weir_sql_session_destroy(s);
+    free(c);
+    weir_kafka_mock_destroy(m);
+}
