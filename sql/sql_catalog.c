@@ -741,11 +741,16 @@ weir_table *sql_catalog_open(weir_sql_session *s, weir_job *job, weir_table_env 
     if (r->open_job == s->job_seq && r->opened)
         return r->opened;
     weir_watermark_strategy wm;
-    weir_stream *src = sql_source_watermarked(r->factory) &&
-                               weir_schema_watermark_strategy(r->schema, &wm) == 0
-                           ? sql_source_watermarked(r->factory)(r->state, r->schema, job,
-                                                                r->name, &wm)
-                           : r->factory->source(r->state, r->schema, job, r->name);
+    bool in_source = sql_source_watermarked(r->factory) &&
+                     weir_schema_watermark_strategy(r->schema, &wm) == 0;
+    /* Flink's 'table.exec.source.idle-timeout' (the env's), for a table
+     * without a 'scan.watermark.idle-timeout' of its own */
+    const weir_table_config *tc = weir_table_env_config(env);
+    if (in_source && wm.idleness_ms == 0 && tc)
+        wm.idleness_ms = tc->source_idle_timeout_ms;
+    weir_stream *src = in_source ? sql_source_watermarked(r->factory)(r->state, r->schema, job,
+                                                                      r->name, &wm)
+                                 : r->factory->source(r->state, r->schema, job, r->name);
     if (src && r->align_set) {
         weir_watermark_alignment al = {.group = r->align_group[0] ? r->align_group : NULL,
                                        .max_drift_ms = r->align_drift_ms,

@@ -447,7 +447,8 @@ static weir_table *add_watermark_assigner(weir_table_env *env, weir_table *t,
         .extract = NULL, /* the TableSource set the rowtime as the timestamp */
         .strategy = weir_watermarks_custom(&wm_vtable, w),
     };
-    ts.strategy.idleness_ms = schema->wm_idle_ms;
+    ts.strategy.idleness_ms = schema->wm_idle_ms ? schema->wm_idle_ms
+                                                 : env->config.source_idle_timeout_ms;
     wt->stream = weir_stream_set_name(weir_stream_assign_timestamps(t->stream, &ts), wt->name);
     return wt->stream ? wt : NULL;
 }

@@ -103,7 +103,8 @@ typedef struct kafka_table {
     int nkey;
     bool key_read;             /* some key column is not in the value (EXCEPT_KEY): the
                                   record's key is read too */
-    int *value_cols;           /* the value format's columns: the physical ones */
+    int *value_cols;           /* the value format's columns: the physical ones
+                                  (EXCEPT_KEY: but the key's) */
     int nvalue;
     struct kafka_meta *meta;   /* the metadata columns, which the source fills */
     int nmeta;

@@ -71,10 +71,16 @@ typedef struct weir_table_config {
     /* Parallelism of the table operators; 0: the job's default. Global
      * aggregates (no GROUP BY keys) always run at parallelism 1. */
     int parallelism;
+    /* Flink's 'table.exec.source.idle-timeout': the idle timeout (ms of
+     * processing time) of a table source whose schema's watermark
+     * expression has none of its own (weir_schema_watermark_emit, Flink's
+     * 'scan.watermark.idle-timeout'); 0: none. */
+    int64_t source_idle_timeout_ms;
 } weir_table_config;
 
 /* A table environment over `job` (borrowed: it must outlive the env's use).
- * `config` may be NULL. 0 and *out, or WEIR_EINVAL / WEIR_ENOMEM. */
+ * `config` may be NULL. 0 and *out, or WEIR_EINVAL (a value out of range) /
+ * WEIR_ENOMEM. */
 WEIR_EXPORT int weir_table_env_create(weir_job *job, const weir_table_config *config,
                                       weir_table_env **out);
 /* Frees every node of the env. After weir_job_run returned. NULL allowed. */

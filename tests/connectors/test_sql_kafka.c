@@ -357,10 +357,11 @@ static int collect_until(const weir_schema *schema, const void *row, void *arg)
 
 /* An unbounded read of two partitions, one of them silent: per partition,
  * the silent one holds the subtask's watermark back until
- * 'scan.watermark.idle-timeout' marks it idle (on the job's virtual clock,
- * which jumps while the source waits), and then the other's windows fire.
- * The query is cancelled once they have. */
-Test(sql_kafka, a_silent_partition_goes_idle_after_the_timeout, .timeout = 60)
+ * 'scan.watermark.idle-timeout' (or, without it, SET
+ * 'table.exec.source.idle-timeout') marks it idle (on the job's virtual
+ * clock, which jumps while the source waits), and then the other's windows
+ * fire. The query is cancelled once they have. */
+static void silent_partition(bool by_set)
 {
     weir_kafka_mock *m = tk_mock();
     cr_assert_eq(weir_kafka_mock_topic(m, "quiet", 2), 0);
@@ -377,16 +378,17 @@ Test(sql_kafka, a_silent_partition_goes_idle_after_the_timeout, .timeout = 60)
     u->want = 8; /* the watermark 00:00:08.500 closes [0 s, 1 s) .. [7 s, 8 s) */
     weir_sql_config cfg = {.on_row = collect_until, .on_row_arg = u, .workers = 2};
     cr_assert_eq(weir_sql_session_create(&cfg, &u->s), 0);
-    int r = run(u->s, "CREATE TABLE quiet (ts TIMESTAMP(3),\n"
+    int r = run(u->s, "%sCREATE TABLE quiet (ts TIMESTAMP(3),\n"
                       "  WATERMARK FOR ts AS ts - INTERVAL '1' SECOND)\n"
                       "WITH ('connector' = 'kafka', 'topic' = 'quiet',\n"
                       "  'properties.bootstrap.servers' = '%s', 'format' = 'json',\n"
-                      "  'scan.startup.mode' = 'earliest-offset',\n"
-                      "  'scan.watermark.idle-timeout' = '1 s');\n"
+                      "  'scan.startup.mode' = 'earliest-offset'%s);\n"
                       "SELECT window_start, COUNT(*) AS n\n"
                       "FROM TABLE(TUMBLE(TABLE quiet, DESCRIPTOR(ts), INTERVAL '1' SECOND))\n"
                       "GROUP BY window_start, window_end;",
-                weir_kafka_mock_bootstrap(m));
+                by_set ? "SET 'table.exec.source.idle-timeout' = '1 s';\n" : "",
+                weir_kafka_mock_bootstrap(m),
+                by_set ? "" : ",\n  'scan.watermark.idle-timeout' = '1 s'");
     cr_assert(r == 0 || weir_sql_error_at_run(u->s), "%d: %s", r, weir_sql_error(u->s));
     cr_assert_eq(u->c.n, 8, "%d windows", u->c.n);
     qsort(u->c.rows, (size_t)u->c.n, sizeof u->c.rows[0], cmp_row);
@@ -395,6 +397,16 @@ Test(sql_kafka, a_silent_partition_goes_idle_after_the_timeout, .timeout = 60)
     weir_sql_session_destroy(u->s);
     free(u);
     weir_kafka_mock_destroy(m);
+}
+
+Test(sql_kafka, a_silent_partition_goes_idle_after_the_timeout, .timeout = 60)
+{
+    silent_partition(false);
+}
+
+Test(sql_kafka, a_silent_partition_goes_idle_after_table_exec_source_idle_timeout, .timeout = 60)
+{
+    silent_partition(true);
 }
 
 /* Metadata columns: a record's Kafka timestamp, partition, offset, topic and
