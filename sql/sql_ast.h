@@ -91,6 +91,10 @@ struct sql_query {
 typedef struct sql_column_def {
     sql_span name;
     sql_span type; /* "VARCHAR(20) NOT NULL": weir_type_parse reads it */
+    /* METADATA [FROM 'key'] [VIRTUAL]: meta_key.len 0 without FROM (the
+     * column's name is the key); meta_at is the word METADATA */
+    bool metadata, virtual_col;
+    sql_span meta_key, meta_at;
 } sql_column_def;
 
 typedef struct sql_option {

@@ -18,6 +18,7 @@
 #include <strings.h>
 
 #include "sql_internal.h"
+#include "message_text.h"
 #include "weir/expr_ast.h"
 #include "sql_text.h"
 
@@ -227,6 +228,166 @@ static int unused_options(weir_connector_context *c)
                      f->sink ? "'sink.parallelism', " : "", TABLE_OPTIONS);
             return WEIR_EINVAL;
         }
+    return 0;
+}
+
+/* ---- metadata columns ---------------------------------------------------------------- */
+
+int weir_connector_metadata_count(const weir_connector_context *c)
+{
+    return c->r->nmeta;
+}
+
+int weir_connector_metadata_column(const weir_connector_context *c, int i)
+{
+    return i >= 0 && i < c->r->nmeta ? c->r->meta[i].col : -1;
+}
+
+const char *weir_connector_metadata_key(const weir_connector_context *c, int i)
+{
+    return i >= 0 && i < c->r->nmeta ? c->r->meta[i].key : NULL;
+}
+
+bool weir_connector_metadata_virtual(const weir_connector_context *c, int i)
+{
+    return i >= 0 && i < c->r->nmeta && c->r->meta[i].virtual_col;
+}
+
+static const weir_connector_metadata *find_metadata(const weir_connector_metadata *list,
+                                                    const char *key)
+{
+    for (int i = 0; list && list[i].key; i++)
+        if (strcmp(list[i].key, key) == 0)
+            return &list[i];
+    return NULL;
+}
+
+/* A metadata column against the keys a connector reads (its value goes
+ * into the column) or writes (the column's goes into it), with Flink's
+ * messages (DynamicSourceUtils, DynamicSinkUtils). */
+static int check_metadata(weir_sql_session *s, const sql_script *sc, uint32_t at,
+                          const sql_relation *r, const sql_meta_col *m,
+                          const weir_connector_metadata *list, bool writing)
+{
+    const char *name = weir_schema_column_name(r->schema, m->col);
+    const weir_connector_metadata *e = find_metadata(list, m->key);
+    if (!e) {
+        char keys[1024] = "";
+        size_t len = 0;
+        for (int i = 0; list[i].key; i++)
+            weir__append(keys, sizeof keys, &len, "%s%s", i ? ", " : "", list[i].key);
+        sql_fail(s, sc, at, "Invalid metadata key '%s' in column '%s' of table '%s'. The "
+                 "connector '%s' supports the following metadata keys for %s: %s", m->key,
+                 name, r->name, r->factory->name, writing ? "writing" : "reading", keys);
+        return WEIR_EINVAL;
+    }
+    weir_type mt;
+    char why[128];
+    if (weir_type_parse(e->type, &mt, why, sizeof why)) {
+        sql_fail(s, sc, at, "not supported: the metadata key '%s' (column '%s' of table '%s'): "
+                 "its type is %s, which weir does not have", m->key, name, r->name, e->type);
+        return WEIR_EINVAL;
+    }
+    weir_type ct = weir_schema_column_type(r->schema, m->col);
+    if (writing ? weir_type_casts_implicitly(ct, mt) : weir_type_casts_implicitly(mt, ct))
+        return 0;
+    char a[64], b[64], keyed[SQL_NAME_MAX + 32] = "";
+    weir_type_format(ct, a, sizeof a);
+    weir_type_format(mt, b, sizeof b);
+    if (strcmp(m->key, name) != 0)
+        snprintf(keyed, sizeof keyed, " with metadata key '%s'", m->key);
+    sql_fail(s, sc, at, "Invalid data type for metadata column '%s'%s of table '%s'. The column "
+             "cannot be declared as '%s' because the type must be castable %s metadata type "
+             "'%s'.", name, keyed, r->name, a, writing ? "to" : "from", b);
+    return WEIR_EINVAL;
+}
+
+/* The metadata columns an INSERT writes (not VIRTUAL): keys the sink
+ * writes. */
+static int check_write_metadata(weir_sql_session *s, const sql_script *sc, uint32_t at,
+                                const sql_relation *r)
+{
+    const weir_connector_metadata *list = sql_write_metadata(r->factory);
+    for (int i = 0; i < r->nmeta; i++) {
+        if (r->meta[i].virtual_col)
+            continue;
+        if (!list) {
+            sql_fail(s, sc, at, "Table '%s' declares persistable metadata columns, but the "
+                     "underlying DynamicTableSink doesn't implement the SupportsWritingMetadata "
+                     "interface. If the column should not be persisted, it can be declared with "
+                     "the VIRTUAL keyword. (connector '%s')", r->name, r->factory->name);
+            return WEIR_EINVAL;
+        }
+        int err = check_metadata(s, sc, at, r, &r->meta[i], list, true);
+        if (err)
+            return err;
+    }
+    return 0;
+}
+
+int sql_catalog_check_write_metadata(weir_sql_session *s, const sql_script *sc, uint32_t at,
+                                     const sql_relation *r)
+{
+    return check_write_metadata(s, sc, at, r);
+}
+
+/* The table's metadata columns (r->meta), each key once, none in the
+ * PRIMARY KEY, checked against what the connector reads (a source) or
+ * writes (a sink only). */
+static int metadata_columns(weir_connector_context *c)
+{
+    const sql_stmt *st = c->st;
+    sql_relation *r = c->r;
+    int n = 0;
+    for (int i = 0; i < st->ncols; i++)
+        n += st->cols[i].metadata;
+    if (!n)
+        return 0;
+    if (!(r->meta = calloc((size_t)n, sizeof *r->meta)))
+        return WEIR_ENOMEM;
+    for (int i = 0; i < st->ncols; i++) {
+        const sql_column_def *d = &st->cols[i];
+        if (!d->metadata)
+            continue;
+        char *name = sql_unquote(c->sc, d->name);
+        char *key = d->meta_key.len ? sql_unquote(c->sc, d->meta_key) : name;
+        if (!name || !key)
+            return WEIR_ENOMEM;
+        sql_meta_col *m = &r->meta[r->nmeta];
+        *m = (sql_meta_col){.col = weir_schema_column_index(r->schema, name), .key = key,
+                            .virtual_col = d->virtual_col,
+                            .at = d->meta_key.len ? d->meta_key.start : d->meta_at.start};
+        for (int k = 0; k < r->nmeta; k++)
+            if (strcmp(r->meta[k].key, key) == 0) {
+                sql_fail(c->s, c->sc, m->at, "The column `%s` and `%s` in the table are both "
+                         "from the same metadata key '%s'. Please specify one of the columns as "
+                         "the metadata column.", weir_schema_column_name(r->schema, r->meta[k].col),
+                         name, key);
+                return WEIR_EINVAL;
+            }
+        for (int k = 0; k < weir_schema_primary_key_count(r->schema); k++)
+            if (weir_schema_primary_key_column(r->schema, k) == m->col) {
+                sql_fail(c->s, c->sc, d->name.start, "Invalid primary key of table '%s'. Column "
+                         "'%s' is not a physical column.", r->name, name);
+                return WEIR_EINVAL;
+            }
+        r->nmeta++;
+    }
+    const weir_connector_metadata *list = sql_read_metadata(r->factory);
+    if (!r->factory->source)
+        return check_write_metadata(c->s, c->sc, r->meta[0].at, r);
+    if (!list) {
+        sql_fail(c->s, c->sc, r->meta[0].at, "Table '%s' declares metadata columns, but the "
+                 "underlying DynamicTableSource doesn't implement the SupportsReadingMetadata "
+                 "interface. Therefore, metadata cannot be read from the given source. "
+                 "(connector '%s')", r->name, r->factory->name);
+        return WEIR_EINVAL;
+    }
+    for (int i = 0; i < r->nmeta; i++) {
+        int err = check_metadata(c->s, c->sc, r->meta[i].at, r, &r->meta[i], list, false);
+        if (err)
+            return err;
+    }
     return 0;
 }
 
@@ -465,6 +626,9 @@ static int create_table(weir_sql_session *s, sql_script *sc, const sql_stmt *st,
             err = no_source_watermark(s, sc, st, conn);
         else
             err = weir_schema_watermark(b, wm_col, wm_expr);
+        /* a source that runs the expression itself, per partition */
+        if (!err && !source_watermark(st->wm_ast) && sql_source_watermarked(r->factory))
+            err = weir_schema_watermark_in_source(b);
     }
     if (!err)
         err = watermark_options(&c, b);
@@ -486,6 +650,8 @@ static int create_table(weir_sql_session *s, sql_script *sc, const sql_stmt *st,
         return WEIR_EINVAL;
     }
     if (wm_expr && (err = check_watermark(s, sc, st, r->schema)))
+        return err;
+    if ((err = metadata_columns(&c)))
         return err;
     if ((err = partition_keys(&c)))
         return err;
@@ -565,6 +731,7 @@ void sql_catalog_free(sql_relation *r)
         r->factory->free_state(r->state);
     weir_schema_destroy(r->schema);
     free(r->partition_keys);
+    free(r->meta);
     free(r);
 }
 
@@ -573,7 +740,17 @@ weir_table *sql_catalog_open(weir_sql_session *s, weir_job *job, weir_table_env 
 {
     if (r->open_job == s->job_seq && r->opened)
         return r->opened;
-    weir_stream *src = r->factory->source(r->state, r->schema, job, r->name);
+    weir_watermark_strategy wm;
+    bool in_source = sql_source_watermarked(r->factory) &&
+                     weir_schema_watermark_strategy(r->schema, &wm) == 0;
+    /* Flink's 'table.exec.source.idle-timeout' (the env's), for a table
+     * without a 'scan.watermark.idle-timeout' of its own */
+    const weir_table_config *tc = weir_table_env_config(env);
+    if (in_source && wm.idleness_ms == 0 && tc)
+        wm.idleness_ms = tc->source_idle_timeout_ms;
+    weir_stream *src = in_source ? sql_source_watermarked(r->factory)(r->state, r->schema, job,
+                                                                      r->name, &wm)
+                                 : r->factory->source(r->state, r->schema, job, r->name);
     if (src && r->align_set) {
         weir_watermark_alignment al = {.group = r->align_group[0] ? r->align_group : NULL,
                                        .max_drift_ms = r->align_drift_ms,

@@ -38,8 +38,9 @@ static const weir_connector_factory *find_locked(const char *name)
 
 int weir_connector_register(const weir_connector_factory *f)
 {
-    if (!f || f->version != WEIR_CONNECTOR_V1 || !good_name(f->name) || !f->validate ||
-        (!f->source && !f->sink))
+    if (!f || (f->version != WEIR_CONNECTOR_V1 && f->version != WEIR_CONNECTOR_V2) ||
+        !good_name(f->name) || !f->validate || (!f->source && !f->sink) ||
+        (sql_source_watermarked(f) && !f->source))
         return WEIR_EINVAL;
     pthread_mutex_lock(&registry_lock);
     const weir_connector_factory *old = find_locked(f->name);

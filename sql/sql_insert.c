@@ -40,17 +40,31 @@ static uint32_t query_at(const sql_stmt *st)
     return st ? st->query->at.start : 0;
 }
 
-/* The sink table's column for each query column: by position, or by the
- * INSERT's column list (each named once, each a column of the sink).
- * from[c] is the query column that fills sink column c, or -1 (NULL).
- * st NULL: a C table, by position. */
+/* Whether sink column c is a VIRTUAL metadata column (read only: never
+ * written, so no query column fills it). */
+static bool virtual_column(const sql_relation *r, int c)
+{
+    for (int i = 0; i < r->nmeta; i++)
+        if (r->meta[i].col == c)
+            return r->meta[i].virtual_col;
+    return false;
+}
+
+/* The sink table's column for each query column: by position (over the
+ * columns written: all but VIRTUAL ones), or by the INSERT's column list
+ * (each named once, each a column of the sink). from[c] is the query
+ * column that fills sink column c, or -1 (NULL). st NULL: a C table, by
+ * position. */
 static int fit_columns(weir_sql_session *s, sql_script *sc, const sql_stmt *st,
                        const sql_relation *r, const weir_schema *query, int *from)
 {
     const weir_schema *sink = r->schema;
     int nsink = weir_schema_ncolumns(sink), nquery = weir_schema_ncolumns(query);
     int ncols = st ? st->ninsert_cols : 0;
-    int nlisted = ncols ? ncols : nsink;
+    int nwritten = 0;
+    for (int c = 0; c < nsink; c++)
+        nwritten += !virtual_column(r, c);
+    int nlisted = ncols ? ncols : nwritten;
     if (nquery != nlisted) {
         char qs[1024], ss[1024];
         weir_schema_format(query, qs, sizeof qs);
@@ -61,8 +75,8 @@ static int fit_columns(weir_sql_session *s, sql_script *sc, const sql_stmt *st,
                  ncols ? "column list" : "sink", nlisted, qs, ss);
         return WEIR_EINVAL;
     }
-    for (int c = 0; c < nsink; c++)
-        from[c] = ncols ? -1 : c;
+    for (int c = 0, k = 0; c < nsink; c++)
+        from[c] = ncols || virtual_column(r, c) ? -1 : k++;
     for (int i = 0; i < ncols; i++) {
         char *name = sql_unquote(sc, st->insert_cols[i]);
         if (!name)
@@ -78,6 +92,11 @@ static int fit_columns(weir_sql_session *s, sql_script *sc, const sql_stmt *st,
                      hint ? "'?)" : "");
             return WEIR_EINVAL;
         }
+        if (virtual_column(r, c)) {
+            sql_fail(s, sc, st->insert_cols[i].start, "column '%s' of '%s' is a VIRTUAL "
+                     "metadata column: it is read, never written", name, r->name);
+            return WEIR_EINVAL;
+        }
         if (from[c] >= 0) {
             sql_fail(s, sc, st->insert_cols[i].start, "column '%s' is listed twice", name);
             return WEIR_EINVAL;
@@ -86,7 +105,7 @@ static int fit_columns(weir_sql_session *s, sql_script *sc, const sql_stmt *st,
     }
     for (int c = 0; c < nsink; c++) {
         weir_type t = weir_schema_column_type(sink, c);
-        if (from[c] < 0 && t.not_null) {
+        if (from[c] < 0 && t.not_null && !virtual_column(r, c)) {
             sql_fail(s, sc, st->name.start, "column '%s' of '%s' is NOT NULL and not in the "
                      "INSERT's column list (it would be NULL)",
                      weir_schema_column_name(sink, c), r->name);
@@ -227,6 +246,8 @@ static int write_into(weir_sql_session *s, weir_job *job, weir_table_env *env, s
                       const sql_stmt *st, sql_relation *r, weir_table *t)
 {
     uint32_t at = st ? st->name.start : 0;
+    if (sql_catalog_check_write_metadata(s, sc, at, r))
+        return WEIR_EINVAL;
     if (!(t = fit_rows(s, sc, st, r, t, job)))
         return WEIR_EINVAL;
     /* the kinds the sink takes: an insert-only sink refuses a query that

@@ -38,6 +38,8 @@ typedef struct sql_relation {
     int sink_parallelism;            /* 'sink.parallelism' (0: the job's) */
     int *partition_keys;             /* PARTITIONED BY: column indexes */
     int npartition_keys;
+    struct sql_meta_col *meta;       /* its metadata columns, in column order */
+    int nmeta;
     /* 'scan.watermark.alignment.*': the source's watermark alignment
      * (weir_source_align_watermarks) when align_set; group "" for none */
     bool align_set;
@@ -52,6 +54,14 @@ typedef struct sql_relation {
      * NAME#2: a job's operator names are unique). */
     int sink_job, sinks;
 } sql_relation;
+
+/* A metadata column: `col TYPE METADATA [FROM 'key'] [VIRTUAL]`. */
+typedef struct sql_meta_col {
+    int col;
+    const char *key; /* the script's arena keeps it */
+    bool virtual_col;
+    uint32_t at;     /* its key's place (FROM 'key', else METADATA) */
+} sql_meta_col;
 
 /* What a connector's factory sees of the table it makes (weir/connector.h):
  * the statement, its options (which were read), the relation. */
@@ -71,6 +81,31 @@ extern const weir_connector_factory sql_datagen_factory;
 extern const weir_connector_factory sql_print_factory;
 extern const weir_connector_factory sql_blackhole_factory;
 void sql_connectors_builtin(void);
+
+/* A factory's lists of metadata, NULL for a factory of V1. */
+static inline const weir_connector_metadata *sql_read_metadata(const weir_connector_factory *f)
+{
+    return f->version >= WEIR_CONNECTOR_V2 ? f->read_metadata : NULL;
+}
+
+static inline const weir_connector_metadata *sql_write_metadata(const weir_connector_factory *f)
+{
+    return f->version >= WEIR_CONNECTOR_V2 ? f->write_metadata : NULL;
+}
+
+/* An INSERT into r: every metadata column it writes (not VIRTUAL) has a
+ * key r's sink writes, of a type that goes into it. 0, or WEIR_EINVAL with
+ * s->err (Flink's message, at `at`: the INSERT's table). */
+int sql_catalog_check_write_metadata(weir_sql_session *s, const sql_script *sc, uint32_t at,
+                                     const sql_relation *r);
+
+/* A factory's source_watermarked, NULL for a factory of V1 (whose struct
+ * ends before it: its members of V2 are never read). */
+static inline weir_stream *(*sql_source_watermarked(const weir_connector_factory *f))(
+    void *, const weir_schema *, weir_job *, const char *, const weir_watermark_strategy *)
+{
+    return f->version >= WEIR_CONNECTOR_V2 ? f->source_watermarked : NULL;
+}
 
 /* A place in a script: a statement's, for an error found later. */
 typedef struct sql_place {
@@ -93,6 +128,7 @@ struct weir_sql_session {
     weir_diag_level capture_level;
     weir_clock_kind clock;
     int64_t watermark_interval_ms;
+    int64_t source_idle_ms; /* 'table.exec.source.idle-timeout' (0: none) */
     /* checkpoints (sql_settings.c): each query's job checkpoints into
      * checkpoint_dir every checkpoint_interval_ms (0: never by time) and
      * restores from savepoint_path ("": starts empty) */

@@ -13,7 +13,7 @@
  *              | BEGIN STATEMENT SET ';' insert ';' {insert ';'} END   (the SQL client's form)
  *              | query
  *   insert    := INSERT INTO name ['(' name {',' name} ')'] query
- *   element   := name type [NOT NULL]
+ *   element   := name type [NOT NULL] [METADATA [FROM 'key'] [VIRTUAL]]
  *              | WATERMARK FOR name AS expr
  *              | PRIMARY KEY '(' name {',' name} ')' NOT ENFORCED
  *   options   := '(' 'key' '=' 'value' {',' 'key' '=' 'value'} ')'
@@ -609,14 +609,14 @@ static bool string_or_word(parser *p, char **out, const char *what)
     return true;
 }
 
-/* A column's type: every token up to a top-level ',' or ')'. */
+/* A column's type: every token up to a top-level ',' or ')', or METADATA. */
 static bool column_type(parser *p, sql_span *out)
 {
     const sql_tok *first = cur(p);
     int depth = 0;
     size_t last = p->i;
     while (cur(p)->kind != SQL_TOK_END) {
-        if (depth == 0 && (is_sym(p, ",") || is_sym(p, ")")))
+        if (depth == 0 && (is_sym(p, ",") || is_sym(p, ")") || is_word(p, "METADATA")))
             break;
         if (is_sym(p, "("))
             depth++;
@@ -667,9 +667,23 @@ static bool table_element(parser *p, sql_stmt *st)
         p->i++;
         return expect_word(p, "ENFORCED");
     }
-    sql_column_def c;
+    sql_column_def c = {0};
     if (!name(p, &c.name, "a column name") || !column_type(p, &c.type))
         return false;
+    if (is_word(p, "METADATA")) {
+        c.metadata = true;
+        c.meta_at = span_of(cur(p));
+        p->i++;
+        if (accept_word(p, "FROM")) {
+            if (cur(p)->kind != SQL_TOK_STRING) {
+                expected(p, "the metadata key ('timestamp')");
+                return false;
+            }
+            c.meta_key = span_of(cur(p));
+            p->i++;
+        }
+        c.virtual_col = accept_word(p, "VIRTUAL");
+    }
     if (!(st->cols = grow(p, st->cols, st->ncols, sizeof *st->cols)))
         return false;
     st->cols[st->ncols++] = c;

@@ -14,15 +14,16 @@
 static const char *const set_keys[] = {
     "parallelism.default", "weir.string-capacity", "weir.capture.file", "weir.capture.level",
     "weir.clock", "pipeline.auto-watermark-interval", "execution.checkpointing.interval",
-    "execution.checkpointing.mode", "state.checkpoints.dir", "execution.savepoint.path", NULL};
+    "execution.checkpointing.mode", "state.checkpoints.dir", "execution.savepoint.path",
+    "table.exec.source.idle-timeout", NULL};
 
 /* Flink's shortest checkpoint interval (CheckpointConfig.MINIMAL_CHECKPOINT_TIME). */
 #define MIN_CHECKPOINT_INTERVAL_MS 10
 
-/* The keys of the job's checkpoints (set_keys' last four). */
+/* The keys of the job's checkpoints (set_keys' 7th to 10th). */
 static bool checkpoint_key(const char *k)
 {
-    for (int i = 6; set_keys[i]; i++)
+    for (int i = 6; i < 10; i++)
         if (strcmp(k, set_keys[i]) == 0)
             return true;
     return false;
@@ -69,7 +70,8 @@ static bool job_key(const char *k)
 {
     static const char *const keys[] = {"parallelism.default", "weir.capture.file",
                                        "weir.capture.level", "weir.clock",
-                                       "pipeline.auto-watermark-interval", NULL};
+                                       "pipeline.auto-watermark-interval",
+                                       "table.exec.source.idle-timeout", NULL};
     for (int i = 0; keys[i]; i++)
         if (strcmp(k, keys[i]) == 0)
             return true;
@@ -83,7 +85,7 @@ int sql_settings_set(weir_sql_session *s, const sql_script *sc, const sql_stmt *
     if (s->env && job_key(k))
         return set_bad(s, sc, st, "the job is the program's: set it in its weir_job_config "
                        "(parallelism, diag, clock, watermark_interval_ms) or its "
-                       "weir_table_config");
+                       "weir_table_config (source_idle_timeout_ms)");
     if (strcmp(k, "parallelism.default") == 0) {
         if (set_int(v, 1, 1024, &x))
             return set_bad(s, sc, st, "expected a parallelism from 1 to 1024");
@@ -124,6 +126,13 @@ int sql_settings_set(weir_sql_session *s, const sql_script *sc, const sql_stmt *
             return set_bad(s, sc, st, "expected a duration ('200 ms'), or 0 for no periodic "
                            "watermarks");
         s->watermark_interval_ms = ms ? ms : WEIR_DISABLED;
+    } else if (strcmp(k, "table.exec.source.idle-timeout") == 0) {
+        /* Flink's: the idle timeout of a table whose WATERMARK has no
+         * 'scan.watermark.idle-timeout' of its own; 0 disables it */
+        int64_t ms;
+        if (sql_duration_ms(v, &ms) || ms < 0)
+            return set_bad(s, sc, st, "expected a duration ('5 s'), or 0 for none");
+        s->source_idle_ms = ms;
     } else if (s->env && checkpoint_key(k)) {
         /* A session of weir_table_env_execute_sql plans into the program's
          * job, made with the program's configuration. */

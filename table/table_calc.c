@@ -255,22 +255,39 @@ typedef struct wm_impl {
     bool on_event;
 } wm_impl;
 
+/* One generator instance (a subtask's of the assigner, a partition's of a
+ * source): the largest value of the expression over its rows. */
 typedef struct wm_gen {
-    const wm_impl *w;
+    const weir_expr *expr;
+    bool on_event;
     int64_t max;
     unsigned char scratch[];
 } wm_gen;
 
-static int wm_create(void *arg, void **gen)
+static int wm_gen_make(const weir_expr *expr, bool on_event, void **gen)
 {
-    const wm_impl *w = arg;
-    wm_gen *g = calloc(1, sizeof *g + w->expr->scratch + 8);
+    wm_gen *g = calloc(1, sizeof *g + expr->scratch + 8);
     if (!g)
         return WEIR_ENOMEM;
-    g->w = w;
+    g->expr = expr;
+    g->on_event = on_event;
     g->max = WEIR_TS_MIN;
     *gen = g;
     return 0;
+}
+
+static int wm_create(void *arg, void **gen)
+{
+    const wm_impl *w = arg;
+    return wm_gen_make(w->expr, w->on_event, gen);
+}
+
+/* A source's instance (weir_schema_watermark_strategy): the schema's own
+ * compiled expression, over the rows the source emits. */
+static int wm_source_create(void *arg, void **gen)
+{
+    const weir_schema *s = arg;
+    return wm_gen_make(s->wm_compiled, s->wm_on_event, gen);
 }
 
 static void wm_event(void *gen, const void *elem, int64_t ts, weir_watermark_output *out)
@@ -281,9 +298,9 @@ static void wm_event(void *gen, const void *elem, int64_t ts, weir_watermark_out
     const char *why;
     /* The expression was typed as a time at plan time; a failing one (it
      * cannot divide) proposes nothing. */
-    if (weir__expr_eval(g->w->expr, elem, g->scratch, &v, &why) == 0 && !v.null && v.i > g->max) {
+    if (weir__expr_eval(g->expr, elem, g->scratch, &v, &why) == 0 && !v.null && v.i > g->max) {
         g->max = v.i;
-        if (g->w->on_event)
+        if (g->on_event)
             weir_watermark_output_emit(out, g->max);
     }
 }
@@ -306,6 +323,24 @@ static const weir_watermark_generator_vtable wm_vtable = {
     .destroy = free,
     .flags = WEIR_WATERMARK_PERIODIC_FROM_EVENTS,
 };
+
+static const weir_watermark_generator_vtable wm_source_vtable = {
+    .version = WEIR_WATERMARK_GENERATOR_V2,
+    .create = wm_source_create,
+    .on_event = wm_event,
+    .on_periodic = wm_periodic,
+    .destroy = free,
+    .flags = WEIR_WATERMARK_PERIODIC_FROM_EVENTS,
+};
+
+int weir_schema_watermark_strategy(const weir_schema *s, weir_watermark_strategy *out)
+{
+    if (!s || !out || !s->wm_in_source || !s->wm_compiled)
+        return WEIR_EINVAL;
+    *out = weir_watermarks_with_idleness(
+        weir_watermarks_custom(&wm_source_vtable, (void *)(uintptr_t)s), s->wm_idle_ms);
+    return 0;
+}
 
 static void wm_impl_free(void *p)
 {
@@ -412,7 +447,8 @@ static weir_table *add_watermark_assigner(weir_table_env *env, weir_table *t,
         .extract = NULL, /* the TableSource set the rowtime as the timestamp */
         .strategy = weir_watermarks_custom(&wm_vtable, w),
     };
-    ts.strategy.idleness_ms = schema->wm_idle_ms;
+    ts.strategy.idleness_ms = schema->wm_idle_ms ? schema->wm_idle_ms
+                                                 : env->config.source_idle_timeout_ms;
     wt->stream = weir_stream_set_name(weir_stream_assign_timestamps(t->stream, &ts), wt->name);
     return wt->stream ? wt : NULL;
 }
@@ -424,7 +460,12 @@ static weir_table *make_source(weir_table_env *env, weir_stream *s, const weir_s
         return NULL;
     if (source_refused(env, s, schema, mode, what))
         return NULL;
-    weir_table *t = weir__table_node(env, NULL, "TableSource(%s)", schema->table);
+    /* a watermark the source runs shows on the source, as Flink's plan
+     * shows a pushed-down one in its TableSourceScan */
+    weir_table *t = schema->wm_in_source
+                        ? weir__table_node(env, NULL, "TableSource(%s, watermark=[%s])",
+                                           schema->table, schema->watermark)
+                        : weir__table_node(env, NULL, "TableSource(%s)", schema->table);
     if (!t)
         return NULL;
     source_impl *impl = calloc(1, sizeof *impl);
@@ -452,7 +493,7 @@ static weir_table *make_source(weir_table_env *env, weir_stream *s, const weir_s
         .settings_json = weir__table_settings(t, NULL),
     };
     t->stream = weir_stream_process(s, &spec);
-    if (t->stream && schema->watermark)
+    if (t->stream && schema->watermark && !schema->wm_in_source)
         return add_watermark_assigner(env, t, schema, what);
     return t->stream ? t : NULL;
 }

@@ -56,6 +56,10 @@ struct weir_schema {
     bool source_watermark;
     bool wm_on_event;     /* emitted after every row that raises it, not periodically */
     int64_t wm_idle_ms;   /* the source's idle timeout; 0: none */
+    /* weir_schema_watermark_in_source: the expression runs in the source,
+     * per partition (weir_schema_watermark_strategy), compiled once here */
+    bool wm_in_source;
+    weir_expr *wm_compiled;
     bool bound;
     size_t struct_size;
     int64_t kind_off;     /* the bound struct's row kind field; -1: none */

@@ -50,7 +50,7 @@ struct weir_schema_builder {
     int64_t kind_off;
     char *pk;
     char *wm_col, *wm_expr;
-    bool wm_options, wm_on_event;
+    bool wm_options, wm_on_event, wm_in_source;
     int64_t wm_idle_ms;
     int err;
     char msg[256];
@@ -319,6 +319,14 @@ int weir_schema_watermark_emit(weir_schema_builder *b, bool on_event, int64_t id
     return 0;
 }
 
+int weir_schema_watermark_in_source(weir_schema_builder *b)
+{
+    if (!b)
+        return WEIR_EINVAL;
+    b->wm_in_source = true;
+    return 0;
+}
+
 int weir_schema_rowtime_metadata(weir_schema_builder *b, const char *name)
 {
     weir_type t = {.id = WEIR_TYPE_TIMESTAMP_LTZ};
@@ -411,6 +419,9 @@ static int build_watermark(weir_schema_builder *b, weir_schema *s)
     if (q && *weir__skip_ws(q) == '(' && *weir__skip_ws(weir__skip_ws(q) + 1) == ')' &&
         !*weir__skip_ws(weir__skip_ws(weir__skip_ws(q) + 1) + 1)) {
         s->source_watermark = true;
+        if (b->wm_in_source)
+            return bfail(b, WEIR_EINVAL, "SOURCE_WATERMARK() is the stream's own watermark: "
+                         "there is no expression for the source to run");
         if (b->wm_options)
             return bfail(b, WEIR_EINVAL, "SOURCE_WATERMARK() keeps the stream's own watermarks: "
                          "their emission and idleness are its strategy's, not the table's");
@@ -427,10 +438,22 @@ static int build_watermark(weir_schema_builder *b, weir_schema *s)
     if (r)
         return bfail(b, r, "watermark for '%s': %s", b->wm_col, ew);
     weir_type t = weir_expr_type(x);
-    weir_expr_destroy(x);
-    if (!weir__type_is_time(t.id))
+    if (!weir__type_is_time(t.id)) {
+        weir_expr_destroy(x);
         return bfail(b, WEIR_EINVAL, "watermark for '%s': '%s' is not a time", b->wm_col,
                      s->watermark);
+    }
+    if (b->wm_in_source && s->bound) {
+        weir_expr_destroy(x);
+        return bfail(b, WEIR_EINVAL, "a watermark run in the source reads rows of the "
+                     "schema, not a bound struct");
+    }
+    /* kept for the source's generators (immutable, shared by them all) */
+    s->wm_in_source = b->wm_in_source;
+    if (s->wm_in_source)
+        s->wm_compiled = x;
+    else
+        weir_expr_destroy(x);
     return 0;
 }
 
@@ -489,6 +512,10 @@ int weir_schema_build(weir_schema_builder *b, weir_schema **out, char *err, size
         bfail(b, WEIR_EINVAL, "watermark emission options without a watermark");
         goto fail;
     }
+    if (b->wm_in_source && !b->wm_col) {
+        bfail(b, WEIR_EINVAL, "a watermark in the source without a watermark");
+        goto fail;
+    }
     if (b->wm_col && build_watermark(b, s))
         goto fail;
     weir_schema_builder_destroy(b);
@@ -513,6 +540,7 @@ void weir_schema_destroy(weir_schema *s)
     free(s->cols);
     free(s->pk);
     free(s->watermark);
+    weir_expr_destroy(s->wm_compiled);
     free(s->table);
     free(s);
 }

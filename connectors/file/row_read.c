@@ -1,7 +1,10 @@
 /* row_read.c — a row read from text as Flink's 'json' and 'csv' formats
  * write it: a JSON object's fields by column name (weir_row_parse_json,
- * with jansson), and one column from the text of a CSV field or a JSON
- * string, for the file source (source_file.c) and the Kafka connector. */
+ * with jansson), one CSV record's fields by position (weir_row_parse_csv_
+ * columns, with libcsv set up as the file source sets it up), and one
+ * column from the text of a CSV field or a JSON string, for the file source
+ * (source_file.c) and the Kafka connector. */
+#include <csv.h>
 #include <errno.h>
 #include <jansson.h>
 #include <stdarg.h>
@@ -66,6 +69,92 @@ int weir__row_set_text(const weir__row_out *s, const weir_schema *sc, int col, c
     return 0;
 }
 
+/* ---- CSV ------------------------------------------------------------------------------ */
+
+static int no_space(unsigned char c)
+{
+    (void)c;
+    return 0; /* RFC 4180: spaces are part of a field */
+}
+
+int weir__csv_init(struct csv_parser *p, char delimiter)
+{
+    if (csv_init(p, CSV_STRICT | CSV_STRICT_FINI | CSV_EMPTY_IS_NULL))
+        return WEIR_ENOMEM;
+    csv_set_delim(p, (unsigned char)(delimiter ? delimiter : ','));
+    csv_set_space_func(p, no_space);
+    return 0;
+}
+
+/* One record's fields into their columns, as libcsv calls back. */
+typedef struct csv_record {
+    const weir_schema *schema;
+    const int *cols;
+    int n, field, records, err;
+    weir__row_out out;
+} csv_record;
+
+static void record_field(void *text, size_t len, void *arg)
+{
+    csv_record *c = arg;
+    if (c->err)
+        return;
+    if (c->records) {
+        snprintf(c->out.why, c->out.whysize, "more than one CSV record");
+        c->err = WEIR_EFORMAT;
+    } else if (c->field == c->n) {
+        snprintf(c->out.why, c->out.whysize, "more than the %d fields of the table", c->n);
+        c->err = WEIR_EFORMAT;
+    } else {
+        c->err = weir__row_set_text(&c->out, c->schema, c->cols[c->field++], text, len);
+    }
+}
+
+static void record_end(int term, void *arg)
+{
+    (void)term;
+    csv_record *c = arg;
+    if (!c->err && !c->records && c->field != c->n) {
+        snprintf(c->out.why, c->out.whysize, "%d fields, the table has %d", c->field, c->n);
+        c->err = WEIR_EFORMAT;
+    }
+    c->records++;
+}
+
+int weir_row_parse_csv_columns(const weir_schema *schema, const char *text, size_t len,
+                               char delimiter, const int *cols, int n, void *row, char *why,
+                               size_t whysize)
+{
+    for (int k = 0; k < n; k++)
+        if (cols[k] < 0 || cols[k] >= weir_schema_ncolumns(schema)) {
+            snprintf(why, whysize, "column %d is not a column of the table", cols[k]);
+            return WEIR_EINVAL;
+        }
+    struct csv_parser p;
+    if (weir__csv_init(&p, delimiter)) {
+        snprintf(why, whysize, "out of memory");
+        return WEIR_ENOMEM;
+    }
+    csv_record c = {.schema = schema, .cols = cols, .n = n,
+                    .out = {.row = row, .why = why, .whysize = whysize}};
+    bool ok = csv_parse(&p, text, len, record_field, record_end, &c) == len &&
+              csv_fini(&p, record_field, record_end, &c) == 0;
+    int e = ok ? 0 : csv_error(&p);
+    csv_free(&p);
+    if (!ok) {
+        snprintf(why, whysize, "%s", e == CSV_ENOMEM ? "out of memory"
+                 : e == CSV_EPARSE ? "malformed CSV (a quote inside an unquoted field, text "
+                                     "after a closing quote, or a quoted field not closed)"
+                                   : "malformed CSV");
+        return e == CSV_ENOMEM ? WEIR_ENOMEM : WEIR_EFORMAT;
+    }
+    if (!c.err && !c.records) {
+        snprintf(why, whysize, "no CSV record");
+        return WEIR_EFORMAT;
+    }
+    return c.err;
+}
+
 /* ---- JSON ---------------------------------------------------------------------------- */
 
 static int json_value(const weir__row_out *s, const weir_schema *sc, int col, json_t *v)
@@ -125,15 +214,12 @@ static int json_value(const weir__row_out *s, const weir_schema *sc, int col, js
     return WEIR_EFORMAT;
 }
 
-int weir_row_parse_json(const weir_schema *schema, const char *text, size_t len,
-                        const char *kind_field, void *row, char *why, size_t whysize)
-{
-    return weir__row_parse_json_skip(schema, text, len, kind_field, NULL, row, why, whysize);
-}
-
-int weir__row_parse_json_skip(const weir_schema *schema, const char *text, size_t len,
-                              const char *kind_field, const bool *skip, void *row, char *why,
-                              size_t whysize)
+/* A JSON object's fields into the row: every column of the schema (but
+ * those where skip[c]), the row made anew with the kind field's kind (cols
+ * NULL), or only the columns cols[0..n) of a row as it is. */
+static int parse_json(const weir_schema *schema, const char *text, size_t len,
+                      const char *kind_field, const bool *skip, const int *cols, int n,
+                      void *row, char *why, size_t whysize)
 {
     const weir__row_out o = {.row = row, .why = why, .whysize = whysize};
     const weir__row_out *s = &o;
@@ -171,11 +257,38 @@ int weir__row_parse_json_skip(const weir_schema *schema, const char *text, size_
             r = WEIR_EFORMAT;
         }
     }
-    if (r == 0)
+    if (r == 0 && !cols)
         weir_row_init(schema, row, kind);
-    for (int c = 0; r == 0 && c < weir_schema_ncolumns(schema); c++)
+    int ncols = cols ? n : weir_schema_ncolumns(schema);
+    for (int k = 0; r == 0 && k < ncols; k++) {
+        int c = cols ? cols[k] : k;
         if (!skip || !skip[c])
             r = json_value(s, schema, c, json_object_get(obj, weir_schema_column_name(schema, c)));
+    }
     json_decref(obj);
     return r;
+}
+
+int weir_row_parse_json(const weir_schema *schema, const char *text, size_t len,
+                        const char *kind_field, void *row, char *why, size_t whysize)
+{
+    return parse_json(schema, text, len, kind_field, NULL, NULL, 0, row, why, whysize);
+}
+
+int weir__row_parse_json_skip(const weir_schema *schema, const char *text, size_t len,
+                              const char *kind_field, const bool *skip, void *row, char *why,
+                              size_t whysize)
+{
+    return parse_json(schema, text, len, kind_field, skip, NULL, 0, row, why, whysize);
+}
+
+int weir_row_parse_json_columns(const weir_schema *schema, const char *text, size_t len,
+                                const int *cols, int n, void *row, char *why, size_t whysize)
+{
+    for (int k = 0; k < n; k++)
+        if (cols[k] < 0 || cols[k] >= weir_schema_ncolumns(schema)) {
+            snprintf(why, whysize, "column %d is not a column of the table", cols[k]);
+            return WEIR_EINVAL;
+        }
+    return parse_json(schema, text, len, NULL, NULL, cols, n, row, why, whysize);
 }

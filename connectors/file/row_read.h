@@ -31,4 +31,10 @@ int weir__row_parse_json_skip(const weir_schema *schema, const char *text, size_
                               const char *kind_field, const bool *skip, void *row, char *why,
                               size_t whysize);
 
+/* libcsv set up as weir reads CSV (the file source, a Kafka record): RFC
+ * 4180 strictly, an empty unquoted field NULL, spaces part of a field,
+ * fields split by `delimiter` (0: ','). 0 or WEIR_ENOMEM. */
+struct csv_parser;
+int weir__csv_init(struct csv_parser *p, char delimiter);
+
 #endif

@@ -159,12 +159,6 @@ typedef struct csv_call {
     file_state *s;
 } csv_call;
 
-static int no_space(unsigned char c)
-{
-    (void)c;
-    return 0; /* RFC 4180: spaces are part of a field */
-}
-
 static void csv_field(void *text, size_t len, void *arg)
 {
     csv_call *c = arg;
@@ -219,10 +213,8 @@ static void csv_start_row(const file_arg *a, file_state *s)
 
 static int csv_open_parser(const file_arg *a, file_state *s)
 {
-    if (csv_init(&s->csv, CSV_STRICT | CSV_STRICT_FINI | CSV_EMPTY_IS_NULL))
+    if (weir__csv_init(&s->csv, a->delim))
         return WEIR_ENOMEM;
-    csv_set_delim(&s->csv, (unsigned char)a->delim);
-    csv_set_space_func(&s->csv, no_space);
     s->csv_ready = true;
     return 0;
 }

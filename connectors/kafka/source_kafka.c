@@ -18,6 +18,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
+#include <regex.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,6 +48,8 @@ typedef struct kafka_arg {
     char **topics;
     char **props; /* NULL-terminated pairs */
     char *group;
+    bool has_pattern; /* topic_pattern, compiled (regexec: MT safe) */
+    regex_t pattern;
 } kafka_arg;
 
 static void arg_free(void *p)
@@ -60,6 +63,8 @@ static void arg_free(void *p)
     free(a->topics);
     weir__kafka_free_properties(a->props);
     free(a->group);
+    if (a->has_pattern)
+        regfree(&a->pattern);
     free(a);
 }
 
@@ -101,8 +106,19 @@ typedef struct writer_mark {
     bool heard, idle, ended;
 } writer_mark;
 
+/* A topic the source reads and its partition count (0: it does not exist
+ * yet), as the cluster's metadata tells them. */
+typedef struct topic_count {
+    char *name;
+    int count;
+} topic_count;
+
 typedef struct kafka_src {
     const kafka_arg *a;
+    /* the topics read: the config's, or those the pattern matched so far;
+     * a part's topic is an index here */
+    char **topics;
+    int ntopics, topics_cap;
     rd_kafka_t *rk;
     rd_kafka_queue_t *queue;
     part *parts;
@@ -125,7 +141,8 @@ typedef struct kafka_src {
     pthread_mutex_t lock;
     pthread_cond_t wake;
     bool stop;
-    int *found; /* partitions per topic, the discovery thread's latest */
+    topic_count *found; /* the discovery thread's latest look */
+    int nfound;
     atomic_int found_new;
 } kafka_src;
 
@@ -144,10 +161,10 @@ static int readers(const weir_ctx *ctx, const weir_kafka_source_config *c)
  * belongs to reader (start + p) % readers, start = ((hashCode(topic) * 31)
  * & 0x7FFFFFFF) % readers with Java's String.hashCode (of the name's bytes:
  * the same for ASCII names). Stable when partitions are added. */
-static bool owns(const weir_ctx *ctx, const kafka_arg *a, int t, int32_t p)
+static bool owns(const weir_ctx *ctx, const kafka_arg *a, const char *topic, int32_t p)
 {
     uint32_t h = 0;
-    for (const unsigned char *c = (const unsigned char *)a->topics[t]; *c; c++)
+    for (const unsigned char *c = (const unsigned char *)topic; *c; c++)
         h = 31u * h + *c;
     int n = readers(ctx, &a->cfg);
     int64_t start = (int64_t)((h * 31u) & 0x7FFFFFFFu) % n;
@@ -166,13 +183,47 @@ static int find_part(kafka_src *s, int topic, int32_t partition)
     return -1;
 }
 
-static int topic_index(const kafka_arg *a, const char *name)
+static int topic_index(const kafka_src *s, const char *name)
 {
-    for (int i = 0; i < a->cfg.ntopics; i++) {
-        if (strcmp(a->topics[i], name) == 0)
+    for (int i = 0; i < s->ntopics; i++) {
+        if (strcmp(s->topics[i], name) == 0)
             return i;
     }
     return -1;
+}
+
+/* The index of topic `name` in s->topics, added if new; -1 out of memory. */
+static int topic_add(kafka_src *s, const char *name)
+{
+    int t = topic_index(s, name);
+    if (t >= 0)
+        return t;
+    if (s->ntopics == s->topics_cap) {
+        int cap = s->topics_cap ? 2 * s->topics_cap : 8;
+        char **v = realloc(s->topics, (size_t)cap * sizeof *v);
+        if (!v)
+            return -1;
+        s->topics = v;
+        s->topics_cap = cap;
+    }
+    if (!(s->topics[s->ntopics] = strdup(name)))
+        return -1;
+    return s->ntopics++;
+}
+
+static void free_counts(topic_count *c, int n)
+{
+    for (int i = 0; c && i < n; i++)
+        free(c[i].name);
+    free(c);
+}
+
+/* Whether a topic of the cluster is one the pattern reads: its whole name
+ * matches, and it is not one of Kafka's own ("__consumer_offsets",
+ * "__transaction_state"), as a Java consumer's pattern leaves them out. */
+static bool pattern_reads(const kafka_arg *a, const char *topic)
+{
+    return strncmp(topic, "__", 2) != 0 && regexec(&a->pattern, topic, 0, NULL, 0) == 0;
 }
 
 static int64_t timeout_of(const kafka_arg *a)
@@ -180,32 +231,92 @@ static int64_t timeout_of(const kafka_arg *a)
     return a->cfg.timeout_ms > 0 ? a->cfg.timeout_ms : 10000;
 }
 
-/* The partition counts of every topic (0 for one that does not exist).
- * Another error for a topic (not authorised, say) is returned, the topic's
- * index in *bad. */
-static rd_kafka_resp_err_t partition_counts(rd_kafka_t *rk, const kafka_arg *a, int *counts,
-                                            int timeout_ms, int *bad)
+/* The topics the source reads with their partition counts: the config's
+ * (0 for one that does not exist), or every topic the pattern matches.
+ * 0 with *out (free_counts) and *n; WEIR_ENOMEM; or WEIR_EIO with the
+ * cluster's error in *kerr and, for a configured topic (not authorised,
+ * say), its name in *bad (NULL otherwise). A topic the pattern matches
+ * with an error is left out. */
+static int list_topics(rd_kafka_t *rk, const kafka_arg *a, topic_count **out, int *n,
+                       int timeout_ms, rd_kafka_resp_err_t *kerr, const char **bad)
 {
-    *bad = -1;
+    *bad = NULL;
+    *out = NULL;
+    *n = 0;
     const struct rd_kafka_metadata *md = NULL;
-    rd_kafka_resp_err_t err = rd_kafka_metadata(rk, 1, NULL, &md, timeout_ms);
+    rd_kafka_resp_err_t err = *kerr = rd_kafka_metadata(rk, 1, NULL, &md, timeout_ms);
     if (err)
-        return err;
-    for (int t = 0; t < a->cfg.ntopics; t++) {
-        counts[t] = 0;
+        return WEIR_EIO;
+    int cap = a->has_pattern ? md->topic_cnt : a->cfg.ntopics;
+    topic_count *c = calloc((size_t)(cap ? cap : 1), sizeof *c);
+    if (!c) {
+        rd_kafka_metadata_destroy(md);
+        return WEIR_ENOMEM;
+    }
+    int k = 0, r = 0;
+    if (a->has_pattern) {
         for (int i = 0; i < md->topic_cnt; i++) {
-            if (strcmp(md->topics[i].topic, a->topics[t]) != 0)
+            if (md->topics[i].err || !pattern_reads(a, md->topics[i].topic))
+                continue;
+            if (!(c[k].name = strdup(md->topics[i].topic))) {
+                r = WEIR_ENOMEM;
+                break;
+            }
+            c[k++].count = md->topics[i].partition_cnt;
+        }
+    }
+    for (int t = 0; !a->has_pattern && !r && !err && t < a->cfg.ntopics; t++) {
+        if (!(c[k].name = strdup(a->cfg.topics[t]))) {
+            r = WEIR_ENOMEM;
+            break;
+        }
+        for (int i = 0; i < md->topic_cnt; i++) {
+            if (strcmp(md->topics[i].topic, a->cfg.topics[t]) != 0)
                 continue;
             if (!md->topics[i].err)
-                counts[t] = md->topics[i].partition_cnt;
+                c[k].count = md->topics[i].partition_cnt;
             else if (md->topics[i].err != RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART && !err) {
                 err = md->topics[i].err;
-                *bad = t;
+                *bad = a->cfg.topics[t];
+            }
+        }
+        k++;
+    }
+    rd_kafka_metadata_destroy(md);
+    *kerr = err;
+    if (err && !r)
+        r = WEIR_EIO;
+    if (r) {
+        free_counts(c, k);
+        return r;
+    }
+    *out = c;
+    *n = k;
+    return 0;
+}
+
+static int add_part(weir_ctx *ctx, const kafka_arg *a, kafka_src *s, int topic, int32_t partition);
+
+/* Adds the partitions of `found` this subtask owns and does not read yet
+ * (new topics too); their first index is the old s->nparts. */
+static int add_owned(weir_ctx *ctx, const kafka_arg *a, kafka_src *s, const topic_count *found,
+                     int nfound)
+{
+    for (int i = 0; i < nfound; i++) {
+        int t = -1;
+        for (int32_t p = 0; p < found[i].count; p++) {
+            if (!owns(ctx, a, found[i].name, p))
+                continue;
+            if (t < 0 && (t = topic_add(s, found[i].name)) < 0)
+                return weir_ctx_fail(ctx, WEIR_ENOMEM, "out of memory for topics");
+            if (find_part(s, t, p) < 0) {
+                int r = add_part(ctx, a, s, t, p);
+                if (r < 0)
+                    return r;
             }
         }
     }
-    rd_kafka_metadata_destroy(md);
-    return err;
+    return 0;
 }
 
 /* ---- per-partition watermarks -------------------------------------------- */
@@ -403,7 +514,7 @@ static int add_part(weir_ctx *ctx, const kafka_arg *a, kafka_src *s, int topic, 
         s->cap = cap;
     }
     char name[64];
-    snprintf(name, sizeof name, "%s-%" PRId32, a->topics[topic], partition);
+    snprintf(name, sizeof name, "%s-%" PRId32, s->topics[topic], partition);
     int ch = add_channel(ctx, s, name);
     if (ch < 0)
         return ch;
@@ -425,7 +536,7 @@ static int assign_parts(weir_ctx *ctx, kafka_src *s, int from)
         return 0;
     rd_kafka_topic_partition_list_t *list = rd_kafka_topic_partition_list_new(n);
     for (int i = from; i < s->nparts; i++)
-        rd_kafka_topic_partition_list_add(list, s->a->topics[s->parts[i].topic],
+        rd_kafka_topic_partition_list_add(list, s->topics[s->parts[i].topic],
                                           s->parts[i].partition)
             ->offset = s->parts[i].next;
     int r = 0;
@@ -456,7 +567,7 @@ static int resolve_and_assign(weir_ctx *ctx, const kafka_arg *a, kafka_src *s, i
         return weir_ctx_fail(ctx, WEIR_ENOMEM, "out of memory for %d partitions", n);
     rd_kafka_topic_partition_list_t *list = rd_kafka_topic_partition_list_new(n);
     for (int i = from; i < s->nparts; i++)
-        rd_kafka_topic_partition_list_add(list, a->topics[s->parts[i].topic],
+        rd_kafka_topic_partition_list_add(list, s->topics[s->parts[i].topic],
                                           s->parts[i].partition);
     int64_t *lows = range, *highs = range + n;
     int bad = -1;
@@ -517,7 +628,7 @@ static int resolve_and_assign(weir_ctx *ctx, const kafka_arg *a, kafka_src *s, i
             p->start = START_KNOWN;
             if (err || q->elems[i].err)
                 r = weir_ctx_fail(ctx, WEIR_EIO, "kafka %s-%" PRId32 ": offset for time %" PRId64
-                                  ": %s", a->topics[p->topic], p->partition,
+                                  ": %s", s->topics[p->topic], p->partition,
                                   a->cfg.start_timestamp,
                                   rd_kafka_err2str(err ? err : q->elems[i].err));
             else if (q->elems[i].offset < 0) /* none that late: its end */
@@ -553,15 +664,15 @@ static int resolve_and_assign(weir_ctx *ctx, const kafka_arg *a, kafka_src *s, i
     return r < 0 ? r : assign_parts(ctx, s, from);
 }
 
-/* The discovery thread: the partition counts every interval. */
+/* The discovery thread: the topics' partition counts every interval,
+ * handed to the worker (take_discovered). */
 static void *discover(void *arg)
 {
     kafka_src *s = arg;
     const kafka_arg *a = s->a;
     int64_t every = a->cfg.discovery_interval_ms > 0 ? a->cfg.discovery_interval_ms : 30000;
-    int *counts = calloc((size_t)a->cfg.ntopics, sizeof *counts);
     pthread_mutex_lock(&s->lock);
-    while (counts && !s->stop) {
+    while (!s->stop) {
         struct timespec until;
         clock_gettime(CLOCK_REALTIME, &until);
         until.tv_sec += every / 1000;
@@ -575,17 +686,21 @@ static void *discover(void *arg)
         if (s->stop)
             break;
         pthread_mutex_unlock(&s->lock);
-        int bad;
+        topic_count *found;
+        int n;
+        const char *bad;
+        rd_kafka_resp_err_t kerr;
         /* a failed look is tried again at the next interval */
-        rd_kafka_resp_err_t err = partition_counts(s->rk, a, counts, (int)timeout_of(a), &bad);
+        int err = list_topics(s->rk, a, &found, &n, (int)timeout_of(a), &kerr, &bad);
         pthread_mutex_lock(&s->lock);
         if (!err) {
-            memcpy(s->found, counts, (size_t)a->cfg.ntopics * sizeof *counts);
+            free_counts(s->found, s->nfound); /* a look the worker did not take yet */
+            s->found = found;
+            s->nfound = n;
             atomic_store(&s->found_new, 1);
         }
     }
     pthread_mutex_unlock(&s->lock);
-    free(counts);
     return NULL;
 }
 
@@ -605,24 +720,18 @@ static int declare_partitions(weir_ctx *ctx, kafka_src *s)
 
 static int take_discovered(weir_ctx *ctx, const kafka_arg *a, kafka_src *s)
 {
-    int counts[64];
-    int nt = a->cfg.ntopics;
-    if (nt > 64)
-        nt = 64;
     pthread_mutex_lock(&s->lock);
-    memcpy(counts, s->found, (size_t)nt * sizeof *counts);
+    topic_count *found = s->found;
+    int nfound = s->nfound;
+    s->found = NULL;
+    s->nfound = 0;
     atomic_store(&s->found_new, 0);
     pthread_mutex_unlock(&s->lock);
     int from = s->nparts;
-    for (int t = 0; t < nt; t++) {
-        for (int32_t p = 0; p < counts[t]; p++) {
-            if (owns(ctx, a, t, p) && find_part(s, t, p) < 0) {
-                int r = add_part(ctx, a, s, t, p);
-                if (r < 0)
-                    return r;
-            }
-        }
-    }
+    int r = add_owned(ctx, a, s, found, nfound);
+    free_counts(found, nfound);
+    if (r < 0)
+        return r;
     if (s->nparts == from)
         return 0;
     /* A partition that appeared while the job ran is read from its first
@@ -631,7 +740,7 @@ static int take_discovered(weir_ctx *ctx, const kafka_arg *a, kafka_src *s)
      * finds that offset itself, so the worker waits for no query. */
     for (int i = from; i < s->nparts; i++)
         s->parts[i].next = RD_KAFKA_OFFSET_BEGINNING;
-    int r = assign_parts(ctx, s, from);
+    r = assign_parts(ctx, s, from);
     if (r < 0)
         return r;
     return declare_partitions(ctx, s);
@@ -662,31 +771,33 @@ static int open_consumer(weir_ctx *ctx)
     pthread_mutex_init(&s->lock, NULL);
     pthread_cond_init(&s->wake, NULL);
     s->elem = calloc(1, a->cfg.elem_size);
-    s->found = calloc((size_t)a->cfg.ntopics, sizeof *s->found);
     s->batch_cap = weir_ctx_batch_hint(ctx);
     if (s->batch_cap < 1)
         s->batch_cap = 1;
     s->batch = calloc((size_t)s->batch_cap, sizeof *s->batch);
-    if (!s->elem || !s->found || !s->batch)
+    if (!s->elem || !s->batch)
         return WEIR_ENOMEM;
     int r = make_consumer(ctx, a, s);
     if (r < 0)
         return r;
-    int *counts = s->found;
-    int bad;
-    rd_kafka_resp_err_t err = partition_counts(s->rk, a, counts, (int)timeout_of(a), &bad);
-    if (err && bad >= 0)
-        return weir_ctx_fail(ctx, WEIR_EIO, "kafka topic %s at %s: %s", a->topics[bad],
-                             a->bootstrap, rd_kafka_err2str(err));
-    if (err)
+    topic_count *found;
+    int nfound;
+    const char *bad;
+    rd_kafka_resp_err_t kerr;
+    r = list_topics(s->rk, a, &found, &nfound, (int)timeout_of(a), &kerr, &bad);
+    if (r == WEIR_ENOMEM)
+        return weir_ctx_fail(ctx, WEIR_ENOMEM, "kafka %s: out of memory for the topics",
+                             a->bootstrap);
+    if (r && bad)
+        return weir_ctx_fail(ctx, WEIR_EIO, "kafka topic %s at %s: %s", bad, a->bootstrap,
+                             rd_kafka_err2str(kerr));
+    if (r)
         return weir_ctx_fail(ctx, WEIR_EIO, "kafka %s: the topics' partitions: %s", a->bootstrap,
-                             rd_kafka_err2str(err));
-    for (int t = 0; t < a->cfg.ntopics; t++) {
-        for (int32_t p = 0; p < counts[t]; p++) {
-            if (owns(ctx, a, t, p) && (r = add_part(ctx, a, s, t, p)) < 0)
-                return r;
-        }
-    }
+                             rd_kafka_err2str(kerr));
+    r = add_owned(ctx, a, s, found, nfound);
+    free_counts(found, nfound);
+    if (r < 0)
+        return r;
     const weir_watermark_strategy *st = strategy(a);
     s->interval = st->interval_ms > 0   ? st->interval_ms
                   : st->interval_ms == 0 ? weir_ctx_watermark_interval(ctx)
@@ -728,7 +839,10 @@ static void src_close(weir_ctx *ctx)
     free(s->parts);
     free(s->chan_name);
     free(s->elem);
-    free(s->found);
+    free_counts(s->found, s->nfound);
+    for (int t = 0; t < s->ntopics; t++)
+        free(s->topics[t]);
+    free(s->topics);
     free(s->batch);
     free(s);
     weir_ctx_set_state(ctx, NULL);
@@ -743,7 +857,7 @@ static int commit_offsets(weir_ctx *ctx, const kafka_arg *a, kafka_src *s, bool 
     rd_kafka_topic_partition_list_t *list = rd_kafka_topic_partition_list_new(s->nparts);
     for (int i = 0; i < s->nparts; i++) {
         if (s->parts[i].next >= 0)
-            rd_kafka_topic_partition_list_add(list, a->topics[s->parts[i].topic],
+            rd_kafka_topic_partition_list_add(list, s->topics[s->parts[i].topic],
                                               s->parts[i].partition)
                 ->offset = s->parts[i].next;
     }
@@ -790,7 +904,7 @@ static int open_writers(weir_ctx *ctx, const kafka_arg *a, kafka_src *s, int i)
     p->wchan = s->nchan;
     for (int k = 0; k < p->nwriters; k++) {
         char name[64];
-        snprintf(name, sizeof name, "%s-%" PRId32 "/w%d", a->topics[p->topic], p->partition, k);
+        snprintf(name, sizeof name, "%s-%" PRId32 "/w%d", s->topics[p->topic], p->partition, k);
         int r = add_channel(ctx, s, name);
         if (r < 0)
             return r;
@@ -840,7 +954,7 @@ static int on_marker(weir_ctx *ctx, const kafka_arg *a, kafka_src *s, int i,
         return weir_ctx_fail(ctx, WEIR_EFORMAT,
                              "kafka %s-%" PRId32 " offset %" PRId64 ": not a weir watermark "
                              "marker: \"%s\"",
-                             a->topics[p->topic], p->partition, m->offset, shown);
+                             s->topics[p->topic], p->partition, m->offset, shown);
     }
     int writer = mk.writer, writers = mk.writers;
     int64_t wm = mk.watermark;
@@ -889,7 +1003,7 @@ static int on_marker(weir_ctx *ctx, const kafka_arg *a, kafka_src *s, int i,
 static int one_message(weir_ctx *ctx, const kafka_arg *a, kafka_src *s, rd_kafka_message_t *m)
 {
     const char *topic = m->rkt ? rd_kafka_topic_name(m->rkt) : "?";
-    int t = m->rkt ? topic_index(a, topic) : -1;
+    int t = m->rkt ? topic_index(s, topic) : -1;
     int i = t >= 0 ? find_part(s, t, m->partition) : -1;
     if (m->err == RD_KAFKA_RESP_ERR__PARTITION_EOF) {
         if (i >= 0 && s->parts[i].stop >= 0 && m->offset >= s->parts[i].stop)
@@ -946,7 +1060,13 @@ static int one_message(weir_ctx *ctx, const kafka_arg *a, kafka_src *s, rd_kafka
                              .value = m->payload,
                              .value_len = m->len,
                              .timestamp = kts >= 0 ? kts : WEIR_NO_TIMESTAMP,
-                             .headers_ = hdrs};
+                             .headers_ = hdrs,
+                             .timestamp_type = kts < 0 ? WEIR_KAFKA_NO_TIMESTAMP_TYPE
+                                               : tstype == RD_KAFKA_TIMESTAMP_LOG_APPEND_TIME
+                                                   ? WEIR_KAFKA_LOG_APPEND_TIME
+                                               : tstype == RD_KAFKA_TIMESTAMP_CREATE_TIME
+                                                   ? WEIR_KAFKA_CREATE_TIME
+                                                   : WEIR_KAFKA_NO_TIMESTAMP_TYPE};
     int64_t ts = km.timestamp;
     char why[256] = "";
     int r = a->cfg.deserialize(&km, s->elem, &ts, why, sizeof why, a->cfg.arg);
@@ -1059,7 +1179,6 @@ typedef struct saved_writer {
 
 static int src_snapshot(weir_ctx *ctx, weir_snapshot_writer *w)
 {
-    const kafka_arg *a = weir_ctx_arg(ctx);
     kafka_src *s = weir_ctx_state(ctx);
     uint32_t head[2] = {KAFKA_WRITERS_TAG, 0};
     for (int i = 0; i < s->nparts; i++)
@@ -1070,7 +1189,7 @@ static int src_snapshot(weir_ctx *ctx, weir_snapshot_writer *w)
         if (p->next < 0)
             continue;
         saved_part sp = {.partition = p->partition, .nwriters = p->nwriters, .next = p->next};
-        snprintf(sp.topic, sizeof sp.topic, "%s", a->topics[p->topic]);
+        snprintf(sp.topic, sizeof sp.topic, "%s", s->topics[p->topic]);
         r = weir_snapshot_write(w, &sp, sizeof sp);
         for (int k = 0; !r && k < p->nwriters; k++) {
             const writer_mark *m = &p->writers[k];
@@ -1131,7 +1250,7 @@ static int src_restore(weir_ctx *ctx, weir_snapshot_reader *rd)
             if (sp.nwriters < 0 || sp.nwriters > WEIR__KAFKA_MAX_WRITERS ||
                 (len - at) / sizeof(saved_writer) < (size_t)sp.nwriters)
                 goto bad;
-            int t = topic_index(a, sp.topic);
+            int t = topic_index(s, sp.topic);
             int i = t >= 0 ? find_part(s, t, sp.partition) : -1;
             if (i >= 0) { /* owned now: go on where the checkpoint was */
                 s->parts[i].next = sp.next;
@@ -1197,8 +1316,12 @@ static const char *check_config(const weir_kafka_source_config *c, char *why, si
         return "a config is required";
     if (!c->bootstrap_servers || !*c->bootstrap_servers)
         return "bootstrap_servers is required";
-    if (!c->topics || c->ntopics < 1 || c->ntopics > 64)
-        return "1 to 64 topics are required";
+    if (c->topic_pattern && (c->topics || c->ntopics))
+        return "topics or topic_pattern, not both";
+    if (c->topic_pattern && !*c->topic_pattern)
+        return "an empty topic_pattern";
+    if (!c->topic_pattern && (!c->topics || c->ntopics < 1 || c->ntopics > 64))
+        return "1 to 64 topics, or a topic_pattern, are required";
     for (int i = 0; i < c->ntopics; i++) {
         if (!c->topics[i] || !*c->topics[i] || strlen(c->topics[i]) > 249)
             return "every topic needs a name of 1 to 249 bytes";
@@ -1245,7 +1368,7 @@ weir_stream *weir_source_kafka(weir_job *job, const weir_kafka_source_config *cf
     }
     a->cfg = *cfg;
     a->bootstrap = strdup(cfg->bootstrap_servers);
-    a->topics = calloc((size_t)cfg->ntopics, sizeof *a->topics);
+    a->topics = calloc((size_t)(cfg->ntopics ? cfg->ntopics : 1), sizeof *a->topics);
     a->props = weir__kafka_copy_properties(cfg->properties);
     a->group = cfg->group_id ? strdup(cfg->group_id) : NULL;
     bool ok = a->bootstrap && a->topics && a->props && (!cfg->group_id || a->group);
@@ -1256,6 +1379,26 @@ weir_stream *weir_source_kafka(weir_job *job, const weir_kafka_source_config *cf
         weir_job_record_error(job, WEIR_ENOMEM, "weir_source_kafka: out of memory");
         return NULL;
     }
+    if (cfg->topic_pattern) {
+        /* the whole name matches, as Java's Pattern.matcher(topic).matches() */
+        size_t n = strlen(cfg->topic_pattern) + 5;
+        char *whole = malloc(n);
+        int e = whole ? (snprintf(whole, n, "^(%s)$", cfg->topic_pattern),
+                         regcomp(&a->pattern, whole, REG_EXTENDED | REG_NOSUB))
+                      : REG_ESPACE;
+        free(whole);
+        if (e) {
+            char msg[128];
+            regerror(e, &a->pattern, msg, sizeof msg);
+            arg_free(a);
+            weir_job_record_error(job, e == REG_ESPACE ? WEIR_ENOMEM : WEIR_EINVAL,
+                                  "weir_source_kafka: topic_pattern '%s': %s", cfg->topic_pattern,
+                                  msg);
+            return NULL;
+        }
+        a->has_pattern = true;
+    }
+    a->cfg.topic_pattern = NULL; /* not kept: a->pattern is */
     a->cfg.name = NULL;
     a->cfg.bootstrap_servers = a->bootstrap;
     a->cfg.topics = (const char *const *)a->topics;

@@ -19,7 +19,8 @@
  * Rows are the schema's rows (weir/row.h) unless the factory binds the
  * schema to a struct of its own (schema_begin and column: weir's generator
  * events). The SQL layer does the rest, the same for every connector: the
- * WATERMARK (a watermark operator after the source), the changelog mode
+ * WATERMARK (a watermark operator after the source, unless the source runs
+ * it itself: source_watermarked), the changelog mode
  * (weir_table_from_changelog_stream, an upsert table normalized), watermark
  * alignment, 'sink.parallelism', and which row kinds reach the sink.
  *
@@ -71,6 +72,18 @@ WEIR_EXPORT int weir_connector_path(const weir_connector_context *c, const char 
  * i-th's index in the schema. */
 WEIR_EXPORT int weir_connector_partition_key_count(const weir_connector_context *c);
 WEIR_EXPORT int weir_connector_partition_key(const weir_connector_context *c, int i);
+/* The table's metadata columns (`name TYPE METADATA [FROM 'key'] [VIRTUAL]`,
+ * Flink's), in the schema's order: how many; the i-th's column index in the
+ * schema, its key (FROM's, else the column's name) and whether it is
+ * VIRTUAL (read only: an INSERT does not write it). Each was checked
+ * against the factory's read_metadata before validate (its key known, its
+ * type one the metadata's value goes into); a factory without
+ * read_metadata never sees one. The source fills these columns itself;
+ * they are not in the record's format. */
+WEIR_EXPORT int weir_connector_metadata_count(const weir_connector_context *c);
+WEIR_EXPORT int weir_connector_metadata_column(const weir_connector_context *c, int i);
+WEIR_EXPORT const char *weir_connector_metadata_key(const weir_connector_context *c, int i);
+WEIR_EXPORT bool weir_connector_metadata_virtual(const weir_connector_context *c, int i);
 /* The parallelism the table's operators get (SET 'parallelism.default'). */
 WEIR_EXPORT int weir_connector_parallelism(const weir_connector_context *c);
 /* During validate: how the source's rows come (WEIR_CHANGELOG_INSERT_ONLY,
@@ -97,10 +110,24 @@ WEIR_EXPORT int weir_connector_option_duration(weir_connector_context *c, const 
 WEIR_EXPORT int weir_connector_option_choice(weir_connector_context *c, const char *key,
                                              const char *const *words, int *v);
 
+/* A metadata key a connector reads or writes, and its type as SQL writes
+ * it, Flink's: {"timestamp", "TIMESTAMP_LTZ(3) NOT NULL"}. A type weir
+ * cannot parse (Flink's MAP<STRING, BYTES>) lists the key, and a column
+ * asking for it is refused as not supported. */
+typedef struct weir_connector_metadata {
+    const char *key;
+    const char *type;
+} weir_connector_metadata;
+
 #define WEIR_CONNECTOR_V1 1u
+/* V2 adds the members after source_watermarks. A factory of V1 (a struct
+ * that ends at source_watermarks, compiled against an older header) still
+ * registers and works: the registry reads a member of V2 only from a
+ * factory whose version says it has one. */
+#define WEIR_CONNECTOR_V2 2u
 
 typedef struct weir_connector_factory {
-    uint32_t version; /* WEIR_CONNECTOR_V1 */
+    uint32_t version; /* WEIR_CONNECTOR_V2 (or V1: the members up to source_watermarks) */
     /* 'connector' = name: letters, digits, '-', '_', '.'; unique. */
     const char *name;
     /* The options it reads, as the unknown-option message lists them:
@@ -138,12 +165,43 @@ typedef struct weir_connector_factory {
      * WATERMARK FOR col AS SOURCE_WATERMARK() takes; otherwise that is refused
      * with Flink's message. */
     bool source_watermarks;
+
+    /* ---- WEIR_CONNECTOR_V2 -------------------------------------------------------- */
+
+    /* Optional, beside source: a source that runs the table's WATERMARK
+     * itself, once per partition, as Flink pushes the watermark into a
+     * Kafka scan (SupportsWatermarkPushDown), so that a partition's late rows
+     * are judged by its own watermark. A table with WATERMARK FOR col AS
+     * expr is read with this instead of source(): `watermarks` (valid during
+     * the call; its arg as long as `schema`) is the table's strategy,
+     * weir_schema_watermark_strategy (weir/table.h) — the expression's
+     * largest value, 'scan.watermark.emit.strategy', and
+     * 'scan.watermark.idle-timeout' as the partition's idleness — and the
+     * SQL layer adds no watermark operator after the source (EXPLAIN shows
+     * TableSource(t, watermark=[...])). A table without a WATERMARK, or
+     * with SOURCE_WATERMARK(), is read with source(). Its rows are rows of
+     * the schema (a factory that binds a struct, schema_begin, cannot). */
+    weir_stream *(*source_watermarked)(void *state, const weir_schema *schema, weir_job *job,
+                                       const char *name,
+                                       const weir_watermark_strategy *watermarks);
+    /* The metadata its source reads and its sink writes (Flink's
+     * SupportsReadingMetadata.listReadableMetadata and
+     * SupportsWritingMetadata.listWritableMetadata), each an array ended by
+     * a NULL key, in the order the refusals list them; NULL: none. A table
+     * with metadata columns is refused at CREATE TABLE when its connector
+     * reads none, or not its key, or a type its value does not go into
+     * (weir_type_casts_implicitly: Flink takes any explicit cast), with
+     * Flink's messages; an INSERT into a table with a column not VIRTUAL
+     * whose key the sink does not write, likewise. */
+    const weir_connector_metadata *read_metadata;
+    const weir_connector_metadata *write_metadata;
 } weir_connector_factory;
 
 /* Registers `f` (borrowed: it must outlive every use, e.g. a static). 0;
  * the same factory again: 0 (nothing changes); WEIR_EINVAL: no name, a bad
- * name, no validate, neither source nor sink, a version unknown, or the
- * name taken by another factory; WEIR_ENOMEM. */
+ * name, no validate, neither source nor sink, source_watermarked without
+ * source, a version unknown, or the name taken by another factory;
+ * WEIR_ENOMEM. */
 WEIR_EXPORT int weir_connector_register(const weir_connector_factory *f);
 /* The factory registered as `name`, or NULL. */
 WEIR_EXPORT const weir_connector_factory *weir_connector_find(const char *name);

@@ -119,6 +119,27 @@ WEIR_EXPORT int weir_row_parse_json(const weir_schema *schema, const char *text,
                                     const char *kind_field, void *row, char *why,
                                     size_t whysize);
 
+/* As weir_row_parse_json, into the columns cols[0..n) of `row` only, by
+ * their names (a Kafka record's value without the table's metadata or key
+ * columns, or its key: Flink's 'key.fields'): the row is not made anew (its
+ * other columns and its kind stay as they are: weir_row_init it first) and
+ * there is no kind field. WEIR_EINVAL for a column out of range. */
+WEIR_EXPORT int weir_row_parse_json_columns(const weir_schema *schema, const char *text,
+                                            size_t len, const int *cols, int n, void *row,
+                                            char *why, size_t whysize);
+
+/* One CSV record (Flink's 'csv' format: RFC 4180 by libcsv, as the file
+ * source reads a line; a line end after it allowed), its fields by position
+ * into the columns cols[0..n) of `row` only, as weir_row_parse_json_columns
+ * (the row is not made anew): exactly n fields, each as weir_row_set_text
+ * reads it, an empty unquoted field NULL. `delimiter` 0: ','. 0,
+ * WEIR_EFORMAT with why ("3 fields, the table has 2", "'x' is not a BIGINT
+ * (column 'amount')"), WEIR_EINVAL for a column out of range, or
+ * WEIR_ENOMEM. */
+WEIR_EXPORT int weir_row_parse_csv_columns(const weir_schema *schema, const char *text,
+                                           size_t len, char delimiter, const int *cols, int n,
+                                           void *row, char *why, size_t whysize);
+
 /* Registers the 'filesystem' connector of SQL tables (weir/connector.h)
  * with the sources above: a program that runs SQL over files calls it once
  * before (the `weir` command does). 0, or WEIR_ENOMEM. */

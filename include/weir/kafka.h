@@ -55,6 +55,13 @@ typedef enum weir_kafka_start {
                                  (the end where none is) */
 } weir_kafka_start;
 
+/* How a record's timestamp was set (Kafka's TimestampType). */
+typedef enum weir_kafka_timestamp_type {
+    WEIR_KAFKA_NO_TIMESTAMP_TYPE = 0, /* none: "NoTimestampType" */
+    WEIR_KAFKA_CREATE_TIME = 1,       /* by the producer: "CreateTime" */
+    WEIR_KAFKA_LOG_APPEND_TIME = 2    /* by the broker: "LogAppendTime" */
+} weir_kafka_timestamp_type;
+
 /* One Kafka record, as the deserializer sees it; valid during its call. */
 typedef struct weir_kafka_message {
     const char *topic;
@@ -66,6 +73,7 @@ typedef struct weir_kafka_message {
     size_t value_len;
     int64_t timestamp; /* the Kafka timestamp (ms), WEIR_NO_TIMESTAMP if none */
     const void *headers_; /* opaque: read with weir_kafka_header */
+    weir_kafka_timestamp_type timestamp_type;
 } weir_kafka_message;
 
 /* Header `name`'s last value: 1 with *value and *len set, 0 when absent. */
@@ -92,7 +100,7 @@ typedef int (*weir_kafka_deserialize_fn)(const weir_kafka_message *m, void *out,
 typedef struct weir_kafka_source_config {
     const char *name;               /* NULL: "kafka" */
     const char *bootstrap_servers;  /* required: host:port[,host:port...] */
-    const char *const *topics;      /* required: ntopics names */
+    const char *const *topics;      /* ntopics names (1 to 64), or topic_pattern below */
     int ntopics;
     /* librdkafka consumer properties, passed through: NULL-terminated pairs
      * {"key", "value", ..., NULL}. Those the source sets itself (group.id,
@@ -139,6 +147,17 @@ typedef struct weir_kafka_source_config {
      * writer's end marker came (not at the offsets of the job's start).
      * Markers never reach the deserializer. */
     bool inband_watermarks;
+    /* Instead of topics (NULL, ntopics 0): every topic whose whole name
+     * matches this POSIX extended regular expression (regcomp, REG_EXTENDED;
+     * Flink's 'topic-pattern' is a Java regex: '.', '*', '+', '?', '[a-z]',
+     * '(a|b)', '{n}' and '^'/'$' read the same, Java's '\\d', '\\w', lazy
+     * quantifiers and lookarounds are not POSIX and are refused or read
+     * otherwise), found when the source opens and, unbounded, at every
+     * discovery: a topic that appears later is read from its first record,
+     * as a discovered partition. Kafka's own topics (a name starting with
+     * "__") are left out, as a Java consumer's pattern leaves them. A
+     * pattern regcomp refuses is the config's error. */
+    const char *topic_pattern;
 } weir_kafka_source_config;
 
 /* The source; its parallelism is the job's default unless set on the

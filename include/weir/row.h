@@ -207,6 +207,17 @@ WEIR_EXPORT int weir_schema_watermark(weir_schema_builder *b, const char *column
 WEIR_EXPORT int weir_schema_watermark_emit(weir_schema_builder *b, bool on_event,
                                            int64_t idle_timeout_ms);
 
+/* The watermark expression runs in the source that reads the table, once
+ * per partition (Flink's watermark push-down into the scan): the source is
+ * made with weir_schema_watermark_strategy's strategy (weir/table.h; a
+ * Kafka source's `watermarks`) and a table made from its stream adds no
+ * watermark operator after it, so that a partition's late rows are judged
+ * by its own watermark, not by the largest row of every partition the
+ * subtask reads. With a watermark expression (not SOURCE_WATERMARK(), the
+ * stream's own) on a schema not bound to a struct; otherwise a build
+ * error. */
+WEIR_EXPORT int weir_schema_watermark_in_source(weir_schema_builder *b);
+
 /* `name` TIMESTAMP_LTZ(3) METADATA FROM 'rowtime': a column (appended)
  * whose value is the record's timestamp, NULL for a record without one. */
 WEIR_EXPORT int weir_schema_rowtime_metadata(weir_schema_builder *b, const char *name);
@@ -308,8 +319,9 @@ WEIR_EXPORT int weir_row_write_json(const weir_schema *s, const void *row, char 
 WEIR_EXPORT int weir_row_write_csv(const weir_schema *s, const void *row, char delimiter,
                                    char *buf, size_t size);
 /* JSON, or CSV, of the n columns cols[] only, in that order (a record's
- * key: its primary key's columns; a partitioned file's line: the columns
- * that are not partition columns); -1 for a column out of range. */
+ * key: its primary key's columns; a Kafka record's value without its
+ * metadata columns; a partitioned file's line: the columns that are not
+ * partition columns); -1 for a column out of range. */
 WEIR_EXPORT int weir_row_write_json_columns(const weir_schema *s, const void *row,
                                             const int *cols, int n, char *buf, size_t size);
 WEIR_EXPORT int weir_row_write_csv_columns(const weir_schema *s, const void *row,

@@ -71,10 +71,16 @@ typedef struct weir_table_config {
     /* Parallelism of the table operators; 0: the job's default. Global
      * aggregates (no GROUP BY keys) always run at parallelism 1. */
     int parallelism;
+    /* Flink's 'table.exec.source.idle-timeout': the idle timeout (ms of
+     * processing time) of a table source whose schema's watermark
+     * expression has none of its own (weir_schema_watermark_emit, Flink's
+     * 'scan.watermark.idle-timeout'); 0: none. */
+    int64_t source_idle_timeout_ms;
 } weir_table_config;
 
 /* A table environment over `job` (borrowed: it must outlive the env's use).
- * `config` may be NULL. 0 and *out, or WEIR_EINVAL / WEIR_ENOMEM. */
+ * `config` may be NULL. 0 and *out, or WEIR_EINVAL (a value out of range) /
+ * WEIR_ENOMEM. */
 WEIR_EXPORT int weir_table_env_create(weir_job *job, const weir_table_config *config,
                                       weir_table_env **out);
 /* Frees every node of the env. After weir_job_run returned. NULL allowed. */
@@ -127,7 +133,19 @@ WEIR_EXPORT void weir_table_env_set_sql_state(weir_table_env *env, void *state,
  * taken from the struct's description (weir/row.h). A schema with a rowtime makes the rowtime column the record
  * timestamp; with a watermark expression the table makes its own watermarks
  * from it (periodic, the job's interval; upstream ones other than MAX are
- * swallowed, as Flink's), with SOURCE_WATERMARK() the stream's own pass. */
+ * swallowed, as Flink's), with SOURCE_WATERMARK() the stream's own pass, and
+ * with weir_schema_watermark_in_source the stream's (its source ran the
+ * expression) pass too. */
+
+/* The strategy of a schema built with weir_schema_watermark_in_source
+ * (weir/row.h), for the source to run per partition: each instance keeps
+ * the largest value of the WATERMARK expression over the rows it sees (the
+ * source's elements, rows of s), emitted periodically or after each row
+ * that raises it, and idle after the timeout, as weir_schema_watermark_emit
+ * says. Its arg is s, so it is valid while s is. 0 and *out, or WEIR_EINVAL
+ * for a schema without such a watermark. */
+WEIR_EXPORT int weir_schema_watermark_strategy(const weir_schema *s,
+                                               weir_watermark_strategy *out);
 
 /* An insert-only table: every element must be an INSERT (+I). */
 WEIR_EXPORT weir_table *weir_table_from_stream(weir_table_env *env, weir_stream *s,

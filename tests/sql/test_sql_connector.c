@@ -5,6 +5,7 @@
  * and the registry's own rules. */
 #include <criterion/criterion.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -194,6 +195,52 @@ Test(sql_connector, options_are_checked_where_they_stand)
     weir_sql_session_destroy(s);
 }
 
+static weir_stream *watermarked_source(void *state, const weir_schema *schema, weir_job *job,
+                                       const char *name, const weir_watermark_strategy *wm)
+{
+    (void)wm;
+    return counter_source(state, schema, job, name);
+}
+
+/* A factory compiled against WEIR_CONNECTOR_V1 ends at source_watermarks:
+ * what follows it in memory is not the factory's. Here those bytes are
+ * garbage; the registry reads none of them, so the table is made, its
+ * WATERMARK is a watermark operator after its source, and it is read. */
+static weir_connector_factory v1_factory;
+
+Test(sql_connector, a_factory_of_v1_still_registers_and_works)
+{
+    memset(&v1_factory, 0xa5, sizeof v1_factory);
+    memcpy(&v1_factory, &counter_factory, offsetof(weir_connector_factory, source_watermarked));
+    v1_factory.name = "counter-v1";
+    cr_assert_eq(v1_factory.version, WEIR_CONNECTOR_V1);
+    cr_assert_eq(weir_connector_register(&v1_factory), 0);
+    weir_sql_session *s = session();
+    char *plan = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&plan, &len);
+    cr_assert_not_null(out);
+    weir_sql_session *e = NULL;
+    cr_assert_eq(weir_sql_session_create(&(weir_sql_config){.workers = 1, .out = out}, &e), 0);
+    cr_assert_eq(run(e, "CREATE TABLE c (n BIGINT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts)\n"
+                        "WITH ('connector' = 'counter-v1');\n"
+                        "EXPLAIN SELECT * FROM c;"),
+                 0, "%s", weir_sql_error(e));
+    fflush(out);
+    cr_assert(strstr(plan, "WatermarkAssigner(rowtime=[ts], watermark=[ts])"), "%s", plan);
+    cr_assert_eq(run(s, "CREATE TABLE c (n BIGINT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts)\n"
+                        "WITH ('connector' = 'counter-v1', 'rows' = '3');\n"
+                        "CREATE TABLE out (n BIGINT, m BIGINT) WITH ('connector' = 'collect');\n"
+                        "INSERT INTO out SELECT n, n * 2 FROM c;"),
+                 0, "%s", weir_sql_error(s));
+    cr_assert_eq(atomic_load(&ncollected), 3);
+    cr_assert_str_eq(collected[2], "+I[2, 4]");
+    weir_sql_session_destroy(e);
+    weir_sql_session_destroy(s);
+    fclose(out);
+    free(plan);
+}
+
 static int no_validate(weir_connector_context *c, void **state)
 {
     (void)c;
@@ -216,6 +263,14 @@ Test(sql_connector, the_registry_rules)
     other.source = NULL;
     cr_assert_eq(weir_connector_register(&other), WEIR_EINVAL, "neither source nor sink");
     other.source = counter_factory.source;
+    other.version = WEIR_CONNECTOR_V2;
+    other.source = NULL;
+    other.sink = collect_factory.sink;
+    other.source_watermarked = watermarked_source;
+    cr_assert_eq(weir_connector_register(&other), WEIR_EINVAL, "source_watermarked, no source");
+    other.source = counter_factory.source;
+    other.sink = NULL;
+    other.source_watermarked = NULL;
     other.version = 99;
     cr_assert_eq(weir_connector_register(&other), WEIR_EINVAL);
     cr_assert_eq(weir_connector_find("counter"), &counter_factory);

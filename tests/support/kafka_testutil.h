@@ -9,6 +9,7 @@
 #include <librdkafka/rdkafka.h>
 #include <stdint.h>
 #include <string.h>
+#include <time.h>
 
 #include "weir/kafka.h"
 
@@ -71,6 +72,46 @@ static inline rd_kafka_resp_err_t tk_produce(rd_kafka_t *rk, const char *topic, 
     rd_kafka_resp_err_t code = rd_kafka_error_code(e);
     rd_kafka_error_destroy(e);
     return code;
+}
+
+/* A consumer of topic-partition from its first offset. */
+static inline rd_kafka_t *tk_consumer_at(weir_kafka_mock *m, const char *topic, int32_t partition)
+{
+    char err[512];
+    rd_kafka_conf_t *conf = rd_kafka_conf_new();
+    cr_assert_eq(rd_kafka_conf_set(conf, "bootstrap.servers", weir_kafka_mock_bootstrap(m), err,
+                                   sizeof err),
+                 RD_KAFKA_CONF_OK, "%s", err);
+    cr_assert_eq(rd_kafka_conf_set(conf, "group.id", "tk-reader", err, sizeof err),
+                 RD_KAFKA_CONF_OK, "%s", err);
+    rd_kafka_t *rk = rd_kafka_new(RD_KAFKA_CONSUMER, conf, err, sizeof err);
+    cr_assert_not_null(rk, "%s", err);
+    rd_kafka_topic_partition_list_t *l = rd_kafka_topic_partition_list_new(1);
+    rd_kafka_topic_partition_list_add(l, topic, partition)->offset = RD_KAFKA_OFFSET_BEGINNING;
+    cr_assert_eq(rd_kafka_assign(rk, l), 0);
+    rd_kafka_topic_partition_list_destroy(l);
+    return rk;
+}
+
+/* The next record's key and value as text ("" for none), within 30 s. */
+static inline void tk_consume(rd_kafka_t *rk, char *key, size_t ksize, char *value, size_t vsize)
+{
+    time_t deadline = time(NULL) + 30;
+    for (;;) {
+        cr_assert(time(NULL) < deadline, "no record within 30 s");
+        rd_kafka_message_t *msg = rd_kafka_consumer_poll(rk, 100);
+        if (!msg)
+            continue;
+        cr_assert_eq(msg->err, 0, "reading: %s", rd_kafka_message_errstr(msg));
+        size_t kl = msg->key_len < ksize ? msg->key_len : ksize - 1;
+        size_t vl = msg->len < vsize ? msg->len : vsize - 1;
+        memcpy(key, msg->key ? msg->key : "", msg->key ? kl : 0);
+        key[msg->key ? kl : 0] = '\0';
+        memcpy(value, msg->payload ? msg->payload : "", msg->payload ? vl : 0);
+        value[msg->payload ? vl : 0] = '\0';
+        rd_kafka_message_destroy(msg);
+        return;
+    }
 }
 
 /* The record's key (NULL: none) and value, copied into its scratch. */

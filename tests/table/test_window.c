@@ -708,6 +708,30 @@ Test(window_differential, same_results_as_datastream_windows_p4, .timeout = 120)
 
 /* ---- watermark emission of a WATERMARK expression ------------------------------- */
 
+/* The WatermarkAssigner's idle timeout, from its settings in the job event. */
+static int64_t assigner_idleness(run *r)
+{
+    int64_t idle = -1;
+    for (size_t i = 0; i < weir_diag_memory_count(r->mem) && idle < 0; i++) {
+        const weir_diag_event *de = weir_diag_memory_event(r->mem, i);
+        if (de->kind != WEIR_DIAG_KIND_JOB)
+            continue;
+        json_t *root = json_loads(de->json, 0, NULL);
+        size_t k;
+        json_t *o;
+        json_array_foreach(json_object_get(root, "operators"), k, o)
+        {
+            if (strncmp(json_string_value(json_object_get(o, "name")), "WatermarkAssigner", 17))
+                continue;
+            idle = json_integer_value(json_object_get(json_object_get(o, "settings"),
+                                                      "idleness_ms"));
+        }
+        json_decref(root);
+    }
+    cr_assert_geq(idle, 0, "a WatermarkAssigner in the job event");
+    return idle;
+}
+
 static weir_schema *emitting_schema(bool on_event, int64_t idle_ms)
 {
     weir_schema_builder *b = weir_schema_builder_create("t");
@@ -743,26 +767,40 @@ Test(window, on_event_watermarks_fire_windows_between_rows, .timeout = 60)
     free(got);
     cr_assert_eq(counter(r, "WindowAggregate(TUMBLE(size=100), k)", "late_dropped"), 1);
     /* The idle timeout is the watermark assigner's (its settings in the job event). */
-    bool found = false;
-    for (size_t i = 0; i < weir_diag_memory_count(r->mem) && !found; i++) {
-        const weir_diag_event *de = weir_diag_memory_event(r->mem, i);
-        if (de->kind != WEIR_DIAG_KIND_JOB)
-            continue;
-        json_t *root = json_loads(de->json, 0, NULL);
-        size_t k;
-        json_t *o;
-        json_array_foreach(json_object_get(root, "operators"), k, o)
-        {
-            if (strncmp(json_string_value(json_object_get(o, "name")), "WatermarkAssigner", 17))
-                continue;
-            json_t *idle = json_object_get(json_object_get(o, "settings"), "idleness_ms");
-            cr_assert_eq(json_integer_value(idle), 300);
-            found = true;
-        }
-        json_decref(root);
-    }
-    cr_assert(found, "a WatermarkAssigner in the job event");
+    cr_assert_eq(assigner_idleness(r), 300);
     run_free(r);
+}
+
+/* Flink's 'table.exec.source.idle-timeout' (weir_table_config.source_idle_
+ * timeout_ms) is the assigner's idle timeout where the schema gives none;
+ * a schema's own ('scan.watermark.idle-timeout') wins. */
+Test(window, the_envs_source_idle_timeout_where_the_schema_has_none, .timeout = 60)
+{
+    for (int own = 0; own < 2; own++) {
+        run *r = run_new(1, "ts");
+        weir_table_env_destroy(r->env);
+        cr_assert_eq(weir_table_env_create(r->job,
+                                           &(weir_table_config){.parallelism = 1,
+                                                                .source_idle_timeout_ms = 700},
+                                           &r->env),
+                     0);
+        weir_schema_destroy(r->schema);
+        r->schema = emitting_schema(false, own ? 300 : 0);
+        run_add(r, "+I a|1|100|null");
+        weir_stream *s = weir_source_array(r->job, r->rows, r->n,
+                                           weir_schema_row_size(r->schema), r->ts);
+        weir_table *t = weir_table_from_stream(r->env, s, r->schema);
+        char *got = run_collect(r, t, false);
+        free(got);
+        cr_assert_eq(assigner_idleness(r), own ? 300 : 700);
+        run_free(r);
+    }
+    weir_job *job = tu_job(&(weir_job_config){.workers = 1});
+    weir_table_env *env = NULL;
+    cr_assert_eq(weir_table_env_create(job, &(weir_table_config){.source_idle_timeout_ms = -1},
+                                       &env),
+                 WEIR_EINVAL);
+    weir_job_destroy(job);
 }
 
 Test(window, watermark_emission_options_need_an_expression)
