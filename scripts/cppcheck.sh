@@ -60,6 +60,7 @@ check window
 check table base
 check connectors/kafka
 check connectors/file
+check connectors/nexmark
 check sql base
 defs=
 check tools

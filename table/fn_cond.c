@@ -147,7 +147,7 @@ static int tv_le(weir_type_id id, const weir__val *x, const weir__val *y)
     if (x->null || y->null)
         return -1;
     int c = compare(id, x, y);
-    return c != 2 && c <= 0;
+    return c <= 0; /* 2, unordered (NaN), is above 0 */
 }
 
 /* a BETWEEN lo AND hi is a >= lo AND a <= hi; SYMMETRIC also tries hi AND

@@ -96,7 +96,7 @@ static void re_compile(re_pat *r, const char *pat, size_t len, bool whole, bool 
 
 typedef struct re_tls {
     pcre2_match_data *md;
-    uint32_t md_pairs;
+    uint32_t md_pairs; // cppcheck-suppress unusedStructMember ; read and written in re_match_data
     struct {
         char *key; /* kind byte, then the pattern */
         size_t len;
@@ -553,8 +553,8 @@ static int similar_to_regex(const char *p, uint32_t n, uint32_t esc, char *out, 
                 i += used;
                 continue;
             }
-            bool found = false;
             if (cp == '[') {
+                bool found = false;
                 for (size_t j = 0; j < sizeof classes / sizeof classes[0]; j++) {
                     size_t cl = strlen(classes[j][0]);
                     if (n - i >= cl && memcmp(p + i, classes[j][0], cl) == 0) {

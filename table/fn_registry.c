@@ -245,7 +245,6 @@ static bool match_signatures(weir__fnbind *b)
             b->sig = k;
             /* type the NULL literals */
             c = s;
-            repeat = false;
             for (i = 0; i < b->n->nargs; i++) {
                 while (c < e && *c == ',')
                     c++;

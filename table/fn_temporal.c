@@ -221,11 +221,11 @@ static int e_floor_to(const weir__fncall *c, weir__val *o, const char **why)
     int64_t ms = c->args[0].i;
     int unit = (int)c->n->aux[1];
     bool floor = c->n->aux[0] == 0;
-    static const int64_t unit_ms[] = {[U_DAY] = 86400000, [U_HOUR] = 3600000,
-                                      [U_MINUTE] = 60000,  [U_SECOND] = 1000,
-                                      [U_MILLISECOND] = 1};
-    if (unit >= U_DAY && unit <= U_MILLISECOND && unit != U_MICROSECOND) {
-        int64_t u = unit_ms[unit];
+    static const int64_t unit_len[] = {[U_DAY] = 86400000, [U_HOUR] = 3600000,
+                                       [U_MINUTE] = 60000,  [U_SECOND] = 1000,
+                                       [U_MILLISECOND] = 1};
+    if (unit >= U_DAY && unit <= U_MILLISECOND) {
+        int64_t u = unit_len[unit];
         int64_t f = floor_div(ms, u) * u;
         o->i = floor || f == ms ? f : f + u;
         return 0;
@@ -824,10 +824,10 @@ static void tz_pair_free(void *p)
 #define TZ_CACHE 8
 typedef struct tz_cache {
     struct {
-        char name[64];
+        char name[64]; // cppcheck-suppress unusedStructMember ; compared in zone_named
         weir__tz *z;
     } e[TZ_CACHE];
-    unsigned next;
+    unsigned next; // cppcheck-suppress unusedStructMember ; the slot zone_named fills next
 } tz_cache;
 
 static _Thread_local tz_cache *zones;

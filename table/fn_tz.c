@@ -140,7 +140,7 @@ static bool posix_rule(weir__tz *z, const char *s)
         z->dst_off = -t;
     }
     if (*e != ',' || !(e = posix_day(e + 1, &z->start)) || *e != ',' ||
-        !(e = posix_day(e + 1, &z->end)))
+        !posix_day(e + 1, &z->end))
         return false;
     z->has_dst = true;
     return true;

@@ -117,7 +117,7 @@ static int memory_size(const char *text, int64_t *bytes)
  * (upper-case hex); the rest, UTF-8's bytes of other characters too, stay. */
 static bool needs_escape(unsigned char c)
 {
-    return c < 0x20 || c == 0x7F || (c < 0x80 && strchr("\"#%'*/:=?\\{[]^", c) && c);
+    return c < 0x20 || c == 0x7F || (c < 0x80 && strchr("\"#%'*/:=?\\{[]^", c));
 }
 
 /* Appends the n bytes of v, escaped, to buf at *at (counting past size as
@@ -265,6 +265,7 @@ static void fs_partition_key(const void *row, void *key, void *arg)
         const unsigned char *bytes = b;
         size_t n = 1;
         if (weir_row_is_null(p->schema, row, c)) {
+            // cppcheck-suppress unreadVariable ; read below through `bytes`, which points at b
             b[0] = 0;
         } else {
             switch (weir_schema_column_type(p->schema, c).id) {
@@ -282,6 +283,7 @@ static void fs_partition_key(const void *row, void *key, void *arg)
                 break;
             }
             case WEIR_TYPE_BOOLEAN:
+                // cppcheck-suppress unreadVariable ; read below through `bytes`, which points at b
                 b[0] = weir_row_get_bool(p->schema, row, c) ? 2 : 1;
                 break;
             default: {
