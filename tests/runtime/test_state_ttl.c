@@ -52,6 +52,10 @@ static int t_open(weir_ctx *ctx)
         if (!r)
             r = weir_state_set_ttl(ctx, list, &value_ttl);
     }
+    if (r) { /* close() is for an open() that succeeded */
+        weir_ctx_set_state(ctx, NULL);
+        free(s);
+    }
     return r;
 }
 
