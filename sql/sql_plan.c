@@ -908,34 +908,12 @@ static bool is_grouped(const sql_query *q)
 /* ---- VALUES ---------------------------------------------------------------------------- */
 
 /* The type two values of one VALUES column have in common, as Flink's
- * type system finds it: NULL takes the other's, numbers widen (INT, BIGINT,
- * DOUBLE), strings of different lengths become VARCHAR of the longest
- * (Flink's ragged CHAR literals are VARCHAR); nullable if either is. False
- * when there is none. */
+ * type system finds it (weir_type_common: NULL takes the other's, numbers
+ * widen, strings of different lengths become VARCHAR of the longest, as
+ * Flink's ragged CHAR literals are VARCHAR). False when there is none. */
 static bool common_type(weir_type a, weir_type b, weir_type *out)
 {
-    if (a.id == WEIR_TYPE_NULL || b.id == WEIR_TYPE_NULL) {
-        *out = a.id == WEIR_TYPE_NULL ? b : a;
-        out->not_null = false;
-        return true;
-    }
-    bool sa = a.id == WEIR_TYPE_VARCHAR || a.id == WEIR_TYPE_CHAR;
-    bool sb = b.id == WEIR_TYPE_VARCHAR || b.id == WEIR_TYPE_CHAR;
-    bool na = a.id == WEIR_TYPE_INT || a.id == WEIR_TYPE_BIGINT || a.id == WEIR_TYPE_DOUBLE;
-    bool nb = b.id == WEIR_TYPE_INT || b.id == WEIR_TYPE_BIGINT || b.id == WEIR_TYPE_DOUBLE;
-    *out = a;
-    out->not_null = a.not_null && b.not_null;
-    if (sa && sb) {
-        out->capacity = a.capacity > b.capacity ? a.capacity : b.capacity;
-        if (a.id != b.id || a.capacity != b.capacity)
-            out->id = WEIR_TYPE_VARCHAR;
-        return true;
-    }
-    if (na && nb) {
-        out->id = a.id > b.id ? a.id : b.id; /* INT < BIGINT < DOUBLE */
-        return true;
-    }
-    return a.id == b.id;
+    return weir_type_common(a, b, out);
 }
 
 /* VALUES (...), (...): a bounded source of one row per VALUES row, holding

@@ -1106,8 +1106,12 @@ static weir_ast *parse_primary(parser *p)
         }
         if (is_kw(p, &t, "CASE"))
             return parse_case(p, t.at);
-        if (is_kw(p, &t, "CAST"))
-            return parse_cast(p, t.at);
+        if (is_kw(p, &t, "CAST") || is_kw(p, &t, "TRY_CAST")) {
+            weir_ast *c = parse_cast(p, t.at);
+            if (c)
+                c->negate = is_kw(p, &t, "TRY_CAST");
+            return c;
+        }
         if (is_sym(p, &p->t, "("))
             return parse_call(p, &t);
         if (niladic(p, &t)) {
@@ -1786,7 +1790,7 @@ static void fmt(const weir_ast *a, char *buf, size_t size, size_t *n)
         break;
     }
     case WEIR_AST_CAST:
-        weir__append(buf, size, n, "CAST(");
+        weir__append(buf, size, n, a->negate ? "TRY_CAST(" : "CAST(");
         fmt(a->a, buf, size, n);
         weir__append(buf, size, n, " AS %s)", a->text);
         break;

@@ -84,7 +84,10 @@ static uint32_t text_cap(weir_type t)
 {
     switch (t.id) {
     case WEIR_TYPE_BOOLEAN: return 5;
+    case WEIR_TYPE_TINYINT: return 4;
+    case WEIR_TYPE_SMALLINT: return 6;
     case WEIR_TYPE_INT: return 11;
+    case WEIR_TYPE_FLOAT: return 16;
     case WEIR_TYPE_BIGINT:
     case WEIR_TYPE_INTERVAL: return 20;
     case WEIR_TYPE_DOUBLE: return 32;
@@ -116,14 +119,16 @@ static weir__enode *cast_to(binder *p, weir__enode *n, weir_type to)
     return c;
 }
 
-/* The common type of two numeric types (Flink: the wider one). */
+/* The common type of two numeric types (Flink's LogicalTypeMerging): a
+ * DOUBLE if either is one, else a FLOAT if either is one (a FLOAT and a
+ * BIGINT are a FLOAT), else the wider integer. */
 static weir_type_id wider(weir_type_id a, weir_type_id b)
 {
     if (a == WEIR_TYPE_DOUBLE || b == WEIR_TYPE_DOUBLE)
         return WEIR_TYPE_DOUBLE;
-    if (a == WEIR_TYPE_BIGINT || b == WEIR_TYPE_BIGINT)
-        return WEIR_TYPE_BIGINT;
-    return WEIR_TYPE_INT;
+    if (a == WEIR_TYPE_FLOAT || b == WEIR_TYPE_FLOAT)
+        return WEIR_TYPE_FLOAT;
+    return weir__int_bits(a) >= weir__int_bits(b) ? a : b;
 }
 
 /* A NULL literal takes the type of what it meets. */
@@ -206,6 +211,7 @@ static bool common_type(binder *p, weir__enode **const *slots, int nv, bool time
 
 static weir__enode *bind(binder *p, const weir_ast *a);
 static char *node_text(const char *text, const weir_ast *a);
+static char *dupn(const char *s, size_t n);
 
 /* An integer literal: an INT, or a BIGINT when it does not fit. */
 static weir__enode *bind_int(binder *p, const weir_ast *a)
@@ -345,7 +351,7 @@ static weir__enode *bind_neg(binder *p, const weir_ast *a)
     if (x->op == OP_LIT && !x->lit.null && x->type.id != WEIR_TYPE_NULL &&
         (weir__type_is_numeric(x->type.id) || x->type.id == WEIR_TYPE_INTERVAL)) {
         /* Fold: -2147483648 is an INT. */
-        if (x->type.id == WEIR_TYPE_DOUBLE) {
+        if (weir__type_is_approx(x->type.id)) {
             x->lit.d = -x->lit.d;
         } else {
             x->lit.i = (int64_t)(0 - (uint64_t)x->lit.i);
@@ -383,7 +389,7 @@ static weir__enode *arith(binder *p, weir__eop o, weir__enode *a, weir__enode *b
         return NULL;
     bool nn = a->type.not_null && b->type.not_null;
     if (weir__type_is_numeric(x) && weir__type_is_numeric(y)) {
-        if (o == OP_MOD && (x == WEIR_TYPE_DOUBLE || y == WEIR_TYPE_DOUBLE)) {
+        if (o == OP_MOD && (weir__type_is_approx(x) || weir__type_is_approx(y))) {
             berr(p, pos, "%% needs integers");
             return NULL;
         }
@@ -640,17 +646,9 @@ static weir__enode *bind_cast(binder *p, const weir_ast *a)
                          : p->schema->string_capacity;
     retype_null(x, t);
     weir_type_id from = x->type.id;
-    bool ok = from == t.id || from == WEIR_TYPE_NULL || weir__type_is_string(t.id) ||
-              weir__type_is_string(from) ||
-              (weir__type_is_numeric(from) && weir__type_is_numeric(t.id)) ||
-              (weir__type_is_time(from) && weir__type_is_time(t.id)) ||
-              (weir__type_is_time(from) && t.id == WEIR_TYPE_BIGINT) ||
-              (from == WEIR_TYPE_BIGINT && weir__type_is_time(t.id)) ||
-              (from == WEIR_TYPE_BOOLEAN && weir__type_is_integer(t.id)) ||
-              (weir__type_is_integer(from) && t.id == WEIR_TYPE_BOOLEAN);
-    if (!ok) {
-        char t1[48], t2[48];
-        berr(p, a->start, "cannot cast %s to %s", tname(x->type, t1), tname(t, t2));
+    char why2[400];
+    if (!weir__cast_allowed(x->type, t, why2, sizeof why2)) {
+        berr(p, a->start, "%s", why2);
         return NULL;
     }
     weir__enode *c = node(p, OP_CAST, a->start);
@@ -658,7 +656,20 @@ static weir__enode *bind_cast(binder *p, const weir_ast *a)
         return NULL;
     c->a = x;
     c->type = t;
-    c->type.not_null = x->type.not_null && !(weir__type_is_string(from) && !weir__type_is_string(t.id));
+    c->try_cast = a->negate;
+    /* Flink's CAST keeps its operand's nullability (a value that does not
+     * convert fails the row); TRY_CAST is NULL then, so always nullable. */
+    c->type.not_null = x->type.not_null && !a->negate;
+    /* the column the value comes from, through casts, for messages */
+    const weir__enode *src = x;
+    while (src->op == OP_CAST)
+        src = src->a;
+    if (src->op == OP_COL && src->col < p->schema->ncols &&
+        !(c->sbuf = dupn(p->schema->cols[src->col].name,
+                         strlen(p->schema->cols[src->col].name)))) {
+        nomem(p);
+        return NULL;
+    }
     if (weir__type_is_string(t.id)) {
         /* VARCHAR(n) keeps n characters, as Flink counts them; a capacity
          * is bytes, so a string of more than n bytes may need up to 4n

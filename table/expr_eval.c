@@ -17,32 +17,9 @@
 
 /* ---- evaluation -------------------------------------------------------------------- */
 
-/* Java's (long) cast of a double: NaN is 0, beyond the range saturates. */
-static int64_t d2l(double d)
-{
-    if (d != d)
-        return 0;
-    if (d >= 9223372036854775807.0)
-        return INT64_MAX;
-    if (d <= -9223372036854775808.0)
-        return INT64_MIN;
-    return (int64_t)d;
-}
-
-static int32_t d2i(double d)
-{
-    if (d != d)
-        return 0;
-    if (d >= 2147483647.0)
-        return INT32_MAX;
-    if (d <= -2147483648.0)
-        return INT32_MIN;
-    return (int32_t)d;
-}
-
 static int cmp_vals(weir_type_id id, const weir__val *a, const weir__val *b)
 {
-    if (id == WEIR_TYPE_DOUBLE)
+    if (weir__type_is_approx(id))
         return a->d < b->d ? -1 : a->d > b->d;
     if (weir__type_is_string(id)) {
         uint32_t n = a->len < b->len ? a->len : b->len;
@@ -57,96 +34,6 @@ static int cmp_vals(weir_type_id id, const weir__val *a, const weir__val *b)
 static int ev(const weir__enode *n, const unsigned char *row, unsigned char *sc, weir__val *o,
               const char **why);
 
-static int cast_val(const weir__enode *n, const weir__val *x, unsigned char *sc, weir__val *o,
-                    const char **why)
-{
-    weir_type_id from = n->a->type.id, to = n->type.id;
-    *o = *x;
-    if (x->null)
-        return 0;
-    if (weir__type_is_string(to)) {
-        char *buf = (char *)sc + n->scratch;
-        uint32_t cap = n->type.capacity;
-        int len;
-        if (weir__type_is_string(from)) {
-            /* The first `chars` characters that fit the capacity, never a
-             * part of one: a character is a byte and the continuation bytes
-             * (10xxxxxx) after it. */
-            uint32_t k = 0, nchars = 0, most = n->chars ? n->chars : UINT32_MAX;
-            while (k < x->len && nchars < most) {
-                uint32_t l = 1;
-                while (k + l < x->len && ((unsigned char)x->s[k + l] & 0xC0) == 0x80)
-                    l++;
-                if (k + l > cap)
-                    break;
-                k += l;
-                nchars++;
-            }
-            len = (int)k;
-            memmove(buf, x->s, (size_t)len);
-        } else {
-            char tmp[48];
-            switch (from) {
-            case WEIR_TYPE_BOOLEAN: len = snprintf(tmp, sizeof tmp, "%s", x->i ? "TRUE" : "FALSE"); break;
-            case WEIR_TYPE_DOUBLE:
-                /* as Java's Double.toString */
-                len = weir__format_double(x->d, tmp, sizeof tmp);
-                break;
-            case WEIR_TYPE_TIMESTAMP:
-            case WEIR_TYPE_TIMESTAMP_LTZ: len = weir_timestamp_format(x->i, tmp, sizeof tmp); break;
-            default: len = snprintf(tmp, sizeof tmp, "%" PRId64, x->i); break;
-            }
-            if ((uint32_t)len > cap)
-                len = (int)cap;
-            memcpy(buf, tmp, (size_t)len);
-        }
-        if (to == WEIR_TYPE_CHAR && (uint32_t)len < cap) {
-            memset(buf + len, ' ', cap - (uint32_t)len);
-            len = (int)cap;
-        }
-        o->s = buf;
-        o->len = (uint32_t)len;
-        return 0;
-    }
-    if (weir__type_is_string(from)) {
-        char tmp[64];
-        uint32_t l = x->len;
-        const char *s = x->s;
-        while (l && isspace((unsigned char)*s))
-            s++, l--;
-        while (l && isspace((unsigned char)s[l - 1]))
-            l--;
-        if (l == 0 || l >= sizeof tmp)
-            goto bad;
-        memcpy(tmp, s, l);
-        tmp[l] = 0;
-        if (to == WEIR_TYPE_TIMESTAMP || to == WEIR_TYPE_TIMESTAMP_LTZ) {
-            /* '2024-01-01 00:00:01.5' as SQL writes a timestamp (UTC) */
-            if (weir_timestamp_parse(tmp, l, &o->i))
-                goto bad;
-            return 0;
-        }
-        if (weir__parse_literal(to, tmp, o))
-            goto bad;
-        return 0;
-    bad:
-        *why = "CAST of a string that is not a value of the type";
-        return WEIR_EFORMAT;
-    }
-    if (to == WEIR_TYPE_DOUBLE) {
-        if (from != WEIR_TYPE_DOUBLE)
-            o->d = (double)x->i;
-    } else if (to == WEIR_TYPE_INT) {
-        o->i = from == WEIR_TYPE_DOUBLE ? d2i(x->d) : (int32_t)(uint32_t)(uint64_t)x->i;
-    } else if (to == WEIR_TYPE_BIGINT || weir__type_is_time(to)) {
-        if (from == WEIR_TYPE_DOUBLE)
-            o->i = d2l(x->d);
-    } else if (to == WEIR_TYPE_BOOLEAN) {
-        o->i = from == WEIR_TYPE_DOUBLE ? x->d != 0 : x->i != 0;
-    }
-    return 0;
-}
-
 /* A column of the row, its NULL bit from the row's header. */
 static void ev_column(const weir__enode *n, const unsigned char *row, weir__val *o)
 {
@@ -159,13 +46,18 @@ static void ev_column(const weir__enode *n, const unsigned char *row, weir__val 
 static int ev_arith(const weir__enode *n, const weir__val *a, const weir__val *b, weir__val *o,
                     const char **why)
 {
-    if (n->type.id == WEIR_TYPE_DOUBLE) {
+    if (weir__type_is_approx(n->type.id)) {
         switch (n->op) {
         case OP_ADD: o->d = a->d + b->d; break;
         case OP_SUB: o->d = a->d - b->d; break;
         case OP_MUL: o->d = a->d * b->d; break;
         default: o->d = a->d / b->d; break;
         }
+        /* a FLOAT's operation rounds to a float: done in double, the one
+         * rounding is the same (a double holds the exact result of +, -,
+         * * and / of two floats to well past a float's rounding) */
+        if (n->type.id == WEIR_TYPE_FLOAT)
+            o->d = (float)o->d;
         return 0;
     }
     if (n->op == OP_DIV || n->op == OP_MOD) {
@@ -183,8 +75,7 @@ static int ev_arith(const weir__enode *n, const weir__val *a, const weir__val *b
         uint64_t x = (uint64_t)a->i, y = (uint64_t)b->i;
         o->i = (int64_t)(n->op == OP_ADD ? x + y : n->op == OP_SUB ? x - y : x * y);
     }
-    if (n->type.id == WEIR_TYPE_INT)
-        o->i = (int32_t)(uint32_t)(uint64_t)o->i;
+    o->i = weir__int_wrap(n->type.id, o->i);
     return 0;
 }
 
@@ -192,7 +83,7 @@ static int ev_arith(const weir__enode *n, const weir__val *a, const weir__val *b
 static void ev_compare(const weir__enode *n, const weir__val *a, const weir__val *b, weir__val *o)
 {
     int c = cmp_vals(n->a->type.id, a, b);
-    if (n->a->type.id == WEIR_TYPE_DOUBLE && (a->d != a->d || b->d != b->d)) {
+    if (weir__type_is_approx(n->a->type.id) && (a->d != a->d || b->d != b->d)) {
         o->i = n->op == OP_NE; /* NaN compares unequal to everything */
         return;
     }
@@ -351,12 +242,10 @@ static int ev(const weir__enode *n, const unsigned char *row, unsigned char *sc,
     case OP_NEG:
         if ((r = ev(n->a, row, sc, o, why)))
             return r;
-        if (n->type.id == WEIR_TYPE_DOUBLE)
+        if (weir__type_is_approx(n->type.id))
             o->d = -o->d;
-        else if (n->type.id == WEIR_TYPE_INT)
-            o->i = (int32_t)(0u - (uint32_t)o->i);
         else
-            o->i = (int64_t)(0 - (uint64_t)o->i);
+            o->i = weir__int_wrap(n->type.id, (int64_t)(0 - (uint64_t)o->i));
         return 0;
     case OP_ADD: case OP_SUB: case OP_MUL: case OP_DIV: case OP_MOD:
     case OP_EQ: case OP_NE: case OP_LT: case OP_LE: case OP_GT: case OP_GE:
@@ -395,7 +284,7 @@ static int ev(const weir__enode *n, const unsigned char *row, unsigned char *sc,
     case OP_CAST:
         if ((r = ev(n->a, row, sc, &a, why)))
             return r;
-        return cast_val(n, &a, sc, o, why);
+        return weir__cast_eval(n, &a, sc, o, why);
     case OP_COALESCE:
         for (int i = 0; i < n->nargs; i++) {
             if ((r = ev(n->args[i], row, sc, o, why)))

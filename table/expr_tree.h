@@ -24,9 +24,11 @@ struct weir__enode {
     int nargs;
     bool has_else;       /* CASE */
     bool implicit;       /* OP_CAST: made by the binder, not written (cast_to) */
+    bool try_cast;       /* OP_CAST: TRY_CAST, a value that does not convert is NULL */
     bool negate;         /* NOT IN */
     weir__val lit;       /* OP_LIT */
-    char *sbuf;          /* bytes it owns: a string literal's, or OP_AGG's argument's text */
+    char *sbuf;          /* bytes it owns: a string literal's, OP_AGG's argument's text,
+                          * OP_CAST's column name (its operand's, for messages) */
     int col;             /* OP_COL */
     uint32_t off;        /* OP_COL: offset in the row */
     uint32_t scratch;    /* string results: offset in the scratch */
@@ -50,5 +52,21 @@ struct weir__enode {
     size_t pos;          /* where a message about it points (0-based byte) */
     weir__enode *next_alloc;
 };
+
+/* ---- CAST (expr_cast.c) ---------------------------------------------------- */
+
+/* Whether CAST(x AS to) of an x of type `from` is allowed (Flink's
+ * explicit casts); false with Flink's refusal (or "cannot cast A to B")
+ * in why. */
+bool weir__cast_allowed(weir_type from, weir_type to, char *why, size_t size);
+/* Evaluates the OP_CAST node n on its operand's value x, into *o (a string
+ * into n's region of the scratch sc). 0, or a failure with *why (the
+ * value, the column and Flink's reason, in a buffer of the calling
+ * thread). */
+int weir__cast_eval(const weir__enode *n, const weir__val *x, unsigned char *sc, weir__val *o,
+                    const char **why);
+/* A value of type `from` as type `to` where neither is a string and the
+ * cast cannot fail (numbers, BOOLEAN; the implicit casts into a sink). */
+void weir__convert(weir_type from, weir_type to, const weir__val *x, weir__val *o);
 
 #endif

@@ -98,17 +98,21 @@ static int write_row(const weir_schema *sc, const void *row, const int *cols, in
         case WEIR_TYPE_BOOLEAN:
             len = snprintf(v, sizeof v, "%s", weir_row_get_bool(sc, row, c) ? "true" : "false");
             break;
+        case WEIR_TYPE_TINYINT:
+        case WEIR_TYPE_SMALLINT:
         case WEIR_TYPE_INT:
         case WEIR_TYPE_BIGINT:
         case WEIR_TYPE_INTERVAL:
             len = snprintf(v, sizeof v, "%" PRId64, weir_row_get_int(sc, row, c));
             break;
+        case WEIR_TYPE_FLOAT:
         case WEIR_TYPE_DOUBLE: {
-            /* the shortest text that reads back as the same double */
+            /* the shortest text that reads back as the same double (float) */
             double d = weir_row_get_double(sc, row, c);
-            for (int prec = 15; prec <= 17; prec++) {
+            bool single = ty.id == WEIR_TYPE_FLOAT;
+            for (int prec = single ? 6 : 15; prec <= (single ? 9 : 17); prec++) {
                 len = snprintf(v, sizeof v, "%.*g", prec, d);
-                if (strtod(v, NULL) == d)
+                if (single ? strtof(v, NULL) == (float)d : strtod(v, NULL) == d)
                     break;
             }
             if (!isfinite(d) && !csv) /* JSON has no NaN or infinity */

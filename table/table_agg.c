@@ -20,9 +20,11 @@
  * cannot, so they have calls of their own (weir__agg_call and its kin).
  *
  * Types and overflow as Flink: COUNT is BIGINT NOT NULL; SUM keeps its
- * argument's type and wraps around on overflow (INT at 32 bits); AVG of an
- * integer type is that type, the sum divided by the count, truncated
- * toward zero; AVG(DOUBLE) is DOUBLE. SUM, AVG, MIN and MAX of no non-NULL
+ * argument's type and wraps around on overflow (INT at 32 bits, TINYINT
+ * at 8 ...; SUM(FLOAT) adds in float, rounding each time, as Flink's
+ * FloatSumAggFunction); AVG of an integer type is that type, the sum (a
+ * BIGINT) divided by the count, truncated toward zero; AVG(DOUBLE) is
+ * DOUBLE, AVG(FLOAT) is FLOAT (a DOUBLE sum divided, then rounded). SUM, AVG, MIN and MAX of no non-NULL
  * value are NULL.
  */
 #include <string.h>
@@ -31,6 +33,7 @@
 #include "weir/error.h"
 
 static bool is_str(weir_type t) { return weir__type_is_string(t.id); }
+static bool is_approx(weir_type t) { return weir__type_is_approx(t.id); }
 
 uint32_t weir__agg_layout(weir__agg *aggs, int n, const weir_expr *const *items, bool retract)
 {
@@ -76,7 +79,7 @@ void weir__agg_encode(const weir__agg *a, const weir__val *v, unsigned char *dst
     if (is_str(a->arg_type)) {
         memcpy(dst, &v->len, 4);
         memcpy(dst + 4, v->s, v->len);
-    } else if (a->arg_type.id == WEIR_TYPE_DOUBLE) {
+    } else if (is_approx(a->arg_type)) {
         memcpy(dst, &v->d, 8);
     } else {
         memcpy(dst, &v->i, 8);
@@ -89,7 +92,7 @@ static void decode(const weir__agg *a, const unsigned char *src, weir__val *v)
     if (is_str(a->arg_type)) {
         memcpy(&v->len, src, 4);
         v->s = (const char *)src + 4;
-    } else if (a->arg_type.id == WEIR_TYPE_DOUBLE) {
+    } else if (is_approx(a->arg_type)) {
         memcpy(&v->d, src, 8);
     } else {
         memcpy(&v->i, src, 8);
@@ -109,7 +112,7 @@ static int cmp_enc(const weir__agg *a, const unsigned char *x, const unsigned ch
             return c < 0 ? -1 : 1;
         return lx < ly ? -1 : lx > ly;
     }
-    if (a->arg_type.id == WEIR_TYPE_DOUBLE) {
+    if (is_approx(a->arg_type)) {
         double dx, dy;
         memcpy(&dx, x, 8);
         memcpy(&dy, y, 8);
@@ -204,10 +207,12 @@ void weir__agg_update(const weir__agg *a, unsigned char *acc, const weir__val *v
     case WEIR_AGG_SUM:
     case WEIR_AGG_AVG:
         put64(s, get64(s) + sign);
-        if (a->arg_type.id == WEIR_TYPE_DOUBLE) {
+        if (is_approx(a->arg_type)) {
             double d;
             memcpy(&d, s + 8, 8);
             d += sign > 0 ? v->d : -v->d;
+            if (a->kind == WEIR_AGG_SUM && a->arg_type.id == WEIR_TYPE_FLOAT)
+                d = (float)d; /* SUM(FLOAT) adds floats; AVG(FLOAT) sums doubles */
             memcpy(s + 8, &d, 8);
         } else {
             uint64_t x = (uint64_t)get64(s + 8);
@@ -244,11 +249,13 @@ void weir__agg_merge(const weir__agg *a, unsigned char *acc, const unsigned char
     case WEIR_AGG_SUM:
     case WEIR_AGG_AVG:
         put64(s, get64(s) + get64(o));
-        if (a->arg_type.id == WEIR_TYPE_DOUBLE) {
+        if (is_approx(a->arg_type)) {
             double x, y;
             memcpy(&x, s + 8, 8);
             memcpy(&y, o + 8, 8);
             x += y;
+            if (a->kind == WEIR_AGG_SUM && a->arg_type.id == WEIR_TYPE_FLOAT)
+                x = (float)x;
             memcpy(s + 8, &x, 8);
         } else {
             put64(s + 8, (int64_t)((uint64_t)get64(s + 8) + (uint64_t)get64(o + 8)));
@@ -285,16 +292,18 @@ void weir__agg_result(const weir__agg *a, const unsigned char *acc, weir__val *o
             out->null = true;
             return;
         }
-        if (a->arg_type.id == WEIR_TYPE_DOUBLE) {
+        if (is_approx(a->arg_type)) {
             memcpy(&out->d, s + 8, 8);
             if (a->kind == WEIR_AGG_AVG)
                 out->d /= (double)n;
+            if (a->arg_type.id == WEIR_TYPE_FLOAT)
+                out->d = (float)out->d; /* AVG(FLOAT): CAST(sum / count AS FLOAT) */
             return;
         }
         int64_t sum = get64(s + 8);
         out->i = a->kind == WEIR_AGG_AVG ? sum / n : sum;
-        if (a->arg_type.id == WEIR_TYPE_INT)
-            out->i = (int32_t)(uint32_t)(uint64_t)out->i; /* SUM(INT) wraps at 32 bits */
+        /* SUM(INT) wraps at 32 bits (TINYINT at 8 ...), AVG is cast back */
+        out->i = weir__int_wrap(a->arg_type.id, out->i);
         return;
     }
     default:

@@ -169,11 +169,6 @@ static int fill_from_struct(weir_ctx *ctx, const source_impl *s, const unsigned 
             const unsigned char *f = e + col->bound_off;
             switch (col->type.id) {
             case WEIR_TYPE_BOOLEAN: *dst = f[0] != 0; continue;
-            case WEIR_TYPE_INT: memcpy(dst, f, 4); continue;
-            case WEIR_TYPE_DOUBLE:
-            case WEIR_TYPE_BIGINT:
-            case WEIR_TYPE_TIMESTAMP:
-            case WEIR_TYPE_TIMESTAMP_LTZ: memcpy(dst, f, 8); continue;
             case WEIR_TYPE_VARCHAR:
             case WEIR_TYPE_CHAR: {
                 const char *str = (const char *)f;
@@ -185,7 +180,10 @@ static int fill_from_struct(weir_ctx *ctx, const source_impl *s, const unsigned 
                 v.len = (uint32_t)len;
                 break;
             }
-            default: memcpy(&v.i, f, 8); break;
+            default:
+                /* a field holds the column's own bytes (weir_schema_column_at) */
+                memcpy(dst, f, s->out->cols[c].size);
+                continue;
             }
         }
         weir__store_value(s->out, row, c, &v);
@@ -407,9 +405,7 @@ static int source_plan(source_impl *impl, const weir_schema *schema, const weir_
         } else if (weir__type_is_string(col->type.id)) {
             impl->fixed = false;
         } else {
-            uint32_t size = col->type.id == WEIR_TYPE_BOOLEAN ? 1
-                            : col->type.id == WEIR_TYPE_INT   ? 4
-                                                              : 8;
+            uint32_t size = weir__type_size(col->type);
             impl->copies[impl->ncopies++] = (field_copy){(uint32_t)col->bound_off,
                                                          out->cols[c].offset, size};
         }

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "expr_tree.h"
 #include "table_internal.h"
 #include "weir/error.h"
 #include "weir/operator.h"
@@ -26,11 +27,8 @@
 /* How one value is converted. */
 enum conv_op {
     CV_BOOL,       /* 1 byte, 0/1 */
-    CV_4,          /* INT as it is */
-    CV_8,          /* BIGINT, DOUBLE, TIMESTAMP, TIMESTAMP_LTZ as they are */
-    CV_INT_BIGINT, /* INT into BIGINT */
-    CV_INT_DOUBLE,
-    CV_BIGINT_DOUBLE,
+    CV_COPY,       /* the same type: its `size` bytes as they are */
+    CV_CONVERT,    /* a number into a wider one (weir__convert) */
     CV_STRING,     /* bytes, CHAR padded */
 };
 
@@ -39,7 +37,7 @@ enum conv_op {
  * its index `dst_col`). */
 typedef struct conv_col {
     uint32_t src, dst;
-    uint32_t limit;  /* strings: the bytes the destination holds */
+    uint32_t limit;  /* strings: the bytes the destination holds; CV_COPY: the bytes */
     int src_col, dst_col;
     unsigned char op;
     bool check_null; /* the source may be NULL and the destination cannot hold it */
@@ -136,26 +134,13 @@ static int conv_record(weir_ctx *ctx, int input, const void *elem, int64_t ts)
         unsigned char *d = out + k->dst;
         switch ((enum conv_op)k->op) {
         case CV_BOOL: *d = *s != 0; break;
-        case CV_4: memcpy(d, s, 4); break;
-        case CV_8: memcpy(d, s, 8); break;
-        case CV_INT_BIGINT:
-        case CV_INT_DOUBLE: {
-            int32_t x;
-            memcpy(&x, s, 4);
-            if (k->op == CV_INT_BIGINT) {
-                int64_t y = x;
-                memcpy(d, &y, 8);
-            } else {
-                double y = x;
-                memcpy(d, &y, 8);
-            }
-            break;
-        }
-        case CV_BIGINT_DOUBLE: {
-            int64_t x;
-            memcpy(&x, s, 8);
-            double y = (double)x;
-            memcpy(d, &y, 8);
+        case CV_COPY: memcpy(d, s, k->limit); break;
+        case CV_CONVERT: {
+            weir__val x = {0}, y;
+            weir_type from = c->in->cols[k->src_col].type, to = c->out->cols[k->dst_col].type;
+            weir__read_value(s, from.id, &x);
+            weir__convert(from, to, &x, &y);
+            weir__write_value(d, to, &y);
             break;
         }
         case CV_STRING: {
@@ -187,13 +172,11 @@ static bool conv_op_for(weir_type from, weir_type to, unsigned char *op)
     if (weir__type_is_string(f) && weir__type_is_string(t))
         *op = CV_STRING;
     else if (weir__type_is_time(f) && weir__type_is_time(t))
-        *op = CV_8;
+        *op = CV_COPY;
     else if (f == t)
-        *op = f == WEIR_TYPE_BOOLEAN ? CV_BOOL : f == WEIR_TYPE_INT ? CV_4 : CV_8;
-    else if (f == WEIR_TYPE_INT)
-        *op = t == WEIR_TYPE_BIGINT ? CV_INT_BIGINT : CV_INT_DOUBLE;
+        *op = f == WEIR_TYPE_BOOLEAN ? CV_BOOL : CV_COPY;
     else
-        *op = CV_BIGINT_DOUBLE;
+        *op = CV_CONVERT;
     return true;
 }
 
@@ -256,6 +239,8 @@ static int plan_col(weir_table *t, const weir_schema *target, int c, conv_impl *
         k->check_null = nullable && col->type.not_null;
         k->limit = col->type.capacity;
     }
+    if (k->op == CV_COPY)
+        k->limit = weir__type_size(col->type);
     k->check_len = k->op == CV_STRING && from->type.capacity > k->limit;
     k->pad = k->op == CV_STRING && col->type.id == WEIR_TYPE_CHAR;
     impl->ncols++;

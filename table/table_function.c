@@ -36,7 +36,7 @@ static const char *const reserved_names[] = {
     "SESSION_START", "SESSION_END", "SESSION_ROWTIME", "SESSION_PROCTIME",
     "CUMULATE_START", "CUMULATE_END", "CUMULATE_ROWTIME", "CUMULATE_PROCTIME",
     "SOURCE_WATERMARK", "PROCTIME", "DESCRIPTOR", "TABLE",
-    "CAST", "CASE", "WHEN", "THEN", "ELSE", "END", "INTERVAL", "NULL", "TRUE", "FALSE",
+    "CAST", "TRY_CAST", "CASE", "WHEN", "THEN", "ELSE", "END", "INTERVAL", "NULL", "TRUE", "FALSE",
     "AND", "OR", "NOT", "IS", "IN", "AS", "DISTINCT", "SELECT", "FROM", "WHERE", "GROUP",
     "BY", "HAVING", "UNION", "ORDER", "LIMIT", "WINDOW", "WITH", "ON", "JOIN", "VALUES",
     NULL};
@@ -57,8 +57,11 @@ static bool usable_type(weir_type t)
 {
     switch (t.id) {
     case WEIR_TYPE_BOOLEAN:
+    case WEIR_TYPE_TINYINT:
+    case WEIR_TYPE_SMALLINT:
     case WEIR_TYPE_INT:
     case WEIR_TYPE_BIGINT:
+    case WEIR_TYPE_FLOAT:
     case WEIR_TYPE_DOUBLE:
     case WEIR_TYPE_TIMESTAMP:
     case WEIR_TYPE_TIMESTAMP_LTZ: return t.capacity == 0;
@@ -292,7 +295,10 @@ int weir__function_result(const weir__function *f, weir_type t, weir__val *v, ch
     }
     switch (t.id) {
     case WEIR_TYPE_BOOLEAN: v->i = v->i != 0; break;
-    case WEIR_TYPE_INT: v->i = (int32_t)(uint32_t)(uint64_t)v->i; break;
+    case WEIR_TYPE_TINYINT:
+    case WEIR_TYPE_SMALLINT:
+    case WEIR_TYPE_INT: v->i = weir__int_wrap(t.id, v->i); break;
+    case WEIR_TYPE_FLOAT: v->d = (float)v->d; break;
     case WEIR_TYPE_VARCHAR:
     case WEIR_TYPE_CHAR:
         if (v->len > 0 && !v->s)

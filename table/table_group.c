@@ -87,20 +87,10 @@ int weir__key_format(const void *key, char *buf, size_t size, void *arg)
             uint32_t len;
             memcpy(&len, p, 4);
             snprintf(v, sizeof v, "%.*s", (int)(len < 90 ? len : 90), (const char *)p + 4);
-        } else if (c->type.id == WEIR_TYPE_DOUBLE) {
-            double d;
-            memcpy(&d, p, 8);
-            snprintf(v, sizeof v, "%g", d);
-        } else if (c->type.id == WEIR_TYPE_INT) {
-            int32_t x;
-            memcpy(&x, p, 4);
-            snprintf(v, sizeof v, "%d", x);
-        } else if (c->type.id == WEIR_TYPE_BOOLEAN) {
-            snprintf(v, sizeof v, "%s", p[0] ? "true" : "false");
         } else {
-            int64_t x;
-            memcpy(&x, p, 8);
-            snprintf(v, sizeof v, "%lld", (long long)x);
+            weir__val x = {0};
+            weir__read_value(p, c->type.id, &x);
+            weir__format_val(c->type, &x, WEIR_ROW_STYLE_SQL, v, sizeof v);
         }
         weir__append(buf, size, &n, "%s%s", i ? "," : "", v);
         p += c->size;

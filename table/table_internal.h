@@ -71,9 +71,17 @@ struct weir_schema {
 uint32_t weir__type_size(weir_type t);
 uint32_t weir__type_align(weir_type t);
 bool weir__type_is_string(weir_type_id id);
-bool weir__type_is_integer(weir_type_id id);
+bool weir__type_is_integer(weir_type_id id); /* TINYINT, SMALLINT, INT, BIGINT */
+bool weir__type_is_approx(weir_type_id id);  /* FLOAT, DOUBLE */
 bool weir__type_is_numeric(weir_type_id id);
 bool weir__type_is_time(weir_type_id id);
+/* A type a column may have (not NULL's, not an interval's). */
+bool weir__type_is_column(weir_type_id id);
+/* An integer type's width in bits (8, 16, 32, 64); v wrapped to it as
+ * Java's narrowing casts wrap ((byte) v); whether v fits it unchanged. */
+int weir__int_bits(weir_type_id id);
+int64_t weir__int_wrap(weir_type_id id, int64_t v);
+bool weir__int_fits(weir_type_id id, int64_t v);
 /* The first byte of p that is not space; the byte after the word kw at p
  * (any case, a whole word), or NULL. */
 const char *weir__skip_ws(const char *p);
@@ -103,6 +111,8 @@ weir_schema *weir__schema_copy(const weir_schema *s, const char *table);
 /* A DOUBLE as Java's Double.toString writes it (1.5, 10.0, 1.0E7, NaN),
  * into buf as snprintf does. */
 int weir__format_double(double x, char *buf, size_t size);
+/* A FLOAT's value as Java's Float.toString writes it (0.1, 1.0E10). */
+int weir__format_float(double x, char *buf, size_t size);
 
 /* Writes one column's value as Row.toString does. */
 int weir__format_value(const weir_schema *s, const unsigned char *row, int c, char *buf,
@@ -118,6 +128,10 @@ int weir__format_value_style(const weir_schema *s, const unsigned char *row, int
  * point into the row or the frame's scratch; integers, timestamps and
  * intervals are in i, booleans in i (0/1), DOUBLE in d. */
 typedef weir_value weir__val;
+
+/* A value of type t (NULL too) as Row.toString writes it, in a style. */
+int weir__format_val(weir_type t, const weir__val *v, weir_row_style style, char *buf,
+                     size_t size);
 
 /* A BOOLEAN (true/false, any case), DOUBLE (strtod) or integer (decimal)
  * literal of type `to` from NUL-terminated text with no leading space, as
@@ -214,10 +228,23 @@ static inline void weir__read_value(const unsigned char *p, weir_type_id id, wei
 {
     switch (id) {
     case WEIR_TYPE_BOOLEAN: v->i = p[0] != 0; break;
+    case WEIR_TYPE_TINYINT: v->i = (int8_t)p[0]; break;
+    case WEIR_TYPE_SMALLINT: {
+        int16_t x;
+        memcpy(&x, p, 2);
+        v->i = x;
+        break;
+    }
     case WEIR_TYPE_INT: {
         int32_t x;
         memcpy(&x, p, 4);
         v->i = x;
+        break;
+    }
+    case WEIR_TYPE_FLOAT: {
+        float f;
+        memcpy(&f, p, 4);
+        v->d = f;
         break;
     }
     case WEIR_TYPE_DOUBLE: memcpy(&v->d, p, 8); break;
@@ -227,6 +254,34 @@ static inline void weir__read_value(const unsigned char *p, weir_type_id id, wei
         v->s = (const char *)p + 4;
         break;
     default: memcpy(&v->i, p, 8); break;
+    }
+}
+
+/* Writes the non-NULL value v of type `t` (not a string) at p, in the
+ * row's layout (a column's place, or a bound struct's field: the same
+ * bytes). */
+static inline void weir__write_value(unsigned char *p, weir_type t, const weir__val *v)
+{
+    switch (t.id) {
+    case WEIR_TYPE_BOOLEAN: p[0] = v->i != 0; break;
+    case WEIR_TYPE_TINYINT: p[0] = (unsigned char)(uint64_t)v->i; break;
+    case WEIR_TYPE_SMALLINT: {
+        int16_t x = (int16_t)(uint16_t)(uint64_t)v->i;
+        memcpy(p, &x, 2);
+        break;
+    }
+    case WEIR_TYPE_INT: {
+        int32_t x = (int32_t)(uint32_t)(uint64_t)v->i;
+        memcpy(p, &x, 4);
+        break;
+    }
+    case WEIR_TYPE_FLOAT: {
+        float f = (float)v->d;
+        memcpy(p, &f, 4);
+        break;
+    }
+    case WEIR_TYPE_DOUBLE: memcpy(p, &v->d, 8); break;
+    default: memcpy(p, &v->i, 8); break;
     }
 }
 

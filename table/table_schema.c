@@ -128,7 +128,7 @@ static int add_col(weir_schema_builder *b, const char *name, weir_type type, int
         return b->err;
     if (!name || !*name)
         return bfail(b, WEIR_EINVAL, "a column needs a name");
-    if (type.id < WEIR_TYPE_BOOLEAN || type.id > WEIR_TYPE_TIMESTAMP_LTZ)
+    if (!weir__type_is_column(type.id))
         return bfail(b, WEIR_EINVAL, "column '%s': not a column type", name);
     if (weir__type_is_string(type.id)) {
         if (type.capacity == 0 && type.id == WEIR_TYPE_VARCHAR)
@@ -200,8 +200,9 @@ int weir_schema_column_at(weir_schema_builder *b, const char *name, weir_type ty
     if (!b->bound)
         return bfail(b, WEIR_EINVAL, "column '%s': weir_schema_bind_struct first",
                      name ? name : "?");
-    size_t need = weir__type_is_string(type.id) ? 1 : type.id == WEIR_TYPE_BOOLEAN ? sizeof(bool)
-                  : type.id == WEIR_TYPE_INT ? 4 : 8;
+    size_t need = weir__type_is_string(type.id)      ? 1
+                  : type.id == WEIR_TYPE_BOOLEAN ? sizeof(bool)
+                                                 : weir__type_size(type);
     if (!weir__type_is_string(type.id) && field_size != need)
         return bfail(b, WEIR_EINVAL, "column '%s': field size %zu, its type needs %zu",
                      name ? name : "?", field_size, need);
@@ -682,20 +683,7 @@ int weir__store_value(const weir_schema *s, unsigned char *row, int c, const wei
         return 0;
     }
     weir__row_set_null_bit(row, c, false);
-    switch (col->type.id) {
-    case WEIR_TYPE_BOOLEAN:
-        p[0] = v->i != 0;
-        break;
-    case WEIR_TYPE_INT: {
-        int32_t x = (int32_t)v->i;
-        memcpy(p, &x, 4);
-        break;
-    }
-    case WEIR_TYPE_DOUBLE:
-        memcpy(p, &v->d, 8);
-        break;
-    case WEIR_TYPE_VARCHAR:
-    case WEIR_TYPE_CHAR: {
+    if (weir__type_is_string(col->type.id)) {
         uint32_t cap = col->type.capacity, len = v->len;
         if (len > cap)
             return WEIR_ERANGE;
@@ -708,12 +696,9 @@ int weir__store_value(const weir_schema *s, unsigned char *row, int c, const wei
             memset(p + 4 + len, 0, cap - len);
         }
         memcpy(p, &len, 4);
-        break;
+        return 0;
     }
-    default:
-        memcpy(p, &v->i, 8);
-        break;
-    }
+    weir__write_value(p, col->type, v);
     return 0;
 }
 
@@ -725,7 +710,7 @@ static int check_col(const weir_schema *s, int col, bool (*ok)(weir_type_id))
 }
 
 static bool is_intlike(weir_type_id id) { return weir__type_is_integer(id) || weir__type_is_time(id); }
-static bool is_double(weir_type_id id) { return id == WEIR_TYPE_DOUBLE; }
+static bool is_double(weir_type_id id) { return weir__type_is_approx(id); }
 static bool is_bool(weir_type_id id) { return id == WEIR_TYPE_BOOLEAN; }
 static bool is_any(weir_type_id id) { (void)id; return true; }
 
@@ -782,7 +767,7 @@ int weir_row_set_int(const weir_schema *s, void *row, int col, int64_t x)
 {
     if (check_col(s, col, is_intlike))
         return WEIR_EINVAL;
-    if (s->cols[col].type.id == WEIR_TYPE_INT && (x < INT32_MIN || x > INT32_MAX))
+    if (!weir__int_fits(s->cols[col].type.id, x))
         return WEIR_ERANGE;
     weir__val v = {.i = x};
     return weir__store_value(s, row, col, &v);
@@ -910,7 +895,7 @@ int weir_row_set_text(const weir_schema *s, void *row, int col, const char *text
         return r;
     if (id == WEIR_TYPE_BOOLEAN)
         return weir_row_set_bool(s, row, col, v.i != 0);
-    if (id == WEIR_TYPE_DOUBLE)
+    if (weir__type_is_approx(id))
         return weir_row_set_double(s, row, col, v.d);
     return weir_row_set_int(s, row, col, v.i);
 }
@@ -931,12 +916,18 @@ int weir__parse_literal(weir_type_id to, const char *text, weir__val *out)
         out->d = strtod(text, &end);
         return *end ? WEIR_EFORMAT : 0;
     }
+    if (to == WEIR_TYPE_FLOAT) {
+        /* straight to the nearest float, as Java's Float.parseFloat (not
+         * through a double, which would round twice) */
+        out->d = strtof(text, &end);
+        return *end ? WEIR_EFORMAT : 0;
+    }
     if (!weir__type_is_integer(to))
         return WEIR_EFORMAT;
     long long v = strtoll(text, &end, 10);
-    if (*end)
+    if (*end || end == text)
         return WEIR_EFORMAT;
-    if (errno == ERANGE || (to == WEIR_TYPE_INT && (v < INT32_MIN || v > INT32_MAX)))
+    if (errno == ERANGE || !weir__int_fits(to, v))
         return WEIR_ERANGE;
     out->i = v;
     return 0;
@@ -962,8 +953,10 @@ int weir_timestamp_format(int64_t ms, char *buf, size_t size)
  * the same double; from 10^-3 up to (not including) 10^7 as a decimal with
  * at least one digit after the point (10.0, 0.001, 1234567.5), else in
  * computerized scientific notation with at least one digit after the point
- * (1.0E7, 1.25E-4); NaN, Infinity, -Infinity; 0.0 and -0.0. */
-int weir__format_double(double x, char *buf, size_t size)
+ * (1.0E7, 1.25E-4); NaN, Infinity, -Infinity; 0.0 and -0.0. With `single`,
+ * x is a FLOAT's value and the digits are the fewest that read back to the
+ * same float (Java's Float.toString: 0.1f is 0.1, not 0.10000000149011612). */
+static int format_java(double x, bool single, char *buf, size_t size)
 {
     if (x != x)
         return snprintf(buf, size, "NaN");
@@ -973,12 +966,20 @@ int weir__format_double(double x, char *buf, size_t size)
         return snprintf(buf, size, "-Infinity");
     if (x == 0)
         return snprintf(buf, size, "%s", signbit(x) ? "-0.0" : "0.0");
-    /* the shortest digits: d.ddde[+-]x, one digit more until they read back */
+    /* The shortest digits: d.ddde[+-]x, one digit more until they read
+     * back. Java (since JDK 19, its specification) writes at least two
+     * digits and, when one would do, the two closest to x: Float.MIN_VALUE
+     * is 1.4E-45, not 1.0E-45. */
     char tmp[48];
     for (int prec = 0; prec <= 16; prec++) {
         snprintf(tmp, sizeof tmp, "%.*e", prec, x);
-        if (strtod(tmp, NULL) == x)
+        if (single ? strtof(tmp, NULL) == (float)x : strtod(tmp, NULL) == x) {
+            char two[48];
+            snprintf(two, sizeof two, "%.1e", x);
+            if (prec == 0 && (single ? strtof(two, NULL) == (float)x : strtod(two, NULL) == x))
+                memcpy(tmp, two, sizeof tmp);
             break;
+        }
     }
     char dg[24];
     int nd = 0;
@@ -991,8 +992,9 @@ int weir__format_double(double x, char *buf, size_t size)
     dg[nd] = 0;
     int e10 = atoi(p + 1);
     const char *sign = x < 0 ? "-" : "";
-    double ax = fabs(x);
-    if (ax >= 1e-3 && ax < 1e7) {
+    /* Java decides by the value's magnitude, which the shortest digits
+     * share: 10^-3 <= |x| < 10^7 is -3 <= e10 <= 6. */
+    if (e10 >= -3 && e10 < 7) {
         char out[48];
         size_t n;
         if (e10 < 0) {
@@ -1013,6 +1015,16 @@ int weir__format_double(double x, char *buf, size_t size)
         return snprintf(buf, size, "%s%s", sign, out);
     }
     return snprintf(buf, size, "%s%c.%sE%d", sign, dg[0], nd > 1 ? dg + 1 : "0", e10);
+}
+
+int weir__format_double(double x, char *buf, size_t size)
+{
+    return format_java(x, false, buf, size);
+}
+
+int weir__format_float(double x, char *buf, size_t size)
+{
+    return format_java(x, true, buf, size);
 }
 
 /* A time as Java's LocalDateTime.toString (TIMESTAMP) or Instant.toString
@@ -1040,25 +1052,32 @@ int weir__format_value(const weir_schema *s, const unsigned char *row, int c, ch
     return weir__format_value_style(s, row, c, WEIR_ROW_STYLE_SQL, buf, size);
 }
 
-int weir__format_value_style(const weir_schema *s, const unsigned char *row, int c,
-                             weir_row_style style, char *buf, size_t size)
+int weir__format_val(weir_type t, const weir__val *v, weir_row_style style, char *buf,
+                     size_t size)
 {
-    if (weir__row_null(s, row, c))
+    if (v->null)
         return snprintf(buf, size, "null");
-    weir__val v = {0};
-    weir__load_value(s, row, c, &v);
-    switch (s->cols[c].type.id) {
-    case WEIR_TYPE_BOOLEAN: return snprintf(buf, size, "%s", v.i ? "true" : "false");
-    case WEIR_TYPE_DOUBLE: return weir__format_double(v.d, buf, size);
+    switch (t.id) {
+    case WEIR_TYPE_BOOLEAN: return snprintf(buf, size, "%s", v->i ? "true" : "false");
+    case WEIR_TYPE_DOUBLE: return weir__format_double(v->d, buf, size);
+    case WEIR_TYPE_FLOAT: return weir__format_float(v->d, buf, size);
     case WEIR_TYPE_VARCHAR:
-    case WEIR_TYPE_CHAR: return snprintf(buf, size, "%.*s", (int)v.len, v.s);
+    case WEIR_TYPE_CHAR: return snprintf(buf, size, "%.*s", (int)v->len, v->s);
     case WEIR_TYPE_TIMESTAMP:
     case WEIR_TYPE_TIMESTAMP_LTZ:
         if (style == WEIR_ROW_STYLE_PRINT_CONNECTOR)
-            return format_iso(v.i, s->cols[c].type.id == WEIR_TYPE_TIMESTAMP_LTZ, buf, size);
-        return weir_timestamp_format(v.i, buf, size);
-    default: return snprintf(buf, size, "%" PRId64, v.i);
+            return format_iso(v->i, t.id == WEIR_TYPE_TIMESTAMP_LTZ, buf, size);
+        return weir_timestamp_format(v->i, buf, size);
+    default: return snprintf(buf, size, "%" PRId64, v->i);
     }
+}
+
+int weir__format_value_style(const weir_schema *s, const unsigned char *row, int c,
+                             weir_row_style style, char *buf, size_t size)
+{
+    weir__val v = {0};
+    weir__load_value(s, row, c, &v);
+    return weir__format_val(s->cols[c].type, &v, style, buf, size);
 }
 
 int weir_row_format(const weir_schema *s, const void *row, char *buf, size_t size)

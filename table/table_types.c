@@ -19,12 +19,18 @@ bool weir__type_is_string(weir_type_id id)
 
 bool weir__type_is_integer(weir_type_id id)
 {
-    return id == WEIR_TYPE_INT || id == WEIR_TYPE_BIGINT;
+    return id == WEIR_TYPE_TINYINT || id == WEIR_TYPE_SMALLINT || id == WEIR_TYPE_INT ||
+           id == WEIR_TYPE_BIGINT;
+}
+
+bool weir__type_is_approx(weir_type_id id)
+{
+    return id == WEIR_TYPE_FLOAT || id == WEIR_TYPE_DOUBLE;
 }
 
 bool weir__type_is_numeric(weir_type_id id)
 {
-    return weir__type_is_integer(id) || id == WEIR_TYPE_DOUBLE;
+    return weir__type_is_integer(id) || weir__type_is_approx(id);
 }
 
 bool weir__type_is_time(weir_type_id id)
@@ -32,22 +38,100 @@ bool weir__type_is_time(weir_type_id id)
     return id == WEIR_TYPE_TIMESTAMP || id == WEIR_TYPE_TIMESTAMP_LTZ;
 }
 
+bool weir__type_is_column(weir_type_id id)
+{
+    return id != WEIR_TYPE_NULL && id != WEIR_TYPE_INTERVAL;
+}
+
+int weir__int_bits(weir_type_id id)
+{
+    switch (id) {
+    case WEIR_TYPE_TINYINT: return 8;
+    case WEIR_TYPE_SMALLINT: return 16;
+    case WEIR_TYPE_INT: return 32;
+    default: return 64;
+    }
+}
+
+int64_t weir__int_wrap(weir_type_id id, int64_t v)
+{
+    switch (id) {
+    case WEIR_TYPE_TINYINT: return (int8_t)(uint8_t)(uint64_t)v;
+    case WEIR_TYPE_SMALLINT: return (int16_t)(uint16_t)(uint64_t)v;
+    case WEIR_TYPE_INT: return (int32_t)(uint32_t)(uint64_t)v;
+    default: return v;
+    }
+}
+
+bool weir__int_fits(weir_type_id id, int64_t v)
+{
+    return weir__int_wrap(id, v) == v;
+}
+
+/* Flink's LogicalTypeCasts.supportsImplicitCast, for weir's types: an
+ * integer into a wider integer, any number into a FLOAT (but a DOUBLE) or
+ * a DOUBLE, a string into a string, TIMESTAMP and TIMESTAMP_LTZ into each
+ * other. */
 bool weir_type_casts_implicitly(weir_type from, weir_type to)
 {
     weir_type_id f = from.id, t = to.id;
-    return f == WEIR_TYPE_NULL || f == t ||
-           (weir__type_is_string(f) && weir__type_is_string(t)) ||
-           (weir__type_is_time(f) && weir__type_is_time(t)) ||
-           (f == WEIR_TYPE_INT && (t == WEIR_TYPE_BIGINT || t == WEIR_TYPE_DOUBLE)) ||
-           (f == WEIR_TYPE_BIGINT && t == WEIR_TYPE_DOUBLE);
+    if (f == WEIR_TYPE_NULL || f == t)
+        return true;
+    if (weir__type_is_string(f) && weir__type_is_string(t))
+        return true;
+    if (weir__type_is_time(f) && weir__type_is_time(t))
+        return true;
+    if (weir__type_is_integer(f) && weir__type_is_integer(t))
+        return weir__int_bits(f) <= weir__int_bits(t);
+    if (t == WEIR_TYPE_FLOAT)
+        return weir__type_is_integer(f);
+    if (t == WEIR_TYPE_DOUBLE)
+        return weir__type_is_numeric(f);
+    return false;
+}
+
+/* Flink's LogicalTypeMerging.findCommonType for two of weir's types. */
+bool weir_type_common(weir_type a, weir_type b, weir_type *out)
+{
+    if (a.id == WEIR_TYPE_NULL || b.id == WEIR_TYPE_NULL) {
+        *out = a.id == WEIR_TYPE_NULL ? b : a;
+        out->not_null = false;
+        return true;
+    }
+    weir_type t = a;
+    t.not_null = a.not_null && b.not_null;
+    if (weir__type_is_string(a.id) && weir__type_is_string(b.id)) {
+        /* a CHAR of one length stays one; else a VARCHAR of the longest */
+        t.capacity = a.capacity > b.capacity ? a.capacity : b.capacity;
+        if (a.id != b.id || a.capacity != b.capacity)
+            t.id = WEIR_TYPE_VARCHAR;
+    } else if (weir__type_is_numeric(a.id) && weir__type_is_numeric(b.id)) {
+        if (a.id == WEIR_TYPE_DOUBLE || b.id == WEIR_TYPE_DOUBLE)
+            t.id = WEIR_TYPE_DOUBLE;
+        else if (a.id == WEIR_TYPE_FLOAT || b.id == WEIR_TYPE_FLOAT)
+            t.id = WEIR_TYPE_FLOAT;
+        else
+            t.id = weir__int_bits(a.id) >= weir__int_bits(b.id) ? a.id : b.id;
+    } else if (weir__type_is_time(a.id) && weir__type_is_time(b.id)) {
+        /* Flink generalizes to the zoned type */
+        if (a.id != b.id)
+            t.id = WEIR_TYPE_TIMESTAMP_LTZ;
+    } else if (a.id != b.id) {
+        return false;
+    }
+    *out = t;
+    return true;
 }
 
 uint32_t weir__type_size(weir_type t)
 {
     switch (t.id) {
     case WEIR_TYPE_NULL:
-    case WEIR_TYPE_BOOLEAN: return 1;
-    case WEIR_TYPE_INT: return 4;
+    case WEIR_TYPE_BOOLEAN:
+    case WEIR_TYPE_TINYINT: return 1;
+    case WEIR_TYPE_SMALLINT: return 2;
+    case WEIR_TYPE_INT:
+    case WEIR_TYPE_FLOAT: return 4;
     case WEIR_TYPE_VARCHAR:
     case WEIR_TYPE_CHAR: return 4 + t.capacity;
     default: return 8;
@@ -58,8 +142,11 @@ uint32_t weir__type_align(weir_type t)
 {
     switch (t.id) {
     case WEIR_TYPE_NULL:
-    case WEIR_TYPE_BOOLEAN: return 1;
+    case WEIR_TYPE_BOOLEAN:
+    case WEIR_TYPE_TINYINT: return 1;
+    case WEIR_TYPE_SMALLINT: return 2;
     case WEIR_TYPE_INT:
+    case WEIR_TYPE_FLOAT:
     case WEIR_TYPE_VARCHAR:
     case WEIR_TYPE_CHAR: return 4;
     default: return 8;
@@ -129,6 +216,8 @@ int weir_type_parse(const char *text, weir_type *out, char *err, size_t errsize)
     static const struct { const char *kw; weir_type_id id; bool has_len; } names[] = {
         {"BOOLEAN", WEIR_TYPE_BOOLEAN, false}, {"INTEGER", WEIR_TYPE_INT, false},
         {"INT", WEIR_TYPE_INT, false},         {"BIGINT", WEIR_TYPE_BIGINT, false},
+        {"TINYINT", WEIR_TYPE_TINYINT, false}, {"SMALLINT", WEIR_TYPE_SMALLINT, false},
+        {"FLOAT", WEIR_TYPE_FLOAT, false},     {"REAL", WEIR_TYPE_FLOAT, false},
         {"DOUBLE", WEIR_TYPE_DOUBLE, false},   {"VARCHAR", WEIR_TYPE_VARCHAR, true},
         {"CHAR", WEIR_TYPE_CHAR, true},        {"STRING", WEIR_TYPE_VARCHAR, false},
         {"TIMESTAMP_LTZ", WEIR_TYPE_TIMESTAMP_LTZ, true},
@@ -187,6 +276,9 @@ int weir_type_format(weir_type t, char *buf, size_t size)
     case WEIR_TYPE_INT: return snprintf(buf, size, "INT%s", nn);
     case WEIR_TYPE_BIGINT: return snprintf(buf, size, "BIGINT%s", nn);
     case WEIR_TYPE_DOUBLE: return snprintf(buf, size, "DOUBLE%s", nn);
+    case WEIR_TYPE_TINYINT: return snprintf(buf, size, "TINYINT%s", nn);
+    case WEIR_TYPE_SMALLINT: return snprintf(buf, size, "SMALLINT%s", nn);
+    case WEIR_TYPE_FLOAT: return snprintf(buf, size, "FLOAT%s", nn);
     case WEIR_TYPE_VARCHAR: return snprintf(buf, size, "VARCHAR(%" PRIu32 ")%s", t.capacity, nn);
     case WEIR_TYPE_CHAR: return snprintf(buf, size, "CHAR(%" PRIu32 ")%s", t.capacity, nn);
     case WEIR_TYPE_TIMESTAMP: return snprintf(buf, size, "TIMESTAMP(3)%s", nn);

@@ -169,6 +169,8 @@ static int json_value(const weir__row_out *s, const weir_schema *sc, int col, js
         if (json_is_boolean(v))
             r = weir_row_set_bool(sc, s->row, col, json_is_true(v));
         break;
+    case WEIR_TYPE_TINYINT:
+    case WEIR_TYPE_SMALLINT:
     case WEIR_TYPE_INT:
     case WEIR_TYPE_BIGINT:
         if (json_is_integer(v)) {
@@ -177,6 +179,7 @@ static int json_value(const weir__row_out *s, const weir_schema *sc, int col, js
                 return set_bad(s, "a number out of the range of the column '%s'", name);
         }
         break;
+    case WEIR_TYPE_FLOAT:
     case WEIR_TYPE_DOUBLE:
         if (json_is_number(v))
             r = weir_row_set_double(sc, s->row, col, json_number_value(v));

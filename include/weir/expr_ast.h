@@ -38,7 +38,7 @@ typedef enum weir_ast_kind {
     WEIR_AST_IS_NULL,  /* a IS [NOT] NULL (`negate`) */
     WEIR_AST_IN,       /* a [NOT] IN (args) (`negate`) */
     WEIR_AST_CASE,     /* args: condition, value, ... [else value] (`has_else`) */
-    WEIR_AST_CAST,     /* CAST(a AS type): `text` the type as written */
+    WEIR_AST_CAST,     /* CAST(a AS type): `text` the type as written; TRY_CAST: `negate` */
     WEIR_AST_CALL,     /* text(args): a function or an aggregate (`distinct`, `star`),
                         * written as `form` says */
     WEIR_AST_SYMBOL    /* a keyword argument of a call's own syntax: `text` the word(s),

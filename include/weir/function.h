@@ -36,15 +36,17 @@
  *
  * Types, checked at plan time. A call must have the declared number of
  * arguments; each argument must have its parameter's type or one that
- * converts to it implicitly by the rules of the built-in functions: INT to
- * BIGINT to DOUBLE (widening only), TIMESTAMP and TIMESTAMP_LTZ to each
+ * converts to it implicitly by the rules of the built-in functions: an
+ * integer to a wider one (TINYINT to SMALLINT to INT to BIGINT), any
+ * number to a DOUBLE, an integer to a FLOAT, TIMESTAMP and TIMESTAMP_LTZ to each
  * other (the same milliseconds), a NULL literal to anything, and any string
  * (VARCHAR(n), CHAR(n), STRING) to a string parameter of any capacity. A
  * mismatch is an error at the argument's position naming the function, the
  * argument and both types ("argument 1 of to_fahrenheit ('name') is
  * VARCHAR(20), where to_fahrenheit takes DOUBLE"). Parameter and result
- * types are BOOLEAN, INT, BIGINT, DOUBLE, VARCHAR(n), CHAR(n), STRING,
- * TIMESTAMP(3) and TIMESTAMP_LTZ(3) (weir/row.h); a STRING result has the
+ * types are BOOLEAN, TINYINT, SMALLINT, INT, BIGINT, FLOAT, DOUBLE,
+ * VARCHAR(n), CHAR(n), STRING, TIMESTAMP(3) and TIMESTAMP_LTZ(3)
+ * (weir/row.h); a STRING result has the
  * capacity of the schema's STRING (WEIR_STRING_DEFAULT_CAPACITY unless the
  * schema says otherwise).
  *
@@ -90,8 +92,10 @@ extern "C" {
 #define WEIR_FUNCTION_MAX_ACC_SIZE 65536
 
 /* One value of a call: an argument (read-only) or the result. Which member
- * holds it is the type's: BOOLEAN (0 or 1), INT, BIGINT, TIMESTAMP(3) and
- * TIMESTAMP_LTZ(3) (milliseconds since the epoch, UTC) in i; DOUBLE in d;
+ * holds it is the type's: BOOLEAN (0 or 1), TINYINT, SMALLINT, INT, BIGINT,
+ * TIMESTAMP(3) and TIMESTAMP_LTZ(3) (milliseconds since the epoch, UTC) in
+ * i (an integer result wraps to its type, as Java's cast); DOUBLE and FLOAT
+ * in d (a FLOAT result is rounded to the nearest float);
  * a string in s and len (its bytes, UTF-8, not NUL-terminated; a CHAR(n)
  * padded with spaces to n). null: the SQL NULL (the other members are then
  * meaningless). */

@@ -6,7 +6,8 @@
  *     byte 0          the row kind (weir_row_kind: +I, -U, +U, -D)
  *     bytes 1..       one null bit per column (bit c%8 of byte 1 + c/8)
  *     (8-aligned)     the columns, each at its natural alignment:
- *                     BOOLEAN 1 byte, INT 4, BIGINT / DOUBLE / TIMESTAMP 8,
+ *                     BOOLEAN / TINYINT 1 byte, SMALLINT 2, INT / FLOAT 4,
+ *                     BIGINT / DOUBLE / TIMESTAMP 8,
  *                     VARCHAR(n) / CHAR(n) / STRING: a uint32 length and n bytes
  *
  * The row size is a multiple of 8. A NULL column's bytes are zero and a
@@ -62,7 +63,10 @@ typedef enum weir_type_id {
     WEIR_TYPE_CHAR,     /* padded with spaces to its capacity */
     WEIR_TYPE_TIMESTAMP,     /* TIMESTAMP(3): int64 ms */
     WEIR_TYPE_TIMESTAMP_LTZ, /* TIMESTAMP_LTZ(3): int64 ms, UTC */
-    WEIR_TYPE_INTERVAL       /* INTERVAL ... (expressions only): int64 ms */
+    WEIR_TYPE_INTERVAL,      /* INTERVAL ... (expressions only): int64 ms */
+    WEIR_TYPE_TINYINT,       /* 8-bit */
+    WEIR_TYPE_SMALLINT,      /* 16-bit */
+    WEIR_TYPE_FLOAT          /* 32-bit IEEE 754 (also REAL) */
 } weir_type_id;
 
 /* A column's type. capacity: strings only (0 for STRING means the default);
@@ -78,8 +82,9 @@ typedef struct weir_type {
 #define WEIR_STRING_MAX_CAPACITY 65000u
 #define WEIR_ROW_MAX_SIZE 65536u
 
-/* Parses a type as SQL writes it: BOOLEAN, INT / INTEGER, BIGINT, DOUBLE,
- * VARCHAR(n), CHAR(n), STRING, TIMESTAMP / TIMESTAMP(3), TIMESTAMP_LTZ(3),
+/* Parses a type as SQL writes it: BOOLEAN, TINYINT, SMALLINT, INT / INTEGER,
+ * BIGINT, FLOAT / REAL, DOUBLE [PRECISION], VARCHAR(n), CHAR(n), STRING,
+ * TIMESTAMP / TIMESTAMP(3), TIMESTAMP_LTZ(3),
  * each optionally followed by NOT NULL (case-insensitive). STRING gets
  * capacity 0 (the schema's default). 0, or WEIR_EINVAL with why in err. */
 WEIR_EXPORT int weir_type_parse(const char *text, weir_type *out, char *err, size_t errsize);
@@ -88,10 +93,19 @@ WEIR_EXPORT int weir_type_parse(const char *text, weir_type *out, char *err, siz
 WEIR_EXPORT int weir_type_format(weir_type type, char *buf, size_t size);
 /* Whether a value of type `from` goes into a column of type `to` without a
  * CAST written, as Flink casts implicitly into a sink (LogicalTypeCasts):
- * the same type, a wider number (INT into BIGINT or DOUBLE, BIGINT into
- * DOUBLE), a string into a string, TIMESTAMP and TIMESTAMP_LTZ into each
- * other, the type of a bare NULL into anything. Nullability aside. */
+ * the same type, an integer into a wider integer (TINYINT < SMALLINT < INT
+ * < BIGINT), an integer into a FLOAT, any number into a DOUBLE, a string
+ * into a string, TIMESTAMP and TIMESTAMP_LTZ into each other, the type of
+ * a bare NULL into anything. Nullability aside. */
 WEIR_EXPORT bool weir_type_casts_implicitly(weir_type from, weir_type to);
+/* The type values of types a and b have in common, as Flink finds it
+ * (LogicalTypeMerging.findCommonType): a NULL's type takes the other's;
+ * numbers widen (a DOUBLE if either is, else a FLOAT if either is, else
+ * the wider integer); strings of different types or lengths make a
+ * VARCHAR of the longest; TIMESTAMP and TIMESTAMP_LTZ make a TIMESTAMP_LTZ;
+ * other types must be the same. Nullable if either is. true and *out, or
+ * false when there is none. */
+WEIR_EXPORT bool weir_type_common(weir_type a, weir_type b, weir_type *out);
 
 /* ---- schemas -------------------------------------------------------------- */
 
@@ -119,8 +133,9 @@ WEIR_EXPORT int weir_schema_column_sql(weir_schema_builder *b, const char *name,
 WEIR_EXPORT int weir_schema_bind_struct(weir_schema_builder *b, size_t struct_size);
 
 /* A column read from the bound struct's field at `offset` (offsetof):
- * BOOLEAN a bool, INT an int32_t, BIGINT / TIMESTAMP an int64_t, DOUBLE a
- * double, VARCHAR(n) / CHAR(n) / STRING a char array of `field_size` bytes
+ * BOOLEAN a bool, TINYINT an int8_t, SMALLINT an int16_t, INT an int32_t,
+ * BIGINT / TIMESTAMP an int64_t, FLOAT a float, DOUBLE a double,
+ * VARCHAR(n) / CHAR(n) / STRING a char array of `field_size` bytes
  * holding a NUL-terminated (or full-length) string. A struct field is never
  * NULL. */
 WEIR_EXPORT int weir_schema_column_at(weir_schema_builder *b, const char *name, weir_type type,
@@ -271,8 +286,9 @@ static inline void weir_row_set_kind(void *row, weir_row_kind kind)
 }
 
 WEIR_EXPORT bool weir_row_is_null(const weir_schema *s, const void *row, int col);
-/* INT, BIGINT, TIMESTAMP, TIMESTAMP_LTZ (0 if NULL). */
+/* TINYINT, SMALLINT, INT, BIGINT, TIMESTAMP, TIMESTAMP_LTZ (0 if NULL). */
 WEIR_EXPORT int64_t weir_row_get_int(const weir_schema *s, const void *row, int col);
+/* DOUBLE, FLOAT (its value, exactly) (0 if NULL). */
 WEIR_EXPORT double weir_row_get_double(const weir_schema *s, const void *row, int col);
 WEIR_EXPORT bool weir_row_get_bool(const weir_schema *s, const void *row, int col);
 /* A string column: its bytes (not NUL-terminated) and *len. */
@@ -281,7 +297,8 @@ WEIR_EXPORT const char *weir_row_get_string(const weir_schema *s, const void *ro
 
 /* Setters return 0, WEIR_EINVAL (no such column, or the wrong type, or
  * NULL into a NOT NULL column) or WEIR_ERANGE (a string longer than the
- * column's capacity, or an INT value outside 32 bits). */
+ * column's capacity, or an integer outside its type's range). A FLOAT
+ * column takes weir_row_set_double's value rounded to the nearest float. */
 WEIR_EXPORT int weir_row_set_null(const weir_schema *s, void *row, int col);
 WEIR_EXPORT int weir_row_set_int(const weir_schema *s, void *row, int col, int64_t v);
 WEIR_EXPORT int weir_row_set_double(const weir_schema *s, void *row, int col, double v);
@@ -291,8 +308,9 @@ WEIR_EXPORT int weir_row_set_string(const weir_schema *s, void *row, int col, co
 
 /* Writes the row as Flink's Row.toString() does: "+I[Alice, 12]" (NULL as
  * "null", BOOLEAN true/false, TIMESTAMP as 2024-01-01 00:00:10.000, DOUBLE
- * shortest round-trip text with ".0" when integral). Returns the length
- * (like snprintf). */
+ * and FLOAT as Java's Double.toString and Float.toString: the shortest text
+ * that reads back, ".0" when integral, 1.0E7 from 10^7). Returns the
+ * length (like snprintf). */
 WEIR_EXPORT int weir_row_format(const weir_schema *s, const void *row, char *buf, size_t size);
 
 /* How a row's values are written: as Flink's SQL client shows results
@@ -338,8 +356,9 @@ WEIR_EXPORT int weir_timestamp_parse(const char *text, size_t len, int64_t *ms);
 
 /* Sets column `col` from its text (a CSV field, a JSON string): the bytes
  * of a string column as they are; "true"/"false" (any case) for BOOLEAN; a
- * decimal integer for INT and BIGINT; a number as strtod reads it for
- * DOUBLE; weir_timestamp_parse's forms for TIMESTAMP. 0, WEIR_EFORMAT (not
+ * decimal integer for TINYINT, SMALLINT, INT and BIGINT; a number as strtod
+ * reads it for DOUBLE (strtof: FLOAT); weir_timestamp_parse's forms for
+ * TIMESTAMP. 0, WEIR_EFORMAT (not
  * a value of the type), WEIR_ERANGE (too long for the column's capacity, or
  * out of the integer type's range) or WEIR_EINVAL (no such column). */
 WEIR_EXPORT int weir_row_set_text(const weir_schema *s, void *row, int col, const char *text,

@@ -15,7 +15,9 @@ Test(types, parse_and_format)
         {"INT", "INT"}, {"integer not null", "INT NOT NULL"}, {"BIGINT", "BIGINT"},
         {"DOUBLE", "DOUBLE"}, {"VARCHAR(20)", "VARCHAR(20)"}, {"CHAR(3) NOT NULL", "CHAR(3) NOT NULL"},
         {"TIMESTAMP(3)", "TIMESTAMP(3)"}, {"TIMESTAMP_LTZ(3)", "TIMESTAMP_LTZ(3)"},
-        {"BOOLEAN", "BOOLEAN"}, {"STRING", "VARCHAR(0)"},
+        {"BOOLEAN", "BOOLEAN"}, {"STRING", "VARCHAR(0)"}, {"tinyint", "TINYINT"},
+        {"SMALLINT NOT NULL", "SMALLINT NOT NULL"}, {"FLOAT", "FLOAT"}, {"REAL", "FLOAT"},
+        {"DOUBLE PRECISION", "DOUBLE"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         weir_type t;
@@ -33,6 +35,83 @@ Test(types, parse_and_format)
         cr_assert_eq(weir_type_parse(bad[i], &t, err, sizeof err), WEIR_EINVAL, "%s", bad[i]);
         cr_assert(strstr(err, bad[i]), "%s: %s", bad[i], err);
     }
+}
+
+/* Flink's implicit casts (LogicalTypeCasts) and common types
+ * (LogicalTypeMerging) among weir's types. */
+Test(types, implicit_casts_and_common_types)
+{
+    static const struct { const char *from, *to; bool ok; } casts[] = {
+        {"TINYINT", "SMALLINT", true},  {"TINYINT", "BIGINT", true}, {"SMALLINT", "INT", true},
+        {"INT", "TINYINT", false},      {"BIGINT", "INT", false},    {"BIGINT", "FLOAT", true},
+        {"FLOAT", "DOUBLE", true},      {"DOUBLE", "FLOAT", false},  {"FLOAT", "BIGINT", false},
+        {"TINYINT", "DOUBLE", true},    {"INT", "STRING", false},    {"VARCHAR(3)", "CHAR(1)", true},
+        {"TIMESTAMP(3)", "TIMESTAMP_LTZ(3)", true}, {"BOOLEAN", "INT", false},
+    };
+    for (size_t i = 0; i < sizeof casts / sizeof casts[0]; i++) {
+        weir_type a, b;
+        cr_assert_eq(weir_type_parse(casts[i].from, &a, NULL, 0), 0);
+        cr_assert_eq(weir_type_parse(casts[i].to, &b, NULL, 0), 0);
+        cr_expect_eq(weir_type_casts_implicitly(a, b), casts[i].ok, "%s into %s", casts[i].from,
+                     casts[i].to);
+    }
+    static const struct { const char *a, *b, *common; } common[] = {
+        {"TINYINT NOT NULL", "SMALLINT NOT NULL", "SMALLINT NOT NULL"},
+        {"BIGINT", "FLOAT NOT NULL", "FLOAT"},
+        {"FLOAT", "DOUBLE", "DOUBLE"},
+        {"VARCHAR(3)", "CHAR(5)", "VARCHAR(5)"},
+        {"CHAR(2)", "CHAR(2)", "CHAR(2)"},
+        {"TIMESTAMP(3)", "TIMESTAMP_LTZ(3)", "TIMESTAMP_LTZ(3)"},
+        {"INT", "BOOLEAN", NULL},
+        {"INT", "STRING", NULL},
+    };
+    for (size_t i = 0; i < sizeof common / sizeof common[0]; i++) {
+        weir_type a, b, c;
+        char buf[64];
+        cr_assert_eq(weir_type_parse(common[i].a, &a, NULL, 0), 0);
+        cr_assert_eq(weir_type_parse(common[i].b, &b, NULL, 0), 0);
+        bool ok = weir_type_common(a, b, &c);
+        cr_expect_eq(ok, common[i].common != NULL, "%s and %s", common[i].a, common[i].b);
+        if (ok && common[i].common) {
+            weir_type_format(c, buf, sizeof buf);
+            cr_expect_str_eq(buf, common[i].common, "%s and %s", common[i].a, common[i].b);
+        }
+    }
+}
+
+/* The small numbers' places and values: 1, 2 and 4 bytes, their ranges
+ * checked on the way in, a FLOAT rounded to a float and printed as Java's
+ * Float.toString. */
+Test(schema, small_numbers)
+{
+    weir_schema *s = tt_schema("t", "a TINYINT, b SMALLINT, c FLOAT, d TINYINT", NULL);
+    cr_assert_eq(weir_schema_row_size(s), 24u); /* 8 of header, a at 8, b at 10, c at 12, d at 16 */
+    unsigned char row[64];
+    weir_row_init(s, row, WEIR_ROW_INSERT);
+    cr_assert_eq(weir_row_set_int(s, row, 0, -128), 0);
+    cr_assert_eq(weir_row_set_int(s, row, 0, 128), WEIR_ERANGE);
+    cr_assert_eq(weir_row_set_int(s, row, 1, 32767), 0);
+    cr_assert_eq(weir_row_set_int(s, row, 1, -32769), WEIR_ERANGE);
+    cr_assert_eq(weir_row_set_double(s, row, 2, 0.1), 0);
+    cr_assert_eq(weir_row_get_double(s, row, 2), (double)0.1f);
+    cr_assert_eq(weir_row_set_text(s, row, 3, "300", 3), WEIR_ERANGE);
+    cr_assert_eq(weir_row_set_text(s, row, 3, "-7", 2), 0);
+    char buf[128];
+    weir_row_format(s, row, buf, sizeof buf);
+    cr_assert_str_eq(buf, "+I[-128, 32767, 0.1, -7]");
+    static const struct { float f; const char *text; } floats[] = {
+        {1e10f, "1.0E10"}, {1.4e-45f, "1.4E-45"}, {3.4028235e38f, "3.4028235E38"},
+        {1234567.0f, "1234567.0"}, {1.0e-3f, "0.001"}, {9.999999e-4f, "9.999999E-4"},
+        {-0.0f, "-0.0"}, {33554432.0f, "3.3554432E7"},
+    };
+    for (size_t i = 0; i < sizeof floats / sizeof floats[0]; i++) {
+        cr_assert_eq(weir_row_set_double(s, row, 2, floats[i].f), 0);
+        weir_row_format(s, row, buf, sizeof buf);
+        char want[64];
+        snprintf(want, sizeof want, "+I[-128, 32767, %s, -7]", floats[i].text);
+        cr_expect_str_eq(buf, want);
+    }
+    weir_schema_destroy(s);
 }
 
 Test(schema, layout_and_accessors)

@@ -1,0 +1,399 @@
+/* expr_cast.c — CAST, as Flink casts: which casts the binder allows
+ * (LogicalTypeCasts.supportsExplicitCast, and the refusals of Flink's cast
+ * rules with their messages), and a value converted from one type into
+ * another on the evaluator's side (Flink's cast rules in
+ * org.apache.flink.table.planner.functions.casting and the runtime
+ * methods they call: BinaryStringDataUtil's string parsers, Java's
+ * narrowing casts, Float.toString ...).
+ *
+ * Numbers convert as Java does: an integer into a narrower one wraps
+ * ((byte) 300 is 44); a FLOAT or DOUBLE into an integer truncates toward
+ * zero and saturates at INT's (for TINYINT, SMALLINT, INT: Java's
+ * (byte) (int) d) or BIGINT's range, NaN is 0; into a FLOAT rounds to the
+ * nearest. A string into a number is parsed as Flink parses it and a
+ * string that is not one fails the row with Flink's message ("For input
+ * string: 'x'. Invalid character found."), the value and the column
+ * named; TRY_CAST makes that NULL instead. */
+#include <ctype.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "expr_tree.h"
+#include "weir/error.h"
+
+/* ---- which casts ------------------------------------------------------------------- */
+
+bool weir__cast_allowed(weir_type from, weir_type to, char *why, size_t size)
+{
+    weir_type_id f = from.id, t = to.id;
+    if (f == t || f == WEIR_TYPE_NULL)
+        return true;
+    /* every predefined type has a text, and a text may hold any */
+    if (weir__type_is_string(f) || weir__type_is_string(t))
+        return f != WEIR_TYPE_INTERVAL && t != WEIR_TYPE_INTERVAL;
+    if (weir__type_is_numeric(f) && weir__type_is_numeric(t))
+        return true;
+    if ((f == WEIR_TYPE_BOOLEAN && weir__type_is_numeric(t)) ||
+        (weir__type_is_numeric(f) && t == WEIR_TYPE_BOOLEAN))
+        return true;
+    if (weir__type_is_time(f) && weir__type_is_time(t))
+        return true;
+    /* Flink's cast rules refuse these with their own words
+     * (NumericToTimestampCastRule, TimestampToNumericCastRule). */
+    if (weir__type_is_numeric(f) && t == WEIR_TYPE_TIMESTAMP) {
+        snprintf(why, size, "The cast from NUMERIC type to TIMESTAMP type is not allowed. It's "
+                 "recommended to use TO_TIMESTAMP(FROM_UNIXTIME(numeric_col)) instead, note the "
+                 "numeric is in seconds.");
+        return false;
+    }
+    if (weir__type_is_numeric(f) && t == WEIR_TYPE_TIMESTAMP_LTZ) {
+        snprintf(why, size, "The cast from NUMERIC type to TIMESTAMP_LTZ type is not allowed. "
+                 "It's recommended to use TO_TIMESTAMP_LTZ(numeric_col, precision) instead.");
+        return false;
+    }
+    if (f == WEIR_TYPE_TIMESTAMP && weir__type_is_numeric(t)) {
+        snprintf(why, size, "The cast from TIMESTAMP type to NUMERIC type is not allowed. It's "
+                 "recommended to use UNIX_TIMESTAMP(CAST(timestamp_col AS STRING)) instead.");
+        return false;
+    }
+    if (f == WEIR_TYPE_TIMESTAMP_LTZ && weir__type_is_numeric(t)) {
+        snprintf(why, size, "The cast from TIMESTAMP_LTZ type to NUMERIC type is not allowed.");
+        return false;
+    }
+    char a[48], b[48];
+    weir_type fa = from, tb = to;
+    fa.not_null = tb.not_null = false;
+    weir_type_format(fa, a, sizeof a);
+    weir_type_format(tb, b, sizeof b);
+    snprintf(why, size, "cannot cast %s to %s", a, b);
+    return false;
+}
+
+/* ---- numbers --------------------------------------------------------------------------- */
+
+/* Java's (long) and (int) casts of a double: NaN is 0, beyond the range
+ * saturates. */
+static int64_t d2l(double d)
+{
+    if (d != d)
+        return 0;
+    if (d >= 9223372036854775807.0)
+        return INT64_MAX;
+    if (d <= -9223372036854775808.0)
+        return INT64_MIN;
+    return (int64_t)d;
+}
+
+static int64_t d2i(double d)
+{
+    if (d != d)
+        return 0;
+    if (d >= 2147483647.0)
+        return INT32_MAX;
+    if (d <= -2147483648.0)
+        return INT32_MIN;
+    return (int32_t)d;
+}
+
+/* A number x of type `from` as type `to` (both numeric or BOOLEAN), as
+ * Java converts it. */
+static void convert_number(weir_type_id from, weir_type_id to, const weir__val *x, weir__val *o)
+{
+    bool fa = weir__type_is_approx(from);
+    if (to == WEIR_TYPE_BOOLEAN) {
+        o->i = fa ? x->d != 0 : x->i != 0;
+    } else if (to == WEIR_TYPE_DOUBLE) {
+        o->d = fa ? x->d : (double)x->i;
+    } else if (to == WEIR_TYPE_FLOAT) {
+        o->d = fa ? (double)(float)x->d : (double)(float)x->i;
+    } else if (to == WEIR_TYPE_BIGINT) {
+        o->i = fa ? d2l(x->d) : x->i;
+    } else {
+        o->i = weir__int_wrap(to, fa ? d2i(x->d) : x->i);
+    }
+}
+
+void weir__convert(weir_type from, weir_type to, const weir__val *x, weir__val *o)
+{
+    *o = *x;
+    if (x->null || from.id == to.id)
+        return;
+    if ((weir__type_is_numeric(from.id) || from.id == WEIR_TYPE_BOOLEAN) &&
+        (weir__type_is_numeric(to.id) || to.id == WEIR_TYPE_BOOLEAN))
+        convert_number(from.id, to.id, x, o);
+}
+
+/* ---- strings into values ---------------------------------------------------------- */
+
+/* Why the cast of the current row failed: a buffer of the calling thread,
+ * valid until its next failure (the operator copies it into the job's
+ * error at once). */
+static _Thread_local char failure[512];
+
+/* The failure of casting the text s (len bytes) into n's type: Flink's
+ * `reason` with the value and the column named. Returns WEIR_EFORMAT. */
+static int cast_failed(const weir__enode *n, const char *s, uint32_t len, const char *reason,
+                       const char **why)
+{
+    char type[48];
+    weir_type t = n->type;
+    t.not_null = false;
+    weir_type_format(t, type, sizeof type);
+    int shown = len > 80 ? 80 : (int)len;
+    snprintf(failure, sizeof failure, "CAST of '%.*s'%s%s%s to %s: %s", shown, s,
+             n->sbuf ? " (column '" : "", n->sbuf ? n->sbuf : "", n->sbuf ? "')" : "", type,
+             reason);
+    *why = failure;
+    return WEIR_EFORMAT;
+}
+
+/* BinaryStringDataUtil.toLong / toInt: an optional sign and decimal digits,
+ * a fraction after a '.' checked and dropped (CAST('12.7' AS INT) is 12),
+ * within 64 (or 32) bits. 0, or why not in *reason (Flink's words). */
+static int parse_integer(const char *s, uint32_t len, bool wide, int64_t *out,
+                         const char **reason)
+{
+    if (len == 0) {
+        *reason = "Input is empty.";
+        return -1;
+    }
+    uint32_t i = 0;
+    bool negative = s[0] == '-';
+    if (negative || s[0] == '+') {
+        i++;
+        if (len == 1) {
+            *reason = "Input has only positive or negative symbol.";
+            return -1;
+        }
+    }
+    /* accumulated negative, as Flink does: MIN has one digit more than MAX */
+    int64_t min = wide ? INT64_MIN : INT32_MIN, stop = min / 10, r = 0;
+    for (; i < len; i++) {
+        char c = s[i];
+        if (c == '.') {
+            i++;
+            break;
+        }
+        if (c < '0' || c > '9') {
+            *reason = "Invalid character found.";
+            return -1;
+        }
+        if (r < stop || r * 10 < min + (c - '0')) {
+            *reason = "Overflow.";
+            return -1;
+        }
+        r = r * 10 - (c - '0');
+    }
+    for (; i < len; i++)
+        if (s[i] < '0' || s[i] > '9') {
+            *reason = "Invalid character found.";
+            return -1;
+        }
+    if (!negative) {
+        if (r == min) {
+            *reason = "Overflow.";
+            return -1;
+        }
+        r = -r;
+    }
+    *out = r;
+    return 0;
+}
+
+/* Java's Float.parseFloat / Double.parseDouble grammar (decimal forms):
+ * [sign] (NaN | Infinity | digits [. digits] | . digits) [e [sign] digits]
+ * [fFdD]; the number's text without the suffix into buf. */
+static bool java_number(const char *s, uint32_t len, char *buf, size_t size)
+{
+    uint32_t i = 0, k = 0;
+    if (len >= size)
+        return false;
+    if (i < len && (s[i] == '+' || s[i] == '-'))
+        i++;
+    if ((len - i == 3 && memcmp(s + i, "NaN", 3) == 0) ||
+        (len - i == 8 && memcmp(s + i, "Infinity", 8) == 0)) {
+        memcpy(buf, s, len);
+        buf[len] = 0;
+        return true;
+    }
+    uint32_t digits = 0;
+    while (i < len && isdigit((unsigned char)s[i]))
+        i++, digits++;
+    if (i < len && s[i] == '.') {
+        i++;
+        while (i < len && isdigit((unsigned char)s[i]))
+            i++, digits++;
+    }
+    if (digits == 0)
+        return false;
+    if (i < len && (s[i] == 'e' || s[i] == 'E')) {
+        i++;
+        if (i < len && (s[i] == '+' || s[i] == '-'))
+            i++;
+        uint32_t e = 0;
+        while (i < len && isdigit((unsigned char)s[i]))
+            i++, e++;
+        if (e == 0)
+            return false;
+    }
+    k = i;
+    if (i < len && strchr("fFdD", s[i]))
+        i++;
+    if (i != len)
+        return false;
+    memcpy(buf, s, k);
+    buf[k] = 0;
+    return true;
+}
+
+/* Flink's BinaryStringDataUtil.toBoolean: t, true, y, yes, 1 / f, false,
+ * n, no, 0, in any case. */
+static int parse_boolean(const char *s, uint32_t len, int64_t *out)
+{
+    static const char *const yes[] = {"t", "true", "y", "yes", "1"};
+    static const char *const no[] = {"f", "false", "n", "no", "0"};
+    for (int i = 0; i < 5; i++) {
+        if (strlen(yes[i]) == len && strncasecmp(s, yes[i], len) == 0) {
+            *out = 1;
+            return 0;
+        }
+        if (strlen(no[i]) == len && strncasecmp(s, no[i], len) == 0) {
+            *out = 0;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+/* A string x into n's type (not a string). */
+static int from_string(const weir__enode *n, const weir__val *x, weir__val *o, const char **why)
+{
+    weir_type_id to = n->type.id;
+    const char *s = x->s;
+    uint32_t l = x->len;
+    /* space around the value is not part of it */
+    while (l && isspace((unsigned char)*s))
+        s++, l--;
+    while (l && isspace((unsigned char)s[l - 1]))
+        l--;
+    const char *reason = NULL;
+    char quoted[128];
+    if (to == WEIR_TYPE_BOOLEAN) {
+        if (parse_boolean(s, l, &o->i) == 0)
+            return 0;
+        snprintf(quoted, sizeof quoted, "Cannot parse '%.*s' as BOOLEAN.", l > 80 ? 80 : (int)l,
+                 s);
+        return cast_failed(n, x->s, x->len, quoted, why);
+    }
+    if (weir__type_is_integer(to)) {
+        int64_t v;
+        if (parse_integer(s, l, to == WEIR_TYPE_BIGINT, &v, &reason) == 0) {
+            if (weir__int_fits(to, v)) {
+                o->i = v;
+                return 0;
+            }
+            reason = "Overflow.";
+        }
+        snprintf(quoted, sizeof quoted, "For input string: '%.*s'. %s", l > 80 ? 80 : (int)l, s,
+                 reason);
+        return cast_failed(n, x->s, x->len, quoted, why);
+    }
+    if (weir__type_is_approx(to)) {
+        char num[80];
+        if (java_number(s, l, num, sizeof num)) {
+            o->d = to == WEIR_TYPE_FLOAT ? (double)strtof(num, NULL) : strtod(num, NULL);
+            return 0;
+        }
+        if (l == 0)
+            snprintf(quoted, sizeof quoted, "empty String");
+        else
+            snprintf(quoted, sizeof quoted, "For input string: \"%.*s\"", l > 80 ? 80 : (int)l,
+                     s);
+        return cast_failed(n, x->s, x->len, quoted, why);
+    }
+    if (weir__type_is_time(to)) {
+        char tmp[64];
+        if (l > 0 && l < sizeof tmp) {
+            memcpy(tmp, s, l);
+            tmp[l] = 0;
+            if (weir_timestamp_parse(tmp, l, &o->i) == 0)
+                return 0;
+        }
+        snprintf(quoted, sizeof quoted, "For input string: '%.*s'.", l > 80 ? 80 : (int)l, s);
+        return cast_failed(n, x->s, x->len, quoted, why);
+    }
+    return cast_failed(n, x->s, x->len, "not a value of the type", why);
+}
+
+/* ---- values into strings ------------------------------------------------------------- */
+
+/* x (of type `from`, not a string) as CAST to a string writes it, into tmp. */
+static int to_text(weir_type from, const weir__val *x, char *tmp, size_t size)
+{
+    switch (from.id) {
+    case WEIR_TYPE_BOOLEAN: return snprintf(tmp, size, "%s", x->i ? "TRUE" : "FALSE");
+    case WEIR_TYPE_DOUBLE: return weir__format_double(x->d, tmp, size);
+    case WEIR_TYPE_FLOAT: return weir__format_float(x->d, tmp, size);
+    case WEIR_TYPE_TIMESTAMP:
+    case WEIR_TYPE_TIMESTAMP_LTZ: return weir_timestamp_format(x->i, tmp, size);
+    default: return snprintf(tmp, size, "%" PRId64, x->i);
+    }
+}
+
+int weir__cast_eval(const weir__enode *n, const weir__val *x, unsigned char *sc, weir__val *o,
+                    const char **why)
+{
+    weir_type_id from = n->a->type.id, to = n->type.id;
+    *o = *x;
+    if (x->null)
+        return 0;
+    if (weir__type_is_string(to)) {
+        char *buf = (char *)sc + n->scratch;
+        uint32_t cap = n->type.capacity;
+        int len;
+        if (weir__type_is_string(from)) {
+            /* The first `chars` characters that fit the capacity, never a
+             * part of one: a character is a byte and the continuation bytes
+             * (10xxxxxx) after it. */
+            uint32_t k = 0, nchars = 0, most = n->chars ? n->chars : UINT32_MAX;
+            while (k < x->len && nchars < most) {
+                uint32_t l = 1;
+                while (k + l < x->len && ((unsigned char)x->s[k + l] & 0xC0) == 0x80)
+                    l++;
+                if (k + l > cap)
+                    break;
+                k += l;
+                nchars++;
+            }
+            len = (int)k;
+            memmove(buf, x->s, (size_t)len);
+        } else {
+            char tmp[64];
+            len = to_text(n->a->type, x, tmp, sizeof tmp);
+            if ((uint32_t)len > cap)
+                len = (int)cap;
+            memcpy(buf, tmp, (size_t)len);
+        }
+        if (to == WEIR_TYPE_CHAR && (uint32_t)len < cap) {
+            memset(buf + len, ' ', cap - (uint32_t)len);
+            len = (int)cap;
+        }
+        o->s = buf;
+        o->len = (uint32_t)len;
+        return 0;
+    }
+    if (weir__type_is_string(from)) {
+        int r = from_string(n, x, o, why);
+        if (r && n->try_cast) {
+            *o = (weir__val){.null = true};
+            return 0;
+        }
+        return r;
+    }
+    weir__convert(n->a->type, n->type, x, o);
+    return 0;
+}
