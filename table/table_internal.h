@@ -6,6 +6,7 @@
  *   table_schema.c    types, schemas, rows, Row.toString formatting
  *   expr_ast.c        the expression language's parser: text into syntax trees
  *   expr_bind.c       syntax trees bound to a schema: names, types, casts
+ *   expr_cast.c       CAST: the casts Flink allows, values converted
  *   expr_eval.c       the evaluator of bound expressions
  *   table_env.c       the planner: table nodes, changelog modes, EXPLAIN
  *   table_views.c     the env's temporary views: tables by name
