@@ -37,6 +37,7 @@
 #include "weir/stream.h"
 #include "weir/table.h"
 #include "weir/time.h"
+#include "weir/time_zone.h"
 #include "weir/version.h"
 #include "weir/window.h"
 

@@ -514,7 +514,7 @@ static int check_watermark(weir_sql_session *s, sql_script *sc, const sql_stmt *
                            const weir_schema *schema)
 {
     weir_expr *e = NULL;
-    weir_expr_scope scope = {.schema = schema};
+    weir_expr_scope scope = {.schema = schema, .zone = s->zone};
     size_t at = 0;
     char msg[512];
     int err = weir_expr_bind(st->wm_ast, sc->text, &scope, -1, NULL, &e, &at, msg, sizeof msg);

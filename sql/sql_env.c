@@ -28,6 +28,7 @@ static weir_sql_session *env_session(weir_table_env *env)
     s->job_seq = 1; /* one job: every read of a table shares its source */
     const weir_table_config *tc = weir_table_env_config(env);
     s->string_capacity = tc->string_capacity;
+    s->zone = tc->time_zone;
     weir_table_env_set_sql_state(env, s, session_free);
     return s;
 }

@@ -173,9 +173,11 @@ static weir_table *fit_rows(weir_sql_session *s, sql_script *sc, const sql_stmt 
          * 'table.exec.sink.type-length-enforcer' = IGNORE), and the sink
          * writes the rows of the schema it is given, so nothing is cut */
         bool same = from[c] >= 0 &&
-                    ((fromt.id == to.id && fromt.capacity == to.capacity) ||
+                    ((fromt.id == to.id && fromt.capacity == to.capacity &&
+                      weir_type_precision(fromt) == weir_type_precision(to) &&
+                      fromt.scale == to.scale) ||
                      (is_string(fromt.id) && is_string(to.id)));
-        weir_expr_scope scope = {.schema = query};
+        weir_expr_scope scope = {.schema = query, .zone = s->zone};
         size_t at = 0;
         char msg[512];
         int e = weir_expr_bind(same ? value : cast, NULL, &scope, 0, cname, &items[c], &at, msg,

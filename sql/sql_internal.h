@@ -125,6 +125,7 @@ struct weir_sql_session {
     /* SET */
     int parallelism;
     uint32_t string_capacity;
+    const weir_time_zone *zone; /* 'table.local-time-zone' (NULL: UTC) */
     weir_diag_level capture_level;
     weir_clock_kind clock;
     int64_t watermark_interval_ms;
@@ -211,7 +212,7 @@ weir_stream *sql_print_sink(weir_stream *in, weir_sink_fn fn, void *arg, FILE *o
  * WEIR_EINVAL, WEIR_ENOMEM, or WEIR_EIO with the errno in *write_errno (may
  * be NULL). */
 int sql_print_line(FILE *out, const char *prefix, const weir_schema *schema, const void *row,
-                   weir_row_style style, int *write_errno);
+                   weir_row_style style, const weir_time_zone *zone, int *write_errno);
 
 /* INSERT INTO (sql_insert.c): the query planned into env's job and written
  * into its table's sink. 0, or WEIR_E* with s->err. */

@@ -170,7 +170,7 @@ static int bind(planner *p, exprs *x, const weir_ast *a, const char *text,
                  PLAN_MAX_ITEMS);
         return WEIR_EINVAL;
     }
-    weir_expr_scope scope = {.schema = schema};
+    weir_expr_scope scope = {.schema = schema, .zone = weir_table_env_config(p->env)->time_zone};
     size_t at = 0;
     char msg[1024];
     int r = weir_expr_bind(a, text, &scope, allow_agg, alias, &x->v[x->n], &at, msg, sizeof msg);
@@ -783,7 +783,9 @@ static int bind_over_aggregate(planner *p, exprs *x, const sql_item *it, const w
 {
     if (x->n == PLAN_MAX_ITEMS)
         return bind(p, x, rw, NULL, agg_schema, 0, name, list_at); /* says so */
-    weir_expr_scope agg_scope = {.schema = agg_schema}, in_scope = {.schema = in_schema};
+    const weir_time_zone *zone = weir_table_env_config(p->env)->time_zone;
+    weir_expr_scope agg_scope = {.schema = agg_schema, .zone = zone},
+                    in_scope = {.schema = in_schema, .zone = zone};
     size_t at = 0;
     char msg[1024];
     int r = weir_expr_bind(rw, text_of(p, rw, it->ast), &agg_scope, 0, name, &x->v[x->n], &at,

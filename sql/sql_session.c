@@ -102,7 +102,8 @@ static int print_row(const void *elem, int64_t timestamp, int subtask, void *arg
     result_sink *r = arg;
     if (r->s->cfg.on_row)
         return r->s->cfg.on_row(r->schema, elem, r->s->cfg.on_row_arg);
-    return sql_print_line(r->out, "", r->schema, elem, WEIR_ROW_STYLE_SQL, &r->write_errno);
+    return sql_print_line(r->out, "", r->schema, elem, WEIR_ROW_STYLE_SQL, r->s->zone,
+                          &r->write_errno);
 }
 
 /* The capture path of the session's n-th job: PATH, then PATH-2.EXT, ...
@@ -272,7 +273,7 @@ static int run_query(weir_sql_session *s, sql_script *sc, const sql_stmt *st)
     if (r)
         return r;
     weir_table_config tc = {.string_capacity = s->string_capacity,
-                            .source_idle_timeout_ms = s->source_idle_ms};
+                            .source_idle_timeout_ms = s->source_idle_ms, .time_zone = s->zone};
     if ((r = weir_table_env_create(job, &tc, &env))) {
         weir_job_destroy(job);
         snprintf(s->err, sizeof s->err, "out of memory");

@@ -15,7 +15,7 @@ static const char *const set_keys[] = {
     "parallelism.default", "weir.string-capacity", "weir.capture.file", "weir.capture.level",
     "weir.clock", "pipeline.auto-watermark-interval", "execution.checkpointing.interval",
     "execution.checkpointing.mode", "state.checkpoints.dir", "execution.savepoint.path",
-    "table.exec.source.idle-timeout", NULL};
+    "table.exec.source.idle-timeout", "table.local-time-zone", NULL};
 
 /* Flink's shortest checkpoint interval (CheckpointConfig.MINIMAL_CHECKPOINT_TIME). */
 #define MIN_CHECKPOINT_INTERVAL_MS 10
@@ -71,7 +71,8 @@ static bool job_key(const char *k)
     static const char *const keys[] = {"parallelism.default", "weir.capture.file",
                                        "weir.capture.level", "weir.clock",
                                        "pipeline.auto-watermark-interval",
-                                       "table.exec.source.idle-timeout", NULL};
+                                       "table.exec.source.idle-timeout",
+                                       "table.local-time-zone", NULL};
     for (int i = 0; keys[i]; i++)
         if (strcmp(k, keys[i]) == 0)
             return true;
@@ -133,6 +134,20 @@ int sql_settings_set(weir_sql_session *s, const sql_script *sc, const sql_stmt *
         if (sql_duration_ms(v, &ms) || ms < 0)
             return set_bad(s, sc, st, "expected a duration ('5 s'), or 0 for none");
         s->source_idle_ms = ms;
+    } else if (strcmp(k, "table.local-time-zone") == 0) {
+        /* Flink's zone names, refused with its message; weir's default is
+         * UTC, not the machine's zone: results do not change with where
+         * they run ('default' asks for the machine's, as Flink's default) */
+        const weir_time_zone *z;
+        char why[512];
+        int r = weir_time_zone_get(v, &z, why, sizeof why);
+        if (r == WEIR_ENOMEM) {
+            snprintf(s->err, sizeof s->err, "out of memory");
+            return r;
+        }
+        if (r)
+            return set_bad(s, sc, st, why);
+        s->zone = z;
     } else if (s->env && checkpoint_key(k)) {
         /* A session of weir_table_env_execute_sql plans into the program's
          * job, made with the program's configuration. */

@@ -131,7 +131,7 @@ static void print_free(void *state)
 }
 
 int sql_print_line(FILE *out, const char *prefix, const weir_schema *schema, const void *row,
-                   weir_row_style style, int *write_errno)
+                   weir_row_style style, const weir_time_zone *zone, int *write_errno)
 {
     char line[16384], *buf = line;
     size_t size = sizeof line;
@@ -140,7 +140,7 @@ int sql_print_line(FILE *out, const char *prefix, const weir_schema *schema, con
         if (np + 2 > size)
             return WEIR_EINVAL; /* a prefix is at most a name and a subtask */
         memcpy(buf, prefix, np);
-        int w = weir_row_format_style(schema, row, style, buf + np, size - np);
+        int w = weir_row_format_zoned(schema, row, style, zone, buf + np, size - np);
         if (w < 0) {
             if (buf != line)
                 free(buf);
@@ -181,7 +181,7 @@ static int print_row(const void *elem, int64_t timestamp, int subtask, void *arg
     else if (id[0])
         snprintf(prefix, sizeof prefix, "%s> ", id);
     return sql_print_line(ps->table->out, prefix, ps->schema, elem,
-                          WEIR_ROW_STYLE_PRINT_CONNECTOR, NULL);
+                          WEIR_ROW_STYLE_PRINT_CONNECTOR, NULL, NULL);
 }
 
 static int print_validate(weir_connector_context *c, void **state)

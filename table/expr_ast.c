@@ -434,10 +434,69 @@ static int unit_here(const parser *p)
     return p->t.kind == T_IDENT ? weir__interval_unit(p->text + p->t.at, p->t.len) : -1;
 }
 
+/* 1 YEAR or 2 MONTH (a plural too) at the current token: 'Y', 'M', or 0. */
+static char ym_unit_here(const parser *p)
+{
+    static const char *const words[] = {"YEAR", "YEARS", "MONTH", "MONTHS"};
+    for (int i = 0; i < 4; i++)
+        if (is_kw(p, &p->t, words[i]))
+            return i < 2 ? 'Y' : 'M';
+    return 0;
+}
+
+/* The year-month interval after its value (the current token its unit):
+ * INTERVAL 'y' YEAR, 'm' MONTH, 'y-m' YEAR TO MONTH, each with an
+ * optional sign, as months. Calcite's message for a value that is not. */
+static weir_ast *parse_interval_ym(parser *p, size_t start, bool neg, const tok *value)
+{
+    char from = ym_unit_here(p), to = from;
+    next(p);
+    if (from == 'Y' && is_kw(p, &p->t, "TO")) {
+        next(p);
+        if (ym_unit_here(p) != 'M') {
+            perr(p, p->t.at, "expected MONTH after YEAR TO");
+            return NULL;
+        }
+        to = 'M';
+        next(p);
+    }
+    const char *v = p->text + value->at + (value->kind == T_STR);
+    size_t n = value->kind == T_STR ? value->len - 2 : value->len, i = 0;
+    int sign = 1;
+    if (n && (v[0] == '-' || v[0] == '+'))
+        sign = v[i++] == '-' ? -1 : 1;
+    int64_t f[2] = {0, 0};
+    int nf = 0, digits = 0;
+    bool ok = true;
+    for (; ok && i <= n; i++) {
+        if (i < n && isdigit((unsigned char)v[i])) {
+            f[nf] = f[nf] * 10 + (v[i] - '0');
+            ok = ++digits <= 9;
+        } else if (i == n || (v[i] == '-' && from != to && nf == 0)) {
+            ok = digits > 0;
+            nf++;
+            digits = 0;
+        } else {
+            ok = false;
+        }
+    }
+    ok = ok && nf == (from != to ? 2 : 1) && (from == to || f[1] <= 11);
+    if (!ok) {
+        perr(p, value->at, "Illegal interval literal format '%.*s' for INTERVAL %s", (int)n, v,
+             from != to ? "YEAR TO MONTH" : from == 'Y' ? "YEAR" : "MONTH");
+        return NULL;
+    }
+    weir_ast *l = node(p, WEIR_AST_INTERVAL_YM, start);
+    if (l)
+        l->value = (neg ? -1 : 1) * sign * (from == 'M' ? f[0] : f[0] * 12 + f[1]);
+    return done(p, l);
+}
+
 /* INTERVAL [-]'v' UNIT [TO UNIT], after INTERVAL (at `start`): Flink's
  * day-time intervals, the value read by base/interval.c (whole numbers, a
- * fraction of a second, 'm:ss' for MINUTE TO SECOND ...). An unquoted
- * whole number is taken for the quoted one. */
+ * fraction of a second, 'm:ss' for MINUTE TO SECOND ...), and its
+ * year-month ones (parse_interval_ym). An unquoted whole number is taken
+ * for the quoted one. */
 static weir_ast *parse_interval(parser *p, size_t start)
 {
     bool neg = accept_sym(p, "-");
@@ -447,9 +506,12 @@ static weir_ast *parse_interval(parser *p, size_t start)
     }
     tok value = p->t;
     next(p);
+    if (ym_unit_here(p))
+        return parse_interval_ym(p, start, neg, &value);
     int from = unit_here(p), to = from;
     if (from < 0) {
-        perr(p, p->t.at, "expected an interval unit (MILLISECOND, SECOND, MINUTE, HOUR, DAY)");
+        perr(p, p->t.at, "expected an interval unit (MILLISECOND, SECOND, MINUTE, HOUR, DAY, "
+                         "MONTH, YEAR)");
         return NULL;
     }
     next(p);
@@ -1089,20 +1151,18 @@ static weir_ast *parse_primary(parser *p)
         next(p);
         if (is_kw(p, &t, "INTERVAL"))
             return parse_interval(p, t.at);
-        if (is_kw(p, &t, "TIMESTAMP") && p->t.kind == T_STR) {
-            /* TIMESTAMP '2024-01-01 00:00:00': the string CAST */
-            weir_ast *c = node(p, WEIR_AST_CAST, t.at);
-            tok str = p->t;
-            weir_ast *v = literal(p, WEIR_AST_STRING, &str);
-            if (!c || !v || !(c->text = arena_strndup(p->arena, "TIMESTAMP(3)", 12))) {
-                if (c && v)
-                    nomem(p);
+        if (p->t.kind == T_STR &&
+            (is_kw(p, &t, "DATE") || is_kw(p, &t, "TIME") || is_kw(p, &t, "TIMESTAMP"))) {
+            /* DATE '2024-01-05': a typed literal (a name followed by a
+             * string is nothing else) */
+            weir_ast *n = node(p, WEIR_AST_TYPED, t.at);
+            if (!n || !(n->text = token_value(p, &p->t, &n->len)))
                 return NULL;
-            }
-            c->len = 12;
-            c->a = v;
-            c->type_start = (uint32_t)t.at;
-            return done(p, c);
+            n->value = is_kw(p, &t, "DATE")   ? WEIR_TYPE_DATE
+                       : is_kw(p, &t, "TIME") ? WEIR_TYPE_TIME
+                                              : WEIR_TYPE_TIMESTAMP;
+            next(p);
+            return done(p, n);
         }
         if (is_kw(p, &t, "CASE"))
             return parse_case(p, t.at);
@@ -1506,6 +1566,7 @@ bool weir_ast_equal(const weir_ast *a, const weir_ast *b)
             return false;
         break;
     case WEIR_AST_STRING:
+    case WEIR_AST_TYPED:
         if (a->len != b->len || memcmp(a->text, b->text, a->len) != 0)
             return false;
         break;
@@ -1739,6 +1800,24 @@ static void fmt(const weir_ast *a, char *buf, size_t size, size_t *n)
         else
             weir__append(buf, size, n, "INTERVAL '%s%lld.%03lld' SECOND", v < 0 ? "-" : "",
                          (long long)(mag / 1000), (long long)(mag % 1000));
+        break;
+    }
+    case WEIR_AST_TYPED:
+        weir__append(buf, size, n, "%s '%s'",
+                     a->value == WEIR_TYPE_DATE   ? "DATE"
+                     : a->value == WEIR_TYPE_TIME ? "TIME"
+                                                  : "TIMESTAMP",
+                     a->text);
+        break;
+    case WEIR_AST_INTERVAL_YM: {
+        int64_t v = a->value, mag = v < 0 ? -v : v;
+        if (mag % 12 == 0)
+            weir__append(buf, size, n, "INTERVAL '%lld' YEAR", (long long)(v / 12));
+        else if (mag < 12)
+            weir__append(buf, size, n, "INTERVAL '%lld' MONTH", (long long)v);
+        else
+            weir__append(buf, size, n, "INTERVAL '%s%lld-%lld' YEAR TO MONTH", v < 0 ? "-" : "",
+                         (long long)(mag / 12), (long long)(mag % 12));
         break;
     }
     case WEIR_AST_NAME:

@@ -30,6 +30,7 @@ typedef struct weir__binder {
     const char *text; /* the text the tree was parsed from, or NULL */
     const weir_expr_scope *scope;
     const weir_schema *schema;
+    const weir_time_zone *zone; /* TIMESTAMP_LTZ's local zone (NULL: UTC) */
     weir_expr *e;
     weir__expr_error error;
     int naggs;
@@ -92,7 +93,9 @@ static uint32_t text_cap(weir_type t)
     case WEIR_TYPE_INTERVAL: return 20;
     case WEIR_TYPE_DOUBLE: return 32;
     case WEIR_TYPE_TIMESTAMP:
-    case WEIR_TYPE_TIMESTAMP_LTZ: return 23;
+    case WEIR_TYPE_TIMESTAMP_LTZ: return 29; /* 2024-01-05 10:00:00.123456789 */
+    case WEIR_TYPE_DATE: return 11;          /* and a 5-digit year's sign */
+    case WEIR_TYPE_TIME: return 12;
     case WEIR_TYPE_VARCHAR:
     case WEIR_TYPE_CHAR: return t.capacity;
     default: return 4;
@@ -104,8 +107,7 @@ static weir__enode *cast_to(binder *p, weir__enode *n, weir_type to)
 {
     if (!n)
         return NULL;
-    if (n->type.id == to.id &&
-        (!weir__type_is_string(to.id) || n->type.capacity == to.capacity))
+    if (weir__type_same(n->type, to))
         return n;
     weir__enode *c = node(p, OP_CAST, n->pos);
     if (!c)
@@ -114,6 +116,7 @@ static weir__enode *cast_to(binder *p, weir__enode *n, weir_type to)
     c->type = to;
     c->type.not_null = n->type.not_null;
     c->implicit = true;
+    c->zone = p->zone;
     if (weir__type_is_string(to.id))
         c->scratch = scratch(p, to.capacity);
     return c;
@@ -158,46 +161,57 @@ static bool unify(binder *p, weir__enode **a, weir__enode **b, size_t pos, const
     }
     if (weir__type_is_string(x) && weir__type_is_string(y))
         return true;
-    if (weir__type_is_time(x) && weir__type_is_time(y))
-        return true;
     if (x == y)
-        return true;
+        return true; /* two TIMESTAMPs of any precisions compare as they are */
+    if (weir__type_is_time(x) && weir__type_is_time(y)) {
+        /* a TIMESTAMP meets a TIMESTAMP_LTZ in the local zone (Flink's
+         * common type, the zoned one) */
+        if (x == WEIR_TYPE_TIMESTAMP)
+            *a = cast_to(p, *a, weir__type_time(WEIR_TYPE_TIMESTAMP_LTZ,
+                                                weir_type_precision((*a)->type), false));
+        else
+            *b = cast_to(p, *b, weir__type_time(WEIR_TYPE_TIMESTAMP_LTZ,
+                                                weir_type_precision((*b)->type), false));
+        return *a && *b;
+    }
+    if ((x == WEIR_TYPE_DATE && weir__type_is_time(y)) ||
+        (y == WEIR_TYPE_DATE && weir__type_is_time(x))) {
+        /* a DATE is its midnight (Calcite's comparison coercion) */
+        if (x == WEIR_TYPE_DATE)
+            *a = cast_to(p, *a, weir__type_time(y, 0, false));
+        else
+            *b = cast_to(p, *b, weir__type_time(x, 0, false));
+        return *a && *b;
+    }
     char t1[48], t2[48];
     berr(p, pos, "cannot %s %s with %s", what, tname((*a)->type, t1), tname((*b)->type, t2));
     return false;
 }
 
 /* The common type of the values in `slots` (a CASE's results, COALESCE's
- * arguments), each then cast to it. NULL-typed values aside, numbers widen
- * to the widest, strings make a VARCHAR of the largest capacity, and any
- * other types must be the same (or, with `times_agree`, both times); a
- * mismatch fails as "`what` of A and B". All NULL-typed: `if_null`.
- * `not_null` is the result's nullability. */
-static bool common_type(binder *p, weir__enode **const *slots, int nv, bool times_agree,
-                        weir_type if_null, bool not_null, const char *what, weir_type *out)
+ * arguments), each then cast to it: weir_type_common's (Flink's
+ * LogicalTypeMerging: numbers widen, strings make a VARCHAR of the largest
+ * capacity, a TIMESTAMP and a TIMESTAMP_LTZ a TIMESTAMP_LTZ, other types
+ * must be the same); a mismatch fails as "`what` of A and B". All
+ * NULL-typed: `if_null`. `not_null` is the result's nullability. */
+static bool common_type(binder *p, weir__enode **const *slots, int nv, weir_type if_null,
+                        bool not_null, const char *what, weir_type *out)
 {
     weir_type rt = mk(WEIR_TYPE_NULL, false);
     for (int j = 0; j < nv; j++) {
         const weir__enode *v = *slots[j];
-        if (v->type.id == WEIR_TYPE_NULL)
-            continue;
-        if (rt.id == WEIR_TYPE_NULL) {
-            rt = v->type;
-        } else if (weir__type_is_numeric(rt.id) && weir__type_is_numeric(v->type.id)) {
-            rt.id = wider(rt.id, v->type.id);
-        } else if (weir__type_is_string(rt.id) && weir__type_is_string(v->type.id)) {
-            rt.id = WEIR_TYPE_VARCHAR;
-            if (v->type.capacity > rt.capacity)
-                rt.capacity = v->type.capacity;
-        } else if (rt.id != v->type.id &&
-                   !(times_agree && weir__type_is_time(rt.id) && weir__type_is_time(v->type.id))) {
+        weir_type c;
+        if (!weir_type_common(rt, v->type, &c)) {
             char t1[48], t2[48];
             berr(p, v->pos, "%s of %s and %s", what, tname(rt, t1), tname(v->type, t2));
             return false;
         }
+        rt = c;
     }
     if (rt.id == WEIR_TYPE_NULL)
         rt = if_null;
+    if (rt.id == WEIR_TYPE_VARCHAR && rt.capacity == 0)
+        rt.capacity = 1;
     rt.not_null = not_null;
     for (int j = 0; j < nv; j++) {
         retype_null(*slots[j], rt);
@@ -261,6 +275,36 @@ static weir__enode *bind_literal(binder *p, const weir_ast *a)
         n->lit.i = a->value;
         n->type = mk(WEIR_TYPE_INTERVAL, true);
         break;
+    case WEIR_AST_INTERVAL_YM:
+        n->lit.i = a->value;
+        n->type = mk(WEIR_TYPE_INTERVAL_YM, true);
+        break;
+    case WEIR_AST_TYPED: {
+        /* Calcite's literals: their precision the fraction's digits, and
+         * its message for text that is not one */
+        int digits = 0, r;
+        weir_type_id id = (weir_type_id)a->value;
+        if (id == WEIR_TYPE_DATE) {
+            r = weir__parse_date(a->text, a->len, &n->lit.i);
+        } else if (id == WEIR_TYPE_TIME) {
+            r = weir__parse_time(a->text, a->len, &n->lit.i, &digits);
+        } else {
+            r = weir__parse_timestamp(a->text, a->len, &n->lit.i, &n->lit.nanos, &digits);
+            if (r == 0 && !memchr(a->text, ' ', a->len))
+                r = WEIR_EFORMAT; /* a date alone, or a 'T' */
+        }
+        if (r) {
+            berr(p, a->start, "Illegal %s literal '%s': not in format '%s'",
+                 id == WEIR_TYPE_DATE ? "DATE" : id == WEIR_TYPE_TIME ? "TIME" : "TIMESTAMP",
+                 a->text,
+                 id == WEIR_TYPE_DATE   ? "yyyy-MM-dd"
+                 : id == WEIR_TYPE_TIME ? "HH:mm:ss"
+                                        : "yyyy-MM-dd HH:mm:ss");
+            return NULL;
+        }
+        n->type = id == WEIR_TYPE_DATE ? mk(id, true) : weir__type_time(id, digits, true);
+        break;
+    }
     default: /* NULL */
         n->lit.null = true;
         n->type = mk(WEIR_TYPE_NULL, false);
@@ -349,7 +393,7 @@ static weir__enode *bind_neg(binder *p, const weir_ast *a)
     if (!x)
         return NULL;
     if (x->op == OP_LIT && !x->lit.null && x->type.id != WEIR_TYPE_NULL &&
-        (weir__type_is_numeric(x->type.id) || x->type.id == WEIR_TYPE_INTERVAL)) {
+        (weir__type_is_numeric(x->type.id) || weir__type_is_interval(x->type.id))) {
         /* Fold: -2147483648 is an INT. */
         if (weir__type_is_approx(x->type.id)) {
             x->lit.d = -x->lit.d;
@@ -361,7 +405,7 @@ static weir__enode *bind_neg(binder *p, const weir_ast *a)
         x->pos = a->start;
         return x;
     }
-    if (!weir__type_is_numeric(x->type.id) && x->type.id != WEIR_TYPE_INTERVAL &&
+    if (!weir__type_is_numeric(x->type.id) && !weir__type_is_interval(x->type.id) &&
         x->type.id != WEIR_TYPE_NULL) {
         char t1[48];
         berr(p, a->start, "cannot negate %s", tname(x->type, t1));
@@ -396,14 +440,22 @@ static weir__enode *arith(binder *p, weir__eop o, weir__enode *a, weir__enode *b
         if (!unify(p, &a, &b, pos, names[o]))
             return NULL;
         n->type = mk(a->type.id, nn);
-    } else if ((o == OP_ADD || o == OP_SUB) && weir__type_is_time(x) &&
-               y == WEIR_TYPE_INTERVAL) {
+    } else if ((o == OP_ADD || o == OP_SUB) && weir__type_is_datetime(x) &&
+               weir__type_is_interval(y) && !(x == WEIR_TYPE_TIME && y == WEIR_TYPE_INTERVAL_YM)) {
+        /* datetime +- interval keeps the datetime's type (Calcite's
+         * SqlTimestampAddFunction.deduceType) */
+        n->type = a->type;
+        n->type.not_null = nn;
+    } else if (o == OP_ADD && weir__type_is_interval(x) && weir__type_is_datetime(y) &&
+               !(y == WEIR_TYPE_TIME && x == WEIR_TYPE_INTERVAL_YM)) {
+        /* interval + datetime: the datetime first */
+        weir__enode *t = a;
+        a = b;
+        b = t;
+        n->type = a->type;
+        n->type.not_null = nn;
+    } else if ((o == OP_ADD || o == OP_SUB) && x == y && weir__type_is_interval(x)) {
         n->type = mk(x, nn);
-    } else if (o == OP_ADD && x == WEIR_TYPE_INTERVAL && weir__type_is_time(y)) {
-        n->type = mk(y, nn);
-    } else if ((o == OP_ADD || o == OP_SUB) && x == WEIR_TYPE_INTERVAL &&
-               y == WEIR_TYPE_INTERVAL) {
-        n->type = mk(WEIR_TYPE_INTERVAL, nn);
     } else {
         char t1[48], t2[48];
         berr(p, pos, "cannot apply '%s' to %s and %s", names[o], tname(a->type, t1),
@@ -615,8 +667,7 @@ static weir__enode *bind_case(binder *p, const weir_ast *a)
         vals[nv++] = &n->args[k - 1];
     for (int j = 0; j < nv; j++)
         nn = nn && (*vals[j])->type.not_null;
-    bool ok = common_type(p, vals, nv, true, mk(WEIR_TYPE_INT, false), nn, "CASE values",
-                          &n->type);
+    bool ok = common_type(p, vals, nv, mk(WEIR_TYPE_INT, false), nn, "CASE values", &n->type);
     free(vals);
     return ok ? n : NULL;
 }
@@ -657,6 +708,7 @@ static weir__enode *bind_cast(binder *p, const weir_ast *a)
     c->a = x;
     c->type = t;
     c->try_cast = a->negate;
+    c->zone = p->zone;
     /* Flink's CAST keeps its operand's nullability (a value that does not
      * convert fails the row); TRY_CAST is NULL then, so always nullable. */
     c->type.not_null = x->type.not_null && !a->negate;
@@ -735,7 +787,7 @@ static weir__enode *bind_agg(binder *p, const weir_ast *a, weir_agg_kind kind, c
         return NULL;
     }
     if (n->a && (kind == WEIR_AGG_MIN || kind == WEIR_AGG_MAX) &&
-        (n->a->type.id == WEIR_TYPE_NULL || n->a->type.id == WEIR_TYPE_INTERVAL)) {
+        (n->a->type.id == WEIR_TYPE_NULL || weir__type_is_interval(n->a->type.id))) {
         berr(p, a->start, "%s of %s", name, tname(n->a->type, t1));
         return NULL;
     }
@@ -767,7 +819,7 @@ static weir__enode *finish_coalesce(binder *p, weir__enode *n)
         vals[i] = &n->args[i];
         nn = nn || n->args[i]->type.not_null;
     }
-    bool ok = common_type(p, vals, n->nargs, false, mk(WEIR_TYPE_NULL, false), nn, "COALESCE",
+    bool ok = common_type(p, vals, n->nargs, mk(WEIR_TYPE_NULL, false), nn, "COALESCE",
                           &n->type);
     free(vals);
     return ok ? n : NULL;
@@ -814,10 +866,9 @@ static weir__enode *pass_arg(binder *p, const weir__function *f, int i, weir__en
         want.capacity = p->schema->string_capacity;
     retype_null(x, want);
     weir_type_id from = x->type.id, to = want.id;
-    if (from == to || (weir__type_is_string(from) && weir__type_is_string(to)))
+    if (weir__type_is_string(from) && weir__type_is_string(to))
         return x;
-    if ((weir__type_is_numeric(from) && weir__type_is_numeric(to) && wider(from, to) == to) ||
-        (weir__type_is_time(from) && weir__type_is_time(to)))
+    if (weir_type_casts_implicitly(x->type, want))
         return cast_to(p, x, want);
     char t1[48], t2[48], echo[WEIR__EXPR_ECHO + 4];
     char *text = node_text(p->text, arg);
@@ -970,7 +1021,9 @@ static weir__enode *bind(binder *p, const weir_ast *a)
     case WEIR_AST_STRING:
     case WEIR_AST_BOOLEAN:
     case WEIR_AST_NULL:
-    case WEIR_AST_INTERVAL: return bind_literal(p, a);
+    case WEIR_AST_INTERVAL:
+    case WEIR_AST_INTERVAL_YM:
+    case WEIR_AST_TYPED: return bind_literal(p, a);
     case WEIR_AST_NAME: return bind_name(p, a);
     case WEIR_AST_NEG: return bind_neg(p, a);
     case WEIR_AST_BINARY: return bind_binary(p, a);
@@ -1028,7 +1081,7 @@ bool weir__bind_common(weir__binder *p, weir__enode **v, int n, bool not_null,
     }
     for (int i = 0; i < n; i++)
         slots[i] = &v[i];
-    bool ok = common_type(p, slots, n, true, mk(WEIR_TYPE_NULL, false), not_null, what, out);
+    bool ok = common_type(p, slots, n, mk(WEIR_TYPE_NULL, false), not_null, what, out);
     free(slots);
     return ok;
 }
@@ -1156,6 +1209,7 @@ static int bind_item(weir_expr *e, const weir_ast *a, const char *text,
                      size_t errsize)
 {
     binder p = {.text = text, .scope = scope, .schema = scope->schema, .e = e,
+                .zone = scope->zone,
                 .error = {.err_at = err_at, .err = err, .errsize = errsize}};
     weir__enode *root = bind(&p, a);
     if (!p.error.failed && root && p.naggs > 0 &&
@@ -1209,6 +1263,13 @@ int weir_expr_bind(const weir_ast *a, const char *text, const weir_expr_scope *s
 int weir_expr_compile_item(const char *text, const weir_schema *schema, int allow_agg,
                            weir_expr **out, char *err, size_t errsize)
 {
+    return weir__expr_compile_in(text, schema, allow_agg, NULL, out, err, errsize);
+}
+
+int weir__expr_compile_in(const char *text, const weir_schema *schema, int allow_agg,
+                          const weir_time_zone *zone, weir_expr **out, char *err,
+                          size_t errsize)
+{
     if (err && errsize)
         err[0] = 0;
     if (!text || !schema || !out) {
@@ -1233,7 +1294,7 @@ int weir_expr_compile_item(const char *text, const weir_schema *schema, int allo
     int r = weir__ast_parse_item(&arena, e->text, allow_agg >= 0, &root, &e->alias, &at, msg,
                                  sizeof msg);
     if (r == 0) {
-        weir_expr_scope scope = {.schema = schema};
+        weir_expr_scope scope = {.schema = schema, .zone = zone};
         r = bind_item(e, root, e->text, &scope, allow_agg, &at, msg, sizeof msg);
     }
     if (r && err && errsize) {

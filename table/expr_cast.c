@@ -22,6 +22,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "civil.h"
 #include "expr_tree.h"
 #include "weir/error.h"
 
@@ -34,13 +35,17 @@ bool weir__cast_allowed(weir_type from, weir_type to, char *why, size_t size)
         return true;
     /* every predefined type has a text, and a text may hold any */
     if (weir__type_is_string(f) || weir__type_is_string(t))
-        return f != WEIR_TYPE_INTERVAL && t != WEIR_TYPE_INTERVAL;
+        return !weir__type_is_interval(f) && !weir__type_is_interval(t);
     if (weir__type_is_numeric(f) && weir__type_is_numeric(t))
         return true;
     if ((f == WEIR_TYPE_BOOLEAN && weir__type_is_numeric(t)) ||
         (weir__type_is_numeric(f) && t == WEIR_TYPE_BOOLEAN))
         return true;
-    if (weir__type_is_time(f) && weir__type_is_time(t))
+    /* the datetimes: a DATE from and to a timestamp, a TIME from and to
+     * a timestamp and another TIME, a timestamp from any of them */
+    if (weir__type_is_time(t) && weir__type_is_datetime(f))
+        return true;
+    if ((t == WEIR_TYPE_DATE || t == WEIR_TYPE_TIME) && weir__type_is_time(f))
         return true;
     /* Flink's cast rules refuse these with their own words
      * (NumericToTimestampCastRule, TimestampToNumericCastRule). */
@@ -117,14 +122,58 @@ static void convert_number(weir_type_id from, weir_type_id to, const weir__val *
     }
 }
 
-void weir__convert(weir_type from, weir_type to, const weir__val *x, weir__val *o)
+/* ---- dates and times ------------------------------------------------------------- */
+
+#define MS_PER_DAY 86400000LL
+
+/* A datetime x of type `from` as one of type `to` (Flink's cast rules for
+ * DATE, TIME, TIMESTAMP and TIMESTAMP_LTZ): a local date-time meets an
+ * instant in `zone`; a timestamp's DATE is its day, its TIME its time of
+ * day; a DATE is its midnight, a TIME on 1970-01-01; a precision lowered
+ * cuts digits off (DateTimeUtils.truncate). */
+static void convert_datetime(weir_type from, weir_type to, const weir__val *x, weir__val *o,
+                             const weir_time_zone *zone)
+{
+    int64_t ms = x->i;
+    int32_t nanos = weir__type_is_time(from.id) ? x->nanos : 0;
+    /* first as a local date-time in ms (and nanos) */
+    if (from.id == WEIR_TYPE_DATE)
+        ms = x->i * MS_PER_DAY;
+    else if (from.id == WEIR_TYPE_TIMESTAMP_LTZ && to.id != WEIR_TYPE_TIMESTAMP_LTZ)
+        ms = x->i + weir_time_zone_offset(zone, x->i);
+    /* then into the target */
+    o->nanos = 0;
+    switch (to.id) {
+    case WEIR_TYPE_DATE: o->i = weir__floor_div(ms, MS_PER_DAY); break;
+    case WEIR_TYPE_TIME: {
+        int64_t t = from.id == WEIR_TYPE_TIME ? ms : weir__floor_mod(ms, MS_PER_DAY);
+        int32_t no = 0;
+        if (weir_type_precision(to) < 3)
+            weir__timestamp_truncate(&t, &no, weir_type_precision(to));
+        o->i = t;
+        break;
+    }
+    default: /* TIMESTAMP, TIMESTAMP_LTZ */
+        if (to.id == WEIR_TYPE_TIMESTAMP_LTZ && from.id != WEIR_TYPE_TIMESTAMP_LTZ)
+            ms = weir_time_zone_to_utc(zone, ms);
+        weir__timestamp_truncate(&ms, &nanos, weir_type_precision(to));
+        o->i = ms;
+        o->nanos = nanos;
+        break;
+    }
+}
+
+void weir__convert(weir_type from, weir_type to, const weir__val *x, weir__val *o,
+                   const weir_time_zone *zone)
 {
     *o = *x;
-    if (x->null || from.id == to.id)
+    if (x->null || weir__type_same(from, to))
         return;
     if ((weir__type_is_numeric(from.id) || from.id == WEIR_TYPE_BOOLEAN) &&
         (weir__type_is_numeric(to.id) || to.id == WEIR_TYPE_BOOLEAN))
         convert_number(from.id, to.id, x, o);
+    else if (weir__type_is_datetime(from.id) && weir__type_is_datetime(to.id))
+        convert_datetime(from, to, x, o, zone);
 }
 
 /* ---- strings into values ---------------------------------------------------------- */
@@ -316,13 +365,27 @@ static int from_string(const weir__enode *n, const weir__val *x, weir__val *o, c
         return cast_failed(n, x->s, x->len, quoted, why);
     }
     if (weir__type_is_time(to)) {
-        char tmp[64];
-        if (l > 0 && l < sizeof tmp) {
-            memcpy(tmp, s, l);
-            tmp[l] = 0;
-            if (weir_timestamp_parse(tmp, l, &o->i) == 0)
-                return 0;
+        /* DateTimeUtils.parseTimestampData(s, precision); a TIMESTAMP_LTZ's
+         * text is a local date-time of the session's zone */
+        if (weir__cast_to_timestamp(s, l, weir_type_precision(n->type), &o->i, &o->nanos) == 0) {
+            if (to == WEIR_TYPE_TIMESTAMP_LTZ)
+                o->i = weir_time_zone_to_utc(n->zone, o->i);
+            return 0;
         }
+        /* Java's DateTimeParseException begins so */
+        snprintf(quoted, sizeof quoted, "Text '%.*s' could not be parsed", l > 80 ? 80 : (int)l,
+                 s);
+        return cast_failed(n, x->s, x->len, quoted, why);
+    }
+    if (to == WEIR_TYPE_DATE || to == WEIR_TYPE_TIME) {
+        int r = to == WEIR_TYPE_DATE ? weir__cast_to_date(s, l, &o->i)
+                                     : weir__cast_to_time(s, l, &o->i);
+        if (r == 0 && to == WEIR_TYPE_TIME) {
+            int32_t no = 0;
+            weir__timestamp_truncate(&o->i, &no, weir_type_precision(n->type));
+        }
+        if (r == 0)
+            return 0;
         snprintf(quoted, sizeof quoted, "For input string: '%.*s'.", l > 80 ? 80 : (int)l, s);
         return cast_failed(n, x->s, x->len, quoted, why);
     }
@@ -331,16 +394,16 @@ static int from_string(const weir__enode *n, const weir__val *x, weir__val *o, c
 
 /* ---- values into strings ------------------------------------------------------------- */
 
-/* x (of type `from`, not a string) as CAST to a string writes it, into tmp. */
-static int to_text(weir_type from, const weir__val *x, char *tmp, size_t size)
+/* x (of type `from`, not a string) as CAST to a string writes it, into
+ * tmp: Flink's SQL text (a TIMESTAMP_LTZ in the session's zone). */
+static int to_text(weir_type from, const weir__val *x, const weir_time_zone *zone, char *tmp,
+                   size_t size)
 {
     switch (from.id) {
     case WEIR_TYPE_BOOLEAN: return snprintf(tmp, size, "%s", x->i ? "TRUE" : "FALSE");
     case WEIR_TYPE_DOUBLE: return weir__format_double(x->d, tmp, size);
     case WEIR_TYPE_FLOAT: return weir__format_float(x->d, tmp, size);
-    case WEIR_TYPE_TIMESTAMP:
-    case WEIR_TYPE_TIMESTAMP_LTZ: return weir_timestamp_format(x->i, tmp, size);
-    default: return snprintf(tmp, size, "%" PRId64, x->i);
+    default: return weir__format_val(from, x, WEIR_ROW_STYLE_SQL, zone, tmp, size);
     }
 }
 
@@ -373,7 +436,7 @@ int weir__cast_eval(const weir__enode *n, const weir__val *x, unsigned char *sc,
             memmove(buf, x->s, (size_t)len);
         } else {
             char tmp[64];
-            len = to_text(n->a->type, x, tmp, sizeof tmp);
+            len = to_text(n->a->type, x, n->zone, tmp, sizeof tmp);
             if ((uint32_t)len > cap)
                 len = (int)cap;
             memcpy(buf, tmp, (size_t)len);
@@ -394,6 +457,6 @@ int weir__cast_eval(const weir__enode *n, const weir__val *x, unsigned char *sc,
         }
         return r;
     }
-    weir__convert(n->a->type, n->type, x, o);
+    weir__convert(n->a->type, n->type, x, o, n->zone);
     return 0;
 }

@@ -17,18 +17,26 @@
 
 /* ---- evaluation -------------------------------------------------------------------- */
 
-static int cmp_vals(weir_type_id id, const weir__val *a, const weir__val *b)
+int weir__val_compare(weir_type t, const weir__val *a, const weir__val *b)
 {
-    if (weir__type_is_approx(id))
+    if (weir__type_is_approx(t.id))
         return a->d < b->d ? -1 : a->d > b->d;
-    if (weir__type_is_string(id)) {
+    if (weir__type_is_string(t.id)) {
         uint32_t n = a->len < b->len ? a->len : b->len;
         int c = n ? memcmp(a->s, b->s, n) : 0;
         if (c)
             return c < 0 ? -1 : 1;
         return a->len < b->len ? -1 : a->len > b->len;
     }
-    return a->i < b->i ? -1 : a->i > b->i;
+    if (a->i != b->i || !weir__type_is_time(t.id))
+        return a->i < b->i ? -1 : a->i > b->i;
+    /* timestamps: the nanoseconds within the millisecond */
+    return a->nanos < b->nanos ? -1 : a->nanos > b->nanos;
+}
+
+static int cmp_vals(weir_type_id id, const weir__val *a, const weir__val *b)
+{
+    return weir__val_compare((weir_type){.id = id}, a, b);
 }
 
 static int ev(const weir__enode *n, const unsigned char *row, unsigned char *sc, weir__val *o,
@@ -38,14 +46,41 @@ static int ev(const weir__enode *n, const unsigned char *row, unsigned char *sc,
 static void ev_column(const weir__enode *n, const unsigned char *row, weir__val *o)
 {
     o->null = weir__row_null(NULL, row, n->col);
-    weir__read_value(row + n->off, n->type.id, o);
+    weir__read_value(row + n->off, n->type, o);
 }
 
 /* + - * / MOD of two non-NULL values: a DOUBLE's IEEE result, an integer's
  * wrapped to its width (Java's), a zero divisor an error. */
+/* A datetime a +- an interval b (n->a's and n->b's types), as Flink's
+ * code generator does it (ScalarOperatorGens.generateTemporalPlusMinus):
+ * a timestamp moves by the interval's milliseconds (its nanoseconds
+ * kept), a DATE by the interval's whole days (truncated: minus 1 hour is
+ * the same day), a TIME around the clock; months move the date, its day
+ * cut to the month's last. */
+static void ev_datetime_arith(const weir__enode *n, const weir__val *a, const weir__val *b,
+                              weir__val *o)
+{
+    int64_t v = n->op == OP_SUB ? (int64_t)(0 - (uint64_t)b->i) : b->i;
+    o->nanos = a->nanos;
+    if (n->b->type.id == WEIR_TYPE_INTERVAL_YM) {
+        o->i = n->a->type.id == WEIR_TYPE_DATE ? weir__add_months(a->i, v)
+                                               : weir__timestamp_add_months(a->i, v);
+        return;
+    }
+    switch (n->a->type.id) {
+    case WEIR_TYPE_DATE: o->i = a->i + v / 86400000; break;
+    case WEIR_TYPE_TIME: o->i = ((a->i + v % 86400000) % 86400000 + 86400000) % 86400000; break;
+    default: o->i = (int64_t)((uint64_t)a->i + (uint64_t)v); break;
+    }
+}
+
 static int ev_arith(const weir__enode *n, const weir__val *a, const weir__val *b, weir__val *o,
                     const char **why)
 {
+    if (weir__type_is_datetime(n->type.id)) {
+        ev_datetime_arith(n, a, b, o);
+        return 0;
+    }
     if (weir__type_is_approx(n->type.id)) {
         switch (n->op) {
         case OP_ADD: o->d = a->d + b->d; break;
@@ -75,7 +110,7 @@ static int ev_arith(const weir__enode *n, const weir__val *a, const weir__val *b
         uint64_t x = (uint64_t)a->i, y = (uint64_t)b->i;
         o->i = (int64_t)(n->op == OP_ADD ? x + y : n->op == OP_SUB ? x - y : x * y);
     }
-    o->i = weir__int_wrap(n->type.id, o->i);
+    o->i = weir__int_wrap(n->type.id == WEIR_TYPE_INTERVAL_YM ? WEIR_TYPE_INT : n->type.id, o->i);
     return 0;
 }
 
@@ -245,7 +280,8 @@ static int ev(const weir__enode *n, const unsigned char *row, unsigned char *sc,
         if (weir__type_is_approx(n->type.id))
             o->d = -o->d;
         else
-            o->i = weir__int_wrap(n->type.id, (int64_t)(0 - (uint64_t)o->i));
+            o->i = weir__int_wrap(n->type.id == WEIR_TYPE_INTERVAL_YM ? WEIR_TYPE_INT : n->type.id,
+                                  (int64_t)(0 - (uint64_t)o->i));
         return 0;
     case OP_ADD: case OP_SUB: case OP_MUL: case OP_DIV: case OP_MOD:
     case OP_EQ: case OP_NE: case OP_LT: case OP_LE: case OP_GT: case OP_GE:

@@ -39,6 +39,7 @@ struct weir__enode {
      * arguments in args); OP_FUNC's scratch holds its argument values and
      * its result's bytes. OP_AGG: each argument's text. */
     const weir__function *fn;
+    const weir_time_zone *zone; /* OP_CAST between TIMESTAMP_LTZ and a local date-time */
     char **arg_texts;
     /* OP_BUILTIN: the function; its scratch region holds its arguments'
      * values, then `room` bytes for its result, then its work bytes (at
@@ -66,7 +67,9 @@ bool weir__cast_allowed(weir_type from, weir_type to, char *why, size_t size);
 int weir__cast_eval(const weir__enode *n, const weir__val *x, unsigned char *sc, weir__val *o,
                     const char **why);
 /* A value of type `from` as type `to` where neither is a string and the
- * cast cannot fail (numbers, BOOLEAN; the implicit casts into a sink). */
-void weir__convert(weir_type from, weir_type to, const weir__val *x, weir__val *o);
+ * cast cannot fail (numbers, BOOLEAN, datetimes; the implicit casts into
+ * a sink), TIMESTAMP_LTZ meeting local date-times in `zone` (NULL: UTC). */
+void weir__convert(weir_type from, weir_type to, const weir__val *x, weir__val *o,
+                   const weir_time_zone *zone);
 
 #endif

@@ -121,12 +121,20 @@ static int write_row(const weir_schema *sc, const void *row, const int *cols, in
         }
         case WEIR_TYPE_TIMESTAMP:
         case WEIR_TYPE_TIMESTAMP_LTZ:
-            len = weir_timestamp_format(weir_row_get_int(sc, row, c), v, sizeof v);
+        case WEIR_TYPE_DATE:
+        case WEIR_TYPE_TIME: {
+            /* the SQL text (a TIMESTAMP_LTZ in UTC): 2024-01-05,
+             * 10:00:00.5, 2024-01-05 10:00:00.000 with the type's digits */
+            weir__val x = {0};
+            x.i = weir_row_get_int(sc, row, c);
+            x.nanos = weir_row_get_nanos(sc, row, c);
+            len = weir__format_val(ty, &x, WEIR_ROW_STYLE_SQL, NULL, v, sizeof v);
             if (csv)
                 put(&o, v, (size_t)len);
             else
                 put_json_string(&o, v, (size_t)len);
             continue;
+        }
         case WEIR_TYPE_VARCHAR:
         case WEIR_TYPE_CHAR: {
             uint32_t sl = 0;

@@ -54,7 +54,9 @@ uint32_t weir__agg_layout(weir__agg *aggs, int n, const weir_expr *const *items,
         }
         if (a->arg)
             a->arg_type = a->arg->type;
-        a->vsize = a->arg ? (is_str(a->arg_type) ? 4 + a->arg_type.capacity : 8) : 8;
+        a->vsize = a->arg ? (is_str(a->arg_type) ? 4 + a->arg_type.capacity
+                                                 : weir__type_size(a->arg_type))
+                          : 8;
         a->vsize = (a->vsize + 7u) & ~7u;
         a->esize = a->vsize + 8;
         a->list = a->distinct ||
@@ -79,10 +81,10 @@ void weir__agg_encode(const weir__agg *a, const weir__val *v, unsigned char *dst
     if (is_str(a->arg_type)) {
         memcpy(dst, &v->len, 4);
         memcpy(dst + 4, v->s, v->len);
-    } else if (is_approx(a->arg_type)) {
-        memcpy(dst, &v->d, 8);
+    } else if (a->arg_type.id == WEIR_TYPE_BOOLEAN || weir__type_is_integer(a->arg_type.id)) {
+        memcpy(dst, &v->i, 8); /* 8 bytes, as the sums keep them */
     } else {
-        memcpy(dst, &v->i, 8);
+        weir__write_value(dst, a->arg_type, v); /* the row's own bytes */
     }
 }
 
@@ -92,36 +94,20 @@ static void decode(const weir__agg *a, const unsigned char *src, weir__val *v)
     if (is_str(a->arg_type)) {
         memcpy(&v->len, src, 4);
         v->s = (const char *)src + 4;
-    } else if (is_approx(a->arg_type)) {
-        memcpy(&v->d, src, 8);
-    } else {
+    } else if (a->arg_type.id == WEIR_TYPE_BOOLEAN || weir__type_is_integer(a->arg_type.id)) {
         memcpy(&v->i, src, 8);
+    } else {
+        weir__read_value(src, a->arg_type, v);
     }
 }
 
 /* Compares two encoded values of the aggregate's argument type. */
 static int cmp_enc(const weir__agg *a, const unsigned char *x, const unsigned char *y)
 {
-    if (is_str(a->arg_type)) {
-        uint32_t lx, ly;
-        memcpy(&lx, x, 4);
-        memcpy(&ly, y, 4);
-        uint32_t n = lx < ly ? lx : ly;
-        int c = n ? memcmp(x + 4, y + 4, n) : 0;
-        if (c)
-            return c < 0 ? -1 : 1;
-        return lx < ly ? -1 : lx > ly;
-    }
-    if (is_approx(a->arg_type)) {
-        double dx, dy;
-        memcpy(&dx, x, 8);
-        memcpy(&dy, y, 8);
-        return dx < dy ? -1 : dx > dy;
-    }
-    int64_t ix, iy;
-    memcpy(&ix, x, 8);
-    memcpy(&iy, y, 8);
-    return ix < iy ? -1 : ix > iy;
+    weir__val vx, vy;
+    decode(a, x, &vx);
+    decode(a, y, &vy);
+    return weir__val_compare(a->arg_type, &vx, &vy);
 }
 
 static int64_t get64(const unsigned char *p)

@@ -770,7 +770,8 @@ weir_table *weir_table_where(weir_table *in, const char *predicate)
         return weir__table_fail(env, WEIR_EINVAL, "weir_table_where: a predicate is required");
     weir_expr *pred;
     char err[300];
-    int r = weir_expr_compile(predicate, in->schema, &pred, err, sizeof err);
+    int r = weir__expr_compile_in(predicate, in->schema, -1, env->config.time_zone, &pred, err,
+                                  sizeof err);
     if (r)
         return weir__table_fail(env, r, "weir_table_where: %s", err);
     return where_core(in, pred, "weir_table_where");

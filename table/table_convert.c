@@ -59,6 +59,7 @@ typedef struct conv_impl {
     const char *ts_name;
     const char *table; /* the table's node name (the env owns it) */
     const weir_schema *in, *out; /* the table's schema, the target's columns (nodes own them) */
+    const weir_time_zone *zone;  /* the env's, for TIMESTAMP_LTZ into TIMESTAMP and back */
 } conv_impl;
 
 static void conv_impl_free(void *p)
@@ -138,8 +139,8 @@ static int conv_record(weir_ctx *ctx, int input, const void *elem, int64_t ts)
         case CV_CONVERT: {
             weir__val x = {0}, y;
             weir_type from = c->in->cols[k->src_col].type, to = c->out->cols[k->dst_col].type;
-            weir__read_value(s, from.id, &x);
-            weir__convert(from, to, &x, &y);
+            weir__read_value(s, from, &x);
+            weir__convert(from, to, &x, &y, c->zone);
             weir__write_value(d, to, &y);
             break;
         }
@@ -171,9 +172,7 @@ static bool conv_op_for(weir_type from, weir_type to, unsigned char *op)
         return false;
     if (weir__type_is_string(f) && weir__type_is_string(t))
         *op = CV_STRING;
-    else if (weir__type_is_time(f) && weir__type_is_time(t))
-        *op = CV_COPY;
-    else if (f == t)
+    else if (weir__type_same(from, to))
         *op = f == WEIR_TYPE_BOOLEAN ? CV_BOOL : CV_COPY;
     else
         *op = CV_CONVERT;
@@ -383,6 +382,7 @@ static weir_stream *convert(weir_table *t, const weir_schema *target, unsigned m
         return weir__table_fail(env, WEIR_ENOMEM, "%s: out of memory", what);
     n->mode = out_mode;
     impl->in = in->schema;
+    impl->zone = in->env->config.time_zone;
     impl->out = n->schema;
     impl->table = in->name;
     weir_process_spec spec = {

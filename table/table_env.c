@@ -275,7 +275,8 @@ int weir__compile_list(weir_table_env *env, const char *what, const char *list,
     for (int i = 0; i < l.n; i++) {
         char err[1024];
         char *text = weir__list_dup(&l, i);
-        r = text ? weir_expr_compile_item(text, schema, allow_agg, &out[i], err, sizeof err)
+        r = text ? weir__expr_compile_in(text, schema, allow_agg, env->config.time_zone,
+                                         &out[i], err, sizeof err)
                  : WEIR_ENOMEM;
         free(text);
         if (r) {

@@ -64,7 +64,9 @@ static bool usable_type(weir_type t)
     case WEIR_TYPE_FLOAT:
     case WEIR_TYPE_DOUBLE:
     case WEIR_TYPE_TIMESTAMP:
-    case WEIR_TYPE_TIMESTAMP_LTZ: return t.capacity == 0;
+    case WEIR_TYPE_TIMESTAMP_LTZ:
+    case WEIR_TYPE_DATE:
+    case WEIR_TYPE_TIME: return t.capacity == 0 && weir_type_precision(t) <= 9;
     case WEIR_TYPE_VARCHAR: return t.capacity <= WEIR_STRING_MAX_CAPACITY;
     case WEIR_TYPE_CHAR: return t.capacity >= 1 && t.capacity <= WEIR_STRING_MAX_CAPACITY;
     default: return false;
@@ -299,6 +301,19 @@ int weir__function_result(const weir__function *f, weir_type t, weir__val *v, ch
     case WEIR_TYPE_SMALLINT:
     case WEIR_TYPE_INT: v->i = weir__int_wrap(t.id, v->i); break;
     case WEIR_TYPE_FLOAT: v->d = (float)v->d; break;
+    case WEIR_TYPE_DATE: v->i = weir__int_wrap(WEIR_TYPE_INT, v->i); break;
+    case WEIR_TYPE_TIME:
+        if (v->i < 0 || v->i >= 86400000)
+            return bad_result(f, why, "returned a TIME of %lld ms, not in 0..86399999",
+                              (long long)v->i);
+        break;
+    case WEIR_TYPE_TIMESTAMP:
+    case WEIR_TYPE_TIMESTAMP_LTZ:
+        if (v->nanos < 0 || v->nanos > 999999)
+            return bad_result(f, why, "returned %d nanoseconds within a millisecond, not in "
+                              "0..999999", (int)v->nanos);
+        weir__timestamp_truncate(&v->i, &v->nanos, weir_type_precision(t));
+        break;
     case WEIR_TYPE_VARCHAR:
     case WEIR_TYPE_CHAR:
         if (v->len > 0 && !v->s)

@@ -89,8 +89,8 @@ int weir__key_format(const void *key, char *buf, size_t size, void *arg)
             snprintf(v, sizeof v, "%.*s", (int)(len < 90 ? len : 90), (const char *)p + 4);
         } else {
             weir__val x = {0};
-            weir__read_value(p, c->type.id, &x);
-            weir__format_val(c->type, &x, WEIR_ROW_STYLE_SQL, v, sizeof v);
+            weir__read_value(p, c->type, &x);
+            weir__format_val(c->type, &x, WEIR_ROW_STYLE_SQL, NULL, v, sizeof v);
         }
         weir__append(buf, size, &n, "%s%s", i ? "," : "", v);
         p += c->size;

@@ -4,6 +4,7 @@
  * operators/; written against the public headers only (DESIGN.md's walls).
  *
  *   table_schema.c    types, schemas, rows, Row.toString formatting
+ *   datetime.c        dates, times and timestamps as text, months added
  *   expr_ast.c        the expression language's parser: text into syntax trees
  *   expr_bind.c       syntax trees bound to a schema: names, types, casts
  *   expr_cast.c       CAST: the casts Flink allows, values converted
@@ -32,6 +33,7 @@
 #include "weir/operator.h"
 #include "weir/row.h"
 #include "weir/table.h"
+#include "weir/time_zone.h"
 
 /* One column of a schema. */
 typedef struct weir__col {
@@ -76,8 +78,18 @@ bool weir__type_is_integer(weir_type_id id); /* TINYINT, SMALLINT, INT, BIGINT *
 bool weir__type_is_approx(weir_type_id id);  /* FLOAT, DOUBLE */
 bool weir__type_is_numeric(weir_type_id id);
 bool weir__type_is_time(weir_type_id id);
+/* DATE, TIME, TIMESTAMP, TIMESTAMP_LTZ; INTERVAL (day-time), INTERVAL_YM. */
+bool weir__type_is_datetime(weir_type_id id);
+bool weir__type_is_interval(weir_type_id id);
 /* A type a column may have (not NULL's, not an interval's). */
 bool weir__type_is_column(weir_type_id id);
+/* A TIMESTAMP(p) or TIMESTAMP_LTZ(p) with p > 3 (its nanoseconds kept). */
+bool weir__type_wide_time(weir_type t);
+/* TIME / TIMESTAMP / TIMESTAMP_LTZ of `precision`, written as weir
+ * writes it (WEIR_PRECISION_ZERO for a timestamp's 0). */
+weir_type weir__type_time(weir_type_id id, int precision, bool not_null);
+/* The same type (capacity, precision, scale), nullability aside. */
+bool weir__type_same(weir_type a, weir_type b);
 /* An integer type's width in bits (8, 16, 32, 64); v wrapped to it as
  * Java's narrowing casts wrap ((byte) v); whether v fits it unchanged. */
 int weir__int_bits(weir_type_id id);
@@ -122,6 +134,38 @@ int weir__format_value(const weir_schema *s, const unsigned char *row, int c, ch
 int weir__format_value_style(const weir_schema *s, const unsigned char *row, int c,
                              weir_row_style style, char *buf, size_t size);
 
+/* ---- dates and times (datetime.c) ------------------------------------------ */
+
+/* As Flink's SQL client and CAST write them: a DATE (days since the
+ * epoch), a TIME(precision) (ms of the day), a TIMESTAMP(precision) (ms
+ * since the epoch and the nanoseconds within the ms). Like snprintf. */
+int weir__format_date(int64_t days, char *buf, size_t size);
+int weir__format_time(int64_t ms, int precision, char *buf, size_t size);
+int weir__format_timestamp(int64_t ms, int32_t nanos, int precision, char *buf, size_t size);
+/* As Java's toString of LocalTime, and of LocalDateTime or (instant) an
+ * Instant, which the print connector writes. */
+int weir__format_java_time(int64_t ms, char *buf, size_t size);
+int weir__format_java_timestamp(int64_t ms, int32_t nanos, bool instant, char *buf, size_t size);
+/* Strict text (literals, the file formats): yyyy-MM-dd; HH:mm:ss[.f];
+ * yyyy-MM-dd[( |T)HH:mm:ss[.f]] with up to nine digits of fraction (their
+ * count in *fdigits). 0 or WEIR_EFORMAT. */
+int weir__parse_date(const char *text, size_t len, int64_t *days);
+int weir__parse_time(const char *text, size_t len, int64_t *ms, int *fdigits);
+int weir__parse_timestamp(const char *text, size_t len, int64_t *ms, int32_t *nanos,
+                          int *fdigits);
+/* Lenient text, as Flink's CAST of a string reads it (DateTimeUtils'
+ * parseDate, parseTime, parseTimestampData(s, precision)). */
+int weir__cast_to_date(const char *s, size_t n, int64_t *days);
+int weir__cast_to_time(const char *s, size_t n, int64_t *ms);
+int weir__cast_to_timestamp(const char *s, size_t n, int precision, int64_t *ms,
+                            int32_t *nanos);
+/* Months added to a date (days) or a timestamp (ms), the day of the month
+ * kept or cut to the month's last (Flink's DateTimeUtils.addMonths). */
+int64_t weir__add_months(int64_t days, int64_t months);
+int64_t weir__timestamp_add_months(int64_t ms, int64_t months);
+/* A timestamp cut to `precision` digits (Flink's DateTimeUtils.truncate). */
+void weir__timestamp_truncate(int64_t *ms, int32_t *nanos, int precision);
+
 /* ---- expressions ---------------------------------------------------------- */
 
 /* A value during evaluation: weir/function.h's weir_value, so that the
@@ -130,9 +174,10 @@ int weir__format_value_style(const weir_schema *s, const unsigned char *row, int
  * intervals are in i, booleans in i (0/1), DOUBLE in d. */
 typedef weir_value weir__val;
 
-/* A value of type t (NULL too) as Row.toString writes it, in a style. */
-int weir__format_val(weir_type t, const weir__val *v, weir_row_style style, char *buf,
-                     size_t size);
+/* A value of type t (NULL too) as Row.toString writes it, in a style, a
+ * TIMESTAMP_LTZ in `zone` (NULL: UTC). */
+int weir__format_val(weir_type t, const weir__val *v, weir_row_style style,
+                     const weir_time_zone *zone, char *buf, size_t size);
 
 /* A BOOLEAN (true/false, any case), DOUBLE (strtod) or integer (decimal)
  * literal of type `to` from NUL-terminated text with no leading space, as
@@ -193,6 +238,12 @@ int weir__ast_parse_item(weir_ast_arena **arena, const char *text, bool allow_al
                          weir_ast **out, char **alias, size_t *err_at, char *err,
                          size_t errsize);
 
+/* weir_expr_compile_item with TIMESTAMP_LTZ's local zone (NULL: UTC):
+ * how the table API compiles its expressions in its env's zone. */
+int weir__expr_compile_in(const char *text, const weir_schema *schema, int allow_agg,
+                          const weir_time_zone *zone, weir_expr **out, char *err,
+                          size_t errsize);
+
 /* The shown text of select items (a node's name): each item's text with
  * " AS `alias`" when an alias was bound to it (not in its text). malloc'ed; NULL when out of
  * memory. */
@@ -217,6 +268,12 @@ int64_t weir__table_now(const weir_ctx *ctx, bool virtual_clock);
 int weir__expr_eval_node(const weir__enode *n, const unsigned char *row, unsigned char *scratch,
                          weir__val *out, const char **why);
 
+/* Compares two non-NULL values of type t (Flink's order: numbers by value,
+ * strings by their UTF-8 bytes, times by instant): -1, 0 or 1. NaN is
+ * neither less nor greater than anything (0): a comparison operator says
+ * false for it on its own. */
+int weir__val_compare(weir_type t, const weir__val *a, const weir__val *b);
+
 /* Writes a value into column c of `row` (of schema s); the value's type is
  * the column's. WEIR_ERANGE if a string is longer than the column. */
 int weir__store_value(const weir_schema *s, unsigned char *row, int c, const weir__val *v);
@@ -225,9 +282,9 @@ void weir__load_value(const weir_schema *s, const unsigned char *row, int c, wei
 /* Reads the non-NULL value of type `id` stored at p (a column's place in a
  * row) into v; v->null is the caller's. Inline: the evaluator reads every
  * column this way. */
-static inline void weir__read_value(const unsigned char *p, weir_type_id id, weir__val *v)
+static inline void weir__read_value(const unsigned char *p, weir_type t, weir__val *v)
 {
-    switch (id) {
+    switch (t.id) {
     case WEIR_TYPE_BOOLEAN: v->i = p[0] != 0; break;
     case WEIR_TYPE_TINYINT: v->i = (int8_t)p[0]; break;
     case WEIR_TYPE_SMALLINT: {
@@ -236,7 +293,10 @@ static inline void weir__read_value(const unsigned char *p, weir_type_id id, wei
         v->i = x;
         break;
     }
-    case WEIR_TYPE_INT: {
+    case WEIR_TYPE_INT:
+    case WEIR_TYPE_DATE:
+    case WEIR_TYPE_TIME:
+    case WEIR_TYPE_INTERVAL_YM: {
         int32_t x;
         memcpy(&x, p, 4);
         v->i = x;
@@ -253,6 +313,14 @@ static inline void weir__read_value(const unsigned char *p, weir_type_id id, wei
     case WEIR_TYPE_CHAR:
         memcpy(&v->len, p, 4);
         v->s = (const char *)p + 4;
+        break;
+    case WEIR_TYPE_TIMESTAMP:
+    case WEIR_TYPE_TIMESTAMP_LTZ:
+        memcpy(&v->i, p, 8);
+        if (t.precision > 3 && t.precision != WEIR_PRECISION_ZERO)
+            memcpy(&v->nanos, p + 8, 4);
+        else
+            v->nanos = 0;
         break;
     default: memcpy(&v->i, p, 8); break;
     }
@@ -271,7 +339,10 @@ static inline void weir__write_value(unsigned char *p, weir_type t, const weir__
         memcpy(p, &x, 2);
         break;
     }
-    case WEIR_TYPE_INT: {
+    case WEIR_TYPE_INT:
+    case WEIR_TYPE_DATE:
+    case WEIR_TYPE_TIME:
+    case WEIR_TYPE_INTERVAL_YM: {
         int32_t x = (int32_t)(uint32_t)(uint64_t)v->i;
         memcpy(p, &x, 4);
         break;
@@ -282,6 +353,12 @@ static inline void weir__write_value(unsigned char *p, weir_type t, const weir__
         break;
     }
     case WEIR_TYPE_DOUBLE: memcpy(p, &v->d, 8); break;
+    case WEIR_TYPE_TIMESTAMP:
+    case WEIR_TYPE_TIMESTAMP_LTZ:
+        memcpy(p, &v->i, 8);
+        if (t.precision > 3 && t.precision != WEIR_PRECISION_ZERO)
+            memcpy(p + 8, &v->nanos, 4);
+        break;
     default: memcpy(p, &v->i, 8); break;
     }
 }

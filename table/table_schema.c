@@ -203,7 +203,9 @@ int weir_schema_column_at(weir_schema_builder *b, const char *name, weir_type ty
     size_t need = weir__type_is_string(type.id)      ? 1
                   : type.id == WEIR_TYPE_BOOLEAN ? sizeof(bool)
                                                  : weir__type_size(type);
-    if (!weir__type_is_string(type.id) && field_size != need)
+    /* a wide timestamp's field may be a struct {int64_t ms; int32_t nanos;}: 16 bytes */
+    if (!weir__type_is_string(type.id) && field_size != need &&
+        !(weir__type_wide_time(type) && field_size == 16))
         return bfail(b, WEIR_EINVAL, "column '%s': field size %zu, its type needs %zu",
                      name ? name : "?", field_size, need);
     if (field_size == 0 || offset + field_size > b->struct_size)
@@ -670,7 +672,7 @@ void weir__load_value(const weir_schema *s, const unsigned char *row, int c, wei
 {
     const weir__col *col = &s->cols[c];
     v->null = weir__row_null(s, row, c);
-    weir__read_value(row + col->offset, col->type.id, v);
+    weir__read_value(row + col->offset, col->type, v);
 }
 
 int weir__store_value(const weir_schema *s, unsigned char *row, int c, const weir__val *v)
@@ -709,7 +711,10 @@ static int check_col(const weir_schema *s, int col, bool (*ok)(weir_type_id))
     return 0;
 }
 
-static bool is_intlike(weir_type_id id) { return weir__type_is_integer(id) || weir__type_is_time(id); }
+static bool is_intlike(weir_type_id id)
+{
+    return weir__type_is_integer(id) || weir__type_is_datetime(id);
+}
 static bool is_double(weir_type_id id) { return weir__type_is_approx(id); }
 static bool is_bool(weir_type_id id) { return id == WEIR_TYPE_BOOLEAN; }
 static bool is_any(weir_type_id id) { (void)id; return true; }
@@ -767,9 +772,32 @@ int weir_row_set_int(const weir_schema *s, void *row, int col, int64_t x)
 {
     if (check_col(s, col, is_intlike))
         return WEIR_EINVAL;
-    if (!weir__int_fits(s->cols[col].type.id, x))
+    weir_type_id id = s->cols[col].type.id;
+    if (!weir__int_fits(id, x) || (id == WEIR_TYPE_DATE && !weir__int_fits(WEIR_TYPE_INT, x)) ||
+        (id == WEIR_TYPE_TIME && (x < 0 || x >= 86400000)))
         return WEIR_ERANGE;
     weir__val v = {.i = x};
+    return weir__store_value(s, row, col, &v);
+}
+
+int32_t weir_row_get_nanos(const weir_schema *s, const void *row, int col)
+{
+    if (check_col(s, col, weir__type_is_time) || weir__row_null(s, row, col))
+        return 0;
+    weir__val v = {0};
+    weir__load_value(s, row, col, &v);
+    return v.nanos;
+}
+
+int weir_row_set_timestamp(const weir_schema *s, void *row, int col, int64_t ms,
+                           int32_t nanos)
+{
+    if (check_col(s, col, weir__type_is_time))
+        return WEIR_EINVAL;
+    if (nanos < 0 || nanos > 999999 ||
+        (nanos && weir_type_precision(s->cols[col].type) <= 3))
+        return WEIR_ERANGE;
+    weir__val v = {.i = ms, .nanos = nanos};
     return weir__store_value(s, row, col, &v);
 }
 
@@ -801,75 +829,10 @@ int weir_row_set_string(const weir_schema *s, void *row, int col, const char *st
 
 /* ---- Row.toString ------------------------------------------------------------- */
 
-/* Days to civil date (Howard Hinnant's algorithm), for timestamps before
- * and after 1970 alike. */
-static void civil(int64_t days, int64_t *y, unsigned *m, unsigned *d)
-{
-    days += 719468;
-    int64_t era = (days >= 0 ? days : days - 146096) / 146097;
-    unsigned doe = (unsigned)(days - era * 146097);
-    unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-    int64_t yy = (int64_t)yoe + era * 400;
-    unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    unsigned mp = (5 * doy + 2) / 153;
-    *d = doy - (153 * mp + 2) / 5 + 1;
-    *m = mp < 10 ? mp + 3 : mp - 9;
-    *y = yy + (*m <= 2);
-}
-
-/* Days since 1970-01-01 of a civil date (proleptic Gregorian). */
-static int64_t days_from_civil(int64_t y, unsigned m, unsigned d)
-{
-    y -= m <= 2;
-    int64_t era = (y >= 0 ? y : y - 399) / 400;
-    int64_t yoe = y - era * 400;
-    int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-    int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    return era * 146097 + doe - 719468;
-}
-
-/* n digits at *p into *v; false if they are not there. */
-static bool digits(const char **p, const char *end, int n, unsigned *v)
-{
-    *v = 0;
-    for (int i = 0; i < n; i++, (*p)++) {
-        if (*p >= end || !isdigit((unsigned char)**p))
-            return false;
-        *v = *v * 10 + (unsigned)(**p - '0');
-    }
-    return true;
-}
-
 int weir_timestamp_parse(const char *text, size_t len, int64_t *ms)
 {
-    const char *p = text, *end = text + len;
-    unsigned y, mo, d, h = 0, mi = 0, sec = 0, frac = 0;
-    if (!digits(&p, end, 4, &y) || p == end || *p++ != '-' || !digits(&p, end, 2, &mo) ||
-        p == end || *p++ != '-' || !digits(&p, end, 2, &d))
-        return WEIR_EFORMAT;
-    if (p < end) {
-        if ((*p != ' ' && *p != 'T') || (++p, !digits(&p, end, 2, &h)) || p == end ||
-            *p++ != ':' || !digits(&p, end, 2, &mi) || p == end || *p++ != ':' ||
-            !digits(&p, end, 2, &sec))
-            return WEIR_EFORMAT;
-        if (p < end && *p == '.') {
-            int n = 0;
-            for (p++; p < end && isdigit((unsigned char)*p); p++, n++)
-                if (n < 3)
-                    frac = frac * 10 + (unsigned)(*p - '0');
-            if (n == 0 || n > 9)
-                return WEIR_EFORMAT;
-            for (; n < 3; n++)
-                frac *= 10;
-        }
-    }
-    static const unsigned mdays[] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-    bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
-    if (p != end || mo < 1 || mo > 12 || d < 1 || d > mdays[mo - 1] ||
-        (mo == 2 && d == 29 && !leap) || h > 23 || mi > 59 || sec > 59)
-        return WEIR_EFORMAT;
-    *ms = ((days_from_civil(y, mo, d) * 24 + h) * 60 + mi) * 60000 + (int64_t)sec * 1000 + frac;
-    return 0;
+    int32_t nanos;
+    return weir__parse_timestamp(text, len, ms, &nanos, NULL);
 }
 
 int weir_row_set_text(const weir_schema *s, void *row, int col, const char *text, size_t len)
@@ -879,10 +842,28 @@ int weir_row_set_text(const weir_schema *s, void *row, int col, const char *text
     weir_type_id id = s->cols[col].type.id;
     if (weir__type_is_string(id))
         return weir_row_set_string(s, row, col, text, len);
-    if (id == WEIR_TYPE_TIMESTAMP || id == WEIR_TYPE_TIMESTAMP_LTZ) {
+    if (weir__type_is_time(id)) {
         int64_t ms;
-        return weir_timestamp_parse(text, len, &ms) ? WEIR_EFORMAT
-                                                    : weir_row_set_int(s, row, col, ms);
+        int32_t nanos;
+        if (weir__parse_timestamp(text, len, &ms, &nanos, NULL))
+            return WEIR_EFORMAT;
+        weir__timestamp_truncate(&ms, &nanos, weir_type_precision(s->cols[col].type));
+        return weir_row_set_timestamp(s, row, col, ms, nanos);
+    }
+    if (id == WEIR_TYPE_DATE) {
+        int64_t days;
+        return weir__parse_date(text, len, &days) ? WEIR_EFORMAT
+                                                  : weir_row_set_int(s, row, col, days);
+    }
+    if (id == WEIR_TYPE_TIME) {
+        int64_t ms;
+        int digits;
+        if (weir__parse_time(text, len, &ms, &digits))
+            return WEIR_EFORMAT;
+        weir_type t = s->cols[col].type;
+        int32_t nanos = 0;
+        weir__timestamp_truncate(&ms, &nanos, weir_type_precision(t));
+        return weir_row_set_int(s, row, col, ms);
     }
     char tmp[64];
     if (len == 0 || len >= sizeof tmp)
@@ -935,17 +916,7 @@ int weir__parse_literal(weir_type_id to, const char *text, weir__val *out)
 
 int weir_timestamp_format(int64_t ms, char *buf, size_t size)
 {
-    int64_t days = ms / 86400000, rem = ms % 86400000;
-    if (rem < 0) {
-        rem += 86400000;
-        days--;
-    }
-    int64_t y;
-    unsigned mo, d;
-    civil(days, &y, &mo, &d);
-    return snprintf(buf, size, "%04" PRId64 "-%02u-%02u %02u:%02u:%02u.%03u", y, mo, d,
-                    (unsigned)(rem / 3600000), (unsigned)(rem / 60000 % 60),
-                    (unsigned)(rem / 1000 % 60), (unsigned)(rem % 1000));
+    return weir__format_timestamp(ms, 0, 3, buf, size);
 }
 
 /* A double as Java's Double.toString writes it (Flink's Row.toString and
@@ -1027,47 +998,38 @@ int weir__format_float(double x, char *buf, size_t size)
     return format_java(x, true, buf, size);
 }
 
-/* A time as Java's LocalDateTime.toString (TIMESTAMP) or Instant.toString
- * (TIMESTAMP_LTZ) writes it, as Flink's print connector shows them:
- * 2024-01-01T00:00, 2024-01-01T00:00:01.500, 2024-01-01T00:00:00Z. */
-static int format_iso(int64_t ms, bool instant, char *buf, size_t size)
-{
-    char t[40];
-    weir_timestamp_format(ms, t, sizeof t); /* 2024-01-01 00:00:01.500 */
-    char *space = strchr(t, ' ');
-    if (space)
-        *space = 'T';
-    size_t len = strlen(t);
-    bool no_ms = len >= 4 && strcmp(t + len - 4, ".000") == 0;
-    if (no_ms)
-        t[len -= 4] = '\0';
-    if (!instant && no_ms && len >= 3 && strcmp(t + len - 3, ":00") == 0)
-        t[len - 3] = '\0';
-    return snprintf(buf, size, "%s%s", t, instant ? "Z" : "");
-}
-
 int weir__format_value(const weir_schema *s, const unsigned char *row, int c, char *buf,
                        size_t size)
 {
     return weir__format_value_style(s, row, c, WEIR_ROW_STYLE_SQL, buf, size);
 }
 
-int weir__format_val(weir_type t, const weir__val *v, weir_row_style style, char *buf,
-                     size_t size)
+int weir__format_val(weir_type t, const weir__val *v, weir_row_style style,
+                     const weir_time_zone *zone, char *buf, size_t size)
 {
     if (v->null)
         return snprintf(buf, size, "null");
+    bool print = style == WEIR_ROW_STYLE_PRINT_CONNECTOR;
     switch (t.id) {
     case WEIR_TYPE_BOOLEAN: return snprintf(buf, size, "%s", v->i ? "true" : "false");
     case WEIR_TYPE_DOUBLE: return weir__format_double(v->d, buf, size);
     case WEIR_TYPE_FLOAT: return weir__format_float(v->d, buf, size);
     case WEIR_TYPE_VARCHAR:
     case WEIR_TYPE_CHAR: return snprintf(buf, size, "%.*s", (int)v->len, v->s);
+    case WEIR_TYPE_DATE: return weir__format_date(v->i, buf, size);
+    case WEIR_TYPE_TIME:
+        return print ? weir__format_java_time(v->i, buf, size)
+                     : weir__format_time(v->i, weir_type_precision(t), buf, size);
     case WEIR_TYPE_TIMESTAMP:
+        return print ? weir__format_java_timestamp(v->i, v->nanos, false, buf, size)
+                     : weir__format_timestamp(v->i, v->nanos, weir_type_precision(t), buf, size);
     case WEIR_TYPE_TIMESTAMP_LTZ:
-        if (style == WEIR_ROW_STYLE_PRINT_CONNECTOR)
-            return format_iso(v->i, t.id == WEIR_TYPE_TIMESTAMP_LTZ, buf, size);
-        return weir_timestamp_format(v->i, buf, size);
+        /* an instant: the print connector's Instant.toString is UTC; the
+         * SQL client shows it in the session's zone */
+        if (print)
+            return weir__format_java_timestamp(v->i, v->nanos, true, buf, size);
+        return weir__format_timestamp(v->i + weir_time_zone_offset(zone, v->i), v->nanos,
+                                      weir_type_precision(t), buf, size);
     default: return snprintf(buf, size, "%" PRId64, v->i);
     }
 }
@@ -1077,33 +1039,37 @@ int weir__format_value_style(const weir_schema *s, const unsigned char *row, int
 {
     weir__val v = {0};
     weir__load_value(s, row, c, &v);
-    return weir__format_val(s->cols[c].type, &v, style, buf, size);
+    return weir__format_val(s->cols[c].type, &v, style, NULL, buf, size);
 }
 
 int weir_row_format(const weir_schema *s, const void *row, char *buf, size_t size)
 {
-    return weir_row_format_style(s, row, WEIR_ROW_STYLE_SQL, buf, size);
+    return weir_row_format_zoned(s, row, WEIR_ROW_STYLE_SQL, NULL, buf, size);
 }
 
 int weir_row_format_style(const weir_schema *s, const void *row, weir_row_style style, char *buf,
                           size_t size)
 {
+    return weir_row_format_zoned(s, row, style, NULL, buf, size);
+}
+
+int weir_row_format_zoned(const weir_schema *s, const void *row, weir_row_style style,
+                          const weir_time_zone *zone, char *buf, size_t size)
+{
     size_t n = 0;
     weir__append(buf, size, &n, "%s[", weir_row_kind_name(weir_row_get_kind(row)));
     for (int c = 0; c < s->ncols; c++) {
         char v[128];
-        int w = weir__format_value_style(s, row, c, style, v, sizeof v);
+        weir__val x = {0};
+        weir__load_value(s, row, c, &x);
+        int w = weir__format_val(s->cols[c].type, &x, style, zone, v, sizeof v);
         if (c)
             weir__append(buf, size, &n, ", ");
-        if (w >= (int)sizeof v && weir__type_is_string(s->cols[c].type.id)) {
-            uint32_t len;
-            const char *str = weir_row_get_string(s, row, c, &len);
-            weir__append(buf, size, &n, "%.*s", (int)len, str);
-        } else {
+        if (w >= (int)sizeof v && weir__type_is_string(s->cols[c].type.id))
+            weir__append(buf, size, &n, "%.*s", (int)x.len, x.s);
+        else
             weir__append(buf, size, &n, "%s", v);
-        }
     }
     weir__append(buf, size, &n, "]");
     return (int)n;
 }
-

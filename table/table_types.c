@@ -38,9 +38,38 @@ bool weir__type_is_time(weir_type_id id)
     return id == WEIR_TYPE_TIMESTAMP || id == WEIR_TYPE_TIMESTAMP_LTZ;
 }
 
+bool weir__type_is_datetime(weir_type_id id)
+{
+    return id == WEIR_TYPE_DATE || id == WEIR_TYPE_TIME || weir__type_is_time(id);
+}
+
+bool weir__type_is_interval(weir_type_id id)
+{
+    return id == WEIR_TYPE_INTERVAL || id == WEIR_TYPE_INTERVAL_YM;
+}
+
 bool weir__type_is_column(weir_type_id id)
 {
-    return id != WEIR_TYPE_NULL && id != WEIR_TYPE_INTERVAL;
+    return id != WEIR_TYPE_NULL && !weir__type_is_interval(id);
+}
+
+bool weir__type_wide_time(weir_type t)
+{
+    return weir__type_is_time(t.id) && weir_type_precision(t) > 3;
+}
+
+weir_type weir__type_time(weir_type_id id, int precision, bool not_null)
+{
+    weir_type t = {.id = id, .not_null = not_null};
+    t.precision = precision == 0 && id != WEIR_TYPE_TIME ? WEIR_PRECISION_ZERO
+                                                         : (uint8_t)precision;
+    return t;
+}
+
+bool weir__type_same(weir_type a, weir_type b)
+{
+    return a.id == b.id && (!weir__type_is_string(a.id) || a.capacity == b.capacity) &&
+           weir_type_precision(a) == weir_type_precision(b) && a.scale == b.scale;
 }
 
 int weir__int_bits(weir_type_id id)
@@ -81,6 +110,8 @@ bool weir_type_casts_implicitly(weir_type from, weir_type to)
         return true;
     if (weir__type_is_time(f) && weir__type_is_time(t))
         return true;
+    if ((t == WEIR_TYPE_DATE || t == WEIR_TYPE_TIME) && f == WEIR_TYPE_TIMESTAMP)
+        return true;
     if (weir__type_is_integer(f) && weir__type_is_integer(t))
         return weir__int_bits(f) <= weir__int_bits(t);
     if (t == WEIR_TYPE_FLOAT)
@@ -112,10 +143,12 @@ bool weir_type_common(weir_type a, weir_type b, weir_type *out)
             t.id = WEIR_TYPE_FLOAT;
         else
             t.id = weir__int_bits(a.id) >= weir__int_bits(b.id) ? a.id : b.id;
-    } else if (weir__type_is_time(a.id) && weir__type_is_time(b.id)) {
-        /* Flink generalizes to the zoned type */
-        if (a.id != b.id)
-            t.id = WEIR_TYPE_TIMESTAMP_LTZ;
+    } else if ((weir__type_is_time(a.id) && weir__type_is_time(b.id)) ||
+               (a.id == WEIR_TYPE_TIME && b.id == WEIR_TYPE_TIME)) {
+        /* the larger precision; Flink generalizes to the zoned type */
+        int pa = weir_type_precision(a), pb = weir_type_precision(b);
+        t = weir__type_time(a.id == b.id ? a.id : WEIR_TYPE_TIMESTAMP_LTZ, pa > pb ? pa : pb,
+                            t.not_null);
     } else if (a.id != b.id) {
         return false;
     }
@@ -131,9 +164,14 @@ uint32_t weir__type_size(weir_type t)
     case WEIR_TYPE_TINYINT: return 1;
     case WEIR_TYPE_SMALLINT: return 2;
     case WEIR_TYPE_INT:
-    case WEIR_TYPE_FLOAT: return 4;
+    case WEIR_TYPE_FLOAT:
+    case WEIR_TYPE_DATE:
+    case WEIR_TYPE_TIME:
+    case WEIR_TYPE_INTERVAL_YM: return 4;
     case WEIR_TYPE_VARCHAR:
     case WEIR_TYPE_CHAR: return 4 + t.capacity;
+    case WEIR_TYPE_TIMESTAMP:
+    case WEIR_TYPE_TIMESTAMP_LTZ: return weir_type_precision(t) > 3 ? 12 : 8;
     default: return 8;
     }
 }
@@ -147,6 +185,9 @@ uint32_t weir__type_align(weir_type t)
     case WEIR_TYPE_SMALLINT: return 2;
     case WEIR_TYPE_INT:
     case WEIR_TYPE_FLOAT:
+    case WEIR_TYPE_DATE:
+    case WEIR_TYPE_TIME:
+    case WEIR_TYPE_INTERVAL_YM:
     case WEIR_TYPE_VARCHAR:
     case WEIR_TYPE_CHAR: return 4;
     default: return 8;
@@ -187,7 +228,7 @@ static int type_error(char *err, size_t errsize, const char *fmt, ...)
 }
 
 /* The "(n)" after a type name at p (the string's capacity, or a time's
- * precision, which must be 3) into t; *rest is the text after it. */
+ * precision, 0..9) into t; *rest is the text after it. */
 static int parse_type_length(const char *p, const char *kw, bool has_len, weir_type *t,
                              const char *text, const char **rest, char *err, size_t errsize)
 {
@@ -198,9 +239,17 @@ static int parse_type_length(const char *p, const char *kw, bool has_len, weir_t
     end = (char *)weir__skip_ws(end);
     if (end == p + 1 || *end != ')')
         return type_error(err, errsize, "bad length in type '%s'", text);
-    if (weir__type_is_time(t->id)) {
-        if (n != 3)
-            return type_error(err, errsize, "only precision 3 is supported: '%s'", text);
+    if (weir__type_is_datetime(t->id)) {
+        /* Flink's TimestampType / LocalZonedTimestampType / TimeType */
+        if (end == p + 1 || n < 0 || n > 9)
+            return type_error(err, errsize, "%s precision must be between 0 and 9 (both "
+                              "inclusive): '%s'",
+                              t->id == WEIR_TYPE_TIME            ? "Time"
+                              : t->id == WEIR_TYPE_TIMESTAMP_LTZ ? "Timestamp with local time "
+                                                                   "zone"
+                                                                 : "Timestamp",
+                              text);
+        *t = weir__type_time(t->id, (int)n, false);
     } else {
         if (n <= 0 || n > (long long)WEIR_STRING_MAX_CAPACITY)
             return type_error(err, errsize, "string capacity %lld is not in 1..%u: '%s'", n,
@@ -222,6 +271,7 @@ int weir_type_parse(const char *text, weir_type *out, char *err, size_t errsize)
         {"CHAR", WEIR_TYPE_CHAR, true},        {"STRING", WEIR_TYPE_VARCHAR, false},
         {"TIMESTAMP_LTZ", WEIR_TYPE_TIMESTAMP_LTZ, true},
         {"TIMESTAMP", WEIR_TYPE_TIMESTAMP, true},
+        {"DATE", WEIR_TYPE_DATE, false},       {"TIME", WEIR_TYPE_TIME, true},
     };
     if (!text || !out)
         return type_error(err, errsize, "a type text is required");
@@ -250,6 +300,32 @@ int weir_type_parse(const char *text, weir_type *out, char *err, size_t errsize)
         t.capacity = 1; /* SQL: CHAR is CHAR(1) */
     } else if (t.id == WEIR_TYPE_VARCHAR && names[k].has_len) {
         return type_error(err, errsize, "VARCHAR needs a length (or use STRING): '%s'", text);
+    } else if (weir__type_is_time(t.id)) {
+        t = weir__type_time(t.id, 6, false); /* Flink: TIMESTAMP is TIMESTAMP(6) */
+    }
+    if (t.id == WEIR_TYPE_TIMESTAMP || t.id == WEIR_TYPE_TIME) {
+        /* TIMESTAMP(p) WITHOUT TIME ZONE; TIMESTAMP(p) WITH LOCAL TIME ZONE */
+        const char *w = weir__match_word(p, "WITHOUT");
+        const char *l = weir__match_word(p, "WITH");
+        const char *x = w ? w : l;
+        if (x) {
+            const char *y = weir__skip_ws(x);
+            if (l && t.id == WEIR_TYPE_TIMESTAMP) {
+                const char *loc = weir__match_word(y, "LOCAL");
+                if (!loc)
+                    return type_error(err, errsize, "expected WITH LOCAL TIME ZONE: '%s'",
+                                      text);
+                y = weir__skip_ws(loc);
+                t.id = WEIR_TYPE_TIMESTAMP_LTZ;
+            } else if (l) {
+                return type_error(err, errsize, "a TIME has no time zone: '%s'", text);
+            }
+            const char *tm = weir__match_word(y, "TIME");
+            const char *zn = tm ? weir__match_word(weir__skip_ws(tm), "ZONE") : NULL;
+            if (!zn)
+                return type_error(err, errsize, "expected TIME ZONE in type '%s'", text);
+            p = weir__skip_ws(zn);
+        }
     }
     const char *nn = weir__match_word(p, "NOT");
     if (nn) {
@@ -281,9 +357,14 @@ int weir_type_format(weir_type t, char *buf, size_t size)
     case WEIR_TYPE_FLOAT: return snprintf(buf, size, "FLOAT%s", nn);
     case WEIR_TYPE_VARCHAR: return snprintf(buf, size, "VARCHAR(%" PRIu32 ")%s", t.capacity, nn);
     case WEIR_TYPE_CHAR: return snprintf(buf, size, "CHAR(%" PRIu32 ")%s", t.capacity, nn);
-    case WEIR_TYPE_TIMESTAMP: return snprintf(buf, size, "TIMESTAMP(3)%s", nn);
-    case WEIR_TYPE_TIMESTAMP_LTZ: return snprintf(buf, size, "TIMESTAMP_LTZ(3)%s", nn);
+    case WEIR_TYPE_TIMESTAMP:
+        return snprintf(buf, size, "TIMESTAMP(%d)%s", weir_type_precision(t), nn);
+    case WEIR_TYPE_TIMESTAMP_LTZ:
+        return snprintf(buf, size, "TIMESTAMP_LTZ(%d)%s", weir_type_precision(t), nn);
+    case WEIR_TYPE_DATE: return snprintf(buf, size, "DATE%s", nn);
+    case WEIR_TYPE_TIME: return snprintf(buf, size, "TIME(%d)%s", weir_type_precision(t), nn);
     case WEIR_TYPE_INTERVAL: return snprintf(buf, size, "INTERVAL%s", nn);
+    case WEIR_TYPE_INTERVAL_YM: return snprintf(buf, size, "INTERVAL YEAR TO MONTH%s", nn);
     }
     return snprintf(buf, size, "?");
 }

@@ -41,9 +41,12 @@ typedef enum weir_ast_kind {
     WEIR_AST_CAST,     /* CAST(a AS type): `text` the type as written; TRY_CAST: `negate` */
     WEIR_AST_CALL,     /* text(args): a function or an aggregate (`distinct`, `star`),
                         * written as `form` says */
-    WEIR_AST_SYMBOL    /* a keyword argument of a call's own syntax: `text` the word(s),
+    WEIR_AST_SYMBOL,   /* a keyword argument of a call's own syntax: `text` the word(s),
                         * upper case (TRIM's LEADING, EXTRACT's HOUR, JSON_VALUE's
                         * RETURNING type and ON EMPTY behaviour) */
+    WEIR_AST_TYPED,    /* DATE '2024-01-05', TIME '...', TIMESTAMP '...': `value` the
+                        * weir_type_id, `text` the string's value */
+    WEIR_AST_INTERVAL_YM /* INTERVAL '1-2' YEAR TO MONTH: `value` in months */
 } weir_ast_kind;
 
 /* How a call is written: a function call, or one of SQL's own forms whose
@@ -156,6 +159,9 @@ typedef struct weir_expr_scope {
         const weir_schema *columns;
         int first;
     } inputs[4];
+    /* The session's 'table.local-time-zone', in which TIMESTAMP_LTZ values
+     * meet local date-times (casts, comparisons); NULL: UTC. */
+    const weir_time_zone *zone;
 } weir_expr_scope;
 
 /* Binds `a` in `scope` into a compiled expression: names resolved to

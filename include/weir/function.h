@@ -45,8 +45,8 @@
  * argument and both types ("argument 1 of to_fahrenheit ('name') is
  * VARCHAR(20), where to_fahrenheit takes DOUBLE"). Parameter and result
  * types are BOOLEAN, TINYINT, SMALLINT, INT, BIGINT, FLOAT, DOUBLE,
- * VARCHAR(n), CHAR(n), STRING, TIMESTAMP(3) and TIMESTAMP_LTZ(3)
- * (weir/row.h); a STRING result has the
+ * VARCHAR(n), CHAR(n), STRING, DATE, TIME(p), TIMESTAMP(p) and
+ * TIMESTAMP_LTZ(p) (weir/row.h); a STRING result has the
  * capacity of the schema's STRING (WEIR_STRING_DEFAULT_CAPACITY unless the
  * schema says otherwise).
  *
@@ -92,10 +92,13 @@ extern "C" {
 #define WEIR_FUNCTION_MAX_ACC_SIZE 65536
 
 /* One value of a call: an argument (read-only) or the result. Which member
- * holds it is the type's: BOOLEAN (0 or 1), TINYINT, SMALLINT, INT, BIGINT,
- * TIMESTAMP(3) and TIMESTAMP_LTZ(3) (milliseconds since the epoch, UTC) in
- * i (an integer result wraps to its type, as Java's cast); DOUBLE and FLOAT
- * in d (a FLOAT result is rounded to the nearest float);
+ * holds it is the type's: BOOLEAN (0 or 1), TINYINT, SMALLINT, INT, BIGINT
+ * in i (an integer result wraps to its type, as Java's cast); DATE (days
+ * since 1970-01-01), TIME (milliseconds of the day) in i; TIMESTAMP(p) and
+ * TIMESTAMP_LTZ(p) in i (milliseconds since 1970-01-01 00:00, UTC for
+ * TIMESTAMP_LTZ) and nanos (the nanoseconds within that millisecond, for
+ * p > 3; a result is cut to p digits); DOUBLE and FLOAT in d (a FLOAT
+ * result is rounded to the nearest float);
  * a string in s and len (its bytes, UTF-8, not NUL-terminated; a CHAR(n)
  * padded with spaces to n). null: the SQL NULL (the other members are then
  * meaningless). */
@@ -105,6 +108,11 @@ typedef struct weir_value {
     const char *s;
     uint32_t len;
     bool null;
+    /* Since ABI 2 (weir/version.h): the nanoseconds within the millisecond
+     * i of a TIMESTAMP(p) or TIMESTAMP_LTZ(p), 0..999999 (0 for p <= 3). */
+    int32_t nanos;
+    /* Reserved (0). */
+    int64_t hi;
 } weir_value;
 
 /* What a callback is given besides its values. Plain data, valid during

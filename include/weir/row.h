@@ -6,8 +6,9 @@
  *     byte 0          the row kind (weir_row_kind: +I, -U, +U, -D)
  *     bytes 1..       one null bit per column (bit c%8 of byte 1 + c/8)
  *     (8-aligned)     the columns, each at its natural alignment:
- *                     BOOLEAN / TINYINT 1 byte, SMALLINT 2, INT / FLOAT 4,
- *                     BIGINT / DOUBLE / TIMESTAMP 8,
+ *                     BOOLEAN / TINYINT 1 byte, SMALLINT 2, INT / FLOAT /
+ *                     DATE / TIME 4, BIGINT / DOUBLE / TIMESTAMP(p <= 3) 8,
+ *                     TIMESTAMP(p > 3) 12 (8-aligned),
  *                     VARCHAR(n) / CHAR(n) / STRING: a uint32 length and n bytes
  *
  * The row size is a multiple of 8. A NULL column's bytes are zero and a
@@ -19,8 +20,12 @@
  * (WEIR_STRING_DEFAULT_CAPACITY unless weir_schema_builder_string_capacity
  * says otherwise). A longer value is an error that names the table, the
  * column and the length — it is never cut. CHAR(n) pads with spaces to n.
- * TIMESTAMP(3) and TIMESTAMP_LTZ(3) are int64 milliseconds since the epoch,
- * UTC.
+ * DATE is an int32 of days since 1970-01-01, TIME(p) an int32 of
+ * milliseconds of the day (Flink's TIME keeps milliseconds whatever its
+ * precision). TIMESTAMP(p) and TIMESTAMP_LTZ(p) are an int64 of
+ * milliseconds since 1970-01-01 00:00 (a local date-time for TIMESTAMP,
+ * an instant, UTC, for TIMESTAMP_LTZ), and for p > 3 an int32 of the
+ * nanoseconds within that millisecond after it (Flink's TimestampData).
  *
  * A schema is immutable once built and may be read from any thread. It is
  * made with a builder: columns by name and type, optionally bound to the
@@ -37,6 +42,7 @@
 #include <stdint.h>
 
 #include "weir/export.h"
+#include "weir/time_zone.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -66,16 +72,38 @@ typedef enum weir_type_id {
     WEIR_TYPE_INTERVAL,      /* INTERVAL ... (expressions only): int64 ms */
     WEIR_TYPE_TINYINT,       /* 8-bit */
     WEIR_TYPE_SMALLINT,      /* 16-bit */
-    WEIR_TYPE_FLOAT          /* 32-bit IEEE 754 (also REAL) */
+    WEIR_TYPE_FLOAT,         /* 32-bit IEEE 754 (also REAL) */
+    WEIR_TYPE_DATE,          /* days since 1970-01-01 */
+    WEIR_TYPE_TIME,          /* TIME(p): milliseconds of the day */
+    WEIR_TYPE_INTERVAL_YM    /* INTERVAL ... YEAR TO MONTH (expressions only): months */
 } weir_type_id;
 
-/* A column's type. capacity: strings only (0 for STRING means the default);
- * nullable unless not_null. */
+/* A column's type. capacity: strings only (0 for STRING means the default).
+ * precision: the digits of a second's fraction of TIME, TIMESTAMP and
+ * TIMESTAMP_LTZ (0..9), where 0 is the type's default (TIME 0, TIMESTAMP
+ * and TIMESTAMP_LTZ 3: {.id = WEIR_TYPE_TIMESTAMP} is TIMESTAMP(3), as it
+ * always was) and WEIR_PRECISION_ZERO asks for 0 (TIMESTAMP(0));
+ * weir_type_precision reads it. scale: reserved (0). Nullable unless
+ * not_null. */
 typedef struct weir_type {
     weir_type_id id;
     uint32_t capacity;
     bool not_null;
+    uint8_t precision;
+    uint8_t scale;
 } weir_type;
+
+#define WEIR_PRECISION_ZERO 0xFF
+
+/* A type's precision, its default resolved (0 for types without one). */
+static inline int weir_type_precision(weir_type t)
+{
+    if (t.precision == WEIR_PRECISION_ZERO)
+        return 0;
+    if (t.precision)
+        return t.precision;
+    return t.id == WEIR_TYPE_TIMESTAMP || t.id == WEIR_TYPE_TIMESTAMP_LTZ ? 3 : 0;
+}
 
 #define WEIR_STRING_DEFAULT_CAPACITY 64u
 /* The largest string capacity and row size a schema accepts. */
@@ -84,7 +112,8 @@ typedef struct weir_type {
 
 /* Parses a type as SQL writes it: BOOLEAN, TINYINT, SMALLINT, INT / INTEGER,
  * BIGINT, FLOAT / REAL, DOUBLE [PRECISION], VARCHAR(n), CHAR(n), STRING,
- * TIMESTAMP / TIMESTAMP(3), TIMESTAMP_LTZ(3),
+ * DATE, TIME[(p)], TIMESTAMP[(p)] [WITHOUT TIME ZONE] (bare: Flink's
+ * TIMESTAMP(6)), TIMESTAMP_LTZ[(p)] / TIMESTAMP[(p)] WITH LOCAL TIME ZONE,
  * each optionally followed by NOT NULL (case-insensitive). STRING gets
  * capacity 0 (the schema's default). 0, or WEIR_EINVAL with why in err. */
 WEIR_EXPORT int weir_type_parse(const char *text, weir_type *out, char *err, size_t errsize);
@@ -134,8 +163,9 @@ WEIR_EXPORT int weir_schema_bind_struct(weir_schema_builder *b, size_t struct_si
 
 /* A column read from the bound struct's field at `offset` (offsetof):
  * BOOLEAN a bool, TINYINT an int8_t, SMALLINT an int16_t, INT an int32_t,
- * BIGINT / TIMESTAMP an int64_t, FLOAT a float, DOUBLE a double,
- * VARCHAR(n) / CHAR(n) / STRING a char array of `field_size` bytes
+ * BIGINT / TIMESTAMP(p <= 3) an int64_t, FLOAT a float, DOUBLE a double,
+ * DATE / TIME an int32_t, TIMESTAMP(p > 3) a struct { int64_t ms; int32_t
+ * nanos; }, VARCHAR(n) / CHAR(n) / STRING a char array of `field_size` bytes
  * holding a NUL-terminated (or full-length) string. A struct field is never
  * NULL. */
 WEIR_EXPORT int weir_schema_column_at(weir_schema_builder *b, const char *name, weir_type type,
@@ -286,8 +316,13 @@ static inline void weir_row_set_kind(void *row, weir_row_kind kind)
 }
 
 WEIR_EXPORT bool weir_row_is_null(const weir_schema *s, const void *row, int col);
-/* TINYINT, SMALLINT, INT, BIGINT, TIMESTAMP, TIMESTAMP_LTZ (0 if NULL). */
+/* TINYINT, SMALLINT, INT, BIGINT, DATE (days since 1970-01-01), TIME
+ * (milliseconds of the day), TIMESTAMP, TIMESTAMP_LTZ (milliseconds since
+ * the epoch) (0 if NULL). */
 WEIR_EXPORT int64_t weir_row_get_int(const weir_schema *s, const void *row, int col);
+/* A TIMESTAMP(p) or TIMESTAMP_LTZ(p) column: the nanoseconds within its
+ * millisecond (0..999999; 0 for p <= 3, or NULL). */
+WEIR_EXPORT int32_t weir_row_get_nanos(const weir_schema *s, const void *row, int col);
 /* DOUBLE, FLOAT (its value, exactly) (0 if NULL). */
 WEIR_EXPORT double weir_row_get_double(const weir_schema *s, const void *row, int col);
 WEIR_EXPORT bool weir_row_get_bool(const weir_schema *s, const void *row, int col);
@@ -305,6 +340,11 @@ WEIR_EXPORT int weir_row_set_double(const weir_schema *s, void *row, int col, do
 WEIR_EXPORT int weir_row_set_bool(const weir_schema *s, void *row, int col, bool v);
 WEIR_EXPORT int weir_row_set_string(const weir_schema *s, void *row, int col, const char *str,
                                     size_t len);
+/* A TIMESTAMP(p) or TIMESTAMP_LTZ(p): milliseconds since the epoch and the
+ * nanoseconds within the millisecond (0..999999; 0 unless p > 3:
+ * WEIR_ERANGE). weir_row_set_int sets the milliseconds alone. */
+WEIR_EXPORT int weir_row_set_timestamp(const weir_schema *s, void *row, int col, int64_t ms,
+                                       int32_t nanos);
 
 /* Writes the row as Flink's Row.toString() does: "+I[Alice, 12]" (NULL as
  * "null", BOOLEAN true/false, TIMESTAMP as 2024-01-01 00:00:10.000, DOUBLE
@@ -323,6 +363,13 @@ typedef enum weir_row_style {
     WEIR_ROW_STYLE_PRINT_CONNECTOR
 } weir_row_style;
 WEIR_EXPORT int weir_row_format_style(const weir_schema *s, const void *row, weir_row_style style,
+                                      char *buf, size_t size);
+/* weir_row_format_style with the SQL style's TIMESTAMP_LTZ values shown in
+ * `zone` (NULL: UTC), as Flink's SQL client shows them in the session's
+ * 'table.local-time-zone' (the print connector's Instant.toString is UTC
+ * whatever the zone). */
+WEIR_EXPORT int weir_row_format_zoned(const weir_schema *s, const void *row,
+                                      weir_row_style style, const weir_time_zone *zone,
                                       char *buf, size_t size);
 
 /* A row as Flink's 'json' format writes it — one object {"column": value,
@@ -357,8 +404,9 @@ WEIR_EXPORT int weir_timestamp_parse(const char *text, size_t len, int64_t *ms);
 /* Sets column `col` from its text (a CSV field, a JSON string): the bytes
  * of a string column as they are; "true"/"false" (any case) for BOOLEAN; a
  * decimal integer for TINYINT, SMALLINT, INT and BIGINT; a number as strtod
- * reads it for DOUBLE (strtof: FLOAT); weir_timestamp_parse's forms for
- * TIMESTAMP. 0, WEIR_EFORMAT (not
+ * reads it for DOUBLE (strtof: FLOAT); yyyy-MM-dd for DATE; HH:mm:ss[.f]
+ * for TIME; weir_timestamp_parse's forms for TIMESTAMP (the fraction to
+ * nine digits, cut to the column's precision). 0, WEIR_EFORMAT (not
  * a value of the type), WEIR_ERANGE (too long for the column's capacity, or
  * out of the integer type's range) or WEIR_EINVAL (no such column). */
 WEIR_EXPORT int weir_row_set_text(const weir_schema *s, void *row, int col, const char *text,

@@ -41,6 +41,7 @@
 #include "weir/expr.h"
 #include "weir/job.h"
 #include "weir/row.h"
+#include "weir/time_zone.h"
 #include "weir/stream.h"
 
 #ifdef __cplusplus
@@ -76,6 +77,11 @@ typedef struct weir_table_config {
      * expression has none of its own (weir_schema_watermark_emit, Flink's
      * 'scan.watermark.idle-timeout'); 0: none. */
     int64_t source_idle_timeout_ms;
+    /* Flink's 'table.local-time-zone': the zone in which TIMESTAMP_LTZ
+     * values meet local date-times (casts between TIMESTAMP_LTZ and
+     * TIMESTAMP, DATE, TIME or a string; comparisons); NULL: UTC
+     * (weir/time_zone.h; a zone lives as long as the process). */
+    const weir_time_zone *time_zone;
 } weir_table_config;
 
 /* A table environment over `job` (borrowed: it must outlive the env's use).

@@ -20,7 +20,7 @@ extern "C" {
 #define WEIR_VERSION_MAJOR 0
 #define WEIR_VERSION_MINOR 1
 #define WEIR_VERSION_PATCH 0
-#define WEIR_ABI_VERSION 1
+#define WEIR_ABI_VERSION 2
 
 /* "0.1.0": the three numbers above as text. */
 #define WEIR__STR2(x) #x

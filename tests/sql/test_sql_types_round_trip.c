@@ -154,3 +154,39 @@ Test(sql_types_round_trip, small_numbers_csv)
 {
     round_trip(&small_numbers, "csv");
 }
+
+/* DATE, TIME(p), TIMESTAMP(p), TIMESTAMP_LTZ(p): a leap day, the
+ * precisions' digits (nanoseconds too), before 1970, a time zone that is
+ * not UTC (a TIMESTAMP_LTZ is written and read in UTC all the same). */
+static const family datetimes = {
+    .set = "SET 'table.local-time-zone' = 'Asia/Kolkata';",
+    .columns = "d DATE, t TIME(3), t0 TIME, ts TIMESTAMP(9), ts0 TIMESTAMP(0), l TIMESTAMP_LTZ(6)",
+    .json = "{\"d\": \"2024-02-29\", \"t\": \"23:59:59.999\", \"t0\": \"00:00:00\", "
+            "\"ts\": \"2024-02-29 10:00:00.123456789\", \"ts0\": \"1969-12-31 23:59:59\", "
+            "\"l\": \"2024-01-01 10:00:00.000001Z\"}\n"
+            "{\"d\": \"0001-01-01\", \"t\": \"00:00:00.5\", \"t0\": \"12:34:56\", "
+            "\"ts\": \"9999-12-31 23:59:59.999999999\", \"ts0\": \"2024-01-01 00:00:00\", "
+            "\"l\": \"1969-12-31 18:30:00Z\"}\n"
+            "{\"d\": null, \"t\": null, \"t0\": null, \"ts\": null, \"ts0\": null, "
+            "\"l\": null}\n",
+    .csv = "2024-02-29,23:59:59.999,00:00:00,2024-02-29 10:00:00.123456789,1969-12-31 23:59:59,"
+           "2024-01-01 10:00:00.000001\n"
+           "0001-01-01,00:00:00.5,12:34:56,9999-12-31 23:59:59.999999999,2024-01-01 00:00:00,"
+           "1969-12-31 18:30:00\n"
+           ",,,,,\n",
+    .rows = {"+I[2024-02-29, 23:59:59.999, 00:00:00, 2024-02-29 10:00:00.123456789, "
+             "1969-12-31 23:59:59, 2024-01-01 10:00:00.000001]",
+             "+I[0001-01-01, 00:00:00.5, 12:34:56, 9999-12-31 23:59:59.999999999, "
+             "2024-01-01 00:00:00, 1969-12-31 18:30:00.000000]",
+             "+I[null, null, null, null, null, null]"},
+};
+
+Test(sql_types_round_trip, datetimes_json)
+{
+    round_trip(&datetimes, "json");
+}
+
+Test(sql_types_round_trip, datetimes_csv)
+{
+    round_trip(&datetimes, "csv");
+}

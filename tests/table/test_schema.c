@@ -17,7 +17,11 @@ Test(types, parse_and_format)
         {"TIMESTAMP(3)", "TIMESTAMP(3)"}, {"TIMESTAMP_LTZ(3)", "TIMESTAMP_LTZ(3)"},
         {"BOOLEAN", "BOOLEAN"}, {"STRING", "VARCHAR(0)"}, {"tinyint", "TINYINT"},
         {"SMALLINT NOT NULL", "SMALLINT NOT NULL"}, {"FLOAT", "FLOAT"}, {"REAL", "FLOAT"},
-        {"DOUBLE PRECISION", "DOUBLE"},
+        {"DOUBLE PRECISION", "DOUBLE"}, {"DATE", "DATE"}, {"TIME", "TIME(0)"},
+        {"TIME(3) NOT NULL", "TIME(3) NOT NULL"}, {"TIMESTAMP", "TIMESTAMP(6)"},
+        {"TIMESTAMP(0)", "TIMESTAMP(0)"}, {"TIMESTAMP(9) WITHOUT TIME ZONE", "TIMESTAMP(9)"},
+        {"TIMESTAMP_LTZ", "TIMESTAMP_LTZ(6)"},
+        {"TIMESTAMP(3) WITH LOCAL TIME ZONE", "TIMESTAMP_LTZ(3)"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         weir_type t;
@@ -27,8 +31,9 @@ Test(types, parse_and_format)
         weir_type_format(t, buf, sizeof buf);
         cr_assert_str_eq(buf, cases[i].out);
     }
-    static const char *bad[] = {"TEXT", "VARCHAR", "VARCHAR(0)", "INT(3)", "TIMESTAMP(6)",
-                                "INT NOT", "BIGINT x"};
+    static const char *bad[] = {"TEXT", "VARCHAR", "VARCHAR(0)", "INT(3)", "TIMESTAMP(10)",
+                                "INT NOT", "BIGINT x", "TIME(3) WITH LOCAL TIME ZONE",
+                                "DATE(3)"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         weir_type t;
         char err[128];
