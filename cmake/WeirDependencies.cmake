@@ -6,7 +6,7 @@
 # libunistring (UPPER and LOWER of SQL strings), PCRE2 (SQL's regular
 # expressions: REGEXP_EXTRACT, REGEXP_REPLACE, REGEXP, SIMILAR TO) and threads; the connectors'
 # libraries, built with it, librdkafka (libweir-kafka) and
-# jansson and libcsv (libweir-file); the tests add Criterion (and the
+# jansson and libcsv (libweir-file); the tests add Criterion and GMP (and the
 # compilers of the header checks, tests/headers). Each is looked up only when
 # what needs it is built, so a library-only configure
 # (-DWEIR_BUILD_TESTS=OFF -DWEIR_BUILD_TOOLS=OFF ...) needs nothing else.
@@ -74,4 +74,6 @@ message(STATUS "weir: found libunistring ${WEIR_UNISTRING_LIBRARY} (libunistring
 if(WEIR_BUILD_TESTS)
   weir_require_pkg(WEIR_CRITERION criterion libcriterion-dev
     "the test suite (WEIR_BUILD_TESTS; configure with -DWEIR_BUILD_TESTS=OFF for the library alone)")
+  # GMP: the DECIMAL property test's independent arithmetic (tests/table/test_decimal.c)
+  weir_require_pkg(WEIR_GMP gmp libgmp-dev "the DECIMAL property test (tests/table/test_decimal.c)")
 endif()

@@ -22,6 +22,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "decimal.h"
 #include "fn.h"
 #include "weir/error.h"
 #include "weir/expr_ast.h"
@@ -95,6 +96,7 @@ static uint32_t text_cap(weir_type t)
     case WEIR_TYPE_TIMESTAMP:
     case WEIR_TYPE_TIMESTAMP_LTZ: return 29; /* 2024-01-05 10:00:00.123456789 */
     case WEIR_TYPE_DATE: return 11;          /* and a 5-digit year's sign */
+    case WEIR_TYPE_DECIMAL: return (uint32_t)weir_type_precision(t) + 3; /* -0.ddd */
     case WEIR_TYPE_TIME: return 12;
     case WEIR_TYPE_VARCHAR:
     case WEIR_TYPE_CHAR: return t.capacity;
@@ -122,18 +124,6 @@ static weir__enode *cast_to(binder *p, weir__enode *n, weir_type to)
     return c;
 }
 
-/* The common type of two numeric types (Flink's LogicalTypeMerging): a
- * DOUBLE if either is one, else a FLOAT if either is one (a FLOAT and a
- * BIGINT are a FLOAT), else the wider integer. */
-static weir_type_id wider(weir_type_id a, weir_type_id b)
-{
-    if (a == WEIR_TYPE_DOUBLE || b == WEIR_TYPE_DOUBLE)
-        return WEIR_TYPE_DOUBLE;
-    if (a == WEIR_TYPE_FLOAT || b == WEIR_TYPE_FLOAT)
-        return WEIR_TYPE_FLOAT;
-    return weir__int_bits(a) >= weir__int_bits(b) ? a : b;
-}
-
 /* A NULL literal takes the type of what it meets. */
 static void retype_null(weir__enode *n, weir_type t)
 {
@@ -153,8 +143,21 @@ static bool unify(binder *p, weir__enode **a, weir__enode **b, size_t pos, const
     weir_type_id x = (*a)->type.id, y = (*b)->type.id;
     if (x == WEIR_TYPE_NULL && y == WEIR_TYPE_NULL)
         return true;
+    if (x == WEIR_TYPE_DECIMAL && y == WEIR_TYPE_DECIMAL)
+        return true; /* two scales compare exactly as they are */
+    weir_type_id other = x == WEIR_TYPE_DECIMAL ? y : x;
+    if ((x == WEIR_TYPE_DECIMAL || y == WEIR_TYPE_DECIMAL) && weir__type_is_integer(other)) {
+        /* an integer meets a DECIMAL as the DECIMAL of its digits (exact) */
+        if (x != WEIR_TYPE_DECIMAL)
+            *a = cast_to(p, *a, weir__type_as_decimal((*a)->type));
+        else
+            *b = cast_to(p, *b, weir__type_as_decimal((*b)->type));
+        return *a && *b;
+    }
     if (weir__type_is_numeric(x) && weir__type_is_numeric(y)) {
-        weir_type t = mk(wider(x, y), false);
+        weir_type t;
+        weir_type_common((*a)->type, (*b)->type, &t); /* a DECIMAL with FLOAT: DOUBLE */
+        t.not_null = false;
         *a = cast_to(p, *a, t);
         *b = cast_to(p, *b, t);
         return *a && *b;
@@ -237,8 +240,19 @@ static weir__enode *bind_int(binder *p, const weir_ast *a)
     char *end;
     unsigned long long v = strtoull(a->text, &end, 10);
     if (errno || *end || v > (unsigned long long)INT64_MAX) {
-        berr(p, a->start, "integer literal %s is out of range", a->text);
-        return NULL;
+        /* past BIGINT: a DECIMAL of its digits (Calcite), up to 38 */
+        const char *d = a->text;
+        while (*d == '0' && d[1])
+            d++;
+        weir__i128 x;
+        size_t len = strlen(d);
+        if (len > 38 || weir__dec_parse(d, len, 38, 0, &x)) {
+            berr(p, a->start, "Numeric literal '%s' out of range", a->text);
+            return NULL;
+        }
+        weir__dec_set(&n->lit, x);
+        n->type = weir__type_decimal((int)len, 0, true);
+        return n;
     }
     n->lit.i = (int64_t)v;
     n->type = mk(v <= INT32_MAX ? WEIR_TYPE_INT : WEIR_TYPE_BIGINT, true);
@@ -252,8 +266,34 @@ static weir__enode *bind_literal(binder *p, const weir_ast *a)
         return NULL;
     switch (a->kind) {
     case WEIR_AST_DECIMAL:
-        n->lit.d = strtod(a->text, NULL);
-        n->type = mk(WEIR_TYPE_DOUBLE, true);
+        if (strpbrk(a->text, "eE")) {
+            /* 1.5E3: an approximate literal, a DOUBLE */
+            n->lit.d = strtod(a->text, NULL);
+            n->type = mk(WEIR_TYPE_DOUBLE, true);
+            break;
+        } else {
+            /* 1.50: an exact one, DECIMAL(3, 2) (BigDecimal's precision, at
+             * least its scale: 0.001 is DECIMAL(3, 3)) */
+            const char *dot = strchr(a->text, '.');
+            int scale = dot ? (int)strlen(dot + 1) : 0, digits = 0;
+            bool lead = true;
+            for (const char *c = a->text; *c; c++) {
+                if (*c == '.' || (lead && *c == '0'))
+                    continue;
+                lead = false;
+                digits++;
+            }
+            int prec = digits > scale ? digits : scale;
+            if (prec == 0)
+                prec = 1;
+            weir__i128 x;
+            if (prec > 38 || weir__dec_parse(a->text, strlen(a->text), prec, scale, &x)) {
+                berr(p, a->start, "Numeric literal '%s' out of range", a->text);
+                return NULL;
+            }
+            weir__dec_set(&n->lit, x);
+            n->type = weir__type_decimal(prec, scale, true);
+        }
         break;
     case WEIR_AST_STRING:
         /* a VARCHAR of its own length */
@@ -397,6 +437,8 @@ static weir__enode *bind_neg(binder *p, const weir_ast *a)
         /* Fold: -2147483648 is an INT. */
         if (weir__type_is_approx(x->type.id)) {
             x->lit.d = -x->lit.d;
+        } else if (x->type.id == WEIR_TYPE_DECIMAL) {
+            weir__dec_set(&x->lit, -weir__dec_get(&x->lit));
         } else {
             x->lit.i = (int64_t)(0 - (uint64_t)x->lit.i);
             if (x->type.id == WEIR_TYPE_BIGINT && x->lit.i >= INT32_MIN)
@@ -437,9 +479,26 @@ static weir__enode *arith(binder *p, weir__eop o, weir__enode *a, weir__enode *b
             berr(p, pos, "%% needs integers");
             return NULL;
         }
-        if (!unify(p, &a, &b, pos, names[o]))
-            return NULL;
-        n->type = mk(a->type.id, nn);
+        if ((x == WEIR_TYPE_DECIMAL || y == WEIR_TYPE_DECIMAL) && !weir__type_is_approx(x) &&
+            !weir__type_is_approx(y)) {
+            /* DECIMAL arithmetic: integers as the DECIMAL of their digits,
+             * the result's type as Flink's LogicalTypeMerging; nullable, a
+             * result that does not fit it being NULL */
+            a = cast_to(p, a, weir__type_as_decimal(a->type));
+            b = cast_to(p, b, weir__type_as_decimal(b->type));
+            if (!a || !b)
+                return NULL;
+            n->type = weir__decimal_result(o == OP_ADD   ? '+'
+                                           : o == OP_SUB ? '-'
+                                           : o == OP_MUL ? '*'
+                                           : o == OP_DIV ? '/'
+                                                         : '%',
+                                           a->type, b->type);
+        } else {
+            if (!unify(p, &a, &b, pos, names[o]))
+                return NULL;
+            n->type = mk(a->type.id, nn);
+        }
     } else if ((o == OP_ADD || o == OP_SUB) && weir__type_is_datetime(x) &&
                weir__type_is_interval(y) && !(x == WEIR_TYPE_TIME && y == WEIR_TYPE_INTERVAL_YM)) {
         /* datetime +- interval keeps the datetime's type (Calcite's
@@ -801,6 +860,12 @@ static weir__enode *bind_agg(binder *p, const weir_ast *a, weir_agg_kind kind, c
     default:
         n->type = n->a->type;
         n->type.not_null = false;
+        /* Flink's findSumAggType and findAvgAggType: SUM(DECIMAL(p, s)) is
+         * DECIMAL(38, s), AVG DECIMAL(38, max(6, s)) */
+        if (n->a->type.id == WEIR_TYPE_DECIMAL && n->agg == WEIR_AGG_SUM)
+            n->type = weir__type_decimal(38, n->a->type.scale, false);
+        if (n->a->type.id == WEIR_TYPE_DECIMAL && n->agg == WEIR_AGG_AVG)
+            n->type = weir__type_decimal(38, n->a->type.scale > 6 ? n->a->type.scale : 6, false);
         break;
     }
     return n;

@@ -23,6 +23,7 @@
 #include <strings.h>
 
 #include "civil.h"
+#include "decimal.h"
 #include "expr_tree.h"
 #include "weir/error.h"
 
@@ -105,10 +106,43 @@ static int64_t d2i(double d)
 }
 
 /* A number x of type `from` as type `to` (both numeric or BOOLEAN), as
- * Java converts it. */
-static void convert_number(weir_type_id from, weir_type_id to, const weir__val *x, weir__val *o)
+ * Java converts it, and a DECIMAL as Flink's DecimalDataUtils: into an
+ * integer truncated toward zero and wrapped (castToIntegral, then Java's
+ * narrowing), into a DOUBLE as doubleValue; a number into a DECIMAL
+ * rounded HALF_UP to its scale (a double through its Double.toString
+ * digits), NULL when it then has more digits than the precision. -1 for
+ * NaN or an infinity into a DECIMAL (Java's "Infinite or NaN"), else 0. */
+static int convert_number(weir_type ft, weir_type tt, const weir__val *x, weir__val *o)
 {
+    weir_type_id from = ft.id, to = tt.id;
     bool fa = weir__type_is_approx(from);
+    if (to == WEIR_TYPE_DECIMAL) {
+        int p = weir_type_precision(tt), s = tt.scale, r = 0;
+        weir__i128 v = 0;
+        if (from == WEIR_TYPE_DECIMAL)
+            r = weir__dec_rescale(weir__dec_get(x), ft.scale, s, p, &v) ? 0 : 1;
+        else if (fa)
+            r = weir__dec_from_double(x->d, p, s, &v);
+        else
+            r = weir__dec_rescale((weir__i128)(from == WEIR_TYPE_BOOLEAN ? x->i != 0 : x->i), 0,
+                                  s, p, &v) ? 0 : 1;
+        if (r < 0)
+            return -1;
+        *o = (weir__val){.null = r > 0};
+        weir__dec_set(o, v);
+        return 0;
+    }
+    if (from == WEIR_TYPE_DECIMAL) {
+        weir__i128 v = weir__dec_get(x);
+        if (to == WEIR_TYPE_BOOLEAN)
+            o->i = v != 0;
+        else if (weir__type_is_approx(to))
+            o->d = to == WEIR_TYPE_FLOAT ? (double)(float)weir__dec_to_double(v, ft.scale)
+                                         : weir__dec_to_double(v, ft.scale);
+        else
+            o->i = weir__int_wrap(to, weir__dec_to_long(v, ft.scale));
+        return 0;
+    }
     if (to == WEIR_TYPE_BOOLEAN) {
         o->i = fa ? x->d != 0 : x->i != 0;
     } else if (to == WEIR_TYPE_DOUBLE) {
@@ -120,6 +154,7 @@ static void convert_number(weir_type_id from, weir_type_id to, const weir__val *
     } else {
         o->i = weir__int_wrap(to, fa ? d2i(x->d) : x->i);
     }
+    return 0;
 }
 
 /* ---- dates and times ------------------------------------------------------------- */
@@ -163,17 +198,26 @@ static void convert_datetime(weir_type from, weir_type to, const weir__val *x, w
     }
 }
 
-void weir__convert(weir_type from, weir_type to, const weir__val *x, weir__val *o,
+/* weir__convert, and -1 where a cast fails the row (NaN into a DECIMAL). */
+static int convert(weir_type from, weir_type to, const weir__val *x, weir__val *o,
                    const weir_time_zone *zone)
 {
     *o = *x;
     if (x->null || weir__type_same(from, to))
-        return;
+        return 0;
     if ((weir__type_is_numeric(from.id) || from.id == WEIR_TYPE_BOOLEAN) &&
         (weir__type_is_numeric(to.id) || to.id == WEIR_TYPE_BOOLEAN))
-        convert_number(from.id, to.id, x, o);
-    else if (weir__type_is_datetime(from.id) && weir__type_is_datetime(to.id))
+        return convert_number(from, to, x, o);
+    if (weir__type_is_datetime(from.id) && weir__type_is_datetime(to.id))
         convert_datetime(from, to, x, o, zone);
+    return 0;
+}
+
+void weir__convert(weir_type from, weir_type to, const weir__val *x, weir__val *o,
+                   const weir_time_zone *zone)
+{
+    if (convert(from, to, x, o, zone))
+        *o = (weir__val){.null = true}; /* a sink's implicit cast has no row to fail */
 }
 
 /* ---- strings into values ---------------------------------------------------------- */
@@ -351,6 +395,28 @@ static int from_string(const weir__enode *n, const weir__val *x, weir__val *o, c
                  reason);
         return cast_failed(n, x->s, x->len, quoted, why);
     }
+    if (to == WEIR_TYPE_DECIMAL) {
+        int p = weir_type_precision(n->type);
+        weir__i128 v;
+        int r = weir__dec_parse(s, l, p, n->type.scale, &v);
+        if (r == 0) {
+            weir__dec_set(o, v);
+            return 0;
+        }
+        /* BinaryStringDataUtil.toDecimal: a text it cannot take, as a long
+         * (p <= 18, at most 18 bytes), is "Overflow." whatever is wrong;
+         * else BigDecimal's NumberFormatException */
+        const char *bad = s;
+        while (bad < s + l && (isdigit((unsigned char)*bad) || strchr(".eE+-", *bad)))
+            bad++;
+        if (r > 0 || (p <= 18 && l <= 18) || bad == s + l)
+            snprintf(quoted, sizeof quoted, "For input string: '%.*s'. Overflow.",
+                     l > 80 ? 80 : (int)l, s);
+        else
+            snprintf(quoted, sizeof quoted, "Character %c is neither a decimal digit number, "
+                     "decimal point, nor \"e\" notation exponential mark.", *bad);
+        return cast_failed(n, x->s, x->len, quoted, why);
+    }
     if (weir__type_is_approx(to)) {
         char num[80];
         if (java_number(s, l, num, sizeof num)) {
@@ -457,6 +523,13 @@ int weir__cast_eval(const weir__enode *n, const weir__val *x, unsigned char *sc,
         }
         return r;
     }
-    weir__convert(n->a->type, n->type, x, o, n->zone);
-    return 0;
+    if (convert(n->a->type, n->type, x, o, n->zone) == 0)
+        return 0;
+    if (n->try_cast) {
+        *o = (weir__val){.null = true};
+        return 0;
+    }
+    char text[48];
+    weir__format_double(x->d, text, sizeof text);
+    return cast_failed(n, text, (uint32_t)strlen(text), "Infinite or NaN", why);
 }

@@ -12,6 +12,7 @@
 
 #include <time.h>
 
+#include "decimal.h"
 #include "fn.h"
 #include "weir/error.h"
 
@@ -28,15 +29,23 @@ int weir__val_compare(weir_type t, const weir__val *a, const weir__val *b)
             return c < 0 ? -1 : 1;
         return a->len < b->len ? -1 : a->len > b->len;
     }
+    if (t.id == WEIR_TYPE_DECIMAL) {
+        weir__i128 x = weir__dec_get(a), y = weir__dec_get(b);
+        return x < y ? -1 : x > y;
+    }
     if (a->i != b->i || !weir__type_is_time(t.id))
         return a->i < b->i ? -1 : a->i > b->i;
     /* timestamps: the nanoseconds within the millisecond */
     return a->nanos < b->nanos ? -1 : a->nanos > b->nanos;
 }
 
-static int cmp_vals(weir_type_id id, const weir__val *a, const weir__val *b)
+/* a (of type ta) against b (of type tb): the same type but for DECIMAL,
+ * whose two scales compare exactly. */
+static int cmp_typed(weir_type ta, const weir__val *a, weir_type tb, const weir__val *b)
 {
-    return weir__val_compare((weir_type){.id = id}, a, b);
+    if (ta.id == WEIR_TYPE_DECIMAL && tb.id == WEIR_TYPE_DECIMAL)
+        return weir__dec_compare(weir__dec_get(a), ta.scale, weir__dec_get(b), tb.scale);
+    return weir__val_compare(ta, a, b);
 }
 
 static int ev(const weir__enode *n, const unsigned char *row, unsigned char *sc, weir__val *o,
@@ -81,6 +90,21 @@ static int ev_arith(const weir__enode *n, const weir__val *a, const weir__val *b
         ev_datetime_arith(n, a, b, o);
         return 0;
     }
+    if (n->type.id == WEIR_TYPE_DECIMAL) {
+        static const char ops[] = {[OP_ADD] = '+', [OP_SUB] = '-', [OP_MUL] = '*',
+                                   [OP_DIV] = '/', [OP_MOD] = '%'};
+        weir__i128 r = 0;
+        int e = weir__dec_arith(ops[n->op], weir__dec_get(a), n->a->type.scale,
+                                weir__dec_get(b), n->b->type.scale,
+                                weir_type_precision(n->type), n->type.scale, &r);
+        if (e < 0) {
+            *why = "division by zero";
+            return WEIR_ERANGE;
+        }
+        o->null = e > 0; /* more digits than the type holds: NULL, as Flink */
+        weir__dec_set(o, r);
+        return 0;
+    }
     if (weir__type_is_approx(n->type.id)) {
         switch (n->op) {
         case OP_ADD: o->d = a->d + b->d; break;
@@ -117,7 +141,7 @@ static int ev_arith(const weir__enode *n, const weir__val *a, const weir__val *b
 /* = <> < <= > >= of two non-NULL values of n->a's type. */
 static void ev_compare(const weir__enode *n, const weir__val *a, const weir__val *b, weir__val *o)
 {
-    int c = cmp_vals(n->a->type.id, a, b);
+    int c = cmp_typed(n->a->type, a, n->b->type, b);
     if (weir__type_is_approx(n->a->type.id) && (a->d != a->d || b->d != b->d)) {
         o->i = n->op == OP_NE; /* NaN compares unequal to everything */
         return;
@@ -179,7 +203,7 @@ static int ev_in(const weir__enode *n, const weir__val *a, const unsigned char *
             saw_null = true;
             continue;
         }
-        if (cmp_vals(n->a->type.id, a, &b) == 0) {
+        if (cmp_typed(n->a->type, a, n->args[i]->type, &b) == 0) {
             o->i = !n->negate;
             return 0;
         }
@@ -279,6 +303,8 @@ static int ev(const weir__enode *n, const unsigned char *row, unsigned char *sc,
             return r;
         if (weir__type_is_approx(n->type.id))
             o->d = -o->d;
+        else if (n->type.id == WEIR_TYPE_DECIMAL)
+            weir__dec_set(o, -weir__dec_get(o));
         else
             o->i = weir__int_wrap(n->type.id == WEIR_TYPE_INTERVAL_YM ? WEIR_TYPE_INT : n->type.id,
                                   (int64_t)(0 - (uint64_t)o->i));

@@ -10,27 +10,22 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "decimal.h"
 #include "fn.h"
 #include "weir/error.h"
 
-/* a <=> b of two non-NULL values of type id: -1, 0, 1; 2 when unordered
- * (a DOUBLE NaN). Strings by their bytes (UTF-8: code point order, as
- * Flink's BinaryStringData compares). */
-static int compare(weir_type_id id, const weir__val *a, const weir__val *b)
+/* a <=> b of two non-NULL values of types ta and tb (the same type, but
+ * for two DECIMALs of different scales): -1, 0, 1; 2 when unordered (a
+ * DOUBLE or FLOAT NaN). Strings by their bytes (UTF-8: code point order,
+ * as Flink's BinaryStringData compares), timestamps to the nanosecond,
+ * DECIMALs exactly. */
+static int compare(weir_type ta, const weir__val *a, weir_type tb, const weir__val *b)
 {
-    if (id == WEIR_TYPE_DOUBLE) {
-        if (a->d != a->d || b->d != b->d)
-            return 2;
-        return a->d < b->d ? -1 : a->d > b->d;
-    }
-    if (weir__type_is_string(id)) {
-        uint32_t n = a->len < b->len ? a->len : b->len;
-        int c = n ? memcmp(a->s, b->s, n) : 0;
-        if (c)
-            return c < 0 ? -1 : 1;
-        return a->len < b->len ? -1 : a->len > b->len;
-    }
-    return a->i < b->i ? -1 : a->i > b->i;
+    if (weir__type_is_approx(ta.id) && (a->d != a->d || b->d != b->d))
+        return 2;
+    if (ta.id == WEIR_TYPE_DECIMAL && tb.id == WEIR_TYPE_DECIMAL)
+        return weir__dec_compare(weir__dec_get(a), ta.scale, weir__dec_get(b), tb.scale);
+    return weir__val_compare(ta, a, b);
 }
 
 static weir_type boolean(bool not_null)
@@ -97,7 +92,8 @@ static int e_nullif(const weir__fncall *c, weir__val *o, const char **why)
     (void)why;
     const weir__val *a = &c->args[0], *b = &c->args[1];
     *o = *a;
-    if (!a->null && !b->null && compare(c->n->args[0]->type.id, a, b) == 0)
+    if (!a->null && !b->null &&
+        compare(c->n->args[0]->type, a, c->n->args[1]->type, b) == 0)
         *o = (weir__val){.null = true};
     return 0;
 }
@@ -120,7 +116,7 @@ static int e_distinct(const weir__fncall *c, weir__val *o, const char **why)
     if (a->null || b->null)
         distinct = a->null != b->null;
     else
-        distinct = compare(c->n->args[0]->type.id, a, b) != 0;
+        distinct = compare(c->n->args[0]->type, a, c->n->args[1]->type, b) != 0;
     o->i = distinct != (c->n->aux[1] != 0);
     return 0;
 }
@@ -142,11 +138,11 @@ static int tv_and(int x, int y) { return x == 0 || y == 0 ? 0 : x < 0 || y < 0 ?
 static int tv_or(int x, int y) { return x == 1 || y == 1 ? 1 : x < 0 || y < 0 ? -1 : 0; }
 
 /* x <= y (or x >= y): three-valued; NaN makes it false. */
-static int tv_le(weir_type_id id, const weir__val *x, const weir__val *y)
+static int tv_le(weir_type tx, const weir__val *x, weir_type ty, const weir__val *y)
 {
     if (x->null || y->null)
         return -1;
-    int c = compare(id, x, y);
+    int c = compare(tx, x, ty, y);
     return c <= 0; /* 2, unordered (NaN), is above 0 */
 }
 
@@ -155,11 +151,11 @@ static int tv_le(weir_type_id id, const weir__val *x, const weir__val *y)
 static int e_between(const weir__fncall *c, weir__val *o, const char **why)
 {
     (void)why;
-    weir_type_id id = c->n->args[0]->type.id;
+    weir_type ta = c->n->args[0]->type, tl = c->n->args[1]->type, th = c->n->args[2]->type;
     const weir__val *a = &c->args[0], *lo = &c->args[1], *hi = &c->args[2];
-    int r = tv_and(tv_le(id, lo, a), tv_le(id, a, hi));
+    int r = tv_and(tv_le(tl, lo, ta, a), tv_le(ta, a, th, hi));
     if (c->n->aux[2])
-        r = tv_or(r, tv_and(tv_le(id, hi, a), tv_le(id, a, lo)));
+        r = tv_or(r, tv_and(tv_le(th, hi, ta, a), tv_le(ta, a, tl, lo)));
     if (r < 0) {
         o->null = true;
         return 0;
@@ -210,10 +206,10 @@ static bool t_greatest(weir__fnbind *b)
 static int e_greatest(const weir__fncall *c, weir__val *o, const char **why)
 {
     (void)why;
-    weir_type_id id = c->n->type.id;
+    weir_type t = c->n->type;
     int best = 0;
     for (int i = 1; i < c->n->nargs; i++) {
-        int r = compare(id, &c->args[i], &c->args[best]);
+        int r = compare(t, &c->args[i], t, &c->args[best]);
         if ((c->n->aux[0] == 0 && r == 1) || (c->n->aux[0] == 1 && r == -1))
             best = i;
     }

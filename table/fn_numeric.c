@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "decimal.h"
 #include "fn.h"
 #include "weir/error.h"
 
@@ -41,10 +42,61 @@ static bool t_arg0(weir__fnbind *b)
     return true;
 }
 
-/* Java's (int) of an integer in a value of the type: INT wraps to 32 bits. */
+/* Java's narrowing of an integer into the type: INT wraps to 32 bits,
+ * TINYINT to 8 ... */
 static int64_t narrow(weir_type_id id, int64_t v)
 {
-    return id == WEIR_TYPE_INT ? (int32_t)(uint32_t)(uint64_t)v : v;
+    return weir__int_wrap(id, v);
+}
+
+/* FLOOR(x), CEIL(x): a DECIMAL(p, s) is a DECIMAL(p, 0) (Calcite's
+ * ARG0_OR_EXACT_NO_SCALE; DecimalDataUtils.floor keeps the precision),
+ * another number its own type. */
+static bool t_floor(weir__fnbind *b)
+{
+    t_arg0(b);
+    if (b->n->type.id == WEIR_TYPE_DECIMAL)
+        b->n->type = weir__type_decimal(weir_type_precision(b->n->type), 0, b->n->type.not_null);
+    return true;
+}
+
+/* ROUND(x, r), TRUNCATE(x, r): a DECIMAL(p, s) with a literal r is Flink's
+ * findRoundDecimalType: itself for r >= s, DECIMAL(1 + p - s + r, r) for
+ * 0 <= r < s (a carry may add a digit), DECIMAL(min(38, 1 + p - s), 0)
+ * for r < 0; with an r known per row only, its own type. */
+static bool t_round(weir__fnbind *b)
+{
+    t_arg0(b);
+    weir_type t = b->n->type;
+    const weir__val *r;
+    if (t.id != WEIR_TYPE_DECIMAL || (b->n->nargs > 1 && !weir__fn_literal(b, 1, &r)))
+        return true;
+    int64_t d = b->n->nargs > 1 ? r->i : 0;
+    int p = weir_type_precision(t), s = t.scale;
+    if (d >= s)
+        return true;
+    if (d < 0)
+        b->n->type = weir__type_decimal(1 + p - s < 38 ? 1 + p - s : 38, 0, t.not_null);
+    else
+        b->n->type = weir__type_decimal(1 + p - s + (int)d, (int)d, t.not_null);
+    b->n->type.not_null = false; /* a result past its digits is NULL */
+    return true;
+}
+
+/* MOD of DECIMALs: Flink's findModuloDecimalType and BigDecimal.remainder. */
+static int e_mod_decimal(const weir__fncall *c, weir__val *o, const char **why)
+{
+    weir__i128 r = 0;
+    int e = weir__dec_arith('%', weir__dec_get(&c->args[0]), c->n->args[0]->type.scale,
+                            weir__dec_get(&c->args[1]), c->n->args[1]->type.scale,
+                            weir_type_precision(c->n->type), c->n->type.scale, &r);
+    if (e < 0) {
+        *why = "division by zero";
+        return WEIR_ERANGE;
+    }
+    o->null = e > 0;
+    weir__dec_set(o, r);
+    return 0;
 }
 
 /* ---- MOD, ABS, SIGN, FLOOR, CEIL --------------------------------------------------------- */
@@ -54,6 +106,15 @@ static int64_t narrow(weir_type_id id, int64_t v)
 static bool t_mod(weir__fnbind *b)
 {
     weir__enode **a = &b->n->args[0], **c = &b->n->args[1];
+    if ((*a)->type.id == WEIR_TYPE_DECIMAL || (*c)->type.id == WEIR_TYPE_DECIMAL) {
+        /* an integer as the DECIMAL of its digits */
+        if (!(*a = weir__bind_cast(b->p, *a, weir__type_as_decimal((*a)->type))) ||
+            !(*c = weir__bind_cast(b->p, *c, weir__type_as_decimal((*c)->type))))
+            return false;
+        b->n->type = weir__decimal_result('%', (*a)->type, (*c)->type);
+        b->n->aux[0] = 1;
+        return true;
+    }
     if (!weir__bind_unify(b->p, a, c, b->a->start, "MOD"))
         return false;
     b->n->type = (*a)->type;
@@ -63,6 +124,8 @@ static bool t_mod(weir__fnbind *b)
 
 static int e_mod(const weir__fncall *c, weir__val *o, const char **why)
 {
+    if (c->n->aux[0] == 1)
+        return e_mod_decimal(c, o, why);
     int64_t x = c->args[0].i, y = c->args[1].i;
     if (y == 0) {
         *why = "division by zero";
@@ -76,8 +139,11 @@ static int e_abs(const weir__fncall *c, weir__val *o, const char **why)
 {
     (void)why;
     weir_type_id id = c->n->type.id;
-    if (id == WEIR_TYPE_DOUBLE)
+    if (weir__type_is_approx(id))
         o->d = fabs(c->args[0].d);
+    else if (id == WEIR_TYPE_DECIMAL)
+        weir__dec_set(o, weir__dec_get(&c->args[0]) < 0 ? -weir__dec_get(&c->args[0])
+                                                       : weir__dec_get(&c->args[0]));
     else
         o->i = narrow(id, c->args[0].i < 0 ? (int64_t)(0 - (uint64_t)c->args[0].i) : c->args[0].i);
     return 0;
@@ -86,9 +152,13 @@ static int e_abs(const weir__fncall *c, weir__val *o, const char **why)
 static int e_sign(const weir__fncall *c, weir__val *o, const char **why)
 {
     (void)why;
-    if (c->n->type.id == WEIR_TYPE_DOUBLE) {
+    if (weir__type_is_approx(c->n->type.id)) {
         double x = c->args[0].d;
         o->d = x > 0 ? 1.0 : x < 0 ? -1.0 : x; /* NaN and -0.0 as they are (Math.signum) */
+    } else if (c->n->type.id == WEIR_TYPE_DECIMAL) {
+        /* DecimalDataUtils.sign: the signum at the argument's scale */
+        weir__i128 x = weir__dec_get(&c->args[0]);
+        weir__dec_set(o, (weir__i128)((x > 0) - (x < 0)) * weir__dec_pow10(c->n->type.scale));
     } else {
         o->i = (c->args[0].i > 0) - (c->args[0].i < 0);
     }
@@ -99,10 +169,18 @@ static int e_sign(const weir__fncall *c, weir__val *o, const char **why)
 static int e_floor_ceil(const weir__fncall *c, weir__val *o, const char **why)
 {
     (void)why;
-    if (c->n->type.id == WEIR_TYPE_DOUBLE)
+    if (weir__type_is_approx(c->n->type.id)) {
         o->d = c->n->aux[0] == 0 ? floor(c->args[0].d) : ceil(c->args[0].d);
-    else
+    } else if (c->n->type.id == WEIR_TYPE_DECIMAL) {
+        /* to a whole number at scale 0: floor or ceiling */
+        weir__i128 x = weir__dec_get(&c->args[0]), u = weir__dec_pow10(c->n->args[0]->type.scale);
+        weir__i128 q = x / u, r = x % u;
+        if (r != 0 && (c->n->aux[0] == 0 ? x < 0 : x > 0))
+            q += c->n->aux[0] == 0 ? -1 : 1;
+        weir__dec_set(o, q);
+    } else {
         o->i = c->args[0].i;
+    }
     return 0;
 }
 
@@ -192,9 +270,41 @@ static int e_round(const weir__fncall *c, weir__val *o, const char **why)
     (void)why;
     int d = c->n->nargs > 1 ? (int32_t)(uint32_t)(uint64_t)c->args[1].i : 0;
     bool half_up = c->n->aux[0] == 0;
-    if (c->n->type.id == WEIR_TYPE_DOUBLE)
+    if (c->n->type.id == WEIR_TYPE_DECIMAL) {
+        /* DecimalDataUtils.sround (HALF_UP) or DOWN, to d digits, at the
+         * result's scale; NULL past its precision */
+        weir__i128 x = weir__dec_get(&c->args[0]);
+        int s = c->n->args[0]->type.scale, k = s - d;
+        if (k > 38) {
+            x = 0; /* |x| < 10^38: less than half of 10^k */
+            s = d;
+        } else if (k > 0) {
+            weir__i128 u = weir__dec_pow10(k), q = x / u, r = x % u;
+            if (half_up && (r < 0 ? -r : r) * 2 >= u)
+                q += x < 0 ? -1 : 1;
+            x = q; /* at scale d */
+            s = d;
+        }
+        if (s < 0) {
+            /* ROUND(1250.0, -2): 13 hundreds, 1300 at scale 0 */
+            if (x != 0 && (-s > 38 || !weir__dec_fits(x, 38 + s))) {
+                o->null = true;
+                return 0;
+            }
+            x *= weir__dec_pow10(-s > 38 ? 0 : -s);
+            s = 0;
+        }
+        weir__i128 out;
+        if (!weir__dec_rescale(x, s, c->n->type.scale, weir_type_precision(c->n->type), &out)) {
+            o->null = true;
+            return 0;
+        }
+        weir__dec_set(o, out);
+    } else if (weir__type_is_approx(c->n->type.id)) {
         o->d = round_decimal(c->args[0].d, d, half_up);
-    else
+        if (c->n->type.id == WEIR_TYPE_FLOAT)
+            o->d = (float)o->d;
+    } else
         o->i = round_integer(c->args[0].i, d, half_up, c->n->type.id);
     return 0;
 }
@@ -271,7 +381,10 @@ static bool t_rand(weir__fnbind *b)
             return false;
         }
         b->n->aux[1] = 1;
-        b->n->aux[2] = b->n->args[0]->type.id == WEIR_TYPE_DOUBLE ? (int64_t)v->d : v->i;
+        weir_type st = b->n->args[0]->type;
+        b->n->aux[2] = weir__type_is_approx(st.id) ? (int64_t)v->d
+                       : st.id == WEIR_TYPE_DECIMAL ? weir__dec_to_long(weir__dec_get(v), st.scale)
+                                                    : v->i;
     }
     b->work = sizeof(rand_state);
     b->n->type = with_null(integer ? WEIR_TYPE_INT : WEIR_TYPE_DOUBLE,
@@ -304,8 +417,11 @@ static int e_rand(const weir__fncall *c, weir__val *o, const char **why)
 static int e_rand_integer(const weir__fncall *c, weir__val *o, const char **why)
 {
     int64_t bound = c->args[c->n->nargs - 1].i;
-    if (c->n->args[c->n->nargs - 1]->type.id == WEIR_TYPE_DOUBLE)
+    weir_type bt = c->n->args[c->n->nargs - 1]->type;
+    if (weir__type_is_approx(bt.id))
         bound = (int64_t)c->args[c->n->nargs - 1].d;
+    else if (bt.id == WEIR_TYPE_DECIMAL)
+        bound = weir__dec_to_long(weir__dec_get(&c->args[c->n->nargs - 1]), bt.scale);
     int32_t b = (int32_t)(uint32_t)(uint64_t)bound;
     if (b <= 0) {
         *why = "RAND_INTEGER's bound must be positive";
@@ -323,11 +439,11 @@ const weir__builtin weir__fn_numeric[] = {
     {"MOD", 2, 2, CALL, 0, "E,E", t_mod, e_mod, 0},
     {"ABS", 1, 1, CALL, 0, "N;V", t_arg0, e_abs, 0},
     {"SIGN", 1, 1, CALL, 0, "N", t_arg0, e_sign, 0},
-    {"FLOOR", 1, 1, CALL, 0, "N", t_arg0, e_floor_ceil, 0},
-    {"CEIL", 1, 1, CALL, 0, "N", t_arg0, e_floor_ceil, 1},
-    {"CEILING", 1, 1, CALL, 0, "N", t_arg0, e_floor_ceil, 1},
-    {"ROUND", 1, 2, CALL, 0, "N,I;N", t_arg0, e_round, 0},
-    {"TRUNCATE", 1, 2, CALL, 0, "N,I;N", t_arg0, e_round, 1},
+    {"FLOOR", 1, 1, CALL, 0, "N", t_floor, e_floor_ceil, 0},
+    {"CEIL", 1, 1, CALL, 0, "N", t_floor, e_floor_ceil, 1},
+    {"CEILING", 1, 1, CALL, 0, "N", t_floor, e_floor_ceil, 1},
+    {"ROUND", 1, 2, CALL, 0, "N,I;N", t_round, e_round, 0},
+    {"TRUNCATE", 1, 2, CALL, 0, "N,I;N", t_round, e_round, 1},
     {"POWER", 2, 2, CALL, 0, "N,N", t_double, e_math, F_POWER},
     {"SQRT", 1, 1, CALL, 0, "N", t_double, e_math, F_SQRT},
     {"LN", 1, 1, CALL, 0, "N", t_double, e_math, F_LN},

@@ -48,7 +48,9 @@ const char *weir__fn_type_name(weir_type t, char *buf, size_t size)
     switch (t.id) {
     case WEIR_TYPE_NULL: snprintf(buf, size, "NULL"); break;
     case WEIR_TYPE_INT: snprintf(buf, size, "INTEGER"); break;
-    case WEIR_TYPE_TIMESTAMP_LTZ: snprintf(buf, size, "TIMESTAMP_WITH_LOCAL_TIME_ZONE(3)"); break;
+    case WEIR_TYPE_TIMESTAMP_LTZ:
+        snprintf(buf, size, "TIMESTAMP_WITH_LOCAL_TIME_ZONE(%d)", weir_type_precision(t));
+        break;
     case WEIR_TYPE_INTERVAL: snprintf(buf, size, "INTERVAL DAY TO SECOND(3)"); break;
     default:
         t.not_null = false;
@@ -180,8 +182,8 @@ static bool in_family(char f, weir_type t)
     switch (f) {
     case 'S':
     case 'C': return weir__type_is_string(t.id);
-    case 'I':
-    case 'E': return weir__type_is_integer(t.id);
+    case 'I': return weir__type_is_integer(t.id);
+    case 'E': return weir__type_is_integer(t.id) || t.id == WEIR_TYPE_DECIMAL;
     case 'N': return weir__type_is_numeric(t.id);
     case 'T': return weir__type_is_time(t.id);
     case 'B': return t.id == WEIR_TYPE_BOOLEAN;

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "decimal.h"
 #include "fn_datetime.h"
 #include "weir/error.h"
 
@@ -762,9 +763,14 @@ static int e_to_timestamp_ltz(const weir__fncall *c, weir__val *o, const char **
 {
     (void)why;
     const int64_t min_s = -62167219200LL, max_s = 253402300799LL;
-    bool dbl = c->n->args[0]->type.id == WEIR_TYPE_DOUBLE;
+    bool dbl = weir__type_is_approx(c->n->args[0]->type.id);
     int64_t ms;
-    if (c->n->aux[0] == 0) {
+    if (c->n->args[0]->type.id == WEIR_TYPE_DECIMAL) {
+        /* DateTimeUtils.toTimestampData(DecimalData, p): truncated toward
+         * zero (setScale(0, DOWN)), seconds or milliseconds */
+        int64_t v = weir__dec_to_long(weir__dec_get(&c->args[0]), c->n->args[0]->type.scale);
+        ms = c->n->aux[0] == 0 ? (int64_t)((uint64_t)v * 1000u) : v;
+    } else if (c->n->aux[0] == 0) {
         if (dbl ? !(c->args[0].d >= (double)min_s && c->args[0].d <= (double)max_s)
                 : (c->args[0].i < min_s || c->args[0].i > max_s)) {
             o->null = true;

@@ -119,6 +119,28 @@ static int write_row(const weir_schema *sc, const void *row, const int *cols, in
                 len = snprintf(v, sizeof v, "null");
             break;
         }
+        case WEIR_TYPE_DECIMAL: {
+            /* its plain digits (12.50, never 1E-8): a JSON number when a
+             * double holds it exactly (15 significant digits), as the
+             * readers of JSON (jansson, weir's own) read numbers, else a
+             * JSON string, which Flink's json format reads too */
+            weir__val x = {0};
+            x.i = weir_row_get_decimal(sc, row, c, &x.hi);
+            len = weir__format_val(ty, &x, WEIR_ROW_STYLE_SQL, NULL, v, sizeof v);
+            int sig = 0;
+            bool lead = true;
+            for (int k = 0; k < len; k++) {
+                if (v[k] < '0' || v[k] > '9' || (lead && v[k] == '0'))
+                    continue;
+                lead = false;
+                sig++;
+            }
+            if (!csv && sig > 15) {
+                put_json_string(&o, v, (size_t)len);
+                continue;
+            }
+            break;
+        }
         case WEIR_TYPE_TIMESTAMP:
         case WEIR_TYPE_TIMESTAMP_LTZ:
         case WEIR_TYPE_DATE:

@@ -4,7 +4,8 @@
  *
  * Accumulators are fixed-size slots in one block per group (or window):
  *     COUNT(*), COUNT(x)      int64 count
- *     SUM(x), AVG(x)          int64 non-NULL count, then int64 or double sum
+ *     SUM(x), AVG(x)          int64 non-NULL count, then an int64 or double sum, or a
+ *                             DECIMAL's 16-byte sum (its unscaled 128 bits)
  *     MIN(x), MAX(x)          int64 "has a value", then the value (vsize)
  *     list aggregates         int64 entries, then the current MIN/MAX value
  *     a function from C       its acc_size bytes (8-aligned), its own layout
@@ -29,6 +30,7 @@
  */
 #include <string.h>
 
+#include "decimal.h"
 #include "table_internal.h"
 #include "weir/error.h"
 
@@ -68,7 +70,10 @@ uint32_t weir__agg_layout(weir__agg *aggs, int n, const weir_expr *const *items,
         case WEIR_AGG_COUNT_STAR:
         case WEIR_AGG_COUNT: off += sizeof(int64_t); break;
         case WEIR_AGG_SUM:
-        case WEIR_AGG_AVG: off += sizeof(int64_t) + sizeof(int64_t); break;
+        case WEIR_AGG_AVG:
+            /* the count, then the sum (a DECIMAL's 16 bytes) */
+            off += sizeof(int64_t) + (a->arg_type.id == WEIR_TYPE_DECIMAL ? 16 : 8);
+            break;
         default: off += sizeof(int64_t) + a->vsize; break;
         }
     }
@@ -108,6 +113,26 @@ static int cmp_enc(const weir__agg *a, const unsigned char *x, const unsigned ch
     decode(a, x, &vx);
     decode(a, y, &vy);
     return weir__val_compare(a->arg_type, &vx, &vy);
+}
+
+/* A DECIMAL sum whose value passed 38 digits: its result is NULL from then
+ * on (Flink's sum is NULL at the overflow; it then starts again from the
+ * next value, weir keeps it NULL). */
+static weir__i128 dec_overflow(void)
+{
+    return weir__dec_pow10(38);
+}
+
+/* Adds x to the DECIMAL sum at p (16 bytes), sticking at dec_overflow. */
+static void dec_add(unsigned char *p, weir__i128 x)
+{
+    weir__i128 sum, r;
+    memcpy(&sum, p, 16);
+    if (sum == dec_overflow())
+        return;
+    if (__builtin_add_overflow(sum, x, &r) || !weir__dec_fits(r, 38))
+        r = dec_overflow();
+    memcpy(p, &r, 16);
 }
 
 static int64_t get64(const unsigned char *p)
@@ -193,7 +218,10 @@ void weir__agg_update(const weir__agg *a, unsigned char *acc, const weir__val *v
     case WEIR_AGG_SUM:
     case WEIR_AGG_AVG:
         put64(s, get64(s) + sign);
-        if (is_approx(a->arg_type)) {
+        if (a->arg_type.id == WEIR_TYPE_DECIMAL) {
+            weir__i128 x = weir__dec_get(v);
+            dec_add(s + 8, sign > 0 ? x : -x);
+        } else if (is_approx(a->arg_type)) {
             double d;
             memcpy(&d, s + 8, 8);
             d += sign > 0 ? v->d : -v->d;
@@ -235,7 +263,14 @@ void weir__agg_merge(const weir__agg *a, unsigned char *acc, const unsigned char
     case WEIR_AGG_SUM:
     case WEIR_AGG_AVG:
         put64(s, get64(s) + get64(o));
-        if (is_approx(a->arg_type)) {
+        if (a->arg_type.id == WEIR_TYPE_DECIMAL) {
+            weir__i128 y;
+            memcpy(&y, o + 8, 16);
+            if (y == dec_overflow())
+                memcpy(s + 8, &y, 16); /* an overflowed pane overflows the window */
+            else
+                dec_add(s + 8, y);
+        } else if (is_approx(a->arg_type)) {
             double x, y;
             memcpy(&x, s + 8, 8);
             memcpy(&y, o + 8, 8);
@@ -276,6 +311,20 @@ void weir__agg_result(const weir__agg *a, const unsigned char *acc, weir__val *o
         int64_t n = get64(s);
         if (n <= 0) {
             out->null = true;
+            return;
+        }
+        if (a->arg_type.id == WEIR_TYPE_DECIMAL) {
+            weir__i128 sum, r = 0;
+            memcpy(&sum, s + 8, 16);
+            int e = sum == dec_overflow() ? 1 : 0;
+            if (e == 0 && a->kind == WEIR_AGG_AVG)
+                /* DecimalAvgAggFunction: the sum divided by the count */
+                e = weir__dec_arith('/', sum, a->arg_type.scale, n, 0, 38, a->out_type.scale,
+                                    &r);
+            else
+                r = sum;
+            out->null = e != 0;
+            weir__dec_set(out, r);
             return;
         }
         if (is_approx(a->arg_type)) {

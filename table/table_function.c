@@ -18,6 +18,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "decimal.h"
 #include "table_internal.h"
 #include "weir/error.h"
 
@@ -67,6 +68,9 @@ static bool usable_type(weir_type t)
     case WEIR_TYPE_TIMESTAMP_LTZ:
     case WEIR_TYPE_DATE:
     case WEIR_TYPE_TIME: return t.capacity == 0 && weir_type_precision(t) <= 9;
+    case WEIR_TYPE_DECIMAL:
+        return t.capacity == 0 && weir_type_precision(t) >= 1 && weir_type_precision(t) <= 38 &&
+               t.scale <= weir_type_precision(t);
     case WEIR_TYPE_VARCHAR: return t.capacity <= WEIR_STRING_MAX_CAPACITY;
     case WEIR_TYPE_CHAR: return t.capacity >= 1 && t.capacity <= WEIR_STRING_MAX_CAPACITY;
     default: return false;
@@ -302,6 +306,20 @@ int weir__function_result(const weir__function *f, weir_type t, weir__val *v, ch
     case WEIR_TYPE_INT: v->i = weir__int_wrap(t.id, v->i); break;
     case WEIR_TYPE_FLOAT: v->d = (float)v->d; break;
     case WEIR_TYPE_DATE: v->i = weir__int_wrap(WEIR_TYPE_INT, v->i); break;
+    case WEIR_TYPE_DECIMAL:
+        if (weir_type_precision(t) <= 18)
+            v->hi = v->i < 0 ? -1 : 0; /* i is all of it */
+        if (!weir__dec_fits(weir__dec_get(v), weir_type_precision(t))) {
+            /* more digits than the type holds: NULL, as Flink's
+             * DecimalData.fromBigDecimal makes a UDF's BigDecimal */
+            if (t.not_null) {
+                t.not_null = false;
+                weir_type_format(t, tn, sizeof tn);
+                return bad_result(f, why, "returned a value of more digits than %s holds", tn);
+            }
+            v->null = true;
+        }
+        break;
     case WEIR_TYPE_TIME:
         if (v->i < 0 || v->i >= 86400000)
             return bad_result(f, why, "returned a TIME of %lld ms, not in 0..86399999",

@@ -78,6 +78,14 @@ bool weir__type_is_integer(weir_type_id id); /* TINYINT, SMALLINT, INT, BIGINT *
 bool weir__type_is_approx(weir_type_id id);  /* FLOAT, DOUBLE */
 bool weir__type_is_numeric(weir_type_id id);
 bool weir__type_is_time(weir_type_id id);
+/* DECIMAL(p, s) (precision 1..38); the DECIMAL an exact number is (an
+ * integer's digits: TINYINT is DECIMAL(3, 0) ... BIGINT DECIMAL(19, 0)). */
+weir_type weir__type_decimal(int p, int s, bool not_null);
+weir_type weir__type_as_decimal(weir_type t);
+/* The type of DECIMAL a op b (op '+', '-', '*', '/' or '%'), as Flink's
+ * LogicalTypeMerging finds it (nullable: a result that does not fit it is
+ * NULL). */
+weir_type weir__decimal_result(char op, weir_type a, weir_type b);
 /* DATE, TIME, TIMESTAMP, TIMESTAMP_LTZ; INTERVAL (day-time), INTERVAL_YM. */
 bool weir__type_is_datetime(weir_type_id id);
 bool weir__type_is_interval(weir_type_id id);
@@ -322,6 +330,14 @@ static inline void weir__read_value(const unsigned char *p, weir_type t, weir__v
         else
             v->nanos = 0;
         break;
+    case WEIR_TYPE_DECIMAL:
+        /* the unscaled value: 8 bytes, or 16 (low, high) for p > 18 */
+        memcpy(&v->i, p, 8);
+        if (t.precision > 18)
+            memcpy(&v->hi, p + 8, 8);
+        else
+            v->hi = v->i < 0 ? -1 : 0;
+        break;
     default: memcpy(&v->i, p, 8); break;
     }
 }
@@ -358,6 +374,11 @@ static inline void weir__write_value(unsigned char *p, weir_type t, const weir__
         memcpy(p, &v->i, 8);
         if (t.precision > 3 && t.precision != WEIR_PRECISION_ZERO)
             memcpy(p + 8, &v->nanos, 4);
+        break;
+    case WEIR_TYPE_DECIMAL:
+        memcpy(p, &v->i, 8);
+        if (t.precision > 18)
+            memcpy(p + 8, &v->hi, 8);
         break;
     default: memcpy(p, &v->i, 8); break;
     }

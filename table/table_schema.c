@@ -16,6 +16,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "decimal.h"
 #include "table_internal.h"
 #include "weir/error.h"
 
@@ -780,6 +781,28 @@ int weir_row_set_int(const weir_schema *s, void *row, int col, int64_t x)
     return weir__store_value(s, row, col, &v);
 }
 
+static bool is_decimal(weir_type_id id) { return id == WEIR_TYPE_DECIMAL; }
+
+int64_t weir_row_get_decimal(const weir_schema *s, const void *row, int col, int64_t *hi)
+{
+    weir__val v = {0};
+    if (!check_col(s, col, is_decimal) && !weir__row_null(s, row, col))
+        weir__load_value(s, row, col, &v);
+    if (hi)
+        *hi = v.hi;
+    return v.i;
+}
+
+int weir_row_set_decimal(const weir_schema *s, void *row, int col, int64_t lo, int64_t hi)
+{
+    if (check_col(s, col, is_decimal))
+        return WEIR_EINVAL;
+    weir__val v = {.i = lo, .hi = hi};
+    if (!weir__dec_fits(weir__dec_get(&v), weir_type_precision(s->cols[col].type)))
+        return WEIR_ERANGE;
+    return weir__store_value(s, row, col, &v);
+}
+
 int32_t weir_row_get_nanos(const weir_schema *s, const void *row, int col)
 {
     if (check_col(s, col, weir__type_is_time) || weir__row_null(s, row, col))
@@ -849,6 +872,16 @@ int weir_row_set_text(const weir_schema *s, void *row, int col, const char *text
             return WEIR_EFORMAT;
         weir__timestamp_truncate(&ms, &nanos, weir_type_precision(s->cols[col].type));
         return weir_row_set_timestamp(s, row, col, ms, nanos);
+    }
+    if (id == WEIR_TYPE_DECIMAL) {
+        weir_type t = s->cols[col].type;
+        weir__i128 x;
+        int r = weir__dec_parse(text, len, weir_type_precision(t), t.scale, &x);
+        if (r)
+            return r > 0 ? WEIR_ERANGE : WEIR_EFORMAT;
+        weir__val v = {0};
+        weir__dec_set(&v, x);
+        return weir__store_value(s, row, col, &v);
     }
     if (id == WEIR_TYPE_DATE) {
         int64_t days;
@@ -1017,6 +1050,10 @@ int weir__format_val(weir_type t, const weir__val *v, weir_row_style style,
     case WEIR_TYPE_VARCHAR:
     case WEIR_TYPE_CHAR: return snprintf(buf, size, "%.*s", (int)v->len, v->s);
     case WEIR_TYPE_DATE: return weir__format_date(v->i, buf, size);
+    case WEIR_TYPE_DECIMAL:
+        /* DecimalData.toString (plain, s digits); the print connector's
+         * BigDecimal.toString (1E-8 below 10^-6) */
+        return weir__dec_format(weir__dec_get(v), t.scale, print, buf, size);
     case WEIR_TYPE_TIME:
         return print ? weir__format_java_time(v->i, buf, size)
                      : weir__format_time(v->i, weir_type_precision(t), buf, size);

@@ -30,7 +30,59 @@ bool weir__type_is_approx(weir_type_id id)
 
 bool weir__type_is_numeric(weir_type_id id)
 {
-    return weir__type_is_integer(id) || weir__type_is_approx(id);
+    return weir__type_is_integer(id) || weir__type_is_approx(id) || id == WEIR_TYPE_DECIMAL;
+}
+
+weir_type weir__type_decimal(int p, int s, bool not_null)
+{
+    weir_type t = {.id = WEIR_TYPE_DECIMAL, .precision = (uint8_t)p, .scale = (uint8_t)s,
+                   .not_null = not_null};
+    return t;
+}
+
+/* SQL Server's rule, which Flink adopted (LogicalTypeMerging): a precision
+ * past 38 gives up scale, keeping at least 6 digits of it (fewer if it had
+ * fewer), so that the whole part is not cut. */
+static weir_type adjust_precision_scale(int p, int s)
+{
+    if (p <= 38)
+        return weir__type_decimal(p, s, false);
+    int digits = p - s, min_scale = s < 6 ? s : 6, scale = 38 - digits;
+    return weir__type_decimal(38, scale > min_scale ? scale : min_scale, false);
+}
+
+weir_type weir__decimal_result(char op, weir_type a, weir_type b)
+{
+    int p1 = weir_type_precision(a), s1 = a.scale, p2 = weir_type_precision(b), s2 = b.scale;
+    int max_s = s1 > s2 ? s1 : s2;
+    switch (op) {
+    case '+':
+    case '-': {
+        int d = p1 - s1 > p2 - s2 ? p1 - s1 : p2 - s2;
+        return adjust_precision_scale(d + max_s + 1, max_s);
+    }
+    case '*': return adjust_precision_scale(p1 + p2 + 1, s1 + s2);
+    case '/': {
+        int s = s1 + p2 + 1 > 6 ? s1 + p2 + 1 : 6;
+        return adjust_precision_scale(p1 - s1 + s2 + s, s);
+    }
+    default: { /* % */
+        int d = p1 - s1 < p2 - s2 ? p1 - s1 : p2 - s2;
+        return adjust_precision_scale(d + max_s, max_s);
+    }
+    }
+}
+
+weir_type weir__type_as_decimal(weir_type t)
+{
+    /* Flink's decimalOf: an integer's digits, scale 0 */
+    switch (t.id) {
+    case WEIR_TYPE_TINYINT: return weir__type_decimal(3, 0, t.not_null);
+    case WEIR_TYPE_SMALLINT: return weir__type_decimal(5, 0, t.not_null);
+    case WEIR_TYPE_INT: return weir__type_decimal(10, 0, t.not_null);
+    case WEIR_TYPE_BIGINT: return weir__type_decimal(19, 0, t.not_null);
+    default: return weir__type_decimal(weir_type_precision(t), t.scale, t.not_null);
+    }
 }
 
 bool weir__type_is_time(weir_type_id id)
@@ -115,8 +167,8 @@ bool weir_type_casts_implicitly(weir_type from, weir_type to)
     if (weir__type_is_integer(f) && weir__type_is_integer(t))
         return weir__int_bits(f) <= weir__int_bits(t);
     if (t == WEIR_TYPE_FLOAT)
-        return weir__type_is_integer(f);
-    if (t == WEIR_TYPE_DOUBLE)
+        return weir__type_is_integer(f) || f == WEIR_TYPE_DECIMAL;
+    if (t == WEIR_TYPE_DOUBLE || t == WEIR_TYPE_DECIMAL)
         return weir__type_is_numeric(f);
     return false;
 }
@@ -137,12 +189,28 @@ bool weir_type_common(weir_type a, weir_type b, weir_type *out)
         if (a.id != b.id || a.capacity != b.capacity)
             t.id = WEIR_TYPE_VARCHAR;
     } else if (weir__type_is_numeric(a.id) && weir__type_is_numeric(b.id)) {
-        if (a.id == WEIR_TYPE_DOUBLE || b.id == WEIR_TYPE_DOUBLE)
-            t.id = WEIR_TYPE_DOUBLE;
-        else if (a.id == WEIR_TYPE_FLOAT || b.id == WEIR_TYPE_FLOAT)
+        bool dec = a.id == WEIR_TYPE_DECIMAL || b.id == WEIR_TYPE_DECIMAL;
+        t.precision = t.scale = 0;
+        if (a.id == WEIR_TYPE_DOUBLE || b.id == WEIR_TYPE_DOUBLE ||
+            (dec && (weir__type_is_approx(a.id) || weir__type_is_approx(b.id)))) {
+            t.id = WEIR_TYPE_DOUBLE; /* an approximate number and a DECIMAL: DOUBLE */
+        } else if (a.id == WEIR_TYPE_FLOAT || b.id == WEIR_TYPE_FLOAT) {
             t.id = WEIR_TYPE_FLOAT;
-        else
+        } else if (dec) {
+            /* createCommonExactNumericType: the most whole digits and the
+             * largest scale, within 38 digits */
+            weir_type x = weir__type_as_decimal(a), y = weir__type_as_decimal(b);
+            int px = weir_type_precision(x), py = weir_type_precision(y);
+            int d = px - x.scale > py - y.scale ? px - x.scale : py - y.scale;
+            if (d > 38)
+                d = 38;
+            int sc = x.scale > y.scale ? x.scale : y.scale;
+            if (sc > 38 - d)
+                sc = 38 - d;
+            t = weir__type_decimal(d + sc, sc, t.not_null);
+        } else {
             t.id = weir__int_bits(a.id) >= weir__int_bits(b.id) ? a.id : b.id;
+        }
     } else if ((weir__type_is_time(a.id) && weir__type_is_time(b.id)) ||
                (a.id == WEIR_TYPE_TIME && b.id == WEIR_TYPE_TIME)) {
         /* the larger precision; Flink generalizes to the zoned type */
@@ -172,6 +240,7 @@ uint32_t weir__type_size(weir_type t)
     case WEIR_TYPE_CHAR: return 4 + t.capacity;
     case WEIR_TYPE_TIMESTAMP:
     case WEIR_TYPE_TIMESTAMP_LTZ: return weir_type_precision(t) > 3 ? 12 : 8;
+    case WEIR_TYPE_DECIMAL: return weir_type_precision(t) > 18 ? 16 : 8;
     default: return 8;
     }
 }
@@ -237,6 +306,28 @@ static int parse_type_length(const char *p, const char *kw, bool has_len, weir_t
     char *end;
     long long n = strtoll(p + 1, &end, 10);
     end = (char *)weir__skip_ws(end);
+    if (t->id == WEIR_TYPE_DECIMAL) {
+        /* DECIMAL(p[, s]): Flink's DecimalType's bounds and words */
+        long long sc = 0;
+        if (end > p + 1 && *end == ',') {
+            char *e2;
+            sc = strtoll(end + 1, &e2, 10);
+            if (e2 == end + 1)
+                return type_error(err, errsize, "bad scale in type '%s'", text);
+            end = (char *)weir__skip_ws(e2);
+        }
+        if (end == p + 1 || *end != ')')
+            return type_error(err, errsize, "bad precision in type '%s'", text);
+        if (n < 1 || n > 38)
+            return type_error(err, errsize, "Decimal precision must be between 1 and 38 (both "
+                              "inclusive): '%s'", text);
+        if (sc < 0 || sc > n)
+            return type_error(err, errsize, "Decimal scale must be between 0 and the precision "
+                              "%lld (both inclusive): '%s'", n, text);
+        *t = weir__type_decimal((int)n, (int)sc, false);
+        *rest = weir__skip_ws(end + 1);
+        return 0;
+    }
     if (end == p + 1 || *end != ')')
         return type_error(err, errsize, "bad length in type '%s'", text);
     if (weir__type_is_datetime(t->id)) {
@@ -272,6 +363,8 @@ int weir_type_parse(const char *text, weir_type *out, char *err, size_t errsize)
         {"TIMESTAMP_LTZ", WEIR_TYPE_TIMESTAMP_LTZ, true},
         {"TIMESTAMP", WEIR_TYPE_TIMESTAMP, true},
         {"DATE", WEIR_TYPE_DATE, false},       {"TIME", WEIR_TYPE_TIME, true},
+        {"DECIMAL", WEIR_TYPE_DECIMAL, true},  {"DEC", WEIR_TYPE_DECIMAL, true},
+        {"NUMERIC", WEIR_TYPE_DECIMAL, true},
     };
     if (!text || !out)
         return type_error(err, errsize, "a type text is required");
@@ -302,6 +395,8 @@ int weir_type_parse(const char *text, weir_type *out, char *err, size_t errsize)
         return type_error(err, errsize, "VARCHAR needs a length (or use STRING): '%s'", text);
     } else if (weir__type_is_time(t.id)) {
         t = weir__type_time(t.id, 6, false); /* Flink: TIMESTAMP is TIMESTAMP(6) */
+    } else if (t.id == WEIR_TYPE_DECIMAL) {
+        t = weir__type_decimal(10, 0, false); /* Flink: DECIMAL is DECIMAL(10, 0) */
     }
     if (t.id == WEIR_TYPE_TIMESTAMP || t.id == WEIR_TYPE_TIME) {
         /* TIMESTAMP(p) WITHOUT TIME ZONE; TIMESTAMP(p) WITH LOCAL TIME ZONE */
@@ -365,6 +460,8 @@ int weir_type_format(weir_type t, char *buf, size_t size)
     case WEIR_TYPE_TIME: return snprintf(buf, size, "TIME(%d)%s", weir_type_precision(t), nn);
     case WEIR_TYPE_INTERVAL: return snprintf(buf, size, "INTERVAL%s", nn);
     case WEIR_TYPE_INTERVAL_YM: return snprintf(buf, size, "INTERVAL YEAR TO MONTH%s", nn);
+    case WEIR_TYPE_DECIMAL:
+        return snprintf(buf, size, "DECIMAL(%d, %d)%s", weir_type_precision(t), t.scale, nn);
     }
     return snprintf(buf, size, "?");
 }

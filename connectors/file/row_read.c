@@ -9,6 +9,7 @@
 #include <jansson.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -178,6 +179,29 @@ static int json_value(const weir__row_out *s, const weir_schema *sc, int col, js
             if (r == WEIR_ERANGE)
                 return set_bad(s, "a number out of the range of the column '%s'", name);
         }
+        break;
+    case WEIR_TYPE_DECIMAL:
+        if (json_is_integer(v) || json_is_real(v)) {
+            /* the number's text: an integer's exactly; a real's as the
+             * shortest text of the double jansson read it as (a number of
+             * more than 15 significant digits loses some: write those as
+             * strings) */
+            char num[40];
+            int k = 0;
+            if (json_is_integer(v)) {
+                k = snprintf(num, sizeof num, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
+            } else {
+                double d = json_real_value(v);
+                for (int prec = 15; prec <= 17; prec++) {
+                    k = snprintf(num, sizeof num, "%.*g", prec, d);
+                    if (strtod(num, NULL) == d)
+                        break;
+                }
+            }
+            return weir__row_set_text(s, sc, col, num, (size_t)k);
+        }
+        if (json_is_string(v))
+            return weir__row_set_text(s, sc, col, json_string_value(v), json_string_length(v));
         break;
     case WEIR_TYPE_FLOAT:
     case WEIR_TYPE_DOUBLE:

@@ -44,8 +44,8 @@
  * mismatch is an error at the argument's position naming the function, the
  * argument and both types ("argument 1 of to_fahrenheit ('name') is
  * VARCHAR(20), where to_fahrenheit takes DOUBLE"). Parameter and result
- * types are BOOLEAN, TINYINT, SMALLINT, INT, BIGINT, FLOAT, DOUBLE,
- * VARCHAR(n), CHAR(n), STRING, DATE, TIME(p), TIMESTAMP(p) and
+ * types are BOOLEAN, TINYINT, SMALLINT, INT, BIGINT, DECIMAL(p, s), FLOAT,
+ * DOUBLE, VARCHAR(n), CHAR(n), STRING, DATE, TIME(p), TIMESTAMP(p) and
  * TIMESTAMP_LTZ(p) (weir/row.h); a STRING result has the
  * capacity of the schema's STRING (WEIR_STRING_DEFAULT_CAPACITY unless the
  * schema says otherwise).
@@ -93,7 +93,8 @@ extern "C" {
 
 /* One value of a call: an argument (read-only) or the result. Which member
  * holds it is the type's: BOOLEAN (0 or 1), TINYINT, SMALLINT, INT, BIGINT
- * in i (an integer result wraps to its type, as Java's cast); DATE (days
+ * in i (an integer result wraps to its type, as Java's cast); DECIMAL(p, s)
+ * in i and hi (below); DATE (days
  * since 1970-01-01), TIME (milliseconds of the day) in i; TIMESTAMP(p) and
  * TIMESTAMP_LTZ(p) in i (milliseconds since 1970-01-01 00:00, UTC for
  * TIMESTAMP_LTZ) and nanos (the nanoseconds within that millisecond, for
@@ -111,7 +112,10 @@ typedef struct weir_value {
     /* Since ABI 2 (weir/version.h): the nanoseconds within the millisecond
      * i of a TIMESTAMP(p) or TIMESTAMP_LTZ(p), 0..999999 (0 for p <= 3). */
     int32_t nanos;
-    /* Reserved (0). */
+    /* The high 64 bits of a DECIMAL's unscaled value (the value times
+     * 10^s, a 128-bit two's complement integer whose low 64 bits are i):
+     * for DECIMAL(p <= 18, s) i is the unscaled value and hi its sign
+     * (0 or -1). A result of more than p digits is NULL. */
     int64_t hi;
 } weir_value;
 

@@ -75,16 +75,18 @@ typedef enum weir_type_id {
     WEIR_TYPE_FLOAT,         /* 32-bit IEEE 754 (also REAL) */
     WEIR_TYPE_DATE,          /* days since 1970-01-01 */
     WEIR_TYPE_TIME,          /* TIME(p): milliseconds of the day */
-    WEIR_TYPE_INTERVAL_YM    /* INTERVAL ... YEAR TO MONTH (expressions only): months */
+    WEIR_TYPE_INTERVAL_YM,   /* INTERVAL ... YEAR TO MONTH (expressions only): months */
+    WEIR_TYPE_DECIMAL        /* DECIMAL(p, s): the value times 10^s, an integer */
 } weir_type_id;
 
 /* A column's type. capacity: strings only (0 for STRING means the default).
- * precision: the digits of a second's fraction of TIME, TIMESTAMP and
- * TIMESTAMP_LTZ (0..9), where 0 is the type's default (TIME 0, TIMESTAMP
- * and TIMESTAMP_LTZ 3: {.id = WEIR_TYPE_TIMESTAMP} is TIMESTAMP(3), as it
- * always was) and WEIR_PRECISION_ZERO asks for 0 (TIMESTAMP(0));
- * weir_type_precision reads it. scale: reserved (0). Nullable unless
- * not_null. */
+ * precision: DECIMAL's digits (1..38), or the digits of a second's fraction
+ * of TIME, TIMESTAMP and TIMESTAMP_LTZ (0..9), where 0 is the type's
+ * default (DECIMAL 10, TIME 0, TIMESTAMP and TIMESTAMP_LTZ 3: {.id =
+ * WEIR_TYPE_TIMESTAMP} is TIMESTAMP(3), as it always was) and
+ * WEIR_PRECISION_ZERO asks for 0 (TIMESTAMP(0)); weir_type_precision reads
+ * it. scale: DECIMAL's digits after the point (0..precision). Nullable
+ * unless not_null. */
 typedef struct weir_type {
     weir_type_id id;
     uint32_t capacity;
@@ -102,7 +104,9 @@ static inline int weir_type_precision(weir_type t)
         return 0;
     if (t.precision)
         return t.precision;
-    return t.id == WEIR_TYPE_TIMESTAMP || t.id == WEIR_TYPE_TIMESTAMP_LTZ ? 3 : 0;
+    return t.id == WEIR_TYPE_TIMESTAMP || t.id == WEIR_TYPE_TIMESTAMP_LTZ ? 3
+           : t.id == WEIR_TYPE_DECIMAL                                   ? 10
+                                                                         : 0;
 }
 
 #define WEIR_STRING_DEFAULT_CAPACITY 64u
@@ -320,6 +324,12 @@ WEIR_EXPORT bool weir_row_is_null(const weir_schema *s, const void *row, int col
  * (milliseconds of the day), TIMESTAMP, TIMESTAMP_LTZ (milliseconds since
  * the epoch) (0 if NULL). */
 WEIR_EXPORT int64_t weir_row_get_int(const weir_schema *s, const void *row, int col);
+/* A DECIMAL(p, s) column: its unscaled value (the value times 10^s) as a
+ * 128-bit two's complement integer, its low 64 bits returned and its high
+ * 64 in *hi (may be NULL; for p <= 18 the returned value is all of it and
+ * *hi its sign) (0 if NULL). */
+WEIR_EXPORT int64_t weir_row_get_decimal(const weir_schema *s, const void *row, int col,
+                                         int64_t *hi);
 /* A TIMESTAMP(p) or TIMESTAMP_LTZ(p) column: the nanoseconds within its
  * millisecond (0..999999; 0 for p <= 3, or NULL). */
 WEIR_EXPORT int32_t weir_row_get_nanos(const weir_schema *s, const void *row, int col);
@@ -340,6 +350,10 @@ WEIR_EXPORT int weir_row_set_double(const weir_schema *s, void *row, int col, do
 WEIR_EXPORT int weir_row_set_bool(const weir_schema *s, void *row, int col, bool v);
 WEIR_EXPORT int weir_row_set_string(const weir_schema *s, void *row, int col, const char *str,
                                     size_t len);
+/* A DECIMAL(p, s): the unscaled value's low and high 64 bits (for p <= 18,
+ * hi is lo's sign: 0 or -1); WEIR_ERANGE for more than p digits. */
+WEIR_EXPORT int weir_row_set_decimal(const weir_schema *s, void *row, int col, int64_t lo,
+                                     int64_t hi);
 /* A TIMESTAMP(p) or TIMESTAMP_LTZ(p): milliseconds since the epoch and the
  * nanoseconds within the millisecond (0..999999; 0 unless p > 3:
  * WEIR_ERANGE). weir_row_set_int sets the milliseconds alone. */

@@ -17,12 +17,15 @@ SELECT id, POWER(i, 2), SQRT(d), LN(d), LOG10(ABS(d)), LOG2(ABS(i)), LOG(2, b), 
        EXP(d) > 1
 FROM n;
 
+-- Literals with a point are DECIMALs: ROUND and TRUNCATE of a DECIMAL are
+-- DecimalDataUtils.sround's (HALF_UP) or DOWN, typed by findRoundDecimalType
+-- (ROUND(9.995, 2) is DECIMAL(4, 2)).
 SELECT ROUND(1.5), ROUND(-1.5), ROUND(0.125, 2), ROUND(1.005, 2), ROUND(123.456, -2),
        TRUNCATE(123.456, -1), ROUND(9.995, 2), TRUNCATE(-0.0001, 2), ROUND(5, 3), ROUND(999999999, -3);
 
 SELECT SIN(0), COS(0), TAN(PI() / 4), COT(PI() / 4), ASIN(1), ACOS(1), ATAN(1), ATAN2(-1, -1),
        SINH(0), COSH(0), TANH(1), DEGREES(PI()), RADIANS(90), PI(), E(), SQRT(-1), LN(-1),
-       POWER(0, 0), 1 / 0.0;
+       POWER(0, 0), 1 / 0.0E0;
 
 -- RAND(seed) is Java's new Random(seed): the same values every run, row
 -- after row (each call its own generator, kept by the subtask from row to

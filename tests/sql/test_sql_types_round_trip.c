@@ -190,3 +190,36 @@ Test(sql_types_round_trip, datetimes_csv)
 {
     round_trip(&datetimes, "csv");
 }
+
+/* DECIMAL: both representations (p <= 18 and p > 18), every digit of 38,
+ * negative values, a value under 10^-6 (which BigDecimal.toString would
+ * write as 1E-8: the formats write it plain), a JSON number and a JSON
+ * string. */
+static const family decimals = {
+    .columns = "a DECIMAL(10, 2), b DECIMAL(38, 0), c DECIMAL(38, 38), d DECIMAL(18, 9)",
+    .json = "{\"a\": 12345678.99, \"b\": \"99999999999999999999999999999999999999\", "
+            "\"c\": \"0.00000000000000000000000000000000000001\", \"d\": -0.00000001}\n"
+            "{\"a\": -0.01, \"b\": \"-12345678901234567890123456789\", "
+            "\"c\": \"-0.99999999999999999999999999999999999999\", \"d\": 999999999}\n"
+            "{\"a\": null, \"b\": null, \"c\": null, \"d\": null}\n",
+    .csv = "12345678.99,99999999999999999999999999999999999999,"
+           "0.00000000000000000000000000000000000001,-0.00000001\n"
+           "-0.01,-12345678901234567890123456789,-0.99999999999999999999999999999999999999,"
+           "999999999\n"
+           ",,,\n",
+    .rows = {"+I[12345678.99, 99999999999999999999999999999999999999, "
+             "0.00000000000000000000000000000000000001, -0.000000010]",
+             "+I[-0.01, -12345678901234567890123456789, "
+             "-0.99999999999999999999999999999999999999, 999999999.000000000]",
+             "+I[null, null, null, null]"},
+};
+
+Test(sql_types_round_trip, decimals_json)
+{
+    round_trip(&decimals, "json");
+}
+
+Test(sql_types_round_trip, decimals_csv)
+{
+    round_trip(&decimals, "csv");
+}

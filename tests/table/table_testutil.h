@@ -26,8 +26,18 @@ static inline weir_schema *tt_schema_wm(const char *name, const char *cols, cons
     cr_assert(b);
     char buf[1024];
     snprintf(buf, sizeof buf, "%s", cols);
+    /* columns split at the commas outside parentheses (DECIMAL(10, 2)) */
+    int depth = 0;
+    for (char *q = buf; *q; q++) {
+        if (*q == '(')
+            depth++;
+        else if (*q == ')')
+            depth--;
+        else if (*q == ',' && depth == 0)
+            *q = '\x1f';
+    }
     char *save = NULL;
-    for (char *c = strtok_r(buf, ",", &save); c; c = strtok_r(NULL, ",", &save)) {
+    for (char *c = strtok_r(buf, "\x1f", &save); c; c = strtok_r(NULL, "\x1f", &save)) {
         while (*c == ' ')
             c++;
         char *sp = strchr(c, ' ');
@@ -79,6 +89,10 @@ static inline void tt_row(const weir_schema *s, void *row, const char *text)
             r = weir_row_set_bool(s, row, c, strcmp(p, "true") == 0);
         else if (t.id == WEIR_TYPE_VARCHAR || t.id == WEIR_TYPE_CHAR)
             r = weir_row_set_string(s, row, c, p, strlen(p));
+        else if (t.id == WEIR_TYPE_DECIMAL || t.id == WEIR_TYPE_DATE || t.id == WEIR_TYPE_TIME ||
+                 t.id == WEIR_TYPE_FLOAT || ((t.id == WEIR_TYPE_TIMESTAMP ||
+                                              t.id == WEIR_TYPE_TIMESTAMP_LTZ) && p[0] && strchr(p + 1, '-')))
+            r = weir_row_set_text(s, row, c, p, strlen(p)); /* their SQL text */
         else
             r = weir_row_set_int(s, row, c, strtoll(p, NULL, 10));
         cr_assert_eq(r, 0, "setting column %d from '%s'", c, p);

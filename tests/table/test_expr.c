@@ -65,9 +65,13 @@ Test(expr, values_and_types)
         {"-7 / 2", "-3", "INT NOT NULL"},
         {"-7 % 3", "-1", "INT NOT NULL"},
         {"MOD(a, 4)", "3", "INT"},
-        {"a / 2.0", "3.5", "DOUBLE"},
+        /* 2.0 is DECIMAL(2, 1): INT / DECIMAL is DECIMAL (Flink's
+         * LogicalTypeMerging: scale max(6, 0 + 2 + 1)), nullable: a result
+         * that does not fit is NULL */
+        {"a / 2.0", "3.500000", "DECIMAL(17, 6)"},
+        {"a / 2.0E0", "3.5", "DOUBLE"},
         {"d * 2", "5.0", "DOUBLE"},
-        {"1.0 / 0", "Infinity", "DOUBLE NOT NULL"},
+        {"1.0E0 / 0", "Infinity", "DOUBLE NOT NULL"},
         /* Java's Double.toString: a decimal from 10^-3 to 10^7, else E */
         {"d * 4", "10.0", "DOUBLE"},
         {"d * -16", "-40.0", "DOUBLE"},
@@ -77,8 +81,9 @@ Test(expr, values_and_types)
         {"d * 5000000", "1.25E7", "DOUBLE"},
         {"d / 2500", "0.001", "DOUBLE"},
         {"d / 25000", "1.0E-4", "DOUBLE"},
-        {"0.1 + 0.2", "0.30000000000000004", "DOUBLE NOT NULL"},
-        {"-0.0 * 1", "-0.0", "DOUBLE NOT NULL"},
+        {"0.1 + 0.2", "0.3", "DECIMAL(2, 1)"},
+        {"0.1E0 + 0.2E0", "0.30000000000000004", "DOUBLE NOT NULL"},
+        {"-0.0E0 * 1", "-0.0", "DOUBLE NOT NULL"},
         {"CAST(d * 4 AS STRING)", "10.0", "VARCHAR(64)"},
         {"CAST(d * 4000000 AS STRING)", "1.0E7", "VARCHAR(64)"},
         {"2147483647 + 1", "-2147483648", "INT NOT NULL"},
@@ -100,7 +105,7 @@ Test(expr, values_and_types)
         {"s IN ('x', 'Hello')", "true", "BOOLEAN"},
         {"CASE WHEN a > 5 THEN 'big' WHEN a > 2 THEN 'mid' ELSE 'small' END", "big", "VARCHAR(5) NOT NULL"},
         {"CASE WHEN a > 50 THEN 1 END", "null", "INT"},
-        {"CASE WHEN n > 0 THEN 1 ELSE 2.5 END", "2.5", "DOUBLE NOT NULL"},
+        {"CASE WHEN n > 0 THEN 1 ELSE 2.5 END", "2.5", "DECIMAL(11, 1) NOT NULL"},
         {"CAST(a AS DOUBLE) / 2", "3.5", "DOUBLE"},
         /* Flink's CAST keeps its operand's nullability; TRY_CAST is nullable */
         {"CAST('42' AS BIGINT) + 1", "43", "BIGINT NOT NULL"},

@@ -299,6 +299,49 @@ static int agg_fails_value(const void *acc, weir_value *result, weir_function_ca
     return 0;
 }
 
+/* dec2x(DECIMAL(20, 2)) -> DECIMAL(21, 2): twice the value, on the
+ * unscaled 128-bit integer (i and hi); next_day(DATE) -> DATE;
+ * micros(TIMESTAMP(6)) -> BIGINT: microseconds since the epoch (i and
+ * nanos); small(TINYINT, FLOAT) -> FLOAT. */
+__extension__ typedef __int128 i128;
+__extension__ typedef unsigned __int128 u128;
+
+static int dec2x(const weir_value *args, int nargs, weir_value *result, weir_function_call *call)
+{
+    (void)nargs;
+    (void)call;
+    i128 v = (i128)((u128)(uint64_t)args[0].hi << 64 | (uint64_t)args[0].i);
+    v *= 2;
+    result->i = (int64_t)(uint64_t)v;
+    result->hi = (int64_t)(v >> 64);
+    return 0;
+}
+
+static int next_day(const weir_value *args, int nargs, weir_value *result,
+                    weir_function_call *call)
+{
+    (void)nargs;
+    (void)call;
+    result->i = args[0].i + 1;
+    return 0;
+}
+
+static int micros(const weir_value *args, int nargs, weir_value *result, weir_function_call *call)
+{
+    (void)nargs;
+    (void)call;
+    result->i = args[0].i * 1000 + args[0].nanos / 1000;
+    return 0;
+}
+
+static int small(const weir_value *args, int nargs, weir_value *result, weir_function_call *call)
+{
+    (void)nargs;
+    (void)call;
+    result->d = (double)args[0].i + args[1].d;
+    return 0;
+}
+
 static weir_type ty(const char *sql)
 {
     weir_type t;
@@ -344,6 +387,10 @@ static void register_all(void)
     scalar("echo3", echo3, "VARCHAR(3)", 1, "STRING");
     scalar("never_null", never_null, "BIGINT NOT NULL", 1, "BIGINT");
     scalar("one", one, "INT", 0);
+    scalar("dec2x", dec2x, "DECIMAL(21, 2)", 1, "DECIMAL(20, 2) NOT NULL");
+    scalar("next_day", next_day, "DATE", 1, "DATE NOT NULL");
+    scalar("micros", micros, "BIGINT", 1, "TIMESTAMP(6) NOT NULL");
+    scalar("small", small, "FLOAT", 2, "TINYINT NOT NULL", "FLOAT NOT NULL");
     aggregate((weir_aggregate_function){.name = "my_sum", .acc_size = sizeof(sum_acc),
                                         .init = sum_init, .accumulate = sum_acc_fn,
                                         .retract = sum_retract, .merge = sum_merge,
@@ -511,6 +558,38 @@ Test(function, scalar_calls_with_casts_nulls_and_string_results, .timeout = 60)
     /* to_f saw its NULL; greet never saw the NULL name (row 2) */
     cr_assert_eq(atomic_load(&to_f_null_calls), 1);
     cr_assert_eq(atomic_load(&greet_calls), 2 + 3);
+    run_free(r);
+}
+
+/* The types of issue 39 through C functions: a DECIMAL of 20 digits in i
+ * and hi (an INT argument cast to it implicitly, a result past 21 digits
+ * NULL), a DATE's days, a TIMESTAMP(6)'s nanoseconds, a TINYINT and a
+ * FLOAT (a DOUBLE argument is refused: no implicit narrowing). */
+Test(function, decimal_date_timestamp_and_small_numbers, .timeout = 60)
+{
+    run *r = run_new("d DECIMAL(20, 2), day DATE, ts TIMESTAMP(6), t TINYINT, f FLOAT, n INT",
+                     NULL);
+    run_add(r, "+I 123456789012345678.25|2024-02-28|1970-01-01 00:00:01.000002|-3|0.5|7");
+    run_add(r, "+I -999999999999999999.99|2024-12-31|1969-12-31 23:59:59.999999|127|1.25|-1");
+    run_add(r, "+I null|null|null|null|null|null");
+    weir_table *t = weir_table_select(run_source(r, 0),
+                                      "dec2x(d) AS x, dec2x(n) AS y, next_day(day) AS nd, "
+                                      "micros(ts) AS us, small(t, f) AS s");
+    cr_assert(t, "%s", weir_job_error(r->job));
+    char types[256];
+    weir_schema_format(weir_table_schema(t), types, sizeof types);
+    cr_assert_str_eq(types, "(x DECIMAL(21, 2), y DECIMAL(21, 2), nd DATE, us BIGINT, s FLOAT)");
+    char *got = run_collect(r, t, false);
+    cr_assert_str_eq(got, "+I[246913578024691356.50, 14.00, 2024-02-29, 1000002, -2.5]\n"
+                          "+I[-1999999999999999999.98, -2.00, 2025-01-01, -1, 128.25]\n"
+                          "+I[null, null, null, null, null]\n");
+    free(got);
+    run_free(r);
+    r = run_new("d DOUBLE", NULL);
+    cr_assert_null(weir_table_select(run_source(r, 0), "small(CAST(1 AS TINYINT), d)"));
+    cr_assert(strstr(weir_job_error(r->job), "argument 2 of small ('d') is DOUBLE, where small "
+                                              "takes FLOAT"),
+              "%s", weir_job_error(r->job));
     run_free(r);
 }
 
