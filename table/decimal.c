@@ -126,7 +126,8 @@ static u256 u256_mul64(u256 a, uint64_t m)
 
 static u256 u256_mul128(weir__u128 x, weir__u128 y)
 {
-    uint64_t a[2] = {(uint64_t)x, (uint64_t)(x >> 64)}, b[2] = {(uint64_t)y, (uint64_t)(y >> 64)};
+    const uint64_t a[2] = {(uint64_t)x, (uint64_t)(x >> 64)};
+    const uint64_t b[2] = {(uint64_t)y, (uint64_t)(y >> 64)};
     u256 r = {{0, 0, 0, 0}};
     for (int i = 0; i < 2; i++) {
         weir__u128 carry = 0;

@@ -332,7 +332,7 @@ static int parse_type_length(const char *p, const char *kw, bool has_len, weir_t
         return type_error(err, errsize, "bad length in type '%s'", text);
     if (weir__type_is_datetime(t->id)) {
         /* Flink's TimestampType / LocalZonedTimestampType / TimeType */
-        if (end == p + 1 || n < 0 || n > 9)
+        if (n < 0 || n > 9)
             return type_error(err, errsize, "%s precision must be between 0 and 9 (both "
                               "inclusive): '%s'",
                               t->id == WEIR_TYPE_TIME            ? "Time"
