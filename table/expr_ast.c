@@ -1151,6 +1151,15 @@ static weir_ast *parse_primary(parser *p)
         next(p);
         if (is_kw(p, &t, "INTERVAL"))
             return parse_interval(p, t.at);
+        if (p->t.kind == T_STR && p->t.at == t.at + t.len && is_kw(p, &t, "X")) {
+            /* X'0a0b': a binary string literal (the quote right after X) */
+            weir_ast *n = node(p, WEIR_AST_TYPED, t.at);
+            if (!n || !(n->text = token_value(p, &p->t, &n->len)))
+                return NULL;
+            n->value = WEIR_TYPE_BINARY;
+            next(p);
+            return done(p, n);
+        }
         if (p->t.kind == T_STR &&
             (is_kw(p, &t, "DATE") || is_kw(p, &t, "TIME") || is_kw(p, &t, "TIMESTAMP"))) {
             /* DATE '2024-01-05': a typed literal (a name followed by a
@@ -1803,6 +1812,10 @@ static void fmt(const weir_ast *a, char *buf, size_t size, size_t *n)
         break;
     }
     case WEIR_AST_TYPED:
+        if (a->value == WEIR_TYPE_BINARY) {
+            weir__append(buf, size, n, "X'%s'", a->text);
+            break;
+        }
         weir__append(buf, size, n, "%s '%s'",
                      a->value == WEIR_TYPE_DATE   ? "DATE"
                      : a->value == WEIR_TYPE_TIME ? "TIME"

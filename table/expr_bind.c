@@ -99,7 +99,9 @@ static uint32_t text_cap(weir_type t)
     case WEIR_TYPE_DECIMAL: return (uint32_t)weir_type_precision(t) + 3; /* -0.ddd */
     case WEIR_TYPE_TIME: return 12;
     case WEIR_TYPE_VARCHAR:
-    case WEIR_TYPE_CHAR: return t.capacity;
+    case WEIR_TYPE_CHAR:
+    case WEIR_TYPE_VARBINARY:
+    case WEIR_TYPE_BINARY: return t.capacity; /* bytes as UTF-8 text: as many */
     default: return 4;
     }
 }
@@ -119,8 +121,8 @@ static weir__enode *cast_to(binder *p, weir__enode *n, weir_type to)
     c->type.not_null = n->type.not_null;
     c->implicit = true;
     c->zone = p->zone;
-    if (weir__type_is_string(to.id))
-        c->scratch = scratch(p, to.capacity);
+    if (weir__type_is_var(to.id))
+        c->scratch = scratch(p, to.capacity > text_cap(n->type) ? to.capacity : text_cap(n->type));
     return c;
 }
 
@@ -162,7 +164,8 @@ static bool unify(binder *p, weir__enode **a, weir__enode **b, size_t pos, const
         *b = cast_to(p, *b, t);
         return *a && *b;
     }
-    if (weir__type_is_string(x) && weir__type_is_string(y))
+    if ((weir__type_is_string(x) && weir__type_is_string(y)) ||
+        (weir__type_is_binary(x) && weir__type_is_binary(y)))
         return true;
     if (x == y)
         return true; /* two TIMESTAMPs of any precisions compare as they are */
@@ -322,9 +325,11 @@ static weir__enode *bind_literal(binder *p, const weir_ast *a)
     case WEIR_AST_TYPED: {
         /* Calcite's literals: their precision the fraction's digits, and
          * its message for text that is not one */
-        int digits = 0, r;
+        int digits = 0, r = 0;
         weir_type_id id = (weir_type_id)a->value;
-        if (id == WEIR_TYPE_DATE) {
+        if (id == WEIR_TYPE_BINARY) {
+            /* below */
+        } else if (id == WEIR_TYPE_DATE) {
             r = weir__parse_date(a->text, a->len, &n->lit.i);
         } else if (id == WEIR_TYPE_TIME) {
             r = weir__parse_time(a->text, a->len, &n->lit.i, &digits);
@@ -332,6 +337,33 @@ static weir__enode *bind_literal(binder *p, const weir_ast *a)
             r = weir__parse_timestamp(a->text, a->len, &n->lit.i, &n->lit.nanos, &digits);
             if (r == 0 && !memchr(a->text, ' ', a->len))
                 r = WEIR_EFORMAT; /* a date alone, or a 'T' */
+        }
+        if (id == WEIR_TYPE_BINARY) {
+            /* X'0a0B': a BINARY of its bytes (an empty one a VARBINARY) */
+            if (a->len % 2) {
+                berr(p, a->start, "Binary literal string must contain an even number of "
+                                  "hexits");
+                return NULL;
+            }
+            if (!(n->sbuf = malloc((size_t)a->len / 2 + 1))) {
+                nomem(p);
+                return NULL;
+            }
+            for (uint32_t k = 0; k < a->len; k += 2) {
+                char h[3] = {a->text[k], a->text[k + 1], 0};
+                char *e;
+                long v = strtol(h, &e, 16);
+                if (*e || !isxdigit((unsigned char)h[0])) {
+                    berr(p, a->start, "Illegal binary string literal X'%s'", a->text);
+                    return NULL;
+                }
+                n->sbuf[k / 2] = (char)v;
+            }
+            n->lit.s = n->sbuf;
+            n->lit.len = a->len / 2;
+            n->type = mk(a->len ? WEIR_TYPE_BINARY : WEIR_TYPE_VARBINARY, true);
+            n->type.capacity = a->len ? a->len / 2 : 1;
+            break;
         }
         if (r) {
             berr(p, a->start, "Illegal %s literal '%s': not in format '%s'",
@@ -749,8 +781,8 @@ static weir__enode *bind_cast(binder *p, const weir_ast *a)
     /* STRING is Flink's VARCHAR(2147483647): a cast to it keeps the whole
      * value (the text's own room, at least the schema's string capacity),
      * never the first characters */
-    bool whole = t.id == WEIR_TYPE_VARCHAR && t.capacity == 0;
-    if (whole)
+    bool whole = (t.id == WEIR_TYPE_VARCHAR || t.id == WEIR_TYPE_VARBINARY) && t.capacity == 0;
+    if (whole) /* BYTES likewise: Flink's VARBINARY(2147483647) */
         t.capacity = text_cap(x->type) > p->schema->string_capacity
                          ? text_cap(x->type)
                          : p->schema->string_capacity;
@@ -781,7 +813,12 @@ static weir__enode *bind_cast(binder *p, const weir_ast *a)
         nomem(p);
         return NULL;
     }
-    if (weir__type_is_string(t.id)) {
+    if (weir__type_is_binary(t.id)) {
+        /* Flink's binary casts keep n bytes (a longer value cut, as its
+         * BinaryToBinaryCastRule does), BINARY(n) padded with zero bytes */
+        c->scratch = scratch(p, c->type.capacity > text_cap(x->type) ? c->type.capacity
+                                                                   : text_cap(x->type));
+    } else if (weir__type_is_string(t.id)) {
         /* VARCHAR(n) keeps n characters, as Flink counts them; a capacity
          * is bytes, so a string of more than n bytes may need up to 4n
          * (UTF-8). CHAR(n) stays n bytes, padded: it keeps the characters
@@ -927,11 +964,12 @@ static weir__enode *pass_arg(binder *p, const weir__function *f, int i, weir__en
 {
     weir_type want = f->arg_types[i];
     want.not_null = false;
-    if (weir__type_is_string(want.id) && want.capacity == 0)
+    if (weir__type_is_var(want.id) && want.capacity == 0)
         want.capacity = p->schema->string_capacity;
     retype_null(x, want);
     weir_type_id from = x->type.id, to = want.id;
-    if (weir__type_is_string(from) && weir__type_is_string(to))
+    if ((weir__type_is_string(from) && weir__type_is_string(to)) ||
+        (weir__type_is_binary(from) && weir__type_is_binary(to)))
         return x;
     if (weir_type_casts_implicitly(x->type, want))
         return cast_to(p, x, want);
@@ -953,7 +991,7 @@ static weir__enode *pass_arg(binder *p, const weir__function *f, int i, weir__en
 static weir_type call_type(const binder *p, const weir__function *f, weir__enode *const *args)
 {
     weir_type t = f->result_type;
-    if (weir__type_is_string(t.id) && t.capacity == 0)
+    if (weir__type_is_var(t.id) && t.capacity == 0)
         t.capacity = p->schema->string_capacity;
     for (int i = 0; i < f->nargs; i++)
         if (f->arg_types[i].not_null && !args[i]->type.not_null)
@@ -998,7 +1036,7 @@ static weir__enode *bind_scalar_function(binder *p, const weir_ast *a, const wei
         return NULL;
     n->type = call_type(p, f, n->args);
     uint64_t bytes = 8 + (uint64_t)n->nargs * sizeof(weir__val) +
-                     (weir__type_is_string(n->type.id) ? (uint64_t)n->type.capacity + 1 : 0);
+                     (weir__type_is_var(n->type.id) ? (uint64_t)n->type.capacity + 1 : 0);
     n->scratch = scratch(p, (uint32_t)bytes);
     return n;
 }

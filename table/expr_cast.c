@@ -34,9 +34,15 @@ bool weir__cast_allowed(weir_type from, weir_type to, char *why, size_t size)
     weir_type_id f = from.id, t = to.id;
     if (f == t || f == WEIR_TYPE_NULL)
         return true;
-    /* every predefined type has a text, and a text may hold any */
-    if (weir__type_is_string(f) || weir__type_is_string(t))
+    /* binary strings: among themselves and with character strings (their
+     * UTF-8 bytes), as Flink's BINARY / VARBINARY casts */
+    if (weir__type_is_binary(f) || weir__type_is_binary(t)) {
+        if (weir__type_is_var(f) && weir__type_is_var(t))
+            return true;
+    } else if (weir__type_is_string(f) || weir__type_is_string(t)) {
+        /* every predefined type has a text, and a text may hold any */
         return !weir__type_is_interval(f) && !weir__type_is_interval(t);
+    }
     if (weir__type_is_numeric(f) && weir__type_is_numeric(t))
         return true;
     if ((f == WEIR_TYPE_BOOLEAN && weir__type_is_numeric(t)) ||
@@ -229,19 +235,26 @@ static _Thread_local char failure[512];
 
 /* The failure of casting the text s (len bytes) into n's type: Flink's
  * `reason` with the value and the column named. Returns WEIR_EFORMAT. */
-static int cast_failed(const weir__enode *n, const char *s, uint32_t len, const char *reason,
-                       const char **why)
+static int cast_failed_shown(const weir__enode *n, const char *shown, const char *reason,
+                             const char **why)
 {
     char type[48];
     weir_type t = n->type;
     t.not_null = false;
     weir_type_format(t, type, sizeof type);
-    int shown = len > 80 ? 80 : (int)len;
-    snprintf(failure, sizeof failure, "CAST of '%.*s'%s%s%s to %s: %s", shown, s,
+    snprintf(failure, sizeof failure, "CAST of %s%s%s%s to %s: %s", shown,
              n->sbuf ? " (column '" : "", n->sbuf ? n->sbuf : "", n->sbuf ? "')" : "", type,
              reason);
     *why = failure;
     return WEIR_EFORMAT;
+}
+
+static int cast_failed(const weir__enode *n, const char *s, uint32_t len, const char *reason,
+                       const char **why)
+{
+    char shown[84];
+    snprintf(shown, sizeof shown, "'%.*s'", len > 80 ? 80 : (int)len, s);
+    return cast_failed_shown(n, shown, reason, why);
 }
 
 /* BinaryStringDataUtil.toLong / toInt: an optional sign and decimal digits,
@@ -473,6 +486,34 @@ static int to_text(weir_type from, const weir__val *x, const weir_time_zone *zon
     }
 }
 
+/* Whether s is well-formed UTF-8 (no overlong forms, no surrogates, at
+ * most U+10FFFF), as Java's strict decoder takes it. */
+bool weir__utf8_valid(const char *s, uint32_t n)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    for (uint32_t i = 0; i < n;) {
+        unsigned char c = p[i];
+        uint32_t k = c < 0x80             ? 1
+                     : (c & 0xE0) == 0xC0 ? 2
+                     : (c & 0xF0) == 0xE0 ? 3
+                     : (c & 0xF8) == 0xF0 ? 4
+                                          : 0;
+        if (k == 0 || i + k > n)
+            return false;
+        uint32_t cp = k == 1 ? c : c & (0x7F >> k);
+        for (uint32_t j = 1; j < k; j++) {
+            if ((p[i + j] & 0xC0) != 0x80)
+                return false;
+            cp = cp << 6 | (p[i + j] & 0x3F);
+        }
+        static const uint32_t least[] = {0, 0, 0x80, 0x800, 0x10000};
+        if (cp < least[k] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
+            return false;
+        i += k;
+    }
+    return true;
+}
+
 int weir__cast_eval(const weir__enode *n, const weir__val *x, unsigned char *sc, weir__val *o,
                     const char **why)
 {
@@ -480,11 +521,45 @@ int weir__cast_eval(const weir__enode *n, const weir__val *x, unsigned char *sc,
     *o = *x;
     if (x->null)
         return 0;
+    if (weir__type_is_binary(to)) {
+        /* the bytes (a string's UTF-8), n of them at most (Flink cuts a
+         * longer value), BINARY(n) padded with zero bytes */
+        char *buf = (char *)sc + n->scratch;
+        uint32_t cap = n->type.capacity, len = x->len < cap ? x->len : cap;
+        memmove(buf, x->s, len);
+        if (to == WEIR_TYPE_BINARY && len < cap) {
+            memset(buf + len, 0, cap - len);
+            len = cap;
+        }
+        o->s = buf;
+        o->len = len;
+        return 0;
+    }
+    if (weir__type_is_binary(from)) {
+        /* bytes as text: Flink's strict UTF-8 (the default) refuses bytes
+         * that are not; then as a string into the string type */
+        if (!weir__utf8_valid(x->s, x->len)) {
+            /* the value shown as Flink prints bytes, x'..', its first 39 */
+            char hex[84];
+            size_t at = (size_t)snprintf(hex, sizeof hex, "x'");
+            for (uint32_t k = 0; k < x->len && k < 39; k++)
+                at += (size_t)snprintf(hex + at, sizeof hex - at, "%02x", (unsigned char)x->s[k]);
+            snprintf(hex + at, sizeof hex - at, "'");
+            int r = cast_failed_shown(n, hex, "the bytes are not valid UTF-8 (Flink's strict "
+                                      "'table.exec.legacy-bytes-to-string-cast' = false)", why);
+            if (n->try_cast) {
+                *o = (weir__val){.null = true};
+                return 0;
+            }
+            return r;
+        }
+        from = WEIR_TYPE_VARCHAR;
+    }
     if (weir__type_is_string(to)) {
         char *buf = (char *)sc + n->scratch;
         uint32_t cap = n->type.capacity;
         int len;
-        if (weir__type_is_string(from)) {
+        if (weir__type_is_var(from)) {
             /* The first `chars` characters that fit the capacity, never a
              * part of one: a character is a byte and the continuation bytes
              * (10xxxxxx) after it. */

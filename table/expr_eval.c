@@ -22,7 +22,8 @@ int weir__val_compare(weir_type t, const weir__val *a, const weir__val *b)
 {
     if (weir__type_is_approx(t.id))
         return a->d < b->d ? -1 : a->d > b->d;
-    if (weir__type_is_string(t.id)) {
+    if (weir__type_is_var(t.id)) {
+        /* strings and binary strings: their bytes, unsigned */
         uint32_t n = a->len < b->len ? a->len : b->len;
         int c = n ? memcmp(a->s, b->s, n) : 0;
         if (c)
@@ -271,7 +272,7 @@ static int ev_function(const weir__enode *n, const unsigned char *row, unsigned 
         o->null = true;
         return 0;
     }
-    bool str = weir__type_is_string(n->type.id);
+    bool str = weir__type_is_var(n->type.id);
     char *buf = (char *)(args + n->nargs);
     char err[256];
     err[0] = 0;

@@ -60,6 +60,8 @@ struct weir__enode {
  * explicit casts); false with Flink's refusal (or "cannot cast A to B")
  * in why. */
 bool weir__cast_allowed(weir_type from, weir_type to, char *why, size_t size);
+/* Whether the n bytes at s are well-formed UTF-8. */
+bool weir__utf8_valid(const char *s, uint32_t n);
 /* Evaluates the OP_CAST node n on its operand's value x, into *o (a string
  * into n's region of the scratch sc). 0, or a failure with *why (the
  * value, the column and Flink's reason, in a buffer of the calling

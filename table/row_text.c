@@ -50,8 +50,9 @@ static void put_json_string(out *o, const char *s, size_t n)
 
 static void put_csv_string(out *o, const char *s, size_t n, char delimiter)
 {
-    bool quote = memchr(s, delimiter, n) || memchr(s, '"', n) || memchr(s, '\n', n) ||
-                 memchr(s, '\r', n);
+    /* quoted when empty too: an empty field is read as NULL */
+    bool quote = n == 0 || memchr(s, delimiter, n) || memchr(s, '"', n) ||
+                 memchr(s, '\n', n) || memchr(s, '\r', n);
     if (!quote) {
         put(o, s, n);
         return;
@@ -155,6 +156,24 @@ static int write_row(const weir_schema *sc, const void *row, const int *cols, in
                 put(&o, v, (size_t)len);
             else
                 put_json_string(&o, v, (size_t)len);
+            continue;
+        }
+        case WEIR_TYPE_VARBINARY:
+        case WEIR_TYPE_BINARY: {
+            /* base64 text, as Flink's json and csv formats write bytes */
+            uint32_t bl = 0;
+            const char *bv = weir_row_get_string(sc, row, c, &bl);
+            /* quoted in JSON, and in CSV when empty (an empty field is
+             * NULL); 48 bytes at a time, 64 characters */
+            if (!csv || bl == 0)
+                put(&o, "\"", 1);
+            for (uint32_t k = 0; k < bl; k += 48) {
+                uint32_t part = bl - k < 48 ? bl - k : 48;
+                len = weir__base64_encode((const unsigned char *)bv + k, part, v, sizeof v);
+                put(&o, v, (size_t)len);
+            }
+            if (!csv || bl == 0)
+                put(&o, "\"", 1);
             continue;
         }
         case WEIR_TYPE_VARCHAR:

@@ -34,7 +34,7 @@
 #include "table_internal.h"
 #include "weir/error.h"
 
-static bool is_str(weir_type t) { return weir__type_is_string(t.id); }
+static bool is_str(weir_type t) { return weir__type_is_var(t.id); }
 static bool is_approx(weir_type t) { return weir__type_is_approx(t.id); }
 
 uint32_t weir__agg_layout(weir__agg *aggs, int n, const weir_expr *const *items, bool retract)

@@ -29,7 +29,7 @@ enum conv_op {
     CV_BOOL,       /* 1 byte, 0/1 */
     CV_COPY,       /* the same type: its `size` bytes as they are */
     CV_CONVERT,    /* a number into a wider one (weir__convert) */
-    CV_STRING,     /* bytes, CHAR padded */
+    CV_STRING,     /* bytes, CHAR and BINARY padded */
 };
 
 /* One column of the target: from the table's column at `src` (its index
@@ -43,7 +43,8 @@ typedef struct conv_col {
     bool check_null; /* the source may be NULL and the destination cannot hold it */
     bool null_ok;    /* the destination is a nullable column of a row */
     bool check_len;  /* the source may be longer than `limit` */
-    bool pad;        /* a CHAR destination: spaces up to `limit` */
+    bool pad;        /* a CHAR (BINARY) destination: spaces (zero bytes) up to `limit` */
+    unsigned char pad_byte;
 } conv_col;
 
 typedef struct conv_impl {
@@ -90,7 +91,7 @@ static int put_string(weir_ctx *ctx, const conv_impl *c, const conv_col *k, cons
     unsigned char *d = out + k->dst + (c->bound ? 0 : 4);
     memcpy(d, s + 4, len);
     if (k->pad && len < k->limit) {
-        memset(d + len, ' ', k->limit - len);
+        memset(d + len, k->pad_byte, k->limit - len);
         len = k->limit;
     }
     if (!c->bound)
@@ -170,7 +171,8 @@ static bool conv_op_for(weir_type from, weir_type to, unsigned char *op)
     weir_type_id f = from.id, t = to.id;
     if (f == WEIR_TYPE_NULL || !weir_type_casts_implicitly(from, to))
         return false;
-    if (weir__type_is_string(f) && weir__type_is_string(t))
+    if ((weir__type_is_string(f) && weir__type_is_string(t)) ||
+        (weir__type_is_binary(f) && weir__type_is_binary(t)))
         *op = CV_STRING;
     else if (weir__type_same(from, to))
         *op = f == WEIR_TYPE_BOOLEAN ? CV_BOOL : CV_COPY;
@@ -241,7 +243,9 @@ static int plan_col(weir_table *t, const weir_schema *target, int c, conv_impl *
     if (k->op == CV_COPY)
         k->limit = weir__type_size(col->type);
     k->check_len = k->op == CV_STRING && from->type.capacity > k->limit;
-    k->pad = k->op == CV_STRING && col->type.id == WEIR_TYPE_CHAR;
+    k->pad = k->op == CV_STRING &&
+             (col->type.id == WEIR_TYPE_CHAR || col->type.id == WEIR_TYPE_BINARY);
+    k->pad_byte = col->type.id == WEIR_TYPE_CHAR ? ' ' : 0;
     impl->ncols++;
     return 0;
 }

@@ -71,8 +71,10 @@ static bool usable_type(weir_type t)
     case WEIR_TYPE_DECIMAL:
         return t.capacity == 0 && weir_type_precision(t) >= 1 && weir_type_precision(t) <= 38 &&
                t.scale <= weir_type_precision(t);
-    case WEIR_TYPE_VARCHAR: return t.capacity <= WEIR_STRING_MAX_CAPACITY;
-    case WEIR_TYPE_CHAR: return t.capacity >= 1 && t.capacity <= WEIR_STRING_MAX_CAPACITY;
+    case WEIR_TYPE_VARCHAR:
+    case WEIR_TYPE_VARBINARY: return t.capacity <= WEIR_STRING_MAX_CAPACITY;
+    case WEIR_TYPE_CHAR:
+    case WEIR_TYPE_BINARY: return t.capacity >= 1 && t.capacity <= WEIR_STRING_MAX_CAPACITY;
     default: return false;
     }
 }
@@ -107,8 +109,8 @@ static int check_common(weir__function *f, const char *kind, const char *name, i
         if (!usable_type(arg_types[i])) {
             weir_type_format(arg_types[i], t, sizeof t);
             return fail(err, errsize, WEIR_EINVAL, "%s function '%s': argument %d: %s is not a "
-                        "type a function takes (BOOLEAN, INT, BIGINT, DOUBLE, VARCHAR(n), "
-                        "CHAR(n), STRING, TIMESTAMP(3), TIMESTAMP_LTZ(3))", kind, name, i + 1,
+                        "type a function takes (BOOLEAN, the numbers, strings, binary "
+                        "strings, DATE, TIME, timestamps)", kind, name, i + 1,
                         arg_types[i].id == WEIR_TYPE_NULL ? "NULL" : t);
         }
     if (!usable_type(result)) {
@@ -334,6 +336,8 @@ int weir__function_result(const weir__function *f, weir_type t, weir__val *v, ch
         break;
     case WEIR_TYPE_VARCHAR:
     case WEIR_TYPE_CHAR:
+    case WEIR_TYPE_VARBINARY:
+    case WEIR_TYPE_BINARY:
         if (v->len > 0 && !v->s)
             return bad_result(f, why, "returned a string of %u bytes without its bytes (s is "
                               "NULL)", v->len);
@@ -343,11 +347,12 @@ int weir__function_result(const weir__function *f, weir_type t, weir__val *v, ch
             return bad_result(f, why, "returned %u bytes, more than its result type %s holds",
                               v->len, tn);
         }
-        if (t.id == WEIR_TYPE_CHAR && v->len < t.capacity) {
-            /* CHAR(n) is padded to n, as any CHAR value */
+        if ((t.id == WEIR_TYPE_CHAR || t.id == WEIR_TYPE_BINARY) && v->len < t.capacity) {
+            /* CHAR(n) is padded to n with spaces, BINARY(n) with zero
+             * bytes, as any CHAR or BINARY value */
             if (v->s != buf)
                 memmove(buf, v->s, v->len);
-            memset(buf + v->len, ' ', t.capacity - v->len);
+            memset(buf + v->len, t.id == WEIR_TYPE_CHAR ? ' ' : 0, t.capacity - v->len);
             v->s = buf;
             v->len = t.capacity;
         }

@@ -656,7 +656,7 @@ static int describe_group_output(weir_table_env *env, const weir_table *in, grou
             return -1;
         }
         g->fn_init = g->fn_init || f->agg.init;
-        if (weir__type_is_string(packed[j].out_type.id) &&
+        if (weir__type_is_var(packed[j].out_type.id) &&
             packed[j].out_type.capacity + 1 > g->fn_buf)
             g->fn_buf = packed[j].out_type.capacity + 1;
     }

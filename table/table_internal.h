@@ -73,7 +73,10 @@ struct weir_schema {
  * numeric / time. */
 uint32_t weir__type_size(weir_type t);
 uint32_t weir__type_align(weir_type t);
-bool weir__type_is_string(weir_type_id id);
+bool weir__type_is_string(weir_type_id id);  /* VARCHAR, CHAR */
+bool weir__type_is_binary(weir_type_id id);  /* VARBINARY, BINARY */
+/* A string or a binary string: a length and its capacity's bytes in a row. */
+bool weir__type_is_var(weir_type_id id);
 bool weir__type_is_integer(weir_type_id id); /* TINYINT, SMALLINT, INT, BIGINT */
 bool weir__type_is_approx(weir_type_id id);  /* FLOAT, DOUBLE */
 bool weir__type_is_numeric(weir_type_id id);
@@ -141,6 +144,12 @@ int weir__format_value(const weir_schema *s, const unsigned char *row, int c, ch
 /* The same in a style (weir/row.h). */
 int weir__format_value_style(const weir_schema *s, const unsigned char *row, int c,
                              weir_row_style style, char *buf, size_t size);
+
+/* Base64 (RFC 4648, with padding), as Flink's formats write binary
+ * strings: the text's length (bytes past size counted, not written); the
+ * bytes decoded, -1 for text that is not base64, -2 for more than size. */
+int weir__base64_encode(const unsigned char *in, size_t n, char *out, size_t size);
+int weir__base64_decode(const char *in, size_t n, unsigned char *out, size_t size);
 
 /* ---- dates and times (datetime.c) ------------------------------------------ */
 
@@ -319,6 +328,8 @@ static inline void weir__read_value(const unsigned char *p, weir_type t, weir__v
     case WEIR_TYPE_DOUBLE: memcpy(&v->d, p, 8); break;
     case WEIR_TYPE_VARCHAR:
     case WEIR_TYPE_CHAR:
+    case WEIR_TYPE_VARBINARY:
+    case WEIR_TYPE_BINARY:
         memcpy(&v->len, p, 4);
         v->s = (const char *)p + 4;
         break;

@@ -131,9 +131,9 @@ static int add_col(weir_schema_builder *b, const char *name, weir_type type, int
         return bfail(b, WEIR_EINVAL, "a column needs a name");
     if (!weir__type_is_column(type.id))
         return bfail(b, WEIR_EINVAL, "column '%s': not a column type", name);
-    if (weir__type_is_string(type.id)) {
-        if (type.capacity == 0 && type.id == WEIR_TYPE_VARCHAR)
-            type.capacity = b->string_capacity;
+    if (weir__type_is_var(type.id)) {
+        if (type.capacity == 0 && (type.id == WEIR_TYPE_VARCHAR || type.id == WEIR_TYPE_VARBINARY))
+            type.capacity = b->string_capacity; /* STRING, BYTES */
         if (type.capacity == 0)
             return bfail(b, WEIR_EINVAL, "column '%s': capacity 0", name);
         if (type.capacity > WEIR_STRING_MAX_CAPACITY)
@@ -201,6 +201,9 @@ int weir_schema_column_at(weir_schema_builder *b, const char *name, weir_type ty
     if (!b->bound)
         return bfail(b, WEIR_EINVAL, "column '%s': weir_schema_bind_struct first",
                      name ? name : "?");
+    if (weir__type_is_binary(type.id))
+        return bfail(b, WEIR_EINVAL, "column '%s': a binary string is not read from a struct's "
+                     "field (a char array holds text)", name ? name : "?");
     size_t need = weir__type_is_string(type.id)      ? 1
                   : type.id == WEIR_TYPE_BOOLEAN ? sizeof(bool)
                                                  : weir__type_size(type);
@@ -686,13 +689,14 @@ int weir__store_value(const weir_schema *s, unsigned char *row, int c, const wei
         return 0;
     }
     weir__row_set_null_bit(row, c, false);
-    if (weir__type_is_string(col->type.id)) {
+    if (weir__type_is_var(col->type.id)) {
         uint32_t cap = col->type.capacity, len = v->len;
         if (len > cap)
             return WEIR_ERANGE;
-        if (col->type.id == WEIR_TYPE_CHAR) {
-            memcpy(p + 4, v->s, len);
-            memset(p + 4 + len, ' ', cap - len);
+        if (col->type.id == WEIR_TYPE_CHAR || col->type.id == WEIR_TYPE_BINARY) {
+            /* CHAR(n) padded with spaces, BINARY(n) with zero bytes */
+            memmove(p + 4, v->s, len);
+            memset(p + 4 + len, col->type.id == WEIR_TYPE_CHAR ? ' ' : 0, cap - len);
             len = cap;
         } else {
             memmove(p + 4, v->s, len);
@@ -749,7 +753,7 @@ bool weir_row_get_bool(const weir_schema *s, const void *row, int col)
 
 const char *weir_row_get_string(const weir_schema *s, const void *row, int col, uint32_t *len)
 {
-    if (check_col(s, col, weir__type_is_string)) {
+    if (check_col(s, col, weir__type_is_var)) {
         if (len)
             *len = 0;
         return NULL;
@@ -842,7 +846,7 @@ int weir_row_set_bool(const weir_schema *s, void *row, int col, bool x)
 
 int weir_row_set_string(const weir_schema *s, void *row, int col, const char *str, size_t len)
 {
-    if (check_col(s, col, weir__type_is_string) || (!str && len))
+    if (check_col(s, col, weir__type_is_var) || (!str && len))
         return WEIR_EINVAL;
     if (len > s->cols[col].type.capacity)
         return WEIR_ERANGE;
@@ -851,6 +855,53 @@ int weir_row_set_string(const weir_schema *s, void *row, int col, const char *st
 }
 
 /* ---- Row.toString ------------------------------------------------------------- */
+
+/* ---- base64 ---------------------------------------------------------------- */
+
+static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+int weir__base64_encode(const unsigned char *in, size_t n, char *out, size_t size)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < n; i += 3) {
+        uint32_t v = (uint32_t)in[i] << 16 | (i + 1 < n ? (uint32_t)in[i + 1] << 8 : 0) |
+                     (i + 2 < n ? in[i + 2] : 0);
+        const char q[4] = {b64[v >> 18], b64[v >> 12 & 63], i + 1 < n ? b64[v >> 6 & 63] : '=',
+                     i + 2 < n ? b64[v & 63] : '='};
+        for (int j = 0; j < 4; j++, k++)
+            if (k < size)
+                out[k] = q[j];
+    }
+    return (int)k;
+}
+
+int weir__base64_decode(const char *in, size_t n, unsigned char *out, size_t size)
+{
+    uint32_t acc = 0;
+    int bits = 0;
+    size_t k = 0, pad = 0;
+    for (size_t i = 0; i < n; i++) {
+        char c = in[i];
+        const char *p = c ? strchr(b64, c) : NULL;
+        if (c == '=') {
+            pad++;
+            continue;
+        }
+        if (!p || pad)
+            return -1; /* not base64 (or text after the padding) */
+        acc = acc << 6 | (uint32_t)(p - b64);
+        bits += 6;
+        if (bits >= 8) {
+            bits -= 8;
+            if (k >= size)
+                return -2;
+            out[k++] = (unsigned char)(acc >> bits);
+        }
+    }
+    if ((n - pad) % 4 == 1 || pad > 2)
+        return -1;
+    return (int)k;
+}
 
 int weir_timestamp_parse(const char *text, size_t len, int64_t *ms)
 {
@@ -865,6 +916,15 @@ int weir_row_set_text(const weir_schema *s, void *row, int col, const char *text
     weir_type_id id = s->cols[col].type.id;
     if (weir__type_is_string(id))
         return weir_row_set_string(s, row, col, text, len);
+    if (weir__type_is_binary(id)) {
+        /* base64, as Flink's json and csv formats write binary strings */
+        uint32_t cap = s->cols[col].type.capacity;
+        unsigned char buf[WEIR_STRING_MAX_CAPACITY + 3];
+        int n = weir__base64_decode(text, len, buf, (size_t)cap + 3);
+        if (n < 0)
+            return n == -2 ? WEIR_ERANGE : WEIR_EFORMAT;
+        return weir_row_set_string(s, row, col, (const char *)buf, (size_t)n);
+    }
     if (weir__type_is_time(id)) {
         int64_t ms;
         int32_t nanos;
@@ -1049,6 +1109,19 @@ int weir__format_val(weir_type t, const weir__val *v, weir_row_style style,
     case WEIR_TYPE_FLOAT: return weir__format_float(v->d, buf, size);
     case WEIR_TYPE_VARCHAR:
     case WEIR_TYPE_CHAR: return snprintf(buf, size, "%.*s", (int)v->len, v->s);
+    case WEIR_TYPE_VARBINARY:
+    case WEIR_TYPE_BINARY: {
+        /* the SQL client: x'0a0b' (BinaryToStringCastRule when printing);
+         * the print connector: Row.toString's Arrays.toString, [10, 11],
+         * Java's signed bytes */
+        size_t n = 0;
+        weir__append(buf, size, &n, print ? "[" : "x'");
+        for (uint32_t k = 0; k < v->len; k++)
+            weir__append(buf, size, &n, print ? (k ? ", %d" : "%d") : "%02x",
+                         print ? (int)(signed char)v->s[k] : (unsigned char)v->s[k]);
+        weir__append(buf, size, &n, print ? "]" : "'");
+        return (int)n;
+    }
     case WEIR_TYPE_DATE: return weir__format_date(v->i, buf, size);
     case WEIR_TYPE_DECIMAL:
         /* DecimalData.toString (plain, s digits); the print connector's
@@ -1102,8 +1175,17 @@ int weir_row_format_zoned(const weir_schema *s, const void *row, weir_row_style 
         int w = weir__format_val(s->cols[c].type, &x, style, zone, v, sizeof v);
         if (c)
             weir__append(buf, size, &n, ", ");
-        if (w >= (int)sizeof v && weir__type_is_string(s->cols[c].type.id))
+        if (w >= (int)sizeof v && weir__type_is_string(s->cols[c].type.id) && !x.null) {
             weir__append(buf, size, &n, "%.*s", (int)x.len, x.s);
+        } else if (w >= (int)sizeof v && weir__type_is_binary(s->cols[c].type.id)) {
+            /* a long binary string, byte by byte into the row's text */
+            bool java = style == WEIR_ROW_STYLE_PRINT_CONNECTOR;
+            weir__append(buf, size, &n, java ? "[" : "x'");
+            for (uint32_t k = 0; k < x.len; k++)
+                weir__append(buf, size, &n, java ? (k ? ", %d" : "%d") : "%02x",
+                             java ? (int)(signed char)x.s[k] : (unsigned char)x.s[k]);
+            weir__append(buf, size, &n, java ? "]" : "'");
+        }
         else
             weir__append(buf, size, &n, "%s", v);
     }

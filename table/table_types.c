@@ -17,6 +17,16 @@ bool weir__type_is_string(weir_type_id id)
     return id == WEIR_TYPE_VARCHAR || id == WEIR_TYPE_CHAR;
 }
 
+bool weir__type_is_binary(weir_type_id id)
+{
+    return id == WEIR_TYPE_VARBINARY || id == WEIR_TYPE_BINARY;
+}
+
+bool weir__type_is_var(weir_type_id id)
+{
+    return weir__type_is_string(id) || weir__type_is_binary(id);
+}
+
 bool weir__type_is_integer(weir_type_id id)
 {
     return id == WEIR_TYPE_TINYINT || id == WEIR_TYPE_SMALLINT || id == WEIR_TYPE_INT ||
@@ -120,7 +130,7 @@ weir_type weir__type_time(weir_type_id id, int precision, bool not_null)
 
 bool weir__type_same(weir_type a, weir_type b)
 {
-    return a.id == b.id && (!weir__type_is_string(a.id) || a.capacity == b.capacity) &&
+    return a.id == b.id && (!weir__type_is_var(a.id) || a.capacity == b.capacity) &&
            weir_type_precision(a) == weir_type_precision(b) && a.scale == b.scale;
 }
 
@@ -160,6 +170,8 @@ bool weir_type_casts_implicitly(weir_type from, weir_type to)
         return true;
     if (weir__type_is_string(f) && weir__type_is_string(t))
         return true;
+    if (weir__type_is_binary(f) && t == WEIR_TYPE_VARBINARY)
+        return true; /* VARBINARY from any binary string; BINARY from BINARY only */
     if (weir__type_is_time(f) && weir__type_is_time(t))
         return true;
     if ((t == WEIR_TYPE_DATE || t == WEIR_TYPE_TIME) && f == WEIR_TYPE_TIMESTAMP)
@@ -183,11 +195,13 @@ bool weir_type_common(weir_type a, weir_type b, weir_type *out)
     }
     weir_type t = a;
     t.not_null = a.not_null && b.not_null;
-    if (weir__type_is_string(a.id) && weir__type_is_string(b.id)) {
-        /* a CHAR of one length stays one; else a VARCHAR of the longest */
+    if ((weir__type_is_string(a.id) && weir__type_is_string(b.id)) ||
+        (weir__type_is_binary(a.id) && weir__type_is_binary(b.id))) {
+        /* a CHAR (BINARY) of one length stays one; else a VARCHAR
+         * (VARBINARY) of the longest */
         t.capacity = a.capacity > b.capacity ? a.capacity : b.capacity;
         if (a.id != b.id || a.capacity != b.capacity)
-            t.id = WEIR_TYPE_VARCHAR;
+            t.id = weir__type_is_string(a.id) ? WEIR_TYPE_VARCHAR : WEIR_TYPE_VARBINARY;
     } else if (weir__type_is_numeric(a.id) && weir__type_is_numeric(b.id)) {
         bool dec = a.id == WEIR_TYPE_DECIMAL || b.id == WEIR_TYPE_DECIMAL;
         t.precision = t.scale = 0;
@@ -237,7 +251,9 @@ uint32_t weir__type_size(weir_type t)
     case WEIR_TYPE_TIME:
     case WEIR_TYPE_INTERVAL_YM: return 4;
     case WEIR_TYPE_VARCHAR:
-    case WEIR_TYPE_CHAR: return 4 + t.capacity;
+    case WEIR_TYPE_CHAR:
+    case WEIR_TYPE_VARBINARY:
+    case WEIR_TYPE_BINARY: return 4 + t.capacity;
     case WEIR_TYPE_TIMESTAMP:
     case WEIR_TYPE_TIMESTAMP_LTZ: return weir_type_precision(t) > 3 ? 12 : 8;
     case WEIR_TYPE_DECIMAL: return weir_type_precision(t) > 18 ? 16 : 8;
@@ -258,7 +274,9 @@ uint32_t weir__type_align(weir_type t)
     case WEIR_TYPE_TIME:
     case WEIR_TYPE_INTERVAL_YM:
     case WEIR_TYPE_VARCHAR:
-    case WEIR_TYPE_CHAR: return 4;
+    case WEIR_TYPE_CHAR:
+    case WEIR_TYPE_VARBINARY:
+    case WEIR_TYPE_BINARY: return 4;
     default: return 8;
     }
 }
@@ -365,6 +383,8 @@ int weir_type_parse(const char *text, weir_type *out, char *err, size_t errsize)
         {"DATE", WEIR_TYPE_DATE, false},       {"TIME", WEIR_TYPE_TIME, true},
         {"DECIMAL", WEIR_TYPE_DECIMAL, true},  {"DEC", WEIR_TYPE_DECIMAL, true},
         {"NUMERIC", WEIR_TYPE_DECIMAL, true},
+        {"VARBINARY", WEIR_TYPE_VARBINARY, true}, {"BINARY", WEIR_TYPE_BINARY, true},
+        {"BYTES", WEIR_TYPE_VARBINARY, false},
     };
     if (!text || !out)
         return type_error(err, errsize, "a type text is required");
@@ -389,10 +409,12 @@ int weir_type_parse(const char *text, weir_type *out, char *err, size_t errsize)
         int r = parse_type_length(p, names[k].kw, names[k].has_len, &t, text, &p, err, errsize);
         if (r)
             return r;
-    } else if (t.id == WEIR_TYPE_CHAR) {
-        t.capacity = 1; /* SQL: CHAR is CHAR(1) */
+    } else if (t.id == WEIR_TYPE_CHAR || t.id == WEIR_TYPE_BINARY) {
+        t.capacity = 1; /* SQL: CHAR is CHAR(1), BINARY BINARY(1) */
     } else if (t.id == WEIR_TYPE_VARCHAR && names[k].has_len) {
         return type_error(err, errsize, "VARCHAR needs a length (or use STRING): '%s'", text);
+    } else if (t.id == WEIR_TYPE_VARBINARY && names[k].has_len) {
+        return type_error(err, errsize, "VARBINARY needs a length (or use BYTES): '%s'", text);
     } else if (weir__type_is_time(t.id)) {
         t = weir__type_time(t.id, 6, false); /* Flink: TIMESTAMP is TIMESTAMP(6) */
     } else if (t.id == WEIR_TYPE_DECIMAL) {
@@ -462,6 +484,9 @@ int weir_type_format(weir_type t, char *buf, size_t size)
     case WEIR_TYPE_INTERVAL_YM: return snprintf(buf, size, "INTERVAL YEAR TO MONTH%s", nn);
     case WEIR_TYPE_DECIMAL:
         return snprintf(buf, size, "DECIMAL(%d, %d)%s", weir_type_precision(t), t.scale, nn);
+    case WEIR_TYPE_VARBINARY:
+        return snprintf(buf, size, "VARBINARY(%" PRIu32 ")%s", t.capacity, nn);
+    case WEIR_TYPE_BINARY: return snprintf(buf, size, "BINARY(%" PRIu32 ")%s", t.capacity, nn);
     }
     return snprintf(buf, size, "?");
 }

@@ -58,7 +58,8 @@ int weir__row_set_text(const weir__row_out *s, const weir_schema *sc, int col, c
     }
     int r = weir_row_set_text(sc, s->row, col, t, n);
     if (r == WEIR_ERANGE)
-        return ty.id == WEIR_TYPE_VARCHAR || ty.id == WEIR_TYPE_CHAR
+        return ty.id == WEIR_TYPE_VARCHAR || ty.id == WEIR_TYPE_CHAR ||
+                       ty.id == WEIR_TYPE_VARBINARY || ty.id == WEIR_TYPE_BINARY
                    ? set_bad(s, "a string longer than the column '%s' holds", name)
                    : set_bad(s, "a number out of the range of the column '%s'", name);
     if (r) {

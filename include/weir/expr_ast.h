@@ -44,8 +44,8 @@ typedef enum weir_ast_kind {
     WEIR_AST_SYMBOL,   /* a keyword argument of a call's own syntax: `text` the word(s),
                         * upper case (TRIM's LEADING, EXTRACT's HOUR, JSON_VALUE's
                         * RETURNING type and ON EMPTY behaviour) */
-    WEIR_AST_TYPED,    /* DATE '2024-01-05', TIME '...', TIMESTAMP '...': `value` the
-                        * weir_type_id, `text` the string's value */
+    WEIR_AST_TYPED,    /* DATE '2024-01-05', TIME '...', TIMESTAMP '...', X'0a0b': `value`
+                        * the weir_type_id (BINARY for X), `text` the string's value */
     WEIR_AST_INTERVAL_YM /* INTERVAL '1-2' YEAR TO MONTH: `value` in months */
 } weir_ast_kind;
 

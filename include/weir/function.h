@@ -40,12 +40,14 @@
  * integer to a wider one (TINYINT to SMALLINT to INT to BIGINT), any
  * number to a DOUBLE, an integer to a FLOAT, TIMESTAMP and TIMESTAMP_LTZ to each
  * other (the same milliseconds), a NULL literal to anything, and any string
- * (VARCHAR(n), CHAR(n), STRING) to a string parameter of any capacity. A
+ * (VARCHAR(n), CHAR(n), STRING) to a string parameter of any capacity, any
+ * binary string to a VARBINARY(n) parameter of any capacity. A
  * mismatch is an error at the argument's position naming the function, the
  * argument and both types ("argument 1 of to_fahrenheit ('name') is
  * VARCHAR(20), where to_fahrenheit takes DOUBLE"). Parameter and result
  * types are BOOLEAN, TINYINT, SMALLINT, INT, BIGINT, DECIMAL(p, s), FLOAT,
- * DOUBLE, VARCHAR(n), CHAR(n), STRING, DATE, TIME(p), TIMESTAMP(p) and
+ * DOUBLE, VARCHAR(n), CHAR(n), STRING, VARBINARY(n), BINARY(n), BYTES,
+ * DATE, TIME(p), TIMESTAMP(p) and
  * TIMESTAMP_LTZ(p) (weir/row.h); a STRING result has the
  * capacity of the schema's STRING (WEIR_STRING_DEFAULT_CAPACITY unless the
  * schema says otherwise).
@@ -101,7 +103,8 @@ extern "C" {
  * p > 3; a result is cut to p digits); DOUBLE and FLOAT in d (a FLOAT
  * result is rounded to the nearest float);
  * a string in s and len (its bytes, UTF-8, not NUL-terminated; a CHAR(n)
- * padded with spaces to n). null: the SQL NULL (the other members are then
+ * padded with spaces to n), a binary string too (any bytes; a BINARY(n)
+ * padded with zero bytes to n). null: the SQL NULL (the other members are then
  * meaningless). */
 typedef struct weir_value {
     int64_t i;

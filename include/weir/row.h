@@ -76,10 +76,13 @@ typedef enum weir_type_id {
     WEIR_TYPE_DATE,          /* days since 1970-01-01 */
     WEIR_TYPE_TIME,          /* TIME(p): milliseconds of the day */
     WEIR_TYPE_INTERVAL_YM,   /* INTERVAL ... YEAR TO MONTH (expressions only): months */
-    WEIR_TYPE_DECIMAL        /* DECIMAL(p, s): the value times 10^s, an integer */
+    WEIR_TYPE_DECIMAL,       /* DECIMAL(p, s): the value times 10^s, an integer */
+    WEIR_TYPE_VARBINARY,     /* VARBINARY(n), also BYTES (capacity: the default) */
+    WEIR_TYPE_BINARY         /* BINARY(n): padded with zero bytes to n */
 } weir_type_id;
 
-/* A column's type. capacity: strings only (0 for STRING means the default).
+/* A column's type. capacity: strings' and binary strings' (0 for STRING
+ * and BYTES means the default).
  * precision: DECIMAL's digits (1..38), or the digits of a second's fraction
  * of TIME, TIMESTAMP and TIMESTAMP_LTZ (0..9), where 0 is the type's
  * default (DECIMAL 10, TIME 0, TIMESTAMP and TIMESTAMP_LTZ 3: {.id =
@@ -109,6 +112,7 @@ static inline int weir_type_precision(weir_type t)
                                                                          : 0;
 }
 
+/* The default capacity of STRING and BYTES (weir_schema_builder_string_capacity). */
 #define WEIR_STRING_DEFAULT_CAPACITY 64u
 /* The largest string capacity and row size a schema accepts. */
 #define WEIR_STRING_MAX_CAPACITY 65000u
@@ -336,7 +340,9 @@ WEIR_EXPORT int32_t weir_row_get_nanos(const weir_schema *s, const void *row, in
 /* DOUBLE, FLOAT (its value, exactly) (0 if NULL). */
 WEIR_EXPORT double weir_row_get_double(const weir_schema *s, const void *row, int col);
 WEIR_EXPORT bool weir_row_get_bool(const weir_schema *s, const void *row, int col);
-/* A string column: its bytes (not NUL-terminated) and *len. */
+/* A string or binary string column: its bytes (not NUL-terminated) and
+ * *len. weir_row_set_string sets either (a BINARY(n) padded with zero
+ * bytes). */
 WEIR_EXPORT const char *weir_row_get_string(const weir_schema *s, const void *row, int col,
                                             uint32_t *len);
 
@@ -420,7 +426,8 @@ WEIR_EXPORT int weir_timestamp_parse(const char *text, size_t len, int64_t *ms);
  * decimal integer for TINYINT, SMALLINT, INT and BIGINT; a number as strtod
  * reads it for DOUBLE (strtof: FLOAT); yyyy-MM-dd for DATE; HH:mm:ss[.f]
  * for TIME; weir_timestamp_parse's forms for TIMESTAMP (the fraction to
- * nine digits, cut to the column's precision). 0, WEIR_EFORMAT (not
+ * nine digits, cut to the column's precision); base64 (RFC 4648, padded)
+ * for VARBINARY and BINARY. 0, WEIR_EFORMAT (not
  * a value of the type), WEIR_ERANGE (too long for the column's capacity, or
  * out of the integer type's range) or WEIR_EINVAL (no such column). */
 WEIR_EXPORT int weir_row_set_text(const weir_schema *s, void *row, int col, const char *text,

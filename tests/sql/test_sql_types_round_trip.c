@@ -223,3 +223,38 @@ Test(sql_types_round_trip, decimals_csv)
 {
     round_trip(&decimals, "csv");
 }
+
+/* ---- BINARY, VARBINARY, BYTES ------------------------------------------------------------ */
+
+/* Base64 in both formats: empty bytes (a quoted "" in CSV: an empty field
+ * is NULL), zero bytes, every high bit, a BINARY(3) padded, 70 bytes
+ * (written in parts). */
+static const family binaries = {
+    .columns = "a VARBINARY(100), b BYTES, c BINARY(3)",
+    .json = "{\"a\": \"AP8=\", \"b\": \"\", \"c\": \"gA==\"}\n"
+            "{\"a\": \"AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwd"
+            "Hh8gISIjJCUmJygpKissLS4vMDEyMzQ1Njc4OTo7PD0+P0BBQkNERQ==\", \"b\": null, "
+            "\"c\": \"\"}\n"
+            "{\"a\": \"AAAAAA==\", \"b\": \"/////w==\", \"c\": \"YWJj\"}\n"
+            "{\"a\": null, \"b\": null, \"c\": null}\n",
+    .csv = "AP8=,\"\",gA==\n"
+           "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8gISIjJCUmJygpKiss"
+           "LS4vMDEyMzQ1Njc4OTo7PD0+P0BBQkNERQ==,,\"\"\n"
+           "AAAAAA==,/////w==,YWJj\n"
+           ",,\n",
+    .rows = {"+I[x'00ff', x'', x'800000']", "+I[x'00000000', x'ffffffff', x'616263']",
+             "+I[null, null, null]",
+             "+I[x'000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d"
+             "1e1f202122232425262728292a2b2c2d2e2f303132333435363738393a3b3c3d3e3f404142434445', "
+             "null, x'000000']"},
+};
+
+Test(sql_types_round_trip, binaries_json)
+{
+    round_trip(&binaries, "json");
+}
+
+Test(sql_types_round_trip, binaries_csv)
+{
+    round_trip(&binaries, "csv");
+}

@@ -90,7 +90,8 @@ static inline void tt_row(const weir_schema *s, void *row, const char *text)
         else if (t.id == WEIR_TYPE_VARCHAR || t.id == WEIR_TYPE_CHAR)
             r = weir_row_set_string(s, row, c, p, strlen(p));
         else if (t.id == WEIR_TYPE_DECIMAL || t.id == WEIR_TYPE_DATE || t.id == WEIR_TYPE_TIME ||
-                 t.id == WEIR_TYPE_FLOAT || ((t.id == WEIR_TYPE_TIMESTAMP ||
+                 t.id == WEIR_TYPE_FLOAT || t.id == WEIR_TYPE_VARBINARY || /* base64 */
+                 t.id == WEIR_TYPE_BINARY || ((t.id == WEIR_TYPE_TIMESTAMP ||
                                               t.id == WEIR_TYPE_TIMESTAMP_LTZ) && p[0] && strchr(p + 1, '-')))
             r = weir_row_set_text(s, row, c, p, strlen(p)); /* their SQL text */
         else

@@ -342,6 +342,19 @@ static int small(const weir_value *args, int nargs, weir_value *result, weir_fun
     return 0;
 }
 
+/* flip(VARBINARY(8)) -> BINARY(4): the first 4 bytes (at most) with every
+ * bit flipped; weir pads a shorter result with zero bytes. */
+static int flip(const weir_value *args, int nargs, weir_value *result, weir_function_call *call)
+{
+    (void)nargs;
+    uint32_t n = args[0].len < 4 ? args[0].len : 4;
+    for (uint32_t k = 0; k < n; k++)
+        call->buf[k] = (char)~args[0].s[k];
+    result->s = call->buf;
+    result->len = n;
+    return 0;
+}
+
 static weir_type ty(const char *sql)
 {
     weir_type t;
@@ -391,6 +404,7 @@ static void register_all(void)
     scalar("next_day", next_day, "DATE", 1, "DATE NOT NULL");
     scalar("micros", micros, "BIGINT", 1, "TIMESTAMP(6) NOT NULL");
     scalar("small", small, "FLOAT", 2, "TINYINT NOT NULL", "FLOAT NOT NULL");
+    scalar("flip", flip, "BINARY(4)", 1, "VARBINARY(8) NOT NULL");
     aggregate((weir_aggregate_function){.name = "my_sum", .acc_size = sizeof(sum_acc),
                                         .init = sum_init, .accumulate = sum_acc_fn,
                                         .retract = sum_retract, .merge = sum_merge,
@@ -590,6 +604,27 @@ Test(function, decimal_date_timestamp_and_small_numbers, .timeout = 60)
     cr_assert(strstr(weir_job_error(r->job), "argument 2 of small ('d') is DOUBLE, where small "
                                               "takes FLOAT"),
               "%s", weir_job_error(r->job));
+    run_free(r);
+}
+
+/* Bytes through a C function: s and len, as a string's; a BINARY(3)
+ * argument cast to VARBINARY(8) implicitly, a BINARY(4) result padded. */
+Test(function, bytes, .timeout = 60)
+{
+    run *r = run_new("b BYTES, c BINARY(3)", NULL);
+    run_add(r, "+I AP8BAgM=|YWI=");
+    run_add(r, "+I |null");
+    run_add(r, "+I null|null");
+    weir_table *t = weir_table_select(run_source(r, 0), "flip(b) AS x, flip(c) AS y");
+    cr_assert(t, "%s", weir_job_error(r->job));
+    char types[256];
+    weir_schema_format(weir_table_schema(t), types, sizeof types);
+    cr_assert_str_eq(types, "(x BINARY(4), y BINARY(4))");
+    char *got = run_collect(r, t, false);
+    cr_assert_str_eq(got, "+I[x'ff00fefd', x'9e9dff00']\n"
+                          "+I[x'00000000', null]\n"
+                          "+I[null, null]\n");
+    free(got);
     run_free(r);
 }
 

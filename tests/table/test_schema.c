@@ -22,6 +22,8 @@ Test(types, parse_and_format)
         {"TIMESTAMP(0)", "TIMESTAMP(0)"}, {"TIMESTAMP(9) WITHOUT TIME ZONE", "TIMESTAMP(9)"},
         {"TIMESTAMP_LTZ", "TIMESTAMP_LTZ(6)"},
         {"TIMESTAMP(3) WITH LOCAL TIME ZONE", "TIMESTAMP_LTZ(3)"},
+        {"VARBINARY(8)", "VARBINARY(8)"}, {"BINARY(4) NOT NULL", "BINARY(4) NOT NULL"},
+        {"BINARY", "BINARY(1)"}, {"BYTES", "VARBINARY(0)"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         weir_type t;
@@ -33,7 +35,7 @@ Test(types, parse_and_format)
     }
     static const char *bad[] = {"TEXT", "VARCHAR", "VARCHAR(0)", "INT(3)", "TIMESTAMP(10)",
                                 "INT NOT", "BIGINT x", "TIME(3) WITH LOCAL TIME ZONE",
-                                "DATE(3)"};
+                                "DATE(3)", "VARBINARY", "BINARY(0)"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         weir_type t;
         char err[128];
@@ -52,6 +54,8 @@ Test(types, implicit_casts_and_common_types)
         {"FLOAT", "DOUBLE", true},      {"DOUBLE", "FLOAT", false},  {"FLOAT", "BIGINT", false},
         {"TINYINT", "DOUBLE", true},    {"INT", "STRING", false},    {"VARCHAR(3)", "CHAR(1)", true},
         {"TIMESTAMP(3)", "TIMESTAMP_LTZ(3)", true}, {"BOOLEAN", "INT", false},
+        {"BINARY(3)", "VARBINARY(2)", true}, {"VARBINARY(2)", "BINARY(3)", false},
+        {"BINARY(3)", "BINARY(2)", true}, {"STRING", "BYTES", false}, {"BYTES", "STRING", false},
     };
     for (size_t i = 0; i < sizeof casts / sizeof casts[0]; i++) {
         weir_type a, b;
@@ -69,6 +73,9 @@ Test(types, implicit_casts_and_common_types)
         {"TIMESTAMP(3)", "TIMESTAMP_LTZ(3)", "TIMESTAMP_LTZ(3)"},
         {"INT", "BOOLEAN", NULL},
         {"INT", "STRING", NULL},
+        {"BINARY(2)", "VARBINARY(5)", "VARBINARY(5)"},
+        {"BINARY(2)", "BINARY(2)", "BINARY(2)"},
+        {"BINARY(2)", "CHAR(2)", NULL},
     };
     for (size_t i = 0; i < sizeof common / sizeof common[0]; i++) {
         weir_type a, b, c;

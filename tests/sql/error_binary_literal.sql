@@ -1,0 +1,2 @@
+-- A binary literal is whole bytes: an even number of hex digits.
+SELECT X'0a0';
