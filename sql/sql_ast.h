@@ -95,6 +95,10 @@ typedef struct sql_column_def {
      * column's name is the key); meta_at is the word METADATA */
     bool metadata, virtual_col;
     sql_span meta_key, meta_at;
+    /* name AS expr: a computed column (type.len 0); as_at is the word AS */
+    bool computed;
+    sql_span expr, as_at;
+    struct weir_ast *expr_ast;
 } sql_column_def;
 
 typedef struct sql_option {

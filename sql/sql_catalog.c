@@ -428,7 +428,7 @@ static int alignment_options(weir_connector_context *c, sql_relation *r)
     return 0;
 }
 
-static int watermark_options(weir_connector_context *c, weir_schema_builder *b)
+static int watermark_options(weir_connector_context *c, weir_schema_builder *b, bool apply)
 {
     const sql_option *emit = find_option(c, "scan.watermark.emit.strategy");
     const sql_option *idle = find_option(c, "scan.watermark.idle-timeout");
@@ -446,7 +446,10 @@ static int watermark_options(weir_connector_context *c, weir_schema_builder *b)
         return weir_connector_fail(c, idle->key, "not a duration ('2 s')");
     if (!c->st->wm_col.len)
         return without_watermark(c, emit ? emit : idle);
-    return weir_schema_watermark_emit(b, on_event, idle_ms) ? WEIR_EINVAL : 0;
+    c->r->wm_options = true;
+    c->r->wm_on_event = on_event;
+    c->r->wm_idle_ms = idle_ms;
+    return apply && weir_schema_watermark_emit(b, on_event, idle_ms) ? WEIR_EINVAL : 0;
 }
 
 static int table_columns(weir_connector_context *c, weir_schema_builder *b)
@@ -463,8 +466,8 @@ static int table_columns(weir_connector_context *c, weir_schema_builder *b)
         return WEIR_ENOMEM;
     for (int i = 0; i < st->ncols; i++) {
         const sql_column_def *col = &st->cols[i];
-        char *name = names[i] = sql_unquote(sc, col->name), *type_text = sql_span_text(sc, col->type);
-        if (!name || !type_text)
+        char *name = names[i] = sql_unquote(sc, col->name);
+        if (!name)
             return WEIR_ENOMEM;
         for (int j = 0; j < i; j++) {
             if (strcmp(names[j], name) == 0) {
@@ -472,6 +475,11 @@ static int table_columns(weir_connector_context *c, weir_schema_builder *b)
                 return WEIR_EINVAL;
             }
         }
+        if (col->computed)
+            continue; /* computed when the table is read (computed_columns) */
+        char *type_text = sql_span_text(sc, col->type);
+        if (!type_text)
+            return WEIR_ENOMEM;
         weir_type type;
         char why[256];
         if (weir_type_parse(type_text, &type, why, sizeof why)) {
@@ -507,6 +515,8 @@ static int primary_key(sql_script *sc, const sql_stmt *st, weir_schema_builder *
     return weir_schema_primary_key(b, keys);
 }
 
+static bool proctime_call(const struct weir_ast *a);
+
 /* Binds the watermark expression's tree against the table's columns, for
  * its errors at their place (the schema keeps its text, which the table
  * layer compiles when the source opens). */
@@ -518,10 +528,22 @@ static int check_watermark(weir_sql_session *s, sql_script *sc, const sql_stmt *
     size_t at = 0;
     char msg[512];
     int err = weir_expr_bind(st->wm_ast, sc->text, &scope, -1, NULL, &e, &at, msg, sizeof msg);
+    int rt = weir_schema_rowtime(schema);
+    if (!err && rt >= 0 && weir_expr_type(e).id != weir_schema_column_type(schema, rt).id) {
+        /* Flink's resolver: the watermark is of its rowtime's type root */
+        char a[64], b[64];
+        weir_type et = weir_expr_type(e), ct = weir_schema_column_type(schema, rt);
+        weir_type_format(et, a, sizeof a);
+        weir_type_format(ct, b, sizeof b);
+        sql_fail(s, sc, st->wm_expr.start, "The watermark declaration's output data type '%s%s' "
+                 "is different from the time field's data type '%s'.", a,
+                 proctime_call(st->wm_ast) ? " *PROCTIME*" : "", b);
+        err = WEIR_EINVAL;
+    }
     weir_expr_destroy(e);
     if (err == WEIR_ENOMEM)
         snprintf(s->err, sizeof s->err, "out of memory");
-    else if (err)
+    else if (err && !s->err[0])
         sql_fail(s, sc, (uint32_t)at, "%s", msg);
     return err;
 }
@@ -584,6 +606,230 @@ static int partition_keys(weir_connector_context *c)
     return 0;
 }
 
+
+/* ---- computed columns ------------------------------------------------------------------ */
+
+static bool has_computed(const sql_stmt *st)
+{
+    for (int i = 0; i < st->ncols; i++)
+        if (st->cols[i].computed)
+            return true;
+    return false;
+}
+
+/* Whether `a` is PROCTIME(): the column is the processing-time attribute. */
+static bool proctime_call(const weir_ast *a)
+{
+    return a && a->kind == WEIR_AST_CALL && a->nargs == 0 && !a->star &&
+           strcasecmp(a->text, "PROCTIME") == 0;
+}
+
+/* The declared column named `name` (computed or not), or -1. */
+static int declared_index(sql_script *sc, const sql_stmt *st, const char *name)
+{
+    for (int i = 0; i < st->ncols; i++) {
+        char *n = sql_unquote(sc, st->cols[i].name);
+        if (n && strcmp(n, name) == 0)
+            return i;
+    }
+    return -1;
+}
+
+/* The first name in `a` that is a computed column's, or NULL: a computed
+ * column reads the physical and metadata columns only (Flink validates its
+ * expression against those), so one naming another, or itself, is
+ * refused. */
+static const weir_ast *computed_name_in(sql_script *sc, const sql_stmt *st, const weir_ast *a)
+{
+    if (!a)
+        return NULL;
+    if (a->kind == WEIR_AST_NAME && !a->qualifier) {
+        int i = declared_index(sc, st, a->text);
+        if (i >= 0 && st->cols[i].computed)
+            return a;
+    }
+    const weir_ast *x = computed_name_in(sc, st, a->a);
+    if (!x)
+        x = computed_name_in(sc, st, a->b);
+    for (int k = 0; !x && k < a->nargs; k++)
+        x = computed_name_in(sc, st, a->args[k]);
+    return x;
+}
+
+/* `a` with each name of a computed column replaced by the column's
+ * expression (its tree; the formatter parenthesizes it where needed): the
+ * watermark as the source runs it over its rows, as Flink pushes a
+ * computed rowtime's watermark into the scan. NULL when out of memory. */
+static const weir_ast *inline_computed(sql_script *sc, const sql_stmt *st, weir_ast_arena **arena,
+                                       const weir_ast *a)
+{
+    if (!a)
+        return NULL;
+    if (a->kind == WEIR_AST_NAME && !a->qualifier) {
+        int i = declared_index(sc, st, a->text);
+        return i >= 0 && st->cols[i].computed ? st->cols[i].expr_ast : a;
+    }
+    weir_ast *n = weir_ast_new(arena, a->kind, NULL, a->start, a->end);
+    if (!n)
+        return NULL;
+    *n = *a; /* text, qualifier shared */
+    if ((a->a && !(n->a = (weir_ast *)inline_computed(sc, st, arena, a->a))) ||
+        (a->b && !(n->b = (weir_ast *)inline_computed(sc, st, arena, a->b))))
+        return NULL;
+    if (a->nargs) {
+        n->args = sql_arena_alloc(&sc->arena, (size_t)a->nargs * sizeof *n->args);
+        if (!n->args)
+            return NULL;
+        for (int k = 0; k < a->nargs; k++)
+            if (!(n->args[k] = (weir_ast *)inline_computed(sc, st, arena, a->args[k])))
+                return NULL;
+    }
+    return n;
+}
+
+/* The schema the computed columns' expressions read: the physical and
+ * metadata columns, made again as the table's are (a second builder, its
+ * columns through the connector's hooks). */
+static int source_columns(weir_connector_context *c, weir_schema **out)
+{
+    weir_schema_builder *b = weir_schema_builder_create(c->r->name);
+    if (!b)
+        return WEIR_ENOMEM;
+    if (c->s->string_capacity)
+        weir_schema_builder_string_capacity(b, c->s->string_capacity);
+    int err = table_columns(c, b);
+    if (err) {
+        weir_schema_builder_destroy(b);
+        return err;
+    }
+    char why[512];
+    if (weir_schema_build(b, out, why, sizeof why)) {
+        sql_fail(c->s, c->sc, c->st->name.start, "%s", why);
+        return WEIR_EINVAL;
+    }
+    return 0;
+}
+
+/* Each computed column's expression bound against the source's columns:
+ * its type into types[i] (for declared column i), its errors at their
+ * place. */
+static int bind_computed(weir_connector_context *c, const weir_schema *src, weir_type *types)
+{
+    const sql_stmt *st = c->st;
+    for (int i = 0; i < st->ncols; i++) {
+        const sql_column_def *d = &st->cols[i];
+        if (!d->computed)
+            continue;
+        const weir_ast *other = computed_name_in(c->sc, st, d->expr_ast);
+        if (other) {
+            /* Calcite's words, as Flink's DDL reports it */
+            sql_fail(c->s, c->sc, other->start, "Column '%s' not found in any table (a "
+                     "computed column reads the table's physical and metadata columns, not "
+                     "another computed column)", other->text);
+            return WEIR_EINVAL;
+        }
+        weir_expr *e = NULL;
+        weir_expr_scope scope = {.schema = src, .zone = c->s->zone};
+        size_t at = 0;
+        char msg[512];
+        int err = weir_expr_bind(d->expr_ast, c->sc->text, &scope, -1, NULL, &e, &at, msg,
+                                 sizeof msg);
+        if (err == WEIR_ENOMEM)
+            return err;
+        if (err) {
+            sql_fail(c->s, c->sc, (uint32_t)at, "%s", msg);
+            return err;
+        }
+        types[i] = weir_expr_type(e);
+        weir_expr_destroy(e);
+    }
+    return 0;
+}
+
+/* The table as declared (r->declared): every column in its order, the
+ * computed ones of their expressions' types, the primary key, the
+ * WATERMARK (run after the Calc that computes the columns, or, when the
+ * source runs it, `in_source`) and the processing-time attribute. */
+static int declared_schema(weir_connector_context *c, const weir_schema *src,
+                           const weir_type *types, bool in_source)
+{
+    weir_sql_session *s = c->s;
+    sql_script *sc = c->sc;
+    const sql_stmt *st = c->st;
+    sql_relation *r = c->r;
+    if (!(r->declared_from = calloc((size_t)st->ncols, sizeof *r->declared_from)) ||
+        !(r->computed = calloc((size_t)st->ncols, sizeof *r->computed)))
+        return WEIR_ENOMEM;
+    weir_schema_builder *b = weir_schema_builder_create(r->name);
+    if (!b)
+        return WEIR_ENOMEM;
+    if (s->string_capacity)
+        weir_schema_builder_string_capacity(b, s->string_capacity);
+    const char *proc = NULL;
+    for (int i = 0; i < st->ncols; i++) {
+        const sql_column_def *d = &st->cols[i];
+        char *name = sql_unquote(sc, d->name);
+        if (!name) {
+            weir_schema_builder_destroy(b);
+            return WEIR_ENOMEM;
+        }
+        int from = d->computed ? -1 : weir_schema_column_index(src, name);
+        r->declared_from[i] = from;
+        r->computed[i] = d->computed ? d->expr_ast : NULL;
+        if (d->computed && proctime_call(d->expr_ast))
+            proc = name;
+        weir_type t = d->computed ? types[i] : weir_schema_column_type(src, from);
+        if (weir_schema_column(b, name, t)) {
+            char why[512];
+            weir_schema_build(b, &(weir_schema *){NULL}, why, sizeof why);
+            sql_fail(s, sc, d->name.start, "%s", why);
+            return WEIR_EINVAL;
+        }
+    }
+    int err = st->npk ? primary_key(sc, st, b) : 0;
+    if (!err && st->wm_col.len) {
+        char *col = sql_unquote(sc, st->wm_col), *expr = sql_span_text(sc, st->wm_expr);
+        err = !col || !expr ? WEIR_ENOMEM : weir_schema_watermark(b, col, expr);
+        if (!err && r->wm_options)
+            err = weir_schema_watermark_emit(b, r->wm_on_event, r->wm_idle_ms);
+        if (!err && in_source)
+            err = weir_schema_watermark_in_source(b);
+    }
+    if (!err && proc)
+        err = weir_schema_proctime_attribute(b, proc);
+    char why[512];
+    if (err == WEIR_ENOMEM) {
+        weir_schema_builder_destroy(b);
+        return err;
+    }
+    if (weir_schema_build(b, &r->declared, why, sizeof why)) {
+        sql_fail(s, sc, st->wm_col.len && (strstr(why, "watermark") || strstr(why, "Watermark"))
+                            ? st->wm_col.start
+                            : st->name.start,
+                 "%s", why);
+        return WEIR_EINVAL;
+    }
+    return 0;
+}
+
+/* WATERMARK FOR a column that is none: Flink's message (its DDL's
+ * MergeTableLikeUtil), with the columns there are. */
+static int unknown_rowtime(weir_sql_session *s, sql_script *sc, const sql_stmt *st,
+                           const char *col)
+{
+    char cols[1024] = "";
+    size_t len = 0;
+    for (int k = 0; k < st->ncols; k++) {
+        char *n = sql_unquote(sc, st->cols[k].name);
+        if (!n)
+            return WEIR_ENOMEM;
+        weir__append(cols, sizeof cols, &len, "%s'%s'", k ? ", " : "", n);
+    }
+    sql_fail(s, sc, st->wm_col.start, "The rowtime attribute field '%s' is not defined in the "
+             "table schema. Available fields: [%s]", col, cols);
+    return WEIR_EINVAL;
+}
+
 static int create_table(weir_sql_session *s, sql_script *sc, const sql_stmt *st, sql_relation *r)
 {
     weir_connector_context c = {.s = s, .sc = sc, .st = st, .r = r};
@@ -614,24 +860,78 @@ static int create_table(weir_sql_session *s, sql_script *sc, const sql_stmt *st,
     if (s->string_capacity)
         weir_schema_builder_string_capacity(b, s->string_capacity);
     char *wm_col = NULL, *wm_expr = NULL;
+    bool computed = has_computed(st), wm_on_source = false, in_source = false;
+    weir_schema *src = NULL;
+    weir_type *types = NULL;
     int err = table_columns(&c, b);
+    if (!err && computed) {
+        /* the computed columns' expressions, bound against the source's
+         * columns: their types and errors */
+        if (!(types = calloc((size_t)st->ncols, sizeof *types)))
+            err = WEIR_ENOMEM;
+        else if (!(err = source_columns(&c, &src)))
+            err = bind_computed(&c, src, types);
+        for (int k = 0; !err && k < st->npk; k++) {
+            char *key = sql_unquote(sc, st->pk[k]);
+            int i = key ? declared_index(sc, st, key) : -1;
+            if (!key) {
+                err = WEIR_ENOMEM;
+            } else if (i >= 0 && st->cols[i].computed) {
+                sql_fail(s, sc, st->pk[k].start, "Invalid primary key of table '%s'. Column "
+                         "'%s' is not a physical column.", r->name, key);
+                err = WEIR_EINVAL;
+            }
+        }
+    }
     if (!err && st->npk)
         err = primary_key(sc, st, b);
     if (!err && st->wm_col.len) {
         wm_col = sql_unquote(sc, st->wm_col);
         wm_expr = sql_span_text(sc, st->wm_expr);
+        int rt = wm_col ? declared_index(sc, st, wm_col) : -1;
         if (!wm_col || !wm_expr)
             err = WEIR_ENOMEM;
-        else if (source_watermark(st->wm_ast) && !r->factory->source_watermarks)
+        else if (rt < 0)
+            err = unknown_rowtime(s, sc, st, wm_col);
+        else if (computed && st->cols[rt].computed && proctime_call(st->cols[rt].expr_ast)) {
+            sql_fail(s, sc, st->wm_col.start, "A watermark can not be defined for a "
+                     "processing-time attribute.");
+            err = WEIR_EINVAL;
+        } else if (source_watermark(st->wm_ast) && !r->factory->source_watermarks)
             err = no_source_watermark(s, sc, st, conn);
-        else
+        else if (source_watermark(st->wm_ast) && computed && st->cols[rt].computed) {
+            sql_fail(s, sc, st->wm_expr.start, "SOURCE_WATERMARK() takes the source's own "
+                     "watermarks, of its own timestamps: the rowtime '%s' is computed after "
+                     "the source", wm_col);
+            err = WEIR_EINVAL;
+        } else if (!computed || source_watermark(st->wm_ast)) {
             err = weir_schema_watermark(b, wm_col, wm_expr);
+            wm_on_source = true;
+        } else if (sql_source_watermarked(r->factory)) {
+            /* the source runs it over its rows: the computed columns'
+             * expressions in place of their names, a computed rowtime
+             * then set by the Calc behind it */
+            weir_ast_arena *arena = NULL;
+            const weir_ast *in = inline_computed(sc, st, &arena, st->wm_ast);
+            char text[4096];
+            int len = in ? weir_ast_format(in, text, sizeof text) : -1;
+            if (!in)
+                err = WEIR_ENOMEM;
+            else if (len < 0 || (size_t)len >= sizeof text)
+                err = WEIR_EINVAL;
+            else
+                err = weir_schema_watermark(b, st->cols[rt].computed ? NULL : wm_col, text);
+            weir_ast_arena_free(&arena);
+            wm_on_source = true;
+        }
         /* a source that runs the expression itself, per partition */
-        if (!err && !source_watermark(st->wm_ast) && sql_source_watermarked(r->factory))
+        in_source = !err && wm_on_source && !source_watermark(st->wm_ast) &&
+                    sql_source_watermarked(r->factory);
+        if (in_source)
             err = weir_schema_watermark_in_source(b);
     }
     if (!err)
-        err = watermark_options(&c, b);
+        err = watermark_options(&c, b, wm_on_source);
     if (!err)
         err = alignment_options(&c, r);
     int64_t par = 0;
@@ -640,6 +940,8 @@ static int create_table(weir_sql_session *s, sql_script *sc, const sql_stmt *st,
     r->sink_parallelism = (int)par;
     if (err && s->err[0]) {
         weir_schema_builder_destroy(b);
+        weir_schema_destroy(src);
+        free(types);
         return err;
     }
     char why[512];
@@ -647,9 +949,18 @@ static int create_table(weir_sql_session *s, sql_script *sc, const sql_stmt *st,
         sql_fail(s, sc, st->wm_col.len && strstr(why, "watermark") ? st->wm_col.start
                                                                    : st->name.start,
                  "%s", why);
+        weir_schema_destroy(src);
+        free(types);
         return WEIR_EINVAL;
     }
-    if (wm_expr && (err = check_watermark(s, sc, st, r->schema)))
+    if (computed) {
+        err = declared_schema(&c, src, types, in_source);
+        weir_schema_destroy(src);
+        free(types);
+        if (err)
+            return err;
+    }
+    if (wm_expr && (err = check_watermark(s, sc, st, r->declared ? r->declared : r->schema)))
         return err;
     if ((err = metadata_columns(&c)))
         return err;
@@ -730,9 +1041,58 @@ void sql_catalog_free(sql_relation *r)
     if (r->state && r->factory && r->factory->free_state)
         r->factory->free_state(r->state);
     weir_schema_destroy(r->schema);
+    weir_schema_destroy(r->declared);
+    free(r->declared_from);
+    free(r->computed);
     free(r->partition_keys);
     free(r->meta);
     free(r);
+}
+
+/* The Calc behind a table's source that computes its computed columns
+ * (as Flink's planner puts a projection after the scan): each declared
+ * column, read (a name) or computed (its expression), bound against the
+ * source's columns. NULL with the job's error, or s->err. */
+static weir_table *computed_calc(weir_sql_session *s, const sql_relation *r, weir_table *t)
+{
+    const weir_schema *src = weir_table_schema(t);
+    int n = weir_schema_ncolumns(r->declared);
+    weir_expr **items = calloc((size_t)n, sizeof *items);
+    weir_ast_arena *arena = NULL;
+    if (!items) {
+        snprintf(s->err, sizeof s->err, "out of memory");
+        return NULL;
+    }
+    int err = 0;
+    for (int i = 0; !err && i < n; i++) {
+        const char *name = weir_schema_column_name(r->declared, i);
+        const weir_ast *a = r->computed[i];
+        bool read = !a;
+        if (read && !(a = weir_ast_new(&arena, WEIR_AST_NAME, name, 0, 0))) {
+            err = WEIR_ENOMEM;
+            break;
+        }
+        weir_expr_scope scope = {.schema = src, .zone = weir_table_env_config(
+                                                       weir_table_get_env(t))->time_zone};
+        size_t at = 0;
+        char msg[512];
+        err = weir_expr_bind(a, read ? NULL : r->script->text, &scope, -1, read ? NULL : name,
+                             &items[i], &at, msg, sizeof msg);
+        if (err && err != WEIR_ENOMEM)
+            sql_fail(s, r->script, (uint32_t)at, "%s", msg);
+    }
+    weir_ast_arena_free(&arena);
+    if (err) {
+        if (err == WEIR_ENOMEM)
+            snprintf(s->err, sizeof s->err, "out of memory");
+        for (int i = 0; i < n; i++)
+            weir_expr_destroy(items[i]);
+        free(items);
+        return NULL;
+    }
+    weir_table *out = weir_table_computed_columns(t, items, n, r->declared);
+    free(items);
+    return out;
 }
 
 weir_table *sql_catalog_open(weir_sql_session *s, weir_job *job, weir_table_env *env,
@@ -766,6 +1126,8 @@ weir_table *sql_catalog_open(weir_sql_session *s, weir_job *job, weir_table_env 
      * (-U rows made, a -D with the whole row). */
     if (t && r->changelog_mode == WEIR_CHANGELOG_UPSERT)
         t = weir_table_normalize(t);
+    if (t && r->declared && !(t = computed_calc(s, r, t)))
+        return s->err[0] ? NULL : sql_fail(s, sc, at, "table %s: %s", r->name, sql_job_message(job));
     if (!t)
         return sql_fail(s, sc, at, "table %s: %s", r->name, sql_job_message(job));
     r->open_job = s->job_seq;

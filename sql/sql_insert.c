@@ -82,6 +82,13 @@ static int fit_columns(weir_sql_session *s, sql_script *sc, const sql_stmt *st,
         if (!name)
             return WEIR_ENOMEM;
         int c = weir_schema_column_index(sink, name);
+        if (c < 0 && r->declared && weir_schema_column_index(r->declared, name) >= 0) {
+            /* a computed column: Calcite's words, as Flink's INSERT says them */
+            sql_fail(s, sc, st->insert_cols[i].start, "Unknown target column '%s' (a computed "
+                     "column of '%s': it is computed when the table is read, never written)",
+                     name, r->name);
+            return WEIR_EINVAL;
+        }
         if (c < 0) {
             const char *hint = NULL;
             for (int k = 0; k < nsink; k++)

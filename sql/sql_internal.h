@@ -40,6 +40,20 @@ typedef struct sql_relation {
     int npartition_keys;
     struct sql_meta_col *meta;       /* its metadata columns, in column order */
     int nmeta;
+    /* Computed columns (`name AS expr`): `declared` is the table as read,
+     * every column in its declared order with its WATERMARK and
+     * processing-time attribute (NULL: none computed; `schema` is then the
+     * table). `schema` is what the connector reads and writes: the
+     * physical and metadata columns. Per declared column, its column in
+     * `schema` (from) or, for a computed one (-1), its expression's tree
+     * (computed, in the script's arena). */
+    weir_schema *declared;
+    int *declared_from;
+    const struct weir_ast **computed;
+    /* 'scan.watermark.emit.strategy' and 'scan.watermark.idle-timeout' as
+     * read (wm_options: either given) */
+    bool wm_options, wm_on_event;
+    int64_t wm_idle_ms;
     /* 'scan.watermark.alignment.*': the source's watermark alignment
      * (weir_source_align_watermarks) when align_set; group "" for none */
     bool align_set;

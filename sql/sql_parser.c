@@ -14,6 +14,7 @@
  *              | query
  *   insert    := INSERT INTO name ['(' name {',' name} ')'] query
  *   element   := name type [NOT NULL] [METADATA [FROM 'key'] [VIRTUAL]]
+ *              | name AS expr                          (a computed column)
  *              | WATERMARK FOR name AS expr
  *              | PRIMARY KEY '(' name {',' name} ')' NOT ENFORCED
  *   options   := '(' 'key' '=' 'value' {',' 'key' '=' 'value'} ')'
@@ -668,7 +669,25 @@ static bool table_element(parser *p, sql_stmt *st)
         return expect_word(p, "ENFORCED");
     }
     sql_column_def c = {0};
-    if (!name(p, &c.name, "a column name") || !column_type(p, &c.type))
+    if (!name(p, &c.name, "a column name"))
+        return false;
+    if (is_word(p, "AS")) {
+        /* a computed column: its expression instead of a type */
+        c.computed = true;
+        c.as_at = span_of(cur(p));
+        p->i++;
+        if (!expr(p, &c.expr, &c.expr_ast, "the computed column's expression"))
+            return false;
+        if (is_word(p, "COMMENT")) {
+            unsupported(p, cur(p), "a column's COMMENT");
+            return false;
+        }
+        if (!(st->cols = grow(p, st->cols, st->ncols, sizeof *st->cols)))
+            return false;
+        st->cols[st->ncols++] = c;
+        return true;
+    }
+    if (!column_type(p, &c.type))
         return false;
     if (is_word(p, "METADATA")) {
         c.metadata = true;

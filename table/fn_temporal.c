@@ -954,6 +954,9 @@ const weir__builtin weir__fn_temporal[] = {
     {"LOCALTIMESTAMP", 0, 0, WEIR_AST_FORM_NILADIC, 0, NULL, t_now, e_now, 1},
     {"NOW", 0, 0, CALL, 0, NULL, t_now, e_now, 0},
     {"CURRENT_ROW_TIMESTAMP", 0, 0, CALL, 0, NULL, t_now, e_now, 0},
+    /* a processing-time attribute's value (`proc AS PROCTIME()`): the job
+     * clock when the row is read, TIMESTAMP_LTZ(3) NOT NULL */
+    {"PROCTIME", 0, 0, CALL, 0, NULL, t_now, e_now, 0},
     {"CONVERT_TZ", 3, 3, CALL, 0, "S,S,S", t_convert_tz, e_convert_tz, 0},
     {NULL, 0, 0, CALL, 0, NULL, NULL, NULL, 0},
 };

@@ -438,6 +438,7 @@ static weir_table *add_watermark_assigner(weir_table_env *env, weir_table *t,
         return weir__table_fail(env, WEIR_ENOMEM, "%s: out of memory", what);
     wt->mode = t->mode;
     wt->rowtime = t->rowtime;
+    wt->proctime = t->proctime;
     w->on_event = schema->wm_on_event;
     weir_timestamps_spec ts = {
         .extract = NULL, /* the TableSource set the rowtime as the timestamp */
@@ -599,6 +600,9 @@ typedef struct calc_impl {
     uint32_t scratch;
     bool virtual_clock; /* the job's clock: what CURRENT_TIMESTAMP reads */
     const char *name;
+    /* A computed rowtime (weir_table_computed_columns): this output
+     * column's value is the row's timestamp; -1: the input's stays. */
+    int ts_col;
 } calc_impl;
 
 static void calc_impl_free(void *p)
@@ -664,6 +668,12 @@ static int calc_record(weir_ctx *ctx, int input, const void *elem, int64_t ts)
                                  "longer than its capacity %u", c->name, c->out->cols[i].name,
                                  v.len, c->out->cols[i].type.capacity);
     }
+    if (c->ts_col >= 0) {
+        if (weir__row_null(c->out, row, c->ts_col))
+            return weir_ctx_fail(ctx, WEIR_EFORMAT, "%s: the rowtime column %s is NULL",
+                                 c->name, c->out->cols[c->ts_col].name);
+        memcpy(&ts, row + c->out->cols[c->ts_col].offset, 8);
+    }
     return weir_emit(ctx, row, ts);
 }
 
@@ -727,6 +737,7 @@ static weir_table *where_core(weir_table *in, weir_expr *pred, const char *what)
         return t ? weir__table_fail(env, WEIR_ENOMEM, "%s: out of memory", what) : NULL;
     }
     impl->pred = pred;
+    impl->ts_col = -1;
     t->impl = impl;
     t->impl_free = calc_impl_free;
     weir_type ty = weir_expr_type(impl->pred);
@@ -744,6 +755,7 @@ static weir_table *where_core(weir_table *in, weir_expr *pred, const char *what)
         return weir__table_fail(env, WEIR_ENOMEM, "%s: out of memory", what);
     t->mode = in->mode;
     t->rowtime = in->rowtime;
+    t->proctime = in->proctime;
     if (weir__table_set_unique_key(t, in->ukey, in->nukey))
         return weir__table_fail(env, WEIR_ENOMEM, "%s: out of memory", what);
     return plan_calc(t, impl, what);
@@ -800,6 +812,7 @@ static weir_table *select_core(weir_table *in, weir_expr **items, int n, const c
     }
     memcpy(impl->items, items, (size_t)n * sizeof *items);
     impl->nitems = n;
+    impl->ts_col = -1;
     t->impl = impl;
     t->impl_free = calc_impl_free;
     weir__item_names nm = {.n = 0};
@@ -835,6 +848,8 @@ static weir_table *select_core(weir_table *in, weir_expr **items, int n, const c
             map[impl->items[i]->column] = i;
     if (in->rowtime >= 0)
         t->rowtime = map[in->rowtime];
+    if (in->proctime >= 0)
+        t->proctime = map[in->proctime];
     bool keep = in->nukey > 0;
     for (int k = 0; k < in->nukey; k++)
         if (map[in->ukey[k]] < 0)
@@ -890,6 +905,47 @@ weir_table *weir_table_select(weir_table *in, const char *items)
     if (n < 0)
         return NULL;
     return select_core(in, exprs, n, items, what);
+}
+
+/* ---- computed columns ------------------------------------------------------------------- */
+
+weir_table *weir_table_computed_columns(weir_table *in, weir_expr **items, int n,
+                                        const weir_schema *declared)
+{
+    static const char *what = "weir_table_computed_columns";
+    if (!in || !declared || n != declared->ncols) {
+        for (int i = 0; items && i < n; i++)
+            weir_expr_destroy(items[i]);
+        return in ? weir__table_fail(in->env, WEIR_EINVAL, "%s: one item per column of the "
+                                     "declared schema is required", what)
+                  : NULL;
+    }
+    weir_table_env *env = in->env;
+    weir_table *t = weir_table_select_exprs(in, items, n);
+    if (!t)
+        return NULL;
+    for (int c = 0; c < n; c++)
+        if (strcmp(t->schema->cols[c].name, declared->cols[c].name) != 0 ||
+            !weir__type_same(t->schema->cols[c].type, declared->cols[c].type)) {
+            char a[64], b[64];
+            weir_type_format(t->schema->cols[c].type, a, sizeof a);
+            weir_type_format(declared->cols[c].type, b, sizeof b);
+            return weir__table_fail(env, WEIR_ETYPE, "%s: table %s: item %d is %s %s, the "
+                                    "declared column %s %s", what, declared->table, c + 1,
+                                    t->schema->cols[c].name, a, declared->cols[c].name, b);
+        }
+    calc_impl *impl = t->impl;
+    t->proctime = declared->proctime;
+    if (declared->rowtime < 0)
+        return t;
+    /* The declared rowtime's value is each row's timestamp (a computed
+     * one is known only here), and the WATERMARK runs behind the Calc,
+     * unless the source ran it or it is the stream's own. */
+    impl->ts_col = declared->rowtime;
+    t->rowtime = declared->rowtime;
+    if (declared->wm_in_source || declared->source_watermark || !declared->watermark)
+        return t;
+    return add_watermark_assigner(env, t, declared, what);
 }
 
 /* ---- Union ALL ------------------------------------------------------------------------ */

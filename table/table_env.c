@@ -171,6 +171,7 @@ weir_table *weir__table_node(weir_table_env *env, weir_table *input, const char 
     t->env = env;
     t->input = input;
     t->rowtime = -1;
+    t->proctime = -1;
     t->next_alloc = env->nodes;
     env->nodes = t;
     return t;
@@ -209,6 +210,7 @@ const weir_schema *weir_table_schema(const weir_table *t) { return t ? t->schema
 weir_table_env *weir_table_get_env(const weir_table *t) { return t ? t->env : NULL; }
 unsigned weir_table_changelog_mode(const weir_table *t) { return t ? t->mode : 0; }
 int weir_table_rowtime(const weir_table *t) { return t ? t->rowtime : -1; }
+int weir_table_proctime(const weir_table *t) { return t ? t->proctime : -1; }
 const char *weir_table_node_name(const weir_table *t) { return t ? t->name : NULL; }
 weir_stream *weir_table_stream(const weir_table *t) { return t ? t->stream : NULL; }
 

@@ -543,6 +543,7 @@ static weir_table *normalize(weir_table *in)
         return weir__table_fail(env, WEIR_ENOMEM, "out of memory");
     t->mode = WEIR_CHANGELOG_RETRACT;
     t->rowtime = in->rowtime;
+    t->proctime = in->proctime;
     impl->schema = t->schema;
     impl->name = t->name;
     impl->key = weir__key_plan(env, in->schema, names, "ChangelogNormalize");

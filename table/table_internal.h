@@ -55,6 +55,7 @@ struct weir_schema {
     int npk;
     int *pk;
     int rowtime;          /* -1: none */
+    int proctime;         /* the processing-time attribute (PROCTIME()), -1: none */
     char *watermark;      /* the watermark expression's text; NULL: none */
     bool source_watermark;
     bool wm_on_event;     /* emitted after every row that raises it, not periodically */
@@ -433,6 +434,7 @@ struct weir_table {
     weir_schema *schema; /* the rows' schema (never bound) */
     unsigned mode;       /* the changelog mode it emits */
     int rowtime;         /* the rowtime column, -1: none */
+    int proctime;        /* the processing-time attribute, -1: none */
     int nukey;           /* a unique key: its columns (0: none) */
     int *ukey;
     weir_stream *stream; /* the rows */

@@ -50,8 +50,9 @@ struct weir_schema_builder {
     size_t struct_size;
     int64_t kind_off;
     char *pk;
-    char *wm_col, *wm_expr;
+    char *wm_col, *wm_expr; /* wm_col NULL with wm_expr: the rowtime is computed later */
     bool wm_options, wm_on_event, wm_in_source;
+    char *proc_col;         /* the processing-time attribute */
     int64_t wm_idle_ms;
     int err;
     char msg[256];
@@ -105,6 +106,7 @@ void weir_schema_builder_destroy(weir_schema_builder *b)
     free(b->table);
     free(b->pk);
     free(b->wm_col);
+    free(b->proc_col);
     free(b->wm_expr);
     free(b);
 }
@@ -304,13 +306,13 @@ int weir_schema_watermark(weir_schema_builder *b, const char *column, const char
 {
     if (!b)
         return WEIR_EINVAL;
-    if (!column || !expression)
-        return bfail(b, WEIR_EINVAL, "a watermark needs a column and an expression");
+    if (!expression)
+        return bfail(b, WEIR_EINVAL, "a watermark needs an expression");
     free(b->wm_col);
     free(b->wm_expr);
-    b->wm_col = dup(column);
+    b->wm_col = column ? dup(column) : NULL;
     b->wm_expr = dup(expression);
-    return b->wm_col && b->wm_expr ? 0 : bfail(b, WEIR_ENOMEM, "out of memory");
+    return (b->wm_col || !column) && b->wm_expr ? 0 : bfail(b, WEIR_ENOMEM, "out of memory");
 }
 
 int weir_schema_watermark_emit(weir_schema_builder *b, bool on_event, int64_t idle_timeout_ms)
@@ -332,6 +334,17 @@ int weir_schema_watermark_in_source(weir_schema_builder *b)
         return WEIR_EINVAL;
     b->wm_in_source = true;
     return 0;
+}
+
+int weir_schema_proctime_attribute(weir_schema_builder *b, const char *column)
+{
+    if (!b)
+        return WEIR_EINVAL;
+    if (!column)
+        return bfail(b, WEIR_EINVAL, "a processing-time attribute needs a column");
+    free(b->proc_col);
+    b->proc_col = dup(column);
+    return b->proc_col ? 0 : bfail(b, WEIR_ENOMEM, "out of memory");
 }
 
 int weir_schema_rowtime_metadata(weir_schema_builder *b, const char *name)
@@ -411,6 +424,17 @@ static int parse_pk(weir_schema_builder *b, weir_schema *s)
  * fails at plan time with its text. 0, or b's error. */
 static int build_watermark(weir_schema_builder *b, weir_schema *s)
 {
+    if (!b->wm_col) {
+        /* the rowtime is computed after the source: the expression over
+         * the source's rows runs in it */
+        if (!b->wm_in_source)
+            return bfail(b, WEIR_EINVAL, "a watermark without a rowtime column runs in the "
+                         "source (weir_schema_watermark_in_source)");
+        const char *e = weir__skip_ws(b->wm_expr);
+        if (weir__match_word(e, "SOURCE_WATERMARK"))
+            return bfail(b, WEIR_EINVAL, "SOURCE_WATERMARK() needs a rowtime column");
+        goto expression;
+    }
     int c = weir_schema_column_index(s, b->wm_col);
     if (c < 0)
         return bfail(b, WEIR_EINVAL, "watermark column '%s' is not a column", b->wm_col);
@@ -434,6 +458,7 @@ static int build_watermark(weir_schema_builder *b, weir_schema *s)
                          "their emission and idleness are its strategy's, not the table's");
         return 0;
     }
+expression:
     s->wm_on_event = b->wm_on_event;
     s->wm_idle_ms = b->wm_idle_ms;
     s->watermark = dup(b->wm_expr);
@@ -443,12 +468,12 @@ static int build_watermark(weir_schema_builder *b, weir_schema *s)
     char ew[200];
     int r = weir_expr_compile(s->watermark, s, &x, ew, sizeof ew);
     if (r)
-        return bfail(b, r, "watermark for '%s': %s", b->wm_col, ew);
+        return bfail(b, r, "watermark for '%s': %s", b->wm_col ? b->wm_col : "(computed)", ew);
     weir_type t = weir_expr_type(x);
     if (!weir__type_is_time(t.id)) {
         weir_expr_destroy(x);
-        return bfail(b, WEIR_EINVAL, "watermark for '%s': '%s' is not a time", b->wm_col,
-                     s->watermark);
+        return bfail(b, WEIR_EINVAL, "watermark for '%s': '%s' is not a time",
+                     b->wm_col ? b->wm_col : "(computed)", s->watermark);
     }
     if (b->wm_in_source && s->bound) {
         weir_expr_destroy(x);
@@ -489,6 +514,7 @@ int weir_schema_build(weir_schema_builder *b, weir_schema **out, char *err, size
     b->table = NULL;
     s->ncols = b->ncols;
     s->rowtime = -1;
+    s->proctime = -1;
     s->kind_off = b->kind_off;
     s->bound = b->bound;
     s->struct_size = b->struct_size;
@@ -515,16 +541,31 @@ int weir_schema_build(weir_schema_builder *b, weir_schema **out, char *err, size
     }
     if (b->pk && parse_pk(b, s))
         goto fail;
-    if (b->wm_options && !b->wm_col) {
+    if (b->wm_options && !b->wm_expr) {
         bfail(b, WEIR_EINVAL, "watermark emission options without a watermark");
         goto fail;
     }
-    if (b->wm_in_source && !b->wm_col) {
+    if (b->wm_in_source && !b->wm_expr) {
         bfail(b, WEIR_EINVAL, "a watermark in the source without a watermark");
         goto fail;
     }
-    if (b->wm_col && build_watermark(b, s))
+    if (b->wm_expr && build_watermark(b, s))
         goto fail;
+    if (b->proc_col) {
+        int c = weir_schema_column_index(s, b->proc_col);
+        if (c < 0 || s->cols[c].type.id != WEIR_TYPE_TIMESTAMP_LTZ ||
+            weir_type_precision(s->cols[c].type) != 3) {
+            bfail(b, WEIR_EINVAL, "the processing-time attribute '%s' is not a TIMESTAMP_LTZ(3) "
+                  "column", b->proc_col);
+            goto fail;
+        }
+        if (c == s->rowtime) {
+            bfail(b, WEIR_EINVAL, "A watermark can not be defined for a processing-time "
+                  "attribute.");
+            goto fail;
+        }
+        s->proctime = c;
+    }
     weir_schema_builder_destroy(b);
     *out = s;
     return 0;
@@ -563,6 +604,7 @@ weir_schema *weir__schema_make(const char *table, int ncols, const char *const *
     s->cols = calloc((size_t)(ncols > 0 ? ncols : 1), sizeof *s->cols);
     s->pk = calloc((size_t)ncols + 1, sizeof *s->pk);
     s->rowtime = -1;
+    s->proctime = -1;
     s->kind_off = -1;
     s->string_capacity = WEIR_STRING_DEFAULT_CAPACITY;
     if (!s->table || !s->cols || !s->pk) {
@@ -611,6 +653,7 @@ const char *weir_schema_name(const weir_schema *s) { return s->table; }
 int weir_schema_ncolumns(const weir_schema *s) { return s->ncols; }
 size_t weir_schema_row_size(const weir_schema *s) { return s->row_size; }
 int weir_schema_rowtime(const weir_schema *s) { return s->rowtime; }
+int weir_schema_proctime(const weir_schema *s) { return s->proctime; }
 int weir_schema_primary_key_count(const weir_schema *s) { return s->npk; }
 
 size_t weir_schema_elem_size(const weir_schema *s)

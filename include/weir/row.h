@@ -245,6 +245,12 @@ WEIR_EXPORT int weir_schema_primary_key(weir_schema_builder *b, const char *colu
  * expression of the row ("ts - INTERVAL '5' SECOND"), checked when the
  * table is made from a stream: the watermark is the largest value of it
  * seen so far (SEMANTICS.md 9). */
+/* `column` NULL: the rowtime is a column computed after the source (a
+ * computed column, weir_table_computed_columns, whose expression the
+ * caller has put into `expression` in place of the column's name); the
+ * expression over the source's rows then runs in the source
+ * (weir_schema_watermark_in_source, required), as Flink pushes a computed
+ * rowtime's watermark into a scan. */
 WEIR_EXPORT int weir_schema_watermark(weir_schema_builder *b, const char *column,
                                       const char *expression);
 
@@ -270,6 +276,14 @@ WEIR_EXPORT int weir_schema_watermark_emit(weir_schema_builder *b, bool on_event
  * stream's own) on a schema not bound to a struct; otherwise a build
  * error. */
 WEIR_EXPORT int weir_schema_watermark_in_source(weir_schema_builder *b);
+
+/* `column` (a TIMESTAMP_LTZ(3) column) is the table's processing-time
+ * attribute (Flink's `proc AS PROCTIME()`, TIMESTAMP_LTZ(3) *PROCTIME*):
+ * a time attribute processing-time windows can use, whose value is the job
+ * clock when the row was read (weir_table_computed_columns computes it).
+ * It cannot be the rowtime: "A watermark can not be defined for a
+ * processing-time attribute." */
+WEIR_EXPORT int weir_schema_proctime_attribute(weir_schema_builder *b, const char *column);
 
 /* `name` TIMESTAMP_LTZ(3) METADATA FROM 'rowtime': a column (appended)
  * whose value is the record's timestamp, NULL for a record without one. */
@@ -297,6 +311,9 @@ WEIR_EXPORT size_t weir_schema_row_size(const weir_schema *s);
 /* The element size of the stream the schema reads (the bound struct's size,
  * else the row size). */
 WEIR_EXPORT size_t weir_schema_elem_size(const weir_schema *s);
+/* The processing-time attribute (weir_schema_proctime_attribute; -1:
+ * none). */
+WEIR_EXPORT int weir_schema_proctime(const weir_schema *s);
 /* The rowtime column (-1: none). */
 WEIR_EXPORT int weir_schema_rowtime(const weir_schema *s);
 /* Primary key columns: their count, and the i-th column index. */

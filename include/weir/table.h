@@ -354,6 +354,22 @@ WEIR_EXPORT weir_table *weir_table_window_aggregate_exprs(weir_table *t,
                                                           const char *keys, weir_expr **items,
                                                           int n);
 
+/* Flink's computed columns (`c AS expr` in CREATE TABLE, Schema's
+ * columnByExpression): a Calc right behind a table source t that makes the
+ * table as `declared` declares it — n items compiled against t's schema,
+ * one per declared column in its order (t's columns by name, the computed
+ * ones by their expressions), of the declared names and types. The
+ * declared rowtime (WATERMARK FOR, possibly on a computed column) becomes
+ * each row's timestamp, its watermark assigned behind the Calc (a
+ * WatermarkAssigner), unless the source ran it (declared with
+ * weir_schema_watermark_in_source: t's source was made with its strategy,
+ * the computed columns' expressions in place of their names) or it is
+ * SOURCE_WATERMARK(); the declared processing-time attribute
+ * (weir_schema_proctime_attribute: PROCTIME(), the job clock when the Calc
+ * reads the row) is the table's. Items are taken over. */
+WEIR_EXPORT weir_table *weir_table_computed_columns(weir_table *t, weir_expr **items, int n,
+                                                    const weir_schema *declared);
+
 /* ---- reading the plan ------------------------------------------------------------ */
 
 WEIR_EXPORT const weir_schema *weir_table_schema(const weir_table *t);
@@ -364,6 +380,11 @@ WEIR_EXPORT unsigned weir_table_changelog_mode(const weir_table *t);
  * time attribute windows can use), -1 if it has none: a projection keeps
  * it only as a bare column; a window aggregate's is its window_time. */
 WEIR_EXPORT int weir_table_rowtime(const weir_table *t);
+/* The processing-time attribute of the table's schema (a PROCTIME()
+ * column, weir_schema_proctime_attribute), -1 if it has none: a projection
+ * keeps it as a bare column; a processing-time window aggregate's is its
+ * window_time. Processing-time windows use it (weir_table_window.proctime). */
+WEIR_EXPORT int weir_table_proctime(const weir_table *t);
 /* The node's name as diagnostics show it ("GroupAggregate(user_id)"). */
 WEIR_EXPORT const char *weir_table_node_name(const weir_table *t);
 /* The stream of the node's rows (for building on with the stream API). */
