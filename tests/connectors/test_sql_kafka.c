@@ -284,17 +284,20 @@ Test(sql_kafka, upsert_kafka_needs_a_primary_key)
  * every one-second window counts one row of each. A watermark made after
  * the source over the merged stream ('on-event': after every row that
  * raises it) would run up to the partition read first and drop the other's
- * rows as late. The plan has no WatermarkAssigner: the source shows it. */
-Test(sql_kafka, the_watermark_runs_per_partition_in_the_source)
+ * rows as late. The plan has no WatermarkAssigner: the source shows it.
+ * `columns` declare the rowtime ts (the records' field "ts", or computed
+ * from their field "s", the same time as text), and `shown` is the
+ * source's watermark as the plan shows it. */
+static void watermark_per_partition(const char *columns, const char *shown)
 {
     weir_kafka_mock *m = tk_mock();
     cr_assert_eq(weir_kafka_mock_topic(m, "ticks", 2), 0);
     rd_kafka_t *p = tk_producer(m);
     for (int part = 0; part < 2; part++)
         for (int sec = 0; sec < 20; sec++) {
-            char row[96];
-            int n = snprintf(row, sizeof row, "{\"p\": %d, \"ts\": \"2024-01-01 00:00:%02d.500\"}",
-                             part, sec);
+            char row[128];
+            int n = snprintf(row, sizeof row, "{\"p\": %d, \"ts\": \"2024-01-01 00:00:%02d.500\", "
+                             "\"s\": \"2024-01-01 00:00:%02d.500\"}", part, sec, sec);
             cr_assert_eq(tk_produce(p, "ticks", part, row, (size_t)n, -1, NULL, NULL), 0);
         }
     rd_kafka_flush(p, 10000);
@@ -308,7 +311,7 @@ Test(sql_kafka, the_watermark_runs_per_partition_in_the_source)
     weir_sql_session *s = NULL;
     weir_sql_config cfg = {.on_row = collect, .on_row_arg = c, .workers = 2, .out = out};
     cr_assert_eq(weir_sql_session_create(&cfg, &s), 0);
-    cr_assert_eq(run(s, "CREATE TABLE ticks (p INT, ts TIMESTAMP(3),\n"
+    cr_assert_eq(run(s, "CREATE TABLE ticks (%s,\n"
                         "  WATERMARK FOR ts AS ts - INTERVAL '1' SECOND)\n"
                         "WITH ('connector' = 'kafka', 'topic' = 'ticks',\n"
                         "  'properties.bootstrap.servers' = '%s', 'format' = 'json',\n"
@@ -316,11 +319,10 @@ Test(sql_kafka, the_watermark_runs_per_partition_in_the_source)
                         "  'scan.bounded.mode' = 'latest-offset',\n"
                         "  'scan.watermark.emit.strategy' = 'on-event');\n"
                         "EXPLAIN SELECT * FROM ticks;",
-                     weir_kafka_mock_bootstrap(m)),
+                     columns, weir_kafka_mock_bootstrap(m)),
                  0, "%s", weir_sql_error(s));
     fflush(out);
-    cr_assert(strstr(plan, "TableSource(ticks, watermark=[ts - INTERVAL '1' SECOND])"), "%s",
-              plan);
+    cr_assert(strstr(plan, shown), "%s", plan);
     cr_assert_null(strstr(plan, "WatermarkAssigner"), "%s", plan);
     cr_assert_eq(run(s, "SELECT window_start, COUNT(*) AS n, SUM(p) AS ones\n"
                         "FROM TABLE(TUMBLE(TABLE ticks, DESCRIPTOR(ts), INTERVAL '1' SECOND))\n"
@@ -338,6 +340,22 @@ Test(sql_kafka, the_watermark_runs_per_partition_in_the_source)
     free(plan);
     free(c);
     weir_kafka_mock_destroy(m);
+}
+
+Test(sql_kafka, the_watermark_runs_per_partition_in_the_source)
+{
+    watermark_per_partition("p INT, ts TIMESTAMP(3)",
+                            "TableSource(ticks, watermark=[ts - INTERVAL '1' SECOND])");
+}
+
+/* A computed rowtime (ts AS TO_TIMESTAMP(s)) keeps the per-partition
+ * watermark: the source runs the watermark with the column's expression in
+ * place of its name, as Flink pushes a computed rowtime's watermark into
+ * the scan, and the Calc behind it makes the rowtime the rows' timestamp. */
+Test(sql_kafka, a_computed_rowtime_watermark_runs_per_partition_in_the_source)
+{
+    watermark_per_partition("p INT, s STRING, ts AS TO_TIMESTAMP(s)",
+                            "TableSource(ticks, watermark=[TO_TIMESTAMP(s) - INTERVAL '1' SECOND])");
 }
 
 typedef struct until_n {
