@@ -265,7 +265,7 @@ static int interval_arg(planner *p, const sql_window *w, int i, int64_t *ms)
 
 /* The table layer's window for a group window or a TVF: its intervals, and
  * its time column, which must be t's rowtime. */
-static int window_of(planner *p, const sql_window *w, const weir_table *t,
+static int window_of(planner *p, const sql_window *w, bool tvf, const weir_table *t,
                      weir_table_window *out)
 {
     static const int nargs[] = {[SQL_WINDOW_TUMBLE] = 1, [SQL_WINDOW_HOP] = 2,
@@ -299,10 +299,28 @@ static int window_of(planner *p, const sql_window *w, const weir_table *t,
         }
         return WEIR_EINVAL;
     }
-    if (ci != weir_table_rowtime(t)) {
-        sql_fail(p->s, p->sc, w->time_col.start,
-                 "%s needs a time attribute: '%s' is not the rowtime of its input (declare "
-                 "WATERMARK FOR %s AS ... in the table)", fn, col, col);
+    bool proctime = ci != weir_table_rowtime(t) && ci == weir_table_proctime(t);
+    if (ci != weir_table_rowtime(t) && !proctime) {
+        /* Flink's words: its window TVF's, its group window's */
+        char type[64];
+        weir_type_format(weir_schema_column_type(schema, ci), type, sizeof type);
+        char *ltz = strstr(type, "TIMESTAMP_LTZ");
+        if (ltz) { /* Calcite writes the type's SQL name */
+            char rest[64];
+            snprintf(rest, sizeof rest, "%s", ltz + strlen("TIMESTAMP_LTZ"));
+            snprintf(ltz, sizeof type - (size_t)(ltz - type),
+                     "TIMESTAMP_WITH_LOCAL_TIME_ZONE%s", rest);
+        }
+        if (tvf)
+            sql_fail(p->s, p->sc, w->time_col.start, "The window function requires the timecol "
+                     "is a time attribute type, but is %s. ('%s' is neither the rowtime of its "
+                     "input, declared by WATERMARK FOR %s AS ..., nor a PROCTIME() column)", type,
+                     col, col);
+        else
+            sql_fail(p->s, p->sc, w->time_col.start, "Window can only be defined on a time "
+                     "attribute column, but is type of %s ('%s' is neither the rowtime of its "
+                     "input, declared by WATERMARK FOR %s AS ..., nor a PROCTIME() column)",
+                     type, col, col);
         return WEIR_EINVAL;
     }
     int64_t a = 0, b = 0;
@@ -323,6 +341,7 @@ static int window_of(planner *p, const sql_window *w, const weir_table *t,
     case SQL_WINDOW_SESSION: out->kind = WEIR_TABLE_SESSION; out->gap_ms = a; break;
     default: break;
     }
+    out->proctime = proctime;
     return 0;
 }
 
@@ -821,7 +840,7 @@ static weir_table *plan_grouped(planner *p, const sql_query *q, weir_table *t)
     const sql_window *win = g.tvf ? &q->from_window : &q->group_window;
     g.win = win;
     weir_table_window tw;
-    if (g.window != SQL_WINDOW_NONE && window_of(p, win, t, &tw))
+    if (g.window != SQL_WINDOW_NONE && window_of(p, win, g.tvf, t, &tw))
         return NULL;
     if (q->star)
         return sql_fail(p->s, p->sc, q->at.start, "SELECT * in a grouped query");
@@ -839,7 +858,7 @@ static weir_table *plan_grouped(planner *p, const sql_query *q, weir_table *t)
         direct = direct_item(&g, &q->items[i]);
     /* the aggregate's items read its input's columns, and a window's */
     weir_schema *win_schema = NULL;
-    if (g.window != SQL_WINDOW_NONE && !(win_schema = weir_table_window_columns(t)))
+    if (g.window != SQL_WINDOW_NONE && !(win_schema = weir_table_window_columns_for(t, &tw)))
         return table_fail(p, q->at.start);
     const weir_schema *items_schema = win_schema ? win_schema : weir_table_schema(t);
     const char **knames = sql_arena_alloc(p->tmp, (size_t)(g.nkeys + 1) * sizeof *knames);

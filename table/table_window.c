@@ -74,6 +74,7 @@ typedef struct win_impl {
     const char *name;
     const weir_operator_vtable *inner;
     weir_operator_vtable wrapped;
+    bool proctime;          /* windows on the job clock */
 } win_impl;
 
 static void win_impl_free(void *p)
@@ -315,13 +316,24 @@ static bool plan_window(weir_table_env *env, const weir_table_window *w,
     char off[48] = "";
     if (w->offset_ms)
         snprintf(off, sizeof off, ", offset=%lld", (long long)w->offset_ms);
+    if (w->proctime) {
+        /* processing time: the window operator's processing-time
+         * assigners, on the job clock */
+        snprintf(off, sizeof off, ", time=proctime");
+        if (w->offset_ms) {
+            weir__table_fail(env, WEIR_EINVAL, "%s: a processing-time window takes no offset",
+                             what);
+            return false;
+        }
+    }
     switch (w->kind) {
     case WEIR_TABLE_TUMBLE:
         if (w->size_ms <= 0 || w->slide_ms || w->gap_ms || w->step_ms)
             break;
         if (!offset_within(env, "TUMBLE", w->offset_ms, w->size_ms, "size"))
             return false;
-        *a = weir_window_tumbling(w->size_ms, w->offset_ms);
+        *a = w->proctime ? weir_window_processing_tumbling(w->size_ms, 0)
+                         : weir_window_tumbling(w->size_ms, w->offset_ms);
         snprintf(name, size, "TUMBLE(size=%lld%s)", (long long)w->size_ms, off);
         return true;
     case WEIR_TABLE_HOP:
@@ -329,7 +341,8 @@ static bool plan_window(weir_table_env *env, const weir_table_window *w,
             break;
         if (!offset_within(env, "HOP", w->offset_ms, w->slide_ms, "slide"))
             return false;
-        *a = weir_window_sliding(w->size_ms, w->slide_ms, w->offset_ms);
+        *a = w->proctime ? weir_window_processing_sliding(w->size_ms, w->slide_ms, 0)
+                         : weir_window_sliding(w->size_ms, w->slide_ms, w->offset_ms);
         snprintf(name, size, "HOP(slide=%lld, size=%lld%s)", (long long)w->slide_ms,
                  (long long)w->size_ms, off);
         return true;
@@ -344,6 +357,8 @@ static bool plan_window(weir_table_env *env, const weir_table_window *w,
         if (!offset_within(env, "CUMULATE", w->offset_ms, w->size_ms, "size"))
             return false;
         *a = weir_window_cumulative(w->size_ms, w->step_ms, w->offset_ms);
+        if (w->proctime)
+            a->kind = WEIR_WINDOW_PROCESSING_CUMULATIVE;
         snprintf(name, size, "CUMULATE(step=%lld, size=%lld%s)", (long long)w->step_ms,
                  (long long)w->size_ms, off);
         return true;
@@ -351,7 +366,9 @@ static bool plan_window(weir_table_env *env, const weir_table_window *w,
         if (w->gap_ms <= 0 || w->size_ms || w->slide_ms || w->offset_ms || w->step_ms)
             break;
         *a = weir_window_session(w->gap_ms);
-        snprintf(name, size, "SESSION(gap=%lld)", (long long)w->gap_ms);
+        if (w->proctime)
+            a->kind = WEIR_WINDOW_PROCESSING_SESSION;
+        snprintf(name, size, "SESSION(gap=%lld%s)", (long long)w->gap_ms, off);
         return true;
     default:
         weir__table_fail(env, WEIR_EINVAL, "%s: unknown window kind %d", what, (int)w->kind);
@@ -418,7 +435,7 @@ static bool strip_window_keys(weir_table_env *env, const char *keys, char *buf, 
 
 /* The schema the select items compile against: t's columns, then the
  * window's (TIMESTAMP(3) NOT NULL; window_time has the rowtime's type). */
-static weir_schema *items_schema(weir_table_env *env, const weir_table *t)
+static weir_schema *items_schema(weir_table_env *env, const weir_table *t, bool proctime)
 {
     const weir_schema *in = t->schema;
     int n = in->ncols + WIN_NCOLS;
@@ -439,7 +456,10 @@ static weir_schema *items_schema(weir_table_env *env, const weir_table *t)
         types[c] = in->cols[c].type;
     }
     weir_type ts = {.id = WEIR_TYPE_TIMESTAMP, .not_null = true};
-    weir_type rt = in->cols[t->rowtime].type;
+    /* a processing-time window's window_time is a processing-time
+     * attribute, TIMESTAMP_LTZ(3) */
+    weir_type rt = proctime ? (weir_type){.id = WEIR_TYPE_TIMESTAMP_LTZ}
+                            : in->cols[t->rowtime].type;
     rt.not_null = true;
     for (int k = 0; k < WIN_NCOLS; k++) {
         names[in->ncols + k] = win_names[k];
@@ -614,7 +634,10 @@ static int describe_output(weir_table_env *env, const weir_table *in, win_impl *
     }
     impl->out = t->schema;
     t->mode = WEIR_CHANGELOG_INSERT_ONLY;
-    t->rowtime = out_time;
+    if (impl->proctime)
+        t->proctime = out_time;
+    else
+        t->rowtime = out_time;
     /* Every key and both bounds selected: one row per (key, window). */
     if (nwin[WIN_START] && nwin[WIN_END] && nkeys_out == impl->key->nkeys &&
         nkeys_out + 2 <= WEIR__LIST_MAX) {
@@ -683,7 +706,7 @@ static int add_window_operator(weir_table_env *env, weir_table *t, win_impl *imp
 
 /* Whether `in` cannot feed a window aggregate (the failure is set on env):
  * it must be insert-only and have a rowtime. */
-static bool window_input_refused(weir_table_env *env, const weir_table *in)
+static bool window_input_refused(weir_table_env *env, const weir_table *in, bool proctime)
 {
     if (in->mode != WEIR_CHANGELOG_INSERT_ONLY) {
         char mode[32];
@@ -694,7 +717,12 @@ static bool window_input_refused(weir_table_env *env, const weir_table *in)
                          weir__table_update_producer(in)->name);
         return true;
     }
-    if (in->rowtime < 0) {
+    if (proctime && in->proctime < 0) {
+        weir__table_fail(env, WEIR_EINVAL, "%s: the table %s has no processing-time attribute "
+                         "(a PROCTIME() column, kept as a bare column)", what, in->name);
+        return true;
+    }
+    if (!proctime && in->rowtime < 0) {
         weir__table_fail(env, WEIR_EINVAL, "%s: the table %s has no rowtime attribute "
                          "(a column with a watermark, kept as a bare column)", what, in->name);
         return true;
@@ -775,6 +803,7 @@ static weir_table *window_core(weir_table *in, const weir_table_window *w, const
     impl->nfn = nfn;
     impl->name = t->name;
     impl->in = src->schema;
+    impl->proctime = w->proctime;
     if (!(impl->key = weir__key_plan(env, src->schema, kbuf, what)) ||
         describe_output(env, in, impl, t) || add_window_operator(env, t, impl, src, assigner))
         goto fail;
@@ -796,9 +825,19 @@ weir_schema *weir_table_window_columns(const weir_table *t)
 {
     if (!t)
         return NULL;
-    if (window_input_refused(t->env, t))
+    bool proctime = t->rowtime < 0 && t->proctime >= 0;
+    if (window_input_refused(t->env, t, proctime))
         return NULL;
-    return items_schema(t->env, t);
+    return items_schema(t->env, t, proctime);
+}
+
+weir_schema *weir_table_window_columns_for(const weir_table *t, const weir_table_window *w)
+{
+    if (!t || !w)
+        return NULL;
+    if (window_input_refused(t->env, t, w->proctime))
+        return NULL;
+    return items_schema(t->env, t, w->proctime);
 }
 
 weir_table *weir_table_window_aggregate_exprs(weir_table *in, const weir_table_window *w,
@@ -808,7 +847,7 @@ weir_table *weir_table_window_aggregate_exprs(weir_table *in, const weir_table_w
     for (int i = 0; ok && i < n; i++)
         ok = items[i] != NULL;
     weir_expr **exprs = ok ? malloc((size_t)n * sizeof *exprs) : NULL;
-    if (!exprs || window_input_refused(in->env, in)) {
+    if (!exprs || window_input_refused(in->env, in, w && w->proctime)) {
         for (int i = 0; items && i < n; i++)
             weir_expr_destroy(items[i]);
         if (in && !ok)
@@ -831,10 +870,10 @@ weir_table *weir_table_window_aggregate(weir_table *in, const weir_table_window 
     weir_table_env *env = in->env;
     if (!w || !items)
         return weir__table_fail(env, WEIR_EINVAL, "%s: a window and items are required", what);
-    if (window_input_refused(env, in))
+    if (window_input_refused(env, in, w->proctime))
         return NULL;
     /* The items, against t's columns and the window's. */
-    weir_schema *ischema = items_schema(env, in);
+    weir_schema *ischema = items_schema(env, in, w->proctime);
     weir_expr *compiled[WEIR__LIST_MAX];
     int n = ischema ? weir__compile_list(env, what, items, ischema, 1, compiled) : -1;
     weir_schema_destroy(ischema);

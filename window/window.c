@@ -209,6 +209,10 @@ static const char *assigner_name(weir_window_kind k)
         return "processing_sliding";
     case WEIR_WINDOW_CUMULATIVE:
         return "cumulative";
+    case WEIR_WINDOW_PROCESSING_SESSION:
+        return "processing_session";
+    case WEIR_WINDOW_PROCESSING_CUMULATIVE:
+        return "processing_cumulative";
     }
     return "?";
 }
@@ -279,6 +283,7 @@ static int resolve_assigner(weir__window_config *c, const weir_window_assigner *
         c->offset = offset;
         break;
     case WEIR_WINDOW_CUMULATIVE:
+    case WEIR_WINDOW_PROCESSING_CUMULATIVE:
         /* The step is the slide: the windows' ends come every step. */
         if (size <= 0)
             BAD("cumulative windows: size %lld must be > 0", size);
@@ -301,6 +306,7 @@ static int resolve_assigner(weir__window_config *c, const weir_window_assigner *
         c->cumulative = true;
         break;
     case WEIR_WINDOW_SESSION:
+    case WEIR_WINDOW_PROCESSING_SESSION:
         if (gap <= 0)
             BAD("session windows: gap %lld must be > 0", gap);
         if (size || slide || offset)
@@ -316,7 +322,9 @@ static int resolve_assigner(weir__window_config *c, const weir_window_assigner *
         BAD("unknown window assigner %d", (int)a->kind);
     }
     c->event_time = a->kind != WEIR_WINDOW_PROCESSING_TUMBLING &&
-                    a->kind != WEIR_WINDOW_PROCESSING_SLIDING;
+                    a->kind != WEIR_WINDOW_PROCESSING_SLIDING &&
+                    a->kind != WEIR_WINDOW_PROCESSING_SESSION &&
+                    a->kind != WEIR_WINDOW_PROCESSING_CUMULATIVE;
     c->domain = c->event_time ? WEIR_EVENT_TIME : WEIR_PROCESSING_TIME;
     return 0;
 }
@@ -378,8 +386,8 @@ static int resolve_trigger(weir__window_config *c, const weir_window_trigger *t,
     /* Cumulative windows of a period share their panes and fire in a chain
      * (window_panes.c): a count per window or a purge of one window alone
      * does not fit that, and Flink's CUMULATE has neither. */
-    if (c->cumulative && (c->trigger != WEIR_TRIGGER_EVENT_TIME || c->purging))
-        BAD("cumulative windows take the event-time trigger only (not purging, no count)");
+    if (c->cumulative && (c->trigger == WEIR_TRIGGER_COUNT || c->purging))
+        BAD("cumulative windows take their time's trigger only (not purging, no count)");
     return 0;
 }
 
@@ -397,8 +405,9 @@ static int resolve_function(weir__window_config *c, const weir_window_spec *spec
         BAD("a window needs exactly one function: reduce, aggregate or process (%d given)", nfn);
     if (spec->reduce_finish && !spec->reduce)
         BAD("reduce_finish without reduce");
-    bool merges = a->kind == WEIR_WINDOW_SESSION ||
-                  (a->kind == WEIR_WINDOW_CUMULATIVE && a->slide_ms < a->size_ms) ||
+    bool merges = a->kind == WEIR_WINDOW_SESSION || a->kind == WEIR_WINDOW_PROCESSING_SESSION ||
+                  ((a->kind == WEIR_WINDOW_CUMULATIVE ||
+                    a->kind == WEIR_WINDOW_PROCESSING_CUMULATIVE) && a->slide_ms < a->size_ms) ||
                   ((a->kind == WEIR_WINDOW_SLIDING || a->kind == WEIR_WINDOW_PROCESSING_SLIDING) &&
                    c->trigger != WEIR_TRIGGER_COUNT);
     if (spec->reduce) {
@@ -424,7 +433,7 @@ static int resolve_function(weir__window_config *c, const weir_window_spec *spec
             BAD("aggregate: acc_size %zu must be in 1..%d", g->acc_size, MAX_ACC_SIZE);
         if (merges && !g->merge)
             BAD("aggregate on %s windows needs merge (%s)", assigner_name(a->kind),
-                a->kind == WEIR_WINDOW_SESSION ? "sessions merge" : "panes are combined");
+                c->gap ? "sessions merge" : "panes are combined");
         c->acc_size = g->acc_size;
         if (spec->out_size == 0 || spec->out_size > WEIR_MAX_ELEM_SIZE)
             BAD("aggregate: out_size %zu must be in 1..%d", spec->out_size, WEIR_MAX_ELEM_SIZE);
@@ -445,7 +454,7 @@ static int resolve_function(weir__window_config *c, const weir_window_spec *spec
 static void resolve_engine(weir__window_config *c)
 {
     size_t in_size = c->in_size;
-    if (c->spec.assigner.kind == WEIR_WINDOW_SESSION)
+    if (c->gap > 0) /* event-time or processing-time sessions */
         c->engine = WEIR__ENGINE_SESSIONS;
     else if (!c->global && c->trigger != WEIR_TRIGGER_COUNT)
         c->engine = WEIR__ENGINE_PANES;
@@ -483,7 +492,7 @@ static void write_settings(weir__window_config *c)
              "\"purging\":%s,\"function\":\"%s\",\"late\":\"%s\",\"engine\":\"%s\"",
              assigner_name(a->kind), c->global ? 0 : (long long)c->size,
              a->kind == WEIR_WINDOW_SLIDING || a->kind == WEIR_WINDOW_PROCESSING_SLIDING ||
-                     a->kind == WEIR_WINDOW_CUMULATIVE
+                     c->cumulative
                  ? (long long)c->slide
                  : 0,
              (long long)c->offset, (long long)c->gap, (long long)c->lateness,

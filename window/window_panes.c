@@ -591,6 +591,12 @@ int weir__cumulate_record(weir_ctx *ctx, weir__window_op *op, const void *elem, 
 {
     const weir__window_config *c = op->c;
     int64_t wm = weir_ctx_watermark(ctx);
+    if (!c->event_time) {
+        /* processing time: the job clock's now, and every window ending
+         * after it is still to fire (no element is late) */
+        ts = weir_ctx_now(ctx);
+        wm = ts - 1;
+    }
     period pd = period_at(c, weir__window_start(ts, c->offset, c->size));
     weir__wide q = weir__window_start(ts, c->offset, c->slide);
     weir__wide first = q + c->slide; /* the first window that holds ts */

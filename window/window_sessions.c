@@ -277,8 +277,9 @@ static int join_session(weir_ctx *ctx, weir__window_op *op, session *t, const vo
     weir_ctx_count(ctx, WEIR_COUNTER_ABSORBED, 1);
     int64_t max = max_of(t);
     bool now = false, late = false;
-    if (c->trigger == WEIR_TRIGGER_EVENT_TIME) {
-        now = late = max <= wm;
+    if (c->trigger == WEIR_TRIGGER_EVENT_TIME || c->trigger == WEIR_TRIGGER_PROCESSING_TIME) {
+        /* a processing-time session ends after the clock's now: never at once */
+        now = late = c->event_time && max <= wm;
         t->owes_max = !now;
     } else if (c->trigger == WEIR_TRIGGER_COUNT && ++t->since >= c->count) {
         t->since = 0;
@@ -306,6 +307,8 @@ int weir__sessions_record(weir_ctx *ctx, weir__window_op *op, const void *elem, 
 {
     const weir__window_config *c = op->c;
     int64_t wm = weir_ctx_watermark(ctx);
+    if (!c->event_time)
+        ts = weir_ctx_now(ctx); /* processing-time sessions: the job clock's now */
     int64_t start = ts, end;
     bool open_end = __builtin_add_overflow(ts, c->gap, &end);
     if (open_end)

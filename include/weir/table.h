@@ -316,6 +316,13 @@ typedef struct weir_table_window {
     int64_t gap_ms;
     int64_t offset_ms; /* Flink's optional window offset; 0 */
     int64_t step_ms;
+    /* Windows over the table's processing-time attribute
+     * (weir_table_proctime) instead of its rowtime: on the job clock, as
+     * Flink's processing-time windows (a row goes into the windows of the
+     * time the window operator reads it; a window fires when the clock
+     * passes its end - 1; no row is late; one still open when the input
+     * ends does not fire). Not with offset_ms. */
+    bool proctime;
 } weir_table_window;
 
 /* A window aggregate over t's rowtime (SEMANTICS.md 9). `keys` lists group
@@ -346,6 +353,11 @@ WEIR_EXPORT weir_table *weir_table_window_aggregate(weir_table *t, const weir_ta
  * against; the caller destroys it). NULL, recording why, for a t that
  * cannot feed a window aggregate. */
 WEIR_EXPORT weir_schema *weir_table_window_columns(const weir_table *t);
+/* The same for the window w (over the rowtime, or over the processing-time
+ * attribute: its window_time is TIMESTAMP_LTZ(3), a processing-time
+ * attribute of the output). */
+WEIR_EXPORT weir_schema *weir_table_window_columns_for(const weir_table *t,
+                                                       const weir_table_window *w);
 /* As weir_table_window_aggregate, with the items compiled already against
  * weir_table_window_columns(t) and taken over, as weir_table_select_exprs
  * takes them. */

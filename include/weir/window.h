@@ -85,7 +85,9 @@ typedef enum weir_window_kind {
     WEIR_WINDOW_GLOBAL,                  /* one window per key, [MIN, MAX), max MAX */
     WEIR_WINDOW_PROCESSING_TUMBLING,     /* the job clock (weir_ctx_now): size, offset */
     WEIR_WINDOW_PROCESSING_SLIDING,      /* the job clock: size, slide, offset */
-    WEIR_WINDOW_CUMULATIVE               /* event time: size, step (slide_ms), offset */
+    WEIR_WINDOW_CUMULATIVE,              /* event time: size, step (slide_ms), offset */
+    WEIR_WINDOW_PROCESSING_SESSION,      /* the job clock: gap */
+    WEIR_WINDOW_PROCESSING_CUMULATIVE    /* the job clock: size, step (slide_ms), offset */
 } weir_window_kind;
 
 /* Window starts are `ts - floormod(ts - offset, step)` (step = size for
@@ -167,6 +169,28 @@ static inline weir_window_assigner weir_window_processing_sliding(int64_t size_m
     return a;
 }
 
+/* Processing-time sessions (Flink's ProcessingTimeSessionWindows): a
+ * session is [now, now + gap) of the job clock when the window operator
+ * reads an element, merged as event-time sessions merge, and fires when
+ * the clock reaches its end - 1. */
+static inline weir_window_assigner weir_window_processing_session(int64_t gap_ms)
+{
+    weir_window_assigner a = {WEIR_WINDOW_PROCESSING_SESSION, 0, 0, 0, gap_ms};
+    return a;
+}
+
+/* Processing-time cumulative windows (Flink SQL's CUMULATE over a
+ * processing-time attribute): the cumulative windows of the job clock's
+ * time when the window operator reads an element, each fired when the
+ * clock reaches its end - 1. */
+static inline weir_window_assigner weir_window_processing_cumulative(int64_t size_ms,
+                                                                    int64_t step_ms,
+                                                                    int64_t offset_ms)
+{
+    weir_window_assigner a = {WEIR_WINDOW_PROCESSING_CUMULATIVE, size_ms, step_ms, offset_ms, 0};
+    return a;
+}
+
 /* ---- triggers ------------------------------------------------------------- */
 
 typedef enum weir_trigger_kind {
@@ -177,7 +201,8 @@ typedef enum weir_trigger_kind {
      * that arrives after that, if the window is not late); on the global
      * window that is end of input. Event-time windows only. */
     WEIR_TRIGGER_EVENT_TIME,
-    /* Fires when the job clock reaches window.max. Processing-time windows. */
+    /* Fires when the job clock reaches window.max. Processing-time windows
+     * (cumulative ones take this one only). */
     WEIR_TRIGGER_PROCESSING_TIME,
     /* Fires every `count` elements of a window (the count is per window and
      * restarts after each firing); never on time alone. Any assigner. */

@@ -187,6 +187,52 @@ Test(processing_trigger, processing_time_windows_fire_on_the_clock)
     wt_close(t);
 }
 
+/* Processing-time sessions: an element opens [now, now + gap) of the job
+ * clock, sessions that touch merge, and a session fires when the clock
+ * reaches its end - 1 (Flink's ProcessingTimeSessionWindows). */
+Test(processing_trigger, processing_time_sessions_merge_and_fire_on_the_clock)
+{
+    weir_window_spec s = {.assigner = weir_window_processing_session(10),
+                          .aggregate = sum_aggregate, .out_size = sizeof(res)};
+    wt *t = wt_open(&s);
+    size_t at = 0;
+    wt_rec(t, "a", 1, 0);
+    wt_advance(t, 5);
+    wt_rec(t, "a", 2, 0); /* [5, 15) touches [0, 10): [0, 15) */
+    wt_rec(t, "b", 4, 0);
+    wt_advance(t, 13);
+    wt_expect(t, &at, "");
+    wt_advance(t, 14);
+    wt_expect(t, &at, "R 14 a 3 [0,15) n=2 f=0\nR 14 b 4 [5,15) n=1 f=0\n");
+    wt_advance(t, 30);
+    wt_rec(t, "a", 8, 0);
+    wt_advance(t, 39);
+    wt_expect(t, &at, "R 39 a 8 [30,40) n=1 f=0\n");
+    wt_close(t);
+}
+
+/* Processing-time cumulative windows: each step's window fires when the
+ * clock reaches its end - 1, with what the period holds so far. */
+Test(processing_trigger, processing_time_cumulative_windows_fire_each_step)
+{
+    weir_window_spec s = {.assigner = weir_window_processing_cumulative(20, 10, 0),
+                          .aggregate = sum_aggregate, .out_size = sizeof(res)};
+    wt *t = wt_open(&s);
+    size_t at = 0;
+    wt_rec(t, "a", 1, 0);
+    wt_advance(t, 9);
+    wt_expect(t, &at, "R 9 a 1 [0,10) n=1 f=0\n");
+    wt_advance(t, 12);
+    wt_rec(t, "a", 2, 0);
+    wt_advance(t, 19);
+    wt_expect(t, &at, "R 19 a 3 [0,20) n=2 f=0\n");
+    wt_advance(t, 25);
+    wt_rec(t, "a", 4, 0); /* the next period: [20, 30) and [20, 40) */
+    wt_advance(t, 40);
+    wt_expect(t, &at, "R 29 a 4 [20,30) n=1 f=0\nR 39 a 4 [20,40) n=1 f=0\n");
+    wt_close(t);
+}
+
 Test(processing_trigger, count_on_processing_time_windows)
 {
     weir_window_spec s = {.assigner = weir_window_processing_tumbling(10, 0),
