@@ -603,6 +603,7 @@ typedef struct calc_impl {
     /* A computed rowtime (weir_table_computed_columns): this output
      * column's value is the row's timestamp; -1: the input's stays. */
     int ts_col;
+    bool at_source; /* computed columns: at the source's parallelism */
 } calc_impl;
 
 static void calc_impl_free(void *p)
@@ -694,8 +695,10 @@ static weir_table *plan_calc(weir_table *t, calc_impl *impl, const char *what)
         .vtable = &calc_vtable,
         .impl = impl,
         .out_size = t->schema->row_size,
-        .parallelism = env->config.parallelism ? env->config.parallelism
-                                               : WEIR_PARALLELISM_INHERIT,
+        /* the Calc of computed columns stays with its source (chained to
+         * it, its partitions' watermarks assigned where they are read) */
+        .parallelism = env->config.parallelism && !impl->at_source ? env->config.parallelism
+                                                                   : WEIR_PARALLELISM_INHERIT,
         .accounting = WEIR_ACCOUNTING_ONE_TO_ONE,
         .settings_json = weir__table_settings(t, NULL),
     };
@@ -791,7 +794,7 @@ weir_table *weir_table_where(weir_table *in, const char *predicate)
 
 /* A projection of the n items (taken over), shown as `shown`. */
 static weir_table *select_core(weir_table *in, weir_expr **items, int n, const char *shown,
-                               const char *what)
+                               const char *what, bool at_source)
 {
     weir_table_env *env = in->env;
     weir_table *t = weir__table_node(env, in, "Calc(select=[%s])", shown);
@@ -813,6 +816,7 @@ static weir_table *select_core(weir_table *in, weir_expr **items, int n, const c
     memcpy(impl->items, items, (size_t)n * sizeof *items);
     impl->nitems = n;
     impl->ts_col = -1;
+    impl->at_source = at_source;
     t->impl = impl;
     t->impl_free = calc_impl_free;
     weir__item_names nm = {.n = 0};
@@ -887,7 +891,7 @@ weir_table *weir_table_select_exprs(weir_table *in, weir_expr **items, int n)
             weir_expr_destroy(items[i]);
         return weir__table_fail(in->env, WEIR_ENOMEM, "%s: out of memory", what);
     }
-    weir_table *t = select_core(in, items, n, shown, what);
+    weir_table *t = select_core(in, items, n, shown, what, false);
     free(shown);
     return t;
 }
@@ -904,7 +908,7 @@ weir_table *weir_table_select(weir_table *in, const char *items)
     int n = weir__compile_list(env, what, items, in->schema, 0, exprs);
     if (n < 0)
         return NULL;
-    return select_core(in, exprs, n, items, what);
+    return select_core(in, exprs, n, items, what, false);
 }
 
 /* ---- computed columns ------------------------------------------------------------------- */
@@ -921,7 +925,14 @@ weir_table *weir_table_computed_columns(weir_table *in, weir_expr **items, int n
                   : NULL;
     }
     weir_table_env *env = in->env;
-    weir_table *t = weir_table_select_exprs(in, items, n);
+    char *shown = weir__items_text(items, n);
+    if (!shown) {
+        for (int i = 0; i < n; i++)
+            weir_expr_destroy(items[i]);
+        return weir__table_fail(env, WEIR_ENOMEM, "%s: out of memory", what);
+    }
+    weir_table *t = select_core(in, items, n, shown, what, true);
+    free(shown);
     if (!t)
         return NULL;
     for (int c = 0; c < n; c++)
