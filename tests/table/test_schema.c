@@ -172,6 +172,51 @@ static void expect_build_error(weir_schema_builder *b, const char *msg)
     cr_assert(strstr(err, msg), "got '%s', expected '%s'", err, msg);
 }
 
+/* A processing-time attribute is a TIMESTAMP_LTZ(3) column and no rowtime;
+ * a watermark with no rowtime column runs in the source (its rowtime is
+ * computed after it, weir_table_computed_columns). */
+Test(schema, proctime_attribute_and_a_watermark_without_a_column)
+{
+    weir_type ltz = {.id = WEIR_TYPE_TIMESTAMP_LTZ}, ts = {.id = WEIR_TYPE_TIMESTAMP};
+    weir_type s6 = {.id = WEIR_TYPE_VARCHAR, .capacity = 32};
+    weir_schema_builder *b = weir_schema_builder_create("clicks");
+    weir_schema_column(b, "ts", ts);
+    weir_schema_column(b, "proc", ltz);
+    weir_schema_proctime_attribute(b, "proc");
+    weir_schema *s = NULL;
+    char err[256];
+    cr_assert_eq(weir_schema_build(b, &s, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(weir_schema_proctime(s), 1);
+    cr_assert_eq(weir_schema_rowtime(s), -1);
+    weir_schema_destroy(s);
+
+    b = weir_schema_builder_create("clicks");
+    weir_schema_column(b, "ts", ts);
+    weir_schema_proctime_attribute(b, "ts");
+    expect_build_error(b, "the processing-time attribute 'ts' is not a TIMESTAMP_LTZ(3) column");
+
+    b = weir_schema_builder_create("clicks");
+    weir_schema_column(b, "proc", ltz);
+    weir_schema_watermark(b, "proc", "proc");
+    weir_schema_proctime_attribute(b, "proc");
+    expect_build_error(b, "A watermark can not be defined for a processing-time attribute.");
+
+    b = weir_schema_builder_create("clicks");
+    weir_schema_column(b, "s", s6);
+    weir_schema_watermark(b, NULL, "TO_TIMESTAMP(s) - INTERVAL '1' SECOND");
+    expect_build_error(b, "a watermark without a rowtime column runs in the source");
+
+    b = weir_schema_builder_create("clicks");
+    weir_schema_column(b, "s", s6);
+    weir_schema_watermark(b, NULL, "TO_TIMESTAMP(s) - INTERVAL '1' SECOND");
+    weir_schema_watermark_in_source(b);
+    cr_assert_eq(weir_schema_build(b, &s, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(weir_schema_rowtime(s), -1);
+    weir_watermark_strategy wm;
+    cr_assert_eq(weir_schema_watermark_strategy(s, &wm), 0);
+    weir_schema_destroy(s);
+}
+
 Test(schema, plan_time_errors)
 {
     weir_type bigint = {.id = WEIR_TYPE_BIGINT}, ts = {.id = WEIR_TYPE_TIMESTAMP};
