@@ -1196,6 +1196,11 @@ uint32_t weir__bind_clock_slot(weir__binder *p)
     return (uint32_t)p->e->clock_slot;
 }
 
+const weir_time_zone *weir__bind_zone(const weir__binder *p)
+{
+    return p->zone ? p->zone : weir_time_zone_utc();
+}
+
 /* ---- compiling ---------------------------------------------------------------------- */
 
 void weir_expr_destroy(weir_expr *e)

@@ -39,7 +39,8 @@ struct weir__enode {
      * arguments in args); OP_FUNC's scratch holds its argument values and
      * its result's bytes. OP_AGG: each argument's text. */
     const weir__function *fn;
-    const weir_time_zone *zone; /* OP_CAST between TIMESTAMP_LTZ and a local date-time */
+    const weir_time_zone *zone; /* OP_CAST between TIMESTAMP_LTZ and a local date-time;
+                                 * OP_BUILTIN: the session's (temporal functions) */
     char **arg_texts;
     /* OP_BUILTIN: the function; its scratch region holds its arguments'
      * values, then `room` bytes for its result, then its work bytes (at
