@@ -29,6 +29,8 @@ struct weir__enode {
     weir__val lit;       /* OP_LIT */
     char *sbuf;          /* bytes it owns: a string literal's, OP_AGG's argument's text,
                           * OP_CAST's column name (its operand's, for messages) */
+    char *ftext;         /* OP_AGG: its FILTER's text (b the condition), or NULL;
+                          * lit: LISTAGG's separator */
     int col;             /* OP_COL */
     uint32_t off;        /* OP_COL: offset in the row */
     uint32_t scratch;    /* string results: offset in the scratch */
