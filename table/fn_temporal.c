@@ -900,9 +900,9 @@ static int e_now(const weir__fncall *c, weir__val *o, const char **why)
  * zones are the process's, never freed: nothing to free here). */
 #define TZ_CACHE 8
 static _Thread_local struct {
-    char name[64];
-    uint32_t len;
-    const weir_time_zone *z;
+    char name[64];             // cppcheck-suppress unusedStructMember ; read in zone_named
+    uint32_t len;              // cppcheck-suppress unusedStructMember ; read in zone_named
+    const weir_time_zone *z;   // cppcheck-suppress unusedStructMember ; read in zone_named
 } zone_cache[TZ_CACHE];
 static _Thread_local unsigned zone_next;
 
@@ -910,7 +910,8 @@ static const weir_time_zone *zone_named(const weir__val *v)
 {
     const char *s = v->s ? v->s : "";
     for (int i = 0; i < TZ_CACHE; i++)
-        if (zone_cache[i].z && zone_cache[i].len == v->len && memcmp(zone_cache[i].name, s, v->len) == 0)
+        if (zone_cache[i].z && zone_cache[i].len == v->len &&
+            memcmp(zone_cache[i].name, s, v->len) == 0)
             return zone_cache[i].z;
     const weir_time_zone *z;
     if (weir__time_zone_java(s, v->len, &z))

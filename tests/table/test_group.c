@@ -315,7 +315,8 @@ Test(group, retracting_statistics_first_last_listagg_and_filter, .timeout = 60)
         {"STDDEV_POP(v)", WEIR_AGG_STDDEV_POP}, {"STDDEV_SAMP(v)", WEIR_AGG_STDDEV_SAMP},
         {"VAR_POP(v)", WEIR_AGG_VAR_POP},       {"VAR_SAMP(v)", WEIR_AGG_VAR_SAMP},
         {"FIRST_VALUE(s)", WEIR_AGG_FIRST_VALUE}, {"LAST_VALUE(s)", WEIR_AGG_LAST_VALUE},
-        {"LISTAGG(s, '-')", WEIR_AGG_LISTAGG},  {"COUNT(*) FILTER (WHERE v > 1)", WEIR_AGG_COUNT_STAR},
+        {"LISTAGG(s, '-')", WEIR_AGG_LISTAGG},
+        {"COUNT(*) FILTER (WHERE v > 1)", WEIR_AGG_COUNT_STAR},
     };
     run *r = run_new("k INT, v BIGINT, s STRING", NULL, 1);
     for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
