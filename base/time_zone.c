@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "civil.h"
+#include "time_zone_java.h"
 #include "weir/error.h"
 
 /* A POSIX TZ rule's date: Mm.w.d, Jn or n, and the local time of day. */
@@ -242,6 +243,21 @@ int64_t weir_time_zone_to_utc(const weir_time_zone *z, int64_t local_ms)
     return t1;
 }
 
+int64_t weir__time_zone_to_utc_lenient(const weir_time_zone *z, int64_t local_ms)
+{
+    if (!z || z == &utc_zone)
+        return local_ms;
+    /* The offsets a day before and after (at most one transition between):
+     * the later one if the local time read with it is on its side of the
+     * transition (after a gap, or in an overlap: standard time), else the
+     * earlier (before the transition, or in the gap: moved on by it). */
+    int64_t before = weir_time_zone_offset(z, local_ms - 86400000);
+    int64_t after = weir_time_zone_offset(z, local_ms + 86400000);
+    if (before == after || weir_time_zone_offset(z, local_ms - after) == after)
+        return local_ms - after;
+    return local_ms - before;
+}
+
 /* ---- reading a zone ---------------------------------------------------------------- */
 
 static int fail(char *err, size_t errsize, int code, const char *name, const char *why)
@@ -461,5 +477,86 @@ done:
         free(z->after);
         free(z);
     }
+    return r;
+}
+
+/* ---- Java's names ------------------------------------------------------------------- */
+
+/* Java's custom ID GMT[+-]h[h][[:]mm] (TimeZone.parseCustomTimeZone): its
+ * offset (seconds east) in *off; false if s is not one. */
+static bool java_custom_id(const char *s, size_t n, int32_t *off)
+{
+    if (n < 5 || strncmp(s, "GMT", 3) != 0 || (s[3] != '+' && s[3] != '-'))
+        return false;
+    int sign = s[3] == '-' ? -1 : 1;
+    size_t i = 4;
+    int h = 0, m = 0, hd = 0, md = 0;
+    while (i < n && isdigit((unsigned char)s[i]) && hd < 4)
+        h = h * 10 + (s[i++] - '0'), hd++;
+    if (hd == 0)
+        return false;
+    if (hd > 2) { /* hmm or hhmm */
+        m = h % 100;
+        h /= 100;
+    } else if (i < n && s[i] == ':') {
+        i++;
+        while (i < n && isdigit((unsigned char)s[i]) && md < 3)
+            m = m * 10 + (s[i++] - '0'), md++;
+        if (md != 2)
+            return false;
+    }
+    if (i != n || h > 23 || m > 59)
+        return false;
+    *off = sign * (h * 3600 + m * 60);
+    return true;
+}
+
+/* Java's old three-letter IDs and the regions they stand for. */
+static const char *java_old_id(const char *s, size_t n)
+{
+    static const char *const ids[][2] = {
+        {"ACT", "Australia/Darwin"},   {"AET", "Australia/Sydney"},
+        {"AGT", "America/Argentina/Buenos_Aires"}, {"ART", "Africa/Cairo"},
+        {"AST", "America/Anchorage"},  {"BET", "America/Sao_Paulo"},
+        {"BST", "Asia/Dhaka"},         {"CAT", "Africa/Harare"},
+        {"CNT", "America/St_Johns"},   {"CST", "America/Chicago"},
+        {"CTT", "Asia/Shanghai"},      {"EAT", "Africa/Addis_Ababa"},
+        {"ECT", "Europe/Paris"},       {"IET", "America/Indiana/Indianapolis"},
+        {"IST", "Asia/Kolkata"},       {"JST", "Asia/Tokyo"},
+        {"MIT", "Pacific/Apia"},       {"NET", "Asia/Yerevan"},
+        {"NST", "Pacific/Auckland"},   {"PLT", "Asia/Karachi"},
+        {"PNT", "America/Phoenix"},    {"PRT", "America/Puerto_Rico"},
+        {"PST", "America/Los_Angeles"}, {"SST", "Pacific/Guadalcanal"},
+        {"VST", "Asia/Ho_Chi_Minh"}};
+    for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++)
+        if (n == 3 && memcmp(s, ids[i][0], 3) == 0)
+            return ids[i][1];
+    return NULL;
+}
+
+int weir__time_zone_java(const char *name, size_t len, const weir_time_zone **out)
+{
+    char buf[sizeof utc_zone.name];
+    int32_t off;
+    if (!name || len >= sizeof buf || memchr(name, 0, len)) {
+        snprintf(buf, sizeof buf, "GMT"); /* no zone has such a name */
+    } else if (java_custom_id(name, len, &off)) {
+        /* as weir_time_zone_get names a fixed offset: GMT+hh:mm */
+        int a = off < 0 ? -off : off;
+        snprintf(buf, sizeof buf, "GMT%c%02d:%02d", off < 0 ? '-' : '+', a / 3600,
+                 a / 60 % 60);
+    } else {
+        const char *alias = java_old_id(name, len);
+        if (alias)
+            snprintf(buf, sizeof buf, "%s", alias);
+        else
+            snprintf(buf, sizeof buf, "%.*s", (int)len, name);
+        if (strcmp(buf, "default") == 0) /* weir's word for the system's zone */
+            snprintf(buf, sizeof buf, "GMT");
+    }
+    char err[64];
+    int r = weir_time_zone_get(buf, out, err, sizeof err);
+    if (r == WEIR_EINVAL) /* a name Java does not know: GMT */
+        r = weir_time_zone_get("GMT", out, err, sizeof err);
     return r;
 }

@@ -1002,6 +1002,30 @@ static weir_ast *parse_special_call(parser *p, const tok *name, weir_ast *n, boo
 }
 
 /* NAME(...), with the name taken: COUNT(*), NAME(DISTINCT x), NAME(args). */
+/* An aggregate call's FILTER (WHERE c), after its ')': c in n->b. A
+ * FILTER not followed by '(' is left alone (a name). */
+static void parse_filter(parser *p, weir_ast *n)
+{
+    if (p->error.failed || !is_kw(p, &p->t, "FILTER"))
+        return;
+    tok save = p->t;
+    size_t cur = p->cur, prev_end = p->prev_end;
+    next(p);
+    if (!is_sym(p, &p->t, "(")) {
+        p->t = save;
+        p->cur = cur;
+        p->prev_end = prev_end;
+        return;
+    }
+    next(p);
+    if (!accept_kw(p, "WHERE")) {
+        perr(p, p->t.at, "expected WHERE after FILTER (");
+        return;
+    }
+    n->b = parse_or(p);
+    expect_sym(p, ")");
+}
+
 static weir_ast *parse_call(parser *p, const tok *name)
 {
     weir_ast *n = node(p, WEIR_AST_CALL, name->at);
@@ -1018,6 +1042,7 @@ static weir_ast *parse_call(parser *p, const tok *name)
         if (accept_sym(p, "*")) {
             expect_sym(p, ")");
             n->star = true;
+            parse_filter(p, n);
             return done(p, n);
         }
         p->t = save;
@@ -1031,13 +1056,17 @@ static weir_ast *parse_call(parser *p, const tok *name)
         n->distinct = true;
         nodes l = {0};
         push(p, &l, parse_or(p));
+        if (accept_sym(p, ","))
+            push(p, &l, parse_or(p)); /* LISTAGG(DISTINCT x, sep) */
         expect_sym(p, ")");
         take_args(p, n, &l);
+        parse_filter(p, n);
         return done(p, n);
     }
     p->t = open;
     p->cur = cur;
     parse_args(p, n);
+    parse_filter(p, n);
     return done(p, n);
 }
 
@@ -1901,6 +1930,11 @@ static void fmt(const weir_ast *a, char *buf, size_t size, size_t *n)
             weir__append(buf, size, n, "DISTINCT ");
         list(a->args, a->nargs, buf, size, n);
         weir__append(buf, size, n, ")");
+        if (a->b) {
+            weir__append(buf, size, n, " FILTER (WHERE ");
+            fmt(a->b, buf, size, n);
+            weir__append(buf, size, n, ")");
+        }
         break;
     }
 }

@@ -841,9 +841,52 @@ static weir__enode *bind_cast(binder *p, const weir_ast *a)
 
 /* The aggregate functions and their kinds. */
 static const struct { const char *name; weir_agg_kind kind; } aggregates[] = {
-    {"COUNT", WEIR_AGG_COUNT}, {"SUM", WEIR_AGG_SUM}, {"MIN", WEIR_AGG_MIN},
-    {"MAX", WEIR_AGG_MAX}, {"AVG", WEIR_AGG_AVG},
+    {"COUNT", WEIR_AGG_COUNT},           {"SUM", WEIR_AGG_SUM},
+    {"MIN", WEIR_AGG_MIN},               {"MAX", WEIR_AGG_MAX},
+    {"AVG", WEIR_AGG_AVG},               {"STDDEV_POP", WEIR_AGG_STDDEV_POP},
+    {"STDDEV_SAMP", WEIR_AGG_STDDEV_SAMP}, {"VAR_POP", WEIR_AGG_VAR_POP},
+    {"VAR_SAMP", WEIR_AGG_VAR_SAMP},     {"FIRST_VALUE", WEIR_AGG_FIRST_VALUE},
+    {"LAST_VALUE", WEIR_AGG_LAST_VALUE}, {"LISTAGG", WEIR_AGG_LISTAGG},
 };
+
+/* An aggregate's SQL name. */
+static const char *agg_name(const weir__enode *n)
+{
+    if (n->agg == WEIR_AGG_FUNCTION)
+        return n->fn->name;
+    if (n->agg == WEIR_AGG_COUNT_STAR)
+        return "COUNT";
+    for (size_t i = 0; i < sizeof aggregates / sizeof aggregates[0]; i++)
+        if (aggregates[i].kind == n->agg)
+            return aggregates[i].name;
+    return "?";
+}
+
+/* An aggregate call's FILTER (WHERE c): c bound into n->b (BOOLEAN, no
+ * aggregate in it) and its text kept (for a Calc that computes it before
+ * a window). false after an error. */
+static bool bind_filter(binder *p, weir__enode *n, const weir_ast *a)
+{
+    if (!a->b)
+        return true;
+    p->in_agg = a;
+    n->b = bind(p, a->b);
+    p->in_agg = NULL;
+    if (!n->b)
+        return false;
+    retype_null(n->b, mk(WEIR_TYPE_BOOLEAN, false));
+    if (n->b->type.id != WEIR_TYPE_BOOLEAN) {
+        char t1[48];
+        berr(p, a->b->start, "FILTER expression must be of type BOOLEAN, not %s",
+             tname(n->b->type, t1));
+        return false;
+    }
+    if (!(n->ftext = node_text(p->text, a->b))) {
+        nomem(p);
+        return false;
+    }
+    return true;
+}
 
 static weir__enode *bind_agg(binder *p, const weir_ast *a, weir_agg_kind kind, const char *name)
 {
@@ -851,8 +894,13 @@ static weir__enode *bind_agg(binder *p, const weir_ast *a, weir_agg_kind kind, c
         berr(p, a->start, "an aggregate inside an aggregate");
         return NULL;
     }
-    if (a->star ? a->nargs != 0 : a->nargs != 1) {
+    int most = kind == WEIR_AGG_LISTAGG ? 2 : 1;
+    if (a->star ? a->nargs != 0 : a->nargs < 1 || a->nargs > most) {
         berr(p, a->start, "wrong number of arguments (%d)", a->nargs);
+        return NULL;
+    }
+    if (a->star && kind != WEIR_AGG_COUNT) {
+        berr(p, a->start, "* in a call of %s: only COUNT takes it", name);
         return NULL;
     }
     weir__enode *n = node(p, OP_AGG, a->start);
@@ -877,23 +925,58 @@ static weir__enode *bind_agg(binder *p, const weir_ast *a, weir_agg_kind kind, c
         }
     }
     char t1[48];
+    bool stats = kind == WEIR_AGG_STDDEV_POP || kind == WEIR_AGG_STDDEV_SAMP ||
+                 kind == WEIR_AGG_VAR_POP || kind == WEIR_AGG_VAR_SAMP;
     if (n->a && kind != WEIR_AGG_COUNT && !weir__type_is_numeric(n->a->type.id) &&
-        (kind == WEIR_AGG_SUM || kind == WEIR_AGG_AVG)) {
+        (kind == WEIR_AGG_SUM || kind == WEIR_AGG_AVG || stats)) {
         berr(p, a->start, "%s of %s: a number is required", name, tname(n->a->type, t1));
         return NULL;
     }
-    if (n->a && (kind == WEIR_AGG_MIN || kind == WEIR_AGG_MAX) &&
+    if (n->a && stats && n->a->type.id == WEIR_TYPE_DECIMAL) {
+        berr(p, a->start, "%s of %s: not supported yet (a DOUBLE is: CAST the argument)", name,
+             tname(n->a->type, t1));
+        return NULL;
+    }
+    if (n->a && (kind == WEIR_AGG_MIN || kind == WEIR_AGG_MAX || kind == WEIR_AGG_FIRST_VALUE ||
+                 kind == WEIR_AGG_LAST_VALUE) &&
         (n->a->type.id == WEIR_TYPE_NULL || weir__type_is_interval(n->a->type.id))) {
         berr(p, a->start, "%s of %s", name, tname(n->a->type, t1));
         return NULL;
+    }
+    if (kind == WEIR_AGG_LISTAGG) {
+        /* Calcite's LISTAGG(STRING[, STRING]): the separator a literal */
+        retype_null(n->a, mk(WEIR_TYPE_VARCHAR, false));
+        if (!weir__type_is_string(n->a->type.id)) {
+            berr(p, a->start, "Cannot apply 'LISTAGG' to arguments of type 'LISTAGG(<%s>)'. "
+                 "Supported form(s): 'LISTAGG(<STRING>)' 'LISTAGG(<STRING>, <STRING>)'",
+                 tname(n->a->type, t1));
+            return NULL;
+        }
+        n->lit = (weir__val){.s = ",", .len = 1};
+        if (a->nargs == 2) {
+            weir__enode *sep = bind(p, a->args[1]);
+            if (!sep)
+                return NULL;
+            if (sep->op != OP_LIT || sep->lit.null || !weir__type_is_string(sep->type.id)) {
+                berr(p, a->args[1]->start, "LISTAGG: the separator must be a string literal");
+                return NULL;
+            }
+            n->lit = sep->lit;
+        }
     }
     if (n->distinct && kind != WEIR_AGG_COUNT) {
         berr(p, a->start, "DISTINCT is supported in COUNT only");
         return NULL;
     }
+    if (!bind_filter(p, n, a))
+        return NULL;
     switch (n->agg) {
     case WEIR_AGG_COUNT_STAR:
     case WEIR_AGG_COUNT: n->type = mk(WEIR_TYPE_BIGINT, true); break;
+    case WEIR_AGG_LISTAGG:
+        n->type = mk(WEIR_TYPE_VARCHAR, false);
+        n->type.capacity = p->schema->string_capacity;
+        break;
     default:
         n->type = n->a->type;
         n->type.not_null = false;
@@ -1059,7 +1142,7 @@ static weir__enode *bind_aggregate_function(binder *p, const weir_ast *a, const 
     p->in_agg = a;
     bool ok = bind_function_args(p, n, a, f);
     p->in_agg = NULL;
-    if (!ok)
+    if (!ok || !bind_filter(p, n, a))
         return NULL;
     /* each argument's text, for a Calc that computes it before a window */
     if (n->nargs && !(n->arg_texts = calloc((size_t)n->nargs, sizeof *n->arg_texts))) {
@@ -1078,6 +1161,10 @@ static weir__enode *bind_aggregate_function(binder *p, const weir_ast *a, const 
 /* A function call: an aggregate or a scalar function, built in or from C. */
 static weir__enode *bind_call(binder *p, const weir_ast *a)
 {
+    if (a->b && !weir_ast_is_aggregate_call(a)) {
+        berr(p, a->start, "FILTER in a call of %s: only aggregates take it", a->text);
+        return NULL;
+    }
     const weir__builtin *bi = weir__builtin_find(a->text, a->form);
     if (bi)
         return weir__bind_builtin(p, a, bi);
@@ -1196,6 +1283,11 @@ uint32_t weir__bind_clock_slot(weir__binder *p)
     return (uint32_t)p->e->clock_slot;
 }
 
+const weir_time_zone *weir__bind_zone(const weir__binder *p)
+{
+    return p->zone ? p->zone : weir_time_zone_utc();
+}
+
 /* ---- compiling ---------------------------------------------------------------------- */
 
 void weir_expr_destroy(weir_expr *e)
@@ -1212,12 +1304,16 @@ void weir_expr_destroy(weir_expr *e)
             n->data_free(n->data);
         free(n->args);
         free(n->sbuf);
+        free(n->ftext);
         free(n);
         n = nx;
     }
     if (e->agg_arg)
         free(e->agg_arg->text);
     free(e->agg_arg); /* shares this expression's nodes */
+    if (e->agg_filter)
+        free(e->agg_filter->text);
+    free(e->agg_filter); /* as agg_arg */
     for (int i = 0; i < e->nagg_args; i++) {
         free(e->agg_args[i]->text);
         free(e->agg_args[i]); /* as agg_arg */
@@ -1289,6 +1385,7 @@ static int describe_item(weir_expr *e, weir__enode *root, const weir_schema *sch
     } else if (root->op == OP_AGG) {
         e->agg = root->agg;
         e->distinct = root->distinct;
+        e->agg_sep = root->lit; /* LISTAGG's separator (the node's bytes) */
         if (root->a) {
             e->agg_arg = calloc(1, sizeof *e->agg_arg);
             if (!e->agg_arg)
@@ -1302,6 +1399,19 @@ static int describe_item(weir_expr *e, weir__enode *root, const weir_schema *sch
             if (!e->agg_arg->text)
                 return WEIR_ENOMEM;
         }
+    }
+    if (root->op == OP_AGG && root->b) {
+        /* FILTER (WHERE c): c as an expression of its own */
+        weir_expr *x = e->agg_filter = calloc(1, sizeof *x);
+        if (!x)
+            return WEIR_ENOMEM;
+        x->root = root->b;
+        x->type = root->b->type;
+        x->scratch = e->scratch;
+        x->clock_slot = e->clock_slot;
+        x->column = root->b->op == OP_COL ? root->b->col : -1;
+        if (!(x->text = dupn(root->ftext, strlen(root->ftext))))
+            return WEIR_ENOMEM;
     }
     return 0;
 }
@@ -1318,10 +1428,9 @@ static int bind_item(weir_expr *e, const weir_ast *a, const char *text,
     if (!p.error.failed && root && p.naggs > 0 &&
         (allow_agg <= 0 || root != p.first_agg || p.naggs > 1)) {
         weir__enode *bad = allow_agg > 0 && root == p.first_agg ? NULL : p.first_agg;
-        static const char *an[] = {"", "COUNT", "COUNT", "SUM", "MIN", "MAX", "AVG"};
         const weir__enode *which = bad ? bad : p.first_agg;
         berr(&p, bad ? bad->pos : root->pos, "aggregate function %s is not allowed here",
-             which->agg == WEIR_AGG_FUNCTION ? which->fn->name : an[which->agg]);
+             agg_name(which));
     }
     if (p.error.failed)
         return p.error.failed;

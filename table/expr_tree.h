@@ -29,6 +29,8 @@ struct weir__enode {
     weir__val lit;       /* OP_LIT */
     char *sbuf;          /* bytes it owns: a string literal's, OP_AGG's argument's text,
                           * OP_CAST's column name (its operand's, for messages) */
+    char *ftext;         /* OP_AGG: its FILTER's text (b the condition), or NULL;
+                          * lit: LISTAGG's separator */
     int col;             /* OP_COL */
     uint32_t off;        /* OP_COL: offset in the row */
     uint32_t scratch;    /* string results: offset in the scratch */
@@ -39,7 +41,8 @@ struct weir__enode {
      * arguments in args); OP_FUNC's scratch holds its argument values and
      * its result's bytes. OP_AGG: each argument's text. */
     const weir__function *fn;
-    const weir_time_zone *zone; /* OP_CAST between TIMESTAMP_LTZ and a local date-time */
+    const weir_time_zone *zone; /* OP_CAST between TIMESTAMP_LTZ and a local date-time;
+                                 * OP_BUILTIN: the session's (temporal functions) */
     char **arg_texts;
     /* OP_BUILTIN: the function; its scratch region holds its arguments'
      * values, then `room` bytes for its result, then its work bytes (at

@@ -54,6 +54,9 @@ void weir__bind_retype_null(weir__enode *n, weir_type t);
 /* The offset of the expression's clock slot (8 bytes of its scratch that
  * hold the row's processing time while it is evaluated: CURRENT_TIMESTAMP). */
 uint32_t weir__bind_clock_slot(weir__binder *p);
+/* The session's time zone ('table.local-time-zone': a TIMESTAMP_LTZ's
+ * local date-time; UTC when none is set). Lives as long as the process. */
+const weir_time_zone *weir__bind_zone(const weir__binder *p);
 
 /* ---- a built-in's type rule ------------------------------------------------- */
 

@@ -1,6 +1,7 @@
 /* fn_datetime.h — the date-time patterns and time zones of the temporal
- * functions (fn_temporal.c, fn_pattern.c, fn_tz.c). Private to the table
- * layer.
+ * functions (fn_temporal.c, fn_pattern.c); their time zones are
+ * base/time_zone.c's (weir/time_zone.h, time_zone_java.h). Private to the
+ * table layer.
  */
 #ifndef WEIR_TABLE_FN_DATETIME_H
 #define WEIR_TABLE_FN_DATETIME_H
@@ -43,10 +44,11 @@ int dt_compile(dt_pat *p, const char *text, uint32_t len, bool sdf, dt_tok *tok,
                char *why, size_t whysize);
 /* The most bytes the pattern writes. */
 uint32_t dt_max_len(const dt_pat *p);
-/* ms (UTC) written in the pattern into out (cap bytes): its length, or -1
- * when it does not fit. `zone` names the zone for SimpleDateFormat's z, Z
- * and X (NULL: UTC). */
-int dt_format(const dt_pat *p, int64_t ms, char *out, uint32_t cap);
+/* ms (a local date-time) and the nanoseconds within its millisecond
+ * (0..999999: a TIMESTAMP(p > 3)'s, for DateTimeFormatter's S beyond three
+ * digits, n and N) written in the pattern into out (cap bytes): its
+ * length, or -1 when it does not fit. */
+int dt_format(const dt_pat *p, int64_t ms, int32_t nanos, char *out, uint32_t cap);
 
 /* What a parse found. */
 typedef struct dt_parsed {
@@ -69,17 +71,5 @@ int64_t dt_resolve_lenient(const dt_parsed *f);
  * are all given; 24:00:00 is the next day), as Flink's defaults fill the
  * rest (1970-01-01 00:00:00): 0 and *ms, or -1 (out of range). */
 int dt_resolve_smart(const dt_parsed *f, int64_t *ms);
-
-/* ---- time zones (fn_tz.c) --------------------------------------------------------- */
-
-typedef struct weir__tz weir__tz;
-/* The zone Java's TimeZone.getTimeZone(name) is (GMT for a name it does
- * not know); NULL when out of memory. Reads the tz database. */
-weir__tz *weir__tz_load(const char *name, size_t len);
-void weir__tz_free(weir__tz *z);
-/* GMT, as a name Java does not know is (never freed). */
-const weir__tz *weir__tz_gmt(void);
-int64_t weir__tz_offset_ms(const weir__tz *z, int64_t utc_ms);
-int64_t weir__tz_local_to_utc_ms(const weir__tz *z, int64_t local_ms);
 
 #endif

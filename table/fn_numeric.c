@@ -101,8 +101,8 @@ static int e_mod_decimal(const weir__fncall *c, weir__val *o, const char **why)
 
 /* ---- MOD, ABS, SIGN, FLOOR, CEIL --------------------------------------------------------- */
 
-/* MOD(a, b) of two integers: Java's %, its sign the dividend's; a zero
- * divisor fails the row. */
+/* MOD(a, b) of two integers: Java's %, its sign the dividend's, of b's
+ * type; a zero divisor fails the row. */
 static bool t_mod(weir__fnbind *b)
 {
     weir__enode **a = &b->n->args[0], **c = &b->n->args[1];
@@ -115,9 +115,12 @@ static bool t_mod(weir__fnbind *b)
         b->n->aux[0] = 1;
         return true;
     }
+    /* Calcite's NULLABLE_MOD: an integer MOD is of the divisor's type (the
+     * remainder is smaller than it), computed in the wider of the two */
+    weir_type divisor = (*c)->type.id == WEIR_TYPE_NULL ? (*a)->type : (*c)->type;
     if (!weir__bind_unify(b->p, a, c, b->a->start, "MOD"))
         return false;
-    b->n->type = (*a)->type;
+    b->n->type = divisor.id == WEIR_TYPE_NULL ? (*a)->type : divisor;
     b->n->type.not_null = weir__fn_args_not_null(b);
     return true;
 }

@@ -279,7 +279,7 @@ static void put_name(out *o, const char *full, unsigned count, bool sdf)
         put(o, full, 3);
 }
 
-int dt_format(const dt_pat *p, int64_t ms, char *buf, uint32_t cap)
+int dt_format(const dt_pat *p, int64_t ms, int32_t nanos, char *buf, uint32_t cap)
 {
     dt_fields f;
     dt_split(ms, &f);
@@ -373,15 +373,15 @@ int dt_format(const dt_pat *p, int64_t ms, char *buf, uint32_t cap)
                 put_num(&o, f.milli, c); /* the milliseconds, a number */
             } else {
                 /* the fraction's first c digits */
-                char d[20];
-                snprintf(d, sizeof d, "%03d000000000000000", f.milli);
+                char d[24];
+                snprintf(d, sizeof d, "%03d%06d000000000", f.milli, (int)nanos);
                 put(&o, d, (uint32_t)c);
             }
             break;
-        case 'n': put_num(&o, (int64_t)f.milli * 1000000, c); break;
+        case 'n': put_num(&o, (int64_t)f.milli * 1000000 + nanos, c); break;
         case 'N':
             put_num(&o, ((int64_t)f.hour * 3600000 + f.minute * 60000 + f.second * 1000 + f.milli) *
-                            1000000,
+                                1000000 + nanos,
                     c);
             break;
         case 'A':

@@ -1,8 +1,18 @@
-/* fn_temporal.c — the temporal functions (fn.h) on TIMESTAMP(3) and
- * TIMESTAMP_LTZ(3), as Flink computes them (DateTimeUtils, the planner's
- * ExtractCallGen and FloorCeilCallGen). weir's session time zone is UTC
- * (it has no 'table.local-time-zone'): a TIMESTAMP_LTZ's local time is its
- * UTC time. The patterns and zones are fn_pattern.c's and fn_tz.c's.
+/* fn_temporal.c — the temporal functions (fn.h) on TIMESTAMP(p) and
+ * TIMESTAMP_LTZ(p), as Flink computes them (DateTimeUtils, the planner's
+ * ExtractCallGen, FloorCeilCallGen, TimestampDiffCallGen and
+ * CurrentTimePointCallGen). A TIMESTAMP_LTZ is read in the session's
+ * 'table.local-time-zone' (the node's zone, weir__bind_zone) where Flink
+ * reads it: EXTRACT and YEAR() ... (Calcite casts it to TIMESTAMP first),
+ * FLOOR/CEIL (DateTimeUtils.timestampFloor's offset at the instant),
+ * DATE_FORMAT; so are FROM_UNIXTIME, UNIX_TIMESTAMP(s), DATE_FORMAT of a
+ * string (SimpleDateFormat set to the session's zone), LOCALTIMESTAMP,
+ * CURRENT_DATE, CURRENT_TIME and LOCALTIME. The zones are
+ * base/time_zone.c's: the session's by Flink's names, CONVERT_TZ's by
+ * java.util.TimeZone's (time_zone_java.h). The nanoseconds of a
+ * TIMESTAMP(p > 3) count where Flink's code reads them (DATE_FORMAT's
+ * fraction, EXTRACT of MICROSECOND and NANOSECOND, TIMESTAMPADD); FLOOR,
+ * CEIL and TIMESTAMPDIFF read the milliseconds only, as Flink's.
  *
  * Where weir's calendar differs from Flink's: before 1970, Flink's EXTRACT
  * and FLOOR/CEIL to a day or more divide the millisecond value toward zero
@@ -12,13 +22,13 @@
  * julianDateFloor looks at the date only): so is weir's, to agree.
  */
 #include <inttypes.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "decimal.h"
 #include "fn_datetime.h"
+#include "time_zone_java.h"
 #include "weir/error.h"
 
 /* ---- units --------------------------------------------------------------------------------- */
@@ -80,6 +90,26 @@ static weir_type type_of(weir_type_id id, bool not_null)
     return (weir_type){.id = id, .not_null = not_null};
 }
 
+/* The session's zone on the node (a TIMESTAMP_LTZ argument, the local
+ * clock functions). */
+static void want_zone(weir__fnbind *b)
+{
+    b->n->zone = weir__bind_zone(b->p);
+}
+
+static bool is_ltz(const weir__enode *n)
+{
+    return n->type.id == WEIR_TYPE_TIMESTAMP_LTZ;
+}
+
+/* A timestamp argument's local date-time (ms): a TIMESTAMP's own, a
+ * TIMESTAMP_LTZ's in the session's zone. */
+static int64_t local_ms(const weir__fncall *c, int k)
+{
+    int64_t ms = c->args[k].i;
+    return is_ltz(c->n->args[k]) ? ms + weir_time_zone_offset(c->n->zone, ms) : ms;
+}
+
 /* ---- EXTRACT, YEAR(), ..., SECOND() ---------------------------------------------------------- */
 
 /* ISO 8601's week and its year of the day. */
@@ -94,7 +124,7 @@ static void iso_week(const dt_fields *f, int64_t *year, int *week)
     *week = (int)((thursday - weir__days_from_civil(y, 1, 1)) / 7) + 1;
 }
 
-static int64_t extract(int unit, int64_t ms)
+static int64_t extract(int unit, int64_t ms, int32_t nanos)
 {
     dt_fields f;
     dt_split(ms, &f);
@@ -117,8 +147,8 @@ static int64_t extract(int unit, int64_t ms)
     case U_MINUTE: return f.minute;
     case U_SECOND: return f.second;
     case U_MILLISECOND: return f.milli;
-    case U_MICROSECOND: return (int64_t)f.milli * 1000;
-    case U_NANOSECOND: return (int64_t)f.milli * 1000000;
+    case U_MICROSECOND: return (int64_t)f.milli * 1000 + nanos / 1000;
+    case U_NANOSECOND: return (int64_t)f.milli * 1000000 + nanos;
     }
     return 0;
 }
@@ -137,13 +167,14 @@ static bool t_extract(weir__fnbind *b)
     }
     b->n->aux[0] = u;
     b->n->type = type_of(WEIR_TYPE_BIGINT, weir__fn_args_not_null(b));
+    want_zone(b);
     return true;
 }
 
 static int e_extract(const weir__fncall *c, weir__val *o, const char **why)
 {
     (void)why;
-    o->i = extract((int)c->n->aux[0], c->args[0].i);
+    o->i = extract((int)c->n->aux[0], local_ms(c, 0), c->args[0].nanos);
     return 0;
 }
 
@@ -158,6 +189,7 @@ static bool t_floor_to(weir__fnbind *b)
         return false;
     b->n->aux[1] = u;
     b->n->type = b->n->args[0]->type;
+    want_zone(b);
     return true;
 }
 
@@ -222,17 +254,26 @@ static int e_floor_to(const weir__fncall *c, weir__val *o, const char **why)
     int64_t ms = c->args[0].i;
     int unit = (int)c->n->aux[1];
     bool floor = c->n->aux[0] == 0;
+    /* a TIMESTAMP_LTZ to an hour or more: DateTimeUtils.timestampFloor and
+     * timestampCeil, the zone's offset at the instant added, the local time
+     * floored, the same offset taken off (the nanoseconds dropped, as
+     * Flink's TimestampData.fromEpochMillis drops them) */
+    int64_t off = 0;
+    if (is_ltz(c->n->args[0]) && unit <= U_HOUR) {
+        off = weir_time_zone_offset(c->n->zone, ms);
+        ms += off;
+    }
     static const int64_t unit_len[] = {[U_DAY] = 86400000, [U_HOUR] = 3600000,
                                        [U_MINUTE] = 60000,  [U_SECOND] = 1000,
                                        [U_MILLISECOND] = 1};
     if (unit >= U_DAY && unit <= U_MILLISECOND) {
         int64_t u = unit_len[unit];
         int64_t f = floor_div(ms, u) * u;
-        o->i = floor || f == ms ? f : f + u;
+        o->i = (floor || f == ms ? f : f + u) - off;
         return 0;
     }
     int64_t days = floor_div(ms, 86400000);
-    o->i = date_floor(unit, days, floor) * 86400000;
+    o->i = date_floor(unit, days, floor) * 86400000 - off;
     return 0;
 }
 
@@ -317,12 +358,20 @@ static int e_timestampadd(const weir__fncall *c, weir__val *o, const char **why)
     (void)why;
     int u = (int)c->n->aux[0];
     int64_t n = c->args[0].i, ts = c->args[1].i;
-    if (unit_months(u))
+    o->nanos = c->args[1].nanos; /* a TIMESTAMP(p > 3) keeps its nanoseconds */
+    if (unit_months(u)) {
         o->i = add_months(ts, n * unit_months(u));
-    else if (u == U_MICROSECOND)
+    } else if (u == U_MICROSECOND && weir_type_precision(c->n->type) > 3) {
+        /* exact in nanoseconds */
+        int64_t ns = (int64_t)c->args[1].nanos + (n % 1000) * 1000;
+        int64_t carry = floor_div(ns, 1000000);
+        o->i = ts + n / 1000 + carry;
+        o->nanos = (int32_t)(ns - carry * 1000000);
+    } else if (u == U_MICROSECOND) {
         o->i = ts + n / 1000;
-    else
+    } else {
         o->i = (int64_t)((uint64_t)ts + (uint64_t)n * (uint64_t)unit_ms(u));
+    }
     return 0;
 }
 
@@ -487,13 +536,14 @@ static bool t_date_format(weir__fnbind *b)
     if (!t_pattern(b, 1, from_string, NULL))
         return false;
     b->n->type = pattern_result(b, 0);
+    want_zone(b);
     return true;
 }
 
-static int write_pattern(const weir__fncall *c, const dt_pat *p, int64_t ms, weir__val *o,
-                         const char **why)
+static int write_pattern(const weir__fncall *c, const dt_pat *p, int64_t ms, int32_t nanos,
+                         weir__val *o, const char **why)
 {
-    int n = dt_format(p, ms, c->buf, c->n->type.capacity);
+    int n = dt_format(p, ms, nanos, c->buf, c->n->type.capacity);
     if (n < 0)
         return weir__fn_too_long(c, why);
     o->s = c->buf;
@@ -525,25 +575,31 @@ static int e_date_format(const weir__fncall *c, weir__val *o, const char **why)
     const dt_pat *p = pattern(c, 1, c->n->aux[0] != 0, &local, why);
     if (!p)
         return WEIR_EINVAL;
-    int64_t ms = c->args[0].i;
     if (c->n->aux[0]) {
+        /* DateTimeUtils.dateFormat: both SimpleDateFormats in the session's
+         * zone, so the instant read is written back as the same local time
+         * (but for one in a spring-forward gap, moved on by it) */
         dt_tok tok[32];
         dt_pat in = ts_pattern(tok);
+        int64_t ms;
         if (sdf_parse(&in, &c->args[0], &ms)) {
             o->null = true; /* Flink: the ParseException is logged, NULL */
             return 0;
         }
+        int64_t utc = weir__time_zone_to_utc_lenient(c->n->zone, ms);
+        return write_pattern(c, p, utc + weir_time_zone_offset(c->n->zone, utc), 0, o, why);
     }
-    return write_pattern(c, p, ms, o, why);
+    return write_pattern(c, p, local_ms(c, 0), c->args[0].nanos, o, why);
 }
 
 /* FROM_UNIXTIME(n[, f]): n seconds in SimpleDateFormat's pattern
- * (yyyy-MM-dd HH:mm:ss), UTC. */
+ * (yyyy-MM-dd HH:mm:ss), the local time of the session's zone. */
 static bool t_from_unixtime(weir__fnbind *b)
 {
     if (!t_pattern(b, 1, true, b->n->nargs > 1 ? NULL : TS_FORMAT))
         return false;
     b->n->type = pattern_result(b, 0);
+    want_zone(b);
     return true;
 }
 
@@ -554,7 +610,8 @@ static int e_from_unixtime(const weir__fncall *c, weir__val *o, const char **why
     if (!p)
         return WEIR_EINVAL;
     int64_t ms = (int64_t)((uint64_t)c->args[0].i * 1000u); /* Java's long arithmetic */
-    return write_pattern(c, p, ms, o, why);
+    /* DateTimeUtils.formatUnixTimestamp: in the session's zone */
+    return write_pattern(c, p, ms + weir_time_zone_offset(c->n->zone, ms), 0, o, why);
 }
 
 /* TO_TIMESTAMP(s): Flink's DEFAULT_TIMESTAMP_FORMATTER,
@@ -709,8 +766,9 @@ static int e_to_timestamp(const weir__fncall *c, weir__val *o, const char **why)
 }
 
 /* UNIX_TIMESTAMP(): the row's time in seconds; UNIX_TIMESTAMP(s[, f]): s in
- * SimpleDateFormat's pattern (yyyy-MM-dd HH:mm:ss), UTC, in seconds; a
- * string that does not read is Long.MIN_VALUE, as Flink's. */
+ * SimpleDateFormat's pattern (yyyy-MM-dd HH:mm:ss), a local time of the
+ * session's zone, in seconds; a string that does not read is
+ * Long.MIN_VALUE, as Flink's. */
 static bool t_unix_timestamp(weir__fnbind *b)
 {
     if (b->n->nargs == 0) {
@@ -721,6 +779,7 @@ static bool t_unix_timestamp(weir__fnbind *b)
     if (!t_pattern(b, 1, true, b->n->nargs > 1 ? NULL : TS_FORMAT))
         return false;
     b->n->type = type_of(WEIR_TYPE_BIGINT, weir__fn_args_not_null(b));
+    want_zone(b);
     return true;
 }
 
@@ -737,7 +796,13 @@ static int e_unix_timestamp(const weir__fncall *c, weir__val *o, const char **wh
     if (!p)
         return WEIR_EINVAL;
     int64_t ms;
-    o->i = sdf_parse(p, &c->args[0], &ms) ? INT64_MIN : ms / 1000;
+    if (sdf_parse(p, &c->args[0], &ms)) {
+        o->i = INT64_MIN;
+        return 0;
+    }
+    /* DateTimeUtils.unixTimestamp: the local time in the session's zone,
+     * Date.getTime() / 1000 (Java's division, toward zero) */
+    o->i = weir__time_zone_to_utc_lenient(c->n->zone, ms) / 1000;
     return 0;
 }
 
@@ -790,107 +855,93 @@ static int e_to_timestamp_ltz(const weir__fncall *c, weir__val *o, const char **
     return 0;
 }
 
-/* ---- the clock: CURRENT_TIMESTAMP, NOW(), LOCALTIMESTAMP ---------------------------------------- */
+/* ---- the clock: CURRENT_TIMESTAMP, NOW(), LOCALTIMESTAMP, CURRENT_DATE ... ------------------- */
 
 /* The row's processing time: the job clock the operator reads once a row
  * (weir__table_now: the virtual clock's time, reproducible, or the system's
- * wall clock), from the expression's clock slot. */
+ * wall clock), from the expression's clock slot. CURRENT_TIMESTAMP, NOW()
+ * and CURRENT_ROW_TIMESTAMP() are that instant, a TIMESTAMP_LTZ(3); the
+ * others its local date-time in the session's zone, as Flink's
+ * CurrentTimePointCallGen: LOCALTIMESTAMP a TIMESTAMP(3), CURRENT_DATE a
+ * DATE, CURRENT_TIME and LOCALTIME a TIME(0) (its milliseconds kept, as
+ * DateTimeUtils.timestampMillisToTime keeps them). */
+enum { NOW_INSTANT, NOW_TIMESTAMP, NOW_DATE, NOW_TIME };
+
 static bool t_now(weir__fnbind *b)
 {
+    static const weir_type_id ids[] = {WEIR_TYPE_TIMESTAMP_LTZ, WEIR_TYPE_TIMESTAMP,
+                                       WEIR_TYPE_DATE, WEIR_TYPE_TIME};
     b->n->aux[1] = weir__bind_clock_slot(b->p);
-    b->n->type = type_of(b->f->which ? WEIR_TYPE_TIMESTAMP : WEIR_TYPE_TIMESTAMP_LTZ, true);
+    b->n->type = type_of(ids[b->f->which], true);
+    if (b->f->which == NOW_TIME)
+        b->n->type.precision = WEIR_PRECISION_ZERO;
+    want_zone(b);
     return true;
 }
 
 static int e_now(const weir__fncall *c, weir__val *o, const char **why)
 {
     (void)why;
-    memcpy(&o->i, c->sc + c->n->aux[1], sizeof o->i);
+    int64_t now;
+    memcpy(&now, c->sc + c->n->aux[1], sizeof now);
+    int64_t local = now + weir_time_zone_offset(c->n->zone, now);
+    switch (c->n->aux[0]) {
+    case NOW_INSTANT: o->i = now; break;
+    case NOW_TIMESTAMP: o->i = local; break;
+    case NOW_DATE: o->i = floor_div(local, 86400000); break;
+    default: o->i = local - floor_div(local, 86400000) * 86400000; break;
+    }
     return 0;
 }
 
 /* ---- CONVERT_TZ --------------------------------------------------------------------------------- */
 
-typedef struct tz_pair {
-    weir__tz *from, *to;
-} tz_pair;
-
-static void tz_pair_free(void *p)
-{
-    tz_pair *z = p;
-    if (z) {
-        weir__tz_free(z->from);
-        weir__tz_free(z->to);
-    }
-    free(z);
-}
-
-/* This thread's zones named per row: 8, the oldest replaced, freed when
- * the thread ends. */
+/* This thread's zones named per row: 8 names and the zones they are (the
+ * zones are the process's, never freed: nothing to free here). */
 #define TZ_CACHE 8
-typedef struct tz_cache {
-    struct {
-        char name[64]; // cppcheck-suppress unusedStructMember ; compared in zone_named
-        weir__tz *z;
-    } e[TZ_CACHE];
-    unsigned next; // cppcheck-suppress unusedStructMember ; the slot zone_named fills next
-} tz_cache;
+static _Thread_local struct {
+    char name[64];             // cppcheck-suppress unusedStructMember ; read in zone_named
+    uint32_t len;              // cppcheck-suppress unusedStructMember ; read in zone_named
+    const weir_time_zone *z;   // cppcheck-suppress unusedStructMember ; read in zone_named
+} zone_cache[TZ_CACHE];
+static _Thread_local unsigned zone_next;
 
-static _Thread_local tz_cache *zones;
-static pthread_key_t zones_key;
-static pthread_once_t zones_once = PTHREAD_ONCE_INIT;
-
-static void zones_free(void *p)
+static const weir_time_zone *zone_named(const weir__val *v)
 {
-    tz_cache *c = p;
-    for (int i = 0; c && i < TZ_CACHE; i++)
-        weir__tz_free(c->e[i].z);
-    free(c);
-}
-
-static void zones_make_key(void) { pthread_key_create(&zones_key, zones_free); }
-
-static const weir__tz *zone_named(const weir__val *v)
-{
-    if (v->len >= 64)
-        return weir__tz_gmt(); /* no zone has such a name: Java's GMT */
-    if (!zones) {
-        pthread_once(&zones_once, zones_make_key);
-        if (!(zones = calloc(1, sizeof *zones)))
-            return NULL;
-        pthread_setspecific(zones_key, zones);
-    }
+    const char *s = v->s ? v->s : "";
     for (int i = 0; i < TZ_CACHE; i++)
-        if (zones->e[i].z && strlen(zones->e[i].name) == v->len &&
-            memcmp(zones->e[i].name, v->s, v->len) == 0)
-            return zones->e[i].z;
-    weir__tz *z = weir__tz_load(v->s ? v->s : "", v->len);
-    if (!z)
+        if (zone_cache[i].z && zone_cache[i].len == v->len &&
+            memcmp(zone_cache[i].name, s, v->len) == 0)
+            return zone_cache[i].z;
+    const weir_time_zone *z;
+    if (weir__time_zone_java(s, v->len, &z))
         return NULL;
-    unsigned i = zones->next++ % TZ_CACHE;
-    weir__tz_free(zones->e[i].z);
-    memcpy(zones->e[i].name, v->s, v->len);
-    zones->e[i].name[v->len] = 0;
-    zones->e[i].z = z;
+    if (v->len < sizeof zone_cache[0].name) {
+        unsigned i = zone_next++ % TZ_CACHE;
+        memcpy(zone_cache[i].name, s, v->len);
+        zone_cache[i].len = v->len;
+        zone_cache[i].z = z;
+    }
     return z;
 }
+
+typedef struct tz_pair {
+    const weir_time_zone *from, *to;
+} tz_pair;
 
 static bool t_convert_tz(weir__fnbind *b)
 {
     const weir__val *f, *t;
     if (weir__fn_literal(b, 1, &f) && weir__fn_literal(b, 2, &t)) {
         tz_pair *z = calloc(1, sizeof *z);
-        if (z) {
-            z->from = weir__tz_load(f->s, f->len);
-            z->to = weir__tz_load(t->s, t->len);
-        }
-        if (!z || !z->from || !z->to) {
-            tz_pair_free(z);
+        if (!z || weir__time_zone_java(f->s ? f->s : "", f->len, &z->from) ||
+            weir__time_zone_java(t->s ? t->s : "", t->len, &z->to)) {
+            free(z);
             weir__bind_nomem(b->p);
             return false;
         }
         b->n->data = z;
-        b->n->data_free = tz_pair_free;
+        b->n->data_free = free;
     }
     b->n->type = weir__fn_varchar(24, false);
     return true;
@@ -901,7 +952,7 @@ static bool t_convert_tz(weir__fnbind *b)
  * zone `to`; NULL when s does not read. */
 static int e_convert_tz(const weir__fncall *c, weir__val *o, const char **why)
 {
-    const weir__tz *from, *to;
+    const weir_time_zone *from, *to;
     if (c->n->data) {
         from = ((const tz_pair *)c->n->data)->from;
         to = ((const tz_pair *)c->n->data)->to;
@@ -920,8 +971,8 @@ static int e_convert_tz(const weir__fncall *c, weir__val *o, const char **why)
         o->null = true;
         return 0;
     }
-    int64_t utc = weir__tz_local_to_utc_ms(from, local);
-    return write_pattern(c, &p, utc + weir__tz_offset_ms(to, utc), o, why);
+    int64_t utc = weir__time_zone_to_utc_lenient(from, local);
+    return write_pattern(c, &p, utc + weir_time_zone_offset(to, utc), 0, o, why);
 }
 
 /* ---- the table ---------------------------------------------------------------------------------- */
@@ -950,13 +1001,16 @@ const weir__builtin weir__fn_temporal[] = {
     {"TO_TIMESTAMP", 1, 2, CALL, 0, "C;C,C", t_to_timestamp, e_to_timestamp, 0},
     {"UNIX_TIMESTAMP", 0, 2, CALL, 0, ";S;S,S", t_unix_timestamp, e_unix_timestamp, 0},
     {"TO_TIMESTAMP_LTZ", 2, 2, CALL, 0, "N,I", t_to_timestamp_ltz, e_to_timestamp_ltz, 0},
-    {"CURRENT_TIMESTAMP", 0, 0, WEIR_AST_FORM_NILADIC, 0, NULL, t_now, e_now, 0},
-    {"LOCALTIMESTAMP", 0, 0, WEIR_AST_FORM_NILADIC, 0, NULL, t_now, e_now, 1},
-    {"NOW", 0, 0, CALL, 0, NULL, t_now, e_now, 0},
-    {"CURRENT_ROW_TIMESTAMP", 0, 0, CALL, 0, NULL, t_now, e_now, 0},
+    {"CURRENT_TIMESTAMP", 0, 0, WEIR_AST_FORM_NILADIC, 0, NULL, t_now, e_now, NOW_INSTANT},
+    {"LOCALTIMESTAMP", 0, 0, WEIR_AST_FORM_NILADIC, 0, NULL, t_now, e_now, NOW_TIMESTAMP},
+    {"CURRENT_DATE", 0, 0, WEIR_AST_FORM_NILADIC, 0, NULL, t_now, e_now, NOW_DATE},
+    {"CURRENT_TIME", 0, 0, WEIR_AST_FORM_NILADIC, 0, NULL, t_now, e_now, NOW_TIME},
+    {"LOCALTIME", 0, 0, WEIR_AST_FORM_NILADIC, 0, NULL, t_now, e_now, NOW_TIME},
+    {"NOW", 0, 0, CALL, 0, NULL, t_now, e_now, NOW_INSTANT},
+    {"CURRENT_ROW_TIMESTAMP", 0, 0, CALL, 0, NULL, t_now, e_now, NOW_INSTANT},
     /* a processing-time attribute's value (`proc AS PROCTIME()`): the job
      * clock when the row is read, TIMESTAMP_LTZ(3) NOT NULL */
-    {"PROCTIME", 0, 0, CALL, 0, NULL, t_now, e_now, 0},
+    {"PROCTIME", 0, 0, CALL, 0, NULL, t_now, e_now, NOW_INSTANT},
     {"CONVERT_TZ", 3, 3, CALL, 0, "S,S,S", t_convert_tz, e_convert_tz, 0},
     {NULL, 0, 0, CALL, 0, NULL, NULL, NULL, 0},
 };

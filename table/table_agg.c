@@ -7,13 +7,37 @@
  *     SUM(x), AVG(x)          int64 non-NULL count, then an int64 or double sum, or a
  *                             DECIMAL's 16-byte sum (its unscaled 128 bits)
  *     MIN(x), MAX(x)          int64 "has a value", then the value (vsize)
- *     list aggregates         int64 entries, then the current MIN/MAX value
+ *     FIRST_VALUE, LAST_VALUE as MIN and MAX
+ *     STDDEV_*, VAR_*         int64 non-NULL count, the sum and the sum of squares (int64
+ *                             in the argument's integer type, wrapping; or double)
+ *     LISTAGG(x[, sep])       int64 "has a value", then the result: a uint32 length and
+ *                             the string capacity's bytes (bounded: a longer result fails
+ *                             the job, "LISTAGG's result is longer than its capacity")
+ *     COUNT(DISTINCT x) of a  int64 count, then the distinct values, sorted (at most
+ *     window                  WEIR__DISTINCT_BYTES of them: one more fails the job)
+ *     list aggregates         int64 entries, then the current MIN/MAX value (or
+ *                             FIRST_VALUE's, LAST_VALUE's, LISTAGG's result)
  *     a function from C       its acc_size bytes (8-aligned), its own layout
  * List aggregates — MIN/MAX over an input that retracts, and COUNT(DISTINCT
  * x) — keep a sorted list of (value, count) in keyed list state (the
  * caller's); the slot caches what the list says, so a result never reads
  * the list. That is Flink's MinWithRetractAggFunction / its DISTINCT view:
  * exact under retraction, at the cost of one entry per distinct value.
+ * FIRST_VALUE, LAST_VALUE and LISTAGG over an input that retracts keep
+ * their values in arrival order instead (an entry per row, appended; a
+ * retraction takes out the earliest equal one), as Flink's
+ * FirstValueWithRetractAggFunction, LastValueWithRetractAggFunction and
+ * ListAggWithRetractAggFunction keep theirs: the first, the last, or all
+ * of them joined by the separator.
+ *
+ * STDDEV_POP, STDDEV_SAMP, VAR_POP and VAR_SAMP are Calcite's reduction
+ * (AggregateReduceFunctionsRule, which Flink's planner applies):
+ * (SUM(x * x) - SUM(x) * SUM(x) / COUNT(x)) / COUNT(x) (or COUNT(x) - 1,
+ * NULL for one value), POWER(.., 0.5) for the deviations, CAST to x's
+ * type: for an integer x each step in integers (x * x and the sums wrap in
+ * x's type, the divisions truncate), so STDDEV_POP of INT is an INT. They
+ * retract and merge as the sums and the count do. A DECIMAL argument is
+ * refused (not yet).
  *
  * An aggregate function from C (weir/function.h) gets its accumulator's
  * bytes in the block and is called: init for a new one, accumulate and
@@ -28,6 +52,9 @@
  * DOUBLE, AVG(FLOAT) is FLOAT (a DOUBLE sum divided, then rounded). SUM, AVG, MIN and MAX of no non-NULL
  * value are NULL.
  */
+#include <math.h>
+#include <stdio.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "decimal.h"
@@ -37,14 +64,15 @@
 static bool is_str(weir_type t) { return weir__type_is_var(t.id); }
 static bool is_approx(weir_type t) { return weir__type_is_approx(t.id); }
 
-uint32_t weir__agg_layout(weir__agg *aggs, int n, const weir_expr *const *items, bool retract)
+uint32_t weir__agg_layout(weir__agg *aggs, int n, const weir_expr *const *items, bool retract,
+                          bool window)
 {
     uint32_t off = 0;
     for (int i = 0; i < n; i++) {
         weir__agg *a = &aggs[i];
         const weir_expr *e = items[i];
         *a = (weir__agg){.kind = e->agg, .distinct = e->distinct, .arg = e->agg_arg,
-                         .out_type = e->type};
+                         .filter = e->agg_filter, .sep = e->agg_sep, .out_type = e->type};
         if (a->kind == WEIR_AGG_FUNCTION) {
             /* the function's own bytes, 8-aligned */
             a->fn = e->fn;
@@ -62,8 +90,19 @@ uint32_t weir__agg_layout(weir__agg *aggs, int n, const weir_expr *const *items,
         a->vsize = (a->vsize + 7u) & ~7u;
         a->esize = a->vsize + 8;
         a->list = a->distinct ||
-                  (retract && (a->kind == WEIR_AGG_MIN || a->kind == WEIR_AGG_MAX));
+                  (retract && (a->kind == WEIR_AGG_MIN || a->kind == WEIR_AGG_MAX ||
+                               a->kind == WEIR_AGG_FIRST_VALUE ||
+                               a->kind == WEIR_AGG_LAST_VALUE || a->kind == WEIR_AGG_LISTAGG));
         a->slot = off;
+        if (window && a->distinct) {
+            /* the count, then the distinct values, sorted */
+            a->list = false;
+            a->set_max = WEIR__DISTINCT_BYTES / a->vsize;
+            if (a->set_max == 0)
+                a->set_max = 1;
+            off += sizeof(int64_t) + a->set_max * a->vsize;
+            continue;
+        }
         /* the slots of the table above; a list aggregate's int64 entries
          * share COUNT's and MIN/MAX's first word */
         switch (a->kind) {
@@ -73,6 +112,14 @@ uint32_t weir__agg_layout(weir__agg *aggs, int n, const weir_expr *const *items,
         case WEIR_AGG_AVG:
             /* the count, then the sum (a DECIMAL's 16 bytes) */
             off += sizeof(int64_t) + (a->arg_type.id == WEIR_TYPE_DECIMAL ? 16 : 8);
+            break;
+        case WEIR_AGG_STDDEV_POP:
+        case WEIR_AGG_STDDEV_SAMP:
+        case WEIR_AGG_VAR_POP:
+        case WEIR_AGG_VAR_SAMP: off += 3 * sizeof(int64_t); break;
+        case WEIR_AGG_LISTAGG:
+            a->rsize = (4 + a->out_type.capacity + 7u) & ~7u;
+            off += sizeof(int64_t) + a->rsize;
             break;
         default: off += sizeof(int64_t) + a->vsize; break;
         }
@@ -147,34 +194,233 @@ static void put64(unsigned char *p, int64_t v)
     memcpy(p, &v, 8);
 }
 
-/* Refreshes a list aggregate's cached result from its sorted list. */
-static void list_cache(const weir__agg *a, unsigned char *acc, const unsigned char *list,
-                       size_t count)
+/* The message of a LISTAGG past its capacity (this thread's, as the
+ * string functions' are). */
+static const char *listagg_too_long(const weir__agg *a)
+{
+    static _Thread_local char msg[96];
+    snprintf(msg, sizeof msg, "LISTAGG's result is longer than its capacity %u",
+             a->out_type.capacity);
+    return msg;
+}
+
+/* Appends the separator (if the result has a value) and n bytes to
+ * LISTAGG's result at s; WEIR_ERANGE when they do not fit. */
+static int listagg_append(const weir__agg *a, unsigned char *s, const char *b, uint32_t n,
+                          const char **why)
+{
+    uint32_t len;
+    memcpy(&len, s + 8, 4);
+    bool has = get64(s) != 0;
+    uint64_t need = (uint64_t)len + (has ? a->sep.len : 0) + n;
+    if (need > a->out_type.capacity) {
+        *why = listagg_too_long(a);
+        return WEIR_ERANGE;
+    }
+    char *d = (char *)s + 12;
+    if (has) {
+        memcpy(d + len, a->sep.s, a->sep.len);
+        len += a->sep.len;
+    }
+    memcpy(d + len, b, n);
+    len += n;
+    memcpy(s + 8, &len, 4);
+    put64(s, 1);
+    return 0;
+}
+
+/* Whether a list aggregate keeps its values in arrival order (else sorted,
+ * with a count per value). */
+static bool arrival_list(const weir__agg *a)
+{
+    return !a->distinct && (a->kind == WEIR_AGG_FIRST_VALUE || a->kind == WEIR_AGG_LAST_VALUE ||
+                            a->kind == WEIR_AGG_LISTAGG);
+}
+
+/* Refreshes a list aggregate's cached result from its list. */
+static int list_cache(const weir__agg *a, unsigned char *acc, const unsigned char *list,
+                      size_t count, const char **why)
 {
     unsigned char *s = acc + a->slot;
     if (a->distinct) {
         put64(s, (int64_t)count);
-        return;
+        return 0;
+    }
+    if (a->kind == WEIR_AGG_LISTAGG) {
+        memset(s, 0, 8 + a->rsize);
+        for (size_t i = 0; i < count; i++) {
+            weir__val v;
+            decode(a, list + i * a->esize, &v);
+            int r = listagg_append(a, s, v.s, v.len, why);
+            if (r)
+                return r;
+        }
+        return 0;
     }
     put64(s, count > 0);
     if (count > 0) {
-        const unsigned char *e = a->kind == WEIR_AGG_MIN ? list : list + (count - 1) * a->esize;
+        bool first = a->kind == WEIR_AGG_MIN || a->kind == WEIR_AGG_FIRST_VALUE;
+        const unsigned char *e = first ? list : list + (count - 1) * a->esize;
         memcpy(s + 8, e, a->vsize);
     } else {
         memset(s + 8, 0, a->vsize);
     }
+    return 0;
 }
 
-void weir__agg_update(const weir__agg *a, unsigned char *acc, const weir__val *v, int sign,
-                      unsigned char *list, size_t *count)
+/* A window's COUNT(DISTINCT): the encoded value `key` into the sorted
+ * values after the count at s (nothing if there); WEIR_ERANGE when they
+ * are set_max already. */
+static int set_add(const weir__agg *a, unsigned char *s, const unsigned char *key,
+                   const char **why)
+{
+    size_t n = (size_t)get64(s), lo = 0, hi = n;
+    unsigned char *list = s + 8;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        int c = cmp_enc(a, list + mid * a->vsize, key);
+        if (c == 0)
+            return 0;
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (n >= a->set_max) {
+        static _Thread_local char msg[160];
+        snprintf(msg, sizeof msg, "COUNT(DISTINCT) in a window aggregate: more than %u distinct "
+                 "values in one window of one key (%u bytes of them)", a->set_max,
+                 WEIR__DISTINCT_BYTES);
+        *why = msg;
+        return WEIR_ERANGE;
+    }
+    memmove(list + (lo + 1) * a->vsize, list + lo * a->vsize, (n - lo) * a->vsize);
+    memcpy(list + lo * a->vsize, key, a->vsize);
+    put64(s, (int64_t)n + 1);
+    return 0;
+}
+
+/* Whether the aggregate is one of the variances and deviations. */
+static bool is_stats(weir_agg_kind k)
+{
+    return k == WEIR_AGG_STDDEV_POP || k == WEIR_AGG_STDDEV_SAMP || k == WEIR_AGG_VAR_POP ||
+           k == WEIR_AGG_VAR_SAMP;
+}
+
+/* Adds x (sign: in or out) to the double at p, in float for a FLOAT. */
+static void add_double(const weir__agg *a, unsigned char *p, double x)
+{
+    double d;
+    memcpy(&d, p, 8);
+    d += x;
+    if (a->arg_type.id == WEIR_TYPE_FLOAT)
+        d = (float)d;
+    memcpy(p, &d, 8);
+}
+
+/* The variances' sums take x in or out: x and x * x (in x's type). */
+static void stats_update(const weir__agg *a, unsigned char *s, const weir__val *v, int sign)
+{
+    put64(s, get64(s) + sign);
+    if (is_approx(a->arg_type)) {
+        double sq = v->d * v->d;
+        if (a->arg_type.id == WEIR_TYPE_FLOAT)
+            sq = (float)sq;
+        add_double(a, s + 8, sign > 0 ? v->d : -v->d);
+        add_double(a, s + 16, sign > 0 ? sq : -sq);
+        return;
+    }
+    uint64_t x = (uint64_t)v->i;
+    uint64_t sq = (uint64_t)weir__int_wrap(a->arg_type.id, (int64_t)(x * x));
+    put64(s + 8, (int64_t)(sign > 0 ? (uint64_t)get64(s + 8) + x : (uint64_t)get64(s + 8) - x));
+    put64(s + 16,
+          (int64_t)(sign > 0 ? (uint64_t)get64(s + 16) + sq : (uint64_t)get64(s + 16) - sq));
+}
+
+/* Java's (int) / (long) of a double into an integer type: NaN 0, out of
+ * range the nearest bound (of int for TINYINT and SMALLINT, then wrapped,
+ * as Java's (byte) (int) d). */
+static int64_t double_to_integral(weir_type_id id, double d)
+{
+    if (d != d)
+        return 0;
+    if (id == WEIR_TYPE_BIGINT)
+        return d >= 9223372036854775807.0 ? INT64_MAX : d <= -9223372036854775808.0 ? INT64_MIN
+                                                                                 : (int64_t)d;
+    int64_t i = d >= 2147483647.0 ? INT32_MAX : d <= -2147483648.0 ? INT32_MIN : (int64_t)d;
+    return weir__int_wrap(id, i);
+}
+
+/* The variance or deviation of the sums at s. */
+static void stats_result(const weir__agg *a, const unsigned char *s, weir__val *out)
+{
+    int64_t n = get64(s);
+    bool samp = a->kind == WEIR_AGG_STDDEV_SAMP || a->kind == WEIR_AGG_VAR_SAMP;
+    bool root = a->kind == WEIR_AGG_STDDEV_POP || a->kind == WEIR_AGG_STDDEV_SAMP;
+    if (n <= 0 || (samp && n == 1)) {
+        out->null = true;
+        return;
+    }
+    int64_t denom = samp ? n - 1 : n;
+    if (is_approx(a->arg_type)) {
+        bool f = a->arg_type.id == WEIR_TYPE_FLOAT;
+        double s1, s2;
+        memcpy(&s1, s + 8, 8);
+        memcpy(&s2, s + 16, 8);
+        double sq = s1 * s1;
+        if (f)
+            sq = (float)sq;
+        double avg = f ? (float)(sq / (double)n) : sq / (double)n;
+        double diff = f ? (float)(s2 - avg) : s2 - avg;
+        double div = f ? (float)(diff / (double)denom) : diff / (double)denom;
+        out->d = root ? pow(div, 0.5) : div;
+        if (f)
+            out->d = (float)out->d;
+        return;
+    }
+    weir_type_id t = a->arg_type.id;
+    int64_t s1 = weir__int_wrap(t, get64(s + 8)), s2 = weir__int_wrap(t, get64(s + 16));
+    int64_t sq = weir__int_wrap(t, (int64_t)((uint64_t)s1 * (uint64_t)s1));
+    int64_t avg = sq / n; /* the type's value over the BIGINT count: a BIGINT */
+    int64_t diff = (int64_t)((uint64_t)s2 - (uint64_t)avg);
+    int64_t div = diff == INT64_MIN && denom == -1 ? diff : diff / denom;
+    out->i = root ? double_to_integral(t, pow((double)div, 0.5)) : weir__int_wrap(t, div);
+}
+
+int weir__agg_update(const weir__agg *a, unsigned char *acc, const weir__val *v, int sign,
+                     unsigned char *list, size_t *count, const char **why)
 {
     unsigned char *s = acc + a->slot;
     if (a->kind == WEIR_AGG_COUNT_STAR) {
         put64(s, get64(s) + sign);
-        return;
+        return 0;
     }
     if (v->null)
-        return;
+        return 0;
+    if (a->set_max) {
+        unsigned char key[WEIR_STRING_MAX_CAPACITY + 16];
+        weir__agg_encode(a, v, key);
+        return set_add(a, s, key, why);
+    }
+    if (a->list && arrival_list(a)) {
+        /* appended; a retraction takes out the earliest equal value */
+        unsigned char key[WEIR_STRING_MAX_CAPACITY + 16];
+        weir__agg_encode(a, v, key);
+        if (sign > 0) {
+            memcpy(list + *count * a->esize, key, a->vsize);
+            put64(list + *count * a->esize + a->vsize, 1);
+            (*count)++;
+        } else {
+            for (size_t i = 0; i < *count; i++)
+                if (cmp_enc(a, list + i * a->esize, key) == 0) {
+                    memmove(list + i * a->esize, list + (i + 1) * a->esize,
+                            (*count - i - 1) * a->esize);
+                    (*count)--;
+                    break;
+                }
+        }
+        return list_cache(a, acc, list, *count, why);
+    }
     if (a->list) {
         unsigned char key[WEIR_STRING_MAX_CAPACITY + 16];
         weir__agg_encode(a, v, key);
@@ -208,8 +454,7 @@ void weir__agg_update(const weir__agg *a, unsigned char *acc, const weir__val *v
                 (*count)--;
             }
         }
-        list_cache(a, acc, list, *count);
-        return;
+        return list_cache(a, acc, list, *count, why);
     }
     switch (a->kind) {
     case WEIR_AGG_COUNT:
@@ -246,15 +491,38 @@ void weir__agg_update(const weir__agg *a, unsigned char *acc, const weir__val *v
         }
         break;
     }
+    case WEIR_AGG_FIRST_VALUE:
+    case WEIR_AGG_LAST_VALUE:
+        /* insert-only: the first non-NULL value kept, or each replacing it */
+        if (!get64(s) || a->kind == WEIR_AGG_LAST_VALUE) {
+            put64(s, 1);
+            weir__agg_encode(a, v, s + 8);
+        }
+        break;
+    case WEIR_AGG_LISTAGG:
+        return listagg_append(a, s, v->s, v->len, why);
     default:
+        if (is_stats(a->kind))
+            stats_update(a, s, v, sign);
         break;
     }
+    return 0;
 }
 
-void weir__agg_merge(const weir__agg *a, unsigned char *acc, const unsigned char *other)
+int weir__agg_merge(const weir__agg *a, unsigned char *acc, const unsigned char *other,
+                    const char **why)
 {
     unsigned char *s = acc + a->slot;
     const unsigned char *o = other + a->slot;
+    if (a->set_max) {
+        /* the union of two panes' values */
+        for (int64_t i = 0; i < get64(o); i++) {
+            int r = set_add(a, s, o + 8 + (size_t)i * a->vsize, why);
+            if (r)
+                return r;
+        }
+        return 0;
+    }
     switch (a->kind) {
     case WEIR_AGG_COUNT_STAR:
     case WEIR_AGG_COUNT:
@@ -292,9 +560,38 @@ void weir__agg_merge(const weir__agg *a, unsigned char *acc, const unsigned char
             }
         }
         break;
+    case WEIR_AGG_FIRST_VALUE:
+    case WEIR_AGG_LAST_VALUE:
+        /* the earlier pane's first value, the later one's last */
+        if (get64(o) && (!get64(s) || a->kind == WEIR_AGG_LAST_VALUE)) {
+            put64(s, 1);
+            memcpy(s + 8, o + 8, a->vsize);
+        }
+        break;
+    case WEIR_AGG_LISTAGG:
+        if (get64(o)) {
+            uint32_t len;
+            memcpy(&len, o + 8, 4);
+            return listagg_append(a, s, (const char *)o + 12, len, why);
+        }
+        break;
     default:
+        if (is_stats(a->kind)) {
+            put64(s, get64(s) + get64(o));
+            if (is_approx(a->arg_type)) {
+                double x;
+                memcpy(&x, o + 8, 8);
+                add_double(a, s + 8, x);
+                memcpy(&x, o + 16, 8);
+                add_double(a, s + 16, x);
+            } else {
+                put64(s + 8, (int64_t)((uint64_t)get64(s + 8) + (uint64_t)get64(o + 8)));
+                put64(s + 16, (int64_t)((uint64_t)get64(s + 16) + (uint64_t)get64(o + 16)));
+            }
+        }
         break;
     }
+    return 0;
 }
 
 void weir__agg_result(const weir__agg *a, const unsigned char *acc, weir__val *out)
@@ -341,14 +638,28 @@ void weir__agg_result(const weir__agg *a, const unsigned char *acc, weir__val *o
         out->i = weir__int_wrap(a->arg_type.id, out->i);
         return;
     }
-    default:
+    case WEIR_AGG_LISTAGG:
+        if (a->distinct)
+            break;
         if (!get64(s)) {
             out->null = true;
             return;
         }
-        decode(a, s + 8, out);
+        memcpy(&out->len, s + 8, 4);
+        out->s = (const char *)s + 12;
+        return;
+    default:
+        if (is_stats(a->kind)) {
+            stats_result(a, s, out);
+            return;
+        }
+        break;
+    }
+    if (!get64(s)) {
+        out->null = true;
         return;
     }
+    decode(a, s + 8, out);
 }
 
 /* ---- aggregate functions from C ----------------------------------------------------- */

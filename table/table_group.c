@@ -262,7 +262,10 @@ static int update_list_agg(weir_ctx *ctx, const group_impl *g, group_state *st, 
     }
     if (n)
         memcpy(st->list, l, n * a->esize);
-    weir__agg_update(a, accs, x, sign, st->list, &n);
+    const char *why = NULL;
+    int r = weir__agg_update(a, accs, x, sign, st->list, &n, &why);
+    if (r)
+        return weir_ctx_fail(ctx, r, "%s: %s in '%s'", g->name, why, g->items[i]->text);
     if (weir_state_list_set(ctx, st->list_ids[i], 0, st->list, n))
         return weir_ctx_error(ctx);
     return 0;
@@ -299,6 +302,17 @@ static int accumulate(weir_ctx *ctx, const group_impl *g, group_state *st,
         const weir__agg *a = &g->aggs[i];
         if (a->kind == WEIR_AGG_NONE)
             continue;
+        if (a->filter) {
+            /* FILTER (WHERE c): the row counts for this aggregate when c is TRUE */
+            weir__val f;
+            int64_t now = a->filter->clock_slot >= 0 ? weir__table_now(ctx, g->virtual_clock) : 0;
+            int r = weir__expr_eval_now(a->filter, row, st->scratch + g->scratch_at[i], now, &f,
+                                        &why);
+            if (r)
+                return weir_ctx_fail(ctx, r, "%s: %s in '%s'", g->name, why, g->items[i]->text);
+            if (f.null || !f.i)
+                continue;
+        }
         if (a->kind == WEIR_AGG_FUNCTION) {
             int r = accumulate_function(ctx, g, st, i, row, accs, sign);
             if (r)
@@ -314,7 +328,9 @@ static int accumulate(weir_ctx *ctx, const group_impl *g, group_state *st,
                 return weir_ctx_fail(ctx, r, "%s: %s in '%s'", g->name, why, g->items[i]->text);
         }
         if (!a->list) {
-            weir__agg_update(a, accs, &x, sign, NULL, NULL);
+            int r = weir__agg_update(a, accs, &x, sign, NULL, NULL, &why);
+            if (r)
+                return weir_ctx_fail(ctx, r, "%s: %s in '%s'", g->name, why, g->items[i]->text);
             continue;
         }
         if (x.null)
@@ -638,7 +654,7 @@ static int describe_group_output(weir_table_env *env, const weir_table *in, grou
 {
     bool retract = in->mode != WEIR_CHANGELOG_INSERT_ONLY;
     weir__agg packed[WEIR__LIST_MAX];
-    g->acc_size = weir__agg_layout(packed, gi->naggs, gi->agg_items, retract);
+    g->acc_size = weir__agg_layout(packed, gi->naggs, gi->agg_items, retract, false);
     for (int j = 0; j < gi->naggs; j++) {
         g->aggs[gi->agg_at[j]] = packed[j];
         g->nlists += packed[j].list;

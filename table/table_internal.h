@@ -218,6 +218,8 @@ struct weir_expr {
     weir_agg_kind agg;
     bool distinct;
     struct weir_expr *agg_arg; /* a built-in's argument (NULL for COUNT(*)) */
+    struct weir_expr *agg_filter; /* its FILTER (WHERE c): c, or NULL */
+    weir__val agg_sep;         /* LISTAGG's separator (bytes of the nodes) */
     /* WEIR_AGG_FUNCTION: the function and its arguments, each an
      * expression of its own (sharing this one's nodes and scratch). */
     const struct weir__function *fn;
@@ -534,8 +536,14 @@ int weir__key_format(const void *key, char *buf, size_t size, void *arg);
 typedef struct weir__agg {
     weir_agg_kind kind;
     bool distinct;
-    bool list;             /* keeps a count per value (exact retraction, DISTINCT) */
+    bool list;             /* keeps a count per value (exact retraction, DISTINCT), or
+                            * (FIRST_VALUE, LAST_VALUE, LISTAGG) the values in arrival order */
     const weir_expr *arg;  /* NULL for COUNT(*) and functions */
+    const weir_expr *filter; /* FILTER (WHERE c): c, or NULL */
+    weir__val sep;         /* LISTAGG's separator */
+    uint32_t rsize;        /* LISTAGG: bytes of its result (a length and the capacity) */
+    uint32_t set_max;      /* COUNT(DISTINCT) in a window: the values its accumulator holds
+                            * (sorted, after the count), WEIR__DISTINCT_BYTES / vsize */
     /* WEIR_AGG_FUNCTION: the function, its arguments, and (window
      * aggregates) the input column of each argument */
     const struct weir__function *fn;
@@ -549,16 +557,26 @@ typedef struct weir__agg {
     uint32_t esize;        /* list entries: value + int64 count, 8-aligned */
 } weir__agg;
 
+/* The bytes of distinct values a window's COUNT(DISTINCT x) keeps in its
+ * accumulator (a window aggregate has no list state): 2048 BIGINTs, 227
+ * STRINGs of 64 bytes; one value more fails the job. */
+#define WEIR__DISTINCT_BYTES 16384u
+
 /* Lays out n aggregates from their compiled items; `retract` says whether
- * the input may retract (then MIN/MAX keep per-value counts). Returns the
- * accumulators' total size. */
-uint32_t weir__agg_layout(weir__agg *aggs, int n, const weir_expr *const *items, bool retract);
+ * the input may retract (then MIN/MAX keep per-value counts); `window`
+ * that they are a window's (no list state: COUNT(DISTINCT) keeps its
+ * values in the accumulator). Returns the accumulators' total size. */
+uint32_t weir__agg_layout(weir__agg *aggs, int n, const weir_expr *const *items, bool retract,
+                          bool window);
 /* Folds a value in (sign +1) or out (-1); NULL values are ignored. For a
  * list aggregate, `list` / `count` are its sorted entries (the caller's
  * copy, room for count + 1) and the new count is returned in *count. */
-void weir__agg_update(const weir__agg *a, unsigned char *acc, const weir__val *v, int sign,
-                      unsigned char *list, size_t *count);
-void weir__agg_merge(const weir__agg *a, unsigned char *acc, const unsigned char *other);
+int weir__agg_update(const weir__agg *a, unsigned char *acc, const weir__val *v, int sign,
+                     unsigned char *list, size_t *count, const char **why);
+/* (Both: 0, or WEIR_ERANGE with a static message in *why: a LISTAGG whose
+ * result passed its capacity.) */
+int weir__agg_merge(const weir__agg *a, unsigned char *acc, const unsigned char *other,
+                    const char **why);
 void weir__agg_result(const weir__agg *a, const unsigned char *acc, weir__val *out);
 void weir__agg_encode(const weir__agg *a, const weir__val *v, unsigned char *dst);
 

@@ -61,6 +61,8 @@ typedef struct win_impl {
     int naggs;
     weir__agg *aggs;
     int *arg_col;           /* per aggregate: its argument's column in `in`, -1 for COUNT(*) */
+    int *filter_col;        /* per aggregate: its FILTER's BOOLEAN column in `in`, or -1 */
+    bool may_fail;          /* an aggregate's call may fail (functions from C, LISTAGG) */
     uint32_t acc_size;
     weir_expr **exprs;      /* the compiled items (the aggregates' layout reads them) */
     /* Aggregate functions from C: per item the first of its arguments'
@@ -88,6 +90,7 @@ static void win_impl_free(void *p)
     free(w->items);
     free(w->aggs);
     free(w->arg_col);
+    free(w->filter_col);
     free(w->agg_item);
     free(w->fn_at);
     free(w->fn_cols);
@@ -192,6 +195,13 @@ static void win_add(void *acc, const void *elem, void *arg)
 {
     const win_impl *w = arg;
     for (int i = 0; i < w->naggs; i++) {
+        if (w->filter_col[i] >= 0) {
+            /* FILTER (WHERE c): c computed into a column; the row counts when TRUE */
+            weir__val f;
+            weir__load_value(w->in, elem, w->filter_col[i], &f);
+            if (f.null || !f.i)
+                continue;
+        }
         if (w->aggs[i].kind == WEIR_AGG_FUNCTION) {
             win_add_function(w, &w->aggs[i], acc, elem, w->exprs[w->agg_item[i]]->text);
             continue;
@@ -208,7 +218,10 @@ static void win_add(void *acc, const void *elem, void *arg)
         weir__val v = {0};
         if (w->arg_col[i] >= 0)
             weir__load_value(w->in, elem, w->arg_col[i], &v);
-        weir__agg_update(&w->aggs[i], acc, &v, 1, NULL, NULL);
+        const char *why;
+        int r = weir__agg_update(&w->aggs[i], acc, &v, 1, NULL, NULL, &why);
+        if (r)
+            win_failed(r, why, w->exprs[w->agg_item[i]]->text);
     }
 }
 
@@ -216,12 +229,10 @@ static void win_merge(void *acc, const void *other, void *arg)
 {
     const win_impl *w = arg;
     for (int i = 0; i < w->naggs; i++) {
-        if (w->aggs[i].kind != WEIR_AGG_FUNCTION) {
-            weir__agg_merge(&w->aggs[i], acc, other);
-            continue;
-        }
         const char *why;
-        int r = weir__agg_call_merge(&w->aggs[i], acc, other, &why);
+        int r = w->aggs[i].kind != WEIR_AGG_FUNCTION
+                    ? weir__agg_merge(&w->aggs[i], acc, other, &why)
+                    : weir__agg_call_merge(&w->aggs[i], acc, other, &why);
         if (r)
             win_failed(r, why, w->exprs[w->agg_item[i]]->text);
     }
@@ -476,11 +487,12 @@ static weir_schema *items_schema(weir_table_env *env, const weir_table *t, bool 
  * are expressions as columns `$arg<i>` (a function's: `$arg<i>_<k>`; the
  * others stay where they are). */
 static weir_table *args_calc(weir_table *in, weir_expr **exprs, int n, int *arg_col,
-                             const int *fn_at, int *fn_cols)
+                             int *filter_col, const int *fn_at, int *fn_cols)
 {
     size_t cap = 256, len = 0;
     for (int i = 0; i < n; i++) {
         cap += exprs[i]->agg_arg ? strlen(exprs[i]->agg_arg->text) + 32 : 0;
+        cap += exprs[i]->agg_filter ? strlen(exprs[i]->agg_filter->text) + 48 : 0;
         for (int k = 0; k < exprs[i]->nagg_args; k++)
             cap += strlen(exprs[i]->agg_args[k]->text) + 96;
     }
@@ -509,6 +521,11 @@ static weir_table *args_calc(weir_table *in, weir_expr **exprs, int n, int *arg_
                 weir__append(list, cap, &len, ", %s AS `$arg%d_%d`", x->text, i, k);
             }
             fn_cols[fn_at[i] + k] = next++;
+        }
+        const weir_expr *f = exprs[i]->agg_filter;
+        if (f && f->column < 0) {
+            weir__append(list, cap, &len, ", %s AS `$filter%d`", f->text, i);
+            filter_col[i] = next++;
         }
         const weir_expr *a = exprs[i]->agg_arg;
         if (exprs[i]->agg == WEIR_AGG_NONE || !a || a->column >= 0)
@@ -546,25 +563,32 @@ static int check_function_args(weir_table_env *env, const weir_table *in, const 
  * arguments' columns likewise in fn_cols from fn_at[i]. 0, or -1 with env
  * failed. */
 static int check_items(weir_table_env *env, const weir_table *in, weir_expr **exprs, int n,
-                       int *arg_col, const int *fn_at, int *fn_cols, bool *need_calc)
+                       int *arg_col, int *filter_col, const int *fn_at, int *fn_cols,
+                       bool *need_calc)
 {
     *need_calc = false;
     for (int i = 0; i < n; i++) {
         const weir_expr *e = exprs[i];
         char text[WEIR__EXPR_ECHO + 4];
         weir__expr_echo(e->text, text);
-        arg_col[i] = -1;
+        arg_col[i] = filter_col[i] = -1;
         if (e->agg == WEIR_AGG_NONE)
             continue;
+        if (e->agg_filter) {
+            if (e->agg_filter->column >= in->schema->ncols) {
+                weir__table_fail(env, WEIR_EINVAL, "%s: '%s': a FILTER of a window column",
+                                 what, text);
+                return -1;
+            }
+            if (e->agg_filter->column >= 0)
+                filter_col[i] = e->agg_filter->column;
+            else
+                *need_calc = true;
+        }
         if (e->agg == WEIR_AGG_FUNCTION) {
             if (check_function_args(env, in, e, text, fn_cols + fn_at[i], need_calc))
                 return -1;
             continue;
-        }
-        if (e->distinct) {
-            weir__table_fail(env, WEIR_EINVAL, "%s: '%s': DISTINCT aggregates are not supported "
-                             "in window aggregates", what, text);
-            return -1;
         }
         if (!e->agg_arg)
             continue;
@@ -598,6 +622,7 @@ static int describe_output(weir_table_env *env, const weir_table *in, win_impl *
         it->key = it->win = it->agg = -1;
         if (e->agg != WEIR_AGG_NONE) {
             impl->arg_col[impl->naggs] = impl->arg_col[i];
+            impl->filter_col[impl->naggs] = impl->filter_col[i];
             impl->agg_item[impl->naggs] = i;
             agg_items[impl->naggs] = e;
             it->agg = impl->naggs++;
@@ -621,7 +646,10 @@ static int describe_output(weir_table_env *env, const weir_table *in, win_impl *
             return -1;
         types[i] = e->type;
     }
-    impl->acc_size = weir__agg_layout(impl->aggs, impl->naggs, agg_items, false);
+    impl->acc_size = weir__agg_layout(impl->aggs, impl->naggs, agg_items, false, true);
+    for (int j = 0; j < impl->naggs; j++)
+        impl->may_fail = impl->may_fail || impl->aggs[j].kind == WEIR_AGG_FUNCTION ||
+                         impl->aggs[j].kind == WEIR_AGG_LISTAGG || impl->aggs[j].set_max;
     for (int j = 0; j < impl->naggs; j++)
         if (impl->aggs[j].fn) {
             impl->aggs[j].cols = impl->fn_cols + impl->fn_at[impl->agg_item[j]];
@@ -676,9 +704,9 @@ static int add_window_operator(weir_table_env *env, weir_table *t, win_impl *imp
         return -1;
     }
     ps.settings_json = weir__table_settings(t, ps.settings_json);
-    if (impl->nfn) {
-        /* functions from C may fail: the window operator's callbacks that
-         * call them, wrapped (above) */
+    if (impl->may_fail) {
+        /* functions from C and LISTAGG may fail: the window operator's
+         * callbacks that call them, wrapped (above) */
         impl->inner = ps.vtable;
         impl->wrapped = *ps.vtable;
         impl->wrapped.on_record = win_wrap_record;
@@ -738,7 +766,7 @@ static weir_table *window_core(weir_table *in, const weir_table_window *w, const
     weir_table_env *env = in->env;
     weir_window_assigner assigner;
     char wname[128];
-    int *arg_col = NULL, *fn_at = NULL, *fn_cols = NULL;
+    int *arg_col = NULL, *filter_col = NULL, *fn_at = NULL, *fn_cols = NULL;
     weir_table *t = NULL;
     bool need_calc;
     int nfn = 0, nfn_args = 0;
@@ -753,6 +781,7 @@ static weir_table *window_core(weir_table *in, const weir_table_window *w, const
         !strip_window_keys(env, keys, kbuf, ksize))
         goto fail;
     if (!(arg_col = calloc((size_t)nexprs, sizeof *arg_col)) ||
+        !(filter_col = calloc((size_t)nexprs, sizeof *filter_col)) ||
         !(fn_at = malloc((size_t)nexprs * sizeof *fn_at))) {
         weir__table_fail(env, WEIR_ENOMEM, "%s: out of memory", what);
         goto fail;
@@ -771,11 +800,12 @@ static weir_table *window_core(weir_table *in, const weir_table_window *w, const
         weir__table_fail(env, WEIR_ENOMEM, "%s: out of memory", what);
         goto fail;
     }
-    if (check_items(env, in, exprs, nexprs, arg_col, fn_at, fn_cols, &need_calc))
+    if (check_items(env, in, exprs, nexprs, arg_col, filter_col, fn_at, fn_cols, &need_calc))
         goto fail;
-    /* Expressions as arguments: a Calc computes them (its compile errors
-     * name a window column used in one). */
-    weir_table *src = need_calc ? args_calc(in, exprs, nexprs, arg_col, fn_at, fn_cols) : in;
+    /* Expressions as arguments and filters: a Calc computes them (its
+     * compile errors name a window column used in one). */
+    weir_table *src =
+        need_calc ? args_calc(in, exprs, nexprs, arg_col, filter_col, fn_at, fn_cols) : in;
     if (!src)
         goto fail;
 
@@ -797,6 +827,8 @@ static weir_table *window_core(weir_table *in, const weir_table_window *w, const
     exprs = NULL;
     impl->arg_col = arg_col;
     arg_col = NULL;
+    impl->filter_col = filter_col;
+    filter_col = NULL;
     impl->fn_at = fn_at;
     impl->fn_cols = fn_cols;
     fn_at = fn_cols = NULL;
@@ -815,6 +847,7 @@ fail:
         weir_expr_destroy(exprs[i]);
     free(exprs);
     free(arg_col);
+    free(filter_col);
     free(fn_at);
     free(fn_cols);
     free(kbuf);

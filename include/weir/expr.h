@@ -89,7 +89,15 @@ typedef enum weir_agg_kind {
     WEIR_AGG_MIN,
     WEIR_AGG_MAX,
     WEIR_AGG_AVG,
-    WEIR_AGG_FUNCTION /* an aggregate function from C (weir/function.h) */
+    WEIR_AGG_FUNCTION, /* an aggregate function from C (weir/function.h) */
+    /* Since ABI 2 (weir/version.h), after the first ones: */
+    WEIR_AGG_STDDEV_POP,
+    WEIR_AGG_STDDEV_SAMP,
+    WEIR_AGG_VAR_POP,
+    WEIR_AGG_VAR_SAMP,
+    WEIR_AGG_FIRST_VALUE,
+    WEIR_AGG_LAST_VALUE,
+    WEIR_AGG_LISTAGG
 } weir_agg_kind;
 
 /* Compiles `text` against `schema` (borrowed for the call only). 0 and *out

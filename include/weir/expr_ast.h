@@ -96,7 +96,8 @@ struct weir_ast {
     bool star;          /* CALL: COUNT(*) */
     bool has_else;      /* CASE */
     weir_ast_form form; /* CALL */
-    weir_ast *a, *b;    /* NEG, NOT, IS_NULL, IN, CAST: a; BINARY: a, b */
+    weir_ast *a, *b;    /* NEG, NOT, IS_NULL, IN, CAST: a; BINARY: a, b; CALL: b an
+                         * aggregate's FILTER (WHERE b), else NULL */
     weir_ast **args;    /* IN, CASE, CALL */
     int nargs;
     uint32_t depth;     /* 1 + its deepest child's (at most WEIR_AST_MAX_DEPTH) */

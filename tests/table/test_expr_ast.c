@@ -78,6 +78,8 @@ Test(expr_ast, trees_compare_and_format_as_their_expressions)
     cr_expect(weir_ast_equal(a, b), "function names compare without case");
     cr_expect_not(weir_ast_equal(b, c), "column names compare with case");
     cr_expect_not(weir_ast_equal(b, d));
+    cr_expect_not(weir_ast_equal(b, parse_at(&arena, "COUNT(amount) FILTER (WHERE x)", 0, &end)),
+                  "a FILTER makes another aggregate");
     cr_expect(weir_ast_equal(parse_at(&arena, "INTERVAL '60' SECOND", 0, &end),
                              parse_at(&arena, "INTERVAL '1' MINUTE", 0, &end)));
     static const struct { const char *text, *formatted; } cases[] = {
@@ -90,6 +92,11 @@ Test(expr_ast, trees_compare_and_format_as_their_expressions)
         {"CASE WHEN x IN (1,2) THEN -y ELSE NULL END", "CASE WHEN x IN (1, 2) THEN -y ELSE NULL END"},
         {"CAST(x AS VARCHAR(3))", "CAST(x AS VARCHAR(3))"},
         {"COUNT(*)", "COUNT(*)"},
+        /* an aggregate's FILTER (WHERE c); FILTER alone is a name */
+        {"count(*) filter (where a > 1)", "count(*) FILTER (WHERE a > 1)"},
+        {"SUM(DISTINCT x) FILTER(WHERE b OR c) + 1", "SUM(DISTINCT x) FILTER (WHERE b OR c) + 1"},
+        {"LISTAGG(s, '; ')", "LISTAGG(s, '; ')"},
+        {"filter + 1", "filter + 1"},
         {"INTERVAL '90' SECOND", "INTERVAL '90' SECOND"},
         {"$f1 > 3", "$f1 > 3"},
         /* SQL's own forms of calls: written back in them */

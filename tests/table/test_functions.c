@@ -205,7 +205,7 @@ Test(functions, wrong_counts_and_bad_literals)
         {"s IS NOT 1", "expected NULL, TRUE, FALSE, UNKNOWN or DISTINCT FROM after IS NOT"},
         {"s SIMILAR 'a'", "expected TO after SIMILAR"},
         {"COUNT(DISTINCT UPPER(s))", "aggregate function COUNT is not allowed here"},
-        {"CURRENT_DATE", "CURRENT_DATE is not supported"},
+        {"LOCALTIME()", "unknown function 'LOCALTIME'"},
         {"PI(1)", "Invalid number of arguments to function 'PI'. Was expecting 0 arguments"},
         {"POWER(2)", "Invalid number of arguments to function 'POWER'. Was expecting 2"},
         {"RAND(i)", "RAND's seed must be a literal"},
@@ -302,4 +302,40 @@ Test(functions, patterns_per_row)
             cr_expect_str_eq(out, cases[i].value, "%s", cases[i].p);
         }
     weir_schema_destroy(sc);
+}
+
+/* Result types as Flink's (the planner's type inference): the numeric
+ * functions of TINYINT, SMALLINT and FLOAT keep their argument's type
+ * (ABS, SIGN, FLOOR, CEIL, ROUND, TRUNCATE), POWER and SQRT are DOUBLE,
+ * MOD is of its divisor's type (Calcite's NULLABLE_MOD); the clock's local
+ * functions are LOCALTIMESTAMP TIMESTAMP(3), CURRENT_DATE DATE, CURRENT_TIME
+ * and LOCALTIME TIME(0); FLOOR of a TIMESTAMP_LTZ(9) is TIMESTAMP_LTZ(9). */
+Test(functions, result_types)
+{
+    weir_schema *s = tt_schema("t", "t TINYINT, m SMALLINT, f FLOAT, i INT, b BIGINT, "
+                                    "l TIMESTAMP_LTZ(9), ts TIMESTAMP(6)",
+                               NULL);
+    static const struct { const char *text, *type; } cases[] = {
+        {"ABS(t)", "TINYINT"},          {"ABS(m)", "SMALLINT"},     {"ABS(f)", "FLOAT"},
+        {"SIGN(t)", "TINYINT"},         {"SIGN(f)", "FLOAT"},       {"FLOOR(m)", "SMALLINT"},
+        {"CEIL(f)", "FLOAT"},           {"ROUND(t, -1)", "TINYINT"}, {"ROUND(f, 1)", "FLOAT"},
+        {"TRUNCATE(m, 1)", "SMALLINT"}, {"POWER(t, m)", "DOUBLE"},  {"SQRT(f)", "DOUBLE"},
+        {"MOD(i, t)", "TINYINT"},       {"MOD(t, i)", "INT"},       {"MOD(b, m)", "SMALLINT"},
+        {"LOCALTIMESTAMP", "TIMESTAMP(3)"}, {"CURRENT_DATE", "DATE"},
+        {"CURRENT_TIME", "TIME(0)"},    {"LOCALTIME", "TIME(0)"},
+        {"CURRENT_TIMESTAMP", "TIMESTAMP_LTZ(3)"}, {"FLOOR(l TO HOUR)", "TIMESTAMP_LTZ(9)"},
+        {"TIMESTAMPADD(MICROSECOND, 1, ts)", "TIMESTAMP(6)"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        weir_expr *e = NULL;
+        char msg[512] = "", got[64];
+        cr_assert_eq(weir_expr_compile(cases[i].text, s, &e, msg, sizeof msg), 0, "%s: %s",
+                     cases[i].text, msg);
+        weir_type t = weir_expr_type(e);
+        t.not_null = false;
+        weir_type_format(t, got, sizeof got);
+        cr_expect_str_eq(got, cases[i].type, "%s", cases[i].text);
+        weir_expr_destroy(e);
+    }
+    weir_schema_destroy(s);
 }

@@ -1,5 +1,5 @@
 /* test_functions_temporal.c — the temporal functions (table/fn_temporal.c,
- * fn_pattern.c, fn_tz.c) against an independent computation: the C
+ * fn_pattern.c; zones base/time_zone.c) against an independent computation: the C
  * library's calendar (gmtime_r, timegm, strftime) and its time zones
  * (localtime_r under TZ, glibc's own reading of the tz database), for
  * thousands of instants drawn at random from 1900 to 2100 (a fixed seed: the

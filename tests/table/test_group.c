@@ -302,3 +302,52 @@ Test(group, kind_outside_the_mode_fails_the_job, .timeout = 60)
               "%s", weir_job_error(r->job));
     run_free(r);
 }
+
+/* The aggregates the table API names as SQL does (weir_agg_kind's
+ * WEIR_AGG_STDDEV_POP .. WEIR_AGG_LISTAGG), FILTER on any of them, over an
+ * input that retracts: FIRST_VALUE, LAST_VALUE and LISTAGG keep their
+ * values in arrival order and a retraction takes out the earliest equal
+ * one (Flink's *WithRetractAggFunction); the variances retract as their
+ * sums do. */
+Test(group, retracting_statistics_first_last_listagg_and_filter, .timeout = 60)
+{
+    static const struct { const char *text; weir_agg_kind kind; } kinds[] = {
+        {"STDDEV_POP(v)", WEIR_AGG_STDDEV_POP}, {"STDDEV_SAMP(v)", WEIR_AGG_STDDEV_SAMP},
+        {"VAR_POP(v)", WEIR_AGG_VAR_POP},       {"VAR_SAMP(v)", WEIR_AGG_VAR_SAMP},
+        {"FIRST_VALUE(s)", WEIR_AGG_FIRST_VALUE}, {"LAST_VALUE(s)", WEIR_AGG_LAST_VALUE},
+        {"LISTAGG(s, '-')", WEIR_AGG_LISTAGG},
+        {"COUNT(*) FILTER (WHERE v > 1)", WEIR_AGG_COUNT_STAR},
+    };
+    run *r = run_new("k INT, v BIGINT, s STRING", NULL, 1);
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
+        weir_expr *e;
+        char msg[256];
+        cr_assert_eq(weir_expr_compile_item(kinds[i].text, r->schema, 1, &e, msg, sizeof msg), 0,
+                     "%s: %s", kinds[i].text, msg);
+        cr_expect_eq(weir_expr_agg(e), kinds[i].kind, "%s", kinds[i].text);
+        weir_expr_destroy(e);
+    }
+    run_add(r, "+I 1|2|x");
+    run_add(r, "+I 1|4|y");
+    run_add(r, "+I 1|6|x");
+    run_add(r, "-D 1|2|x"); /* the first x goes: y is first, x (the later one) last */
+    run_add(r, "-D 1|6|x"); /* only y left */
+    weir_table *t = weir_table_group_by(
+        run_source(r, WEIR_CHANGELOG_ALL), "k",
+        "k, VAR_POP(v) AS vp, STDDEV_SAMP(v) AS ss, FIRST_VALUE(s) AS fs, LAST_VALUE(s) AS ls, "
+        "LISTAGG(s, '-') AS la, SUM(v) FILTER (WHERE s = 'x') AS sx");
+    cr_assert(t, "%s", weir_job_error(r->job));
+    char types[256];
+    weir_schema_format(weir_table_schema(t), types, sizeof types);
+    cr_assert_str_eq(types, "(k INT, vp BIGINT, ss BIGINT, fs VARCHAR(64), ls VARCHAR(64), "
+                            "la VARCHAR(64), sx BIGINT)");
+    char *got = run_collect(r, t);
+    cr_assert_str_eq(got,
+                     "+I[1, 0, null, x, x, x, 2]\n"
+                     "-U[1, 0, null, x, x, x, 2]\n+U[1, 1, 1, x, y, x-y, 2]\n"
+                     "-U[1, 1, 1, x, y, x-y, 2]\n+U[1, 2, 2, x, x, x-y-x, 8]\n"
+                     "-U[1, 2, 2, x, x, x-y-x, 8]\n+U[1, 1, 1, y, x, y-x, 6]\n"
+                     "-U[1, 1, 1, y, x, y-x, 6]\n+U[1, 0, null, y, y, y, null]\n");
+    free(got);
+    run_free(r);
+}

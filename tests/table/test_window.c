@@ -302,6 +302,31 @@ Test(window, session_merges_and_ends_at_last_row_plus_gap, .timeout = 60)
     run_free(r);
 }
 
+/* COUNT(DISTINCT) in a window keeps its values in the accumulator: sessions
+ * that merge take the union of their values; FILTER, the variances,
+ * FIRST_VALUE/LAST_VALUE and LISTAGG merge too (the earlier session's
+ * first value, the later one's last). */
+Test(window, session_merges_distinct_values_and_the_new_aggregates, .timeout = 60)
+{
+    run *r = run_new(1, "ts");
+    run_add(r, "+I a|1|100|null");
+    run_add(r, "+I a|2|700|null");  /* a session of its own until the next row */
+    run_add(r, "+I a|1|400|null");  /* joins both: one session [100, 1000) */
+    run_add(r, "+I a|2|500|null");
+    run_add(r, "+I b|5|100|null");
+    weir_table *t = weir_table_window_aggregate(
+        run_source(r), &(weir_table_window){.kind = WEIR_TABLE_SESSION, .gap_ms = 300}, "k",
+        "k, window_end, COUNT(DISTINCT v) AS dv, COUNT(DISTINCT v) FILTER (WHERE v > 1) AS dv1, "
+        "VAR_POP(v) AS vp, FIRST_VALUE(v) AS fv, LAST_VALUE(v) AS lv, "
+        "LISTAGG(CAST(v AS STRING)) AS la");
+    cr_assert(t, "%s", weir_job_error(r->job));
+    char *got = run_collect(r, t, true);
+    cr_assert_str_eq(got, "+I[a, 1970-01-01 00:00:01.000, 2, 1, 0, 1, 2, 1,2,1,2]\n"
+                          "+I[b, 1970-01-01 00:00:00.400, 1, 1, 0, 5, 5, 5]\n");
+    free(got);
+    run_free(r);
+}
+
 Test(window, global_group_nulls_and_tumble_offset, .timeout = 60)
 {
     run *r = run_new(4, "ts");
@@ -408,10 +433,6 @@ static weir_table *no_rowtime(run *r)
                   "k, COUNT(*)");
 }
 static weir_table *not_grouped(run *r) { return tumble(run_source(r), "k", "k, v"); }
-static weir_table *distinct(run *r)
-{
-    return tumble(run_source(r), "k", "k, COUNT(DISTINCT v)");
-}
 static weir_table *agg_of_window(run *r)
 {
     return tumble(run_source(r), "k", "k, MAX(window_start)");
@@ -476,7 +497,6 @@ Test(window, plan_time_refusals, .timeout = 60)
                           "changes which is produced by node GroupAggregate(k)");
     refused(no_rowtime, "has no rowtime attribute");
     refused(not_grouped, "'v' is neither a group key, a window column nor an aggregate");
-    refused(distinct, "DISTINCT aggregates are not supported in window aggregates");
     refused(agg_of_window, "'MAX(window_start)': an aggregate of a window column");
     refused(window_in_expr, "window_start");
     refused(unknown_key, "group key 'kk' is not a column of table t");
