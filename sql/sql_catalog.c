@@ -859,6 +859,8 @@ static int create_table(weir_sql_session *s, sql_script *sc, const sql_stmt *st,
         return WEIR_ENOMEM;
     if (s->string_capacity)
         weir_schema_builder_string_capacity(b, s->string_capacity);
+    if (s->collection_capacity)
+        weir_schema_builder_collection_capacity(b, s->collection_capacity);
     char *wm_col = NULL, *wm_expr = NULL;
     bool computed = has_computed(st), wm_on_source = false, in_source = false;
     weir_schema *src = NULL;

@@ -139,6 +139,7 @@ struct weir_sql_session {
     /* SET */
     int parallelism;
     uint32_t string_capacity;
+    uint32_t collection_capacity; /* ARRAY and MAP columns (0: the default) */
     const weir_time_zone *zone; /* 'table.local-time-zone' (NULL: UTC) */
     weir_diag_level capture_level;
     weir_clock_kind clock;

@@ -619,9 +619,10 @@ static bool column_type(parser *p, sql_span *out)
     while (cur(p)->kind != SQL_TOK_END) {
         if (depth == 0 && (is_sym(p, ",") || is_sym(p, ")") || is_word(p, "METADATA")))
             break;
-        if (is_sym(p, "("))
+        /* ROW<a INT, b STRING>, MAP<K, V>: commas inside a type */
+        if (is_sym(p, "(") || is_sym(p, "<"))
             depth++;
-        else if (is_sym(p, ")"))
+        else if (is_sym(p, ")") || is_sym(p, ">"))
             depth--;
         last = p->i++;
     }

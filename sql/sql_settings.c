@@ -12,7 +12,7 @@
 #include "sql_text.h"
 
 static const char *const set_keys[] = {
-    "parallelism.default", "weir.string-capacity", "weir.capture.file", "weir.capture.level",
+    "parallelism.default", "weir.string-capacity", "weir.collection-capacity", "weir.capture.file", "weir.capture.level",
     "weir.clock", "pipeline.auto-watermark-interval", "execution.checkpointing.interval",
     "execution.checkpointing.mode", "state.checkpoints.dir", "execution.savepoint.path",
     "table.exec.source.idle-timeout", "table.local-time-zone", NULL};
@@ -95,6 +95,10 @@ int sql_settings_set(weir_sql_session *s, const sql_script *sc, const sql_stmt *
         if (set_int(v, 1, 65535, &x))
             return set_bad(s, sc, st, "expected a capacity from 1 to 65535 bytes");
         s->string_capacity = (uint32_t)x;
+    } else if (strcmp(k, "weir.collection-capacity") == 0) {
+        if (set_int(v, 1, WEIR_COLLECTION_MAX_CAPACITY, &x))
+            return set_bad(s, sc, st, "expected a capacity from 1 to 4096 elements");
+        s->collection_capacity = (uint32_t)x;
     } else if (strcmp(k, "weir.capture.file") == 0) {
         if (strlen(v) >= sizeof s->capture_path)
             return set_bad(s, sc, st, "the path is too long");

@@ -17,10 +17,23 @@
 typedef struct out {
     char *buf;
     size_t size, len;
+    bool dq; /* inside a quoted CSV field: a quote written twice */
 } out;
 
 static void put(out *o, const char *s, size_t n)
 {
+    if (o->dq) {
+        for (const char *q; n && (q = memchr(s, '"', n)); n -= (size_t)(q + 1 - s), s = q + 1) {
+            o->dq = false;
+            put(o, s, (size_t)(q + 1 - s));
+            put(o, "\"", 1);
+            o->dq = true;
+        }
+        o->dq = false;
+        put(o, s, n);
+        o->dq = true;
+        return;
+    }
     if (o->len < o->size) {
         size_t room = o->size - o->len;
         memcpy(o->buf + o->len, s, n < room ? n : room);
@@ -66,6 +79,105 @@ static void put_csv_string(out *o, const char *s, size_t n, char delimiter)
     put(o, "\"", 1);
 }
 
+/* A value as Flink's json format writes it, nested values too: a ROW an
+ * object of its fields, an ARRAY an array, a MAP an object (its keys as
+ * their text). */
+static void put_json_val(out *o, weir_type t, const weir__val *v)
+{
+    char b[96];
+    int len;
+    if (v->null) {
+        put(o, "null", 4);
+        return;
+    }
+    const weir__nested *d = weir__nested_of(t);
+    if (d) {
+        const unsigned char *slot = (const unsigned char *)v->s;
+        uint32_t count = weir__nested_count_of(d, slot);
+        put(o, d->id == WEIR_TYPE_ARRAY ? "[" : "{", 1);
+        for (uint32_t i = 0; i < count; i++) {
+            weir__val e;
+            if (i)
+                put(o, ",", 1);
+            if (d->id == WEIR_TYPE_ROW) {
+                put_json_string(o, d->names[i], strlen(d->names[i]));
+                put(o, ":", 1);
+            } else if (d->id == WEIR_TYPE_MAP) {
+                /* a key is a JSON string: its text (a NULL key: "null") */
+                weir__nested_element(d, slot, 0, i, &e);
+                if (weir__type_is_string(d->types[0].id) && !e.null) {
+                    put_json_string(o, e.s, e.len);
+                } else {
+                    len = weir__format_val(d->types[0], &e, WEIR_ROW_STYLE_SQL, NULL, b, sizeof b);
+                    put_json_string(o, b, (size_t)len < sizeof b ? (size_t)len : sizeof b - 1);
+                }
+                put(o, ":", 1);
+            }
+            weir__nested_element(d, slot, d->id == WEIR_TYPE_MAP, i, &e);
+            put_json_val(o, d->id == WEIR_TYPE_ROW ? d->types[i] : d->types[d->id == WEIR_TYPE_MAP],
+                         &e);
+        }
+        put(o, d->id == WEIR_TYPE_ARRAY ? "]" : "}", 1);
+        return;
+    }
+    switch (t.id) {
+    case WEIR_TYPE_VARCHAR:
+    case WEIR_TYPE_CHAR: put_json_string(o, v->s, v->len); return;
+    case WEIR_TYPE_VARBINARY:
+    case WEIR_TYPE_BINARY:
+        put(o, "\"", 1);
+        for (uint32_t k = 0; k < v->len; k += 48) {
+            uint32_t part = v->len - k < 48 ? v->len - k : 48;
+            len = weir__base64_encode((const unsigned char *)v->s + k, part, b, sizeof b);
+            put(o, b, (size_t)len);
+        }
+        put(o, "\"", 1);
+        return;
+    case WEIR_TYPE_BOOLEAN: put(o, v->i ? "true" : "false", v->i ? 4 : 5); return;
+    case WEIR_TYPE_FLOAT:
+    case WEIR_TYPE_DOUBLE: {
+        bool single = t.id == WEIR_TYPE_FLOAT;
+        len = 0;
+        for (int prec = single ? 6 : 15; prec <= (single ? 9 : 17); prec++) {
+            len = snprintf(b, sizeof b, "%.*g", prec, v->d);
+            if (single ? strtof(b, NULL) == (float)v->d : strtod(b, NULL) == v->d)
+                break;
+        }
+        if (!isfinite(v->d))
+            len = snprintf(b, sizeof b, "null");
+        put(o, b, (size_t)len);
+        return;
+    }
+    case WEIR_TYPE_DECIMAL: {
+        len = weir__format_val(t, v, WEIR_ROW_STYLE_SQL, NULL, b, sizeof b);
+        int sig = 0;
+        bool lead = true;
+        for (int k = 0; k < len; k++) {
+            if (b[k] < '0' || b[k] > '9' || (lead && b[k] == '0'))
+                continue;
+            lead = false;
+            sig++;
+        }
+        if (sig > 15)
+            put_json_string(o, b, (size_t)len);
+        else
+            put(o, b, (size_t)len);
+        return;
+    }
+    case WEIR_TYPE_TIMESTAMP:
+    case WEIR_TYPE_TIMESTAMP_LTZ:
+    case WEIR_TYPE_DATE:
+    case WEIR_TYPE_TIME:
+        len = weir__format_val(t, v, WEIR_ROW_STYLE_SQL, NULL, b, sizeof b);
+        put_json_string(o, b, (size_t)len);
+        return;
+    default:
+        len = snprintf(b, sizeof b, "%" PRId64, v->i);
+        put(o, b, (size_t)len);
+        return;
+    }
+}
+
 /* A row as JSON (Flink's json format: TIMESTAMP as "2024-01-01 00:00:10.000")
  * or as a CSV record (delimiter != 0): its columns cols[0..n) (NULL: every
  * column, n ignored). */
@@ -95,6 +207,21 @@ static int write_row(const weir_schema *sc, const void *row, const int *cols, in
         char v[64];
         int len = 0;
         weir_type ty = weir_schema_column_type(sc, c);
+        if (weir__type_is_nested(ty.id)) {
+            /* JSON; in CSV the JSON text as a field */
+            weir__val x = {0};
+            weir__load_value(sc, row, c, &x);
+            if (!csv) {
+                put_json_val(&o, ty, &x);
+                continue;
+            }
+            put(&o, "\"", 1);
+            o.dq = true;
+            put_json_val(&o, ty, &x);
+            o.dq = false;
+            put(&o, "\"", 1);
+            continue;
+        }
         switch (ty.id) {
         case WEIR_TYPE_BOOLEAN:
             len = snprintf(v, sizeof v, "%s", weir_row_get_bool(sc, row, c) ? "true" : "false");

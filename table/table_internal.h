@@ -204,6 +204,59 @@ int weir__format_val(weir_type t, const weir__val *v, weir_row_style style,
  * range). */
 int weir__parse_literal(weir_type_id to, const char *text, weir__val *out);
 
+/* ---- nested types (nested.c) ----------------------------------------------- */
+
+/* A nested type's description (weir_type's capacity numbers it): a ROW's
+ * fields (names, types, offsets in the value), an ARRAY's element type
+ * (types[0]) or a MAP's key and value types (types[0], types[1]), with
+ * their capacity n (0 until a schema resolves it); the value's size and
+ * alignment; an ARRAY's or MAP's null bits (knulls: elements or keys,
+ * vnulls: values) and elements (koff + i * kstride; values voff + i *
+ * vstride), after the uint32 count at 0. */
+typedef struct weir__nested {
+    weir_type_id id;
+    uint32_t n;
+    char **names;
+    weir_type *types;
+    uint32_t *offs;
+    uint32_t size, align;
+    uint32_t knulls, vnulls, koff, kstride, voff, vstride;
+} weir__nested;
+
+bool weir__type_is_nested(weir_type_id id);
+/* The description of a nested type (NULL for another). Lock-free. */
+const weir__nested *weir__nested_of(weir_type t);
+/* The nested type of these parts, described once (equal parts: the same
+ * type); {WEIR_TYPE_NULL} with *why when it cannot be. */
+weir_type weir__nested_make(weir_type_id id, uint32_t n, const char *const *names,
+                            const weir_type *types, bool not_null, const char **why);
+/* t with its defaults filled in, nested ones too: STRING's and BYTES'
+ * capacity 0 by string_cap, ARRAY's and MAP's by coll_cap. 0, or a code
+ * with *why. */
+int weir__type_resolve(weir_type *t, uint32_t string_cap, uint32_t coll_cap, const char **why);
+uint32_t weir__nested_size(weir_type t);
+uint32_t weir__nested_align(weir_type t);
+int weir__nested_format_type(weir_type t, char *buf, size_t size);
+/* Whether bit i of the bits at p is set. */
+static inline bool weir__bit(const unsigned char *p, uint32_t i)
+{
+    return (p[i / 8] >> (i % 8)) & 1u;
+}
+/* Elements of a nested value at slot: a ROW's field i, an ARRAY's element
+ * i, a MAP's key (part 0) or value (part 1) i; how many there are. */
+void weir__nested_element(const weir__nested *d, const unsigned char *slot, int part, uint32_t i,
+                          weir__val *v);
+uint32_t weir__nested_count_of(const weir__nested *d, const unsigned char *slot);
+/* A value of a type at p (NULL if null) into v. */
+void weir__nested_load(const unsigned char *p, weir_type t, bool null, weir__val *v);
+/* As Row.toString and the SQL client write a nested value. */
+int weir__nested_format_val(weir_type t, const weir__val *v, weir_row_style style,
+                            const weir_time_zone *zone, char *buf, size_t size);
+/* A value of type t from its JSON text into slot (its size, zeroed first):
+ * 0 and *null, or a code with what is wrong (and where) in why. */
+int weir__json_to_slot(weir_type t, const char *text, size_t len, unsigned char *slot,
+                       bool *null, char *why, size_t whysize);
+
 typedef struct weir__enode weir__enode;
 
 struct weir_expr {
@@ -344,6 +397,13 @@ static inline void weir__read_value(const unsigned char *p, weir_type t, weir__v
         else
             v->nanos = 0;
         break;
+    case WEIR_TYPE_ROW:
+    case WEIR_TYPE_ARRAY:
+    case WEIR_TYPE_MAP:
+        /* a nested value: where its bytes are, and how many */
+        v->s = (const char *)p;
+        v->len = weir__nested_size(t);
+        break;
     case WEIR_TYPE_DECIMAL:
         /* the unscaled value: 8 bytes, or 16 (low, high) for p > 18 */
         memcpy(&v->i, p, 8);
@@ -393,6 +453,12 @@ static inline void weir__write_value(unsigned char *p, weir_type t, const weir__
         memcpy(p, &v->i, 8);
         if (t.precision > 18)
             memcpy(p + 8, &v->hi, 8);
+        break;
+    case WEIR_TYPE_ROW:
+    case WEIR_TYPE_ARRAY:
+    case WEIR_TYPE_MAP:
+        if ((const unsigned char *)v->s != p)
+            memmove(p, v->s, weir__nested_size(t));
         break;
     default: memcpy(p, &v->i, 8); break;
     }

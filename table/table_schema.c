@@ -46,6 +46,7 @@ struct weir_schema_builder {
     bcol *cols;
     int ncols, cap;
     uint32_t string_capacity;
+    uint32_t collection_capacity;
     bool bound;
     size_t struct_size;
     int64_t kind_off;
@@ -92,6 +93,7 @@ weir_schema_builder *weir_schema_builder_create(const char *table_name)
         return NULL;
     }
     b->string_capacity = WEIR_STRING_DEFAULT_CAPACITY;
+    b->collection_capacity = WEIR_COLLECTION_DEFAULT_CAPACITY;
     b->kind_off = -1;
     return b;
 }
@@ -122,6 +124,17 @@ int weir_schema_builder_string_capacity(weir_schema_builder *b, uint32_t capacit
     return 0;
 }
 
+int weir_schema_builder_collection_capacity(weir_schema_builder *b, uint32_t capacity)
+{
+    if (!b)
+        return WEIR_EINVAL;
+    if (capacity == 0 || capacity > WEIR_COLLECTION_MAX_CAPACITY)
+        return bfail(b, WEIR_EINVAL, "collection capacity %" PRIu32 " is not in 1..%u", capacity,
+                     WEIR_COLLECTION_MAX_CAPACITY);
+    b->collection_capacity = capacity;
+    return 0;
+}
+
 static int add_col(weir_schema_builder *b, const char *name, weir_type type, int64_t off,
                    size_t fsize, bool metadata)
 {
@@ -141,6 +154,17 @@ static int add_col(weir_schema_builder *b, const char *name, weir_type type, int
         if (type.capacity > WEIR_STRING_MAX_CAPACITY)
             return bfail(b, WEIR_EINVAL, "column '%s': capacity %" PRIu32 " is above %u", name,
                          type.capacity, WEIR_STRING_MAX_CAPACITY);
+    } else if (weir__type_is_nested(type.id)) {
+        /* the defaults of the strings and collections inside it */
+        const char *why = "not a nested type";
+        if (!weir__nested_of(type))
+            return bfail(b, WEIR_EINVAL, "column '%s': %s", name, why);
+        if (off >= 0)
+            return bfail(b, WEIR_EINVAL, "column '%s': a nested type is not read from a struct's "
+                         "field", name);
+        int r = weir__type_resolve(&type, b->string_capacity, b->collection_capacity, &why);
+        if (r)
+            return bfail(b, r, "column '%s': %s", name, why);
     } else {
         type.capacity = 0;
     }
@@ -206,6 +230,9 @@ int weir_schema_column_at(weir_schema_builder *b, const char *name, weir_type ty
     if (weir__type_is_binary(type.id))
         return bfail(b, WEIR_EINVAL, "column '%s': a binary string is not read from a struct's "
                      "field (a char array holds text)", name ? name : "?");
+    if (weir__type_is_nested(type.id))
+        return bfail(b, WEIR_EINVAL, "column '%s': a nested type is not read from a struct's "
+                     "field", name ? name : "?");
     size_t need = weir__type_is_string(type.id)      ? 1
                   : type.id == WEIR_TYPE_BOOLEAN ? sizeof(bool)
                                                  : weir__type_size(type);
@@ -952,11 +979,33 @@ int weir_timestamp_parse(const char *text, size_t len, int64_t *ms)
     return weir__parse_timestamp(text, len, ms, &nanos, NULL);
 }
 
+int weir_row_set_json(const weir_schema *s, void *row, int col, const char *json, size_t len,
+                      char *why, size_t whysize)
+{
+    if (whysize)
+        why[0] = 0;
+    if (!s || !row || col < 0 || col >= s->ncols || (!json && len)) {
+        if (whysize)
+            snprintf(why, whysize, "no such column");
+        return WEIR_EINVAL;
+    }
+    const weir__col *c = &s->cols[col];
+    bool null = false;
+    int r = weir__json_to_slot(c->type, json ? json : "", len, (unsigned char *)row + c->offset,
+                               &null, why, whysize);
+    if (r)
+        return r;
+    weir__row_set_null_bit(row, col, null);
+    return 0;
+}
+
 int weir_row_set_text(const weir_schema *s, void *row, int col, const char *text, size_t len)
 {
     if (col < 0 || col >= s->ncols || (!text && len))
         return WEIR_EINVAL;
     weir_type_id id = s->cols[col].type.id;
+    if (weir__type_is_nested(id))
+        return weir_row_set_json(s, row, col, text, len, NULL, 0);
     if (weir__type_is_string(id))
         return weir_row_set_string(s, row, col, text, len);
     if (weir__type_is_binary(id)) {
@@ -1147,6 +1196,9 @@ int weir__format_val(weir_type t, const weir__val *v, weir_row_style style,
         return snprintf(buf, size, "null");
     bool print = style == WEIR_ROW_STYLE_PRINT_CONNECTOR;
     switch (t.id) {
+    case WEIR_TYPE_ROW:
+    case WEIR_TYPE_ARRAY:
+    case WEIR_TYPE_MAP: return weir__nested_format_val(t, v, style, zone, buf, size);
     case WEIR_TYPE_BOOLEAN: return snprintf(buf, size, "%s", v->i ? "true" : "false");
     case WEIR_TYPE_DOUBLE: return weir__format_double(v->d, buf, size);
     case WEIR_TYPE_FLOAT: return weir__format_float(v->d, buf, size);
@@ -1218,7 +1270,12 @@ int weir_row_format_zoned(const weir_schema *s, const void *row, weir_row_style 
         int w = weir__format_val(s->cols[c].type, &x, style, zone, v, sizeof v);
         if (c)
             weir__append(buf, size, &n, ", ");
-        if (w >= (int)sizeof v && weir__type_is_string(s->cols[c].type.id) && !x.null) {
+        if (w >= (int)sizeof v && weir__type_is_nested(s->cols[c].type.id)) {
+            /* a long nested value, straight into the row's text */
+            w = weir__format_val(s->cols[c].type, &x, style, zone, n < size ? buf + n : NULL,
+                                 n < size ? size - n : 0);
+            n += w > 0 ? (size_t)w : 0;
+        } else if (w >= (int)sizeof v && weir__type_is_string(s->cols[c].type.id) && !x.null) {
             weir__append(buf, size, &n, "%.*s", (int)x.len, x.s);
         } else if (w >= (int)sizeof v && weir__type_is_binary(s->cols[c].type.id)) {
             /* a long binary string, byte by byte into the row's text */

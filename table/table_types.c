@@ -130,7 +130,9 @@ weir_type weir__type_time(weir_type_id id, int precision, bool not_null)
 
 bool weir__type_same(weir_type a, weir_type b)
 {
-    return a.id == b.id && (!weir__type_is_var(a.id) || a.capacity == b.capacity) &&
+    return a.id == b.id &&
+           ((!weir__type_is_var(a.id) && !weir__type_is_nested(a.id)) ||
+            a.capacity == b.capacity) &&
            weir_type_precision(a) == weir_type_precision(b) && a.scale == b.scale;
 }
 
@@ -166,6 +168,8 @@ bool weir__int_fits(weir_type_id id, int64_t v)
 bool weir_type_casts_implicitly(weir_type from, weir_type to)
 {
     weir_type_id f = from.id, t = to.id;
+    if (weir__type_is_nested(f) || weir__type_is_nested(t))
+        return f == WEIR_TYPE_NULL || weir__type_same(from, to);
     if (f == WEIR_TYPE_NULL || f == t)
         return true;
     if (weir__type_is_string(f) && weir__type_is_string(t))
@@ -231,7 +235,7 @@ bool weir_type_common(weir_type a, weir_type b, weir_type *out)
         int pa = weir_type_precision(a), pb = weir_type_precision(b);
         t = weir__type_time(a.id == b.id ? a.id : WEIR_TYPE_TIMESTAMP_LTZ, pa > pb ? pa : pb,
                             t.not_null);
-    } else if (a.id != b.id) {
+    } else if (a.id != b.id || (weir__type_is_nested(a.id) && !weir__type_same(a, b))) {
         return false;
     }
     *out = t;
@@ -257,6 +261,9 @@ uint32_t weir__type_size(weir_type t)
     case WEIR_TYPE_TIMESTAMP:
     case WEIR_TYPE_TIMESTAMP_LTZ: return weir_type_precision(t) > 3 ? 12 : 8;
     case WEIR_TYPE_DECIMAL: return weir_type_precision(t) > 18 ? 16 : 8;
+    case WEIR_TYPE_ROW:
+    case WEIR_TYPE_ARRAY:
+    case WEIR_TYPE_MAP: return weir__nested_size(t);
     default: return 8;
     }
 }
@@ -277,6 +284,9 @@ uint32_t weir__type_align(weir_type t)
     case WEIR_TYPE_CHAR:
     case WEIR_TYPE_VARBINARY:
     case WEIR_TYPE_BINARY: return 4;
+    case WEIR_TYPE_ROW:
+    case WEIR_TYPE_ARRAY:
+    case WEIR_TYPE_MAP: return weir__nested_align(t);
     default: return 8;
     }
 }
@@ -369,7 +379,133 @@ static int parse_type_length(const char *p, const char *kw, bool has_len, weir_t
     return 0;
 }
 
+static int parse_at(const char *text, const char **pp, weir_type *out, char *err,
+                    size_t errsize, int depth);
+
+/* A nested type's parts after its keyword at p: ROW<name type, ...> (or
+ * ROW(...)), ARRAY<type>, MAP<key, value>; *pp the text after them. */
+static int parse_nested(const char *text, const char *p, weir_type_id id, const char **pp,
+                        weir_type *out, char *err, size_t errsize, int depth)
+{
+    p = weir__skip_ws(p);
+    char close = *p == '<' ? '>' : *p == '(' && id == WEIR_TYPE_ROW ? ')' : 0;
+    if (!close)
+        return type_error(err, errsize, "expected '<' after %s in type '%s'",
+                          id == WEIR_TYPE_ROW ? "ROW" : id == WEIR_TYPE_ARRAY ? "ARRAY" : "MAP",
+                          text);
+    p = weir__skip_ws(p + 1);
+    enum { MAXF = 1024 };
+    weir_type *types = calloc(MAXF, sizeof *types);
+    char **names = calloc(MAXF, sizeof *names);
+    int n = 0, r = 0;
+    if (!types || !names) {
+        r = type_error(err, errsize, "out of memory");
+        goto done;
+    }
+    for (;;) {
+        if (id == WEIR_TYPE_ROW) {
+            /* a field's name: `quoted` or bare */
+            char name[256];
+            size_t k = 0;
+            if (*p == '`') {
+                for (p++; *p && !(*p == '`' && p[1] != '`'); p++) {
+                    if (*p == '`')
+                        p++;
+                    if (k + 1 < sizeof name)
+                        name[k++] = *p;
+                }
+                if (*p != '`') {
+                    r = type_error(err, errsize, "unterminated `name` in type '%s'", text);
+                    goto done;
+                }
+                p++;
+            } else {
+                while (*p && (isalnum((unsigned char)*p) || *p == '_' || *p == '$' ||
+                              (unsigned char)*p >= 0x80))
+                    if (k + 1 < sizeof name)
+                        name[k++] = *p++;
+                    else
+                        p++;
+            }
+            name[k] = 0;
+            if (!k) {
+                r = type_error(err, errsize, "expected a field name in type '%s'", text);
+                goto done;
+            }
+            if (n == MAXF) {
+                r = type_error(err, errsize, "a ROW of more than %d fields: '%s'", MAXF, text);
+                goto done;
+            }
+            for (int i = 0; i < n; i++)
+                if (strcmp(names[i], name) == 0) {
+                    r = type_error(err, errsize, "field '%s' is declared twice in type '%s'",
+                                   name, text);
+                    goto done;
+                }
+            if (!(names[n] = strdup(name))) {
+                r = type_error(err, errsize, "out of memory");
+                goto done;
+            }
+        }
+        if ((r = parse_at(text, &p, &types[n], err, errsize, depth + 1)))
+            goto done;
+        n++;
+        if (id == WEIR_TYPE_ROW && *p == '\'') {
+            /* a field's description: 'text' (Flink's), not kept */
+            for (p++; *p && !(*p == '\'' && p[1] != '\''); p++)
+                if (*p == '\'')
+                    p++;
+            if (*p)
+                p = weir__skip_ws(p + 1);
+        }
+        if (*p == ',' && (id == WEIR_TYPE_ROW || (id == WEIR_TYPE_MAP && n == 1))) {
+            p = weir__skip_ws(p + 1);
+            continue;
+        }
+        if (*p == close && (id == WEIR_TYPE_ROW || n == (id == WEIR_TYPE_MAP ? 2 : 1)))
+            break;
+        r = type_error(err, errsize, "expected %s in type '%s'",
+                       id == WEIR_TYPE_MAP && n == 1 ? "',' and the value type"
+                       : close == '>'                ? "'>' or ','"
+                                                     : "')' or ','",
+                       text);
+        goto done;
+    }
+    const char *why = NULL;
+    weir_type t = weir__nested_make(id, id == WEIR_TYPE_ROW ? (uint32_t)n : 0,
+                                    (const char *const *)names, types, false, &why);
+    if (t.id == WEIR_TYPE_NULL) {
+        r = type_error(err, errsize, "%s: '%s'", why, text);
+        goto done;
+    }
+    *out = t;
+    *pp = weir__skip_ws(p + 1);
+done:
+    if (names)
+        for (int i = 0; i < n + 1 && i < MAXF; i++)
+            free(names[i]);
+    free(names);
+    free(types);
+    return r;
+}
+
 int weir_type_parse(const char *text, weir_type *out, char *err, size_t errsize)
+{
+    if (!text || !out)
+        return type_error(err, errsize, "a type text is required");
+    const char *p = text;
+    weir_type t;
+    int r = parse_at(text, &p, &t, err, errsize, 0);
+    if (r)
+        return r;
+    if (*p)
+        return type_error(err, errsize, "unexpected '%s' in type '%s'", p, text);
+    *out = t;
+    return 0;
+}
+
+static int parse_at(const char *text, const char **pp, weir_type *out, char *err,
+                    size_t errsize, int depth)
 {
     static const struct { const char *kw; weir_type_id id; bool has_len; } names[] = {
         {"BOOLEAN", WEIR_TYPE_BOOLEAN, false}, {"INTEGER", WEIR_TYPE_INT, false},
@@ -386,12 +522,23 @@ int weir_type_parse(const char *text, weir_type *out, char *err, size_t errsize)
         {"VARBINARY", WEIR_TYPE_VARBINARY, true}, {"BINARY", WEIR_TYPE_BINARY, true},
         {"BYTES", WEIR_TYPE_VARBINARY, false},
     };
-    if (!text || !out)
-        return type_error(err, errsize, "a type text is required");
-    const char *p = weir__skip_ws(text);
+    const char *p = weir__skip_ws(*pp);
     weir_type t = {0};
     const char *q = NULL;
     size_t k;
+    if (depth > 32)
+        return type_error(err, errsize, "a type nested deeper than 32 levels: '%s'", text);
+    static const struct { const char *kw; weir_type_id id; } nested[] = {
+        {"ROW", WEIR_TYPE_ROW}, {"ARRAY", WEIR_TYPE_ARRAY}, {"MAP", WEIR_TYPE_MAP}};
+    for (k = 0; k < 3; k++)
+        if ((q = weir__match_word(p, nested[k].kw)))
+            break;
+    if (q) {
+        int r = parse_nested(text, q, nested[k].id, &p, &t, err, errsize, depth);
+        if (r)
+            return r;
+        goto suffix;
+    }
     for (k = 0; k < sizeof names / sizeof names[0]; k++)
         if ((q = weir__match_word(p, names[k].kw)))
             break;
@@ -444,6 +591,7 @@ int weir_type_parse(const char *text, weir_type *out, char *err, size_t errsize)
             p = weir__skip_ws(zn);
         }
     }
+suffix:;
     const char *nn = weir__match_word(p, "NOT");
     if (nn) {
         const char *nl = weir__match_word(weir__skip_ws(nn), "NULL");
@@ -454,9 +602,8 @@ int weir_type_parse(const char *text, weir_type *out, char *err, size_t errsize)
     } else if ((nn = weir__match_word(p, "NULL"))) {
         p = weir__skip_ws(nn);
     }
-    if (*p)
-        return type_error(err, errsize, "unexpected '%s' in type '%s'", p, text);
     *out = t;
+    *pp = p;
     return 0;
 }
 
@@ -487,6 +634,9 @@ int weir_type_format(weir_type t, char *buf, size_t size)
     case WEIR_TYPE_VARBINARY:
         return snprintf(buf, size, "VARBINARY(%" PRIu32 ")%s", t.capacity, nn);
     case WEIR_TYPE_BINARY: return snprintf(buf, size, "BINARY(%" PRIu32 ")%s", t.capacity, nn);
+    case WEIR_TYPE_ROW:
+    case WEIR_TYPE_ARRAY:
+    case WEIR_TYPE_MAP: return weir__nested_format_type(t, buf, size);
     }
     return snprintf(buf, size, "?");
 }

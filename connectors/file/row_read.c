@@ -167,6 +167,29 @@ static int json_value(const weir__row_out *s, const weir_schema *sc, int col, js
         return weir__row_set_text(s, sc, col, NULL, 0);
     int r = -1;
     switch (ty.id) {
+    case WEIR_TYPE_ROW:
+    case WEIR_TYPE_ARRAY:
+    case WEIR_TYPE_MAP: {
+        /* the nested value's JSON text, read by the table layer against
+         * the column's type (its capacity checked: never cut) */
+        if (ty.id == WEIR_TYPE_ARRAY ? !json_is_array(v) : !json_is_object(v))
+            break;
+        char *text = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+        if (!text) {
+            snprintf(s->why, s->whysize, "out of memory");
+            return WEIR_ENOMEM;
+        }
+        char why[256];
+        r = weir_row_set_json(sc, s->row, col, text, strlen(text), why, sizeof why);
+        free(text);
+        if (r == WEIR_ENOMEM) {
+            snprintf(s->why, s->whysize, "out of memory");
+            return r;
+        }
+        if (r)
+            return set_bad(s, "column '%s': %s", name, why);
+        return 0;
+    }
     case WEIR_TYPE_BOOLEAN:
         if (json_is_boolean(v))
             r = weir_row_set_bool(sc, s->row, col, json_is_true(v));

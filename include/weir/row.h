@@ -78,11 +78,18 @@ typedef enum weir_type_id {
     WEIR_TYPE_INTERVAL_YM,   /* INTERVAL ... YEAR TO MONTH (expressions only): months */
     WEIR_TYPE_DECIMAL,       /* DECIMAL(p, s): the value times 10^s, an integer */
     WEIR_TYPE_VARBINARY,     /* VARBINARY(n), also BYTES (capacity: the default) */
-    WEIR_TYPE_BINARY         /* BINARY(n): padded with zero bytes to n */
+    WEIR_TYPE_BINARY,        /* BINARY(n): padded with zero bytes to n */
+    WEIR_TYPE_ROW,           /* ROW<name type, ...>: its fields inline */
+    WEIR_TYPE_ARRAY,         /* ARRAY<type>: a count and `capacity` elements inline */
+    WEIR_TYPE_MAP            /* MAP<key type, value type>: a count and `capacity` entries */
 } weir_type_id;
 
 /* A column's type. capacity: strings' and binary strings' (0 for STRING
- * and BYTES means the default).
+ * and BYTES means the default). A nested type (ROW, ARRAY, MAP) is
+ * described once, process-wide, and its capacity is that description's
+ * number (weir_type_parse makes one from text; equal descriptions get the
+ * same number, so two such types are the same when their capacities are);
+ * read it with weir_type_format and the weir_type_nested_* calls.
  * precision: DECIMAL's digits (1..38), or the digits of a second's fraction
  * of TIME, TIMESTAMP and TIMESTAMP_LTZ (0..9), where 0 is the type's
  * default (DECIMAL 10, TIME 0, TIMESTAMP and TIMESTAMP_LTZ 3: {.id =
@@ -114,6 +121,10 @@ static inline int weir_type_precision(weir_type t)
 
 /* The default capacity of STRING and BYTES (weir_schema_builder_string_capacity). */
 #define WEIR_STRING_DEFAULT_CAPACITY 64u
+/* The default capacity of ARRAY and MAP: the most elements (entries) a
+ * value holds (weir_schema_builder_collection_capacity). */
+#define WEIR_COLLECTION_DEFAULT_CAPACITY 16u
+#define WEIR_COLLECTION_MAX_CAPACITY 4096u
 /* The largest string capacity and row size a schema accepts. */
 #define WEIR_STRING_MAX_CAPACITY 65000u
 #define WEIR_ROW_MAX_SIZE 65536u
@@ -122,8 +133,12 @@ static inline int weir_type_precision(weir_type t)
  * BIGINT, FLOAT / REAL, DOUBLE [PRECISION], VARCHAR(n), CHAR(n), STRING,
  * DATE, TIME[(p)], TIMESTAMP[(p)] [WITHOUT TIME ZONE] (bare: Flink's
  * TIMESTAMP(6)), TIMESTAMP_LTZ[(p)] / TIMESTAMP[(p)] WITH LOCAL TIME ZONE,
+ * ROW<name type, ...> (also ROW(name type, ...), a name bare or `quoted`),
+ * ARRAY<type>, MAP<key type, value type>, nested in each other,
  * each optionally followed by NOT NULL (case-insensitive). STRING gets
- * capacity 0 (the schema's default). 0, or WEIR_EINVAL with why in err. */
+ * capacity 0 (the schema's default), as do an ARRAY's and a MAP's element
+ * counts (weir_schema_builder_collection_capacity). 0, or WEIR_EINVAL with
+ * why in err. */
 WEIR_EXPORT int weir_type_parse(const char *text, weir_type *out, char *err, size_t errsize);
 
 /* Writes the type as SQL does ("VARCHAR(20) NOT NULL"); returns its length. */
@@ -156,6 +171,13 @@ WEIR_EXPORT weir_schema_builder *weir_schema_builder_create(const char *table_na
 
 /* The capacity of STRING columns (> 0); before the columns that use it. */
 WEIR_EXPORT int weir_schema_builder_string_capacity(weir_schema_builder *b, uint32_t capacity);
+
+/* The capacity of ARRAY and MAP columns (and of those nested in a
+ * column): the most elements (entries) a value holds, 1..
+ * WEIR_COLLECTION_MAX_CAPACITY; before the columns that use it. A longer
+ * value is an error naming the table and the column, never cut. */
+WEIR_EXPORT int weir_schema_builder_collection_capacity(weir_schema_builder *b,
+                                                        uint32_t capacity);
 
 /* A column of `type` in weir's row layout (offset computed). */
 WEIR_EXPORT int weir_schema_column(weir_schema_builder *b, const char *name, weir_type type);
@@ -444,11 +466,32 @@ WEIR_EXPORT int weir_timestamp_parse(const char *text, size_t len, int64_t *ms);
  * reads it for DOUBLE (strtof: FLOAT); yyyy-MM-dd for DATE; HH:mm:ss[.f]
  * for TIME; weir_timestamp_parse's forms for TIMESTAMP (the fraction to
  * nine digits, cut to the column's precision); base64 (RFC 4648, padded)
- * for VARBINARY and BINARY. 0, WEIR_EFORMAT (not
+ * for VARBINARY and BINARY; the JSON text of the value for ROW (an object,
+ * its fields by name), ARRAY (an array) and MAP (an object) as
+ * weir_row_set_json reads it. 0, WEIR_EFORMAT (not
  * a value of the type), WEIR_ERANGE (too long for the column's capacity, or
  * out of the integer type's range) or WEIR_EINVAL (no such column). */
 WEIR_EXPORT int weir_row_set_text(const weir_schema *s, void *row, int col, const char *text,
                                   size_t len);
+/* Sets column `col` from the JSON text of its value, as Flink's json format
+ * reads a field: null for NULL; a ROW from an object (its fields by name,
+ * a missing one NULL), an ARRAY from an array, a MAP from an object (its
+ * keys read as the key type's text), nested as deep as the type; a scalar
+ * as the json format reads it (a string for strings, dates, times and
+ * base64 bytes; a number or a string for numbers). 0, or WEIR_EFORMAT /
+ * WEIR_ERANGE (an array or map of more elements than its capacity, a
+ * string longer than its) / WEIR_EINVAL with what is wrong, and where in
+ * the value ("field b: ..."), in why (if whysize > 0). */
+WEIR_EXPORT int weir_row_set_json(const weir_schema *s, void *row, int col, const char *json,
+                                  size_t len, char *why, size_t whysize);
+
+/* A nested type's parts: a ROW's number of fields, an ARRAY's and a MAP's
+ * capacity (0 for another type); field i's name (NULL out of range) and
+ * the type of a ROW's field i, an ARRAY's element (i = 0), a MAP's key
+ * (0) and value (1) ({WEIR_TYPE_NULL} out of range). MT safe. */
+WEIR_EXPORT int weir_type_nested_count(weir_type t);
+WEIR_EXPORT const char *weir_type_nested_name(weir_type t, int i);
+WEIR_EXPORT weir_type weir_type_nested_type(weir_type t, int i);
 
 #ifdef __cplusplus
 }

@@ -258,3 +258,43 @@ Test(sql_types_round_trip, binaries_csv)
 {
     round_trip(&binaries, "csv");
 }
+
+/* ---- ROW, ARRAY, MAP ------------------------------------------------------------------------ */
+
+/* Nested values in both formats (JSON objects and arrays; in CSV a
+ * field of the value's JSON text): NULL fields, elements and values, empty
+ * arrays and maps, every scalar family inside (a DECIMAL, a TIMESTAMP,
+ * base64 bytes, a string with a quote and a comma), INT map keys, an
+ * array of rows. */
+static const family nested = {
+    .columns = "r ROW<a INT, b STRING, d DECIMAL(5, 2), t TIMESTAMP(3), y BYTES>, "
+               "arr ARRAY<ROW<x INT, s ARRAY<STRING>>>, m MAP<INT, ARRAY<BOOLEAN>>",
+    .json = "{\"r\": {\"a\": 1, \"b\": \"q\\\"u,o\", \"d\": 1.5, \"t\": \"2024-01-05 10:00:00.250\","
+            " \"y\": \"AP8=\"}, \"arr\": [{\"x\": 1, \"s\": [\"a\", null]}, null, {\"x\": null, "
+            "\"s\": []}], \"m\": {\"7\": [true, null], \"-1\": []}}\n"
+            "{\"r\": {\"a\": null, \"b\": null, \"d\": null, \"t\": null, \"y\": null}, "
+            "\"arr\": [], \"m\": {}}\n"
+            "{\"r\": null, \"arr\": null, \"m\": {\"0\": null}}\n",
+    .csv = "\"{\"\"r\"\": 1}\",,\n", /* unused: see nested_csv */
+    .rows = {"+I[(1, q\"u,o, 1.50, 2024-01-05 10:00:00.250, x'00ff'), [(1, [a, null]), null, "
+             "(null, [])], {7=[true, null], -1=[]}]",
+             "+I[(null, null, null, null, null), [], {}]", "+I[null, null, {0=null}]"},
+};
+
+Test(sql_types_round_trip, nested_json)
+{
+    round_trip(&nested, "json");
+}
+
+/* CSV: the JSON text of each nested value, quoted. */
+static const family nested_csv = {
+    .columns = "r ROW<a INT, b STRING>, arr ARRAY<INT>, m MAP<STRING, INT>",
+    .csv = "\"{\"\"a\"\": 1, \"\"b\"\": \"\"x,\\\"\"y\"\"}\",\"[1, null]\",\"{\"\"k\"\": 2}\"\n"
+           ",,\n",
+    .rows = {"+I[(1, x,\"y), [1, null], {k=2}]", "+I[null, null, null]"},
+};
+
+Test(sql_types_round_trip, nested_csv)
+{
+    round_trip(&nested_csv, "csv");
+}
