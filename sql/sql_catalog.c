@@ -283,9 +283,11 @@ static int check_metadata(weir_sql_session *s, const sql_script *sc, uint32_t at
     }
     weir_type mt;
     char why[128];
-    if (weir_type_parse(e->type, &mt, why, sizeof why)) {
+    bool parsed = weir_type_parse(e->type, &mt, why, sizeof why) == 0;
+    if (!parsed || mt.id == WEIR_TYPE_ROW || mt.id == WEIR_TYPE_ARRAY || mt.id == WEIR_TYPE_MAP) {
         sql_fail(s, sc, at, "not supported: the metadata key '%s' (column '%s' of table '%s'): "
-                 "its type is %s, which weir does not have", m->key, name, r->name, e->type);
+                 "its type is %s, which weir %s", m->key, name, r->name, e->type,
+                 parsed ? "does not read as metadata yet" : "does not have");
         return WEIR_EINVAL;
     }
     weir_type ct = weir_schema_column_type(r->schema, m->col);

@@ -158,7 +158,7 @@ static weir_table *fit_rows(weir_sql_session *s, sql_script *sc, const sql_stmt 
                      cname, c, weir_schema_column_name(query, from[c]), a, b);
             goto done;
         }
-        char type[64];
+        char type[1024];
         /* NOT NULL is the sink's promise, not the cast's */
         weir_type nullable = to;
         nullable.not_null = false;
@@ -174,6 +174,8 @@ static weir_table *fit_rows(weir_sql_session *s, sql_script *sc, const sql_stmt 
         }
         value->depth = 1;
         cast->a = value;
+        if (to.id == WEIR_TYPE_ROW || to.id == WEIR_TYPE_ARRAY || to.id == WEIR_TYPE_MAP)
+            cast->value = to.capacity; /* the column's type exactly (its capacities) */
         cast->depth = 2;
         /* a string goes into a string column as it is: Flink's sinks take
          * a longer VARCHAR or an unpadded CHAR unchanged (its default

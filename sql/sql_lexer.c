@@ -57,7 +57,7 @@ static size_t symbol_len(const char *s, size_t left)
         for (size_t i = 0; i < sizeof two / sizeof *two; i++)
             if (s[0] == two[i][0] && s[1] == two[i][1])
                 return 2;
-    return strchr("(),;.*=<>+-/%", s[0]) && s[0] ? 1 : 0;
+    return strchr("(),;.*=<>+-/%[]", s[0]) && s[0] ? 1 : 0;
 }
 
 int sql_lex(const char *text, size_t len, sql_tokens *out, char *err, size_t errsize)

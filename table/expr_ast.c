@@ -225,7 +225,7 @@ static const char *quoted_end(parser *p, const char *s, char q, const char *what
 /* The bytes a symbol of the grammar starts with; any other is an
  * unexpected character where an expression is being read (SQL reads on
  * after the expression: ';' ends a statement). */
-#define SYMBOL_CHARS "(),+-*/%=<>.|!"
+#define SYMBOL_CHARS "(),+-*/%=<>.|![]"
 
 /* The next token into p->t. */
 static void next(parser *p)
@@ -1204,6 +1204,26 @@ static weir_ast *parse_primary(parser *p)
         }
         if (is_kw(p, &t, "CASE"))
             return parse_case(p, t.at);
+        if (is_sym(p, &p->t, "[") && (is_kw(p, &t, "ARRAY") || is_kw(p, &t, "MAP"))) {
+            /* ARRAY[a, b], MAP[k, v]: a constructor */
+            weir_ast *n = node(p, WEIR_AST_CALL, t.at);
+            if (!n || !(n->text = token_value(p, &t, &n->len)))
+                return NULL;
+            for (char *c = n->text; *c; c++)
+                *c = (char)toupper((unsigned char)*c);
+            n->form = WEIR_AST_FORM_BRACKET;
+            next(p);
+            nodes l = {0};
+            if (!is_sym(p, &p->t, "]")) {
+                do
+                    push(p, &l, parse_or(p));
+                while (!p->error.failed && accept_sym(p, ","));
+            }
+            expect_sym(p, "]");
+            if (!take_args(p, n, &l))
+                return NULL;
+            return done(p, n);
+        }
         if (is_kw(p, &t, "CAST") || is_kw(p, &t, "TRY_CAST")) {
             weir_ast *c = parse_cast(p, t.at);
             if (c)
@@ -1248,6 +1268,44 @@ static weir_ast *parse_primary(parser *p)
     return NULL;
 }
 
+/* A primary followed by field accesses (.name) and element accesses
+ * ([index]), left to right: r.a.b, arr[1], m['k'].x. */
+static weir_ast *parse_postfix(parser *p)
+{
+    weir_ast *x = parse_primary(p);
+    while (x && !p->error.failed) {
+        size_t at = p->t.at;
+        if (accept_sym(p, "[")) {
+            weir_ast *n = node(p, WEIR_AST_INDEX, x->start);
+            weir_ast *i = parse_or(p);
+            expect_sym(p, "]");
+            if (!n || !i || p->error.failed)
+                return NULL;
+            n->a = x;
+            n->b = i;
+            n->op_at = (uint32_t)at;
+            x = done(p, n);
+        } else if (is_sym(p, &p->t, ".")) {
+            next(p);
+            if (p->t.kind != T_IDENT && p->t.kind != T_QIDENT) {
+                perr(p, p->t.at, "expected a field name after '.'");
+                return NULL;
+            }
+            weir_ast *n = node(p, WEIR_AST_FIELD, x->start);
+            tok f = p->t;
+            if (!n || !(n->text = token_value(p, &f, &n->len)))
+                return NULL;
+            next(p);
+            n->a = x;
+            n->op_at = (uint32_t)f.at;
+            x = done(p, n);
+        } else {
+            break;
+        }
+    }
+    return x;
+}
+
 static weir_ast *parse_unary_body(parser *p)
 {
     size_t start = p->t.at;
@@ -1261,7 +1319,7 @@ static weir_ast *parse_unary_body(parser *p)
     }
     if (accept_sym(p, "+"))
         return parse_unary(p);
-    return parse_primary(p);
+    return parse_postfix(p);
 }
 
 static weir_ast *parse_unary(parser *p)
@@ -1619,6 +1677,10 @@ bool weir_ast_equal(const weir_ast *a, const weir_ast *b)
         if (strcasecmp(a->text, b->text) != 0)
             return false;
         break;
+    case WEIR_AST_FIELD:
+        if (strcmp(a->text, b->text) != 0)
+            return false;
+        break;
     default:
         break;
     }
@@ -1797,6 +1859,7 @@ static void fmt_form(const weir_ast *a, char *buf, size_t size, size_t *n)
         weir__append(buf, size, n, ")");
         return;
     case WEIR_AST_FORM_CALL:
+    case WEIR_AST_FORM_BRACKET:
         break;
     }
 }
@@ -1918,7 +1981,24 @@ static void fmt(const weir_ast *a, char *buf, size_t size, size_t *n)
     case WEIR_AST_SYMBOL:
         weir__append(buf, size, n, "%s", a->text);
         break;
+    case WEIR_AST_FIELD:
+        operand(a->a, 9, buf, size, n);
+        weir__append(buf, size, n, ".");
+        name(a->text, buf, size, n);
+        break;
+    case WEIR_AST_INDEX:
+        operand(a->a, 9, buf, size, n);
+        weir__append(buf, size, n, "[");
+        fmt(a->b, buf, size, n);
+        weir__append(buf, size, n, "]");
+        break;
     case WEIR_AST_CALL:
+        if (a->form == WEIR_AST_FORM_BRACKET) {
+            weir__append(buf, size, n, "%s[", a->text);
+            list(a->args, a->nargs, buf, size, n);
+            weir__append(buf, size, n, "]");
+            break;
+        }
         if (a->form != WEIR_AST_FORM_CALL) {
             fmt_form(a, buf, size, n);
             break;

@@ -167,7 +167,10 @@ static bool unify(binder *p, weir__enode **a, weir__enode **b, size_t pos, const
     if ((weir__type_is_string(x) && weir__type_is_string(y)) ||
         (weir__type_is_binary(x) && weir__type_is_binary(y)))
         return true;
-    if (x == y)
+    if ((weir__type_is_nested(x) || weir__type_is_nested(y)) &&
+        weir__type_same((*a)->type, (*b)->type))
+        return true; /* nested values compare by their bytes (canonical) */
+    if (x == y && !weir__type_is_nested(x))
         return true; /* two TIMESTAMPs of any precisions compare as they are */
     if (weir__type_is_time(x) && weir__type_is_time(y)) {
         /* a TIMESTAMP meets a TIMESTAMP_LTZ in the local zone (Flink's
@@ -230,6 +233,9 @@ static bool common_type(binder *p, weir__enode **const *slots, int nv, weir_type
 /* ---- binding ----------------------------------------------------------------------- */
 
 static weir__enode *bind(binder *p, const weir_ast *a);
+static weir__enode *field_of(binder *p, weir__enode *x, const char *name, size_t at);
+static bool input_named(const weir_expr_scope *sc, const char *q);
+static bool column_named(const binder *p, const char *c);
 static char *node_text(const char *text, const weir_ast *a);
 static char *dupn(const char *s, size_t n);
 
@@ -393,6 +399,14 @@ static weir__enode *bind_name(binder *p, const weir_ast *a)
     const weir_expr_scope *sc = p->scope;
     int ninputs = sc->ninputs ? sc->ninputs : 1;
     int found = -1, found_in = -1, qualified = 0;
+    if (a->qualifier && !input_named(sc, a->qualifier) && column_named(p, a->qualifier)) {
+        /* r.a: field a of the ROW column r (no table is called r) */
+        weir_ast base = *a;
+        base.qualifier = NULL;
+        base.text = a->qualifier;
+        weir__enode *x = bind_name(p, &base);
+        return x ? field_of(p, x, a->text, a->start + strlen(a->qualifier) + 1) : NULL;
+    }
     for (int k = 0; k < ninputs; k++) {
         const weir_schema *in = sc->ninputs ? sc->inputs[k].columns : s;
         int first = sc->ninputs ? sc->inputs[k].first : 0;
@@ -593,6 +607,11 @@ static weir__enode *compare(binder *p, weir__eop o, weir__enode *a, weir__enode 
 {
     if (!unify(p, &a, &b, pos, "compare"))
         return NULL;
+    if (weir__type_is_nested(a->type.id) && o != OP_EQ && o != OP_NE) {
+        char t1[48];
+        berr(p, pos, "cannot order values of %s: only = and <> compare them", tname(a->type, t1));
+        return NULL;
+    }
     weir__enode *n = node(p, o, pos);
     if (!n)
         return NULL;
@@ -763,21 +782,262 @@ static weir__enode *bind_case(binder *p, const weir_ast *a)
     return ok ? n : NULL;
 }
 
+/* ---- nested values ---------------------------------------------------------------- */
+
+/* Field `name` of the ROW x. */
+static weir__enode *field_of(binder *p, weir__enode *x, const char *name, size_t at)
+{
+    const weir__nested *d = weir__nested_of(x->type);
+    char t1[48];
+    if (!d || d->id != WEIR_TYPE_ROW) {
+        berr(p, at, "'.%s': a field of a value of type %s, which is not a ROW", name,
+             tname(x->type, t1));
+        return NULL;
+    }
+    uint32_t f = 0;
+    while (f < d->n && strcmp(d->names[f], name) != 0)
+        f++;
+    if (f == d->n) {
+        char all[512];
+        size_t k = 0;
+        all[0] = 0;
+        for (uint32_t i = 0; i < d->n; i++)
+            weir__append(all, sizeof all, &k, "%s%s", i ? ", " : "", d->names[i]);
+        berr(p, at, "unknown field '%s' of a ROW (its fields: %s)", name, all);
+        return NULL;
+    }
+    weir__enode *n = node(p, OP_FIELD, at);
+    if (!n)
+        return NULL;
+    n->a = x;
+    n->col = (int)f;
+    n->off = d->offs[f];
+    n->type = d->types[f];
+    n->type.not_null = d->types[f].not_null && x->type.not_null;
+    return n;
+}
+
+/* Whether some input of the scope is called q. */
+static bool input_named(const weir_expr_scope *sc, const char *q)
+{
+    for (int k = 0; k < sc->ninputs; k++)
+        if (sc->inputs[k].qualifier && strcmp(sc->inputs[k].qualifier, q) == 0)
+            return true;
+    return false;
+}
+
+/* Whether some column of the scope is called c. */
+static bool column_named(const binder *p, const char *c)
+{
+    const weir_expr_scope *sc = p->scope;
+    int ninputs = sc->ninputs ? sc->ninputs : 1;
+    for (int k = 0; k < ninputs; k++) {
+        const weir_schema *in = sc->ninputs ? sc->inputs[k].columns : p->schema;
+        for (int i = 0; i < in->ncols; i++)
+            if (strcmp(in->cols[i].name, c) == 0)
+                return true;
+    }
+    return false;
+}
+
+static weir__enode *bind_field(binder *p, const weir_ast *a)
+{
+    weir__enode *x = bind(p, a->a);
+    return x ? field_of(p, x, a->text, a->op_at) : NULL;
+}
+
+/* a[i]: an ARRAY's element i (1-based; NULL out of range, as Flink's
+ * default), a MAP's value at key i (NULL when it has none). */
+static weir__enode *bind_index(binder *p, const weir_ast *a)
+{
+    weir__enode *x = bind(p, a->a), *i = bind(p, a->b);
+    if (!x || !i)
+        return NULL;
+    const weir__nested *d = weir__nested_of(x->type);
+    char t1[48], t2[48], t3[48];
+    if (!d || d->id == WEIR_TYPE_ROW) {
+        berr(p, a->op_at, "'[...]' on a value of type %s: an ARRAY's element or a MAP's value",
+             tname(x->type, t1));
+        return NULL;
+    }
+    weir_type want = d->id == WEIR_TYPE_ARRAY ? mk(WEIR_TYPE_INT, false) : d->types[0];
+    want.not_null = false;
+    retype_null(i, want);
+    if (d->id == WEIR_TYPE_ARRAY ? !weir__type_is_integer(i->type.id)
+                                 : !(weir__type_is_string(want.id) && weir__type_is_string(i->type.id)) &&
+                                       !weir_type_casts_implicitly(i->type, want)) {
+        berr(p, a->b->start, "%s of %s takes %s, not %s",
+             d->id == WEIR_TYPE_ARRAY ? "an index" : "a key", tname(x->type, t1),
+             d->id == WEIR_TYPE_ARRAY ? "an integer" : tname(want, t2), tname(i->type, t3));
+        return NULL;
+    }
+    if (d->id == WEIR_TYPE_MAP && !weir__type_is_string(i->type.id))
+        i = cast_to(p, i, want);
+    weir__enode *n = i ? node(p, OP_INDEX, a->op_at) : NULL;
+    if (!n)
+        return NULL;
+    n->a = x;
+    n->b = i;
+    n->type = d->types[d->id == WEIR_TYPE_MAP];
+    n->type.not_null = false;
+    return n;
+}
+
+/* CARDINALITY(a): an ARRAY's elements, a MAP's entries. */
+static weir__enode *bind_cardinality(binder *p, const weir_ast *a)
+{
+    if (a->nargs != 1 || a->distinct || a->star) {
+        berr(p, a->start, "CARDINALITY takes one ARRAY or MAP");
+        return NULL;
+    }
+    weir__enode *x = bind(p, a->args[0]);
+    if (!x)
+        return NULL;
+    const weir__nested *d = weir__nested_of(x->type);
+    if (!d || d->id == WEIR_TYPE_ROW) {
+        char t1[48];
+        berr(p, a->args[0]->start, "CARDINALITY takes an ARRAY or a MAP, not %s",
+             tname(x->type, t1));
+        return NULL;
+    }
+    weir__enode *n = node(p, OP_CARD, a->start);
+    if (n) {
+        n->a = x;
+        n->type = mk(WEIR_TYPE_INT, x->type.not_null);
+    }
+    return n;
+}
+
+/* ROW(a, b, ...) (fields EXPR$0, EXPR$1, ... as Calcite names them),
+ * ARRAY[a, b, ...] and MAP[k, v, ...] (the elements' common types; the
+ * capacity the schema's collection capacity, or the elements' count if
+ * more), built in the node's scratch. */
+static weir__enode *bind_ctor(binder *p, const weir_ast *a, weir_type_id id)
+{
+    const char *what = id == WEIR_TYPE_ROW ? "ROW" : id == WEIR_TYPE_ARRAY ? "ARRAY" : "MAP";
+    if (a->nargs == 0 || (id == WEIR_TYPE_MAP && a->nargs % 2) || a->distinct || a->star) {
+        berr(p, a->start, id == WEIR_TYPE_MAP ? "MAP[...] takes keys and values, in pairs"
+                                              : "%s takes at least one value", what);
+        return NULL;
+    }
+    weir__enode *n = node(p, OP_CTOR, a->start);
+    if (!n || !bind_args(p, n, a))
+        return NULL;
+    weir_type types[1024];
+    char names[1024][16];
+    const char *np[1024];
+    uint32_t cap = (uint32_t)(id == WEIR_TYPE_MAP ? a->nargs / 2 : a->nargs);
+    if (a->nargs > 1024) {
+        berr(p, a->start, "%s of more than 1024 values", what);
+        return NULL;
+    }
+    if (id == WEIR_TYPE_ROW) {
+        for (int i = 0; i < n->nargs; i++) {
+            if (n->args[i]->type.id == WEIR_TYPE_NULL) {
+                berr(p, n->args[i]->pos, "a NULL field of ROW(...) needs its type: CAST(NULL AS "
+                                         "type)");
+                return NULL;
+            }
+            types[i] = n->args[i]->type;
+            snprintf(names[i], sizeof names[i], "EXPR$%d", i);
+            np[i] = names[i];
+        }
+    } else {
+        int parts = id == WEIR_TYPE_MAP ? 2 : 1;
+        for (int part = 0; part < parts; part++) {
+            weir__enode **v = calloc((size_t)n->nargs, sizeof *v);
+            if (!v) {
+                nomem(p);
+                return NULL;
+            }
+            int k = 0;
+            for (int i = part; i < n->nargs; i += parts)
+                v[k++] = n->args[i];
+            weir_type t;
+            bool ok = weir__bind_common(p, v, k, false,
+                                        id == WEIR_TYPE_ARRAY ? "ARRAY[...] of values"
+                                        : part ? "MAP[...] of values"
+                                               : "MAP[...] of keys",
+                                        &t);
+            k = 0;
+            for (int i = part; i < n->nargs; i += parts)
+                n->args[i] = v[k++];
+            free(v);
+            if (!ok)
+                return NULL;
+            if (t.id == WEIR_TYPE_NULL) {
+                berr(p, a->start, "%s of NULLs only: CAST one to its type", what);
+                return NULL;
+            }
+            types[part] = t;
+        }
+        if (cap < p->schema->collection_capacity)
+            cap = p->schema->collection_capacity;
+    }
+    const char *why = NULL;
+    n->type = weir__nested_make(id, cap, np, types, true, &why);
+    if (n->type.id == WEIR_TYPE_NULL) {
+        berr(p, a->start, "%s: %s", what, why);
+        return NULL;
+    }
+    n->scratch = scratch(p, weir__type_size(n->type));
+    return n;
+}
+
+/* CAST(x AS nested type): to the type the text names, its capacities the
+ * schema's (or exactly the one a sink's column has: `value`). */
+static weir__enode *cast_nested(binder *p, const weir_ast *a, weir__enode *x, weir_type t)
+{
+    const char *why = NULL;
+    if (a->value) {
+        t.capacity = (uint32_t)a->value;
+        if (!weir__nested_of(t)) {
+            berr(p, a->type_start, "bad nested type in CAST");
+            return NULL;
+        }
+    } else if (weir__type_resolve(&t, p->schema->string_capacity,
+                                  p->schema->collection_capacity ? p->schema->collection_capacity
+                                                                 : WEIR_COLLECTION_DEFAULT_CAPACITY,
+                                  &why)) {
+        berr(p, a->type_start, "%s", why);
+        return NULL;
+    }
+    retype_null(x, t);
+    if (!weir__nested_castable(x->type, t)) {
+        char t1[48], t2[48];
+        berr(p, a->start, "cannot cast %s to %s", tname(x->type, t1), tname(t, t2));
+        return NULL;
+    }
+    if (weir__type_same(x->type, t))
+        return x;
+    weir__enode *c = node(p, OP_CAST, a->start);
+    if (!c)
+        return NULL;
+    c->a = x;
+    c->type = t;
+    c->try_cast = a->negate;
+    c->type.not_null = x->type.not_null && !a->negate;
+    c->scratch = scratch(p, weir__type_size(t));
+    return c;
+}
+
 static weir__enode *bind_cast(binder *p, const weir_ast *a)
 {
     weir__enode *x = bind(p, a->a);
     if (!x)
         return NULL;
-    if (a->len >= 64) {
+    if (a->len >= 1024) {
         berr(p, a->type_start, "bad type in CAST");
         return NULL;
     }
     weir_type t;
-    char why[128];
+    char why[256];
     if (weir_type_parse(a->text, &t, why, sizeof why)) {
         berr(p, a->type_start, "%s", why);
         return NULL;
     }
+    if (weir__type_is_nested(t.id))
+        return cast_nested(p, a, x, t);
     /* STRING is Flink's VARCHAR(2147483647): a cast to it keeps the whole
      * value (the text's own room, at least the schema's string capacity),
      * never the first characters */
@@ -1165,6 +1425,12 @@ static weir__enode *bind_call(binder *p, const weir_ast *a)
         berr(p, a->start, "FILTER in a call of %s: only aggregates take it", a->text);
         return NULL;
     }
+    if (a->form == WEIR_AST_FORM_BRACKET)
+        return bind_ctor(p, a, strcasecmp(a->text, "MAP") == 0 ? WEIR_TYPE_MAP : WEIR_TYPE_ARRAY);
+    if (a->form == WEIR_AST_FORM_CALL && strcasecmp(a->text, "ROW") == 0)
+        return bind_ctor(p, a, WEIR_TYPE_ROW);
+    if (a->form == WEIR_AST_FORM_CALL && strcasecmp(a->text, "CARDINALITY") == 0)
+        return bind_cardinality(p, a);
     const weir__builtin *bi = weir__builtin_find(a->text, a->form);
     if (bi)
         return weir__bind_builtin(p, a, bi);
@@ -1223,6 +1489,8 @@ static weir__enode *bind(binder *p, const weir_ast *a)
     case WEIR_AST_CASE: return bind_case(p, a);
     case WEIR_AST_CAST: return bind_cast(p, a);
     case WEIR_AST_CALL: return bind_call(p, a);
+    case WEIR_AST_FIELD: return bind_field(p, a);
+    case WEIR_AST_INDEX: return bind_index(p, a);
     case WEIR_AST_SYMBOL: break;
     }
     berr(p, a->start, "unknown expression");

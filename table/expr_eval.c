@@ -20,6 +20,11 @@
 
 int weir__val_compare(weir_type t, const weir__val *a, const weir__val *b)
 {
+    if (weir__type_is_nested(t.id)) {
+        /* equal values are equal bytes (their layout is canonical) */
+        int c = memcmp(a->s, b->s, weir__nested_size(t));
+        return c < 0 ? -1 : c > 0;
+    }
     if (weir__type_is_approx(t.id))
         return a->d < b->d ? -1 : a->d > b->d;
     if (weir__type_is_var(t.id)) {
@@ -285,6 +290,87 @@ static int ev_function(const weir__enode *n, const unsigned char *row, unsigned 
     return weir__function_result(f, n->type, o, buf, why);
 }
 
+/* ROW(...), ARRAY[...], MAP[...]: the values into this node's scratch (a
+ * MAP's later value for a key it has already replaces the first, as
+ * Flink's map constructor keeps the last). */
+static int ev_ctor(const weir__enode *n, const unsigned char *row, unsigned char *sc, weir__val *o,
+                   const char **why)
+{
+    const weir__nested *d = weir__nested_of(n->type);
+    unsigned char *dst = sc + n->scratch;
+    memset(dst, 0, d->size);
+    uint32_t count = 0;
+    for (int i = 0; i < n->nargs; i++) {
+        weir__val v, k = {0};
+        int r;
+        int part = d->id == WEIR_TYPE_MAP ? i % 2 : 0;
+        uint32_t at = d->id == WEIR_TYPE_ROW ? (uint32_t)i : count;
+        if (d->id == WEIR_TYPE_MAP) {
+            /* the key, then its value */
+            if ((r = ev(n->args[i], row, sc, &k, why)))
+                return r;
+            i++;
+            part = 1;
+            for (at = 0; at < count; at++) {
+                weir__val e;
+                weir__nested_element(d, dst, 0, at, &e);
+                if (e.null ? k.null : !k.null && weir__val_compare(d->types[0], &e, &k) == 0)
+                    break;
+            }
+            if (at == count) {
+                count++;
+                if (k.null)
+                    dst[d->knulls + at / 8] |= (unsigned char)(1u << (at % 8));
+                else if ((r = weir__slot_store(dst + d->koff + at * d->kstride, d->types[0], &k,
+                                               why)))
+                    return r;
+            }
+        }
+        if ((r = ev(n->args[i], row, sc, &v, why)))
+            return r;
+        weir_type t = d->id == WEIR_TYPE_ROW ? d->types[at] : d->types[part];
+        uint32_t bits = d->id == WEIR_TYPE_ROW ? 0 : part ? d->vnulls : d->knulls;
+        unsigned char *slot = d->id == WEIR_TYPE_ROW ? dst + d->offs[at]
+                              : part                 ? dst + d->voff + at * d->vstride
+                                                     : dst + d->koff + at * d->kstride;
+        memset(slot, 0, weir__type_size(t));
+        dst[bits + at / 8] &= (unsigned char)~(1u << (at % 8));
+        if (v.null)
+            dst[bits + at / 8] |= (unsigned char)(1u << (at % 8));
+        else if ((r = weir__slot_store(slot, t, &v, why)))
+            return r;
+        if (d->id == WEIR_TYPE_ARRAY)
+            count++;
+    }
+    if (d->id != WEIR_TYPE_ROW)
+        memcpy(dst, &count, 4);
+    *o = (weir__val){.s = (const char *)dst, .len = d->size};
+    return 0;
+}
+
+/* a[b]: an ARRAY's element b (1-based), a MAP's value at key b; NULL when
+ * there is none. */
+static void ev_index(const weir__enode *n, const weir__val *a, const weir__val *b, weir__val *o)
+{
+    const weir__nested *d = weir__nested_of(n->a->type);
+    const unsigned char *slot = (const unsigned char *)a->s;
+    uint32_t count = weir__nested_count_of(d, slot);
+    *o = (weir__val){.null = true};
+    if (d->id == WEIR_TYPE_ARRAY) {
+        if (b->i >= 1 && (uint64_t)b->i <= count)
+            weir__nested_element(d, slot, 0, (uint32_t)(b->i - 1), o);
+        return;
+    }
+    for (uint32_t i = 0; i < count; i++) {
+        weir__val k;
+        weir__nested_element(d, slot, 0, i, &k);
+        if (!k.null && weir__val_compare(d->types[0], &k, b) == 0) {
+            weir__nested_element(d, slot, 1, i, o);
+            return;
+        }
+    }
+}
+
 /* Evaluates n on `row` into *o, with `sc` the expression's scratch. 0, or a
  * WEIR_E* code with *why saying what went wrong. */
 static int ev(const weir__enode *n, const unsigned char *row, unsigned char *sc, weir__val *o,
@@ -347,7 +433,44 @@ static int ev(const weir__enode *n, const unsigned char *row, unsigned char *sc,
     case OP_CAST:
         if ((r = ev(n->a, row, sc, &a, why)))
             return r;
+        if (weir__type_is_nested(n->type.id)) {
+            *o = (weir__val){.null = a.null};
+            if (a.null)
+                return 0;
+            r = weir__nested_convert(n->a->type, n->type, (const unsigned char *)a.s,
+                                     sc + n->scratch, why);
+            if (r && n->try_cast) {
+                o->null = true;
+                return 0;
+            }
+            o->s = (const char *)sc + n->scratch;
+            o->len = weir__nested_size(n->type);
+            return r;
+        }
         return weir__cast_eval(n, &a, sc, o, why);
+    case OP_FIELD:
+        if ((r = ev(n->a, row, sc, &a, why)))
+            return r;
+        weir__nested_load((const unsigned char *)a.s + n->off, n->type,
+                          a.null || weir__bit((const unsigned char *)a.s, (uint32_t)n->col), o);
+        return 0;
+    case OP_INDEX:
+        if ((r = ev(n->a, row, sc, &a, why)) || (r = ev(n->b, row, sc, &b, why)))
+            return r;
+        if (a.null || b.null)
+            *o = (weir__val){.null = true};
+        else
+            ev_index(n, &a, &b, o);
+        return 0;
+    case OP_CARD:
+        if ((r = ev(n->a, row, sc, &a, why)))
+            return r;
+        *o = (weir__val){.null = a.null};
+        if (!a.null)
+            o->i = weir__nested_count_of(weir__nested_of(n->a->type), (const unsigned char *)a.s);
+        return 0;
+    case OP_CTOR:
+        return ev_ctor(n, row, sc, o, why);
     case OP_COALESCE:
         for (int i = 0; i < n->nargs; i++) {
             if ((r = ev(n->args[i], row, sc, o, why)))

@@ -13,6 +13,10 @@ typedef enum weir__eop {
     OP_CASE, OP_CAST, OP_COALESCE, OP_CONCAT,
     OP_BUILTIN, /* a built-in scalar function (fn.h) */
     OP_FUNC, /* a scalar function from C */
+    OP_FIELD, /* a ROW's field: a the row, col the field, off its offset in the row's value */
+    OP_INDEX, /* a[b]: an ARRAY's element (1-based), a MAP's value by key */
+    OP_CARD,  /* CARDINALITY(a) */
+    OP_CTOR,  /* ROW(...), ARRAY[...], MAP[...]: args, into the scratch at `scratch` */
     OP_AGG
 } weir__eop;
 
@@ -56,6 +60,22 @@ struct weir__enode {
     size_t pos;          /* where a message about it points (0-based byte) */
     weir__enode *next_alloc;
 };
+
+/* ---- nested values (nested.c) ---------------------------------------------- */
+
+/* Whether a value of nested type `from` converts into nested type `to`
+ * (the same shape: a ROW's fields by position, elements whose types are
+ * the same but for capacities, or convert without failing); `implicit`: as
+ * a sink takes it. */
+bool weir__nested_castable(weir_type from, weir_type to);
+/* The value at src (of type from) into dst (of type to, zeroed here):
+ * 0, or WEIR_ERANGE with *why (more elements than to's capacity, a
+ * string longer than its). */
+int weir__nested_convert(weir_type from, weir_type to, const unsigned char *src,
+                         unsigned char *dst, const char **why);
+/* A non-NULL value of type t into its place p (zeroed), strings too (a
+ * CHAR padded); WEIR_ERANGE with *why for one longer than its capacity. */
+int weir__slot_store(unsigned char *p, weir_type t, const weir__val *v, const char **why);
 
 /* ---- CAST (expr_cast.c) ---------------------------------------------------- */
 

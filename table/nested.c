@@ -32,6 +32,7 @@
 #include <string.h>
 
 #include "decimal.h"
+#include "expr_tree.h"
 #include "table_internal.h"
 #include "weir/error.h"
 
@@ -924,4 +925,132 @@ int weir__json_to_slot(weir_type t, const char *text, size_t len, unsigned char 
     if (r || *null)
         memset(slot, 0, weir__type_size(t));
     return r;
+}
+
+/* ---- conversions ---------------------------------------------------------------------- */
+
+static bool scalar_castable(weir_type f, weir_type t)
+{
+    if (weir__type_same(f, t))
+        return true;
+    if (weir__type_is_var(f.id) || weir__type_is_var(t.id))
+        return f.id == t.id; /* only the capacity differs */
+    /* numbers widening, timestamps: conversions that cannot fail */
+    return weir_type_casts_implicitly(f, t) && t.id != WEIR_TYPE_DECIMAL;
+}
+
+bool weir__nested_castable(weir_type from, weir_type to)
+{
+    const weir__nested *a = weir__nested_of(from), *b = weir__nested_of(to);
+    if (!a || !b)
+        return !a && !b && scalar_castable(from, to);
+    if (a->id != b->id || (a->id == WEIR_TYPE_ROW && a->n != b->n))
+        return false;
+    int nt = a->id == WEIR_TYPE_ROW ? (int)a->n : a->id == WEIR_TYPE_ARRAY ? 1 : 2;
+    for (int i = 0; i < nt; i++)
+        if (!weir__nested_castable(a->types[i], b->types[i]))
+            return false;
+    return true;
+}
+
+static int convert_one(weir_type f, weir_type t, const unsigned char *src, unsigned char *dst,
+                       const char **why)
+{
+    if (weir__type_same(f, t)) {
+        memcpy(dst, src, weir__type_size(t));
+        return 0;
+    }
+    if (weir__type_is_nested(t.id))
+        return weir__nested_convert(f, t, src, dst, why);
+    weir__val x = {0}, o = {0};
+    weir__read_value(src, f, &x);
+    if (weir__type_is_var(t.id)) {
+        uint32_t len = x.len;
+        if (t.id == WEIR_TYPE_CHAR || t.id == WEIR_TYPE_BINARY) {
+            /* the padded value: its padding past the target's capacity goes */
+            while (len > t.capacity && x.s[len - 1] == (t.id == WEIR_TYPE_CHAR ? ' ' : 0))
+                len--;
+        }
+        if (len > t.capacity) {
+            *why = "a string inside a nested value is longer than its capacity";
+            return WEIR_ERANGE;
+        }
+        memcpy(dst + 4, x.s, len);
+        if (t.id == WEIR_TYPE_CHAR || t.id == WEIR_TYPE_BINARY) {
+            memset(dst + 4 + len, t.id == WEIR_TYPE_CHAR ? ' ' : 0, t.capacity - len);
+            len = t.capacity;
+        }
+        memcpy(dst, &len, 4);
+        return 0;
+    }
+    weir__convert(f, t, &x, &o, NULL);
+    weir__write_value(dst, t, &o);
+    return 0;
+}
+
+int weir__nested_convert(weir_type from, weir_type to, const unsigned char *src,
+                         unsigned char *dst, const char **why)
+{
+    const weir__nested *a = weir__nested_of(from), *b = weir__nested_of(to);
+    memset(dst, 0, b->size);
+    if (a == b) {
+        memcpy(dst, src, b->size);
+        return 0;
+    }
+    uint32_t count = weir__nested_count_of(a, src);
+    if (b->id != WEIR_TYPE_ROW && count > b->n) {
+        static _Thread_local char msg[128];
+        snprintf(msg, sizeof msg, "%s of %u %s is more than its capacity %u",
+                 b->id == WEIR_TYPE_ARRAY ? "an ARRAY" : "a MAP", count,
+                 b->id == WEIR_TYPE_ARRAY ? "elements" : "entries", b->n);
+        *why = msg;
+        return WEIR_ERANGE;
+    }
+    for (uint32_t i = 0; i < count; i++) {
+        for (int part = 0; part < (a->id == WEIR_TYPE_MAP ? 2 : 1); part++) {
+            int r;
+            if (a->id == WEIR_TYPE_ROW) {
+                if (weir__bit(src, i)) {
+                    dst[i / 8] |= (unsigned char)(1u << (i % 8));
+                    continue;
+                }
+                r = convert_one(a->types[i], b->types[i], src + a->offs[i], dst + b->offs[i], why);
+            } else {
+                uint32_t an = part ? a->vnulls : a->knulls, bn = part ? b->vnulls : b->knulls;
+                if (weir__bit(src + an, i)) {
+                    dst[bn + i / 8] |= (unsigned char)(1u << (i % 8));
+                    continue;
+                }
+                r = convert_one(a->types[part], b->types[part],
+                                src + (part ? a->voff + i * a->vstride : a->koff + i * a->kstride),
+                                dst + (part ? b->voff + i * b->vstride : b->koff + i * b->kstride),
+                                why);
+            }
+            if (r)
+                return r;
+        }
+    }
+    if (b->id != WEIR_TYPE_ROW)
+        memcpy(dst, &count, 4);
+    return 0;
+}
+
+int weir__slot_store(unsigned char *p, weir_type t, const weir__val *v, const char **why)
+{
+    if (!weir__type_is_var(t.id)) {
+        weir__write_value(p, t, v);
+        return 0;
+    }
+    uint32_t len = v->len;
+    if (len > t.capacity) {
+        *why = "a string inside a nested value is longer than its capacity";
+        return WEIR_ERANGE;
+    }
+    memmove(p + 4, v->s, len);
+    if (t.id == WEIR_TYPE_CHAR || t.id == WEIR_TYPE_BINARY) {
+        memset(p + 4 + len, t.id == WEIR_TYPE_CHAR ? ' ' : 0, t.capacity - len);
+        len = t.capacity;
+    }
+    memcpy(p, &len, 4);
+    return 0;
 }

@@ -171,6 +171,8 @@ static bool conv_op_for(weir_type from, weir_type to, unsigned char *op)
     weir_type_id f = from.id, t = to.id;
     if (f == WEIR_TYPE_NULL || !weir_type_casts_implicitly(from, to))
         return false;
+    if ((weir__type_is_nested(f) || weir__type_is_nested(t)) && !weir__type_same(from, to))
+        return false; /* a nested value of another layout: a CAST in a select first */
     if ((weir__type_is_string(f) && weir__type_is_string(t)) ||
         (weir__type_is_binary(f) && weir__type_is_binary(t)))
         *op = CV_STRING;

@@ -68,6 +68,7 @@ struct weir_schema {
     size_t struct_size;
     int64_t kind_off;     /* the bound struct's row kind field; -1: none */
     uint32_t string_capacity;
+    uint32_t collection_capacity; /* ARRAY's and MAP's (CAST to one resolves by it) */
 };
 
 /* The schema's bytes per type, and whether a type is a string / integer /

@@ -546,6 +546,7 @@ int weir_schema_build(weir_schema_builder *b, weir_schema **out, char *err, size
     s->bound = b->bound;
     s->struct_size = b->struct_size;
     s->string_capacity = b->string_capacity;
+    s->collection_capacity = b->collection_capacity;
     for (int i = 0; i < b->ncols; i++) {
         s->cols[i].name = b->cols[i].name;
         b->cols[i].name = NULL;
@@ -634,6 +635,7 @@ weir_schema *weir__schema_make(const char *table, int ncols, const char *const *
     s->proctime = -1;
     s->kind_off = -1;
     s->string_capacity = WEIR_STRING_DEFAULT_CAPACITY;
+    s->collection_capacity = WEIR_COLLECTION_DEFAULT_CAPACITY;
     if (!s->table || !s->cols || !s->pk) {
         weir_schema_destroy(s);
         return NULL;

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "expr_tree.h"
 #include "table_internal.h"
 #include "weir/error.h"
 
@@ -169,7 +170,9 @@ bool weir_type_casts_implicitly(weir_type from, weir_type to)
 {
     weir_type_id f = from.id, t = to.id;
     if (weir__type_is_nested(f) || weir__type_is_nested(t))
-        return f == WEIR_TYPE_NULL || weir__type_same(from, to);
+        return f == WEIR_TYPE_NULL ||
+               (weir__type_is_nested(f) && weir__type_is_nested(t) &&
+                weir__nested_castable(from, to));
     if (f == WEIR_TYPE_NULL || f == t)
         return true;
     if (weir__type_is_string(f) && weir__type_is_string(t))

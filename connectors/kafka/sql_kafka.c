@@ -39,7 +39,7 @@
  * watermark, and a quiet one goes idle after 'scan.watermark.idle-timeout'.
  *
  * Metadata columns (Flink's: 'topic', 'partition', 'offset', 'timestamp',
- * 'timestamp-type'; 'headers' is refused, weir has no MAP): the SQL layer
+ * 'timestamp-type'; 'headers', a MAP, is refused: not filled yet): the SQL layer
  * checks them against kafka_read_metadata, the source fills them from the
  * record, and they are not in its value; a 'timestamp' column not VIRTUAL is
  * written as the record's timestamp.
@@ -113,8 +113,8 @@ typedef struct kafka_table {
 
 /* The metadata a kafka table reads and writes (Flink's KafkaDynamicSource
  * and KafkaDynamicSink, in their order). 'headers' is Flink's MAP<STRING,
- * BYTES>, a type weir does not have: the SQL layer refuses a column of it
- * as not supported. 'leader-epoch' is not there (librdkafka 2.0 does not
+ * BYTES>, which the source does not fill yet: the SQL layer refuses a
+ * column of it as not supported. 'leader-epoch' is not there (librdkafka 2.0 does not
  * tell it). */
 static const weir_connector_metadata kafka_read_metadata[] = {
     {"topic", "STRING NOT NULL"},

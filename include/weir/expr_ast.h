@@ -38,7 +38,9 @@ typedef enum weir_ast_kind {
     WEIR_AST_IS_NULL,  /* a IS [NOT] NULL (`negate`) */
     WEIR_AST_IN,       /* a [NOT] IN (args) (`negate`) */
     WEIR_AST_CASE,     /* args: condition, value, ... [else value] (`has_else`) */
-    WEIR_AST_CAST,     /* CAST(a AS type): `text` the type as written; TRY_CAST: `negate` */
+    WEIR_AST_CAST,     /* CAST(a AS type): `text` the type as written; TRY_CAST: `negate`;
+                        * `value` non-zero: the nested type's number (weir_type's
+                        * capacity) the text names, exactly (a sink column's) */
     WEIR_AST_CALL,     /* text(args): a function or an aggregate (`distinct`, `star`),
                         * written as `form` says */
     WEIR_AST_SYMBOL,   /* a keyword argument of a call's own syntax: `text` the word(s),
@@ -46,7 +48,9 @@ typedef enum weir_ast_kind {
                         * RETURNING type and ON EMPTY behaviour) */
     WEIR_AST_TYPED,    /* DATE '2024-01-05', TIME '...', TIMESTAMP '...', X'0a0b': `value`
                         * the weir_type_id (BINARY for X), `text` the string's value */
-    WEIR_AST_INTERVAL_YM /* INTERVAL '1-2' YEAR TO MONTH: `value` in months */
+    WEIR_AST_INTERVAL_YM, /* INTERVAL '1-2' YEAR TO MONTH: `value` in months */
+    WEIR_AST_FIELD,    /* a.name: a ROW's field, `a` the row, `text` the field's name */
+    WEIR_AST_INDEX     /* a[b]: an ARRAY's element (1-based) or a MAP's value by key */
 } weir_ast_kind;
 
 /* How a call is written: a function call, or one of SQL's own forms whose
@@ -66,6 +70,7 @@ typedef enum weir_ast_form {
     WEIR_AST_FORM_POSITION,   /* POSITION(a IN b [FROM c]): args a, b[, c] */
     WEIR_AST_FORM_EXTRACT,    /* EXTRACT(unit FROM x): args unit (SYMBOL), x */
     WEIR_AST_FORM_FLOOR_TO,   /* FLOOR(x TO unit), CEIL(x TO unit): args x, unit (SYMBOL) */
+    WEIR_AST_FORM_BRACKET,    /* ARRAY[a, b, ...], MAP[k, v, ...]: `text` ARRAY or MAP */
     WEIR_AST_FORM_JSON        /* JSON_VALUE(j, p RETURNING t {NULL|ERROR|DEFAULT d} ON
                                * EMPTY ... ON ERROR), JSON_QUERY, JSON_EXISTS: args j, p,
                                * then each clause's SYMBOL, a DEFAULT's value after it */
