@@ -71,7 +71,8 @@ static uint32_t scratch(binder *p, uint32_t bytes)
 static const char *tname(weir_type t, char *buf)
 {
     t.not_null = false;
-    weir_type_format(t, buf, 48);
+    if (weir_type_format(t, buf, 48) >= 48)
+        memcpy(buf + 44, "...", 4); /* a long nested type, cut in a message only */
     return buf;
 }
 
@@ -1199,7 +1200,10 @@ static weir__enode *bind_agg(binder *p, const weir_ast *a, weir_agg_kind kind, c
     }
     if (n->a && (kind == WEIR_AGG_MIN || kind == WEIR_AGG_MAX || kind == WEIR_AGG_FIRST_VALUE ||
                  kind == WEIR_AGG_LAST_VALUE) &&
-        (n->a->type.id == WEIR_TYPE_NULL || weir__type_is_interval(n->a->type.id))) {
+        (n->a->type.id == WEIR_TYPE_NULL || weir__type_is_interval(n->a->type.id) ||
+         weir__type_is_nested(n->a->type.id))) {
+        /* a ROW, an ARRAY or a MAP has no order (Flink's MIN/MAX refuse them), and
+         * these accumulators keep scalars only */
         berr(p, a->start, "%s of %s", name, tname(n->a->type, t1));
         return NULL;
     }

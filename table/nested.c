@@ -680,7 +680,7 @@ static int jwrong(jin *j, weir_type t, char c)
 {
     char ty[256];
     weir_type_format(t, ty, sizeof ty);
-    return jbad(j, WEIR_EFORMAT, "%s, not a %s", jkind(c), ty);
+    return jbad(j, WEIR_EFORMAT, "%s where %s is expected", jkind(c), ty);
 }
 
 static int jscalar(jin *j, weir_type t, unsigned char *p)
