@@ -563,8 +563,18 @@ static int rewrite(planner *p, grouping *g, const weir_ast *a, const weir_ast **
 
 /* ---- SELECT lists ---------------------------------------------------------------- */
 
-/* The output name of select item i: its alias, a bare column's name, or
- * Flink's EXPR$i. */
+/* Whether a is a compound identifier: t.a, r.a, r.a.b (fields of a name). */
+static bool compound_name(const weir_ast *a)
+{
+    if (!a || (a->kind != WEIR_AST_FIELD && !(a->kind == WEIR_AST_NAME && a->qualifier)))
+        return false;
+    while (a->kind == WEIR_AST_FIELD)
+        a = a->a;
+    return a->kind == WEIR_AST_NAME;
+}
+
+/* The output name of select item i: its alias, a bare column's name, a
+ * compound name's last part (t.a, r.a.b), or Flink's EXPR$i. */
 static int item_name(planner *p, const sql_item *it, int i, char *out, size_t size)
 {
     const char *bare = bare_name(it->ast);
@@ -575,6 +585,9 @@ static int item_name(planner *p, const sql_item *it, int i, char *out, size_t si
         snprintf(out, size, "%s", a);
     } else if (bare) {
         snprintf(out, size, "%s", bare);
+    } else if (compound_name(it->ast)) {
+        /* t.a, r.a, r.a.b: the last part, as Calcite names a compound identifier */
+        snprintf(out, size, "%s", it->ast->text);
     } else {
         snprintf(out, size, "EXPR$%d", i);
     }

@@ -1634,6 +1634,16 @@ static int describe_item(weir_expr *e, weir__enode *root, const weir_schema *sch
                                            strlen(schema->cols[root->col].name))))
             return WEIR_ENOMEM;
     }
+    const weir__enode *base = root;
+    while (base->op == OP_FIELD)
+        base = base->a;
+    if (root->op == OP_FIELD && base->op == OP_COL && !e->alias) {
+        /* r.a is named a, as Calcite names a compound identifier by its last part
+         * (ROW(1).EXPR$0 is no identifier: EXPR$i) */
+        const char *f = weir__nested_of(root->a->type)->names[root->col];
+        if (!(e->alias = dupn(f, strlen(f))))
+            return WEIR_ENOMEM;
+    }
     if (root->op == OP_AGG && root->agg == WEIR_AGG_FUNCTION) {
         e->agg = root->agg;
         e->fn = root->fn;

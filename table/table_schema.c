@@ -17,6 +17,7 @@
 #include <strings.h>
 
 #include "decimal.h"
+#include "expr_tree.h"
 #include "table_internal.h"
 #include "weir/error.h"
 
@@ -1293,4 +1294,83 @@ int weir_row_format_zoned(const weir_schema *s, const void *row, weir_row_style 
     }
     weir__append(buf, size, &n, "]");
     return (int)n;
+}
+
+/* ---- a ROW column's fields ------------------------------------------------------ */
+
+/* The place of field f of ROW column col, its type; NULL if there is none. */
+static unsigned char *field_place(const weir_schema *s, void *row, int col, int f,
+                                  weir_type *t)
+{
+    if (!s || !row || col < 0 || col >= s->ncols)
+        return NULL;
+    const weir__nested *d = weir__nested_of(s->cols[col].type);
+    if (!d || d->id != WEIR_TYPE_ROW || f < 0 || (uint32_t)f >= d->n)
+        return NULL;
+    *t = d->types[f];
+    return (unsigned char *)row + s->cols[col].offset;
+}
+
+static void field_present(const weir_schema *s, unsigned char *row, int col, unsigned char *slot,
+                          int f, bool null)
+{
+    if (weir__row_null(s, row, col)) {
+        /* the ROW was NULL: its fields start NULL, its bytes zero */
+        const weir__nested *d = weir__nested_of(s->cols[col].type);
+        memset(slot, 0, d->size);
+        memset(slot, 0xff, (d->n + 7) / 8);
+        if (d->n % 8)
+            slot[d->n / 8] = (unsigned char)((1u << (d->n % 8)) - 1);
+        weir__row_set_null_bit(row, col, false);
+    }
+    if (null)
+        slot[f / 8] |= (unsigned char)(1u << (f % 8));
+    else
+        slot[f / 8] &= (unsigned char)~(1u << (f % 8));
+}
+
+int weir_row_set_field_int(const weir_schema *s, void *row, int col, int field, int64_t x)
+{
+    weir_type t;
+    unsigned char *slot = field_place(s, row, col, field, &t);
+    if (!slot || !(weir__type_is_integer(t.id) || t.id == WEIR_TYPE_DATE ||
+                   t.id == WEIR_TYPE_TIME || (weir__type_is_time(t.id) && !weir__type_wide_time(t))))
+        return WEIR_EINVAL;
+    if (weir__type_is_integer(t.id) && !weir__int_fits(t.id, x))
+        return WEIR_ERANGE;
+    const weir__nested *d = weir__nested_of(s->cols[col].type);
+    field_present(s, row, col, slot, field, false);
+    weir__val v = {.i = x};
+    weir__write_value(slot + d->offs[field], t, &v);
+    return 0;
+}
+
+int weir_row_set_field_string(const weir_schema *s, void *row, int col, int field,
+                              const char *str, size_t len)
+{
+    weir_type t;
+    unsigned char *slot = field_place(s, row, col, field, &t);
+    if (!slot || !weir__type_is_string(t.id) || (!str && len))
+        return WEIR_EINVAL;
+    if (len > t.capacity)
+        return WEIR_ERANGE;
+    const weir__nested *d = weir__nested_of(s->cols[col].type);
+    field_present(s, row, col, slot, field, false);
+    weir__val v = {.s = str ? str : "", .len = (uint32_t)len};
+    const char *why;
+    unsigned char *p = slot + d->offs[field];
+    memset(p, 0, weir__type_size(t));
+    return weir__slot_store(p, t, &v, &why);
+}
+
+int weir_row_set_field_null(const weir_schema *s, void *row, int col, int field)
+{
+    weir_type t;
+    unsigned char *slot = field_place(s, row, col, field, &t);
+    if (!slot)
+        return WEIR_EINVAL;
+    const weir__nested *d = weir__nested_of(s->cols[col].type);
+    field_present(s, row, col, slot, field, true);
+    memset(slot + d->offs[field], 0, weir__type_size(t));
+    return 0;
 }

@@ -30,6 +30,7 @@
 #include <string.h>
 
 #include <weir.h>
+#include <weir/nexmark.h>
 
 #include "capture.h"
 #include "checkpoint.h"
@@ -123,7 +124,8 @@ int main(int argc, char **argv)
     if (argc < 2)
         return usage(stderr);
     /* every connector weir has, for `weir sql` (weir/connector.h) */
-    if (weir_file_register_connectors() != 0 || weir_kafka_register_connectors() != 0) {
+    if (weir_file_register_connectors() != 0 || weir_kafka_register_connectors() != 0 ||
+        weir_nexmark_register_connectors() != 0) {
         weir_tool_error("weir: out of memory");
         return 1;
     }

@@ -156,6 +156,19 @@ WEIR_EXPORT const char *weir_nexmark_extra(const weir_nexmark_event *e);
  * error for a config weir_nexmark_check refuses. */
 WEIR_EXPORT weir_stream *weir_source_nexmark(weir_job *job, const weir_nexmark_config *cfg);
 
+/* Registers the SQL connector 'nexmark' (weir/connector.h): the events as a
+ * table with the nested schema of Flink's Nexmark DDL — event_type INT,
+ * person ROW<id, name, emailAddress, creditCard, city, state, dateTime,
+ * extra>, auction ROW<id, itemName, description, initialBid, reserve,
+ * dateTime, expires, seller, category, extra>, bid ROW<auction, bidder,
+ * price, channel, url, dateTime, extra> (BIGINT ids and prices, strings,
+ * TIMESTAMP(3) times), each column and field optional, by name — an
+ * event's own ROW filled, the others NULL; options Flink's ('events.num',
+ * 'first-event.rate', 'rate.limited', the proportions, average sizes and
+ * hot ratios; 'next-event.rate' only equal to the first) and weir's 'seed'
+ * and 'base-time'. 0, or the registry's error. */
+WEIR_EXPORT int weir_nexmark_register_connectors(void);
+
 #ifdef __cplusplus
 }
 #endif

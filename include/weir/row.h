@@ -485,6 +485,19 @@ WEIR_EXPORT int weir_row_set_text(const weir_schema *s, void *row, int col, cons
 WEIR_EXPORT int weir_row_set_json(const weir_schema *s, void *row, int col, const char *json,
                                   size_t len, char *why, size_t whysize);
 
+/* Field `field` of the ROW column `col` (which becomes not NULL): an
+ * integer for a field of an integer type, DATE, TIME or TIMESTAMP(p <= 3)
+ * / TIMESTAMP_LTZ(p <= 3) (ms), a string's bytes for a string field (a
+ * CHAR padded), NULL. For a source that fills nested rows fast (the
+ * nexmark connector). 0, WEIR_EINVAL (no such ROW column or field, or a
+ * field of another type) or WEIR_ERANGE (a string longer than the field's
+ * capacity, an integer out of its type's range: nothing written). */
+WEIR_EXPORT int weir_row_set_field_int(const weir_schema *s, void *row, int col, int field,
+                                       int64_t x);
+WEIR_EXPORT int weir_row_set_field_string(const weir_schema *s, void *row, int col, int field,
+                                          const char *str, size_t len);
+WEIR_EXPORT int weir_row_set_field_null(const weir_schema *s, void *row, int col, int field);
+
 /* A nested type's parts: a ROW's number of fields, an ARRAY's and a MAP's
  * capacity (0 for another type); field i's name (NULL out of range) and
  * the type of a ROW's field i, an ARRAY's element (i = 0), a MAP's key
