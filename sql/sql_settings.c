@@ -12,7 +12,8 @@
 #include "sql_text.h"
 
 static const char *const set_keys[] = {
-    "parallelism.default", "weir.string-capacity", "weir.collection-capacity", "weir.capture.file", "weir.capture.level",
+    "parallelism.default", "weir.string-capacity", "weir.collection-capacity",
+    "weir.capture.file", "weir.capture.level",
     "weir.clock", "pipeline.auto-watermark-interval", "execution.checkpointing.interval",
     "execution.checkpointing.mode", "state.checkpoints.dir", "execution.savepoint.path",
     "table.exec.source.idle-timeout", "table.local-time-zone", NULL};
@@ -20,11 +21,15 @@ static const char *const set_keys[] = {
 /* Flink's shortest checkpoint interval (CheckpointConfig.MINIMAL_CHECKPOINT_TIME). */
 #define MIN_CHECKPOINT_INTERVAL_MS 10
 
-/* The keys of the job's checkpoints (set_keys' 7th to 10th). */
+/* The keys of the job's checkpoints, which a program's job takes from its
+ * weir_job_config instead. */
 static bool checkpoint_key(const char *k)
 {
-    for (int i = 6; i < 10; i++)
-        if (strcmp(k, set_keys[i]) == 0)
+    static const char *const keys[] = {"execution.checkpointing.interval",
+                                       "execution.checkpointing.mode", "state.checkpoints.dir",
+                                       "execution.savepoint.path"};
+    for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
+        if (strcmp(k, keys[i]) == 0)
             return true;
     return false;
 }
