@@ -53,6 +53,7 @@
 #include "weir/error.h"
 #include "weir/expr_ast.h"
 #include "weir/operator.h"
+#include "weir/operator_builtin.h"
 #include "weir/state.h"
 
 #define JOIN_MAX_KEYS 64
@@ -101,6 +102,13 @@ typedef struct join_impl {
     int64_t min_cleanup;
     int64_t delay;
     const char *name;
+    /* weir_stream_interval_join: elements of the user's streams (not rows),
+     * times their record timestamps, pairs handed to fn, no hold-back */
+    bool raw;
+    size_t elem_size[2];
+    weir_interval_join_fn fn;
+    void *arg;
+    char *own_name;
 } join_impl;
 
 static void join_impl_free(void *p)
@@ -109,6 +117,7 @@ static void join_impl_free(void *p)
     if (!j)
         return;
     weir_expr_destroy(j->filter);
+    free(j->own_name);
     free(j);
 }
 
@@ -185,7 +194,7 @@ static int join_open(weir_ctx *ctx)
     weir_ctx_set_state(ctx, st);
     size_t mk = j->side[0].mkey_size > j->side[1].mkey_size ? j->side[0].mkey_size
                                                             : j->side[1].mkey_size;
-    st->out = calloc(1, j->out->row_size);
+    st->out = calloc(1, j->raw ? 8 : j->out->row_size);
     st->mkey = calloc(1, mk + 8);
     st->scratch = calloc(1, (j->filter ? j->filter->scratch : 0) + 8);
     if (!st->out || !st->mkey || !st->scratch)
@@ -431,24 +440,61 @@ static int remove_expired(weir_ctx *ctx, const join_impl *j, join_state *st, int
     return 0;
 }
 
+/* Side s's size in the cache: a row's, or a user's element's. */
+static size_t side_size(const join_impl *j, int s)
+{
+    return j->raw ? j->elem_size[s] : j->side[s].s->row_size;
+}
+
+/* The pair of `row` (side s, time t) and a cached row of the other side
+ * (time ot), `copies` times: 1 if it met the condition, 0 if not, < 0 the
+ * error. The output row holds row's side already (not raw). */
+static int emit_pairs(weir_ctx *ctx, const join_impl *j, join_state *st, int s,
+                      const unsigned char *row, int64_t t, const unsigned char *orow, int64_t ot,
+                      int64_t copies)
+{
+    int r;
+    if (j->raw) {
+        const void *l = s == 0 ? row : orow, *rr = s == 0 ? orow : row;
+        for (int64_t c = 0; c < copies; c++)
+            if ((r = j->fn(ctx, l, rr, t > ot ? t : ot, j->arg)))
+                return r < 0 ? r : WEIR_ECALLBACK;
+        return 1;
+    }
+    put_side(j, st->out, 1 - s, orow);
+    if ((r = pair_passes(ctx, j, st)) <= 0)
+        return r;
+    int64_t ts = out_time(j, st);
+    for (int64_t c = 0; c < copies; c++)
+        if ((r = emit_out(ctx, st, WEIR_ROW_INSERT, ts)))
+            return r;
+    return 1;
+}
+
 static int interval_record(weir_ctx *ctx, const join_impl *j, join_state *st, int s,
-                           const unsigned char *row)
+                           const unsigned char *row, int64_t ts)
 {
     const join_side *in = &j->side[s], *other = &j->side[1 - s];
-    bool null;
-    int64_t t = row_time(in, row, &null);
+    int64_t wm = weir_ctx_watermark(ctx);
+    bool null = false;
+    int64_t t = j->raw ? ts : row_time(in, row, &null);
     if (null)
         return 0; /* no time: it can meet nothing */
+    if (j->raw && wm != WEIR_TS_MIN && t < wm) {
+        /* Flink's IntervalJoinOperator drops an element behind the watermark */
+        weir_ctx_report_late(ctx, row, t, WEIR_TS_MIN, WEIR_TS_MIN, 0, true);
+        return 0;
+    }
     /* the other side's rows this one can meet: s left: rt in [t - upper,
      * t - lower]; s right: lt in [t + lower, t + upper] */
     int64_t lo = s == 0 ? t - j->upper : t + j->lower;
     int64_t hi = s == 0 ? t - j->lower : t + j->upper;
-    int64_t wm = weir_ctx_watermark(ctx);
     int64_t exp = expiration(wm, j->rel_size[1 - s]);
     int64_t emitted = 0;
     int r;
-    put_side(j, st->out, s, row);
-    if (exp < hi && !key_has_null(in, row)) {
+    if (!j->raw)
+        put_side(j, st->out, s, row);
+    if (exp < hi && (j->raw || !key_has_null(in, row))) {
         weir_state_map_iter it;
         weir_state_map_begin(ctx, st->map[1 - s], 0, &it);
         const void *mkey;
@@ -459,14 +505,9 @@ static int interval_record(weir_ctx *ctx, const join_impl *j, join_state *st, in
             rec_val *ov = val;
             const unsigned char *orow = (const unsigned char *)mkey + 8;
             if (ot >= lo && ot <= hi) {
-                put_side(j, st->out, 1 - s, orow);
-                if ((r = pair_passes(ctx, j, st)) < 0)
+                if ((r = emit_pairs(ctx, j, st, s, row, t, orow, ot, ov->count)) < 0)
                     return r;
                 if (r) {
-                    int64_t ts = out_time(j, st);
-                    for (int64_t c = 0; c < ov->count; c++)
-                        if ((r = emit_out(ctx, st, WEIR_ROW_INSERT, ts)))
-                            return r;
                     emitted = 1;
                     ov->assoc = ov->count;
                 }
@@ -476,15 +517,17 @@ static int interval_record(weir_ctx *ctx, const join_impl *j, join_state *st, in
                     if ((r = emit_padded(ctx, j, st, 1 - s, orow, WEIR_ROW_INSERT, ot)))
                         return r;
                 weir_state_map_remove(ctx, st->map[1 - s], 0, mkey);
-                put_side(j, st->out, s, row);
+                if (!j->raw)
+                    put_side(j, st->out, s, row);
             }
         }
     }
     if (wm == WEIR_TS_MIN || wm < hi) {
         /* the other side can still bring partners: cached */
         memcpy(st->mkey, &t, 8);
-        memcpy(st->mkey + 8, row, in->s->row_size);
-        st->mkey[8] = WEIR_ROW_INSERT;
+        memcpy(st->mkey + 8, row, side_size(j, s));
+        if (!j->raw)
+            st->mkey[8] = WEIR_ROW_INSERT;
         rec_val *v = weir_state_map_get(ctx, st->map[s], 0, st->mkey, true);
         if (!v)
             return weir_ctx_state_error(ctx);
@@ -525,7 +568,7 @@ static int join_timer(weir_ctx *ctx, const weir_timer *timer)
 static int join_watermark(weir_ctx *ctx, int64_t wm)
 {
     const join_impl *j = weir_ctx_impl(ctx);
-    if (wm == WEIR_TS_MAX || wm < WEIR_TS_MIN + j->delay)
+    if (j->raw || wm == WEIR_TS_MAX || wm < WEIR_TS_MIN + j->delay)
         return weir_emit_watermark(ctx, wm);
     return weir_emit_watermark(ctx, wm - j->delay);
 }
@@ -535,7 +578,7 @@ static int join_record(weir_ctx *ctx, int input, const void *elem, int64_t ts)
     const join_impl *j = weir_ctx_impl(ctx);
     join_state *st = weir_ctx_state(ctx);
     if (j->interval)
-        return interval_record(ctx, j, st, input, elem);
+        return interval_record(ctx, j, st, input, elem, ts);
     return regular_record(ctx, j, st, input, elem, ts);
 }
 
@@ -1128,4 +1171,74 @@ weir_table *weir_table_join(weir_table *left, weir_table *right, weir_join_kind 
         return NULL;
     return weir_table_join_as(left, left->schema->table, right, right->schema->table, kind,
                               condition);
+}
+
+/* ---- the DataStream interval join ------------------------------------------------------ */
+
+weir_stream *weir_stream_interval_join(weir_stream *left, weir_stream *right,
+                                       const weir_interval_join_spec *spec)
+{
+    if (!left || !right)
+        return NULL;
+    weir_job *job = weir_stream_job(left);
+    static const char *what = "weir_stream_interval_join";
+    if (!spec || !spec->fn || spec->out_size == 0) {
+        weir_job_record_error(job, WEIR_EINVAL, "%s: a spec with a join function and an "
+                              "output size is required", what);
+        return NULL;
+    }
+    size_t ks = weir_stream_key_size(left);
+    if (ks == 0 || weir_stream_key_size(right) != ks) {
+        weir_job_record_error(job, WEIR_EINVAL, "%s: both streams must be keyed "
+                              "(weir_stream_key_by) with keys of the same size", what);
+        return NULL;
+    }
+    /* right.ts in [left.ts + lower, left.ts + upper], exclusive bounds 1 ms
+     * tighter: left.ts - right.ts in [-upper, -lower] */
+    int64_t lower = spec->lower_ms + (spec->lower_exclusive ? 1 : 0);
+    int64_t upper = spec->upper_ms - (spec->upper_exclusive ? 1 : 0);
+    if (lower > upper) {
+        weir_job_record_error(job, WEIR_EINVAL, "%s: the lower bound %lld is above the upper "
+                              "bound %lld", what, (long long)lower, (long long)upper);
+        return NULL;
+    }
+    join_impl *j = calloc(1, sizeof *j);
+    char name[160];
+    snprintf(name, sizeof name, "%s", spec->name ? spec->name : "IntervalJoin");
+    if (!j || !(j->own_name = strdup(name))) {
+        free(j);
+        weir_job_record_error(job, WEIR_ENOMEM, "%s: out of memory", what);
+        return NULL;
+    }
+    j->raw = true;
+    j->interval = true;
+    j->kind = WEIR_JOIN_INNER;
+    j->fn = spec->fn;
+    j->arg = spec->arg;
+    j->name = j->own_name;
+    j->lower = -upper;
+    j->upper = -lower;
+    j->rel_size[0] = -j->lower;
+    j->rel_size[1] = j->upper;
+    j->min_cleanup = (j->rel_size[0] + j->rel_size[1]) / 2;
+    for (int s = 0; s < 2; s++) {
+        j->elem_size[s] = weir_stream_elem_size(s ? right : left);
+        j->side[s].mkey_size = (uint32_t)(8 + j->elem_size[s]);
+        j->side[s].val_size = sizeof(rec_val);
+    }
+    char settings[160];
+    snprintf(settings, sizeof settings, "\"lower_ms\":%lld,\"upper_ms\":%lld",
+             (long long)lower, (long long)upper);
+    weir_process_spec ps = {
+        .name = j->name,
+        .kind = "interval_join",
+        .vtable = &interval_vtable,
+        .impl = j,
+        .impl_free = join_impl_free,
+        .out_size = spec->out_size,
+        .parallelism = spec->parallelism,
+        .accounting = WEIR_ACCOUNTING_ANY,
+        .settings_json = settings,
+    };
+    return weir_stream_connect(left, right, &ps);
 }

@@ -521,3 +521,88 @@ Test(join, differential_interval, .timeout = 120)
         for (int kind = WEIR_JOIN_INNER; kind <= WEIR_JOIN_FULL; kind++)
             differential((weir_join_kind)kind, true, seed * 104729);
 }
+
+/* ---- the DataStream interval join ---------------------------------------------------------- */
+
+typedef struct ev {
+    int64_t key, ts, id;
+} ev;
+
+typedef struct pair_out {
+    int64_t lid, rid, ts;
+} pair_out;
+
+static void ev_key(const void *elem, void *key, void *arg)
+{
+    (void)arg;
+    memcpy(key, &((const ev *)elem)->key, 8);
+}
+
+static int pair_fn(weir_ctx *ctx, const void *l, const void *r, int64_t ts, void *arg)
+{
+    (void)arg;
+    pair_out o = {((const ev *)l)->id, ((const ev *)r)->id, ts};
+    return weir_emit(ctx, &o, ts);
+}
+
+static int cmp_pair(const void *a, const void *b)
+{
+    const pair_out *x = a, *y = b;
+    if (x->lid != y->lid)
+        return x->lid < y->lid ? -1 : 1;
+    return x->rid < y->rid ? -1 : x->rid > y->rid;
+}
+
+Test(join, datastream_interval_join_between, .timeout = 60)
+{
+    rng_state = 99;
+    enum { N = 400 };
+    static ev side[2][N];
+    static int64_t tss[2][N];
+    for (int s = 0; s < 2; s++) {
+        int64_t t = 1000;
+        for (int i = 0; i < N; i++) {
+            t += (int64_t)(rnd() % 7);
+            side[s][i] = (ev){.key = (int64_t)(rnd() % 5), .ts = t, .id = s * 10000 + i};
+            tss[s][i] = t;
+        }
+    }
+    weir_job *job = tu_job(&(weir_job_config){.workers = 2, .parallelism = 1});
+    weir_key_spec ks = {.key_size = 8, .extract = ev_key};
+    weir_stream *in[2];
+    for (int s = 0; s < 2; s++) {
+        weir_stream *src = weir_source_array(job, side[s], N, sizeof(ev), tss[s]);
+        weir_timestamps_spec ts = {.strategy = weir_watermarks_bounded(0)};
+        in[s] = weir_stream_key_by(weir_stream_assign_timestamps(src, &ts), &ks);
+    }
+    /* right.ts in (left.ts - 5, left.ts + 3]: lower exclusive */
+    weir_interval_join_spec spec = {.lower_ms = -5, .upper_ms = 3, .lower_exclusive = true,
+                                    .fn = pair_fn, .out_size = sizeof(pair_out)};
+    weir_stream *j = weir_stream_interval_join(in[0], in[1], &spec);
+    cr_assert(j, "%s", weir_job_error(job));
+    weir_collect *c;
+    cr_assert(weir_sink_collect(j, &c));
+    tu_run_ok(job);
+    size_t n = weir_collect_count(c);
+    pair_out *got = malloc((n + 1) * sizeof *got);
+    for (size_t i = 0; i < n; i++)
+        memcpy(&got[i], weir_collect_elem(c, i), sizeof *got);
+    qsort(got, n, sizeof *got, cmp_pair);
+    pair_out *want = malloc((size_t)N * N * sizeof *want);
+    size_t m = 0;
+    for (int a = 0; a < N; a++)
+        for (int b = 0; b < N; b++) {
+            const ev *l = &side[0][a], *r = &side[1][b];
+            if (l->key == r->key && r->ts > l->ts - 5 && r->ts <= l->ts + 3)
+                want[m++] = (pair_out){l->id, r->id, l->ts > r->ts ? l->ts : r->ts};
+        }
+    qsort(want, m, sizeof *want, cmp_pair);
+    cr_assert_eq(n, m, "got %zu pairs, want %zu", n, m);
+    for (size_t i = 0; i < m; i++)
+        cr_assert(got[i].lid == want[i].lid && got[i].rid == want[i].rid &&
+                  got[i].ts == want[i].ts, "pair %zu differs", i);
+    cr_assert(m > 100);
+    free(got);
+    free(want);
+    weir_job_destroy(job);
+}
