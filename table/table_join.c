@@ -1109,6 +1109,18 @@ weir_table *weir_table_join_tree(weir_table *left, const weir_expr_scope *lsc, w
                                 .arg = &j->keyer[s]};
     t->stream = weir_stream_connect(weir_stream_key_by(left->stream, &ks[0]),
                                     weir_stream_key_by(right->stream, &ks[1]), &spec);
+    if (!t->stream)
+        return NULL;
+    /* The uid in checkpoints: the node's name is too long for a state
+     * file's name (a condition of any length), so a hash of it, which the
+     * same plan gives again at a restore. */
+    uint64_t h = 1469598103934665603ull; /* FNV-1a */
+    for (const char *c = t->name; *c; c++)
+        h = (h ^ (unsigned char)*c) * 1099511628211ull;
+    char uid[64];
+    snprintf(uid, sizeof uid, "%s-%016llx", interval ? "IntervalJoin" : "Join",
+             (unsigned long long)h);
+    t->stream = weir_stream_set_uid(t->stream, uid);
     return t->stream ? t : NULL;
 }
 
