@@ -64,6 +64,21 @@ typedef enum sql_from_kind {
 } sql_from_kind;
 
 typedef struct sql_query sql_query;
+
+/* A join in FROM: [INNER | LEFT [OUTER] | RIGHT [OUTER] | FULL [OUTER]]
+ * JOIN source [alias] ON condition, or `, source` (a comma join: kind 0,
+ * its condition the query's WHERE). */
+typedef struct sql_join {
+    int kind;            /* weir_join_kind, 0 for a comma */
+    sql_span at;         /* the JOIN word (or the comma) */
+    sql_from_kind from_kind; /* NAME or QUERY */
+    sql_span from_name;
+    sql_query *from_query;
+    sql_span alias;
+    sql_span on;
+    struct weir_ast *on_ast;
+} sql_join;
+
 struct sql_query {
     sql_span at; /* the SELECT word */
     bool distinct;
@@ -74,6 +89,9 @@ struct sql_query {
     sql_span from_name;   /* NAME, and the table of a window TVF */
     sql_query *from_query; /* QUERY */
     sql_window from_window;
+    sql_span from_alias;  /* the first source's alias (len 0: none) */
+    sql_join *joins;      /* the joins after it, left to right */
+    int njoins;
     sql_span where;
     struct weir_ast *where_ast;
     sql_span *group; /* GROUP BY expressions other than a group window */

@@ -42,6 +42,7 @@
 
 #include "weir/error.h"
 #include "weir/expr_ast.h"
+#include "weir/table.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -354,6 +355,92 @@ static bool joins_here(const parser *p)
     return false;
 }
 
+/* An alias after a source: AS name, or a bare name that is no clause or
+ * join word. */
+static bool source_alias(parser *p, sql_span *alias)
+{
+    if (accept_word(p, "AS"))
+        return name(p, alias, "an alias");
+    const sql_tok *t = cur(p);
+    if (t->kind == SQL_TOK_QUOTED ||
+        (t->kind == SQL_TOK_WORD && !is_clause_word(p, t) && !joins_here(p) &&
+         !sql_tok_is(p->text, t, "FOR") && !sql_tok_is(p->text, t, "MATCH_RECOGNIZE") &&
+         !sql_tok_is(p->text, t, "USING") &&
+         !sql_tok_is(p->text, t, "LATERAL"))) {
+        *alias = span_of(t);
+        p->i++;
+    }
+    return true;
+}
+
+/* The source of a join: a table or view, or (query). */
+static bool join_source(parser *p, sql_join *j)
+{
+    if (is_word(p, "LATERAL") || is_word(p, "UNNEST") ||
+        (is_word(p, "TABLE") && sql_tok_sym(p->text, peek(p, 1), "("))) {
+        unsupported(p, cur(p), is_word(p, "TABLE") ? "a window join (a window TVF joined)"
+                    : is_word(p, "LATERAL") ? "LATERAL" : "UNNEST");
+        return false;
+    }
+    if (accept_sym(p, "(")) {
+        j->from_kind = SQL_FROM_QUERY;
+        if (!(j->from_query = query(p)) || !expect_sym(p, ")"))
+            return false;
+    } else {
+        j->from_kind = SQL_FROM_NAME;
+        if (!name(p, &j->from_name, "a table name"))
+            return false;
+    }
+    if (is_word(p, "FOR")) {
+        unsupported(p, cur(p), "FOR SYSTEM_TIME AS OF (a temporal join)");
+        return false;
+    }
+    return source_alias(p, &j->alias);
+}
+
+/* One join after the sources so far: its kind, source and condition. */
+static bool join(parser *p, sql_query *q)
+{
+    sql_join j = {.at = span_of(cur(p))};
+    if (accept_sym(p, ",")) {
+        j.kind = 0;
+    } else {
+        if (is_word(p, "NATURAL") || is_word(p, "CROSS")) {
+            unsupported(p, cur(p), is_word(p, "NATURAL") ? "NATURAL JOIN" : "CROSS JOIN");
+            return false;
+        }
+        if (accept_word(p, "LEFT"))
+            j.kind = WEIR_JOIN_LEFT;
+        else if (accept_word(p, "RIGHT"))
+            j.kind = WEIR_JOIN_RIGHT;
+        else if (accept_word(p, "FULL"))
+            j.kind = WEIR_JOIN_FULL;
+        else {
+            accept_word(p, "INNER");
+            j.kind = WEIR_JOIN_INNER;
+        }
+        if (j.kind != WEIR_JOIN_INNER)
+            accept_word(p, "OUTER");
+        j.at = span_of(cur(p));
+        if (!expect_word(p, "JOIN"))
+            return false;
+    }
+    if (!join_source(p, &j))
+        return false;
+    if (j.kind) {
+        if (is_word(p, "USING")) {
+            unsupported(p, cur(p), "JOIN ... USING (write ON a.x = b.x)");
+            return false;
+        }
+        if (!expect_word(p, "ON") || !expr(p, &j.on, &j.on_ast, "a join condition"))
+            return false;
+    }
+    if (!(q->joins = grow(p, q->joins, q->njoins, sizeof *q->joins)))
+        return false;
+    q->joins[q->njoins++] = j;
+    return true;
+}
+
 static bool source(parser *p, sql_query *q)
 {
     if (is_word(p, "TABLE") && sql_tok_sym(p->text, peek(p, 1), "(")) {
@@ -373,20 +460,15 @@ static bool source(parser *p, sql_query *q)
         if (!name(p, &q->from_name, "a table name"))
             return false;
     }
-    /* an alias: accepted, and not needed (columns are not qualified) */
-    sql_span alias;
-    if (accept_word(p, "AS")) {
-        if (!name(p, &alias, "an alias"))
-            return false;
-    } else {
-        const sql_tok *t = cur(p);
-        if (t->kind == SQL_TOK_QUOTED ||
-            (t->kind == SQL_TOK_WORD && !is_clause_word(p, t) && !joins_here(p)))
-            p->i++;
-    }
-    if (joins_here(p) || is_sym(p, ",")) {
-        unsupported(p, cur(p), "a join (two tables in FROM)");
+    if (!source_alias(p, &q->from_alias))
         return false;
+    while (joins_here(p) || is_sym(p, ",")) {
+        if (q->from_kind == SQL_FROM_WINDOW) {
+            unsupported(p, cur(p), "a window join (a window TVF joined)");
+            return false;
+        }
+        if (!join(p, q))
+            return false;
     }
     static const char *const after[] = {"MATCH_RECOGNIZE", "FOR", "LATERAL", NULL};
     for (int k = 0; after[k]; k++)

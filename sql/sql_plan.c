@@ -52,6 +52,11 @@ typedef struct planner {
      * (set outside views): where a plan too large is reported. */
     sql_script *top_sc;
     sql_span top_name;
+    /* The query body being planned reads a join: the join's output columns
+     * by their tables' qualifiers (bind uses it for a schema of those
+     * columns); scope.ninputs 0: none. */
+    weir_expr_scope scope;
+    bool scope_off; /* binding a schema's own column names (all_columns) */
 } planner;
 
 /* Views and subqueries inside each other deeper than this are refused: the
@@ -80,6 +85,7 @@ typedef struct grouping {
     bool *key_computed;
     int naggs, aggs_cap;
     const weir_ast **aggs;
+    const weir_schema *in_schema; /* the grouped input's (a join's: t.col names its columns) */
 } grouping;
 
 static const char *const window_names[] = {[SQL_WINDOW_TUMBLE] = "TUMBLE",
@@ -157,6 +163,25 @@ static void exprs_free(exprs *x)
     x->n = 0;
 }
 
+/* Whether `schema` holds the columns of the join being read (the join's
+ * own output, or a filter's over it), so its names bind by the tables'
+ * qualifiers. */
+static bool join_scope_fits(const planner *p, const weir_schema *schema)
+{
+    const weir_schema *js = p->scope.schema;
+    if (p->scope.ninputs == 0 || !js || p->scope_off)
+        return false;
+    if (js == schema)
+        return true;
+    int n = weir_schema_ncolumns(js);
+    if (weir_schema_ncolumns(schema) != n)
+        return false;
+    for (int c = 0; c < n; c++)
+        if (strcmp(weir_schema_column_name(js, c), weir_schema_column_name(schema, c)) != 0)
+            return false;
+    return true;
+}
+
 /* Binds `a` against `schema` (a select item when alias, or allow_agg >= 0)
  * and appends it to x. `text` is the statements' text when `a` is a tree of
  * them as parsed (an expression then shows as written), NULL for a
@@ -171,6 +196,10 @@ static int bind(planner *p, exprs *x, const weir_ast *a, const char *text,
         return WEIR_EINVAL;
     }
     weir_expr_scope scope = {.schema = schema, .zone = weir_table_env_config(p->env)->time_zone};
+    if (join_scope_fits(p, schema)) {
+        scope = p->scope;
+        scope.schema = schema;
+    }
     size_t at = 0;
     char msg[1024];
     int r = weir_expr_bind(a, text, &scope, allow_agg, alias, &x->v[x->n], &at, msg, sizeof msg);
@@ -345,7 +374,19 @@ static int window_of(planner *p, const sql_window *w, bool tvf, const weir_table
     return 0;
 }
 
+static weir_table *plan_joins(planner *p, const sql_query *q, weir_table *t);
+static weir_table *plan_first_source(planner *p, const sql_query *q);
+
 static weir_table *plan_from(planner *p, const sql_query *q)
+{
+    if (q->njoins) {
+        weir_table *t = plan_first_source(p, q);
+        return t ? plan_joins(p, q, t) : NULL;
+    }
+    return plan_first_source(p, q);
+}
+
+static weir_table *plan_first_source(planner *p, const sql_query *q)
 {
     switch (q->from_kind) {
     case SQL_FROM_NONE:
@@ -491,11 +532,19 @@ static const char *window_function(planner *p, const grouping *g, const weir_ast
  * that is a computed key as the key's column. A subtree with nothing to
  * rewrite is itself (shared, not copied). With `collect`, only finds the
  * aggregate calls (into g) and writes nothing. 0 or WEIR_E* (reported). */
+static const char *join_column_name(planner *p, const weir_schema *schema, const weir_ast *a);
+
 static int rewrite(planner *p, grouping *g, const weir_ast *a, const weir_ast **out, bool collect)
 {
     *out = a;
     if (!a)
         return 0;
+    const char *jc = collect ? NULL : join_column_name(p, g->in_schema, a);
+    if (jc) { /* t.col of a join read: its column's name */
+        weir_ast *n = name_node(p, jc, a);
+        *out = n;
+        return n ? 0 : WEIR_ENOMEM;
+    }
     for (int k = 0; !collect && k < g->nkeys; k++)
         if (g->key_computed[k] && weir_ast_equal(g->keys[k], a)) {
             weir_ast *n = name_node(p, g->key_names[k], a);
@@ -578,6 +627,8 @@ static bool compound_name(const weir_ast *a)
 static int item_name(planner *p, const sql_item *it, int i, char *out, size_t size)
 {
     const char *bare = bare_name(it->ast);
+    if (!bare && it->ast && it->ast->kind == WEIR_AST_NAME)
+        bare = it->ast->text; /* t.col is named col, as Calcite names it */
     if (it->alias.len) {
         char *a = sql_unquote(p->sc, it->alias);
         if (!a)
@@ -594,6 +645,19 @@ static int item_name(planner *p, const sql_item *it, int i, char *out, size_t si
     return 0;
 }
 
+/* A qualified column's name made unique among the items before it, as
+ * Calcite does (a.id, b.id: id, id0). */
+static void unique_item_name(const sql_query *q, int i, char *name, size_t size)
+{
+    int before = 0;
+    for (int j = 0; j < i; j++) {
+        const weir_ast *a = q->items[j].ast;
+        before += !q->items[j].alias.len && a->kind == WEIR_AST_NAME && strcmp(a->text, name) == 0;
+    }
+    if (before > 0 && strlen(name) + 12 < size)
+        snprintf(name + strlen(name), 12, "%d", before - 1);
+}
+
 /* A plain (not grouped) select list over t. */
 static weir_table *plan_select(planner *p, const sql_query *q, weir_table *t)
 {
@@ -605,6 +669,9 @@ static weir_table *plan_select(planner *p, const sql_query *q, weir_table *t)
             exprs_free(&x);
             return no_memory(p, q->items[i].expr.start);
         }
+        if (!q->items[i].alias.len && q->items[i].ast->kind == WEIR_AST_NAME &&
+            q->items[i].ast->qualifier)
+            unique_item_name(q, i, name, sizeof name);
         if (bind(p, &x, q->items[i].ast, p->sc->text, schema, 0, name, q->at.start)) {
             exprs_free(&x);
             return NULL;
@@ -614,8 +681,19 @@ static weir_table *plan_select(planner *p, const sql_query *q, weir_table *t)
     return out ? out : table_fail(p, q->at.start);
 }
 
+static int all_columns_in(planner *p, exprs *x, const weir_schema *schema, uint32_t at);
+
 /* Every column of `schema` as an item (a name node each). */
 static int all_columns(planner *p, exprs *x, const weir_schema *schema, uint32_t at)
+{
+    bool off = p->scope_off;
+    p->scope_off = true; /* the names are the schema's own, not the tables' */
+    int r = all_columns_in(p, x, schema, at);
+    p->scope_off = off;
+    return r;
+}
+
+static int all_columns_in(planner *p, exprs *x, const weir_schema *schema, uint32_t at)
 {
     for (int c = 0; c < weir_schema_ncolumns(schema); c++) {
         weir_ast *n = weir_ast_new(p->trees, WEIR_AST_NAME, weir_schema_column_name(schema, c),
@@ -676,6 +754,22 @@ static bool is_window_column(const char *name)
                     strcmp(name, "window_time") == 0);
 }
 
+/* A qualified name of the join being read (b.balance): the name of its
+ * column in `schema`; NULL for anything else. */
+static const char *join_column_name(planner *p, const weir_schema *schema, const weir_ast *a)
+{
+    if (!a || a->kind != WEIR_AST_NAME || !a->qualifier || !join_scope_fits(p, schema))
+        return NULL;
+    for (int k = 0; k < p->scope.ninputs; k++) {
+        if (!p->scope.inputs[k].qualifier || strcmp(p->scope.inputs[k].qualifier, a->qualifier))
+            continue;
+        int c = weir_schema_column_index(p->scope.inputs[k].columns, a->text);
+        if (c >= 0)
+            return weir_schema_column_name(schema, p->scope.inputs[k].first + c);
+    }
+    return NULL;
+}
+
 /* GROUP BY's expressions as keys: a bare column is itself, anything else a
  * computed column $fN of a Calc planned before the aggregate (*t is
  * replaced by it). A TVF's window_start / window_end are the window. */
@@ -703,6 +797,8 @@ static int group_keys(planner *p, const sql_query *q, grouping *g, weir_table **
         }
         int k = g->nkeys++;
         g->keys[k] = key;
+        if (!name)
+            name = join_column_name(p, schema, key);
         if (name && weir_schema_column_index(schema, name) >= 0) {
             snprintf(g->key_names[k], sizeof g->key_names[k], "%s", name);
             continue;
@@ -845,6 +941,20 @@ static int bind_over_aggregate(planner *p, exprs *x, const sql_item *it, const w
     return r;
 }
 
+/* The input of a window over an interval join's second time attribute:
+ * a projection whose records carry that time; t itself otherwise. */
+static weir_table *window_time(planner *p, const sql_window *w, weir_table *t)
+{
+    char *col = sql_unquote(p->sc, w->time_col);
+    if (!col)
+        return no_memory(p, w->time_col.start);
+    int ci = weir_schema_column_index(weir_table_schema(t), col);
+    if (ci < 0 || ci != weir_table_second_rowtime(t))
+        return t;
+    weir_table *r = weir_table_with_rowtime(t, col);
+    return r ? r : table_fail(p, w->time_col.start);
+}
+
 static weir_table *plan_grouped(planner *p, const sql_query *q, weir_table *t)
 {
     grouping g = {.window = q->from_kind == SQL_FROM_WINDOW ? q->from_window.kind
@@ -852,7 +962,10 @@ static weir_table *plan_grouped(planner *p, const sql_query *q, weir_table *t)
                   .tvf = q->from_kind == SQL_FROM_WINDOW};
     const sql_window *win = g.tvf ? &q->from_window : &q->group_window;
     g.win = win;
+    g.in_schema = weir_table_schema(t);
     weir_table_window tw;
+    if (g.window != SQL_WINDOW_NONE && !(t = window_time(p, win, t)))
+        return NULL;
     if (g.window != SQL_WINDOW_NONE && window_of(p, win, g.tvf, t, &tw))
         return NULL;
     if (q->star)
@@ -1105,14 +1218,27 @@ done:
     return out;
 }
 
+static weir_table *plan_body_in(planner *p, const sql_query *q);
+
+/* A query body; a join's scope lives while its body is planned. */
 static weir_table *plan_body(planner *p, const sql_query *q)
+{
+    weir_expr_scope saved = p->scope;
+    p->scope.ninputs = 0;
+    weir_table *t = plan_body_in(p, q);
+    p->scope = saved;
+    return t;
+}
+
+static weir_table *plan_body_in(planner *p, const sql_query *q)
 {
     if (q->nvalues)
         return plan_values(p, q);
     weir_table *t = plan_from(p, q);
     if (!t)
         return NULL;
-    if (q->where_ast) {
+    /* a comma join's condition is the WHERE (planned with the join) */
+    if (q->where_ast && !(q->njoins && q->joins[q->njoins - 1].kind == 0)) {
         if (has_aggregate(q->where_ast))
             return sql_fail(p->s, p->sc, q->where.start,
                             "an aggregate call in WHERE (HAVING filters groups)");
@@ -1172,5 +1298,52 @@ weir_table *sql_plan_query(weir_sql_session *s, weir_job *job, weir_table_env *e
     weir_table *t = plan_query(&p, q);
     sql_arena_free(&tmp);
     weir_ast_arena_free(&trees);
+    return t;
+}
+
+/* ---- joins -------------------------------------------------------------------------- */
+
+/* A source's qualifier: its alias, else a table's name; NULL for a
+ * subquery without an alias. */
+static const char *qualifier_of(planner *p, sql_from_kind kind, sql_span name, sql_span alias)
+{
+    if (alias.len)
+        return sql_unquote(p->sc, alias);
+    if (kind == SQL_FROM_NAME || kind == SQL_FROM_WINDOW)
+        return sql_unquote(p->sc, name);
+    return NULL;
+}
+
+/* FROM a [JOIN b ON ...]...: each join onto the table so far (left-deep,
+ * as Calcite plans it), its columns named by each source's qualifier. */
+static weir_table *plan_joins(planner *p, const sql_query *q, weir_table *t)
+{
+    weir_expr_scope left = {.schema = weir_table_schema(t), .ninputs = 1};
+    left.inputs[0].qualifier = qualifier_of(p, q->from_kind, q->from_name, q->from_alias);
+    left.inputs[0].columns = weir_table_schema(t);
+    for (int i = 0; i < q->njoins; i++) {
+        const sql_join *j = &q->joins[i];
+        if (j->kind == 0 && (q->njoins > 1 || !q->where_ast))
+            return sql_fail(p->s, p->sc, j->at.start, "not supported: %s",
+                            q->njoins > 1 ? "a comma join of more than two tables (write JOIN "
+                            "... ON)" : "a comma join without WHERE (a cross join)");
+        weir_table *r = j->from_kind == SQL_FROM_QUERY ? plan_query(p, j->from_query)
+                                                       : plan_name(p, j->from_name);
+        if (!r)
+            return NULL;
+        weir_expr_scope right = {.schema = weir_table_schema(r), .ninputs = 1};
+        right.inputs[0].qualifier = qualifier_of(p, j->from_kind, j->from_name, j->alias);
+        right.inputs[0].columns = weir_table_schema(r);
+        const weir_ast *cond = j->kind ? j->on_ast : q->where_ast;
+        uint32_t at = j->kind ? j->on.start : q->where.start;
+        size_t err_at = (size_t)-1;
+        weir_expr_scope out;
+        t = weir_table_join_tree(t, &left, r, &right, j->kind ? (weir_join_kind)j->kind
+                                 : WEIR_JOIN_INNER, cond, p->sc->text, p->trees, &err_at, &out);
+        if (!t)
+            return table_fail(p, err_at != (size_t)-1 ? (uint32_t)err_at : at);
+        left = out;
+    }
+    p->scope = left;
     return t;
 }

@@ -604,6 +604,10 @@ typedef struct calc_impl {
      * column's value is the row's timestamp; -1: the input's stays. */
     int ts_col;
     bool at_source; /* computed columns: at the source's parallelism */
+    /* select: the output column whose value becomes the records' timestamp
+     * (a second time attribute kept where the rowtime was dropped), -1: the
+     * input's timestamps stay */
+    int stamp;
 } calc_impl;
 
 static void calc_impl_free(void *p)
@@ -675,6 +679,8 @@ static int calc_record(weir_ctx *ctx, int input, const void *elem, int64_t ts)
                                  c->name, c->out->cols[c->ts_col].name);
         memcpy(&ts, row + c->out->cols[c->ts_col].offset, 8);
     }
+    if (c->stamp >= 0 && !weir__row_null(c->out, row, c->stamp))
+        memcpy(&ts, row + c->out->cols[c->stamp].offset, 8);
     return weir_emit(ctx, row, ts);
 }
 
@@ -741,6 +747,7 @@ static weir_table *where_core(weir_table *in, weir_expr *pred, const char *what)
     }
     impl->pred = pred;
     impl->ts_col = -1;
+    impl->stamp = -1;
     t->impl = impl;
     t->impl_free = calc_impl_free;
     weir_type ty = weir_expr_type(impl->pred);
@@ -759,6 +766,7 @@ static weir_table *where_core(weir_table *in, weir_expr *pred, const char *what)
     t->mode = in->mode;
     t->rowtime = in->rowtime;
     t->proctime = in->proctime;
+    t->rowtime2 = in->rowtime2;
     if (weir__table_set_unique_key(t, in->ukey, in->nukey))
         return weir__table_fail(env, WEIR_ENOMEM, "%s: out of memory", what);
     return plan_calc(t, impl, what);
@@ -816,6 +824,7 @@ static weir_table *select_core(weir_table *in, weir_expr **items, int n, const c
     memcpy(impl->items, items, (size_t)n * sizeof *items);
     impl->nitems = n;
     impl->ts_col = -1;
+    impl->stamp = -1;
     impl->at_source = at_source;
     t->impl = impl;
     t->impl_free = calc_impl_free;
@@ -850,10 +859,19 @@ static weir_table *select_core(weir_table *in, weir_expr **items, int n, const c
     for (int i = n - 1; i >= 0; i--)
         if (impl->items[i]->column >= 0)
             map[impl->items[i]->column] = i;
+    impl->stamp = -1;
     if (in->rowtime >= 0)
         t->rowtime = map[in->rowtime];
     if (in->proctime >= 0)
         t->proctime = map[in->proctime];
+    if (in->rowtime2 >= 0) {
+        /* an interval join's two time attributes: the second one kept alone
+         * becomes the rowtime, and the records' timestamps are its values */
+        if (t->rowtime >= 0)
+            t->rowtime2 = map[in->rowtime2];
+        else if ((t->rowtime = map[in->rowtime2]) >= 0)
+            impl->stamp = t->rowtime;
+    }
     bool keep = in->nukey > 0;
     for (int k = 0; k < in->nukey; k++)
         if (map[in->ukey[k]] < 0)
@@ -1030,4 +1048,57 @@ weir_table *weir_table_union_all(weir_table *const *tables, int n)
      * valve (weir_stream_union), so watermarks merge as at any shuffle. */
     t->stream = weir_stream_union(streams, n);
     return t->stream ? t : NULL;
+}
+
+int weir_table_second_rowtime(const weir_table *t)
+{
+    return t ? t->rowtime2 : -1;
+}
+
+weir_table *weir_table_with_rowtime(weir_table *in, const char *column)
+{
+    static const char *what = "weir_table_with_rowtime";
+    if (!in)
+        return NULL;
+    weir_table_env *env = in->env;
+    int col = column ? weir_schema_column_index(in->schema, column) : -1;
+    if (col < 0)
+        return weir__table_fail(env, WEIR_EINVAL, "%s: unknown column '%s'", what,
+                                column ? column : "(null)");
+    if (col == in->rowtime)
+        return in;
+    if (col != in->rowtime2) {
+        char tn[48];
+        weir_type_format(in->schema->cols[col].type, tn, sizeof tn);
+        return weir__table_fail(env, WEIR_EINVAL, "The window function requires the timecol is "
+                                "a time attribute type, but is %s.", tn);
+    }
+    int n = in->schema->ncols;
+    weir_expr **items = calloc((size_t)n, sizeof *items);
+    if (!items)
+        return weir__table_fail(env, WEIR_ENOMEM, "%s: out of memory", what);
+    for (int c = 0; c < n; c++) {
+        char text[300];
+        size_t k = 0;
+        weir__append_name(text, sizeof text, &k, "", in->schema->cols[c].name);
+        char err[300];
+        int r = weir__expr_compile_in(text, in->schema, -1, env->config.time_zone, &items[c], err,
+                                      sizeof err);
+        if (r) {
+            for (int i = 0; i < c; i++)
+                weir_expr_destroy(items[i]);
+            free(items);
+            return weir__table_fail(env, r, "%s: %s", what, err);
+        }
+    }
+    int old = in->rowtime;
+    weir_table *t = weir_table_select_exprs(in, items, n);
+    free(items);
+    if (!t)
+        return NULL;
+    calc_impl *impl = t->impl;
+    impl->stamp = col;
+    t->rowtime = col;
+    t->rowtime2 = old;
+    return t;
 }

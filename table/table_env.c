@@ -172,6 +172,7 @@ weir_table *weir__table_node(weir_table_env *env, weir_table *input, const char 
     t->input = input;
     t->rowtime = -1;
     t->proctime = -1;
+    t->rowtime2 = -1;
     t->next_alloc = env->nodes;
     env->nodes = t;
     return t;

@@ -504,6 +504,8 @@ struct weir_table {
     unsigned mode;       /* the changelog mode it emits */
     int rowtime;         /* the rowtime column, -1: none */
     int proctime;        /* the processing-time attribute, -1: none */
+    int rowtime2;        /* a second time attribute (an interval join's right
+                          * rowtime), -1: none; the records carry rowtime's */
     int nukey;           /* a unique key: its columns (0: none) */
     int *ukey;
     weir_stream *stream; /* the rows */
@@ -597,6 +599,14 @@ weir__key *weir__key_plan(weir_table_env *env, const weir_schema *in, const char
                           const char *what);
 void weir__key_extract(const void *elem, void *key, void *arg);
 int weir__key_format(const void *key, char *buf, size_t size, void *arg);
+
+/* ---- joins (table_join.c) --------------------------------------------------- */
+
+/* The operator of a join node t, as a spec for a harness (parallelism 1;
+ * the impl stays t's), and each input's key. WEIR_EINVAL if t is not a
+ * join. */
+int weir__table_join_operator(const weir_table *t, weir_process_spec *spec,
+                              weir_key_spec keys[2]);
 
 /* ---- aggregate functions (table_agg.c) ------------------------------------ */
 

@@ -309,6 +309,35 @@ typedef struct weir_coprocess_spec {
 WEIR_EXPORT weir_stream *weir_stream_coprocess(weir_stream *a, weir_stream *b,
                                                const weir_coprocess_spec *spec);
 
+/* An interval join of two keyed streams (Flink's
+ * keyedStream.intervalJoin(other).between(lower, upper).process(fn)): each
+ * pair of a left and a right element of one key whose record timestamps
+ * have right.ts in [left.ts + lower_ms, left.ts + upper_ms] (an exclusive
+ * bound 1 ms tighter) goes to fn once, with the larger of the two
+ * timestamps, which fn gives weir_emit (Flink's ProcessJoinFunction). An
+ * element behind the operator's watermark when it arrives is late and
+ * dropped (counted), as Flink's IntervalJoinOperator drops it; elements are
+ * kept until the watermark shows no partner can still come, and cleaned by
+ * event-time timers. Watermarks pass unchanged (Flink's DataStream join does
+ * not hold them back; the SQL interval join does). It runs on the table
+ * layer's join engine (weir_table_join): keyed state and timers, so its
+ * state is in checkpoints. Both streams must be keyed (weir_stream_key_by)
+ * with keys of the same size. fn returns 0, or a negative WEIR_E* code to
+ * fail the job. */
+typedef int (*weir_interval_join_fn)(weir_ctx *ctx, const void *left, const void *right,
+                                     int64_t timestamp, void *arg);
+typedef struct weir_interval_join_spec {
+    const char *name;      /* NULL: "IntervalJoin"; copied */
+    int64_t lower_ms, upper_ms;
+    bool lower_exclusive, upper_exclusive; /* Flink's lowerBoundExclusive() ... */
+    weir_interval_join_fn fn;              /* required */
+    void *arg;
+    size_t out_size;                       /* required */
+    int parallelism;                       /* 0: the job's default */
+} weir_interval_join_spec;
+WEIR_EXPORT weir_stream *weir_stream_interval_join(weir_stream *left, weir_stream *right,
+                                                   const weir_interval_join_spec *spec);
+
 /* ---- sinks ---------------------------------------------------------------- */
 
 /* Drops everything (benchmarks). */

@@ -296,6 +296,78 @@ WEIR_EXPORT weir_table *weir_table_group_by_exprs(weir_table *t, const char *key
  * call only. */
 WEIR_EXPORT weir_table *weir_table_union_all(weir_table *const *tables, int n);
 
+/* ---- joins -----------------------------------------------------------------------
+ * Flink's joins of two tables of one environment (SEMANTICS.md 10), planned
+ * onto one keyed two-input operator. `condition` is an expression over both
+ * tables' columns, a column named alone where only one side has it, or
+ * qualified by its table's name (weir_table_join: each schema's table name;
+ * weir_table_join_as: the names given, as SQL's aliases). Its equalities
+ * between a column of each side are the join key (at least one, else
+ * refused: "Invalid join condition: ... At least one equi-join predicate is
+ * required."); the rest is checked on each pair of rows with equal keys.
+ * The output holds the left's columns then the right's (a name the left
+ * has already made unique as Flink does: id, id0), an outer side's other
+ * side nullable.
+ *
+ * A regular join (node "Join(joinType=[InnerJoin], where=[...])") keeps
+ * every row of both sides (one row a unique key on a side that has one)
+ * and emits Flink's StreamingJoinOperator changelog: insert-only for an
+ * INNER join of insert-only tables, else retracting ([I,UB,UA,D]); its
+ * output has no rowtime (the inputs' become plain timestamps). An upsert
+ * input is normalized first (weir_table_normalize).
+ *
+ * When both tables are insert-only with rowtimes and the condition bounds
+ * the left rowtime by the right one on both sides (l.ts BETWEEN r.ts -
+ * INTERVAL '1' MINUTE AND r.ts + INTERVAL '1' MINUTE, or a pair of <, <=,
+ * >=, >, or l.ts = r.ts), it is an interval join (node "IntervalJoin(...)",
+ * Flink's RowTimeIntervalJoin): each pair within the bounds once, a row
+ * kept until the watermark shows no partner can still come, an outer
+ * side's row that met none padded once when it goes; insert-only; both
+ * rowtimes stay time attributes (the left's is the records' timestamp);
+ * the watermark is held back by the larger of the two sides' relative
+ * window sizes. */
+typedef enum weir_join_kind {
+    WEIR_JOIN_INNER = 1,
+    WEIR_JOIN_LEFT,  /* LEFT OUTER */
+    WEIR_JOIN_RIGHT, /* RIGHT OUTER */
+    WEIR_JOIN_FULL   /* FULL OUTER */
+} weir_join_kind;
+
+WEIR_EXPORT weir_table *weir_table_join(weir_table *left, weir_table *right,
+                                        weir_join_kind kind, const char *condition);
+WEIR_EXPORT weir_table *weir_table_join_as(weir_table *left, const char *left_name,
+                                           weir_table *right, const char *right_name,
+                                           weir_join_kind kind, const char *condition);
+
+/* The same with the condition a syntax tree (weir/expr_ast.h, parsed from
+ * `text`, which messages quote; NULL: the tree formatted), as SQL plans
+ * it. left_scope and right_scope name each side's columns: the tables a
+ * side joins already, each with its qualifier and first column (NULL or no
+ * inputs: the table's own columns, unqualified); at most 4 in all. Trees
+ * made while planning go into *arena. *err_at (may be NULL) gets the byte
+ * of text where a binding error is; *out_scope (may be NULL) the output's
+ * scope, in which what reads the join binds its names. */
+struct weir_ast;
+struct weir_ast_arena;
+struct weir_expr_scope;
+WEIR_EXPORT weir_table *weir_table_join_tree(weir_table *left,
+                                             const struct weir_expr_scope *left_scope,
+                                             weir_table *right,
+                                             const struct weir_expr_scope *right_scope,
+                                             weir_join_kind kind, const struct weir_ast *condition,
+                                             const char *text, struct weir_ast_arena **arena,
+                                             size_t *err_at, struct weir_expr_scope *out_scope);
+
+/* A table whose rowtime is `column`: t itself when it is t's rowtime; when
+ * it is t's second time attribute (an interval join's right rowtime: see
+ * weir_table_second_rowtime), a projection of every column whose records
+ * carry that column's time (the other becomes the second). Refused for any
+ * other column: "The window function requires the timecol is a time
+ * attribute type, but is TIMESTAMP(3)." */
+WEIR_EXPORT weir_table *weir_table_with_rowtime(weir_table *t, const char *column);
+/* The column of t's second time attribute, -1 if it has none. */
+WEIR_EXPORT int weir_table_second_rowtime(const weir_table *t);
+
 /* ---- window aggregates ----------------------------------------------------------
  * Flink's window table-valued functions (TUMBLE, HOP, CUMULATE, SESSION
  * over a DESCRIPTOR of the rowtime) followed by GROUP BY window_start, window_end,
