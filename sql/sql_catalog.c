@@ -750,8 +750,8 @@ static int bind_computed(weir_connector_context *c, const weir_schema *src, weir
 
 /* The table as declared (r->declared): every column in its order, the
  * computed ones of their expressions' types, the primary key, the
- * WATERMARK (run after the Calc that computes the columns, or, when the
- * source runs it, `in_source`) and the processing-time attribute. */
+ * WATERMARK (run after the Calc that computes the columns, or, when it ran
+ * at the source already, `in_source`) and the processing-time attribute. */
 static int declared_schema(weir_connector_context *c, const weir_schema *src,
                            const weir_type *types, bool in_source)
 {
@@ -908,7 +908,11 @@ static int create_table(weir_sql_session *s, sql_script *sc, const sql_stmt *st,
                      "watermarks, of its own timestamps: the rowtime '%s' is computed after "
                      "the source", wm_col);
             err = WEIR_EINVAL;
-        } else if (!computed || source_watermark(st->wm_ast)) {
+        } else if (!computed || source_watermark(st->wm_ast) ||
+                   (!st->cols[rt].computed && !computed_name_in(sc, st, st->wm_ast))) {
+            /* a physical rowtime whose watermark reads no computed column:
+             * at the source, as without computed columns (the connector
+             * sees its rowtime: 'scan.speed' paces by it) */
             err = weir_schema_watermark(b, wm_col, wm_expr);
             wm_on_source = true;
         } else if (sql_source_watermarked(r->factory)) {
@@ -958,7 +962,9 @@ static int create_table(weir_sql_session *s, sql_script *sc, const sql_stmt *st,
         return WEIR_EINVAL;
     }
     if (computed) {
-        err = declared_schema(&c, src, types, in_source);
+        /* the watermark ran at the source (its WatermarkAssigner, or in
+         * it): none behind the Calc */
+        err = declared_schema(&c, src, types, wm_on_source && !source_watermark(st->wm_ast));
         weir_schema_destroy(src);
         free(types);
         if (err)

@@ -45,3 +45,20 @@ CREATE TABLE copy (
 INSERT INTO copy SELECT sensor, celsius, s FROM readings WHERE sensor = 'north';
 
 INSERT INTO copy (s, sensor) SELECT s, sensor FROM readings WHERE sensor = 'east';
+
+-- A physical rowtime whose watermark reads no computed column keeps it at
+-- the source (WatermarkAssigner right after it, the Calc above), as without
+-- computed columns: the connector sees its rowtime and 'scan.speed' paces
+-- by it (tests/sql/idle_file_partition.sql's second query, with a computed
+-- column beside).
+CREATE TABLE released (k STRING, ts TIMESTAMP(3), tag AS UPPER(k), WATERMARK FOR ts AS ts)
+WITH ('connector' = 'filesystem', 'path' = 'data/quiet', 'format' = 'csv',
+      'scan.speed' = '1', 'scan.watermark.idle-timeout' = '500 ms');
+
+EXPLAIN SELECT window_start, tag, COUNT(*) AS n
+FROM TABLE(TUMBLE(TABLE released, DESCRIPTOR(ts), INTERVAL '1' SECOND))
+GROUP BY window_start, window_end, tag;
+
+SELECT window_start, COUNT(*) AS n
+FROM TABLE(TUMBLE(TABLE released, DESCRIPTOR(ts), INTERVAL '1' SECOND))
+GROUP BY window_start, window_end;
