@@ -129,12 +129,34 @@ static int parse_assign(weir_script_op *op, const char *v, char *why, size_t why
         return -1;
     }
     const char *kind = part[0];
+    /* proc-KIND: the same windows on the job clock (the script's virtual
+     * processing time, moved by `time T`) */
+    bool proc = strncmp(kind, "proc-", 5) == 0;
+    if (proc)
+        kind += 5;
+    if (proc && strcmp(kind, "cumulate") == 0) {
+        if (n != 3) {
+            snprintf(why, whysize, "op window: assign=%s: expected proc-cumulate:SIZE:STEP", v);
+            return -1;
+        }
+        op->assigner = WEIR_WINDOW_PROCESSING_CUMULATIVE;
+        return parse_number(v, "size", part[1], &op->size, why, whysize) ||
+                       parse_number(v, "step", part[2], &op->slide, why, whysize)
+                   ? -1
+                   : 0;
+    }
+    if (proc && strcmp(kind, "tumbling") != 0 && strcmp(kind, "sliding") != 0 &&
+        strcmp(kind, "session") != 0) {
+        snprintf(why, whysize, "op window: unknown assigner '%s' (expected proc-tumbling:SIZE, "
+                 "proc-sliding:SIZE:SLIDE, proc-session:GAP or proc-cumulate:SIZE:STEP)", v);
+        return -1;
+    }
     if (strcmp(kind, "tumbling") == 0) {
         if (n < 2 || n > 3) {
             snprintf(why, whysize, "op window: assign=%s: expected tumbling:SIZE[:OFFSET]", v);
             return -1;
         }
-        op->assigner = WEIR_WINDOW_TUMBLING;
+        op->assigner = proc ? WEIR_WINDOW_PROCESSING_TUMBLING : WEIR_WINDOW_TUMBLING;
         if (parse_number(v, "size", part[1], &op->size, why, whysize) ||
             (n == 3 && parse_number(v, "offset", part[2], &op->offset, why, whysize)))
             return -1;
@@ -143,7 +165,7 @@ static int parse_assign(weir_script_op *op, const char *v, char *why, size_t why
             snprintf(why, whysize, "op window: assign=%s: expected sliding:SIZE:SLIDE[:OFFSET]", v);
             return -1;
         }
-        op->assigner = WEIR_WINDOW_SLIDING;
+        op->assigner = proc ? WEIR_WINDOW_PROCESSING_SLIDING : WEIR_WINDOW_SLIDING;
         if (parse_number(v, "size", part[1], &op->size, why, whysize) ||
             parse_number(v, "slide", part[2], &op->slide, why, whysize) ||
             (n == 4 && parse_number(v, "offset", part[3], &op->offset, why, whysize)))
@@ -153,7 +175,7 @@ static int parse_assign(weir_script_op *op, const char *v, char *why, size_t why
             snprintf(why, whysize, "op window: assign=%s: expected session:GAP", v);
             return -1;
         }
-        op->assigner = WEIR_WINDOW_SESSION;
+        op->assigner = proc ? WEIR_WINDOW_PROCESSING_SESSION : WEIR_WINDOW_SESSION;
         if (parse_number(v, "gap", part[1], &op->gap, why, whysize))
             return -1;
     } else if (strcmp(kind, "global") == 0) {
