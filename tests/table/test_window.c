@@ -489,6 +489,41 @@ static weir_table *bad_kind(run *r)
                                        "COUNT(*)");
 }
 static weir_table *bad_item(run *r) { return tumble(run_source(r), "k", "k, SUM(v"); }
+static weir_table *no_proctime(run *r)
+{
+    return weir_table_window_aggregate(
+        run_source(r),
+        &(weir_table_window){.kind = WEIR_TABLE_TUMBLE, .size_ms = 1000, .proctime = true}, "k",
+        "k, COUNT(*)");
+}
+static weir_table *proctime_offset(run *r)
+{
+    weir_table *t = run_source(r);
+    const weir_schema *in = weir_table_schema(t);
+    int n = weir_schema_ncolumns(in);
+    weir_expr *items[8];
+    weir_schema_builder *b = weir_schema_builder_create("t");
+    char err[256];
+    for (int c = 0; c < n; c++) {
+        weir_schema_column(b, weir_schema_column_name(in, c), weir_schema_column_type(in, c));
+        cr_assert_eq(weir_expr_compile_item(weir_schema_column_name(in, c), in, 0, &items[c],
+                                            err, sizeof err), 0, "%s", err);
+    }
+    weir_schema_column(b, "proc", (weir_type){.id = WEIR_TYPE_TIMESTAMP_LTZ, .not_null = true});
+    cr_assert_eq(weir_expr_compile_item("PROCTIME() AS proc", in, 0, &items[n], err, sizeof err),
+                 0, "%s", err);
+    weir_schema_proctime_attribute(b, "proc");
+    weir_schema *declared;
+    cr_assert_eq(weir_schema_build(b, &declared, err, sizeof err), 0, "%s", err);
+    t = weir_table_computed_columns(t, items, n + 1, declared);
+    cr_assert_eq(weir_table_proctime(t), n, "%s", weir_job_error(r->job));
+    weir_schema_destroy(declared);
+    return weir_table_window_aggregate(
+        t,
+        &(weir_table_window){.kind = WEIR_TABLE_TUMBLE, .size_ms = 1000, .offset_ms = 10,
+                             .proctime = true},
+        "k", "k, COUNT(*)");
+}
 
 Test(window, plan_time_refusals, .timeout = 60)
 {
@@ -509,6 +544,8 @@ Test(window, plan_time_refusals, .timeout = 60)
     refused(cumulate_without_step, "CUMULATE takes step_ms > 0 and size_ms > 0");
     refused(bad_kind, "unknown window kind 42");
     refused(bad_item, "SUM(v");
+    refused(no_proctime, "has no processing-time attribute");
+    refused(proctime_offset, "a processing-time window takes no offset");
 }
 
 /* ---- the differential test: the same rows through a DataStream window ---------- */
