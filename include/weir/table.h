@@ -397,7 +397,9 @@ typedef struct weir_table_window {
     bool proctime;
 } weir_table_window;
 
-/* A window aggregate over t's rowtime (SEMANTICS.md 9). `keys` lists group
+/* A window aggregate over t's rowtime (SEMANTICS.md 9), or over its
+ * processing-time attribute with w->proctime (SEMANTICS.md 7: on the job
+ * clock; then nothing below about watermarks and lateness applies). `keys` lists group
  * columns ("" or NULL: none, one global group at parallelism 1; the names
  * window_start, window_end and window_time may be listed too, as SQL's
  * GROUP BY does, and are implied anyway). `items` lists, in the output's
@@ -422,8 +424,9 @@ WEIR_EXPORT weir_table *weir_table_window_aggregate(weir_table *t, const weir_ta
                                                     const char *keys, const char *items);
 /* The columns a window aggregate's items over t read: t's, then
  * window_start, window_end and window_time (a schema to compile items
- * against; the caller destroys it). NULL, recording why, for a t that
- * cannot feed a window aggregate. */
+ * against; the caller destroys it), for windows over t's rowtime, or, when
+ * t has none, over its processing-time attribute. NULL, recording why, for
+ * a t that cannot feed a window aggregate. */
 WEIR_EXPORT weir_schema *weir_table_window_columns(const weir_table *t);
 /* The same for the window w (over the rowtime, or over the processing-time
  * attribute: its window_time is TIMESTAMP_LTZ(3), a processing-time
