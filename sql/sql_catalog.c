@@ -864,7 +864,7 @@ static int create_table(weir_sql_session *s, sql_script *sc, const sql_stmt *st,
     if (s->collection_capacity)
         weir_schema_builder_collection_capacity(b, s->collection_capacity);
     char *wm_col = NULL, *wm_expr = NULL;
-    bool computed = has_computed(st), wm_on_source = false, in_source = false;
+    bool computed = has_computed(st), wm_on_source = false;
     weir_schema *src = NULL;
     weir_type *types = NULL;
     int err = table_columns(&c, b);
@@ -933,8 +933,8 @@ static int create_table(weir_sql_session *s, sql_script *sc, const sql_stmt *st,
             wm_on_source = true;
         }
         /* a source that runs the expression itself, per partition */
-        in_source = !err && wm_on_source && !source_watermark(st->wm_ast) &&
-                    sql_source_watermarked(r->factory);
+        bool in_source = !err && wm_on_source && !source_watermark(st->wm_ast) &&
+                         sql_source_watermarked(r->factory);
         if (in_source)
             err = weir_schema_watermark_in_source(b);
     }

@@ -469,8 +469,9 @@ static weir_schema *items_schema(weir_table_env *env, const weir_table *t, bool 
     weir_type ts = {.id = WEIR_TYPE_TIMESTAMP, .not_null = true};
     /* a processing-time window's window_time is a processing-time
      * attribute, TIMESTAMP_LTZ(3) */
-    weir_type rt = proctime ? (weir_type){.id = WEIR_TYPE_TIMESTAMP_LTZ}
-                            : in->cols[t->rowtime].type;
+    weir_type rt = {.id = WEIR_TYPE_TIMESTAMP_LTZ};
+    if (!proctime)
+        rt = in->cols[t->rowtime].type;
     rt.not_null = true;
     for (int k = 0; k < WIN_NCOLS; k++) {
         names[in->ncols + k] = win_names[k];
