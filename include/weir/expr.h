@@ -19,7 +19,10 @@
  *     concat  := add {|| add}
  *     add     := mul {(+|-) mul}
  *     mul     := unary {(*|/|%) unary}
- *     unary   := - unary | + unary | primary
+ *     unary   := - unary | + unary | postfix
+ *     postfix := primary {.name | [expr]}  a ROW's field, an ARRAY's element
+ *                                          (1-based; NULL out of range), a MAP's
+ *                                          value at a key (NULL: none)
  *     primary := integer | decimal | 'string' | TRUE | FALSE | NULL
  *              | INTERVAL 'n' unit                (MILLISECOND .. DAY, plural too)
  *              | CASE WHEN expr THEN expr ... [ELSE expr] END
@@ -37,6 +40,7 @@
  *                           [{NULL|ERROR|EMPTY ARRAY|EMPTY OBJECT} ON EMPTY|ERROR])
  *              | JSON_EXISTS(e, e [{TRUE|FALSE|UNKNOWN|ERROR} ON ERROR])
  *              | CURRENT_TIMESTAMP | LOCALTIMESTAMP   (no parentheses, as SQL writes them)
+ *              | ROW(expr, ...) | ARRAY[expr, ...] | MAP[key, value, ...] | CARDINALITY(e)
  *              | column | (expr)
  *
  * Types (Flink's rules, SEMANTICS.md 9): INT op INT is INT, with BIGINT it is
