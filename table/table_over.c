@@ -3,26 +3,32 @@
  * RowTime{Rows,Range}UnboundedPrecedingFunction), a keyed operator on the
  * runtime's keyed state and event-time timers (SEMANTICS.md 10).
  *
- * Per partition key:
- *   pending   a list state per time (namespace = the row's time): the rows
- *             waiting for the watermark, in arrival order, and an event-time
- *             timer at that time;
- *   value     over_head (the last time processed, where the frame starts in
- *             the frame list, how many rows it holds) and the accumulators;
- *   frame     (bounded frames) a list state of the rows processed that may
- *             still be in a later row's frame, in processing order, each
- *             its time then its bytes; its first frame_head entries are
- *             out of every frame already (dropped in bulk when they are
- *             half the list, so a row costs O(1) amortized);
- *   lists     per MIN/MAX or DISTINCT aggregate of a bounded frame, its
- *             (value, count) list (table_agg.c), for exact retraction.
- * A timer at time t takes the rows pending at t: a RANGE frame retracts the
- * rows older than t - preceding, accumulates all of t's rows (peers) and
- * emits each with the one result; a ROWS frame accumulates one row at a
- * time, retracting the row that falls out of the last preceding + 1, and
- * emits it. Late rows: an unbounded frame drops a row at or below the
+ * Per partition key, two states:
+ *   value  over_head (the last time processed; where the frame starts and
+ *          ends in the list; the event-time timer armed, if any) and the
+ *          accumulators;
+ *   list   entries of the key's rows, each its time then its bytes:
+ *            [0, frame_head)           out of every frame (dropped in bulk
+ *                                      when they are half the list);
+ *            [frame_head, frame_end)   processed rows that may still be in
+ *                                      a later row's frame (bounded frames),
+ *                                      in processing order;
+ *            [frame_end, n)            rows waiting for the watermark, in
+ *                                      arrival order.
+ *   lists  per MIN/MAX or DISTINCT aggregate of a bounded frame, its
+ *          (value, count) list (table_agg.c), for exact retraction.
+ * A key has at most one timer armed, at the earliest time it waits for (a
+ * row that comes earlier moves it). When it fires, every waiting row at or
+ * below the watermark goes, in time order (rows of equal time in arrival
+ * order), exactly as Flink's per-time timers would take them one time after
+ * the other: a RANGE frame retracts the rows older than t - preceding,
+ * accumulates all of t's rows (peers) and emits each with the one result;
+ * a ROWS frame accumulates one row at a time, retracting the row that falls
+ * out of the last preceding + 1, and emits it. So a row costs a list append
+ * and the key's value on arrival, and a share of one timer per key per
+ * watermark. Late rows: an unbounded frame drops a row at or below the
  * watermark when it arrives (AbstractRowTimeUnboundedPrecedingOver), a
- * bounded one a row at or below the last time it processed (Flink's
+ * bounded one a row at or below the last time its key processed (Flink's
  * lastTriggeringTs). Everything lives in keyed state and timers, which the
  * runtime snapshots, restores and rescales.
  */
@@ -39,8 +45,11 @@
 typedef struct over_head {
     int64_t has_last;
     int64_t last_ts;    /* the last time processed */
-    int64_t frame_head; /* entries of the frame list already out of every frame */
-    int64_t frame_rows; /* rows in the current frame (ROWS) */
+    int64_t frame_head; /* list entries out of every frame */
+    int64_t frame_end;  /* list entries processed (the rest wait) */
+    int64_t frame_rows; /* rows in the current ROWS frame */
+    int64_t has_timer;  /* a timer is armed at `timer` */
+    int64_t timer;
 } over_head;
 
 typedef struct over_impl {
@@ -60,7 +69,7 @@ typedef struct over_impl {
     bool same_layout; /* the output's first columns lie as the input's */
     const weir_schema *in, *out;
     size_t value_size; /* over_head + accumulators */
-    size_t entry_size; /* a frame entry: int64 time + the input row, 8-aligned */
+    size_t entry_size; /* a list entry: int64 time + the input row, 8-aligned */
     const char *name;
 } over_impl;
 
@@ -79,14 +88,14 @@ static void over_impl_free(void *p)
 }
 
 typedef struct over_state {
-    int pending_id, value_id, frame_id;
+    int value_id, list_id;
     int list_ids[WEIR__LIST_MAX];
     unsigned char *value;   /* the working copy of the key's value */
     unsigned char *out;     /* the row being emitted */
     unsigned char *scratch;
-    unsigned char *rows;    /* the rows of one time, copied out of their list */
+    unsigned char *rows;    /* the entries going out, copied out of the list */
     size_t rows_cap;
-    unsigned char *retract; /* frame entries being retracted, copied out */
+    unsigned char *retract; /* entries being retracted, copied out; an entry made */
     size_t retract_cap;
     unsigned char *list;    /* the working copy of an aggregate's list */
     size_t list_cap;
@@ -119,13 +128,13 @@ static int over_open(weir_ctx *ctx)
     st->out = calloc(1, o->out->row_size);
     st->scratch = calloc(1, o->scratch + 8);
     st->fn_buf = o->fn_buf ? malloc(o->fn_buf) : NULL;
-    if (!st->value || !st->out || !st->scratch || (o->fn_buf && !st->fn_buf))
+    st->retract = calloc(1, o->entry_size);
+    st->retract_cap = st->retract ? o->entry_size : 0;
+    if (!st->value || !st->out || !st->scratch || (o->fn_buf && !st->fn_buf) || !st->retract)
         return WEIR_ENOMEM;
-    int r = weir_state_declare(ctx, WEIR_STATE_LIST, o->in->row_size, &st->pending_id);
+    int r = weir_state_declare(ctx, WEIR_STATE_LIST, o->entry_size, &st->list_id);
     if (!r)
         r = weir_state_declare(ctx, WEIR_STATE_VALUE, o->value_size, &st->value_id);
-    if (!r && o->bounded)
-        r = weir_state_declare(ctx, WEIR_STATE_LIST, o->entry_size, &st->frame_id);
     for (int i = 0; !r && i < o->nitems; i++)
         if (o->aggs[i].list)
             r = weir_state_declare(ctx, WEIR_STATE_LIST, o->aggs[i].esize, &st->list_ids[i]);
@@ -215,8 +224,8 @@ static int result_row(weir_ctx *ctx, const over_impl *o, over_state *st,
 {
     const weir_schema *in = o->in, *out = o->out;
     if (o->same_layout) {
-        memset(st->out, 0, out->row_size);
         memcpy(st->out, row, in->row_size);
+        memset(st->out + in->row_size, 0, out->row_size - in->row_size);
     } else {
         memset(st->out, 0, out->row_size);
         for (int c = 0; c < in->ncols; c++) {
@@ -241,41 +250,47 @@ static int result_row(weir_ctx *ctx, const over_impl *o, over_state *st,
     return 0;
 }
 
+static int64_t entry_ts(const unsigned char *e)
+{
+    int64_t t;
+    memcpy(&t, e, 8);
+    return t;
+}
+
 static int over_record(weir_ctx *ctx, int input, const void *elem, int64_t ts)
 {
     (void)input;
     const over_impl *o = weir_ctx_impl(ctx);
     over_state *st = weir_ctx_state(ctx);
-    bool late;
-    if (!o->bounded) {
-        late = ts <= weir_ctx_watermark(ctx);
-    } else {
-        const over_head *h = weir_state_value(ctx, st->value_id, 0, false);
-        late = h && h->has_last && ts <= h->last_ts;
-    }
+    const over_head *h = weir_state_value(ctx, st->value_id, 0, false);
+    bool late = o->bounded ? h && h->has_last && ts <= h->last_ts
+                           : ts <= weir_ctx_watermark(ctx);
     if (late) {
         weir_ctx_count(ctx, WEIR_COUNTER_LATE_DROPPED, 1);
         return 0;
     }
+    /* the timer moves to an earlier time */
+    bool arm = !h || !h->has_timer || ts < h->timer;
+    int64_t old = h && h->has_timer ? h->timer : WEIR_TS_MIN;
+    bool had = h != NULL;
     weir_ctx_count(ctx, WEIR_COUNTER_ABSORBED, 1);
-    if (weir_state_list_add(ctx, st->pending_id, ts, elem))
-        return weir_ctx_error(ctx);
-    return weir_timer_register(ctx, WEIR_EVENT_TIME, 0, ts);
-}
-
-/* Appends a processed row to the frame list. */
-static int frame_add(weir_ctx *ctx, const over_impl *o, over_state *st, const unsigned char *row,
-                     int64_t ts)
-{
-    int r = reserve(ctx, o, &st->retract, &st->retract_cap, o->entry_size);
-    if (r)
-        return r;
-    memset(st->retract, 0, o->entry_size);
     memcpy(st->retract, &ts, 8);
-    memcpy(st->retract + 8, row, o->in->row_size);
-    if (weir_state_list_add(ctx, st->frame_id, 0, st->retract))
+    memcpy(st->retract + 8, elem, o->in->row_size);
+    if (weir_state_list_add(ctx, st->list_id, 0, st->retract))
         return weir_ctx_error(ctx);
-    return 0;
+    if (!arm)
+        return 0;
+    over_head *w = weir_state_value(ctx, st->value_id, 0, true);
+    if (!w)
+        return weir_ctx_state_error(ctx);
+    if (!had)
+        for (int i = 0; o->fn_init && i < o->nitems; i++)
+            weir__agg_init(&o->aggs[i], (unsigned char *)w + sizeof *w);
+    w->has_timer = 1;
+    w->timer = ts;
+    if (old != WEIR_TS_MIN)
+        weir_timer_delete(ctx, WEIR_EVENT_TIME, 0, old);
+    return weir_timer_register(ctx, WEIR_EVENT_TIME, 0, ts);
 }
 
 /* Retracts the frame's oldest entries: for RANGE those older than
@@ -284,37 +299,79 @@ static int frame_retract(weir_ctx *ctx, const over_impl *o, over_state *st, over
                          unsigned char *accs, int64_t before, int64_t count)
 {
     size_t n;
-    const unsigned char *l = weir_state_list_get(ctx, st->frame_id, 0, &n);
-    size_t from = (size_t)h->frame_head, to = from;
+    const unsigned char *l = weir_state_list_get(ctx, st->list_id, 0, &n);
+    size_t from = (size_t)h->frame_head, to = from, end = (size_t)h->frame_end;
     if (o->frame == WEIR_OVER_RANGE) {
-        while (to < n) {
-            int64_t t;
-            memcpy(&t, l + to * o->entry_size, 8);
-            if (t >= before)
-                break;
+        while (to < end && entry_ts(l + to * o->entry_size) < before)
             to++;
-        }
     } else {
-        to = from + (size_t)count < n ? from + (size_t)count : n;
+        to = from + (size_t)count < end ? from + (size_t)count : end;
     }
     if (to == from)
         return 0;
     int r = reserve(ctx, o, &st->retract, &st->retract_cap, (to - from) * o->entry_size);
     if (r)
         return r;
+    l = weir_state_list_get(ctx, st->list_id, 0, &n);
     memcpy(st->retract, l + from * o->entry_size, (to - from) * o->entry_size);
     for (size_t i = 0; i < to - from; i++)
         if ((r = accumulate(ctx, o, st, st->retract + i * o->entry_size + 8, accs, -1)))
             return r;
     h->frame_head = (int64_t)to;
     h->frame_rows -= (int64_t)(to - from);
-    /* the entries out of every frame dropped once they are half the list */
-    if (to * 2 >= n) {
-        l = weir_state_list_get(ctx, st->frame_id, 0, &n);
-        if (weir_state_list_set(ctx, st->frame_id, 0, l + to * o->entry_size, n - to))
-            return weir_ctx_error(ctx);
-        h->frame_head = 0;
+    return 0;
+}
+
+/* The waiting entries at or below `wm` taken out of the list into st->rows
+ * in time order (stable: arrival order among equal times); bounded frames
+ * keep them in the list as the frame's newest entries, before the entries
+ * still waiting. Their count in *k; the earliest time still waiting in
+ * *next (WEIR_TS_MAX: none). */
+static int take_due(weir_ctx *ctx, const over_impl *o, over_state *st, over_head *h, int64_t wm,
+                    size_t *k, int64_t *next)
+{
+    size_t n, es = o->entry_size;
+    weir_state_list_get(ctx, st->list_id, 0, &n);
+    size_t end = (size_t)h->frame_end;
+    int r = reserve(ctx, o, &st->rows, &st->rows_cap, (n > end ? n - end : 1) * es);
+    if (r)
+        return r;
+    unsigned char *l = weir_state_list_data(ctx, st->list_id, 0, &n);
+    size_t due = 0, keep = end;
+    *next = WEIR_TS_MAX;
+    for (size_t i = end; i < n; i++) {
+        unsigned char *e = l + i * es;
+        int64_t t = entry_ts(e);
+        if (t <= wm) {
+            /* insertion into time order: the rows come nearly in order */
+            size_t j = due;
+            while (j > 0 && entry_ts(st->rows + (j - 1) * es) > t)
+                j--;
+            if (j < due)
+                memmove(st->rows + (j + 1) * es, st->rows + j * es, (due - j) * es);
+            memcpy(st->rows + j * es, e, es);
+            due++;
+        } else {
+            if (keep != i)
+                memcpy(l + keep * es, e, es);
+            keep++;
+            if (t < *next)
+                *next = t;
+        }
     }
+    *k = due;
+    if (due == 0)
+        return 0;
+    if (o->bounded) {
+        /* the due rows after the frame, the rest after them */
+        memmove(l + (end + due) * es, l + end * es, (keep - end) * es);
+        memcpy(l + end * es, st->rows, due * es);
+        return 0;
+    }
+    /* unbounded: only the rows still waiting stay */
+    if (weir_state_list_set(ctx, st->list_id, 0, l + end * es, keep - end))
+        return weir_ctx_error(ctx);
+    h->frame_head = h->frame_end = 0;
     return 0;
 }
 
@@ -322,66 +379,85 @@ static int over_timer(weir_ctx *ctx, const weir_timer *timer)
 {
     const over_impl *o = weir_ctx_impl(ctx);
     over_state *st = weir_ctx_state(ctx);
-    int64_t ts = timer->timestamp;
-    size_t n;
-    weir_state_list_get(ctx, st->pending_id, ts, &n);
-    size_t rs = o->in->row_size;
-    int r = reserve(ctx, o, &st->rows, &st->rows_cap, (n ? n : 1) * rs);
+    int64_t wm = weir_ctx_watermark(ctx);
+    if (wm < timer->timestamp)
+        wm = timer->timestamp;
+    const unsigned char *v = weir_state_value(ctx, st->value_id, 0, false);
+    if (!v)
+        return 0;
+    memcpy(st->value, v, o->value_size);
+    over_head h;
+    memcpy(&h, st->value, sizeof h);
+    unsigned char *accs = st->value + sizeof h;
+    if (h.has_timer && h.timer != timer->timestamp)
+        return 0; /* a timer moved earlier since (deleted, or not yet) */
+    h.has_timer = 0;
+    size_t k;
+    int64_t next;
+    int r = take_due(ctx, o, st, &h, wm, &k, &next);
     if (r)
         return r;
-    const void *l = weir_state_list_get(ctx, st->pending_id, ts, &n);
-    if (n == 0)
-        return 0;
-    memcpy(st->rows, l, n * rs);
-    weir_state_clear(ctx, st->pending_id, ts);
-    over_head h;
-    unsigned char *accs = st->value + sizeof h;
-    const unsigned char *v = weir_state_value(ctx, st->value_id, 0, false);
-    if (v) {
-        memcpy(st->value, v, o->value_size);
-    } else {
-        memset(st->value, 0, o->value_size);
-        for (int i = 0; o->fn_init && i < o->nitems; i++)
-            weir__agg_init(&o->aggs[i], accs);
-    }
-    memcpy(&h, st->value, sizeof h);
-    switch (o->frame) {
-    case WEIR_OVER_RANGE_UNBOUNDED:
-    case WEIR_OVER_RANGE:
-        if (o->frame == WEIR_OVER_RANGE &&
-            (r = frame_retract(ctx, o, st, &h, accs, ts - o->preceding, 0)))
-            return r;
-        for (size_t i = 0; i < n; i++) {
-            if ((r = accumulate(ctx, o, st, st->rows + i * rs, accs, 1)))
+    size_t es = o->entry_size;
+    for (size_t a = 0; a < k;) {
+        int64_t t = entry_ts(st->rows + a * es);
+        size_t b = a + 1;
+        while (b < k && entry_ts(st->rows + b * es) == t)
+            b++;
+        switch (o->frame) {
+        case WEIR_OVER_RANGE_UNBOUNDED:
+        case WEIR_OVER_RANGE:
+            if (o->frame == WEIR_OVER_RANGE &&
+                (r = frame_retract(ctx, o, st, &h, accs, t - o->preceding, 0)))
                 return r;
-            if (o->bounded && (r = frame_add(ctx, o, st, st->rows + i * rs, ts)))
-                return r;
-        }
-        for (size_t i = 0; i < n; i++)
-            if ((r = result_row(ctx, o, st, st->rows + i * rs, accs)) ||
-                (r = weir_emit(ctx, st->out, ts)))
-                return r;
-        break;
-    case WEIR_OVER_ROWS_UNBOUNDED:
-    case WEIR_OVER_ROWS:
-        for (size_t i = 0; i < n; i++) {
-            const unsigned char *row = st->rows + i * rs;
-            if (o->bounded) {
-                if (h.frame_rows == o->preceding + 1 &&
-                    (r = frame_retract(ctx, o, st, &h, accs, 0, 1)))
+            for (size_t i = a; i < b; i++)
+                if ((r = accumulate(ctx, o, st, st->rows + i * es + 8, accs, 1)))
                     return r;
-                if ((r = frame_add(ctx, o, st, row, ts)))
+            if (o->bounded)
+                h.frame_end += (int64_t)(b - a);
+            for (size_t i = a; i < b; i++)
+                if ((r = result_row(ctx, o, st, st->rows + i * es + 8, accs)) ||
+                    (r = weir_emit(ctx, st->out, t)))
                     return r;
-                h.frame_rows++;
+            break;
+        case WEIR_OVER_ROWS_UNBOUNDED:
+        case WEIR_OVER_ROWS:
+            for (size_t i = a; i < b; i++) {
+                const unsigned char *row = st->rows + i * es + 8;
+                if (o->bounded) {
+                    if (h.frame_rows == o->preceding + 1 &&
+                        (r = frame_retract(ctx, o, st, &h, accs, 0, 1)))
+                        return r;
+                    h.frame_end++;
+                    h.frame_rows++;
+                }
+                if ((r = accumulate(ctx, o, st, row, accs, 1)) ||
+                    (r = result_row(ctx, o, st, row, accs)) || (r = weir_emit(ctx, st->out, t)))
+                    return r;
             }
-            if ((r = accumulate(ctx, o, st, row, accs, 1)) ||
-                (r = result_row(ctx, o, st, row, accs)) || (r = weir_emit(ctx, st->out, ts)))
-                return r;
+            break;
         }
-        break;
+        h.has_last = 1;
+        h.last_ts = t;
+        a = b;
     }
-    h.has_last = 1;
-    h.last_ts = ts;
+    /* the entries out of every frame dropped once they are half the list */
+    if (o->bounded && h.frame_head > 0) {
+        size_t n;
+        const unsigned char *l = weir_state_list_get(ctx, st->list_id, 0, &n);
+        if ((size_t)h.frame_head * 2 >= n) {
+            if (weir_state_list_set(ctx, st->list_id, 0, l + (size_t)h.frame_head * es,
+                                    n - (size_t)h.frame_head))
+                return weir_ctx_error(ctx);
+            h.frame_end -= h.frame_head;
+            h.frame_head = 0;
+        }
+    }
+    if (next != WEIR_TS_MAX) {
+        h.has_timer = 1;
+        h.timer = next;
+        if ((r = weir_timer_register(ctx, WEIR_EVENT_TIME, 0, next)))
+            return r;
+    }
     memcpy(st->value, &h, sizeof h);
     unsigned char *w = weir_state_value(ctx, st->value_id, 0, true);
     if (!w)
