@@ -1383,3 +1383,9 @@ int sql_plan_all_columns(planner *p, sql_exprs *x, const weir_schema *schema, ui
 {
     return all_columns(p, x, schema, at);
 }
+
+int sql_plan_window_of(planner *p, const sql_window *w, const weir_table *t,
+                       weir_table_window *out)
+{
+    return window_of(p, w, t, out);
+}

@@ -53,6 +53,10 @@ int sql_plan_item_name(planner *p, const sql_item *it, int i, char *out, size_t 
 weir_table *sql_plan_from(planner *p, const sql_query *q);
 /* A body's WHERE, select list, grouping ... over t, its FROM's table. */
 weir_table *sql_plan_body_over(planner *p, const sql_query *q, weir_table *t);
+/* A group window's or window TVF's intervals and time column (t's rowtime)
+ * as the table layer's window: 0, or WEIR_E* after reporting. */
+int sql_plan_window_of(planner *p, const sql_window *w, const weir_table *t,
+                       weir_table_window *out);
 /* Every column of schema as an item. */
 int sql_plan_all_columns(planner *p, sql_exprs *x, const weir_schema *schema, uint32_t at);
 

@@ -6,7 +6,7 @@
  *        w0$o0, w0$o1 ... as Flink's plans name them, then a Calc of the
  *        select list over its columns;
  *   SELECT ... FROM (SELECT ..., ROW_NUMBER() OVER (PARTITION BY p ORDER BY
- *        o) AS rn FROM t) WHERE rn <= N [AND ...]
+ *        o) AS rn FROM t | TABLE(TUMBLE(...))) WHERE rn <= N [AND ...]
  *        a rank (weir_table_rank: a Deduplicate, a Rank or a WindowRank as
  *        the order and the partition say; FlinkLogicalRankRule reads the
  *        range of rn out of the filter, the rest of it stays a filter
@@ -521,10 +521,9 @@ weir_table *sql_plan_rank(planner *p, const sql_query *q)
             return fail(p, sub->items[i].expr.start, "not supported: another OVER window or "
                         "an aggregate beside ROW_NUMBER() OVER");
     if (sub->ngroup || sub->group_window.kind || sub->having_ast || sub->distinct ||
-        sub->from_kind == SQL_FROM_WINDOW || sub->norder || sub->limit >= 0)
+        sub->norder || sub->limit >= 0)
         return fail(p, sub->at.start, "not supported: ROW_NUMBER() OVER in a grouped or sorted "
-                    "query, or directly over a window TVF (rank the rows of a subquery that "
-                    "aggregates them)");
+                    "query (rank the rows of a subquery that groups or sorts them)");
     if (o->frame)
         return fail(p, o->frame_at.start, "not supported: a frame for ROW_NUMBER()");
     if (o->norder == 0)
@@ -549,6 +548,14 @@ weir_table *sql_plan_rank(planner *p, const sql_query *q)
     weir_table *t = sql_plan_from(p, sub);
     if (!t)
         return NULL;
+    if (sub->from_kind == SQL_FROM_WINDOW) {
+        /* the window TVF's rows: a window Top-N or deduplication reads them */
+        weir_table_window tw;
+        if (sql_plan_window_of(p, &sub->from_window, t, &tw))
+            return NULL;
+        if (!(t = weir_table_window_tvf(t, &tw)))
+            return sql_plan_table_fail(p, sub->from_window.at.start);
+    }
     sql_query inner = *sub;
     inner.items = NULL;
     inner.nitems = 0;

@@ -53,6 +53,7 @@ typedef struct rank_impl {
     bool with_rn;
     bool same_layout;
     int wend_col;      /* WindowRank: the window_end column */
+    int wdedup;        /* WindowDeduplicate: 1 keeps the last row, 2 the first; 0 a rank */
     size_t entry_size; /* a kept row: int64 time + the row, 8-aligned */
     const char *name;
 } rank_impl;
@@ -449,6 +450,14 @@ static int rank_timer(weir_ctx *ctx, const weir_timer *timer)
     case RK_WINDOW:
         if ((e = take_sorted(ctx, r, st, timer->ns, &n)))
             return e;
+        if (r->wdedup == 1 && n) {
+            /* the last row: the latest time, the latest arrival among equal ones */
+            size_t best = 0;
+            for (size_t i = 1; i < n; i++)
+                if (cmp_rows(r, st->buf + i * rs, st->buf + best * rs) <= 0)
+                    best = i;
+            return emit_row(ctx, r, st, st->buf + best * rs, WEIR_ROW_INSERT, 1, ts);
+        }
         for (size_t i = 0; i < n && (int64_t)i < r->end; i++)
             if ((e = collect(ctx, r, st, st->buf + (size_t)st->idx[i] * rs, WEIR_ROW_INSERT,
                              (int64_t)i + 1, ts)))
@@ -691,8 +700,25 @@ weir_table *weir_table_rank(weir_table *in, const weir_table_rank_spec *spec)
             we = r->key->keys[k];
     }
     bool time_order = r->norder == 1 && in->rowtime >= 0 && r->ocol[0] == in->rowtime;
+    bool first_only = spec->rank_start == 1 && spec->rank_end == 1 && !spec->rank_column;
     unsigned mode;
-    if (time_order && spec->rank_start == 1 && spec->rank_end == 1 && !spec->rank_column) {
+    if (ws >= 0 && we >= 0) {
+        r->kind = RK_WINDOW;
+        r->wend_col = we;
+        weir_type_id ot = in->schema->cols[r->ocol[0]].type.id;
+        if (first_only && r->norder == 1 &&
+            (ot == WEIR_TYPE_TIMESTAMP || ot == WEIR_TYPE_TIMESTAMP_LTZ)) {
+            r->wdedup = r->desc[0] ? 1 : 2;
+            snprintf(name, sizeof name, "WindowDeduplicate(keep=[%s], partitionBy=[%s], "
+                     "orderKey=[%s])", r->desc[0] ? "LastRow" : "FirstRow", part,
+                     in->schema->cols[r->ocol[0]].name);
+        } else {
+            snprintf(name, sizeof name, "WindowRank(rankType=[ROW_NUMBER], rankRange=[rankStart="
+                     "%lld, rankEnd=%lld], partitionBy=[%s], orderBy=[%s])", (long long)r->start,
+                     (long long)r->end, part, order);
+        }
+        mode = WEIR_CHANGELOG_INSERT_ONLY;
+    } else if (time_order && first_only) {
         bool last = r->desc[0];
         r->kind = last ? RK_DEDUP_LAST : RK_DEDUP_FIRST;
         snprintf(name, sizeof name, "Deduplicate(keep=[%s], key=[%s], order=[ROWTIME])",
@@ -700,13 +726,6 @@ weir_table *weir_table_rank(weir_table *in, const weir_table_rank_spec *spec)
         mode = last ? WEIR_CHANGELOG_INSERT_ONLY | WEIR_CHANGELOG_KIND(WEIR_ROW_UPDATE_BEFORE) |
                           WEIR_CHANGELOG_KIND(WEIR_ROW_UPDATE_AFTER)
                     : WEIR_CHANGELOG_INSERT_ONLY;
-    } else if (ws >= 0 && we >= 0) {
-        r->kind = RK_WINDOW;
-        r->wend_col = we;
-        snprintf(name, sizeof name, "WindowRank(rankType=[ROW_NUMBER], rankRange=[rankStart=%lld, "
-                 "rankEnd=%lld], partitionBy=[%s], orderBy=[%s])", (long long)r->start,
-                 (long long)r->end, part, order);
-        mode = WEIR_CHANGELOG_INSERT_ONLY;
     } else {
         r->kind = RK_TOPN;
         snprintf(name, sizeof name, "Rank(strategy=[AppendFastStrategy], rankType=[ROW_NUMBER], "
@@ -790,4 +809,201 @@ weir_table *weir_table_limit(weir_table *in, int64_t offset, int64_t fetch)
     snprintf(name, sizeof name, "Limit(offset=[%lld], fetch=[%lld])", (long long)offset,
              (long long)fetch);
     return rank_node(in, r, name, NULL, WEIR_CHANGELOG_INSERT_ONLY, what);
+}
+
+/* ---- window TVF rows (Flink's WindowTableFunction) -------------------------------------- */
+
+typedef struct tvf_impl {
+    weir_table_window w;
+    const weir_schema *in, *out;
+    bool same_layout;
+    int rowtime; /* the input's rowtime column */
+} tvf_impl;
+
+static void tvf_impl_free(void *p)
+{
+    free(p);
+}
+
+/* Flink's TimeWindow.getWindowStartWithOffset. */
+static int64_t window_start(int64_t ts, int64_t offset, int64_t size)
+{
+    int64_t rem = (ts - offset) % size;
+    if (rem < 0)
+        rem += size;
+    return ts - rem;
+}
+
+static int tvf_emit(weir_ctx *ctx, const tvf_impl *f, const unsigned char *row, int64_t start,
+                    int64_t end)
+{
+    unsigned char *out = weir_ctx_state(ctx);
+    const weir_schema *in = f->in;
+    if (f->same_layout) {
+        memcpy(out, row, in->row_size);
+        memset(out + in->row_size, 0, f->out->row_size - in->row_size);
+    } else {
+        memset(out, 0, f->out->row_size);
+        for (int c = 0; c < in->ncols; c++) {
+            weir__val v;
+            weir__load_value(in, row, c, &v);
+            weir__store_value(f->out, out, c, &v);
+        }
+    }
+    weir__val v = {.i = start};
+    weir__store_value(f->out, out, in->ncols, &v);
+    v.i = end;
+    weir__store_value(f->out, out, in->ncols + 1, &v);
+    v.i = end - 1;
+    weir__store_value(f->out, out, in->ncols + 2, &v);
+    out[0] = (unsigned char)WEIR_ROW_INSERT;
+    return weir_emit(ctx, out, end - 1);
+}
+
+static int tvf_record(weir_ctx *ctx, int input, const void *elem, int64_t ts)
+{
+    (void)input;
+    (void)ts;
+    const tvf_impl *f = weir_ctx_impl(ctx);
+    weir__val t;
+    weir__load_value(f->in, elem, f->rowtime, &t);
+    const weir_table_window *w = &f->w;
+    int r = 0;
+    switch (w->kind) {
+    case WEIR_TABLE_TUMBLE: {
+        int64_t s = window_start(t.i, w->offset_ms, w->size_ms);
+        r = tvf_emit(ctx, f, elem, s, s + w->size_ms);
+        break;
+    }
+    case WEIR_TABLE_HOP:
+        for (int64_t s = window_start(t.i, w->offset_ms, w->slide_ms); r == 0 && s > t.i - w->size_ms;
+             s -= w->slide_ms)
+            r = tvf_emit(ctx, f, elem, s, s + w->size_ms);
+        break;
+    default: { /* CUMULATE */
+        int64_t s = window_start(t.i, w->offset_ms, w->size_ms);
+        for (int64_t e = window_start(t.i, w->offset_ms, w->step_ms) + w->step_ms;
+             r == 0 && e <= s + w->size_ms; e += w->step_ms)
+            r = tvf_emit(ctx, f, elem, s, e);
+        break;
+    }
+    }
+    return r;
+}
+
+static int tvf_open(weir_ctx *ctx)
+{
+    const tvf_impl *f = weir_ctx_impl(ctx);
+    unsigned char *out = calloc(1, f->out->row_size);
+    if (!out)
+        return WEIR_ENOMEM;
+    weir_ctx_set_state(ctx, out);
+    return 0;
+}
+
+static void tvf_close(weir_ctx *ctx)
+{
+    free(weir_ctx_state(ctx));
+}
+
+static const weir_operator_vtable tvf_vtable = {
+    .version = WEIR_OPERATOR_VTABLE_V1,
+    .open = tvf_open,
+    .on_record = tvf_record,
+    .close = tvf_close,
+};
+
+weir_table *weir_table_window_tvf(weir_table *in, const weir_table_window *w)
+{
+    static const char *what = "weir_table_window_tvf";
+    if (!in)
+        return NULL;
+    weir_table_env *env = in->env;
+    if (weir__table_over_input_refused(in, what, "WindowTableFunction", true))
+        return NULL;
+    char wname[128];
+    bool ok = w != NULL;
+    if (ok) {
+        char off[48] = "";
+        if (w->offset_ms)
+            snprintf(off, sizeof off, ", offset=%lld", (long long)w->offset_ms);
+        switch (w->kind) {
+        case WEIR_TABLE_TUMBLE:
+            ok = w->size_ms > 0 && !w->slide_ms && !w->step_ms && !w->gap_ms &&
+                 w->offset_ms > -w->size_ms && w->offset_ms < w->size_ms;
+            snprintf(wname, sizeof wname, "TUMBLE(size=%lld%s)", (long long)w->size_ms, off);
+            break;
+        case WEIR_TABLE_HOP:
+            ok = w->size_ms > 0 && w->slide_ms > 0 && !w->step_ms && !w->gap_ms &&
+                 w->offset_ms > -w->slide_ms && w->offset_ms < w->slide_ms;
+            snprintf(wname, sizeof wname, "HOP(slide=%lld, size=%lld%s)", (long long)w->slide_ms,
+                     (long long)w->size_ms, off);
+            break;
+        case WEIR_TABLE_CUMULATE:
+            ok = w->size_ms > 0 && w->step_ms > 0 && w->size_ms % w->step_ms == 0 &&
+                 !w->slide_ms && !w->gap_ms && w->offset_ms > -w->size_ms &&
+                 w->offset_ms < w->size_ms;
+            snprintf(wname, sizeof wname, "CUMULATE(step=%lld, size=%lld%s)",
+                     (long long)w->step_ms, (long long)w->size_ms, off);
+            break;
+        case WEIR_TABLE_SESSION:
+            return weir__table_fail(env, WEIR_EINVAL, "%s: a SESSION window is read only by a "
+                                    "window aggregate (GROUP BY window_start, window_end)", what);
+        default: ok = false; break;
+        }
+    }
+    if (!ok)
+        return weir__table_fail(env, WEIR_EINVAL, "%s: a bad window", what);
+    const weir_schema *is = in->schema;
+    static const char *const wcols[] = {"window_start", "window_end", "window_time"};
+    for (int k = 0; k < 3; k++)
+        if (weir_schema_column_index(is, wcols[k]) >= 0)
+            return weir__table_fail(env, WEIR_EINVAL, "%s: the table %s has a column named %s",
+                                    what, in->name, wcols[k]);
+    if (is->ncols + 3 > WEIR__LIST_MAX)
+        return weir__table_fail(env, WEIR_EINVAL, "%s: more than %d columns", what,
+                                WEIR__LIST_MAX);
+    weir_table *t = weir__table_node(env, in, "WindowTableFunction(window=[%s])", wname);
+    tvf_impl *f = t ? calloc(1, sizeof *f) : NULL;
+    if (!f)
+        return t ? weir__table_fail(env, WEIR_ENOMEM, "%s: out of memory", what) : NULL;
+    t->impl = f;
+    t->impl_free = tvf_impl_free;
+    f->w = *w;
+    f->in = is;
+    f->rowtime = in->rowtime;
+    const char *names[WEIR__LIST_MAX];
+    weir_type types[WEIR__LIST_MAX];
+    for (int c = 0; c < is->ncols; c++) {
+        names[c] = is->cols[c].name;
+        types[c] = is->cols[c].type;
+    }
+    weir_type rt = is->cols[in->rowtime].type;
+    names[is->ncols] = "window_start";
+    names[is->ncols + 1] = "window_end";
+    names[is->ncols + 2] = "window_time";
+    types[is->ncols] = types[is->ncols + 1] =
+        (weir_type){.id = WEIR_TYPE_TIMESTAMP, .not_null = true};
+    types[is->ncols + 2] = (weir_type){.id = rt.id, .not_null = true};
+    const char *why;
+    if (!(t->schema = weir__schema_make(is->table, is->ncols + 3, names, types, &why)))
+        return weir__table_fail(env, WEIR_EINVAL, "%s: %s", what, why);
+    f->out = t->schema;
+    f->same_layout = t->schema->header_size == is->header_size;
+    for (int c = 0; f->same_layout && c < is->ncols; c++)
+        f->same_layout = t->schema->cols[c].offset == is->cols[c].offset;
+    t->mode = WEIR_CHANGELOG_INSERT_ONLY;
+    t->rowtime = is->ncols + 2;
+    weir_process_spec spec = {
+        .name = t->name,
+        .kind = "table_window_tvf",
+        .vtable = &tvf_vtable,
+        .impl = f,
+        .out_size = t->schema->row_size,
+        .parallelism = env->config.parallelism,
+        .accounting = WEIR_ACCOUNTING_ANY,
+        .settings_json = weir__table_settings(t, NULL),
+    };
+    t->stream = weir_stream_process(in->stream, &spec);
+    return t->stream ? t : NULL;
 }

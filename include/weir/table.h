@@ -515,16 +515,32 @@ typedef struct weir_table_rank_spec {
  *   time; [I,UB,UA]); ASC keeps the first (RowTimeDeduplicateKeepFirstRow
  *   Function: the earliest row, emitted +I when the watermark reaches it; a
  *   row below the watermark is late, dropped and counted; [I]);
- * - partitioned by window_start and window_end of a window aggregate (or
- *   with them among the partition columns): a WindowRank, the final top
- *   ranks of each window once, when the watermark reaches window_end - 1
- *   ([I]; rows of a window that fired are late, dropped and counted);
+ * - partitioned by window_start and window_end of a window aggregate or a
+ *   window TVF (weir_table_window_tvf; with them among the partition
+ *   columns): a WindowRank, the final top ranks of each window once, when
+ *   the watermark reaches window_end - 1 ([I]; rows of a window that fired
+ *   are late, dropped and counted); ordered by one TIMESTAMP column alone
+ *   with rank 1 and no rank column a WindowDeduplicate (Flink's
+ *   RowTimeWindowDeduplicateProcessor: DESC the last row of each window,
+ *   the latest arrival among equal times; ASC the first);
  * - otherwise a Rank (AppendOnlyTopNFunction) over an insert-only t: with a
  *   rank column, each row that enters the top sends -U/+U for every rank
  *   whose row changed and +I for a rank filled for the first time; without
  *   one, +I for the row and -D for the row it pushed out ([I,UB,UA,D]).
  * Refused: an updating t, order columns that are not t's. */
 WEIR_EXPORT weir_table *weir_table_rank(weir_table *t, const weir_table_rank_spec *spec);
+
+/* A window table-valued function read as a table (Flink's WindowTableFunction:
+ * TUMBLE, HOP, CUMULATE over t's rowtime; not SESSION, which only a window
+ * aggregate reads): each row of t once for every window it falls in, with
+ * window_start, window_end (TIMESTAMP(3) NOT NULL, the end exclusive) and
+ * window_time (end - 1 ms, of the rowtime's type) appended. window_time is
+ * the output's rowtime (each row's record timestamp); t's rowtime column
+ * stays as a plain column. [I]; what a WindowRank (weir_table_rank
+ * partitioned by window_start and window_end) reads. Refused: t without a
+ * rowtime, an updating t, a bad window, a column of t named like a window
+ * column. */
+WEIR_EXPORT weir_table *weir_table_window_tvf(weir_table *t, const weir_table_window *w);
 
 /* ORDER BY on a stream (Flink's TemporalSort): t's rowtime ascending first,
  * then `order_by`'s further columns ("col [ASC|DESC], ...", may be "" or
