@@ -36,6 +36,7 @@ typedef enum rank_kind {
     RK_DEDUP_LAST,
     RK_DEDUP_FIRST,
     RK_TOPN,
+    RK_TOPN_RETRACT,
     RK_WINDOW,
     RK_SORT,
     RK_LIMIT
@@ -366,6 +367,93 @@ static int topn_record(weir_ctx *ctx, const rank_impl *r, rank_state *st, const 
     return weir_state_list_set(ctx, st->id, 0, b, n) ? weir_ctx_error(ctx) : 0;
 }
 
+/* ---- Rank over an updating input (RetractableTopNFunction) --------------------------------- */
+
+/* Every row of the key in the order of its sort key (arrival order among
+ * equal keys) is kept, since a retraction moves the row after the top into
+ * it. A row in (+I/+U) or out (-U/-D, matched by its bytes; one never seen
+ * is ignored) changes the ranks from its place on: with row numbers each
+ * rank whose row changed sends -U old / +U new, a rank filled first +I, a
+ * rank left empty -D; without, the row that leaves the top -D and the one
+ * that enters it +I. */
+static int topn_retract_record(weir_ctx *ctx, const rank_impl *r, rank_state *st,
+                               const unsigned char *in, int64_t ts)
+{
+    size_t rs = r->in->row_size, n;
+    weir_state_list_get(ctx, st->id, 0, &n);
+    int e = grow(ctx, r, st, n + 1);
+    if (e)
+        return e;
+    const unsigned char *l = weir_state_list_get(ctx, st->id, 0, &n);
+    weir_row_kind kind = weir_row_get_kind(in);
+    bool acc = kind == WEIR_ROW_INSERT || kind == WEIR_ROW_UPDATE_AFTER;
+    unsigned char *b = st->buf;
+    bool numbered = r->with_rn || r->start > 1;
+    int64_t end = r->end;
+    if (acc) {
+        size_t pos = n;
+        while (pos > 0 && cmp_rows(r, in, l + (pos - 1) * rs) < 0)
+            pos--;
+        memcpy(b, l, pos * rs);
+        memcpy(b + pos * rs, in, rs);
+        memcpy(b + (pos + 1) * rs, l + pos * rs, (n - pos) * rs);
+        if ((int64_t)pos < end) {
+            if (numbered) {
+                for (size_t i = pos; i <= n && (int64_t)i < end; i++) {
+                    if (i < n && (e = collect(ctx, r, st, b + (i + 1) * rs,
+                                              WEIR_ROW_UPDATE_BEFORE, (int64_t)i + 1, ts)))
+                        return e;
+                    if ((e = collect(ctx, r, st, b + i * rs,
+                                     i < n ? WEIR_ROW_UPDATE_AFTER : WEIR_ROW_INSERT,
+                                     (int64_t)i + 1, ts)))
+                        return e;
+                }
+            } else {
+                if ((int64_t)n >= end &&
+                    (e = emit_row(ctx, r, st, b + (size_t)end * rs, WEIR_ROW_DELETE, 0, ts)))
+                    return e;
+                if ((e = emit_row(ctx, r, st, b + pos * rs, WEIR_ROW_INSERT, 0, ts)))
+                    return e;
+            }
+        }
+        n++;
+    } else {
+        /* the row among those of its sort key, by its bytes */
+        size_t j = 0;
+        while (j < n && cmp_rows(r, l + j * rs, in) < 0)
+            j++;
+        while (j < n && cmp_rows(r, l + j * rs, in) == 0 &&
+               memcmp(l + j * rs + 1, in + 1, rs - 1) != 0)
+            j++;
+        if (j == n || cmp_rows(r, l + j * rs, in) != 0)
+            return 0; /* never seen (or its state expired): nothing to take back */
+        memcpy(b, l, n * rs);
+        if ((int64_t)j < end) {
+            if (numbered) {
+                for (size_t i = j; i < n && (int64_t)i < end; i++) {
+                    bool next = i + 1 < n;
+                    if ((e = collect(ctx, r, st, b + i * rs,
+                                     next ? WEIR_ROW_UPDATE_BEFORE : WEIR_ROW_DELETE,
+                                     (int64_t)i + 1, ts)))
+                        return e;
+                    if (next && (e = collect(ctx, r, st, b + (i + 1) * rs,
+                                             WEIR_ROW_UPDATE_AFTER, (int64_t)i + 1, ts)))
+                        return e;
+                }
+            } else {
+                if ((e = emit_row(ctx, r, st, b + j * rs, WEIR_ROW_DELETE, 0, ts)))
+                    return e;
+                if ((int64_t)n > end &&
+                    (e = emit_row(ctx, r, st, b + (size_t)end * rs, WEIR_ROW_INSERT, 0, ts)))
+                    return e;
+            }
+        }
+        memmove(b + j * rs, b + (j + 1) * rs, (n - j - 1) * rs);
+        n--;
+    }
+    return weir_state_list_set(ctx, st->id, 0, b, n) ? weir_ctx_error(ctx) : 0;
+}
+
 /* ---- WindowRank, TemporalSort, Limit ------------------------------------------------------ */
 
 static int window_record(weir_ctx *ctx, const rank_impl *r, rank_state *st, const void *elem)
@@ -431,6 +519,7 @@ static int rank_record(weir_ctx *ctx, int input, const void *elem, int64_t ts)
     case RK_DEDUP_LAST: return dedup_last(ctx, r, st, elem, ts);
     case RK_DEDUP_FIRST: return dedup_first(ctx, r, st, elem, ts);
     case RK_TOPN: return topn_record(ctx, r, st, elem, ts);
+    case RK_TOPN_RETRACT: return topn_retract_record(ctx, r, st, elem, ts);
     case RK_WINDOW: return window_record(ctx, r, st, elem);
     case RK_SORT: return sort_record(ctx, st, elem, ts);
     case RK_LIMIT: return limit_record(ctx, r, st, elem, ts);
@@ -671,7 +760,10 @@ weir_table *weir_table_rank(weir_table *in, const weir_table_rank_spec *spec)
     if (!spec || spec->rank_start < 1 || spec->rank_end < spec->rank_start)
         return weir__table_fail(env, WEIR_EINVAL, "%s: a spec with 1 <= rank_start <= rank_end "
                                 "is required", what);
-    if (weir__table_over_input_refused(in, what, "Rank", false))
+    /* an updating input: the retract strategy, after an upsert input's
+     * ChangelogNormalize */
+    bool updating = in->mode != WEIR_CHANGELOG_INSERT_ONLY;
+    if (updating && !(in = weir_table_normalize(in)))
         return NULL;
     rank_impl *r = rank_impl_new(in, spec->partition_by, what);
     if (!r)
@@ -702,7 +794,18 @@ weir_table *weir_table_rank(weir_table *in, const weir_table_rank_spec *spec)
     bool time_order = r->norder == 1 && in->rowtime >= 0 && r->ocol[0] == in->rowtime;
     bool first_only = spec->rank_start == 1 && spec->rank_end == 1 && !spec->rank_column;
     unsigned mode;
-    if (ws >= 0 && we >= 0) {
+    if (updating && !(ws >= 0 && we >= 0)) {
+        r->kind = RK_TOPN_RETRACT;
+        snprintf(name, sizeof name, "Rank(strategy=[RetractStrategy], rankType=[ROW_NUMBER], "
+                 "rankRange=[rankStart=%lld, rankEnd=%lld], partitionBy=[%s], orderBy=[%s])",
+                 (long long)r->start, (long long)r->end, part, order);
+        mode = WEIR_CHANGELOG_RETRACT;
+    } else if (ws >= 0 && we >= 0) {
+        if (updating) {
+            rank_impl_free(r);
+            weir__table_over_input_refused(in, what, "WindowRank", false);
+            return NULL;
+        }
         r->kind = RK_WINDOW;
         r->wend_col = we;
         weir_type_id ot = in->schema->cols[r->ocol[0]].type.id;
@@ -733,7 +836,8 @@ weir_table *weir_table_rank(weir_table *in, const weir_table_rank_spec *spec)
                  (long long)r->start, (long long)r->end, part, order);
         mode = WEIR_CHANGELOG_RETRACT;
     }
-    return rank_node(in, r, name, r->kind == RK_DEDUP_LAST || r->kind == RK_DEDUP_FIRST
+    return rank_node(in, r, name, r->kind == RK_DEDUP_LAST || r->kind == RK_DEDUP_FIRST ||
+                                          r->wdedup
                                       ? NULL
                                       : spec->rank_column,
                      mode, what);

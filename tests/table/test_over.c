@@ -286,6 +286,38 @@ Test(over, ranks_sorts_and_limits_by_hand, .timeout = 60)
     run_free(r);
 }
 
+Test(over, top_n_over_an_updating_table_retracts, .timeout = 60)
+{
+    run *r = run_new(1);
+    run_add_row(r, 1, 10, 1000, WEIR_TS_MIN);
+    run_add_row(r, 2, 5, 1000, WEIR_TS_MIN);
+    run_add_row(r, 1, 20, 1000, WEIR_TS_MIN);
+    run_add_row(r, 3, 1, 1000, WEIR_TS_MIN);
+    weir_table *t = run_source(r);
+    weir_table *g = weir_table_group_by(t, "k", "k, SUM(v) AS s");
+    weir_table *top = weir_table_rank(g, &(weir_table_rank_spec){.order_by = "s DESC",
+                                                                 .rank_start = 1, .rank_end = 2,
+                                                                 .rank_column = "rn"});
+    cr_assert_not_null(top, "%s", weir_job_error(r->job));
+    tu_assert_contains(weir_table_node_name(top), "Rank(strategy=[RetractStrategy]");
+    cr_assert_eq(weir_table_changelog_mode(top), WEIR_CHANGELOG_RETRACT);
+    weir_collect *c = collect(r, top);
+    tu_run_ok(r->job);
+    char *got = lines(top, c);
+    /* key 1's sum goes 10 -> 30: its -U takes it out of rank 1 (5 moves
+     * up, rank 2 empties), its +U puts it back; 3's 1 never enters */
+    cr_assert_str_eq(got, "+I[1, 10, 1]\n"
+                          "+I[2, 5, 2]\n"
+                          "-U[1, 10, 1]\n"
+                          "+U[2, 5, 1]\n"
+                          "-D[2, 5, 2]\n"
+                          "-U[2, 5, 1]\n"
+                          "+U[1, 30, 1]\n"
+                          "+I[2, 5, 2]\n");
+    free(got);
+    run_free(r);
+}
+
 /* Each refusal in a job of its own (a job keeps its first error). */
 typedef weir_table *(*refusal_fn)(weir_table *t);
 
@@ -296,11 +328,13 @@ static weir_table *over_of_group(weir_table *t)
     return weir_table_over(g, &(weir_table_over_window){0}, "SUM(n)");
 }
 
-static weir_table *rank_of_group(weir_table *t)
+static weir_table *window_rank_of_group(weir_table *t)
 {
-    weir_table *g = weir_table_group_by(t, "k", "k, COUNT(*) AS n");
+    weir_table *g = weir_table_group_by(t, "k", "k, MIN(ts) AS window_start, "
+                                                "MAX(ts) AS window_end");
     cr_assert_not_null(g);
-    return weir_table_rank(g, &(weir_table_rank_spec){.order_by = "n", .rank_start = 1,
+    return weir_table_rank(g, &(weir_table_rank_spec){.partition_by = "window_start, window_end",
+                                                      .order_by = "k", .rank_start = 1,
                                                       .rank_end = 3});
 }
 
@@ -367,8 +401,8 @@ Test(over, plan_time_refusals, .timeout = 60)
         {over_of_group, "weir_table_over: the table GroupAggregate(k) emits [I,UB,UA]: "
                         "OverAggregate doesn't support consuming update changes which is "
                         "produced by node GroupAggregate(k)"},
-        {rank_of_group, "Rank doesn't support consuming update changes which is produced by "
-                        "node GroupAggregate(k)"},
+        {window_rank_of_group, "WindowRank doesn't support consuming update changes which is "
+                               "produced by node GroupAggregate(k)"},
         {over_without_rowtime, "has no rowtime attribute"},
         {sort_without_rowtime, "TemporalSort is ordered by it"},
         {over_not_aggregate, "'v' is not an aggregate call"},
@@ -666,6 +700,55 @@ static void check_top_n(const weir_table *t, const weir_collect *c, const drow *
     }
 }
 
+/* The retract strategy's changelog over a group aggregate's (SUM(v) per
+ * key, at parallelism 1: one order) applied, against the plain top 2 of the
+ * final sums (equal sums in the order their keys last changed). */
+static void check_retract_top(const weir_table *t, const weir_collect *c, const drow *d)
+{
+    const weir_schema *s = weir_table_schema(t);
+    int64_t held[3][2]; /* rank 1..2: key, sum; key -1: empty */
+    for (int r = 0; r < 3; r++)
+        held[r][0] = -1;
+    for (size_t i = 0; i < weir_collect_count(c); i++) {
+        const void *row = weir_collect_elem(c, i);
+        int64_t k = weir_row_get_int(s, row, 0), sum = weir_row_get_int(s, row, 1),
+                rn = weir_row_get_int(s, row, 2);
+        cr_assert(rn >= 1 && rn <= 2);
+        weir_row_kind kind = weir_row_get_kind(row);
+        if (kind == WEIR_ROW_UPDATE_BEFORE || kind == WEIR_ROW_DELETE) {
+            cr_assert(held[rn][0] == k && held[rn][1] == sum, "retracting what rank %lld does "
+                      "not hold", (long long)rn);
+            held[rn][0] = -1;
+        } else {
+            cr_assert(held[rn][0] == -1, "rank %lld filled twice", (long long)rn);
+            held[rn][0] = k;
+            held[rn][1] = sum;
+        }
+    }
+    int64_t sum[DK] = {0};
+    int last[DK];
+    for (int k = 0; k < DK; k++)
+        last[k] = -1;
+    for (int i = 0; i < DN; i++) {
+        sum[d[i].k] += d[i].v;
+        if (d[i].v != 0 || last[d[i].k] < 0)
+            last[d[i].k] = i; /* an unchanged sum sends nothing */
+    }
+    bool used[DK] = {false};
+    for (int r = 1; r <= 2; r++) {
+        int best = -1;
+        for (int k = 0; k < DK; k++)
+            if (last[k] >= 0 && !used[k] &&
+                (best < 0 || sum[k] > sum[best] || (sum[k] == sum[best] && last[k] < last[best])))
+                best = k;
+        cr_assert(best >= 0);
+        used[best] = true;
+        cr_assert(held[r][0] == best && held[r][1] == sum[best], "rank %d: holds %lld = %lld, "
+                  "the plain top has %d = %lld", r, (long long)held[r][0],
+                  (long long)held[r][1], best, (long long)sum[best]);
+    }
+}
+
 Test(over, differential_against_plain_computations, .timeout = 120)
 {
     static const struct {
@@ -704,7 +787,18 @@ Test(over, differential_against_plain_computations, .timeout = 120)
                 .partition_by = "k", .order_by = "v DESC", .rank_start = 1, .rank_end = TOPN,
                 .rank_column = "rn"});
             weir_collect *cl = collect(r, last), *cf = collect(r, first), *ct = collect(r, top);
+            weir_table *rt = NULL;
+            weir_collect *crt = NULL;
+            if (p == 1) {
+                weir_table *g = weir_table_group_by(t, "k", "k, SUM(v) AS s");
+                rt = weir_table_rank(g, &(weir_table_rank_spec){.order_by = "s DESC",
+                                                                .rank_start = 1, .rank_end = 2,
+                                                                .rank_column = "rn"});
+                crt = collect(r, rt);
+            }
             tu_run_ok(r->job);
+            if (rt)
+                check_retract_top(rt, crt, d);
             char **a = malloc(4 * DN * sizeof *a), **b = malloc(4 * DN * sizeof *b);
             for (int f = 0; f < NF; f++) {
                 char what[96];
