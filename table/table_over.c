@@ -364,7 +364,8 @@ static int take_due(weir_ctx *ctx, const over_impl *o, over_state *st, over_head
         return 0;
     if (o->bounded) {
         /* the due rows after the frame, the rest after them */
-        memmove(l + (end + due) * es, l + end * es, (keep - end) * es);
+        if (keep > end)
+            memmove(l + (end + due) * es, l + end * es, (keep - end) * es);
         memcpy(l + end * es, st->rows, due * es);
         return 0;
     }

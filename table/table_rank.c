@@ -317,9 +317,11 @@ static int topn_record(weir_ctx *ctx, const rank_impl *r, rank_state *st, const 
     while (pos > 0 && cmp_rows(r, in, l + (pos - 1) * rs) < 0)
         pos--;
     unsigned char *b = st->buf;
-    memcpy(b, l, pos * rs);
+    if (pos)
+        memcpy(b, l, pos * rs);
     memcpy(b + pos * rs, in, rs);
-    memcpy(b + (pos + 1) * rs, l + pos * rs, (n - pos) * rs);
+    if (n > pos)
+        memcpy(b + (pos + 1) * rs, l + pos * rs, (n - pos) * rs);
     n++;
     if (r->with_rn || r->start > 1) {
         /* processElementWithRowNumber: walk the sort keys' groups */
@@ -394,9 +396,11 @@ static int topn_retract_record(weir_ctx *ctx, const rank_impl *r, rank_state *st
         size_t pos = n;
         while (pos > 0 && cmp_rows(r, in, l + (pos - 1) * rs) < 0)
             pos--;
-        memcpy(b, l, pos * rs);
+        if (pos)
+            memcpy(b, l, pos * rs);
         memcpy(b + pos * rs, in, rs);
-        memcpy(b + (pos + 1) * rs, l + pos * rs, (n - pos) * rs);
+        if (n > pos)
+            memcpy(b + (pos + 1) * rs, l + pos * rs, (n - pos) * rs);
         if ((int64_t)pos < end) {
             if (numbered) {
                 for (size_t i = pos; i <= n && (int64_t)i < end; i++) {
@@ -448,7 +452,8 @@ static int topn_retract_record(weir_ctx *ctx, const rank_impl *r, rank_state *st
                     return e;
             }
         }
-        memmove(b + j * rs, b + (j + 1) * rs, (n - j - 1) * rs);
+        if (n > j + 1)
+            memmove(b + j * rs, b + (j + 1) * rs, (n - j - 1) * rs);
         n--;
     }
     return weir_state_list_set(ctx, st->id, 0, b, n) ? weir_ctx_error(ctx) : 0;
@@ -480,7 +485,8 @@ static int take_sorted(weir_ctx *ctx, const rank_impl *r, rank_state *st, int64_
     if (e)
         return e;
     const void *l = weir_state_list_get(ctx, st->id, ns, n);
-    memcpy(st->buf, l, *n * r->in->row_size);
+    if (*n)
+        memcpy(st->buf, l, *n * r->in->row_size);
     weir_state_clear(ctx, st->id, ns);
     sort_rows(r, st, *n);
     return 0;
