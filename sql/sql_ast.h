@@ -77,7 +77,14 @@ typedef struct sql_over {
     char frame;
     sql_span frame_at;
     sql_bound lo, hi;
+    sql_span ref; /* OVER w: the name of a window of the WINDOW clause (until resolved) */
 } sql_over;
+
+/* WINDOW w AS (...): a named OVER window. */
+typedef struct sql_named_window {
+    sql_span name;
+    sql_over *over;
+} sql_named_window;
 
 /* A select item: an expression and its AS name (len 0: none); `over` when
  * the expression (an aggregate call or ROW_NUMBER()) has an OVER window. */

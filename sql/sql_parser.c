@@ -621,8 +621,10 @@ static bool frame_bound(parser *p, sql_bound *b)
     return true;
 }
 
-/* OVER ( [PARTITION BY e, ...] [ORDER BY keys] [ROWS | RANGE frame] ), OVER
- * the current token. */
+static sql_over *over_spec(parser *p, sql_over *o);
+
+/* OVER ( [PARTITION BY e, ...] [ORDER BY keys] [ROWS | RANGE frame] ), or
+ * OVER w (a window of the WINDOW clause), OVER the current token. */
 static sql_over *over_window(parser *p)
 {
     sql_over *o = alloc(p, sizeof *o);
@@ -630,11 +632,15 @@ static sql_over *over_window(parser *p)
         return NULL;
     o->at = span_of(cur(p));
     p->i++;
-    if (!is_sym(p, "(")) {
-        unsupported(p, cur(p), "a named window (OVER w, and the WINDOW clause)");
-        return NULL;
-    }
+    if (!is_sym(p, "("))
+        return name(p, &o->ref, "'(' or a window's name") ? o : NULL;
     p->i++;
+    return over_spec(p, o);
+}
+
+/* The window's parts after its '(' (OVER (...) and WINDOW w AS (...)). */
+static sql_over *over_spec(parser *p, sql_over *o)
+{
     if (accept_word(p, "PARTITION")) {
         if (!expect_word(p, "BY"))
             return NULL;
@@ -733,6 +739,54 @@ static bool order_limit(parser *p, sql_query *q)
     return true;
 }
 
+/* WINDOW w AS (...), ... after HAVING, WINDOW taken; then every OVER w of
+ * the select list resolved to its window (Calcite's "Window 'w' not
+ * found" otherwise). */
+static bool window_clause(parser *p, sql_query *q)
+{
+    sql_named_window *wins = NULL;
+    int n = 0;
+    do {
+        sql_named_window w = {0};
+        if (!name(p, &w.name, "a window's name") || !expect_word(p, "AS"))
+            return false;
+        if (!(w.over = alloc(p, sizeof *w.over)))
+            return false;
+        w.over->at = w.name;
+        if (!expect_sym(p, "(") || !over_spec(p, w.over))
+            return false;
+        for (int i = 0; i < n; i++)
+            if (wins[i].name.len == w.name.len &&
+                memcmp(p->text + wins[i].name.start, p->text + w.name.start, w.name.len) == 0) {
+                sql_tok t = {.start = w.name.start, .line = w.name.line, .col = w.name.col};
+                fail_at(p, &t, "Duplicate window names not allowed");
+                return false;
+            }
+        if (!(wins = grow(p, wins, n, sizeof *wins)))
+            return false;
+        wins[n++] = w;
+    } while (accept_sym(p, ","));
+    for (int i = 0; i < q->nitems; i++) {
+        sql_over *o = q->items[i].over;
+        if (!o || !o->ref.len)
+            continue;
+        int k = 0;
+        while (k < n && !(wins[k].name.len == o->ref.len &&
+                          memcmp(p->text + wins[k].name.start, p->text + o->ref.start,
+                                 o->ref.len) == 0))
+            k++;
+        if (k == n) {
+            sql_tok t = {.start = o->ref.start, .line = o->ref.line, .col = o->ref.col};
+            fail_at(p, &t, "Window '%.*s' not found", (int)o->ref.len, p->text + o->ref.start);
+            return false;
+        }
+        sql_span at = o->at;
+        *o = *wins[k].over;
+        o->at = at;
+    }
+    return true;
+}
+
 static sql_query *body(parser *p)
 {
     if (accept_sym(p, "(")) {
@@ -801,10 +855,16 @@ static sql_query *body(parser *p)
     }
     if (accept_word(p, "HAVING") && !expr(p, &q->having, &q->having_ast, "a HAVING condition"))
         return NULL;
-    if (is_word(p, "WINDOW")) {
-        unsupported(p, cur(p), "a WINDOW clause");
+    if (!is_word(p, "WINDOW"))
+        for (int i = 0; i < q->nitems; i++)
+            if (q->items[i].over && q->items[i].over->ref.len) {
+                const sql_span *r = &q->items[i].over->ref;
+                sql_tok t = {.start = r->start, .line = r->line, .col = r->col};
+                fail_at(p, &t, "Window '%.*s' not found", (int)r->len, p->text + r->start);
+                return NULL;
+            }
+    if (accept_word(p, "WINDOW") && !window_clause(p, q))
         return NULL;
-    }
     return q;
 }
 
