@@ -222,32 +222,33 @@ static int emit_row(weir_ctx *ctx, const rank_impl *r, rank_state *st, const uns
 
 /* ---- Deduplicate ---------------------------------------------------------------------- */
 
+/* The kept row: its time, its bytes, and a mark in the entry's last 8
+ * bytes, set once a row is kept (a value this lookup made is all zeros):
+ * one lookup a row. */
 static int dedup_last(weir_ctx *ctx, const rank_impl *r, rank_state *st, const void *elem,
                       int64_t ts)
 {
-    unsigned char *v = weir_state_value(ctx, st->id, 0, false);
-    if (v) {
+    unsigned char *v = weir_state_value(ctx, st->id, 0, true);
+    if (!v)
+        return weir_ctx_state_error(ctx);
+    unsigned char *mark = v + r->entry_size - 8;
+    int e;
+    if (mark[0]) {
         int64_t prev;
         memcpy(&prev, v, 8);
         if (ts < prev)
             return 0; /* an older row: the kept one stays */
-        memcpy(st->entry, v, r->entry_size);
-        int e = emit_row(ctx, r, st, st->entry + 8, WEIR_ROW_UPDATE_BEFORE, 0, ts);
-        if (e)
+        memcpy(st->entry, v + 8, r->in->row_size);
+        memcpy(v, &ts, 8);
+        memcpy(v + 8, elem, r->in->row_size);
+        if ((e = emit_row(ctx, r, st, st->entry, WEIR_ROW_UPDATE_BEFORE, 0, ts)))
             return e;
-        if ((e = emit_row(ctx, r, st, elem, WEIR_ROW_UPDATE_AFTER, 0, ts)))
-            return e;
-    } else {
-        int e = emit_row(ctx, r, st, elem, WEIR_ROW_INSERT, 0, ts);
-        if (e)
-            return e;
+        return emit_row(ctx, r, st, elem, WEIR_ROW_UPDATE_AFTER, 0, ts);
     }
-    v = weir_state_value(ctx, st->id, 0, true);
-    if (!v)
-        return weir_ctx_state_error(ctx);
     memcpy(v, &ts, 8);
     memcpy(v + 8, elem, r->in->row_size);
-    return 0;
+    mark[0] = 1;
+    return emit_row(ctx, r, st, elem, WEIR_ROW_INSERT, 0, ts);
 }
 
 static int dedup_first(weir_ctx *ctx, const rank_impl *r, rank_state *st, const void *elem,
@@ -304,14 +305,17 @@ static int topn_record(weir_ctx *ctx, const rank_impl *r, rank_state *st, const 
                        int64_t ts)
 {
     size_t rs = r->in->row_size, n;
-    weir_state_list_get(ctx, st->id, 0, &n);
-    int e = grow(ctx, r, st, n + 1);
-    if (e)
-        return e;
     const unsigned char *l = weir_state_list_get(ctx, st->id, 0, &n);
     /* within the buffer's range: better than its worst row, or room left */
     if (n && cmp_rows(r, in, l + (n - 1) * rs) >= 0 && (int64_t)n >= r->end)
         return 0;
+    if ((n + 1) * rs > st->buf_cap || n + 1 > st->idx_cap) {
+        int e = grow(ctx, r, st, n + 1);
+        if (e)
+            return e;
+        l = weir_state_list_get(ctx, st->id, 0, &n);
+    }
+    int e;
     /* after the rows of an equal or better sort key */
     size_t pos = n;
     while (pos > 0 && cmp_rows(r, in, l + (pos - 1) * rs) < 0)
@@ -712,7 +716,7 @@ static weir_table *rank_node(weir_table *in, rank_impl *r, const char *node_name
     r->same_layout = t->schema->header_size == is->header_size;
     for (int c = 0; r->same_layout && c < is->ncols; c++)
         r->same_layout = t->schema->cols[c].offset == is->cols[c].offset;
-    r->entry_size = (8 + is->row_size + 7u) & ~(size_t)7u;
+    r->entry_size = ((8 + is->row_size + 7u) & ~(size_t)7u) + 8; /* + dedup_last's mark */
     t->mode = mode;
     t->rowtime = in->rowtime;
     if (r->kind == RK_DEDUP_LAST || r->kind == RK_DEDUP_FIRST ||
