@@ -1281,8 +1281,8 @@ static weir_table *plan_union(planner *p, const sql_query *q)
     for (const sql_query *b = q; b; b = b->union_all)
         if (!(tables[n++] = plan_body(p, b)))
             return NULL;
-    weir_table *u = tables[0];
-    if (n > 1 && !(u = weir_table_union_all(tables, n)))
+    weir_table *u = n > 1 ? weir_table_union_all(tables, n) : tables[0];
+    if (!u)
         return table_fail(p, q->union_all->at.start);
     return q->norder || q->limit >= 0 ? sql_plan_order_limit(p, q, u) : u;
 }

@@ -479,34 +479,6 @@ static int split_where(planner *p, const weir_ast *a, const char *rn, int64_t *s
     return 0;
 }
 
-/* `a` with every read of rn replaced by `lit` (rn a constant). */
-static const weir_ast *replace_rn(planner *p, const weir_ast *a, const char *rn,
-                                  const weir_ast *lit)
-{
-    if (!a || !reads(a, rn))
-        return a;
-    if (a->kind == WEIR_AST_NAME)
-        return lit;
-    weir_ast *n = weir_ast_new(p->trees, a->kind, NULL, a->start, a->end);
-    if (!n)
-        return NULL;
-    *n = *a;
-    if (a->a && !(n->a = (weir_ast *)replace_rn(p, a->a, rn, lit)))
-        return NULL;
-    if (a->b && !(n->b = (weir_ast *)replace_rn(p, a->b, rn, lit)))
-        return NULL;
-    if (a->nargs) {
-        weir_ast **args = sql_arena_alloc(p->tmp, (size_t)a->nargs * sizeof *args);
-        if (!args)
-            return NULL;
-        for (int i = 0; i < a->nargs; i++)
-            if (!(args[i] = (weir_ast *)replace_rn(p, a->args[i], rn, lit)))
-                return NULL;
-        n->args = args;
-    }
-    return n;
-}
-
 weir_table *sql_plan_rank(planner *p, const sql_query *q)
 {
     const sql_query *sub = q->from_query;
@@ -580,10 +552,12 @@ weir_table *sql_plan_rank(planner *p, const sql_query *q)
     if (!order)
         return NULL;
     /* rn a column of the rank's output when read around it and not constant */
-    bool read = q->star;
+    bool read = q->star || q->ngroup || q->having_ast || q->group_window.kind;
     for (int i = 0; !read && i < q->nitems; i++)
         read = reads(q->items[i].ast, rn);
-    read = read || (rest && reads(rest, rn));
+    for (int i = 0; !read && i < q->ngroup; i++)
+        read = reads(q->group_asts[i], rn);
+    read = read || (rest && reads(rest, rn)) || (q->having_ast && reads(q->having_ast, rn));
     bool constant = start == end;
     weir_table_rank_spec spec = {.partition_by = part, .order_by = order, .rank_start = start,
                                  .rank_end = end,
@@ -591,87 +565,70 @@ weir_table *sql_plan_rank(planner *p, const sql_query *q)
     weir_table *r = weir_table_rank(t, &spec);
     if (!r)
         return sql_plan_table_fail(p, o->at.start);
+    /* the subquery's columns in its order, rn among them (its literal when
+     * constant), where the rank's output is not that already */
     const weir_schema *rs = weir_table_schema(r);
-    /* rn as its constant */
-    weir_ast *lit = NULL;
-    if (read && constant) {
-        char num[32];
-        snprintf(num, sizeof num, "%lld", (long long)start);
-        weir_ast *i = weir_ast_new(p->trees, WEIR_AST_INT, num, rit->expr.start, rit->expr.start);
-        lit = weir_ast_new(p->trees, WEIR_AST_CAST, "BIGINT", rit->expr.start, rit->expr.start);
-        if (!i || !lit)
-            return oom(p, rit->expr.start);
-        i->depth = 1;
-        lit->a = i;
-        lit->depth = 2;
-    }
-    if (rest) {
-        const weir_ast *w = lit ? replace_rn(p, rest, rn, lit) : rest;
-        sql_exprs x = {.n = 0};
-        if (!w)
-            return oom(p, rest->start);
-        if (sql_plan_bind(p, &x, w, w == q->where_ast, rs, -1, NULL, q->where.start))
-            return NULL;
-        if (!(r = weir_table_where_expr(r, x.v[0])))
-            return sql_plan_table_fail(p, q->where.start);
-        rs = weir_table_schema(r);
-    }
-    /* the select list around: SELECT * is the subquery's columns in its order */
     int ncols = weir_schema_ncolumns(rs);
-    bool identity = q->star && q->nitems == 0 && !lit &&
-                    (!read || rn_at == ncols - 1);
-    if (identity && !q->distinct)
-        return r;
-    sql_exprs x = {.n = 0};
-    if (q->star) {
-        int total = ncols + (lit ? 1 : 0);
+    if (read && (constant || rn_at != ncols - 1)) {
+        sql_exprs x = {.n = 0};
+        int total = ncols + (constant ? 1 : 0);
         for (int c = 0, k = 0; c < total; c++) {
-            const char *cname = NULL;
-            const weir_ast *a;
-            if (read && c == rn_at) {
+            const char *cname;
+            weir_ast *a;
+            if (c == rn_at) {
                 cname = rn;
-                a = lit;
-                if (!lit) {
-                    weir_ast *n = weir_ast_new(p->trees, WEIR_AST_NAME, rn, q->at.start,
-                                               q->at.start);
-                    if (!n)
-                        return oom(p, q->at.start);
-                    n->depth = 1;
-                    a = n;
+                if (constant) {
+                    char num[32];
+                    snprintf(num, sizeof num, "%lld", (long long)start);
+                    weir_ast *i = weir_ast_new(p->trees, WEIR_AST_INT, num, rit->expr.start,
+                                               rit->expr.start);
+                    a = weir_ast_new(p->trees, WEIR_AST_CAST, "BIGINT", rit->expr.start,
+                                     rit->expr.start);
+                    if (!i || !a) {
+                        sql_plan_exprs_free(&x);
+                        return oom(p, rit->expr.start);
+                    }
+                    i->depth = 1;
+                    a->a = i;
+                    a->depth = 2;
+                } else {
+                    a = weir_ast_new(p->trees, WEIR_AST_NAME, rn, q->at.start, q->at.start);
                 }
             } else {
-                if (k < ncols && read && !lit && strcmp(weir_schema_column_name(rs, k), rn) == 0)
+                if (!constant && strcmp(weir_schema_column_name(rs, k), rn) == 0)
                     k++;
                 cname = weir_schema_column_name(rs, k++);
-                weir_ast *n = weir_ast_new(p->trees, WEIR_AST_NAME, cname, q->at.start,
-                                           q->at.start);
-                if (!n)
-                    return oom(p, q->at.start);
-                n->depth = 1;
-                a = n;
+                a = weir_ast_new(p->trees, WEIR_AST_NAME, cname, q->at.start, q->at.start);
             }
+            if (!a) {
+                sql_plan_exprs_free(&x);
+                return oom(p, q->at.start);
+            }
+            if (!a->depth)
+                a->depth = 1;
             if (sql_plan_bind(p, &x, a, false, rs, 0, cname, q->at.start)) {
                 sql_plan_exprs_free(&x);
                 return NULL;
             }
         }
+        if (!(r = weir_table_select_exprs(r, x.v, x.n)))
+            return sql_plan_table_fail(p, q->at.start);
+        rs = weir_table_schema(r);
     }
-    for (int i = 0; i < q->nitems; i++) {
-        char name[SQL_NAME_MAX];
-        if (sql_plan_item_name(p, &q->items[i], i, name, sizeof name)) {
-            sql_plan_exprs_free(&x);
-            return oom(p, q->items[i].expr.start);
-        }
-        const weir_ast *a = lit ? replace_rn(p, q->items[i].ast, rn, lit) : q->items[i].ast;
-        if (!a || sql_plan_bind(p, &x, a, a == q->items[i].ast, rs, 0, name, q->at.start)) {
-            sql_plan_exprs_free(&x);
-            return a ? NULL : oom(p, q->at.start);
-        }
+    /* the rest of the filter around, then the query around as over any table */
+    if (rest) {
+        sql_exprs x = {.n = 0};
+        if (sql_plan_bind(p, &x, rest, rest == q->where_ast, rs, -1, NULL, q->where.start))
+            return NULL;
+        if (!(r = weir_table_where_expr(r, x.v[0])))
+            return sql_plan_table_fail(p, q->where.start);
     }
-    if (q->distinct) {
-        sql_plan_exprs_free(&x);
-        return fail(p, q->at.start, "not supported: SELECT DISTINCT around a Top-N");
-    }
-    weir_table *sel = weir_table_select_exprs(r, x.v, x.n);
-    return sel ? sel : sql_plan_table_fail(p, q->at.start);
+    sql_query outer = *q;
+    outer.where_ast = NULL;
+    outer.where.len = 0;
+    outer.from_kind = SQL_FROM_QUERY;
+    outer.union_all = NULL;
+    outer.norder = 0;
+    outer.limit = -1;
+    return sql_plan_body_over(p, &outer, r);
 }

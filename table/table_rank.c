@@ -232,7 +232,6 @@ static int dedup_last(weir_ctx *ctx, const rank_impl *r, rank_state *st, const v
     if (!v)
         return weir_ctx_state_error(ctx);
     unsigned char *mark = v + r->entry_size - 8;
-    int e;
     if (mark[0]) {
         int64_t prev;
         memcpy(&prev, v, 8);
@@ -241,7 +240,8 @@ static int dedup_last(weir_ctx *ctx, const rank_impl *r, rank_state *st, const v
         memcpy(st->entry, v + 8, r->in->row_size);
         memcpy(v, &ts, 8);
         memcpy(v + 8, elem, r->in->row_size);
-        if ((e = emit_row(ctx, r, st, st->entry, WEIR_ROW_UPDATE_BEFORE, 0, ts)))
+        int e = emit_row(ctx, r, st, st->entry, WEIR_ROW_UPDATE_BEFORE, 0, ts);
+        if (e)
             return e;
         return emit_row(ctx, r, st, elem, WEIR_ROW_UPDATE_AFTER, 0, ts);
     }

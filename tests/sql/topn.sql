@@ -27,3 +27,8 @@ WHERE rn BETWEEN 2 AND 3 AND k <> 'c';
 -- rn = 1 on a column that is not the rowtime: a Top-1, not a deduplication.
 SELECT k, amount FROM (
   SELECT *, ROW_NUMBER() OVER (PARTITION BY k ORDER BY amount ASC) AS rn FROM t) WHERE 1 >= rn;
+
+-- The query around a Top-N may group it (its input then retracts).
+SELECT k, COUNT(*) AS n, SUM(amount) AS s FROM (
+  SELECT *, ROW_NUMBER() OVER (PARTITION BY k ORDER BY amount DESC) AS rn FROM t)
+WHERE rn <= 2 GROUP BY k;
