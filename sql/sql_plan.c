@@ -1387,5 +1387,5 @@ int sql_plan_all_columns(planner *p, sql_exprs *x, const weir_schema *schema, ui
 int sql_plan_window_of(planner *p, const sql_window *w, const weir_table *t,
                        weir_table_window *out)
 {
-    return window_of(p, w, t, out);
+    return window_of(p, w, true, t, out);
 }

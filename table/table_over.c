@@ -171,7 +171,10 @@ static int update_list(weir_ctx *ctx, const over_impl *o, over_state *st, int i,
     const void *l = weir_state_list_get(ctx, st->list_ids[i], 0, &n);
     if (n)
         memcpy(st->list, l, n * a->esize);
-    weir__agg_update(a, accs, x, sign, st->list, &n);
+    const char *why = NULL;
+    r = weir__agg_update(a, accs, x, sign, st->list, &n, &why);
+    if (r)
+        return weir_ctx_fail(ctx, r, "%s: %s in '%s'", o->name, why, o->items[i]->text);
     if (weir_state_list_set(ctx, st->list_ids[i], 0, st->list, n))
         return weir_ctx_error(ctx);
     return 0;
@@ -184,6 +187,17 @@ static int accumulate(weir_ctx *ctx, const over_impl *o, over_state *st,
     const char *why = NULL;
     for (int i = 0; i < o->nitems; i++) {
         const weir__agg *a = &o->aggs[i];
+        if (a->filter) {
+            /* FILTER (WHERE c): the row counts for this aggregate when c is TRUE */
+            weir__val f;
+            int64_t now = a->filter->clock_slot >= 0 ? weir__table_now(ctx, o->virtual_clock) : 0;
+            int r = weir__expr_eval_now(a->filter, row, st->scratch + o->scratch_at[i], now, &f,
+                                        &why);
+            if (r)
+                return weir_ctx_fail(ctx, r, "%s: %s in '%s'", o->name, why, o->items[i]->text);
+            if (f.null || !f.i)
+                continue;
+        }
         if (a->kind == WEIR_AGG_FUNCTION) {
             weir__val args[WEIR_FUNCTION_MAX_ARGS];
             int r = 0;
@@ -208,7 +222,9 @@ static int accumulate(weir_ctx *ctx, const over_impl *o, over_state *st,
                 return weir_ctx_fail(ctx, r, "%s: %s in '%s'", o->name, why, o->items[i]->text);
         }
         if (!a->list) {
-            weir__agg_update(a, accs, &x, sign, NULL, NULL);
+            int r = weir__agg_update(a, accs, &x, sign, NULL, NULL, &why);
+            if (r)
+                return weir_ctx_fail(ctx, r, "%s: %s in '%s'", o->name, why, o->items[i]->text);
         } else if (!x.null) {
             int r = update_list(ctx, o, st, i, accs, &x, sign);
             if (r)
@@ -561,7 +577,7 @@ static int over_describe(weir_table_env *env, weir_table *in, over_impl *o, weir
         o->scratch += (e->scratch + 7u) & ~7u;
     }
     o->acc_size = weir__agg_layout(o->aggs, o->nitems, (const weir_expr *const *)o->items,
-                                   o->bounded);
+                                   o->bounded, false);
     for (int i = 0; i < o->nitems; i++) {
         const weir__function *f = o->aggs[i].fn;
         if (!f)
