@@ -42,11 +42,57 @@ typedef struct sql_window {
     int nargs;
 } sql_window;
 
-/* A select item: an expression and its AS name (len 0: none). */
+/* An ORDER BY key (of a query or an OVER window). nulls: 0 the default,
+ * 1 NULLS FIRST, 2 NULLS LAST. */
+typedef struct sql_order_key {
+    sql_span expr;
+    struct weir_ast *ast;
+    bool desc;
+    int nulls;
+} sql_order_key;
+
+typedef enum sql_bound_kind {
+    SQL_BOUND_UNBOUNDED_PRECEDING = 1,
+    SQL_BOUND_PRECEDING,          /* ast PRECEDING */
+    SQL_BOUND_CURRENT_ROW,
+    SQL_BOUND_FOLLOWING,          /* ast FOLLOWING */
+    SQL_BOUND_UNBOUNDED_FOLLOWING
+} sql_bound_kind;
+
+typedef struct sql_bound {
+    sql_bound_kind kind;
+    sql_span at;
+    struct weir_ast *ast;
+} sql_bound;
+
+/* An OVER window: OVER ([PARTITION BY ...] [ORDER BY ...] [ROWS | RANGE
+ * frame]). frame 0: none; 'R' ROWS; 'G' RANGE. */
+typedef struct sql_over {
+    sql_span at; /* the word OVER */
+    sql_span *partition;
+    struct weir_ast **partition_asts;
+    int npartition;
+    sql_order_key *order;
+    int norder;
+    char frame;
+    sql_span frame_at;
+    sql_bound lo, hi;
+    sql_span ref; /* OVER w: the name of a window of the WINDOW clause (until resolved) */
+} sql_over;
+
+/* WINDOW w AS (...): a named OVER window. */
+typedef struct sql_named_window {
+    sql_span name;
+    sql_over *over;
+} sql_named_window;
+
+/* A select item: an expression and its AS name (len 0: none); `over` when
+ * the expression (an aggregate call or ROW_NUMBER()) has an OVER window. */
 typedef struct sql_item {
     sql_span expr;
     struct weir_ast *ast;
     sql_span alias;
+    sql_over *over;
 } sql_item;
 
 /* A row of VALUES: its expressions. */
@@ -101,6 +147,12 @@ struct sql_query {
     sql_span having;
     struct weir_ast *having_ast;
     sql_query *union_all; /* the next query of a UNION ALL, or NULL */
+    /* ORDER BY and LIMIT / FETCH / OFFSET of the query (the first of a
+     * UNION ALL holds them, for the whole) */
+    sql_order_key *order;
+    int norder;
+    sql_span order_at, limit_at;
+    int64_t limit, offset; /* limit -1: none */
     /* VALUES (...), (...): rows instead of SELECT ... FROM (nvalues > 0) */
     sql_values_row *values;
     int nvalues;

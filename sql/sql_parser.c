@@ -89,6 +89,7 @@ typedef struct parser {
     size_t errsize;
     int failed; /* 0, WEIR_EINVAL (what, in err) or WEIR_ENOMEM */
     int nesting; /* queries open around the current token */
+    bool over_ok; /* a select item's expression: OVER after it is the caller's */
 } parser;
 
 /* Subqueries nested deeper than this are refused (the parser and the
@@ -282,8 +283,9 @@ static bool expr(parser *p, sql_span *out, weir_ast **ast, const char *what)
     const sql_tok *l = &p->toks.v[last];
     *out = span_of(first);
     out->len = l->start + l->len - first->start;
-    if (is_word(p, "OVER")) {
-        unsupported(p, cur(p), "OVER (an over aggregate or ROW_NUMBER)");
+    if (is_word(p, "OVER") && !p->over_ok) {
+        unsupported(p, cur(p), "OVER here (an OVER window follows a select item's aggregate "
+                    "call or ROW_NUMBER())");
         return false;
     }
     return true;
@@ -557,6 +559,234 @@ static bool values(parser *p, sql_query *q)
     return true;
 }
 
+/* ORDER BY's keys, ORDER BY taken: expr [ASC | DESC] [NULLS FIRST | LAST], ... */
+static bool order_keys(parser *p, sql_order_key **keys, int *n)
+{
+    do {
+        sql_order_key k = {0};
+        if (!expr(p, &k.expr, &k.ast, "an ORDER BY expression"))
+            return false;
+        if (accept_word(p, "DESC"))
+            k.desc = true;
+        else
+            accept_word(p, "ASC");
+        if (accept_word(p, "NULLS")) {
+            if (accept_word(p, "FIRST"))
+                k.nulls = 1;
+            else if (accept_word(p, "LAST"))
+                k.nulls = 2;
+            else {
+                expected(p, "FIRST or LAST");
+                return false;
+            }
+        }
+        if (!(*keys = grow(p, *keys, *n, sizeof **keys)))
+            return false;
+        (*keys)[(*n)++] = k;
+    } while (accept_sym(p, ","));
+    return true;
+}
+
+/* A frame bound: UNBOUNDED PRECEDING | CURRENT ROW | x PRECEDING | x
+ * FOLLOWING | UNBOUNDED FOLLOWING. */
+static bool frame_bound(parser *p, sql_bound *b)
+{
+    b->at = span_of(cur(p));
+    if (accept_word(p, "UNBOUNDED")) {
+        if (accept_word(p, "PRECEDING"))
+            b->kind = SQL_BOUND_UNBOUNDED_PRECEDING;
+        else if (accept_word(p, "FOLLOWING"))
+            b->kind = SQL_BOUND_UNBOUNDED_FOLLOWING;
+        else {
+            expected(p, "PRECEDING or FOLLOWING");
+            return false;
+        }
+        return true;
+    }
+    if (accept_word(p, "CURRENT")) {
+        b->kind = SQL_BOUND_CURRENT_ROW;
+        return expect_word(p, "ROW");
+    }
+    sql_span e;
+    if (!expr(p, &e, &b->ast, "a frame bound"))
+        return false;
+    if (accept_word(p, "PRECEDING"))
+        b->kind = SQL_BOUND_PRECEDING;
+    else if (accept_word(p, "FOLLOWING"))
+        b->kind = SQL_BOUND_FOLLOWING;
+    else {
+        expected(p, "PRECEDING or FOLLOWING");
+        return false;
+    }
+    return true;
+}
+
+static sql_over *over_spec(parser *p, sql_over *o);
+
+/* OVER ( [PARTITION BY e, ...] [ORDER BY keys] [ROWS | RANGE frame] ), or
+ * OVER w (a window of the WINDOW clause), OVER the current token. */
+static sql_over *over_window(parser *p)
+{
+    sql_over *o = alloc(p, sizeof *o);
+    if (!o)
+        return NULL;
+    o->at = span_of(cur(p));
+    p->i++;
+    if (!is_sym(p, "("))
+        return name(p, &o->ref, "'(' or a window's name") ? o : NULL;
+    p->i++;
+    return over_spec(p, o);
+}
+
+/* The window's parts after its '(' (OVER (...) and WINDOW w AS (...)). */
+static sql_over *over_spec(parser *p, sql_over *o)
+{
+    if (accept_word(p, "PARTITION")) {
+        if (!expect_word(p, "BY"))
+            return NULL;
+        do {
+            sql_span e;
+            weir_ast *ast;
+            if (!expr(p, &e, &ast, "a PARTITION BY expression"))
+                return NULL;
+            if (!(o->partition = grow(p, o->partition, o->npartition, sizeof *o->partition)) ||
+                !(o->partition_asts = grow(p, o->partition_asts, o->npartition,
+                                           sizeof *o->partition_asts)))
+                return NULL;
+            o->partition_asts[o->npartition] = ast;
+            o->partition[o->npartition++] = e;
+        } while (accept_sym(p, ","));
+    }
+    if (accept_word(p, "ORDER")) {
+        if (!expect_word(p, "BY") || !order_keys(p, &o->order, &o->norder))
+            return NULL;
+    }
+    if (is_word(p, "ROWS") || is_word(p, "RANGE")) {
+        o->frame = is_word(p, "ROWS") ? 'R' : 'G';
+        o->frame_at = span_of(cur(p));
+        p->i++;
+        if (accept_word(p, "BETWEEN")) {
+            if (!frame_bound(p, &o->lo) || !expect_word(p, "AND") || !frame_bound(p, &o->hi))
+                return NULL;
+        } else {
+            if (!frame_bound(p, &o->lo))
+                return NULL;
+            o->hi.kind = SQL_BOUND_CURRENT_ROW;
+            o->hi.at = o->lo.at;
+        }
+    }
+    return expect_sym(p, ")") ? o : NULL;
+}
+
+/* LIMIT n [OFFSET m], OFFSET m [ROWS], FETCH FIRST n ROWS ONLY: a count. */
+static bool count_word(parser *p, int64_t *out, const char *what)
+{
+    const sql_tok *t = cur(p);
+    if (t->kind != SQL_TOK_NUMBER) {
+        expected(p, what);
+        return false;
+    }
+    char num[32];
+    snprintf(num, sizeof num, "%.*s", t->len < 31 ? (int)t->len : 31, p->text + t->start);
+    char *end;
+    long long v = strtoll(num, &end, 10);
+    if (*end || v < 0) {
+        fail_at(p, t, "expected %s, found '%s'", what, num);
+        return false;
+    }
+    *out = v;
+    p->i++;
+    return true;
+}
+
+/* ORDER BY ... [LIMIT n] [OFFSET m] after a query's last body. */
+static bool order_limit(parser *p, sql_query *q)
+{
+    if (is_word(p, "ORDER")) {
+        q->order_at = span_of(cur(p));
+        p->i++;
+        if (!expect_word(p, "BY") || !order_keys(p, &q->order, &q->norder))
+            return false;
+    }
+    if (is_word(p, "LIMIT")) {
+        q->limit_at = span_of(cur(p));
+        p->i++;
+        if (!count_word(p, &q->limit, "a row count after LIMIT"))
+            return false;
+    }
+    if (is_word(p, "OFFSET")) {
+        if (!q->limit_at.len)
+            q->limit_at = span_of(cur(p));
+        p->i++;
+        if (!count_word(p, &q->offset, "a row count after OFFSET"))
+            return false;
+        if (!accept_word(p, "ROWS"))
+            accept_word(p, "ROW");
+    }
+    if (is_word(p, "FETCH")) {
+        if (!q->limit_at.len)
+            q->limit_at = span_of(cur(p));
+        p->i++;
+        if (!accept_word(p, "FIRST") && !expect_word(p, "NEXT"))
+            return false;
+        if (!count_word(p, &q->limit, "a row count after FETCH FIRST"))
+            return false;
+        if (!accept_word(p, "ROWS") && !expect_word(p, "ROW"))
+            return false;
+        if (!expect_word(p, "ONLY"))
+            return false;
+    }
+    return true;
+}
+
+/* WINDOW w AS (...), ... after HAVING, WINDOW taken; then every OVER w of
+ * the select list resolved to its window (Calcite's "Window 'w' not
+ * found" otherwise). */
+static bool window_clause(parser *p, sql_query *q)
+{
+    sql_named_window *wins = NULL;
+    int n = 0;
+    do {
+        sql_named_window w = {0};
+        if (!name(p, &w.name, "a window's name") || !expect_word(p, "AS"))
+            return false;
+        if (!(w.over = alloc(p, sizeof *w.over)))
+            return false;
+        w.over->at = w.name;
+        if (!expect_sym(p, "(") || !over_spec(p, w.over))
+            return false;
+        for (int i = 0; i < n; i++)
+            if (wins[i].name.len == w.name.len &&
+                memcmp(p->text + wins[i].name.start, p->text + w.name.start, w.name.len) == 0) {
+                sql_tok t = {.start = w.name.start, .line = w.name.line, .col = w.name.col};
+                fail_at(p, &t, "Duplicate window names not allowed");
+                return false;
+            }
+        if (!(wins = grow(p, wins, n, sizeof *wins)))
+            return false;
+        wins[n++] = w;
+    } while (accept_sym(p, ","));
+    for (int i = 0; i < q->nitems; i++) {
+        sql_over *o = q->items[i].over;
+        if (!o || !o->ref.len)
+            continue;
+        int k = 0;
+        while (k < n && !(wins[k].name.len == o->ref.len &&
+                          memcmp(p->text + wins[k].name.start, p->text + o->ref.start,
+                                 o->ref.len) == 0))
+            k++;
+        if (k == n) {
+            sql_tok t = {.start = o->ref.start, .line = o->ref.line, .col = o->ref.col};
+            fail_at(p, &t, "Window '%.*s' not found", (int)o->ref.len, p->text + o->ref.start);
+            return false;
+        }
+        sql_span at = o->at;
+        *o = *wins[k].over;
+        o->at = at;
+    }
+    return true;
+}
+
 static sql_query *body(parser *p)
 {
     if (accept_sym(p, "(")) {
@@ -566,6 +796,7 @@ static sql_query *body(parser *p)
     sql_query *q = alloc(p, sizeof *q);
     if (!q)
         return NULL;
+    q->limit = -1;
     q->at = span_of(cur(p));
     if (accept_word(p, "VALUES"))
         return values(p, q) ? q : NULL;
@@ -576,19 +807,27 @@ static sql_query *body(parser *p)
     else
         accept_word(p, "ALL");
     size_t items_from = p->i;
+    /* SELECT *, or SELECT *, items (ROW_NUMBER() OVER ... beside every column) */
+    bool items = true;
     if (accept_sym(p, "*")) {
         q->star = true;
-    } else {
-        do {
-            sql_item it = {0};
-            if (!expr(p, &it.expr, &it.ast, "a select item"))
-                return NULL;
-            if (accept_word(p, "AS") && !name(p, &it.alias, "a name after AS"))
-                return NULL;
-            if (!(q->items = grow(p, q->items, q->nitems, sizeof *q->items)))
-                return NULL;
-            q->items[q->nitems++] = it;
-        } while (accept_sym(p, ","));
+        items = accept_sym(p, ",");
+    }
+    while (items) {
+        sql_item it = {0};
+        p->over_ok = true;
+        bool ok = expr(p, &it.expr, &it.ast, "a select item");
+        p->over_ok = false;
+        if (!ok)
+            return NULL;
+        if (is_word(p, "OVER") && !(it.over = over_window(p)))
+            return NULL;
+        if (accept_word(p, "AS") && !name(p, &it.alias, "a name after AS"))
+            return NULL;
+        if (!(q->items = grow(p, q->items, q->nitems, sizeof *q->items)))
+            return NULL;
+        q->items[q->nitems++] = it;
+        items = accept_sym(p, ",");
     }
     if (!is_word(p, "FROM") && misspelled_from(p, items_from))
         return NULL;
@@ -616,15 +855,16 @@ static sql_query *body(parser *p)
     }
     if (accept_word(p, "HAVING") && !expr(p, &q->having, &q->having_ast, "a HAVING condition"))
         return NULL;
-    if (is_word(p, "WINDOW")) {
-        unsupported(p, cur(p), "a WINDOW clause");
+    if (!is_word(p, "WINDOW"))
+        for (int i = 0; i < q->nitems; i++)
+            if (q->items[i].over && q->items[i].over->ref.len) {
+                const sql_span *r = &q->items[i].over->ref;
+                sql_tok t = {.start = r->start, .line = r->line, .col = r->col};
+                fail_at(p, &t, "Window '%.*s' not found", (int)r->len, p->text + r->start);
+                return NULL;
+            }
+    if (accept_word(p, "WINDOW") && !window_clause(p, q))
         return NULL;
-    }
-    if (is_word(p, "ORDER") || is_word(p, "LIMIT")) {
-        unsupported(p, cur(p), is_word(p, "ORDER") ? "ORDER BY (a streaming query is "
-                    "not sorted)" : "LIMIT");
-        return NULL;
-    }
     return q;
 }
 
@@ -660,6 +900,8 @@ static sql_query *union_all(parser *p)
         last->union_all = next;
         last = next;
     }
+    if (first && last && !order_limit(p, first))
+        return NULL;
     if (last && (is_word(p, "INTERSECT") || is_word(p, "EXCEPT") || is_word(p, "MINUS"))) {
         char w[16];
         snprintf(w, sizeof w, "%.*s", (int)cur(p)->len, p->text + cur(p)->start);

@@ -36,28 +36,11 @@
 #include <strings.h>
 
 #include "sql_internal.h"
+#include "sql_plan.h"
 #include "sql_lexer.h"
 #include "message_text.h"
 #include "weir/expr_ast.h"
 
-typedef struct planner {
-    weir_sql_session *s;
-    weir_job *job;
-    weir_table_env *env;
-    sql_script *sc;
-    sql_arena **tmp;         /* this query's planning: arrays */
-    weir_ast_arena **trees;  /* this query's planning: rewritten trees */
-    int depth; /* views and subqueries being planned around this one */
-    /* The table or view the statement itself reads that is being planned
-     * (set outside views): where a plan too large is reported. */
-    sql_script *top_sc;
-    sql_span top_name;
-    /* The query body being planned reads a join: the join's output columns
-     * by their tables' qualifiers (bind uses it for a schema of those
-     * columns); scope.ninputs 0: none. */
-    weir_expr_scope scope;
-    bool scope_off; /* binding a schema's own column names (all_columns) */
-} planner;
 
 /* Views and subqueries inside each other deeper than this are refused: the
  * planner recurses per level. */
@@ -69,8 +52,6 @@ typedef struct planner {
  * a bound, twenty such levels would plan a million sources. */
 #define PLAN_MAX_NODES 1000
 
-/* The most items of a select list or of an aggregate: the table layer's. */
-#define PLAN_MAX_ITEMS 256
 
 /* A grouped query's parts, as the rewriting needs them (arrays in the
  * planner's arena: keys as many as GROUP BY has, aggregate calls growing
@@ -151,10 +132,7 @@ static weir_ast *name_node(planner *p, const char *name, const weir_ast *at)
 
 /* A list of compiled expressions being made: handed over to the table layer
  * whole, or destroyed. */
-typedef struct exprs {
-    weir_expr *v[PLAN_MAX_ITEMS];
-    int n;
-} exprs;
+typedef sql_exprs exprs;
 
 static void exprs_free(exprs *x)
 {
@@ -222,6 +200,7 @@ static const char *text_of(const planner *p, const weir_ast *a, const weir_ast *
 
 static weir_table *plan_query(planner *p, const sql_query *q);
 static weir_table *plan_union(planner *p, const sql_query *q);
+static weir_table *plan_after_from(planner *p, const sql_query *q, weir_table *t);
 static weir_table *values_source(planner *p, int nrows, uint32_t at);
 
 static weir_table *plan_read(planner *p, sql_span name_span)
@@ -659,10 +638,19 @@ static void unique_item_name(const sql_query *q, int i, char *name, size_t size)
 }
 
 /* A plain (not grouped) select list over t. */
+
+static int all_columns(planner *p, exprs *x, const weir_schema *schema, uint32_t at);
+
+/* A plain (not grouped) select list over t (SELECT *, items: every column,
+ * then the items). */
 static weir_table *plan_select(planner *p, const sql_query *q, weir_table *t)
 {
     const weir_schema *schema = weir_table_schema(t);
     exprs x = {.n = 0};
+    if (q->star && all_columns(p, &x, schema, q->at.start)) {
+        exprs_free(&x);
+        return NULL;
+    }
     for (int i = 0; i < q->nitems; i++) {
         char name[SQL_NAME_MAX];
         if (item_name(p, &q->items[i], i, name, sizeof name)) {
@@ -1234,9 +1222,17 @@ static weir_table *plan_body_in(planner *p, const sql_query *q)
 {
     if (q->nvalues)
         return plan_values(p, q);
+    if (sql_rank_query(q))
+        return sql_plan_rank(p, q);
     weir_table *t = plan_from(p, q);
     if (!t)
         return NULL;
+    return plan_after_from(p, q, t);
+}
+
+/* WHERE, then the rest of a body over the table its FROM made. */
+static weir_table *plan_after_from(planner *p, const sql_query *q, weir_table *t)
+{
     /* a comma join's condition is the WHERE (planned with the join) */
     if (q->where_ast && !(q->njoins && q->joins[q->njoins - 1].kind == 0)) {
         if (has_aggregate(q->where_ast))
@@ -1249,13 +1245,15 @@ static weir_table *plan_body_in(planner *p, const sql_query *q)
         if (!(t = weir_table_where_expr(t, x.v[0])))
             return table_fail(p, q->where.start);
     }
+    if (sql_over_query(q))
+        return sql_plan_over(p, q, t);
     if (is_grouped(q)) {
         if (q->distinct)
             return sql_fail(p->s, p->sc, q->at.start, "SELECT DISTINCT with GROUP BY or "
                             "aggregates: weir does not plan it (group by the columns instead)");
         return plan_grouped(p, q, t);
     }
-    if (!q->star && !(t = plan_select(p, q, t)))
+    if ((!q->star || q->nitems) && !(t = plan_select(p, q, t)))
         return NULL;
     return q->distinct ? plan_distinct(p, q, t) : t;
 }
@@ -1283,10 +1281,10 @@ static weir_table *plan_union(planner *p, const sql_query *q)
     for (const sql_query *b = q; b; b = b->union_all)
         if (!(tables[n++] = plan_body(p, b)))
             return NULL;
-    if (n == 1)
-        return tables[0];
-    weir_table *u = weir_table_union_all(tables, n);
-    return u ? u : table_fail(p, q->union_all->at.start);
+    weir_table *u = n > 1 ? weir_table_union_all(tables, n) : tables[0];
+    if (!u)
+        return table_fail(p, q->union_all->at.start);
+    return q->norder || q->limit >= 0 ? sql_plan_order_limit(p, q, u) : u;
 }
 
 weir_table *sql_plan_query(weir_sql_session *s, weir_job *job, weir_table_env *env,
@@ -1346,4 +1344,48 @@ static weir_table *plan_joins(planner *p, const sql_query *q, weir_table *t)
     }
     p->scope = left;
     return t;
+}
+
+/* ---- for the planning of OVER, ranks and sorts (sql_plan_over.c) ------------------- */
+
+int sql_plan_bind(planner *p, sql_exprs *x, const weir_ast *a, bool as_parsed,
+                  const weir_schema *schema, int allow_agg, const char *alias, uint32_t at)
+{
+    return bind(p, x, a, as_parsed ? p->sc->text : NULL, schema, allow_agg, alias, at);
+}
+
+void sql_plan_exprs_free(sql_exprs *x)
+{
+    exprs_free(x);
+}
+
+void *sql_plan_table_fail(planner *p, uint32_t at)
+{
+    return table_fail(p, at);
+}
+
+int sql_plan_item_name(planner *p, const sql_item *it, int i, char *out, size_t size)
+{
+    return item_name(p, it, i, out, size);
+}
+
+weir_table *sql_plan_from(planner *p, const sql_query *q)
+{
+    return plan_from(p, q);
+}
+
+weir_table *sql_plan_body_over(planner *p, const sql_query *q, weir_table *t)
+{
+    return plan_after_from(p, q, t);
+}
+
+int sql_plan_all_columns(planner *p, sql_exprs *x, const weir_schema *schema, uint32_t at)
+{
+    return all_columns(p, x, schema, at);
+}
+
+int sql_plan_window_of(planner *p, const sql_window *w, const weir_table *t,
+                       weir_table_window *out)
+{
+    return window_of(p, w, true, t, out);
 }

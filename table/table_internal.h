@@ -574,6 +574,12 @@ void *weir__table_refuse_updates(weir_table *t, const char *what);
 const weir_table *weir__table_update_producer(const weir_table *t);
 
 
+/* Refuses what an OVER aggregate, a rank or a sort cannot read
+ * (table_over.c): an updating t, naming `node` and the node of the updates,
+ * and, with need_rowtime, t without a rowtime. True when refused. */
+bool weir__table_over_input_refused(weir_table *in, const char *what, const char *node,
+                                    bool need_rowtime);
+
 /* The largest expression scratch any thread may need; table_window.c
  * evaluates aggregate arguments in a thread-local buffer of this size. */
 #define WEIR__TABLE_TLS_SCRATCH 65536u

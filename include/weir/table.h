@@ -457,6 +457,114 @@ WEIR_EXPORT weir_table *weir_table_window_aggregate_exprs(weir_table *t,
 WEIR_EXPORT weir_table *weir_table_computed_columns(weir_table *t, weir_expr **items, int n,
                                                     const weir_schema *declared);
 
+/* ---- OVER aggregates, ranking, sorting --------------------------------------------
+ * Flink's streaming OVER aggregation, deduplication, Top-N, window Top-N,
+ * ORDER BY on the rowtime and LIMIT (SEMANTICS.md 10), each a keyed operator
+ * whose state lives in keyed state and timers (checkpointed and rescaled with
+ * them). Every one needs an insert-only input. */
+
+/* The frame of an OVER window, ordered by t's rowtime ascending (the only
+ * order a stream has): the rows of the partition up to the current one. */
+typedef enum weir_table_over_frame {
+    WEIR_OVER_RANGE_UNBOUNDED = 0, /* RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW (the
+                                      default frame): equal times are peers */
+    WEIR_OVER_ROWS_UNBOUNDED,      /* ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW */
+    WEIR_OVER_ROWS,                /* ROWS BETWEEN `preceding` PRECEDING AND CURRENT ROW */
+    WEIR_OVER_RANGE                /* RANGE BETWEEN INTERVAL `preceding` ms PRECEDING AND
+                                      CURRENT ROW: the times [t - preceding, t] */
+} weir_table_over_frame;
+
+typedef struct weir_table_over_window {
+    const char *partition_by; /* columns; "" or NULL: one partition, at parallelism 1 */
+    weir_table_over_frame frame;
+    int64_t preceding;        /* ROWS: rows (>= 0); RANGE: milliseconds (>= 0) */
+} weir_table_over_window;
+
+/* An OVER aggregation (Flink's OverAggregate, RowTime{Rows,Range}
+ * {Bounded,Unbounded}PrecedingFunction): each row of t, once the watermark
+ * reaches its time, in time order (rows of equal time in arrival order), with
+ * `aggs` appended: aggregate calls as weir_table_group_by takes them (COUNT,
+ * SUM, MIN, MAX, AVG, DISTINCT, functions from C; named by their alias, else
+ * EXPR$i), computed over the row's frame. RANGE frames give peers (rows of
+ * equal time) one value that counts all of them. A late row is dropped and
+ * counted (diagnostics "late_dropped"): an unbounded frame's when its time is
+ * at or below the watermark as it arrives, a bounded frame's when its time is
+ * at or below the last time its partition processed. Output [I], t's rowtime
+ * kept. Refused: t without a rowtime, an updating t. */
+WEIR_EXPORT weir_table *weir_table_over(weir_table *t, const weir_table_over_window *w,
+                                        const char *aggs);
+/* As weir_table_over, with the aggregate calls compiled already against t's
+ * schema (allow_agg) and taken over. */
+WEIR_EXPORT weir_table *weir_table_over_exprs(weir_table *t, const weir_table_over_window *w,
+                                              weir_expr **aggs, int n);
+
+/* A ranking: Flink's ROW_NUMBER() OVER (PARTITION BY p ORDER BY o) filtered
+ * to the ranks [rank_start, rank_end] (1-based, inclusive). */
+typedef struct weir_table_rank_spec {
+    const char *partition_by; /* columns; "" or NULL: one partition (parallelism 1) */
+    const char *order_by;     /* "col [ASC|DESC] [NULLS FIRST|LAST], ..." (ASC: nulls
+                                 first, DESC: nulls last, as Flink) */
+    int64_t rank_start, rank_end; /* 1 <= start <= end */
+    /* The name of a BIGINT NOT NULL column of the row number appended to the
+     * output; NULL: none. */
+    const char *rank_column;
+} weir_table_rank_spec;
+
+/* The ranking as Flink's planner makes it:
+ * - ordered by t's rowtime alone, ranks [1, 1], no rank column: a
+ *   Deduplicate (Flink's RankUtil.canConvertToDeduplicate). DESC keeps the
+ *   last row of each partition (RowTimeDeduplicateFunction: +I for the
+ *   first, then -U old / +U new for each row at or after the kept one's
+ *   time; [I,UB,UA]); ASC keeps the first (RowTimeDeduplicateKeepFirstRow
+ *   Function: the earliest row, emitted +I when the watermark reaches it; a
+ *   row below the watermark is late, dropped and counted; [I]);
+ * - partitioned by window_start and window_end of a window aggregate or a
+ *   window TVF (weir_table_window_tvf; with them among the partition
+ *   columns): a WindowRank, the final top ranks of each window once, when
+ *   the watermark reaches window_end - 1 ([I]; rows of a window that fired
+ *   are late, dropped and counted); ordered by one TIMESTAMP column alone
+ *   with rank 1 and no rank column a WindowDeduplicate (Flink's
+ *   RowTimeWindowDeduplicateProcessor: DESC the last row of each window,
+ *   the latest arrival among equal times; ASC the first);
+ * - otherwise a Rank (AppendOnlyTopNFunction) over an insert-only t: with a
+ *   rank column, each row that enters the top sends -U/+U for every rank
+ *   whose row changed and +I for a rank filled for the first time; without
+ *   one, +I for the row and -D for the row it pushed out ([I,UB,UA,D]).
+ * Refused: an updating t, order columns that are not t's. */
+WEIR_EXPORT weir_table *weir_table_rank(weir_table *t, const weir_table_rank_spec *spec);
+
+/* A window table-valued function read as a table (Flink's WindowTableFunction:
+ * TUMBLE, HOP, CUMULATE over t's rowtime; not SESSION, which only a window
+ * aggregate reads): each row of t once for every window it falls in, with
+ * window_start, window_end (TIMESTAMP(3) NOT NULL, the end exclusive) and
+ * window_time (end - 1 ms, of the rowtime's type) appended. window_time is
+ * the output's rowtime (each row's record timestamp); t's rowtime column
+ * stays as a plain column. [I]; what a WindowRank (weir_table_rank
+ * partitioned by window_start and window_end) reads. Refused: t without a
+ * rowtime, an updating t, a bad window, a column of t named like a window
+ * column. */
+WEIR_EXPORT weir_table *weir_table_window_tvf(weir_table *t, const weir_table_window *w);
+
+/* ORDER BY on a stream (Flink's TemporalSort): t's rowtime ascending first,
+ * then `order_by`'s further columns ("col [ASC|DESC], ...", may be "" or
+ * NULL): every row is held until the watermark reaches its time, then the
+ * rows of that time go out in that order. A row at or below the watermark as
+ * it arrives is late, dropped and counted. [I], parallelism 1. */
+WEIR_EXPORT weir_table *weir_table_sort(weir_table *t, const char *order_by);
+
+/* ORDER BY ... LIMIT n OFFSET m (Flink's SortLimit): a Top-N of the whole
+ * table ordered by `order_by` (any columns, as weir_table_rank_spec's),
+ * without a rank column: +I for a row that enters the ranks [offset + 1,
+ * offset + fetch], -D for the row it pushes out; [I,UB,UA,D], parallelism
+ * 1. */
+WEIR_EXPORT weir_table *weir_table_sort_limit(weir_table *t, const char *order_by,
+                                              int64_t offset, int64_t fetch);
+
+/* LIMIT n OFFSET m without ORDER BY (Flink's Limit): the first rows of t as
+ * they come, from the (offset+1)-th to the (offset+fetch)-th; [I],
+ * parallelism 1. */
+WEIR_EXPORT weir_table *weir_table_limit(weir_table *t, int64_t offset, int64_t fetch);
+
 /* ---- reading the plan ------------------------------------------------------------ */
 
 WEIR_EXPORT const weir_schema *weir_table_schema(const weir_table *t);

@@ -1,0 +1,75 @@
+/* sql_plan.h — what the planner's files share: the planner of one query
+ * (sql_plan.c) and the planning of OVER windows, ranks (Top-N and
+ * deduplication), ORDER BY and LIMIT (sql_plan_over.c). */
+#ifndef WEIR_SQL_SQL_PLAN_H
+#define WEIR_SQL_SQL_PLAN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "sql_internal.h"
+#include "weir/expr_ast.h"
+
+typedef struct planner {
+    weir_sql_session *s;
+    weir_job *job;
+    weir_table_env *env;
+    sql_script *sc;
+    sql_arena **tmp;         /* this query's planning: arrays */
+    weir_ast_arena **trees;  /* this query's planning: rewritten trees */
+    int depth; /* views and subqueries being planned around this one */
+    /* The table or view the statement itself reads that is being planned
+     * (set outside views): where a plan too large is reported. */
+    sql_script *top_sc;
+    sql_span top_name;
+    /* The query body being planned reads a join: the join's output columns
+     * by their tables' qualifiers (bind uses it for a schema of those
+     * columns); scope.ninputs 0: none. */
+    weir_expr_scope scope;
+    bool scope_off; /* binding a schema's own column names (all_columns) */
+} planner;
+
+/* The most items of a select list or of an aggregate: the table layer's. */
+#define PLAN_MAX_ITEMS 256
+
+/* A list of compiled expressions being made: handed over to the table layer
+ * whole, or destroyed. */
+typedef struct sql_exprs {
+    weir_expr *v[PLAN_MAX_ITEMS];
+    int n;
+} sql_exprs;
+
+/* sql_plan.c's own, for sql_plan_over.c. */
+/* Binds `a` against `schema` and appends it to x (as_parsed: a tree as the
+ * statements have it, shown as written). 0, or WEIR_E* after reporting. */
+int sql_plan_bind(planner *p, sql_exprs *x, const weir_ast *a, bool as_parsed,
+                  const weir_schema *schema, int allow_agg, const char *alias, uint32_t at);
+void sql_plan_exprs_free(sql_exprs *x);
+/* The job's last error at byte `at`; NULL. */
+void *sql_plan_table_fail(planner *p, uint32_t at);
+/* Select item i's output name: its alias, a bare column's name, EXPR$i. */
+int sql_plan_item_name(planner *p, const sql_item *it, int i, char *out, size_t size);
+/* A body's FROM as a table. */
+weir_table *sql_plan_from(planner *p, const sql_query *q);
+/* A body's WHERE, select list, grouping ... over t, its FROM's table. */
+weir_table *sql_plan_body_over(planner *p, const sql_query *q, weir_table *t);
+/* A group window's or window TVF's intervals and time column (t's rowtime)
+ * as the table layer's window: 0, or WEIR_E* after reporting. */
+int sql_plan_window_of(planner *p, const sql_window *w, const weir_table *t,
+                       weir_table_window *out);
+/* Every column of schema as an item. */
+int sql_plan_all_columns(planner *p, sql_exprs *x, const weir_schema *schema, uint32_t at);
+
+/* sql_plan_over.c's. */
+/* Whether a select item of q has an OVER window. */
+bool sql_over_query(const sql_query *q);
+/* q's select list with OVER aggregates over t (q's FROM and WHERE). */
+weir_table *sql_plan_over(planner *p, const sql_query *q, weir_table *t);
+/* Whether q reads a subquery that numbers its rows (ROW_NUMBER() OVER): a
+ * Top-N, a deduplication or a window Top-N, as Flink's planner finds them. */
+bool sql_rank_query(const sql_query *q);
+weir_table *sql_plan_rank(planner *p, const sql_query *q);
+/* q's ORDER BY and LIMIT over t, the rows of its bodies. */
+weir_table *sql_plan_order_limit(planner *p, const sql_query *q, weir_table *t);
+
+#endif

@@ -1,0 +1,5 @@
+-- OVER ordered by more than one key.
+CREATE TABLE t (k STRING, amount BIGINT, ts TIMESTAMP(3),
+                WATERMARK FOR ts AS ts - INTERVAL '1' SECOND)
+WITH ('connector' = 'filesystem', 'path' = 'data/over.json', 'format' = 'json');
+SELECT k, SUM(amount) OVER (PARTITION BY k ORDER BY ts, amount) FROM t;

@@ -1,0 +1,7 @@
+-- ROW_NUMBER() filtered without an upper bound on its number.
+CREATE TABLE t (k STRING, amount BIGINT, ts TIMESTAMP(3),
+                WATERMARK FOR ts AS ts - INTERVAL '1' SECOND)
+WITH ('connector' = 'filesystem', 'path' = 'data/over.json', 'format' = 'json',
+      'scan.watermark.emit.strategy' = 'on-event');
+SELECT * FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY k ORDER BY amount DESC) AS rn FROM t)
+WHERE rn > 1;
