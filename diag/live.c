@@ -1413,22 +1413,37 @@ static void live_free(weir__live *l)
     free(l);
 }
 
-/* The viewer with live mode on: a line before </head> (index.html's file
- * mode is the page as it is). */
+/* The viewer with live mode on (index.html's file mode is the page as it
+ * is): its Content-Security-Policy, which forbids every request, lets it
+ * connect to this server (connect-src 'self': /events), and a line before
+ * </head> tells it where the events are. */
 static bool make_html(weir__live *l)
 {
     static const char inject[] = "<script>window.WEIR_LIVE = '/events';</script>\n";
+    static const char csp[] = "default-src 'none';";
+    static const char connect[] = " connect-src 'self';";
     const char *src = (const char *)weir__live_viewer_html;
     size_t n = weir__live_viewer_html_size;
     const char *at = strstr(src, "</head>");
-    size_t pre = at ? (size_t)(at - src) : 0;
-    l->html = malloc(n + sizeof inject);
+    const char *pol = strstr(src, csp);
+    if (!at || !pol || pol > at)
+        return false;
+    size_t head = (size_t)(pol - src) + sizeof csp - 1, pre = (size_t)(at - src);
+    l->html = malloc(n + sizeof inject + sizeof connect);
     if (!l->html)
         return false;
-    memcpy(l->html, src, pre);
-    memcpy(l->html + pre, inject, sizeof inject - 1);
-    memcpy(l->html + pre + sizeof inject - 1, src + pre, n - pre);
-    l->html_len = n + sizeof inject - 1;
+    char *o = l->html;
+    memcpy(o, src, head);
+    o += head;
+    memcpy(o, connect, sizeof connect - 1);
+    o += sizeof connect - 1;
+    memcpy(o, src + head, pre - head);
+    o += pre - head;
+    memcpy(o, inject, sizeof inject - 1);
+    o += sizeof inject - 1;
+    memcpy(o, src + pre, n - pre);
+    o += n - pre;
+    l->html_len = (size_t)(o - l->html);
     return true;
 }
 
