@@ -1505,6 +1505,7 @@ static bool make_topology(weir__live *l)
         XXH3_freeState(st);
         snprintf(l->vertex_id[t], sizeof l->vertex_id[t], "%016" PRIx64 "%016" PRIx64,
                  (uint64_t)h.high64, (uint64_t)h.low64);
+        weir__buf_cstr(&name);
         if (name.failed || !name.data) {
             weir__buf_free(&name);
             return false;
