@@ -3,8 +3,8 @@
  *
  * Threads. The collector (and the job's thread for the job and summary
  * events) calls weir__live_event, which updates the state below under `mu`.
- * The server's thread runs libmicrohttpd in its "external select" mode:
- * it polls the daemon's sockets itself, 50 ms at most at a time, so every
+ * The server's thread runs libmicrohttpd in its external polling mode: it
+ * waits on the daemon's epoll descriptor itself, 50 ms at most at a time, so every
  * libmicrohttpd callback runs on that one thread, and between two polls it
  * resumes the SSE connections that have something new to send. An answer
  * is built from a copy taken under `mu` (the metrics) or a few events at a
@@ -31,7 +31,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/select.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -1053,6 +1052,7 @@ struct sse_client {
     struct MHD_Connection *conn;
     uint64_t cursor;
     bool sent_job, suspended, ended;
+    bool hung_up;    /* its socket says the client went (resume_clients) */
     weir__buf out;   /* what is to be sent */
     size_t off;      /* of out, sent */
     int64_t last_ms; /* when it last sent something */
@@ -1163,10 +1163,31 @@ static void resume_clients(weir__live *l, bool all)
     bool has_job = l->job_line != NULL;
     pthread_mutex_unlock(&l->mu);
     int64_t now = mono_ms();
+    /* A suspended connection is not watched by the daemon: one whose client
+     * hung up is found here (its socket readable: the end of the stream, or
+     * bytes a client of an event stream does not send) and resumed, so that
+     * the daemon reads, sees the close and frees it at once. */
+    struct pollfd fds[WEIR__LIVE_CONNECTIONS];
+    sse_client *who[WEIR__LIVE_CONNECTIONS];
+    int nfds = 0;
+    for (sse_client *c = l->suspended; c && nfds < WEIR__LIVE_CONNECTIONS; c = c->next_suspended) {
+        const union MHD_ConnectionInfo *ci =
+            MHD_get_connection_info(c->conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+        if (!ci)
+            continue;
+        fds[nfds] = (struct pollfd){.fd = ci->connect_fd, .events = POLLIN | POLLRDHUP};
+        who[nfds++] = c;
+        c->hung_up = false;
+    }
+    if (nfds > 0 && poll(fds, (nfds_t)nfds, 0) > 0) {
+        for (int i = 0; i < nfds; i++)
+            if (fds[i].revents)
+                who[i]->hung_up = true;
+    }
     sse_client **p = &l->suspended;
     while (*p) {
         sse_client *c = *p;
-        bool go = all || finished || (has_job && !c->sent_job) || c->cursor < next ||
+        bool go = all || finished || c->hung_up || (has_job && !c->sent_job) || c->cursor < next ||
                   now - c->last_ms >= KEEPALIVE_MS;
         if (go) {
             *p = c->next_suspended;
@@ -1357,21 +1378,23 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 static void *server_main(void *arg)
 {
     weir__live *l = arg;
+    /* The daemon's sockets are behind one epoll descriptor (no FD_SETSIZE
+     * limit on a process with many files open). */
+    const union MHD_DaemonInfo *info = MHD_get_daemon_info(l->mhd, MHD_DAEMON_INFO_EPOLL_FD);
+    int epfd = info ? info->epoll_fd : -1;
     while (!atomic_load(&l->stop)) {
-        fd_set rs, ws, es;
-        FD_ZERO(&rs);
-        FD_ZERO(&ws);
-        FD_ZERO(&es);
-        MHD_socket maxfd = 0;
-        if (MHD_get_fdset(l->mhd, &rs, &ws, &es, &maxfd) != MHD_YES)
-            break;
-        struct timeval tv = {0, 50000};
+        int wait_ms = 50;
         MHD_UNSIGNED_LONG_LONG to;
         if (MHD_get_timeout(l->mhd, &to) == MHD_YES && to < 50)
-            tv.tv_usec = (suseconds_t)to * 1000;
-        if (select(maxfd + 1, &rs, &ws, &es, &tv) < 0 && errno != EINTR)
-            break;
-        MHD_run_from_select(l->mhd, &rs, &ws, &es);
+            wait_ms = (int)to;
+        if (epfd >= 0) {
+            struct pollfd p = {.fd = epfd, .events = POLLIN};
+            poll(&p, 1, wait_ms);
+        } else {
+            struct timespec ts = {0, (long)wait_ms * 1000000L};
+            nanosleep(&ts, NULL);
+        }
+        MHD_run(l->mhd);
         resume_clients(l, false);
     }
     /* Leaving: every suspended client is resumed (it ends: stop is set) and
@@ -1545,11 +1568,11 @@ int weir__live_start(struct weir__diag *d, weir__live **out, char *why, size_t w
         snprintf(why, whysize, "out of memory");
         return WEIR_ENOMEM;
     }
-    unsigned flags = MHD_ALLOW_SUSPEND_RESUME | (a.v6 ? MHD_USE_IPv6 : 0);
+    unsigned flags = MHD_ALLOW_SUSPEND_RESUME | MHD_USE_EPOLL | (a.v6 ? MHD_USE_IPv6 : 0);
     l->mhd = MHD_start_daemon(flags, 0, NULL, NULL, on_request, l, MHD_OPTION_SOCK_ADDR,
                               (struct sockaddr *)&a.sa, MHD_OPTION_CONNECTION_LIMIT,
                               (unsigned)WEIR__LIVE_CONNECTIONS, MHD_OPTION_CONNECTION_TIMEOUT,
-                              (unsigned)30, MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)32768,
+                              (unsigned)15, MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)32768,
                               MHD_OPTION_END);
     if (!l->mhd) {
         int e = errno;
