@@ -49,7 +49,11 @@ extern const unsigned char weir__live_viewer_html[];
 extern const size_t weir__live_viewer_html_size;
 
 #define KEEPALIVE_MS 5000
+/* At its end the job waits for its event streams to take the last events:
+ * while one still takes some, up to DRAIN_MS after the last it took, and
+ * DRAIN_MAX_MS in all. */
 #define DRAIN_MS 1000
+#define DRAIN_MAX_MS 10000
 #define CHK_HISTORY 10
 
 /* ---- the state the collector keeps ------------------------------------- */
@@ -130,6 +134,7 @@ struct weir__live {
     bool thread_started;
     _Atomic int stop;         /* the server's thread leaves */
     _Atomic int clients;      /* SSE connections open */
+    _Atomic int64_t sent_ms;  /* when an SSE client was last sent events */
     sse_client *suspended;    /* the server's thread only */
     bool failed_alloc;
 };
@@ -1134,6 +1139,7 @@ static ssize_t sse_read(void *cls, uint64_t pos, char *buf, size_t max)
     memcpy(buf, c->out.data + c->off, n);
     c->off += n;
     c->last_ms = mono_ms();
+    atomic_store(&l->sent_ms, c->last_ms);
     return (ssize_t)n;
 }
 
@@ -1605,9 +1611,15 @@ void weir__live_stop(weir__live *l, int code)
     snprintf(l->state, sizeof l->state, "%s",
              code == 0 ? "FINISHED" : code == WEIR_ECANCELED ? "CANCELED" : "FAILED");
     pthread_mutex_unlock(&l->mu);
-    /* The clients take the last events (the summary), a second at most. */
-    int64_t until = mono_ms() + DRAIN_MS;
-    while (atomic_load(&l->clients) > 0 && mono_ms() < until) {
+    /* The clients take the last events (the summary): while they still
+     * take some, a second after the last, ten in all. */
+    int64_t start = mono_ms();
+    atomic_store(&l->sent_ms, start);
+    for (;;) {
+        int64_t now = mono_ms();
+        if (atomic_load(&l->clients) == 0 || now - start >= DRAIN_MAX_MS ||
+            now - atomic_load(&l->sent_ms) >= DRAIN_MS)
+            break;
         struct timespec ts = {0, 10000000};
         nanosleep(&ts, NULL);
     }

@@ -537,7 +537,6 @@ Test(live, a_client_behind_the_history_gets_a_gap_event)
     char *events = sse_data(body + 4, &gaps);
     /* the job event first, whatever was cut */
     cr_assert_eq(strncmp(events, "{\"kind\":\"job\"", 13), 0, "%.200s", events);
-    cr_assert(strstr(events, "\"kind\":\"summary\""));
     cr_assert_geq(gaps, 1, "no gap event for %zu bytes of events", strlen(events));
     const char *g = strstr(body + 4, "event: gap\ndata: {\"missed\":");
     cr_assert_not_null(g);
