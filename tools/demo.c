@@ -135,7 +135,9 @@ static int run(const experiment *x, const char *dir, weir_diag_memory *mem, char
     snprintf(path, pathsize, "%s/%s.jsonl", dir, x->name);
     /* Served, the experiment runs in real time on the system clock (a
      * minute of event time each), so that there is a run to watch; its
-     * numbers are the same, its capture's times those of the machine. */
+     * capture's times are the machine's, and what depends on processing
+     * time (idleness) may differ by the machine's timing from the virtual
+     * clock's reproducible numbers. */
     weir_job_config cfg = {
         .workers = 1,
         .clock = serve ? WEIR_CLOCK_SYSTEM : WEIR_CLOCK_VIRTUAL,
@@ -287,7 +289,8 @@ static int usage(FILE *out)
                  "  --serve ADDR   serve each experiment while it runs (docs/LIVE.md) on\n"
                  "                 ADDR (127.0.0.1:8081; port 0: any free one): the live\n"
                  "                 view at /, /metrics, /events, /jobs; the experiments\n"
-                 "                 then run in real time (a minute each) on the system clock\n");
+                 "                 then run in real time (a minute each) on the system clock,\n"
+                 "                 so their numbers may differ a little from a run without it\n");
     return out == stdout ? 0 : 2;
 }
 
