@@ -231,6 +231,11 @@ typedef struct bench_pipeline {
  * job was destroyed, counts the capture's events into out->diag_events,
  * removes the file, and fails (-1, message in err) if the level was on and
  * the capture misses, or off and a capture was written. */
+/* The HTTP server's address every job bench_job_create makes serves on
+ * (weir_job_config.http_addr); NULL (default): none. diag-window-served
+ * sets it around its runs. */
+extern const char *bench_http_addr;
+
 typedef struct bench_diag {
     weir_diag_config cfg;
     char path[256];

@@ -76,6 +76,8 @@ void bench_timer_stop(const bench_timer *t, bench_result *out)
         out->cpu_other = 0; /* the two clocks' resolutions differ */
 }
 
+const char *bench_http_addr;
+
 weir_job *bench_job_create(const bench_params *p, int64_t buffer_timeout_ms,
                            const weir_diag_config *diag, char *err, size_t errsize)
 {
@@ -88,6 +90,7 @@ weir_job *bench_job_create(const bench_params *p, int64_t buffer_timeout_ms,
     };
     if (diag)
         cfg.diag = *diag;
+    cfg.http_addr = bench_http_addr;
     weir_job *job = NULL;
     int r = weir_job_create(&cfg, &job);
     if (r < 0) {

@@ -4,7 +4,8 @@
 #
 # The library needs Concurrency Kit, liburcu, msgpack-c, xxHash,
 # libunistring (UPPER and LOWER of SQL strings), PCRE2 (SQL's regular
-# expressions: REGEXP_EXTRACT, REGEXP_REPLACE, REGEXP, SIMILAR TO) and threads; the connectors'
+# expressions: REGEXP_EXTRACT, REGEXP_REPLACE, REGEXP, SIMILAR TO), libmicrohttpd (the
+# HTTP server that serves a running job: docs/LIVE.md) and threads; the connectors'
 # libraries, built with it, librdkafka (libweir-kafka) and
 # jansson and libcsv (libweir-file); the tests add Criterion and GMP (and the
 # compilers of the header checks, tests/headers). Each is looked up only when
@@ -34,6 +35,8 @@ weir_require_pkg(WEIR_URCU_CDS  liburcu-cds liburcu-dev    "libweir")
 weir_require_pkg(WEIR_MSGPACK   msgpack     libmsgpack-dev "libweir")
 weir_require_pkg(WEIR_XXHASH    libxxhash   libxxhash-dev  "libweir")
 weir_require_pkg(WEIR_PCRE2     libpcre2-8  libpcre2-dev   "libweir (SQL's regular expressions)")
+weir_require_pkg(WEIR_MHD       libmicrohttpd libmicrohttpd-dev
+  "libweir (the HTTP server of a running job, weir_job_config.http_addr: docs/LIVE.md)")
 weir_require_pkg(WEIR_JANSSON   jansson     libjansson-dev "libweir-file (JSON lines)")
 weir_require_pkg(WEIR_RDKAFKA   rdkafka     librdkafka-dev "libweir-kafka (the Kafka source and sink)")
 find_package(Threads REQUIRED)

@@ -112,6 +112,7 @@ function(weir_pc_link_flags out)
   set(${out} "${flags}" PARENT_SCOPE)
 endfunction()
 weir_pc_link_flags(WEIR_PC_LIBS_PRIVATE WEIR_CK WEIR_URCU_CDS WEIR_MSGPACK WEIR_XXHASH WEIR_PCRE2
+  WEIR_MHD
   EXTRA -lunistring -pthread -lm)
 configure_file(${PROJECT_SOURCE_DIR}/cmake/weir.pc.in ${PROJECT_BINARY_DIR}/weir.pc @ONLY)
 # weir-static.pc: libweir.a in a program whose other libraries stay shared,

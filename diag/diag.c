@@ -496,7 +496,9 @@ static void write_rec(struct weir__diag *d, const weir__diag_rec *r)
     weir__diag_encode_rec(d, r);
     weir_diag_event ev;
     weir__diag_rec_event(d, r, &ev);
+    d->cur_rec = r;
     weir__diag_sinks_write(d, &ev);
+    d->cur_rec = NULL;
 }
 
 /* Drains every ring once; returns how many records it wrote. Each record is
@@ -567,7 +569,13 @@ weir__diag_stats weir__diag_job_stats(const weir_job *job)
 int weir__diag_effective_level(const weir_job *job)
 {
     const weir_diag_config *c = &job->cfg.diag;
-    bool any_sink = c->jsonl_path || c->msgpack_path || c->memory || c->callback;
+    /* the HTTP server reads what the channel gathers: it is a sink too */
+    bool any_sink = c->jsonl_path || c->msgpack_path || c->memory || c->callback ||
+                    job->cfg.http_addr;
+    /* a server asked for sees the standard level's events even where the
+     * level says OFF (no capture wanted) */
+    if (job->cfg.http_addr && c->level == WEIR_DIAG_OFF)
+        return WEIR_DIAG_STANDARD;
     return any_sink ? (int)c->level : WEIR_DIAG_OFF;
 }
 

@@ -10,6 +10,7 @@
 #define WEIR_DIAG_DIAG_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "task.h"
@@ -33,6 +34,10 @@ void weir__diag_stop(weir_job *job);
 int weir__diag_attach_workers(weir_job *job);
 /* The level sites compare against (OFF when no sink is configured). */
 int weir__diag_effective_level(const weir_job *job);
+
+/* Whether `addr` is an address the HTTP server can listen on (weir_job_config's
+ * http_addr): 0, or WEIR_EINVAL with why. */
+int weir__diag_http_addr_check(const char *addr, char *why, size_t whysize);
 
 /* Sites (worker threads). */
 void weir__diag_watermark(weir_ctx *ctx, int64_t wm);

@@ -99,6 +99,7 @@ typedef struct weir__diag_sinks {
     weir_diag_memory *memory;
     weir_diag_callback callback;
     void *callback_arg;
+    struct weir__live *live; /* the HTTP server's sink (live.h), if http_addr */
     bool failed;
     int failure_code;      /* WEIR_EIO, or WEIR_ENOMEM when memory ran out */
     char failure[1024];
@@ -140,6 +141,9 @@ struct weir__diag {
     bool pack_failed;      /* sbuf could not grow: the event in it is cut */
     weir__buf json;
     weir__json_writer jw;  /* writes into json */
+    /* the worker's record being written (write_rec), NULL for the events the
+     * job's thread makes; the live sink reads what the JSON does not carry */
+    const weir__diag_rec *cur_rec;
     /* The event being encoded, counted whatever the encodings: the open
      * containers' members still to come, and values at the top. */
     struct {

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "diag_internal.h"
+#include "live.h"
 #include "job_state.h"
 #include "util.h"
 #include "weir/error.h"
@@ -152,8 +153,19 @@ int weir__diag_sinks_open(struct weir__diag *d)
     s->memory = c->memory;
     s->callback = c->callback;
     s->callback_arg = c->callback_arg;
+    if (job->cfg.http_addr) {
+        char why[512];
+        int r = weir__live_start(d, &s->live, why, sizeof why);
+        if (r) {
+            sink_failed_msg(s, r, why);
+            /* a server that cannot listen is the run's error as it is */
+            s->failure_code = r;
+            snprintf(s->failure, sizeof s->failure, "http_addr: %s", why);
+            goto fail;
+        }
+    }
     d->want_msgpack = s->msgpack != NULL;
-    d->want_json = s->jsonl || s->memory || s->callback;
+    d->want_json = s->jsonl || s->memory || s->callback || s->live;
     return 0;
 fail:
     if (!s->failed)
@@ -190,6 +202,11 @@ void weir__diag_sinks_write(struct weir__diag *d, const weir_diag_event *event)
     if (s->jsonl) {
         if (fwrite(json, 1, d->json.len, s->jsonl) != d->json.len || fputc('\n', s->jsonl) == EOF)
             sink_failed(s, "writing", weir_outfile_writing(s->jsonl_out));
+    }
+    if (s->live) {
+        weir_diag_event lev = *event;
+        lev.json = json;
+        weir__live_event(s->live, &lev, json, d->json.len, d->cur_rec);
     }
     if (!s->memory && !s->callback)
         return;
@@ -231,4 +248,7 @@ void weir__diag_sinks_close(struct weir__diag *d, bool keep)
     weir__diag_sinks *s = &d->sinks;
     close_file(s, &s->jsonl_out, &s->jsonl, keep);
     close_file(s, &s->msgpack_out, &s->msgpack, keep);
+    /* the server ends with the job, after its clients had the summary */
+    weir__live_stop(s->live, d->job->errors.code);
+    s->live = NULL;
 }

@@ -65,6 +65,10 @@ int weir_job_config_check(const weir_job_config *config, char *why, size_t size)
           "max_parallelism %d is not in 0..%d", c->max_parallelism, MAX_MAX_PARALLELISM);
     CHECK(c->max_parallelism == 0 || c->parallelism <= c->max_parallelism,
           "parallelism %d is above max_parallelism %d", c->parallelism, c->max_parallelism);
+    if (c->http_addr) {
+        char bad[160];
+        CHECK(weir__diag_http_addr_check(c->http_addr, bad, sizeof bad) == 0, "http_addr: %s", bad);
+    }
     const weir_checkpoint_config *k = &c->checkpoint;
     CHECK(k->interval_ms >= 0, "checkpoint.interval_ms %lld is negative",
           (long long)k->interval_ms);
@@ -133,9 +137,11 @@ int weir_job_create(const weir_job_config *config, weir_job **out)
     job->msgpack_path = weir__strdup(c.diag.msgpack_path);
     job->chk_dir = weir__strdup(c.checkpoint.dir);
     job->chk_restore_from = weir__strdup(c.checkpoint.restore_from);
+    job->http_addr = weir__strdup(c.http_addr);
     if ((c.diag.jsonl_path && !job->jsonl_path) || (c.diag.msgpack_path && !job->msgpack_path) ||
         (c.checkpoint.dir && !job->chk_dir) ||
-        (c.checkpoint.restore_from && !job->chk_restore_from)) {
+        (c.checkpoint.restore_from && !job->chk_restore_from) || (c.http_addr && !job->http_addr)) {
+        free(job->http_addr);
         free(job->jsonl_path);
         free(job->msgpack_path);
         free(job->chk_dir);
@@ -147,6 +153,7 @@ int weir_job_create(const weir_job_config *config, weir_job **out)
     c.diag.msgpack_path = job->msgpack_path;
     c.checkpoint.dir = job->chk_dir;
     c.checkpoint.restore_from = job->chk_restore_from;
+    c.http_addr = job->http_addr;
     job->max_parallelism = (uint32_t)c.max_parallelism;
     atomic_init(&job->wake_fd, -1);
     job->cfg = c;
@@ -238,6 +245,7 @@ void weir_job_destroy(weir_job *job)
     weir__plan_free(job->plan);
     weir__graph_free(&job->graph);
     free(job->jsonl_path);
+    free(job->http_addr);
     free(job->msgpack_path);
     free(job->chk_dir);
     free(job->chk_restore_from);
@@ -261,4 +269,9 @@ int weir_job_error_code(const weir_job *job)
 const weir_job_config *weir_job_get_config(const weir_job *job)
 {
     return &job->cfg;
+}
+
+int weir_job_http_port(const weir_job *job)
+{
+    return job ? atomic_load(&job->http_port) : 0;
 }

@@ -22,6 +22,10 @@ struct weir_job {
     weir_job_config cfg;       /* defaults resolved; paths point at our copies */
     char *jsonl_path;
     char *msgpack_path;
+    char *http_addr;           /* cfg.http_addr's copy */
+    /* The port the HTTP server listens on, 0 when it does not (diag/live.c
+     * stores it, weir_job_http_port reads it from any thread). */
+    _Atomic int http_port;
     weir__graph graph;
 
     weir__errors errors;

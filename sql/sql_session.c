@@ -143,9 +143,10 @@ static int make_job(weir_sql_session *s, weir_job **job)
             jc.diag.msgpack_path = capture;
         else
             jc.diag.jsonl_path = capture;
-    } else {
+    } else if (!s->cfg.http_addr) {
         jc.diag.level = WEIR_DIAG_OFF;
     }
+    jc.http_addr = s->cfg.http_addr;
     s->job_seq++;
     int r = weir_job_create(&jc, job);
     if (r)

@@ -110,15 +110,40 @@ static weir_stream *window(weir_stream *keyed, const char *name, int64_t latenes
     return weir_stream_window(keyed, &spec);
 }
 
+/* --serve: the job being served, and where (the job event comes once the
+ * server listens: the callback names its port). */
+static weir_job *served_job;
+static const char *served_addr;
+
+static void announce(const weir_diag_event *ev, void *arg)
+{
+    (void)arg;
+    if (ev->kind != WEIR_DIAG_KIND_JOB || !served_job)
+        return;
+    char host[256];
+    snprintf(host, sizeof host, "%s", served_addr);
+    char *colon = strrchr(host, ':');
+    if (colon)
+        *colon = '\0';
+    fprintf(stderr, "weir demo: serving the live view on http://%s:%d/ (/metrics, /events, /jobs)\n",
+            host, weir_job_http_port(served_job));
+}
+
 static int run(const experiment *x, const char *dir, weir_diag_memory *mem, char *path,
-               size_t pathsize)
+               size_t pathsize, const char *serve)
 {
     snprintf(path, pathsize, "%s/%s.jsonl", dir, x->name);
+    /* Served, the experiment runs in real time on the system clock (a
+     * minute of event time each), so that there is a run to watch; its
+     * capture's times are the machine's, and what depends on processing
+     * time (idleness) may differ by the machine's timing from the virtual
+     * clock's reproducible numbers. */
     weir_job_config cfg = {
         .workers = 1,
-        .clock = WEIR_CLOCK_VIRTUAL,
+        .clock = serve ? WEIR_CLOCK_SYSTEM : WEIR_CLOCK_VIRTUAL,
         .watermark_interval_ms = INTERVAL_MS,
-        .diag = {.jsonl_path = path, .memory = mem},
+        .diag = {.jsonl_path = path, .memory = mem, .callback = serve ? announce : NULL},
+        .http_addr = serve,
     };
     weir_job *job;
     int r = weir_job_create(&cfg, &job);
@@ -162,9 +187,12 @@ static int run(const experiment *x, const char *dir, weir_diag_memory *mem, char
     } else {
         weir_stream_set_parallelism(weir_sink_discard(window(keyed, "window", 0, 0)), 2);
     }
+    served_job = job;
+    served_addr = serve;
     weir_cli_signals_job(job);
     r = weir_job_run(job);
     weir_cli_signals_job(NULL);
+    served_job = NULL;
     if (r == WEIR_ECANCELED && weir_cli_stopped())
         weir_tool_error("weir demo: %s cancelled; its capture %s is complete, its summary marked "
                         "cancelled", x->name, path);
@@ -254,10 +282,15 @@ static lateness_counts count_lateness(const weir_diag_memory *mem, const char *o
 
 static int usage(FILE *out)
 {
-    fprintf(out, "usage: weir demo [--out DIR]\n"
+    fprintf(out, "usage: weir demo [--out DIR] [--serve ADDR]\n"
                  "Runs the idle-partition and lateness experiments on the virtual clock,\n"
                  "writes their captures to DIR (default ./weir-demo) with report.html,\n"
-                 "and prints what they show.\n");
+                 "and prints what they show.\n"
+                 "  --serve ADDR   serve each experiment while it runs (docs/LIVE.md) on\n"
+                 "                 ADDR (127.0.0.1:8081; port 0: any free one): the live\n"
+                 "                 view at /, /metrics, /events, /jobs; the experiments\n"
+                 "                 then run in real time (a minute each) on the system clock,\n"
+                 "                 so their numbers may differ a little from a run without it\n");
     return out == stdout ? 0 : 2;
 }
 
@@ -283,6 +316,7 @@ static void print_stall(const char *label, const stall *s)
 int weir_demo_main(int argc, char **argv)
 {
     const char *dir = "weir-demo";
+    const char *serve = NULL;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0)
             return usage(stdout);
@@ -292,6 +326,18 @@ int weir_demo_main(int argc, char **argv)
                 return usage(stderr);
             }
             dir = argv[++i];
+        } else if (strcmp(argv[i], "--serve") == 0) {
+            if (i + 1 >= argc || argv[i + 1][0] == '\0') {
+                weir_tool_error("weir demo: '--serve' needs an address after it (127.0.0.1:8081)");
+                return usage(stderr);
+            }
+            serve = argv[++i];
+            weir_job_config probe = {.http_addr = serve};
+            char why[256];
+            if (weir_job_config_check(&probe, why, sizeof why) != 0) {
+                weir_tool_error("weir demo: --serve: %s", why);
+                return 2;
+            }
         } else {
             weir_tool_error("weir demo: unknown argument '%s'", argv[i]);
             return usage(stderr);
@@ -318,7 +364,7 @@ int weir_demo_main(int argc, char **argv)
             status = 1;
             break;
         }
-        if (run(&experiments[i], dir, mem[i], paths[i], sizeof paths[i]) != 0)
+        if (run(&experiments[i], dir, mem[i], paths[i], sizeof paths[i], serve) != 0)
             status = 1;
     }
     if (weir_cli_stopped())

@@ -1,4 +1,4 @@
-/* sql.c — `weir sql [--check] [--capture FILE] [--workers N]
+/* sql.c — `weir sql [--check] [--capture FILE] [--workers N] [--serve ADDR]
  * [--from-checkpoint DIR] [--savepoint-on-stop DIR] FILE|-|-e STATEMENTS`:
  * the statements read whole (a SQL file is small; at most 16 MB; a UTF-8
  * byte order mark at its start is skipped), given to a weir_sql_session
@@ -44,6 +44,8 @@ static int usage(FILE *out)
             "                   through, a pipe or a device gets each query's in place)\n"
             "  --workers N      worker threads of each query's job (default: the CPUs)\n"
             "  --check          plan every query, run none (exit 0 if all would run)\n"
+            "  --serve ADDR     serve each query's job over HTTP while it runs\n"
+            "                   (docs/LIVE.md): the live view, /metrics, /events, /jobs\n"
             "  --from-checkpoint DIR\n"
             "                   each query restores from DIR: a checkpoint or savepoint\n"
             "                   (chk-N) or a folder of them (its newest complete one), as\n"
@@ -147,6 +149,10 @@ static void on_job(weir_job *job, void *arg)
 {
     stopper *st = arg;
     if (job) {
+        const char *addr = weir_job_get_config(job)->http_addr;
+        if (addr)
+            fprintf(stderr, "weir sql: serving the query's live view on http://%s/ while it runs\n",
+                    addr);
         const weir_checkpoint_config *cc = &weir_job_get_config(job)->checkpoint;
         pthread_mutex_lock(&st->lock);
         st->job = job;
@@ -266,17 +272,19 @@ static void folder_of(const char *path, char *out, size_t size)
 
 int weir_sql_main(int argc, char **argv)
 {
-    enum { O_CAPTURE = 256, O_WORKERS, O_CHECK, O_FROM, O_SAVEPOINT, O_HELP };
+    enum { O_CAPTURE = 256, O_WORKERS, O_CHECK, O_FROM, O_SAVEPOINT, O_SERVE, O_HELP };
     static const struct option longopts[] = {
         {"capture", required_argument, NULL, O_CAPTURE},
         {"check", no_argument, NULL, O_CHECK},
         {"workers", required_argument, NULL, O_WORKERS},
         {"from-checkpoint", required_argument, NULL, O_FROM},
         {"savepoint-on-stop", required_argument, NULL, O_SAVEPOINT},
+        {"serve", required_argument, NULL, O_SERVE},
         {"help", no_argument, NULL, O_HELP},
         {NULL, 0, NULL, 0},
     };
     const char *capture = NULL, *inline_text = NULL, *from = NULL, *savepoint = NULL;
+    const char *serve = NULL;
     int workers = 0, c;
     bool check = false;
     optind = 1;
@@ -303,6 +311,16 @@ int weir_sql_main(int argc, char **argv)
             }
             *(c == O_FROM ? &from : &savepoint) = optarg;
             break;
+        case O_SERVE: {
+            weir_job_config probe = {.http_addr = optarg};
+            char why[256];
+            if (weir_job_config_check(&probe, why, sizeof why) != 0) {
+                weir_tool_error("weir sql: --serve: %s", why);
+                return 2;
+            }
+            serve = optarg;
+            break;
+        }
         case 'e': inline_text = optarg; break;
         case O_CHECK: check = true; break;
         case 'h':
@@ -348,7 +366,8 @@ int weir_sql_main(int argc, char **argv)
     stopper st = {.lock = PTHREAD_MUTEX_INITIALIZER, .savepoint_dir = savepoint};
     weir_sql_config cfg = {.base_dir = dir, .capture_path = capture, .workers = workers,
                            .on_job = on_job, .on_job_arg = &st, .plan_only = check,
-                           .restore_from = from, .require_checkpoints = savepoint != NULL};
+                           .restore_from = from, .require_checkpoints = savepoint != NULL,
+                           .http_addr = serve};
     int made = status == 0 ? weir_sql_session_create(&cfg, &s) : 0;
     if (made) {
         weir_tool_error("weir sql: %s", made == WEIR_ENOMEM ? "out of memory"

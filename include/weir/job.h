@@ -113,6 +113,16 @@ typedef struct weir_job_config {
      * the checkpoint's. */
     int max_parallelism;
     weir_checkpoint_config checkpoint;
+    /* Serve the running job over HTTP (docs/LIVE.md): "HOST:PORT", HOST an
+     * IPv4 address, "localhost" or a bracketed IPv6 address ("[::1]:8081");
+     * port 0 picks a free one (weir_job_http_port says which). The server
+     * runs on its own thread from the start of weir_job_run() to its end and
+     * reads only what the diagnostic channel gathers (which it turns on at
+     * the configured level, standard by default): the viewer in live mode
+     * (/), its Server-Sent Events (/events), Prometheus metrics (/metrics)
+     * and JSON shaped as Flink's REST API (/jobs...). Read-only. NULL: no
+     * server. Copied. Last: appended. */
+    const char *http_addr;
 } weir_job_config;
 
 /* Checks a configuration: 0, or WEIR_EINVAL with the setting and why in
@@ -209,6 +219,11 @@ WEIR_EXPORT int weir_job_savepoint(weir_job *job, const char *dir, bool stop, in
  * the job, valid until it is destroyed; it does not change, so any thread may
  * read it while the job lives. */
 WEIR_EXPORT const weir_job_config *weir_job_get_config(const weir_job *job);
+
+/* The TCP port the job's HTTP server listens on (http_addr), 0 while it is
+ * not listening (before weir_job_run() bound it, after the run ended, or
+ * without http_addr). MT safe: any thread, during the run. */
+WEIR_EXPORT int weir_job_http_port(const weir_job *job);
 
 #ifdef __cplusplus
 }

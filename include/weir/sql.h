@@ -74,6 +74,11 @@ typedef struct weir_sql_config {
      * a query is refused without), so that the job on_job hands over can be
      * stopped with weir_job_savepoint (`weir sql --savepoint-on-stop`). */
     bool require_checkpoints;
+    /* Each query's job serves itself over HTTP while it runs
+     * (weir_job_config.http_addr, docs/LIVE.md; `weir sql --serve`): its
+     * diagnostic channel is on even without a capture. NULL: no server.
+     * Borrowed: it must outlive the session. Last: appended. */
+    const char *http_addr;
 } weir_sql_config;
 
 /* 0 and *out, or WEIR_ENOMEM. `config` may be NULL; it is copied. */

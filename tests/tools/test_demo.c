@@ -12,6 +12,7 @@
  * stays) and into a FIFO in place (its reader gets the report; the FIFO
  * stays), each the test's own in its temporary folder. */
 #include <criterion/criterion.h>
+#include <sys/wait.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
@@ -269,4 +270,18 @@ Test(demo, out_under_a_file_names_the_path)
     cr_expect(strstr(out, want) != NULL, "expected '%s' in:\n%s", want, out);
     free(out);
     unlink(file);
+}
+
+Test(demo, serve_with_a_bad_address_says_why)
+{
+    int status;
+    char *out = run_weir("--serve 127.0.0.1", true, &status);
+    cr_expect_eq(WEXITSTATUS(status), 2);
+    cr_expect(strstr(out, "weir demo: --serve: http_addr: '127.0.0.1' is not HOST:PORT") != NULL,
+              "message:\n%s", out);
+    free(out);
+    out = run_weir("--serve", true, &status);
+    cr_expect_neq(status, 0);
+    cr_expect(strstr(out, "'--serve' needs an address") != NULL, "message:\n%s", out);
+    free(out);
 }

@@ -5,7 +5,8 @@
  * the test makes with mknod) gets every query's capture in place and no
  * DEV-2 file is made beside it; a folder is refused by name. Every FIFO,
  * link and device is the test's own, in its temporary folder; each `cat`
- * reading a FIFO is bounded by timeout(1).
+ * reading a FIFO is bounded by timeout(1). And --serve (docs/LIVE.md): the
+ * rows are those of a run without a server; a bad address is refused.
  */
 #include <criterion/criterion.h>
 #include <sys/stat.h>
@@ -155,6 +156,34 @@ Test(sql_capture, a_folder_is_refused_by_name, .timeout = 60)
     char want[1024];
     snprintf(want, sizeof want, "%s: is a folder, not a regular file: not written", dir);
     cr_assert(strstr(err, want), "%s", err);
+    free(err);
+    td_rmdir(dir);
+}
+
+/* --serve: each query's job serves itself while it runs (docs/LIVE.md) and
+ * prints the same rows; a bad address is a usage error. */
+Test(sql_capture, serve_leaves_the_rows_as_they_were, .timeout = 60)
+{
+    char *dir = td_tmpdir();
+    write_sql(dir, "", 2);
+    cr_assert_eq(sh(dir, "'%s' sql q.sql && mv out.txt plain.txt", WEIR), 0);
+    cr_assert_eq(sh(dir, "'%s' sql --serve 127.0.0.1:0 q.sql", WEIR), 0, "%s",
+                 td_read(td_path(dir, "err.txt"), NULL));
+    char *plain = td_read(td_path(dir, "plain.txt"), NULL);
+    char *served = td_read(td_path(dir, "out.txt"), NULL);
+    cr_assert_gt(strlen(plain), 10);
+    cr_assert_str_eq(served, plain);
+    char *err = td_read(td_path(dir, "err.txt"), NULL);
+    cr_assert(strstr(err, "weir sql: serving the query's live view on http://127.0.0.1:0/"), "%s",
+              err);
+    free(plain);
+    free(served);
+    free(err);
+    cr_assert_eq(sh(dir, "'%s' sql --serve 'localhost:port' q.sql", WEIR), 2);
+    err = td_read(td_path(dir, "err.txt"), NULL);
+    cr_assert(strstr(err, "weir sql: --serve: http_addr: 'localhost:port': the port is not a "
+                          "number in 0..65535"),
+              "%s", err);
     free(err);
     td_rmdir(dir);
 }
