@@ -501,7 +501,7 @@ WEIR_EXPORT int weir_row_set_field_null(const weir_schema *s, void *row, int col
 /* A nested type's parts: a ROW's number of fields, an ARRAY's and a MAP's
  * capacity (0 for another type); field i's name (NULL out of range) and
  * the type of a ROW's field i, an ARRAY's element (i = 0), a MAP's key
- * (0) and value (1) ({WEIR_TYPE_NULL} out of range). MT safe. */
+ * (0) and value (1) (a type of id WEIR_TYPE_NULL out of range). MT safe. */
 WEIR_EXPORT int weir_type_nested_count(weir_type t);
 WEIR_EXPORT const char *weir_type_nested_name(weir_type t, int i);
 WEIR_EXPORT weir_type weir_type_nested_type(weir_type t, int i);
