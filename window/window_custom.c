@@ -327,9 +327,9 @@ static int session_record(weir_ctx *ctx, weir__window_op *op, const void *elem, 
 {
     const weir__window_config *c = op->c;
     int64_t wm = weir_ctx_watermark(ctx);
-    int64_t at = c->event_time ? ts : weir_ctx_now(ctx); /* processing-time sessions: now */
-    csess nw = {at, weir__sat_add(at, c->gap), 0, 0};
-    nw.max = (weir__wide)at + c->gap > INT64_MAX ? INT64_MAX : nw.end - 1;
+    int64_t t0 = c->event_time ? ts : weir_ctx_now(ctx); /* processing-time sessions: now */
+    csess nw = {t0, weir__sat_add(t0, c->gap), 0, 0};
+    nw.max = (weir__wide)t0 + c->gap > INT64_MAX ? INT64_MAX : nw.end - 1;
     size_t n;
     csess *s = sessions(ctx, op, &n);
     if (!s)

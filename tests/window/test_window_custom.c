@@ -81,6 +81,33 @@ Test(custom_trigger, count_sessions_merge_their_counts)
     wt_close(t);
 }
 
+/* Processing-time sessions (on the job clock): a count trigger that sums
+ * the merged sessions' counts, and the session's own end on the clock. */
+Test(custom_trigger, count_on_processing_time_sessions)
+{
+    weir_window_spec s = {.assigner = weir_window_processing_session(10),
+                          .aggregate = sum_aggregate, .out_size = sizeof(res),
+                          .trigger = {.custom = &count_trigger}};
+    count_limit = 3;
+    wt *t = wt_open(&s);
+    size_t at = 0;
+    wt_rec(t, "a", 1, 1000); /* now 0: [0,10) */
+    wt_advance(t, 30);
+    wt_rec(t, "a", 2, 1000); /* [30,40): [0,10) was cleaned up at 9 */
+    wt_advance(t, 45);
+    wt_expect(t, &at, ""); /* a count of 1 each: nothing fired */
+    wt_close(t);
+    t = wt_open(&s);
+    at = 0;
+    wt_rec(t, "a", 1, 0);    /* [0,10) */
+    wt_advance(t, 8);
+    wt_rec(t, "a", 2, 0);    /* [8,18): merged [0,18), count 2 */
+    wt_advance(t, 12);
+    wt_rec(t, "a", 4, 0);    /* [12,22): in it, count 3: fires */
+    wt_expect(t, &at, "R 21 a 7 [0,22) n=3 f=0\n");
+    wt_close(t);
+}
+
 Test(custom_trigger, sessions_without_on_merge_are_refused)
 {
     weir_trigger_vtable v = count_trigger;
