@@ -28,6 +28,8 @@
 #include "weir/generator.h"
 #include "weir/harness.h"
 #include "weir/job.h"
+#include "weir/async.h"
+#include "weir/broadcast.h"
 #include "weir/keyed.h"
 #include "weir/operator.h"
 #include "weir/outfile.h"

@@ -642,6 +642,8 @@ int weir__ctx_record(weir_ctx *ctx, int input, const void *elem, int64_t ts)
         k->spec.extract(elem, ctx->keyed.key_buf->key, k->spec.arg);
         ctx->keyed.key_hashed = false;
         ctx->keyed.has_key = true;
+    } else if (ctx->keyed.key_size) {
+        ctx->keyed.has_key = false; /* the broadcast input of a keyed operator */
     }
     /* Left as it is after the call: every other callback's dispatch sets
      * its own (one store a record, not two). */

@@ -60,7 +60,7 @@ typedef struct weir__node {
     void (*impl_free)(void *impl);
     int inputs;              /* 0 for sources, 1 or 2 */
     size_t in_size[2];
-    const weir__key *in_key[2]; /* keyed inputs (both or none) */
+    const weir__key *in_key[2]; /* keyed inputs (both, none, or 0 with 1 broadcast) */
     size_t out_size;            /* 0: a sink */
     weir_side_output_spec *side;
     int nside;

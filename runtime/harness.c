@@ -80,8 +80,9 @@ static void config_refused(const weir_harness_config *config, int inputs, char *
     if (inputs < 1 || inputs > 2)
         snprintf(why, whysize, "inputs %d is not 1 or 2", inputs);
     else if (!weir__process_spec_refused(config->op, why, whysize) && inputs == 2 &&
-             (config->key[0] == NULL) != (config->key[1] == NULL))
-        snprintf(why, whysize, "either every input is keyed or none is");
+             config->key[0] == NULL && config->key[1] != NULL)
+        snprintf(why, whysize, "either every input is keyed or none is (or only the first: a "
+                 "keyed operator's broadcast input)");
     for (int i = 0; !why[0] && i < inputs; i++) {
         int ch = config->channels[i] ? config->channels[i] : 1;
         const weir_key_spec *key = config->key[i];
@@ -94,7 +95,7 @@ static void config_refused(const weir_harness_config *config, int inputs, char *
             snprintf(why, whysize, "input %d: the key needs extract and a key_size in 1..%d", i,
                      WEIR_MAX_KEY_SIZE);
     }
-    if (!why[0] && inputs == 2 && config->key[0] &&
+    if (!why[0] && inputs == 2 && config->key[0] && config->key[1] &&
         config->key[0]->key_size != config->key[1]->key_size)
         snprintf(why, whysize, "the inputs' keys differ in size");
 }

@@ -367,12 +367,17 @@ static bool operator_refused(weir_job *job, weir_stream *a, weir_stream *b,
         check_elem_size(job, spec->out_size, call, "out_size", true) ||
         check_parallelism(job, spec->parallelism, call))
         return true;
-    if (b && (!a->key) != (!b->key)) {
-        weir__job_fail(job, WEIR_EINVAL, "%s: either both inputs are keyed (key_by) or neither is",
+    /* A keyed first input with a broadcast second one is the keyed side of
+     * Flink's broadcast state pattern: the operator is keyed, records of the
+     * broadcast input have no current key. */
+    if (b && (!a->key) != (!b->key) && !(a->key && b->part == WEIR__PART_BROADCAST)) {
+        weir__job_fail(job, WEIR_EINVAL,
+                       "%s: either both inputs are keyed (key_by) or neither is (or the first is "
+                       "keyed and the second broadcast)",
                        call);
         return true;
     }
-    if (b && a->key && a->key->spec.key_size != b->key->spec.key_size) {
+    if (b && a->key && b->key && a->key->spec.key_size != b->key->spec.key_size) {
         weir__job_fail(job, WEIR_ETYPE, "%s: the inputs' keys differ in size (%zu and %zu)", call,
                        a->key->spec.key_size, b->key->spec.key_size);
         return true;
@@ -558,6 +563,15 @@ weir_stream *weir_source_union_state(weir_stream *s)
 {
     static const char call[] = "weir_source_union_state";
     weir__node *n = source_node(s, call);
+    if (!n)
+        return NULL;
+    n->union_state = true;
+    return s;
+}
+
+weir_stream *weir_stream_union_state(weir_stream *s)
+{
+    weir__node *n = producing_node(s, "weir_stream_union_state");
     if (!n)
         return NULL;
     n->union_state = true;

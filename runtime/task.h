@@ -107,6 +107,11 @@ typedef struct weir__state {
     weir_state_ttl ttl;
     uint32_t vofs;   /* where the user's value starts: 8 with a stamp, else 0 */
     uint32_t cursor; /* the incremental cleanup's next entry */
+    /* a reducing or aggregating state (reducing_state.c): a value state
+     * whose value is the accumulator, with the functions that fold into it */
+    weir_state_reduce_fn reduce;
+    bool has_agg;
+    weir_state_aggregate agg;
 } weir__state;
 
 /* A map state's entry links its (key, ns)'s others (index + 1; 0: none);

@@ -43,6 +43,7 @@ static void free_op(weir__window_op *op)
     free(op->entry);
     free(op->buf.p);
     free(op->cat.p);
+    free(op->tmp.p);
     free(op);
 }
 
@@ -91,6 +92,16 @@ static int open_op(weir_ctx *ctx)
      * process function; then the panes' per-window firing counts, or the
      * windows engine's windows that begin before MIN and its pane list. */
     int r;
+    if (c->engine == WEIR__ENGINE_CUSTOM) {
+        /* a window's header and trigger state; its elements with their
+         * timestamps; a key's sessions */
+        r = weir_state_declare(ctx, WEIR_STATE_VALUE, c->entry_size, &op->st_win);
+        if (r == 0)
+            r = weir_state_declare(ctx, WEIR_STATE_LIST, c->elem_size, &op->st_elems);
+        if (r == 0 && c->gap > 0) /* sessions, in either time */
+            r = weir_state_declare(ctx, WEIR_STATE_LIST, WEIR__CUSTOM_SESSION_SIZE, &op->st_sess);
+        return r;
+    }
     if (c->engine == WEIR__ENGINE_WINDOWS)
         r = weir_state_declare(ctx, WEIR_STATE_VALUE, c->entry_size, &op->st_win);
     else if (c->engine == WEIR__ENGINE_PANES)
@@ -123,6 +134,8 @@ static int win_record(weir_ctx *ctx, int input, const void *elem, int64_t ts)
                              "windows: assign timestamps first (weir_stream_assign_timestamps) "
                              "or use processing-time windows");
     switch (c->engine) {
+    case WEIR__ENGINE_CUSTOM:
+        return weir__custom_record(ctx, op, elem, ts);
     case WEIR__ENGINE_PANES:
         if (c->cumulative)
             return weir__cumulate_record(ctx, op, elem, ts);
@@ -137,6 +150,8 @@ static int win_record(weir_ctx *ctx, int input, const void *elem, int64_t ts)
 static int win_timer(weir_ctx *ctx, const weir_timer *t)
 {
     weir__window_op *op = weir_ctx_state(ctx);
+    if (op->c->engine == WEIR__ENGINE_CUSTOM) /* a trigger's timers of either domain */
+        return weir__custom_timer(ctx, op, t);
     /* Timers of the other domain are not the windows' (there are none). */
     if (t->domain != op->c->domain)
         return 0;
@@ -350,6 +365,24 @@ static int resolve_trigger(weir__window_config *c, const weir_window_trigger *t,
                            size_t whysize)
 {
     c->purging = t->purging;
+    if (t->custom) {
+        const weir_trigger_vtable *v = t->custom;
+        if (t->kind != WEIR_TRIGGER_DEFAULT || t->count != 0)
+            BAD("a custom trigger takes kind DEFAULT and count 0 (it decides itself)");
+        if (v->version != WEIR_TRIGGER_VTABLE_V1)
+            BAD("custom trigger: version %u is not %u", v->version, WEIR_TRIGGER_VTABLE_V1);
+        if (!v->on_element)
+            BAD("custom trigger: on_element is required");
+        if (v->state_size > 4096)
+            BAD("custom trigger: state_size %zu is not in 0..4096", v->state_size);
+        if (c->gap > 0 && !v->on_merge)
+            BAD("custom trigger: session windows merge, so the trigger needs on_merge");
+        if (c->cumulative)
+            BAD("cumulative windows take their time's trigger only (no custom trigger)");
+        c->trigger = c->event_time ? WEIR_TRIGGER_EVENT_TIME : WEIR_TRIGGER_PROCESSING_TIME;
+        c->tv = v;
+        return 0;
+    }
     switch (t->kind) {
     case WEIR_TRIGGER_DEFAULT:
         c->trigger = c->event_time ? WEIR_TRIGGER_EVENT_TIME : WEIR_TRIGGER_PROCESSING_TIME;
@@ -391,6 +424,38 @@ static int resolve_trigger(weir__window_config *c, const weir_window_trigger *t,
     return 0;
 }
 
+/* The evictor; with one, the built-in trigger runs as a table in the
+ * custom engine (window_custom.c). */
+static int resolve_evictor(weir__window_config *c, const weir_window_evictor *e, char *why,
+                           size_t whysize)
+{
+    switch (e->kind) {
+    case WEIR_EVICTOR_NONE:
+        if (e->count || e->time_ms || e->threshold != 0 || e->delta || e->after)
+            BAD("evictor settings without an evictor kind");
+        return 0;
+    case WEIR_EVICTOR_COUNT:
+        if (e->count <= 0)
+            BAD("the count evictor needs a count > 0 (got %lld)", (long long)e->count);
+        break;
+    case WEIR_EVICTOR_TIME:
+        if (e->time_ms < 0)
+            BAD("the time evictor needs time_ms >= 0 (got %lld)", (long long)e->time_ms);
+        break;
+    case WEIR_EVICTOR_DELTA:
+        if (!e->delta)
+            BAD("the delta evictor needs a delta function");
+        break;
+    default:
+        BAD("unknown evictor %d", (int)e->kind);
+    }
+    if (c->cumulative)
+        BAD("cumulative windows take no evictor");
+    if (!c->tv)
+        c->tv = weir__builtin_trigger(c->trigger);
+    return 0;
+}
+
 /* The function (exactly one of reduce, aggregate, process), its accumulator
  * and the output's element size. */
 static int resolve_function(weir__window_config *c, const weir_window_spec *spec, char *why,
@@ -405,7 +470,9 @@ static int resolve_function(weir__window_config *c, const weir_window_spec *spec
         BAD("a window needs exactly one function: reduce, aggregate or process (%d given)", nfn);
     if (spec->reduce_finish && !spec->reduce)
         BAD("reduce_finish without reduce");
-    bool merges = a->kind == WEIR_WINDOW_SESSION || a->kind == WEIR_WINDOW_PROCESSING_SESSION ||
+    /* (the custom engine folds a window's elements when it fires) */
+    bool merges = c->tv ? false : a->kind == WEIR_WINDOW_SESSION ||
+                  a->kind == WEIR_WINDOW_PROCESSING_SESSION ||
                   ((a->kind == WEIR_WINDOW_CUMULATIVE ||
                     a->kind == WEIR_WINDOW_PROCESSING_CUMULATIVE) && a->slide_ms < a->size_ms) ||
                   ((a->kind == WEIR_WINDOW_SLIDING || a->kind == WEIR_WINDOW_PROCESSING_SLIDING) &&
@@ -454,6 +521,14 @@ static int resolve_function(weir__window_config *c, const weir_window_spec *spec
 static void resolve_engine(weir__window_config *c)
 {
     size_t in_size = c->in_size;
+    if (c->tv) {
+        c->engine = WEIR__ENGINE_CUSTOM;
+        c->tstate_size = (c->tv->state_size + 7) & ~(size_t)7;
+        c->acc_off = weir__custom_header_size;
+        c->entry_size = weir__custom_header_size + c->tstate_size;
+        c->elem_size = 8 + in_size; /* the timestamp, then the element */
+        return;
+    }
     if (c->gap > 0) /* event-time or processing-time sessions */
         c->engine = WEIR__ENGINE_SESSIONS;
     else if (!c->global && c->trigger != WEIR_TRIGGER_COUNT)
@@ -496,11 +571,15 @@ static void write_settings(weir__window_config *c)
                  ? (long long)c->slide
                  : 0,
              (long long)c->offset, (long long)c->gap, (long long)c->lateness,
-             t->kind == WEIR_TRIGGER_END_OF_INPUT ? "end_of_input" : trigger_name(c->trigger),
+             t->custom                          ? "custom"
+             : t->kind == WEIR_TRIGGER_END_OF_INPUT ? "end_of_input"
+                                                    : trigger_name(c->trigger),
              (long long)c->count, c->purging ? "true" : "false", function_name(c->fn),
              c->spec.late_tag > 0 ? "side" : "drop",
-             c->engine == WEIR__ENGINE_PANES ? "panes"
-             : c->engine == WEIR__ENGINE_SESSIONS ? "sessions" : "windows");
+             c->engine == WEIR__ENGINE_PANES      ? "panes"
+             : c->engine == WEIR__ENGINE_SESSIONS ? "sessions"
+             : c->engine == WEIR__ENGINE_CUSTOM   ? "custom"
+                                                  : "windows");
 }
 
 /* Checks the spec and fills the resolved configuration. */
@@ -518,6 +597,8 @@ static int resolve(weir__window_config *c, const weir_window_spec *spec, size_t 
         r = resolve_lateness(c, spec, why, whysize);
     if (r == 0)
         r = resolve_trigger(c, &spec->trigger, why, whysize);
+    if (r == 0)
+        r = resolve_evictor(c, &spec->evictor, why, whysize);
     if (r == 0)
         r = resolve_function(c, spec, why, whysize);
     if (r)

@@ -42,4 +42,12 @@ int weir__cumulate_timer(weir_ctx *ctx, weir__window_op *op, const weir_timer *t
 int weir__sessions_record(weir_ctx *ctx, weir__window_op *op, const void *elem, int64_t ts);
 int weir__sessions_timer(weir_ctx *ctx, weir__window_op *op, const weir_timer *t);
 
+/* Custom triggers and evictors (window_custom.c). */
+extern const size_t weir__custom_header_size;
+#define WEIR__CUSTOM_SESSION_SIZE 32 /* a key's session: start, end, namespace, max */
+int weir__custom_record(weir_ctx *ctx, weir__window_op *op, const void *elem, int64_t ts);
+int weir__custom_timer(weir_ctx *ctx, weir__window_op *op, const weir_timer *t);
+/* The built-in triggers as tables, for an evictor under one of them. */
+const weir_trigger_vtable *weir__builtin_trigger(weir_trigger_kind kind);
+
 #endif

@@ -14,6 +14,7 @@
  *   window_windows.c   state per (key, window): the global window, count triggers
  *   window_panes.c     tumbling, sliding and cumulative windows over a key's panes
  *   window_sessions.c  session windows that merge
+ *   window_custom.c    custom triggers and evictors: elements per (key, window)
  */
 #ifndef WEIR_WINDOW_WINDOW_INTERNAL_H
 #define WEIR_WINDOW_WINDOW_INTERNAL_H
@@ -35,7 +36,8 @@ __extension__ typedef __int128 weir__wide;
 typedef enum weir__window_engine {
     WEIR__ENGINE_WINDOWS = 0, /* one state per (key, window): global, count triggers */
     WEIR__ENGINE_PANES,       /* tumbling, sliding: a key's panes, combined at firing */
-    WEIR__ENGINE_SESSIONS     /* merging windows: a list of sessions per key */
+    WEIR__ENGINE_SESSIONS,    /* merging windows: a list of sessions per key */
+    WEIR__ENGINE_CUSTOM       /* a custom trigger or an evictor: elements per window */
 } weir__window_engine;
 
 typedef enum weir__window_fn {
@@ -72,6 +74,11 @@ typedef struct weir__window_config {
     bool elem_seq;
     size_t pane_size, elem_size;
     weir_time_domain domain;    /* of the window's timers */
+    /* The custom engine (window_custom.c): the trigger it runs (the user's,
+     * or the built-in one's table when only an evictor was asked for) and
+     * the size of its state after a window's header. */
+    const weir_trigger_vtable *tv;
+    size_t tstate_size;
     weir_side_output_spec side; /* the late side output */
     char settings[400];
 } weir__window_config;
@@ -140,6 +147,7 @@ typedef struct weir__window_op {
     weir__scratch buf;          /* gathered elements / a copy of a key's sessions */
     weir__scratch cat;          /* sessions: element lists being merged; panes: pane starts,
                                  * a pane list being rebuilt */
+    weir__scratch tmp;          /* custom: merged trigger states, elements without timestamps */
 } weir__window_op;
 
 /* ---- window arithmetic (window_assign.c) ---------------------------------- */

@@ -42,7 +42,8 @@ typedef struct weir_harness_config {
     int inputs;                    /* 1 or 2; 0: 1 */
     int channels[2];               /* channels per input; 0: 1 */
     size_t in_size[2];             /* element size per input; required */
-    const weir_key_spec *key[2];   /* keyed inputs (both or none); copied */
+    const weir_key_spec *key[2];   /* keyed inputs (both, none, or only input 0: a keyed
+                                    * operator's broadcast input); copied */
     int64_t watermark_interval_ms; /* 0: 200; WEIR_DISABLED: off */
     weir_harness_output output;
 } weir_harness_config;

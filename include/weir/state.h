@@ -116,6 +116,52 @@ typedef struct weir_state_map_iter {
 WEIR_EXPORT void weir_state_map_begin(weir_ctx *ctx, int id, int64_t ns, weir_state_map_iter *it);
 WEIR_EXPORT bool weir_state_map_next(weir_state_map_iter *it, const void **mkey, void **value);
 
+/* ---- reducing and aggregating state (Flink's ReducingState, AggregatingState) --
+ * A value per (key, namespace) that values are folded into: weir_state_add
+ * (Flink's add) folds one in, weir_state_get reads the result. Underneath
+ * each is a value state of the accumulator's size, so weir_state_clear,
+ * weir_state_size, weir_state_set_ttl (a time to live: add is a write, get
+ * a read), snapshots, restores and rescaling are a value state's; the
+ * functions are code, declared again in open() of the restored job. */
+
+/* Folds `value` into `acc` (both `size` bytes). */
+typedef void (*weir_state_reduce_fn)(void *acc, const void *value, void *arg);
+
+/* Declares a reducing state of values of `size` bytes: the first value
+ * added is the accumulator, each later one is folded in with reduce. Only
+ * in open(). 0, or WEIR_EINVAL / WEIR_ENOKEY / WEIR_ESTATE with the ctx
+ * failed. */
+WEIR_EXPORT int weir_state_declare_reducing(weir_ctx *ctx, size_t size,
+                                            weir_state_reduce_fn reduce, void *arg, int *id);
+
+typedef struct weir_state_aggregate {
+    size_t acc_size; /* 1 .. 1 MiB */
+    size_t in_size;  /* the values added (informative; weir_state_add reads in_size bytes) */
+    size_t out_size; /* what weir_state_get writes (result's size, or acc_size without one) */
+    /* Optional: a new accumulator (zero-filled first). */
+    void (*create)(void *acc, void *arg);
+    /* Required: folds one value in. */
+    void (*add)(void *acc, const void *value, void *arg);
+    /* Optional: the result from the accumulator (NULL: the accumulator). */
+    void (*result)(const void *acc, void *out, void *arg);
+    void *arg;
+} weir_state_aggregate;
+
+/* Declares an aggregating state (Flink's AggregateFunction): the struct is
+ * copied. Only in open(). 0 or a negative code with the ctx failed. */
+WEIR_EXPORT int weir_state_declare_aggregating(weir_ctx *ctx, const weir_state_aggregate *agg,
+                                               int *id);
+
+/* Folds `value` into the state of (current key, ns) (made if absent). 0,
+ * or WEIR_EINVAL (not a reducing or aggregating state) / WEIR_ENOMEM with
+ * the ctx failed. */
+WEIR_EXPORT int weir_state_add(weir_ctx *ctx, int id, int64_t ns, const void *value);
+
+/* Writes the state's result of (current key, ns) to `out` (reducing: the
+ * accumulator, `size` bytes; aggregating: result's out_size bytes): 1, or 0
+ * if absent (nothing written), or a negative code. */
+WEIR_EXPORT int weir_state_get(weir_ctx *ctx, int id, int64_t ns, void *out);
+
 /* ---- state time-to-live (Flink's StateTtlConfig) -----------------------------------
  * A value state's values or a map state's entries expire `ttl_ms` after
  * they were last written (or also read): an expired one is never returned

@@ -99,7 +99,9 @@ WEIR_EXPORT weir_stream *weir_stream_process(weir_stream *in, const weir_process
 /* A two-input operator: records of `a` arrive as input 0, of `b` as input 1.
  * Each input has its own valve; the operator's watermark is combined by
  * SEMANTICS.md 4. If both inputs are keyed (key_by with the same key_size),
- * the operator is keyed: state and timers are per key across both inputs. */
+ * the operator is keyed: state and timers are per key across both inputs.
+ * A keyed `a` with a broadcast view `b` makes a keyed operator whose records
+ * of `b` have no current key (weir/broadcast.h builds on it). */
 WEIR_EXPORT weir_stream *weir_stream_connect(weir_stream *a, weir_stream *b,
                                              const weir_process_spec *spec);
 
@@ -133,6 +135,14 @@ WEIR_EXPORT weir_stream *weir_stream_set_name(weir_stream *s, const char *name);
  * partitions go by their assignment rule. Returns s, or NULL (recorded)
  * when s is not a source's own stream. */
 WEIR_EXPORT weir_stream *weir_source_union_state(weir_stream *s);
+/* The same for the operator that produced `s` (Flink's union list state,
+ * which its broadcast state is restored by): at a restore each subtask's
+ * restore hook reads the snapshot hook's pieces of every old subtask, in
+ * subtask order, at any parallelism. Its keyed state, if it is keyed, is
+ * restored by key group as always. weir_stream_broadcast_process
+ * (weir/broadcast.h) sets it. Returns s, or NULL (recorded) when s is a
+ * view. */
+WEIR_EXPORT weir_stream *weir_stream_union_state(weir_stream *s);
 
 /* Watermark alignment (Flink's WatermarkStrategy.withWatermarkAlignment;
  * docs/SEMANTICS.md 1): a source subtask whose watermark is more than

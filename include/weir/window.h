@@ -48,6 +48,11 @@
  * of sliding windows is folded into each of its windows, as in Flink), a
  * 24-byte header for process (and under a purging count trigger on sliding
  * windows, 8 more bytes per element: its arrival number).
+ * A custom trigger or an evictor keeps each window's elements (with their
+ * timestamps) in a list of its own, and the trigger's state beside it, as
+ * Flink's WindowOperator does for them; the function runs over the
+ * elements when the window fires. The built-in triggers without an evictor
+ * keep the paths above.
  *
  * Threads: the functions run on the window subtask's worker thread; different
  * subtasks (different keys) call them concurrently, so `arg` must be
@@ -211,14 +216,112 @@ typedef enum weir_trigger_kind {
     WEIR_TRIGGER_END_OF_INPUT
 } weir_trigger_kind;
 
+/* ---- custom triggers (Flink's Trigger and TriggerResult) -----------------
+ * A trigger written in C: the window operator calls it for each element
+ * added to a window, for each timer it registered, when windows merge
+ * (sessions) and when a window is cleared, and does what it answers. The
+ * window state is per (key, window); so is the trigger's own state, a
+ * block of state_size bytes (zeroed when the window is new) that every
+ * callback gets as tc->state (Flink's getPartitionedState, for fixed-size
+ * values). A trigger's timers are per (key, window, time) and reach
+ * on_event_time / on_processing_time with the window they were registered
+ * for; the operator's own cleanup timer (at max + allowed lateness in
+ * event time, at max in processing time) reaches the trigger too, as in
+ * Flink, before the window's state is cleared. The callbacks must not call
+ * the state functions of weir/state.h, nor emit. */
+
+typedef enum weir_trigger_result {
+    WEIR_TRIGGER_CONTINUE = 0,      /* nothing */
+    WEIR_TRIGGER_FIRE = 1,          /* the window function on the contents, kept */
+    WEIR_TRIGGER_PURGE = 2,         /* the contents cleared, nothing emitted */
+    WEIR_TRIGGER_FIRE_AND_PURGE = 3 /* fired, then cleared */
+} weir_trigger_result;
+
+/* What a trigger callback sees of its window. Valid during the call. */
+typedef struct weir_trigger_ctx {
+    weir_ctx *ctx;
+    int64_t start, end, max_timestamp; /* the window (as weir_window_info) */
+    const void *key;                   /* the current key */
+    int64_t watermark;                 /* the operator's current watermark */
+    int64_t now;                       /* processing time (weir_ctx_now) */
+    void *state;                       /* the window's trigger state (state_size bytes) */
+    void *arg;                         /* the window spec's arg */
+    int64_t ns_;                       /* private: the window's namespace */
+    int64_t cleanup_;                  /* private: its cleanup time */
+} weir_trigger_ctx;
+
+/* A timer of this window: `time` in `domain`. Registering the same timer
+ * twice keeps one; deleting one that is not there is not an error (and a
+ * delete of the window's cleanup time keeps the operator's own timer). 0 or
+ * a negative WEIR_E* code. */
+WEIR_EXPORT int weir_trigger_register(weir_trigger_ctx *tc, weir_time_domain domain,
+                                      int64_t time);
+WEIR_EXPORT int weir_trigger_delete(weir_trigger_ctx *tc, weir_time_domain domain, int64_t time);
+
+#define WEIR_TRIGGER_VTABLE_V1 1u
+
+/* Each callback returns a weir_trigger_result (on_merge and clear: 0) or a
+ * negative WEIR_E* code (the job fails). */
+typedef struct weir_trigger_vtable {
+    uint32_t version;  /* WEIR_TRIGGER_VTABLE_V1 */
+    size_t state_size; /* per window, 0..4096 */
+    /* Required. An element was added to the window (Trigger.onElement). */
+    int (*on_element)(weir_trigger_ctx *tc, const void *elem, int64_t timestamp);
+    /* Optional (CONTINUE). An event-time timer at `time` (onEventTime). */
+    int (*on_event_time)(weir_trigger_ctx *tc, int64_t time);
+    /* Optional (CONTINUE). A processing-time timer (onProcessingTime). */
+    int (*on_processing_time)(weir_trigger_ctx *tc, int64_t time);
+    /* Required for session windows (canMerge, onMerge): windows merged into
+     * tc's window, whose state is zeroed; merged[i] are the n merged
+     * windows' states. Combine them and register the new window's timers;
+     * clear() is called for each merged window afterwards. */
+    int (*on_merge)(weir_trigger_ctx *tc, const void *const *merged, int n);
+    /* Optional. The window is being cleared, or merged away: delete its
+     * timers (Trigger.clear). */
+    void (*clear)(weir_trigger_ctx *tc);
+} weir_trigger_vtable;
+
 /* Accumulating by default: a firing keeps the contents, so a later firing of
  * the same window (a late firing) includes everything. `purging` clears the
- * contents after each firing instead (Flink's PurgingTrigger). */
+ * contents after each firing instead (Flink's PurgingTrigger). With
+ * `custom`, the user's trigger decides (kind DEFAULT and count 0; purging
+ * still makes every FIRE a FIRE_AND_PURGE); any assigner but the
+ * cumulative one. */
 typedef struct weir_window_trigger {
     weir_trigger_kind kind;
     int64_t count;  /* WEIR_TRIGGER_COUNT: > 0; else 0 */
     bool purging;
+    const weir_trigger_vtable *custom; /* borrowed, must outlive the job */
 } weir_window_trigger;
+
+/* ---- evictors (Flink's Evictor, EvictingWindowOperator) -------------------
+ * An evictor removes elements from a window's contents when it fires,
+ * before the function (or after it, `after`: Flink's doEvictAfter); what
+ * remains is the window's contents from then on. Elements are in arrival
+ * order. */
+typedef enum weir_evictor_kind {
+    WEIR_EVICTOR_NONE = 0,
+    /* CountEvictor.of(count): keeps the last `count` elements. */
+    WEIR_EVICTOR_COUNT,
+    /* TimeEvictor.of(time_ms): removes the elements whose timestamp is at or
+     * below the newest element's timestamp - time_ms (nothing if the
+     * elements have no timestamps). */
+    WEIR_EVICTOR_TIME,
+    /* DeltaEvictor.of(threshold, delta): removes the elements whose
+     * delta(element, last element) is >= threshold. */
+    WEIR_EVICTOR_DELTA
+} weir_evictor_kind;
+
+typedef double (*weir_delta_fn)(const void *a, const void *b, void *arg);
+
+typedef struct weir_window_evictor {
+    weir_evictor_kind kind;
+    int64_t count;       /* COUNT: > 0 */
+    int64_t time_ms;     /* TIME: >= 0 */
+    double threshold;    /* DELTA */
+    weir_delta_fn delta; /* DELTA: required; gets the spec's arg */
+    bool after;          /* evict after the function instead of before it */
+} weir_window_evictor;
 
 /* ---- what a function sees of a firing ------------------------------------- */
 
@@ -308,6 +411,8 @@ typedef struct weir_window_spec {
     size_t out_size;
     void *arg;                        /* passed to every function; borrowed */
     int parallelism;                  /* 0: the job's default */
+    /* Optional (kind NONE). Any assigner but the cumulative one. */
+    weir_window_evictor evictor;
 } weir_window_spec;
 
 /* A window operator on a keyed stream (after weir_stream_key_by). The spec is
