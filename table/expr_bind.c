@@ -789,8 +789,8 @@ static weir__enode *bind_case(binder *p, const weir_ast *a)
 static weir__enode *field_of(binder *p, weir__enode *x, const char *name, size_t at)
 {
     const weir__nested *d = weir__nested_of(x->type);
-    char t1[48];
     if (!d || d->id != WEIR_TYPE_ROW) {
+        char t1[48];
         berr(p, at, "'.%s': a field of a value of type %s, which is not a ROW", name,
              tname(x->type, t1));
         return NULL;
@@ -855,7 +855,7 @@ static weir__enode *bind_index(binder *p, const weir_ast *a)
     if (!x || !i)
         return NULL;
     const weir__nested *d = weir__nested_of(x->type);
-    char t1[48], t2[48], t3[48];
+    char t1[48];
     if (!d || d->id == WEIR_TYPE_ROW) {
         berr(p, a->op_at, "'[...]' on a value of type %s: an ARRAY's element or a MAP's value",
              tname(x->type, t1));
@@ -867,6 +867,7 @@ static weir__enode *bind_index(binder *p, const weir_ast *a)
     if (d->id == WEIR_TYPE_ARRAY ? !weir__type_is_integer(i->type.id)
                                  : !(weir__type_is_string(want.id) && weir__type_is_string(i->type.id)) &&
                                        !weir_type_casts_implicitly(i->type, want)) {
+        char t2[48], t3[48];
         berr(p, a->b->start, "%s of %s takes %s, not %s",
              d->id == WEIR_TYPE_ARRAY ? "an index" : "a key", tname(x->type, t1),
              d->id == WEIR_TYPE_ARRAY ? "an integer" : tname(want, t2), tname(i->type, t3));

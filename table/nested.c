@@ -603,6 +603,7 @@ static int text_to_slot(jin *j, weir_type t, const char *text, uint32_t len, uns
     char tf[64];
     tf[0] = 0;
     if (weir__type_is_var(t.id)) {
+        // cppcheck-suppress variableScope ; src points into b after the branch that fills it
         unsigned char b[WEIR_STRING_MAX_CAPACITY + 3];
         const char *src = text;
         if (weir__type_is_binary(t.id)) {
@@ -861,7 +862,7 @@ static int jvalue(jin *j, weir_type t, unsigned char *p, bool *null, int depth)
                     tf[len] = 0;
                     char *e;
                     weir__val v = {.d = strtod(tf, &e)};
-                    if (*e || !len)
+                    if (e == tf || *e) /* nothing read (an empty key too), or more after it */
                         r = jbad(j, WEIR_EFORMAT, "not a number");
                     else
                         weir__write_value(kp, kt, &v);

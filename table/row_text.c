@@ -29,6 +29,7 @@ static void put(out *o, const char *s, size_t n)
             put(o, "\"", 1);
             o->dq = true;
         }
+        // cppcheck-suppress redundantAssignment ; put() reads o->dq (the loop's last store too)
         o->dq = false;
         put(o, s, n);
         o->dq = true;

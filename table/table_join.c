@@ -491,10 +491,10 @@ static int interval_record(weir_ctx *ctx, const join_impl *j, join_state *st, in
     int64_t hi = s == 0 ? t - j->lower : t + j->upper;
     int64_t exp = expiration(wm, j->rel_size[1 - s]);
     int64_t emitted = 0;
-    int r;
     if (!j->raw)
         put_side(j, st->out, s, row);
     if (exp < hi && (j->raw || !key_has_null(in, row))) {
+        int r;
         weir_state_map_iter it;
         weir_state_map_begin(ctx, st->map[1 - s], 0, &it);
         const void *mkey;
@@ -606,8 +606,6 @@ typedef struct join_plan {
     weir_expr_scope sc[2]; /* each side's inputs and their qualifiers */
     weir_join_kind kind;
     weir_ast_arena **arena;
-    const char *text;
-    size_t *err_at;
     const char *what;
     /* what the conjuncts gave */
     int nkeys;
@@ -979,7 +977,7 @@ weir_table *weir_table_join_tree(weir_table *left, const weir_expr_scope *lsc, w
     if (!(left = weir_table_normalize(left)) || !(right = weir_table_normalize(right)))
         return NULL;
     join_plan p = {.env = env, .in = {left, right}, .kind = kind, .arena = arena,
-                   .text = text, .err_at = err_at, .what = what};
+                   .what = what};
     side_scope(&p.sc[0], lsc, left, NULL);
     side_scope(&p.sc[1], rsc, right, NULL);
     if (p.sc[0].ninputs + p.sc[1].ninputs > 4)

@@ -132,8 +132,8 @@ static int nexmark_validate(weir_connector_context *c, void **state)
         int k = 0;
         while (k < 3 && strcmp(kind_names[k], name) != 0)
             k++;
-        int err;
         if (k < 3) {
+            int err;
             if ((err = check_row(c, t, k, col)))
                 return err;
         } else if (strcmp(name, "event_type") == 0) {
