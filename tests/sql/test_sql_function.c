@@ -104,7 +104,7 @@ static void register_functions(void)
     weir_type big = {.id = WEIR_TYPE_BIGINT}, big_nn = {.id = WEIR_TYPE_BIGINT, .not_null = true};
     cr_assert_eq(weir_function_register_scalar(
                      &(weir_scalar_function){.name = "shout", .nargs = 1, .arg_types = &str,
-                                             .result_type = {WEIR_TYPE_VARCHAR, 20, false},
+                                             .result_type = {.id = WEIR_TYPE_VARCHAR, .capacity = 20},
                                              .eval = shout},
                      err, sizeof err),
                  0, "%s", err);
