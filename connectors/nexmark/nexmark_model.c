@@ -314,9 +314,11 @@ static void person(const weir_nexmark_config *cfg, const model *m, int64_t n, rn
 {
     (void)cfg;
     e->person.id = last_person(m, n) + FIRST_PERSON_ID;
-    int len = snprintf(e->person.name, sizeof e->person.name, "%s %s",
-                       first_names[below(r, COUNT(first_names))],
-                       last_names[below(r, COUNT(last_names))]);
+    /* one draw after the other: the order of a call's arguments is the
+     * compiler's, and each compiler must give the same events */
+    const char *last = last_names[below(r, COUNT(last_names))];
+    const char *first = first_names[below(r, COUNT(first_names))];
+    int len = snprintf(e->person.name, sizeof e->person.name, "%s %s", first, last);
     char a[8], b[8];
     random_string(r, 7, ' ', a);
     random_string(r, 5, ' ', b);
