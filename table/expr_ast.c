@@ -1070,13 +1070,36 @@ static weir_ast *parse_call(parser *p, const tok *name)
     return done(p, n);
 }
 
-/* CASE WHEN c THEN v ... [ELSE v] END, after CASE. */
+static weir_ast *binary(parser *p, weir_ast_op op, weir_ast *a, weir_ast *b);
+
+/* CASE WHEN c THEN v ... [ELSE v] END, after CASE; and the simple form
+ * CASE x WHEN a THEN v ... END, which is CASE WHEN x = a THEN v ... as in
+ * Flink's SQL. x is parsed again for each WHEN, so that every comparison
+ * has its own tree (a node has one parent: the binder writes into it). */
 static weir_ast *parse_case(parser *p, size_t start)
 {
     weir_ast *n = node(p, WEIR_AST_CASE, start);
     nodes l = {0};
+    bool simple = !is_kw(p, &p->t, "WHEN");
+    tok operand_tok = p->t;
+    size_t operand_cur = p->cur, operand_prev = p->prev_end;
+    if (simple)
+        parse_or(p);
     while (!p->error.failed && accept_kw(p, "WHEN")) {
-        push(p, &l, parse_or(p));
+        weir_ast *c = parse_or(p);
+        if (simple && !p->error.failed) {
+            tok here = p->t;
+            size_t cur = p->cur, prev = p->prev_end;
+            p->t = operand_tok;
+            p->cur = operand_cur;
+            p->prev_end = operand_prev;
+            weir_ast *x = parse_or(p);
+            p->t = here;
+            p->cur = cur;
+            p->prev_end = prev;
+            c = binary(p, WEIR_AST_EQ, x, c);
+        }
+        push(p, &l, c);
         if (!p->error.failed && !accept_kw(p, "THEN"))
             perr(p, p->t.at, "expected THEN");
         push(p, &l, parse_or(p));
