@@ -199,7 +199,7 @@ Test(expr, plan_errors_with_positions)
         {"UPPER(a)", "UPPER(a) at 1: Cannot apply 'UPPER' to arguments of type "
                      "'UPPER(<INTEGER>)'. Supported form(s): 'UPPER(<CHARACTER>)'"},
         {"a @ 1", "a @ 1 at 3: unexpected character '@'"},
-        {"CASE a END", "CASE a END at 6: expected WHEN"},
+        {"CASE a END", "CASE a END at 8: expected WHEN"},
         {"INTERVAL 'x' SECOND", "INTERVAL 'x' SECOND at 10: 'x' is not a SECOND interval value"},
         {"INTERVAL '1:3' MINUTE TO HOUR", "at 26: expected a smaller unit after TO"},
     };
