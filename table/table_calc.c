@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "expr_tree.h"
 #include "table_internal.h"
 #include "weir/error.h"
 #include "weir/operator.h"
@@ -259,8 +260,36 @@ typedef struct wm_gen {
     const weir_expr *expr;
     bool on_event;
     int64_t max;
+    /* The usual strategies, `ts` and `ts - INTERVAL '...'`, read without the
+     * interpreter: the column's offset and null bit, and the interval's
+     * milliseconds added (wrapping, as the evaluator's timestamp arithmetic
+     * does); col -1: the expression is evaluated. */
+    int col;
+    uint32_t off;
+    int64_t delta;
     unsigned char scratch[];
 } wm_gen;
+
+/* Whether the expression is a TIMESTAMP(p <= 3) column, alone or plus or
+ * minus a day-time interval literal: its column, offset and delta. */
+static bool wm_simple(const weir_expr *expr, int *col, uint32_t *off, int64_t *delta)
+{
+    const weir__enode *n = expr->root, *c = n;
+    *delta = 0;
+    if (n->op == OP_ADD || n->op == OP_SUB) {
+        const weir__enode *lit = n->b;
+        if (lit->op != OP_LIT || lit->lit.null || lit->type.id != WEIR_TYPE_INTERVAL)
+            return false;
+        *delta = n->op == OP_SUB ? (int64_t)(0 - (uint64_t)lit->lit.i) : lit->lit.i;
+        c = n->a;
+    }
+    bool ts = c->type.id == WEIR_TYPE_TIMESTAMP || c->type.id == WEIR_TYPE_TIMESTAMP_LTZ;
+    if (c->op != OP_COL || !ts || weir_type_precision(c->type) > 3 || c->type.id != n->type.id)
+        return false;
+    *col = c->col;
+    *off = c->off;
+    return true;
+}
 
 static int wm_gen_make(const weir_expr *expr, bool on_event, void **gen)
 {
@@ -268,6 +297,8 @@ static int wm_gen_make(const weir_expr *expr, bool on_event, void **gen)
     if (!g)
         return WEIR_ENOMEM;
     g->expr = expr;
+    if (!wm_simple(expr, &g->col, &g->off, &g->delta))
+        g->col = -1;
     g->on_event = on_event;
     g->max = WEIR_TS_MIN;
     *gen = g;
@@ -294,9 +325,17 @@ static void wm_event(void *gen, const void *elem, int64_t ts, weir_watermark_out
     wm_gen *g = gen;
     weir__val v;
     const char *why;
-    /* The expression was typed as a time at plan time; a failing one (it
-     * cannot divide) proposes nothing. */
-    if (weir__expr_eval(g->expr, elem, g->scratch, &v, &why) == 0 && !v.null && v.i > g->max) {
+    if (g->col >= 0) {
+        const unsigned char *row = elem;
+        v.null = weir__row_null(NULL, row, g->col);
+        memcpy(&v.i, row + g->off, 8);
+        v.i = (int64_t)((uint64_t)v.i + (uint64_t)g->delta);
+    } else if (weir__expr_eval(g->expr, elem, g->scratch, &v, &why)) {
+        /* The expression was typed as a time at plan time; a failing one
+         * (it cannot divide) proposes nothing. */
+        return;
+    }
+    if (!v.null && v.i > g->max) {
         g->max = v.i;
         if (g->on_event)
             weir_watermark_output_emit(out, g->max);
@@ -608,6 +647,13 @@ typedef struct calc_impl {
      * (a second time attribute kept where the rowtime was dropped), -1: the
      * input's timestamps stay */
     int stamp;
+    /* select: for an item that is a bare input column of the same type,
+     * where its bytes are in the input row (-1: evaluated); with them the
+     * column is copied whole, as its value is stored, without the
+     * interpreter. all_copied: every item is, so nothing else in the output
+     * row needs clearing. */
+    int32_t *copy_from;
+    bool all_copied;
 } calc_impl;
 
 static void calc_impl_free(void *p)
@@ -619,6 +665,7 @@ static void calc_impl_free(void *p)
         weir_expr_destroy(c->items[i]);
     free(c->items);
     free(c->scratch_at);
+    free(c->copy_from);
     weir_expr_destroy(c->pred);
     free(c);
 }
@@ -657,10 +704,22 @@ static int calc_record(weir_ctx *ctx, int input, const void *elem, int64_t ts)
         return weir_emit(ctx, elem, ts);
     }
     unsigned char *row = st, *scratch = st + c->out->row_size;
-    memset(row, 0, c->out->row_size);
-    row[0] = *(const unsigned char *)elem;
+    if (!c->all_copied)
+        memset(row, 0, c->out->row_size);
+    const unsigned char *in = elem;
+    row[0] = in[0];
     bool timed = false;
     for (int i = 0; i < c->nitems; i++) {
+        if (c->copy_from[i] >= 0) {
+            const weir__col *col = &c->out->cols[i];
+            bool null = weir__row_null(NULL, in, c->items[i]->column);
+            weir__row_set_null_bit(row, i, null);
+            if (null)
+                memset(row + col->offset, 0, col->size);
+            else
+                memcpy(row + col->offset, in + c->copy_from[i], col->size);
+            continue;
+        }
         if (c->items[i]->clock_slot >= 0 && !timed) {
             now = weir__table_now(ctx, c->virtual_clock); /* once a row */
             timed = true;
@@ -848,6 +907,20 @@ static weir_table *select_core(weir_table *in, weir_expr **items, int n, const c
         return weir__table_fail(env, WEIR_EINVAL, "%s: %s", what, why);
     impl->out = t->schema;
     impl->name = t->name;
+    if (!(impl->copy_from = malloc((size_t)n * sizeof *impl->copy_from)))
+        return weir__table_fail(env, WEIR_ENOMEM, "%s: out of memory", what);
+    impl->all_copied = true;
+    for (int i = 0; i < n; i++) {
+        int c = impl->items[i]->column;
+        const weir__col *from = c >= 0 ? &in->schema->cols[c] : NULL;
+        const weir__col *to = &t->schema->cols[i];
+        bool same = from && from->type.id == to->type.id && from->size == to->size &&
+                    from->type.capacity == to->type.capacity &&
+                    from->type.precision == to->type.precision &&
+                    from->type.scale == to->type.scale && impl->items[i]->clock_slot < 0;
+        impl->copy_from[i] = same ? (int32_t)from->offset : -1;
+        impl->all_copied &= same;
+    }
     t->mode = in->mode;
     /* The rowtime and a unique key survive a projection that keeps them as
      * bare columns: map[c] is the first item that is input column c. */
