@@ -843,7 +843,7 @@ static weir_table *select_core(weir_table *in, weir_expr **items, int n, const c
     }
     impl->virtual_clock = weir_job_get_config(env->job)->clock == WEIR_CLOCK_VIRTUAL;
     const char *why;
-    t->schema = weir__schema_make(in->schema->table, n, nm.names, types, &why);
+    t->schema = weir__schema_derive(in->schema, n, nm.names, types, &why);
     if (!t->schema)
         return weir__table_fail(env, WEIR_EINVAL, "%s: %s", what, why);
     impl->out = t->schema;
@@ -1036,7 +1036,7 @@ weir_table *weir_table_union_all(weir_table *const *tables, int n)
     if (!t)
         return NULL;
     const char *why;
-    if (!(t->schema = weir__schema_make(s0->table, s0->ncols, names, types, &why)))
+    if (!(t->schema = weir__schema_derive(s0, s0->ncols, names, types, &why)))
         return weir__table_fail(env, WEIR_EINVAL, "%s: %s", what, why);
     if (!(t->more = malloc((size_t)(n - 1) * sizeof *t->more)))
         return weir__table_fail(env, WEIR_ENOMEM, "%s: out of memory", what);
