@@ -864,6 +864,11 @@ static weir_table *select_core(weir_table *in, weir_expr **items, int n, const c
         t->rowtime = map[in->rowtime];
     if (in->proctime >= 0)
         t->proctime = map[in->proctime];
+    /* PROCTIME() in a select list makes a processing-time attribute where
+     * the input has none (Flink: SELECT *, PROCTIME() AS p FROM t) */
+    for (int i = 0; t->proctime < 0 && i < n; i++)
+        if (weir__expr_is_proctime(impl->items[i]))
+            t->proctime = i;
     if (in->rowtime2 >= 0) {
         /* an interval join's two time attributes: the second one kept alone
          * becomes the rowtime, and the records' timestamps are its values */

@@ -339,6 +339,9 @@ int weir__expr_eval(const weir_expr *e, const unsigned char *row, unsigned char 
 /* The same, at processing time `now` (ms since the epoch, UTC: what
  * CURRENT_TIMESTAMP reads; weir__expr_eval reads the system's clock when the
  * expression needs one). */
+/* Whether e is a call of PROCTIME() alone: a Calc's item that makes its
+ * output's processing-time attribute, as Flink's PROCTIME() does. */
+bool weir__expr_is_proctime(const weir_expr *e);
 int weir__expr_eval_now(const weir_expr *e, const unsigned char *row, unsigned char *scratch,
                         int64_t now, weir__val *out, const char **why);
 /* The processing time an operator evaluates its rows at: the job clock
