@@ -37,6 +37,7 @@ typedef struct sql_window {
     sql_window_kind kind;
     sql_span at;       /* the function's name */
     sql_span time_col; /* the time attribute */
+    sql_span time_qual; /* its qualifier: B of B.ts (len 0: none) */
     sql_span args[2];  /* the interval expressions, in the call's order */
     struct weir_ast *arg_asts[2];
     int nargs;
@@ -93,6 +94,9 @@ typedef struct sql_item {
     struct weir_ast *ast;
     sql_span alias;
     sql_over *over;
+    /* t.*: every column of the source t (ast NULL; the planner puts t's
+     * columns in its place once FROM is planned) */
+    sql_span star_of;
 } sql_item;
 
 /* A row of VALUES: its expressions. */

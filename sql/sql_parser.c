@@ -325,6 +325,17 @@ static bool window_args(parser *p, sql_window *w)
     return expect_sym(p, ")");
 }
 
+/* A window's time column: ts, or B.ts (B the source's alias). */
+static bool time_column(parser *p, sql_window *w)
+{
+    if (!name(p, &w->time_col, "the time attribute's column"))
+        return false;
+    if (!accept_sym(p, "."))
+        return true;
+    w->time_qual = w->time_col;
+    return name(p, &w->time_col, "the time attribute's column");
+}
+
 /* TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL '1' MINUTE)), TABLE( taken. */
 static bool window_tvf(parser *p, sql_query *q)
 {
@@ -494,7 +505,7 @@ static bool group_item(parser *p, sql_query *q)
         w->kind = k;
         w->at = span_of(cur(p));
         p->i += 2;
-        return name(p, &w->time_col, "the time attribute's column") && window_args(p, w);
+        return time_column(p, w) && window_args(p, w);
     }
     sql_span e;
     weir_ast *ast;
@@ -815,6 +826,20 @@ static sql_query *body(parser *p)
     }
     while (items) {
         sql_item it = {0};
+        const sql_tok *t = cur(p);
+        if ((t->kind == SQL_TOK_WORD || t->kind == SQL_TOK_QUOTED) &&
+            sql_tok_sym(p->text, peek(p, 1), ".") && sql_tok_sym(p->text, peek(p, 2), "*")) {
+            /* t.*: the columns of source t */
+            it.star_of = span_of(t);
+            it.expr = span_of(t);
+            it.expr.len = peek(p, 2)->start + 1 - t->start;
+            p->i += 3;
+            if (!(q->items = grow(p, q->items, q->nitems, sizeof *q->items)))
+                return NULL;
+            q->items[q->nitems++] = it;
+            items = accept_sym(p, ",");
+            continue;
+        }
         p->over_ok = true;
         bool ok = expr(p, &it.expr, &it.ast, "a select item");
         p->over_ok = false;

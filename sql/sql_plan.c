@@ -196,6 +196,12 @@ static const char *text_of(const planner *p, const weir_ast *a, const weir_ast *
     return a == as_parsed ? p->sc->text : NULL;
 }
 
+/* The same for a select item: a column of a t.* shows as formatted (t.col). */
+static const char *item_text(const planner *p, const sql_item *it, const weir_ast *a)
+{
+    return it->star_of.len ? NULL : text_of(p, a, it->ast);
+}
+
 /* ---- FROM --------------------------------------------------------------------------- */
 
 static weir_table *plan_query(planner *p, const sql_query *q);
@@ -271,6 +277,41 @@ static int interval_arg(planner *p, const sql_window *w, int i, int64_t *ms)
     return 0;
 }
 
+static const char *join_column_name(planner *p, const weir_schema *schema, const weir_ast *a);
+
+/* A window's time column as the name of a column of `schema`: ts, or B.ts
+ * (B the source's qualifier: the column of B it names). NULL after
+ * reporting. */
+static const char *window_column(planner *p, const sql_window *w, const weir_schema *schema)
+{
+    char *col = sql_unquote(p->sc, w->time_col);
+    char *qual = w->time_qual.len ? sql_unquote(p->sc, w->time_qual) : NULL;
+    if (!col || (w->time_qual.len && !qual)) {
+        no_memory(p, w->time_col.start);
+        return NULL;
+    }
+    if (!qual)
+        return col;
+    uint32_t at = w->time_qual.start;
+    weir_ast *n = weir_ast_new(p->trees, WEIR_AST_NAME, col, at,
+                               w->time_col.start + w->time_col.len);
+    if (!n) {
+        no_memory(p, at);
+        return NULL;
+    }
+    n->qualifier = qual;
+    n->depth = 1;
+    const char *jc = join_column_name(p, schema, n);
+    if (jc)
+        return jc;
+    exprs x = {.n = 0};
+    if (bind(p, &x, n, NULL, schema, -1, NULL, at) == 0) { /* else the binder's message */
+        exprs_free(&x);
+        sql_fail(p->s, p->sc, at, "unknown column '%s.%s'", qual, col);
+    }
+    return NULL;
+}
+
 /* The table layer's window for a group window or a TVF: its intervals, and
  * its time column, which must be t's rowtime. */
 static int window_of(planner *p, const sql_window *w, bool tvf, const weir_table *t,
@@ -285,12 +326,10 @@ static int window_of(planner *p, const sql_window *w, bool tvf, const weir_table
                  : w->kind == SQL_WINDOW_HOP ? "a slide and a size" : "a step and a size");
         return WEIR_EINVAL;
     }
-    char *col = sql_unquote(p->sc, w->time_col);
-    if (!col) {
-        no_memory(p, w->time_col.start);
-        return WEIR_ENOMEM;
-    }
     const weir_schema *schema = weir_table_schema(t);
+    const char *col = window_column(p, w, schema);
+    if (!col)
+        return WEIR_EINVAL;
     int ci = weir_schema_column_index(schema, col);
     if (ci < 0) {
         /* the binder's message, with its hint */
@@ -356,13 +395,35 @@ static int window_of(planner *p, const sql_window *w, bool tvf, const weir_table
 static weir_table *plan_joins(planner *p, const sql_query *q, weir_table *t);
 static weir_table *plan_first_source(planner *p, const sql_query *q);
 
+static const char *qualifier_of(planner *p, sql_from_kind kind, sql_span name, sql_span alias);
+
 static weir_table *plan_from(planner *p, const sql_query *q)
 {
     if (q->njoins) {
         weir_table *t = plan_first_source(p, q);
         return t ? plan_joins(p, q, t) : NULL;
     }
-    return plan_first_source(p, q);
+    weir_table *t = plan_first_source(p, q);
+    if (t)
+        sql_plan_source_scope(p, q, t);
+    return t;
+}
+
+void sql_plan_source_scope(planner *p, const sql_query *q, const weir_table *t)
+{
+    p->scope.ninputs = 0;
+    if (q->from_kind == SQL_FROM_NONE)
+        return;
+    /* one source: its columns named by its qualifier too (Q.col of a
+     * subquery Q, t.col of a table t), as a join's are */
+    const char *qual = qualifier_of(p, q->from_kind, q->from_name, q->from_alias);
+    if (qual) {
+        const weir_schema *schema = weir_table_schema(t);
+        p->scope = (weir_expr_scope){.schema = schema, .ninputs = 1,
+                                     .zone = weir_table_env_config(p->env)->time_zone};
+        p->scope.inputs[0].qualifier = qual;
+        p->scope.inputs[0].columns = schema;
+    }
 }
 
 static weir_table *plan_first_source(planner *p, const sql_query *q)
@@ -458,8 +519,10 @@ static bool window_args_match(planner *p, const grouping *g, const weir_ast *cal
     const sql_window *w = g->win;
     if (call->nargs != w->nargs + 1)
         return false;
-    char *col = sql_unquote(p->sc, w->time_col);
+    const char *col = window_column(p, w, g->in_schema);
     const char *name = bare_name(call->args[0]);
+    if (!name)
+        name = join_column_name(p, g->in_schema, call->args[0]); /* B.ts */
     if (!col || !name || strcmp(name, col) != 0)
         return false;
     for (int i = 0; i < w->nargs; i++)
@@ -660,7 +723,8 @@ static weir_table *plan_select(planner *p, const sql_query *q, weir_table *t)
         if (!q->items[i].alias.len && q->items[i].ast->kind == WEIR_AST_NAME &&
             q->items[i].ast->qualifier)
             unique_item_name(q, i, name, sizeof name);
-        if (bind(p, &x, q->items[i].ast, p->sc->text, schema, 0, name, q->at.start)) {
+        if (bind(p, &x, q->items[i].ast, item_text(p, &q->items[i], q->items[i].ast), schema,
+                 0, name, q->at.start)) {
             exprs_free(&x);
             return NULL;
         }
@@ -829,9 +893,11 @@ static int group_keys(planner *p, const sql_query *q, grouping *g, weir_table **
 
 /* Whether a select item is one the aggregate node can make itself: a key
  * column, a window column or a window function, or an aggregate call. */
-static bool direct_item(const grouping *g, const sql_item *it)
+static bool direct_item(planner *p, const grouping *g, const sql_item *it)
 {
     const char *name = bare_name(it->ast);
+    if (!name)
+        name = join_column_name(p, g->in_schema, it->ast); /* Q.col, a.col */
     if (name) {
         if (is_window_column(name))
             return g->window != SQL_WINDOW_NONE && g->tvf;
@@ -857,9 +923,12 @@ static int aggregate_items(planner *p, const sql_query *q, grouping *g, bool dir
                 no_memory(p, q->items[i].expr.start);
                 return WEIR_ENOMEM;
             }
+            const char *jc = join_column_name(p, g->in_schema, a);
+            if (jc && !(rw = name_node(p, jc, a)))
+                return WEIR_ENOMEM;
             if (is_call_of(a, window_function_names) && rewrite(p, g, a, &rw, false))
                 return WEIR_EINVAL;
-            int r = bind(p, x, rw, text_of(p, rw, a), schema, 1, name, q->at.start);
+            int r = bind(p, x, rw, item_text(p, &q->items[i], rw), schema, 1, name, q->at.start);
             if (r)
                 return r;
         }
@@ -904,7 +973,7 @@ static int bind_over_aggregate(planner *p, exprs *x, const sql_item *it, const w
                     in_scope = {.schema = in_schema, .zone = zone};
     size_t at = 0;
     char msg[1024];
-    int r = weir_expr_bind(rw, text_of(p, rw, it->ast), &agg_scope, 0, name, &x->v[x->n], &at,
+    int r = weir_expr_bind(rw, item_text(p, it, rw), &agg_scope, 0, name, &x->v[x->n], &at,
                            msg, sizeof msg);
     if (r == 0) {
         x->n++;
@@ -933,9 +1002,9 @@ static int bind_over_aggregate(planner *p, exprs *x, const sql_item *it, const w
  * a projection whose records carry that time; t itself otherwise. */
 static weir_table *window_time(planner *p, const sql_window *w, weir_table *t)
 {
-    char *col = sql_unquote(p->sc, w->time_col);
+    const char *col = window_column(p, w, weir_table_schema(t));
     if (!col)
-        return no_memory(p, w->time_col.start);
+        return NULL;
     int ci = weir_schema_column_index(weir_table_schema(t), col);
     if (ci < 0 || ci != weir_table_second_rowtime(t))
         return t;
@@ -969,7 +1038,7 @@ static weir_table *plan_grouped(planner *p, const sql_query *q, weir_table *t)
         return NULL;
     bool direct = !q->having_ast;
     for (int i = 0; direct && i < q->nitems; i++)
-        direct = direct_item(&g, &q->items[i]);
+        direct = direct_item(p, &g, &q->items[i]);
     /* the aggregate's items read its input's columns, and a window's */
     weir_schema *win_schema = NULL;
     if (g.window != SQL_WINDOW_NONE && !(win_schema = weir_table_window_columns_for(t, &tw)))
@@ -1230,9 +1299,76 @@ static weir_table *plan_body_in(planner *p, const sql_query *q)
     return plan_after_from(p, q, t);
 }
 
+/* q with each t.* among its items replaced by t's columns (t.a, t.b ...,
+ * each named by its column), read from the scope its FROM made; q itself
+ * when it has none. NULL after reporting. */
+static const sql_query *expand_stars(planner *p, const sql_query *q)
+{
+    int n = 0;
+    bool any = false;
+    for (int i = 0; i < q->nitems; i++) {
+        const sql_item *it = &q->items[i];
+        if (!it->star_of.len || it->ast) {
+            n++;
+            continue;
+        }
+        any = true;
+        char *qual = sql_unquote(p->sc, it->star_of);
+        if (!qual)
+            return no_memory(p, it->star_of.start);
+        int k = 0;
+        while (k < p->scope.ninputs &&
+               !(p->scope.inputs[k].qualifier && strcmp(p->scope.inputs[k].qualifier, qual) == 0))
+            k++;
+        if (k == p->scope.ninputs)
+            return sql_fail(p->s, p->sc, it->star_of.start, "unknown table '%s' in '%s.*'", qual,
+                            qual);
+        n += weir_schema_ncolumns(p->scope.inputs[k].columns);
+    }
+    if (!any)
+        return q;
+    if (n > PLAN_MAX_ITEMS)
+        return sql_fail(p->s, p->sc, q->at.start, "a list of more than %d items (the table "
+                        "layer's limit)", PLAN_MAX_ITEMS);
+    sql_query *out = sql_arena_alloc(p->tmp, sizeof *out);
+    sql_item *items = sql_arena_alloc(p->tmp, (size_t)(n ? n : 1) * sizeof *items);
+    if (!out || !items)
+        return no_memory(p, q->at.start);
+    *out = *q;
+    out->items = items;
+    out->nitems = 0;
+    for (int i = 0; i < q->nitems; i++) {
+        const sql_item *it = &q->items[i];
+        if (!it->star_of.len || it->ast) {
+            items[out->nitems++] = *it;
+            continue;
+        }
+        char *qual = sql_unquote(p->sc, it->star_of);
+        if (!qual)
+            return no_memory(p, it->star_of.start);
+        int k = 0;
+        while (strcmp(p->scope.inputs[k].qualifier ? p->scope.inputs[k].qualifier : "", qual))
+            k++;
+        const weir_schema *cols = p->scope.inputs[k].columns;
+        for (int c = 0; c < weir_schema_ncolumns(cols); c++) {
+            weir_ast *a = name_node(p, weir_schema_column_name(cols, c), NULL);
+            if (!a)
+                return NULL;
+            a->qualifier = qual;
+            a->start = it->expr.start;
+            a->end = it->expr.start + it->expr.len;
+            a->depth = 1;
+            items[out->nitems++] = (sql_item){.expr = it->expr, .ast = a, .star_of = it->star_of};
+        }
+    }
+    return out;
+}
+
 /* WHERE, then the rest of a body over the table its FROM made. */
 static weir_table *plan_after_from(planner *p, const sql_query *q, weir_table *t)
 {
+    if (!(q = expand_stars(p, q)))
+        return NULL;
     /* a comma join's condition is the WHERE (planned with the join) */
     if (q->where_ast && !(q->njoins && q->joins[q->njoins - 1].kind == 0)) {
         if (has_aggregate(q->where_ast))
@@ -1372,6 +1508,68 @@ int sql_plan_item_name(planner *p, const sql_item *it, int i, char *out, size_t 
 weir_table *sql_plan_from(planner *p, const sql_query *q)
 {
     return plan_from(p, q);
+}
+
+const sql_query *sql_plan_expand_stars(planner *p, const sql_query *q)
+{
+    return expand_stars(p, q);
+}
+
+const char *sql_plan_column_name(planner *p, const weir_schema *schema, const weir_ast *a)
+{
+    const char *b = bare_name(a);
+    return b ? b : join_column_name(p, schema, a);
+}
+
+int sql_plan_unqualify(planner *p, const weir_schema *schema, const weir_ast *a,
+                       const weir_ast **out)
+{
+    *out = a;
+    if (!a)
+        return 0;
+    const char *jc = join_column_name(p, schema, a);
+    if (jc) {
+        weir_ast *n = name_node(p, jc, a);
+        if (n)
+            n->depth = 1;
+        *out = n;
+        return n ? 0 : WEIR_ENOMEM;
+    }
+    const weir_ast *na, *nb;
+    int r = sql_plan_unqualify(p, schema, a->a, &na);
+    if (!r)
+        r = sql_plan_unqualify(p, schema, a->b, &nb);
+    if (r)
+        return r;
+    const weir_ast **args = NULL;
+    for (int i = 0; i < a->nargs; i++) {
+        const weir_ast *x;
+        if ((r = sql_plan_unqualify(p, schema, a->args[i], &x)))
+            return r;
+        if (x != a->args[i] && !args) {
+            if (!(args = sql_arena_alloc(p->tmp, (size_t)a->nargs * sizeof *args))) {
+                no_memory(p, a->start);
+                return WEIR_ENOMEM;
+            }
+            memcpy(args, a->args, (size_t)i * sizeof *args);
+        }
+        if (args)
+            args[i] = x;
+    }
+    if (na == a->a && nb == a->b && !args)
+        return 0;
+    weir_ast *n = weir_ast_new(p->trees, a->kind, NULL, a->start, a->end);
+    if (!n) {
+        no_memory(p, a->start);
+        return WEIR_ENOMEM;
+    }
+    *n = *a; /* text, qualifier and the arrays shared */
+    n->a = (weir_ast *)na;
+    n->b = (weir_ast *)nb;
+    if (args)
+        n->args = (weir_ast **)args;
+    *out = n;
+    return 0;
 }
 
 weir_table *sql_plan_body_over(planner *p, const sql_query *q, weir_table *t)

@@ -51,6 +51,21 @@ void *sql_plan_table_fail(planner *p, uint32_t at);
 int sql_plan_item_name(planner *p, const sql_item *it, int i, char *out, size_t size);
 /* A body's FROM as a table. */
 weir_table *sql_plan_from(planner *p, const sql_query *q);
+/* q with each t.* among its items replaced by t's columns, once its FROM
+ * is planned (q itself when it has none); NULL after reporting. */
+const sql_query *sql_plan_expand_stars(planner *p, const sql_query *q);
+/* The column of `schema` a name names: a bare name itself, t.col the
+ * column of source t (the scope of the body's FROM); NULL for anything
+ * else. */
+const char *sql_plan_column_name(planner *p, const weir_schema *schema, const weir_ast *a);
+/* `a` with each t.col of the body's sources (columns of `schema`) as the
+ * bare name of its column, into *out (a itself when it has none). 0, or
+ * WEIR_ENOMEM after reporting. */
+int sql_plan_unqualify(planner *p, const weir_schema *schema, const weir_ast *a,
+                       const weir_ast **out);
+/* The scope of a body whose one source (q's FROM, no join) is t: its
+ * columns by its qualifier (its alias, a table's name) too. */
+void sql_plan_source_scope(planner *p, const sql_query *q, const weir_table *t);
 /* A body's WHERE, select list, grouping ... over t, its FROM's table. */
 weir_table *sql_plan_body_over(planner *p, const sql_query *q, weir_table *t);
 /* A group window's or window TVF's intervals and time column (t's rowtime)

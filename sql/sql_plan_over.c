@@ -90,18 +90,19 @@ static bool same_window(const sql_over *a, const sql_over *b)
 /* The key list of the partition columns ("`a`, `b`"), each a column of
  * schema; NULL after reporting. `what` names the clause. */
 static char *partition_list(planner *p, sql_span *spans, weir_ast **asts, int n,
-                            const weir_schema *schema, const char *what)
+                            const weir_schema *schema, const char *what,
+                            const char *const *names)
 {
     size_t cap = 4;
     for (int i = 0; i < n; i++)
-        cap += 2 * strlen(asts[i]->text ? asts[i]->text : "") + 8;
+        cap += 2 * strlen(names && names[i] ? names[i] : asts[i]->text ? asts[i]->text : "") + 8;
     char *buf = sql_arena_alloc(p->tmp, cap);
     if (!buf)
         return oom(p, n ? spans[0].start : 0);
     size_t len = 0;
     buf[0] = 0;
     for (int i = 0; i < n; i++) {
-        const char *name = bare(asts[i]);
+        const char *name = names && names[i] ? names[i] : bare(asts[i]);
         if (!name)
             return fail(p, spans[i].start, "not supported: %s a computed expression (compute it "
                         "in a subquery and %s its column)", what, what);
@@ -137,7 +138,7 @@ static int over_frame(planner *p, const sql_over *o, const weir_table *t,
     if (k->desc)
         return fail(p, k->expr.start, "The window can only be ordered in ASCENDING mode."),
                WEIR_EINVAL;
-    const char *col = bare(k->ast);
+    const char *col = sql_plan_column_name(p, schema, k->ast); /* ts, or Q.ts */
     int ci = col ? weir_schema_column_index(schema, col) : -1;
     if (col && ci < 0) {
         sql_exprs x = {.n = 0};
@@ -221,8 +222,14 @@ weir_table *sql_plan_over(planner *p, const sql_query *q, weir_table *t)
     weir_table_over_window w;
     if (over_frame(p, first, t, &w))
         return NULL;
+    const char **pnames = sql_arena_alloc(p->tmp, (size_t)(first->npartition + 1) *
+                                                  sizeof *pnames);
+    if (!pnames)
+        return oom(p, first->at.start);
+    for (int i = 0; i < first->npartition; i++) /* k, or Q.k */
+        pnames[i] = sql_plan_column_name(p, schema, first->partition_asts[i]);
     char *part = partition_list(p, first->partition, first->partition_asts, first->npartition,
-                                schema, "PARTITION BY");
+                                schema, "PARTITION BY", pnames);
     if (!part)
         return NULL;
     w.partition_by = part;
@@ -264,6 +271,10 @@ weir_table *sql_plan_over(planner *p, const sql_query *q, weir_table *t)
             return oom(p, q->items[i].expr.start);
         }
         const weir_ast *a = q->items[i].ast;
+        if (col[i] < 0 && sql_plan_unqualify(p, schema, a, &a)) { /* Q.k: k */
+            sql_plan_exprs_free(&out);
+            return NULL;
+        }
         if (col[i] >= 0) {
             char c[32];
             snprintf(c, sizeof c, "w0$o%d", col[i]);
@@ -275,7 +286,8 @@ weir_table *sql_plan_over(planner *p, const sql_query *q, weir_table *t)
             n->depth = 1;
             a = n;
         }
-        if (sql_plan_bind(p, &out, a, a == q->items[i].ast, os, 0, name, q->at.start)) {
+        if (sql_plan_bind(p, &out, a, a == q->items[i].ast && !q->items[i].star_of.len, os, 0,
+                          name, q->at.start)) {
             sql_plan_exprs_free(&out);
             return NULL;
         }
@@ -289,18 +301,19 @@ weir_table *sql_plan_over(planner *p, const sql_query *q, weir_table *t)
 /* The order keys as the table layer reads them ("`a` DESC, `b` ASC"),
  * from key `from` on; each a column of schema. NULL after reporting. */
 static char *order_list(planner *p, const sql_order_key *keys, int from, int n,
-                        const weir_schema *schema)
+                        const weir_schema *schema, const char *const *names)
 {
     size_t cap = 4;
     for (int i = from; i < n; i++)
-        cap += 2 * strlen(keys[i].ast->text ? keys[i].ast->text : "") + 32;
+        cap += 2 * strlen(names && names[i] ? names[i]
+                          : keys[i].ast->text ? keys[i].ast->text : "") + 32;
     char *buf = sql_arena_alloc(p->tmp, cap);
     if (!buf)
         return oom(p, 0);
     size_t len = 0;
     buf[0] = 0;
     for (int i = from; i < n; i++) {
-        const char *name = bare(keys[i].ast);
+        const char *name = names && names[i] ? names[i] : bare(keys[i].ast);
         if (!name)
             return fail(p, keys[i].expr.start, "not supported: ORDER BY a computed expression "
                         "(compute it in a subquery and order by its column)");
@@ -332,7 +345,7 @@ weir_table *sql_plan_order_limit(planner *p, const sql_query *q, weir_table *t)
     const weir_schema *schema = weir_table_schema(t);
     weir_table *out;
     if (q->norder) {
-        char *keys = order_list(p, q->order, 0, q->norder, schema);
+        char *keys = order_list(p, q->order, 0, q->norder, schema, NULL);
         if (!keys)
             return NULL;
         if (q->limit < 0) {
@@ -340,7 +353,7 @@ weir_table *sql_plan_order_limit(planner *p, const sql_query *q, weir_table *t)
             if (q->order[0].desc || weir_schema_column_index(schema, first) != weir_table_rowtime(t))
                 return fail(p, q->order[0].expr.start, "Sort on a non-time-attribute field is "
                             "not supported.");
-            char *rest = order_list(p, q->order, 1, q->norder, schema);
+            char *rest = order_list(p, q->order, 1, q->norder, schema, NULL);
             if (!rest)
                 return NULL;
             out = weir_table_sort(t, rest);
@@ -479,6 +492,23 @@ static int split_where(planner *p, const weir_ast *a, const char *rn, int64_t *s
     return 0;
 }
 
+/* The column of a ranked subquery's output (schema) that a PARTITION BY or
+ * ORDER BY key names: a bare column of it, or the column of the item the
+ * key is (B.price; a column of A.*), inner's items from column `first` on.
+ * NULL: neither (partition_list and order_list report it). */
+static const char *item_column(const sql_query *inner, int first, const weir_ast *key,
+                               const weir_schema *schema)
+{
+    const char *name = bare(key);
+    if (name && weir_schema_column_index(schema, name) >= 0)
+        return name;
+    for (int i = 0; i < inner->nitems; i++)
+        if (inner->items[i].ast && weir_ast_equal(inner->items[i].ast, key) &&
+            first + i < weir_schema_ncolumns(schema))
+            return weir_schema_column_name(schema, first + i);
+    return NULL;
+}
+
 weir_table *sql_plan_rank(planner *p, const sql_query *q)
 {
     const sql_query *sub = q->from_query;
@@ -516,10 +546,12 @@ weir_table *sql_plan_rank(planner *p, const sql_query *q)
     if (end < start)
         return fail(p, q->where.start, "the filter on %s leaves no rank (%lld to %lld)", rn,
                     (long long)start, (long long)end);
-    /* the subquery's input and its select list but rn */
+    /* the subquery's input and its select list but rn (a t.* among it
+     * replaced by t's columns) */
     weir_table *t = sql_plan_from(p, sub);
-    if (!t)
+    if (!t || !(sub = sql_plan_expand_stars(p, sub)))
         return NULL;
+    ri = row_number_item(sub);
     if (sub->from_kind == SQL_FROM_WINDOW) {
         /* the window TVF's rows: a window Top-N or deduplication reads them */
         weir_table_window tw;
@@ -546,9 +578,20 @@ weir_table *sql_plan_rank(planner *p, const sql_query *q)
         if (!(t = sql_plan_body_over(p, &inner, t)))
             return NULL;
     const weir_schema *schema = weir_table_schema(t);
+    /* a key that is one of the subquery's items (A.id, B.price, a column of
+     * A.*) is that item's column */
+    int first_item = sub->star ? rn_at - ri : 0;
+    const char **pnames = sql_arena_alloc(p->tmp, (size_t)(o->npartition + 1) * sizeof *pnames);
+    const char **onames = sql_arena_alloc(p->tmp, (size_t)(o->norder + 1) * sizeof *onames);
+    if (!pnames || !onames)
+        return oom(p, o->at.start);
+    for (int i = 0; i < o->npartition; i++)
+        pnames[i] = item_column(&inner, first_item, o->partition_asts[i], schema);
+    for (int i = 0; i < o->norder; i++)
+        onames[i] = item_column(&inner, first_item, o->order[i].ast, schema);
     char *part = partition_list(p, o->partition, o->partition_asts, o->npartition, schema,
-                                "PARTITION BY");
-    char *order = part ? order_list(p, o->order, 0, o->norder, schema) : NULL;
+                                "PARTITION BY", pnames);
+    char *order = part ? order_list(p, o->order, 0, o->norder, schema, onames) : NULL;
     if (!order)
         return NULL;
     /* rn a column of the rank's output when read around it and not constant */
@@ -615,7 +658,9 @@ weir_table *sql_plan_rank(planner *p, const sql_query *q)
             return sql_plan_table_fail(p, q->at.start);
         rs = weir_table_schema(r);
     }
-    /* the rest of the filter around, then the query around as over any table */
+    /* the rest of the filter around, then the query around as over any table
+     * (its names of the ranked subquery's columns by its alias too) */
+    sql_plan_source_scope(p, q, r);
     if (rest) {
         sql_exprs x = {.n = 0};
         if (sql_plan_bind(p, &x, rest, rest == q->where_ast, rs, -1, NULL, q->where.start))

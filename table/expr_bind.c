@@ -1513,6 +1513,12 @@ weir__enode *weir__bind_cast(weir__binder *p, weir__enode *n, weir_type to)
 uint32_t weir__bind_scratch(weir__binder *p, uint32_t bytes) { return scratch(p, bytes); }
 void weir__bind_nomem(weir__binder *p) { nomem(p); }
 bool weir__bind_failed(const weir__binder *p) { return p->error.failed != 0; }
+bool weir__expr_is_proctime(const weir_expr *e)
+{
+    return e && e->root && e->root->op == OP_BUILTIN && e->root->bi &&
+           strcmp(e->root->bi->name, "PROCTIME") == 0;
+}
+
 uint32_t weir__bind_string_capacity(const weir__binder *p) { return p->schema->string_capacity; }
 void weir__bind_retype_null(weir__enode *n, weir_type t) { retype_null(n, t); }
 

@@ -902,7 +902,7 @@ static weir_table *select_core(weir_table *in, weir_expr **items, int n, const c
     }
     impl->virtual_clock = weir_job_get_config(env->job)->clock == WEIR_CLOCK_VIRTUAL;
     const char *why;
-    t->schema = weir__schema_make(in->schema->table, n, nm.names, types, &why);
+    t->schema = weir__schema_derive(in->schema, n, nm.names, types, &why);
     if (!t->schema)
         return weir__table_fail(env, WEIR_EINVAL, "%s: %s", what, why);
     impl->out = t->schema;
@@ -937,6 +937,11 @@ static weir_table *select_core(weir_table *in, weir_expr **items, int n, const c
         t->rowtime = map[in->rowtime];
     if (in->proctime >= 0)
         t->proctime = map[in->proctime];
+    /* PROCTIME() in a select list makes a processing-time attribute where
+     * the input has none (Flink: SELECT *, PROCTIME() AS p FROM t) */
+    for (int i = 0; t->proctime < 0 && i < n; i++)
+        if (weir__expr_is_proctime(impl->items[i]))
+            t->proctime = i;
     if (in->rowtime2 >= 0) {
         /* an interval join's two time attributes: the second one kept alone
          * becomes the rowtime, and the records' timestamps are its values */
@@ -1109,7 +1114,7 @@ weir_table *weir_table_union_all(weir_table *const *tables, int n)
     if (!t)
         return NULL;
     const char *why;
-    if (!(t->schema = weir__schema_make(s0->table, s0->ncols, names, types, &why)))
+    if (!(t->schema = weir__schema_derive(s0, s0->ncols, names, types, &why)))
         return weir__table_fail(env, WEIR_EINVAL, "%s: %s", what, why);
     if (!(t->more = malloc((size_t)(n - 1) * sizeof *t->more)))
         return weir__table_fail(env, WEIR_ENOMEM, "%s: out of memory", what);

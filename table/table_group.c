@@ -678,7 +678,7 @@ static int describe_group_output(weir_table_env *env, const weir_table *in, grou
             g->fn_buf = packed[j].out_type.capacity + 1;
     }
     const char *why;
-    t->schema = weir__schema_make(in->schema->table, g->nitems, gi->nm.names, gi->types, &why);
+    t->schema = weir__schema_derive(in->schema, g->nitems, gi->nm.names, gi->types, &why);
     if (!t->schema) {
         weir__table_fail(env, WEIR_EINVAL, "%s: %s", what, why);
         return -1;

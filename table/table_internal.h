@@ -132,6 +132,13 @@ static inline void weir__row_set_null_bit(unsigned char *row, int c, bool null)
  * memory or a row too large (then *why says so). */
 weir_schema *weir__schema_make(const char *table, int ncols, const char *const *names,
                                const weir_type *types, const char **why);
+/* The same, a schema made from the input schema `in`: its table's name, and
+ * its capacities of STRING / BYTES and collections (a session's
+ * 'weir.string-capacity' reaches every schema of a plan: a binder reads the
+ * capacity of a new string, CAST(x AS STRING), LISTAGG, off the schema it
+ * binds against). */
+weir_schema *weir__schema_derive(const weir_schema *in, int ncols, const char *const *names,
+                                 const weir_type *types, const char **why);
 weir_schema *weir__schema_copy(const weir_schema *s, const char *table);
 
 /* A DOUBLE as Java's Double.toString writes it (1.5, 10.0, 1.0E7, NaN),
@@ -332,6 +339,9 @@ int weir__expr_eval(const weir_expr *e, const unsigned char *row, unsigned char 
 /* The same, at processing time `now` (ms since the epoch, UTC: what
  * CURRENT_TIMESTAMP reads; weir__expr_eval reads the system's clock when the
  * expression needs one). */
+/* Whether e is a call of PROCTIME() alone: a Calc's item that makes its
+ * output's processing-time attribute, as Flink's PROCTIME() does. */
+bool weir__expr_is_proctime(const weir_expr *e);
 int weir__expr_eval_now(const weir_expr *e, const unsigned char *row, unsigned char *scratch,
                         int64_t now, weir__val *out, const char **why);
 /* The processing time an operator evaluates its rows at: the job clock

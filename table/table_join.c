@@ -808,7 +808,7 @@ static weir_schema *join_schema(const join_plan *p, const char **why)
             }
             names[c] = made[c];
         }
-        s = weir__schema_make(l->table, n, names, types, why);
+        s = weir__schema_derive(l, n, names, types, why);
     }
     free(names);
     free(made);

@@ -594,7 +594,7 @@ static int over_describe(weir_table_env *env, weir_table *in, over_impl *o, weir
             o->fn_buf = o->aggs[i].out_type.capacity + 1;
     }
     const char *why;
-    t->schema = weir__schema_make(is->table, ncols, names, types, &why);
+    t->schema = weir__schema_derive(is, ncols, names, types, &why);
     if (!t->schema) {
         weir__table_fail(env, WEIR_EINVAL, "%s: %s", what, why);
         return -1;

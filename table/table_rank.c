@@ -704,7 +704,7 @@ static weir_table *rank_node(weir_table *in, rank_impl *r, const char *node_name
         }
         names[is->ncols] = rank_column;
         types[is->ncols] = (weir_type){.id = WEIR_TYPE_BIGINT, .not_null = true};
-        t->schema = weir__schema_make(is->table, is->ncols + 1, names, types, &why);
+        t->schema = weir__schema_derive(is, is->ncols + 1, names, types, &why);
         r->with_rn = true;
     } else {
         t->schema = weir__schema_copy(is, is->table);
@@ -1100,7 +1100,7 @@ weir_table *weir_table_window_tvf(weir_table *in, const weir_table_window *w)
         (weir_type){.id = WEIR_TYPE_TIMESTAMP, .not_null = true};
     types[is->ncols + 2] = (weir_type){.id = rt.id, .not_null = true};
     const char *why;
-    if (!(t->schema = weir__schema_make(is->table, is->ncols + 3, names, types, &why)))
+    if (!(t->schema = weir__schema_derive(is, is->ncols + 3, names, types, &why)))
         return weir__table_fail(env, WEIR_EINVAL, "%s: %s", what, why);
     f->out = t->schema;
     f->same_layout = t->schema->header_size == is->header_size;

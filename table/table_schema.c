@@ -659,6 +659,17 @@ weir_schema *weir__schema_make(const char *table, int ncols, const char *const *
     return s;
 }
 
+weir_schema *weir__schema_derive(const weir_schema *in, int ncols, const char *const *names,
+                                 const weir_type *types, const char **why)
+{
+    weir_schema *s = weir__schema_make(in->table, ncols, names, types, why);
+    if (s) {
+        s->string_capacity = in->string_capacity;
+        s->collection_capacity = in->collection_capacity;
+    }
+    return s;
+}
+
 weir_schema *weir__schema_copy(const weir_schema *src, const char *table)
 {
     const char **names = calloc((size_t)src->ncols + 1, sizeof *names);
@@ -671,6 +682,10 @@ weir_schema *weir__schema_copy(const weir_schema *src, const char *table)
         }
         const char *why;
         s = weir__schema_make(table, src->ncols, names, types, &why);
+        if (s) {
+            s->string_capacity = src->string_capacity;
+            s->collection_capacity = src->collection_capacity;
+        }
     }
     free(names);
     free(types);

@@ -561,10 +561,11 @@ static int parse_at(const char *text, const char **pp, weir_type *out, char *err
             return r;
     } else if (t.id == WEIR_TYPE_CHAR || t.id == WEIR_TYPE_BINARY) {
         t.capacity = 1; /* SQL: CHAR is CHAR(1), BINARY BINARY(1) */
-    } else if (t.id == WEIR_TYPE_VARCHAR && names[k].has_len) {
-        return type_error(err, errsize, "VARCHAR needs a length (or use STRING): '%s'", text);
-    } else if (t.id == WEIR_TYPE_VARBINARY && names[k].has_len) {
-        return type_error(err, errsize, "VARBINARY needs a length (or use BYTES): '%s'", text);
+    } else if (t.id == WEIR_TYPE_VARCHAR || t.id == WEIR_TYPE_VARBINARY) {
+        /* VARCHAR and VARBINARY without a length are STRING and BYTES: Flink's
+         * type system (FlinkTypeSystem.getDefaultPrecision) gives them
+         * Integer.MAX_VALUE, its STRING; here the session's capacity */
+        t.capacity = 0;
     } else if (weir__type_is_time(t.id)) {
         t = weir__type_time(t.id, 6, false); /* Flink: TIMESTAMP is TIMESTAMP(6) */
     } else if (t.id == WEIR_TYPE_DECIMAL) {

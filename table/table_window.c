@@ -478,7 +478,7 @@ static weir_schema *items_schema(weir_table_env *env, const weir_table *t, bool 
         types[in->ncols + k] = k == WIN_TIME ? rt : ts;
     }
     const char *why;
-    weir_schema *s = weir__schema_make(in->table, n, names, types, &why);
+    weir_schema *s = weir__schema_derive(in, n, names, types, &why);
     if (!s)
         weir__table_fail(env, WEIR_EINVAL, "%s: %s", what, why);
     return s;
@@ -657,7 +657,7 @@ static int describe_output(weir_table_env *env, const weir_table *in, win_impl *
             impl->fn_init = impl->fn_init || impl->aggs[j].fn->agg.init;
         }
     const char *why;
-    if (!(t->schema = weir__schema_make(in->schema->table, impl->nitems, nm.names, types, &why))) {
+    if (!(t->schema = weir__schema_derive(in->schema, impl->nitems, nm.names, types, &why))) {
         weir__table_fail(env, WEIR_EINVAL, "%s: %s", what, why);
         return -1;
     }

@@ -24,6 +24,8 @@ Test(types, parse_and_format)
         {"TIMESTAMP(3) WITH LOCAL TIME ZONE", "TIMESTAMP_LTZ(3)"},
         {"VARBINARY(8)", "VARBINARY(8)"}, {"BINARY(4) NOT NULL", "BINARY(4) NOT NULL"},
         {"BINARY", "BINARY(1)"}, {"BYTES", "VARBINARY(0)"},
+        /* Flink: VARCHAR and VARBINARY without a length are STRING and BYTES */
+        {"VARCHAR", "VARCHAR(0)"}, {"VARBINARY NOT NULL", "VARBINARY(0) NOT NULL"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         weir_type t;
@@ -33,9 +35,9 @@ Test(types, parse_and_format)
         weir_type_format(t, buf, sizeof buf);
         cr_assert_str_eq(buf, cases[i].out);
     }
-    static const char *bad[] = {"TEXT", "VARCHAR", "VARCHAR(0)", "INT(3)", "TIMESTAMP(10)",
+    static const char *bad[] = {"TEXT", "VARCHAR(0)", "INT(3)", "TIMESTAMP(10)",
                                 "INT NOT", "BIGINT x", "TIME(3) WITH LOCAL TIME ZONE",
-                                "DATE(3)", "VARBINARY", "BINARY(0)"};
+                                "DATE(3)", "BINARY(0)"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         weir_type t;
         char err[128];
