@@ -121,6 +121,13 @@ static inline weir_stream *(*sql_source_watermarked(const weir_connector_factory
     return f->version >= WEIR_CONNECTOR_V2 ? f->source_watermarked : NULL;
 }
 
+/* A factory's lookup, NULL for a factory before V3. */
+static inline int (*sql_lookup(const weir_connector_factory *f))(
+    void *, const weir_schema *, struct weir_lookup_source *, char *, size_t)
+{
+    return f->version >= WEIR_CONNECTOR_V3 ? f->lookup : NULL;
+}
+
 /* A place in a script: a statement's, for an error found later. */
 typedef struct sql_place {
     const sql_script *sc; /* NULL: none */

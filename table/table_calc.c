@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "expr_tree.h"
+#include "fn.h"
 #include "table_internal.h"
 #include "weir/error.h"
 #include "weir/operator.h"
@@ -864,6 +866,14 @@ static weir_table *select_core(weir_table *in, weir_expr **items, int n, const c
         t->rowtime = map[in->rowtime];
     if (in->proctime >= 0)
         t->proctime = map[in->proctime];
+    /* PROCTIME() in a select list is a processing-time attribute, as in
+     * Flink (SELECT *, PROCTIME() AS p FROM t: p is TIMESTAMP_LTZ(3)
+     * *PROCTIME*), when the input's is not kept */
+    for (int i = 0; i < n && t->proctime < 0; i++) {
+        const weir__enode *root = impl->items[i]->root;
+        if (root && root->op == OP_BUILTIN && root->bi && strcmp(root->bi->name, "PROCTIME") == 0)
+            t->proctime = i;
+    }
     if (in->rowtime2 >= 0) {
         /* an interval join's two time attributes: the second one kept alone
          * becomes the rowtime, and the records' timestamps are its values */
