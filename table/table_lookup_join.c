@@ -37,6 +37,7 @@
 #include <string.h>
 
 #include "table_internal.h"
+#include "table_lookup_join.h"
 #include "weir/error.h"
 #include "weir/expr_ast.h"
 #include "weir/operator.h"
@@ -815,4 +816,21 @@ weir_table *weir_table_lookup_join(weir_table *left, const weir_lookup_source *s
                                         NULL, NULL);
     weir_ast_arena_free(&arena);
     return t;
+}
+
+int weir__table_lookup_join_operator(const weir_table *t, weir_process_spec *spec)
+{
+    if (!t || t->impl_free != lookup_impl_free)
+        return WEIR_EINVAL;
+    const lookup_impl *j = t->impl;
+    *spec = (weir_process_spec){
+        .name = t->name,
+        .kind = "table_lookup_join",
+        .vtable = &lookup_vtable,
+        .impl = (void *)j,
+        .out_size = t->schema->row_size,
+        .parallelism = 1,
+        .accounting = WEIR_ACCOUNTING_ANY,
+    };
+    return 0;
 }
