@@ -152,6 +152,7 @@ struct weir_sql_session {
     weir_clock_kind clock;
     int64_t watermark_interval_ms;
     int64_t source_idle_ms; /* 'table.exec.source.idle-timeout' (0: none) */
+    int64_t state_ttl_ms;   /* 'table.exec.state.ttl' (0: none) */
     /* checkpoints (sql_settings.c): each query's job checkpoints into
      * checkpoint_dir every checkpoint_interval_ms (0: never by time) and
      * restores from savepoint_path ("": starts empty) */

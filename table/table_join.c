@@ -105,6 +105,7 @@ typedef struct join_impl {
     /* interval join: left.ts - right.ts in [lower, upper] */
     bool interval;
     bool proctime; /* on the job clock (ProcTimeIntervalJoin) */
+    int64_t ttl_ms; /* regular join: 'table.exec.state.ttl' of its rows' state (0: none) */
     int64_t lower, upper;
     int64_t rel_size[2]; /* left: -lower, right: upper */
     int64_t min_cleanup;
@@ -208,8 +209,15 @@ static int join_open(weir_ctx *ctx)
     if (!st->out || !st->mkey || !st->scratch)
         return WEIR_ENOMEM;
     int r = 0;
-    for (int s = 0; r == 0 && s < 2; s++)
+    for (int s = 0; r == 0 && s < 2; s++) {
         r = weir_state_declare_map(ctx, j->side[s].mkey_size, j->side[s].val_size, &st->map[s]);
+        /* Flink's StateConfigUtil.createTtlConfig: a row's entry expires
+         * when not written for the TTL, in processing time */
+        if (r == 0 && j->ttl_ms > 0)
+            r = weir_state_set_ttl(ctx, st->map[s], &(weir_state_ttl){
+                                       .ttl_ms = j->ttl_ms, .time = WEIR_TTL_PROCESSING_TIME,
+                                       .update = WEIR_TTL_ON_CREATE_AND_WRITE});
+    }
     if (r == 0 && j->interval)
         r = weir_state_declare(ctx, WEIR_STATE_VALUE, 2 * sizeof(int64_t), &st->timers);
     return r;
@@ -1082,6 +1090,7 @@ weir_table *weir_table_join_tree(weir_table *left, const weir_expr_scope *lsc, w
     j->kind = kind;
     j->interval = interval;
     j->proctime = proctime;
+    j->ttl_ms = interval ? 0 : env->config.state_ttl_ms; /* an interval join cleans by time */
     j->name = t->name;
     j->virtual_clock = weir_job_get_config(env->job)->clock == WEIR_CLOCK_VIRTUAL;
     j->out = t->schema;

@@ -82,6 +82,12 @@ typedef struct weir_table_config {
      * TIMESTAMP, DATE, TIME or a string; comparisons); NULL: UTC
      * (weir/time_zone.h; a zone lives as long as the process). */
     const weir_time_zone *time_zone;
+    /* Flink's 'table.exec.state.ttl': the state of a regular join's rows and
+     * of a group aggregate's groups not written for this long (ms of the job
+     * clock, processing time) is dropped (StateTtlConfig OnCreateAndWrite,
+     * NeverReturnExpired): a join row no longer meets partners, a group
+     * starts again from its next row (+I); 0: kept forever. */
+    int64_t state_ttl_ms;
 } weir_table_config;
 
 /* A table environment over `job` (borrowed: it must outlive the env's use).
