@@ -25,9 +25,12 @@ SELECT o.`key`, o.proc, u.`value` FROM orders o JOIN users u ON o.`key` = u.`key
 SET 'table.exec.state.ttl' = '1 s';
 SELECT o.`key`, o.proc, u.`value` FROM orders o JOIN users u ON o.`key` = u.`key`;
 
--- a group not written for 250 ms starts again: +I, not -U/+U
+-- a group not written for 250 ms starts again: +I, not -U/+U (its
+-- DISTINCT's list too: the count of distinct values restarts)
 SET 'table.exec.state.ttl' = '250 ms';
-SELECT `key`, COUNT(*) AS n, MAX(`value`) AS top FROM orders GROUP BY `key`;
+SELECT `key`, COUNT(*) AS n, MAX(`value`) AS top, COUNT(DISTINCT `value` / 50) AS d
+FROM orders GROUP BY `key`;
 
 SET 'table.exec.state.ttl' = '0';
-SELECT `key`, COUNT(*) AS n, MAX(`value`) AS top FROM orders GROUP BY `key`;
+SELECT `key`, COUNT(*) AS n, MAX(`value`) AS top, COUNT(DISTINCT `value` / 50) AS d
+FROM orders GROUP BY `key`;
