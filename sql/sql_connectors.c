@@ -38,7 +38,8 @@ static const weir_connector_factory *find_locked(const char *name)
 
 int weir_connector_register(const weir_connector_factory *f)
 {
-    if (!f || (f->version != WEIR_CONNECTOR_V1 && f->version != WEIR_CONNECTOR_V2) ||
+    if (!f || (f->version != WEIR_CONNECTOR_V1 && f->version != WEIR_CONNECTOR_V2 &&
+                f->version != WEIR_CONNECTOR_V3) ||
         !good_name(f->name) || !f->validate || (!f->source && !f->sink) ||
         (sql_source_watermarked(f) && !f->source))
         return WEIR_EINVAL;

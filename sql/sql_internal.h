@@ -121,6 +121,13 @@ static inline weir_stream *(*sql_source_watermarked(const weir_connector_factory
     return f->version >= WEIR_CONNECTOR_V2 ? f->source_watermarked : NULL;
 }
 
+/* A factory's lookup, NULL for a factory before V3. */
+static inline int (*sql_lookup(const weir_connector_factory *f))(
+    void *, const weir_schema *, struct weir_lookup_source *, char *, size_t)
+{
+    return f->version >= WEIR_CONNECTOR_V3 ? f->lookup : NULL;
+}
+
 /* A place in a script: a statement's, for an error found later. */
 typedef struct sql_place {
     const sql_script *sc; /* NULL: none */
@@ -145,6 +152,7 @@ struct weir_sql_session {
     weir_clock_kind clock;
     int64_t watermark_interval_ms;
     int64_t source_idle_ms; /* 'table.exec.source.idle-timeout' (0: none) */
+    int64_t state_ttl_ms;   /* 'table.exec.state.ttl' (0: none) */
     /* checkpoints (sql_settings.c): each query's job checkpoints into
      * checkpoint_dir every checkpoint_interval_ms (0: never by time) and
      * restores from savepoint_path ("": starts empty) */

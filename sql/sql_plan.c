@@ -1461,6 +1461,13 @@ static weir_table *plan_joins(planner *p, const sql_query *q, weir_table *t)
             return sql_fail(p->s, p->sc, j->at.start, "not supported: %s",
                             q->njoins > 1 ? "a comma join of more than two tables (write JOIN "
                             "... ON)" : "a comma join without WHERE (a cross join)");
+        if (j->for_time_ast) { /* a lookup join, or a temporal join */
+            weir_expr_scope out;
+            if (!(t = sql_plan_for_system_time(p, j, t, &left, &out)))
+                return NULL;
+            left = out;
+            continue;
+        }
         weir_table *r = j->from_kind == SQL_FROM_QUERY ? plan_query(p, j->from_query)
                                                        : plan_name(p, j->from_name);
         if (!r)

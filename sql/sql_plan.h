@@ -87,4 +87,11 @@ weir_table *sql_plan_rank(planner *p, const sql_query *q);
 /* q's ORDER BY and LIMIT over t, the rows of its bodies. */
 weir_table *sql_plan_order_limit(planner *p, const sql_query *q, weir_table *t);
 
+/* sql_plan_lookup.c's. */
+/* JOIN t FOR SYSTEM_TIME AS OF (j) onto t, the join's left so far (its
+ * names in `left`): a lookup join, or Flink's refusal. The output's scope
+ * into *out. NULL after reporting. */
+weir_table *sql_plan_for_system_time(planner *p, const sql_join *j, weir_table *t,
+                                     const weir_expr_scope *left, weir_expr_scope *out);
+
 #endif

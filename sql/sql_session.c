@@ -274,7 +274,8 @@ static int run_query(weir_sql_session *s, sql_script *sc, const sql_stmt *st)
     if (r)
         return r;
     weir_table_config tc = {.string_capacity = s->string_capacity,
-                            .source_idle_timeout_ms = s->source_idle_ms, .time_zone = s->zone};
+                            .source_idle_timeout_ms = s->source_idle_ms, .time_zone = s->zone,
+                            .state_ttl_ms = s->state_ttl_ms};
     if ((r = weir_table_env_create(job, &tc, &env))) {
         weir_job_destroy(job);
         snprintf(s->err, sizeof s->err, "out of memory");

@@ -16,7 +16,7 @@ static const char *const set_keys[] = {
     "weir.capture.file", "weir.capture.level",
     "weir.clock", "pipeline.auto-watermark-interval", "execution.checkpointing.interval",
     "execution.checkpointing.mode", "state.checkpoints.dir", "execution.savepoint.path",
-    "table.exec.source.idle-timeout", "table.local-time-zone", NULL};
+    "table.exec.source.idle-timeout", "table.local-time-zone", "table.exec.state.ttl", NULL};
 
 /* Flink's shortest checkpoint interval (CheckpointConfig.MINIMAL_CHECKPOINT_TIME). */
 #define MIN_CHECKPOINT_INTERVAL_MS 10
@@ -77,7 +77,7 @@ static bool job_key(const char *k)
                                        "weir.capture.level", "weir.clock",
                                        "pipeline.auto-watermark-interval",
                                        "table.exec.source.idle-timeout",
-                                       "table.local-time-zone", NULL};
+                                       "table.local-time-zone", "table.exec.state.ttl", NULL};
     for (int i = 0; keys[i]; i++)
         if (strcmp(k, keys[i]) == 0)
             return true;
@@ -91,7 +91,7 @@ int sql_settings_set(weir_sql_session *s, const sql_script *sc, const sql_stmt *
     if (s->env && job_key(k))
         return set_bad(s, sc, st, "the job is the program's: set it in its weir_job_config "
                        "(parallelism, diag, clock, watermark_interval_ms) or its "
-                       "weir_table_config (source_idle_timeout_ms)");
+                       "weir_table_config (source_idle_timeout_ms, state_ttl_ms)");
     if (strcmp(k, "parallelism.default") == 0) {
         if (set_int(v, 1, 1024, &x))
             return set_bad(s, sc, st, "expected a parallelism from 1 to 1024");
@@ -143,6 +143,14 @@ int sql_settings_set(weir_sql_session *s, const sql_script *sc, const sql_stmt *
         if (sql_duration_ms(v, &ms) || ms < 0)
             return set_bad(s, sc, st, "expected a duration ('5 s'), or 0 for none");
         s->source_idle_ms = ms;
+    } else if (strcmp(k, "table.exec.state.ttl") == 0) {
+        /* Flink's: idle state of regular joins and group aggregates is
+         * dropped after this long (processing time); 0 keeps it forever */
+        int64_t ms;
+        if (sql_duration_ms(v, &ms) || ms < 0)
+            return set_bad(s, sc, st, "expected a duration ('1 h', '3600000 ms'), or 0 to keep "
+                           "state forever");
+        s->state_ttl_ms = ms;
     } else if (strcmp(k, "table.local-time-zone") == 0) {
         /* Flink's zone names, refused with its message; weir's default is
          * UTC, not the machine's zone: results do not change with where

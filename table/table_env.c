@@ -41,7 +41,8 @@ int weir_table_env_create(weir_job *job, const weir_table_config *config, weir_t
         return WEIR_EINVAL;
     weir_table_config c = config ? *config : (weir_table_config){0};
     if (c.string_capacity > WEIR_STRING_MAX_CAPACITY || c.parallelism < 0 ||
-        c.parallelism > WEIR_MAX_PARALLELISM || c.source_idle_timeout_ms < 0)
+        c.parallelism > WEIR_MAX_PARALLELISM || c.source_idle_timeout_ms < 0 ||
+        c.state_ttl_ms < 0)
         return WEIR_EINVAL;
     if (c.string_capacity == 0)
         c.string_capacity = WEIR_STRING_DEFAULT_CAPACITY;

@@ -170,6 +170,7 @@ typedef struct group_impl {
     const weir_schema *in, *out;
     size_t value_size;    /* group_head + out row + accumulators */
     const char *name;
+    int64_t ttl_ms;       /* 'table.exec.state.ttl' of a group's state (0: none) */
 } group_impl;
 
 static void group_impl_free(void *p)
@@ -228,6 +229,14 @@ static int group_open(weir_ctx *ctx)
     if (!st->value || !st->out || !st->emit || !st->scratch || (g->fn_buf && !st->fn_buf))
         return WEIR_ENOMEM;
     int r = weir_state_declare(ctx, WEIR_STATE_VALUE, g->value_size, &st->value_id);
+    /* Flink's GroupAggFunction: a group's accumulators expire when not
+     * written for the TTL, in processing time (a list-backed aggregate's
+     * list, which has no TTL of its own, is emptied when its group starts
+     * again: group_record) */
+    if (r == 0 && g->ttl_ms > 0)
+        r = weir_state_set_ttl(ctx, st->value_id, &(weir_state_ttl){
+                                   .ttl_ms = g->ttl_ms, .time = WEIR_TTL_PROCESSING_TIME,
+                                   .update = WEIR_TTL_ON_CREATE_AND_WRITE});
     for (int i = 0; r == 0 && i < g->nitems; i++)
         if (g->aggs[i].kind != WEIR_AGG_NONE && g->aggs[i].list)
             r = weir_state_declare(ctx, WEIR_STATE_LIST, g->aggs[i].esize, &st->list_ids[i]);
@@ -403,6 +412,10 @@ static int group_record(weir_ctx *ctx, int input, const void *elem, int64_t ts)
         memset(st->value, 0, g->value_size);
         for (int i = 0; g->fn_init && i < g->nitems; i++)
             weir__agg_init(&g->aggs[i], accs);
+        /* a group whose accumulators expired: its lists go too */
+        for (int i = 0; g->ttl_ms > 0 && i < g->nitems; i++)
+            if (g->aggs[i].kind != WEIR_AGG_NONE && g->aggs[i].list)
+                weir_state_clear(ctx, st->list_ids[i], 0);
     }
     memcpy(&head, st->value, sizeof head);
     head.count += acc ? 1 : -1;
@@ -727,6 +740,7 @@ static weir_table *group_core(weir_table *in, const char *keys, weir_expr **item
         return NULL;
     g->in = in->schema;
     g->name = t->name;
+    g->ttl_ms = env->config.state_ttl_ms;
     g->virtual_clock = weir_job_get_config(env->job)->clock == WEIR_CLOCK_VIRTUAL;
     group_items *gi = calloc(1, sizeof *gi);
     if (!gi)

@@ -42,6 +42,13 @@
  * watermark is the input's held back by max(left relative size, right
  * relative size).
  *
+ * A processing-time interval join (Flink's ProcTimeIntervalJoin: bounds
+ * between two PROCTIME() attributes) is the same on the job clock: a row's
+ * time is the clock when it arrives, the clock stands for the watermark
+ * (rows expire by it), the clean-up timers are processing-time timers, the
+ * output's records carry no timestamp and the watermark is not held back.
+ * On the virtual clock the output is the same on every run.
+ *
  * Nothing is allocated per row: the operator's buffers (the output row,
  * a state key, the scratch) are made in open().
  */
@@ -97,6 +104,8 @@ typedef struct join_impl {
     bool virtual_clock;
     /* interval join: left.ts - right.ts in [lower, upper] */
     bool interval;
+    bool proctime; /* on the job clock (ProcTimeIntervalJoin) */
+    int64_t ttl_ms; /* regular join: 'table.exec.state.ttl' of its rows' state (0: none) */
     int64_t lower, upper;
     int64_t rel_size[2]; /* left: -lower, right: upper */
     int64_t min_cleanup;
@@ -200,8 +209,15 @@ static int join_open(weir_ctx *ctx)
     if (!st->out || !st->mkey || !st->scratch)
         return WEIR_ENOMEM;
     int r = 0;
-    for (int s = 0; r == 0 && s < 2; s++)
+    for (int s = 0; r == 0 && s < 2; s++) {
         r = weir_state_declare_map(ctx, j->side[s].mkey_size, j->side[s].val_size, &st->map[s]);
+        /* Flink's StateConfigUtil.createTtlConfig: a row's entry expires
+         * when not written for the TTL, in processing time */
+        if (r == 0 && j->ttl_ms > 0)
+            r = weir_state_set_ttl(ctx, st->map[s], &(weir_state_ttl){
+                                       .ttl_ms = j->ttl_ms, .time = WEIR_TTL_PROCESSING_TIME,
+                                       .update = WEIR_TTL_ON_CREATE_AND_WRITE});
+    }
     if (r == 0 && j->interval)
         r = weir_state_declare(ctx, WEIR_STATE_VALUE, 2 * sizeof(int64_t), &st->timers);
     return r;
@@ -240,6 +256,9 @@ static int pair_passes(weir_ctx *ctx, const join_impl *j, join_state *st)
 
 static int emit_out(weir_ctx *ctx, join_state *st, weir_row_kind kind, int64_t ts)
 {
+    const join_impl *j = weir_ctx_impl(ctx);
+    if (j->proctime)
+        ts = WEIR_NO_TIMESTAMP;
     st->out[0] = (unsigned char)kind;
     return weir_emit(ctx, st->out, ts);
 }
@@ -372,6 +391,8 @@ static int64_t row_time(const join_side *sd, const unsigned char *row, bool *nul
  * the left is padded. */
 static int64_t out_time(const join_impl *j, const join_state *st)
 {
+    if (j->proctime)
+        return WEIR_NO_TIMESTAMP;
     int c = j->side[0].first + j->side[0].rowtime;
     if (weir__row_null(j->out, st->out, c))
         c = j->side[1].first + j->side[1].rowtime;
@@ -397,7 +418,7 @@ static int register_cleanup(weir_ctx *ctx, const join_impl *j, join_state *st, i
     if (!tm)
         return weir_ctx_state_error(ctx);
     tm[s] = at;
-    return weir_timer_register(ctx, WEIR_EVENT_TIME, 0, at);
+    return weir_timer_register(ctx, j->proctime ? WEIR_PROCESSING_TIME : WEIR_EVENT_TIME, 0, at);
 }
 
 /* Removes side s's rows at or below `exp`, padding those of an outer side
@@ -475,9 +496,9 @@ static int interval_record(weir_ctx *ctx, const join_impl *j, join_state *st, in
                            const unsigned char *row, int64_t ts)
 {
     const join_side *in = &j->side[s], *other = &j->side[1 - s];
-    int64_t wm = weir_ctx_watermark(ctx);
+    int64_t wm = j->proctime ? weir_ctx_now(ctx) : weir_ctx_watermark(ctx);
     bool null = false;
-    int64_t t = j->raw ? ts : row_time(in, row, &null);
+    int64_t t = j->raw ? ts : j->proctime ? wm : row_time(in, row, &null);
     if (null)
         return 0; /* no time: it can meet nothing */
     if (j->raw && wm != WEIR_TS_MIN && t < wm) {
@@ -553,7 +574,7 @@ static int join_timer(weir_ctx *ctx, const weir_timer *timer)
 {
     const join_impl *j = weir_ctx_impl(ctx);
     join_state *st = weir_ctx_state(ctx);
-    int64_t wm = weir_ctx_watermark(ctx);
+    int64_t wm = j->proctime ? weir_ctx_now(ctx) : weir_ctx_watermark(ctx);
     for (int s = 0; s < 2; s++) {
         int64_t *tm = weir_state_value(ctx, st->timers, 0, false);
         if (!tm || tm[s] != timer->timestamp)
@@ -616,6 +637,7 @@ typedef struct join_plan {
     int nbounds;
     const weir_ast *rest[WEIR__LIST_MAX];
     int nrest;
+    int time_kind; /* the bounds' time attributes: 0 none yet, 1 rowtimes, 2 PROCTIME()s */
 } join_plan;
 
 /* A column name of the condition: its side and column, or false (not a
@@ -643,7 +665,7 @@ static bool resolve(const join_plan *p, const weir_ast *a, int *side, int *col)
 }
 
 /* A side of a bound: a rowtime, plus or minus an interval. */
-static bool time_term(const join_plan *p, const weir_ast *a, int *side, int64_t *plus)
+static bool time_term(join_plan *p, const weir_ast *a, int *side, int64_t *plus)
 {
     *plus = 0;
     if (a && a->kind == WEIR_AST_BINARY && (a->op == WEIR_AST_ADD || a->op == WEIR_AST_SUB) &&
@@ -654,7 +676,12 @@ static bool time_term(const join_plan *p, const weir_ast *a, int *side, int64_t 
     int col;
     if (!resolve(p, a, side, &col))
         return false;
-    return p->in[*side]->rowtime == col;
+    /* a rowtime, or a processing-time attribute; both bounds' alike */
+    int kind = p->in[*side]->rowtime == col ? 1 : p->in[*side]->proctime == col ? 2 : 0;
+    if (!kind || (p->time_kind && p->time_kind != kind))
+        return false;
+    p->time_kind = kind;
+    return true;
 }
 
 /* x op y between the rowtimes: left.ts - right.ts op' c, folded into the
@@ -712,7 +739,8 @@ static void conjunct(join_plan *p, const weir_ast *a)
     if (a->kind == WEIR_AST_BINARY && a->op == WEIR_AST_EQ) {
         int s1, c1, s2, c2;
         if (resolve(p, a->a, &s1, &c1) && resolve(p, a->b, &s2, &c2) && s1 != s2) {
-            bool times = p->in[s1]->rowtime == c1 && p->in[s2]->rowtime == c2;
+            bool times = (p->in[s1]->rowtime == c1 && p->in[s2]->rowtime == c2) ||
+                         (p->in[s1]->proctime == c1 && p->in[s2]->proctime == c2);
             if (times && p->nbounds < 8) { /* a.ts = b.ts: bounds [0, 0] (or a key) */
                 p->bounds[p->nbounds++] = a;
                 return;
@@ -756,6 +784,7 @@ static void fold_bounds(join_plan *p, bool may_interval)
     const weir_ast *b[8];
     memcpy(b, saved.bounds, sizeof b);
     p->has_lower = p->has_upper = false;
+    p->time_kind = 0;
     p->nbounds = 0;
     for (int i = 0; i < nb; i++) {
         int s1, c1, s2, c2;
@@ -984,8 +1013,9 @@ weir_table *weir_table_join_tree(weir_table *left, const weir_expr_scope *lsc, w
         return weir__table_fail(env, WEIR_EINVAL, "%s: a join of more than 4 tables", what);
     conjunct(&p, cond);
     bool may_interval = left->mode == WEIR_CHANGELOG_INSERT_ONLY &&
-                        right->mode == WEIR_CHANGELOG_INSERT_ONLY && left->rowtime >= 0 &&
-                        right->rowtime >= 0;
+                        right->mode == WEIR_CHANGELOG_INSERT_ONLY &&
+                        ((left->rowtime >= 0 && right->rowtime >= 0) ||
+                         (left->proctime >= 0 && right->proctime >= 0));
     fold_bounds(&p, may_interval);
     char cond_text[512];
     weir_ast_format(cond, cond_text, sizeof cond_text);
@@ -1029,14 +1059,16 @@ weir_table *weir_table_join_tree(weir_table *left, const weir_expr_scope *lsc, w
                                 "equi-join predicate is required.", cond_text);
     }
     bool interval = p.has_lower && p.has_upper;
+    bool proctime = interval && p.time_kind == 2;
     weir_table *t;
     if (interval)
         t = weir__table_node(env, left,
-                             "IntervalJoin(joinType=[%s], windowBounds=[isRowTime=true, "
+                             "IntervalJoin(joinType=[%s], windowBounds=[isRowTime=%s, "
                              "leftLowerBound=%lld, leftUpperBound=%lld, leftTimeIndex=%d, "
                              "rightTimeIndex=%d], where=[%s])",
-                             kind_names[kind], (long long)p.lower, (long long)p.upper,
-                             left->rowtime, right->rowtime, cond_text);
+                             kind_names[kind], proctime ? "false" : "true", (long long)p.lower,
+                             (long long)p.upper, proctime ? left->proctime : left->rowtime,
+                             proctime ? right->proctime : right->rowtime, cond_text);
     else
         t = weir__table_node(env, left, "Join(joinType=[%s], where=[%s])", kind_names[kind],
                              cond_text);
@@ -1057,6 +1089,8 @@ weir_table *weir_table_join_tree(weir_table *left, const weir_expr_scope *lsc, w
     t->nmore = 1;
     j->kind = kind;
     j->interval = interval;
+    j->proctime = proctime;
+    j->ttl_ms = interval ? 0 : env->config.state_ttl_ms; /* an interval join cleans by time */
     j->name = t->name;
     j->virtual_clock = weir_job_get_config(env->job)->clock == WEIR_CLOCK_VIRTUAL;
     j->out = t->schema;
@@ -1071,8 +1105,16 @@ weir_table *weir_table_join_tree(weir_table *left, const weir_expr_scope *lsc, w
         j->min_cleanup = (j->rel_size[0] + j->rel_size[1]) / 2;
         j->delay = j->rel_size[0] > j->rel_size[1] ? j->rel_size[0] : j->rel_size[1];
         t->mode = WEIR_CHANGELOG_INSERT_ONLY;
-        t->rowtime = j->side[0].rowtime;
-        t->rowtime2 = j->side[1].first + j->side[1].rowtime;
+        if (proctime) {
+            /* on the job clock: no watermark held back; the left's
+             * processing-time attribute stays one */
+            j->delay = 0;
+            t->rowtime = -1;
+            t->proctime = left->proctime;
+        } else {
+            t->rowtime = j->side[0].rowtime;
+            t->rowtime2 = j->side[1].first + j->side[1].rowtime;
+        }
     } else {
         t->mode = kind == WEIR_JOIN_INNER && left->mode == WEIR_CHANGELOG_INSERT_ONLY &&
                           right->mode == WEIR_CHANGELOG_INSERT_ONLY

@@ -13,6 +13,9 @@
  *   'scan.speed'                rows paced by their rowtime, N times real time
  *   'partition.default-name'    the folder value of a NULL or empty partition
  *                               value (default __DEFAULT_PARTITION__)
+ *   'lookup.join.cache.ttl'     a lookup join's table (file_lookup.c: read
+ *                               whole) reloaded so often (default 60 min, 0:
+ *                               never; Flink's FileSystemLookupFunction)
  *
  * As a sink (INSERT INTO; insert-only) it is the exactly-once file sink
  * (weir_sink_file, weir/file_sink.h): part files in the 'path' folder,
@@ -47,6 +50,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "file_lookup.h"
 #include "weir/connector.h"
 #include "weir/error.h"
 #include "weir/file_sink.h"
@@ -74,6 +78,8 @@ typedef struct fs_table {
     char kind_field[128];
     double speed;
     int64_t roll_bytes; /* 'sink.rolling-policy.file-size' (0: the sink's 128 MiB) */
+    int64_t lookup_ttl_ms; /* 'lookup.join.cache.ttl': a lookup join reloads the table so often */
+    unsigned mode;      /* 'changelog-mode' */
     int part_cols[FS_MAX_PARTITION_KEYS]; /* PARTITIONED BY's columns */
     int npart;
     int *data_cols; /* the others, which the files hold */
@@ -487,6 +493,12 @@ static int fs_validate(weir_connector_context *c, void **state)
                                    "'sink.rolling-policy.file-size')");
     if ((err = fs_partition_options(c, t)))
         return err;
+    t->mode = mode;
+    t->lookup_ttl_ms = 60 * 60 * 1000; /* Flink's default: 60 min */
+    if ((err = weir_connector_option_duration(c, "lookup.join.cache.ttl", &t->lookup_ttl_ms)))
+        return err;
+    if (t->lookup_ttl_ms < 0)
+        return weir_connector_fail(c, "lookup.join.cache.ttl", "must not be negative");
     return weir_connector_option_double(c, "scan.speed", 1e-6, 1e9, &t->speed);
 }
 
@@ -573,19 +585,39 @@ static weir_stream *fs_source(void *state, const weir_schema *schema, weir_job *
     return weir_source_file(job, schema, &fc);
 }
 
+/* The table read whole by a lookup join (file_lookup.c), reloaded every
+ * 'lookup.join.cache.ttl' (Flink's FileSystemLookupFunction; 0: never).
+ * An insert-only table that is not partitioned. */
+static int fs_lookup(void *state, const weir_schema *schema, weir_lookup_source *out, char *err,
+                     size_t errsize)
+{
+    const fs_table *t = state;
+    if (t->mode != WEIR_CHANGELOG_INSERT_ONLY || t->npart) {
+        snprintf(err, errsize, "a lookup join reads an insert-only filesystem table that is "
+                 "not partitioned ('changelog-mode' = 'insert-only', no PARTITIONED BY)");
+        return WEIR_EINVAL;
+    }
+    int r = weir__fs_lookup_make(t->path, t->csv, t->delimiter, t->ignore_parse_errors, schema,
+                                 out, err, errsize);
+    if (r == 0)
+        out->reload_ms = t->lookup_ttl_ms;
+    return r;
+}
+
 static const weir_connector_factory filesystem_factory = {
-    .version = WEIR_CONNECTOR_V1,
+    .version = WEIR_CONNECTOR_V3,
     .name = "filesystem",
     .options = "'path', 'format', 'json.ignore-parse-errors', 'csv.ignore-parse-errors', "
                "'csv.field-delimiter', 'changelog-mode', 'changelog.kind-field', 'scan.speed', "
                "'partition.default-name', 'sink.rolling-policy.file-size', "
                "'sink.shuffle-by-partition.enable', 'sink.partition-commit.policy.kind', "
                "'sink.partition-commit.success-file.name', 'sink.partition-commit.trigger', "
-               "'sink.partition-commit.delay'",
+               "'sink.partition-commit.delay', 'lookup.join.cache.ttl'",
     .validate = fs_validate,
     .free_state = free_table,
     .source = fs_source,
     .sink = fs_sink,
+    .lookup = fs_lookup,
 };
 
 int weir_file_register_connectors(void)

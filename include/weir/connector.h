@@ -125,6 +125,10 @@ typedef struct weir_connector_metadata {
  * registers and works: the registry reads a member of V2 only from a
  * factory whose version says it has one. */
 #define WEIR_CONNECTOR_V2 2u
+/* V3 adds lookup, after write_metadata (read only from a factory of V3). */
+#define WEIR_CONNECTOR_V3 3u
+
+struct weir_lookup_source;
 
 typedef struct weir_connector_factory {
     uint32_t version; /* WEIR_CONNECTOR_V2 (or V1: the members up to source_watermarks) */
@@ -195,6 +199,21 @@ typedef struct weir_connector_factory {
      * whose key the sink does not write, likewise. */
     const weir_connector_metadata *read_metadata;
     const weir_connector_metadata *write_metadata;
+
+    /* ---- WEIR_CONNECTOR_V3 -------------------------------------------------------- */
+
+    /* Optional: the table can be the table of a lookup join (`JOIN t FOR
+     * SYSTEM_TIME AS OF l.proc`, Flink's LookupTableSource with the FULL
+     * cache; weir/table.h's weir_lookup_source), read whole. At plan time:
+     * fills out's load, arg, arg_free and reload_ms (the SQL layer sets its
+     * name and schema: `schema`, the table's physical columns); arg must
+     * not need `state` (a job may outlive its catalog), so it is the
+     * factory's own copy of what it reads, freed by arg_free. 0, or a
+     * negative WEIR_E* code with the reason in err (a file that is not
+     * there). A table whose connector has no lookup is refused as Flink
+     * refuses it ("Processing-time temporal join is not supported yet."). */
+    int (*lookup)(void *state, const weir_schema *schema, struct weir_lookup_source *out,
+                  char *err, size_t errsize);
 } weir_connector_factory;
 
 /* Registers `f` (borrowed: it must outlive every use, e.g. a static). 0;

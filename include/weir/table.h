@@ -82,6 +82,12 @@ typedef struct weir_table_config {
      * TIMESTAMP, DATE, TIME or a string; comparisons); NULL: UTC
      * (weir/time_zone.h; a zone lives as long as the process). */
     const weir_time_zone *time_zone;
+    /* Flink's 'table.exec.state.ttl': the state of a regular join's rows and
+     * of a group aggregate's groups not written for this long (ms of the job
+     * clock, processing time) is dropped (StateTtlConfig OnCreateAndWrite,
+     * NeverReturnExpired): a join row no longer meets partners, a group
+     * starts again from its next row (+I); 0: kept forever. */
+    int64_t state_ttl_ms;
 } weir_table_config;
 
 /* A table environment over `job` (borrowed: it must outlive the env's use).
@@ -357,6 +363,74 @@ WEIR_EXPORT weir_table *weir_table_join_tree(weir_table *left,
                                              weir_join_kind kind, const struct weir_ast *condition,
                                              const char *text, struct weir_ast_arena **arena,
                                              size_t *err_at, struct weir_expr_scope *out_scope);
+
+/* ---- lookup joins -----------------------------------------------------------
+ * A lookup join (Flink's LookupJoin with the FULL cache, LookupFullCache,
+ * and the filesystem's FileSystemLookupFunction): every row of `left`
+ * looks up the rows of a table loaded whole into memory, SQL's `JOIN t FOR
+ * SYSTEM_TIME AS OF l.proc AS s ON ...` (l.proc a processing-time
+ * attribute). Each subtask of the join loads the table once, in its
+ * open() (off the data path), into a hash index of its own by the lookup
+ * key, and again every reload_ms of the job clock (a processing-time
+ * timer; the reload happens between two rows, never per row). The
+ * condition's equalities between a column of the table and an expression
+ * of the left's columns only (l.a = s.k, MOD(l.auction, 10000) = s.key, a
+ * constant) are the lookup key (at least one: "Temporal table join
+ * requires an equality condition on fields of table [t]."); the rest
+ * filters each row found. A row of the left meets every row of the table
+ * with its key, in the table's order (two rows of one key: two joined
+ * rows, as Flink's ALL cache keeps them); with WEIR_JOIN_LEFT a row that
+ * meets none goes out padded with NULLs; RIGHT and FULL are refused
+ * ("Correlate has invalid join type RIGHT"). The output holds the left's
+ * columns then the table's (made unique as a join's), passes on each left
+ * row's kind and timestamp, keeps the left's changelog mode and time
+ * attributes, and its watermark passes through. Node: "LookupJoin(table=[t],
+ * joinType=[InnerJoin], lookup=[k=expr], where=[...])". No keyed state:
+ * a checkpoint holds nothing of it, a restore loads the table again. */
+
+/* A row of the table being loaded (valid during the call): 0 goes on, a
+ * negative WEIR_E* code stops the load with it. */
+typedef int (*weir_lookup_row_fn)(const void *row, void *arg);
+
+typedef struct weir_lookup_source {
+    /* The table's name (EXPLAIN, messages, a qualifier in the condition). */
+    const char *name;
+    /* Its rows' schema (borrowed: it must outlive the job). */
+    const weir_schema *schema;
+    /* Required. Reads every row of the table, calling row(r, row_arg) for
+     * each: 0, or a negative WEIR_E* code with what went wrong in err
+     * ("data/x.csv:3: ..."). Runs on the join's subtasks' threads, several
+     * at once (one per subtask), so it keeps no state outside its call but
+     * what it only reads. */
+    int (*load)(void *arg, weir_lookup_row_fn row, void *row_arg, char *err, size_t errsize);
+    void *arg;
+    /* Optional: frees arg, when the join's plan is freed (NULL: arg is
+     * borrowed and outlives the job). */
+    void (*arg_free)(void *arg);
+    /* Reload every reload_ms of the job clock (0: never). */
+    int64_t reload_ms;
+} weir_lookup_source;
+
+/* The lookup join of left with the table `source` describes (copied; its
+ * arg is owned by the join from this call on when arg_free is set, freed
+ * even if the call fails). `condition` names the table's columns as
+ * `source->name` (or bare where the left has no such name). kind: INNER or
+ * LEFT. NULL with the env's error. */
+WEIR_EXPORT weir_table *weir_table_lookup_join(weir_table *left,
+                                               const weir_lookup_source *source,
+                                               weir_join_kind kind, const char *condition);
+/* The same with the condition a syntax tree, as SQL plans it (see
+ * weir_table_join_tree): left_scope names the left's columns, `qualifier`
+ * the table's (NULL: source->name). */
+WEIR_EXPORT weir_table *weir_table_lookup_join_tree(weir_table *left,
+                                                    const struct weir_expr_scope *left_scope,
+                                                    const weir_lookup_source *source,
+                                                    const char *qualifier, weir_join_kind kind,
+                                                    const struct weir_ast *condition,
+                                                    const char *text,
+                                                    struct weir_ast_arena **arena,
+                                                    size_t *err_at,
+                                                    struct weir_expr_scope *out_scope);
 
 /* A table whose rowtime is `column`: t itself when it is t's rowtime; when
  * it is t's second time attribute (an interval join's right rowtime: see

@@ -1,0 +1,7 @@
+-- FOR SYSTEM_TIME AS OF takes the left's time attribute, not another column.
+CREATE TABLE bid (auction BIGINT, bidder BIGINT, price BIGINT, p_time AS PROCTIME())
+WITH ('connector' = 'filesystem', 'path' = 'data/lookup_bids.json', 'format' = 'json');
+CREATE TABLE side_input (key BIGINT, `value` STRING)
+WITH ('connector' = 'filesystem', 'path' = 'data/lookup_side.csv', 'format' = 'csv');
+SELECT b.auction, s.`value` FROM bid AS b
+JOIN side_input FOR SYSTEM_TIME AS OF b.price AS s ON b.auction = s.key;
