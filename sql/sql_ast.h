@@ -123,6 +123,11 @@ typedef struct sql_join {
     sql_span alias;
     sql_span on;
     struct weir_ast *on_ast;
+    /* FOR SYSTEM_TIME AS OF expr after a table's name (for_time_ast NULL:
+     * none): a lookup join or a temporal join; for_time_at is FOR */
+    sql_span for_time_at;
+    sql_span for_time;
+    struct weir_ast *for_time_ast;
 } sql_join;
 
 struct sql_query {

@@ -394,8 +394,17 @@ static bool join_source(parser *p, sql_join *j)
             return false;
     }
     if (is_word(p, "FOR")) {
-        unsupported(p, cur(p), "FOR SYSTEM_TIME AS OF (a temporal join)");
-        return false;
+        /* FOR SYSTEM_TIME AS OF l.t: a lookup join (l.t a processing-time
+         * attribute) or a temporal join (a rowtime); the planner tells */
+        if (j->from_kind != SQL_FROM_NAME) {
+            unsupported(p, cur(p), "FOR SYSTEM_TIME AS OF a subquery (name a table)");
+            return false;
+        }
+        j->for_time_at = span_of(cur(p));
+        p->i++;
+        if (!expect_word(p, "SYSTEM_TIME") || !expect_word(p, "AS") || !expect_word(p, "OF") ||
+            !expr(p, &j->for_time, &j->for_time_ast, "a time attribute"))
+            return false;
     }
     return source_alias(p, &j->alias);
 }
