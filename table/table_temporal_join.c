@@ -17,9 +17,8 @@
  * it), the left rows at or below the watermark go out in arrival order,
  * each with the version of largest time at or below its own (binary search
  * over the versions sorted by time); then the versions no left row can need
- * any more are removed: all but the last one at or below the watermark, and
- * that one too when it is a -D (no version and a deleted one meet the same
- * nothing). The timer is set again for the earliest waiting left row, or
+ * any more are removed: all but the last one at or below the watermark (a
+ * -D too: a late version older than it must not become valid). The timer is set again for the earliest waiting left row, or
  * for the time at which the next version falls behind the watermark
  * (Flink's operator leaves those versions until a later left row's timer;
  * weir cleans them on time, with the same results).
@@ -276,8 +275,9 @@ static int tj_timer(weir_ctx *ctx, const weir_timer *timer)
         if ((r = emit_left(ctx, j, st, nver, t)))
             return r;
     }
-    /* the versions no left row can need: before the last one at or below
-     * the watermark, and that one too if it is a deletion */
+    /* the versions no left row can need: those before the last one at or
+     * below the watermark (which stays, a deletion too: a late version
+     * older than it must not become valid) */
     size_t keep = 0;
     while (keep < nver) {
         int64_t vt;
@@ -286,13 +286,8 @@ static int tj_timer(weir_ctx *ctx, const weir_timer *timer)
             break;
         keep++;
     }
-    size_t first = keep; /* the first version after the watermark */
-    if (keep > 0) {
+    if (keep > 0)
         keep--;
-        weir_row_kind k = weir_row_get_kind(st->ver + keep * st->ver_stride + 8);
-        if (k != WEIR_ROW_INSERT && k != WEIR_ROW_UPDATE_AFTER)
-            keep++;
-    }
     for (size_t i = 0; i < keep; i++)
         weir_state_map_remove(ctx, st->right, 0, st->ver + i * st->ver_stride);
     /* the next timer: the earliest waiting left row, or when the oldest
@@ -304,7 +299,6 @@ static int tj_timer(weir_ctx *ctx, const weir_timer *timer)
         if (vt < next)
             next = vt;
     }
-    (void)first;
     m = weir_state_value(ctx, st->meta, 0, true);
     if (!m)
         return weir_ctx_state_error(ctx);
