@@ -1448,6 +1448,45 @@ static const char *qualifier_of(planner *p, sql_from_kind kind, sql_span name, s
     return NULL;
 }
 
+/* The column of the left scope a FOR SYSTEM_TIME AS OF names, or -1. */
+static int as_of_column(const weir_expr_scope *sc, const weir_ast *a)
+{
+    if (!a || a->kind != WEIR_AST_NAME)
+        return -1;
+    for (int k = 0; k < sc->ninputs; k++) {
+        const char *q = sc->inputs[k].qualifier;
+        if (a->qualifier && (!q || strcmp(a->qualifier, q) != 0))
+            continue;
+        int c = weir_schema_column_index(sc->inputs[k].columns, a->text);
+        if (c >= 0)
+            return sc->inputs[k].first + c;
+    }
+    return -1;
+}
+
+/* JOIN v FOR SYSTEM_TIME AS OF l.ts onto t: an event-time temporal join
+ * (AS OF anything but the left's processing time, which is a lookup join;
+ * the join's rules refuse what is not the left's rowtime). */
+static weir_table *plan_temporal_join(planner *p, const sql_join *j, weir_table *t,
+                                      weir_expr_scope *left)
+{
+    weir_table *r = plan_name(p, j->from_name);
+    if (!r)
+        return NULL;
+    weir_expr_scope right = {.schema = weir_table_schema(r), .ninputs = 1};
+    right.inputs[0].qualifier = qualifier_of(p, j->from_kind, j->from_name, j->alias);
+    right.inputs[0].columns = weir_table_schema(r);
+    size_t err_at = (size_t)-1;
+    weir_expr_scope out;
+    t = weir_table_temporal_join_tree(t, left, r, &right, (weir_join_kind)j->kind,
+                                      j->for_time_ast, j->on_ast, p->sc->text, p->trees,
+                                      &err_at, &out);
+    if (!t)
+        return table_fail(p, err_at != (size_t)-1 ? (uint32_t)err_at : j->on.start);
+    *left = out;
+    return t;
+}
+
 /* FROM a [JOIN b ON ...]...: each join onto the table so far (left-deep,
  * as Calcite plans it), its columns named by each source's qualifier. */
 static weir_table *plan_joins(planner *p, const sql_query *q, weir_table *t)
@@ -1457,6 +1496,13 @@ static weir_table *plan_joins(planner *p, const sql_query *q, weir_table *t)
     left.inputs[0].columns = weir_table_schema(t);
     for (int i = 0; i < q->njoins; i++) {
         const sql_join *j = &q->joins[i];
+        if (j->for_time_ast && j->kind && (weir_table_proctime(t) < 0 ||
+            as_of_column(&left, j->for_time_ast) != weir_table_proctime(t))) {
+            if (!(t = plan_temporal_join(p, j, t, &left)))
+                return NULL;
+            continue;
+        }
+
         if (j->kind == 0 && (q->njoins > 1 || !q->where_ast))
             return sql_fail(p->s, p->sc, j->at.start, "not supported: %s",
                             q->njoins > 1 ? "a comma join of more than two tables (write JOIN "

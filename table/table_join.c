@@ -57,68 +57,12 @@
 #include <string.h>
 
 #include "table_internal.h"
+#include "table_join.h"
 #include "weir/error.h"
 #include "weir/expr_ast.h"
 #include "weir/operator.h"
 #include "weir/operator_builtin.h"
 #include "weir/state.h"
-
-#define JOIN_MAX_KEYS 64
-
-typedef struct join_side {
-    const weir_schema *s;
-    int first;          /* its first column in the output row */
-    bool outer;         /* padded with NULLs when it has no partner */
-    int nkeys;
-    int keys[JOIN_MAX_KEYS];
-    /* the state's map key: a unique key's bytes (ukey.nkeys > 0), or the row */
-    weir__key ukey;
-    bool has_ukey;
-    bool key_holds_ukey; /* JoinKeyContainsUniqueKey */
-    uint32_t mkey_size;
-    uint32_t val_size;
-    int rowtime;        /* interval join: its time column */
-} join_side;
-
-typedef struct join_keyer {
-    const struct join_impl *j;
-    int side;
-} join_keyer;
-
-typedef struct join_key_part {
-    weir_type type;  /* the column's type on each side may differ ... */
-    bool flag;       /* a null flag byte */
-    bool as_bigint;  /* ... as two integer types: compared as BIGINT */
-    uint32_t width;  /* value bytes in the key */
-} join_key_part;
-
-typedef struct join_impl {
-    join_side side[2];
-    weir_join_kind kind;
-    int nkeys;
-    join_key_part part[JOIN_MAX_KEYS];
-    size_t key_size;
-    join_keyer keyer[2];
-    weir_expr *filter; /* over the output row; NULL: none */
-    const weir_schema *out;
-    bool virtual_clock;
-    /* interval join: left.ts - right.ts in [lower, upper] */
-    bool interval;
-    bool proctime; /* on the job clock (ProcTimeIntervalJoin) */
-    int64_t ttl_ms; /* regular join: 'table.exec.state.ttl' of its rows' state (0: none) */
-    int64_t lower, upper;
-    int64_t rel_size[2]; /* left: -lower, right: upper */
-    int64_t min_cleanup;
-    int64_t delay;
-    const char *name;
-    /* weir_stream_interval_join: elements of the user's streams (not rows),
-     * times their record timestamps, pairs handed to fn, no hold-back */
-    bool raw;
-    size_t elem_size[2];
-    weir_interval_join_fn fn;
-    void *arg;
-    char *own_name;
-} join_impl;
 
 static void join_impl_free(void *p)
 {
@@ -240,18 +184,39 @@ static void put_side(const join_impl *j, unsigned char *out, int s, const unsign
     }
 }
 
-/* The filter on the pair in the output row: 1 pass, 0 not, < 0 failed. */
-static int pair_passes(weir_ctx *ctx, const join_impl *j, join_state *st)
+int weir__join_pair_passes(weir_ctx *ctx, const join_impl *j, unsigned char *out,
+                           unsigned char *scratch)
 {
     if (!j->filter)
         return 1;
     weir__val v;
     const char *why = NULL;
     int64_t now = j->filter->clock_slot >= 0 ? weir__table_now(ctx, j->virtual_clock) : 0;
-    int r = weir__expr_eval_now(j->filter, st->out, st->scratch, now, &v, &why);
+    int r = weir__expr_eval_now(j->filter, out, scratch, now, &v, &why);
     if (r)
         return weir_ctx_fail(ctx, r, "%s: %s in '%s'", j->name, why, j->filter->text);
     return !v.null && v.i;
+}
+
+/* The filter on the pair in the output row: 1 pass, 0 not, < 0 failed. */
+static int pair_passes(weir_ctx *ctx, const join_impl *j, join_state *st)
+{
+    return weir__join_pair_passes(ctx, j, st->out, st->scratch);
+}
+
+void weir__join_key_extract(const void *elem, void *key, void *arg)
+{
+    join_key_extract(elem, key, arg);
+}
+
+bool weir__join_key_has_null(const join_side *sd, const unsigned char *row)
+{
+    return key_has_null(sd, row);
+}
+
+void weir__join_put_side(const join_impl *j, unsigned char *out, int s, const unsigned char *row)
+{
+    put_side(j, out, s, row);
 }
 
 static int emit_out(weir_ctx *ctx, join_state *st, weir_row_kind kind, int64_t ts)
@@ -619,6 +584,12 @@ static const weir_operator_vtable interval_vtable = {
     .close = join_close,
 };
 
+static const weir_operator_vtable *vtable_of(const join_impl *j)
+{
+    return j->temporal ? &weir__temporal_join_vtable
+                       : j->interval ? &interval_vtable : &regular_vtable;
+}
+
 /* ---- planning ---------------------------------------------------------------------------- */
 
 typedef struct join_plan {
@@ -985,12 +956,76 @@ static void side_scope(weir_expr_scope *out, const weir_expr_scope *given, const
     out->inputs[0].first = 0;
 }
 
-weir_table *weir_table_join_tree(weir_table *left, const weir_expr_scope *lsc, weir_table *right,
-                                 const weir_expr_scope *rsc, weir_join_kind kind,
-                                 const weir_ast *cond, const char *text, weir_ast_arena **arena,
-                                 size_t *err_at, weir_expr_scope *out_scope)
+/* A temporal join's own rules (Flink's LogicalCorrelateToJoinFromTemporalTable
+ * and TemporalJoinRewriteWithUniqueKey rules, with their messages): AS OF
+ * the left's rowtime, a right side with a rowtime of the same type and a
+ * primary key held by the equalities. 0, or -1 with env failed. */
+static int temporal_rules(const join_plan *p, const weir_schema *schema, const weir_ast *as_of,
+                          size_t *err_at)
 {
-    static const char *what = "weir_table_join";
+    const weir_table *l = p->in[0], *r = p->in[1];
+    int side, col;
+    if (!resolve(p, as_of, &side, &col) || side != 0 || col != l->rowtime) {
+        if (err_at)
+            *err_at = as_of->start;
+        weir__table_fail(p->env, WEIR_EINVAL, "Temporal table join currently only supports "
+                         "'FOR SYSTEM_TIME AS OF' left table's time attribute field");
+        return -1;
+    }
+    if (r->rowtime < 0) {
+        weir__table_fail(p->env, WEIR_EINVAL, "Event-Time Temporal Table Join requires both "
+                         "primary key and row time attribute in versioned table, but no row "
+                         "time attribute can be found.");
+        return -1;
+    }
+    weir_type lt = l->schema->cols[l->rowtime].type, rt = r->schema->cols[r->rowtime].type;
+    if (lt.id != rt.id) {
+        char a[48], b[48];
+        lt.not_null = rt.not_null = true; /* Flink's message shows no NOT NULL */
+        weir_type_format(lt, a, sizeof a);
+        weir_type_format(rt, b, sizeof b);
+        weir__table_fail(p->env, WEIR_EINVAL, "Event-Time Temporal Table Join requires same "
+                         "rowtime type in left table and versioned table, but the rowtime "
+                         "types are %s *ROWTIME* and %s *ROWTIME*.", a, b);
+        return -1;
+    }
+    if (r->nukey == 0) {
+        weir__table_fail(p->env, WEIR_EINVAL, "Temporal Table Join requires primary key in "
+                         "versioned table, but no primary key can be found.");
+        return -1;
+    }
+    for (int k = 0; k < r->nukey; k++) {
+        bool held = false;
+        for (int i = 0; i < p->nkeys; i++)
+            held = held || p->keys[i][1] == r->ukey[k];
+        if (held)
+            continue;
+        char pk[512] = "", eq[512] = "";
+        size_t n = 0;
+        for (int u = 0; u < r->nukey && n < sizeof pk; u++)
+            n += (size_t)snprintf(pk + n, sizeof pk - n, "%s%s", u ? "," : "",
+                                  schema->cols[l->schema->ncols + r->ukey[u]].name);
+        n = 0;
+        for (int i = 0; i < p->nkeys && n < sizeof eq; i++)
+            n += (size_t)snprintf(eq + n, sizeof eq - n, "%s%s=%s", i ? "," : "",
+                                  l->schema->cols[p->keys[i][0]].name,
+                                  r->schema->cols[p->keys[i][1]].name);
+        weir__table_fail(p->env, WEIR_EINVAL, "Temporal table's primary key [%s] must be "
+                         "included in the equivalence condition of temporal join, but current "
+                         "temporal join condition is [%s].", pk, eq);
+        return -1;
+    }
+    return 0;
+}
+
+/* A regular or interval join (as_of NULL), or an event-time temporal join
+ * FOR SYSTEM_TIME AS OF as_of. */
+static weir_table *join_tree(weir_table *left, const weir_expr_scope *lsc, weir_table *right,
+                             const weir_expr_scope *rsc, weir_join_kind kind,
+                             const weir_ast *as_of, const weir_ast *cond, const char *text,
+                             weir_ast_arena **arena, size_t *err_at, weir_expr_scope *out_scope)
+{
+    const char *what = as_of ? "weir_table_temporal_join" : "weir_table_join";
     if (!left || !right)
         return NULL;
     weir_table_env *env = left->env;
@@ -1001,9 +1036,14 @@ weir_table *weir_table_join_tree(weir_table *left, const weir_expr_scope *lsc, w
         return weir__table_fail(env, WEIR_EINVAL, "%s: unknown join kind %d", what, (int)kind);
     if (!cond)
         return weir__table_fail(env, WEIR_EINVAL, "%s: a join condition is required", what);
+    if (as_of && kind != WEIR_JOIN_INNER && kind != WEIR_JOIN_LEFT)
+        return weir__table_fail(env, WEIR_EINVAL, "%s: a temporal join is INNER or LEFT (as "
+                                "Flink's)", what);
     /* An upsert input goes through a ChangelogNormalize first (Flink's
-     * plan does the same before a join). */
-    if (!(left = weir_table_normalize(left)) || !(right = weir_table_normalize(right)))
+     * plan does the same before a join); a temporal join's versioned side
+     * is read as it comes (its versions by time; a -U is dropped). */
+    if (!(left = weir_table_normalize(left)) ||
+        !(right = as_of ? right : weir_table_normalize(right)))
         return NULL;
     join_plan p = {.env = env, .in = {left, right}, .kind = kind, .arena = arena,
                    .what = what};
@@ -1012,7 +1052,7 @@ weir_table *weir_table_join_tree(weir_table *left, const weir_expr_scope *lsc, w
     if (p.sc[0].ninputs + p.sc[1].ninputs > 4)
         return weir__table_fail(env, WEIR_EINVAL, "%s: a join of more than 4 tables", what);
     conjunct(&p, cond);
-    bool may_interval = left->mode == WEIR_CHANGELOG_INSERT_ONLY &&
+    bool may_interval = !as_of && left->mode == WEIR_CHANGELOG_INSERT_ONLY &&
                         right->mode == WEIR_CHANGELOG_INSERT_ONLY &&
                         ((left->rowtime >= 0 && right->rowtime >= 0) ||
                          (left->proctime >= 0 && right->proctime >= 0));
@@ -1052,6 +1092,11 @@ weir_table *weir_table_join_tree(weir_table *left, const weir_expr_scope *lsc, w
             return weir__table_fail(env, r, "%s", msg);
         }
     }
+    if (as_of && temporal_rules(&p, schema, as_of, err_at)) {
+        weir_expr_destroy(filter);
+        weir_schema_destroy(schema);
+        return NULL;
+    }
     if (p.nkeys == 0) {
         weir_expr_destroy(filter);
         weir_schema_destroy(schema);
@@ -1061,7 +1106,12 @@ weir_table *weir_table_join_tree(weir_table *left, const weir_expr_scope *lsc, w
     bool interval = p.has_lower && p.has_upper;
     bool proctime = interval && p.time_kind == 2;
     weir_table *t;
-    if (interval)
+    if (as_of)
+        t = weir__table_node(env, left,
+                             "TemporalJoin(joinType=[%s], where=[%s], leftTimeIndex=%d, "
+                             "rightTimeIndex=%d)", kind_names[kind], cond_text, left->rowtime,
+                             right->rowtime);
+    else if (interval)
         t = weir__table_node(env, left,
                              "IntervalJoin(joinType=[%s], windowBounds=[isRowTime=%s, "
                              "leftLowerBound=%lld, leftUpperBound=%lld, leftTimeIndex=%d, "
@@ -1090,14 +1140,19 @@ weir_table *weir_table_join_tree(weir_table *left, const weir_expr_scope *lsc, w
     j->kind = kind;
     j->interval = interval;
     j->proctime = proctime;
-    j->ttl_ms = interval ? 0 : env->config.state_ttl_ms; /* an interval join cleans by time */
+    j->ttl_ms = interval || as_of ? 0 : env->config.state_ttl_ms; /* these clean by time */
+    j->temporal = as_of != NULL;
     j->name = t->name;
     j->virtual_clock = weir_job_get_config(env->job)->clock == WEIR_CLOCK_VIRTUAL;
     j->out = t->schema;
     if (key_parts(&p, j))
         return NULL;
     side_specs(&p, j);
-    if (interval) {
+    if (as_of) {
+        /* the left's kinds on each row (Flink's), its rowtime the output's */
+        t->mode = left->mode;
+        t->rowtime = left->rowtime;
+    } else if (interval) {
         j->lower = p.lower;
         j->upper = p.upper;
         j->rel_size[0] = -p.lower;
@@ -1135,8 +1190,9 @@ weir_table *weir_table_join_tree(weir_table *left, const weir_expr_scope *lsc, w
                  (long long)j->delay);
     weir_process_spec spec = {
         .name = t->name,
-        .kind = interval ? "table_interval_join" : "table_join",
-        .vtable = interval ? &interval_vtable : &regular_vtable,
+        .kind = j->temporal ? "table_temporal_join" : interval ? "table_interval_join"
+                                                              : "table_join",
+        .vtable = vtable_of(j),
         .impl = j,
         .out_size = t->schema->row_size,
         .parallelism = env->config.parallelism,
@@ -1158,10 +1214,32 @@ weir_table *weir_table_join_tree(weir_table *left, const weir_expr_scope *lsc, w
     for (const char *c = t->name; *c; c++)
         h = (h ^ (unsigned char)*c) * 1099511628211ull;
     char uid[64];
-    snprintf(uid, sizeof uid, "%s-%016llx", interval ? "IntervalJoin" : "Join",
+    snprintf(uid, sizeof uid, "%s-%016llx",
+             j->temporal ? "TemporalJoin" : interval ? "IntervalJoin" : "Join",
              (unsigned long long)h);
     t->stream = weir_stream_set_uid(t->stream, uid);
     return t->stream ? t : NULL;
+}
+
+weir_table *weir_table_join_tree(weir_table *left, const weir_expr_scope *lsc, weir_table *right,
+                                 const weir_expr_scope *rsc, weir_join_kind kind,
+                                 const weir_ast *cond, const char *text, weir_ast_arena **arena,
+                                 size_t *err_at, weir_expr_scope *out_scope)
+{
+    return join_tree(left, lsc, right, rsc, kind, NULL, cond, text, arena, err_at, out_scope);
+}
+
+weir_table *weir_table_temporal_join_tree(weir_table *left, const weir_expr_scope *lsc,
+                                          weir_table *right, const weir_expr_scope *rsc,
+                                          weir_join_kind kind, const weir_ast *as_of,
+                                          const weir_ast *cond, const char *text,
+                                          weir_ast_arena **arena, size_t *err_at,
+                                          weir_expr_scope *out_scope)
+{
+    if (left && right && !as_of)
+        return weir__table_fail(left->env, WEIR_EINVAL, "weir_table_temporal_join: the time "
+                                "(FOR SYSTEM_TIME AS OF) is required");
+    return join_tree(left, lsc, right, rsc, kind, as_of, cond, text, arena, err_at, out_scope);
 }
 
 int weir__table_join_operator(const weir_table *t, weir_process_spec *spec, weir_key_spec keys[2])
@@ -1171,8 +1249,9 @@ int weir__table_join_operator(const weir_table *t, weir_process_spec *spec, weir
     const join_impl *j = t->impl;
     *spec = (weir_process_spec){
         .name = t->name,
-        .kind = j->interval ? "table_interval_join" : "table_join",
-        .vtable = j->interval ? &interval_vtable : &regular_vtable,
+        .kind = j->temporal ? "table_temporal_join" : j->interval ? "table_interval_join"
+                                                                 : "table_join",
+        .vtable = vtable_of(j),
         .impl = (void *)j,
         .out_size = t->schema->row_size,
         .parallelism = 1,

@@ -432,6 +432,35 @@ WEIR_EXPORT weir_table *weir_table_lookup_join_tree(weir_table *left,
                                                     size_t *err_at,
                                                     struct weir_expr_scope *out_scope);
 
+/* An event-time temporal join (Flink's TemporalRowTimeJoinOperator, node
+ * "TemporalJoin(...)"): `right` is a versioned table (a PRIMARY KEY and a
+ * rowtime: an upsert or changelog table, or a deduplication keeping the
+ * last row), joined FOR SYSTEM_TIME AS OF `as_of`, the left's rowtime
+ * (SQL's `JOIN rates FOR SYSTEM_TIME AS OF o.ts AS r ON o.cur = r.cur`).
+ * The condition's equalities must hold the right's whole primary key. A
+ * left row waits until the watermark (the smaller of both inputs') reaches
+ * its time, then meets the right's version of its key valid then: the one
+ * of the largest time at or below the left row's (a -D version: none; a -U
+ * is dropped). INNER drops a left row without one, LEFT pads it with NULLs.
+ * Each output row carries its left row's kind (insert-only for an
+ * insert-only left); the left's rowtime stays the time attribute, the
+ * right's becomes a plain timestamp; the watermark passes as it comes.
+ * Versions no left row can need any more are dropped (a key keeps the last
+ * one at or below the watermark). Refused with Flink's messages: AS OF
+ * something else, a right side without a rowtime or without a primary key,
+ * a primary key the equalities do not hold, a kind other than INNER and
+ * LEFT. weir_table_temporal_join_as names the two sides as SQL's aliases;
+ * as_of is a left column ("o.ts"). */
+WEIR_EXPORT weir_table *weir_table_temporal_join_as(weir_table *left, const char *left_name,
+                                                    weir_table *right, const char *right_name,
+                                                    weir_join_kind kind, const char *as_of,
+                                                    const char *condition);
+WEIR_EXPORT weir_table *weir_table_temporal_join_tree(
+    weir_table *left, const struct weir_expr_scope *left_scope, weir_table *right,
+    const struct weir_expr_scope *right_scope, weir_join_kind kind, const struct weir_ast *as_of,
+    const struct weir_ast *condition, const char *text, struct weir_ast_arena **arena,
+    size_t *err_at, struct weir_expr_scope *out_scope);
+
 /* A table whose rowtime is `column`: t itself when it is t's rowtime; when
  * it is t's second time attribute (an interval join's right rowtime: see
  * weir_table_second_rowtime), a projection of every column whose records

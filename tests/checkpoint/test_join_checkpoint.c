@@ -1,6 +1,7 @@
 /* test_join_checkpoint.c — the joins' state (table/table_join.c) in
  * checkpoints: a job of two generated tables joined (a regular LEFT join
- * with a filter, a regular FULL join, an event-time interval FULL join),
+ * with a filter, a regular FULL join, an event-time interval FULL join, an
+ * event-time temporal LEFT join against a versioned table),
  * written exactly once into part files, is stopped with a savepoint while
  * it runs and resumed from it, at the parallelism it had and at another
  * (the keyed state and timers spread over new key groups); the committed
@@ -18,7 +19,9 @@
 #include "weir/file_sink.h"
 
 
-static weir_schema *row_schema(const char *name)
+/* A side's rows; a versioned table's (a temporal join's right side) with
+ * its primary key k. */
+static weir_schema *row_schema(const char *name, bool versioned)
 {
     weir_schema_builder *b = weir_schema_builder_create(name);
     weir_schema_column_sql(b, "k", "BIGINT NOT NULL");
@@ -26,6 +29,8 @@ static weir_schema *row_schema(const char *name)
     weir_schema_column_sql(b, "ts", "TIMESTAMP(3) NOT NULL");
     weir_schema_column_sql(b, "seq", "BIGINT NOT NULL");
     weir_schema_watermark(b, "ts", "SOURCE_WATERMARK()");
+    if (versioned)
+        weir_schema_primary_key(b, "k");
     weir_schema *s;
     char err[256];
     cr_assert_eq(weir_schema_build(b, &s, err, sizeof err), 0, "%s", err);
@@ -53,6 +58,7 @@ static int format_row(const void *elem, int64_t ts, char *buf, size_t size, void
 typedef struct case_spec {
     weir_join_kind kind;
     const char *cond;
+    bool temporal; /* FOR SYSTEM_TIME AS OF l.ts: the right side versioned */
 } case_spec;
 
 typedef struct built {
@@ -78,11 +84,13 @@ static void build(built *b, const case_spec *c, const char *out, const char *chk
         weir_stream *st = weir_source_generator(b->job, &g);
         weir_timestamps_spec ts = {.strategy = weir_watermarks_bounded(0)};
         st = weir_stream_assign_timestamps(st, &ts);
-        b->s[s] = row_schema(s ? "r" : "l");
+        b->s[s] = row_schema(s ? "r" : "l", s == 1 && c->temporal);
         st = weir_stream_map(st, weir_schema_row_size(b->s[s]), to_row, b->s[s]);
         t[s] = weir_table_from_stream(b->env, st, b->s[s]);
     }
-    weir_table *j = weir_table_join(t[0], t[1], c->kind, c->cond);
+    weir_table *j = c->temporal ? weir_table_temporal_join_as(t[0], "l", t[1], "r", c->kind,
+                                                              "l.ts", c->cond)
+                                : weir_table_join(t[0], t[1], c->kind, c->cond);
     cr_assert(j, "%s", weir_job_error(b->job));
     weir_file_sink_config fc = {.dir = out, .roll_bytes = 1 << 16, .format = format_row,
                                 .format_arg = (void *)weir_table_schema(j)};
@@ -224,11 +232,17 @@ static void stop_and_resume(const case_spec *c, int p1, int p2)
     td_rmdir(tmp);
 }
 
-static const case_spec REGULAR_LEFT = {WEIR_JOIN_LEFT, "l.k = r.k AND l.v > r.v + 60"};
-static const case_spec REGULAR_FULL = {WEIR_JOIN_FULL, "l.k = r.k AND l.v + r.v = 101"};
-static const case_spec INTERVAL_FULL = {WEIR_JOIN_FULL, "l.k = r.k AND l.ts BETWEEN r.ts - "
-                                        "INTERVAL '0.020' SECOND AND r.ts + INTERVAL '0.010' "
-                                        "SECOND"};
+static const case_spec REGULAR_LEFT = {.kind = WEIR_JOIN_LEFT,
+                                       .cond = "l.k = r.k AND l.v > r.v + 60"};
+static const case_spec REGULAR_FULL = {.kind = WEIR_JOIN_FULL,
+                                       .cond = "l.k = r.k AND l.v + r.v = 101"};
+static const case_spec INTERVAL_FULL = {.kind = WEIR_JOIN_FULL,
+                                        .cond = "l.k = r.k AND l.ts BETWEEN r.ts - INTERVAL "
+                                                "'0.020' SECOND AND r.ts + INTERVAL '0.010' "
+                                                "SECOND"};
+
+static const case_spec TEMPORAL_LEFT = {.kind = WEIR_JOIN_LEFT, .cond = "l.k = r.k AND l.v > r.v",
+                                        .temporal = true};
 
 Test(join_checkpoint, regular_left_same_parallelism, .timeout = 60)
 {
@@ -248,4 +262,14 @@ Test(join_checkpoint, interval_full_same_parallelism, .timeout = 60)
 Test(join_checkpoint, interval_full_rescaled, .timeout = 60)
 {
     stop_and_resume(&INTERVAL_FULL, 3, 1);
+}
+
+Test(join_checkpoint, temporal_left_same_parallelism, .timeout = 60)
+{
+    stop_and_resume(&TEMPORAL_LEFT, 2, 2);
+}
+
+Test(join_checkpoint, temporal_left_rescaled, .timeout = 60)
+{
+    stop_and_resume(&TEMPORAL_LEFT, 2, 3);
 }

@@ -8,7 +8,10 @@
  * API end to end. The differential tests feed random changelogs (regular
  * joins) and random timed rows (interval joins) of both sides in a random
  * interleaving, and check that the output, materialized, is the final table
- * a nested loop over the same rows computes, for every join kind.
+ * a nested loop over the same rows computes, for every join kind. The
+ * event-time temporal join (table_temporal_join.c) is checked the same
+ * ways: exact changelogs in the harness, and random inputs against a
+ * brute force.
  */
 #include "table/table_testutil.h"
 #include "table_internal.h"
@@ -82,6 +85,8 @@ static void on_watermark(int64_t wm, void *arg)
     jh_append(j, line);
 }
 
+static void jh_attach(jh *j);
+
 /* Tables of the two schemas (rowtime "ts" when given), joined. */
 static jh *jh_new(const char *lcols, const char *lpk, const char *rcols, const char *rpk,
                   const char *rowtime, unsigned mode, weir_join_kind kind, const char *cond)
@@ -102,6 +107,13 @@ static jh *jh_new(const char *lcols, const char *lpk, const char *rcols, const c
     }
     j->t = weir_table_join(in[0], in[1], kind, cond);
     cr_assert(j->t, "%s", weir_job_error(j->job));
+    jh_attach(j);
+    return j;
+}
+
+/* The harness around j->t's operator. */
+static void jh_attach(jh *j)
+{
     weir_process_spec spec;
     weir_key_spec keys[2];
     cr_assert_eq(weir__table_join_operator(j->t, &spec, keys), 0);
@@ -115,6 +127,30 @@ static jh *jh_new(const char *lcols, const char *lpk, const char *rcols, const c
     };
     char err[256];
     cr_assert_eq(weir_harness_create(&hc, &j->h, err, sizeof err), 0, "%s", err);
+}
+
+/* An event-time temporal join of an insert-only left and a changelog right
+ * (a versioned table: rpk its primary key), both with rowtime "ts", FOR
+ * SYSTEM_TIME AS OF l.ts. */
+static jh *jh_new_temporal(const char *lcols, const char *rcols, const char *rpk,
+                           weir_join_kind kind, const char *cond)
+{
+    jh *j = calloc(1, sizeof *j);
+    j->job = tu_job(&(weir_job_config){.workers = 1, .clock = WEIR_CLOCK_VIRTUAL,
+                                        .parallelism = 1});
+    cr_assert_eq(weir_table_env_create(j->job, NULL, &j->env), 0);
+    j->ls = tt_schema_wm("l", lcols, NULL, "ts", "SOURCE_WATERMARK()");
+    j->rs = tt_schema_wm("r", rcols, rpk, "ts", "SOURCE_WATERMARK()");
+    weir_stream *st[2];
+    weir_schema *ss[2] = {j->ls, j->rs};
+    for (int s = 0; s < 2; s++)
+        st[s] = weir_source_array(j->job, NULL, 0, weir_schema_row_size(ss[s]), NULL);
+    weir_table *l = weir_table_from_stream(j->env, st[0], j->ls);
+    weir_table *r = weir_table_from_changelog_stream(j->env, st[1], j->rs, WEIR_CHANGELOG_ALL);
+    cr_assert(l && r, "%s", weir_job_error(j->job));
+    j->t = weir_table_temporal_join_as(l, "l", r, "r", kind, "l.ts", cond);
+    cr_assert(j->t, "%s", weir_job_error(j->job));
+    jh_attach(j);
     return j;
 }
 
@@ -520,6 +556,212 @@ Test(join, differential_interval, .timeout = 120)
     for (uint64_t seed = 1; seed <= 40; seed++)
         for (int kind = WEIR_JOIN_INNER; kind <= WEIR_JOIN_FULL; kind++)
             differential((weir_join_kind)kind, true, seed * 104729);
+}
+
+/* ---- event-time temporal join ------------------------------------------------------------ */
+
+#define TJ_COLS "k BIGINT, ts TIMESTAMP(3) NOT NULL, v BIGINT"
+#define TJ_RCOLS "k BIGINT NOT NULL, ts TIMESTAMP(3) NOT NULL, v BIGINT"
+
+Test(join, temporal_waits_for_both_watermarks, .timeout = 30)
+{
+    jh *j = jh_new_temporal(TJ_COLS, TJ_RCOLS, "k", WEIR_JOIN_LEFT, "l.k = r.k");
+    char mode[32];
+    weir_changelog_mode_format(weir_table_changelog_mode(j->t), mode, sizeof mode);
+    cr_assert_str_eq(mode, "[I]");
+    cr_assert_str_eq(weir_table_node_name(j->t), "TemporalJoin(joinType=[LeftOuterJoin], "
+                     "where=[l.k = r.k], leftTimeIndex=1, rightTimeIndex=1)");
+    cr_assert_eq(weir_table_rowtime(j->t), 1);
+    jh_row(j, 1, "+I 1|100|10", 100);
+    jh_row(j, 0, "+I 1|150|1", 150);
+    jh_row(j, 0, "+I 2|150|2", 150);
+    jh_wm(j, 0, 200);
+    jh_expect(j, ""); /* the versions' watermark holds them */
+    jh_row(j, 1, "-U 1|100|10", 100); /* no version */
+    jh_row(j, 1, "+U 1|140|14", 140);
+    jh_wm(j, 1, 160);
+    /* in arrival order, each with the version valid at its time; the
+     * watermark passes as it comes */
+    jh_expect(j, "+I[1, 1970-01-01 00:00:00.150, 1, 1, 1970-01-01 00:00:00.140, 14]\n"
+                 "+I[2, 1970-01-01 00:00:00.150, 2, null, null, null]\n"
+                 "WM 160\n");
+    jh_row(j, 1, "-D 1|170|14", 170);
+    jh_row(j, 0, "+I 1|170|3", 170);
+    jh_row(j, 0, "+I 1|169|4", 169);
+    jh_row(j, 1, "+I 1|300|30", 300);
+    jh_wm(j, 1, 400);
+    jh_expect(j, "+I[1, 1970-01-01 00:00:00.170, 3, null, null, null]\n"
+                 "+I[1, 1970-01-01 00:00:00.169, 4, 1, 1970-01-01 00:00:00.140, 14]\n"
+                 "WM 200\n");
+    cr_assert_eq(weir_harness_end(j->h), 0);
+    jh_free(j);
+}
+
+Test(join, temporal_inner_drops_rows_without_version, .timeout = 30)
+{
+    jh *j = jh_new_temporal(TJ_COLS, TJ_RCOLS, "k", WEIR_JOIN_INNER, "l.k = r.k AND l.v < r.v");
+    jh_row(j, 0, "+I 1|50|1", 50);    /* before any version */
+    jh_row(j, 1, "+I 1|100|10", 100);
+    jh_row(j, 0, "+I 1|150|11", 150); /* its version fails l.v < r.v */
+    jh_row(j, 0, "+I 1|150|9", 150);
+    jh_row(j, 0, "+I null|150|9", 150); /* a NULL key meets nothing */
+    jh_wm(j, 0, 1000);
+    jh_wm(j, 1, 1000);
+    jh_expect(j, "+I[1, 1970-01-01 00:00:00.150, 9, 1, 1970-01-01 00:00:00.100, 10]\n"
+                 "WM 1000\n");
+    jh_free(j);
+}
+
+/* One refused temporal join: the message it records. */
+static void temporal_refused(const char *rpk, const char *rowtime, weir_join_kind kind,
+                             const char *as_of, const char *cond, const char *msg)
+{
+    weir_job *job = tu_job(&(weir_job_config){.workers = 1, .parallelism = 1});
+    weir_table_env *env;
+    cr_assert_eq(weir_table_env_create(job, NULL, &env), 0);
+    weir_schema *ls = tt_schema_wm("l", TJ_COLS, NULL, "ts", "SOURCE_WATERMARK()");
+    weir_schema *rs = tt_schema_wm("r", TJ_RCOLS, rpk, rowtime,
+                                   rowtime ? "SOURCE_WATERMARK()" : NULL);
+    weir_stream *a = weir_source_array(job, NULL, 0, weir_schema_row_size(ls), NULL);
+    weir_stream *b = weir_source_array(job, NULL, 0, weir_schema_row_size(rs), NULL);
+    weir_table *l = weir_table_from_stream(env, a, ls);
+    weir_table *r = weir_table_from_changelog_stream(env, b, rs, WEIR_CHANGELOG_ALL);
+    cr_assert(l && r, "%s", weir_job_error(job));
+    cr_assert_null(weir_table_temporal_join_as(l, "l", r, "r", kind, as_of, cond));
+    cr_assert(strstr(weir_job_error(job), msg), "%s", weir_job_error(job));
+    weir_job_destroy(job);
+    weir_table_env_destroy(env);
+    weir_schema_destroy(ls);
+    weir_schema_destroy(rs);
+}
+
+Test(join, temporal_refusals, .timeout = 30)
+{
+    temporal_refused(NULL, "ts", WEIR_JOIN_INNER, "l.ts", "l.k = r.k", "Temporal Table Join "
+                     "requires primary key in versioned table, but no primary key can be found.");
+    temporal_refused("k", NULL, WEIR_JOIN_INNER, "l.ts", "l.k = r.k", "Event-Time Temporal "
+                     "Table Join requires both primary key and row time attribute in versioned "
+                     "table, but no row time attribute can be found.");
+    temporal_refused("k", "ts", WEIR_JOIN_INNER, "l.ts", "l.v = r.v", "Temporal table's primary "
+                     "key [k0] must be included in the equivalence condition of temporal join, "
+                     "but current temporal join condition is [v=v].");
+    temporal_refused("k", "ts", WEIR_JOIN_INNER, "l.v", "l.k = r.k", "Temporal table join "
+                     "currently only supports 'FOR SYSTEM_TIME AS OF' left table's time "
+                     "attribute field");
+    temporal_refused("k", "ts", WEIR_JOIN_FULL, "l.ts", "l.k = r.k", "weir_table_temporal_join: "
+                     "a temporal join is INNER or LEFT");
+}
+
+/* The differential test: random left rows (never behind the join's
+ * watermark when they come) and random versions (+I/+U/-D, -U noise, some
+ * late) with random watermarks on each side, against a brute force: a left
+ * row goes out at the first watermark of both that reaches its time, with
+ * the version of its key of largest time at or below its own among those
+ * come by then (the later of two of the same time), INNER or LEFT. */
+typedef struct tj_ev {
+    int side; /* 0 left, 1 right, 2 a watermark */
+    int64_t k, v, ts;
+    int kind; /* right: 0 +I, 1 +U, 2 -D, 3 -U */
+    int wm_side;
+} tj_ev;
+
+static void temporal_differential(weir_join_kind kind, uint64_t seed)
+{
+    rng_state = seed;
+    jh *j = jh_new_temporal(TJ_COLS, TJ_RCOLS, "k", kind, "l.k = r.k AND l.v <> r.v");
+    j->materialize = true;
+    enum { N = 240 };
+    static tj_ev ev[N];
+    int64_t wm[2] = {0, 0}, t[2] = {1000, 1000};
+    for (int i = 0; i < N; i++) {
+        int64_t jwm = wm[0] < wm[1] ? wm[0] : wm[1];
+        int what = (int)(rnd() % 6); /* a left row, a version, a watermark: 1/3 each */
+        tj_ev e = {.side = what / 2};
+        if (e.side == 2) { /* a watermark on one side, at most its rows' time */
+            e.wm_side = (int)(rnd() % 2);
+            int64_t w = t[e.wm_side] - (int64_t)(rnd() % 20);
+            if (w > wm[e.wm_side])
+                wm[e.wm_side] = w;
+            e.ts = wm[e.wm_side];
+        } else {
+            int s = e.side;
+            t[s] += (int64_t)(rnd() % 12);
+            e.k = (int64_t)(rnd() % 3);
+            e.v = (int64_t)(rnd() % 3);
+            e.ts = t[s];
+            if (s == 0 && e.ts <= jwm)
+                e.ts = jwm + 1 + (int64_t)(rnd() % 5); /* never late */
+            if (s == 1) {
+                int k = (int)(rnd() % 8);
+                e.kind = k < 3 ? 0 : k < 5 ? 1 : k < 7 ? 2 : 3;
+                if (rnd() % 5 == 0)
+                    e.ts -= (int64_t)(rnd() % 60); /* late, perhaps */
+            }
+        }
+        ev[i] = e;
+        static const char *const kinds[] = {"+I", "+U", "-D", "-U"};
+        if (e.side == 2) {
+            jh_wm(j, e.wm_side, e.ts);
+        } else {
+            char text[128];
+            snprintf(text, sizeof text, "%s %lld|%lld|%lld", e.side ? kinds[e.kind] : "+I",
+                     (long long)e.k, (long long)e.ts, (long long)e.v);
+            jh_row(j, e.side, text, e.ts);
+        }
+    }
+    cr_assert_eq(weir_harness_end(j->h), 0, "%s", weir_harness_last_error(j->h));
+    /* the brute force */
+    static char want[4096][ROWLEN];
+    static int wc[4096];
+    int nw = 0;
+    for (int a = 0; a < N; a++) {
+        if (ev[a].side != 0)
+            continue;
+        /* the first watermark after it at which the watermark of both reaches it */
+        int64_t w[2] = {0, 0};
+        int out_at = N;
+        for (int i = 0; i < N; i++) {
+            if (ev[i].side == 2)
+                w[ev[i].wm_side] = ev[i].ts;
+            if (i > a && ev[i].side == 2 && (w[0] < w[1] ? w[0] : w[1]) >= ev[a].ts) {
+                out_at = i;
+                break;
+            }
+        }
+        int best = -1;
+        for (int b = 0; b < out_at; b++) {
+            if (ev[b].side != 1 || ev[b].kind == 3 || ev[b].k != ev[a].k || ev[b].ts > ev[a].ts)
+                continue;
+            if (best < 0 || ev[b].ts >= ev[best].ts)
+                best = b;
+        }
+        bool joined = best >= 0 && ev[best].kind != 2 && ev[best].v != ev[a].v;
+        if (!joined && kind != WEIR_JOIN_LEFT)
+            continue;
+        char lb[120], rb[120], line[ROWLEN];
+        fmt_side(lb, sizeof lb, true, ev[a].k, ev[a].v, true, ev[a].ts);
+        if (joined)
+            fmt_side(rb, sizeof rb, true, ev[best].k, ev[best].v, true, ev[best].ts);
+        else
+            fmt_side(rb, sizeof rb, false, 0, 0, true, 0);
+        snprintf(line, sizeof line, "[%s, %s]", lb, rb);
+        add_line(want, wc, &nw, line);
+    }
+    char *expected = final_text(want, wc, nw);
+    char *got = final_text(j->rows, j->counts, j->nrows);
+    cr_assert_str_eq(got, expected, "kind %d seed %llu:\ngot:\n%s\nwant:\n%s", (int)kind,
+                     (unsigned long long)seed, got, expected);
+    free(expected);
+    free(got);
+    jh_free(j);
+}
+
+Test(join, differential_temporal, .timeout = 120)
+{
+    for (uint64_t seed = 1; seed <= 60; seed++) {
+        temporal_differential(WEIR_JOIN_INNER, seed * 15485863);
+        temporal_differential(WEIR_JOIN_LEFT, seed * 32452843);
+    }
 }
 
 /* ---- the DataStream interval join ---------------------------------------------------------- */

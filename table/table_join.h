@@ -1,0 +1,86 @@
+/* table_join.h — the join engine's configuration, shared by the regular
+ * and interval joins (table_join.c, which plans them all) and the
+ * event-time temporal join's operator (table_temporal_join.c). Internal to
+ * table/.
+ */
+#ifndef WEIR_TABLE_JOIN_H
+#define WEIR_TABLE_JOIN_H
+
+#include "table_internal.h"
+#include "weir/operator.h"
+
+#define JOIN_MAX_KEYS 64
+
+typedef struct join_side {
+    const weir_schema *s;
+    int first;          /* its first column in the output row */
+    bool outer;         /* padded with NULLs when it has no partner */
+    int nkeys;
+    int keys[JOIN_MAX_KEYS];
+    /* the state's map key: a unique key's bytes (ukey.nkeys > 0), or the row */
+    weir__key ukey;
+    bool has_ukey;
+    bool key_holds_ukey; /* JoinKeyContainsUniqueKey */
+    uint32_t mkey_size;
+    uint32_t val_size;
+    int rowtime;        /* interval and temporal joins: its time column */
+} join_side;
+
+typedef struct join_keyer {
+    const struct join_impl *j;
+    int side;
+} join_keyer;
+
+typedef struct join_key_part {
+    weir_type type;  /* the column's type on each side may differ ... */
+    bool flag;       /* a null flag byte */
+    bool as_bigint;  /* ... as two integer types: compared as BIGINT */
+    uint32_t width;  /* value bytes in the key */
+} join_key_part;
+
+typedef struct join_impl {
+    join_side side[2];
+    weir_join_kind kind;
+    int nkeys;
+    join_key_part part[JOIN_MAX_KEYS];
+    size_t key_size;
+    join_keyer keyer[2];
+    weir_expr *filter; /* over the output row; NULL: none */
+    const weir_schema *out;
+    bool virtual_clock;
+    /* interval join: left.ts - right.ts in [lower, upper] */
+    bool interval;
+    bool proctime; /* on the job clock (ProcTimeIntervalJoin) */
+    int64_t ttl_ms; /* regular join: 'table.exec.state.ttl' of its rows' state (0: none) */
+    int64_t lower, upper;
+    int64_t rel_size[2]; /* left: -lower, right: upper */
+    int64_t min_cleanup;
+    int64_t delay;
+    const char *name;
+    /* weir_stream_interval_join: elements of the user's streams (not rows),
+     * times their record timestamps, pairs handed to fn, no hold-back */
+    bool raw;
+    size_t elem_size[2];
+    weir_interval_join_fn fn;
+    void *arg;
+    char *own_name;
+    /* temporal join (table_temporal_join.c): the right side a versioned
+     * table, each left row joined with the version valid at its time */
+    bool temporal;
+} join_impl;
+
+/* A row's join key into `key` (a weir_key_spec's extract; arg a join_keyer). */
+void weir__join_key_extract(const void *elem, void *key, void *arg);
+/* Whether a row of side sd has a NULL in its join key (it meets no partner). */
+bool weir__join_key_has_null(const join_side *sd, const unsigned char *row);
+/* Side s's columns of the output row `out`: row's, or NULLs (row NULL). */
+void weir__join_put_side(const join_impl *j, unsigned char *out, int s, const unsigned char *row);
+/* The rest of ON on the pair in the output row `out`: 1 pass, 0 not, < 0
+ * failed (ctx failed); scratch is the filter's scratch. */
+int weir__join_pair_passes(weir_ctx *ctx, const join_impl *j, unsigned char *out,
+                           unsigned char *scratch);
+
+/* The temporal join's operator (table_temporal_join.c). */
+extern const weir_operator_vtable weir__temporal_join_vtable;
+
+#endif
