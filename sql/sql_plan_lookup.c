@@ -81,15 +81,6 @@ weir_table *sql_plan_for_system_time(planner *p, const sql_join *j, weir_table *
         else
             return sql_fail(p->s, p->sc, j->from_name.start, "unknown table '%s'", name);
     }
-    if (c == weir_table_rowtime(t)) {
-        /* an event-time temporal join: the versioned table needs a primary
-         * key and a rowtime (Flink's TemporalJoinUtil checks) */
-        if (!r || r->view || weir_schema_primary_key_count(r->schema) == 0)
-            return sql_fail(p->s, p->sc, j->from_name.start, "Temporal Table Join requires "
-                            "primary key in versioned table, but no primary key can be found.");
-        return sql_fail(p->s, p->sc, j->for_time_at.start, "not supported: FOR SYSTEM_TIME AS "
-                        "OF a rowtime (an event-time temporal join)");
-    }
     /* a processing-time attribute: a lookup join, if the table can be
      * looked up; Flink plans any other table into a processing-time
      * temporal join, which it refuses */
