@@ -593,6 +593,10 @@ int weir__window_join_match(weir_table_env *env, const weir_table *left, const w
 weir_table *weir__window_join(weir_table *left, weir_table *right, weir_join_kind kind,
                               int nkeys, const int (*keys)[2], weir_expr *filter,
                               weir_schema *schema, const char *cond_text);
+/* A window join node's operator and key specs (for a harness), or
+ * WEIR_EINVAL when t is not one. */
+int weir__window_join_operator(const weir_table *t, weir_process_spec *spec,
+                               weir_key_spec keys[2]);
 
 /* Refuses what an OVER aggregate, a rank or a sort cannot read
  * (table_over.c): an updating t, naming `node` and the node of the updates,

@@ -36,6 +36,7 @@
 #include "table_internal.h"
 #include "weir/error.h"
 #include "weir/operator.h"
+#include "weir/operator_builtin.h"
 #include "weir/state.h"
 #include "weir/window.h"
 
@@ -46,7 +47,7 @@ typedef struct wj_side {
     int first;    /* its first column in the output row */
     bool outer;   /* padded with NULLs when it has no partner */
     int keys[WJ_MAX_KEYS];
-    int wend;     /* its window_end column */
+    int wstart, wend; /* its window_start and window_end columns */
 } wj_side;
 
 typedef struct wj_key_part {
@@ -250,9 +251,13 @@ static int wj_record(weir_ctx *ctx, int input, const void *elem, int64_t ts)
     wj_state *st = weir_ctx_state(ctx);
     bool taken = false;
     int r = 0;
+    int64_t missed_start, missed_end, missed_every = 0;
     if (!j->raw) {
         weir__val v;
+        weir__load_value(j->side[input].s, elem, j->side[input].wstart, &v);
+        missed_start = v.i;
         weir__load_value(j->side[input].s, elem, j->side[input].wend, &v);
+        missed_end = v.i;
         r = add_to_window(ctx, j, st, input, elem, v.i, &taken);
     } else {
         /* the element's windows, as the window operator assigns them */
@@ -263,17 +268,22 @@ static int wj_record(weir_ctx *ctx, int input, const void *elem, int64_t ts)
             int64_t period = ts - floor_mod(ts - w->offset_ms, w->size_ms);
             for (int64_t end = last + step; r == 0 && end <= period + w->size_ms; end += step)
                 r = add_to_window(ctx, j, st, input, elem, end, &taken);
+            missed_start = period; /* its period's largest window */
+            missed_end = period + w->size_ms;
         } else {
             for (int64_t start = last; r == 0 && start > ts - w->size_ms; start -= step)
                 r = add_to_window(ctx, j, st, input, elem, start + w->size_ms, &taken);
+            missed_start = last;
+            missed_end = last + w->size_ms;
+            missed_every = w->kind == WEIR_WINDOW_SLIDING ? step : 0;
         }
     }
     if (r)
         return r;
     if (taken)
         weir_ctx_count(ctx, WEIR_COUNTER_ABSORBED, 1);
-    else
-        weir_ctx_count(ctx, WEIR_COUNTER_LATE_DROPPED, 1);
+    else /* counted as late_dropped and reported with the window it missed */
+        weir_ctx_report_late(ctx, elem, ts, missed_start, missed_end, missed_every, true);
     return 0;
 }
 
@@ -341,6 +351,16 @@ static int join_window(weir_ctx *ctx, const wj_impl *j, wj_state *st,
     return 0;
 }
 
+/* The window_start of a window's rows (the first row's). */
+static int64_t window_start_of(const wj_impl *j, const unsigned char *const rows[2],
+                               const size_t n[2])
+{
+    int s = n[0] ? 0 : 1;
+    weir__val v;
+    weir__load_value(j->side[s].s, rows[s], j->side[s].wstart, &v);
+    return v.i;
+}
+
 /* The user's function over a window's elements (weir_stream_window_join). */
 static int raw_window(weir_ctx *ctx, const wj_impl *j, const unsigned char *const rows[2],
                       const size_t n[2], int64_t end)
@@ -367,6 +387,8 @@ static int wj_timer(weir_ctx *ctx, const weir_timer *timer)
     size_t n[2];
     for (int s = 0; s < 2; s++)
         rows[s] = weir_state_list_get(ctx, st->list[s], end, &n[s]);
+    weir_ctx_report_window_fire(ctx, j->raw ? raw_start(j, end) : window_start_of(j, rows, n),
+                                end, 1, (int64_t)(n[0] + n[1]));
     int r = j->raw ? raw_window(ctx, j, rows, n, end)
                    : join_window(ctx, j, st, rows, n, timer->timestamp);
     for (int s = 0; s < 2; s++)
@@ -563,6 +585,7 @@ weir_table *weir__window_join(weir_table *left, weir_table *right, weir_join_kin
         sd->first = s == 0 ? 0 : left->schema->ncols;
         sd->outer = s == 0 ? (kind == WEIR_JOIN_LEFT || kind == WEIR_JOIN_FULL)
                            : (kind == WEIR_JOIN_RIGHT || kind == WEIR_JOIN_FULL);
+        sd->wstart = in[s]->wstart;
         sd->wend = in[s]->wend;
         j->keyer[s] = (wj_keyer){.j = j, .side = s};
     }
@@ -610,6 +633,27 @@ weir_table *weir__window_join(weir_table *left, weir_table *right, weir_join_kin
     snprintf(uid, sizeof uid, "WindowJoin-%016llx", (unsigned long long)h);
     t->stream = weir_stream_set_uid(t->stream, uid);
     return t->stream ? t : NULL;
+}
+
+int weir__window_join_operator(const weir_table *t, weir_process_spec *spec,
+                               weir_key_spec keys[2])
+{
+    if (!t || t->impl_free != wj_impl_free)
+        return WEIR_EINVAL;
+    const wj_impl *j = t->impl;
+    *spec = (weir_process_spec){
+        .name = t->name,
+        .kind = "table_window_join",
+        .vtable = &wj_vtable,
+        .impl = (void *)j,
+        .out_size = t->schema->row_size,
+        .parallelism = 1,
+        .accounting = WEIR_ACCOUNTING_ANY,
+    };
+    for (int s = 0; s < 2; s++)
+        keys[s] = (weir_key_spec){.key_size = j->key_size, .extract = wj_key_extract,
+                                  .arg = (void *)&j->keyer[s]};
+    return 0;
 }
 
 /* ---- the DataStream window join ---------------------------------------------------------- */
