@@ -386,13 +386,19 @@ static bool source_alias(parser *p, sql_span *alias)
     return true;
 }
 
+/* A window join reads its window TVFs through subqueries, as Flink's
+ * documentation writes it. */
+#define TVF_JOINED "a window TVF joined without a subquery around it (a window join reads " \
+                   "(SELECT * FROM TABLE(...)))"
+
 /* The source of a join: a table or view, or (query). */
 static bool join_source(parser *p, sql_join *j)
 {
     if (is_word(p, "LATERAL") || is_word(p, "UNNEST") ||
         (is_word(p, "TABLE") && sql_tok_sym(p->text, peek(p, 1), "("))) {
-        unsupported(p, cur(p), is_word(p, "TABLE") ? "a window join (a window TVF joined)"
-                    : is_word(p, "LATERAL") ? "LATERAL" : "UNNEST");
+        unsupported(p, cur(p), is_word(p, "TABLE")     ? TVF_JOINED
+                               : is_word(p, "LATERAL") ? "LATERAL"
+                                                       : "UNNEST");
         return false;
     }
     if (accept_sym(p, "(")) {
@@ -486,7 +492,7 @@ static bool source(parser *p, sql_query *q)
         return false;
     while (joins_here(p) || is_sym(p, ",")) {
         if (q->from_kind == SQL_FROM_WINDOW) {
-            unsupported(p, cur(p), "a window join (a window TVF joined)");
+            unsupported(p, cur(p), TVF_JOINED);
             return false;
         }
         if (!join(p, q))

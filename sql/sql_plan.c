@@ -1101,7 +1101,8 @@ static weir_table *plan_grouped(planner *p, const sql_query *q, weir_table *t)
 
 static bool is_grouped(const sql_query *q)
 {
-    if (q->ngroup || q->group_window.kind || q->having_ast || q->from_kind == SQL_FROM_WINDOW)
+    if (q->ngroup || q->group_window.kind || q->having_ast ||
+        (q->from_kind == SQL_FROM_WINDOW && q->from_window.kind == SQL_WINDOW_SESSION))
         return true;
     for (int i = 0; i < q->nitems; i++)
         if (has_aggregate(q->items[i].ast))
@@ -1296,6 +1297,14 @@ static weir_table *plan_body_in(planner *p, const sql_query *q)
     weir_table *t = plan_from(p, q);
     if (!t)
         return NULL;
+    if (q->from_kind == SQL_FROM_WINDOW && !is_grouped(q)) {
+        /* a window TVF's rows as a table (what a window join reads) */
+        weir_table_window tw;
+        if (!(t = window_time(p, &q->from_window, t)) || window_of(p, &q->from_window, true, t, &tw))
+            return NULL;
+        if (!(t = weir_table_window_tvf(t, &tw)))
+            return table_fail(p, q->from_window.at.start);
+    }
     return plan_after_from(p, q, t);
 }
 

@@ -826,6 +826,10 @@ static weir_table *where_core(weir_table *in, weir_expr *pred, const char *what)
     t->rowtime = in->rowtime;
     t->proctime = in->proctime;
     t->rowtime2 = in->rowtime2;
+    t->windowed = in->windowed;
+    t->window = in->window;
+    t->wstart = in->wstart;
+    t->wend = in->wend;
     if (weir__table_set_unique_key(t, in->ukey, in->nukey))
         return weir__table_fail(env, WEIR_ENOMEM, "%s: out of memory", what);
     return plan_calc(t, impl, what);
@@ -942,6 +946,12 @@ static weir_table *select_core(weir_table *in, weir_expr **items, int n, const c
     for (int i = 0; t->proctime < 0 && i < n; i++)
         if (weir__expr_is_proctime(impl->items[i]))
             t->proctime = i;
+    if (in->windowed && map[in->wstart] >= 0 && map[in->wend] >= 0) {
+        t->windowed = true;
+        t->window = in->window;
+        t->wstart = map[in->wstart];
+        t->wend = map[in->wend];
+    }
     if (in->rowtime2 >= 0) {
         /* an interval join's two time attributes: the second one kept alone
          * becomes the rowtime, and the records' timestamps are its values */

@@ -522,6 +522,13 @@ struct weir_table {
     char *settings;      /* settings_json of its operator */
     void *impl;          /* the operator's configuration, owned */
     void (*impl_free)(void *impl);
+    /* Window properties (Flink's RelWindowProperties): the event-time
+     * window of a window TVF's or a window aggregate's rows, kept by what
+     * keeps window_start and window_end as bare columns (a projection, a
+     * filter); what a window join recognizes (table_window_join.c). */
+    bool windowed;
+    weir_table_window window;
+    int wstart, wend; /* their columns */
 };
 
 /* A new node (name formatted), linked into env; NULL after recording an
@@ -583,6 +590,23 @@ void *weir__table_refuse_updates(weir_table *t, const char *what);
  * insert-only. */
 const weir_table *weir__table_update_producer(const weir_table *t);
 
+
+/* The window join (table_window_join.c). Whether a join of left and right
+ * whose ON equates the column pairs keys[i] (left column, right column) is
+ * one, as Flink's WindowJoinUtil decides: 1 (both inputs windowed alike,
+ * their window starts and window ends equated), 0 (not one), -1 (refused:
+ * env failed). */
+int weir__window_join_match(weir_table_env *env, const weir_table *left, const weir_table *right,
+                            int nkeys, const int (*keys)[2], const char *cond_text);
+/* The window join node (after weir__window_join_match said 1): filter (the
+ * rest of ON over schema, may be NULL) and schema, the output's, taken over. */
+weir_table *weir__window_join(weir_table *left, weir_table *right, weir_join_kind kind,
+                              int nkeys, const int (*keys)[2], weir_expr *filter,
+                              weir_schema *schema, const char *cond_text);
+/* A window join node's operator and key specs (for a harness), or
+ * WEIR_EINVAL when t is not one. */
+int weir__window_join_operator(const weir_table *t, weir_process_spec *spec,
+                               weir_key_spec keys[2]);
 
 /* Refuses what an OVER aggregate, a rank or a sort cannot read
  * (table_over.c): an updating t, naming `node` and the node of the updates,

@@ -1103,6 +1103,20 @@ static weir_table *join_tree(weir_table *left, const weir_expr_scope *lsc, weir_
         return weir__table_fail(env, WEIR_EINVAL, "Invalid join condition: %s. At least one "
                                 "equi-join predicate is required.", cond_text);
     }
+    /* two inputs windowed alike, ON their window starts and ends: a window
+     * join (table_window_join.c) */
+    int wj = weir__window_join_match(env, left, right, p.nkeys, (const int (*)[2])p.keys,
+                                     cond_text);
+    if (wj) {
+        if (wj > 0 && out_scope)
+            join_scope(&p, schema, out_scope);
+        if (wj > 0)
+            return weir__window_join(left, right, kind, p.nkeys, (const int (*)[2])p.keys,
+                                     filter, schema, cond_text);
+        weir_expr_destroy(filter);
+        weir_schema_destroy(schema);
+        return NULL;
+    }
     bool interval = p.has_lower && p.has_upper;
     bool proctime = interval && p.time_kind == 2;
     weir_table *t;

@@ -1108,6 +1108,10 @@ weir_table *weir_table_window_tvf(weir_table *in, const weir_table_window *w)
         f->same_layout = t->schema->cols[c].offset == is->cols[c].offset;
     t->mode = WEIR_CHANGELOG_INSERT_ONLY;
     t->rowtime = is->ncols + 2;
+    t->windowed = true;
+    t->window = *w;
+    t->wstart = is->ncols;
+    t->wend = is->ncols + 1;
     weir_process_spec spec = {
         .name = t->name,
         .kind = "table_window_tvf",

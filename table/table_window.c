@@ -840,6 +840,16 @@ static weir_table *window_core(weir_table *in, const weir_table_window *w, const
     if (!(impl->key = weir__key_plan(env, src->schema, kbuf, what)) ||
         describe_output(env, in, impl, t) || add_window_operator(env, t, impl, src, assigner))
         goto fail;
+    /* window properties, for a window join after it: both bounds selected */
+    t->wstart = t->wend = -1;
+    for (int i = 0; i < impl->nitems; i++) {
+        if (impl->items[i].win == WIN_START && t->wstart < 0)
+            t->wstart = i;
+        else if (impl->items[i].win == WIN_END && t->wend < 0)
+            t->wend = i;
+    }
+    t->windowed = !w->proctime && w->kind != WEIR_TABLE_SESSION && t->wstart >= 0 && t->wend >= 0;
+    t->window = *w;
     free(kbuf);
     return t;
 

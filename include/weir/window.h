@@ -430,6 +430,41 @@ WEIR_EXPORT int weir_window_operator(const weir_window_spec *spec, size_t in_siz
                                      size_t key_size, weir_process_spec *out, char *errbuf,
                                      size_t errsize);
 
+/* ---- window joins ------------------------------------------------------------
+ * Flink's `a.join(b).where(k).equalTo(k).window(assigner).apply(fn)` and
+ * `a.coGroup(b)...window(assigner).apply(fn)`: the elements of both keyed
+ * streams (weir_stream_key_by, keys of the same size) with equal keys and in
+ * the same event-time window, when the watermark reaches the window's end - 1.
+ * fn is called for each pair of a left and a right element of a key's window
+ * (an inner join: a window with elements on one side only calls nothing);
+ * cogroup once for each key's window that has elements on either side, with
+ * all of both sides' elements (in arrival order; n may be 0). Windows:
+ * tumbling, sliding or cumulative over event time (no merging ones). An
+ * element whose every window fired already is late: dropped and counted
+ * (late_dropped); allowed lateness is 0. The functions emit with weir_emit,
+ * their results' timestamp window_end - 1 (the window's max timestamp, as
+ * Flink's). Each window's elements wait in keyed list state (namespace: the
+ * window's end) under an event-time timer, so checkpoints and rescaling
+ * carry them; the operator runs on the SQL window join's engine
+ * (table/table_window_join.c). fn and cogroup return 0, or a negative
+ * WEIR_E* code to fail the job. */
+typedef int (*weir_window_join_fn)(weir_ctx *ctx, const void *left, const void *right,
+                                   int64_t window_start, int64_t window_end, void *arg);
+typedef int (*weir_window_cogroup_fn)(weir_ctx *ctx, const void *left, size_t nleft,
+                                      const void *right, size_t nright, int64_t window_start,
+                                      int64_t window_end, void *arg);
+typedef struct weir_window_join_spec {
+    const char *name;             /* NULL: "WindowJoin"; copied */
+    weir_window_assigner window;  /* weir_window_tumbling, _sliding or _cumulative */
+    weir_window_join_fn fn;       /* one of fn (join) ... */
+    weir_window_cogroup_fn cogroup; /* ... and cogroup (coGroup) */
+    void *arg;
+    size_t out_size;              /* required */
+    int parallelism;              /* 0: the job's default */
+} weir_window_join_spec;
+WEIR_EXPORT weir_stream *weir_stream_window_join(weir_stream *left, weir_stream *right,
+                                                 const weir_window_join_spec *spec);
+
 #ifdef __cplusplus
 }
 #endif
