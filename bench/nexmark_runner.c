@@ -71,16 +71,20 @@ static const nexmark_query queries[] = {
     {"q1", 158e3, false, NULL},
     {"q2", 175e3, false, NULL},
     {"q3", 152e3, true, NULL},
-    {"q4", 34.3e3, true, "the binder: a join's BETWEEN over both sides' times, under GROUP BY"},
-    {"q5", 22.1e3, true, "the binder: HOP window aggregates joined on their window bounds"},
-    {"q6", 0, true, "OVER over an updating input (the closing prices)"},
+    {"q4", 34.3e3, true,
+     "the binder: a derived table's columns named by its alias (closing.category)"},
+    {"q5", 22.1e3, true,
+     "the binder: a derived table's columns named by its alias (per_auction.wstart)"},
+    {"q6", 0, true, "OVER over an updating input, ordered by a time that is not a time attribute"},
     {"q7", 12.3e3, true, NULL},
     {"q8", 146e3, true, NULL},
-    {"q9", 14.2e3, true, "the binder: Top-1 (ROW_NUMBER) over a join with a.*"},
+    {"q9", 14.2e3, true, "the binder: a table's columns as a.* in a select list"},
     {"q10", 57.8e3, false, NULL},
-    {"q11", 39.7e3, true, "the binder: SESSION group windows (SESSION_START, SESSION_END)"},
-    {"q12", 75.7e3, true, "the binder: a TUMBLE group window over PROCTIME() of a subquery"},
-    {"q13", 131e3, false, "the lookup join (FOR SYSTEM_TIME AS OF) of a filesystem table"},
+    {"q11", 39.7e3, true,
+     "the binder: a qualified column in a group window (SESSION(b.dateTime, ...))"},
+    {"q12", 75.7e3, true,
+     "the binder: a qualified column in a group window (TUMBLE(b.arrived, ...))"},
+    {"q13", 131e3, false, "the lookup join (FOR SYSTEM_TIME AS OF a filesystem table)"},
     {"q14", 161e3, false, NULL},
     {"q15", 72.4e3, true, NULL},
     {"q16", 18.7e3, true, NULL},
@@ -381,8 +385,14 @@ static void run_query(const nx_options *o, const char *source_sql, nx_row *row)
     }
     char source_name[4200];
     snprintf(source_name, sizeof source_name, "%s/nexmark.sql", o->dir);
-    if (substitute(&t, source_sql, source_name, ph, nph, row->err, sizeof row->err) < 0 ||
-        substitute(&t, query_sql, path, ph, nph, row->err, sizeof row->err) < 0)
+    if (substitute(&t, source_sql, source_name, ph, nph, row->err, sizeof row->err) < 0)
+        goto failed;
+    text_add(&t, "\n", 1);
+    int query_line = 1; /* the line of the text where qN.sql begins */
+    for (size_t i = 0; i < t.len; i++)
+        query_line += t.s[i] == '\n';
+    int set_lines = q->stateful && o->checkpoint_ms > 0 ? 3 : 0;
+    if (substitute(&t, query_sql, path, ph, nph, row->err, sizeof row->err) < 0)
         goto failed;
     if (t.oom) {
         snprintf(row->err, sizeof row->err, "out of memory");
@@ -402,7 +412,21 @@ static void run_query(const nx_options *o, const char *source_sql, nx_row *row)
     }
     r = weir_sql_execute(s, t.s, t.len);
     if (r) {
-        snprintf(row->err, sizeof row->err, "%s", weir_sql_error(s));
+        /* "line L, column C: ..." of the text: said of the file it is in */
+        const char *e = weir_sql_error(s);
+        int line, column, at = 0;
+        if (sscanf(e, "line %d, column %d:%n", &line, &column, &at) == 2 && at > 0) {
+            if (line >= query_line)
+                snprintf(row->err, sizeof row->err, "%s.sql: line %d, column %d:%s", q->name,
+                         line - query_line + 1, column, e + at);
+            else if (line > set_lines)
+                snprintf(row->err, sizeof row->err, "nexmark.sql: line %d, column %d:%s",
+                         line - set_lines, column, e + at);
+            else
+                snprintf(row->err, sizeof row->err, "the checkpoint settings: %s", e);
+        } else {
+            snprintf(row->err, sizeof row->err, "%s", e);
+        }
         goto failed;
     }
     if (rt.jobs != 1) {
