@@ -357,7 +357,8 @@ static void run_query(const nx_options *o, const char *source_sql, nx_row *row)
     snprintf(tmpl, sizeof tmpl, "%s/weir-nexmark-%s-XXXXXX", tmp && *tmp ? tmp : "/tmp", q->name);
     if (!mkdtemp(tmpl)) {
         row->failed = true;
-        snprintf(row->err, sizeof row->err, "cannot make a folder %.900s: %s", tmpl, strerror(errno));
+        snprintf(row->err, sizeof row->err, "cannot make a folder %.900s: %s", tmpl,
+                 strerror(errno));
         return;
     }
     snprintf(path, sizeof path, "%s/%s.sql", o->dir, q->name);
