@@ -328,6 +328,13 @@ int bench_job_time(weir_job *job, bench_result *out, char *err, size_t errsize);
 int bench_verify(const bench_acc *acc, int n, int64_t records, bench_shape shape, bool check_sum,
                  char *err, size_t errsize);
 
+/* ---- Nexmark (nexmark_runner.c) -------------------------------------------- */
+
+/* `weir-bench --nexmark ...`: the Nexmark suite's queries in weir's SQL
+ * (bench/README.md, "Nexmark"); takes the whole command line and returns
+ * the exit status. */
+int bench_nexmark_main(int argc, char **argv);
+
 /* ---- the soak (soak.c) ------------------------------------------------------ */
 
 /* `weir-bench --soak MINUTES` / `--soak-seconds N`: one windowed, keyed,

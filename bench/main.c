@@ -89,6 +89,8 @@ static void usage(FILE *out)
             "                       1000000 records/s) at the first --parallelism (default 2);\n"
             "                       checks count and checksum, and that RSS stays flat\n"
             "  --soak-seconds N     the same for N seconds\n"
+            "  --nexmark [LIST|all] instead of the scenarios: the Nexmark queries in weir's\n"
+            "                       SQL (--nexmark --help lists their options)\n"
             "  --help               this text\n"
             "\n"
             "Exit status: 0, or 1 if a run failed (an engine error, lost or corrupted\n"
@@ -502,6 +504,11 @@ static void set_load_paces(const options *o, bench_row *rows, int nrows, const b
 
 int main(int argc, char **argv)
 {
+    /* --nexmark: the Nexmark suite's SQL queries instead (nexmark_runner.c) */
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--nexmark") == 0 || strncmp(argv[i], "--nexmark=", 10) == 0)
+            return bench_nexmark_main(argc, argv);
+    }
     build_table();
     options o;
     if (parse_options(argc, argv, &o) < 0)

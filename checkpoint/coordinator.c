@@ -71,13 +71,28 @@ static const char *node_uid(const weir__node *n)
     return n->uid ? n->uid : n->name;
 }
 
+/* The longest part of a uid a state file's name keeps: the store takes
+ * names under 200 bytes, and a name gains "-<subtask>" and may gain
+ * "~<node id>" (make_names). */
+#define FILE_NAME_UID_MAX 120
+
 /* A state file's name: the uid with every byte that is not a letter, digit,
- * '.', '-' made '_' (a name is any text), then "-<subtask>". */
+ * '.', '-' made '_' (a name is any text), then "-<subtask>". A uid longer
+ * than FILE_NAME_UID_MAX (SQL names an operator by its whole expression
+ * text) keeps its first 103 bytes and "~" and 16 hex digits of a hash of
+ * the whole uid, so that long uids that begin alike still differ. */
 static char *file_name(const weir__node *n, int subtask)
 {
     const char *uid = node_uid(n);
     size_t len = strlen(uid);
-    char *s = malloc(len + 24);
+    uint64_t hash = 0;
+    if (len > FILE_NAME_UID_MAX) {
+        hash = UINT64_C(14695981039346656037); /* FNV-1a */
+        for (size_t i = 0; i < len; i++)
+            hash = (hash ^ (unsigned char)uid[i]) * UINT64_C(1099511628211);
+        len = FILE_NAME_UID_MAX - 17;
+    }
+    char *s = malloc(len + 48);
     if (!s)
         return NULL;
     for (size_t i = 0; i < len; i++) {
@@ -88,6 +103,8 @@ static char *file_name(const weir__node *n, int subtask)
     }
     if (s[0] == '_')
         s[0] = 'x'; /* the store reserves names that start with '_' or '.' */
+    if (hash)
+        len += (size_t)snprintf(s + len, 24, "~%016" PRIx64, hash);
     snprintf(s + len, 24, "-%d", subtask);
     return s;
 }

@@ -1,5 +1,5 @@
 # Install rules: what `cmake --install build --prefix P` puts under P, in
-# five components that are also the five Debian packages
+# six components that are also the six Debian packages
 # (cmake/WeirPackaging.cmake):
 #   runtime  lib/libweir.so.<ABI>... (package libweir<ABI>)
 #   connector_kafka
@@ -8,10 +8,14 @@
 #            lib/libweir-file.so.<ABI>... (package libweir-file<ABI>; not
 #            plain "file": cmake_install.cmake's own loops set a variable of
 #            that name, which its if(... STREQUAL "file") would read)
+#   connector_nexmark
+#            lib/libweir-nexmark.so.<ABI>... (package libweir-nexmark<ABI>)
 #   dev      include/weir.h, include/weir/*.h, lib/libweir.so, lib/libweir.a,
 #            lib/libweir-kafka.so and .a, lib/libweir-file.so and .a,
+#            lib/libweir-nexmark.so and .a,
 #            lib/pkgconfig/weir.pc, weir-static.pc, weir-kafka.pc,
 #            weir-kafka-static.pc, weir-file.pc, weir-file-static.pc,
+#            weir-nexmark.pc, weir-nexmark-static.pc,
 #            lib/cmake/weir/*.cmake, share/doc/weir
 #            (package libweir-dev)
 #   tools    bin/weir, share/weir/viewer/index.html (package weir-tools)
@@ -29,7 +33,7 @@ if(weir_libdir_is_system EQUAL -1)
     file(RELATIVE_PATH weir_bin_to_lib "${CMAKE_INSTALL_FULL_BINDIR}" "${CMAKE_INSTALL_FULL_LIBDIR}")
     set_target_properties(weir-cli PROPERTIES INSTALL_RPATH "$ORIGIN/${weir_bin_to_lib}")
   endif()
-  set_target_properties(weir-kafka weir-file PROPERTIES INSTALL_RPATH "$ORIGIN")
+  set_target_properties(weir-kafka weir-file weir-nexmark PROPERTIES INSTALL_RPATH "$ORIGIN")
 endif()
 
 set_target_properties(weir_static PROPERTIES EXPORT_NAME weir_static)
@@ -37,7 +41,7 @@ install(TARGETS weir weir_static EXPORT weirTargets
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT runtime NAMELINK_COMPONENT dev
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT dev
   INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
-foreach(connector kafka file)
+foreach(connector kafka file nexmark)
   install(TARGETS weir-${connector} weir-${connector}-static EXPORT weirTargets
     LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT connector_${connector}
       NAMELINK_COMPONENT dev
@@ -51,9 +55,9 @@ install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/weir
 
 # The CMake package: find_package(weir) gives weir::weir (libweir.so),
 # weir::weir_static (libweir.a), and the connectors' libraries, always:
-# weir::weir-kafka and weir::weir-file (which bring weir::weir),
-# weir::weir-kafka-static and weir::weir-file-static (which bring
-# weir::weir_static). The static libraries' dependencies weirConfig.cmake
+# weir::weir-kafka, weir::weir-file and weir::weir-nexmark (which bring
+# weir::weir), weir::weir-kafka-static, weir::weir-file-static and
+# weir::weir-nexmark-static (which bring weir::weir_static). The static libraries' dependencies weirConfig.cmake
 # finds with pkg-config.
 install(EXPORT weirTargets NAMESPACE weir:: DESTINATION ${WEIR_CMAKE_DIR} COMPONENT dev)
 configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/weirConfig.cmake.in
@@ -126,9 +130,10 @@ configure_file(${PROJECT_SOURCE_DIR}/cmake/weir-static.pc.in ${PROJECT_BINARY_DI
 install(FILES ${PROJECT_BINARY_DIR}/weir.pc ${PROJECT_BINARY_DIR}/weir-static.pc
   DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig COMPONENT dev)
 
-# weir-kafka.pc and weir-file.pc (Requires: weir; their own dependencies in
+# weir-kafka.pc, weir-file.pc and weir-nexmark.pc (Requires: weir; their own dependencies in
 # Libs.private; weir-kafka's Requires.private: weir-file, which
-# libweir-kafka.so links), weir-kafka-static.pc and weir-file-static.pc
+# libweir-kafka.so links), weir-kafka-static.pc, weir-file-static.pc and
+# weir-nexmark-static.pc
 # (Requires: weir-static, and weir-file-static for weir-kafka-static; the
 # archive by its path, then its dependencies, as weir-static.pc).
 # pkg-config puts a package's Libs before those of the packages it
@@ -136,7 +141,8 @@ install(FILES ${PROJECT_BINARY_DIR}/weir.pc ${PROJECT_BINARY_DIR}/weir-static.pc
 # libweir.a.
 weir_pc_link_flags(WEIR_KAFKA_PC_LIBS WEIR_RDKAFKA)
 weir_pc_link_flags(WEIR_FILE_PC_LIBS WEIR_JANSSON EXTRA -lcsv)
-foreach(connector kafka file)
+weir_pc_link_flags(WEIR_NEXMARK_PC_LIBS EXTRA -pthread -lm)
+foreach(connector kafka file nexmark)
   set(WEIR_CONNECTOR ${connector})
   string(TOUPPER ${connector} upper)
   set(WEIR_CONNECTOR_LIBS "${WEIR_${upper}_PC_LIBS}")
@@ -146,6 +152,8 @@ foreach(connector kafka file)
     set(WEIR_CONNECTOR_WHAT "the Kafka source and sink and the mock cluster (weir/kafka.h), SQL's 'kafka' connector")
     set(WEIR_CONNECTOR_REQUIRES_PRIVATE "weir-file = ${PROJECT_VERSION}")
     set(WEIR_CONNECTOR_REQUIRES_STATIC "weir-file-static = ${PROJECT_VERSION}, ")
+  elseif(connector STREQUAL "nexmark")
+    set(WEIR_CONNECTOR_WHAT "the Nexmark benchmark's event generator as a source (weir/nexmark.h), SQL's 'nexmark' connector")
   else()
     set(WEIR_CONNECTOR_WHAT "the file source and the exactly-once file sink (weir/file_source.h, weir/file_sink.h), SQL's 'filesystem' connector")
   endif()

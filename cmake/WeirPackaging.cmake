@@ -3,6 +3,7 @@
 #                       against weir needs)
 #   libweir-kafka<ABI>  the Kafka connector's shared library
 #   libweir-file<ABI>   the file connectors' shared library
+#   libweir-nexmark<ABI> the Nexmark generator's shared library
 #   libweir-dev         headers, libweir.so, libweir.a and the connectors' .so
 #                       and .a, weir.pc, weir-static.pc and the connectors'
 #                       .pc files, the CMake package, docs
@@ -18,7 +19,8 @@
 # link, with versions: weir uses only Concurrency Kit's and xxHash's inline
 # functions, so libweir.so needs neither at run time and only liburcu8,
 # libmsgpackc2, libunistring and libpcre2-8 appear; librdkafka1 (and libweir-file) for libweir-kafka,
-# libjansson4 and libcsv3 for libweir-file), with the weir packages of the
+# libjansson4 and libcsv3 for libweir-file, none of its own for
+# libweir-nexmark), with the weir packages of the
 # same build named here; libweir-dev depends on the -dev
 # packages of the libraries that the .pc files' Libs.private and the -static
 # .pc files' Libs name (a static link needs them).
@@ -30,7 +32,7 @@ set(CPACK_PACKAGE_CONTACT "weir developers <weir-dev@invalid>")
 set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
 set(CPACK_PACKAGE_DIRECTORY ${PROJECT_BINARY_DIR}/packages)
 set(CPACK_DEB_COMPONENT_INSTALL ON)
-set(CPACK_COMPONENTS_ALL runtime connector_kafka connector_file dev)
+set(CPACK_COMPONENTS_ALL runtime connector_kafka connector_file connector_nexmark dev)
 if(TARGET weir-cli)
   list(APPEND CPACK_COMPONENTS_ALL tools)
 endif()
@@ -56,6 +58,7 @@ set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS_POLICY ">=")
 # The connectors' libraries, each its own package beside libweir<ABI>.
 set(weir_kafka_package "libweir-kafka${WEIR_ABI_VERSION}")
 set(weir_file_package "libweir-file${WEIR_ABI_VERSION}")
+set(weir_nexmark_package "libweir-nexmark${WEIR_ABI_VERSION}")
 set(CPACK_DEBIAN_CONNECTOR_KAFKA_PACKAGE_NAME ${weir_kafka_package})
 set(CPACK_DEBIAN_CONNECTOR_KAFKA_PACKAGE_SECTION libs)
 # libweir-kafka.so links libweir-file.so (JSON values).
@@ -69,17 +72,23 @@ set(CPACK_DEBIAN_CONNECTOR_FILE_PACKAGE_DEPENDS "${weir_lib_package} (= ${weir_d
 set(CPACK_DEBIAN_CONNECTOR_FILE_DESCRIPTION
   "The shared library libweir-file.so.${WEIR_ABI_VERSION}: weir's file source (JSON lines by jansson,\nCSV by libcsv), its exactly-once file sink and SQL's 'filesystem'\nconnector (weir/file_source.h, weir/file_sink.h).")
 
+set(CPACK_DEBIAN_CONNECTOR_NEXMARK_PACKAGE_NAME ${weir_nexmark_package})
+set(CPACK_DEBIAN_CONNECTOR_NEXMARK_PACKAGE_SECTION libs)
+set(CPACK_DEBIAN_CONNECTOR_NEXMARK_PACKAGE_DEPENDS "${weir_lib_package} (= ${weir_deb_version})")
+set(CPACK_DEBIAN_CONNECTOR_NEXMARK_DESCRIPTION
+  "The shared library libweir-nexmark.so.${WEIR_ABI_VERSION}: the Nexmark benchmark's online-auction\nevents (persons, auctions, bids) as a parallel, checkpointed, reproducible\nsource, and SQL's 'nexmark' connector (weir/nexmark.h).")
+
 set(CPACK_DEBIAN_DEV_PACKAGE_NAME libweir-dev)
 set(CPACK_DEBIAN_DEV_PACKAGE_SECTION libdevel)
 set(CPACK_DEBIAN_DEV_PACKAGE_DEPENDS
-  "${weir_lib_package} (= ${weir_deb_version}), ${weir_kafka_package} (= ${weir_deb_version}), ${weir_file_package} (= ${weir_deb_version}), libck-dev, liburcu-dev, libmsgpack-dev, libxxhash-dev, libpcre2-dev, libjansson-dev, librdkafka-dev, libcsv-dev, libunistring-dev, pkg-config | pkgconf")
+  "${weir_lib_package} (= ${weir_deb_version}), ${weir_kafka_package} (= ${weir_deb_version}), ${weir_file_package} (= ${weir_deb_version}), ${weir_nexmark_package} (= ${weir_deb_version}), libck-dev, liburcu-dev, libmsgpack-dev, libxxhash-dev, libpcre2-dev, libjansson-dev, librdkafka-dev, libcsv-dev, libunistring-dev, pkg-config | pkgconf")
 set(CPACK_DEBIAN_DEV_DESCRIPTION
-  "Headers, the static libraries, weir.pc, weir-static.pc, weir-kafka.pc,\nweir-kafka-static.pc, weir-file.pc and weir-file-static.pc for pkg-config\nand the CMake package (find_package(weir), targets weir::weir,\nweir::weir_static, weir::weir-kafka, weir::weir-kafka-static,\nweir::weir-file and weir::weir-file-static), and weir's documentation.")
+  "Headers, the static libraries, weir.pc, weir-static.pc, weir-kafka.pc,\nweir-kafka-static.pc, weir-file.pc, weir-file-static.pc, weir-nexmark.pc\nand weir-nexmark-static.pc for pkg-config and the CMake package\n(find_package(weir), targets weir::weir, weir::weir_static,\nweir::weir-kafka, weir::weir-kafka-static, weir::weir-file,\nweir::weir-file-static, weir::weir-nexmark and weir::weir-nexmark-static),\nand weir's documentation.")
 
 set(CPACK_DEBIAN_TOOLS_PACKAGE_NAME weir-tools)
 set(CPACK_DEBIAN_TOOLS_PACKAGE_SECTION utils)
 set(CPACK_DEBIAN_TOOLS_PACKAGE_DEPENDS
-  "${weir_lib_package} (= ${weir_deb_version}), ${weir_kafka_package} (= ${weir_deb_version}), ${weir_file_package} (= ${weir_deb_version})")
+  "${weir_lib_package} (= ${weir_deb_version}), ${weir_kafka_package} (= ${weir_deb_version}), ${weir_file_package} (= ${weir_deb_version}), ${weir_nexmark_package} (= ${weir_deb_version})")
 set(CPACK_DEBIAN_TOOLS_DESCRIPTION
   "The weir command: scripted runs of one operator, the watermark demo, and\nconversion, validation and summaries of captures; the one-file capture\nviewer in /usr/share/weir/viewer/index.html.")
 

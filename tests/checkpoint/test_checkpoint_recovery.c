@@ -67,6 +67,21 @@ static void sum_result(const void *acc, const weir_window_info *w, void *out, vo
     r->count = s->count;
 }
 
+/* run_small's second window: the results of the first, counted per key */
+static void result_key(const void *elem, void *key, void *arg)
+{
+    (void)arg;
+    memcpy(key, &((const result *)elem)->key, sizeof(int64_t));
+}
+
+static void result_add(void *acc, const void *elem, void *arg)
+{
+    (void)arg;
+    sums *s = acc;
+    s->sum += ((const result *)elem)->sum;
+    s->count++;
+}
+
 static int format_result(const void *elem, int64_t ts, char *buf, size_t size, void *arg)
 {
     (void)arg;
@@ -890,6 +905,9 @@ Test(checkpoint_recovery, stop_with_savepoint_and_resume, .timeout = 60)
  * error in *st and err. */
 /* When set, run_small's capture goes here (else it has none). */
 static weir_diag_memory *small_capture;
+/* The uid of run_small's window; when small_name is set, the window has no
+ * uid but that name, and a second window after it small_name2. */
+static const char *small_name, *small_name2;
 
 static int run_small(const char *chk, const char *restore, bool window, bool allow,
                      weir_checkpoint_stats *st, char *err, size_t errsize)
@@ -924,9 +942,21 @@ static int run_small(const char *chk, const char *restore, bool window, bool all
                                             .add = sum_add,
                                             .result = sum_result},
                               .out_size = sizeof(result)};
-        s = weir_stream_set_uid(weir_stream_window(weir_stream_key_by(s, weir_generator_key()),
-                                                   &w),
-                                "sums");
+        s = weir_stream_window(weir_stream_key_by(s, weir_generator_key()), &w);
+        if (small_name)
+            s = weir_stream_set_name(s, small_name);
+        else
+            s = weir_stream_set_uid(s, "sums");
+        if (small_name2) {
+            static const weir_key_spec k = {.key_size = sizeof(int64_t), .extract = result_key};
+            weir_window_spec w2 = {.assigner = weir_window_tumbling(100, 0),
+                                   .aggregate = {.acc_size = sizeof(sums),
+                                                 .add = result_add,
+                                                 .result = sum_result},
+                                   .out_size = sizeof(result)};
+            s = weir_stream_set_name(weir_stream_window(weir_stream_key_by(s, &k), &w2),
+                                     small_name2);
+        }
     }
     weir_sink_discard(s);
     int r = weir_job_run(job);
@@ -1099,6 +1129,33 @@ Test(checkpoint_recovery, state_of_a_removed_operator, .timeout = 60)
               "%s", err);
     cr_assert_eq(run_small(chk, chk, false, true, &st, err, sizeof err), 0, "%s", err);
     cr_assert_gt(st.restored_id, 0);
+    td_rmdir(tmp);
+}
+
+/* SQL names an operator by its whole text ("Calc(select=[...])"), and an
+ * operator without a uid is known in a checkpoint by its name: a name longer
+ * than a state file's may be (the store's 200 bytes) is cut and gets a hash
+ * of the whole, so that two long names that begin alike keep files of their
+ * own, and the checkpoint restores. */
+Test(checkpoint_recovery, long_names_checkpoint_and_restore, .timeout = 60)
+{
+    char *tmp = td_tmpdir();
+    char chk[4096], err[1024], a[400], b[400];
+    snprintf(chk, sizeof chk, "%s/chk", tmp);
+    memset(a, 'x', 350);
+    a[350] = '\0';
+    snprintf(b, sizeof b, "%s", a);
+    a[349] = 'a';
+    b[349] = 'b';
+    small_name = a;
+    small_name2 = b;
+    weir_checkpoint_stats st;
+    int r = run_small(chk, NULL, true, false, &st, err, sizeof err);
+    cr_assert_eq(r, 0, "%s", err);
+    cr_assert_gt(st.completed, 0);
+    cr_assert_eq(run_small(chk, chk, true, false, &st, err, sizeof err), 0, "%s", err);
+    cr_assert_gt(st.restored_id, 0);
+    small_name = small_name2 = NULL;
     td_rmdir(tmp);
 }
 

@@ -24,10 +24,12 @@
 # consumer_kafka.c, the same pipeline through a topic of weir/kafka.h's mock
 # cluster, is built against libweir-kafka and run (5.): with pkg-config's
 # weir-kafka and weir-kafka-static, and find_package(weir)'s weir::weir-kafka
-# and weir::weir-kafka-static (kafka/). In the `installed` mode it also
-# configures and builds (6.) a project that has weir as add_subdirectory
+# and weir::weir-kafka-static (kafka/). consumer_nexmark.c counts Nexmark
+# events of libweir-nexmark (6.): with pkg-config's weir-nexmark and
+# weir-nexmark-static. In the `installed` mode it also
+# configures and builds (7.) a project that has weir as add_subdirectory
 # (subdir/). Every compile is -Wall -Wextra -Wpedantic -Werror. Bounded: a
-# few small compiles and the library's sources once at -O0 for 6., under a
+# few small compiles and the library's sources once at -O0 for 7., under a
 # minute on two cores (ctest's limit is 300 s).
 set -eu
 
@@ -102,7 +104,7 @@ no_connector_libs() {
     if [ -n "$line" ] && grep -qE -e '-l(rdkafka|jansson|csv)\b|lib(rdkafka|jansson|csv)\.(so|a)' "$line"; then
         fail "$what: the link line names a connector's library ($line): $(cat "$line")"
     fi
-    if readelf -d "$bin" | grep -E 'NEEDED' | grep -qE 'lib(rdkafka|jansson|csv|weir-kafka|weir-file)\.so'; then
+    if readelf -d "$bin" | grep -E 'NEEDED' | grep -qE 'lib(rdkafka|jansson|csv|weir-kafka|weir-file|weir-nexmark)\.so'; then
         fail "$what: the program NEEDs a connector's library: $(readelf -d "$bin" | grep NEEDED)"
     fi
     if ldd "$bin" | grep -qE 'lib(rdkafka|jansson|csv)\.so'; then
@@ -122,6 +124,8 @@ for f in "$libdir/libweir.a" "$libdir/libweir.so" "$libdir/pkgconfig/weir.pc" \
     "$libdir/libweir-kafka.a" "$libdir/libweir-kafka.so" "$libdir/pkgconfig/weir-kafka.pc" \
     "$libdir/pkgconfig/weir-kafka-static.pc" "$libdir/libweir-file.a" "$libdir/libweir-file.so" \
     "$libdir/pkgconfig/weir-file.pc" "$libdir/pkgconfig/weir-file-static.pc" \
+    "$libdir/libweir-nexmark.a" "$libdir/libweir-nexmark.so" "$libdir/pkgconfig/weir-nexmark.pc" \
+    "$libdir/pkgconfig/weir-nexmark-static.pc" \
     "$libdir/cmake/weir/weirConfigVersion.cmake" "$prefix/share/weir/viewer/index.html" \
     "$prefix/share/doc/weir/SEMANTICS.md" "$prefix/share/doc/weir/CAPTURE.md"; do
     [ -f "$f" ] || fail "$f was not installed"
@@ -129,7 +133,7 @@ done
 soname=$(readelf -d "$libdir/libweir.so" | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
 abi=$(sed -n 's/^#define WEIR_ABI_VERSION \([0-9]*\)$/\1/p' "$src/include/weir/version.h")
 [ "$soname" = "libweir.so.$abi" ] || fail "libweir.so's soname is '$soname', not libweir.so.$abi"
-for connector in kafka file; do
+for connector in kafka file nexmark; do
     s=$(readelf -d "$libdir/libweir-$connector.so" | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
     [ "$s" = "libweir-$connector.so.$abi" ] || fail "libweir-$connector.so's soname is '$s', not libweir-$connector.so.$abi"
 done
@@ -227,7 +231,34 @@ no_weir_flags "find_package weir-kafka" "$work/cmake-kafka/compile_commands.json
 kafka_shared find_package-kafka "$work/cmake-kafka/consumer_kafka"
 kafka_static find_package-kafka-static "$work/cmake-kafka/consumer_kafka_static"
 
-# 6. add_subdirectory(weir): weir's options default to the library alone
+# 6. The Nexmark consumer, against libweir-nexmark: shared (it NEEDs
+#    libweir-nexmark.so) and static (no libweir shared library).
+nexmark_run() {
+    what=$1
+    bin=$2
+    "$bin" >"$work/$what.out" 2>"$work/$what.err" || {
+        cat "$work/$what.err" >&2
+        fail "$what: the consumer failed"
+    }
+    [ "$(cat "$work/$what.out")" = "persons 20, auctions 60, bids 920" ] ||
+        fail "$what: it printed '$(cat "$work/$what.out")', not 'persons 20, auctions 60, bids 920'"
+    echo "consumer: $what: ok"
+}
+# shellcheck disable=SC2046
+$cc $strict "$here/consumer_nexmark.c" $(pkg-config --cflags --libs weir-nexmark) \
+    -Wl,-rpath,"$libdir" -o "$work/pc-nexmark" || fail "pkg-config weir-nexmark: the build failed"
+readelf -d "$work/pc-nexmark" | grep -q "libweir-nexmark\.so\.$abi" ||
+    fail "pkg-config weir-nexmark: the program does not NEED libweir-nexmark.so.$abi"
+nexmark_run pkg-config-nexmark "$work/pc-nexmark"
+# shellcheck disable=SC2046
+$cc $strict "$here/consumer_nexmark.c" $(pkg-config --cflags --libs weir-nexmark-static) \
+    -o "$work/pc-nexmark-static" || fail "pkg-config weir-nexmark-static: the link failed"
+if readelf -d "$work/pc-nexmark-static" | grep -q 'libweir'; then
+    fail "pkg-config weir-nexmark-static: the program still needs a libweir shared library"
+fi
+nexmark_run pkg-config-nexmark-static "$work/pc-nexmark-static"
+
+# 7. add_subdirectory(weir): weir's options default to the library alone
 #    (no Criterion, no Node.js), and its flags stay inside it.
 if [ "$mode" = installed ]; then
     cmake -S "$here/subdir" -B "$work/subdir" -DWEIR_SOURCE="$src" -DCMAKE_BUILD_TYPE=Debug \

@@ -8,7 +8,8 @@
 // programs (ctest fixtures, tests/viewer/CMakeLists.txt): `weir demo` (the
 // idle pair, lateness.jsonl and report.html), examples/capture (capture.jsonl
 // and its msgpack twin), examples/backpressure and tests/viewer/big-capture
-// (the 1M-event capture), `weir sql` (long-names.sql). Only the malformed files are made here, from those
+// (the 1M-event capture), `weir sql` (long-names.sql), `weir-bench --nexmark`
+// (a Nexmark query). Only the malformed files are made here, from those
 // captures (malformed()).
 //
 // Environment (ctest sets all of it):
@@ -22,6 +23,7 @@
 //                         JSONL twin (examples/capture)
 //   WEIR_CAPTURE_BACKPRESSURE  a capture with backpressure (examples/backpressure)
 //   WEIR_CAPTURE_SQL      `weir sql` on long-names.sql: SQL's long operator names
+//   WEIR_CAPTURE_NEXMARK  `weir-bench --nexmark q20 --capture`: a Nexmark query's job
 //   WEIR_CAPTURE_BIG, WEIR_CAPTURE_BIG_MSGPACK  the 1M-event capture (big-capture)
 //   WEIR_BUILD            a weir build folder (default ../../build/release): run by
 //                         hand without the variables above, a test runs the programs
@@ -70,6 +72,9 @@ export const capture = {
   checkpointsResume: () => produced('WEIR_CAPTURE_CHECKPOINTS_RESUME', 'checkpoints-resume.jsonl', () => run('examples/checkpoints', [])),
   sql: () => produced('WEIR_CAPTURE_SQL', 'sql-long-names.jsonl',
     () => run('tools/weir', ['sql', '--capture', join(capturesDir, 'sql-long-names.jsonl'), join(here, 'long-names.sql')])),
+  nexmark: () => produced('WEIR_CAPTURE_NEXMARK', 'nexmark-q20.jsonl',
+    () => run('bench/weir-bench', ['--nexmark', 'q20', '--events', '5000', '--quiet', '--capture',
+      join(capturesDir, 'nexmark.jsonl')])),
   big: () => produced('WEIR_CAPTURE_BIG', 'big.jsonl', () => run('tests/viewer/viewer-big-capture', [capturesDir])),
   bigMsgpack: () => produced('WEIR_CAPTURE_BIG_MSGPACK', 'big.msgpack', () => run('tests/viewer/viewer-big-capture', [capturesDir])),
 };

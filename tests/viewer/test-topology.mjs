@@ -136,4 +136,54 @@ r.test('long-sql-names-fit', async ({ page, check }) => {
   check(strip.every((x) => x.title === x.text), `the strip's row names have tooltips: ${JSON.stringify(strip)}`);
 });
 
+// A Nexmark query's job (weir-bench --nexmark q20 --capture: the source,
+// its views and a join, 14 operators), whose Calc names are the whole SQL
+// text of their projections (up to 400 characters, with the line breaks of
+// the source's CASE): every box shows at most 30 characters of its name, a
+// cut one ending in "…" and beginning as the name does, each name and
+// second line fits its box, and each node's tooltip gives the name whole.
+r.test('nexmark-names', async ({ page, check }) => {
+  const path = capture.nexmark();
+  const job = readJsonl(path)[0];
+  check(job.operators.length >= 10 && job.operators.some((o) => o.name.length > 300),
+    `the Nexmark query has long names: ${job.operators.map((o) => o.name.length).join(' ')}`);
+  await page.setViewportSize({ width: 1600, height: 1000 });
+  await load(page, [path]);
+  const nodes = await page.evaluate(() => [...document.querySelectorAll('.topology .node')].map((g) => ({
+    op: g.getAttribute('data-op'), name: g.querySelector('text.name').textContent,
+    title: g.querySelector('title').textContent,
+    nameFits: g.querySelector('text.name').getBBox().width + 12 <= g.querySelector('rect.box').getBBox().width,
+    subFits: g.querySelector('text.sub').getBBox().width + 12 <= g.querySelector('rect.box').getBBox().width })));
+  check(nodes.length === job.operators.length, `${nodes.length} nodes for ${job.operators.length} operators`);
+  let cut = 0;
+  for (const op of job.operators) {
+    const got = nodes.find((n) => n.op === op.name);
+    if (!check(got, `a node for ${op.name.slice(0, 60)}`)) continue;
+    check(got.name.length <= 30, `${op.name.slice(0, 60)}: shown in at most 30 characters: "${got.name}"`);
+    if (got.name !== op.name) {
+      cut++;
+      check(got.name.endsWith('…') && op.name.startsWith(got.name.slice(0, -1)),
+        `${op.name.slice(0, 60)}: shortened to "${got.name}"`);
+    }
+    check(got.title.startsWith(`${op.name} (`), `${op.name.slice(0, 60)}: the tooltip names it whole`);
+    check(got.nameFits && got.subFits, `${op.name.slice(0, 60)}: name and second line fit the box`);
+  }
+  check(cut >= 4, `the long names were shortened (${cut})`);
+  // The page stays as wide as the window (the topology scrolls in its own
+  // box): the events table's operator filter lists the names shortened,
+  // each option's tooltip giving its name whole (it made the page 2901 px
+  // wide, as wide as the longest name).
+  const page1 = await page.evaluate(() => ({ doc: document.documentElement.scrollWidth, win: window.innerWidth,
+    select: Math.round(document.getElementById('f-op').getBoundingClientRect().width),
+    options: [...document.getElementById('f-op').options].slice(1).map((o) => ({ value: o.value, text: o.textContent, title: o.title })) }));
+  check(page1.doc <= page1.win, `the page is as wide as the window: ${page1.doc} px in ${page1.win}`);
+  check(page1.select <= 600, `the operator filter is ${page1.select} px wide`);
+  for (const op of job.operators) {
+    const o = page1.options.find((x) => x.title === op.name);
+    if (!check(o, `an operator filter option for ${op.name.slice(0, 60)}, whole in its tooltip`)) continue;
+    check(o.text.length <= 60 && (o.text === op.name.replace(/\s+/g, ' ') || o.text.endsWith('…')),
+      `${op.name.slice(0, 60)}: its option says "${o.text}"`);
+  }
+});
+
 await r.run();
