@@ -586,6 +586,10 @@ Test(nexmark_queries, q6_average_selling_price_by_seller)
             }
         qsort(closed, n, sizeof *closed, cmp_by_expiry);
         for (size_t k = 0; k < n; k++) {
+            /* a tie would make the order the arrival's: this seed has none */
+            cr_assert(k == 0 || closed[k][0] != closed[k - 1][0],
+                      "seller %lld: two auctions expire at %lld", (long long)seller,
+                      (long long)closed[k][0]);
             int64_t sum = 0, c = 0;
             for (size_t m = k >= 10 ? k - 10 : 0; m <= k; m++)
                 sum += closed[m][2], c++;
