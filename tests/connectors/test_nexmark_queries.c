@@ -113,7 +113,8 @@ static int cmp_str(const void *a, const void *b)
 
 static void rows_sort(rows *r)
 {
-    qsort(r->v, r->n, sizeof *r->v, cmp_str);
+    if (r->n)
+        qsort(r->v, r->n, sizeof *r->v, cmp_str);
 }
 
 /* Equal as multisets, or the test fails listing (some of) what differs. */
@@ -902,36 +903,38 @@ static int band(int64_t price)
 }
 
 /* How many distinct values of the bids' `field` (0 bidder, 1 auction)
- * among the bids `in` says, in band b (0: any). */
-static int64_t distinct(const bool *in, int field, int b)
+ * among the n bids idx[] names, in band b (0: any). */
+static int64_t distinct(const size_t *idx, size_t n, int field, int b)
 {
-    int64_t *v = malloc(nbids * sizeof *v);
-    size_t n = 0;
-    for (size_t i = 0; i < nbids; i++)
-        if (in[i] && (b == 0 || band(bids[i].e.bid.price) == b))
-            v[n++] = field == 0 ? bids[i].e.bid.bidder : bids[i].e.bid.auction;
-    qsort(v, n, sizeof *v, cmp64);
+    int64_t *v = malloc((n + 1) * sizeof *v);
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++) {
+        const weir_nexmark_bid *x = &bids[idx[i]].e.bid;
+        if (b == 0 || band(x->price) == b)
+            v[m++] = field == 0 ? x->bidder : x->auction;
+    }
+    if (m)
+        qsort(v, m, sizeof *v, cmp64);
     int64_t d = 0;
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i < m; i++)
         d += i == 0 || v[i] != v[i - 1];
     free(v);
     return d;
 }
 
-/* The counts of q15 and q16 over the bids `in` says, into buf. */
-static void band_counts(const bool *in, char *buf, size_t size)
+/* The counts of q15 and q16 over the n bids idx[] names, into buf. */
+static void band_counts(const size_t *idx, size_t n, char *buf, size_t size)
 {
     int64_t c[4] = {0};
-    for (size_t i = 0; i < nbids; i++)
-        if (in[i])
-            c[0]++, c[band(bids[i].e.bid.price)]++;
+    for (size_t i = 0; i < n; i++)
+        c[0]++, c[band(bids[idx[i]].e.bid.price)]++;
     snprintf(buf, size,
              "%lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld",
              (long long)c[0], (long long)c[1], (long long)c[2], (long long)c[3],
-             (long long)distinct(in, 0, 0), (long long)distinct(in, 0, 1),
-             (long long)distinct(in, 0, 2), (long long)distinct(in, 0, 3),
-             (long long)distinct(in, 1, 0), (long long)distinct(in, 1, 1),
-             (long long)distinct(in, 1, 2), (long long)distinct(in, 1, 3));
+             (long long)distinct(idx, n, 0, 0), (long long)distinct(idx, n, 0, 1),
+             (long long)distinct(idx, n, 0, 2), (long long)distinct(idx, n, 0, 3),
+             (long long)distinct(idx, n, 1, 0), (long long)distinct(idx, n, 1, 1),
+             (long long)distinct(idx, n, 1, 2), (long long)distinct(idx, n, 1, 3));
 }
 
 /* The day of a time (UTC), as a number. */
@@ -940,55 +943,62 @@ static int64_t day_of(int64_t ms)
     return ms / 86400000;
 }
 
+/* Bids ordered by channel (q16; q15: all channels alike), then day. */
+static bool by_channel;
+
+static int cmp_channel_day(const void *x, const void *y)
+{
+    const ev *a = &bids[*(const size_t *)x], *b = &bids[*(const size_t *)y];
+    int c = by_channel ? strcmp(a->e.bid.channel, b->e.bid.channel) : 0;
+    if (c)
+        return c;
+    int64_t da = day_of(a->e.date_time), db = day_of(b->e.date_time);
+    return da != db ? (da < db ? -1 : 1) : 0;
+}
+
+/* q15 (per day) and q16 (per channel and day, with the day's last minute):
+ * the groups by sorting the bids. */
+static void statistics(bool channel, rows *want)
+{
+    size_t *idx = malloc(nbids * sizeof *idx);
+    for (size_t i = 0; i < nbids; i++)
+        idx[i] = i;
+    by_channel = channel;
+    qsort(idx, nbids, sizeof *idx, cmp_channel_day);
+    for (size_t i = 0; i < nbids;) {
+        size_t j = i + 1;
+        int64_t last = bids[idx[i]].e.date_time;
+        while (j < nbids && cmp_channel_day(&idx[i], &idx[j]) == 0) {
+            if (bids[idx[j]].e.date_time > last)
+                last = bids[idx[j]].e.date_time;
+            j++;
+        }
+        char counts[512];
+        band_counts(idx + i, j - i, counts, sizeof counts);
+        ts t = ts_of(last);
+        if (channel)
+            rows_addf(want, "%s, %.10s, %.5s, %s", bids[idx[i]].e.bid.channel, t.s, t.s + 11,
+                      counts);
+        else
+            rows_addf(want, "%.10s, %s", t.s, counts);
+        i = j;
+    }
+    free(idx);
+}
+
 /* q15: bidding statistics per day (the run is within one day). */
 Test(nexmark_queries, q15_bidding_statistics_report)
 {
-    bool *in = malloc(nbids);
     rows want = {0};
-    for (size_t i = 0; i < nbids; i++) {
-        int64_t day = day_of(bids[i].e.date_time);
-        bool done = false;
-        for (size_t k = 0; k < i && !done; k++)
-            done = day_of(bids[k].e.date_time) == day;
-        if (done)
-            continue;
-        for (size_t k = 0; k < nbids; k++)
-            in[k] = day_of(bids[k].e.date_time) == day;
-        char counts[512];
-        band_counts(in, counts, sizeof counts);
-        rows_addf(&want, "%.10s, %s", ts_of(bids[i].e.date_time).s, counts);
-    }
-    free(in);
+    statistics(false, &want);
     check(15, false, &want);
 }
 
 /* q16: bidding statistics per channel and day, with the day's last minute. */
 Test(nexmark_queries, q16_channel_statistics_report)
 {
-    bool *in = malloc(nbids);
     rows want = {0};
-    for (size_t i = 0; i < nbids; i++) {
-        const char *channel = bids[i].e.bid.channel;
-        int64_t day = day_of(bids[i].e.date_time);
-        bool done = false;
-        for (size_t k = 0; k < i && !done; k++)
-            done = strcmp(bids[k].e.bid.channel, channel) == 0 &&
-                   day_of(bids[k].e.date_time) == day;
-        if (done)
-            continue;
-        int64_t last = INT64_MIN;
-        for (size_t k = 0; k < nbids; k++) {
-            in[k] = strcmp(bids[k].e.bid.channel, channel) == 0 &&
-                    day_of(bids[k].e.date_time) == day;
-            if (in[k] && bids[k].e.date_time > last)
-                last = bids[k].e.date_time;
-        }
-        char counts[512];
-        band_counts(in, counts, sizeof counts);
-        ts t = ts_of(last);
-        rows_addf(&want, "%s, %.10s, %.5s, %s", channel, t.s, t.s + 11, counts);
-    }
-    free(in);
+    statistics(true, &want);
     check(16, false, &want);
 }
 
