@@ -5,6 +5,8 @@
  *   weir capture ...        convert, validate and summarize captures
  *   weir sql FILE|-|-e SQL  run SQL statements, print each query's changelog
  *   weir checkpoint inspect PATH   the checkpoints in a folder, file by file
+ *   weir nexmark OPTION=VALUE ... [-o FILE]   the events of a 'nexmark' table,
+ *                           one JSON object a line
  *   weir --version          the version of weir (the library's, and the
  *                           headers' if they differ)
  *
@@ -36,6 +38,7 @@
 #include "checkpoint.h"
 #include "demo.h"
 #include "message.h"
+#include "nexmark.h"
 #include "script.h"
 #include "signals.h"
 #include "sql.h"
@@ -54,6 +57,9 @@ static int usage(FILE *out)
                  "  checkpoint inspect PATH\n"
                  "                    the checkpoints in a folder, file by file, and which one a\n"
                  "                    restore would take\n"
+                 "  nexmark OPTION=VALUE ... [-o FILE]\n"
+                 "                    the events of a 'nexmark' table with these options, one\n"
+                 "                    JSON object a line\n"
                  "\n"
                  "Run 'weir COMMAND --help' for a command's options; 'weir --version' prints\n"
                  "weir's version.\n");
@@ -115,6 +121,8 @@ static int command(int argc, char **argv)
         return weir_sql_main(argc - 1, argv + 1);
     if (strcmp(cmd, "checkpoint") == 0)
         return weir_checkpoint_main(argc - 1, argv + 1);
+    if (strcmp(cmd, "nexmark") == 0)
+        return weir_nexmark_main(argc - 1, argv + 1);
     weir_tool_error("weir: unknown command '%s'", cmd);
     return usage(stderr);
 }
@@ -132,7 +140,8 @@ int main(int argc, char **argv)
     const char *cmd = argv[1];
     char who[64] = "weir";
     if (strcmp(cmd, "script") == 0 || strcmp(cmd, "demo") == 0 || strcmp(cmd, "capture") == 0 ||
-        strcmp(cmd, "sql") == 0 || strcmp(cmd, "checkpoint") == 0)
+        strcmp(cmd, "sql") == 0 || strcmp(cmd, "checkpoint") == 0 ||
+        strcmp(cmd, "nexmark") == 0)
         snprintf(who, sizeof who, "weir %s", cmd);
     weir_cli_signals_install();
     int status = close_stdout(who, command(argc, argv));

@@ -278,10 +278,7 @@ static weir_stream *nexmark_source(void *state, const weir_schema *schema, weir_
 static const weir_connector_factory nexmark_factory = {
     .version = WEIR_CONNECTOR_V1,
     .name = "nexmark",
-    .options = "'events.num', 'first-event.rate', 'next-event.rate', 'rate.limited', "
-               "'person.proportion', 'auction.proportion', 'bid.proportion', 'person.avg-size', "
-               "'auction.avg-size', 'bid.avg-size', 'bid.hot-ratio.auctions', "
-               "'bid.hot-ratio.bidders', 'auction.hot-ratio.sellers', 'seed', 'base-time'",
+    .options = WEIR_NEXMARK_OPTIONS,
     .validate = nexmark_validate,
     .free_state = free,
     .source = nexmark_source,

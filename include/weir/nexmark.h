@@ -150,6 +150,36 @@ WEIR_EXPORT int64_t weir_nexmark_time_of(const weir_nexmark_config *cfg, int64_t
  * the same in every process): a pointer to extra_offset, extra_len bytes. */
 WEIR_EXPORT const char *weir_nexmark_extra(const weir_nexmark_event *e);
 
+/* The event as one JSON object (no line end), the fields of the 'nexmark'
+ * table below nested as in its ROWs, with the event's number first:
+ *   {"number":5,"event_type":2,"person":null,"auction":null,
+ *    "bid":{"auction":1000,"bidder":1001,"price":1278,"channel":"Google",
+ *           "url":"https://...","dateTime":"2024-01-01 00:00:00.050",
+ *           "extra":"..."}}
+ * (times as TIMESTAMP(3) text, UTC; every field of the filled ROW, the other
+ * two null) — what `weir nexmark` writes, one line per event. Into buf as
+ * snprintf does: the length the whole text needs (buf NUL-terminated when
+ * size > 0). MT safe. */
+WEIR_EXPORT int weir_nexmark_write_json(const weir_nexmark_event *e, char *buf, size_t size);
+
+/* The 'nexmark' table's options (as weir_nexmark_register_connectors reads
+ * them), for messages. */
+#define WEIR_NEXMARK_OPTIONS                                                                \
+    "'events.num', 'first-event.rate', 'next-event.rate', 'rate.limited', "                \
+    "'person.proportion', 'auction.proportion', 'bid.proportion', 'person.avg-size', "     \
+    "'auction.avg-size', 'bid.avg-size', 'bid.hot-ratio.auctions', "                       \
+    "'bid.hot-ratio.bidders', 'auction.hot-ratio.sellers', 'seed', 'base-time'"
+
+/* Sets one of the config's settings by its option name in the 'nexmark'
+ * table ('events.num' = '1000', 'seed' = '7', 'base-time' = '2024-01-01
+ * 00:00:00', ...; 'next-event.rate' only equal to the first, given before
+ * it), so that a config written as a table's options gives the same events.
+ * 0, or WEIR_EINVAL with why ("option 'seed'='x': not an integer 0 or
+ * more", an unknown option with the list). The whole config is checked by
+ * weir_nexmark_check. */
+WEIR_EXPORT int weir_nexmark_config_set(weir_nexmark_config *cfg, const char *key,
+                                        const char *value, char *why, size_t whysize);
+
 /* A source of weir_nexmark_event (a copy of the config is kept). Restored
  * from a checkpoint at the parallelism it was taken at (each subtask's next
  * event number; the job refuses another, as for every source). NULL with the job's

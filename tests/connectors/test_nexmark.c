@@ -1,8 +1,11 @@
 /* test_nexmark.c — the Nexmark events (weir/nexmark.h): each event a pure
  * function of the config and its number; the proportions, ids, times,
- * prices, strings and sizes Nexmark defines; the source's events the same
- * at every parallelism, each subtask's in order; its position restored
- * from a savepoint, and refused at another parallelism. */
+ * prices, strings and sizes Nexmark defines, by default and configured (the
+ * proportions, the hot ratios, the auctions in flight and active persons a
+ * bid or auction draws from, the rate); the source's events the same at
+ * every parallelism, subtask i of p emitting the events n % p == i in order;
+ * its position restored from a savepoint, and refused at another
+ * parallelism. */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -251,4 +254,164 @@ Test(nexmark, restored_from_a_savepoint, .timeout = 60)
     char cmd[600];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp);
     cr_assert_eq(system(cmd), 0);
+}
+
+/* Event n's kind as the proportions say: n % (p + a + b) below p a person,
+ * then a auctions, then bids; persons and auctions numbered in order from
+ * 1000. Every bid names an auction and a bidder made before it (or at most
+ * 10 ahead): the hot one (all but 1 in hot_auction_ratio / hot_bidder_ratio
+ * of them: the first auction of each 100, the second person), or one of the
+ * num_in_flight_auctions last auctions / num_active_people last persons; an
+ * auction's seller likewise (the hot seller: the first person of each 100,
+ * all but 1 in hot_seller_ratio). */
+static void check_ids(const weir_nexmark_config *c, int64_t events, int p, int a, int b,
+                      int hot_auctions, int hot_bidders, int hot_sellers, int in_flight,
+                      int active)
+{
+    int64_t persons = 0, auctions = 0, nbids = 0, nauctions = 0;
+    int64_t hot_auction = 0, hot_bidder = 0, hot_seller = 0;
+    for (int64_t n = 0; n < events; n++) {
+        weir_nexmark_event e;
+        weir_nexmark_event_at(c, n, &e);
+        int64_t r = n % (p + a + b);
+        int want = r < p ? WEIR_NEXMARK_PERSON : r < p + a ? WEIR_NEXMARK_AUCTION
+                                                            : WEIR_NEXMARK_BID;
+        cr_assert_eq(e.kind, want, "event %lld", (long long)n);
+        if (e.kind == WEIR_NEXMARK_PERSON) {
+            cr_assert_eq(e.person.id, 1000 + persons);
+            persons++;
+        } else if (e.kind == WEIR_NEXMARK_AUCTION) {
+            cr_assert_eq(e.auction.id, 1000 + auctions);
+            auctions++;
+            nauctions++;
+            int64_t hot = 1000 + (persons - 1) / 100 * 100;
+            hot_seller += e.auction.seller == hot;
+            if (e.auction.seller != hot) {
+                int64_t first = persons > active ? persons - active : 0;
+                cr_assert(e.auction.seller >= 1000 + first &&
+                              e.auction.seller < 1000 + persons + 10,
+                          "auction %lld: seller %lld, %lld persons", (long long)e.auction.id,
+                          (long long)e.auction.seller, (long long)persons);
+            }
+        } else {
+            nbids++;
+            int64_t last = auctions - 1;
+            int64_t hot = 1000 + last / 100 * 100;
+            hot_auction += e.bid.auction == hot;
+            if (e.bid.auction != hot) {
+                int64_t first = last > in_flight ? last - in_flight : 0;
+                cr_assert(e.bid.auction >= 1000 + first && e.bid.auction <= 1000 + last + 10,
+                          "bid %lld: auction %lld, last %lld", (long long)n,
+                          (long long)e.bid.auction, (long long)(1000 + last));
+            }
+            int64_t hotp = 1000 + (persons - 1) / 100 * 100 + 1;
+            hot_bidder += e.bid.bidder == hotp;
+            if (e.bid.bidder != hotp) {
+                int64_t first = persons > active ? persons - active : 0;
+                cr_assert(e.bid.bidder >= 1000 + first && e.bid.bidder < 1000 + persons + 10,
+                          "bid %lld: bidder %lld, %lld persons", (long long)n,
+                          (long long)e.bid.bidder, (long long)persons);
+            }
+        }
+    }
+    int64_t period = p + a + b;
+    cr_assert_eq(persons, events / period * p);
+    cr_assert_eq(auctions, events / period * a);
+    /* the hot share: all but 1 in the ratio, and a few more by chance */
+    double share[3] = {(double)hot_auction / (double)nbids, (double)hot_bidder / (double)nbids,
+                       (double)hot_seller / (double)nauctions};
+    int ratio[3] = {hot_auctions, hot_bidders, hot_sellers};
+    for (int i = 0; i < 3; i++) {
+        double want = 1.0 - 1.0 / ratio[i];
+        cr_assert(share[i] > want - 0.03 && share[i] < want + 0.06,
+                  "hot share %d: %.3f, ratio %d", i, share[i], ratio[i]);
+    }
+}
+
+Test(nexmark, proportions_ids_and_hot_ratios_by_default_and_configured)
+{
+    weir_nexmark_config d = {.seed = 4};
+    check_ids(&d, N, 1, 3, 46, 2, 4, 4, 100, 1000);
+    weir_nexmark_config c = {.seed = 5,
+                             .person_proportion = 2,
+                             .auction_proportion = 5,
+                             .bid_proportion = 13,
+                             .hot_auction_ratio = 5,
+                             .hot_bidder_ratio = 3,
+                             .hot_seller_ratio = 10,
+                             .num_in_flight_auctions = 12,
+                             .num_active_people = 30};
+    check_ids(&c, 40000, 2, 5, 13, 5, 3, 10, 12, 30);
+}
+
+/* Event time: base + floor(n * 10^6 / rate) / 1000 ms, never decreasing
+ * with n, whatever the rate (a delay of a fraction of a millisecond or of
+ * several seconds); an event's date_time is its time_of. */
+Test(nexmark, event_time_follows_the_rate)
+{
+    const double rates[] = {0.5, 3, 100, 7777, 10000, 1e6};
+    for (size_t i = 0; i < sizeof rates / sizeof rates[0]; i++) {
+        weir_nexmark_config c = {.rate = rates[i], .base_time_ms = 5000, .seed = 2};
+        int64_t prev = 5000;
+        for (int64_t n = 0; n < 3000; n += 1 + n / 500) {
+            int64_t t = weir_nexmark_time_of(&c, n);
+            int64_t want = 5000 + (int64_t)((double)n * (1000000.0 / rates[i])) / 1000;
+            cr_assert_eq(t, want, "rate %g, event %lld", rates[i], (long long)n);
+            cr_assert_geq(t, prev);
+            prev = t;
+            if (n % 97 == 0) {
+                weir_nexmark_event e;
+                weir_nexmark_event_at(&c, n, &e);
+                cr_assert_eq(e.date_time, t);
+            }
+        }
+    }
+    weir_nexmark_config c = {.rate = 3};
+    cr_assert_eq(weir_nexmark_time_of(&c, 1), 333);
+    cr_assert_eq(weir_nexmark_time_of(&c, 3), 1000);
+}
+
+/* Subtask i of p emits the events n with n % p == i, in order; the slices
+ * are disjoint and together every event; each subtask's event time never
+ * goes back, so the source as a whole is out of order only by how far its
+ * subtasks run apart. */
+#define SPLIT_EVENTS 9001
+static int64_t split_seen[4][SPLIT_EVENTS];
+static _Atomic int64_t split_count[4];
+
+static int split_record(const void *elem, int64_t ts, int subtask, void *arg)
+{
+    (void)arg;
+    const weir_nexmark_event *e = elem;
+    if (subtask < 0 || subtask >= 4 || e->date_time != ts)
+        return WEIR_EINVAL;
+    int64_t k = split_count[subtask]++;
+    if (k >= SPLIT_EVENTS)
+        return WEIR_ERANGE;
+    split_seen[subtask][k] = e->number;
+    return 0;
+}
+
+Test(nexmark, subtask_i_of_p_emits_the_events_n_mod_p_equal_to_i)
+{
+    for (int p = 1; p <= 4; p++) {
+        for (int i = 0; i < 4; i++)
+            split_count[i] = 0;
+        weir_job *job = tu_job(&(weir_job_config){.workers = 2, .parallelism = p});
+        weir_nexmark_config c = {.events = SPLIT_EVENTS, .seed = 6, .rate = 3000};
+        weir_stream *src = weir_source_nexmark(job, &c);
+        cr_assert_not_null(weir_sink_callback(src, split_record, NULL));
+        tu_run_ok(job);
+        weir_job_destroy(job);
+        int64_t total = 0;
+        for (int s = 0; s < p; s++) {
+            int64_t k = split_count[s];
+            /* the slice: s, s + p, s + 2p, ... below SPLIT_EVENTS, in order */
+            cr_assert_eq(k, (SPLIT_EVENTS - s + p - 1) / p, "p %d subtask %d", p, s);
+            for (int64_t j = 0; j < k; j++)
+                cr_assert_eq(split_seen[s][j], s + j * p, "p %d subtask %d", p, s);
+            total += k;
+        }
+        cr_assert_eq(total, SPLIT_EVENTS);
+    }
 }
