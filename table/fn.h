@@ -104,7 +104,8 @@ struct weir__builtin {
     /* Calcite's operand families, for the arguments' check and Flink's
      * message: signatures separated by ';', each a family per argument
      * separated by ',' (S STRING, C CHARACTER, I INTEGER, E EXACT_NUMERIC,
-     * N NUMERIC, T TIMESTAMP, B BOOLEAN, V INTERVAL, A ANY); a last family followed by
+     * N NUMERIC, T TIMESTAMP, D DATETIME (DATE, TIME, a timestamp), B BOOLEAN, V INTERVAL,
+     * A ANY); a last family followed by
      * '*' repeats. NULL: the rule checks. */
     const char *sigs;
     weir__fn_check check;
