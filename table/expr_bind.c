@@ -1095,8 +1095,9 @@ static weir__enode *bind_cast(binder *p, const weir_ast *a)
                 most = WEIR_STRING_MAX_CAPACITY;
             c->type.capacity = (uint32_t)most;
         }
-        c->scratch = scratch(p, c->type.capacity > text_cap(x->type) ? c->type.capacity
-                                                                   : text_cap(x->type));
+        c->scratch = scratch(p, weir__type_is_nested(from) ? c->type.capacity + 1 /* its end */
+                                : c->type.capacity > text_cap(x->type) ? c->type.capacity
+                                                                       : text_cap(x->type));
     }
     return c;
 }
