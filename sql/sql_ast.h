@@ -106,7 +106,8 @@ typedef enum sql_from_kind {
     SQL_FROM_NONE = 0, /* SELECT 1: no FROM, one row */
     SQL_FROM_NAME,     /* a table or a view */
     SQL_FROM_QUERY,    /* (SELECT ...) */
-    SQL_FROM_WINDOW    /* TABLE(TUMBLE(TABLE name, ...)) */
+    SQL_FROM_WINDOW,   /* TABLE(TUMBLE(TABLE name, ...)) */
+    SQL_FROM_UNNEST    /* UNNEST(expr) [WITH ORDINALITY]: a join's source only */
 } sql_from_kind;
 
 typedef struct sql_query sql_query;
@@ -123,6 +124,13 @@ typedef struct sql_join {
     sql_span alias;
     sql_span on;
     struct weir_ast *on_ast;
+    /* UNNEST: the collection, its columns' names (AS u(x, y)), ORDINALITY;
+     * cross: CROSS JOIN or a comma, no ON */
+    sql_span unnest;
+    struct weir_ast *unnest_ast;
+    sql_span cols[8];
+    int ncols;
+    bool ordinality, cross;
 } sql_join;
 
 struct sql_query {
