@@ -20,7 +20,8 @@
 
 static const weir__builtin *const families[] = {weir__fn_string,  weir__fn_regex,
                                                 weir__fn_numeric, weir__fn_cond,
-                                                weir__fn_temporal, weir__fn_json};
+                                                weir__fn_temporal, weir__fn_json,
+                                                weir__fn_collection};
 
 const weir__builtin *weir__builtin_find(const char *name, weir_ast_form form)
 {
