@@ -191,14 +191,15 @@ typedef enum sql_stmt_kind {
     SQL_STMT_EXPLAIN,
     SQL_STMT_SET,
     SQL_STMT_INSERT,       /* INSERT INTO name [(cols)] query */
-    SQL_STMT_STATEMENT_SET /* EXECUTE STATEMENT SET BEGIN insert; ... END */
+    SQL_STMT_STATEMENT_SET, /* EXECUTE STATEMENT SET BEGIN insert; ... END */
+    SQL_STMT_DESCRIBE       /* DESCRIBE name, DESC name */
 } sql_stmt_kind;
 
 typedef struct sql_stmt sql_stmt;
 struct sql_stmt {
     sql_stmt_kind kind;
     sql_span at; /* the statement's first word */
-    sql_span name; /* CREATE TABLE / VIEW, INSERT INTO */
+    sql_span name; /* CREATE TABLE / VIEW, INSERT INTO, DESCRIBE */
     /* CREATE TABLE */
     sql_column_def *cols;
     int ncols;

@@ -1259,6 +1259,11 @@ static bool statement(parser *p, sql_stmt *st)
             return false;
         return (st->query = query(p)) != NULL;
     }
+    if (accept_word(p, "DESCRIBE") || accept_word(p, "DESC")) {
+        st->kind = SQL_STMT_DESCRIBE;
+        accept_word(p, "EXTENDED");
+        return name(p, &st->name, "a table or view name");
+    }
     if (is_word(p, "INSERT"))
         return insert(p, st);
     if (is_word(p, "EXECUTE") || is_word(p, "BEGIN"))
@@ -1267,7 +1272,7 @@ static bool statement(parser *p, sql_stmt *st)
         st->kind = SQL_STMT_SELECT;
         return (st->query = query(p)) != NULL;
     }
-    static const char *const flink_only[] = {"DROP", "ALTER", "SHOW", "DESCRIBE", "DESC", "USE",
+    static const char *const flink_only[] = {"DROP", "ALTER", "SHOW", "USE",
                                              "WITH", "ANALYZE", "LOAD", "UNLOAD", "ADD",
                                              "REMOVE", "RESET", "TRUNCATE", "DELETE", "UPDATE",
                                              "CALL", "STOP", NULL};
@@ -1279,7 +1284,7 @@ static bool statement(parser *p, sql_stmt *st)
             unsupported(p, cur(p), w);
             return false;
         }
-    expected(p, "a statement (CREATE, SELECT, INSERT, EXPLAIN or SET)");
+    expected(p, "a statement (CREATE, SELECT, INSERT, EXPLAIN, DESCRIBE or SET)");
     return false;
 }
 
