@@ -110,7 +110,8 @@ typedef enum sql_from_kind {
     SQL_FROM_NONE = 0, /* SELECT 1: no FROM, one row */
     SQL_FROM_NAME,     /* a table or a view */
     SQL_FROM_QUERY,    /* (SELECT ...) */
-    SQL_FROM_WINDOW    /* TABLE(TUMBLE(TABLE name, ...)) */
+    SQL_FROM_WINDOW,   /* TABLE(TUMBLE(TABLE name, ...)) */
+    SQL_FROM_UNNEST    /* UNNEST(expr) [WITH ORDINALITY]: a join's source only */
 } sql_from_kind;
 
 typedef struct sql_query sql_query;
@@ -132,6 +133,13 @@ typedef struct sql_join {
     sql_span for_time_at;
     sql_span for_time;
     struct weir_ast *for_time_ast;
+    /* UNNEST: the collection, its columns' names (AS u(x, y)), ORDINALITY;
+     * cross: CROSS JOIN or a comma, no ON */
+    sql_span unnest;
+    struct weir_ast *unnest_ast;
+    sql_span cols[8];
+    int ncols;
+    bool ordinality, cross;
 } sql_join;
 
 struct sql_query {
@@ -192,14 +200,15 @@ typedef enum sql_stmt_kind {
     SQL_STMT_EXPLAIN,
     SQL_STMT_SET,
     SQL_STMT_INSERT,       /* INSERT INTO name [(cols)] query */
-    SQL_STMT_STATEMENT_SET /* EXECUTE STATEMENT SET BEGIN insert; ... END */
+    SQL_STMT_STATEMENT_SET, /* EXECUTE STATEMENT SET BEGIN insert; ... END */
+    SQL_STMT_DESCRIBE       /* DESCRIBE name, DESC name */
 } sql_stmt_kind;
 
 typedef struct sql_stmt sql_stmt;
 struct sql_stmt {
     sql_stmt_kind kind;
     sql_span at; /* the statement's first word */
-    sql_span name; /* CREATE TABLE / VIEW, INSERT INTO */
+    sql_span name; /* CREATE TABLE / VIEW, INSERT INTO, DESCRIBE */
     /* CREATE TABLE */
     sql_column_def *cols;
     int ncols;

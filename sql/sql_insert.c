@@ -55,9 +55,29 @@ static bool virtual_column(const sql_relation *r, int c)
  * (each named once, each a column of the sink). from[c] is the query
  * column that fills sink column c, or -1 (NULL). st NULL: a C table, by
  * position. */
-static int fit_columns(weir_sql_session *s, sql_script *sc, const sql_stmt *st,
-                       const sql_relation *r, const weir_schema *query, int *from)
+/* The query's columns as Flink's message shows its schema: a time
+ * attribute's type marked *ROWTIME* or *PROCTIME*. */
+static void query_schema_text(const weir_table *t, char *buf, size_t size)
 {
+    const weir_schema *q = weir_table_schema(t);
+    int rt = weir_table_rowtime(t), pt = weir_table_proctime(t);
+    size_t n = 0;
+    n += (size_t)snprintf(buf, size, "(");
+    for (int c = 0; c < weir_schema_ncolumns(q) && n < size; c++) {
+        char ty[96];
+        weir_type_format(weir_schema_column_type(q, c), ty, sizeof ty);
+        n += (size_t)snprintf(buf + n, size - n, "%s%s %s%s", c ? ", " : "",
+                              weir_schema_column_name(q, c), ty,
+                              c == rt ? " *ROWTIME*" : c == pt ? " *PROCTIME*" : "");
+    }
+    if (n < size)
+        snprintf(buf + n, size - n, ")");
+}
+
+static int fit_columns(weir_sql_session *s, sql_script *sc, const sql_stmt *st,
+                       const sql_relation *r, const weir_table *qt, int *from)
+{
+    const weir_schema *query = weir_table_schema(qt);
     const weir_schema *sink = r->schema;
     int nsink = weir_schema_ncolumns(sink), nquery = weir_schema_ncolumns(query);
     int ncols = st ? st->ninsert_cols : 0;
@@ -67,7 +87,7 @@ static int fit_columns(weir_sql_session *s, sql_script *sc, const sql_stmt *st,
     int nlisted = ncols ? ncols : nwritten;
     if (nquery != nlisted) {
         char qs[1024], ss[1024];
-        weir_schema_format(query, qs, sizeof qs);
+        query_schema_text(qt, qs, sizeof qs);
         weir_schema_format(sink, ss, sizeof ss);
         sql_fail(s, sc, query_at(st), "Column types of query result and sink for '%s' "
                  "do not match. Cause: Different number of columns: the query has %d, the "
@@ -139,7 +159,7 @@ static weir_table *fit_rows(weir_sql_session *s, sql_script *sc, const sql_stmt 
         sql_fail(s, sc, query_at(st), "out of memory");
         goto done;
     }
-    if (fit_columns(s, sc, st, r, query, from)) {
+    if (fit_columns(s, sc, st, r, t, from)) {
         if (!s->err[0])
             sql_fail(s, sc, query_at(st), "out of memory");
         goto done;

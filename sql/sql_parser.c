@@ -391,16 +391,46 @@ static bool source_alias(parser *p, sql_span *alias)
 #define TVF_JOINED "a window TVF joined without a subquery around it (a window join reads " \
                    "(SELECT * FROM TABLE(...)))"
 
-/* The source of a join: a table or view, or (query). */
+
+/* UNNEST(expr) [WITH ORDINALITY] [AS] alias [(col, ...)]: a join's source. */
+static bool unnest_source(parser *p, sql_join *j)
+{
+    j->from_kind = SQL_FROM_UNNEST;
+    if (!expect_sym(p, "(") || !expr(p, &j->unnest, &j->unnest_ast, "an ARRAY or a MAP") ||
+        !expect_sym(p, ")"))
+        return false;
+    if (accept_word(p, "WITH")) {
+        if (!expect_word(p, "ORDINALITY"))
+            return false;
+        j->ordinality = true;
+    }
+    if (!source_alias(p, &j->alias))
+        return false;
+    if (j->alias.len && accept_sym(p, "(")) {
+        do {
+            if (j->ncols == (int)(sizeof j->cols / sizeof j->cols[0])) {
+                fail_at(p, cur(p), "more than 8 column names for an UNNEST");
+                return false;
+            }
+            if (!name(p, &j->cols[j->ncols++], "a column name"))
+                return false;
+        } while (accept_sym(p, ","));
+        if (!expect_sym(p, ")"))
+            return false;
+    }
+    return true;
+}
+
+/* The source of a join: a table or view, (query), or UNNEST(...). */
 static bool join_source(parser *p, sql_join *j)
 {
-    if (is_word(p, "LATERAL") || is_word(p, "UNNEST") ||
+    if (is_word(p, "LATERAL") ||
         (is_word(p, "TABLE") && sql_tok_sym(p->text, peek(p, 1), "("))) {
-        unsupported(p, cur(p), is_word(p, "TABLE")     ? TVF_JOINED
-                               : is_word(p, "LATERAL") ? "LATERAL"
-                                                       : "UNNEST");
+        unsupported(p, cur(p), is_word(p, "TABLE") ? TVF_JOINED : "LATERAL");
         return false;
     }
+    if (accept_word(p, "UNNEST"))
+        return unnest_source(p, j);
     if (accept_sym(p, "(")) {
         j->from_kind = SQL_FROM_QUERY;
         if (!(j->from_query = query(p)) || !expect_sym(p, ")"))
@@ -432,6 +462,16 @@ static bool join(parser *p, sql_query *q)
     sql_join j = {.at = span_of(cur(p))};
     if (accept_sym(p, ",")) {
         j.kind = 0;
+        if (is_word(p, "UNNEST")) { /* FROM t, UNNEST(t.arr): a cross join */
+            j.kind = WEIR_JOIN_INNER;
+            j.cross = true;
+        }
+    } else if (is_word(p, "CROSS") && sql_tok_is(p->text, peek(p, 1), "JOIN") &&
+               sql_tok_is(p->text, peek(p, 2), "UNNEST")) {
+        p->i += 2; /* CROSS JOIN UNNEST(...): no ON */
+        j.at = span_of(cur(p));
+        j.kind = WEIR_JOIN_INNER;
+        j.cross = true;
     } else {
         if (is_word(p, "NATURAL") || is_word(p, "CROSS")) {
             unsupported(p, cur(p), is_word(p, "NATURAL") ? "NATURAL JOIN" : "CROSS JOIN");
@@ -455,7 +495,12 @@ static bool join(parser *p, sql_query *q)
     }
     if (!join_source(p, &j))
         return false;
-    if (j.kind) {
+    if (j.from_kind == SQL_FROM_UNNEST && !j.cross && j.kind != WEIR_JOIN_INNER &&
+        j.kind != WEIR_JOIN_LEFT) {
+        unsupported(p, &p->toks.v[p->i - 1], "a RIGHT or FULL JOIN of UNNEST");
+        return false;
+    }
+    if (j.kind && !j.cross) {
         if (is_word(p, "USING")) {
             unsupported(p, cur(p), "JOIN ... USING (write ON a.x = b.x)");
             return false;
@@ -1253,6 +1298,11 @@ static bool statement(parser *p, sql_stmt *st)
             return false;
         return (st->query = query(p)) != NULL;
     }
+    if (accept_word(p, "DESCRIBE") || accept_word(p, "DESC")) {
+        st->kind = SQL_STMT_DESCRIBE;
+        accept_word(p, "EXTENDED");
+        return name(p, &st->name, "a table or view name");
+    }
     if (is_word(p, "INSERT"))
         return insert(p, st);
     if (is_word(p, "EXECUTE") || is_word(p, "BEGIN"))
@@ -1261,7 +1311,7 @@ static bool statement(parser *p, sql_stmt *st)
         st->kind = SQL_STMT_SELECT;
         return (st->query = query(p)) != NULL;
     }
-    static const char *const flink_only[] = {"DROP", "ALTER", "SHOW", "DESCRIBE", "DESC", "USE",
+    static const char *const flink_only[] = {"DROP", "ALTER", "SHOW", "USE",
                                              "WITH", "ANALYZE", "LOAD", "UNLOAD", "ADD",
                                              "REMOVE", "RESET", "TRUNCATE", "DELETE", "UPDATE",
                                              "CALL", "STOP", NULL};
@@ -1273,7 +1323,7 @@ static bool statement(parser *p, sql_stmt *st)
             unsupported(p, cur(p), w);
             return false;
         }
-    expected(p, "a statement (CREATE, SELECT, INSERT, EXPLAIN or SET)");
+    expected(p, "a statement (CREATE, SELECT, INSERT, EXPLAIN, DESCRIBE or SET)");
     return false;
 }
 

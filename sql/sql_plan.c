@@ -394,6 +394,8 @@ static int window_of(planner *p, const sql_window *w, bool tvf, const weir_table
 
 static weir_table *plan_joins(planner *p, const sql_query *q, weir_table *t);
 static weir_table *plan_first_source(planner *p, const sql_query *q);
+static weir_table *plan_unnest(planner *p, const sql_join *j, weir_table *t,
+                               weir_expr_scope *scope);
 
 static const char *qualifier_of(planner *p, sql_from_kind kind, sql_span name, sql_span alias);
 
@@ -1496,6 +1498,47 @@ static weir_table *plan_temporal_join(planner *p, const sql_join *j, weir_table 
     return t;
 }
 
+/* t CROSS JOIN UNNEST(expr) [WITH ORDINALITY] AS u(x, ...) (or a comma, or
+ * LEFT JOIN ... ON TRUE): the collection bound in the scope so far (a
+ * correlated reference: t.arr), its rows joined with each row by
+ * weir_table_unnest_expr, and its columns named by u in the scope after. */
+static weir_table *plan_unnest(planner *p, const sql_join *j, weir_table *t,
+                               weir_expr_scope *scope)
+{
+    if (!j->cross && !(j->on_ast && j->on_ast->kind == WEIR_AST_BOOLEAN && j->on_ast->value))
+        return sql_fail(p->s, p->sc, j->on.start, "not supported: a JOIN of UNNEST on a "
+                        "condition other than ON TRUE (filter in WHERE)");
+    int most = (int)(sizeof scope->inputs / sizeof scope->inputs[0]);
+    if (scope->ninputs == most)
+        return sql_fail(p->s, p->sc, j->at.start, "not supported: more than %d tables and "
+                        "UNNESTs joined", most);
+    exprs x = {.n = 0};
+    weir_expr_scope saved = p->scope;
+    p->scope = *scope;
+    int r = bind(p, &x, j->unnest_ast, p->sc->text, weir_table_schema(t), -1, NULL,
+                 j->unnest.start);
+    p->scope = saved;
+    if (r)
+        return NULL;
+    const char *names[8];
+    for (int k = 0; k < j->ncols; k++)
+        if (!(names[k] = sql_unquote(p->sc, j->cols[k])))
+            return no_memory(p, j->cols[k].start);
+    int nin = weir_schema_ncolumns(weir_table_schema(t));
+    weir_table *u = weir_table_unnest_expr(t, x.v[0], names, j->ncols, j->ordinality,
+                                           j->kind == WEIR_JOIN_LEFT && !j->cross);
+    if (!u)
+        return table_fail(p, j->unnest.start);
+    weir_expr_scope out = *scope;
+    out.schema = weir_table_schema(u);
+    out.inputs[out.ninputs].qualifier = j->alias.len ? sql_unquote(p->sc, j->alias) : NULL;
+    out.inputs[out.ninputs].columns = weir_table_unnest_columns(u);
+    out.inputs[out.ninputs].first = nin;
+    out.ninputs++;
+    *scope = out;
+    return u;
+}
+
 /* FROM a [JOIN b ON ...]...: each join onto the table so far (left-deep,
  * as Calcite plans it), its columns named by each source's qualifier. */
 static weir_table *plan_joins(planner *p, const sql_query *q, weir_table *t)
@@ -1512,6 +1555,13 @@ static weir_table *plan_joins(planner *p, const sql_query *q, weir_table *t)
             continue;
         }
 
+}
+
+        if (j->from_kind == SQL_FROM_UNNEST) {
+            if (!(t = plan_unnest(p, j, t, &left)))
+                return NULL;
+            continue;
+        }
         if (j->kind == 0 && (q->njoins > 1 || !q->where_ast))
             return sql_fail(p->s, p->sc, j->at.start, "not supported: %s",
                             q->njoins > 1 ? "a comma join of more than two tables (write JOIN "

@@ -1095,8 +1095,9 @@ static weir__enode *bind_cast(binder *p, const weir_ast *a)
                 most = WEIR_STRING_MAX_CAPACITY;
             c->type.capacity = (uint32_t)most;
         }
-        c->scratch = scratch(p, c->type.capacity > text_cap(x->type) ? c->type.capacity
-                                                                   : text_cap(x->type));
+        c->scratch = scratch(p, weir__type_is_nested(from) ? c->type.capacity + 1 /* its end */
+                                : c->type.capacity > text_cap(x->type) ? c->type.capacity
+                                                                       : text_cap(x->type));
     }
     return c;
 }
@@ -1150,6 +1151,51 @@ static bool bind_filter(binder *p, weir__enode *n, const weir_ast *a)
     return true;
 }
 
+/* LISTAGG(x, sep) with a separator per row (a column, an expression):
+ * the aggregate's argument becomes ROW(x, sep), computed per row where x
+ * is (a window's Calc too: its text), and the accumulator joins each value
+ * with its own row's separator (table_agg.c). */
+static bool listagg_pair(binder *p, const weir_ast *a, weir__enode *n, weir__enode *sep)
+{
+    weir__enode *c = node(p, OP_CTOR, a->start);
+    if (!c || !(c->args = calloc(2, sizeof *c->args))) {
+        nomem(p);
+        return false;
+    }
+    c->args[0] = n->a;
+    c->args[1] = sep;
+    c->nargs = 2;
+    static const char *const names[] = {"EXPR$0", "EXPR$1"};
+    weir_type types[2] = {n->a->type, sep->type};
+    types[0].not_null = types[1].not_null = false;
+    const char *why = NULL;
+    c->type = weir__nested_make(WEIR_TYPE_ROW, 2, names, types, true, &why);
+    if (c->type.id == WEIR_TYPE_NULL) {
+        berr(p, a->start, "LISTAGG: %s", why);
+        return false;
+    }
+    c->scratch = scratch(p, weir__type_size(c->type));
+    char *t2 = node_text(p->text, a->args[1]);
+    if (!t2) {
+        nomem(p);
+        return false;
+    }
+    size_t len = strlen(n->sbuf) + strlen(t2) + 16;
+    char *text = malloc(len);
+    if (!text) {
+        free(t2);
+        nomem(p);
+        return false;
+    }
+    snprintf(text, len, "ROW(%s, %s)", n->sbuf, t2);
+    free(t2);
+    free(n->sbuf);
+    n->sbuf = text;
+    n->a = c;
+    n->lit = (weir__val){.s = NULL, .len = 0};
+    return true;
+}
+
 static weir__enode *bind_agg(binder *p, const weir_ast *a, weir_agg_kind kind, const char *name)
 {
     if (p->in_agg) {
@@ -1194,11 +1240,6 @@ static weir__enode *bind_agg(binder *p, const weir_ast *a, weir_agg_kind kind, c
         berr(p, a->start, "%s of %s: a number is required", name, tname(n->a->type, t1));
         return NULL;
     }
-    if (n->a && stats && n->a->type.id == WEIR_TYPE_DECIMAL) {
-        berr(p, a->start, "%s of %s: not supported yet (a DOUBLE is: CAST the argument)", name,
-             tname(n->a->type, t1));
-        return NULL;
-    }
     if (n->a && (kind == WEIR_AGG_MIN || kind == WEIR_AGG_MAX || kind == WEIR_AGG_FIRST_VALUE ||
                  kind == WEIR_AGG_LAST_VALUE) &&
         (n->a->type.id == WEIR_TYPE_NULL || weir__type_is_interval(n->a->type.id) ||
@@ -1219,14 +1260,24 @@ static weir__enode *bind_agg(binder *p, const weir_ast *a, weir_agg_kind kind, c
         }
         n->lit = (weir__val){.s = ",", .len = 1};
         if (a->nargs == 2) {
+            p->in_agg = a;
             weir__enode *sep = bind(p, a->args[1]);
+            p->in_agg = NULL;
             if (!sep)
                 return NULL;
-            if (sep->op != OP_LIT || sep->lit.null || !weir__type_is_string(sep->type.id)) {
-                berr(p, a->args[1]->start, "LISTAGG: the separator must be a string literal");
+            retype_null(sep, mk(WEIR_TYPE_VARCHAR, false));
+            if (!weir__type_is_string(sep->type.id)) {
+                char t2[48];
+                berr(p, a->start, "Cannot apply 'LISTAGG' to arguments of type 'LISTAGG(<%s>, "
+                     "<%s>)'. Supported form(s): 'LISTAGG(<STRING>)' 'LISTAGG(<STRING>, "
+                     "<STRING>)'", tname(n->a->type, t1), tname(sep->type, t2));
                 return NULL;
             }
-            n->lit = sep->lit;
+            if (sep->op == OP_LIT && !sep->lit.null) {
+                n->lit = sep->lit;
+            } else if (!listagg_pair(p, a, n, sep)) {
+                return NULL;
+            }
         }
     }
     if (n->distinct && kind != WEIR_AGG_COUNT) {
@@ -1249,7 +1300,9 @@ static weir__enode *bind_agg(binder *p, const weir_ast *a, weir_agg_kind kind, c
          * DECIMAL(38, s), AVG DECIMAL(38, max(6, s)) */
         if (n->a->type.id == WEIR_TYPE_DECIMAL && n->agg == WEIR_AGG_SUM)
             n->type = weir__type_decimal(38, n->a->type.scale, false);
-        if (n->a->type.id == WEIR_TYPE_DECIMAL && n->agg == WEIR_AGG_AVG)
+        if (n->a->type.id == WEIR_TYPE_DECIMAL && (n->agg == WEIR_AGG_AVG || stats))
+            /* STDDEV_* and VAR_* too: Calcite's AVG_AGG_FUNCTION return type,
+             * Flink's deriveAvgAggType */
             n->type = weir__type_decimal(38, n->a->type.scale > 6 ? n->a->type.scale : 6, false);
         break;
     }

@@ -575,6 +575,48 @@ int weir__cast_eval(const weir__enode *n, const weir__val *x, unsigned char *sc,
             }
             len = (int)k;
             memmove(buf, x->s, (size_t)len);
+        } else if (weir__type_is_nested(from)) {
+            /* Flink's RowToStringCastRule, ArrayToStringCastRule and
+             * MapToStringCastRule: "(1, a)", "[1, 2]", "{k=v}", each element
+             * cast to a string (TRUE, FALSE), a NULL one "null". Written into
+             * the scratch (capacity + 1 bytes: snprintf's end); VARCHAR(n)
+             * keeps n characters as Flink trims it, STRING the whole text or
+             * fails the row, never a cut */
+            int w = weir__format_val(n->a->type, x, WEIR__ROW_STYLE_CAST, n->zone, buf,
+                                     (size_t)cap + 1);
+            if (w < 0)
+                w = 0;
+            if ((uint32_t)w > cap && !n->chars) {
+                char reason[120];
+                snprintf(reason, sizeof reason,
+                         "its text of %d bytes is longer than the capacity %u "
+                         "('weir.string-capacity')",
+                         w, cap);
+                char type[48];
+                weir_type ft = n->a->type;
+                ft.not_null = false;
+                weir_type_format(ft, type, sizeof type);
+                char shown[64];
+                snprintf(shown, sizeof shown, "a value of %.*s", 50, type);
+                int r = cast_failed_shown(n, shown, reason, why);
+                if (n->try_cast) {
+                    *o = (weir__val){.null = true};
+                    return 0;
+                }
+                return r;
+            }
+            uint32_t have = (uint32_t)w > cap ? cap : (uint32_t)w;
+            uint32_t k = 0, nchars = 0, most = n->chars ? n->chars : UINT32_MAX;
+            while (k < have && nchars < most) {
+                uint32_t l = 1;
+                while (k + l < have && ((unsigned char)buf[k + l] & 0xC0) == 0x80)
+                    l++;
+                if (k + l > have)
+                    break;
+                k += l;
+                nchars++;
+            }
+            len = (int)k;
         } else {
             char tmp[64];
             len = to_text(n->a->type, x, n->zone, tmp, sizeof tmp);

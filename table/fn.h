@@ -12,6 +12,7 @@
  *   fn_cond.c      IF, NULLIF, IS [NOT] DISTINCT FROM, BETWEEN, GREATEST, LEAST, IS TRUE
  *   fn_temporal.c  DATE_FORMAT, TO_TIMESTAMP, EXTRACT, FLOOR(ts TO u), TIMESTAMPADD, ...
  *   fn_json.c      JSON_VALUE, JSON_QUERY, JSON_EXISTS
+ *   fn_collection.c ARRAY_CONTAINS, ELEMENT, MAP_KEYS, ARRAY_DISTINCT, ... on ARRAY and MAP
  *
  * The binder (expr_bind.c) finds a call's entry by name and hands it to
  * weir__bind_builtin; the evaluator (expr_eval.c) hands an OP_BUILTIN node
@@ -104,7 +105,8 @@ struct weir__builtin {
     /* Calcite's operand families, for the arguments' check and Flink's
      * message: signatures separated by ';', each a family per argument
      * separated by ',' (S STRING, C CHARACTER, I INTEGER, E EXACT_NUMERIC,
-     * N NUMERIC, T TIMESTAMP, B BOOLEAN, V INTERVAL, A ANY); a last family followed by
+     * N NUMERIC, T TIMESTAMP, D DATETIME (DATE, TIME, a timestamp), B BOOLEAN, V INTERVAL,
+     * A ANY); a last family followed by
      * '*' repeats. NULL: the rule checks. */
     const char *sigs;
     weir__fn_check check;
@@ -114,7 +116,7 @@ struct weir__builtin {
 
 /* The families' tables (each family file's). */
 extern const weir__builtin weir__fn_string[], weir__fn_regex[], weir__fn_numeric[],
-    weir__fn_cond[], weir__fn_temporal[], weir__fn_json[];
+    weir__fn_cond[], weir__fn_temporal[], weir__fn_json[], weir__fn_collection[];
 
 /* The entry of name (any case) written in `form`, or NULL. */
 const weir__builtin *weir__builtin_find(const char *name, weir_ast_form form);

@@ -20,7 +20,8 @@
 
 static const weir__builtin *const families[] = {weir__fn_string,  weir__fn_regex,
                                                 weir__fn_numeric, weir__fn_cond,
-                                                weir__fn_temporal, weir__fn_json};
+                                                weir__fn_temporal, weir__fn_json,
+                                                weir__fn_collection};
 
 const weir__builtin *weir__builtin_find(const char *name, weir_ast_form form)
 {
@@ -69,6 +70,7 @@ static const char *family_name(char f)
     case 'E': return "EXACT_NUMERIC";
     case 'N': return "NUMERIC";
     case 'T': return "TIMESTAMP";
+    case 'D': return "DATETIME";
     case 'B': return "BOOLEAN";
     case 'V': return "INTERVAL_DAY_TIME";
     default: return "ANY";
@@ -186,6 +188,7 @@ static bool in_family(char f, weir_type t)
     case 'E': return weir__type_is_integer(t.id) || t.id == WEIR_TYPE_DECIMAL;
     case 'N': return weir__type_is_numeric(t.id);
     case 'T': return weir__type_is_time(t.id);
+    case 'D': return weir__type_is_datetime(t.id);
     case 'B': return t.id == WEIR_TYPE_BOOLEAN;
     case 'V': return t.id == WEIR_TYPE_INTERVAL;
     default: return true;
@@ -200,7 +203,8 @@ static weir_type family_type(char f)
     case 'I':
     case 'E': t.id = WEIR_TYPE_INT; t.capacity = 0; break;
     case 'N': t.id = WEIR_TYPE_INT; t.capacity = 0; break; /* the narrowest: others widen it */
-    case 'T': t.id = WEIR_TYPE_TIMESTAMP; t.capacity = 0; break;
+    case 'T':
+    case 'D': t.id = WEIR_TYPE_TIMESTAMP; t.capacity = 0; break;
     case 'B': t.id = WEIR_TYPE_BOOLEAN; t.capacity = 0; break;
     case 'A': t.id = WEIR_TYPE_NULL; t.capacity = 0; break; /* the rule types it */
     default: break;

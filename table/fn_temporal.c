@@ -1,5 +1,6 @@
 /* fn_temporal.c — the temporal functions (fn.h) on TIMESTAMP(p) and
- * TIMESTAMP_LTZ(p), as Flink computes them (DateTimeUtils, the planner's
+ * TIMESTAMP_LTZ(p) (EXTRACT, YEAR() ... and TIMESTAMPDIFF on DATE and
+ * TIME too; TO_DATE into a DATE), as Flink computes them (DateTimeUtils, the planner's
  * ExtractCallGen, FloorCeilCallGen, TimestampDiffCallGen and
  * CurrentTimePointCallGen). A TIMESTAMP_LTZ is read in the session's
  * 'table.local-time-zone' (the node's zone, weir__bind_zone) where Flink
@@ -165,16 +166,58 @@ static bool t_extract(weir__fnbind *b)
             return false;
         }
     }
+    /* a DATE or a TIME: Flink's ExtractCallGen. The calendar's units of a
+     * DATE are its day's; MICROSECOND and NANOSECOND take a TIMESTAMP only,
+     * the calendar's units are refused on a TIME */
+    weir_type at = b->n->args[0]->type;
+    bool calendar = u != U_HOUR && u != U_MINUTE && u != U_SECOND && u != U_MILLISECOND &&
+                    u != U_MICROSECOND && u != U_NANOSECOND;
+    if (at.id == WEIR_TYPE_TIME && calendar) {
+        weir__bind_fail(b->p, b->a->start, "unit %s can not be applied to time variable",
+                        unit_names[u]);
+        return false;
+    }
+    if ((at.id == WEIR_TYPE_TIME || at.id == WEIR_TYPE_DATE) &&
+        (u == U_MICROSECOND || u == U_NANOSECOND)) {
+        char tn[64];
+        weir_type_format(at, tn, sizeof tn);
+        weir__bind_fail(b->p, b->a->start, "unit %s can not be applied to %s variable",
+                        unit_names[u], tn);
+        return false;
+    }
     b->n->aux[0] = u;
     b->n->type = type_of(WEIR_TYPE_BIGINT, weir__fn_args_not_null(b));
     want_zone(b);
     return true;
 }
 
+/* ExtractCallGen's arithmetic on a DATE's days or a TIME's milliseconds
+ * for the units of a day: (v % factor) / the unit's milliseconds, Java's
+ * truncating % and /. On a DATE this is what Flink computes on the number
+ * of days (EXTRACT(SECOND FROM DATE '2024-01-05') is 19723 % 60000 / 1000,
+ * 19), not the day's midnight. */
+static int64_t extract_of_day(int unit, int64_t v)
+{
+    switch (unit) {
+    case U_HOUR: return (v % 86400000) / 3600000;
+    case U_MINUTE: return (v % 3600000) / 60000;
+    case U_SECOND: return (v % 60000) / 1000;
+    default: return v % 1000; /* MILLISECOND */
+    }
+}
+
 static int e_extract(const weir__fncall *c, weir__val *o, const char **why)
 {
     (void)why;
-    o->i = extract((int)c->n->aux[0], local_ms(c, 0), c->args[0].nanos);
+    int u = (int)c->n->aux[0];
+    weir_type_id t = c->n->args[0]->type.id;
+    if (t == WEIR_TYPE_DATE || t == WEIR_TYPE_TIME) {
+        bool of_day = u == U_HOUR || u == U_MINUTE || u == U_SECOND || u == U_MILLISECOND;
+        o->i = of_day ? extract_of_day(u, c->args[0].i)
+                      : extract(u, c->args[0].i * 86400000, 0); /* a DATE's day */
+        return 0;
+    }
+    o->i = extract(u, local_ms(c, 0), c->args[0].nanos);
     return 0;
 }
 
@@ -382,7 +425,7 @@ static bool t_timestampdiff(weir__fnbind *b)
         return false;
     for (int i = 0; i < 2; i++) {
         weir_type_id t = b->n->args[i]->type.id;
-        if (t != WEIR_TYPE_NULL && !weir__type_is_time(t)) {
+        if (t != WEIR_TYPE_NULL && !weir__type_is_time(t) && t != WEIR_TYPE_DATE) {
             char t1[64], t2[64];
             weir__bind_fail(b->p, b->a->start,
                             "Cannot apply 'TIMESTAMPDIFF' to arguments of type "
@@ -426,6 +469,11 @@ static int e_timestampdiff(const weir__fncall *c, weir__val *o, const char **why
     (void)why;
     int u = (int)c->n->aux[0];
     int64_t a = c->args[0].i, b = c->args[1].i, r;
+    /* a DATE is its midnight (TimestampDiffCallGen: days * MILLIS_PER_DAY) */
+    if (c->n->args[0]->type.id == WEIR_TYPE_DATE)
+        a *= 86400000;
+    if (c->n->args[1]->type.id == WEIR_TYPE_DATE)
+        b *= 86400000;
     if (unit_months(u))
         r = months_between(b, a) / unit_months(u);
     else if (u == U_MICROSECOND)
@@ -765,6 +813,57 @@ static int e_to_timestamp(const weir__fncall *c, weir__val *o, const char **why)
     return 0;
 }
 
+/* TO_DATE(s): DateTimeUtils.parseDate(s), CAST's reading (y, y-m, y-m-d,
+ * a timestamp's date), NULL when it does not read. TO_DATE(s, f):
+ * DateTimeUtils.parseDate(s, f), SimpleDateFormat's lenient parse in UTC
+ * and the day of that instant; a string that does not read is the day of
+ * Long.MIN_VALUE milliseconds, as Flink's (its parse returns
+ * Long.MIN_VALUE), through Calcite's ymdToUnixDate in Java's int, which
+ * wraps at that year. */
+static bool t_to_date(weir__fnbind *b)
+{
+    if (b->n->nargs > 1 && !t_pattern(b, 1, true, NULL))
+        return false;
+    b->n->type = type_of(WEIR_TYPE_DATE, false);
+    return true;
+}
+
+/* Calcite's DateTimeUtils.ymdToUnixDate in Java's int arithmetic. */
+static int32_t ymd_to_unix_date(int64_t year, int64_t month, int64_t day)
+{
+    int32_t y0 = (int32_t)(uint32_t)(uint64_t)year, m0 = (int32_t)month, d0 = (int32_t)day;
+    int32_t a = (14 - m0) / 12;
+    uint32_t y = (uint32_t)y0 + 4800u - (uint32_t)a;
+    int32_t m = m0 + 12 * a - 3;
+    int32_t yi = (int32_t)y;
+    uint32_t julian = (uint32_t)d0 + (uint32_t)((153 * m + 2) / 5) + 365u * y +
+                      (uint32_t)(yi / 4) - (uint32_t)(yi / 100) + (uint32_t)(yi / 400) -
+                      32045u;
+    return (int32_t)(julian - 2440588u);
+}
+
+static int e_to_date(const weir__fncall *c, weir__val *o, const char **why)
+{
+    const weir__val *s = &c->args[0];
+    if (c->n->nargs == 1) {
+        if (weir__cast_to_date(s->s ? s->s : "", s->len, &o->i))
+            o->null = true;
+        return 0;
+    }
+    dt_pat local;
+    const dt_pat *p = pattern(c, 1, true, &local, why);
+    if (!p)
+        return WEIR_EINVAL;
+    int64_t ms;
+    if (sdf_parse(p, s, &ms))
+        ms = INT64_MIN;
+    int64_t y;
+    unsigned m, d;
+    weir__civil_from_days(floor_div(ms, 86400000), &y, &m, &d);
+    o->i = ymd_to_unix_date(y, m, d);
+    return 0;
+}
+
 /* UNIX_TIMESTAMP(): the row's time in seconds; UNIX_TIMESTAMP(s[, f]): s in
  * SimpleDateFormat's pattern (yyyy-MM-dd HH:mm:ss), a local time of the
  * session's zone, in seconds; a string that does not read is
@@ -980,17 +1079,17 @@ static int e_convert_tz(const weir__fncall *c, weir__val *o, const char **why)
 #define CALL WEIR_AST_FORM_CALL
 
 const weir__builtin weir__fn_temporal[] = {
-    {"EXTRACT", 1, 1, WEIR_AST_FORM_EXTRACT, 0, "T", t_extract, e_extract, 0},
-    {"YEAR", 1, 1, CALL, 0, "T", t_extract, e_extract, U_YEAR},
-    {"QUARTER", 1, 1, CALL, 0, "T", t_extract, e_extract, U_QUARTER},
-    {"MONTH", 1, 1, CALL, 0, "T", t_extract, e_extract, U_MONTH},
-    {"WEEK", 1, 1, CALL, 0, "T", t_extract, e_extract, U_WEEK},
-    {"DAYOFYEAR", 1, 1, CALL, 0, "T", t_extract, e_extract, U_DOY},
-    {"DAYOFMONTH", 1, 1, CALL, 0, "T", t_extract, e_extract, U_DAY},
-    {"DAYOFWEEK", 1, 1, CALL, 0, "T", t_extract, e_extract, U_DOW},
-    {"HOUR", 1, 1, CALL, 0, "T", t_extract, e_extract, U_HOUR},
-    {"MINUTE", 1, 1, CALL, 0, "T", t_extract, e_extract, U_MINUTE},
-    {"SECOND", 1, 1, CALL, 0, "T", t_extract, e_extract, U_SECOND},
+    {"EXTRACT", 1, 1, WEIR_AST_FORM_EXTRACT, 0, "D", t_extract, e_extract, 0},
+    {"YEAR", 1, 1, CALL, 0, "D", t_extract, e_extract, U_YEAR},
+    {"QUARTER", 1, 1, CALL, 0, "D", t_extract, e_extract, U_QUARTER},
+    {"MONTH", 1, 1, CALL, 0, "D", t_extract, e_extract, U_MONTH},
+    {"WEEK", 1, 1, CALL, 0, "D", t_extract, e_extract, U_WEEK},
+    {"DAYOFYEAR", 1, 1, CALL, 0, "D", t_extract, e_extract, U_DOY},
+    {"DAYOFMONTH", 1, 1, CALL, 0, "D", t_extract, e_extract, U_DAY},
+    {"DAYOFWEEK", 1, 1, CALL, 0, "D", t_extract, e_extract, U_DOW},
+    {"HOUR", 1, 1, CALL, 0, "D", t_extract, e_extract, U_HOUR},
+    {"MINUTE", 1, 1, CALL, 0, "D", t_extract, e_extract, U_MINUTE},
+    {"SECOND", 1, 1, CALL, 0, "D", t_extract, e_extract, U_SECOND},
     {"FLOOR", 1, 1, WEIR_AST_FORM_FLOOR_TO, 0, "T", t_floor_to, e_floor_to, 0},
     {"CEIL", 1, 1, WEIR_AST_FORM_FLOOR_TO, 0, "T", t_floor_to, e_floor_to, 1},
     {"CEILING", 1, 1, WEIR_AST_FORM_FLOOR_TO, 0, "T", t_floor_to, e_floor_to, 1},
@@ -999,6 +1098,7 @@ const weir__builtin weir__fn_temporal[] = {
     {"DATE_FORMAT", 2, 2, CALL, 0, "T,S;S,S", t_date_format, e_date_format, 0},
     {"FROM_UNIXTIME", 1, 2, CALL, 0, "I;I,S", t_from_unixtime, e_from_unixtime, 0},
     {"TO_TIMESTAMP", 1, 2, CALL, 0, "C;C,C", t_to_timestamp, e_to_timestamp, 0},
+    {"TO_DATE", 1, 2, CALL, 0, "S;S,S", t_to_date, e_to_date, 0},
     {"UNIX_TIMESTAMP", 0, 2, CALL, 0, ";S;S,S", t_unix_timestamp, e_unix_timestamp, 0},
     {"TO_TIMESTAMP_LTZ", 2, 2, CALL, 0, "N,I", t_to_timestamp_ltz, e_to_timestamp_ltz, 0},
     {"CURRENT_TIMESTAMP", 0, 0, WEIR_AST_FORM_NILADIC, 0, NULL, t_now, e_now, NOW_INSTANT},

@@ -36,8 +36,10 @@
  * NULL for one value), POWER(.., 0.5) for the deviations, CAST to x's
  * type: for an integer x each step in integers (x * x and the sums wrap in
  * x's type, the divisions truncate), so STDDEV_POP of INT is an INT. They
- * retract and merge as the sums and the count do. A DECIMAL argument is
- * refused (not yet).
+ * retract and merge as the sums and the count do. Of a DECIMAL(p, s) the
+ * sums are DECIMALs (SUM(x) DECIMAL(38, s), SUM(x * x) of x * x's scale,
+ * each NULL from an overflow on) and the steps are DECIMAL arithmetic in
+ * Flink's types, the result DECIMAL(38, max(6, s)) (dec_stats_result).
  *
  * An aggregate function from C (weir/function.h) gets its accumulator's
  * bytes in the block and is called: init for a new one, accumulate and
@@ -63,6 +65,13 @@
 
 static bool is_str(weir_type t) { return weir__type_is_var(t.id); }
 static bool is_approx(weir_type t) { return weir__type_is_approx(t.id); }
+
+/* LISTAGG(x, sep) with a separator per row: its argument is ROW(x, sep)
+ * (expr_bind.c's listagg_pair). */
+static bool listagg_pairs(const weir__agg *a)
+{
+    return a->kind == WEIR_AGG_LISTAGG && a->arg_type.id == WEIR_TYPE_ROW;
+}
 
 uint32_t weir__agg_layout(weir__agg *aggs, int n, const weir_expr *const *items, bool retract,
                           bool window)
@@ -116,9 +125,14 @@ uint32_t weir__agg_layout(weir__agg *aggs, int n, const weir_expr *const *items,
         case WEIR_AGG_STDDEV_POP:
         case WEIR_AGG_STDDEV_SAMP:
         case WEIR_AGG_VAR_POP:
-        case WEIR_AGG_VAR_SAMP: off += 3 * sizeof(int64_t); break;
+        case WEIR_AGG_VAR_SAMP:
+            /* the count and two sums; of a DECIMAL two 16-byte sums */
+            off += a->arg_type.id == WEIR_TYPE_DECIMAL ? 8 + 2 * 16 : 3 * sizeof(int64_t);
+            break;
         case WEIR_AGG_LISTAGG:
             a->rsize = (4 + a->out_type.capacity + 7u) & ~7u;
+            if (listagg_pairs(a)) /* and the last row's separator */
+                a->rsize += (4 + weir__nested_of(a->arg_type)->types[1].capacity + 7u) & ~7u;
             off += sizeof(int64_t) + a->rsize;
             break;
         default: off += sizeof(int64_t) + a->vsize; break;
@@ -229,6 +243,93 @@ static int listagg_append(const weir__agg *a, unsigned char *s, const char *b, u
     return 0;
 }
 
+/* LISTAGG(x, sep) with a separator per row, as Flink's ListAggFunction
+ * (two operands) accumulates: each value joined to the result so far with
+ * its own row's separator (a NULL separator makes the result NULL, and the
+ * next value starts it again), the last row's separator kept for a merge
+ * (accDelimiter: ',' before any row). After the result's bytes: a uint32,
+ * 0 for the initial ',', UINT32_MAX for NULL, else the separator's length
+ * + 1, then its bytes. */
+static unsigned char *pair_delim(const weir__agg *a, unsigned char *s)
+{
+    return s + 8 + ((4 + a->out_type.capacity + 7u) & ~7u);
+}
+
+static void pair_split(const weir__agg *a, const weir__val *v, weir__val *x, weir__val *sep)
+{
+    const weir__nested *d = weir__nested_of(a->arg_type);
+    weir__nested_element(d, (const unsigned char *)v->s, 0, 0, x);
+    weir__nested_element(d, (const unsigned char *)v->s, 0, 1, sep);
+}
+
+/* The separator `sep` (NULL: the initial ',') joins x to the result at s. */
+static int pair_join(const weir__agg *a, unsigned char *s, const char *x, uint32_t xlen,
+                     const weir__val *sep, bool sep_null, const char **why)
+{
+    uint32_t len;
+    memcpy(&len, s + 8, 4);
+    if (!get64(s)) {
+        len = 0;
+    } else if (sep_null) {
+        put64(s, 0); /* CONCAT(acc, NULL, x) is NULL */
+        len = 0;
+        memcpy(s + 8, &len, 4);
+        return 0;
+    }
+    const char *sp = get64(s) ? (sep ? sep->s : ",") : "";
+    uint32_t sl = get64(s) ? (sep ? sep->len : 1) : 0;
+    if ((uint64_t)len + sl + xlen > a->out_type.capacity) {
+        *why = listagg_too_long(a);
+        return WEIR_ERANGE;
+    }
+    char *d = (char *)s + 12;
+    memcpy(d + len, sp, sl);
+    memcpy(d + len + sl, x, xlen);
+    len += sl + xlen;
+    memcpy(s + 8, &len, 4);
+    put64(s, 1);
+    return 0;
+}
+
+static void pair_keep_delim(const weir__agg *a, unsigned char *s, const weir__val *sep)
+{
+    unsigned char *d = pair_delim(a, s);
+    uint32_t code = sep->null ? UINT32_MAX : sep->len + 1;
+    memcpy(d, &code, 4);
+    if (!sep->null)
+        memcpy(d + 4, sep->s, sep->len);
+}
+
+static int pair_add(const weir__agg *a, unsigned char *s, const weir__val *v, const char **why)
+{
+    weir__val x, sep;
+    pair_split(a, v, &x, &sep);
+    pair_keep_delim(a, s, &sep);
+    if (x.null)
+        return 0;
+    return pair_join(a, s, x.s, x.len, &sep, sep.null, why);
+}
+
+/* A pane's result joined after this one's with the pane's last separator. */
+static int pair_merge(const weir__agg *a, unsigned char *s, const unsigned char *o,
+                      const char **why)
+{
+    const unsigned char *od = pair_delim(a, (unsigned char *)(uintptr_t)o);
+    uint32_t code;
+    memcpy(&code, od, 4);
+    weir__val sep = {.s = (const char *)od + 4, .len = code ? code - 1 : 0};
+    if (get64(o)) {
+        uint32_t olen;
+        memcpy(&olen, o + 8, 4);
+        int r = pair_join(a, s, (const char *)o + 12, olen, code ? &sep : NULL,
+                          code == UINT32_MAX, why);
+        if (r)
+            return r;
+    }
+    memcpy(pair_delim(a, s), od, 4 + (code && code != UINT32_MAX ? code - 1 : 0));
+    return 0;
+}
+
 /* Whether a list aggregate keeps its values in arrival order (else sorted,
  * with a count per value). */
 static bool arrival_list(const weir__agg *a)
@@ -248,6 +349,32 @@ static int list_cache(const weir__agg *a, unsigned char *acc, const unsigned cha
     }
     if (a->kind == WEIR_AGG_LISTAGG) {
         memset(s, 0, 8 + a->rsize);
+        if (listagg_pairs(a)) {
+            /* ListAggWsWithRetractAggFunction: the values joined by one
+             * separator, the last row's (here the last value kept's) */
+            weir__val last = {0}, x, sep = {.null = true};
+            for (size_t i = count; i-- > 0;) {
+                decode(a, list + i * a->esize, &last);
+                pair_split(a, &last, &x, &sep);
+                if (!x.null)
+                    break;
+            }
+            for (size_t i = 0; i < count; i++) {
+                weir__val v, vs;
+                decode(a, list + i * a->esize, &v);
+                pair_split(a, &v, &x, &vs);
+                if (x.null)
+                    continue;
+                if (sep.null) { /* concatWs with a NULL separator: NULL */
+                    put64(s, 0);
+                    return 0;
+                }
+                int r = pair_join(a, s, x.s, x.len, &sep, false, why);
+                if (r)
+                    return r;
+            }
+            return 0;
+        }
         for (size_t i = 0; i < count; i++) {
             weir__val v;
             decode(a, list + i * a->esize, &v);
@@ -318,10 +445,31 @@ static void add_double(const weir__agg *a, unsigned char *p, double x)
     memcpy(p, &d, 8);
 }
 
+/* A DECIMAL(p, s) x's square as the reduction types it (x * x, Flink's
+ * multiplication type): 0, or 1 when it does not fit it (NULL, which
+ * SUM(x * x) skips). */
+static int dec_square(const weir__agg *a, weir__i128 x, weir__i128 *sq, int *scale)
+{
+    weir_type t = weir__decimal_result('*', a->arg_type, a->arg_type);
+    *scale = t.scale;
+    return weir__dec_arith('*', x, a->arg_type.scale, x, a->arg_type.scale,
+                           weir_type_precision(t), t.scale, sq);
+}
+
 /* The variances' sums take x in or out: x and x * x (in x's type). */
 static void stats_update(const weir__agg *a, unsigned char *s, const weir__val *v, int sign)
 {
     put64(s, get64(s) + sign);
+    if (a->arg_type.id == WEIR_TYPE_DECIMAL) {
+        /* SUM(x), a DECIMAL(38, s), and SUM(x * x), each NULL from an
+         * overflow on (as a DECIMAL SUM is) */
+        weir__i128 x = weir__dec_get(v), sq;
+        int sc;
+        dec_add(s + 8, sign > 0 ? x : -x);
+        if (dec_square(a, x, &sq, &sc) == 0)
+            dec_add(s + 24, sign > 0 ? sq : -sq);
+        return;
+    }
     if (is_approx(a->arg_type)) {
         double sq = v->d * v->d;
         if (a->arg_type.id == WEIR_TYPE_FLOAT)
@@ -351,6 +499,48 @@ static int64_t double_to_integral(weir_type_id id, double d)
     return weir__int_wrap(id, i);
 }
 
+/* Of a DECIMAL(p, s) x, Calcite's reduction step by step in Flink's
+ * DECIMAL types (LogicalTypeMerging), each step rounded HALF_UP and NULL
+ * past its precision: SUM(x) cast to the result's DECIMAL(38, max(6, s)),
+ * squared, divided by COUNT(x); SUM(x * x) minus that; divided by the
+ * count (or count - 1); the deviations' POWER(.., 0.5) in DOUBLE; the end
+ * cast to DECIMAL(38, max(6, s)). */
+static void dec_stats_result(const weir__agg *a, const unsigned char *s, int64_t n,
+                             int64_t denom, bool root, weir__val *out)
+{
+    weir__i128 sum, sumsq, cast, sq, avg, diff, div, r;
+    memcpy(&sum, s + 8, 16);
+    memcpy(&sumsq, s + 24, 16);
+    out->null = true;
+    if (sum == dec_overflow() || sumsq == dec_overflow())
+        return;
+    weir_type res = a->out_type, cnt = weir__type_decimal(19, 0, true);
+    int rs = res.scale, sqs;
+    weir_type sumsq_t;
+    (void)dec_square(a, 0, &sq, &sqs);
+    sumsq_t = weir__type_decimal(38, sqs, false);
+    if (!weir__dec_rescale(sum, a->arg_type.scale, rs, 38, &cast))
+        return;
+    weir_type t1 = weir__decimal_result('*', res, res);
+    weir_type t2 = weir__decimal_result('/', t1, cnt);
+    weir_type t3 = weir__decimal_result('-', sumsq_t, t2);
+    weir_type t4 = weir__decimal_result('/', t3, cnt);
+    if (weir__dec_arith('*', cast, rs, cast, rs, weir_type_precision(t1), t1.scale, &sq) ||
+        weir__dec_arith('/', sq, t1.scale, n, 0, weir_type_precision(t2), t2.scale, &avg) ||
+        weir__dec_arith('-', sumsq, sqs, avg, t2.scale, weir_type_precision(t3), t3.scale,
+                        &diff) ||
+        weir__dec_arith('/', diff, t3.scale, denom, 0, weir_type_precision(t4), t4.scale, &div))
+        return;
+    if (root) {
+        if (weir__dec_from_double(pow(weir__dec_to_double(div, t4.scale), 0.5), 38, rs, &r))
+            return;
+    } else if (!weir__dec_rescale(div, t4.scale, rs, 38, &r)) {
+        return;
+    }
+    out->null = false;
+    weir__dec_set(out, r);
+}
+
 /* The variance or deviation of the sums at s. */
 static void stats_result(const weir__agg *a, const unsigned char *s, weir__val *out)
 {
@@ -362,6 +552,10 @@ static void stats_result(const weir__agg *a, const unsigned char *s, weir__val *
         return;
     }
     int64_t denom = samp ? n - 1 : n;
+    if (a->arg_type.id == WEIR_TYPE_DECIMAL) {
+        dec_stats_result(a, s, n, denom, root, out);
+        return;
+    }
     if (is_approx(a->arg_type)) {
         bool f = a->arg_type.id == WEIR_TYPE_FLOAT;
         double s1, s2;
@@ -500,6 +694,8 @@ int weir__agg_update(const weir__agg *a, unsigned char *acc, const weir__val *v,
         }
         break;
     case WEIR_AGG_LISTAGG:
+        if (listagg_pairs(a))
+            return pair_add(a, s, v, why);
         return listagg_append(a, s, v->s, v->len, why);
     default:
         if (is_stats(a->kind))
@@ -569,6 +765,8 @@ int weir__agg_merge(const weir__agg *a, unsigned char *acc, const unsigned char 
         }
         break;
     case WEIR_AGG_LISTAGG:
+        if (listagg_pairs(a))
+            return pair_merge(a, s, o, why);
         if (get64(o)) {
             uint32_t len;
             memcpy(&len, o + 8, 4);
@@ -578,7 +776,16 @@ int weir__agg_merge(const weir__agg *a, unsigned char *acc, const unsigned char 
     default:
         if (is_stats(a->kind)) {
             put64(s, get64(s) + get64(o));
-            if (is_approx(a->arg_type)) {
+            if (a->arg_type.id == WEIR_TYPE_DECIMAL) {
+                for (int k = 8; k <= 24; k += 16) {
+                    weir__i128 y;
+                    memcpy(&y, o + k, 16);
+                    if (y == dec_overflow())
+                        memcpy(s + k, &y, 16);
+                    else
+                        dec_add(s + k, y);
+                }
+            } else if (is_approx(a->arg_type)) {
                 double x;
                 memcpy(&x, o + 8, 8);
                 add_double(a, s + 8, x);

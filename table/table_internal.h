@@ -204,6 +204,9 @@ typedef weir_value weir__val;
  * TIMESTAMP_LTZ in `zone` (NULL: UTC). */
 int weir__format_val(weir_type t, const weir__val *v, weir_row_style style,
                      const weir_time_zone *zone, char *buf, size_t size);
+/* The style of a nested value's CAST to a string: the SQL client's, its
+ * elements each cast to a string (a BOOLEAN TRUE, FALSE). */
+#define WEIR__ROW_STYLE_CAST ((weir_row_style)2)
 
 /* A BOOLEAN (true/false, any case), DOUBLE (strtod) or integer (decimal)
  * literal of type `to` from NUL-terminated text with no leading space, as

@@ -1217,7 +1217,11 @@ int weir__format_val(weir_type t, const weir__val *v, weir_row_style style,
     case WEIR_TYPE_ROW:
     case WEIR_TYPE_ARRAY:
     case WEIR_TYPE_MAP: return weir__nested_format_val(t, v, style, zone, buf, size);
-    case WEIR_TYPE_BOOLEAN: return snprintf(buf, size, "%s", v->i ? "true" : "false");
+    case WEIR_TYPE_BOOLEAN:
+        /* BooleanToStringCastRule inside a nested CAST: TRUE, FALSE */
+        return snprintf(buf, size, "%s",
+                        style == WEIR__ROW_STYLE_CAST ? (v->i ? "TRUE" : "FALSE")
+                                                      : (v->i ? "true" : "false"));
     case WEIR_TYPE_DOUBLE: return weir__format_double(v->d, buf, size);
     case WEIR_TYPE_FLOAT: return weir__format_float(v->d, buf, size);
     case WEIR_TYPE_VARCHAR:

@@ -274,6 +274,25 @@ WEIR_EXPORT weir_table *weir_table_where(weir_table *t, const char *predicate);
 WEIR_EXPORT weir_table *weir_table_select_exprs(weir_table *t, weir_expr **items, int n);
 WEIR_EXPORT weir_table *weir_table_where_expr(weir_table *t, weir_expr *predicate);
 
+/* UNNEST (Flink's Correlate over $UNNEST_ROWS$1): each row of t joined
+ * with the rows of the ARRAY or MAP `collection` (compiled against t's
+ * schema, taken over as weir_table_where_expr takes its predicate) gives
+ * it. The output is t's columns, then the collection's: an ARRAY's element
+ * (EXPR$0; a ROW element's fields, each a column), a MAP's KEY and VALUE,
+ * then with_ordinality the element's 1-based ORDINALITY (INT); `names`
+ * (nnames of them, or 0 to keep these) renames the collection's columns.
+ * An empty or NULL collection gives no row, or with left_outer the row
+ * once with those columns NULL (LEFT JOIN UNNEST(...) ON TRUE). Each row
+ * out keeps its input's kind and timestamp: the changelog mode and the
+ * rowtime pass through. */
+WEIR_EXPORT weir_table *weir_table_unnest_expr(weir_table *t, weir_expr *collection,
+                                               const char *const *names, int nnames,
+                                               bool with_ordinality, bool left_outer);
+/* The schema of an UNNEST node's own columns (the collection's, after t's
+ * input columns), for a scope that names them by the UNNEST's alias; NULL
+ * for another node. Lives as long as the plan. */
+WEIR_EXPORT const weir_schema *weir_table_unnest_columns(const weir_table *t);
+
 /* Group aggregate: `keys` is a list of columns ("" or NULL: one global
  * group); `items` lists key columns and aggregate calls (COUNT(*), COUNT(x),
  * COUNT(DISTINCT x), SUM, MIN, MAX, AVG), in the output's order. Changelog

@@ -149,7 +149,8 @@ Test(functions, wrong_argument_types_are_refused_with_flinks_message)
                                    "'DATE_FORMAT(<TIMESTAMP>, <STRING>)' 'DATE_FORMAT(<STRING>, "
                                    "<STRING>)'"},
         {"DATE_FORMAT(ts, i)", "Cannot apply 'DATE_FORMAT'"},
-        {"YEAR(s)", "'YEAR(<VARCHAR(10)>)'. Supported form(s): 'YEAR(<TIMESTAMP>)'"},
+        /* Calcite's DATETIME family: DATE, TIME, TIMESTAMP */
+        {"YEAR(s)", "'YEAR(<VARCHAR(10)>)'. Supported form(s): 'YEAR(<DATETIME>)'"},
         {"DAYOFWEEK(i)", "Cannot apply 'DAYOFWEEK'"},
         {"EXTRACT(HOUR FROM s)", "Cannot apply 'EXTRACT'"},
         {"FLOOR(s TO DAY)", "'FLOOR(<VARCHAR(10)>)'. Supported form(s): 'FLOOR(<TIMESTAMP>)'"},

@@ -239,3 +239,61 @@ Test(functions_temporal, time_zones_as_localtime)
     tzset();
     weir_schema_destroy(sc);
 }
+
+/* EXTRACT and YEAR() ... of a DATE (the day's calendar) and a TIME (its
+ * units of the day), TO_DATE with and without a pattern, TIMESTAMPDIFF of
+ * DATEs, against gmtime's fields and strftime's text of the same day. */
+Test(functions_temporal, dates_and_times_as_gmtime)
+{
+    sc = tt_schema("t", "ts TIMESTAMP(3), n BIGINT, s VARCHAR(40)", NULL);
+    static const char *const units[] = {"YEAR", "MONTH", "DAY", "DOY", "DOW", "QUARTER",
+                                        "WEEK", "ISOYEAR", "ISODOW"};
+    enum { NU = sizeof units / sizeof units[0] };
+    weir_expr *x[NU];
+    for (int u = 0; u < NU; u++) {
+        char text[64];
+        snprintf(text, sizeof text, "EXTRACT(%s FROM CAST(ts AS DATE))", units[u]);
+        x[u] = compile(text);
+    }
+    weir_expr *h = compile("HOUR(CAST(ts AS TIME(3)))"), *mi = compile("MINUTE(CAST(ts AS TIME(3)))"),
+              *se = compile("SECOND(CAST(ts AS TIME(3)))"),
+              *ml = compile("EXTRACT(MILLISECOND FROM CAST(ts AS TIME(3)))"),
+              *to_date = compile("TO_DATE(s)"), *to_date_fmt = compile("TO_DATE(s, 'dd/MM/yyyy')"),
+              *diff = compile("TIMESTAMPDIFF(DAY, DATE '2000-01-01', CAST(ts AS DATE))");
+    for (int k = 0; k < 5000; k++) {
+        int64_t ms = draw(FROM_1900 * 1000, TO_2100 * 1000);
+        int64_t days = ms / 86400000 - (ms % 86400000 < 0);
+        int64_t in_day = ms - days * 86400000;
+        time_t t = (time_t)(days * 86400);
+        struct tm tm;
+        gmtime_r(&t, &tm);
+        char iso_week[8], iso_year[8], ymd[16], dmy[16];
+        strftime(iso_week, sizeof iso_week, "%V", &tm);
+        strftime(iso_year, sizeof iso_year, "%G", &tm);
+        strftime(ymd, sizeof ymd, "%Y-%m-%d", &tm);
+        strftime(dmy, sizeof dmy, "%d/%m/%Y", &tm);
+        int64_t want[NU] = {tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_yday + 1,
+                            tm.tm_wday + 1, tm.tm_mon / 3 + 1, atoi(iso_week), atoi(iso_year),
+                            tm.tm_wday ? tm.tm_wday : 7};
+        for (int u = 0; u < NU; u++)
+            cr_assert_eq(eval(x[u], ms, "").i, want[u], "EXTRACT(%s) of the DATE %s", units[u],
+                         ymd);
+        cr_assert_eq(eval(h, ms, "").i, in_day / 3600000);
+        cr_assert_eq(eval(mi, ms, "").i, in_day / 60000 % 60);
+        cr_assert_eq(eval(se, ms, "").i, in_day / 1000 % 60);
+        cr_assert_eq(eval(ml, ms, "").i, in_day % 1000);
+        cr_assert_eq(eval(to_date, 0, ymd).i, days, "TO_DATE('%s')", ymd);
+        cr_assert_eq(eval(to_date_fmt, 0, dmy).i, days, "TO_DATE('%s', 'dd/MM/yyyy')", dmy);
+        cr_assert_eq(eval(diff, ms, "").i, days - 10957, "TIMESTAMPDIFF to %s", ymd);
+    }
+    for (int u = 0; u < NU; u++)
+        weir_expr_destroy(x[u]);
+    weir_expr_destroy(h);
+    weir_expr_destroy(mi);
+    weir_expr_destroy(se);
+    weir_expr_destroy(ml);
+    weir_expr_destroy(to_date);
+    weir_expr_destroy(to_date_fmt);
+    weir_expr_destroy(diff);
+    weir_schema_destroy(sc);
+}
