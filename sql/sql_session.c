@@ -57,6 +57,7 @@ void weir_sql_session_destroy(weir_sql_session *s)
         free(s->scripts[i]);
     }
     free(s->scripts);
+    sql_settings_free(s);
     free(s);
 }
 
@@ -363,6 +364,9 @@ int weir_sql_execute(weir_sql_session *s, const char *text, size_t len)
         case SQL_STMT_CREATE_TABLE:
         case SQL_STMT_CREATE_VIEW: r = sql_catalog_create(s, sc, st); break;
         case SQL_STMT_SET: r = sql_settings_set(s, sc, st); break;
+        case SQL_STMT_RESET: r = sql_settings_reset(s, sc, st); break;
+        case SQL_STMT_SHOW: r = sql_show(s, sc, st); break;
+        case SQL_STMT_DESCRIBE: r = sql_describe(s, sc, st); break;
         case SQL_STMT_SELECT:
         case SQL_STMT_EXPLAIN:
         case SQL_STMT_INSERT:
