@@ -74,6 +74,12 @@ void weir_sql_cancel(weir_sql_session *s)
         weir_job_cancel(job);
 }
 
+void weir_sql_clear_cancel(weir_sql_session *s)
+{
+    if (s)
+        atomic_store(&s->cancelled, false);
+}
+
 const char *weir_sql_error(const weir_sql_session *s)
 {
     return s->err;
