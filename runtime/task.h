@@ -87,6 +87,7 @@ typedef struct weir__output {
 typedef struct weir__list_value {
     unsigned char *data;
     uint32_t len, cap;
+    int64_t *stamps; /* with a time to live: each element's (cap of them); else NULL */
 } weir__list_value;
 
 typedef struct weir__state {
@@ -157,8 +158,13 @@ int64_t *weir__ttl_stamp(const weir__state *st, uint32_t idx);
 int64_t weir__ttl_now(weir_ctx *ctx, const weir__state *st);
 bool weir__ttl_expired(const weir__state *st, int64_t stamp, int64_t now);
 /* Looks at the state's next cleanup_per_access entries and removes the
- * expired ones. */
+ * expired ones (a list's expired elements, and the list when none is
+ * left). */
 void weir__ttl_cleanup(weir_ctx *ctx, weir__state *st, int64_t now);
+/* A list's expired elements removed (its order kept): how many are left. */
+uint32_t weir__ttl_list_compact(const weir__state *st, weir__list_value *l, int64_t now);
+/* Frees a list's memory (its elements and stamps). */
+void weir__list_free(weir__list_value *l);
 
 /* The parts of a weir_ctx, one job each. */
 
