@@ -16,10 +16,12 @@
  *
  * The operator drains (emits what may leave, in order or by segments
  * between watermarks, and times out what is overdue) when it takes an
- * element or a watermark, on a processing-time timer every millisecond
- * while the queue is not empty, and at the end of input, where it waits
- * for every element. A full queue makes it wait (a short sleep between
- * looks) before it takes the next entry.
+ * element or a watermark, when a completion wakes it (weir_ctx_wakeup: its
+ * subtask is scheduled as a batch schedules its consumer, and on_wakeup
+ * drains), on a processing-time timer at the earliest element's deadline
+ * (its timeout), and at the end of input, where it waits for every
+ * element. A full queue makes it wait (a short sleep between looks)
+ * before it takes the next entry.
  */
 #include <stdatomic.h>
 #include <stdio.h>
@@ -68,6 +70,7 @@ typedef struct aw_config {
 
 typedef struct aw {
     const aw_config *c;
+    weir_ctx *ctx; /* woken by a completion (weir_ctx_wakeup) */
     size_t in_size, out_size;
     size_t key_size;     /* a keyed input's (0: not keyed) */
     unsigned char *keys; /* each slot's element's key (key_size each) */
@@ -124,6 +127,7 @@ static int finish(weir_async_handle h, const void *results, size_t n, int err)
     s->n = (int32_t)n;
     s->err = err;
     atomic_store_explicit(&s->word, word_of(h.token_, S_DONE), memory_order_release);
+    weir_ctx_wakeup(a->ctx); /* its worker drains now, as a batch wakes a consumer */
     return 0;
 }
 
@@ -259,16 +263,29 @@ static int drain(weir_ctx *ctx, aw *a)
     return 0;
 }
 
+/* The timer that times out the oldest element in flight: completions wake
+ * the operator themselves (weir_ctx_wakeup), so the timer is due only when
+ * the earliest deadline (monotonic ms) has come, not every millisecond. */
 static int ensure_timer(weir_ctx *ctx, aw *a)
 {
     if (a->len == 0 || a->timer_set)
         return 0;
     /* a keyed input's timers belong to a key: without a current key (a
-     * watermark, a restore) the next record or timer registers it */
+     * watermark, a wake-up, a restore) the next record or timer registers it */
     if (a->key_size && !weir_ctx_key(ctx))
         return 0;
+    int64_t first = INT64_MAX;
+    for (int i = 0; i < a->len; i++) {
+        const aw_entry *e = entry_at(a, i);
+        if (e->slot >= 0 && !e->emitted && a->slots[e->slot].deadline < first)
+            first = a->slots[e->slot].deadline;
+    }
+    if (first == INT64_MAX)
+        return 0; /* watermarks only: the element before them has left */
+    int64_t wait = first - mono_ms();
     a->timer_set = true;
-    return weir_timer_register(ctx, WEIR_PROCESSING_TIME, 0, weir_ctx_now(ctx) + 1);
+    return weir_timer_register(ctx, WEIR_PROCESSING_TIME, 0,
+                               weir_ctx_now(ctx) + (wait > 1 ? wait : 1));
 }
 
 /* Waits until the queue has room for one more entry. */
@@ -367,6 +384,7 @@ static int aw_open(weir_ctx *ctx)
     weir_ctx_set_state(ctx, a);
     ((aw_config *)c)->subs[weir_ctx_subtask(ctx)] = a; /* each subtask its own slot */
     a->c = c;
+    a->ctx = ctx;
     a->in_size = weir_ctx_in_size(ctx, 0);
     a->out_size = c->spec.out_size;
     a->cap = c->spec.capacity;
@@ -436,6 +454,16 @@ static int aw_timer(weir_ctx *ctx, const weir_timer *t)
     (void)t;
     aw *a = weir_ctx_state(ctx);
     a->timer_set = false;
+    int r = replay(ctx, a, false);
+    if (r == 0)
+        r = drain(ctx, a);
+    return r < 0 ? r : ensure_timer(ctx, a);
+}
+
+/* A completion woke the operator: what may leave leaves. */
+static int aw_wakeup(weir_ctx *ctx)
+{
+    aw *a = weir_ctx_state(ctx);
     int r = replay(ctx, a, false);
     if (r == 0)
         r = drain(ctx, a);
@@ -522,7 +550,7 @@ static int aw_restore(weir_ctx *ctx, weir_snapshot_reader *rd)
 }
 
 static const weir_operator_vtable aw_vtable = {
-    .version = WEIR_OPERATOR_VTABLE_V2,
+    .version = WEIR_OPERATOR_VTABLE_V3,
     .open = aw_open,
     .on_record = aw_record,
     .on_watermark = aw_watermark,
@@ -531,6 +559,7 @@ static const weir_operator_vtable aw_vtable = {
     .close = aw_close,
     .snapshot = aw_snapshot,
     .restore = aw_restore,
+    .on_wakeup = aw_wakeup,
 };
 
 weir_stream *weir_stream_async(weir_stream *in, const weir_async_spec *spec)

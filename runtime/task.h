@@ -149,6 +149,10 @@ uint32_t weir__map_insert(weir__state *st, const weir__key_buf *kb, size_t key_s
                           const void *mkey, bool *created);
 /* Removes the whole map of (current key, ns) (weir_state_clear). */
 void weir__map_clear(weir_ctx *ctx, weir__state *st, int64_t ns);
+/* Calls on_wakeup if weir_ctx_wakeup asked for it since the last call
+ * (context.c): 0 or the callback's failure. Whether one is asked for. */
+int weir__ctx_fire_wakeup(weir_ctx *ctx);
+bool weir__ctx_wakeup_pending(weir_ctx *ctx);
 /* Unlinks and removes map entry idx, whichever key it is of. */
 void weir__map_remove_at(weir__state *st, size_t key_size, uint32_t idx);
 
@@ -210,6 +214,13 @@ typedef struct weir__ctx_timers {
     bool firing_at_max;        /* on_timer runs for the end of input (watermark MAX) */
     int64_t firing_ns;         /* the namespace and generation of the timer firing */
     uint32_t firing_generation;
+    uint64_t processing_fired; /* processing-time timers fired (tests count polls) */
+    /* weir_ctx_wakeup: set (an RMW) by any thread before it schedules the
+     * subtask, taken (an exchange) by the step that calls on_wakeup, read by
+     * the scheduler's look after it cleared `scheduled` (the hand-off of
+     * scheduler.h) */
+    _Atomic int wakeup;
+    uint64_t wakeups;          /* on_wakeup calls */
 } weir__ctx_timers;
 
 /* Where the operator is in its life: each callback runs at most once. */

@@ -33,9 +33,10 @@
  *
  * Completions are lock-free: a completion writes the results into the
  * element's slot and publishes it with one atomic compare-and-swap and one
- * release store; the operator looks at its slots when it takes an element,
- * on a processing-time timer every millisecond while any element is in
- * flight, and at the end of input (where it waits for every element).
+ * release store, then wakes the operator's worker (weir_ctx_wakeup), which
+ * emits what may leave; the operator also looks at its slots when it takes
+ * an element, on a processing-time timer at the oldest element's timeout,
+ * and at the end of input (where it waits for every element).
  *
  * Checkpoints: the elements in flight (and the watermarks waiting behind
  * them) are written in the operator's snapshot (with their keys, on a

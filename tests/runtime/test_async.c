@@ -14,6 +14,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "job_state.h"
+#include "task.h"
 #include "support/weir_testutil.h"
 
 /* ---- the service: threads that complete requests after a delay ------------- */
@@ -317,6 +319,42 @@ Test(async, a_keyed_input_keeps_each_keys_order, .timeout = 60)
 Test(async, unordered_key_ordered_keeps_each_keys_order_only, .timeout = 60)
 {
     keyed_run(true);
+}
+
+/* The async operator's context (subtask 0) after the run. */
+static const weir_ctx *async_ctx(const weir_job *job)
+{
+    for (int n = 0; n < job->graph.nnodes; n++) {
+        const weir_ctx *ctx = job->plan->node_ctx[n] ? job->plan->node_ctx[n][0] : NULL;
+        if (ctx && ctx->node->kind && strcmp(ctx->node->kind, "async") == 0)
+            return ctx;
+    }
+    cr_assert_fail("no async operator");
+    return NULL;
+}
+
+/* A completion wakes the operator's worker (weir_ctx_wakeup, on_wakeup)
+ * instead of waiting for a poll: with a timeout of ten minutes the
+ * operator's only processing-time timer is the oldest element's timeout,
+ * which never comes, so the count of timers fired is 0 (it was one every
+ * millisecond an element was in flight: thousands here) and every result
+ * left by a wake-up, a record or the end of input. Counted, not timed. */
+Test(async, a_completion_wakes_the_worker_without_a_poll, .timeout = 60)
+{
+    static seen out;
+    out.n = 0;
+    service svc;
+    service_start(&svc, MODE_DOUBLE);
+    weir_job *job;
+    int r = run_async(&out, &svc, false, 4, 600000, NULL, &job);
+    service_stop(&svc);
+    cr_assert_eq(r, 0, "%s", weir_job_error(job));
+    check_watermarks_and_all(&out, true);
+    const weir_ctx *ctx = async_ctx(job);
+    cr_assert_eq(ctx->timers.processing_fired, 0u, "%llu polls",
+                 (unsigned long long)ctx->timers.processing_fired);
+    cr_assert_gt(ctx->timers.wakeups, 0u, "no completion woke the operator");
+    weir_job_destroy(job);
 }
 
 Test(async, timeouts_run_the_timeout_callback, .timeout = 60)
