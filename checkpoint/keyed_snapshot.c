@@ -8,7 +8,8 @@
  *                or an element, a map's "map_key_size", "ttl": true with a
  *                time to live (each value then starts with its int64 stamp:
  *                event time as it is, processing time as its age, stamp -
- *                now, since the job clock restarts), "entries": [[key
+ *                now, since the job clock restarts; a list's each element
+ *                starts with its own), "entries": [[key
  *                group, key (bin), namespace, value (bin: the value, a
  *                list's elements end to end, or a map entry's map key then
  *                its value)]]} — a map has one entry per map key
@@ -45,12 +46,33 @@ static const char *kind_name(weir_state_kind kind)
     return kind == WEIR_STATE_VALUE ? "value" : kind == WEIR_STATE_LIST ? "list" : "map";
 }
 
+/* The elements of list l not expired at now. */
+static uint32_t list_alive(const weir__state *st, const weir__list_value *l, int64_t now)
+{
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < l->len; i++)
+        n += !weir__ttl_expired(st, l->stamps[i], now);
+    return n;
+}
+
 /* Whether entry e of st is written: not with a time to live that has
- * expired at now (Flink's cleanup in full snapshots). */
+ * expired at now (Flink's cleanup in full snapshots; a list with an element
+ * left). */
 static bool kept(const weir__state *st, uint32_t e, int64_t now)
 {
-    return weir__keymap_live(&st->map, e) &&
-           !(st->has_ttl && weir__ttl_expired(st, *weir__ttl_stamp(st, e), now));
+    if (!weir__keymap_live(&st->map, e) || !st->has_ttl)
+        return weir__keymap_live(&st->map, e);
+    if (st->kind == WEIR_STATE_LIST)
+        return list_alive(st, weir__keymap_value(&st->map, e), now) > 0;
+    return !weir__ttl_expired(st, *weir__ttl_stamp(st, e), now);
+}
+
+/* A processing-time stamp goes as its age (stamp - now): the job clock
+ * restarts at 0 in the job that restores; an event-time one as it is. */
+static int64_t stamp_out(const weir__state *st, int64_t stamp, int64_t now)
+{
+    return st->ttl.time == WEIR_TTL_PROCESSING_TIME ? (int64_t)((uint64_t)stamp - (uint64_t)now)
+                                                    : stamp;
 }
 
 static int pack_state(weir_ctx *ctx, const weir__state *st, size_t key_size, uint32_t maxp,
@@ -95,16 +117,23 @@ static int pack_state(weir_ctx *ctx, const weir__state *st, size_t key_size, uin
             if (map)
                 r |= msgpack_pack_bin_body(pk, k + 8 + key_size, st->mkey_size);
             if (st->has_ttl) {
-                /* processing time restarts at 0 in the job that restores: its
-                 * stamps go as ages (stamp - now), event time's as they are */
                 int64_t stamp;
                 memcpy(&stamp, val, 8);
-                if (st->ttl.time == WEIR_TTL_PROCESSING_TIME)
-                    stamp = (int64_t)((uint64_t)stamp - (uint64_t)now);
+                stamp = stamp_out(st, stamp, now);
                 r |= msgpack_pack_bin_body(pk, &stamp, 8);
                 val += 8;
             }
             r |= msgpack_pack_bin_body(pk, val, st->size);
+        } else if (st->has_ttl) { /* each element after its stamp; the expired left out */
+            const weir__list_value *l = v;
+            r |= msgpack_pack_bin(pk, (size_t)list_alive(st, l, now) * (8 + st->size));
+            for (uint32_t i = 0; i < l->len; i++) {
+                if (weir__ttl_expired(st, l->stamps[i], now))
+                    continue;
+                int64_t stamp = stamp_out(st, l->stamps[i], now);
+                r |= msgpack_pack_bin_body(pk, &stamp, 8);
+                r |= msgpack_pack_bin_body(pk, l->data + (size_t)i * st->size, st->size);
+            }
         } else {
             const weir__list_value *l = v;
             r |= msgpack_pack_bin_with_body(pk, l->data, (size_t)l->len * st->size);
@@ -229,9 +258,10 @@ static int restore_entry(reader *rd, weir__state *st, const msgpack_object *a)
     rd->ctx->keyed.key_buf->ns = ns;
     const msgpack_object_bin *v = &a[3].via.bin;
     size_t vsize = st->vofs + st->size;
+    size_t stride = st->size + (st->has_ttl ? 8 : 0); /* a list's element (and stamp) */
     bool bad = st->kind == WEIR_STATE_VALUE ? v->size != vsize
                : st->kind == WEIR_STATE_MAP ? v->size != st->mkey_size + vsize
-                                            : v->size % st->size != 0;
+                                            : v->size % stride != 0;
     if (bad)
         return refuse(rd, WEIR_EFORMAT, "keyed snapshot: a %s entry of %" PRIu32 " bytes, for "
                       "elements of %zu", kind_name(st->kind), v->size, st->size);
@@ -261,14 +291,23 @@ static int restore_entry(reader *rd, weir__state *st, const msgpack_object *a)
         return 0;
     }
     weir__list_value *l = dst;
-    uint32_t len = (uint32_t)(v->size / st->size);
-    l->data = len ? malloc(v->size) : NULL;
-    if (len && !l->data) {
+    uint32_t len = (uint32_t)(v->size / stride);
+    l->data = len ? malloc((size_t)len * st->size) : NULL;
+    l->stamps = len && st->has_ttl ? malloc((size_t)len * sizeof *l->stamps) : NULL;
+    if (len && (!l->data || (st->has_ttl && !l->stamps))) {
+        weir__list_free(l);
         weir__keymap_remove(&st->map, idx);
         return refuse(rd, WEIR_ENOMEM, "keyed snapshot: out of memory");
     }
-    if (len)
+    if (!st->has_ttl && len)
         memcpy(l->data, v->ptr, v->size);
+    for (uint32_t i = 0; st->has_ttl && i < len; i++) {
+        unsigned char stamp[8];
+        memcpy(stamp, v->ptr + (size_t)i * stride, 8);
+        restamp(rd, st, stamp);
+        memcpy(&l->stamps[i], stamp, 8);
+        memcpy(l->data + (size_t)i * st->size, v->ptr + (size_t)i * stride + 8, st->size);
+    }
     l->len = l->cap = len;
     return 0;
 }

@@ -40,6 +40,11 @@ weir_require_pkg(WEIR_MHD       libmicrohttpd libmicrohttpd-dev
 weir_require_pkg(WEIR_JANSSON   jansson     libjansson-dev "libweir-file (JSON lines)")
 weir_require_pkg(WEIR_RDKAFKA   rdkafka     librdkafka-dev "libweir-kafka (the Kafka source and sink)")
 find_package(Threads REQUIRED)
+if(WEIR_BUILD_TOOLS)
+  # libedit (BSD): the line editing and history of `weir sql`'s interactive
+  # shell (tools/sql_shell.c; GNU readline would make the command GPL)
+  weir_require_pkg(WEIR_LIBEDIT libedit libedit-dev "the command line's SQL shell (weir sql)")
+endif()
 
 # libcsv (the CSV file source) ships no pkg-config file: its header and
 # library are looked up by name, as one imported target.

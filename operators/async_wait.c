@@ -1,7 +1,9 @@
 /* async_wait.c — the async operator (weir/async.h, Flink's
  * AsyncWaitOperator): a queue of up to `capacity` entries, each an element
  * in flight (a slot) or a watermark waiting behind elements, in arrival
- * order.
+ * order. On a keyed input each slot keeps its element's key: unordered
+ * results with key_ordered leave after every earlier element of their key
+ * (a look back over the segment), and the snapshot carries the keys.
  *
  * A slot's state is one atomic word, token << 2 | state (FREE, PENDING,
  * DONE, BUSY). A completion, from any thread, moves its token's PENDING to
@@ -14,10 +16,12 @@
  *
  * The operator drains (emits what may leave, in order or by segments
  * between watermarks, and times out what is overdue) when it takes an
- * element or a watermark, on a processing-time timer every millisecond
- * while the queue is not empty, and at the end of input, where it waits
- * for every element. A full queue makes it wait (a short sleep between
- * looks) before it takes the next entry.
+ * element or a watermark, when a completion wakes it (weir_ctx_wakeup: its
+ * subtask is scheduled as a batch schedules its consumer, and on_wakeup
+ * drains), on a processing-time timer at the earliest element's deadline
+ * (its timeout), and at the end of input, where it waits for every
+ * element. A full queue makes it wait (a short sleep between looks)
+ * before it takes the next entry.
  */
 #include <stdatomic.h>
 #include <stdio.h>
@@ -31,7 +35,8 @@
 #include "weir/operator.h"
 #include "weir/stream.h"
 
-#define AW_SNAPSHOT_TAG 0x41535931u /* "ASY1" */
+#define AW_SNAPSHOT_TAG 0x41535931u       /* "ASY1" */
+#define AW_SNAPSHOT_TAG_KEYED 0x41535932u /* "ASY2": each entry's key after its ts */
 
 enum { S_FREE = 0, S_PENDING = 1, S_DONE = 2, S_BUSY = 3 };
 
@@ -65,7 +70,10 @@ typedef struct aw_config {
 
 typedef struct aw {
     const aw_config *c;
+    weir_ctx *ctx; /* woken by a completion (weir_ctx_wakeup) */
     size_t in_size, out_size;
+    size_t key_size;     /* a keyed input's (0: not keyed) */
+    unsigned char *keys; /* each slot's element's key (key_size each) */
     int cap, maxr;
     aw_slot *slots;
     unsigned char *elems, *outs;
@@ -119,6 +127,7 @@ static int finish(weir_async_handle h, const void *results, size_t n, int err)
     s->n = (int32_t)n;
     s->err = err;
     atomic_store_explicit(&s->word, word_of(h.token_, S_DONE), memory_order_release);
+    weir_ctx_wakeup(a->ctx); /* its worker drains now, as a batch wakes a consumer */
     return 0;
 }
 
@@ -184,6 +193,20 @@ static int time_out(weir_ctx *ctx, aw *a, int32_t i)
     return 0;
 }
 
+/* Whether an entry before entry i (in its segment) holds an element of
+ * i's key that has not left yet (key_ordered). */
+static bool key_waits(aw *a, int i)
+{
+    const unsigned char *k = a->keys + (size_t)entry_at(a, i)->slot * a->key_size;
+    for (int j = 0; j < i; j++) {
+        const aw_entry *e = entry_at(a, j);
+        if (e->slot >= 0 && !e->emitted &&
+            memcmp(a->keys + (size_t)e->slot * a->key_size, k, a->key_size) == 0)
+            return true;
+    }
+    return false;
+}
+
 /* Emits what may leave; times out what is overdue. */
 static int drain(weir_ctx *ctx, aw *a)
 {
@@ -205,6 +228,8 @@ static int drain(weir_ctx *ctx, aw *a)
             }
             if (ordered && i > 0)
                 break; /* only the head leaves in order */
+            if (!ordered && a->c->spec.key_ordered && key_waits(a, i))
+                continue; /* an earlier element of its key has not left */
             int r = emit_slot(ctx, a, e->slot);
             if (r < 0)
                 return r;
@@ -238,12 +263,29 @@ static int drain(weir_ctx *ctx, aw *a)
     return 0;
 }
 
+/* The timer that times out the oldest element in flight: completions wake
+ * the operator themselves (weir_ctx_wakeup), so the timer is due only when
+ * the earliest deadline (monotonic ms) has come, not every millisecond. */
 static int ensure_timer(weir_ctx *ctx, aw *a)
 {
     if (a->len == 0 || a->timer_set)
         return 0;
+    /* a keyed input's timers belong to a key: without a current key (a
+     * watermark, a wake-up, a restore) the next record or timer registers it */
+    if (a->key_size && !weir_ctx_key(ctx))
+        return 0;
+    int64_t first = INT64_MAX;
+    for (int i = 0; i < a->len; i++) {
+        const aw_entry *e = entry_at(a, i);
+        if (e->slot >= 0 && !e->emitted && a->slots[e->slot].deadline < first)
+            first = a->slots[e->slot].deadline;
+    }
+    if (first == INT64_MAX)
+        return 0; /* watermarks only: the element before them has left */
+    int64_t wait = first - mono_ms();
     a->timer_set = true;
-    return weir_timer_register(ctx, WEIR_PROCESSING_TIME, 0, weir_ctx_now(ctx) + 1);
+    return weir_timer_register(ctx, WEIR_PROCESSING_TIME, 0,
+                               weir_ctx_now(ctx) + (wait > 1 ? wait : 1));
 }
 
 /* Waits until the queue has room for one more entry. */
@@ -259,12 +301,16 @@ static int wait_room(weir_ctx *ctx, aw *a)
     }
 }
 
-static int push_elem(weir_ctx *ctx, aw *a, const void *elem, int64_t ts)
+/* An element into a free slot, handed to the function; `key` its key (a
+ * keyed input's: the current key, or a replayed entry's). */
+static int push_elem(weir_ctx *ctx, aw *a, const void *elem, int64_t ts, const void *key)
 {
     int32_t i = a->free_slots[--a->nfree];
     aw_slot *s = &a->slots[i];
     unsigned char *copy = a->elems + (size_t)i * a->in_size;
     memcpy(copy, elem, a->in_size);
+    if (a->key_size)
+        memcpy(a->keys + (size_t)i * a->key_size, key, a->key_size);
     s->ts = ts;
     s->deadline = mono_ms() + a->c->spec.timeout_ms;
     s->n = s->err = 0;
@@ -287,10 +333,10 @@ static int push_wm(aw *a, int64_t wm)
     return 0;
 }
 
-/* Entries a restore brought back, taken as room allows ([kind][ts][elem]). */
+/* Entries a restore brought back, taken as room allows ([kind][ts][key][elem]). */
 static int replay(weir_ctx *ctx, aw *a, bool wait)
 {
-    size_t rec = 1 + 8 + a->in_size;
+    size_t rec = 1 + 8 + a->key_size + a->in_size;
     while (a->replay_at < a->replay_len) {
         if (a->len == a->cap) {
             if (!wait)
@@ -302,7 +348,7 @@ static int replay(weir_ctx *ctx, aw *a, bool wait)
         const unsigned char *p = a->replay + a->replay_at;
         int64_t ts;
         memcpy(&ts, p + 1, 8);
-        int r = p[0] ? push_wm(a, ts) : push_elem(ctx, a, p + 9, ts);
+        int r = p[0] ? push_wm(a, ts) : push_elem(ctx, a, p + 9 + a->key_size, ts, p + 9);
         if (r < 0)
             return r;
         a->replay_at += rec;
@@ -324,6 +370,7 @@ static void aw_free(aw *a)
     free(a->outs);
     free(a->free_slots);
     free(a->q);
+    free(a->keys);
     free(a->replay);
     free(a);
 }
@@ -331,15 +378,13 @@ static void aw_free(aw *a)
 static int aw_open(weir_ctx *ctx)
 {
     const aw_config *c = weir_ctx_impl(ctx);
-    if (weir_ctx_key_size(ctx) != 0)
-        return weir_ctx_fail(ctx, WEIR_EINVAL, "async: the input is keyed; an async function "
-                             "keeps no keyed state (rebalance or forward into it)");
     aw *a = calloc(1, sizeof *a);
     if (!a)
         return WEIR_ENOMEM;
     weir_ctx_set_state(ctx, a);
     ((aw_config *)c)->subs[weir_ctx_subtask(ctx)] = a; /* each subtask its own slot */
     a->c = c;
+    a->ctx = ctx;
     a->in_size = weir_ctx_in_size(ctx, 0);
     a->out_size = c->spec.out_size;
     a->cap = c->spec.capacity;
@@ -350,7 +395,10 @@ static int aw_open(weir_ctx *ctx)
     a->outs = malloc((size_t)a->cap * (size_t)a->maxr * a->out_size);
     a->free_slots = malloc((size_t)a->cap * sizeof *a->free_slots);
     a->q = calloc((size_t)a->cap, sizeof *a->q);
-    if (!a->slots || !a->elems || !a->outs || !a->free_slots || !a->q)
+    a->key_size = weir_ctx_key_size(ctx);
+    a->keys = a->key_size ? malloc((size_t)a->cap * a->key_size) : NULL;
+    if (!a->slots || !a->elems || !a->outs || !a->free_slots || !a->q ||
+        (a->key_size && !a->keys))
         return WEIR_ENOMEM; /* freed with the job */
     for (int i = 0; i < a->cap; i++)
         a->free_slots[i] = a->cap - 1 - i;
@@ -379,7 +427,7 @@ static int aw_record(weir_ctx *ctx, int input, const void *elem, int64_t ts)
     if (r == 0)
         r = wait_room(ctx, a);
     if (r == 0)
-        r = push_elem(ctx, a, elem, ts);
+        r = push_elem(ctx, a, elem, ts, a->key_size ? weir_ctx_key(ctx) : NULL);
     if (r == 0)
         r = drain(ctx, a);
     return r < 0 ? r : ensure_timer(ctx, a);
@@ -412,6 +460,16 @@ static int aw_timer(weir_ctx *ctx, const weir_timer *t)
     return r < 0 ? r : ensure_timer(ctx, a);
 }
 
+/* A completion woke the operator: what may leave leaves. */
+static int aw_wakeup(weir_ctx *ctx)
+{
+    aw *a = weir_ctx_state(ctx);
+    int r = replay(ctx, a, false);
+    if (r == 0)
+        r = drain(ctx, a);
+    return r < 0 ? r : ensure_timer(ctx, a);
+}
+
 static int aw_end(weir_ctx *ctx)
 {
     aw *a = weir_ctx_state(ctx);
@@ -425,12 +483,14 @@ static int aw_end(weir_ctx *ctx)
 }
 
 /* [tag][in_size] then per entry waiting [kind 1][ts 8][elem in_size]
- * (kind 1: a watermark, its value in ts, the element bytes zero). */
+ * (kind 1: a watermark, its value in ts, the element bytes zero); a keyed
+ * input's: [ASY2 tag][in_size][key_size], each entry's key after its ts. */
 static int aw_snapshot(weir_ctx *ctx, weir_snapshot_writer *w)
 {
     aw *a = weir_ctx_state(ctx);
-    uint64_t head[2] = {AW_SNAPSHOT_TAG, a->in_size};
-    int r = weir_snapshot_write(w, head, sizeof head);
+    uint64_t head[3] = {a->key_size ? AW_SNAPSHOT_TAG_KEYED : AW_SNAPSHOT_TAG, a->in_size,
+                        a->key_size};
+    int r = weir_snapshot_write(w, head, a->key_size ? sizeof head : 2 * sizeof *head);
     unsigned char *zero = a->elems; /* any in_size bytes do for a watermark's */
     for (int i = 0; r == 0 && i < a->len; i++) {
         const aw_entry *e = entry_at(a, i);
@@ -441,6 +501,9 @@ static int aw_snapshot(weir_ctx *ctx, weir_snapshot_writer *w)
         r = weir_snapshot_write(w, &kind, 1);
         if (r == 0)
             r = weir_snapshot_write(w, &ts, 8);
+        if (r == 0 && a->key_size) /* a watermark's: any bytes */
+            r = weir_snapshot_write(w, a->keys + (size_t)(e->slot < 0 ? 0 : e->slot) * a->key_size,
+                                    a->key_size);
         if (r == 0)
             r = weir_snapshot_write(w, e->slot < 0 ? zero : a->elems + (size_t)e->slot * a->in_size,
                                     a->in_size);
@@ -455,19 +518,22 @@ static int aw_restore(weir_ctx *ctx, weir_snapshot_reader *rd)
 {
     aw *a = weir_ctx_state(ctx);
     const void *data;
-    size_t len, rec = 1 + 8 + a->in_size;
+    size_t len, rec = 1 + 8 + a->key_size + a->in_size;
+    size_t hsize = (a->key_size ? 3 : 2) * sizeof(uint64_t);
+    uint64_t tag = a->key_size ? AW_SNAPSHOT_TAG_KEYED : AW_SNAPSHOT_TAG;
     int got;
     while ((got = weir_snapshot_next(rd, &data, &len)) == 1) {
-        uint64_t head[2];
-        if (len < sizeof head || (memcpy(head, data, sizeof head), head[0] != AW_SNAPSHOT_TAG) ||
-            head[1] != a->in_size || (len - sizeof head) % rec != 0)
+        uint64_t head[3] = {0, 0, 0};
+        if (len < hsize || (memcpy(head, data, hsize), head[0] != tag) ||
+            head[1] != a->in_size || (a->key_size && head[2] != a->key_size) ||
+            (len - hsize) % rec != 0)
             return weir_ctx_fail(ctx, WEIR_EFORMAT, "restore: the checkpoint's state (%zu "
                                  "bytes) is not this async operator's", len);
-        size_t n = len - sizeof head;
+        size_t n = len - hsize;
         unsigned char *more = realloc(a->replay, a->replay_len + n);
         if (!more)
             return weir_ctx_fail(ctx, WEIR_ENOMEM, "restore: out of memory");
-        memcpy(more + a->replay_len, (const unsigned char *)data + sizeof head, n);
+        memcpy(more + a->replay_len, (const unsigned char *)data + hsize, n);
         a->replay = more;
         a->replay_len += n;
     }
@@ -476,7 +542,7 @@ static int aw_restore(weir_ctx *ctx, weir_snapshot_reader *rd)
     /* handed to the function again now, as far as there is room; a timer
      * takes the rest and looks for their results */
     int r = replay(ctx, a, false);
-    if (r == 0 && (a->len > 0 || a->replay)) {
+    if (r == 0 && (a->len > 0 || a->replay) && !a->key_size) {
         a->timer_set = true;
         r = weir_timer_register(ctx, WEIR_PROCESSING_TIME, 0, weir_ctx_now(ctx) + 1);
     }
@@ -484,7 +550,7 @@ static int aw_restore(weir_ctx *ctx, weir_snapshot_reader *rd)
 }
 
 static const weir_operator_vtable aw_vtable = {
-    .version = WEIR_OPERATOR_VTABLE_V2,
+    .version = WEIR_OPERATOR_VTABLE_V3,
     .open = aw_open,
     .on_record = aw_record,
     .on_watermark = aw_watermark,
@@ -493,6 +559,7 @@ static const weir_operator_vtable aw_vtable = {
     .close = aw_close,
     .snapshot = aw_snapshot,
     .restore = aw_restore,
+    .on_wakeup = aw_wakeup,
 };
 
 weir_stream *weir_stream_async(weir_stream *in, const weir_async_spec *spec)
@@ -511,9 +578,10 @@ weir_stream *weir_stream_async(weir_stream *in, const weir_async_spec *spec)
         why = "capacity must be in 0..1000000 (0: 100)";
     else if (spec->max_results < 0 || spec->max_results > 1024)
         why = "max_results must be in 0..1024 (0: 1)";
-    else if (weir_stream_key_size(in) != 0)
-        why = "the input is keyed; an async function keeps no keyed state (rebalance or forward "
-              "into it)";
+    else if (spec->key_ordered && (!spec->unordered || weir_stream_key_size(in) == 0))
+        why = spec->unordered ? "key_ordered needs a keyed input (key_by first)"
+                              : "key_ordered is for unordered results (ordered ones are in "
+                                "order for every key already)";
     if (why) {
         weir_job_record_error(job, WEIR_EINVAL, "weir_stream_async: %s", why);
         return NULL;

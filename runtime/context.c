@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "clock.h"
+#include "scheduler.h"
 #include "diag.h"
 #include "error_slot.h"
 #include "job_state.h"
@@ -820,6 +821,8 @@ static int fire(weir_ctx *ctx, weir__timers *t, weir_time_domain domain, int64_t
         ctx->timers.firing_at_max = domain == WEIR_EVENT_TIME && limit == WEIR_TS_MAX;
         ctx->timers.firing_ns = ns;
         ctx->timers.firing_generation = weir__timers_popped_generation(t);
+        if (domain == WEIR_PROCESSING_TIME)
+            ctx->timers.processing_fired++;
         int r = ctx->vt.on_timer(ctx, &timer);
         ctx->timers.firing_at_max = false;
         if (r < 0)
@@ -917,6 +920,35 @@ static int status_now(weir_ctx *ctx, bool idle)
 int weir__ctx_fire_processing(weir_ctx *ctx, int64_t now)
 {
     return fire(ctx, &ctx->timers.processing, WEIR_PROCESSING_TIME, now);
+}
+
+void weir_ctx_wakeup(weir_ctx *ctx)
+{
+    if (!ctx)
+        return;
+    /* published first, then the subtask scheduled: the scheduler clears
+     * `scheduled` and then looks at the flag (weir__subtask_ready), so one
+     * of the two sees the other (scheduler.h, "hand-offs") */
+    (void)atomic_exchange(&ctx->timers.wakeup, 1);
+    if (ctx->sub && ctx->sub->worker)
+        weir__sched_wake(ctx->sub);
+}
+
+bool weir__ctx_wakeup_pending(weir_ctx *ctx)
+{
+    return atomic_load(&ctx->timers.wakeup) != 0;
+}
+
+int weir__ctx_fire_wakeup(weir_ctx *ctx)
+{
+    if (ctx->lifecycle.ended || !atomic_load_explicit(&ctx->timers.wakeup, memory_order_relaxed) ||
+        !atomic_exchange(&ctx->timers.wakeup, 0) || !ctx->vt.on_wakeup)
+        return 0;
+    ctx->keyed.has_key = false; /* no key: like a watermark's callback */
+    ctx->input.handling_ts = WEIR_NO_TIMESTAMP;
+    ctx->timers.wakeups++;
+    int r = ctx->vt.on_wakeup(ctx);
+    return r < 0 ? callback_failed(ctx, r, "on_wakeup") : 0;
 }
 
 int64_t weir__ctx_next_processing(const weir_ctx *ctx)

@@ -87,7 +87,7 @@ void weir__state_free(weir__state *st)
     if (st->kind == WEIR_STATE_LIST) {
         for (uint32_t e = 0; e < st->map.nentries; e++) {
             if (weir__keymap_live(&st->map, e))
-                free(((weir__list_value *)weir__keymap_value(&st->map, e))->data);
+                weir__list_free(weir__keymap_value(&st->map, e));
         }
     }
     weir__keymap_free(&st->map);
@@ -172,52 +172,93 @@ void *weir_state_value(weir_ctx *ctx, int id, int64_t ns, bool create)
     return (unsigned char *)weir__keymap_value(&st->map, idx) + st->vofs;
 }
 
+/* A list's room for `cap` elements (and their stamps with a time to
+ * live); its elements kept. 0, or WEIR_ENOMEM with nothing changed. */
+static int list_grow(const weir__state *st, weir__list_value *l, uint32_t cap)
+{
+    unsigned char *d = realloc(l->data, (size_t)cap * st->size);
+    if (!d)
+        return WEIR_ENOMEM;
+    l->data = d;
+    if (st->has_ttl) {
+        int64_t *t = realloc(l->stamps, (size_t)cap * sizeof *t);
+        if (!t)
+            return WEIR_ENOMEM; /* the larger data buffer is harmless: cap unchanged */
+        l->stamps = t;
+    }
+    l->cap = cap;
+    return 0;
+}
+
 int weir_state_list_add(weir_ctx *ctx, int id, int64_t ns, const void *elem)
 {
     weir__state *st = get_state(ctx, id, WEIR_STATE_LIST, "weir_state_list_add");
     if (!st)
         return ctx->keyed.state_error;
+    int64_t now = 0;
+    if (st->has_ttl) {
+        now = weir__ttl_now(ctx, st);
+        weir__ttl_cleanup(ctx, st, now);
+    }
     uint32_t idx;
     bool created;
     weir__list_value *l = list_entry(ctx, st, ns, &idx, &created);
     if (!l)
         return WEIR_ENOMEM;
-    if (l->len == l->cap) {
-        uint32_t cap = l->cap ? l->cap * 2 : 4;
-        unsigned char *d = realloc(l->data, (size_t)cap * st->size);
-        if (!d)
-            return weir_ctx_fail(ctx, WEIR_ENOMEM, "keyed state: out of memory");
-        l->data = d;
-        l->cap = cap;
+    if (l->len == l->cap && list_grow(st, l, l->cap ? l->cap * 2 : 4)) {
+        if (created)
+            weir__keymap_remove(&st->map, idx);
+        return weir_ctx_fail(ctx, WEIR_ENOMEM, "keyed state: out of memory");
     }
     memcpy(l->data + (size_t)l->len * st->size, elem, st->size);
+    if (st->has_ttl) /* an added element is written now */
+        l->stamps[l->len] = now;
     l->len++;
     return 0;
 }
 
-static void *list_data(weir_ctx *ctx, int id, int64_t ns, size_t *count, const char *what)
+/* The list of (current key, ns): with a time to live its expired elements
+ * are removed first (never returned), and the others' stamps renewed when
+ * the access counts as one (`write`, or a read with OnReadAndWrite). */
+static void *list_data(weir_ctx *ctx, int id, int64_t ns, size_t *count, bool write,
+                       const char *what)
 {
     *count = 0;
     weir__state *st = get_state(ctx, id, WEIR_STATE_LIST, what);
     if (!st)
         return NULL;
+    int64_t now = 0;
+    if (st->has_ttl) {
+        now = weir__ttl_now(ctx, st);
+        weir__ttl_cleanup(ctx, st, now);
+    }
     uint64_t h = key_for(ctx, ns);
     uint32_t idx = weir__keymap_find(&st->map, h, ctx->keyed.key_buf);
     if (idx == WEIR__KEYMAP_NONE)
         return NULL;
     weir__list_value *l = weir__keymap_value(&st->map, idx);
+    if (st->has_ttl) {
+        if (weir__ttl_list_compact(st, l, now) == 0) {
+            weir__list_free(l);
+            weir__keymap_remove(&st->map, idx);
+            return NULL;
+        }
+        if (write || st->ttl.update == WEIR_TTL_ON_READ_AND_WRITE)
+            for (uint32_t i = 0; i < l->len; i++)
+                l->stamps[i] = now;
+    }
     *count = l->len;
     return l->data;
 }
 
 const void *weir_state_list_get(weir_ctx *ctx, int id, int64_t ns, size_t *count)
 {
-    return list_data(ctx, id, ns, count, "weir_state_list_get");
+    return list_data(ctx, id, ns, count, false, "weir_state_list_get");
 }
 
 void *weir_state_list_data(weir_ctx *ctx, int id, int64_t ns, size_t *count)
 {
-    return list_data(ctx, id, ns, count, "weir_state_list_data");
+    return list_data(ctx, id, ns, count, true, "weir_state_list_data");
 }
 
 int weir_state_list_set(weir_ctx *ctx, int id, int64_t ns, const void *elems, size_t count)
@@ -232,6 +273,11 @@ int weir_state_list_set(weir_ctx *ctx, int id, int64_t ns, const void *elems, si
     if (count > UINT32_MAX / 2)
         return weir_ctx_fail(ctx, WEIR_EINVAL, "weir_state_list_set: %zu elements is too many",
                              count);
+    int64_t now = 0;
+    if (st->has_ttl) {
+        now = weir__ttl_now(ctx, st);
+        weir__ttl_cleanup(ctx, st, now);
+    }
     uint32_t idx;
     bool created;
     weir__list_value *l = list_entry(ctx, st, ns, &idx, &created);
@@ -245,19 +291,27 @@ int weir_state_list_set(weir_ctx *ctx, int id, int64_t ns, const void *elems, si
         while (cap < count)
             cap *= 2;
         unsigned char *d = malloc((size_t)cap * st->size);
-        if (!d) {
+        int64_t *t = st->has_ttl ? malloc((size_t)cap * sizeof *t) : NULL;
+        if (!d || (st->has_ttl && !t)) {
+            free(d);
+            free(t);
             if (created)
                 weir__keymap_remove(&st->map, idx);
             return weir_ctx_fail(ctx, WEIR_ENOMEM, "keyed state: out of memory");
         }
         memcpy(d, elems, count * st->size);
         free(l->data);
+        free(l->stamps);
         l->data = d;
+        l->stamps = t;
         l->cap = cap;
     } else {
         memmove(l->data, elems, count * st->size);
     }
     l->len = (uint32_t)count;
+    if (st->has_ttl) /* every element written now */
+        for (uint32_t i = 0; i < l->len; i++)
+            l->stamps[i] = now;
     return 0;
 }
 
@@ -275,7 +329,7 @@ void weir_state_clear(weir_ctx *ctx, int id, int64_t ns)
     if (idx == WEIR__KEYMAP_NONE)
         return;
     if (st->kind == WEIR_STATE_LIST)
-        free(((weir__list_value *)weir__keymap_value(&st->map, idx))->data);
+        weir__list_free(weir__keymap_value(&st->map, idx));
     weir__keymap_remove(&st->map, idx);
 }
 
@@ -298,7 +352,7 @@ size_t weir_state_memory(const weir_ctx *ctx)
             for (uint32_t e = 0; e < st->map.nentries; e++) {
                 if (weir__keymap_live(&st->map, e))
                     total += ((const weir__list_value *)weir__keymap_value(&st->map, e))->cap *
-                             st->size;
+                             (st->size + (st->has_ttl ? sizeof(int64_t) : 0));
             }
         }
     }

@@ -1,10 +1,13 @@
 /* state_ttl.c — time to live of keyed state (weir/state.h, Flink's
  * StateTtlConfig): each value or map entry of a state with a TTL carries an
- * int64 stamp, its last write (or read) in the TTL's time; the calls in
- * keyed_state.c and map_state.c treat an expired one as absent and remove
- * it, and every call looks at a few entries of the whole state beside its
- * own and removes those that expired (Flink's incremental cleanup), so state
- * that nobody reads again still goes. */
+ * int64 stamp, its last write (or read) in the TTL's time, and so does each
+ * element of a list (in an array beside the elements, which stay
+ * contiguous for weir_state_list_get: Flink's TtlListState stamps each
+ * element too); the calls in keyed_state.c and map_state.c treat an expired
+ * one as absent and remove it, and every call looks at a few entries of the
+ * whole state beside its own and removes those that expired (Flink's
+ * incremental cleanup), so state that nobody reads again still goes. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "task.h"
@@ -24,9 +27,6 @@ int weir_state_set_ttl(weir_ctx *ctx, int id, const weir_state_ttl *ttl)
         (ttl->update != WEIR_TTL_ON_CREATE_AND_WRITE && ttl->update != WEIR_TTL_ON_READ_AND_WRITE))
         return weir_ctx_fail(ctx, WEIR_EINVAL, "%s: a time to live above 0 ms, a time and an "
                              "update policy of weir/state.h, and cleanup_per_access >= 0", what);
-    if (st->kind == WEIR_STATE_LIST)
-        return weir_ctx_fail(ctx, WEIR_EINVAL, "%s: state %d is a list: a time to live for "
-                             "list state is not supported yet (value and map states)", what, id);
     if (st->has_ttl || st->map.count)
         return weir_ctx_fail(ctx, WEIR_ESTATE, "%s: state %d has its time to live or entries "
                              "already: right after its declaration", what, id);
@@ -34,6 +34,8 @@ int weir_state_set_ttl(weir_ctx *ctx, int id, const weir_state_ttl *ttl)
     st->ttl = *ttl;
     if (!st->ttl.cleanup_per_access)
         st->ttl.cleanup_per_access = 5;
+    if (st->kind == WEIR_STATE_LIST)
+        return 0; /* the stamps go beside the elements, in each list */
     st->vofs = 8;
     /* the entries get their stamp: the table made again, empty */
     size_t key_len = st->map.key_len, value = st->map.value_size + 8;
@@ -61,6 +63,31 @@ bool weir__ttl_expired(const weir__state *st, int64_t stamp, int64_t now)
     return now >= stamp && (uint64_t)now - (uint64_t)stamp >= (uint64_t)st->ttl.ttl_ms;
 }
 
+void weir__list_free(weir__list_value *l)
+{
+    free(l->data);
+    free(l->stamps);
+    l->data = NULL;
+    l->stamps = NULL;
+    l->len = l->cap = 0;
+}
+
+uint32_t weir__ttl_list_compact(const weir__state *st, weir__list_value *l, int64_t now)
+{
+    uint32_t kept = 0;
+    for (uint32_t i = 0; i < l->len; i++) {
+        if (weir__ttl_expired(st, l->stamps[i], now))
+            continue;
+        if (kept != i) {
+            memcpy(l->data + (size_t)kept * st->size, l->data + (size_t)i * st->size, st->size);
+            l->stamps[kept] = l->stamps[i];
+        }
+        kept++;
+    }
+    l->len = kept;
+    return kept;
+}
+
 void weir__ttl_cleanup(weir_ctx *ctx, weir__state *st, int64_t now)
 {
     weir__keymap *m = &st->map;
@@ -68,7 +95,17 @@ void weir__ttl_cleanup(weir_ctx *ctx, weir__state *st, int64_t now)
         if (st->cursor >= m->nentries)
             st->cursor = 0;
         uint32_t idx = st->cursor++;
-        if (!weir__keymap_live(m, idx) || !weir__ttl_expired(st, *weir__ttl_stamp(st, idx), now))
+        if (!weir__keymap_live(m, idx))
+            continue;
+        if (st->kind == WEIR_STATE_LIST) { /* its expired elements; the list if none is left */
+            weir__list_value *l = weir__keymap_value(m, idx);
+            if (weir__ttl_list_compact(st, l, now) == 0) {
+                weir__list_free(l);
+                weir__keymap_remove(m, idx);
+            }
+            continue;
+        }
+        if (!weir__ttl_expired(st, *weir__ttl_stamp(st, idx), now))
             continue;
         if (st->kind == WEIR_STATE_MAP)
             weir__map_remove_at(st, ctx->keyed.key_size, idx);

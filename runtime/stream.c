@@ -288,14 +288,15 @@ fail_oom_freed:
 
 /* ---- operators ------------------------------------------------------------ */
 
-/* A V1 table, from a program built before V2, ends where V2's members begin:
- * only that much of it is read. */
+/* A V1 table, from a program built before V2, ends where V2's members begin
+ * (a V2 table where V3's do): only that much of it is read. */
 void weir__copy_operator_vtable(weir_operator_vtable *to, const weir_operator_vtable *from)
 {
     memset(to, 0, sizeof *to);
     memcpy(to, from,
-           from->version >= WEIR_OPERATOR_VTABLE_V2 ? sizeof *to
-                                                    : offsetof(weir_operator_vtable, snapshot));
+           from->version >= WEIR_OPERATOR_VTABLE_V3   ? sizeof *to
+           : from->version >= WEIR_OPERATOR_VTABLE_V2 ? offsetof(weir_operator_vtable, on_wakeup)
+                                                      : offsetof(weir_operator_vtable, snapshot));
 }
 
 void weir__copy_source_vtable(weir_source_vtable *to, const weir_source_vtable *from)
@@ -311,9 +312,10 @@ int weir__process_spec_refused(const weir_process_spec *spec, char *why, size_t 
     if (!spec || !spec->vtable || !spec->vtable->on_record)
         snprintf(why, size, "a spec with vtable->on_record is required");
     else if (spec->vtable->version != WEIR_OPERATOR_VTABLE_V1 &&
-             spec->vtable->version != WEIR_OPERATOR_VTABLE_V2)
-        snprintf(why, size, "vtable version %u is not %u or %u", spec->vtable->version,
-                 WEIR_OPERATOR_VTABLE_V1, WEIR_OPERATOR_VTABLE_V2);
+             spec->vtable->version != WEIR_OPERATOR_VTABLE_V2 &&
+             spec->vtable->version != WEIR_OPERATOR_VTABLE_V3)
+        snprintf(why, size, "vtable version %u is not %u, %u or %u", spec->vtable->version,
+                 WEIR_OPERATOR_VTABLE_V1, WEIR_OPERATOR_VTABLE_V2, WEIR_OPERATOR_VTABLE_V3);
     else
         return 0;
     return WEIR_EINVAL;

@@ -432,6 +432,8 @@ int weir__subtask_step(weir__subtask *sub, int64_t now)
         r = resume_held(sub);
     if (r == 0 && !sub->held)
         r = fire_processing(sub, now);
+    for (int i = 0; r == 0 && !sub->held && !sub->out_blocked && i < sub->nctx; i++)
+        r = weir__ctx_fire_wakeup(sub->ctxs[i]);
     if (r == 0 && sub->flush_deadline <= now)
         r = flush_partial(sub);
     if (r == 0 && !sub->out_blocked && !sub->held && !sub->ending) {
@@ -488,6 +490,9 @@ bool weir__subtask_ready(weir__subtask *sub, int64_t now)
         return true;
     if (sub->deadline <= now)
         return true;
+    for (int i = 0; i < sub->nctx; i++)
+        if (weir__ctx_wakeup_pending(sub->ctxs[i]))
+            return true;
     if (sub->ctxs[0]->is_source) {
         /* Paused by alignment: ready once the group caught up (a member
          * whose watermark rises wakes it; this look, after the scheduler

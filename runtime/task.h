@@ -87,6 +87,7 @@ typedef struct weir__output {
 typedef struct weir__list_value {
     unsigned char *data;
     uint32_t len, cap;
+    int64_t *stamps; /* with a time to live: each element's (cap of them); else NULL */
 } weir__list_value;
 
 typedef struct weir__state {
@@ -148,6 +149,10 @@ uint32_t weir__map_insert(weir__state *st, const weir__key_buf *kb, size_t key_s
                           const void *mkey, bool *created);
 /* Removes the whole map of (current key, ns) (weir_state_clear). */
 void weir__map_clear(weir_ctx *ctx, weir__state *st, int64_t ns);
+/* Calls on_wakeup if weir_ctx_wakeup asked for it since the last call
+ * (context.c): 0 or the callback's failure. Whether one is asked for. */
+int weir__ctx_fire_wakeup(weir_ctx *ctx);
+bool weir__ctx_wakeup_pending(weir_ctx *ctx);
 /* Unlinks and removes map entry idx, whichever key it is of. */
 void weir__map_remove_at(weir__state *st, size_t key_size, uint32_t idx);
 
@@ -157,8 +162,13 @@ int64_t *weir__ttl_stamp(const weir__state *st, uint32_t idx);
 int64_t weir__ttl_now(weir_ctx *ctx, const weir__state *st);
 bool weir__ttl_expired(const weir__state *st, int64_t stamp, int64_t now);
 /* Looks at the state's next cleanup_per_access entries and removes the
- * expired ones. */
+ * expired ones (a list's expired elements, and the list when none is
+ * left). */
 void weir__ttl_cleanup(weir_ctx *ctx, weir__state *st, int64_t now);
+/* A list's expired elements removed (its order kept): how many are left. */
+uint32_t weir__ttl_list_compact(const weir__state *st, weir__list_value *l, int64_t now);
+/* Frees a list's memory (its elements and stamps). */
+void weir__list_free(weir__list_value *l);
 
 /* The parts of a weir_ctx, one job each. */
 
@@ -204,6 +214,13 @@ typedef struct weir__ctx_timers {
     bool firing_at_max;        /* on_timer runs for the end of input (watermark MAX) */
     int64_t firing_ns;         /* the namespace and generation of the timer firing */
     uint32_t firing_generation;
+    uint64_t processing_fired; /* processing-time timers fired (tests count polls) */
+    /* weir_ctx_wakeup: set (an RMW) by any thread before it schedules the
+     * subtask, taken (an exchange) by the step that calls on_wakeup, read by
+     * the scheduler's look after it cleared `scheduled` (the hand-off of
+     * scheduler.h) */
+    _Atomic int wakeup;
+    uint64_t wakeups;          /* on_wakeup calls */
 } weir__ctx_timers;
 
 /* Where the operator is in its life: each callback runs at most once. */

@@ -6,7 +6,8 @@
 # librdkafka for Kafka (its mock cluster, rdkafka_mock.h, runs the tests),
 # libunistring for SQL's UPPER and LOWER (Unicode case mapping), PCRE2 for
 # SQL's regular expressions (REGEXP_EXTRACT, REGEXP_REPLACE, SIMILAR TO),
-# libmicrohttpd for the HTTP server of a running job (docs/LIVE.md);
+# libmicrohttpd for the HTTP server of a running job (docs/LIVE.md),
+# libedit for the line editing and history of `weir sql`'s shell (docs/SHELL.md);
 # Criterion for the tests, GMP for the DECIMAL property test's own arithmetic), libclang-rt-14-dev for the fuzz preset (libFuzzer's
 # runtime, libclang_rt.fuzzer*.a, is there, not in clang's own dependencies), dpkg-dev and file for CPack's Debian packages,
 # cppcheck for the static analysis (scripts/cppcheck.sh), and
@@ -20,7 +21,7 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 
 packages="build-essential clang libclang-rt-14-dev cmake pkg-config dpkg-dev file libck-dev liburcu-dev \
 libmsgpack-dev libcriterion-dev libgmp-dev libjansson-dev libcsv-dev libxxhash-dev librdkafka-dev libunistring-dev libpcre2-dev chromium \
-libmicrohttpd-dev \
+libmicrohttpd-dev libedit-dev \
 cppcheck"
 # Node.js may come from elsewhere (some images ship NodeSource's nodejs, which
 # bundles npm and conflicts with Debian's npm package): only install Debian's

@@ -201,8 +201,18 @@ typedef enum sql_stmt_kind {
     SQL_STMT_SET,
     SQL_STMT_INSERT,       /* INSERT INTO name [(cols)] query */
     SQL_STMT_STATEMENT_SET, /* EXECUTE STATEMENT SET BEGIN insert; ... END */
-    SQL_STMT_DESCRIBE       /* DESCRIBE name, DESC name */
+    SQL_STMT_SHOW,          /* SHOW TABLES | VIEWS | [USER] FUNCTIONS (show) */
+    SQL_STMT_DESCRIBE,      /* DESCRIBE name, DESC name */
+    SQL_STMT_RESET          /* RESET ['key'] (set_key NULL: every key) */
 } sql_stmt_kind;
+
+/* What SHOW lists. */
+typedef enum sql_show_kind {
+    SQL_SHOW_TABLES = 1, /* tables and views, as Flink's SHOW TABLES */
+    SQL_SHOW_VIEWS,
+    SQL_SHOW_FUNCTIONS,     /* built-in and registered (weir/function.h) */
+    SQL_SHOW_USER_FUNCTIONS /* registered only */
+} sql_show_kind;
 
 typedef struct sql_stmt sql_stmt;
 struct sql_stmt {
@@ -224,8 +234,10 @@ struct sql_stmt {
     bool temporary;
     sql_query *query;
     bool changelog_mode; /* EXPLAIN CHANGELOG_MODE */
-    /* SET */
+    /* SET (set_key NULL: SET alone, which lists the settings), RESET */
     char *set_key, *set_value;
+    /* SHOW */
+    sql_show_kind show;
     /* INSERT: its column list (ninsert_cols 0: none) */
     sql_span *insert_cols;
     int ninsert_cols;

@@ -161,6 +161,14 @@ struct weir_sql_session {
     char checkpoint_dir[4096];
     char savepoint_path[4096];
     bool clock_set;                  /* 'weir.clock' was SET */
+    /* What the settings start from (the config's capture and restore
+     * folder): RESET goes back to them. */
+    char default_capture[4096];
+    char default_savepoint[4096];
+    /* The SETs in force, each key's last (SET alone lists them; RESET
+     * drops some and replays the others onto the defaults). */
+    sql_place *sets;
+    int nsets, sets_cap;
     /* those SETs, where a query refuses them */
     sql_place interval_at, clock_at, savepoint_at;
     int jobs; /* queries run (for the capture's name) */
@@ -255,8 +263,25 @@ int sql_insert_table(weir_sql_session *s, weir_job *job, weir_table_env *env, sq
  * to restore from): 0, or WEIR_EINVAL (a path too long). */
 int sql_settings_init(weir_sql_session *s);
 /* SET 'key' = 'value' into the session's settings (sql_settings.c): 0, or
- * WEIR_EINVAL with s->err (an unknown key, a bad value). */
+ * WEIR_EINVAL with s->err (an unknown key, a bad value). SET alone lists
+ * the settings in force (key and value, as SHOW's tables: sql_show.c). */
 int sql_settings_set(weir_sql_session *s, const sql_script *sc, const sql_stmt *st);
+/* RESET 'key' (st->set_key; NULL: every key): back to the session's
+ * defaults. 0, or WEIR_EINVAL with s->err (a key never SET is not an
+ * error: Flink's RESET of it does nothing either). */
+int sql_settings_reset(weir_sql_session *s, const sql_script *sc, const sql_stmt *st);
+/* The SETs in force, sorted by key (the session keeps the strings). */
+void sql_settings_free(weir_sql_session *s);
+
+/* SHOW and DESCRIBE (sql_show.c): the table printed to the session's out
+ * as Flink's TableResult.print() does. 0, or WEIR_E* with s->err. */
+int sql_show(weir_sql_session *s, sql_script *sc, const sql_stmt *st);
+int sql_describe(weir_sql_session *s, sql_script *sc, const sql_stmt *st);
+/* `nrows` rows of `ncols` cells (row-major) under `headers` as Flink's
+ * tableau (right-aligned, "N rows in set"; "Empty set" without rows). 0,
+ * or WEIR_EIO with s->err. */
+int sql_print_tableau(weir_sql_session *s, int ncols, const char *const *headers,
+                      const char *const *cells, int nrows);
 /* The configuration of a query's job as the session's settings say (its
  * capture aside, which the session names): 0, or WEIR_EINVAL with s->err
  * for settings that do not go together (checkpoints without a folder, or

@@ -7,6 +7,10 @@
  *                [PARTITIONED BY '(' name {',' name} ')'] [WITH options]
  *              | CREATE [TEMPORARY] VIEW name AS query
  *              | SET key '=' value                     (key, value: 'quoted' or words)
+ *              | SET                                   (lists the settings)
+ *              | RESET [key]
+ *              | SHOW TABLES | SHOW VIEWS | SHOW [USER] FUNCTIONS
+ *              | (DESCRIBE | DESC) name
  *              | EXPLAIN [CHANGELOG_MODE] query
  *              | insert
  *              | EXECUTE STATEMENT SET BEGIN insert ';' {insert ';'} END
@@ -1287,8 +1291,61 @@ static bool statement(parser *p, sql_stmt *st)
     }
     if (accept_word(p, "SET")) {
         st->kind = SQL_STMT_SET;
+        if (is_sym(p, ";") || cur(p)->kind == SQL_TOK_END)
+            return true; /* SET alone: the settings listed */
         return string_or_word(p, &st->set_key, "a 'key' after SET") && expect_sym(p, "=") &&
                string_or_word(p, &st->set_value, "a 'value'");
+    }
+    if (accept_word(p, "RESET")) {
+        st->kind = SQL_STMT_RESET;
+        return is_sym(p, ";") || cur(p)->kind == SQL_TOK_END ||
+               string_or_word(p, &st->set_key, "a 'key' after RESET, or ';'");
+    }
+    if (accept_word(p, "SHOW")) {
+        st->kind = SQL_STMT_SHOW;
+        if (accept_word(p, "TABLES"))
+            st->show = SQL_SHOW_TABLES;
+        else if (accept_word(p, "VIEWS"))
+            st->show = SQL_SHOW_VIEWS;
+        else if (accept_word(p, "FUNCTIONS"))
+            st->show = SQL_SHOW_FUNCTIONS;
+        else if (accept_word(p, "USER")) {
+            if (!expect_word(p, "FUNCTIONS"))
+                return false;
+            st->show = SQL_SHOW_USER_FUNCTIONS;
+        } else {
+            static const char *const other[] = {"CATALOGS", "DATABASES", "CURRENT", "COLUMNS",
+                                                "CREATE", "MODULES", "FULL", "JARS", "JOBS",
+                                                "PARTITIONS", "PROCEDURES", NULL};
+            for (int k = 0; other[k]; k++)
+                if (is_word(p, other[k])) {
+                    char w[40];
+                    snprintf(w, sizeof w, "SHOW %s", other[k]);
+                    unsupported(p, cur(p), w);
+                    return false;
+                }
+            expected(p, "TABLES, VIEWS, FUNCTIONS or USER FUNCTIONS after SHOW");
+            return false;
+        }
+        if (is_word(p, "FROM") || is_word(p, "IN") || is_word(p, "LIKE") || is_word(p, "NOT") ||
+            is_word(p, "ILIKE")) {
+            char w[40];
+            snprintf(w, sizeof w, "SHOW ... %s", is_word(p, "FROM") ? "FROM"
+                                                 : is_word(p, "IN") ? "IN"
+                                                 : is_word(p, "NOT") ? "NOT LIKE"
+                                                                     : "LIKE");
+            unsupported(p, cur(p), w);
+            return false;
+        }
+        return true;
+    }
+    if (accept_word(p, "DESCRIBE") || accept_word(p, "DESC")) {
+        st->kind = SQL_STMT_DESCRIBE;
+        if (is_word(p, "EXTENDED")) {
+            unsupported(p, cur(p), "DESCRIBE EXTENDED");
+            return false;
+        }
+        return name(p, &st->name, "a table or view name after DESCRIBE");
     }
     if (accept_word(p, "EXPLAIN")) {
         st->kind = SQL_STMT_EXPLAIN;
@@ -1298,11 +1355,6 @@ static bool statement(parser *p, sql_stmt *st)
             return false;
         return (st->query = query(p)) != NULL;
     }
-    if (accept_word(p, "DESCRIBE") || accept_word(p, "DESC")) {
-        st->kind = SQL_STMT_DESCRIBE;
-        accept_word(p, "EXTENDED");
-        return name(p, &st->name, "a table or view name");
-    }
     if (is_word(p, "INSERT"))
         return insert(p, st);
     if (is_word(p, "EXECUTE") || is_word(p, "BEGIN"))
@@ -1311,10 +1363,9 @@ static bool statement(parser *p, sql_stmt *st)
         st->kind = SQL_STMT_SELECT;
         return (st->query = query(p)) != NULL;
     }
-    static const char *const flink_only[] = {"DROP", "ALTER", "SHOW", "USE",
-                                             "WITH", "ANALYZE", "LOAD", "UNLOAD", "ADD",
-                                             "REMOVE", "RESET", "TRUNCATE", "DELETE", "UPDATE",
-                                             "CALL", "STOP", NULL};
+    static const char *const flink_only[] = {"DROP", "ALTER", "USE", "WITH", "ANALYZE", "LOAD",
+                                             "UNLOAD", "ADD", "REMOVE", "TRUNCATE", "DELETE",
+                                             "UPDATE", "CALL", "STOP", NULL};
     for (int k = 0; flink_only[k]; k++)
         if (is_word(p, flink_only[k])) {
             char w[64];
@@ -1323,7 +1374,7 @@ static bool statement(parser *p, sql_stmt *st)
             unsupported(p, cur(p), w);
             return false;
         }
-    expected(p, "a statement (CREATE, SELECT, INSERT, EXPLAIN, DESCRIBE or SET)");
+    expected(p, "a statement (CREATE, SELECT, INSERT, EXPLAIN, SET, RESET, SHOW or DESCRIBE)");
     return false;
 }
 

@@ -57,6 +57,7 @@ void weir_sql_session_destroy(weir_sql_session *s)
         free(s->scripts[i]);
     }
     free(s->scripts);
+    sql_settings_free(s);
     free(s);
 }
 
@@ -71,6 +72,12 @@ void weir_sql_cancel(weir_sql_session *s)
     weir_job *job = atomic_load(&s->running);
     if (job)
         weir_job_cancel(job);
+}
+
+void weir_sql_clear_cancel(weir_sql_session *s)
+{
+    if (s)
+        atomic_store(&s->cancelled, false);
 }
 
 const char *weir_sql_error(const weir_sql_session *s)
@@ -245,225 +252,6 @@ static int run_job(weir_sql_session *s, weir_job *job, const result_sink *rs)
 
 /* ---- DESCRIBE ------------------------------------------------------------------------------- */
 
-/* Flink's DESCRIBE: a row per column — name, type (a time attribute's
- * marked *ROWTIME* or *PROCTIME*, NOT NULL shown in `null` instead), null,
- * key (PRI(cols)), extras (a computed column's AS expr, a metadata column's
- * METADATA [FROM 'key'] [VIRTUAL]), watermark (the rowtime's expression) —
- * printed as the SQL client's tableau: values right-aligned, "N rows in
- * set". */
-enum { D_NAME, D_TYPE, D_NULL, D_KEY, D_EXTRAS, D_WM, D_NCOLS };
-
-typedef struct describe_rows {
-    char *(*cell)[D_NCOLS];
-    int n;
-} describe_rows;
-
-static size_t display_width(const char *t)
-{
-    size_t w = 0;
-    for (; *t; t++)
-        w += ((unsigned char)*t & 0xC0) != 0x80;
-    return w;
-}
-
-static void describe_free(describe_rows *d)
-{
-    for (int i = 0; i < d->n; i++)
-        for (int k = 0; k < D_NCOLS; k++)
-            free(d->cell[i][k]);
-    free(d->cell);
-}
-
-/* A column's row; the texts copied (NULL: ""). */
-static int describe_add(describe_rows *d, const char *const *texts)
-{
-    void *v = realloc(d->cell, (size_t)(d->n + 1) * sizeof *d->cell);
-    if (!v)
-        return WEIR_ENOMEM;
-    d->cell = v;
-    for (int k = 0; k < D_NCOLS; k++) {
-        const char *t = texts[k] ? texts[k] : "";
-        if (!(d->cell[d->n][k] = strdup(t))) {
-            for (int j = 0; j < k; j++)
-                free(d->cell[d->n][j]);
-            return WEIR_ENOMEM;
-        }
-    }
-    d->n++;
-    return 0;
-}
-
-static int describe_print(weir_sql_session *s, const describe_rows *d)
-{
-    static const char *const head[D_NCOLS] = {"name", "type", "null", "key", "extras",
-                                              "watermark"};
-    FILE *out = s->cfg.out ? s->cfg.out : stdout;
-    size_t w[D_NCOLS];
-    for (int k = 0; k < D_NCOLS; k++) {
-        w[k] = display_width(head[k]);
-        for (int i = 0; i < d->n; i++)
-            if (display_width(d->cell[i][k]) > w[k])
-                w[k] = display_width(d->cell[i][k]);
-    }
-    int bad = 0;
-    /* a rule, the header, a rule, the rows, a rule */
-    for (int line = 0; line < d->n + 4; line++) {
-        bool rule = line == 0 || line == 2 || line == d->n + 3;
-        for (int k = 0; k < D_NCOLS; k++) {
-            if (rule) {
-                bad |= fputc('+', out) < 0;
-                for (size_t j = 0; j < w[k] + 2; j++)
-                    bad |= fputc('-', out) < 0;
-                continue;
-            }
-            const char *t = line == 1 ? head[k] : d->cell[line - 3][k];
-            bad |= fprintf(out, "| %*s%s ", (int)(w[k] - display_width(t)), "", t) < 0;
-        }
-        bad |= fputs(rule ? "+\n" : "|\n", out) < 0;
-    }
-    bad |= fprintf(out, "%d row%s in set\n", d->n, d->n == 1 ? "" : "s") < 0;
-    if (bad) {
-        snprintf(s->err, sizeof s->err, "writing DESCRIBE's table: %s", strerror(errno));
-        return WEIR_EIO;
-    }
-    return 0;
-}
-
-/* A span of the statements' text, copied. */
-static char *span_text(const sql_script *sc, sql_span sp)
-{
-    char *t = malloc(sp.len + 1);
-    if (t) {
-        memcpy(t, sc->text + sp.start, sp.len);
-        t[sp.len] = 0;
-    }
-    return t;
-}
-
-/* A type's text as DESCRIBE shows it: nullable, then the marker. */
-static void describe_type(weir_type t, const char *marker, char *buf, size_t size)
-{
-    t.not_null = false;
-    int n = weir_type_format(t, buf, size);
-    if (n >= 0 && (size_t)n < size && marker)
-        snprintf(buf + n, size - (size_t)n, " %s", marker);
-}
-
-/* A table of the catalog, from its CREATE TABLE. */
-static int describe_table(weir_sql_session *s, const sql_relation *r, describe_rows *d)
-{
-    const sql_stmt *st = r->stmt;
-    const sql_script *sc = r->script;
-    const weir_schema *decl = r->declared ? r->declared : r->schema;
-    int rt = weir_schema_rowtime(decl), pt = weir_schema_proctime(decl);
-    char key[512] = "";
-    size_t kl = 0;
-    for (int i = 0; i < st->npk; i++) {
-        char *k = sql_unquote(r->script, st->pk[i]);
-        if (!k)
-            return WEIR_ENOMEM;
-        kl += (size_t)snprintf(key + kl, kl < sizeof key ? sizeof key - kl : 0, "%s%s",
-                               i ? ", " : "PRI(", k);
-    }
-    if (st->npk && kl < sizeof key)
-        snprintf(key + kl, sizeof key - kl, ")");
-    for (int c = 0; c < st->ncols && c < weir_schema_ncolumns(decl); c++) {
-        const sql_column_def *cd = &st->cols[c];
-        char type[160], extras[600] = "";
-        weir_type t = weir_schema_column_type(decl, c);
-        describe_type(t, c == rt ? "*ROWTIME*" : c == pt ? "*PROCTIME*" : NULL, type,
-                      sizeof type);
-        bool in_key = false;
-        for (int i = 0; i < st->npk; i++) {
-            char *k = sql_unquote(r->script, st->pk[i]);
-            if (!k)
-                return WEIR_ENOMEM;
-            in_key |= strcmp(k, weir_schema_column_name(decl, c)) == 0;
-        }
-        if (cd->computed)
-            snprintf(extras, sizeof extras, "AS %.*s", (int)cd->expr.len,
-                     sc->text + cd->expr.start);
-        else if (cd->metadata)
-            snprintf(extras, sizeof extras, "METADATA%s%.*s%s", cd->meta_key.len ? " FROM " : "",
-                     (int)cd->meta_key.len, sc->text + cd->meta_key.start,
-                     cd->virtual_col ? " VIRTUAL" : "");
-        char *name = weir_schema_column_name(decl, c) ? strdup(weir_schema_column_name(decl, c))
-                                                      : NULL;
-        char *wm = c == rt && st->wm_col.len ? span_text(sc, st->wm_expr) : NULL;
-        const char *row[D_NCOLS] = {name, type, t.not_null ? "FALSE" : "TRUE",
-                                    in_key ? key : "", extras, wm};
-        int e = name ? describe_add(d, row) : WEIR_ENOMEM;
-        free(name);
-        free(wm);
-        if (e)
-            return e;
-    }
-    return 0;
-}
-
-/* A view: its query planned (in a job of its own, never run), its columns
- * and time attributes as the plan makes them. */
-static int describe_view(weir_sql_session *s, sql_script *sc, const sql_stmt *st,
-                         const sql_relation *r, describe_rows *d)
-{
-    weir_job *job = NULL;
-    weir_table_env *env = NULL;
-    int e = make_job(s, &job);
-    if (e)
-        return e;
-    weir_table_config tc = {.string_capacity = s->string_capacity,
-                            .source_idle_timeout_ms = s->source_idle_ms, .time_zone = s->zone};
-    if ((e = weir_table_env_create(job, &tc, &env))) {
-        weir_job_destroy(job);
-        snprintf(s->err, sizeof s->err, "out of memory");
-        return e;
-    }
-    weir_table *t = sql_plan_query(s, job, env, r->script, r->stmt->query);
-    if (!t) {
-        e = s->err[0] ? WEIR_EINVAL : WEIR_ENOMEM;
-    } else {
-        const weir_schema *sch = weir_table_schema(t);
-        int rt = weir_table_rowtime(t), pt = weir_table_proctime(t);
-        for (int c = 0; !e && c < weir_schema_ncolumns(sch); c++) {
-            char type[160];
-            weir_type ty = weir_schema_column_type(sch, c);
-            describe_type(ty, c == rt ? "*ROWTIME*" : c == pt ? "*PROCTIME*" : NULL, type,
-                          sizeof type);
-            const char *row[D_NCOLS] = {weir_schema_column_name(sch, c), type,
-                                        ty.not_null ? "FALSE" : "TRUE", "", "", ""};
-            e = describe_add(d, row);
-        }
-    }
-    (void)sc;
-    (void)st;
-    weir_job_destroy(job);
-    weir_table_env_destroy(env);
-    return e;
-}
-
-static int describe(weir_sql_session *s, sql_script *sc, const sql_stmt *st)
-{
-    char *name = sql_unquote(sc, st->name);
-    if (!name) {
-        snprintf(s->err, sizeof s->err, "out of memory");
-        return WEIR_ENOMEM;
-    }
-    const sql_relation *r = sql_catalog_find(s, name);
-    if (!r) {
-        sql_fail(s, sc, st->name.start, "Tables or views with the identifier '%s' doesn't "
-                 "exist.", name);
-        return WEIR_EINVAL;
-    }
-    describe_rows d = {.n = 0};
-    int e = r->view ? describe_view(s, sc, st, r, &d) : describe_table(s, r, &d);
-    if (!e)
-        e = describe_print(s, &d);
-    else if (e == WEIR_ENOMEM && !s->err[0])
-        snprintf(s->err, sizeof s->err, "out of memory");
-    describe_free(&d);
-    return e;
-}
-
 /* EXPLAIN: the query's plan, with or without each node's changelog mode. */
 static int explain(weir_sql_session *s, sql_script *sc, const sql_stmt *st, weir_table *t)
 {
@@ -584,7 +372,9 @@ int weir_sql_execute(weir_sql_session *s, const char *text, size_t len)
         case SQL_STMT_CREATE_TABLE:
         case SQL_STMT_CREATE_VIEW: r = sql_catalog_create(s, sc, st); break;
         case SQL_STMT_SET: r = sql_settings_set(s, sc, st); break;
-        case SQL_STMT_DESCRIBE: r = describe(s, sc, st); break;
+        case SQL_STMT_RESET: r = sql_settings_reset(s, sc, st); break;
+        case SQL_STMT_SHOW: r = sql_show(s, sc, st); break;
+        case SQL_STMT_DESCRIBE: r = sql_describe(s, sc, st); break;
         case SQL_STMT_SELECT:
         case SQL_STMT_EXPLAIN:
         case SQL_STMT_INSERT:

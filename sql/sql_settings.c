@@ -84,7 +84,123 @@ static bool job_key(const char *k)
     return false;
 }
 
+/* The settings as a session starts (its config's capture and restore
+ * folder). */
+static void settings_defaults(weir_sql_session *s)
+{
+    s->parallelism = 1;
+    s->string_capacity = 0;
+    s->collection_capacity = 0;
+    s->zone = NULL;
+    if (s->env) { /* a session of a program's env starts from the env's */
+        const weir_table_config *tc = weir_table_env_config(s->env);
+        s->string_capacity = tc->string_capacity;
+        s->zone = tc->time_zone;
+    }
+    s->capture_level = WEIR_DIAG_STANDARD;
+    s->clock = WEIR_CLOCK_VIRTUAL;
+    s->clock_set = false;
+    s->watermark_interval_ms = 0;
+    s->source_idle_ms = 0;
+    s->checkpoint_interval_ms = 0;
+    s->checkpoint_mode = (weir_checkpoint_mode)0;
+    s->checkpoint_dir[0] = '\0';
+    memcpy(s->savepoint_path, s->default_savepoint, sizeof s->savepoint_path);
+    memcpy(s->capture_path, s->default_capture, sizeof s->capture_path);
+    s->cfg.capture_path = s->capture_path[0] ? s->capture_path : NULL;
+    s->jobs = 0;
+    s->interval_at = s->clock_at = s->savepoint_at = (sql_place){0};
+}
+
+static int set_one(weir_sql_session *s, const sql_script *sc, const sql_stmt *st);
+
+/* The SET (sc, st) in force: the key's earlier one replaced. */
+static int remember(weir_sql_session *s, const sql_script *sc, const sql_stmt *st)
+{
+    for (int i = 0; i < s->nsets; i++)
+        if (strcmp(s->sets[i].st->set_key, st->set_key) == 0) {
+            memmove(&s->sets[i], &s->sets[i + 1], (size_t)(s->nsets - i - 1) * sizeof *s->sets);
+            s->nsets--;
+            break;
+        }
+    if (s->nsets == s->sets_cap) {
+        int cap = s->sets_cap ? 2 * s->sets_cap : 16;
+        sql_place *v = realloc(s->sets, (size_t)cap * sizeof *v);
+        if (!v) {
+            snprintf(s->err, sizeof s->err, "out of memory");
+            return WEIR_ENOMEM;
+        }
+        s->sets = v;
+        s->sets_cap = cap;
+    }
+    s->sets[s->nsets++] = (sql_place){sc, st};
+    return 0;
+}
+
+static int by_key(const void *a, const void *b)
+{
+    return strcmp((*(const sql_place *const *)a)->st->set_key,
+                  (*(const sql_place *const *)b)->st->set_key);
+}
+
+/* SET alone: the SETs in force, by key. */
+static int list_settings(weir_sql_session *s)
+{
+    const sql_place **v = malloc((size_t)(s->nsets ? s->nsets : 1) * sizeof *v);
+    const char **cells = malloc((size_t)(s->nsets ? 2 * s->nsets : 1) * sizeof *cells);
+    int r = WEIR_ENOMEM;
+    if (v && cells) {
+        for (int i = 0; i < s->nsets; i++)
+            v[i] = &s->sets[i];
+        qsort(v, (size_t)s->nsets, sizeof *v, by_key);
+        for (int i = 0; i < s->nsets; i++) {
+            cells[2 * i] = v[i]->st->set_key;
+            cells[2 * i + 1] = v[i]->st->set_value;
+        }
+        static const char *const headers[] = {"key", "value"};
+        r = sql_print_tableau(s, 2, headers, cells, s->nsets);
+    } else {
+        snprintf(s->err, sizeof s->err, "out of memory");
+    }
+    free(v);
+    free(cells);
+    return r;
+}
+
 int sql_settings_set(weir_sql_session *s, const sql_script *sc, const sql_stmt *st)
+{
+    if (!st->set_key)
+        return list_settings(s);
+    int r = set_one(s, sc, st);
+    return r ? r : remember(s, sc, st);
+}
+
+int sql_settings_reset(weir_sql_session *s, const sql_script *sc, const sql_stmt *st)
+{
+    (void)sc;
+    int kept = 0;
+    for (int i = 0; i < s->nsets; i++)
+        if (st->set_key && strcmp(s->sets[i].st->set_key, st->set_key) != 0)
+            s->sets[kept++] = s->sets[i];
+    s->nsets = kept;
+    settings_defaults(s);
+    /* the SETs left, replayed onto the defaults: each was accepted once */
+    for (int i = 0; i < s->nsets; i++) {
+        int r = set_one(s, s->sets[i].sc, s->sets[i].st);
+        if (r)
+            return r;
+    }
+    return 0;
+}
+
+void sql_settings_free(weir_sql_session *s)
+{
+    free(s->sets);
+    s->sets = NULL;
+    s->nsets = s->sets_cap = 0;
+}
+
+static int set_one(weir_sql_session *s, const sql_script *sc, const sql_stmt *st)
 {
     const char *k = st->set_key, *v = st->set_value;
     long x;
@@ -221,11 +337,13 @@ int sql_settings_init(weir_sql_session *s)
 {
     const char *from = s->cfg.restore_from;
     s->cfg.restore_from = NULL;
+    memcpy(s->default_capture, s->capture_path, sizeof s->default_capture);
     if (!from)
         return 0;
     if (!from[0] || strlen(from) >= sizeof s->savepoint_path)
         return WEIR_EINVAL;
     snprintf(s->savepoint_path, sizeof s->savepoint_path, "%s", from);
+    memcpy(s->default_savepoint, s->savepoint_path, sizeof s->default_savepoint);
     return 0;
 }
 

@@ -1344,6 +1344,31 @@ bool weir__builtin_function(const char *name)
     return weir__builtin_named(name);
 }
 
+typedef struct each_scalar {
+    void (*each)(const char *name, bool aggregate, void *arg);
+    void *arg;
+} each_scalar;
+
+static void scalar_named(const char *name, void *arg)
+{
+    const each_scalar *e = arg;
+    e->each(name, false, e->arg);
+}
+
+void weir__builtin_function_each(void (*each)(const char *name, bool aggregate, void *arg),
+                                 void *arg)
+{
+    for (size_t i = 0; i < sizeof aggregates / sizeof aggregates[0]; i++)
+        each(aggregates[i].name, true, arg);
+    for (size_t i = 0; i < sizeof functions / sizeof functions[0]; i++)
+        each(functions[i].name, false, arg);
+    /* the constructors the binder reads itself (bind_ctor) */
+    static const char *const ctors[] = {"ARRAY", "MAP", "ROW", "CARDINALITY"};
+    for (size_t i = 0; i < sizeof ctors / sizeof ctors[0]; i++)
+        each(ctors[i], false, arg);
+    weir__builtin_each(scalar_named, &(each_scalar){each, arg});
+}
+
 bool weir_ast_is_aggregate_call(const weir_ast *a)
 {
     if (!a || a->kind != WEIR_AST_CALL)

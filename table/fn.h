@@ -122,6 +122,10 @@ extern const weir__builtin weir__fn_string[], weir__fn_regex[], weir__fn_numeric
 const weir__builtin *weir__builtin_find(const char *name, weir_ast_form form);
 /* Whether any entry has this name (a function from C may not take it). */
 bool weir__builtin_named(const char *name);
+/* Calls each with the name of every entry written as a call (or with a
+ * call's parentheses: SUBSTRING, TRIM, EXTRACT ...), or niladic; one call
+ * per name. */
+void weir__builtin_each(void (*each)(const char *name, void *arg), void *arg);
 
 /* A call of f bound: its arguments, their check, its type, its scratch. */
 weir__enode *weir__bind_builtin(weir__binder *p, const weir_ast *a, const weir__builtin *f);

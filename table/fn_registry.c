@@ -42,6 +42,23 @@ bool weir__builtin_named(const char *name)
     return false;
 }
 
+void weir__builtin_each(void (*each)(const char *name, void *arg), void *arg)
+{
+    for (size_t k = 0; k < sizeof families / sizeof families[0]; k++)
+        for (const weir__builtin *f = families[k]; f->name; f++) {
+            if (f->form == WEIR_AST_FORM_INFIX || f->form == WEIR_AST_FORM_BETWEEN ||
+                f->form == WEIR_AST_FORM_IS)
+                continue;
+            bool seen = false; /* an earlier entry of the name (FLOOR(x), FLOOR(x TO u)) */
+            for (size_t j = 0; j <= k && !seen; j++)
+                for (const weir__builtin *g = families[j]; g->name && g != f && !seen; g++)
+                    seen = strcasecmp(g->name, f->name) == 0 && g->form != WEIR_AST_FORM_INFIX &&
+                           g->form != WEIR_AST_FORM_BETWEEN && g->form != WEIR_AST_FORM_IS;
+            if (!seen)
+                each(f->name, arg);
+        }
+}
+
 /* ---- Flink's messages ------------------------------------------------------------------- */
 
 const char *weir__fn_type_name(weir_type t, char *buf, size_t size)

@@ -244,6 +244,29 @@ const weir__function *weir__function_find(const char *name)
     return f;
 }
 
+typedef struct each_fn {
+    void (*each)(const char *name, bool user, bool aggregate, void *arg);
+    void *arg;
+} each_fn;
+
+static void builtin_named(const char *name, bool aggregate, void *arg)
+{
+    const each_fn *e = arg;
+    e->each(name, false, aggregate, e->arg);
+}
+
+void weir_function_list(void (*each)(const char *name, bool user, bool aggregate, void *arg),
+                        void *arg)
+{
+    if (!each)
+        return;
+    weir__builtin_function_each(builtin_named, &(each_fn){each, arg});
+    pthread_mutex_lock(&registry_lock);
+    for (size_t i = 0; i < nregistered; i++)
+        each(registry[i]->name, true, registry[i]->aggregate, arg);
+    pthread_mutex_unlock(&registry_lock);
+}
+
 /* Whether r is one of weir/error.h's codes. */
 static bool known_code(int r)
 {

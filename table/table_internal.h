@@ -736,6 +736,10 @@ typedef struct weir__function {
 const weir__function *weir__function_find(const char *name);
 /* Whether `name` is a built-in function of the binder (expr_bind.c). */
 bool weir__builtin_function(const char *name);
+/* Calls each with every built-in function's name (expr_bind.c), whether
+ * it is an aggregate: weir_function_list's built-in part. */
+void weir__builtin_function_each(void (*each)(const char *name, bool aggregate, void *arg),
+                                 void *arg);
 
 /* A callback of f returned r (not 0), with `msg` (maybe empty) written by
  * weir_function_fail: the code to fail with (r if a WEIR_E* code, else

@@ -1,5 +1,8 @@
 /* sql.c — `weir sql [--check] [--capture FILE] [--workers N] [--serve ADDR]
- * [--from-checkpoint DIR] [--savepoint-on-stop DIR] FILE|-|-e STATEMENTS`:
+ * [--from-checkpoint DIR] [--savepoint-on-stop DIR] FILE|-|-e STATEMENTS`,
+ * or `weir sql [-i] [OPTIONS]` without a file: the interactive shell
+ * (sql_shell.h) on a terminal or with -i, else the statements of standard
+ * input. With a file:
  * the statements read whole (a SQL file is small; at most 16 MB; a UTF-8
  * byte order mark at its start is skipped), given to a weir_sql_session
  * whose relative 'path' options are read from the file's folder, and each
@@ -21,12 +24,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <weir.h>
 
 #include "message.h"
 #include "signals.h"
 #include "sql.h"
+#include "sql_shell.h"
 
 #define SQL_FILE_MAX (16u << 20)
 
@@ -35,10 +40,18 @@ static int usage(FILE *out)
     fprintf(out,
             "usage: weir sql [OPTIONS] FILE|-\n"
             "       weir sql [OPTIONS] -e 'STATEMENTS'\n"
-            "Runs SQL statements (CREATE TABLE, CREATE VIEW, SET, SELECT, EXPLAIN,\n"
-            "INSERT INTO, EXECUTE STATEMENT SET) in order; prints each query's result\n"
-            "as a changelog (+I[...], -U[...], +U[...], -D[...]); an INSERT writes\n"
-            "into its table's connector. docs/SQL.md lists what weir's SQL supports.\n"
+            "       weir sql [-i] [OPTIONS]\n"
+            "Runs SQL statements (CREATE TABLE, CREATE VIEW, SET, RESET, SELECT,\n"
+            "EXPLAIN, INSERT INTO, EXECUTE STATEMENT SET, SHOW, DESCRIBE) in order;\n"
+            "prints each query's result as a changelog (+I[...], -U[...], +U[...],\n"
+            "-D[...]); an INSERT writes into its table's connector. docs/SQL.md lists\n"
+            "what weir's SQL supports.\n"
+            "Without FILE on a terminal, or with -i, an interactive shell (docs/SHELL.md):\n"
+            "statements over several lines up to ';', line editing and a history\n"
+            "(~/.weir_sql_history), Ctrl-C cancels the running query, QUIT; leaves.\n"
+            "Without FILE and not on a terminal, the statements of standard input.\n"
+            "  -i, --interactive\n"
+            "                   the shell, on a terminal or not\n"
             "  --capture FILE   the diagnostic capture of each query (.msgpack or JSONL;\n"
             "                   the n-th query writes FILE-n.EXT; a link is written\n"
             "                   through, a pipe or a device gets each query's in place)\n"
@@ -270,10 +283,36 @@ static void folder_of(const char *path, char *out, size_t size)
         snprintf(out, size, "%.*s", (int)(slash - path), path);
 }
 
+/* The interactive shell in a session of the command's options. */
+static int shell(const char *capture, int workers, const char *from, const char *serve, bool check,
+                 const char *savepoint)
+{
+    if (check || savepoint) {
+        weir_tool_error("weir sql: --%s runs a file's statements, not the shell",
+                        check ? "check" : "savepoint-on-stop");
+        return 2;
+    }
+    weir_sql_session *s = NULL;
+    stopper st = {.lock = PTHREAD_MUTEX_INITIALIZER};
+    weir_sql_config cfg = {.capture_path = capture, .workers = workers, .on_job = on_job,
+                           .on_job_arg = &st, .restore_from = from, .http_addr = serve};
+    int made = weir_sql_session_create(&cfg, &s);
+    if (made) {
+        weir_tool_error("weir sql: %s", made == WEIR_ENOMEM ? "out of memory"
+                                                            : "a path is too long");
+        return made == WEIR_ENOMEM ? 1 : 2;
+    }
+    st.s = s;
+    int status = weir_sql_shell(s);
+    weir_sql_session_destroy(s);
+    return status;
+}
+
 int weir_sql_main(int argc, char **argv)
 {
     enum { O_CAPTURE = 256, O_WORKERS, O_CHECK, O_FROM, O_SAVEPOINT, O_SERVE, O_HELP };
     static const struct option longopts[] = {
+        {"interactive", no_argument, NULL, 'i'},
         {"capture", required_argument, NULL, O_CAPTURE},
         {"check", no_argument, NULL, O_CHECK},
         {"workers", required_argument, NULL, O_WORKERS},
@@ -286,9 +325,9 @@ int weir_sql_main(int argc, char **argv)
     const char *capture = NULL, *inline_text = NULL, *from = NULL, *savepoint = NULL;
     const char *serve = NULL;
     int workers = 0, c;
-    bool check = false;
+    bool check = false, interactive = false;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "+e:h", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "+e:hi", longopts, NULL)) != -1) {
         switch (c) {
         case O_CAPTURE: capture = optarg; break;
         case O_WORKERS: {
@@ -322,16 +361,22 @@ int weir_sql_main(int argc, char **argv)
             break;
         }
         case 'e': inline_text = optarg; break;
+        case 'i': interactive = true; break;
         case O_CHECK: check = true; break;
         case 'h':
         case O_HELP: return usage(stdout);
         default: return usage(stderr);
         }
     }
-    if (inline_text ? optind != argc : optind != argc - 1)
+    if (!inline_text && optind == argc && (interactive || isatty(STDIN_FILENO)))
+        return shell(capture, workers, from, serve, check, savepoint);
+    if (interactive)
+        return usage(stderr); /* -i with a file or -e */
+    bool from_stdin = !inline_text && optind == argc; /* not a terminal: its statements */
+    if (inline_text ? optind != argc : (optind != argc - 1 && !from_stdin))
         return usage(stderr);
-    const char *name = inline_text ? "-e" : strcmp(argv[optind], "-") == 0 ? "<stdin>"
-                                                                          : argv[optind];
+    const char *file = from_stdin ? "-" : argv[optind];
+    const char *name = inline_text ? "-e" : strcmp(file, "-") == 0 ? "<stdin>" : file;
     char *text = NULL;
     size_t len = 0;
     char dir[4096] = ".";
@@ -342,7 +387,7 @@ int weir_sql_main(int argc, char **argv)
             return 1;
         }
     } else {
-        FILE *in = strcmp(argv[optind], "-") == 0 ? stdin : fopen(argv[optind], "r");
+        FILE *in = strcmp(file, "-") == 0 ? stdin : fopen(file, "r");
         if (!in) {
             weir_tool_error("weir sql: %s: cannot open: %s", name, weir_tool_strerror(errno));
             return 1;
@@ -353,7 +398,7 @@ int weir_sql_main(int argc, char **argv)
         if (r)
             return r;
         if (in != stdin)
-            folder_of(argv[optind], dir, sizeof dir);
+            folder_of(file, dir, sizeof dir);
     }
     /* A UTF-8 byte order mark (editors on Windows write one) is not SQL:
      * the statements begin after it. */

@@ -33,13 +33,15 @@
  *
  * Completions are lock-free: a completion writes the results into the
  * element's slot and publishes it with one atomic compare-and-swap and one
- * release store; the operator looks at its slots when it takes an element,
- * on a processing-time timer every millisecond while any element is in
- * flight, and at the end of input (where it waits for every element).
+ * release store, then wakes the operator's worker (weir_ctx_wakeup), which
+ * emits what may leave; the operator also looks at its slots when it takes
+ * an element, on a processing-time timer at the oldest element's timeout,
+ * and at the end of input (where it waits for every element).
  *
  * Checkpoints: the elements in flight (and the watermarks waiting behind
- * them) are written in the operator's snapshot and handed to the function
- * again at a restore, in their order (Flink's replay).
+ * them) are written in the operator's snapshot (with their keys, on a
+ * keyed input) and handed to the function again at a restore, in their
+ * order (Flink's replay).
  *
  * Threads: invoke and timeout run on the operator's worker thread;
  * weir_async_complete and weir_async_fail may be called from any thread,
@@ -87,10 +89,19 @@ typedef struct weir_async_spec {
     int64_t timeout_ms;             /* > 0 */
     bool unordered;                 /* unorderedWait; else orderedWait */
     int parallelism;                /* 0: the job's default */
+    /* Unordered on a keyed input: the results of one key leave in the order
+     * of its elements (those of different keys in any order, between the
+     * same watermarks). Flink's unorderedWait keeps no order per key; this
+     * is the order its keyed async processing (async state) keeps. */
+    bool key_ordered;
 } weir_async_spec;
 
-/* The async operator on `in` (not keyed: an async function keeps no keyed
- * state; rebalance or forward into it). Build errors as any builder. */
+/* The async operator on `in`. On a keyed input (weir_stream_key_by, as
+ * Flink's AsyncDataStream on a KeyedStream) it runs partitioned by key:
+ * every element of a key goes to one subtask, in order, and `key_ordered`
+ * keeps that order in unordered results; the function sees the element
+ * only (no keyed state: Flink's rich async function has none either).
+ * Build errors as any builder. */
 WEIR_EXPORT weir_stream *weir_stream_async(weir_stream *in, const weir_async_spec *spec);
 
 /* Completes the element of h with `n` results (n * out_size bytes at

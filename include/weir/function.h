@@ -221,6 +221,18 @@ typedef struct weir_aggregate_function {
 WEIR_EXPORT int weir_function_register_aggregate(const weir_aggregate_function *f, char *err,
                                                  size_t errsize);
 
+/* ---- the functions there are (SQL's SHOW FUNCTIONS) ----------------------- */
+
+/* Calls `each` once per function a call can name: every built-in one
+ * (user false: scalar functions, aggregates, the constructors ARRAY, MAP
+ * and ROW; operators written between their operands, as IS TRUE, are not
+ * listed) in capitals, then every registered one (user true) as it was
+ * registered. In no particular order; `each` must not register a function.
+ * MT safe. */
+WEIR_EXPORT void weir_function_list(void (*each)(const char *name, bool user, bool aggregate,
+                                                 void *arg),
+                                    void *arg);
+
 #ifdef __cplusplus
 }
 #endif

@@ -41,6 +41,8 @@ typedef struct weir_ctx weir_ctx;
 /* V2 adds the checkpoint hooks (snapshot, restore, notify_complete) after
  * every V1 member; a V1 table keeps working, without them. */
 #define WEIR_OPERATOR_VTABLE_V2 2u
+/* V3 adds on_wakeup after every V2 member (weir_ctx_wakeup). */
+#define WEIR_OPERATOR_VTABLE_V3 3u
 
 /* Where an operator writes its own state at a checkpoint, and where it reads
  * it back at a restore (docs/CHECKPOINTS.md, "Operator state"). The runtime
@@ -164,6 +166,13 @@ typedef struct weir_operator_vtable {
      * made pending. Called on the subtask's worker between other callbacks,
      * also after on_end (a finished job's last checkpoint). */
     int (*notify_complete)(weir_ctx *ctx, int64_t checkpoint_id);
+
+    /* ---- V3: wake-ups from other threads; optional ---- */
+    /* Another thread called weir_ctx_wakeup(ctx) (once for any number of
+     * calls since the last on_wakeup): on the subtask's worker, between
+     * other callbacks, with no current key; may emit (records carry the
+     * timestamps given to weir_emit). Flink's mailbox mail. */
+    int (*on_wakeup)(weir_ctx *ctx);
 } weir_operator_vtable;
 
 /* ---- sources -------------------------------------------------------------- */
@@ -382,6 +391,15 @@ WEIR_EXPORT int weir_emit_active(weir_ctx *ctx);
  * watermark is forwarded; a timer at or below the current watermark fires at
  * the next watermark. Processing-time timers fire when the job clock reaches
  * them. Operators that are not keyed may use timers too (with no key). */
+/* From any thread (the operator's own too), while the job runs: its
+ * subtask is scheduled on its worker, which calls the operator's on_wakeup
+ * (a V3 vtable) soon, as a channel's batch wakes its consumer: no polling
+ * and no timer (an async completion, weir/async.h, uses it). Lock-free,
+ * allocates nothing, never blocks; calls that come before the operator ran
+ * on_wakeup make one call; after the run it does nothing useful but is
+ * harmless until weir_job_destroy. */
+WEIR_EXPORT void weir_ctx_wakeup(weir_ctx *ctx);
+
 WEIR_EXPORT int weir_timer_register(weir_ctx *ctx, weir_time_domain domain, int64_t ns,
                                     int64_t timestamp);
 WEIR_EXPORT int weir_timer_delete(weir_ctx *ctx, weir_time_domain domain, int64_t ns,

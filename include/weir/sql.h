@@ -101,6 +101,12 @@ WEIR_EXPORT int weir_sql_execute(weir_sql_session *s, const char *text, size_t l
  * call. */
 WEIR_EXPORT void weir_sql_cancel(weir_sql_session *s);
 
+/* Lets a cancelled session run statements again (an interactive shell:
+ * Ctrl-C cancels the running query, and the next statement runs). From
+ * the thread that calls weir_sql_execute, between its calls; a cancel that
+ * comes after it cancels the next call. */
+WEIR_EXPORT void weir_sql_clear_cancel(weir_sql_session *s);
+
 /* The last call's error ("line 3, column 14: unknown column 'amout' (did
  * you mean 'amount'?)"); "" after a success. */
 WEIR_EXPORT const char *weir_sql_error(const weir_sql_session *s);

@@ -163,7 +163,8 @@ WEIR_EXPORT int weir_state_add(weir_ctx *ctx, int id, int64_t ns, const void *va
 WEIR_EXPORT int weir_state_get(weir_ctx *ctx, int id, int64_t ns, void *out);
 
 /* ---- state time-to-live (Flink's StateTtlConfig) -----------------------------------
- * A value state's values or a map state's entries expire `ttl_ms` after
+ * A value state's values, a map state's entries or a list state's elements
+ * (each on its own, as Flink's TtlListState) expire `ttl_ms` after
  * they were last written (or also read): an expired one is never returned
  * (a get finds nothing, an iteration skips it, a count leaves it out), and
  * expired entries are removed as the state is used — each call on the state
@@ -172,8 +173,13 @@ WEIR_EXPORT int weir_state_get(weir_ctx *ctx, int id, int64_t ns, void *out);
  * that never ends holds state bounded by the time to live.
  * What is a write: weir_state_value with create, weir_state_map_get with
  * create and weir_state_map_put (a pointer they return may be written);
+ * weir_state_list_add (the element added), weir_state_list_set and
+ * weir_state_list_data (every element: they may be written in place);
  * a read: weir_state_value and weir_state_map_get without create,
- * weir_state_map_contains, an iteration's entries. */
+ * weir_state_map_contains, an iteration's entries, weir_state_list_get
+ * (every element it returns). A list's expired elements are removed
+ * before it is returned (the others keep their order), and a list left
+ * empty is removed. */
 typedef enum weir_ttl_time {
     WEIR_TTL_PROCESSING_TIME = 0, /* the job clock (weir_ctx_now), as Flink */
     WEIR_TTL_EVENT_TIME = 1       /* the operator's watermark (weir_ctx_watermark) */
@@ -192,8 +198,8 @@ typedef struct weir_state_ttl {
 } weir_state_ttl;
 
 /* Gives state `id` a time to live: in open(), after its declaration and
- * before its first use. Value and map states (a list state: WEIR_EINVAL,
- * not supported yet). 0, or WEIR_EINVAL / WEIR_ESTATE with the ctx failed. */
+ * before its first use. Value, list and map states. 0, or WEIR_EINVAL /
+ * WEIR_ESTATE with the ctx failed. */
 WEIR_EXPORT int weir_state_set_ttl(weir_ctx *ctx, int id, const weir_state_ttl *ttl);
 
 /* Bytes of memory this subtask's keyed state and timers use in all. */

@@ -5,13 +5,17 @@
  * at or above its timestamp; the capacity bounds the elements in flight;
  * timeouts run the timeout callback or fail the job; a failed element fails
  * the job; a stop-with-savepoint with elements in flight and a restore that
- * hands them to the function again. Threaded: also under TSan. */
+ * hands them to the function again; a keyed input partitioned by key, its
+ * results in order per key (key_ordered in unordered mode). Threaded: also
+ * under TSan. */
 #include <criterion/criterion.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "job_state.h"
+#include "task.h"
 #include "support/weir_testutil.h"
 
 /* ---- the service: threads that complete requests after a delay ------------- */
@@ -164,6 +168,18 @@ static void timeout_marks(const void *elem, int64_t ts, weir_async_handle h, voi
     weir_async_complete(h, out, 1);
 }
 
+static void key_mod7(const void *elem, void *key, void *arg)
+{
+    (void)arg;
+    int64_t k = *(const int64_t *)elem % 7;
+    memcpy(key, &k, sizeof k);
+}
+
+static const weir_key_spec by_mod7 = {.key_size = sizeof(int64_t), .extract = key_mod7};
+/* run_async's input keyed by value % 7 into 2 subtasks, key_ordered if
+ * unordered */
+static bool keyed_input;
+
 static int run_async(seen *out, service *svc, bool unordered, int capacity, int64_t timeout_ms,
                      weir_async_timeout_fn on_timeout, weir_job **jobp)
 {
@@ -177,10 +193,15 @@ static int run_async(seen *out, service *svc, bool unordered, int capacity, int6
     weir_stream *s = weir_stream_assign_timestamps(
         weir_source_array(job, vals, N, sizeof(int64_t), tss),
         &(weir_timestamps_spec){.strategy = weir_watermarks_bounded(0)});
+    if (keyed_input)
+        s = weir_stream_key_by(s, &by_mod7);
     s = weir_stream_async(s, &(weir_async_spec){.invoke = invoke, .timeout = on_timeout,
                                                 .arg = svc, .out_size = 2 * sizeof(int64_t),
                                                 .capacity = capacity, .timeout_ms = timeout_ms,
-                                                .unordered = unordered});
+                                                .unordered = unordered,
+                                                .parallelism = keyed_input ? 2 : 0,
+                                                .key_ordered = keyed_input && unordered});
+    cr_assert_not_null(s, "%s", weir_job_error(job));
     weir_process_spec rec = {.vtable = &rec_vt, .arg = out, .out_size = 0,
                              .accounting = WEIR_ACCOUNTING_SINK};
     cr_assert_not_null(weir_stream_process(s, &rec), "%s", weir_job_error(job));
@@ -253,6 +274,86 @@ Test(async, unordered_results_between_their_watermarks, .timeout = 60)
         last = (int)out.value[i];
     }
     cr_assert(any, "every result left in order: unordered mode did not show");
+    weir_job_destroy(job);
+}
+
+/* A keyed input (Flink's AsyncDataStream on a KeyedStream): partitioned by
+ * key over two subtasks; ordered results in input order per key, unordered
+ * ones with key_ordered in order per key too, across keys in any order. */
+static void keyed_run(bool unordered)
+{
+    static seen out;
+    out.n = 0;
+    service svc;
+    service_start(&svc, MODE_DOUBLE);
+    weir_job *job;
+    keyed_input = true;
+    int r = run_async(&out, &svc, unordered, 8, 10000, NULL, &job);
+    keyed_input = false;
+    service_stop(&svc);
+    cr_assert_eq(r, 0, "%s", weir_job_error(job));
+    check_watermarks_and_all(&out, false);
+    int64_t last[7];
+    for (int k = 0; k < 7; k++)
+        last[k] = -1;
+    bool across = false;
+    for (int i = 0, prev = -1; i < out.n; i++) {
+        int64_t v = out.value[i];
+        if (v == INT64_MIN)
+            continue;
+        cr_assert_gt(v, last[v % 7], "key %lld: %lld after %lld", (long long)(v % 7),
+                     (long long)v, (long long)last[v % 7]);
+        last[v % 7] = v;
+        across = across || v < prev;
+        prev = (int)v;
+    }
+    cr_assert(across, "every result left in input order: the keys did not interleave");
+    weir_job_destroy(job);
+}
+
+Test(async, a_keyed_input_keeps_each_keys_order, .timeout = 60)
+{
+    keyed_run(false);
+}
+
+Test(async, unordered_key_ordered_keeps_each_keys_order_only, .timeout = 60)
+{
+    keyed_run(true);
+}
+
+/* The async operator's context (subtask 0) after the run. */
+static const weir_ctx *async_ctx(const weir_job *job)
+{
+    for (int n = 0; n < job->graph.nnodes; n++) {
+        const weir_ctx *ctx = job->plan->node_ctx[n] ? job->plan->node_ctx[n][0] : NULL;
+        if (ctx && ctx->node->kind && strcmp(ctx->node->kind, "async") == 0)
+            return ctx;
+    }
+    cr_assert_fail("no async operator");
+    return NULL;
+}
+
+/* A completion wakes the operator's worker (weir_ctx_wakeup, on_wakeup)
+ * instead of waiting for a poll: with a timeout of ten minutes the
+ * operator's only processing-time timer is the oldest element's timeout,
+ * which never comes, so the count of timers fired is 0 (it was one every
+ * millisecond an element was in flight: thousands here) and every result
+ * left by a wake-up, a record or the end of input. Counted, not timed. */
+Test(async, a_completion_wakes_the_worker_without_a_poll, .timeout = 60)
+{
+    static seen out;
+    out.n = 0;
+    service svc;
+    service_start(&svc, MODE_DOUBLE);
+    weir_job *job;
+    int r = run_async(&out, &svc, false, 4, 600000, NULL, &job);
+    service_stop(&svc);
+    cr_assert_eq(r, 0, "%s", weir_job_error(job));
+    check_watermarks_and_all(&out, true);
+    const weir_ctx *ctx = async_ctx(job);
+    cr_assert_eq(ctx->timers.processing_fired, 0u, "%llu polls",
+                 (unsigned long long)ctx->timers.processing_fired);
+    cr_assert_gt(ctx->timers.wakeups, 0u, "no completion woke the operator");
     weir_job_destroy(job);
 }
 
@@ -448,6 +549,14 @@ Test(async, refused_specs)
     weir_stream *s = weir_source_array(job, &v, 1, sizeof v, NULL);
     cr_assert_null(weir_stream_async(s, &(weir_async_spec){.invoke = invoke, .out_size = 8}));
     cr_assert(strstr(weir_job_error(job), "weir_stream_async: timeout_ms must be > 0"), "%s",
+              weir_job_error(job));
+    weir_job_destroy(job);
+    job = tu_job(NULL);
+    s = weir_source_array(job, &v, 1, sizeof v, NULL);
+    cr_assert_null(weir_stream_async(s, &(weir_async_spec){.invoke = invoke, .out_size = 8,
+                                                           .timeout_ms = 10, .unordered = true,
+                                                           .key_ordered = true}));
+    cr_assert(strstr(weir_job_error(job), "key_ordered needs a keyed input"), "%s",
               weir_job_error(job));
     weir_job_destroy(job);
 }

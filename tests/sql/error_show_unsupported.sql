@@ -1,0 +1,3 @@
+-- What Flink's SHOW has and weir does not is refused where it stands.
+SHOW TABLES;
+SHOW DATABASES;
