@@ -128,8 +128,11 @@ static char *partition_list(planner *p, sql_span *spans, weir_ast **asts, int n,
 
 /* The frame of an OVER window over t into *w; 0 or WEIR_EINVAL (reported). */
 static int over_frame(planner *p, const sql_over *o, const weir_table *t,
-                      weir_table_over_window *w)
+                      weir_table_over_window *w, const char **order_col)
 {
+    /* an updating input (weir's extension, ChangelogOverAggregate): ordered
+     * by a column's value, a ROWS frame */
+    bool changes = weir_table_changelog_mode(t) != WEIR_CHANGELOG_INSERT_ONLY;
     const weir_schema *schema = weir_table_schema(t);
     if (o->norder != 1)
         return fail(p, o->at.start, "The window can only be ordered by a single time column."),
@@ -148,10 +151,16 @@ static int over_frame(planner *p, const sql_over *o, const weir_table *t,
         }
         return WEIR_EINVAL;
     }
-    if (ci < 0 || ci != weir_table_rowtime(t))
+    if (ci < 0 || (!changes && ci != weir_table_rowtime(t)))
         return fail(p, k->expr.start, "OVER windows' ordering in stream mode must be defined "
                     "on a time attribute."), WEIR_EINVAL;
+    *order_col = changes ? col : NULL;
     *w = (weir_table_over_window){.frame = WEIR_OVER_RANGE_UNBOUNDED};
+    if (changes && o->frame != 'R')
+        return fail(p, o->frame ? o->frame_at.start : o->at.start, "an OVER window over an "
+                    "updating input takes a ROWS frame (ROWS BETWEEN n PRECEDING AND CURRENT "
+                    "ROW, or UNBOUNDED PRECEDING): weir computes it as a materialized view "
+                    "ordered by %s, a RANGE of times is not planned", col), WEIR_EINVAL;
     if (!o->frame)
         return 0;
     bool rows = o->frame == 'R';
@@ -220,7 +229,8 @@ weir_table *sql_plan_over(planner *p, const sql_query *q, weir_table *t)
                     "it (SELECT DISTINCT over a subquery instead)");
     const weir_schema *schema = weir_table_schema(t);
     weir_table_over_window w;
-    if (over_frame(p, first, t, &w))
+    const char *order_col = NULL;
+    if (over_frame(p, first, t, &w, &order_col))
         return NULL;
     const char **pnames = sql_arena_alloc(p->tmp, (size_t)(first->npartition + 1) *
                                                   sizeof *pnames);
@@ -256,7 +266,8 @@ weir_table *sql_plan_over(planner *p, const sql_query *q, weir_table *t)
         }
     }
     (void)nover;
-    weir_table *o = weir_table_over_exprs(t, &w, x.v, x.n);
+    weir_table *o = order_col ? weir_table_over_changes_exprs(t, &w, order_col, x.v, x.n)
+                              : weir_table_over_exprs(t, &w, x.v, x.n);
     if (!o)
         return sql_plan_table_fail(p, first->at.start);
     /* the select list over the OverAggregate's columns */
