@@ -151,10 +151,13 @@ static int over_frame(planner *p, const sql_over *o, const weir_table *t,
         }
         return WEIR_EINVAL;
     }
-    if (ci < 0 || (!changes && ci != weir_table_rowtime(t)))
+    /* the processing-time attribute: a processing-time OVER */
+    bool proc = !changes && ci >= 0 && ci != weir_table_rowtime(t) &&
+                ci == weir_table_proctime(t);
+    if (ci < 0 || (!changes && !proc && ci != weir_table_rowtime(t)))
         return fail(p, k->expr.start, "OVER windows' ordering in stream mode must be defined "
                     "on a time attribute."), WEIR_EINVAL;
-    *order_col = changes ? col : NULL;
+    *order_col = changes || proc ? col : NULL;
     *w = (weir_table_over_window){.frame = WEIR_OVER_RANGE_UNBOUNDED};
     if (changes && o->frame != 'R')
         return fail(p, o->frame ? o->frame_at.start : o->at.start, "an OVER window over an "
@@ -266,7 +269,7 @@ weir_table *sql_plan_over(planner *p, const sql_query *q, weir_table *t)
         }
     }
     (void)nover;
-    weir_table *o = order_col ? weir_table_over_changes_exprs(t, &w, order_col, x.v, x.n)
+    weir_table *o = order_col ? weir_table_over_by_exprs(t, &w, order_col, x.v, x.n)
                               : weir_table_over_exprs(t, &w, x.v, x.n);
     if (!o)
         return sql_plan_table_fail(p, first->at.start);

@@ -74,6 +74,7 @@ typedef struct over_impl {
     /* Over an updating input (weir's extension, below): the ORDER BY
      * column, and where an entry's input row and output row lie. */
     bool updating;
+    bool proctime; /* ordered by the processing-time attribute: the job clock */
     int order_col;
     size_t row_at, out_at;
 } over_impl;
@@ -280,6 +281,8 @@ static int64_t entry_ts(const unsigned char *e)
 
 static int changes_record(weir_ctx *ctx, const over_impl *o, over_state *st,
                           const unsigned char *row, int64_t ts);
+static int proctime_record(weir_ctx *ctx, const over_impl *o, over_state *st,
+                           const unsigned char *row);
 
 static int over_record(weir_ctx *ctx, int input, const void *elem, int64_t ts)
 {
@@ -288,6 +291,8 @@ static int over_record(weir_ctx *ctx, int input, const void *elem, int64_t ts)
     over_state *st = weir_ctx_state(ctx);
     if (o->updating)
         return changes_record(ctx, o, st, elem, ts);
+    if (o->proctime)
+        return proctime_record(ctx, o, st, elem);
     const over_head *h = weir_state_value(ctx, st->value_id, 0, false);
     bool late = o->bounded ? h && h->has_last && ts <= h->last_ts
                            : ts <= weir_ctx_watermark(ctx);
@@ -402,13 +407,56 @@ static int take_due(weir_ctx *ctx, const over_impl *o, over_state *st, over_head
     return 0;
 }
 
+static int over_fire(weir_ctx *ctx, const over_impl *o, over_state *st, int64_t wm,
+                     const weir_timer *timer);
+
 static int over_timer(weir_ctx *ctx, const weir_timer *timer)
 {
     const over_impl *o = weir_ctx_impl(ctx);
     over_state *st = weir_ctx_state(ctx);
+    if (timer->domain == WEIR_PROCESSING_TIME) /* a RANGE frame's peers of a time */
+        return over_fire(ctx, o, st, timer->timestamp - 1, timer);
     int64_t wm = weir_ctx_watermark(ctx);
     if (wm < timer->timestamp)
         wm = timer->timestamp;
+    return over_fire(ctx, o, st, wm, timer);
+}
+
+/* A processing-time OVER (Flink's ProcTime{Rows,Range}{Bounded,Unbounded}
+ * PrecedingFunction): a row's time is the job clock when it comes; ROWS
+ * frames and the unbounded RANGE take it at once, a bounded RANGE frame at
+ * a timer of the next millisecond, with every row of its millisecond (its
+ * peers). No row is late. */
+static int proctime_record(weir_ctx *ctx, const over_impl *o, over_state *st,
+                           const unsigned char *row)
+{
+    int64_t now = weir_ctx_now(ctx);
+    bool had = weir_state_value(ctx, st->value_id, 0, false) != NULL;
+    weir_ctx_count(ctx, WEIR_COUNTER_ABSORBED, 1);
+    memcpy(st->retract, &now, 8);
+    memcpy(st->retract + 8, row, o->in->row_size);
+    if (weir_state_list_add(ctx, st->list_id, 0, st->retract))
+        return weir_ctx_error(ctx);
+    over_head *w = weir_state_value(ctx, st->value_id, 0, true);
+    if (!w)
+        return weir_ctx_state_error(ctx);
+    if (!had)
+        for (int i = 0; o->fn_init && i < o->nitems; i++)
+            weir__agg_init(&o->aggs[i], (unsigned char *)w + sizeof *w);
+    if (o->frame != WEIR_OVER_RANGE)
+        return over_fire(ctx, o, st, now, NULL);
+    if (w->has_timer)
+        return 0;
+    w->has_timer = 1;
+    w->timer = now + 1;
+    return weir_timer_register(ctx, WEIR_PROCESSING_TIME, 0, now + 1);
+}
+
+/* The key's waiting rows at or below wm processed (timer: the one that
+ * fired, NULL when a processing-time row goes at once). */
+static int over_fire(weir_ctx *ctx, const over_impl *o, over_state *st, int64_t wm,
+                     const weir_timer *timer)
+{
     const unsigned char *v = weir_state_value(ctx, st->value_id, 0, false);
     if (!v)
         return 0;
@@ -416,9 +464,10 @@ static int over_timer(weir_ctx *ctx, const weir_timer *timer)
     over_head h;
     memcpy(&h, st->value, sizeof h);
     unsigned char *accs = st->value + sizeof h;
-    if (h.has_timer && h.timer != timer->timestamp)
+    if (timer && h.has_timer && h.timer != timer->timestamp)
         return 0; /* a timer moved earlier since (deleted, or not yet) */
-    h.has_timer = 0;
+    if (timer)
+        h.has_timer = 0;
     size_t k;
     int64_t next;
     int r = take_due(ctx, o, st, &h, wm, &k, &next);
@@ -479,10 +528,12 @@ static int over_timer(weir_ctx *ctx, const weir_timer *timer)
             h.frame_head = 0;
         }
     }
-    if (next != WEIR_TS_MAX) {
+    if (next != WEIR_TS_MAX && !h.has_timer) {
+        /* processing time: the rows of a later millisecond, at its end */
         h.has_timer = 1;
-        h.timer = next;
-        if ((r = weir_timer_register(ctx, WEIR_EVENT_TIME, 0, next)))
+        h.timer = o->proctime ? next + 1 : next;
+        if ((r = weir_timer_register(ctx, o->proctime ? WEIR_PROCESSING_TIME : WEIR_EVENT_TIME,
+                                     0, h.timer)))
             return r;
     }
     memcpy(st->value, &h, sizeof h);
@@ -823,6 +874,8 @@ static int over_describe(weir_table_env *env, weir_table *in, over_impl *o, weir
     o->entry_size = (8 + is->row_size + 7u) & ~(size_t)7u;
     t->mode = WEIR_CHANGELOG_INSERT_ONLY;
     t->rowtime = in->rowtime;
+    if (o->proctime)
+        t->proctime = in->proctime; /* the input's columns come first */
     if (o->updating) {
         /* value, ns, arrival; the input row; the output row as emitted */
         o->row_at = 24;
@@ -840,13 +893,37 @@ static void destroy_exprs(weir_expr **v, int n)
         weir_expr_destroy(v[i]);
 }
 
+typedef enum over_mode { OVER_ROWTIME, OVER_PROCTIME, OVER_CHANGES } over_mode;
+
 static weir_table *over_make(weir_table *in, const weir_table_over_window *w,
-                             const char *order_by, weir_expr **aggs, int n);
+                             const char *order_by, over_mode mode, weir_expr **aggs, int n);
 
 weir_table *weir_table_over_exprs(weir_table *in, const weir_table_over_window *w,
                                   weir_expr **aggs, int n)
 {
-    return over_make(in, w, NULL, aggs, n);
+    return over_make(in, w, NULL, OVER_ROWTIME, aggs, n);
+}
+
+weir_table *weir_table_over_by_exprs(weir_table *in, const weir_table_over_window *w,
+                                     const char *order_by, weir_expr **aggs, int n)
+{
+    if (in && !order_by) {
+        destroy_exprs(aggs, n);
+        return weir__table_fail(in->env, WEIR_EINVAL, "weir_table_over: an ORDER BY column is "
+                                "required");
+    }
+    if (!in || in->mode != WEIR_CHANGELOG_INSERT_ONLY)
+        return over_make(in, w, order_by, OVER_CHANGES, aggs, n);
+    int c = weir_schema_column_index(in->schema, order_by);
+    if (c >= 0 && c == in->rowtime)
+        return over_make(in, w, NULL, OVER_ROWTIME, aggs, n);
+    if (c >= 0 && c == in->proctime)
+        return over_make(in, w, order_by, OVER_PROCTIME, aggs, n);
+    destroy_exprs(aggs, n);
+    return weir__table_fail(in->env, WEIR_EINVAL, "weir_table_over: OVER windows' ordering in "
+                            "stream mode must be defined on a time attribute. ('%s' is neither "
+                            "the rowtime nor the processing-time attribute of %s)", order_by,
+                            in->name);
 }
 
 weir_table *weir_table_over_changes_exprs(weir_table *in, const weir_table_over_window *w,
@@ -857,7 +934,7 @@ weir_table *weir_table_over_changes_exprs(weir_table *in, const weir_table_over_
         return weir__table_fail(in->env, WEIR_EINVAL, "weir_table_over_changes: an ORDER BY "
                                 "column is required");
     }
-    return over_make(in, w, order_by, aggs, n);
+    return over_make(in, w, order_by, OVER_CHANGES, aggs, n);
 }
 
 weir_table *weir_table_over_changes(weir_table *in, const weir_table_over_window *w,
@@ -875,12 +952,13 @@ weir_table *weir_table_over_changes(weir_table *in, const weir_table_over_window
     return weir_table_over_changes_exprs(in, w, order_by, exprs, n);
 }
 
-/* An OverAggregate: on t's rowtime (order_by NULL), or over t's changes
- * ordered by the column order_by (weir_table_over_changes). */
+/* An OverAggregate: on t's rowtime, on its processing-time attribute
+ * order_by, or over t's changes ordered by the column order_by
+ * (weir_table_over_changes). */
 static weir_table *over_make(weir_table *in, const weir_table_over_window *w,
-                             const char *order_by, weir_expr **aggs, int n)
+                             const char *order_by, over_mode mode, weir_expr **aggs, int n)
 {
-    const char *what = order_by ? "weir_table_over_changes" : "weir_table_over";
+    const char *what = mode == OVER_CHANGES ? "weir_table_over_changes" : "weir_table_over";
     if (!in) {
         destroy_exprs(aggs, n);
         return NULL;
@@ -901,7 +979,13 @@ static weir_table *over_make(weir_table *in, const weir_table_over_window *w,
                                 what, (int)w->frame, (long long)w->preceding);
     }
     int order_col = -1;
-    if (order_by) {
+    if (mode == OVER_PROCTIME) {
+        order_col = in->proctime;
+        if (weir__table_over_input_refused(in, what, "OverAggregate", false)) {
+            destroy_exprs(aggs, n);
+            return NULL;
+        }
+    } else if (mode == OVER_CHANGES) {
         order_col = weir_schema_column_index(in->schema, order_by);
         weir_type_id id = order_col >= 0 ? in->schema->cols[order_col].type.id : WEIR_TYPE_NULL;
         if (order_col < 0 || !(weir__type_is_time(id) || id == WEIR_TYPE_DATE ||
@@ -948,8 +1032,8 @@ static weir_table *over_make(weir_table *in, const weir_table_over_window *w,
     frame_text(w, frame, sizeof frame);
     weir_table *t = shown ? weir__table_node(env, in, "%s(%s%s%sorderBy=[%s ASC], "
                                              "window=[%s], select=[%s])",
-                                             order_by ? "ChangelogOverAggregate"
-                                                      : "OverAggregate",
+                                             mode == OVER_CHANGES ? "ChangelogOverAggregate"
+                                                                  : "OverAggregate",
                                              *part ? "partitionBy=[" : "", part,
                                              *part ? "], " : "",
                                              order_by ? order_by
@@ -976,7 +1060,8 @@ static weir_table *over_make(weir_table *in, const weir_table_over_window *w,
     o->frame = w->frame;
     o->preceding = w->preceding;
     o->bounded = w->frame == WEIR_OVER_ROWS || w->frame == WEIR_OVER_RANGE;
-    o->updating = order_by != NULL;
+    o->updating = mode == OVER_CHANGES;
+    o->proctime = mode == OVER_PROCTIME;
     o->order_col = order_col;
     o->in = in->schema;
     o->name = t->name;

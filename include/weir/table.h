@@ -601,6 +601,17 @@ WEIR_EXPORT weir_table *weir_table_over(weir_table *t, const weir_table_over_win
 WEIR_EXPORT weir_table *weir_table_over_exprs(weir_table *t, const weir_table_over_window *w,
                                               weir_expr **aggs, int n);
 
+/* An OVER aggregation ordered by the column `order_by`: t's rowtime (as
+ * weir_table_over_exprs); t's processing-time attribute (Flink's
+ * ProcTime{Rows,Range}{Bounded,Unbounded}PrecedingFunction: a row's time is
+ * the job clock when it comes, ROWS frames and the unbounded RANGE emit it
+ * at once, a bounded RANGE frame at the end of its millisecond with its
+ * peers, no row is late; output [I], the attribute kept); or, t updating,
+ * a column's value (weir_table_over_changes_exprs). Refused: an insert-only
+ * t ordered by another column. */
+WEIR_EXPORT weir_table *weir_table_over_by_exprs(weir_table *t, const weir_table_over_window *w,
+                                                 const char *order_by, weir_expr **aggs, int n);
+
 /* An OVER aggregation over an updating t (weir's extension: Flink's
  * OverAggregate refuses one, FLINK-19059), as a materialized view: for
  * every row currently in t, `aggs` over its ROWS frame (WEIR_OVER_ROWS or
