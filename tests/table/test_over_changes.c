@@ -25,7 +25,7 @@ typedef struct xrow {
     bool onull, vnull;
     int64_t o, v;
     int64_t seq;      /* arrival */
-    char out[160];    /* the output as last emitted (values only) */
+    char out[256];    /* the output as last emitted (values only) */
 } xrow;
 
 static uint64_t rng = 0x9e3779b97f4a7c15ull;
@@ -41,10 +41,10 @@ typedef struct keycase {
     xrow rows[MAX_ROWS + 1]; /* in (o, seq) order */
     int n;
     int64_t next_seq;
-    char (*want)[176]; /* the expected changelog, "+I[...]" each */
+    char (*want)[272]; /* the expected changelog, "+I[...]" each */
     int nwant;
     int seen;
-    char fail[512];
+    char fail[768];
 } keycase;
 
 static keycase *cases;
@@ -104,7 +104,7 @@ static void want(keycase *k, const char *kind, const char *values)
 static void model_refresh(keycase *k, int64_t key, int from)
 {
     for (int j = from; j < k->n; j++) {
-        char now[160];
+        char now[256];
         output_of(k, key, j, now, sizeof now);
         if (strcmp(now, k->rows[j].out) == 0)
             continue;
@@ -176,7 +176,7 @@ static int sink(const void *elem, int64_t ts, int subtask, void *arg)
     keycase *k = &cases[key];
     if (k->fail[0])
         return 0;
-    char got[256];
+    char got[320];
     weir_row_format(out_schema, elem, got, sizeof got);
     if (k->seen >= k->nwant || strcmp(k->want[k->seen], got) != 0)
         snprintf(k->fail, sizeof k->fail, "output %d is %s, the model's %s", k->seen, got,
