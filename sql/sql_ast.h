@@ -97,6 +97,12 @@ typedef struct sql_item {
     /* t.*: every column of the source t (ast NULL; the planner puts t's
      * columns in its place once FROM is planned) */
     sql_span star_of;
+    /* OVER calls inside the expression (SUM(x) OVER w + 1, CASE WHEN
+     * COUNT(*) OVER w > 3 ...): each call node of ast and its window (an
+     * item that is one call with its OVER has `over` instead) */
+    struct weir_ast **over_calls;
+    sql_over **overs;
+    int nover;
 } sql_item;
 
 /* A row of VALUES: its expressions. */

@@ -842,24 +842,170 @@ static bool window_clause(parser *p, sql_query *q)
         wins[n++] = w;
     } while (accept_sym(p, ","));
     for (int i = 0; i < q->nitems; i++) {
-        sql_over *o = q->items[i].over;
-        if (!o || !o->ref.len)
-            continue;
-        int k = 0;
-        while (k < n && !(wins[k].name.len == o->ref.len &&
-                          memcmp(p->text + wins[k].name.start, p->text + o->ref.start,
-                                 o->ref.len) == 0))
-            k++;
-        if (k == n) {
-            sql_tok t = {.start = o->ref.start, .line = o->ref.line, .col = o->ref.col};
-            fail_at(p, &t, "Window '%.*s' not found", (int)o->ref.len, p->text + o->ref.start);
-            return false;
+        for (int j = -1; j < q->items[i].nover; j++) {
+            sql_over *o = j < 0 ? q->items[i].over : q->items[i].overs[j];
+            if (!o || !o->ref.len)
+                continue;
+            int k = 0;
+            while (k < n && !(wins[k].name.len == o->ref.len &&
+                              memcmp(p->text + wins[k].name.start, p->text + o->ref.start,
+                                     o->ref.len) == 0))
+                k++;
+            if (k == n) {
+                sql_tok t = {.start = o->ref.start, .line = o->ref.line, .col = o->ref.col};
+                fail_at(p, &t, "Window '%.*s' not found", (int)o->ref.len,
+                        p->text + o->ref.start);
+                return false;
+            }
+            sql_span at = o->at;
+            *o = *wins[k].over;
+            o->at = at;
         }
-        sql_span at = o->at;
-        *o = *wins[k].over;
-        o->at = at;
     }
     return true;
+}
+
+static void shift_tree(weir_ast *a, uint32_t by)
+{
+    if (!a)
+        return;
+    a->start += by;
+    a->end += by;
+    if (a->op_at)
+        a->op_at += by;
+    if (a->type_start)
+        a->type_start += by;
+    shift_tree(a->a, by);
+    shift_tree(a->b, by);
+    for (int i = 0; i < a->nargs; i++)
+        shift_tree(a->args[i], by);
+}
+
+/* The call node of `a` that ends at byte `end` (the outermost), or NULL. */
+static weir_ast *call_ending_at(weir_ast *a, uint32_t end)
+{
+    if (!a)
+        return NULL;
+    if (a->kind == WEIR_AST_CALL && a->end == end)
+        return a;
+    weir_ast *x = call_ending_at(a->a, end);
+    if (!x)
+        x = call_ending_at(a->b, end);
+    for (int i = 0; !x && i < a->nargs; i++)
+        x = call_ending_at(a->args[i], end);
+    return x;
+}
+
+/* A select item with OVER inside its expression (SUM(x) OVER w + 1, CASE
+ * WHEN COUNT(*) OVER w > 3 ...): each OVER clause read as a window, and the
+ * expression read with the clauses blanked out of its text, each window
+ * then the one of the call just before it. An item that is one call and
+ * its OVER keeps the form of it.over. 1 when the item was read so, 0 when
+ * it has no OVER (read as any expression), -1 after an error. */
+static int item_overs(parser *p, sql_item *it)
+{
+    size_t from = p->i, to = from;
+    int depth = 0, nover = 0;
+    for (;; to++) {
+        const sql_tok *t = &p->toks.v[to < p->toks.n ? to : p->toks.n];
+        if (t->kind == SQL_TOK_END || (depth == 0 && (sql_tok_sym(p->text, t, ",") ||
+                                                      sql_tok_sym(p->text, t, ";") ||
+                                                      is_clause_word(p, t))))
+            break;
+        if (sql_tok_sym(p->text, t, "(")) {
+            depth++;
+        } else if (sql_tok_sym(p->text, t, ")")) {
+            if (--depth < 0)
+                break;
+        } else if (sql_tok_is(p->text, t, "OVER") && to > from) {
+            nover++;
+        }
+    }
+    if (nover == 0)
+        return 0;
+    /* each OVER's window, and its span of text */
+    size_t save = p->i;
+    sql_over **overs = alloc(p, (size_t)nover * sizeof *overs);
+    uint32_t *at = alloc(p, (size_t)nover * sizeof *at);
+    uint32_t *till = alloc(p, (size_t)nover * sizeof *till);
+    uint32_t *call_end = alloc(p, (size_t)nover * sizeof *call_end);
+    if (!overs || !at || !till || !call_end)
+        return -1;
+    int k = 0;
+    for (size_t j = from; j < to; j++) {
+        if (!sql_tok_is(p->text, &p->toks.v[j], "OVER") || j == from)
+            continue;
+        const sql_tok *prev = &p->toks.v[j - 1];
+        p->i = j;
+        if (!(overs[k] = over_window(p)))
+            return -1;
+        at[k] = p->toks.v[j].start;
+        const sql_tok *last = &p->toks.v[p->i - 1];
+        till[k] = last->start + last->len;
+        call_end[k] = prev->start + prev->len;
+        k++;
+        j = p->i - 1;
+    }
+    nover = k; /* an OVER word inside a window's parentheses is none */
+    p->i = save;
+    /* the item's text with its OVER clauses as spaces, read from 0 and
+     * moved to its place */
+    const sql_tok *first = cur(p), *lastt = &p->toks.v[to - 1];
+    uint32_t base = first->start, len = lastt->start + lastt->len - base;
+    char *buf = alloc(p, (size_t)len + 1);
+    if (!buf)
+        return -1;
+    memcpy(buf, p->text + base, len);
+    buf[len] = 0;
+    for (int i = 0; i < nover; i++)
+        memset(buf + (at[i] - base), ' ', till[i] - at[i]);
+    size_t end = 0, err_at = 0;
+    char msg[256];
+    int r = weir_ast_parse(&p->s->asts, buf, 0, &it->ast, &end, &err_at, msg, sizeof msg);
+    if (r) {
+        if (r == WEIR_ENOMEM) {
+            p->failed = WEIR_ENOMEM;
+            snprintf(p->err, p->errsize, "out of memory");
+        } else {
+            sql_tok t = {.start = (uint32_t)(base + err_at)};
+            sql_position(p->text, t.start, &t.line, &t.col);
+            fail_at(p, &t, "%s", msg);
+        }
+        return -1;
+    }
+    if (end < len) {
+        sql_tok t = {.start = (uint32_t)(base + end)};
+        sql_position(p->text, t.start, &t.line, &t.col);
+        fail_at(p, &t, "expected the end of a select item, found '%.*s'",
+                (int)(len - end > 20 ? 20 : len - end), p->text + base + end);
+        return -1;
+    }
+    shift_tree(it->ast, base);
+    it->expr = span_of(first);
+    it->expr.len = len;
+    p->i = to;
+    it->over_calls = alloc(p, (size_t)nover * sizeof *it->over_calls);
+    if (!it->over_calls)
+        return -1;
+    for (int i = 0; i < nover; i++) {
+        weir_ast *c = call_ending_at(it->ast, call_end[i]);
+        if (!c) {
+            sql_tok t = {.start = at[i]};
+            sql_position(p->text, t.start, &t.line, &t.col);
+            unsupported(p, &t, "OVER here (an OVER window follows an aggregate call or "
+                        "ROW_NUMBER())");
+            return -1;
+        }
+        it->over_calls[i] = c;
+    }
+    it->overs = overs;
+    it->nover = nover;
+    if (nover == 1 && it->ast == it->over_calls[0]) {
+        /* agg(x) OVER w: the item is the call */
+        it->over = overs[0];
+        it->nover = 0;
+    }
+    return 1;
 }
 
 static sql_query *body(parser *p)
@@ -904,13 +1050,18 @@ static sql_query *body(parser *p)
             items = accept_sym(p, ",");
             continue;
         }
-        p->over_ok = true;
-        bool ok = expr(p, &it.expr, &it.ast, "a select item");
-        p->over_ok = false;
-        if (!ok)
+        int embedded = item_overs(p, &it);
+        if (embedded < 0)
             return NULL;
-        if (is_word(p, "OVER") && !(it.over = over_window(p)))
-            return NULL;
+        if (!embedded) {
+            p->over_ok = true;
+            bool ok = expr(p, &it.expr, &it.ast, "a select item");
+            p->over_ok = false;
+            if (!ok)
+                return NULL;
+            if (is_word(p, "OVER") && !(it.over = over_window(p)))
+                return NULL;
+        }
         if (accept_word(p, "AS") && !name(p, &it.alias, "a name after AS"))
             return NULL;
         if (!(q->items = grow(p, q->items, q->nitems, sizeof *q->items)))
@@ -946,8 +1097,11 @@ static sql_query *body(parser *p)
         return NULL;
     if (!is_word(p, "WINDOW"))
         for (int i = 0; i < q->nitems; i++)
-            if (q->items[i].over && q->items[i].over->ref.len) {
-                const sql_span *r = &q->items[i].over->ref;
+            for (int j = -1; j < q->items[i].nover; j++) {
+                const sql_over *o = j < 0 ? q->items[i].over : q->items[i].overs[j];
+                if (!o || !o->ref.len)
+                    continue;
+                const sql_span *r = &o->ref;
                 sql_tok t = {.start = r->start, .line = r->line, .col = r->col};
                 fail_at(p, &t, "Window '%.*s' not found", (int)r->len, p->text + r->start);
                 return NULL;

@@ -46,7 +46,71 @@ static bool is_row_number(const weir_ast *a)
 bool sql_over_query(const sql_query *q)
 {
     for (int i = 0; i < q->nitems; i++)
-        if (q->items[i].over)
+        if (q->items[i].over || q->items[i].nover)
+            return true;
+    return false;
+}
+
+/* `a` with each OVER call of item `it` (by node) as the name of its column
+ * (names[k] for it->over_calls[k]), into *out. 0 or WEIR_ENOMEM. */
+static int replace_over_calls(planner *p, const sql_item *it, char (*names)[32],
+                              const weir_ast *a, const weir_ast **out)
+{
+    *out = a;
+    if (!a)
+        return 0;
+    for (int k = 0; k < it->nover; k++)
+        if (a == it->over_calls[k]) {
+            weir_ast *n = weir_ast_new(p->trees, WEIR_AST_NAME, names[k], a->start, a->end);
+            if (!n)
+                return WEIR_ENOMEM;
+            n->depth = 1;
+            *out = n;
+            return 0;
+        }
+    const weir_ast *na, *nb;
+    int r = replace_over_calls(p, it, names, a->a, &na);
+    if (!r)
+        r = replace_over_calls(p, it, names, a->b, &nb);
+    if (r)
+        return r;
+    const weir_ast **args = NULL;
+    for (int i = 0; i < a->nargs; i++) {
+        const weir_ast *x;
+        if ((r = replace_over_calls(p, it, names, a->args[i], &x)))
+            return r;
+        if (x != a->args[i] && !args) {
+            if (!(args = sql_arena_alloc(p->tmp, (size_t)a->nargs * sizeof *args)))
+                return WEIR_ENOMEM;
+            memcpy(args, a->args, (size_t)i * sizeof *args);
+        }
+        if (args)
+            args[i] = x;
+    }
+    if (na == a->a && nb == a->b && !args)
+        return 0;
+    weir_ast *n = weir_ast_new(p->trees, a->kind, NULL, a->start, a->end);
+    if (!n)
+        return WEIR_ENOMEM;
+    *n = *a;
+    n->a = (weir_ast *)na;
+    n->b = (weir_ast *)nb;
+    if (args)
+        n->args = (weir_ast **)args;
+    *out = n;
+    return 0;
+}
+
+static bool tree_has_aggregate(const weir_ast *a)
+{
+    if (!a)
+        return false;
+    if (weir_ast_is_aggregate_call(a))
+        return true;
+    if (tree_has_aggregate(a->a) || tree_has_aggregate(a->b))
+        return true;
+    for (int i = 0; i < a->nargs; i++)
+        if (tree_has_aggregate(a->args[i]))
             return true;
     return false;
 }
@@ -128,8 +192,11 @@ static char *partition_list(planner *p, sql_span *spans, weir_ast **asts, int n,
 
 /* The frame of an OVER window over t into *w; 0 or WEIR_EINVAL (reported). */
 static int over_frame(planner *p, const sql_over *o, const weir_table *t,
-                      weir_table_over_window *w)
+                      weir_table_over_window *w, const char **order_col)
 {
+    /* an updating input (weir's extension, ChangelogOverAggregate): ordered
+     * by a column's value, a ROWS frame */
+    bool changes = weir_table_changelog_mode(t) != WEIR_CHANGELOG_INSERT_ONLY;
     const weir_schema *schema = weir_table_schema(t);
     if (o->norder != 1)
         return fail(p, o->at.start, "The window can only be ordered by a single time column."),
@@ -148,10 +215,19 @@ static int over_frame(planner *p, const sql_over *o, const weir_table *t,
         }
         return WEIR_EINVAL;
     }
-    if (ci < 0 || ci != weir_table_rowtime(t))
+    /* the processing-time attribute: a processing-time OVER */
+    bool proc = !changes && ci >= 0 && ci != weir_table_rowtime(t) &&
+                ci == weir_table_proctime(t);
+    if (ci < 0 || (!changes && !proc && ci != weir_table_rowtime(t)))
         return fail(p, k->expr.start, "OVER windows' ordering in stream mode must be defined "
                     "on a time attribute."), WEIR_EINVAL;
+    *order_col = changes || proc ? col : NULL;
     *w = (weir_table_over_window){.frame = WEIR_OVER_RANGE_UNBOUNDED};
+    if (changes && o->frame != 'R')
+        return fail(p, o->frame ? o->frame_at.start : o->at.start, "an OVER window over an "
+                    "updating input takes a ROWS frame (ROWS BETWEEN n PRECEDING AND CURRENT "
+                    "ROW, or UNBOUNDED PRECEDING): weir computes it as a materialized view "
+                    "ordered by %s, a RANGE of times is not planned", col), WEIR_EINVAL;
     if (!o->frame)
         return 0;
     bool rows = o->frame == 'R';
@@ -190,37 +266,44 @@ weir_table *sql_plan_over(planner *p, const sql_query *q, weir_table *t)
     int nover = 0;
     for (int i = 0; i < q->nitems; i++) {
         const sql_item *it = &q->items[i];
-        if (!it->over) {
-            if (q->items[i].ast && weir_ast_is_aggregate_call(q->items[i].ast))
+        if (!it->over && !it->nover) {
+            if (q->items[i].ast && tree_has_aggregate(q->items[i].ast))
                 return fail(p, it->expr.start, "an aggregate without OVER beside OVER "
                             "aggregates (GROUP BY in a subquery, or OVER for each)");
             continue;
         }
-        if (is_row_number(it->ast))
-            return fail(p, it->expr.start, "ROW_NUMBER() OVER: weir plans it, as Flink does, "
-                        "as a Top-N or a deduplication, from a subquery filtered on its number "
-                        "(SELECT * FROM (SELECT *, ROW_NUMBER() OVER (...) AS rn FROM t) WHERE "
-                        "rn <= N)");
-        if (!weir_ast_is_aggregate_call(it->ast)) {
-            char name[64];
-            snprintf(name, sizeof name, "%s", it->ast->kind == WEIR_AST_CALL ? it->ast->text
-                                                                              : "this expression");
-            return fail(p, it->expr.start, "not supported: %s OVER (an OVER window takes an "
-                        "aggregate call: COUNT, SUM, MIN, MAX, AVG or a function from C)", name);
+        /* the item's OVER calls: itself, or the calls inside it */
+        for (int k = it->over ? -1 : 0; k < (it->over ? 0 : it->nover); k++) {
+            const weir_ast *call = k < 0 ? it->ast : it->over_calls[k];
+            const sql_over *ov = k < 0 ? it->over : it->overs[k];
+            uint32_t at = k < 0 ? it->expr.start : call->start;
+            if (is_row_number(call))
+                return fail(p, at, "ROW_NUMBER() OVER: weir plans it, as Flink does, as a "
+                            "Top-N or a deduplication, from a subquery filtered on its number "
+                            "(SELECT * FROM (SELECT *, ROW_NUMBER() OVER (...) AS rn FROM t) "
+                            "WHERE rn <= N)");
+            if (!weir_ast_is_aggregate_call(call)) {
+                char name[64];
+                snprintf(name, sizeof name, "%s", call->kind == WEIR_AST_CALL
+                                                      ? call->text : "this expression");
+                return fail(p, at, "not supported: %s OVER (an OVER window takes an aggregate "
+                            "call: COUNT, SUM, MIN, MAX, AVG or a function from C)", name);
+            }
+            if (!first)
+                first = ov;
+            else if (!same_window(first, ov))
+                return fail(p, ov->at.start, "All aggregates must be computed on the same "
+                            "window.");
+            nover++;
         }
-        if (!first)
-            first = it->over;
-        else if (!same_window(first, it->over))
-            return fail(p, it->over->at.start, "All aggregates must be computed on the same "
-                        "window.");
-        nover++;
     }
     if (q->distinct)
         return fail(p, q->at.start, "SELECT DISTINCT with OVER aggregates: weir does not plan "
                     "it (SELECT DISTINCT over a subquery instead)");
     const weir_schema *schema = weir_table_schema(t);
     weir_table_over_window w;
-    if (over_frame(p, first, t, &w))
+    const char *order_col = NULL;
+    if (over_frame(p, first, t, &w, &order_col))
         return NULL;
     const char **pnames = sql_arena_alloc(p->tmp, (size_t)(first->npartition + 1) *
                                                   sizeof *pnames);
@@ -238,25 +321,44 @@ weir_table *sql_plan_over(planner *p, const sql_query *q, weir_table *t)
     int *col = sql_arena_alloc(p->tmp, (size_t)q->nitems * sizeof *col);
     if (!col)
         return oom(p, q->at.start);
+    /* each distinct OVER call once (those inside items too): the calls
+     * bound so far, to find one again */
+    const weir_ast **bound = sql_arena_alloc(p->tmp, (size_t)(nover + 1) * sizeof *bound);
+    char (**inner)[32] = sql_arena_alloc(p->tmp, (size_t)q->nitems * sizeof *inner);
+    if (!bound || !inner)
+        return oom(p, q->at.start);
     for (int i = 0; i < q->nitems; i++) {
+        const sql_item *it = &q->items[i];
         col[i] = -1;
-        if (!q->items[i].over)
+        inner[i] = NULL;
+        if (!it->over && !it->nover)
             continue;
-        for (int j = 0; j < i && col[i] < 0; j++)
-            if (q->items[j].over && weir_ast_equal(q->items[j].ast, q->items[i].ast))
-                col[i] = col[j];
-        if (col[i] >= 0)
-            continue;
-        char alias[32];
-        snprintf(alias, sizeof alias, "w0$o%d", x.n);
-        col[i] = x.n;
-        if (sql_plan_bind(p, &x, q->items[i].ast, true, schema, 1, alias, q->items[i].expr.start)) {
-            sql_plan_exprs_free(&x);
-            return NULL;
+        if (it->nover && !(inner[i] = sql_arena_alloc(p->tmp, (size_t)it->nover *
+                                                               sizeof *inner[i])))
+            return oom(p, q->at.start);
+        for (int k = it->over ? -1 : 0; k < (it->over ? 0 : it->nover); k++) {
+            const weir_ast *call = k < 0 ? it->ast : it->over_calls[k];
+            int c = 0;
+            while (c < x.n && !weir_ast_equal(bound[c], call))
+                c++;
+            if (c == x.n) {
+                char alias[32];
+                snprintf(alias, sizeof alias, "w0$o%d", x.n);
+                bound[x.n] = call;
+                if (sql_plan_bind(p, &x, call, true, schema, 1, alias, it->expr.start)) {
+                    sql_plan_exprs_free(&x);
+                    return NULL;
+                }
+            }
+            if (k < 0)
+                col[i] = c;
+            else
+                snprintf(inner[i][k], sizeof inner[i][k], "w0$o%d", c);
         }
     }
     (void)nover;
-    weir_table *o = weir_table_over_exprs(t, &w, x.v, x.n);
+    weir_table *o = order_col ? weir_table_over_by_exprs(t, &w, order_col, x.v, x.n)
+                              : weir_table_over_exprs(t, &w, x.v, x.n);
     if (!o)
         return sql_plan_table_fail(p, first->at.start);
     /* the select list over the OverAggregate's columns */
@@ -271,6 +373,15 @@ weir_table *sql_plan_over(planner *p, const sql_query *q, weir_table *t)
             return oom(p, q->items[i].expr.start);
         }
         const weir_ast *a = q->items[i].ast;
+        if (inner[i] && replace_over_calls(p, &q->items[i], inner[i], a, &a)) {
+            sql_plan_exprs_free(&out);
+            return oom(p, q->items[i].expr.start);
+        }
+        if (inner[i] && tree_has_aggregate(a)) {
+            sql_plan_exprs_free(&out);
+            return fail(p, q->items[i].expr.start, "an aggregate without OVER beside OVER "
+                        "aggregates (GROUP BY in a subquery, or OVER for each)");
+        }
         if (col[i] < 0 && sql_plan_unqualify(p, schema, a, &a)) { /* Q.k: k */
             sql_plan_exprs_free(&out);
             return NULL;

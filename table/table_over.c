@@ -71,6 +71,12 @@ typedef struct over_impl {
     size_t value_size; /* over_head + accumulators */
     size_t entry_size; /* a list entry: int64 time + the input row, 8-aligned */
     const char *name;
+    /* Over an updating input (weir's extension, below): the ORDER BY
+     * column, and where an entry's input row and output row lie. */
+    bool updating;
+    bool proctime; /* ordered by the processing-time attribute: the job clock */
+    int order_col;
+    size_t row_at, out_at;
 } over_impl;
 
 static void over_impl_free(void *p)
@@ -273,11 +279,20 @@ static int64_t entry_ts(const unsigned char *e)
     return t;
 }
 
+static int changes_record(weir_ctx *ctx, const over_impl *o, over_state *st,
+                          const unsigned char *row, int64_t ts);
+static int proctime_record(weir_ctx *ctx, const over_impl *o, over_state *st,
+                           const unsigned char *row);
+
 static int over_record(weir_ctx *ctx, int input, const void *elem, int64_t ts)
 {
     (void)input;
     const over_impl *o = weir_ctx_impl(ctx);
     over_state *st = weir_ctx_state(ctx);
+    if (o->updating)
+        return changes_record(ctx, o, st, elem, ts);
+    if (o->proctime)
+        return proctime_record(ctx, o, st, elem);
     const over_head *h = weir_state_value(ctx, st->value_id, 0, false);
     bool late = o->bounded ? h && h->has_last && ts <= h->last_ts
                            : ts <= weir_ctx_watermark(ctx);
@@ -392,13 +407,56 @@ static int take_due(weir_ctx *ctx, const over_impl *o, over_state *st, over_head
     return 0;
 }
 
+static int over_fire(weir_ctx *ctx, const over_impl *o, over_state *st, int64_t wm,
+                     const weir_timer *timer);
+
 static int over_timer(weir_ctx *ctx, const weir_timer *timer)
 {
     const over_impl *o = weir_ctx_impl(ctx);
     over_state *st = weir_ctx_state(ctx);
+    if (timer->domain == WEIR_PROCESSING_TIME) /* a RANGE frame's peers of a time */
+        return over_fire(ctx, o, st, timer->timestamp - 1, timer);
     int64_t wm = weir_ctx_watermark(ctx);
     if (wm < timer->timestamp)
         wm = timer->timestamp;
+    return over_fire(ctx, o, st, wm, timer);
+}
+
+/* A processing-time OVER (Flink's ProcTime{Rows,Range}{Bounded,Unbounded}
+ * PrecedingFunction): a row's time is the job clock when it comes; ROWS
+ * frames and the unbounded RANGE take it at once, a bounded RANGE frame at
+ * a timer of the next millisecond, with every row of its millisecond (its
+ * peers). No row is late. */
+static int proctime_record(weir_ctx *ctx, const over_impl *o, over_state *st,
+                           const unsigned char *row)
+{
+    int64_t now = weir_ctx_now(ctx);
+    bool had = weir_state_value(ctx, st->value_id, 0, false) != NULL;
+    weir_ctx_count(ctx, WEIR_COUNTER_ABSORBED, 1);
+    memcpy(st->retract, &now, 8);
+    memcpy(st->retract + 8, row, o->in->row_size);
+    if (weir_state_list_add(ctx, st->list_id, 0, st->retract))
+        return weir_ctx_error(ctx);
+    over_head *w = weir_state_value(ctx, st->value_id, 0, true);
+    if (!w)
+        return weir_ctx_state_error(ctx);
+    if (!had)
+        for (int i = 0; o->fn_init && i < o->nitems; i++)
+            weir__agg_init(&o->aggs[i], (unsigned char *)w + sizeof *w);
+    if (o->frame != WEIR_OVER_RANGE)
+        return over_fire(ctx, o, st, now, NULL);
+    if (w->has_timer)
+        return 0;
+    w->has_timer = 1;
+    w->timer = now + 1;
+    return weir_timer_register(ctx, WEIR_PROCESSING_TIME, 0, now + 1);
+}
+
+/* The key's waiting rows at or below wm processed (timer: the one that
+ * fired, NULL when a processing-time row goes at once). */
+static int over_fire(weir_ctx *ctx, const over_impl *o, over_state *st, int64_t wm,
+                     const weir_timer *timer)
+{
     const unsigned char *v = weir_state_value(ctx, st->value_id, 0, false);
     if (!v)
         return 0;
@@ -406,9 +464,10 @@ static int over_timer(weir_ctx *ctx, const weir_timer *timer)
     over_head h;
     memcpy(&h, st->value, sizeof h);
     unsigned char *accs = st->value + sizeof h;
-    if (h.has_timer && h.timer != timer->timestamp)
+    if (timer && h.has_timer && h.timer != timer->timestamp)
         return 0; /* a timer moved earlier since (deleted, or not yet) */
-    h.has_timer = 0;
+    if (timer)
+        h.has_timer = 0;
     size_t k;
     int64_t next;
     int r = take_due(ctx, o, st, &h, wm, &k, &next);
@@ -469,10 +528,12 @@ static int over_timer(weir_ctx *ctx, const weir_timer *timer)
             h.frame_head = 0;
         }
     }
-    if (next != WEIR_TS_MAX) {
+    if (next != WEIR_TS_MAX && !h.has_timer) {
+        /* processing time: the rows of a later millisecond, at its end */
         h.has_timer = 1;
-        h.timer = next;
-        if ((r = weir_timer_register(ctx, WEIR_EVENT_TIME, 0, next)))
+        h.timer = o->proctime ? next + 1 : next;
+        if ((r = weir_timer_register(ctx, o->proctime ? WEIR_PROCESSING_TIME : WEIR_EVENT_TIME,
+                                     0, h.timer)))
             return r;
     }
     memcpy(st->value, &h, sizeof h);
@@ -481,6 +542,210 @@ static int over_timer(weir_ctx *ctx, const weir_timer *timer)
         return weir_ctx_state_error(ctx);
     memcpy(w, st->value, o->value_size);
     return 0;
+}
+
+/* ---- over an updating input ------------------------------------------------------
+ * weir's extension (Flink refuses an updating input: FLINK-19059, Nexmark
+ * q6): the OVER aggregate as a materialized view. For every row currently in
+ * the input, its aggregate over its ROWS frame in ORDER BY order within its
+ * partition, the order the ORDER BY column's value (it is no time attribute
+ * any more), rows of equal value in arrival order. Per partition key:
+ *   list   entries sorted by (value, arrival): the value (ms, ns: NULL
+ *          first), the arrival number, the input row, the output row as
+ *          last emitted;
+ *   value  over_head, its frame_end the next arrival number.
+ * A +I/+U row goes in at its place and goes out with its kind; a -U/-D
+ * takes out the first entry of its value whose row is the same bytes, and
+ * its last output goes out with the retraction's kind. Then each row whose
+ * frame held the place (the next `preceding` rows; all the later ones for
+ * an unbounded frame) is computed again, and goes out as -U (its last
+ * output) and +U when its result changed. A row's frame is computed from
+ * scratch (accumulate only, so every aggregate works, MIN/MAX and DISTINCT
+ * without lists): (preceding + 1)^2 accumulations per change for a bounded
+ * frame, the partition's rows before the place and after it for an
+ * unbounded one; the sorted list is moved by a memmove of the entries after
+ * the place. Everything lives in keyed state, which the runtime snapshots,
+ * restores and rescales as the other OVER state. */
+
+static void entry_order(const unsigned char *e, int64_t *v, int64_t *ns, int64_t *seq)
+{
+    memcpy(v, e, 8);
+    memcpy(ns, e + 8, 8);
+    if (seq)
+        memcpy(seq, e + 16, 8);
+}
+
+/* The ORDER BY value of `row` (NULL before every value). */
+static void order_value(const over_impl *o, const unsigned char *row, int64_t *v, int64_t *ns)
+{
+    if (weir__row_null(o->in, row, o->order_col)) {
+        *v = INT64_MIN;
+        *ns = -1;
+        return;
+    }
+    weir__val x = {0};
+    weir__load_value(o->in, row, o->order_col, &x);
+    weir_type_id id = o->in->cols[o->order_col].type.id;
+    *v = x.i;
+    *ns = id == WEIR_TYPE_TIMESTAMP || id == WEIR_TYPE_TIMESTAMP_LTZ ? x.nanos : 0;
+}
+
+/* The first entry of n whose value is above (v, ns) (upper) or not below
+ * it (lower). */
+static size_t order_bound(const over_impl *o, const unsigned char *l, size_t n, int64_t v,
+                          int64_t ns, bool upper)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        int64_t ev, ens;
+        entry_order(l + mid * o->entry_size, &ev, &ens, NULL);
+        bool before = ev < v || (ev == v && (ens < ns || (upper && ens == ns)));
+        if (before)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* Entry j's aggregates over its frame (computed afresh into accs) and its
+ * output row into st->out. */
+static int changes_result(weir_ctx *ctx, const over_impl *o, over_state *st, size_t j,
+                          unsigned char *accs, bool fresh)
+{
+    size_t n, es = o->entry_size;
+    const unsigned char *l = weir_state_list_get(ctx, st->list_id, 0, &n);
+    int r;
+    if (fresh) {
+        memset(accs, 0, o->acc_size);
+        for (int i = 0; o->fn_init && i < o->nitems; i++)
+            weir__agg_init(&o->aggs[i], accs);
+        size_t from = o->frame == WEIR_OVER_ROWS && j > (size_t)o->preceding
+                          ? j - (size_t)o->preceding : 0;
+        for (size_t i = from; i <= j; i++)
+            if ((r = accumulate(ctx, o, st, l + i * es + o->row_at, accs, 1)))
+                return r;
+    } else if ((r = accumulate(ctx, o, st, l + j * es + o->row_at, accs, 1))) {
+        return r; /* an unbounded frame: the running accumulators take row j */
+    }
+    l = weir_state_list_get(ctx, st->list_id, 0, &n);
+    return result_row(ctx, o, st, l + j * es + o->row_at, accs);
+}
+
+/* The rows [from, to) of the list computed again; each whose output
+ * changed goes out as -U (as last emitted) and +U. An unbounded frame's
+ * accumulators run from the first row. */
+static int changes_refresh(weir_ctx *ctx, const over_impl *o, over_state *st, size_t from,
+                           size_t to, int64_t ts)
+{
+    size_t n, es = o->entry_size, osz = o->out->row_size;
+    unsigned char *accs = st->value; /* a scratch accumulator (value_size holds it) */
+    bool running = o->frame == WEIR_OVER_ROWS_UNBOUNDED;
+    int r;
+    if (running) {
+        memset(accs, 0, o->acc_size);
+        for (int i = 0; o->fn_init && i < o->nitems; i++)
+            weir__agg_init(&o->aggs[i], accs);
+        const unsigned char *l = weir_state_list_get(ctx, st->list_id, 0, &n);
+        for (size_t i = 0; i < from; i++)
+            if ((r = accumulate(ctx, o, st, l + i * es + o->row_at, accs, 1)))
+                return r;
+    }
+    for (size_t j = from; j < to; j++) {
+        if ((r = changes_result(ctx, o, st, j, accs, !running)))
+            return r;
+        unsigned char *l = weir_state_list_data(ctx, st->list_id, 0, &n);
+        unsigned char *old = l + j * es + o->out_at;
+        if (memcmp(old + 1, st->out + 1, osz - 1) == 0)
+            continue; /* its frame's value did not change */
+        old[0] = (unsigned char)WEIR_ROW_UPDATE_BEFORE;
+        if ((r = weir_emit(ctx, old, ts)))
+            return r;
+        st->out[0] = (unsigned char)WEIR_ROW_UPDATE_AFTER;
+        if ((r = weir_emit(ctx, st->out, ts)))
+            return r;
+        l = weir_state_list_data(ctx, st->list_id, 0, &n);
+        memcpy(l + j * es + o->out_at, st->out, osz);
+        l[j * es + o->out_at] = (unsigned char)WEIR_ROW_INSERT;
+    }
+    return 0;
+}
+
+static int changes_record(weir_ctx *ctx, const over_impl *o, over_state *st,
+                          const unsigned char *row, int64_t ts)
+{
+    weir_row_kind kind = weir_row_get_kind(row);
+    bool add = kind == WEIR_ROW_INSERT || kind == WEIR_ROW_UPDATE_AFTER;
+    size_t n, es = o->entry_size, isz = o->in->row_size, osz = o->out->row_size;
+    int64_t v, ns;
+    order_value(o, row, &v, &ns);
+    int r;
+    weir_ctx_count(ctx, WEIR_COUNTER_ABSORBED, 1);
+    if (add) {
+        over_head *h = weir_state_value(ctx, st->value_id, 0, true);
+        if (!h)
+            return weir_ctx_state_error(ctx);
+        int64_t seq = h->frame_end++;
+        unsigned char *e = st->retract;
+        memset(e, 0, es);
+        memcpy(e, &v, 8);
+        memcpy(e + 8, &ns, 8);
+        memcpy(e + 16, &seq, 8);
+        memcpy(e + o->row_at, row, isz);
+        e[o->row_at] = (unsigned char)WEIR_ROW_INSERT;
+        if (weir_state_list_add(ctx, st->list_id, 0, e))
+            return weir_ctx_error(ctx);
+        unsigned char *l = weir_state_list_data(ctx, st->list_id, 0, &n);
+        size_t at = order_bound(o, l, n - 1, v, ns, true);
+        if (at < n - 1) {
+            memmove(l + (at + 1) * es, l + at * es, (n - 1 - at) * es);
+            memcpy(l + at * es, st->retract, es);
+        }
+        /* the row itself, with its kind */
+        unsigned char *accs = st->value;
+        if ((r = changes_result(ctx, o, st, at, accs, true)))
+            return r;
+        l = weir_state_list_data(ctx, st->list_id, 0, &n);
+        memcpy(l + at * es + o->out_at, st->out, osz);
+        st->out[0] = (unsigned char)kind;
+        if ((r = weir_emit(ctx, st->out, ts)))
+            return r;
+        size_t to = o->frame == WEIR_OVER_ROWS && at + 1 + (size_t)o->preceding < n
+                        ? at + 1 + (size_t)o->preceding : n;
+        return changes_refresh(ctx, o, st, at + 1, to, ts);
+    }
+    /* a retraction: the first entry of its value with the same row */
+    unsigned char *l = weir_state_list_data(ctx, st->list_id, 0, &n);
+    size_t at = order_bound(o, l, n, v, ns, false);
+    for (; at < n; at++) {
+        const unsigned char *e = l + at * es;
+        int64_t ev, ens;
+        entry_order(e, &ev, &ens, NULL);
+        if (ev != v || ens != ns) {
+            at = n;
+            break;
+        }
+        if (memcmp(e + o->row_at + 1, row + 1, isz - 1) == 0)
+            break;
+    }
+    if (at == n)
+        return 0; /* a row not there (Flink's aggregates ignore such a retraction) */
+    memcpy(st->out, l + at * es + o->out_at, osz);
+    st->out[0] = (unsigned char)kind;
+    memmove(l + at * es, l + (at + 1) * es, (n - 1 - at) * es);
+    if (weir_state_list_set(ctx, st->list_id, 0, l, n - 1))
+        return weir_ctx_error(ctx);
+    if ((r = weir_emit(ctx, st->out, ts)))
+        return r;
+    n--;
+    if (n == 0) {
+        weir_state_clear(ctx, st->value_id, 0);
+        return 0;
+    }
+    size_t to = o->frame == WEIR_OVER_ROWS && at + (size_t)o->preceding < n
+                    ? at + (size_t)o->preceding : n;
+    return changes_refresh(ctx, o, st, at, to, ts);
 }
 
 static const weir_operator_vtable over_vtable = {
@@ -576,13 +841,15 @@ static int over_describe(weir_table_env *env, weir_table *in, over_impl *o, weir
         o->scratch_at[i] = o->scratch;
         o->scratch += (e->scratch + 7u) & ~7u;
     }
+    /* over changes, a frame is computed afresh, accumulating only: no lists
+     * (a DISTINCT keeps its values in the accumulator, as a window's) */
     o->acc_size = weir__agg_layout(o->aggs, o->nitems, (const weir_expr *const *)o->items,
-                                   o->bounded, false);
+                                   o->bounded && !o->updating, o->updating);
     for (int i = 0; i < o->nitems; i++) {
         const weir__function *f = o->aggs[i].fn;
         if (!f)
             continue;
-        if (o->bounded && !f->agg.retract) {
+        if (o->bounded && !o->updating && !f->agg.retract) {
             weir__table_fail(env, WEIR_EINVAL, "%s: could not find an implementation method "
                              "'retract' for function '%s': a bounded OVER frame retracts the "
                              "rows that leave it", what, f->name);
@@ -607,6 +874,16 @@ static int over_describe(weir_table_env *env, weir_table *in, over_impl *o, weir
     o->entry_size = (8 + is->row_size + 7u) & ~(size_t)7u;
     t->mode = WEIR_CHANGELOG_INSERT_ONLY;
     t->rowtime = in->rowtime;
+    if (o->proctime)
+        t->proctime = in->proctime; /* the input's columns come first */
+    if (o->updating) {
+        /* value, ns, arrival; the input row; the output row as emitted */
+        o->row_at = 24;
+        o->out_at = o->row_at + ((is->row_size + 7u) & ~(size_t)7u);
+        o->entry_size = o->out_at + ((t->schema->row_size + 7u) & ~(size_t)7u);
+        t->mode = WEIR_CHANGELOG_ALL;
+        t->rowtime = -1;
+    }
     return 0;
 }
 
@@ -616,10 +893,72 @@ static void destroy_exprs(weir_expr **v, int n)
         weir_expr_destroy(v[i]);
 }
 
+typedef enum over_mode { OVER_ROWTIME, OVER_PROCTIME, OVER_CHANGES } over_mode;
+
+static weir_table *over_make(weir_table *in, const weir_table_over_window *w,
+                             const char *order_by, over_mode mode, weir_expr **aggs, int n);
+
 weir_table *weir_table_over_exprs(weir_table *in, const weir_table_over_window *w,
                                   weir_expr **aggs, int n)
 {
-    static const char *what = "weir_table_over";
+    return over_make(in, w, NULL, OVER_ROWTIME, aggs, n);
+}
+
+weir_table *weir_table_over_by_exprs(weir_table *in, const weir_table_over_window *w,
+                                     const char *order_by, weir_expr **aggs, int n)
+{
+    if (in && !order_by) {
+        destroy_exprs(aggs, n);
+        return weir__table_fail(in->env, WEIR_EINVAL, "weir_table_over: an ORDER BY column is "
+                                "required");
+    }
+    if (!in || in->mode != WEIR_CHANGELOG_INSERT_ONLY)
+        return over_make(in, w, order_by, OVER_CHANGES, aggs, n);
+    int c = weir_schema_column_index(in->schema, order_by);
+    if (c >= 0 && c == in->rowtime)
+        return over_make(in, w, NULL, OVER_ROWTIME, aggs, n);
+    if (c >= 0 && c == in->proctime)
+        return over_make(in, w, order_by, OVER_PROCTIME, aggs, n);
+    destroy_exprs(aggs, n);
+    return weir__table_fail(in->env, WEIR_EINVAL, "weir_table_over: OVER windows' ordering in "
+                            "stream mode must be defined on a time attribute. ('%s' is neither "
+                            "the rowtime nor the processing-time attribute of %s)", order_by,
+                            in->name);
+}
+
+weir_table *weir_table_over_changes_exprs(weir_table *in, const weir_table_over_window *w,
+                                          const char *order_by, weir_expr **aggs, int n)
+{
+    if (in && !order_by) {
+        destroy_exprs(aggs, n);
+        return weir__table_fail(in->env, WEIR_EINVAL, "weir_table_over_changes: an ORDER BY "
+                                "column is required");
+    }
+    return over_make(in, w, order_by, OVER_CHANGES, aggs, n);
+}
+
+weir_table *weir_table_over_changes(weir_table *in, const weir_table_over_window *w,
+                                    const char *order_by, const char *aggs)
+{
+    static const char *what = "weir_table_over_changes";
+    if (!in)
+        return NULL;
+    if (!aggs)
+        return weir__table_fail(in->env, WEIR_EINVAL, "%s: aggregate calls are required", what);
+    weir_expr *exprs[WEIR__LIST_MAX];
+    int n = weir__compile_list(in->env, what, aggs, in->schema, 1, exprs);
+    if (n < 0)
+        return NULL;
+    return weir_table_over_changes_exprs(in, w, order_by, exprs, n);
+}
+
+/* An OverAggregate: on t's rowtime, on its processing-time attribute
+ * order_by, or over t's changes ordered by the column order_by
+ * (weir_table_over_changes). */
+static weir_table *over_make(weir_table *in, const weir_table_over_window *w,
+                             const char *order_by, over_mode mode, weir_expr **aggs, int n)
+{
+    const char *what = mode == OVER_CHANGES ? "weir_table_over_changes" : "weir_table_over";
     if (!in) {
         destroy_exprs(aggs, n);
         return NULL;
@@ -639,7 +978,39 @@ weir_table *weir_table_over_exprs(weir_table *in, const weir_table_over_window *
         return weir__table_fail(env, WEIR_EINVAL, "%s: a bad frame (kind %d, preceding %lld)",
                                 what, (int)w->frame, (long long)w->preceding);
     }
-    if (weir__table_over_input_refused(in, what, "OverAggregate", true)) {
+    int order_col = -1;
+    if (mode == OVER_PROCTIME) {
+        order_col = in->proctime;
+        if (weir__table_over_input_refused(in, what, "OverAggregate", false)) {
+            destroy_exprs(aggs, n);
+            return NULL;
+        }
+    } else if (mode == OVER_CHANGES) {
+        order_col = weir_schema_column_index(in->schema, order_by);
+        weir_type_id id = order_col >= 0 ? in->schema->cols[order_col].type.id : WEIR_TYPE_NULL;
+        if (order_col < 0 || !(weir__type_is_time(id) || id == WEIR_TYPE_DATE ||
+                               id == WEIR_TYPE_TINYINT || id == WEIR_TYPE_SMALLINT ||
+                               id == WEIR_TYPE_INT || id == WEIR_TYPE_BIGINT)) {
+            destroy_exprs(aggs, n);
+            return weir__table_fail(env, WEIR_EINVAL, "%s: the ORDER BY column '%s' %s", what,
+                                    order_by, order_col < 0 ? "is not a column of the input"
+                                    : "is not a timestamp, a date, a time or an integer");
+        }
+        if ((in->mode & WEIR_CHANGELOG_KIND(WEIR_ROW_UPDATE_AFTER)) &&
+            !(in->mode & WEIR_CHANGELOG_KIND(WEIR_ROW_UPDATE_BEFORE))) {
+            destroy_exprs(aggs, n);
+            return weir__table_fail(env, WEIR_EINVAL, "%s: the table %s is an upsert "
+                                    "changelog (+U without -U): an OVER window reads whole "
+                                    "retractions", what, in->name);
+        }
+        if (w->frame != WEIR_OVER_ROWS && w->frame != WEIR_OVER_ROWS_UNBOUNDED) {
+            destroy_exprs(aggs, n);
+            return weir__table_fail(env, WEIR_EINVAL, "%s: an OVER window over an updating "
+                                    "input takes a ROWS frame (ROWS BETWEEN n PRECEDING AND "
+                                    "CURRENT ROW, or UNBOUNDED PRECEDING): its RANGE of times "
+                                    "is not planned", what);
+        }
+    } else if (weir__table_over_input_refused(in, what, "OverAggregate", true)) {
         destroy_exprs(aggs, n);
         return NULL;
     }
@@ -659,11 +1030,15 @@ weir_table *weir_table_over_exprs(weir_table *in, const weir_table_over_window *
     char *shown = weir__items_text(aggs, n);
     char frame[96];
     frame_text(w, frame, sizeof frame);
-    weir_table *t = shown ? weir__table_node(env, in, "OverAggregate(%s%s%sorderBy=[%s ASC], "
+    weir_table *t = shown ? weir__table_node(env, in, "%s(%s%s%sorderBy=[%s ASC], "
                                              "window=[%s], select=[%s])",
+                                             mode == OVER_CHANGES ? "ChangelogOverAggregate"
+                                                                  : "OverAggregate",
                                              *part ? "partitionBy=[" : "", part,
                                              *part ? "], " : "",
-                                             in->schema->cols[in->rowtime].name, frame, shown)
+                                             order_by ? order_by
+                                                      : in->schema->cols[in->rowtime].name,
+                                             frame, shown)
                           : NULL;
     free(shown);
     over_impl *o = t ? calloc(1, sizeof *o) : NULL;
@@ -685,6 +1060,9 @@ weir_table *weir_table_over_exprs(weir_table *in, const weir_table_over_window *
     o->frame = w->frame;
     o->preceding = w->preceding;
     o->bounded = w->frame == WEIR_OVER_ROWS || w->frame == WEIR_OVER_RANGE;
+    o->updating = mode == OVER_CHANGES;
+    o->proctime = mode == OVER_PROCTIME;
+    o->order_col = order_col;
     o->in = in->schema;
     o->name = t->name;
     o->virtual_clock = weir_job_get_config(env->job)->clock == WEIR_CLOCK_VIRTUAL;

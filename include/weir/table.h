@@ -620,6 +620,34 @@ WEIR_EXPORT weir_table *weir_table_over(weir_table *t, const weir_table_over_win
 WEIR_EXPORT weir_table *weir_table_over_exprs(weir_table *t, const weir_table_over_window *w,
                                               weir_expr **aggs, int n);
 
+/* An OVER aggregation ordered by the column `order_by`: t's rowtime (as
+ * weir_table_over_exprs); t's processing-time attribute (Flink's
+ * ProcTime{Rows,Range}{Bounded,Unbounded}PrecedingFunction: a row's time is
+ * the job clock when it comes, ROWS frames and the unbounded RANGE emit it
+ * at once, a bounded RANGE frame at the end of its millisecond with its
+ * peers, no row is late; output [I], the attribute kept); or, t updating,
+ * a column's value (weir_table_over_changes_exprs). Refused: an insert-only
+ * t ordered by another column. */
+WEIR_EXPORT weir_table *weir_table_over_by_exprs(weir_table *t, const weir_table_over_window *w,
+                                                 const char *order_by, weir_expr **aggs, int n);
+
+/* An OVER aggregation over an updating t (weir's extension: Flink's
+ * OverAggregate refuses one, FLINK-19059), as a materialized view: for
+ * every row currently in t, `aggs` over its ROWS frame (WEIR_OVER_ROWS or
+ * WEIR_OVER_ROWS_UNBOUNDED; a RANGE frame is refused) in the order of the
+ * column `order_by` (a timestamp, date, time or integer; ascending, NULL
+ * first, rows of equal value in arrival order) within its partition. Each
+ * change of t goes out at once with its kind (+I/+U for the row that came,
+ * -U/-D for the row that went, as last emitted), then -U/+U for each other
+ * row whose frame's result changed. Output [I,UB,UA,D], no rowtime; EXPLAIN
+ * shows ChangelogOverAggregate. Refused: an upsert t (+U without -U). */
+WEIR_EXPORT weir_table *weir_table_over_changes(weir_table *t, const weir_table_over_window *w,
+                                                const char *order_by, const char *aggs);
+WEIR_EXPORT weir_table *weir_table_over_changes_exprs(weir_table *t,
+                                                      const weir_table_over_window *w,
+                                                      const char *order_by, weir_expr **aggs,
+                                                      int n);
+
 /* A ranking: Flink's ROW_NUMBER() OVER (PARTITION BY p ORDER BY o) filtered
  * to the ranks [rank_start, rank_end] (1-based, inclusive). */
 typedef struct weir_table_rank_spec {

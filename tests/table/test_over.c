@@ -5,7 +5,8 @@
  * this file (rows sorted by time, then each frame's aggregate; per key the
  * last row; the top N by a plain sort), and a savepoint taken mid-run then
  * restored at another parallelism, whose two halves together are the
- * uninterrupted run's output.
+ * uninterrupted run's output (an OVER over an updating input among the
+ * nodes: test_over_changes.c has its differential test).
  *
  * Watermarks are scripted as in test_window.c: each row's column wm is the
  * watermark its source proposes after it (NULL: none). Bounds: a dozen rows
@@ -829,7 +830,7 @@ static const weir_struct_field gen_fields[] = {
     WEIR_STRUCT_FIELD(weir_gen_event, timestamp, "TIMESTAMP(3) NOT NULL"),
 };
 
-enum { NSINKS = 7 };
+enum { NSINKS = 8 };
 
 typedef struct cp_run {
     atomic_int progress; /* rows out of the deduplication, counted as they go */
@@ -894,6 +895,16 @@ static void cp_make(cp_run *r, const char *chk, const char *restore, int paralle
                                                          .rank_end = 2, .rank_column = "rn"});
     r->t[5] = weir_table_sort(t, "`value`");
     r->t[6] = weir_table_limit(t, 0, 150);
+    /* an OVER over an updating input (ChangelogOverAggregate): each key's
+     * count and largest value so far, their running sum by count; a
+     * retraction after the restore finds the row and its last output in
+     * the restored state */
+    weir_table *grp = weir_table_group_by(t, "key", "key, COUNT(*) AS c, MAX(`value`) AS m");
+    r->t[7] = grp ? weir_table_over_changes(grp, &(weir_table_over_window){.partition_by = "key",
+                                                                      .frame = WEIR_OVER_ROWS,
+                                                                      .preceding = 1},
+                                          "c", "SUM(m) AS s, COUNT(*) AS n")
+                : NULL;
     for (int i = 0; i < NSINKS; i++) {
         cr_assert_not_null(r->t[i], "%s", weir_job_error(r->job));
         weir_stream *s = weir_table_to_changelog_stream(r->t[i], WEIR_CHANGELOG_AS_PRODUCED);
