@@ -6,9 +6,8 @@
  *   l.time the left's processing-time attribute, t a table whose connector
  *          can be looked up (weir/connector.h's lookup): a lookup join
  *          (Flink's LookupJoin), INNER or LEFT;
- *   l.time the left's rowtime: an event-time temporal join against a
- *          versioned table (t with a PRIMARY KEY and a watermark);
- *   anything else is refused with Flink's message.
+ *   l.time anything else: the event-time temporal join (sql_plan.c's
+ *          plan_temporal_join, which plan_joins calls instead of this).
  *
  * The lookup table is not read as a source of the job: each subtask of the
  * join loads it whole (the connector's loader), in its open(). */
@@ -68,18 +67,21 @@ weir_table *sql_plan_for_system_time(planner *p, const sql_join *j, weir_table *
     if (!name)
         return sql_fail(p->s, p->sc, j->from_name.start, "out of memory");
     sql_relation *r = sql_catalog_find(p->s, name);
-    if (c < 0 || (c != weir_table_proctime(t) && c != weir_table_rowtime(t)))
+    /* plan_joins sends FOR SYSTEM_TIME AS OF anything but the left's
+     * processing-time attribute to the event-time temporal join */
+    if (c < 0 || c != weir_table_proctime(t))
         return sql_fail(p->s, p->sc, j->for_time.start, "Temporal table join currently only "
                         "supports 'FOR SYSTEM_TIME AS OF' left table's time attribute field");
     if (!r) {
         const char *hint = sql_catalog_hint(p->s, p->env, name);
-        if (weir_table_env_view(p->env, name))
-            hint = NULL; /* a table of the program's: no connector to look up */
-        else if (hint)
-            return sql_fail(p->s, p->sc, j->from_name.start,
-                            "unknown table '%s' (did you mean '%s'?)", name, hint);
-        else
+        /* unknown; a program's table (a view of the env) has no connector
+         * to look up in: refused below */
+        if (!weir_table_env_view(p->env, name)) {
+            if (hint)
+                return sql_fail(p->s, p->sc, j->from_name.start,
+                                "unknown table '%s' (did you mean '%s'?)", name, hint);
             return sql_fail(p->s, p->sc, j->from_name.start, "unknown table '%s'", name);
+        }
     }
     /* a processing-time attribute: a lookup join, if the table can be
      * looked up; Flink plans any other table into a processing-time

@@ -285,11 +285,14 @@ static int lookup_open(weir_ctx *ctx)
     weir_ctx_set_state(ctx, st);
     st->out = calloc(1, j->out->row_size);
     st->scratch = calloc(1, (size_t)j->scratch + 8);
-    if (!st->out || !st->scratch)
-        return weir_ctx_fail(ctx, WEIR_ENOMEM, "%s: out of memory", j->name);
-    int r = load_table(ctx, j, &st->table);
+    int r = !st->out || !st->scratch ? weir_ctx_fail(ctx, WEIR_ENOMEM, "out of memory")
+                                     : load_table(ctx, j, &st->table);
     if (r == 0 && j->src.reload_ms > 0)
         r = arm_reload(ctx, j, st);
+    if (r) { /* close() is not called after a failed open() */
+        lookup_close(ctx);
+        weir_ctx_set_state(ctx, NULL);
+    }
     return r;
 }
 
