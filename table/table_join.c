@@ -1204,6 +1204,8 @@ static weir_table *join_tree(weir_table *left, const weir_expr_scope *lsc, weir_
                       ? WEIR_CHANGELOG_INSERT_ONLY
                       : WEIR_CHANGELOG_RETRACT;
         t->rowtime = -1; /* the rowtime becomes a plain timestamp */
+        if (left->nukey > 0 && weir__table_set_unique_key(t, left->ukey, left->nukey))
+            return weir__table_fail(env, WEIR_ENOMEM, "%s: out of memory", what);
     } else {
         t->mode = kind == WEIR_JOIN_INNER && left->mode == WEIR_CHANGELOG_INSERT_ONLY &&
                           right->mode == WEIR_CHANGELOG_INSERT_ONLY
