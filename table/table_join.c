@@ -1111,8 +1111,9 @@ static weir_table *join_tree(weir_table *left, const weir_expr_scope *lsc, weir_
     }
     /* two inputs windowed alike, ON their window starts and ends: a window
      * join (table_window_join.c) */
-    int wj = weir__window_join_match(env, left, right, p.nkeys, (const int (*)[2])p.keys,
-                                     cond_text);
+    int wj = semi ? 0 /* a semi or anti window join is not planned: a regular one */
+                  : weir__window_join_match(env, left, right, p.nkeys,
+                                            (const int (*)[2])p.keys, cond_text);
     if (wj) {
         if (wj > 0 && out_scope)
             join_scope(&p, schema, out_scope);
