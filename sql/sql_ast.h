@@ -148,6 +148,23 @@ typedef struct sql_join {
     bool ordinality, cross;
 } sql_join;
 
+/* A conjunct of WHERE over a subquery (Flink's subquery removal makes it a
+ * semi or anti join): x [NOT] IN (SELECT y ...), [NOT] EXISTS (SELECT ...). */
+typedef enum sql_subquery_kind {
+    SQL_SUB_IN = 1,
+    SQL_SUB_NOT_IN,
+    SQL_SUB_EXISTS,
+    SQL_SUB_NOT_EXISTS
+} sql_subquery_kind;
+
+typedef struct sql_subquery {
+    sql_subquery_kind kind;
+    sql_span at;               /* the conjunct's first token */
+    sql_query *query;          /* the subquery */
+    sql_span left;             /* IN: x */
+    struct weir_ast *left_ast;
+} sql_subquery;
+
 struct sql_query {
     sql_span at; /* the SELECT word */
     bool distinct;
@@ -162,7 +179,9 @@ struct sql_query {
     sql_join *joins;      /* the joins after it, left to right */
     int njoins;
     sql_span where;
-    struct weir_ast *where_ast;
+    struct weir_ast *where_ast; /* without its subquery conjuncts (NULL: none left) */
+    sql_subquery *subs;          /* WHERE's conjuncts over subqueries */
+    int nsubs;
     sql_span *group; /* GROUP BY expressions other than a group window */
     struct weir_ast **group_asts;
     int ngroup;

@@ -557,6 +557,193 @@ static bool source(parser *p, sql_query *q)
     return true;
 }
 
+/* ---- WHERE and its subqueries ---------------------------------------------------- */
+
+/* The token after the ')' matching the '(' at token i (depth counted). */
+static size_t after_parens(const parser *p, size_t i)
+{
+    int depth = 0;
+    for (size_t k = i; k < p->toks.n; k++) {
+        if (sql_tok_sym(p->text, &p->toks.v[k], "("))
+            depth++;
+        else if (sql_tok_sym(p->text, &p->toks.v[k], ")") && --depth == 0)
+            return k + 1;
+    }
+    return p->toks.n;
+}
+
+static bool tok_is(const parser *p, size_t i, const char *w)
+{
+    return i < p->toks.n && sql_tok_is(p->text, &p->toks.v[i], w);
+}
+
+static bool tok_sym(const parser *p, size_t i, const char *s)
+{
+    return i < p->toks.n && sql_tok_sym(p->text, &p->toks.v[i], s);
+}
+
+/* The conjunct [a, b) of WHERE as a subquery conjunct into *out: false if
+ * it is not one. */
+static bool subquery_conjunct(const parser *p, size_t a, size_t b, sql_subquery *out,
+                              size_t *open)
+{
+    *out = (sql_subquery){.at = span_of(&p->toks.v[a])};
+    size_t e = a;
+    if (tok_is(p, a, "NOT") && tok_is(p, a + 1, "EXISTS"))
+        e = a + 1;
+    if (tok_is(p, e, "EXISTS") && tok_sym(p, e + 1, "(") && tok_is(p, e + 2, "SELECT") &&
+        after_parens(p, e + 1) == b) {
+        out->kind = e == a ? SQL_SUB_EXISTS : SQL_SUB_NOT_EXISTS;
+        *open = e + 1;
+        return true;
+    }
+    int depth = 0;
+    if (tok_is(p, a, "NOT"))
+        return false; /* NOT x IN (...): a subquery inside an expression */
+    for (size_t k = a; k < b; k++) {
+        if (tok_sym(p, k, "("))
+            depth++;
+        else if (tok_sym(p, k, ")"))
+            depth--;
+        else if (depth == 0 && tok_is(p, k, "OR"))
+            return false; /* ... OR x IN (...): likewise */
+        else if (depth == 0 && k > a && tok_is(p, k, "IN") && tok_sym(p, k + 1, "(") &&
+                 tok_is(p, k + 2, "SELECT") && after_parens(p, k + 1) == b) {
+            bool neg = k - 1 > a && tok_is(p, k - 1, "NOT");
+            out->kind = neg ? SQL_SUB_NOT_IN : SQL_SUB_IN;
+            out->left = span_of(&p->toks.v[a]);
+            out->left.len = p->toks.v[neg ? k - 1 : k].start - out->left.start;
+            *open = k + 1;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* An expression read from a copy of the text in which [cut, end of text)
+ * is gone (the expression's own end) and each of the n spans of `blank` is
+ * TRUE and spaces (a subquery conjunct): the places stay the script's. */
+static bool expr_masked(parser *p, size_t cut, const sql_span *blank, int n, sql_span *out,
+                        weir_ast **ast, const char *what)
+{
+    size_t len = strlen(p->text);
+    char *copy = malloc(len + 1);
+    if (!copy) {
+        p->failed = WEIR_ENOMEM;
+        snprintf(p->err, p->errsize, "out of memory");
+        return false;
+    }
+    memcpy(copy, p->text, len + 1);
+    for (int i = 0; i < n; i++) {
+        memset(copy + blank[i].start, ' ', blank[i].len);
+        memcpy(copy + blank[i].start, "TRUE", 4);
+    }
+    if (cut < len)
+        copy[cut] = 0;
+    const char *saved = p->text;
+    p->text = copy;
+    bool ok = expr(p, out, ast, what);
+    p->text = saved;
+    free(copy);
+    return ok;
+}
+
+/* The tree without the TRUE placeholders of subquery conjuncts (at the
+ * spans' starts), or NULL when nothing else is left. */
+static weir_ast *drop_placeholders(weir_ast *a, const sql_subquery *subs, int n)
+{
+    if (!a)
+        return NULL;
+    if (a->kind == WEIR_AST_BINARY && a->op == WEIR_AST_AND) {
+        weir_ast *l = drop_placeholders(a->a, subs, n);
+        weir_ast *r = drop_placeholders(a->b, subs, n);
+        if (!l || !r)
+            return l ? l : r;
+        a->a = l;
+        a->b = r;
+        return a;
+    }
+    if (a->kind == WEIR_AST_BOOLEAN)
+        for (int i = 0; i < n; i++)
+            if (a->start == subs[i].at.start)
+                return NULL;
+    return a;
+}
+
+/* WHERE's condition, WHERE taken: an expression, whose conjuncts over a
+ * subquery ([NOT] IN (SELECT ...), [NOT] EXISTS (SELECT ...)) go into
+ * q->subs. */
+static bool where_clause(parser *p, sql_query *q)
+{
+    static const char *const ends[] = {"GROUP", "HAVING", "ORDER", "LIMIT", "UNION", "WINDOW",
+                                       "FETCH", "OFFSET", NULL};
+    size_t first = p->i, k = first, a = first;
+    int depth = 0, between = 0, nsub = 0;
+    sql_subquery subs[16];
+    size_t opens[16];
+    sql_span blank[16];
+    for (;; k++) {
+        const sql_tok *t = &p->toks.v[k];
+        bool end = t->kind == SQL_TOK_END || (depth == 0 && (tok_sym(p, k, ";") ||
+                                                             tok_sym(p, k, ")")));
+        for (int w = 0; !end && depth == 0 && ends[w]; w++)
+            end = sql_tok_is(p->text, t, ends[w]);
+        bool split = !end && depth == 0 && sql_tok_is(p->text, t, "AND") && between-- <= 0;
+        if (between < 0)
+            between = 0;
+        if (end || split) {
+            if (k > a && nsub < 16 && subquery_conjunct(p, a, k, &subs[nsub], &opens[nsub])) {
+                const sql_tok *l = &p->toks.v[k - 1];
+                blank[nsub] = (sql_span){.start = p->toks.v[a].start,
+                                         .len = l->start + l->len - p->toks.v[a].start};
+                nsub++;
+            }
+            a = k + 1;
+            if (end)
+                break;
+            continue;
+        }
+        if (tok_sym(p, k, "("))
+            depth++;
+        else if (tok_sym(p, k, ")"))
+            depth--;
+        else if (depth == 0 && sql_tok_is(p->text, t, "BETWEEN"))
+            between++;
+    }
+    if (nsub == 0)
+        return expr(p, &q->where, &q->where_ast, "a WHERE condition");
+    size_t stop = k; /* WHERE's end */
+    for (int i = 0; i < nsub; i++) {
+        sql_subquery *s = &subs[i];
+        if (s->kind == SQL_SUB_IN || s->kind == SQL_SUB_NOT_IN) {
+            /* the token of x's start */
+            size_t at = first;
+            while (p->toks.v[at].start < s->left.start)
+                at++;
+            p->i = at;
+            if (!expr_masked(p, s->left.start + s->left.len, NULL, 0, &s->left, &s->left_ast,
+                             "an expression before IN"))
+                return false;
+        }
+        p->i = opens[i] + 1;
+        if (!(s->query = query(p)) || !expect_sym(p, ")"))
+            return false;
+    }
+    p->i = first;
+    if (!expr_masked(p, (size_t)-1, blank, nsub, &q->where, &q->where_ast, "a WHERE condition"))
+        return false;
+    if (p->i != stop) {
+        expected(p, "the end of WHERE");
+        return false;
+    }
+    q->where_ast = drop_placeholders(q->where_ast, subs, nsub);
+    if (!(q->subs = alloc(p, sizeof *q->subs * (size_t)nsub)))
+        return false;
+    memcpy(q->subs, subs, sizeof *subs * (size_t)nsub);
+    q->nsubs = nsub;
+    return true;
+}
+
 static bool group_item(parser *p, sql_query *q)
 {
     sql_window_kind k = window_kind(p, cur(p), false);
@@ -1083,7 +1270,7 @@ static sql_query *body(parser *p)
     }
     if (!source(p, q))
         return NULL;
-    if (accept_word(p, "WHERE") && !expr(p, &q->where, &q->where_ast, "a WHERE condition"))
+    if (accept_word(p, "WHERE") && !where_clause(p, q))
         return NULL;
     if (accept_word(p, "GROUP")) {
         if (!expect_word(p, "BY"))

@@ -1380,6 +1380,9 @@ static weir_table *plan_after_from(planner *p, const sql_query *q, weir_table *t
 {
     if (!(q = expand_stars(p, q)))
         return NULL;
+    /* WHERE's subquery conjuncts: semi and anti joins (sql_plan_subquery.c) */
+    if (q->nsubs && !(t = sql_plan_subqueries(p, q, t)))
+        return NULL;
     /* a comma join's condition is the WHERE (planned with the join) */
     if (q->where_ast && !(q->njoins && q->joins[q->njoins - 1].kind == 0)) {
         if (has_aggregate(q->where_ast))
@@ -1689,6 +1692,16 @@ weir_table *sql_plan_body_over(planner *p, const sql_query *q, weir_table *t)
 int sql_plan_all_columns(planner *p, sql_exprs *x, const weir_schema *schema, uint32_t at)
 {
     return all_columns(p, x, schema, at);
+}
+
+weir_table *sql_plan_subquery_table(planner *p, const sql_query *q)
+{
+    return plan_query(p, q);
+}
+
+const char *sql_plan_qualifier(planner *p, sql_from_kind kind, sql_span name, sql_span alias)
+{
+    return qualifier_of(p, kind, name, alias);
 }
 
 int sql_plan_window_of(planner *p, const sql_window *w, const weir_table *t,

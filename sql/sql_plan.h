@@ -74,6 +74,14 @@ int sql_plan_window_of(planner *p, const sql_window *w, const weir_table *t,
                        weir_table_window *out);
 /* Every column of schema as an item. */
 int sql_plan_all_columns(planner *p, sql_exprs *x, const weir_schema *schema, uint32_t at);
+/* A query (a subquery) as a table. */
+weir_table *sql_plan_subquery_table(planner *p, const sql_query *q);
+/* A source's qualifier: its alias, else a table's name; NULL for a
+ * subquery without an alias. */
+const char *sql_plan_qualifier(planner *p, sql_from_kind kind, sql_span name, sql_span alias);
+/* sql_plan_subquery.c's: q's WHERE conjuncts over subqueries onto t, its
+ * FROM's table, as semi and anti joins. NULL after reporting. */
+weir_table *sql_plan_subqueries(planner *p, const sql_query *q, weir_table *t);
 
 /* sql_plan_over.c's. */
 /* Whether a select item of q has an OVER window. */

@@ -70,6 +70,7 @@ static void join_impl_free(void *p)
     if (!j)
         return;
     weir_expr_destroy(j->filter);
+    weir_schema_destroy(j->pair);
     free(j->own_name);
     free(j);
 }
@@ -586,6 +587,8 @@ static const weir_operator_vtable interval_vtable = {
 
 static const weir_operator_vtable *vtable_of(const join_impl *j)
 {
+    if (j->kind == WEIR_JOIN_SEMI || j->kind == WEIR_JOIN_ANTI)
+        return &weir__semi_join_vtable;
     return j->temporal ? &weir__temporal_join_vtable
                        : j->interval ? &interval_vtable : &regular_vtable;
 }
@@ -774,7 +777,9 @@ static void fold_bounds(join_plan *p, bool may_interval)
 static const char *const kind_names[] = {[WEIR_JOIN_INNER] = "InnerJoin",
                                          [WEIR_JOIN_LEFT] = "LeftOuterJoin",
                                          [WEIR_JOIN_RIGHT] = "RightOuterJoin",
-                                         [WEIR_JOIN_FULL] = "FullOuterJoin"};
+                                         [WEIR_JOIN_FULL] = "FullOuterJoin",
+                                         [WEIR_JOIN_SEMI] = "LeftSemiJoin",
+                                         [WEIR_JOIN_ANTI] = "LeftAntiJoin"};
 
 /* The output schema: the left's columns, then the right's, a name taken
  * already made unique as Calcite does (id -> id0, id1, ...); an outer
@@ -1032,7 +1037,7 @@ static weir_table *join_tree(weir_table *left, const weir_expr_scope *lsc, weir_
     if (right->env != env)
         return weir__table_fail(env, WEIR_EINVAL, "%s: the two tables belong to different "
                                 "environments", what);
-    if (kind < WEIR_JOIN_INNER || kind > WEIR_JOIN_FULL)
+    if (kind < WEIR_JOIN_INNER || kind > WEIR_JOIN_ANTI)
         return weir__table_fail(env, WEIR_EINVAL, "%s: unknown join kind %d", what, (int)kind);
     if (!cond)
         return weir__table_fail(env, WEIR_EINVAL, "%s: a join condition is required", what);
@@ -1052,7 +1057,8 @@ static weir_table *join_tree(weir_table *left, const weir_expr_scope *lsc, weir_
     if (p.sc[0].ninputs + p.sc[1].ninputs > 4)
         return weir__table_fail(env, WEIR_EINVAL, "%s: a join of more than 4 tables", what);
     conjunct(&p, cond);
-    bool may_interval = !as_of && left->mode == WEIR_CHANGELOG_INSERT_ONLY &&
+    bool semi = kind == WEIR_JOIN_SEMI || kind == WEIR_JOIN_ANTI;
+    bool may_interval = !as_of && !semi && left->mode == WEIR_CHANGELOG_INSERT_ONLY &&
                         right->mode == WEIR_CHANGELOG_INSERT_ONLY &&
                         ((left->rowtime >= 0 && right->rowtime >= 0) ||
                          (left->proctime >= 0 && right->proctime >= 0));
@@ -1097,7 +1103,7 @@ static weir_table *join_tree(weir_table *left, const weir_expr_scope *lsc, weir_
         weir_schema_destroy(schema);
         return NULL;
     }
-    if (p.nkeys == 0) {
+    if (p.nkeys == 0 && !semi) {
         weir_expr_destroy(filter);
         weir_schema_destroy(schema);
         return weir__table_fail(env, WEIR_EINVAL, "Invalid join condition: %s. At least one "
@@ -1105,8 +1111,9 @@ static weir_table *join_tree(weir_table *left, const weir_expr_scope *lsc, weir_
     }
     /* two inputs windowed alike, ON their window starts and ends: a window
      * join (table_window_join.c) */
-    int wj = weir__window_join_match(env, left, right, p.nkeys, (const int (*)[2])p.keys,
-                                     cond_text);
+    int wj = semi ? 0 /* a semi or anti window join is not planned: a regular one */
+                  : weir__window_join_match(env, left, right, p.nkeys,
+                                            (const int (*)[2])p.keys, cond_text);
     if (wj) {
         if (wj > 0 && out_scope)
             join_scope(&p, schema, out_scope);
@@ -1135,7 +1142,7 @@ static weir_table *join_tree(weir_table *left, const weir_expr_scope *lsc, weir_
                              proctime ? right->proctime : right->rowtime, cond_text);
     else
         t = weir__table_node(env, left, "Join(joinType=[%s], where=[%s])", kind_names[kind],
-                             cond_text);
+                             semi && cond->kind == WEIR_AST_BOOLEAN ? "true" : cond_text);
     join_impl *j = t ? calloc(1, sizeof *j) : NULL;
     if (!j) {
         weir_expr_destroy(filter);
@@ -1143,9 +1150,15 @@ static weir_table *join_tree(weir_table *left, const weir_expr_scope *lsc, weir_
         return t ? weir__table_fail(env, WEIR_ENOMEM, "%s: out of memory", what) : NULL;
     }
     j->filter = filter;
-    t->schema = schema;
     t->impl = j;
     t->impl_free = join_impl_free;
+    if (semi) { /* the left's columns go out; the pair's are the condition's */
+        j->pair = schema;
+        schema = weir__schema_copy(left->schema, left->schema->table);
+        if (!schema)
+            return weir__table_fail(env, WEIR_ENOMEM, "%s: out of memory", what);
+    }
+    t->schema = schema;
     t->more = malloc(sizeof *t->more);
     if (!t->more)
         return weir__table_fail(env, WEIR_ENOMEM, "%s: out of memory", what);
@@ -1158,9 +1171,11 @@ static weir_table *join_tree(weir_table *left, const weir_expr_scope *lsc, weir_
     j->temporal = as_of != NULL;
     j->name = t->name;
     j->virtual_clock = weir_job_get_config(env->job)->clock == WEIR_CLOCK_VIRTUAL;
-    j->out = t->schema;
+    j->out = semi ? j->pair : t->schema;
     if (key_parts(&p, j))
         return NULL;
+    if (j->key_size == 0)
+        j->key_size = 1; /* no equality: every row in one key (a zero byte) */
     side_specs(&p, j);
     if (as_of) {
         /* the left's kinds on each row (Flink's), its rowtime the output's */
@@ -1184,6 +1199,14 @@ static weir_table *join_tree(weir_table *left, const weir_expr_scope *lsc, weir_
             t->rowtime = j->side[0].rowtime;
             t->rowtime2 = j->side[1].first + j->side[1].rowtime;
         }
+    } else if (semi) {
+        t->mode = kind == WEIR_JOIN_SEMI && left->mode == WEIR_CHANGELOG_INSERT_ONLY &&
+                          right->mode == WEIR_CHANGELOG_INSERT_ONLY
+                      ? WEIR_CHANGELOG_INSERT_ONLY
+                      : WEIR_CHANGELOG_RETRACT;
+        t->rowtime = -1; /* the rowtime becomes a plain timestamp */
+        if (left->nukey > 0 && weir__table_set_unique_key(t, left->ukey, left->nukey))
+            return weir__table_fail(env, WEIR_ENOMEM, "%s: out of memory", what);
     } else {
         t->mode = kind == WEIR_JOIN_INNER && left->mode == WEIR_CHANGELOG_INSERT_ONLY &&
                           right->mode == WEIR_CHANGELOG_INSERT_ONLY
@@ -1191,8 +1214,13 @@ static weir_table *join_tree(weir_table *left, const weir_expr_scope *lsc, weir_
                       : WEIR_CHANGELOG_RETRACT;
         t->rowtime = -1; /* the rowtimes become plain timestamps */
     }
-    if (out_scope)
+    if (out_scope && semi) {
+        *out_scope = p.sc[0];
+        out_scope->schema = t->schema;
+        out_scope->zone = env->config.time_zone;
+    } else if (out_scope) {
         join_scope(&p, t->schema, out_scope);
+    }
     for (int s = 0; s < 2; s++)
         j->keyer[s] = (join_keyer){.j = j, .side = s};
     char extra[256];
@@ -1204,8 +1232,8 @@ static weir_table *join_tree(weir_table *left, const weir_expr_scope *lsc, weir_
                  (long long)j->delay);
     weir_process_spec spec = {
         .name = t->name,
-        .kind = j->temporal ? "table_temporal_join" : interval ? "table_interval_join"
-                                                              : "table_join",
+        .kind = j->temporal ? "table_temporal_join" : semi ? "table_semi_join"
+                : interval ? "table_interval_join" : "table_join",
         .vtable = vtable_of(j),
         .impl = j,
         .out_size = t->schema->row_size,

@@ -1,7 +1,7 @@
 /* table_join.h — the join engine's configuration, shared by the regular
- * and interval joins (table_join.c, which plans them all) and the
- * event-time temporal join's operator (table_temporal_join.c). Internal to
- * table/.
+ * and interval joins (table_join.c, which plans them all), the event-time
+ * temporal join's operator (table_temporal_join.c) and the semi and anti
+ * joins' (table_semi_join.c). Internal to table/.
  */
 #ifndef WEIR_TABLE_JOIN_H
 #define WEIR_TABLE_JOIN_H
@@ -67,6 +67,9 @@ typedef struct join_impl {
     /* temporal join (table_temporal_join.c): the right side a versioned
      * table, each left row joined with the version valid at its time */
     bool temporal;
+    /* semi and anti joins (table_semi_join.c): the left's columns go out;
+     * `out` is the pair's schema, for the condition, owned here */
+    weir_schema *pair;
 } join_impl;
 
 /* A row's join key into `key` (a weir_key_spec's extract; arg a join_keyer). */
@@ -82,5 +85,7 @@ int weir__join_pair_passes(weir_ctx *ctx, const join_impl *j, unsigned char *out
 
 /* The temporal join's operator (table_temporal_join.c). */
 extern const weir_operator_vtable weir__temporal_join_vtable;
+/* The semi and anti joins' operator (table_semi_join.c). */
+extern const weir_operator_vtable weir__semi_join_vtable;
 
 #endif

@@ -245,7 +245,8 @@ static int tj_timer(weir_ctx *ctx, const weir_timer *timer)
         memcpy(e, mkey, 8);
         memcpy(e + 8, val, rsize);
     }
-    qsort(st->ver, nver, st->ver_stride, cmp_time);
+    if (nver > 1)
+        qsort(st->ver, nver, st->ver_stride, cmp_time);
     /* the left rows due (time at or below the watermark), in arrival order */
     size_t ndue = 0, nleft = 0;
     int64_t next_left = WEIR_TS_MAX;
@@ -263,7 +264,8 @@ static int tj_timer(weir_ctx *ctx, const weir_timer *timer)
             return r;
         memcpy(&st->due[ndue++], mkey, 8);
     }
-    qsort(st->due, ndue, sizeof(int64_t), cmp_time);
+    if (ndue > 1)
+        qsort(st->due, ndue, sizeof(int64_t), cmp_time);
     for (size_t i = 0; i < ndue; i++) {
         const unsigned char *row = weir_state_map_get(ctx, st->left, 0, &st->due[i], false);
         if (!row)

@@ -355,7 +355,16 @@ typedef enum weir_join_kind {
     WEIR_JOIN_INNER = 1,
     WEIR_JOIN_LEFT,  /* LEFT OUTER */
     WEIR_JOIN_RIGHT, /* RIGHT OUTER */
-    WEIR_JOIN_FULL   /* FULL OUTER */
+    WEIR_JOIN_FULL,  /* FULL OUTER */
+    /* Flink's LeftSemiJoin / LeftAntiJoin (StreamingSemiAntiJoinOperator),
+     * as SQL's [NOT] IN and [NOT] EXISTS subqueries plan them: each left row
+     * while it has at least one partner (SEMI) / none (ANTI), the left's
+     * columns only; the output changes as partners come and go (a SEMI join
+     * of insert-only tables is insert-only, else [I,UB,UA,D]). The
+     * condition may hold no equality (then every row meets in one key, as
+     * Flink's NOT IN). */
+    WEIR_JOIN_SEMI,
+    WEIR_JOIN_ANTI
 } weir_join_kind;
 
 WEIR_EXPORT weir_table *weir_table_join(weir_table *left, weir_table *right,
