@@ -270,6 +270,7 @@ static int restore_entry(reader *rd, weir__state *st, const msgpack_object *a)
     if (len)
         memcpy(l->data, v->ptr, v->size);
     l->len = l->cap = len;
+    st->elems += len;
     return 0;
 }
 

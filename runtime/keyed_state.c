@@ -192,6 +192,7 @@ int weir_state_list_add(weir_ctx *ctx, int id, int64_t ns, const void *elem)
     }
     memcpy(l->data + (size_t)l->len * st->size, elem, st->size);
     l->len++;
+    st->elems++;
     return 0;
 }
 
@@ -257,6 +258,7 @@ int weir_state_list_set(weir_ctx *ctx, int id, int64_t ns, const void *elems, si
     } else {
         memmove(l->data, elems, count * st->size);
     }
+    st->elems += (int64_t)count - (int64_t)(created ? 0 : l->len);
     l->len = (uint32_t)count;
     return 0;
 }
@@ -274,8 +276,11 @@ void weir_state_clear(weir_ctx *ctx, int id, int64_t ns)
     uint32_t idx = weir__keymap_find(&st->map, h, ctx->keyed.key_buf);
     if (idx == WEIR__KEYMAP_NONE)
         return;
-    if (st->kind == WEIR_STATE_LIST)
-        free(((weir__list_value *)weir__keymap_value(&st->map, idx))->data);
+    if (st->kind == WEIR_STATE_LIST) {
+        weir__list_value *l = weir__keymap_value(&st->map, idx);
+        st->elems -= l->len;
+        free(l->data);
+    }
     weir__keymap_remove(&st->map, idx);
 }
 
@@ -284,6 +289,14 @@ size_t weir_state_size(const weir_ctx *ctx, int id)
     if (id < 0 || id >= ctx->keyed.nstates)
         return 0;
     return ctx->keyed.states[id].map.count;
+}
+
+size_t weir_state_elements(const weir_ctx *ctx, int id)
+{
+    if (id < 0 || id >= ctx->keyed.nstates)
+        return 0;
+    const weir__state *st = &ctx->keyed.states[id];
+    return st->kind == WEIR_STATE_LIST ? (size_t)st->elems : st->map.count;
 }
 
 size_t weir_state_memory(const weir_ctx *ctx)

@@ -92,6 +92,7 @@ typedef struct weir__list_value {
 typedef struct weir__state {
     weir_state_kind kind;
     size_t size;      /* a value's or an element's bytes; a map's values' */
+    int64_t elems;    /* a list: the elements of all its lists (weir_state_elements) */
     weir__keymap map; /* key: [ns 8][key]; value: the value or a weir__list_value;
                          a map: key [ns 8][key][map key], value a weir__map_link
                          and the value */
@@ -222,6 +223,12 @@ typedef struct weir__ctx_diag {
     int64_t counters[WEIR__CNT_COUNT_];
     int64_t last_counters[2];    /* in/out at the last throughput sample */
     int64_t max_ts;              /* largest timestamp taken in since that sample */
+    /* a join's state (weir_ctx_report_join_state): rows left, rows right,
+     * hold-back; written as a join_state event at a sample when it changed */
+    bool join;
+    bool join_sent;
+    int64_t join_state[3];
+    int64_t join_sent_state[3];
 } weir__ctx_diag;
 
 struct weir_ctx {
