@@ -309,6 +309,7 @@ static int restore_entry(reader *rd, weir__state *st, const msgpack_object *a)
         memcpy(l->data + (size_t)i * st->size, v->ptr + (size_t)i * stride + 8, st->size);
     }
     l->len = l->cap = len;
+    st->elems += len;
     return 0;
 }
 

@@ -84,6 +84,7 @@ const char *weir_diag_kind_name(weir_diag_kind kind)
         [WEIR_DIAG_KIND_CHECKPOINT_TRIGGER] = "checkpoint_trigger",
         [WEIR_DIAG_KIND_CHECKPOINT_END] = "checkpoint_end",
         [WEIR_DIAG_KIND_CHECKPOINT_RESTORE] = "checkpoint_restore",
+        [WEIR_DIAG_KIND_JOIN_STATE] = "join_state",
     };
     return (unsigned)kind < WEIR_DIAG_KIND_COUNT_ ? names[kind] : "unknown";
 }
@@ -470,6 +471,22 @@ void weir__diag_sample(weir__subtask *sub, int64_t now, bool final)
             ctx->diag.last_counters[0] = in;
             ctx->diag.last_counters[1] = out;
             ctx->diag.max_ts = WEIR_TS_MIN;
+        }
+        if (ctx->diag.join &&
+            (!ctx->diag.join_sent ||
+             memcmp(ctx->diag.join_state, ctx->diag.join_sent_state,
+                    sizeof ctx->diag.join_state) != 0)) {
+            weir__diag_rec *r = begin(ctx, WEIR_DIAG_KIND_JOIN_STATE);
+            if (r) {
+                r->t = now;
+                r->start = ctx->diag.join_state[0];
+                r->end = ctx->diag.join_state[1];
+                r->count = ctx->diag.join_state[2];
+                commit(ctx);
+            }
+            memcpy(ctx->diag.join_sent_state, ctx->diag.join_state,
+                   sizeof ctx->diag.join_state);
+            ctx->diag.join_sent = true;
         }
         bool has_channels = ctx->out.main.ngroups > 0;
         for (int s = 0; s < ctx->out.nside; s++)

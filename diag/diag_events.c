@@ -15,6 +15,7 @@
  *   cleanup      a start, b end
  *   backpressure a blocked_ms, c interval, fill
  *   record       c timestamp
+ *   join_state   a left rows, b right rows, c hold-back
  */
 #include <ctype.h>
 #include <math.h>
@@ -397,6 +398,12 @@ void weir__diag_encode_rec(struct weir__diag *d, const weir__diag_rec *r)
         e_name(d, "snapshot_ms");
         e_double(d, r->snapshot_ms);
         break;
+    case WEIR_DIAG_KIND_JOIN_STATE:
+        head(d, r, 7);
+        kv_int(d, "left_rows", r->start);
+        kv_int(d, "right_rows", r->end);
+        kv_int(d, "hold_back_ms", r->count);
+        break;
     case WEIR_DIAG_KIND_CHECKPOINT_TRIGGER: /* the job's: no op, no subtask */
         e_map(d, 4);
         kv_name(d, "kind", weir_diag_kind_name(r->kind));
@@ -433,6 +440,7 @@ void weir__diag_event_init(weir_diag_event *ev, weir_diag_kind kind)
     ev->count = -1;
     ev->records_in = ev->records_out = -1;
     ev->blocked_ms = -1;
+    ev->left_rows = ev->right_rows = ev->hold_back_ms = -1;
     ev->checkpoint_id = ev->bytes = ev->held_bytes = ev->duration_ms = -1;
 }
 
@@ -505,6 +513,11 @@ void weir__diag_rec_event(const struct weir__diag *d, const weir__diag_rec *r, w
     case WEIR_DIAG_KIND_CHECKPOINT_TRIGGER:
         ev->checkpoint_id = r->chk_id;
         ev->savepoint = r->flag;
+        break;
+    case WEIR_DIAG_KIND_JOIN_STATE:
+        ev->left_rows = r->start;
+        ev->right_rows = r->end;
+        ev->hold_back_ms = r->count;
         break;
     case WEIR_DIAG_KIND_CHECKPOINT_END:
         ev->checkpoint_id = r->chk_id;

@@ -1219,6 +1219,15 @@ void weir_ctx_count(weir_ctx *ctx, weir_counter counter, int64_t n)
         ctx->diag.counters[map[counter]] += n;
 }
 
+void weir_ctx_report_join_state(weir_ctx *ctx, int64_t left_rows, int64_t right_rows,
+                                int64_t hold_back_ms)
+{
+    ctx->diag.join = true;
+    ctx->diag.join_state[0] = left_rows;
+    ctx->diag.join_state[1] = right_rows;
+    ctx->diag.join_state[2] = hold_back_ms;
+}
+
 void weir_ctx_report_window_fire(weir_ctx *ctx, int64_t start, int64_t end, int firing,
                                  int64_t count)
 {

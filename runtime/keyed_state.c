@@ -214,6 +214,7 @@ int weir_state_list_add(weir_ctx *ctx, int id, int64_t ns, const void *elem)
     if (st->has_ttl) /* an added element is written now */
         l->stamps[l->len] = now;
     l->len++;
+    st->elems++;
     return 0;
 }
 
@@ -308,6 +309,7 @@ int weir_state_list_set(weir_ctx *ctx, int id, int64_t ns, const void *elems, si
     } else {
         memmove(l->data, elems, count * st->size);
     }
+    st->elems += (int64_t)count - (int64_t)(created ? 0 : l->len);
     l->len = (uint32_t)count;
     if (st->has_ttl) /* every element written now */
         for (uint32_t i = 0; i < l->len; i++)
@@ -328,8 +330,11 @@ void weir_state_clear(weir_ctx *ctx, int id, int64_t ns)
     uint32_t idx = weir__keymap_find(&st->map, h, ctx->keyed.key_buf);
     if (idx == WEIR__KEYMAP_NONE)
         return;
-    if (st->kind == WEIR_STATE_LIST)
-        weir__list_free(weir__keymap_value(&st->map, idx));
+    if (st->kind == WEIR_STATE_LIST) {
+        weir__list_value *l = weir__keymap_value(&st->map, idx);
+        st->elems -= l->len;
+        weir__list_free(l);
+    }
     weir__keymap_remove(&st->map, idx);
 }
 
@@ -338,6 +343,14 @@ size_t weir_state_size(const weir_ctx *ctx, int id)
     if (id < 0 || id >= ctx->keyed.nstates)
         return 0;
     return ctx->keyed.states[id].map.count;
+}
+
+size_t weir_state_elements(const weir_ctx *ctx, int id)
+{
+    if (id < 0 || id >= ctx->keyed.nstates)
+        return 0;
+    const weir__state *st = &ctx->keyed.states[id];
+    return st->kind == WEIR_STATE_LIST ? (size_t)st->elems : st->map.count;
 }
 
 size_t weir_state_memory(const weir_ctx *ctx)

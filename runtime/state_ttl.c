@@ -72,7 +72,7 @@ void weir__list_free(weir__list_value *l)
     l->len = l->cap = 0;
 }
 
-uint32_t weir__ttl_list_compact(const weir__state *st, weir__list_value *l, int64_t now)
+uint32_t weir__ttl_list_compact(weir__state *st, weir__list_value *l, int64_t now)
 {
     uint32_t kept = 0;
     for (uint32_t i = 0; i < l->len; i++) {
@@ -84,6 +84,7 @@ uint32_t weir__ttl_list_compact(const weir__state *st, weir__list_value *l, int6
         }
         kept++;
     }
+    st->elems -= (int64_t)(l->len - kept); /* weir_state_size counts a list state's elements */
     l->len = kept;
     return kept;
 }

@@ -93,6 +93,7 @@ typedef struct weir__list_value {
 typedef struct weir__state {
     weir_state_kind kind;
     size_t size;      /* a value's or an element's bytes; a map's values' */
+    int64_t elems;    /* a list: the elements of all its lists (weir_state_elements) */
     weir__keymap map; /* key: [ns 8][key]; value: the value or a weir__list_value;
                          a map: key [ns 8][key][map key], value a weir__map_link
                          and the value */
@@ -166,7 +167,7 @@ bool weir__ttl_expired(const weir__state *st, int64_t stamp, int64_t now);
  * left). */
 void weir__ttl_cleanup(weir_ctx *ctx, weir__state *st, int64_t now);
 /* A list's expired elements removed (its order kept): how many are left. */
-uint32_t weir__ttl_list_compact(const weir__state *st, weir__list_value *l, int64_t now);
+uint32_t weir__ttl_list_compact(weir__state *st, weir__list_value *l, int64_t now);
 /* Frees a list's memory (its elements and stamps). */
 void weir__list_free(weir__list_value *l);
 
@@ -239,6 +240,12 @@ typedef struct weir__ctx_diag {
     int64_t counters[WEIR__CNT_COUNT_];
     int64_t last_counters[2];    /* in/out at the last throughput sample */
     int64_t max_ts;              /* largest timestamp taken in since that sample */
+    /* a join's state (weir_ctx_report_join_state): rows left, rows right,
+     * hold-back; written as a join_state event at a sample when it changed */
+    bool join;
+    bool join_sent;
+    int64_t join_state[3];
+    int64_t join_sent_state[3];
 } weir__ctx_diag;
 
 struct weir_ctx {

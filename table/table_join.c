@@ -536,6 +536,15 @@ static int interval_record(weir_ctx *ctx, const join_impl *j, join_state *st, in
     return 0;
 }
 
+/* The join's state for the capture (join_state): each side's entries (a
+ * row and its copies are one), and the watermark's hold-back. */
+static void report_state(weir_ctx *ctx, const join_impl *j, const join_state *st)
+{
+    weir_ctx_report_join_state(ctx, (int64_t)weir_state_elements(ctx, st->map[0]),
+                               (int64_t)weir_state_elements(ctx, st->map[1]),
+                               j->raw ? 0 : j->delay);
+}
+
 static int join_timer(weir_ctx *ctx, const weir_timer *timer)
 {
     const join_impl *j = weir_ctx_impl(ctx);
@@ -549,6 +558,7 @@ static int join_timer(weir_ctx *ctx, const weir_timer *timer)
         if (r)
             return r;
     }
+    report_state(ctx, j, st);
     return 0;
 }
 
@@ -564,9 +574,10 @@ static int join_record(weir_ctx *ctx, int input, const void *elem, int64_t ts)
 {
     const join_impl *j = weir_ctx_impl(ctx);
     join_state *st = weir_ctx_state(ctx);
-    if (j->interval)
-        return interval_record(ctx, j, st, input, elem, ts);
-    return regular_record(ctx, j, st, input, elem, ts);
+    int r = j->interval ? interval_record(ctx, j, st, input, elem, ts)
+                        : regular_record(ctx, j, st, input, elem, ts);
+    report_state(ctx, j, st);
+    return r;
 }
 
 static const weir_operator_vtable regular_vtable = {

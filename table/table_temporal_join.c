@@ -35,6 +35,7 @@
 #include "table_join.h"
 #include "weir/error.h"
 #include "weir/expr_ast.h"
+#include "weir/operator_builtin.h"
 #include "weir/state.h"
 
 typedef struct tj_meta {
@@ -125,7 +126,7 @@ static int emit_row(weir_ctx *ctx, tj_state *st, weir_row_kind kind, int64_t ts)
     return weir_emit(ctx, st->out, ts);
 }
 
-static int tj_record(weir_ctx *ctx, int input, const void *elem, int64_t ts)
+static int tj_record_in(weir_ctx *ctx, int input, const void *elem, int64_t ts)
 {
     const join_impl *j = weir_ctx_impl(ctx);
     tj_state *st = weir_ctx_state(ctx);
@@ -221,7 +222,7 @@ static int emit_left(weir_ctx *ctx, const join_impl *j, tj_state *st, size_t nve
     return emit_row(ctx, st, kind, t);
 }
 
-static int tj_timer(weir_ctx *ctx, const weir_timer *timer)
+static int tj_timer_in(weir_ctx *ctx, const weir_timer *timer)
 {
     const join_impl *j = weir_ctx_impl(ctx);
     tj_state *st = weir_ctx_state(ctx);
@@ -314,6 +315,28 @@ static int tj_timer(weir_ctx *ctx, const weir_timer *timer)
     m->timer = next;
     m->has_timer = 1;
     return weir_timer_register(ctx, WEIR_EVENT_TIME, 0, next);
+}
+
+/* The join's state for the capture (join_state): the left rows waiting for
+ * the watermark, the versions kept; the watermark passes on. */
+static void report_state(weir_ctx *ctx, const tj_state *st)
+{
+    weir_ctx_report_join_state(ctx, (int64_t)weir_state_elements(ctx, st->left),
+                               (int64_t)weir_state_elements(ctx, st->right), 0);
+}
+
+static int tj_record(weir_ctx *ctx, int input, const void *elem, int64_t ts)
+{
+    int r = tj_record_in(ctx, input, elem, ts);
+    report_state(ctx, weir_ctx_state(ctx));
+    return r;
+}
+
+static int tj_timer(weir_ctx *ctx, const weir_timer *timer)
+{
+    int r = tj_timer_in(ctx, timer);
+    report_state(ctx, weir_ctx_state(ctx));
+    return r;
 }
 
 const weir_operator_vtable weir__temporal_join_vtable = {

@@ -245,6 +245,14 @@ static int64_t floor_mod(int64_t a, int64_t b)
     return m < 0 ? m + b : m;
 }
 
+/* The join's state for the capture (join_state): each side's rows waiting
+ * for their windows; the watermark passes unchanged. */
+static void report_state(weir_ctx *ctx, const wj_state *st)
+{
+    weir_ctx_report_join_state(ctx, (int64_t)weir_state_elements(ctx, st->list[0]),
+                               (int64_t)weir_state_elements(ctx, st->list[1]), 0);
+}
+
 static int wj_record(weir_ctx *ctx, int input, const void *elem, int64_t ts)
 {
     const wj_impl *j = weir_ctx_impl(ctx);
@@ -280,6 +288,7 @@ static int wj_record(weir_ctx *ctx, int input, const void *elem, int64_t ts)
     }
     if (r)
         return r;
+    report_state(ctx, st);
     if (taken)
         weir_ctx_count(ctx, WEIR_COUNTER_ABSORBED, 1);
     else /* counted as late_dropped and reported with the window it missed */
@@ -393,6 +402,7 @@ static int wj_timer(weir_ctx *ctx, const weir_timer *timer)
                    : join_window(ctx, j, st, rows, n, timer->timestamp);
     for (int s = 0; s < 2; s++)
         weir_state_clear(ctx, st->list[s], end);
+    report_state(ctx, st);
     return r;
 }
 

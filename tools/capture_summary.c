@@ -89,6 +89,9 @@ typedef struct op_stats {
     int nsubs;
     int64_t fired_on_time, fired_late, fired_elements, merges, cleanups;
     int64_t late_events;
+    /* join_state: the most rows a subtask held on each side, the hold-back */
+    bool join;
+    int64_t join_left, join_right, join_hold_ms;
     double peak_in;
     int peak_sub;
     int64_t peak_t;
@@ -99,6 +102,7 @@ typedef struct summary {
     int nops;
     int64_t end_t; /* the summary's t: the run's processing time */
     bool any_window;
+    bool any_join; /* a join_state event was seen */
     /* checkpoints */
     int64_t chk_triggered, chk_savepoints, chk_completed, chk_aborted;
     int64_t chk_last_id, chk_last_bytes, chk_max_duration_ms;
@@ -509,9 +513,9 @@ static int visit(void *arg, const cap_check *c, json_t *ev, char *msg)
         }
         return 0;
     }
-    static const char *const known[] = {"watermark", "status",  "throughput", "window_fire",
-                                        "late",      "merge",   "cleanup",    "backpressure",
-                                        "record",    "checkpoint", NULL};
+    static const char *const known[] = {"watermark", "status",     "throughput", "window_fire",
+                                        "late",      "merge",      "cleanup",    "backpressure",
+                                        "record",    "checkpoint", "join_state", NULL};
     int k = 0;
     while (known[k] && strcmp(known[k], kind) != 0)
         k++;
@@ -587,6 +591,14 @@ static int visit(void *arg, const cap_check *c, json_t *ev, char *msg)
             st->max_held_bytes = int_of(ev, "held_bytes");
         if (int_of(ev, "bytes") > st->max_bytes)
             st->max_bytes = int_of(ev, "bytes");
+    } else if (strcmp(kind, "join_state") == 0) {
+        s->any_join = true;
+        o->join = true;
+        if (int_of(ev, "left_rows") > o->join_left)
+            o->join_left = int_of(ev, "left_rows");
+        if (int_of(ev, "right_rows") > o->join_right)
+            o->join_right = int_of(ev, "right_rows");
+        o->join_hold_ms = int_of(ev, "hold_back_ms");
     } else if (strcmp(kind, "backpressure") == 0) {
         st->blocked_ms += int_of(ev, "blocked_ms");
         st->bp_samples++;
@@ -925,6 +937,27 @@ static void report(FILE *out, const char *path, const summary *s, const cap_chec
             fmt_num(g, sizeof g, o->merges), fmt_num(h, sizeof h, o->cleanups));
     }
     finish_table(out, &t, "lrrrrrrr", nwin);
+
+    if (s->any_join) {
+        fprintf(out, "\njoins (the most rows a subtask held on each side; how far the join holds "
+                     "its output watermark back)\n");
+        t = (table){.ncols = 4};
+        row(&t, "operator", "left rows", "right rows", "watermark held back");
+        int njoin = 0;
+        for (int i = 0; i < c->nops; i++) {
+            const op_stats *o = &s->ops[i];
+            if (!o->join)
+                continue;
+            njoin++;
+            if (o->join_hold_ms)
+                snprintf(d, sizeof d, "%" PRId64 " ms (the join's bound)", o->join_hold_ms);
+            else
+                snprintf(d, sizeof d, "not held back");
+            row(&t, s->names[i], fmt_num(a, sizeof a, o->join_left),
+                fmt_num(b, sizeof b, o->join_right), d);
+        }
+        finish_table(out, &t, "lrrl", njoin);
+    }
 
     fprintf(out, "\nbackpressure (time blocked on a full output)\n");
     t = (table){.ncols = 5};

@@ -753,6 +753,18 @@ static int check_cleanup(cap_check *c, const json_t *ev, const char *what)
     return get_op(c, ev, what, &op, &s) || check_window(c, ev, what, &start, &end) ? -1 : 0;
 }
 
+static int check_join_state(cap_check *c, const json_t *ev, const char *what)
+{
+    cap_op *op;
+    int s;
+    int64_t left, right, hold;
+    return get_op(c, ev, what, &op, &s) || get_count(c, ev, what, "left_rows", &left) ||
+                   get_count(c, ev, what, "right_rows", &right) ||
+                   get_count(c, ev, what, "hold_back_ms", &hold)
+               ? -1
+               : 0;
+}
+
 static int check_backpressure(cap_check *c, const json_t *ev, const char *what)
 {
     cap_op *op;
@@ -1076,6 +1088,7 @@ static const struct {
     {"checkpoint_trigger", check_checkpoint_trigger},
     {"checkpoint_end", check_checkpoint_end},
     {"checkpoint_restore", check_checkpoint_restore},
+    {"join_state", check_join_state},
 };
 
 int cap_check_event(cap_check *c, json_t *ev)

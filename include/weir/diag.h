@@ -53,6 +53,7 @@ typedef enum weir_diag_kind {
     WEIR_DIAG_KIND_CHECKPOINT_TRIGGER, /* the job: a checkpoint triggered */
     WEIR_DIAG_KIND_CHECKPOINT_END,     /* the job: completed or aborted */
     WEIR_DIAG_KIND_CHECKPOINT_RESTORE, /* the job: a checkpoint restored or skipped */
+    WEIR_DIAG_KIND_JOIN_STATE,         /* a join's rows per side and watermark hold-back */
     WEIR_DIAG_KIND_COUNT_
 } weir_diag_kind;
 
@@ -108,6 +109,11 @@ typedef struct weir_diag_event {
     /* valve events of a source's partitions (weir_source_partitions): the
      * partition's name ("orders-3"); NULL otherwise. Last: appended. */
     const char *partition;
+    /* join_state: the rows each side of a join subtask holds, and how far it
+     * holds its output watermark back (ms; 0: not at all). Appended. */
+    int64_t left_rows;
+    int64_t right_rows;
+    int64_t hold_back_ms;
 } weir_diag_event;
 
 /* Called on the collector thread for every event, in the order the collector

@@ -76,6 +76,13 @@ WEIR_EXPORT void weir_ctx_report_window_fire(weir_ctx *ctx, int64_t start, int64
 WEIR_EXPORT void weir_ctx_report_late(weir_ctx *ctx, const void *elem, int64_t timestamp,
                                       int64_t missed_start, int64_t missed_end,
                                       int64_t missed_every, bool dropped);
+/* A join's state (the join operators report it as it changes; cheap: the
+ * diagnostic channel writes a join_state event at its next throughput
+ * sample when the values moved): the rows each side holds in this subtask,
+ * and how far the join holds its output watermark back behind its input's
+ * (ms; 0 for a join that passes the watermark on). */
+WEIR_EXPORT void weir_ctx_report_join_state(weir_ctx *ctx, int64_t left_rows, int64_t right_rows,
+                                            int64_t hold_back_ms);
 WEIR_EXPORT void weir_ctx_report_merge(weir_ctx *ctx, int64_t start, int64_t end, int64_t merged);
 WEIR_EXPORT void weir_ctx_report_cleanup(weir_ctx *ctx, int64_t start, int64_t end);
 

@@ -64,6 +64,11 @@ WEIR_EXPORT int weir_state_list_set(weir_ctx *ctx, int id, int64_t ns, const voi
 /* Removes the value or list of (current key, ns); nothing if absent. */
 WEIR_EXPORT void weir_state_clear(weir_ctx *ctx, int id, int64_t ns);
 
+/* How many elements this state holds in this subtask, all keys and
+ * namespaces together: a list state's elements; a value's or a map's
+ * entries (as weir_state_size). Kept as the state changes: O(1). */
+WEIR_EXPORT size_t weir_state_elements(const weir_ctx *ctx, int id);
+
 /* How many (key, ns) entries this state holds in this subtask (all keys). */
 WEIR_EXPORT size_t weir_state_size(const weir_ctx *ctx, int id);
 

@@ -12,6 +12,7 @@
 
 #include "diag.h"
 #include "diag/test_diag_support.h"
+#include "weir.h"
 
 /* ---- every kind ----------------------------------------------------------- */
 
@@ -143,6 +144,11 @@ static void assert_event_matches_json(const weir_diag_event *ev)
         cr_assert_float_eq(json_number_value(json_object_get(j, "snapshot_ms")), ev->snapshot_ms,
                            1e-9);
         break;
+    case WEIR_DIAG_KIND_JOIN_STATE:
+        cr_assert_eq(td_int(j, "left_rows"), ev->left_rows, "%s", ev->json);
+        cr_assert_eq(td_int(j, "right_rows"), ev->right_rows, "%s", ev->json);
+        cr_assert_eq(td_int(j, "hold_back_ms"), ev->hold_back_ms, "%s", ev->json);
+        break;
     default:
         cr_assert_fail("unexpected kind %d", ev->kind);
     }
@@ -201,6 +207,44 @@ static void run_backpressured(weir_diag_memory *mem)
     td_rmdir(tmp);
 }
 
+static void gen_key(const void *elem, void *key, void *arg)
+{
+    (void)arg;
+    memcpy(key, &((const weir_gen_event *)elem)->key, 8);
+}
+
+static int pair_none(weir_ctx *ctx, const void *l, const void *r, int64_t ts, void *arg)
+{
+    (void)ctx;
+    (void)l;
+    (void)r;
+    (void)ts;
+    (void)arg;
+    return 0;
+}
+
+/* Two generated streams joined by weir_stream_interval_join: its
+ * join_state events. */
+static void run_join(weir_diag_memory *mem)
+{
+    weir_job *job = tu_job(&(weir_job_config){.workers = 2, .diag.memory = mem});
+    weir_key_spec ks = {.key_size = 8, .extract = gen_key};
+    weir_stream *in[2];
+    for (int i = 0; i < 2; i++) {
+        weir_generator_config g = {.partitions = 1, .rate = 1000, .count = 500, .keys = 4,
+                                   .seed = 7 + (uint64_t)i};
+        weir_timestamps_spec ts = {.strategy = weir_watermarks_bounded(0)};
+        in[i] = weir_stream_key_by(
+            weir_stream_assign_timestamps(weir_source_generator(job, &g), &ts), &ks);
+    }
+    weir_interval_join_spec spec = {.lower_ms = -5, .upper_ms = 5, .fn = pair_none,
+                                    .out_size = 8};
+    cr_assert_not_null(weir_sink_discard(weir_stream_interval_join(in[0], in[1], &spec)), "%s",
+                       weir_job_error(job));
+    tu_run_ok(job);
+    weir_job_destroy(job);
+}
+
 Test(diag, every_kind_appears_and_events_say_what_their_json_says, .timeout = 120)
 {
     size_t counts[WEIR_DIAG_KIND_COUNT_] = {0};
@@ -221,6 +265,10 @@ Test(diag, every_kind_appears_and_events_say_what_their_json_says, .timeout = 12
     cr_assert_eq(td_total(sum, "window", "out"), (int64_t)weir_collect_count(w.out));
     json_decref(sum);
     weir_job_destroy(w.job);
+    weir_diag_memory_destroy(mem);
+    cr_assert_eq(weir_diag_memory_create(&mem), 0);
+    run_join(mem);
+    count_kinds(mem, counts);
     weir_diag_memory_destroy(mem);
 
     /* Backpressure depends on real time: a few tries make it certain. */
