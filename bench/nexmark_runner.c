@@ -50,7 +50,7 @@
  * query takes events. */
 #define NEXMARK_RATE 10000000
 #define NEXMARK_SEED 42
-#define NEXMARK_DEFAULT_EVENTS 2000000
+#define NEXMARK_DEFAULT_EVENTS 1000000
 #define NEXMARK_SIDE_INPUT_ROWS 10000
 
 typedef struct nexmark_query {
