@@ -1554,9 +1554,6 @@ static weir_table *plan_joins(planner *p, const sql_query *q, weir_table *t)
                 return NULL;
             continue;
         }
-
-}
-
         if (j->from_kind == SQL_FROM_UNNEST) {
             if (!(t = plan_unnest(p, j, t, &left)))
                 return NULL;
