@@ -47,12 +47,12 @@ int sql_print_tableau(weir_sql_session *s, int ncols, const char *const *headers
                       const char *const *cells, int nrows)
 {
     FILE *out = s->cfg.out ? s->cfg.out : stdout;
-    size_t w[16];
     if (ncols > 16)
         ncols = 16;
     if (nrows == 0) {
         fputs("Empty set\n", out);
     } else {
+        size_t w[16];
         for (int c = 0; c < ncols; c++) {
             w[c] = width_of(headers[c]);
             for (int i = 0; i < nrows; i++) {
