@@ -153,7 +153,8 @@ int sql_show(weir_sql_session *s, sql_script *sc, const sql_stmt *st)
         snprintf(s->err, sizeof s->err, "out of memory");
         r = WEIR_ENOMEM;
     } else {
-        qsort(l.v, (size_t)l.n, sizeof *l.v, by_name);
+        if (l.n) /* none: no array at all */
+            qsort(l.v, (size_t)l.n, sizeof *l.v, by_name);
         int kept = 0; /* one row per name */
         for (int i = 0; i < l.n; i++)
             if (!kept || strcmp(l.v[kept - 1], l.v[i]) != 0)
