@@ -47,12 +47,12 @@ int sql_print_tableau(weir_sql_session *s, int ncols, const char *const *headers
                       const char *const *cells, int nrows)
 {
     FILE *out = s->cfg.out ? s->cfg.out : stdout;
-    size_t w[16];
     if (ncols > 16)
         ncols = 16;
     if (nrows == 0) {
         fputs("Empty set\n", out);
     } else {
+        size_t w[16];
         for (int c = 0; c < ncols; c++) {
             w[c] = width_of(headers[c]);
             for (int i = 0; i < nrows; i++) {
@@ -153,7 +153,8 @@ int sql_show(weir_sql_session *s, sql_script *sc, const sql_stmt *st)
         snprintf(s->err, sizeof s->err, "out of memory");
         r = WEIR_ENOMEM;
     } else {
-        qsort(l.v, (size_t)l.n, sizeof *l.v, by_name);
+        if (l.n) /* none: no array at all */
+            qsort(l.v, (size_t)l.n, sizeof *l.v, by_name);
         int kept = 0; /* one row per name */
         for (int i = 0; i < l.n; i++)
             if (!kept || strcmp(l.v[kept - 1], l.v[i]) != 0)
