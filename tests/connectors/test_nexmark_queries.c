@@ -46,12 +46,13 @@
 /* A paced run (q12's) takes the first 25 s of them: two windows fire. */
 #define PACED_EVENTS 1250
 
-/* The queries weir's SQL does not run yet, and why (the one place). */
+/* The queries weir's SQL does not run yet, and why (the one place; none
+ * now), up to the entry without a reason. */
 static const struct {
     int q;
     const char *why;
 } pending[] = {
-    {6, "OVER ordered by a column of an updating input"},
+    {0, NULL},
 };
 
 static void load_events(void);
@@ -59,7 +60,7 @@ static void load_events(void);
 /* A query's test begins: skipped if it is pending, else the events made. */
 static void begin(int q)
 {
-    for (size_t i = 0; i < sizeof pending / sizeof pending[0]; i++)
+    for (size_t i = 0; pending[i].why; i++)
         if (pending[i].q == q)
             cr_skip_test("pending: q%d: %s", q, pending[i].why);
     load_events();
