@@ -131,11 +131,11 @@ Test(build_errors, process_without_on_record)
 
 Test(build_errors, vtable_versions)
 {
-    static const weir_operator_vtable v3 = {.version = 3, .on_record = tu_pass_record};
+    static const weir_operator_vtable v4 = {.version = 4, .on_record = tu_pass_record};
     weir_job *job = tu_job(NULL);
-    weir_process_spec spec = {.vtable = &v3, .out_size = 8};
+    weir_process_spec spec = {.vtable = &v4, .out_size = 8};
     cr_assert_null(weir_stream_process(probe_source(job, 8), &spec));
-    expect_refused(job, WEIR_EINVAL, "version 3");
+    expect_refused(job, WEIR_EINVAL, "version 4");
     weir_job_destroy(job);
 
     static const weir_source_vtable s0 = {.version = 0, .next = probe_next};
