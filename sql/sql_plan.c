@@ -920,13 +920,14 @@ static int aggregate_items(planner *p, const sql_query *q, grouping *g, bool dir
     if (direct) {
         for (int i = 0; i < q->nitems; i++) {
             char name[SQL_NAME_MAX];
-            const weir_ast *a = q->items[i].ast, *rw = a;
+            const weir_ast *a = q->items[i].ast;
             if (item_name(p, &q->items[i], i, name, sizeof name)) {
                 no_memory(p, q->items[i].expr.start);
                 return WEIR_ENOMEM;
             }
             const char *jc = join_column_name(p, g->in_schema, a);
-            if (jc && !(rw = name_node(p, jc, a)))
+            const weir_ast *rw = jc ? name_node(p, jc, a) : a;
+            if (!rw)
                 return WEIR_ENOMEM;
             if (is_call_of(a, window_function_names) && rewrite(p, g, a, &rw, false))
                 return WEIR_EINVAL;

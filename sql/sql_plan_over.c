@@ -51,9 +51,12 @@ bool sql_over_query(const sql_query *q)
     return false;
 }
 
+/* The column name an OVER call's value goes out as (w0$oK). */
+typedef char over_name[32];
+
 /* `a` with each OVER call of item `it` (by node) as the name of its column
  * (names[k] for it->over_calls[k]), into *out. 0 or WEIR_ENOMEM. */
-static int replace_over_calls(planner *p, const sql_item *it, char (*names)[32],
+static int replace_over_calls(planner *p, const sql_item *it, over_name *names,
                               const weir_ast *a, const weir_ast **out)
 {
     *out = a;
@@ -324,7 +327,8 @@ weir_table *sql_plan_over(planner *p, const sql_query *q, weir_table *t)
     /* each distinct OVER call once (those inside items too): the calls
      * bound so far, to find one again */
     const weir_ast **bound = sql_arena_alloc(p->tmp, (size_t)(nover + 1) * sizeof *bound);
-    char (**inner)[32] = sql_arena_alloc(p->tmp, (size_t)q->nitems * sizeof *inner);
+    over_name **inner = sql_arena_alloc(p->tmp, (size_t)q->nitems * sizeof *inner);
+    // cppcheck-suppress knownConditionTrueFalse ; sql_arena_alloc is NULL when malloc fails
     if (!bound || !inner)
         return oom(p, q->at.start);
     for (int i = 0; i < q->nitems; i++) {

@@ -413,7 +413,6 @@ static const weir_operator_vtable lookup_vtable = {
 
 typedef struct lookup_plan {
     weir_table_env *env;
-    weir_table *left;
     weir_expr_scope sc[2]; /* the left's inputs; the table's */
     const char *text;
     const char *what;
@@ -663,7 +662,7 @@ weir_table *weir_table_lookup_join_tree(weir_table *left, const weir_expr_scope 
     j->left = left->schema;
     j->kind = kind;
     j->virtual_clock = weir_job_get_config(env->job)->clock == WEIR_CLOCK_VIRTUAL;
-    lookup_plan p = {.env = env, .left = left, .text = text, .what = what, .j = j};
+    lookup_plan p = {.env = env, .text = text, .what = what, .j = j};
     if (lsc && lsc->ninputs > 0) {
         p.sc[0] = *lsc;
     } else {
