@@ -15,6 +15,7 @@
 
 #include "support/weir_testutil.h"
 #include "weir.h"
+#include "weir/harness.h"
 
 /* "a BIGINT NOT NULL, b STRING" → a schema named `name`; optional pk, and
  * optionally `rowtime` as the rowtime column with the watermark expression
@@ -124,6 +125,48 @@ static inline char *tt_collected(const weir_schema *s, const weir_collect *c)
         out[len] = 0;
     }
     return out;
+}
+
+/* ---- the join tests' harness and differential helpers ---------------------------------- */
+
+/* The row `text` ("+I 1|a", tt_row) of schema s into the harness's input
+ * `input`, its timestamp ts. */
+static inline void tt_harness_row(weir_harness *h, int input, const weir_schema *s,
+                                  const char *text, int64_t ts)
+{
+    unsigned char row[1024];
+    cr_assert_leq(weir_schema_row_size(s), sizeof row);
+    tt_row(s, row, text);
+    int r = weir_harness_record(h, input, 0, row, ts);
+    cr_assert_eq(r, 0, "%s", weir_harness_last_error(h));
+}
+
+static inline void tt_harness_wm(weir_harness *h, int input, int64_t wm)
+{
+    int r = weir_harness_watermark(h, input, 0, wm);
+    cr_assert_eq(r, 0, "%s", weir_harness_last_error(h));
+}
+
+/* The harness's (virtual) clock moved on to `at`; never back. */
+static inline void tt_harness_advance_to(weir_harness *h, int64_t at)
+{
+    if (at > weir_harness_now(h))
+        cr_assert_eq(weir_harness_advance(h, at), 0, "%s", weir_harness_last_error(h));
+}
+
+/* xorshift64: the differential tests' seeded random numbers */
+static inline uint64_t tt_rnd(uint64_t *state)
+{
+    *state ^= *state << 13;
+    *state ^= *state >> 7;
+    *state ^= *state << 17;
+    return *state;
+}
+
+/* qsort's comparison of strings (char *) */
+static inline int tt_cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
 #endif

@@ -168,16 +168,12 @@ static void jh_free(jh *j)
 /* A row into input s ("+I 1|a"), its timestamp ts. */
 static void jh_row(jh *j, int s, const char *text, int64_t ts)
 {
-    unsigned char row[1024];
-    tt_row(s ? j->rs : j->ls, row, text);
-    int r = weir_harness_record(j->h, s, 0, row, ts);
-    cr_assert_eq(r, 0, "%s", weir_harness_last_error(j->h));
+    tt_harness_row(j->h, s, s ? j->rs : j->ls, text, ts);
 }
 
 static void jh_wm(jh *j, int s, int64_t wm)
 {
-    int r = weir_harness_watermark(j->h, s, 0, wm);
-    cr_assert_eq(r, 0, "%s", weir_harness_last_error(j->h));
+    tt_harness_wm(j->h, s, wm);
 }
 
 static void jh_expect(jh *j, const char *want)
@@ -395,21 +391,9 @@ typedef struct drow {
 } drow;
 
 static uint64_t rng_state;
-static uint64_t rnd(void)
-{
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return rng_state;
-}
 
 /* The expected final table of rows drows (only the live ones: inserted
  * and not retracted), as sorted "+I[...]" lines with counts. */
-static int cmp_str(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 static char *final_text(char lines[][ROWLEN], const int *counts, int n)
 {
     char **v = calloc(4096, sizeof *v);
@@ -419,7 +403,7 @@ static char *final_text(char lines[][ROWLEN], const int *counts, int n)
             cr_assert(m < 4096);
             v[m++] = lines[i];
         }
-    qsort(v, (size_t)m, sizeof *v, cmp_str);
+    qsort(v, (size_t)m, sizeof *v, tt_cmp_str);
     size_t cap = (size_t)m * (ROWLEN + 2) + 1, len = 0;
     char *out = malloc(cap);
     out[0] = 0;
@@ -470,10 +454,11 @@ static void differential(weir_join_kind kind, bool interval, uint64_t seed)
     /* each step: a new row on a random side, or a retraction of a live one
      * (regular joins); interval rows in time order per side */
     for (int step = 0; step < 200; step++) {
-        int s = (int)(rnd() % 2);
-        drow d = {.side = s, .k = (int64_t)(rnd() % 4), .v = (int64_t)(rnd() % 3)};
-        if (!interval && n > 0 && rnd() % 4 == 0) {
-            int i = (int)(rnd() % (uint64_t)n);
+        int s = (int)(tt_rnd(&rng_state) % 2);
+        drow d = {.side = s, .k = (int64_t)(tt_rnd(&rng_state) % 4),
+                  .v = (int64_t)(tt_rnd(&rng_state) % 3)};
+        if (!interval && n > 0 && tt_rnd(&rng_state) % 4 == 0) {
+            int i = (int)(tt_rnd(&rng_state) % (uint64_t)n);
             if (!rows[i].retract) {
                 d = rows[i];
                 rows[i].retract = true;
@@ -481,7 +466,7 @@ static void differential(weir_join_kind kind, bool interval, uint64_t seed)
             }
         }
         if (interval) {
-            t[s] += (int64_t)(rnd() % 15);
+            t[s] += (int64_t)(tt_rnd(&rng_state) % 15);
             d.ts = 1000 + t[s];
         }
         char text[128];
@@ -492,7 +477,7 @@ static void differential(weir_join_kind kind, bool interval, uint64_t seed)
             snprintf(text, sizeof text, "%s %lld|%lld", d.retract ? "-D" : "+I", (long long)d.k,
                      (long long)d.v);
         jh_row(j, d.side, text, interval ? d.ts : 0);
-        if (interval && rnd() % 3 == 0)
+        if (interval && tt_rnd(&rng_state) % 3 == 0)
             jh_wm(j, s, d.ts);
         if (!d.retract)
             rows[n++] = d;
@@ -607,11 +592,12 @@ static void semi_differential(weir_join_kind kind, bool not_in, uint64_t seed)
     static srow rows[300];
     int n = 0;
     for (int step = 0; step < 200; step++) {
-        srow d = {.side = (int)(rnd() % 2), .k = (int64_t)(rnd() % 4), .v = (int64_t)(rnd() % 3)};
-        d.null = rnd() % 9 == 0;
+        srow d = {.side = (int)(tt_rnd(&rng_state) % 2), .k = (int64_t)(tt_rnd(&rng_state) % 4),
+                  .v = (int64_t)(tt_rnd(&rng_state) % 3)};
+        d.null = tt_rnd(&rng_state) % 9 == 0;
         bool retract = false;
-        if (n > 0 && rnd() % 4 == 0) {
-            int i = (int)(rnd() % (uint64_t)n);
+        if (n > 0 && tt_rnd(&rng_state) % 4 == 0) {
+            int i = (int)(tt_rnd(&rng_state) % (uint64_t)n);
             if (!rows[i].dead) {
                 d = rows[i];
                 rows[i].dead = true;
@@ -620,8 +606,9 @@ static void semi_differential(weir_join_kind kind, bool not_in, uint64_t seed)
         }
         char text[128], key[24];
         snprintf(key, sizeof key, "%lld", (long long)d.k);
-        snprintf(text, sizeof text, "%s %s|%lld", retract ? (rnd() % 2 ? "-D" : "-U") : "+I",
-                 d.null ? "null" : key, (long long)d.v);
+        snprintf(text, sizeof text, "%s %s|%lld",
+                 retract ? (tt_rnd(&rng_state) % 2 ? "-D" : "-U") : "+I", d.null ? "null" : key,
+                 (long long)d.v);
         jh_row(j, d.side, text, 0);
         if (!retract)
             rows[n++] = d;
@@ -785,27 +772,27 @@ static void temporal_differential(weir_join_kind kind, uint64_t seed)
     int64_t wm[2] = {0, 0}, t[2] = {1000, 1000};
     for (int i = 0; i < N; i++) {
         int64_t jwm = wm[0] < wm[1] ? wm[0] : wm[1];
-        int what = (int)(rnd() % 6); /* a left row, a version, a watermark: 1/3 each */
+        int what = (int)(tt_rnd(&rng_state) % 6); /* a left row, a version, a watermark: 1/3 each */
         tj_ev e = {.side = what / 2};
         if (e.side == 2) { /* a watermark on one side, at most its rows' time */
-            e.wm_side = (int)(rnd() % 2);
-            int64_t w = t[e.wm_side] - (int64_t)(rnd() % 20);
+            e.wm_side = (int)(tt_rnd(&rng_state) % 2);
+            int64_t w = t[e.wm_side] - (int64_t)(tt_rnd(&rng_state) % 20);
             if (w > wm[e.wm_side])
                 wm[e.wm_side] = w;
             e.ts = wm[e.wm_side];
         } else {
             int s = e.side;
-            t[s] += (int64_t)(rnd() % 12);
-            e.k = (int64_t)(rnd() % 3);
-            e.v = (int64_t)(rnd() % 3);
+            t[s] += (int64_t)(tt_rnd(&rng_state) % 12);
+            e.k = (int64_t)(tt_rnd(&rng_state) % 3);
+            e.v = (int64_t)(tt_rnd(&rng_state) % 3);
             e.ts = t[s];
             if (s == 0 && e.ts <= jwm)
-                e.ts = jwm + 1 + (int64_t)(rnd() % 5); /* never late */
+                e.ts = jwm + 1 + (int64_t)(tt_rnd(&rng_state) % 5); /* never late */
             if (s == 1) {
-                int k = (int)(rnd() % 8);
+                int k = (int)(tt_rnd(&rng_state) % 8);
                 e.kind = k < 3 ? 0 : k < 5 ? 1 : k < 7 ? 2 : 3;
-                if (rnd() % 5 == 0)
-                    e.ts -= (int64_t)(rnd() % 60); /* late, perhaps */
+                if (tt_rnd(&rng_state) % 5 == 0)
+                    e.ts -= (int64_t)(tt_rnd(&rng_state) % 60); /* late, perhaps */
             }
         }
         ev[i] = e;
@@ -914,8 +901,9 @@ Test(join, datastream_interval_join_between, .timeout = 60)
     for (int s = 0; s < 2; s++) {
         int64_t t = 1000;
         for (int i = 0; i < N; i++) {
-            t += (int64_t)(rnd() % 7);
-            side[s][i] = (ev){.key = (int64_t)(rnd() % 5), .ts = t, .id = s * 10000 + i};
+            t += (int64_t)(tt_rnd(&rng_state) % 7);
+            side[s][i] = (ev){.key = (int64_t)(tt_rnd(&rng_state) % 5), .ts = t,
+                              .id = s * 10000 + i};
             tss[s][i] = t;
         }
     }

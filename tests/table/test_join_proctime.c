@@ -83,15 +83,10 @@ static void ph_free(ph *p)
 /* A row ("1|x") into side s at job time `at`. */
 static void ph_row(ph *p, int s, int64_t at, const char *text)
 {
-    if (at > weir_harness_now(p->h))
-        cr_assert_eq(weir_harness_advance(p->h, at), 0, "%s", weir_harness_last_error(p->h));
-    const weir_schema *sc = weir_table_schema(p->in[s]);
-    unsigned char row[512];
+    tt_harness_advance_to(p->h, at);
     char full[128];
     snprintf(full, sizeof full, "+I %s|0", text);
-    tt_row(sc, row, full);
-    cr_assert_eq(weir_harness_record(p->h, s, 0, row, WEIR_NO_TIMESTAMP), 0, "%s",
-                 weir_harness_last_error(p->h));
+    tt_harness_row(p->h, s, weir_table_schema(p->in[s]), full, WEIR_NO_TIMESTAMP);
 }
 
 #define BOUNDS "l.k = r.k AND l.p BETWEEN r.p - INTERVAL '0.1' SECOND AND r.p + INTERVAL '0.2' SECOND"

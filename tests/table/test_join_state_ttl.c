@@ -65,11 +65,6 @@ static th *th_new(int64_t ttl_ms, weir_join_kind kind)
     return p;
 }
 
-static int cmp_line(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 /* The output's lines sorted (the rows one record makes come in the order
  * of the state's map, which is no order). */
 static const char *th_sorted(th *p)
@@ -78,7 +73,7 @@ static const char *th_sorted(th *p)
     int n = 0;
     for (char *l = strtok(p->out, "\n"); l && n < 64; l = strtok(NULL, "\n"))
         lines[n++] = strdup(l);
-    qsort(lines, (size_t)n, sizeof *lines, cmp_line);
+    qsort(lines, (size_t)n, sizeof *lines, tt_cmp_str);
     p->len = 0;
     p->out[0] = 0;
     for (int i = 0; i < n; i++) {
@@ -100,12 +95,8 @@ static void th_free(th *p)
 
 static void th_row(th *p, int s, int64_t at, const char *text)
 {
-    if (at > weir_harness_now(p->h))
-        cr_assert_eq(weir_harness_advance(p->h, at), 0);
-    unsigned char row[512];
-    tt_row(p->s[s], row, text);
-    cr_assert_eq(weir_harness_record(p->h, s, 0, row, 0), 0, "%s",
-                 weir_harness_last_error(p->h));
+    tt_harness_advance_to(p->h, at);
+    tt_harness_row(p->h, s, p->s[s], text, 0);
 }
 
 Test(join_state_ttl, a_row_not_written_for_the_ttl_is_no_partner_any_more)

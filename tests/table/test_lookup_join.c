@@ -133,10 +133,7 @@ static void lh_free(lh *j)
 
 static void lh_row(lh *j, const char *text, int64_t ts)
 {
-    unsigned char row[1024];
-    tt_row(j->ls, row, text);
-    cr_assert_eq(weir_harness_record(j->h, 0, 0, row, ts), 0, "%s",
-                 weir_harness_last_error(j->h));
+    tt_harness_row(j->h, 0, j->ls, text, ts);
 }
 
 static const char *const SIDE[] = {"+I 1|one", "+I 2|two", "+I null|none", "+I 2|two again",
@@ -248,23 +245,11 @@ Test(lookup_join, refusals)
 /* ---- differential: a job at parallelism 2 against a nested loop ---------------------------- */
 
 static uint64_t rng_state;
-static uint64_t rnd(void)
-{
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return rng_state;
-}
-
-static int cmp_str(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
 
 /* lines (n of them, each malloc'ed) sorted and joined; frees them */
 static char *joined(char **lines, size_t n)
 {
-    qsort(lines, n, sizeof *lines, cmp_str);
+    qsort(lines, n, sizeof *lines, tt_cmp_str);
     size_t len = 1;
     for (size_t i = 0; i < n; i++)
         len += strlen(lines[i]) + 1;
@@ -292,9 +277,9 @@ static void differential(weir_join_kind kind, uint64_t seed)
     size_t rs = weir_schema_row_size(ls);
     unsigned char *rows = calloc(NL, rs);
     for (int i = 0; i < NL; i++) {
-        lnull[i] = rnd() % 8 == 0;
-        lk[i] = (int64_t)(rnd() % 8);
-        lv[i] = (int64_t)(rnd() % 3);
+        lnull[i] = tt_rnd(&rng_state) % 8 == 0;
+        lk[i] = (int64_t)(tt_rnd(&rng_state) % 8);
+        lv[i] = (int64_t)(tt_rnd(&rng_state) % 3);
         unsigned char *r = rows + (size_t)i * rs;
         weir_row_init(ls, r, WEIR_ROW_INSERT);
         if (lnull[i])
@@ -306,9 +291,9 @@ static void differential(weir_join_kind kind, uint64_t seed)
     /* the table: keys 0..5 (so 6 and 7 find nothing), repeated, and NULL */
     int64_t trows[NT][3];
     for (int i = 0; i < NT; i++) {
-        trows[i][0] = (int64_t)(rnd() % 6);
-        trows[i][1] = (int64_t)(rnd() % 3);
-        trows[i][2] = rnd() % 10 == 0;
+        trows[i][0] = (int64_t)(tt_rnd(&rng_state) % 6);
+        trows[i][1] = (int64_t)(tt_rnd(&rng_state) % 3);
+        trows[i][2] = tt_rnd(&rng_state) % 10 == 0;
     }
     mem_table mem = {.s = ts, .rows = trows, .nrows = NT};
     weir_table *in = weir_table_from_stream(env, weir_source_array(job, rows, NL, rs, NULL), ls);

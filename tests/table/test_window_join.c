@@ -149,22 +149,18 @@ static void wh_free(wh *j)
 static void wh_row(wh *j, int s, int64_t id, int64_t k, int64_t v, int64_t ts, int64_t ws,
                    int64_t we)
 {
-    unsigned char row[1024];
     char text[256];
     char key[24] = "null";
     if (k >= 0)
         snprintf(key, sizeof key, "%lld", (long long)k);
     snprintf(text, sizeof text, "+I %lld|%s|%lld|%lld|%lld|%lld|%lld", (long long)id, key,
              (long long)v, (long long)ts, (long long)ws, (long long)we, (long long)(we - 1));
-    tt_row(j->in[s], row, text);
-    int r = weir_harness_record(j->h, s, 0, row, we - 1);
-    cr_assert_eq(r, 0, "%s", weir_harness_last_error(j->h));
+    tt_harness_row(j->h, s, j->in[s], text, we - 1);
 }
 
 static void wh_wm(wh *j, int s, int64_t wm)
 {
-    int r = weir_harness_watermark(j->h, s, 0, wm);
-    cr_assert_eq(r, 0, "%s", weir_harness_last_error(j->h));
+    tt_harness_wm(j->h, s, wm);
 }
 
 static void wh_expect(wh *j, const char *want)
@@ -279,13 +275,6 @@ Test(window_join, planned_as_flink_plans_it, .timeout = 30)
 /* ---- the differential test ---------------------------------------------------------------- */
 
 static uint64_t rng_state;
-static uint64_t rnd(void)
-{
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return rng_state;
-}
 
 typedef struct wrow {
     int side;
@@ -341,22 +330,22 @@ static void differential(const weir_table_window *w, weir_join_kind kind, uint64
     int64_t t[2] = {0, 0};
     int next_id[2] = {0, 0};
     while (next_id[0] < N || next_id[1] < N) {
-        int s = (int)(rnd() % 2);
+        int s = (int)(tt_rnd(&rng_state) % 2);
         if (next_id[s] == N)
             s = 1 - s;
-        if (rnd() % 5 == 0) {
+        if (tt_rnd(&rng_state) % 5 == 0) {
             /* a watermark somewhat behind the side's time: some rows come late */
-            int64_t m = t[s] - (int64_t)(rnd() % 5);
+            int64_t m = t[s] - (int64_t)(tt_rnd(&rng_state) % 5);
             if (m > wm[s]) {
                 wm[s] = m;
                 wh_wm(j, s, m);
             }
             continue;
         }
-        t[s] += (int64_t)(rnd() % 4);
-        int64_t ts = t[s] - (int64_t)(rnd() % 25); /* out of order */
-        int64_t k = rnd() % 8 == 0 ? -1 : (int64_t)(rnd() % 4);
-        int64_t v = (int64_t)(rnd() % 10);
+        t[s] += (int64_t)(tt_rnd(&rng_state) % 4);
+        int64_t ts = t[s] - (int64_t)(tt_rnd(&rng_state) % 25); /* out of order */
+        int64_t k = tt_rnd(&rng_state) % 8 == 0 ? -1 : (int64_t)(tt_rnd(&rng_state) % 4);
+        int64_t v = (int64_t)(tt_rnd(&rng_state) % 10);
         int64_t id = s * 1000 + next_id[s]++;
         int64_t ws[MAXW], we[MAXW];
         int nw = windows_of(w, ts, ws, we);
@@ -482,8 +471,9 @@ static void stream_join(const weir_window_assigner *w, bool cogroup)
     for (int s = 0; s < 2; s++) {
         int64_t t = 1000;
         for (int i = 0; i < N; i++) {
-            t += (int64_t)(rnd() % 5);
-            side[s][i] = (ev){.key = (int64_t)(rnd() % 5), .ts = t, .id = s * 10000 + i};
+            t += (int64_t)(tt_rnd(&rng_state) % 5);
+            side[s][i] = (ev){.key = (int64_t)(tt_rnd(&rng_state) % 5), .ts = t,
+                              .id = s * 10000 + i};
             tss[s][i] = t;
         }
     }
