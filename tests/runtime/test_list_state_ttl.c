@@ -13,16 +13,10 @@
 
 #include "keyed_snapshot.h"
 #include "task.h"
+#include "runtime/state_ttl_harness.h"
 #include "support/weir_testutil.h"
 
 enum op { ADD = 1, GET, SET2 };
-
-typedef struct cmd {
-    int64_t key;
-    int32_t op;
-    int32_t pad;
-    int64_t a, b;
-} cmd;
 
 typedef struct said {
     int64_t key, count, sum;
@@ -54,7 +48,7 @@ static void t_close(weir_ctx *ctx)
 static int t_record(weir_ctx *ctx, int input, const void *elem, int64_t ts)
 {
     (void)input;
-    const cmd *c = elem;
+    const ttl_cmd *c = elem;
     int list = *(int *)weir_ctx_state(ctx);
     said out = {.key = c->key};
     switch (c->op) {
@@ -83,13 +77,6 @@ static const weir_operator_vtable t_vtable = {
     .on_record = t_record,
 };
 
-static void key_of(const void *elem, void *key, void *arg)
-{
-    (void)arg;
-    memcpy(key, elem, 8);
-}
-
-static const weir_key_spec key_spec = {.key_size = 8, .extract = key_of};
 static said last;
 
 static void on_record(int tag, const void *elem, int64_t ts, void *arg)
@@ -100,27 +87,12 @@ static void on_record(int tag, const void *elem, int64_t ts, void *arg)
 
 static weir_harness *open_ok(void)
 {
-    weir_process_spec op = {.vtable = &t_vtable, .out_size = sizeof(said)};
-    weir_harness_config cfg = {.op = &op,
-                               .in_size = {sizeof(cmd)},
-                               .key = {&key_spec},
-                               .watermark_interval_ms = WEIR_DISABLED,
-                               .output = {.on_record = on_record}};
-    weir_harness *h = NULL;
-    char err[256];
-    cr_assert_eq(weir_harness_create(&cfg, &h, err, sizeof err), 0, "%s", err);
-    return h;
-}
-
-static void cmd_send(weir_harness *h, int64_t key, int op, int64_t a, int64_t b)
-{
-    cmd c = {.key = key, .op = op, .a = a, .b = b};
-    cr_assert_eq(weir_harness_record(h, 0, 0, &c, 0), 0, "%s", weir_harness_last_error(h));
+    return ttl_harness_open_ok(&t_vtable, sizeof(said), on_record);
 }
 
 static void expect_list(weir_harness *h, int64_t key, int64_t count, int64_t digits)
 {
-    cmd_send(h, key, GET, 0, 0);
+    ttl_cmd_send(h, key, GET, 0, 0);
     cr_assert_eq(last.count, count, "key %lld at %lld: %lld elements", (long long)key,
                  (long long)weir_harness_now(h), (long long)last.count);
     cr_assert_eq(last.sum, digits, "key %lld: %lld", (long long)key, (long long)last.sum);
@@ -131,10 +103,10 @@ Test(list_state_ttl, elements_expire_one_by_one_after_they_were_added)
     list_ttl = (weir_state_ttl){.ttl_ms = 100};
     weir_harness *h = open_ok();
     weir_ctx *ctx = weir__harness_ctx(h);
-    cmd_send(h, 1, ADD, 1, 0);
+    ttl_cmd_send(h, 1, ADD, 1, 0);
     cr_assert_eq(weir_harness_advance(h, 50), 0);
-    cmd_send(h, 1, ADD, 2, 0);
-    cmd_send(h, 1, ADD, 3, 0);
+    ttl_cmd_send(h, 1, ADD, 2, 0);
+    ttl_cmd_send(h, 1, ADD, 3, 0);
     expect_list(h, 1, 3, 123);
     cr_assert_eq(weir_harness_advance(h, 99), 0);
     expect_list(h, 1, 3, 123);
@@ -151,9 +123,9 @@ Test(list_state_ttl, on_read_and_write_a_get_renews_every_element)
 {
     list_ttl = (weir_state_ttl){.ttl_ms = 100, .update = WEIR_TTL_ON_READ_AND_WRITE};
     weir_harness *h = open_ok();
-    cmd_send(h, 1, ADD, 1, 0);
+    ttl_cmd_send(h, 1, ADD, 1, 0);
     cr_assert_eq(weir_harness_advance(h, 60), 0);
-    cmd_send(h, 1, ADD, 2, 0);
+    ttl_cmd_send(h, 1, ADD, 2, 0);
     cr_assert_eq(weir_harness_advance(h, 90), 0);
     expect_list(h, 1, 2, 12); /* both renewed at 90 */
     cr_assert_eq(weir_harness_advance(h, 189), 0);
@@ -168,11 +140,11 @@ Test(list_state_ttl, a_set_writes_every_element_and_event_time_follows_the_water
     list_ttl = (weir_state_ttl){.ttl_ms = 50, .time = WEIR_TTL_EVENT_TIME};
     weir_harness *h = open_ok();
     cr_assert_eq(weir_harness_watermark(h, 0, 0, 0), 0);
-    cmd_send(h, 1, ADD, 1, 0);
+    ttl_cmd_send(h, 1, ADD, 1, 0);
     cr_assert_eq(weir_harness_advance(h, 1000), 0); /* processing time does not count */
     expect_list(h, 1, 1, 1);
     cr_assert_eq(weir_harness_watermark(h, 0, 0, 40), 0);
-    cmd_send(h, 1, SET2, 4, 5); /* both written at 40 */
+    ttl_cmd_send(h, 1, SET2, 4, 5); /* both written at 40 */
     cr_assert_eq(weir_harness_watermark(h, 0, 0, 89), 0);
     expect_list(h, 1, 2, 45);
     cr_assert_eq(weir_harness_watermark(h, 0, 0, 90), 0);
@@ -186,7 +158,7 @@ Test(list_state_ttl, the_cleanup_is_bounded_per_access_and_keeps_endless_keys_bo
     weir_harness *h = open_ok();
     weir_ctx *ctx = weir__harness_ctx(h);
     for (int64_t k = 0; k < 1000; k++)
-        cmd_send(h, k, ADD, k, 0);
+        ttl_cmd_send(h, k, ADD, k, 0);
     cr_assert_eq(weir_state_size(ctx, 0), 1000u);
     size_t before = weir_state_memory(ctx);
     cr_assert_eq(weir_harness_advance(h, 200), 0);
@@ -202,7 +174,7 @@ Test(list_state_ttl, the_cleanup_is_bounded_per_access_and_keeps_endless_keys_bo
     size_t most = 0;
     for (int64_t t = 300; t < 20300; t++) {
         cr_assert_eq(weir_harness_advance(h, t), 0);
-        cmd_send(h, 100000 + t, ADD, t, 0);
+        ttl_cmd_send(h, 100000 + t, ADD, t, 0);
         if (t > 2000 && weir_state_size(ctx, 0) > most)
             most = weir_state_size(ctx, 0);
     }
@@ -216,11 +188,11 @@ Test(list_state_ttl, a_snapshot_leaves_expired_elements_out_and_keeps_the_time_l
 {
     list_ttl = (weir_state_ttl){.ttl_ms = 100};
     weir_harness *h = open_ok();
-    cmd_send(h, 1, ADD, 1, 0);
-    cmd_send(h, 2, ADD, 7, 0);
+    ttl_cmd_send(h, 1, ADD, 1, 0);
+    ttl_cmd_send(h, 2, ADD, 7, 0);
     cr_assert_eq(weir_harness_advance(h, 60), 0);
-    cmd_send(h, 1, ADD, 2, 0);
-    cmd_send(h, 3, ADD, 3, 0);
+    ttl_cmd_send(h, 1, ADD, 2, 0);
+    ttl_cmd_send(h, 3, ADD, 3, 0);
     cr_assert_eq(weir_harness_advance(h, 110), 0); /* 1 and 7 expired; 2 and 3 have 50 ms */
     msgpack_sbuffer sb;
     msgpack_sbuffer_init(&sb);
@@ -251,7 +223,7 @@ Test(list_state_ttl, a_snapshot_leaves_expired_elements_out_and_keeps_the_time_l
         if (i == 0 || weir_state_size(ctx, 0)) {
             cr_assert_eq(weir_harness_advance(r[i], 49), 0);
             for (int64_t k = 1; k <= 3; k += 2) {
-                cmd_send(r[i], k, GET, 0, 0);
+                ttl_cmd_send(r[i], k, GET, 0, 0);
                 restored += last.count == 1 && last.sum == (k == 1 ? 2 : 3);
             }
             cr_assert_eq(weir_harness_advance(r[i], 50), 0); /* the 50 ms they had left */

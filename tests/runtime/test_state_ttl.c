@@ -12,16 +12,10 @@
 
 #include "keyed_snapshot.h"
 #include "task.h"
+#include "runtime/state_ttl_harness.h"
 #include "support/weir_testutil.h"
 
 enum op { PUT = 1, GET, MPUT, MCOUNT, MSUM };
-
-typedef struct cmd {
-    int64_t key;
-    int32_t op;
-    int32_t pad;
-    int64_t a, b;
-} cmd;
 
 typedef struct said {
     int64_t key, found, value;
@@ -68,7 +62,7 @@ static void t_close(weir_ctx *ctx)
 static int t_record(weir_ctx *ctx, int input, const void *elem, int64_t ts)
 {
     (void)input;
-    const cmd *c = elem;
+    const ttl_cmd *c = elem;
     ttl_state *s = weir_ctx_state(ctx);
     said out = {.key = c->key};
     switch (c->op) {
@@ -110,13 +104,6 @@ static const weir_operator_vtable t_vtable = {
     .on_record = t_record,
 };
 
-static void key_of(const void *elem, void *key, void *arg)
-{
-    (void)arg;
-    memcpy(key, elem, 8);
-}
-
-static const weir_key_spec key_spec = {.key_size = 8, .extract = key_of};
 static said last;
 
 static void on_record(int tag, const void *elem, int64_t ts, void *arg)
@@ -127,35 +114,17 @@ static void on_record(int tag, const void *elem, int64_t ts, void *arg)
 
 static weir_harness *open_op(char *err, size_t errsize)
 {
-    weir_process_spec op = {.vtable = &t_vtable, .out_size = sizeof(said)};
-    weir_harness_config cfg = {.op = &op,
-                               .in_size = {sizeof(cmd)},
-                               .key = {&key_spec},
-                               .watermark_interval_ms = WEIR_DISABLED,
-                               .output = {.on_record = on_record}};
-    weir_harness *h = NULL;
-    if (weir_harness_create(&cfg, &h, err, errsize))
-        return NULL;
-    return h;
+    return ttl_harness_open(&t_vtable, sizeof(said), on_record, err, errsize);
 }
 
 static weir_harness *open_ok(void)
 {
-    char err[256];
-    weir_harness *h = open_op(err, sizeof err);
-    cr_assert_not_null(h, "%s", err);
-    return h;
-}
-
-static void cmd_send(weir_harness *h, int64_t key, int op, int64_t a, int64_t b)
-{
-    cmd c = {.key = key, .op = op, .a = a, .b = b};
-    cr_assert_eq(weir_harness_record(h, 0, 0, &c, 0), 0, "%s", weir_harness_last_error(h));
+    return ttl_harness_open_ok(&t_vtable, sizeof(said), on_record);
 }
 
 static void expect_value(weir_harness *h, int64_t key, bool found, int64_t value)
 {
-    cmd_send(h, key, GET, 0, 0);
+    ttl_cmd_send(h, key, GET, 0, 0);
     cr_assert_eq(last.found, found, "key %lld at %lld", (long long)key,
                  (long long)weir_harness_now(h));
     if (found)
@@ -167,10 +136,10 @@ Test(state_ttl, a_value_expires_ttl_after_its_last_write)
     value_ttl = (weir_state_ttl){.ttl_ms = 100};
     map_ttl = value_ttl;
     weir_harness *h = open_ok();
-    cmd_send(h, 1, PUT, 7, 0);
+    ttl_cmd_send(h, 1, PUT, 7, 0);
     cr_assert_eq(weir_harness_advance(h, 99), 0);
     expect_value(h, 1, true, 7);
-    cmd_send(h, 2, PUT, 8, 0); /* written at 99 */
+    ttl_cmd_send(h, 2, PUT, 8, 0); /* written at 99 */
     cr_assert_eq(weir_harness_advance(h, 100), 0);
     expect_value(h, 1, false, 0); /* 100 after its write */
     expect_value(h, 2, true, 8);
@@ -185,7 +154,7 @@ Test(state_ttl, on_read_and_write_a_read_keeps_it)
     value_ttl = (weir_state_ttl){.ttl_ms = 100, .update = WEIR_TTL_ON_READ_AND_WRITE};
     map_ttl = value_ttl;
     weir_harness *h = open_ok();
-    cmd_send(h, 1, PUT, 7, 0);
+    ttl_cmd_send(h, 1, PUT, 7, 0);
     cr_assert_eq(weir_harness_advance(h, 60), 0);
     expect_value(h, 1, true, 7);
     cr_assert_eq(weir_harness_advance(h, 150), 0);
@@ -201,19 +170,19 @@ Test(state_ttl, map_entries_expire_one_by_one_in_event_time)
     map_ttl = (weir_state_ttl){.ttl_ms = 50, .time = WEIR_TTL_EVENT_TIME};
     weir_harness *h = open_ok();
     cr_assert_eq(weir_harness_watermark(h, 0, 0, 0), 0);
-    cmd_send(h, 1, MPUT, 10, 1);
+    ttl_cmd_send(h, 1, MPUT, 10, 1);
     cr_assert_eq(weir_harness_watermark(h, 0, 0, 20), 0);
-    cmd_send(h, 1, MPUT, 11, 2);
-    cmd_send(h, 1, MCOUNT, 0, 0);
+    ttl_cmd_send(h, 1, MPUT, 11, 2);
+    ttl_cmd_send(h, 1, MCOUNT, 0, 0);
     cr_assert_eq(last.found, 2);
     cr_assert_eq(weir_harness_watermark(h, 0, 0, 50), 0);
-    cmd_send(h, 1, MCOUNT, 0, 0);
+    ttl_cmd_send(h, 1, MCOUNT, 0, 0);
     cr_assert_eq(last.found, 1, "the first expired at watermark 50");
-    cmd_send(h, 1, MSUM, 0, 0);
+    ttl_cmd_send(h, 1, MSUM, 0, 0);
     cr_assert_eq(last.found, 1);
     cr_assert_eq(last.value, 2);
     cr_assert_eq(weir_harness_watermark(h, 0, 0, 70), 0);
-    cmd_send(h, 1, MSUM, 0, 0);
+    ttl_cmd_send(h, 1, MSUM, 0, 0);
     cr_assert_eq(last.found, 0);
     weir_harness_destroy(h);
 }
@@ -225,7 +194,7 @@ Test(state_ttl, the_cleanup_is_bounded_per_access_and_keeps_endless_keys_bounded
     weir_harness *h = open_ok();
     weir_ctx *ctx = weir__harness_ctx(h);
     for (int64_t k = 0; k < 1000; k++)
-        cmd_send(h, k, PUT, k, 0);
+        ttl_cmd_send(h, k, PUT, k, 0);
     cr_assert_eq(weir_state_size(ctx, 0), 1000u);
     cr_assert_eq(weir_harness_advance(h, 200), 0);
     /* 20 accesses look at 100 entries at most */
@@ -241,7 +210,7 @@ Test(state_ttl, the_cleanup_is_bounded_per_access_and_keeps_endless_keys_bounded
     size_t most = 0;
     for (int64_t t = 300; t < 20300; t++) {
         cr_assert_eq(weir_harness_advance(h, t), 0);
-        cmd_send(h, 100000 + t, PUT, t, 0);
+        ttl_cmd_send(h, 100000 + t, PUT, t, 0);
         if (t > 2000 && weir_state_size(ctx, 0) > most)
             most = weir_state_size(ctx, 0);
     }
@@ -255,10 +224,10 @@ Test(state_ttl, a_snapshot_leaves_expired_entries_out_and_keeps_the_time_left)
     value_ttl = (weir_state_ttl){.ttl_ms = 100};
     map_ttl = value_ttl;
     weir_harness *h = open_ok();
-    cmd_send(h, 1, PUT, 1, 0);
+    ttl_cmd_send(h, 1, PUT, 1, 0);
     cr_assert_eq(weir_harness_advance(h, 60), 0);
-    cmd_send(h, 2, PUT, 2, 0);
-    cmd_send(h, 2, MPUT, 5, 50);
+    ttl_cmd_send(h, 2, PUT, 2, 0);
+    ttl_cmd_send(h, 2, MPUT, 5, 50);
     cr_assert_eq(weir_harness_advance(h, 110), 0); /* key 1 expired, key 2 has 50 ms left */
     msgpack_sbuffer sb;
     msgpack_sbuffer_init(&sb);
@@ -277,7 +246,7 @@ Test(state_ttl, a_snapshot_leaves_expired_entries_out_and_keeps_the_time_left)
     weir_ctx *ctx = weir__harness_ctx(r);
     cr_assert_eq(weir_state_size(ctx, 0), 1u, "only key 2's value was written");
     expect_value(r, 2, true, 2);
-    cmd_send(r, 2, MCOUNT, 0, 0);
+    ttl_cmd_send(r, 2, MCOUNT, 0, 0);
     cr_assert_eq(last.found, 1);
     cr_assert_eq(weir_harness_advance(r, 49), 0);
     expect_value(r, 2, true, 2);
