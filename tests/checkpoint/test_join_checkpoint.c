@@ -31,8 +31,8 @@ static weir_job *build(void *arg, const char *out, const char *chk, const char *
     b->job = jch_job(chk, restore, p, &b->env);
     weir_table *t[2];
     for (int s = 0; s < 2; s++) {
-        b->s[s] = jch_row_schema(s ? "r" : "l", s == 1 && c->temporal);
-        t[s] = jch_generated_table(b->job, b->env, s ? "right" : "left", b->s[s], 300,
+        b->s[s] = tu_gen_row_schema(s ? "r" : "l", s == 1 && c->temporal);
+        t[s] = tu_gen_table(b->job, b->env, s ? "right" : "left", b->s[s], 300,
                                    5 + (uint64_t)s, speed);
     }
     weir_table *j = c->temporal ? weir_table_temporal_join_as(t[0], "l", t[1], "r", c->kind,

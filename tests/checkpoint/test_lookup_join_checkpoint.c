@@ -56,9 +56,9 @@ static weir_job *build(void *arg, const char *out, const char *chk, const char *
 {
     built *b = arg;
     b->job = jch_job(chk, restore, p, &b->env);
-    b->ls = jch_row_schema("l", false);
+    b->ls = tu_gen_row_schema("l", false);
     b->ss = side_schema();
-    weir_table *t = jch_generated_table(b->job, b->env, "left", b->ls, 400, 11, speed);
+    weir_table *t = tu_gen_table(b->job, b->env, "left", b->ls, 400, 11, speed);
     weir_lookup_source src = {.name = "side", .schema = b->ss, .load = side_load, .arg = b->ss,
                               .reload_ms = b->reload_ms};
     weir_table *j = weir_table_lookup_join(t, &src, WEIR_JOIN_LEFT, "l.k = side.key AND "

@@ -30,8 +30,8 @@ static weir_job *build(void *arg, const char *out, const char *chk, const char *
     b->job = jch_job(chk, restore, p, &b->env);
     weir_table *t[2];
     for (int s = 0; s < 2; s++) {
-        b->s[s] = jch_row_schema(s ? "r" : "l", false);
-        t[s] = weir_table_window_tvf(jch_generated_table(b->job, b->env, s ? "right" : "left",
+        b->s[s] = tu_gen_row_schema(s ? "r" : "l", false);
+        t[s] = weir_table_window_tvf(tu_gen_table(b->job, b->env, s ? "right" : "left",
                                                          b->s[s], 300, 5 + (uint64_t)s, speed),
                                      &c->window);
         cr_assert(t[s], "%s", weir_job_error(b->job));

@@ -7,31 +7,8 @@
  * validate`) and `weir capture summary` lists the joins.
  */
 #include "diag/test_diag_support.h"
+#include "support/gen_table.h"
 #include "weir.h"
-
-static weir_schema *row_schema(const char *name)
-{
-    weir_schema_builder *b = weir_schema_builder_create(name);
-    weir_schema_column_sql(b, "k", "BIGINT NOT NULL");
-    weir_schema_column_sql(b, "v", "BIGINT NOT NULL");
-    weir_schema_column_sql(b, "ts", "TIMESTAMP(3) NOT NULL");
-    weir_schema_watermark(b, "ts", "SOURCE_WATERMARK()");
-    weir_schema *s;
-    char err[256];
-    cr_assert_eq(weir_schema_build(b, &s, err, sizeof err), 0, "%s", err);
-    return s;
-}
-
-static int to_row(const void *in, void *out, void *arg)
-{
-    const weir_schema *s = arg;
-    const weir_gen_event *e = in;
-    weir_row_init(s, out, WEIR_ROW_INSERT);
-    weir_row_set_int(s, out, 0, e->key);
-    weir_row_set_int(s, out, 1, e->value);
-    weir_row_set_int(s, out, 2, e->timestamp);
-    return 0;
-}
 
 typedef struct seen {
     int events;
@@ -57,15 +34,8 @@ static seen run(const char *dir, bool window, const char *cond, const char *pref
     weir_table *t[2];
     weir_table_window w = {.kind = WEIR_TABLE_TUMBLE, .size_ms = 50};
     for (int i = 0; i < 2; i++) {
-        weir_generator_config g = {.name = i ? "right" : "left", .partitions = 1, .keys = 8,
-                                   .rate = 1000, .pace = WEIR_GEN_PACED, .speed = 5,
-                                   .count = 400, .seed = 11 + (uint64_t)i};
-        weir_stream *st = weir_source_generator(job, &g);
-        weir_timestamps_spec ts = {.strategy = weir_watermarks_bounded(0)};
-        st = weir_stream_assign_timestamps(st, &ts);
-        s[i] = row_schema(i ? "r" : "l");
-        st = weir_stream_map(st, weir_schema_row_size(s[i]), to_row, s[i]);
-        t[i] = weir_table_from_stream(env, st, s[i]);
+        s[i] = tu_gen_row_schema(i ? "r" : "l", false);
+        t[i] = tu_gen_table(job, env, i ? "right" : "left", s[i], 400, 11 + (uint64_t)i, 5);
         if (window)
             t[i] = weir_table_window_tvf(t[i], &w);
     }
