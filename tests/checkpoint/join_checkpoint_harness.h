@@ -173,12 +173,7 @@ static inline void jch_stop_and_resume(const jch_case *c, int p1, int p2)
     tu_runner r;
     tu_runner_start(&r, job);
     jch_sleep_ms(c->stop_after_ms);
-    int64_t id = 0;
-    char why[512];
-    int e = weir_job_savepoint(r.job, sp, true, &id, why, sizeof why);
-    pthread_join(r.thread, NULL);
-    cr_assert_eq(e, 0, "savepoint: %s", why);
-    cr_assert_eq(r.result, WEIR_ECANCELED, "%s", weir_job_error(r.job));
+    tu_runner_stop_with_savepoint(&r, sp);
     c->unbuild(c->arg);
     if (c->after_stopped)
         c->after_stopped(c->arg, p1);

@@ -872,12 +872,7 @@ Test(checkpoint_recovery, stop_with_savepoint_and_resume, .timeout = 60)
     tu_runner r;
     tu_runner_start(&r, build_job(&rs));
     sleep_ms(400);
-    int64_t id = 0;
-    char why[512];
-    int e = weir_job_savepoint(r.job, sp, true, &id, why, sizeof why);
-    pthread_join(r.thread, NULL);
-    cr_assert_eq(e, 0, "savepoint: %s", why);
-    cr_assert_eq(r.result, WEIR_ECANCELED);
+    tu_runner_stop_with_savepoint(&r, sp);
     cr_assert(strstr(weir_job_error(r.job), "stopped with savepoint"), "%s",
               weir_job_error(r.job));
     weir_job_destroy(r.job);
@@ -1221,12 +1216,7 @@ Test(checkpoint_recovery, file_source_resumes_at_its_position, .timeout = 60)
     tu_runner r;
     tu_runner_start(&r, file_job(sc, in, out, chk, NULL));
     sleep_ms(200);
-    int64_t id = 0;
-    char why[512];
-    int e = weir_job_savepoint(r.job, sp, true, &id, why, sizeof why);
-    pthread_join(r.thread, NULL);
-    cr_assert_eq(e, 0, "savepoint: %s", why);
-    cr_assert_eq(r.result, WEIR_ECANCELED, "%s", weir_job_error(r.job));
+    tu_runner_stop_with_savepoint(&r, sp);
     weir_job_destroy(r.job);
     weir_job *job = file_job(sc, in, out, NULL, sp);
     cr_assert_eq(weir_job_run(job), 0, "%s", weir_job_error(job));

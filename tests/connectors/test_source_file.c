@@ -369,12 +369,7 @@ Test(source_file, a_restore_from_a_file_that_shrank_is_refused, .timeout = 60)
     for (int i = 0; i < 3000 && atomic_load(&s->n) < 1; i++)
         sleep_ms(10);
     cr_assert_geq(atomic_load(&s->n), 1);
-    int64_t id = 0;
-    char why[1024];
-    int e = weir_job_savepoint(rn.job, sp, true, &id, why, sizeof why);
-    pthread_join(rn.thread, NULL);
-    cr_assert_eq(e, 0, "savepoint: %s", why);
-    cr_assert_eq(rn.result, WEIR_ECANCELED, "%s", weir_job_error(rn.job));
+    tu_runner_stop_with_savepoint(&rn, sp);
     int got = atomic_load(&s->n);
     cr_assert_lt(got, 60);
     weir_job_destroy(rn.job);

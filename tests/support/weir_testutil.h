@@ -145,6 +145,19 @@ static inline void tu_runner_start(tu_runner *rn, weir_job *job)
     cr_assert_eq(pthread_create(&rn->thread, NULL, tu_runner_main, rn), 0);
 }
 
+/* Stops rn's job with a savepoint into sp (drained: the sources end first)
+ * and waits for it: the savepoint is taken and the run ends WEIR_ECANCELED.
+ * The caller destroys rn->job. */
+static inline void tu_runner_stop_with_savepoint(tu_runner *rn, const char *sp)
+{
+    int64_t id = 0;
+    char why[1024];
+    int e = weir_job_savepoint(rn->job, sp, true, &id, why, sizeof why);
+    pthread_join(rn->thread, NULL);
+    cr_assert_eq(e, 0, "savepoint: %s", why);
+    cr_assert_eq(rn->result, WEIR_ECANCELED, "%s", weir_job_error(rn->job));
+}
+
 /* The collected elements as uint64 values (each element's first 8 bytes),
  * in collect order. Caller frees. */
 static inline uint64_t *tu_collect_u64(const weir_collect *c, size_t *n)
