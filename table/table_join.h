@@ -1,7 +1,8 @@
 /* table_join.h — the join engine's configuration, shared by the regular
  * and interval joins (table_join.c, which plans them all), the event-time
  * temporal join's operator (table_temporal_join.c) and the semi and anti
- * joins' (table_semi_join.c). Internal to table/.
+ * joins' (table_semi_join.c) and the window join's (table_window_join.c).
+ * Internal to table/.
  */
 #ifndef WEIR_TABLE_JOIN_H
 #define WEIR_TABLE_JOIN_H
@@ -82,6 +83,14 @@ void weir__join_put_side(const join_impl *j, unsigned char *out, int s, const un
  * failed (ctx failed); scratch is the filter's scratch. */
 int weir__join_pair_passes(weir_ctx *ctx, const join_impl *j, unsigned char *out,
                            unsigned char *scratch);
+
+/* Appends the pair (left column lc of ls, right column rc of rs) to j's
+ * join key: two integer types compared as BIGINT, two strings at the larger
+ * capacity, else the same type. 0, or -1 with env failed ("what: ..."). */
+int weir__join_key_add(weir_table_env *env, const char *what, join_impl *j,
+                       const weir_schema *ls, int lc, const weir_schema *rs, int rc);
+/* 0 if j's join key fits a state key, or -1 with env failed. */
+int weir__join_key_fits(weir_table_env *env, const char *what, const join_impl *j);
 
 /* The temporal join's operator (table_temporal_join.c). */
 extern const weir_operator_vtable weir__temporal_join_vtable;
