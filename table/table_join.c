@@ -625,28 +625,31 @@ typedef struct join_plan {
     int time_kind; /* the bounds' time attributes: 0 none yet, 1 rowtimes, 2 PROCTIME()s */
 } join_plan;
 
-/* A column name of the condition: its side and column, or false (not a
- * plain column of exactly one side). */
-static bool resolve(const join_plan *p, const weir_ast *a, int *side, int *col)
+int weir__join_name_sides(const weir_expr_scope sc[2], const weir_ast *a, int *side, int *col)
 {
-    if (!a || a->kind != WEIR_AST_NAME)
-        return false;
     int found = 0;
     for (int s = 0; s < 2; s++) {
-        const weir_expr_scope *sc = &p->sc[s];
-        for (int k = 0; k < sc->ninputs; k++) {
-            const char *q = sc->inputs[k].qualifier;
+        for (int k = 0; k < sc[s].ninputs; k++) {
+            const char *q = sc[s].inputs[k].qualifier;
             if (a->qualifier && (!q || strcmp(a->qualifier, q) != 0))
                 continue;
-            int c = weir_schema_column_index(sc->inputs[k].columns, a->text);
+            int c = weir_schema_column_index(sc[s].inputs[k].columns, a->text);
             if (c >= 0) {
                 *side = s;
-                *col = sc->inputs[k].first + c;
+                *col = sc[s].inputs[k].first + c;
                 found++;
             }
         }
     }
-    return found == 1;
+    return found;
+}
+
+/* A column name of the condition: its side and column, or false (not a
+ * plain column of exactly one side). */
+static bool resolve(const join_plan *p, const weir_ast *a, int *side, int *col)
+{
+    *side = *col = -1;
+    return a && a->kind == WEIR_AST_NAME && weir__join_name_sides(p->sc, a, side, col) == 1;
 }
 
 /* A side of a bound: a rowtime, plus or minus an interval. */
