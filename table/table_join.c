@@ -937,28 +937,34 @@ static const char *spec_name(const join_side *sd)
                         : "NoUniqueKey";
 }
 
-/* The rest of ON as one tree (AND of the conjuncts), or NULL. */
-static weir_ast *rest_tree(join_plan *p, bool *oom)
+weir_ast *weir__join_rest_tree(weir_ast_arena **arena, const weir_ast *const *rest, int nrest,
+                               bool *oom)
 {
     *oom = false;
     weir_ast *t = NULL;
-    for (int i = 0; i < p->nrest; i++) {
+    for (int i = 0; i < nrest; i++) {
         if (!t) {
-            t = (weir_ast *)p->rest[i];
+            t = (weir_ast *)rest[i];
             continue;
         }
-        weir_ast *n = weir_ast_new(p->arena, WEIR_AST_BINARY, NULL, t->start, p->rest[i]->end);
+        weir_ast *n = weir_ast_new(arena, WEIR_AST_BINARY, NULL, t->start, rest[i]->end);
         if (!n) {
             *oom = true;
             return NULL;
         }
         n->op = WEIR_AST_AND;
         n->a = t;
-        n->b = (weir_ast *)p->rest[i];
-        n->depth = (t->depth > p->rest[i]->depth ? t->depth : p->rest[i]->depth) + 1;
+        n->b = (weir_ast *)rest[i];
+        n->depth = (t->depth > rest[i]->depth ? t->depth : rest[i]->depth) + 1;
         t = n;
     }
     return t;
+}
+
+/* The rest of ON as one tree (AND of the conjuncts), or NULL. */
+static weir_ast *rest_tree(join_plan *p, bool *oom)
+{
+    return weir__join_rest_tree(p->arena, p->rest, p->nrest, oom);
 }
 
 /* The scope of the join's output: the left's inputs, then the right's. */

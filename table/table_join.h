@@ -99,6 +99,11 @@ int weir__join_key_fits(weir_table_env *env, const char *what, const join_impl *
  * in the output row. */
 int weir__join_name_sides(const weir_expr_scope sc[2], const weir_ast *a, int *side, int *col);
 
+/* The rest of ON, conjuncts rest[0..nrest), as one tree (their AND, made
+ * in arena), or NULL (none; or out of memory, *oom then true). */
+weir_ast *weir__join_rest_tree(weir_ast_arena **arena, const weir_ast *const *rest, int nrest,
+                               bool *oom);
+
 /* The temporal join's operator (table_temporal_join.c). */
 extern const weir_operator_vtable weir__temporal_join_vtable;
 /* The semi and anti joins' operator (table_semi_join.c). */

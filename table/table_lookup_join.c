@@ -528,25 +528,7 @@ static int conjunct(lookup_plan *p, const weir_ast *a, size_t *err_at)
 /* The rest of ON as one tree (AND of the conjuncts), or NULL. */
 static weir_ast *rest_tree(lookup_plan *p, weir_ast_arena **arena, bool *oom)
 {
-    *oom = false;
-    weir_ast *t = NULL;
-    for (int i = 0; i < p->nrest; i++) {
-        if (!t) {
-            t = (weir_ast *)p->rest[i];
-            continue;
-        }
-        weir_ast *n = weir_ast_new(arena, WEIR_AST_BINARY, NULL, t->start, p->rest[i]->end);
-        if (!n) {
-            *oom = true;
-            return NULL;
-        }
-        n->op = WEIR_AST_AND;
-        n->a = t;
-        n->b = (weir_ast *)p->rest[i];
-        n->depth = (t->depth > p->rest[i]->depth ? t->depth : p->rest[i]->depth) + 1;
-        t = n;
-    }
-    return t;
+    return weir__join_rest_tree(arena, p->rest, p->nrest, oom);
 }
 
 /* The output schema: the left's columns, then the table's, a name taken
