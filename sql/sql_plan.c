@@ -128,6 +128,47 @@ static weir_ast *name_node(planner *p, const char *name, const weir_ast *at)
     return n;
 }
 
+int sql_plan_rewrite_children(planner *p, const weir_ast *a, sql_rewrite_fn fn, const void *arg,
+                              const weir_ast **out)
+{
+    *out = a;
+    const weir_ast *na, *nb;
+    int r = fn(p, arg, a->a, &na);
+    if (!r)
+        r = fn(p, arg, a->b, &nb);
+    if (r)
+        return r;
+    const weir_ast **args = NULL;
+    for (int i = 0; i < a->nargs; i++) {
+        const weir_ast *x;
+        if ((r = fn(p, arg, a->args[i], &x)))
+            return r;
+        if (x != a->args[i] && !args) {
+            if (!(args = sql_arena_alloc(p->tmp, (size_t)a->nargs * sizeof *args))) {
+                no_memory(p, a->start);
+                return WEIR_ENOMEM;
+            }
+            memcpy(args, a->args, (size_t)i * sizeof *args);
+        }
+        if (args)
+            args[i] = x;
+    }
+    if (na == a->a && nb == a->b && !args)
+        return 0;
+    weir_ast *n = weir_ast_new(p->trees, a->kind, NULL, a->start, a->end);
+    if (!n) {
+        no_memory(p, a->start);
+        return WEIR_ENOMEM;
+    }
+    *n = *a; /* the rest as it was; text, qualifier and the arrays shared */
+    n->a = (weir_ast *)na;
+    n->b = (weir_ast *)nb;
+    if (args)
+        n->args = (weir_ast **)args;
+    *out = n;
+    return 0;
+}
+
 /* ---- binding ---------------------------------------------------------------------------- */
 
 /* A list of compiled expressions being made: handed over to the table layer
@@ -578,6 +619,19 @@ static const char *window_function(planner *p, const grouping *g, const weir_ast
  * aggregate calls (into g) and writes nothing. 0 or WEIR_E* (reported). */
 static const char *join_column_name(planner *p, const weir_schema *schema, const weir_ast *a);
 
+static int rewrite(planner *p, grouping *g, const weir_ast *a, const weir_ast **out, bool collect);
+
+typedef struct rewrite_arg {
+    grouping *g;
+    bool collect;
+} rewrite_arg;
+
+static int rewrite_child(planner *p, const void *arg, const weir_ast *a, const weir_ast **out)
+{
+    const rewrite_arg *ra = arg;
+    return rewrite(p, ra->g, a, out, ra->collect);
+}
+
 static int rewrite(planner *p, grouping *g, const weir_ast *a, const weir_ast **out, bool collect)
 {
     *out = a;
@@ -615,43 +669,8 @@ static int rewrite(planner *p, grouping *g, const weir_ast *a, const weir_ast **
             *out = n;
         return collect || n ? 0 : WEIR_ENOMEM;
     }
-    const weir_ast *na, *nb;
-    int r = rewrite(p, g, a->a, &na, collect);
-    if (!r)
-        r = rewrite(p, g, a->b, &nb, collect);
-    if (r)
-        return r;
-    bool changed = na != a->a || nb != a->b;
-    const weir_ast **args = NULL;
-    for (int i = 0; i < a->nargs; i++) {
-        const weir_ast *x;
-        if ((r = rewrite(p, g, a->args[i], &x, collect)))
-            return r;
-        if (x != a->args[i] && !args) {
-            args = sql_arena_alloc(p->tmp, (size_t)a->nargs * sizeof *args);
-            if (!args) {
-                no_memory(p, a->start);
-                return WEIR_ENOMEM;
-            }
-            memcpy(args, a->args, (size_t)i * sizeof *args);
-        }
-        if (args)
-            args[i] = x;
-    }
-    if (collect || (!changed && !args))
-        return 0;
-    weir_ast *n = weir_ast_new(p->trees, a->kind, NULL, a->start, a->end);
-    if (!n) {
-        no_memory(p, a->start);
-        return WEIR_ENOMEM;
-    }
-    *n = *a; /* the rest as it was; text, qualifier and the arrays shared */
-    n->a = (weir_ast *)na;
-    n->b = (weir_ast *)nb;
-    if (args)
-        n->args = (weir_ast **)args;
-    *out = n;
-    return 0;
+    rewrite_arg ra = {g, collect};
+    return sql_plan_rewrite_children(p, a, rewrite_child, &ra, out);
 }
 
 /* ---- SELECT lists ---------------------------------------------------------------- */
@@ -1634,6 +1653,11 @@ const char *sql_plan_column_name(planner *p, const weir_schema *schema, const we
     return b ? b : join_column_name(p, schema, a);
 }
 
+static int unqualify_child(planner *p, const void *arg, const weir_ast *a, const weir_ast **out)
+{
+    return sql_plan_unqualify(p, arg, a, out);
+}
+
 int sql_plan_unqualify(planner *p, const weir_schema *schema, const weir_ast *a,
                        const weir_ast **out)
 {
@@ -1648,41 +1672,7 @@ int sql_plan_unqualify(planner *p, const weir_schema *schema, const weir_ast *a,
         *out = n;
         return n ? 0 : WEIR_ENOMEM;
     }
-    const weir_ast *na, *nb;
-    int r = sql_plan_unqualify(p, schema, a->a, &na);
-    if (!r)
-        r = sql_plan_unqualify(p, schema, a->b, &nb);
-    if (r)
-        return r;
-    const weir_ast **args = NULL;
-    for (int i = 0; i < a->nargs; i++) {
-        const weir_ast *x;
-        if ((r = sql_plan_unqualify(p, schema, a->args[i], &x)))
-            return r;
-        if (x != a->args[i] && !args) {
-            if (!(args = sql_arena_alloc(p->tmp, (size_t)a->nargs * sizeof *args))) {
-                no_memory(p, a->start);
-                return WEIR_ENOMEM;
-            }
-            memcpy(args, a->args, (size_t)i * sizeof *args);
-        }
-        if (args)
-            args[i] = x;
-    }
-    if (na == a->a && nb == a->b && !args)
-        return 0;
-    weir_ast *n = weir_ast_new(p->trees, a->kind, NULL, a->start, a->end);
-    if (!n) {
-        no_memory(p, a->start);
-        return WEIR_ENOMEM;
-    }
-    *n = *a; /* text, qualifier and the arrays shared */
-    n->a = (weir_ast *)na;
-    n->b = (weir_ast *)nb;
-    if (args)
-        n->args = (weir_ast **)args;
-    *out = n;
-    return 0;
+    return sql_plan_rewrite_children(p, a, unqualify_child, schema, out);
 }
 
 weir_table *sql_plan_body_over(planner *p, const sql_query *q, weir_table *t)

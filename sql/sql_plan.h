@@ -39,6 +39,14 @@ typedef struct sql_exprs {
     int n;
 } sql_exprs;
 
+/* One step of a tree rewrite: `a` (or NULL) rewritten into *out. */
+typedef int (*sql_rewrite_fn)(planner *p, const void *arg, const weir_ast *a,
+                              const weir_ast **out);
+/* `a`'s children (a, b, the arguments) rewritten by fn; *out is `a` when
+ * none changed, else a copy of `a` with the new children (the rest shared).
+ * 0, fn's error, or WEIR_ENOMEM (reported). */
+int sql_plan_rewrite_children(planner *p, const weir_ast *a, sql_rewrite_fn fn, const void *arg,
+                              const weir_ast **out);
 /* sql_plan.c's own, for sql_plan_over.c. */
 /* Binds `a` against `schema` and appends it to x (as_parsed: a tree as the
  * statements have it, shown as written). 0, or WEIR_E* after reporting. */

@@ -54,6 +54,20 @@ bool sql_over_query(const sql_query *q)
 /* The column name an OVER call's value goes out as (w0$oK). */
 typedef char over_name[32];
 
+static int replace_over_calls(planner *p, const sql_item *it, over_name *names,
+                              const weir_ast *a, const weir_ast **out);
+
+typedef struct over_arg {
+    const sql_item *it;
+    over_name *names;
+} over_arg;
+
+static int replace_child(planner *p, const void *arg, const weir_ast *a, const weir_ast **out)
+{
+    const over_arg *oa = arg;
+    return replace_over_calls(p, oa->it, oa->names, a, out);
+}
+
 /* `a` with each OVER call of item `it` (by node) as the name of its column
  * (names[k] for it->over_calls[k]), into *out. 0 or WEIR_ENOMEM. */
 static int replace_over_calls(planner *p, const sql_item *it, over_name *names,
@@ -71,37 +85,8 @@ static int replace_over_calls(planner *p, const sql_item *it, over_name *names,
             *out = n;
             return 0;
         }
-    const weir_ast *na, *nb;
-    int r = replace_over_calls(p, it, names, a->a, &na);
-    if (!r)
-        r = replace_over_calls(p, it, names, a->b, &nb);
-    if (r)
-        return r;
-    const weir_ast **args = NULL;
-    for (int i = 0; i < a->nargs; i++) {
-        const weir_ast *x;
-        if ((r = replace_over_calls(p, it, names, a->args[i], &x)))
-            return r;
-        if (x != a->args[i] && !args) {
-            if (!(args = sql_arena_alloc(p->tmp, (size_t)a->nargs * sizeof *args)))
-                return WEIR_ENOMEM;
-            memcpy(args, a->args, (size_t)i * sizeof *args);
-        }
-        if (args)
-            args[i] = x;
-    }
-    if (na == a->a && nb == a->b && !args)
-        return 0;
-    weir_ast *n = weir_ast_new(p->trees, a->kind, NULL, a->start, a->end);
-    if (!n)
-        return WEIR_ENOMEM;
-    *n = *a;
-    n->a = (weir_ast *)na;
-    n->b = (weir_ast *)nb;
-    if (args)
-        n->args = (weir_ast **)args;
-    *out = n;
-    return 0;
+    over_arg oa = {it, names};
+    return sql_plan_rewrite_children(p, a, replace_child, &oa, out);
 }
 
 static bool tree_has_aggregate(const weir_ast *a)

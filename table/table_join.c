@@ -625,28 +625,31 @@ typedef struct join_plan {
     int time_kind; /* the bounds' time attributes: 0 none yet, 1 rowtimes, 2 PROCTIME()s */
 } join_plan;
 
-/* A column name of the condition: its side and column, or false (not a
- * plain column of exactly one side). */
-static bool resolve(const join_plan *p, const weir_ast *a, int *side, int *col)
+int weir__join_name_sides(const weir_expr_scope sc[2], const weir_ast *a, int *side, int *col)
 {
-    if (!a || a->kind != WEIR_AST_NAME)
-        return false;
     int found = 0;
     for (int s = 0; s < 2; s++) {
-        const weir_expr_scope *sc = &p->sc[s];
-        for (int k = 0; k < sc->ninputs; k++) {
-            const char *q = sc->inputs[k].qualifier;
+        for (int k = 0; k < sc[s].ninputs; k++) {
+            const char *q = sc[s].inputs[k].qualifier;
             if (a->qualifier && (!q || strcmp(a->qualifier, q) != 0))
                 continue;
-            int c = weir_schema_column_index(sc->inputs[k].columns, a->text);
+            int c = weir_schema_column_index(sc[s].inputs[k].columns, a->text);
             if (c >= 0) {
                 *side = s;
-                *col = sc->inputs[k].first + c;
+                *col = sc[s].inputs[k].first + c;
                 found++;
             }
         }
     }
-    return found == 1;
+    return found;
+}
+
+/* A column name of the condition: its side and column, or false (not a
+ * plain column of exactly one side). */
+static bool resolve(const join_plan *p, const weir_ast *a, int *side, int *col)
+{
+    *side = *col = -1;
+    return a && a->kind == WEIR_AST_NAME && weir__join_name_sides(p->sc, a, side, col) == 1;
 }
 
 /* A side of a bound: a rowtime, plus or minus an interval. */
@@ -832,47 +835,62 @@ static weir_schema *join_schema(const join_plan *p, const char **why)
     return s;
 }
 
+int weir__join_key_add(weir_table_env *env, const char *what, join_impl *j,
+                       const weir_schema *ls, int lc, const weir_schema *rs, int rc)
+{
+    const weir__col *a = &ls->cols[lc];
+    const weir__col *b = &rs->cols[rc];
+    join_key_part *k = &j->part[j->nkeys];
+    k->flag = !a->type.not_null || !b->type.not_null;
+    k->type = a->type;
+    bool ints_a = weir__type_is_integer(a->type.id), ints_b = weir__type_is_integer(b->type.id);
+    if (ints_a && ints_b && a->type.id != b->type.id) {
+        k->as_bigint = true;
+        k->width = 8;
+    } else if (weir__type_is_var(a->type.id) && a->type.id == b->type.id) {
+        k->width = a->size > b->size ? a->size : b->size;
+    } else if (a->type.id == b->type.id && a->size == b->size &&
+               a->type.precision == b->type.precision && a->type.scale == b->type.scale) {
+        k->width = a->size;
+    } else {
+        char ta[48], tb[48];
+        weir_type_format(a->type, ta, sizeof ta);
+        weir_type_format(b->type, tb, sizeof tb);
+        weir__table_fail(env, WEIR_EINVAL, "%s: the join key %s = %s compares %s with "
+                         "%s: CAST one side to the other's type", what, a->name, b->name,
+                         ta, tb);
+        return -1;
+    }
+    j->side[0].keys[j->nkeys] = lc;
+    j->side[1].keys[j->nkeys] = rc;
+    j->key_size += k->flag + k->width;
+    j->nkeys++;
+    j->side[0].nkeys = j->side[1].nkeys = j->nkeys;
+    return 0;
+}
+
+int weir__join_key_fits(weir_table_env *env, const char *what, const join_impl *j)
+{
+    if (j->key_size > WEIR_MAX_KEY_SIZE) {
+        weir__table_fail(env, WEIR_EINVAL, "%s: the join key takes %zu bytes, more than %d "
+                         "(shorter string capacities would fit)", what, j->key_size,
+                         WEIR_MAX_KEY_SIZE);
+        return -1;
+    }
+    return 0;
+}
+
 /* The key parts: each pair's types, compared as what. 0, or -1 with env
  * failed. */
 static int key_parts(join_plan *p, join_impl *j)
 {
     j->key_size = 0;
-    for (int i = 0; i < p->nkeys; i++) {
-        const weir__col *a = &p->in[0]->schema->cols[p->keys[i][0]];
-        const weir__col *b = &p->in[1]->schema->cols[p->keys[i][1]];
-        join_key_part *k = &j->part[i];
-        k->flag = !a->type.not_null || !b->type.not_null;
-        k->type = a->type;
-        bool ints_a = weir__type_is_integer(a->type.id), ints_b = weir__type_is_integer(b->type.id);
-        if (ints_a && ints_b && a->type.id != b->type.id) {
-            k->as_bigint = true;
-            k->width = 8;
-        } else if (weir__type_is_var(a->type.id) && a->type.id == b->type.id) {
-            k->width = a->size > b->size ? a->size : b->size;
-        } else if (a->type.id == b->type.id && a->size == b->size &&
-                   a->type.precision == b->type.precision && a->type.scale == b->type.scale) {
-            k->width = a->size;
-        } else {
-            char ta[48], tb[48];
-            weir_type_format(a->type, ta, sizeof ta);
-            weir_type_format(b->type, tb, sizeof tb);
-            weir__table_fail(p->env, WEIR_EINVAL, "%s: the join key %s = %s compares %s with "
-                             "%s: CAST one side to the other's type", p->what, a->name, b->name,
-                             ta, tb);
+    j->nkeys = j->side[0].nkeys = j->side[1].nkeys = 0;
+    for (int i = 0; i < p->nkeys; i++)
+        if (weir__join_key_add(p->env, p->what, j, p->in[0]->schema, p->keys[i][0],
+                               p->in[1]->schema, p->keys[i][1]))
             return -1;
-        }
-        j->side[0].keys[i] = p->keys[i][0];
-        j->side[1].keys[i] = p->keys[i][1];
-        j->key_size += k->flag + k->width;
-    }
-    j->nkeys = j->side[0].nkeys = j->side[1].nkeys = p->nkeys;
-    if (j->key_size > WEIR_MAX_KEY_SIZE) {
-        weir__table_fail(p->env, WEIR_EINVAL, "%s: the join key takes %zu bytes, more than %d "
-                         "(shorter string capacities would fit)", p->what, j->key_size,
-                         WEIR_MAX_KEY_SIZE);
-        return -1;
-    }
-    return 0;
+    return weir__join_key_fits(p->env, p->what, j);
 }
 
 /* Each side's state layout (JoinInputSideSpec). */
@@ -919,28 +937,34 @@ static const char *spec_name(const join_side *sd)
                         : "NoUniqueKey";
 }
 
-/* The rest of ON as one tree (AND of the conjuncts), or NULL. */
-static weir_ast *rest_tree(join_plan *p, bool *oom)
+weir_ast *weir__join_rest_tree(weir_ast_arena **arena, const weir_ast *const *rest, int nrest,
+                               bool *oom)
 {
     *oom = false;
     weir_ast *t = NULL;
-    for (int i = 0; i < p->nrest; i++) {
+    for (int i = 0; i < nrest; i++) {
         if (!t) {
-            t = (weir_ast *)p->rest[i];
+            t = (weir_ast *)rest[i];
             continue;
         }
-        weir_ast *n = weir_ast_new(p->arena, WEIR_AST_BINARY, NULL, t->start, p->rest[i]->end);
+        weir_ast *n = weir_ast_new(arena, WEIR_AST_BINARY, NULL, t->start, rest[i]->end);
         if (!n) {
             *oom = true;
             return NULL;
         }
         n->op = WEIR_AST_AND;
         n->a = t;
-        n->b = (weir_ast *)p->rest[i];
-        n->depth = (t->depth > p->rest[i]->depth ? t->depth : p->rest[i]->depth) + 1;
+        n->b = (weir_ast *)rest[i];
+        n->depth = (t->depth > rest[i]->depth ? t->depth : rest[i]->depth) + 1;
         t = n;
     }
     return t;
+}
+
+/* The rest of ON as one tree (AND of the conjuncts), or NULL. */
+static weir_ast *rest_tree(join_plan *p, bool *oom)
+{
+    return weir__join_rest_tree(p->arena, p->rest, p->nrest, oom);
 }
 
 /* The scope of the join's output: the left's inputs, then the right's. */

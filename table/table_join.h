@@ -1,12 +1,15 @@
 /* table_join.h — the join engine's configuration, shared by the regular
  * and interval joins (table_join.c, which plans them all), the event-time
  * temporal join's operator (table_temporal_join.c) and the semi and anti
- * joins' (table_semi_join.c). Internal to table/.
+ * joins' (table_semi_join.c) and the window join's (table_window_join.c);
+ * the lookup join's planning (table_lookup_join.c) resolves its names here.
+ * Internal to table/.
  */
 #ifndef WEIR_TABLE_JOIN_H
 #define WEIR_TABLE_JOIN_H
 
 #include "table_internal.h"
+#include "weir/expr_ast.h"
 #include "weir/operator.h"
 
 #define JOIN_MAX_KEYS 64
@@ -82,6 +85,24 @@ void weir__join_put_side(const join_impl *j, unsigned char *out, int s, const un
  * failed (ctx failed); scratch is the filter's scratch. */
 int weir__join_pair_passes(weir_ctx *ctx, const join_impl *j, unsigned char *out,
                            unsigned char *scratch);
+
+/* Appends the pair (left column lc of ls, right column rc of rs) to j's
+ * join key: two integer types compared as BIGINT, two strings at the larger
+ * capacity, else the same type. 0, or -1 with env failed ("what: ..."). */
+int weir__join_key_add(weir_table_env *env, const char *what, join_impl *j,
+                       const weir_schema *ls, int lc, const weir_schema *rs, int rc);
+/* 0 if j's join key fits a state key, or -1 with env failed. */
+int weir__join_key_fits(weir_table_env *env, const char *what, const join_impl *j);
+
+/* How many inputs of the two scopes (a join's left and right) the column
+ * name `a` (a WEIR_AST_NAME) names, with the last one's side and column
+ * in the output row. */
+int weir__join_name_sides(const weir_expr_scope sc[2], const weir_ast *a, int *side, int *col);
+
+/* The rest of ON, conjuncts rest[0..nrest), as one tree (their AND, made
+ * in arena), or NULL (none; or out of memory, *oom then true). */
+weir_ast *weir__join_rest_tree(weir_ast_arena **arena, const weir_ast *const *rest, int nrest,
+                               bool *oom);
 
 /* The temporal join's operator (table_temporal_join.c). */
 extern const weir_operator_vtable weir__temporal_join_vtable;

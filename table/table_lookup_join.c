@@ -37,6 +37,7 @@
 #include <string.h>
 
 #include "table_internal.h"
+#include "table_join.h"
 #include "table_lookup_join.h"
 #include "weir/error.h"
 #include "weir/expr_ast.h"
@@ -423,28 +424,6 @@ typedef struct lookup_plan {
     size_t lookup_len;
 } lookup_plan;
 
-/* How many inputs of both scopes a name is a column of; the last one's
- * side. */
-static int name_sides(const lookup_plan *p, const weir_ast *a, int *side, int *col)
-{
-    int found = 0;
-    for (int s = 0; s < 2; s++) {
-        const weir_expr_scope *sc = &p->sc[s];
-        for (int k = 0; k < sc->ninputs; k++) {
-            const char *q = sc->inputs[k].qualifier;
-            if (a->qualifier && (!q || strcmp(a->qualifier, q) != 0))
-                continue;
-            int c = weir_schema_column_index(sc->inputs[k].columns, a->text);
-            if (c >= 0) {
-                *side = s;
-                *col = sc->inputs[k].first + c;
-                found++;
-            }
-        }
-    }
-    return found;
-}
-
 /* Whether every name in `a` is a column of the left alone. */
 static bool left_only(const lookup_plan *p, const weir_ast *a)
 {
@@ -452,7 +431,7 @@ static bool left_only(const lookup_plan *p, const weir_ast *a)
         return true;
     if (a->kind == WEIR_AST_NAME) {
         int side = -1, col = -1;
-        return name_sides(p, a, &side, &col) == 1 && side == 0;
+        return weir__join_name_sides(p->sc, a, &side, &col) == 1 && side == 0;
     }
     if (!left_only(p, a->a) || !left_only(p, a->b))
         return false;
@@ -491,8 +470,8 @@ static bool key_class_of(weir_type a, weir_type b, key_class *cls)
 static int try_key(lookup_plan *p, const weir_ast *x, const weir_ast *y, size_t *err_at)
 {
     int side = -1, col = -1;
-    if (!y || y->kind != WEIR_AST_NAME || name_sides(p, y, &side, &col) != 1 || side != 1 ||
-        !left_only(p, x))
+    if (!y || y->kind != WEIR_AST_NAME || weir__join_name_sides(p->sc, y, &side, &col) != 1 ||
+        side != 1 || !left_only(p, x))
         return 0;
     lookup_impl *j = p->j;
     if (j->nkeys >= LOOKUP_MAX_KEYS)
@@ -549,25 +528,7 @@ static int conjunct(lookup_plan *p, const weir_ast *a, size_t *err_at)
 /* The rest of ON as one tree (AND of the conjuncts), or NULL. */
 static weir_ast *rest_tree(lookup_plan *p, weir_ast_arena **arena, bool *oom)
 {
-    *oom = false;
-    weir_ast *t = NULL;
-    for (int i = 0; i < p->nrest; i++) {
-        if (!t) {
-            t = (weir_ast *)p->rest[i];
-            continue;
-        }
-        weir_ast *n = weir_ast_new(arena, WEIR_AST_BINARY, NULL, t->start, p->rest[i]->end);
-        if (!n) {
-            *oom = true;
-            return NULL;
-        }
-        n->op = WEIR_AST_AND;
-        n->a = t;
-        n->b = (weir_ast *)p->rest[i];
-        n->depth = (t->depth > p->rest[i]->depth ? t->depth : p->rest[i]->depth) + 1;
-        t = n;
-    }
-    return t;
+    return weir__join_rest_tree(arena, p->rest, p->nrest, oom);
 }
 
 /* The output schema: the left's columns, then the table's, a name taken

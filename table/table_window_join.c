@@ -34,102 +34,32 @@
 #include <string.h>
 
 #include "table_internal.h"
+#include "table_join.h"
 #include "weir/error.h"
 #include "weir/operator.h"
 #include "weir/operator_builtin.h"
 #include "weir/state.h"
 #include "weir/window.h"
 
-#define WJ_MAX_KEYS 64
-
-typedef struct wj_side {
-    const weir_schema *s;
-    int first;    /* its first column in the output row */
-    bool outer;   /* padded with NULLs when it has no partner */
-    int keys[WJ_MAX_KEYS];
-    int wstart, wend; /* its window_start and window_end columns */
-} wj_side;
-
-typedef struct wj_key_part {
-    bool flag;      /* a null flag byte */
-    bool as_bigint; /* two integer types: compared as BIGINT */
-    uint32_t width; /* value bytes in the key */
-} wj_key_part;
-
-typedef struct wj_impl wj_impl;
-
-typedef struct wj_keyer {
-    const wj_impl *j;
-    int side;
-} wj_keyer;
-
-struct wj_impl {
-    wj_side side[2];
-    weir_join_kind kind;
-    int nkeys;
-    wj_key_part part[WJ_MAX_KEYS];
-    size_t key_size;
-    wj_keyer keyer[2];
-    weir_expr *filter; /* over the output row; NULL: none */
-    const weir_schema *out;
-    bool virtual_clock;
-    const char *name;
+/* The window join on the join engine's sides, keys and filter (table_join.h):
+ * the window columns, the window and the user's functions around them. */
+typedef struct wj_impl {
+    join_impl j;           /* first: the key_spec's keyer points into it */
+    int wstart[2], wend[2]; /* each side's window_start and window_end columns */
     /* weir_stream_window_join: the user's elements, windows assigned here */
-    bool raw;
-    size_t elem_size[2];
     weir_window_assigner win;
     weir_window_join_fn fn;
     weir_window_cogroup_fn cogroup;
-    void *arg;
-    char *own_name;
-};
+} wj_impl;
 
 static void wj_impl_free(void *p)
 {
-    wj_impl *j = p;
-    if (!j)
+    wj_impl *w = p;
+    if (!w)
         return;
-    weir_expr_destroy(j->filter);
-    free(j->own_name);
-    free(j);
-}
-
-/* ---- keys ------------------------------------------------------------------------------ */
-
-static void wj_key_extract(const void *elem, void *key, void *arg)
-{
-    const wj_keyer *k = arg;
-    const wj_impl *j = k->j;
-    const wj_side *sd = &j->side[k->side];
-    const unsigned char *row = elem;
-    unsigned char *out = key;
-    memset(out, 0, j->key_size);
-    for (int i = 0; i < j->nkeys; i++) {
-        const wj_key_part *p = &j->part[i];
-        int c = sd->keys[i];
-        const weir__col *col = &sd->s->cols[c];
-        bool null = weir__row_null(sd->s, row, c);
-        if (p->flag)
-            *out++ = null;
-        if (!null) {
-            if (p->as_bigint) {
-                weir__val v = {0};
-                weir__read_value(row + col->offset, col->type, &v);
-                memcpy(out, &v.i, 8);
-            } else {
-                memcpy(out, row + col->offset, col->size);
-            }
-        }
-        out += p->width;
-    }
-}
-
-static bool key_has_null(const wj_side *sd, int nkeys, const unsigned char *row)
-{
-    for (int i = 0; i < nkeys; i++)
-        if (weir__row_null(sd->s, row, sd->keys[i]))
-            return true;
-    return false;
+    weir_expr_destroy(w->j.filter);
+    free(w->j.own_name);
+    free(w);
 }
 
 /* ---- the operator ------------------------------------------------------------------------ */
@@ -153,14 +83,14 @@ static void wj_close(weir_ctx *ctx)
     free(st);
 }
 
-static size_t side_size(const wj_impl *j, int s)
+static size_t side_size(const join_impl *j, int s)
 {
     return j->raw ? j->elem_size[s] : j->side[s].s->row_size;
 }
 
 static int wj_open(weir_ctx *ctx)
 {
-    const wj_impl *j = weir_ctx_impl(ctx);
+    const join_impl *j = &((const wj_impl *)weir_ctx_impl(ctx))->j;
     wj_state *st = calloc(1, sizeof *st);
     if (!st)
         return WEIR_ENOMEM;
@@ -175,37 +105,6 @@ static int wj_open(weir_ctx *ctx)
     return r;
 }
 
-/* Side s's columns of the output row: row's, or NULLs (row NULL). */
-static void put_side(const wj_impl *j, unsigned char *out, int s, const unsigned char *row)
-{
-    const wj_side *sd = &j->side[s];
-    for (int c = 0; c < sd->s->ncols; c++) {
-        int oc = sd->first + c;
-        const weir__col *col = &j->out->cols[oc];
-        if (!row) {
-            memset(out + col->offset, 0, col->size);
-            weir__row_set_null_bit(out, oc, true);
-        } else {
-            memcpy(out + col->offset, row + sd->s->cols[c].offset, col->size);
-            weir__row_set_null_bit(out, oc, weir__row_null(sd->s, row, c));
-        }
-    }
-}
-
-/* Whether the pair in the output row meets ON: 1, 0, < 0 failed. */
-static int pair_passes(weir_ctx *ctx, const wj_impl *j, wj_state *st)
-{
-    if (!j->filter)
-        return 1;
-    weir__val v;
-    const char *why = NULL;
-    int64_t now = j->filter->clock_slot >= 0 ? weir__table_now(ctx, j->virtual_clock) : 0;
-    int r = weir__expr_eval_now(j->filter, st->out, st->scratch, now, &v, &why);
-    if (r)
-        return weir_ctx_fail(ctx, r, "%s: %s in '%s'", j->name, why, j->filter->text);
-    return !v.null && v.i;
-}
-
 static int emit_out(weir_ctx *ctx, wj_state *st, int64_t ts)
 {
     st->out[0] = (unsigned char)WEIR_ROW_INSERT;
@@ -213,29 +112,28 @@ static int emit_out(weir_ctx *ctx, wj_state *st, int64_t ts)
 }
 
 /* The window [start, end) of the window ending at `end` (raw mode). */
-static int64_t raw_start(const wj_impl *j, int64_t end)
+static int64_t raw_start(const wj_impl *w, int64_t end)
 {
-    if (j->win.kind == WEIR_WINDOW_CUMULATIVE) {
+    if (w->win.kind == WEIR_WINDOW_CUMULATIVE) {
         /* the period's start: the largest offset + k * size below end */
-        int64_t x = end - 1 - j->win.offset_ms, m = x % j->win.size_ms;
+        int64_t x = end - 1 - w->win.offset_ms, m = x % w->win.size_ms;
         if (m < 0)
-            m += j->win.size_ms;
+            m += w->win.size_ms;
         return end - 1 - m;
     }
-    return end - j->win.size_ms;
+    return end - w->win.size_ms;
 }
 
 /* A record of side s into the window ending at `end`: false if that window
  * fired already. */
-static int add_to_window(weir_ctx *ctx, const wj_impl *j, wj_state *st, int s, const void *elem,
-                         int64_t end, bool *taken)
+static int add_to_window(weir_ctx *ctx, wj_state *st, int s, const void *elem, int64_t end,
+                         bool *taken)
 {
     if (end - 1 <= weir_ctx_watermark(ctx))
         return 0;
     *taken = true;
     if (weir_state_list_add(ctx, st->list[s], end, elem))
         return weir_ctx_state_error(ctx);
-    (void)j;
     return weir_timer_register(ctx, WEIR_EVENT_TIME, end, end - 1);
 }
 
@@ -255,32 +153,33 @@ static void report_state(weir_ctx *ctx, const wj_state *st)
 
 static int wj_record(weir_ctx *ctx, int input, const void *elem, int64_t ts)
 {
-    const wj_impl *j = weir_ctx_impl(ctx);
+    const wj_impl *wj = weir_ctx_impl(ctx);
+    const join_impl *j = &wj->j;
     wj_state *st = weir_ctx_state(ctx);
     bool taken = false;
     int r = 0;
     int64_t missed_start, missed_end, missed_every = 0;
     if (!j->raw) {
         weir__val v;
-        weir__load_value(j->side[input].s, elem, j->side[input].wstart, &v);
+        weir__load_value(j->side[input].s, elem, wj->wstart[input], &v);
         missed_start = v.i;
-        weir__load_value(j->side[input].s, elem, j->side[input].wend, &v);
+        weir__load_value(j->side[input].s, elem, wj->wend[input], &v);
         missed_end = v.i;
-        r = add_to_window(ctx, j, st, input, elem, v.i, &taken);
+        r = add_to_window(ctx, st, input, elem, v.i, &taken);
     } else {
         /* the element's windows, as the window operator assigns them */
-        const weir_window_assigner *w = &j->win;
+        const weir_window_assigner *w = &wj->win;
         int64_t step = w->kind == WEIR_WINDOW_TUMBLING ? w->size_ms : w->slide_ms;
         int64_t last = ts - floor_mod(ts - w->offset_ms, step); /* the latest start */
         if (w->kind == WEIR_WINDOW_CUMULATIVE) {
             int64_t period = ts - floor_mod(ts - w->offset_ms, w->size_ms);
             for (int64_t end = last + step; r == 0 && end <= period + w->size_ms; end += step)
-                r = add_to_window(ctx, j, st, input, elem, end, &taken);
+                r = add_to_window(ctx, st, input, elem, end, &taken);
             missed_start = period; /* its period's largest window */
             missed_end = period + w->size_ms;
         } else {
             for (int64_t start = last; r == 0 && start > ts - w->size_ms; start -= step)
-                r = add_to_window(ctx, j, st, input, elem, start + w->size_ms, &taken);
+                r = add_to_window(ctx, st, input, elem, start + w->size_ms, &taken);
             missed_start = last;
             missed_end = last + w->size_ms;
             missed_every = w->kind == WEIR_WINDOW_SLIDING ? step : 0;
@@ -298,21 +197,21 @@ static int wj_record(weir_ctx *ctx, int input, const void *elem, int64_t ts)
 
 /* Whether row l of the left and rr of the right meet (the output row then
  * holds the pair): 1, 0, < 0 failed. */
-static int meet(weir_ctx *ctx, const wj_impl *j, wj_state *st, const unsigned char *l,
+static int meet(weir_ctx *ctx, const join_impl *j, wj_state *st, const unsigned char *l,
                 const unsigned char *rr)
 {
-    if (key_has_null(&j->side[0], j->nkeys, l) || key_has_null(&j->side[1], j->nkeys, rr))
+    if (weir__join_key_has_null(&j->side[0], l) || weir__join_key_has_null(&j->side[1], rr))
         return 0;
-    put_side(j, st->out, 0, l);
-    put_side(j, st->out, 1, rr);
-    return pair_passes(ctx, j, st);
+    weir__join_put_side(j, st->out, 0, l);
+    weir__join_put_side(j, st->out, 1, rr);
+    return weir__join_pair_passes(ctx, j, st->out, st->scratch);
 }
 
-static int emit_padded(weir_ctx *ctx, const wj_impl *j, wj_state *st, int s,
+static int emit_padded(weir_ctx *ctx, const join_impl *j, wj_state *st, int s,
                        const unsigned char *row, int64_t ts)
 {
-    put_side(j, st->out, s, row);
-    put_side(j, st->out, 1 - s, NULL);
+    weir__join_put_side(j, st->out, s, row);
+    weir__join_put_side(j, st->out, 1 - s, NULL);
     return emit_out(ctx, st, ts);
 }
 
@@ -320,7 +219,7 @@ static int emit_padded(weir_ctx *ctx, const wj_impl *j, wj_state *st, int s,
  * subclasses do: the outer loop over the left rows (the right's for a
  * RIGHT join), a row of the outer side without a partner padded, and for
  * FULL then the right rows that met none. */
-static int join_window(weir_ctx *ctx, const wj_impl *j, wj_state *st,
+static int join_window(weir_ctx *ctx, const join_impl *j, wj_state *st,
                        const unsigned char *const rows[2], const size_t n[2], int64_t ts)
 {
     int o = j->kind == WEIR_JOIN_RIGHT ? 1 : 0;
@@ -361,27 +260,28 @@ static int join_window(weir_ctx *ctx, const wj_impl *j, wj_state *st,
 }
 
 /* The window_start of a window's rows (the first row's). */
-static int64_t window_start_of(const wj_impl *j, const unsigned char *const rows[2],
+static int64_t window_start_of(const wj_impl *w, const unsigned char *const rows[2],
                                const size_t n[2])
 {
     int s = n[0] ? 0 : 1;
     weir__val v;
-    weir__load_value(j->side[s].s, rows[s], j->side[s].wstart, &v);
+    weir__load_value(w->j.side[s].s, rows[s], w->wstart[s], &v);
     return v.i;
 }
 
 /* The user's function over a window's elements (weir_stream_window_join). */
-static int raw_window(weir_ctx *ctx, const wj_impl *j, const unsigned char *const rows[2],
+static int raw_window(weir_ctx *ctx, const wj_impl *w, const unsigned char *const rows[2],
                       const size_t n[2], int64_t end)
 {
-    int64_t start = raw_start(j, end);
+    const join_impl *j = &w->j;
+    int64_t start = raw_start(w, end);
     int r = 0;
-    if (j->cogroup) {
-        r = j->cogroup(ctx, rows[0], n[0], rows[1], n[1], start, end, j->arg);
+    if (w->cogroup) {
+        r = w->cogroup(ctx, rows[0], n[0], rows[1], n[1], start, end, j->arg);
     } else {
         for (size_t a = 0; r == 0 && a < n[0]; a++)
             for (size_t b = 0; r == 0 && b < n[1]; b++)
-                r = j->fn(ctx, rows[0] + a * j->elem_size[0], rows[1] + b * j->elem_size[1],
+                r = w->fn(ctx, rows[0] + a * j->elem_size[0], rows[1] + b * j->elem_size[1],
                           start, end, j->arg);
     }
     return r < 0 ? r : r ? WEIR_ECALLBACK : 0;
@@ -389,16 +289,17 @@ static int raw_window(weir_ctx *ctx, const wj_impl *j, const unsigned char *cons
 
 static int wj_timer(weir_ctx *ctx, const weir_timer *timer)
 {
-    const wj_impl *j = weir_ctx_impl(ctx);
+    const wj_impl *w = weir_ctx_impl(ctx);
+    const join_impl *j = &w->j;
     wj_state *st = weir_ctx_state(ctx);
     int64_t end = timer->ns;
     const unsigned char *rows[2];
     size_t n[2];
     for (int s = 0; s < 2; s++)
         rows[s] = weir_state_list_get(ctx, st->list[s], end, &n[s]);
-    weir_ctx_report_window_fire(ctx, j->raw ? raw_start(j, end) : window_start_of(j, rows, n),
+    weir_ctx_report_window_fire(ctx, j->raw ? raw_start(w, end) : window_start_of(w, rows, n),
                                 end, 1, (int64_t)(n[0] + n[1]));
-    int r = j->raw ? raw_window(ctx, j, rows, n, end)
+    int r = j->raw ? raw_window(ctx, w, rows, n, end)
                    : join_window(ctx, j, st, rows, n, timer->timestamp);
     for (int s = 0; s < 2; s++)
         weir_state_clear(ctx, st->list[s], end);
@@ -508,49 +409,23 @@ static const char *const kind_names[] = {[WEIR_JOIN_INNER] = "InnerJoin",
 /* The join key's parts: the pairs but the window columns'. 0, or -1 with
  * env failed. */
 static int key_parts(weir_table_env *env, const weir_table *left, const weir_table *right,
-                     int nkeys, const int (*keys)[2], wj_impl *j)
+                     int nkeys, const int (*keys)[2], join_impl *j)
 {
+    static const char *what = "weir_table_join";
     j->key_size = 0;
     j->nkeys = 0;
     for (int i = 0; i < nkeys; i++) {
         if ((keys[i][0] == left->wstart && keys[i][1] == right->wstart) ||
             (keys[i][0] == left->wend && keys[i][1] == right->wend))
             continue;
-        if (j->nkeys == WJ_MAX_KEYS)
+        if (j->nkeys == JOIN_MAX_KEYS)
             break;
-        const weir__col *a = &left->schema->cols[keys[i][0]];
-        const weir__col *b = &right->schema->cols[keys[i][1]];
-        wj_key_part *k = &j->part[j->nkeys];
-        k->flag = !a->type.not_null || !b->type.not_null;
-        bool ints_a = weir__type_is_integer(a->type.id), ints_b = weir__type_is_integer(b->type.id);
-        if (ints_a && ints_b && a->type.id != b->type.id) {
-            k->as_bigint = true;
-            k->width = 8;
-        } else if (weir__type_is_var(a->type.id) && a->type.id == b->type.id) {
-            k->width = a->size > b->size ? a->size : b->size;
-        } else if (a->type.id == b->type.id && a->size == b->size &&
-                   a->type.precision == b->type.precision && a->type.scale == b->type.scale) {
-            k->width = a->size;
-        } else {
-            char ta[48], tb[48];
-            weir_type_format(a->type, ta, sizeof ta);
-            weir_type_format(b->type, tb, sizeof tb);
-            weir__table_fail(env, WEIR_EINVAL, "weir_table_join: the join key %s = %s compares "
-                             "%s with %s: CAST one side to the other's type", a->name, b->name,
-                             ta, tb);
+        if (weir__join_key_add(env, what, j, left->schema, keys[i][0], right->schema,
+                               keys[i][1]))
             return -1;
-        }
-        j->side[0].keys[j->nkeys] = keys[i][0];
-        j->side[1].keys[j->nkeys] = keys[i][1];
-        j->key_size += k->flag + k->width;
-        j->nkeys++;
     }
-    if (j->key_size > WEIR_MAX_KEY_SIZE) {
-        weir__table_fail(env, WEIR_EINVAL, "weir_table_join: the join key takes %zu bytes, "
-                         "more than %d (shorter string capacities would fit)", j->key_size,
-                         WEIR_MAX_KEY_SIZE);
+    if (weir__join_key_fits(env, what, j))
         return -1;
-    }
     if (j->nkeys == 0)
         j->key_size = 1; /* no key but the window: one key (Flink's SINGLETON) */
     return 0;
@@ -567,15 +442,16 @@ weir_table *weir__window_join(weir_table *left, weir_table *right, weir_join_kin
     weir_table *t = weir__table_node(env, left, "WindowJoin(leftWindow=[%s], rightWindow=[%s], "
                                      "joinType=[%s], where=[%s])", lw, rw, kind_names[kind],
                                      cond_text);
-    wj_impl *j = t ? calloc(1, sizeof *j) : NULL;
-    if (!j) {
+    wj_impl *w = t ? calloc(1, sizeof *w) : NULL;
+    if (!w) {
         weir_expr_destroy(filter);
         weir_schema_destroy(schema);
         return t ? weir__table_fail(env, WEIR_ENOMEM, "weir_table_join: out of memory") : NULL;
     }
+    join_impl *j = &w->j;
     j->filter = filter;
     t->schema = schema;
-    t->impl = j;
+    t->impl = w;
     t->impl_free = wj_impl_free;
     t->more = malloc(sizeof *t->more);
     if (!t->more)
@@ -590,14 +466,14 @@ weir_table *weir__window_join(weir_table *left, weir_table *right, weir_join_kin
         return NULL;
     const weir_table *in[2] = {left, right};
     for (int s = 0; s < 2; s++) {
-        wj_side *sd = &j->side[s];
+        join_side *sd = &j->side[s];
         sd->s = in[s]->schema;
         sd->first = s == 0 ? 0 : left->schema->ncols;
         sd->outer = s == 0 ? (kind == WEIR_JOIN_LEFT || kind == WEIR_JOIN_FULL)
                            : (kind == WEIR_JOIN_RIGHT || kind == WEIR_JOIN_FULL);
-        sd->wstart = in[s]->wstart;
-        sd->wend = in[s]->wend;
-        j->keyer[s] = (wj_keyer){.j = j, .side = s};
+        w->wstart[s] = in[s]->wstart;
+        w->wend[s] = in[s]->wend;
+        j->keyer[s] = (join_keyer){.j = j, .side = s};
     }
     /* Output: insert-only; the window and time attribute of a side that is
      * never padded kept (Flink keeps a window join's time attributes). */
@@ -620,7 +496,7 @@ weir_table *weir__window_join(weir_table *left, weir_table *right, weir_join_kin
         .name = t->name,
         .kind = "table_window_join",
         .vtable = &wj_vtable,
-        .impl = j,
+        .impl = w,
         .out_size = t->schema->row_size,
         .parallelism = j->nkeys ? env->config.parallelism : 1,
         .accounting = WEIR_ACCOUNTING_ANY,
@@ -628,7 +504,7 @@ weir_table *weir__window_join(weir_table *left, weir_table *right, weir_join_kin
     };
     weir_key_spec ks[2];
     for (int s = 0; s < 2; s++)
-        ks[s] = (weir_key_spec){.key_size = j->key_size, .extract = wj_key_extract,
+        ks[s] = (weir_key_spec){.key_size = j->key_size, .extract = weir__join_key_extract,
                                 .arg = &j->keyer[s]};
     t->stream = weir_stream_connect(weir_stream_key_by(left->stream, &ks[0]),
                                     weir_stream_key_by(right->stream, &ks[1]), &spec);
@@ -650,18 +526,19 @@ int weir__window_join_operator(const weir_table *t, weir_process_spec *spec,
 {
     if (!t || t->impl_free != wj_impl_free)
         return WEIR_EINVAL;
-    const wj_impl *j = t->impl;
+    const wj_impl *w = t->impl;
+    const join_impl *j = &w->j;
     *spec = (weir_process_spec){
         .name = t->name,
         .kind = "table_window_join",
         .vtable = &wj_vtable,
-        .impl = (void *)j,
+        .impl = (void *)w,
         .out_size = t->schema->row_size,
         .parallelism = 1,
         .accounting = WEIR_ACCOUNTING_ANY,
     };
     for (int s = 0; s < 2; s++)
-        keys[s] = (weir_key_spec){.key_size = j->key_size, .extract = wj_key_extract,
+        keys[s] = (weir_key_spec){.key_size = j->key_size, .extract = weir__join_key_extract,
                                   .arg = (void *)&j->keyer[s]};
     return 0;
 }
@@ -716,17 +593,18 @@ weir_stream *weir_stream_window_join(weir_stream *left, weir_stream *right,
                               (long long)w->slide_ms, (long long)w->offset_ms);
         return NULL;
     }
-    wj_impl *j = calloc(1, sizeof *j);
-    if (!j || !(j->own_name = strdup(spec->name ? spec->name : "WindowJoin"))) {
-        free(j);
+    wj_impl *wj = calloc(1, sizeof *wj);
+    if (!wj || !(wj->j.own_name = strdup(spec->name ? spec->name : "WindowJoin"))) {
+        free(wj);
         weir_job_record_error(job, WEIR_ENOMEM, "%s: out of memory", what);
         return NULL;
     }
+    join_impl *j = &wj->j;
     j->raw = true;
     j->kind = WEIR_JOIN_INNER;
-    j->win = *w;
-    j->fn = spec->fn;
-    j->cogroup = spec->cogroup;
+    wj->win = *w;
+    wj->fn = spec->fn;
+    wj->cogroup = spec->cogroup;
     j->arg = spec->arg;
     j->name = j->own_name;
     for (int s = 0; s < 2; s++)
@@ -739,7 +617,7 @@ weir_stream *weir_stream_window_join(weir_stream *left, weir_stream *right,
         .name = j->name,
         .kind = "window_join",
         .vtable = &wj_vtable,
-        .impl = j,
+        .impl = wj,
         .impl_free = wj_impl_free,
         .out_size = spec->out_size,
         .parallelism = spec->parallelism,
