@@ -604,6 +604,29 @@ static const weir_operator_vtable *vtable_of(const join_impl *j)
                        : j->interval ? &interval_vtable : &regular_vtable;
 }
 
+weir_stream *weir__join_connect(weir_table *t, weir_table *left, weir_table *right,
+                               const join_impl *j, const weir_process_spec *spec,
+                               const char *uid_kind)
+{
+    weir_key_spec ks[2];
+    for (int s = 0; s < 2; s++)
+        ks[s] = (weir_key_spec){.key_size = j->key_size, .extract = join_key_extract,
+                                .arg = (void *)&j->keyer[s]};
+    weir_stream *st = weir_stream_connect(weir_stream_key_by(left->stream, &ks[0]),
+                                          weir_stream_key_by(right->stream, &ks[1]), spec);
+    if (!st)
+        return NULL;
+    /* The uid in checkpoints: the node's name is too long for a state
+     * file's name (a condition of any length), so a hash of it, which the
+     * same plan gives again at a restore. */
+    uint64_t h = 1469598103934665603ull; /* FNV-1a */
+    for (const char *c = t->name; *c; c++)
+        h = (h ^ (unsigned char)*c) * 1099511628211ull;
+    char uid[64];
+    snprintf(uid, sizeof uid, "%s-%016llx", uid_kind, (unsigned long long)h);
+    return weir_stream_set_uid(st, uid);
+}
+
 /* ---- planning ---------------------------------------------------------------------------- */
 
 typedef struct join_plan {
@@ -1276,25 +1299,9 @@ static weir_table *join_tree(weir_table *left, const weir_expr_scope *lsc, weir_
         .accounting = WEIR_ACCOUNTING_ANY,
         .settings_json = weir__table_settings(t, extra),
     };
-    weir_key_spec ks[2];
-    for (int s = 0; s < 2; s++)
-        ks[s] = (weir_key_spec){.key_size = j->key_size, .extract = join_key_extract,
-                                .arg = &j->keyer[s]};
-    t->stream = weir_stream_connect(weir_stream_key_by(left->stream, &ks[0]),
-                                    weir_stream_key_by(right->stream, &ks[1]), &spec);
-    if (!t->stream)
-        return NULL;
-    /* The uid in checkpoints: the node's name is too long for a state
-     * file's name (a condition of any length), so a hash of it, which the
-     * same plan gives again at a restore. */
-    uint64_t h = 1469598103934665603ull; /* FNV-1a */
-    for (const char *c = t->name; *c; c++)
-        h = (h ^ (unsigned char)*c) * 1099511628211ull;
-    char uid[64];
-    snprintf(uid, sizeof uid, "%s-%016llx",
-             j->temporal ? "TemporalJoin" : interval ? "IntervalJoin" : "Join",
-             (unsigned long long)h);
-    t->stream = weir_stream_set_uid(t->stream, uid);
+    t->stream = weir__join_connect(t, left, right, j, &spec,
+                                   j->temporal ? "TemporalJoin" : interval ? "IntervalJoin"
+                                                                           : "Join");
     return t->stream ? t : NULL;
 }
 

@@ -104,6 +104,12 @@ int weir__join_name_sides(const weir_expr_scope sc[2], const weir_ast *a, int *s
 weir_ast *weir__join_rest_tree(weir_ast_arena **arena, const weir_ast *const *rest, int nrest,
                                bool *oom);
 
+/* t's operator (spec) on left and right keyed by j's join key, its uid in
+ * checkpoints "uid_kind-" and a hash of t's name; NULL on failure. */
+weir_stream *weir__join_connect(weir_table *t, weir_table *left, weir_table *right,
+                               const join_impl *j, const weir_process_spec *spec,
+                               const char *uid_kind);
+
 /* The temporal join's operator (table_temporal_join.c). */
 extern const weir_operator_vtable weir__temporal_join_vtable;
 /* The semi and anti joins' operator (table_semi_join.c). */

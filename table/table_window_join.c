@@ -502,22 +502,7 @@ weir_table *weir__window_join(weir_table *left, weir_table *right, weir_join_kin
         .accounting = WEIR_ACCOUNTING_ANY,
         .settings_json = weir__table_settings(t, extra),
     };
-    weir_key_spec ks[2];
-    for (int s = 0; s < 2; s++)
-        ks[s] = (weir_key_spec){.key_size = j->key_size, .extract = weir__join_key_extract,
-                                .arg = &j->keyer[s]};
-    t->stream = weir_stream_connect(weir_stream_key_by(left->stream, &ks[0]),
-                                    weir_stream_key_by(right->stream, &ks[1]), &spec);
-    if (!t->stream)
-        return NULL;
-    /* the uid in checkpoints: a hash of the node's name, which the same plan
-     * gives again at a restore */
-    uint64_t h = 1469598103934665603ull; /* FNV-1a */
-    for (const char *c = t->name; *c; c++)
-        h = (h ^ (unsigned char)*c) * 1099511628211ull;
-    char uid[64];
-    snprintf(uid, sizeof uid, "WindowJoin-%016llx", (unsigned long long)h);
-    t->stream = weir_stream_set_uid(t->stream, uid);
+    t->stream = weir__join_connect(t, left, right, j, &spec, "WindowJoin");
     return t->stream ? t : NULL;
 }
 
