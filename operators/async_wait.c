@@ -71,6 +71,12 @@ typedef struct aw_config {
 typedef struct aw {
     const aw_config *c;
     weir_ctx *ctx; /* woken by a completion (weir_ctx_wakeup) */
+    /* Completions between their publishing and the end of their wakeup,
+     * and whether the operator closed: close waits for the first to drain,
+     * so that no wakeup reaches the subtask after the job is gone; a
+     * completion after close publishes its results without a wakeup. */
+    atomic_int completing;
+    atomic_bool closed;
     size_t in_size, out_size;
     size_t key_size;     /* a keyed input's (0: not keyed) */
     unsigned char *keys; /* each slot's element's key (key_size each) */
@@ -121,13 +127,17 @@ static int finish(weir_async_handle h, const void *results, size_t n, int err)
     if (!atomic_compare_exchange_strong_explicit(&s->word, &expected, word_of(h.token_, S_BUSY),
                                                  memory_order_acquire, memory_order_relaxed))
         return WEIR_ESTATE;
+    atomic_fetch_add(&a->completing, 1);
+    bool wake = !atomic_load(&a->closed);
     if (n)
         memcpy(a->outs + (size_t)h.slot_ * (size_t)a->maxr * a->out_size, results,
                n * a->out_size);
     s->n = (int32_t)n;
     s->err = err;
     atomic_store_explicit(&s->word, word_of(h.token_, S_DONE), memory_order_release);
-    weir_ctx_wakeup(a->ctx); /* its worker drains now, as a batch wakes a consumer */
+    if (wake)
+        weir_ctx_wakeup(a->ctx); /* its worker drains now, as a batch wakes a consumer */
+    atomic_fetch_sub(&a->completing, 1);
     return 0;
 }
 
@@ -408,7 +418,14 @@ static int aw_open(weir_ctx *ctx)
 
 static void aw_close(weir_ctx *ctx)
 {
-    (void)ctx; /* the slots outlive the run: aw_config_free */
+    /* the slots outlive the run (aw_config_free); a completion still
+     * waking this subtask is waited for, one that comes later wakes none */
+    aw *a = weir_ctx_state(ctx);
+    if (!a)
+        return;
+    atomic_store(&a->closed, true);
+    while (atomic_load(&a->completing) > 0)
+        pause_briefly();
 }
 
 static void aw_config_free(void *impl)
