@@ -124,8 +124,23 @@ static char *read_file(const char *path)
     return text;
 }
 
+/* ThreadSanitizer's runtime delivers a signal to the weir it built only
+ * at its next intercepted call, and the shell's Ctrl-C did not reach the
+ * running query within a minute on a loaded machine: the terminal's test
+ * runs in the other builds (release, ASan, clang). */
+#if defined(__SANITIZE_THREAD__)
+#define SHELL_SIGNALS_DEFERRED 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define SHELL_SIGNALS_DEFERRED 1
+#endif
+#endif
+
 Test(sql_shell, on_a_terminal)
 {
+#ifdef SHELL_SIGNALS_DEFERRED
+    cr_skip_test("ThreadSanitizer defers the shell's SIGINT (see above)");
+#endif
     char home[] = "/tmp/weir-sql-shell-XXXXXX";
     cr_assert_not_null(mkdtemp(home));
     child c = {.out = calloc(1, TRANSCRIPT_MAX + 1)};
