@@ -818,12 +818,13 @@ static const char *const kind_names[] = {[WEIR_JOIN_INNER] = "InnerJoin",
                                          [WEIR_JOIN_SEMI] = "LeftSemiJoin",
                                          [WEIR_JOIN_ANTI] = "LeftAntiJoin"};
 
-/* The output schema: the left's columns, then the right's, a name taken
- * already made unique as Calcite does (id -> id0, id1, ...); an outer
- * join's other side's columns nullable. */
-static weir_schema *join_schema(const join_plan *p, const char **why)
+/* A join's output schema: the left's columns then the right's, a name
+ * taken twice made unique with a number (a, a0, a1, ...), a side padded
+ * with NULLs by an outer join made nullable; derived from the left's
+ * schema, so the session's capacities stay. */
+weir_schema *weir__join_output_schema(const weir_schema *l, const weir_schema *r,
+                                      bool l_nullable, bool r_nullable, const char **why)
 {
-    const weir_schema *l = p->in[0]->schema, *r = p->in[1]->schema;
     int n = l->ncols + r->ncols;
     const char **names = calloc((size_t)n, sizeof *names);
     char (*made)[160] = calloc((size_t)n, sizeof *made);
@@ -835,9 +836,7 @@ static weir_schema *join_schema(const join_plan *p, const char **why)
             const weir_schema *in = c < l->ncols ? l : r;
             int ic = c < l->ncols ? c : c - l->ncols;
             types[c] = in->cols[ic].type;
-            bool nullable = (c < l->ncols) ? (p->kind == WEIR_JOIN_RIGHT || p->kind == WEIR_JOIN_FULL)
-                                           : (p->kind == WEIR_JOIN_LEFT || p->kind == WEIR_JOIN_FULL);
-            if (nullable)
+            if (c < l->ncols ? l_nullable : r_nullable)
                 types[c].not_null = false;
             snprintf(made[c], sizeof made[c], "%s", in->cols[ic].name);
             for (int k = 0;; k++) {
@@ -1127,7 +1126,9 @@ static weir_table *join_tree(weir_table *left, const weir_expr_scope *lsc, weir_
      * scope of both inputs (an unknown column is said before a missing
      * equality, as Flink's validator does) */
     const char *why;
-    weir_schema *schema = join_schema(&p, &why);
+    weir_schema *schema = weir__join_output_schema(
+        p.in[0]->schema, p.in[1]->schema, p.kind == WEIR_JOIN_RIGHT || p.kind == WEIR_JOIN_FULL,
+        p.kind == WEIR_JOIN_LEFT || p.kind == WEIR_JOIN_FULL, &why);
     if (!schema)
         return weir__table_fail(env, WEIR_EINVAL, "%s: %s", what, why);
     weir_expr *filter = NULL;

@@ -110,6 +110,11 @@ weir_stream *weir__join_connect(weir_table *t, weir_table *left, weir_table *rig
                                const join_impl *j, const weir_process_spec *spec,
                                const char *uid_kind);
 
+/* A join's output schema: l's columns then r's, names made unique (a, a0,
+ * ...), a side padded by an outer join nullable; why on failure. */
+weir_schema *weir__join_output_schema(const weir_schema *l, const weir_schema *r,
+                                      bool l_nullable, bool r_nullable, const char **why);
+
 /* The temporal join's operator (table_temporal_join.c). */
 extern const weir_operator_vtable weir__temporal_join_vtable;
 /* The semi and anti joins' operator (table_semi_join.c). */

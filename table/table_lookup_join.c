@@ -531,44 +531,6 @@ static weir_ast *rest_tree(lookup_plan *p, weir_ast_arena **arena, bool *oom)
     return weir__join_rest_tree(arena, p->rest, p->nrest, oom);
 }
 
-/* The output schema: the left's columns, then the table's, a name taken
- * already made unique as Calcite does (id -> id0, id1, ...); the table's
- * columns nullable for a LEFT join. */
-static weir_schema *output_schema(const weir_schema *l, const weir_schema *r, bool left_outer,
-                                  const char **why)
-{
-    int n = l->ncols + r->ncols;
-    const char **names = calloc((size_t)n, sizeof *names);
-    char (*made)[160] = calloc((size_t)n, sizeof *made);
-    weir_type *types = calloc((size_t)n, sizeof *types);
-    weir_schema *s = NULL;
-    *why = "out of memory";
-    if (names && made && types) {
-        for (int c = 0; c < n; c++) {
-            const weir_schema *in = c < l->ncols ? l : r;
-            int ic = c < l->ncols ? c : c - l->ncols;
-            types[c] = in->cols[ic].type;
-            if (c >= l->ncols && left_outer)
-                types[c].not_null = false;
-            snprintf(made[c], sizeof made[c], "%s", in->cols[ic].name);
-            for (int k = 0;; k++) {
-                bool taken = false;
-                for (int d = 0; d < c && !taken; d++)
-                    taken = strcmp(made[d], made[c]) == 0;
-                if (!taken)
-                    break;
-                snprintf(made[c], sizeof made[c], "%s%d", in->cols[ic].name, k);
-            }
-            names[c] = made[c];
-        }
-        s = weir__schema_make(l->table, n, names, types, why);
-    }
-    free(names);
-    free(made);
-    free(types);
-    return s;
-}
-
 static const char *const kind_names[] = {[WEIR_JOIN_INNER] = "InnerJoin",
                                          [WEIR_JOIN_LEFT] = "LeftOuterJoin",
                                          [WEIR_JOIN_RIGHT] = "RightOuterJoin",
@@ -649,7 +611,8 @@ weir_table *weir_table_lookup_join_tree(weir_table *left, const weir_expr_scope 
     char cond_text[512];
     weir_ast_format(cond, cond_text, sizeof cond_text);
     const char *why;
-    weir_schema *schema = output_schema(left->schema, src->schema, kind == WEIR_JOIN_LEFT, &why);
+    weir_schema *schema = weir__join_output_schema(left->schema, src->schema, false,
+                                                   kind == WEIR_JOIN_LEFT, &why);
     if (!schema) {
         lookup_impl_free(j);
         return weir__table_fail(env, WEIR_EINVAL, "%s: %s", what, why);
