@@ -78,6 +78,14 @@ int sql_lex(const char *text, size_t len, sql_tokens *out, char *err, size_t err
             }                                                                                  \
         }                                                                                      \
     } while (0)
+    /* The expression reader works on NUL-terminated text: a NUL byte, even
+     * inside a string or a comment, would end the statement early for it. */
+    const char *nul = memchr(text, '\0', len);
+    if (nul) {
+        ADVANCE((size_t)(nul - text));
+        snprintf(err, errsize, "line %u, column %u: unexpected byte 0x00", line, col);
+        return WEIR_EINVAL;
+    }
     while (i < len) {
         unsigned char c = (unsigned char)text[i];
         if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v') {

@@ -84,6 +84,19 @@ Test(sql, a_syntax_error_anywhere_runs_nothing)
     free(c);
 }
 
+Test(sql, a_nul_byte_is_refused_where_it_is)
+{
+    collected *c = calloc(1, sizeof *c);
+    weir_sql_session *s = session(c, NULL);
+    /* even inside a comment: the expression reader sees NUL-terminated text */
+    static const char text[] = "SELECT 1;\n-- a \0 here\nSELECT 2";
+    cr_assert_eq(weir_sql_execute(s, text, sizeof text - 1), WEIR_EINVAL);
+    cr_assert_eq(c->n, 0);
+    cr_assert_str_eq(weir_sql_error(s), "line 2, column 6: unexpected byte 0x00");
+    weir_sql_session_destroy(s);
+    free(c);
+}
+
 Test(sql, an_expression_error_at_its_line_and_column)
 {
     collected *c = calloc(1, sizeof *c);
