@@ -975,6 +975,17 @@ static weir_table *select_core(weir_table *in, weir_expr **items, int n, const c
         t->nukey = in->nukey;
     }
     free(map);
+    if (in->mono) {
+        /* a bare column moves as its input column does; anything computed
+         * is NOT monotonic (as Flink's getProjectMonotonicity without a
+         * function's own monotonicity) */
+        unsigned char mono[WEIR__LIST_MAX];
+        for (int i = 0; i < n; i++)
+            mono[i] = impl->items[i]->column >= 0 ? in->mono[impl->items[i]->column]
+                                                  : WEIR__MONO_NOT;
+        if (weir__table_set_monotonicity(t, mono))
+            return weir__table_fail(env, WEIR_ENOMEM, "%s: out of memory", what);
+    }
     return plan_calc(t, impl, what);
 }
 

@@ -67,6 +67,7 @@ void weir_table_env_destroy(weir_table_env *env)
         weir_schema_destroy(t->schema);
         free(t->more);
         free(t->ukey);
+        free(t->mono);
         free(t->name);
         free(t->settings);
         free(t);
@@ -346,6 +347,24 @@ int weir__table_set_unique_key(weir_table *t, const int *cols, int n)
         return WEIR_ENOMEM;
     memcpy(t->ukey, cols, (size_t)n * sizeof *t->ukey);
     t->nukey = n;
+    return 0;
+}
+
+weir__mono weir__table_monotonicity(const weir_table *t, int col)
+{
+    if (t->mode == WEIR_CHANGELOG_INSERT_ONLY)
+        return WEIR__MONO_CONSTANT;
+    return t->mono && col >= 0 && col < t->schema->ncols ? (weir__mono)t->mono[col]
+                                                         : WEIR__MONO_NOT;
+}
+
+int weir__table_set_monotonicity(weir_table *t, const unsigned char *mono)
+{
+    free(t->mono);
+    t->mono = malloc((size_t)t->schema->ncols + 1);
+    if (!t->mono)
+        return WEIR_ENOMEM;
+    memcpy(t->mono, mono, (size_t)t->schema->ncols);
     return 0;
 }
 

@@ -708,6 +708,24 @@ static int describe_group_output(weir_table_env *env, const weir_table *in, grou
             return -1;
         }
     }
+    if (!retract) {
+        /* over inserts: a count or a largest value only grows, a smallest
+         * only shrinks (FlinkRelMdModifiedMonotonicity.getMonotonicityOnAggCall;
+         * a SUM would need its argument's sign, which weir does not track) */
+        unsigned char mono[WEIR__LIST_MAX];
+        for (int i = 0; i < g->nitems; i++) {
+            weir_agg_kind a = g->items[i]->agg;
+            mono[i] = a == WEIR_AGG_NONE ? WEIR__MONO_CONSTANT
+                      : a == WEIR_AGG_COUNT || a == WEIR_AGG_COUNT_STAR || a == WEIR_AGG_MAX
+                          ? WEIR__MONO_INCREASING
+                      : a == WEIR_AGG_MIN ? WEIR__MONO_DECREASING
+                                          : WEIR__MONO_NOT;
+        }
+        if (weir__table_set_monotonicity(t, mono)) {
+            weir__table_fail(env, WEIR_ENOMEM, "%s: out of memory", what);
+            return -1;
+        }
+    }
     return 0;
 }
 

@@ -521,6 +521,8 @@ struct weir_table {
                           * rowtime), -1: none; the records carry rowtime's */
     int nukey;           /* a unique key: its columns (0: none) */
     int *ukey;
+    unsigned char *mono; /* an updating table's columns' weir__mono (NULL:
+                          * each NOT; an insert-only table's are CONSTANT) */
     weir_stream *stream; /* the rows */
     char *settings;      /* settings_json of its operator */
     void *impl;          /* the operator's configuration, owned */
@@ -582,6 +584,24 @@ bool weir__item_name(weir_table_env *env, const char *what, weir__item_names *nm
 /* Gives t its unique key: a copy of the n columns `cols` (none when n is
  * 0). 0 or WEIR_ENOMEM. */
 int weir__table_set_unique_key(weir_table *t, const int *cols, int n);
+
+/* How a column's value moves across the updates of one row (one value
+ * of the unique key), Flink's RelModifiedMonotonicity
+ * (FlinkRelMdModifiedMonotonicity): what the Rank's update strategy asks
+ * of its order keys. Known where weir knows it: a group aggregate of an
+ * insert-only input (its keys CONSTANT, COUNT and MAX INCREASING, MIN
+ * DECREASING, the rest NOT) and a select's bare columns of it. */
+typedef enum weir__mono {
+    WEIR__MONO_NOT = 0,
+    WEIR__MONO_CONSTANT,
+    WEIR__MONO_INCREASING,
+    WEIR__MONO_DECREASING
+} weir__mono;
+/* Column col's monotonicity in t: CONSTANT in an insert-only t. */
+weir__mono weir__table_monotonicity(const weir_table *t, int col);
+/* Gives t (its schema made) a copy of mono, one per column. 0 or
+ * WEIR_ENOMEM. */
+int weir__table_set_monotonicity(weir_table *t, const unsigned char *mono);
 
 /* Refuses an updating t where an insert-only stream is wanted, as Flink
  * does: "WHAT: the table T emits [I,UB,UA]: an insert-only stream doesn't

@@ -2,7 +2,8 @@
  * Deduplicate (RowTimeDeduplicateFunction, RowTimeDeduplicateKeepFirstRow
  * Function), Rank (AppendOnlyTopNFunction), WindowRank (WindowRankProcessor),
  * TemporalSort (RowTimeSortOperator), SortLimit and Limit (AppendOnlyFirstN
- * Function): keyed operators on the runtime's keyed state and event-time
+ * Function, RetractableTopNFunction, UpdatableTopNFunction): keyed
+ * operators on the runtime's keyed state and event-time
  * timers, so that checkpoints, restores and rescaling carry them.
  *
  * Per partition key:
@@ -14,6 +15,9 @@
  *                             (equal sort keys in arrival order), which may
  *                             hold more than rank_end rows when sort keys
  *                             tie, as Flink's TopNBuffer does;
+ *   Rank, RetractStrategy     a list: every row of the key in that order;
+ *   Rank, UpdateFastStrategy  a list: the rows of the top rank_end ranks
+ *                             in that order, one per row key;
  *   WindowRank                a list per window (namespace window_end) and
  *                             a timer at window_end - 1;
  *   TemporalSort              a list per time and a timer at it (one key);
@@ -37,6 +41,7 @@ typedef enum rank_kind {
     RK_DEDUP_FIRST,
     RK_TOPN,
     RK_TOPN_RETRACT,
+    RK_TOPN_UPDATE,
     RK_WINDOW,
     RK_SORT,
     RK_LIMIT
@@ -55,6 +60,8 @@ typedef struct rank_impl {
     bool same_layout;
     int wend_col;      /* WindowRank: the window_end column */
     int wdedup;        /* WindowDeduplicate: 1 keeps the last row, 2 the first; 0 a rank */
+    int nrkey;         /* UpdateFastStrategy: the input's unique key (its row key) */
+    int rkey[WEIR__LIST_MAX];
     size_t entry_size; /* a kept row: int64 time + the row, 8-aligned */
     const char *name;
 } rank_impl;
@@ -463,6 +470,172 @@ static int topn_retract_record(weir_ctx *ctx, const rank_impl *r, rank_state *st
     return weir_state_list_set(ctx, st->id, 0, b, n) ? weir_ctx_error(ctx) : 0;
 }
 
+/* ---- Rank over an updating input (UpdatableTopNFunction) ----------------------------------- */
+
+/* Whether rows a and b have the same row key (the input's unique key): a
+ * row's bytes are canonical, equal values equal bytes. */
+static bool same_row_key(const rank_impl *r, const unsigned char *a, const unsigned char *b)
+{
+    for (int k = 0; k < r->nrkey; k++) {
+        int c = r->rkey[k];
+        bool na = weir__row_null(r->in, a, c);
+        if (na != weir__row_null(r->in, b, c))
+            return false;
+        const weir__col *col = &r->in->cols[c];
+        if (!na && memcmp(a + col->offset, b + col->offset, col->size) != 0)
+            return false;
+    }
+    return true;
+}
+
+/* Where `in` goes among the n rows at l (after those of an equal or better
+ * sort key), skipping index `skip` (-1: none): its index in the list
+ * without that row. */
+static size_t place_of(const rank_impl *r, const unsigned char *l, size_t n, size_t rs,
+                       const unsigned char *in, size_t skip)
+{
+    size_t pos = 0;
+    for (size_t i = 0; i < n; i++)
+        if (i != skip && cmp_rows(r, in, l + i * rs) >= 0)
+            pos++;
+    return pos;
+}
+
+/* The planner picks it (Flink's RankProcessStrategy.UpdateFastStrategy)
+ * for an input without deletions whose unique key holds the partition key
+ * and whose order keys only move up the order across a row's updates (a
+ * count or a MAX descending, a MIN ascending). Only the top rank_end rows
+ * are kept, one per row key. The input's -U are not read (Flink's planner
+ * has its input send none); a +I or +U of a row key held is an update: -U
+ * old / +U new at its rank when its sort key stayed, else its rank and the
+ * ranks down to its old one shift (-U/+U each, the old row's -U first, as
+ * Flink emits them); without row numbers -U old / +U new. A row key not
+ * held enters as a new row if its sort key makes the top: the ranks below
+ * shift, the last -D without row numbers. */
+static int topn_update_record(weir_ctx *ctx, const rank_impl *r, rank_state *st,
+                              const unsigned char *in, int64_t ts)
+{
+    weir_row_kind kind = weir_row_get_kind(in);
+    if (kind == WEIR_ROW_UPDATE_BEFORE || kind == WEIR_ROW_DELETE) {
+        weir_ctx_count(ctx, WEIR_COUNTER_FILTERED, 1);
+        return 0;
+    }
+    size_t rs = r->in->row_size, n;
+    weir_state_list_get(ctx, st->id, 0, &n);
+    int e = grow(ctx, r, st, n + 1);
+    if (e)
+        return e;
+    const unsigned char *l = weir_state_list_get(ctx, st->id, 0, &n);
+    unsigned char *b = st->buf;
+    bool numbered = r->with_rn || r->start > 1;
+    int64_t end = r->end;
+    size_t j = 0;
+    while (j < n && !same_row_key(r, l + j * rs, in))
+        j++;
+    if (j < n) {
+        /* an update of a row held: its old copy out of the list, the new in */
+        const unsigned char *old = l + j * rs;
+        memcpy(st->entry, old, rs);
+        old = st->entry;
+        int cmp = cmp_rows(r, in, old);
+        size_t pos = cmp == 0 ? j : place_of(r, l, n, rs, in, j);
+        for (size_t i = 0, k = 0; i < n; i++) {
+            if (i == j)
+                continue;
+            if (k == pos)
+                k++;
+            memcpy(b + k * rs, l + i * rs, rs);
+            k++;
+        }
+        memcpy(b + pos * rs, in, rs);
+        if (!numbered) {
+            if ((e = emit_row(ctx, r, st, old, WEIR_ROW_UPDATE_BEFORE, 0, ts)) ||
+                (e = emit_row(ctx, r, st, in, WEIR_ROW_UPDATE_AFTER, 0, ts)))
+                return e;
+        } else if (pos == j) {
+            int64_t rank = (int64_t)j + 1;
+            if ((e = collect(ctx, r, st, old, WEIR_ROW_UPDATE_BEFORE, rank, ts)) ||
+                (e = collect(ctx, r, st, in, WEIR_ROW_UPDATE_AFTER, rank, ts)))
+                return e;
+        } else if (pos < j) {
+            /* up: ranks pos+1 .. j+1 each take the row above them; the old
+             * row's -U goes before the first +U (a sink keyed by the row
+             * key sees it leave before it comes back) */
+            bool retracted = false;
+            for (size_t i = pos; i < j && (int64_t)i < end; i++) {
+                if ((e = collect(ctx, r, st, l + i * rs, WEIR_ROW_UPDATE_BEFORE, (int64_t)i + 1,
+                                 ts)))
+                    return e;
+                if (!retracted) {
+                    retracted = true;
+                    if ((e = collect(ctx, r, st, old, WEIR_ROW_UPDATE_BEFORE, (int64_t)j + 1,
+                                     ts)))
+                        return e;
+                }
+                if ((e = collect(ctx, r, st, b + i * rs, WEIR_ROW_UPDATE_AFTER, (int64_t)i + 1,
+                                 ts)))
+                    return e;
+            }
+            if ((int64_t)j < end) {
+                if (!retracted &&
+                    (e = collect(ctx, r, st, old, WEIR_ROW_UPDATE_BEFORE, (int64_t)j + 1, ts)))
+                    return e;
+                if ((e = collect(ctx, r, st, b + j * rs, WEIR_ROW_UPDATE_AFTER, (int64_t)j + 1,
+                                 ts)))
+                    return e;
+            }
+        } else {
+            /* down, against the order's monotonicity (an upstream state
+             * lost to its TTL): Flink's lenient path, ranks j+1 .. pos+1
+             * each take the row below them */
+            if ((e = collect(ctx, r, st, old, WEIR_ROW_UPDATE_BEFORE, (int64_t)j + 1, ts)))
+                return e;
+            for (size_t i = j; i < pos; i++)
+                if ((e = collect(ctx, r, st, b + i * rs, WEIR_ROW_UPDATE_BEFORE, (int64_t)i + 2,
+                                 ts)) ||
+                    (e = collect(ctx, r, st, b + i * rs, WEIR_ROW_UPDATE_AFTER, (int64_t)i + 1,
+                                 ts)))
+                    return e;
+            if ((e = collect(ctx, r, st, in, WEIR_ROW_UPDATE_AFTER, (int64_t)pos + 1, ts)))
+                return e;
+        }
+    } else {
+        /* a new row: in the top when better than the last row held, or
+         * while there is room (TopNBuffer.checkSortKeyInBufferRange) */
+        if (n && cmp_rows(r, in, l + (n - 1) * rs) >= 0 && (int64_t)n >= end)
+            return 0;
+        size_t pos = place_of(r, l, n, rs, in, (size_t)-1);
+        if (pos)
+            memcpy(b, l, pos * rs);
+        memcpy(b + pos * rs, in, rs);
+        if (n > pos)
+            memcpy(b + (pos + 1) * rs, l + pos * rs, (n - pos) * rs);
+        if (numbered) {
+            for (size_t i = pos; i <= n && (int64_t)i < end; i++) {
+                if (i < n && (e = collect(ctx, r, st, l + i * rs, WEIR_ROW_UPDATE_BEFORE,
+                                          (int64_t)i + 1, ts)))
+                    return e;
+                if ((e = collect(ctx, r, st, b + i * rs,
+                                 i < n ? WEIR_ROW_UPDATE_AFTER : WEIR_ROW_INSERT, (int64_t)i + 1,
+                                 ts)))
+                    return e;
+            }
+        } else {
+            if ((int64_t)n >= end &&
+                (e = emit_row(ctx, r, st, b + (size_t)end * rs, WEIR_ROW_DELETE, 0, ts)))
+                return e;
+            if ((e = emit_row(ctx, r, st, in, WEIR_ROW_INSERT, 0, ts)))
+                return e;
+        }
+        n++;
+    }
+    /* the top rank_end rows stay (a row below can only come back by an
+     * update of its own, which brings its row) */
+    if ((int64_t)n > end)
+        n = (size_t)end;
+    return weir_state_list_set(ctx, st->id, 0, b, n) ? weir_ctx_error(ctx) : 0;
+}
+
 /* ---- WindowRank, TemporalSort, Limit ------------------------------------------------------ */
 
 static int window_record(weir_ctx *ctx, const rank_impl *r, rank_state *st, const void *elem)
@@ -530,6 +703,7 @@ static int rank_record(weir_ctx *ctx, int input, const void *elem, int64_t ts)
     case RK_DEDUP_FIRST: return dedup_first(ctx, r, st, elem, ts);
     case RK_TOPN: return topn_record(ctx, r, st, elem, ts);
     case RK_TOPN_RETRACT: return topn_retract_record(ctx, r, st, elem, ts);
+    case RK_TOPN_UPDATE: return topn_update_record(ctx, r, st, elem, ts);
     case RK_WINDOW: return window_record(ctx, r, st, elem);
     case RK_SORT: return sort_record(ctx, st, elem, ts);
     case RK_LIMIT: return limit_record(ctx, r, st, elem, ts);
@@ -761,6 +935,32 @@ static rank_impl *rank_impl_new(weir_table *in, const char *partition, const cha
     return r;
 }
 
+/* Flink's RankProcessStrategy.analyzeRankProcessStrategies for an updating
+ * input: the update strategy when the input deletes nothing, has a unique
+ * key holding every partition column, and each order key moves only up
+ * the order across a row's updates (INCREASING descending, DECREASING
+ * ascending, or CONSTANT). */
+static bool update_fast_applies(const weir_table *in, const rank_impl *r)
+{
+    if ((in->mode & WEIR_CHANGELOG_KIND(WEIR_ROW_DELETE)) || in->nukey == 0 ||
+        in->nukey > WEIR__LIST_MAX || r->norder == 0)
+        return false;
+    for (int k = 0; k < r->key->nkeys; k++) {
+        bool held = false;
+        for (int u = 0; u < in->nukey && !held; u++)
+            held = in->ukey[u] == r->key->keys[k];
+        if (!held)
+            return false;
+    }
+    for (int k = 0; k < r->norder; k++) {
+        weir__mono m = weir__table_monotonicity(in, r->ocol[k]);
+        if (!(m == WEIR__MONO_CONSTANT || (m == WEIR__MONO_INCREASING && r->desc[k]) ||
+              (m == WEIR__MONO_DECREASING && !r->desc[k])))
+            return false;
+    }
+    return true;
+}
+
 weir_table *weir_table_rank(weir_table *in, const weir_table_rank_spec *spec)
 {
     static const char *what = "weir_table_rank";
@@ -770,11 +970,9 @@ weir_table *weir_table_rank(weir_table *in, const weir_table_rank_spec *spec)
     if (!spec || spec->rank_start < 1 || spec->rank_end < spec->rank_start)
         return weir__table_fail(env, WEIR_EINVAL, "%s: a spec with 1 <= rank_start <= rank_end "
                                 "is required", what);
-    /* an updating input: the retract strategy, after an upsert input's
-     * ChangelogNormalize */
+    /* an updating input: the update strategy where it applies, else the
+     * retract strategy, after an upsert input's ChangelogNormalize */
     bool updating = in->mode != WEIR_CHANGELOG_INSERT_ONLY;
-    if (updating && !(in = weir_table_normalize(in)))
-        return NULL;
     rank_impl *r = rank_impl_new(in, spec->partition_by, what);
     if (!r)
         return NULL;
@@ -782,6 +980,16 @@ weir_table *weir_table_rank(weir_table *in, const weir_table_rank_spec *spec)
     if (parse_order(env, r, spec->order_by, what, order, sizeof order)) {
         rank_impl_free(r);
         return NULL;
+    }
+    bool update_fast = updating && update_fast_applies(in, r);
+    if (updating && !update_fast) {
+        rank_impl_free(r);
+        if (!(in = weir_table_normalize(in)) || !(r = rank_impl_new(in, spec->partition_by, what)))
+            return NULL;
+        if (parse_order(env, r, spec->order_by, what, order, sizeof order)) {
+            rank_impl_free(r);
+            return NULL;
+        }
     }
     if (r->norder == 0) {
         rank_impl_free(r);
@@ -804,7 +1012,21 @@ weir_table *weir_table_rank(weir_table *in, const weir_table_rank_spec *spec)
     bool time_order = r->norder == 1 && in->rowtime >= 0 && r->ocol[0] == in->rowtime;
     bool first_only = spec->rank_start == 1 && spec->rank_end == 1 && !spec->rank_column;
     unsigned mode;
-    if (updating && !(ws >= 0 && we >= 0)) {
+    if (update_fast && !(ws >= 0 && we >= 0)) {
+        r->kind = RK_TOPN_UPDATE;
+        char keys[256];
+        size_t kl = 0;
+        keys[0] = 0;
+        r->nrkey = in->nukey;
+        for (int k = 0; k < in->nukey; k++) {
+            r->rkey[k] = in->ukey[k];
+            weir__append(keys, sizeof keys, &kl, "%s%d", k ? "," : "", in->ukey[k]);
+        }
+        snprintf(name, sizeof name, "Rank(strategy=[UpdateFastStrategy[%s]], rankType=["
+                 "ROW_NUMBER], rankRange=[rankStart=%lld, rankEnd=%lld], partitionBy=[%s], "
+                 "orderBy=[%s])", keys, (long long)r->start, (long long)r->end, part, order);
+        mode = WEIR_CHANGELOG_RETRACT;
+    } else if (updating && !(ws >= 0 && we >= 0)) {
         r->kind = RK_TOPN_RETRACT;
         snprintf(name, sizeof name, "Rank(strategy=[RetractStrategy], rankType=[ROW_NUMBER], "
                  "rankRange=[rankStart=%lld, rankEnd=%lld], partitionBy=[%s], orderBy=[%s])",

@@ -688,8 +688,15 @@ typedef struct weir_table_rank_spec {
  * - otherwise a Rank (AppendOnlyTopNFunction) over an insert-only t: with a
  *   rank column, each row that enters the top sends -U/+U for every rank
  *   whose row changed and +I for a rank filled for the first time; without
- *   one, +I for the row and -D for the row it pushed out ([I,UB,UA,D]).
- * Refused: an updating t, order columns that are not t's. */
+ *   one, +I for the row and -D for the row it pushed out ([I,UB,UA,D]);
+ * - over an updating t, Flink's UpdatableTopNFunction (UpdateFastStrategy:
+ *   only the top rows kept, t's -U not read) when t deletes nothing, t's
+ *   unique key holds the partition columns and each order key only moves
+ *   up the order across a row's updates (a group aggregate's COUNT or MAX
+ *   descending, MIN ascending, a group key), else its
+ *   RetractableTopNFunction (RetractStrategy: every row kept, after an
+ *   upsert t's ChangelogNormalize); [I,UB,UA,D] either way.
+ * Refused: a window rank over an updating t, order columns that are not t's. */
 WEIR_EXPORT weir_table *weir_table_rank(weir_table *t, const weir_table_rank_spec *spec);
 
 /* A window table-valued function read as a table (Flink's WindowTableFunction:

@@ -5,8 +5,10 @@
  * this file (rows sorted by time, then each frame's aggregate; per key the
  * last row; the top N by a plain sort), and a savepoint taken mid-run then
  * restored at another parallelism, whose two halves together are the
- * uninterrupted run's output (an OVER over an updating input among the
- * nodes: test_over_changes.c has its differential test).
+ * uninterrupted run's output (an OVER over an updating input and a Top-N's
+ * update strategy among the nodes: test_over_changes.c has the OVER's
+ * differential test), and the Top-N's update strategy ending where the
+ * retract strategy does.
  *
  * Watermarks are scripted as in test_window.c: each row's column wm is the
  * watermark its source proposes after it (NULL: none). Bounds: a dozen rows
@@ -822,6 +824,167 @@ Test(over, differential_against_plain_computations, .timeout = 120)
     }
 }
 
+/* ---- the update strategy against the retract strategy ------------------------------------ */
+
+#define UG 6 /* groups per key */
+
+/* A Top-N's changelog applied: the row at each rank of each key (rank
+ * column at `rn_col`, -1: none, the rows then a set per key), checking
+ * that every -U/-D retracts what is held and no rank is filled twice. */
+typedef struct held_top {
+    bool used[DK][TOPN + 1];
+    int64_t g[DK][TOPN + 1], n[DK][TOPN + 1];
+} held_top;
+
+static void apply_top(const weir_table *t, const weir_collect *c, int rn_col, held_top *h)
+{
+    const weir_schema *s = weir_table_schema(t);
+    memset(h, 0, sizeof *h);
+    for (size_t i = 0; i < weir_collect_count(c); i++) {
+        const void *row = weir_collect_elem(c, i);
+        int64_t k = weir_row_get_int(s, row, 0), g = weir_row_get_int(s, row, 1),
+                n = weir_row_get_int(s, row, 2);
+        weir_row_kind kind = weir_row_get_kind(row);
+        bool out = kind == WEIR_ROW_UPDATE_BEFORE || kind == WEIR_ROW_DELETE;
+        int at = -1;
+        if (rn_col >= 0) {
+            at = (int)weir_row_get_int(s, row, rn_col);
+            cr_assert(at >= 1 && at <= TOPN, "rank %d", at);
+        } else {
+            for (int r = 1; r <= TOPN && at < 0; r++)
+                if (out ? h->used[k][r] && h->g[k][r] == g : !h->used[k][r])
+                    at = r;
+            cr_assert(at > 0, "%s of a row not held, or more than %d rows held",
+                      out ? "a retraction" : "an addition", TOPN);
+        }
+        if (out) {
+            cr_assert(h->used[k][at] && h->g[k][at] == g && h->n[k][at] == n,
+                      "retracting what rank %d of key %lld does not hold", at, (long long)k);
+            h->used[k][at] = false;
+        } else {
+            cr_assert(!h->used[k][at], "rank %d of key %lld filled twice", at, (long long)k);
+            h->used[k][at] = true;
+            h->g[k][at] = g;
+            h->n[k][at] = n;
+        }
+    }
+}
+
+/* The held rows of each key as "g=n" in rank order (without rank numbers:
+ * sorted, the rows being a set). */
+static void held_text(const held_top *h, int k, bool ranked, char *buf, size_t size)
+{
+    char *items[TOPN];
+    int m = 0;
+    for (int r = 1; r <= TOPN; r++)
+        if (h->used[k][r]) {
+            char one[48];
+            snprintf(one, sizeof one, "%lld=%lld", (long long)h->g[k][r], (long long)h->n[k][r]);
+            items[m++] = strdup(one);
+        }
+    if (!ranked)
+        qsort(items, (size_t)m, sizeof *items, cmp_line);
+    size_t len = 0;
+    buf[0] = 0;
+    for (int i = 0; i < m; i++) {
+        len += (size_t)snprintf(buf + len, size - len, "%s%s", i ? " " : "", items[i]);
+        free(items[i]);
+    }
+}
+
+Test(over, update_strategy_ends_where_the_retract_strategy_does, .timeout = 120)
+{
+    /* the count of each (k, g) descending, the top 3 per k: the update
+     * strategy (COUNT only grows) beside the retract strategy over the
+     * same counts made opaque (n + 0), with and without rank numbers; at
+     * parallelism 1 their final tables are the same rows, at 2 (the
+     * aggregate's subtasks interleave differently into each) the same
+     * counts at each rank; both are the plain top 3 counts */
+    for (unsigned seed = 1; seed <= 3; seed++) {
+        for (int p = 1; p <= 2; p++) {
+            drow d[DN];
+            make_rows(seed, d);
+            run *r = run_new(p);
+            for (int i = 0; i < DN; i++)
+                run_add_row(r, d[i].k, d[i].v % UG, d[i].ts, d[i].wm);
+            weir_table *t = run_source(r);
+            weir_table *g = weir_table_group_by(t, "k, v", "k, v, COUNT(*) AS n");
+            weir_table *opaque = weir_table_select(g, "k, v, n + 0 AS n");
+            weir_table *top[4];
+            weir_collect *c[4];
+            for (int i = 0; i < 4; i++) {
+                top[i] = weir_table_rank(i < 2 ? g : opaque,
+                                         &(weir_table_rank_spec){
+                                             .partition_by = "k", .order_by = "n DESC",
+                                             .rank_start = 1, .rank_end = TOPN,
+                                             .rank_column = i % 2 ? NULL : "rn"});
+                cr_assert_not_null(top[i], "%s", weir_job_error(r->job));
+                tu_assert_contains(weir_table_node_name(top[i]),
+                                   i < 2 ? "Rank(strategy=[UpdateFastStrategy[0,1]]"
+                                         : "Rank(strategy=[RetractStrategy]");
+                c[i] = collect(r, top[i]);
+            }
+            tu_run_ok(r->job);
+            held_top h[4];
+            for (int i = 0; i < 4; i++)
+                apply_top(top[i], c[i], i % 2 ? -1 : 3, &h[i]);
+            for (int k = 0; k < DK; k++) {
+                /* the plain top counts */
+                int64_t cnt[UG] = {0};
+                for (int i = 0; i < DN; i++)
+                    if (d[i].k == k)
+                        cnt[d[i].v % UG]++;
+                for (int i = 0; i < 4; i++) {
+                    bool used[UG] = {false};
+                    for (int rk = 1; rk <= TOPN; rk++) {
+                        int best = -1;
+                        for (int x = 0; x < UG; x++)
+                            if (cnt[x] && !used[x] && (best < 0 || cnt[x] > cnt[best]))
+                                best = x;
+                        if (best >= 0)
+                            used[best] = true;
+                        if (i % 2)
+                            continue; /* without ranks: compared below */
+                        cr_assert_eq(h[i].used[k][rk], best >= 0);
+                        cr_assert(best < 0 || h[i].n[k][rk] == cnt[best], "seed %u p %d top %d "
+                                  "key %d rank %d: count %lld, the plain top has %lld", seed,
+                                  p, i, k, rk, (long long)h[i].n[k][rk],
+                                  (long long)cnt[best]);
+                    }
+                }
+                char a[256], b[256];
+                if (p == 1) {
+                    for (int i = 0; i < 2; i++) {
+                        held_text(&h[i], k, i == 0, a, sizeof a);
+                        held_text(&h[i + 2], k, i == 0, b, sizeof b);
+                        cr_assert_str_eq(a, b, "seed %u key %d %s rank numbers", seed, k,
+                                         i ? "without" : "with");
+                    }
+                }
+                /* without ranks: the same counts as with them */
+                int64_t na[TOPN], nb[TOPN];
+                int ma = 0, mb = 0;
+                for (int rk = 1; rk <= TOPN; rk++) {
+                    if (h[0].used[k][rk])
+                        na[ma++] = h[0].n[k][rk];
+                    if (h[1].used[k][rk])
+                        nb[mb++] = h[1].n[k][rk];
+                }
+                cr_assert_eq(ma, mb);
+                for (int x = 0; x < ma; x++) {
+                    int y = 0;
+                    while (y < mb && nb[y] != na[x])
+                        y++;
+                    cr_assert(y < mb, "key %d: count %lld missing without ranks", k,
+                              (long long)na[x]);
+                    nb[y] = -1;
+                }
+            }
+            run_free(r);
+        }
+    }
+}
+
 /* ---- a savepoint mid-run, restored at another parallelism --------------------------------- */
 
 static const weir_struct_field gen_fields[] = {
@@ -830,7 +993,7 @@ static const weir_struct_field gen_fields[] = {
     WEIR_STRUCT_FIELD(weir_gen_event, timestamp, "TIMESTAMP(3) NOT NULL"),
 };
 
-enum { NSINKS = 8 };
+enum { NSINKS = 9 };
 
 typedef struct cp_run {
     atomic_int progress; /* rows out of the deduplication, counted as they go */
@@ -905,6 +1068,18 @@ static void cp_make(cp_run *r, const char *chk, const char *restore, int paralle
                                                                       .preceding = 1},
                                           "c", "SUM(m) AS s, COUNT(*) AS n")
                 : NULL;
+    /* the update strategy over each key's count (one row per partition,
+     * so that every run sees its updates in one order): an update after
+     * the restore finds the row the restored state holds (-U/+U at its
+     * rank, not a +I) */
+    weir_table *cnt = weir_table_group_by(t, "key", "key, COUNT(*) AS n");
+    r->t[8] = cnt ? weir_table_rank(cnt, &(weir_table_rank_spec){.partition_by = "key",
+                                                                 .order_by = "n DESC",
+                                                                 .rank_start = 1, .rank_end = 2,
+                                                                 .rank_column = "rn"})
+                  : NULL;
+    cr_assert(r->t[8] && strstr(weir_table_node_name(r->t[8]), "UpdateFastStrategy"), "%s",
+              weir_job_error(r->job));
     for (int i = 0; i < NSINKS; i++) {
         cr_assert_not_null(r->t[i], "%s", weir_job_error(r->job));
         weir_stream *s = weir_table_to_changelog_stream(r->t[i], WEIR_CHANGELOG_AS_PRODUCED);
