@@ -475,6 +475,7 @@ weir_table *weir__window_join(weir_table *left, weir_table *right, weir_join_kin
         w->wend[s] = in[s]->wend;
         j->keyer[s] = (join_keyer){.j = j, .side = s};
     }
+    weir__join_layout(j);
     /* Output: insert-only; the window and time attribute of a side that is
      * never padded kept (Flink keeps a window join's time attributes). */
     t->mode = WEIR_CHANGELOG_INSERT_ONLY;
