@@ -1259,12 +1259,16 @@ static weir_table *join_tree(weir_table *left, const weir_expr_scope *lsc, weir_
     }
     /* two inputs windowed alike, ON their window starts and ends: a window
      * join (table_window_join.c) */
-    int wj = semi ? 0 /* a semi or anti window join is not planned: a regular one */
-                  : weir__window_join_match(env, left, right, p.nkeys,
-                                            (const int (*)[2])p.keys, cond_text);
+    int wj = weir__window_join_match(env, left, right, p.nkeys, (const int (*)[2])p.keys,
+                                     cond_text);
     if (wj) {
-        if (wj > 0 && out_scope)
+        if (wj > 0 && out_scope && semi) { /* the left's names, as the regular semi join's */
+            *out_scope = p.sc[0];
+            out_scope->schema = left->schema;
+            out_scope->zone = env->config.time_zone;
+        } else if (wj > 0 && out_scope) {
             join_scope(&p, schema, out_scope);
+        }
         if (wj > 0)
             return weir__window_join(left, right, kind, p.nkeys, (const int (*)[2])p.keys,
                                      filter, schema, cond_text);
