@@ -47,6 +47,14 @@
  *                       version at or below the left row's time), then the
  *                       left row looks its key up. Baseline of
  *                       sql-temporal-join.
+ *   table-lookup-join   the left side alone, each row looking its k up in a
+ *                       table of 100 rows {k, v} loaded whole by the join
+ *                       (weir_table_lookup_join: Flink's LookupJoin with
+ *                       the ALL cache; SQL's JOIN d FOR SYSTEM_TIME AS OF
+ *                       l.proc over a filesystem table runs the same
+ *                       operator), ON l.k = d.k: one partner a row.
+ *   plain-lookup-join   the same table in an open-addressing array, looked
+ *                       up by each left row. Baseline of table-lookup-join.
  *
  * The engine rows take the job's final checkpoint into a folder of their
  * own (removed after the run): its size is what the join's state holds at
@@ -67,7 +75,10 @@
 #define WINDOW_MS 100
 
 /* The join a scenario runs (its arg). */
-enum { J_REGULAR, J_INTERVAL, J_WINDOW, J_TEMPORAL };
+enum { J_REGULAR, J_INTERVAL, J_WINDOW, J_TEMPORAL, J_LOOKUP };
+
+/* The lookup join's table: row k holds {k, v = LOOKUP_V(k)}. */
+#define LOOKUP_V(k) (((k) * 7919) % 1000)
 
 typedef struct jrec {
     int64_t k, ts, v;
@@ -224,6 +235,19 @@ static int plain_join(const jrec *side[2], int64_t n, int kind, jsum *out)
             }
             continue;
         }
+        if (kind == J_LOOKUP) {
+            /* the table in t[1] on first use (its rows' v in the row slot) */
+            if (i == 0)
+                for (int64_t k = 0; k < INTERVAL_KEYS; k++)
+                    if (pt_push(pt_find(&t[1], k), LOOKUP_V(k)))
+                        return -1;
+            pslot *d = pt_find(&t[1], side[0][i].k);
+            for (uint32_t j = 0; j < d->len; j++) {
+                acc.count++;
+                acc.sum += (uint64_t)(side[0][i].v * 31 + d->rows[j]);
+            }
+            continue;
+        }
         if (kind == J_WINDOW) {
             if (side[0][i].ts / WINDOW_MS != window) {
                 window_close(t, side, &acc);
@@ -287,6 +311,24 @@ static int run_plain_join(const bench_scenario *sc, const bench_params *p, bench
 
 /* ---- the SQL joins ---------------------------------------------------------------------- */
 
+/* The lookup join's table, loaded whole by each subtask of the join. */
+static int lookup_load(void *arg, weir_lookup_row_fn fn, void *fn_arg, char *err, size_t errsize)
+{
+    (void)err;
+    (void)errsize;
+    const weir_schema *s = arg;
+    unsigned char row[256];
+    for (int64_t k = 0; k < INTERVAL_KEYS; k++) {
+        weir_row_init(s, row, WEIR_ROW_INSERT);
+        weir_row_set_int(s, row, 0, k);
+        weir_row_set_int(s, row, 1, LOOKUP_V(k));
+        int r = fn(row, fn_arg);
+        if (r)
+            return r;
+    }
+    return 0;
+}
+
 typedef struct jacc {
     _Alignas(64) jsum s;
 } jacc;
@@ -294,6 +336,7 @@ typedef struct jacc {
 typedef struct jsink {
     const weir_schema *out;
     jacc *acc;
+    int col[2]; /* the output's l.v and r.v */
 } jsink;
 
 static int join_row(const void *row, int64_t ts, int subtask, void *arg)
@@ -302,8 +345,8 @@ static int join_row(const void *row, int64_t ts, int subtask, void *arg)
     const jsink *js = arg;
     jsum *s = &js->acc[subtask].s;
     s->count++;
-    s->sum += (uint64_t)(weir_row_get_int(js->out, row, 0) * 31 +
-                         weir_row_get_int(js->out, row, 1));
+    s->sum += (uint64_t)(weir_row_get_int(js->out, row, js->col[0]) * 31 +
+                         weir_row_get_int(js->out, row, js->col[1]));
     return 0;
 }
 
@@ -354,9 +397,19 @@ static int run_sql_join(const bench_scenario *sc, const bench_params *p, bench_r
     int64_t *both_ts = NULL;
     static int64_t sides[2] = {0, 1};
     weir_schema *ls = jrec_schema("l", false), *rs = jrec_schema("r", kind == J_TEMPORAL);
+    weir_schema *ds = NULL;
+    {
+        weir_schema_builder *b = weir_schema_builder_create("d");
+        weir_type big = {.id = WEIR_TYPE_BIGINT, .not_null = true};
+        weir_schema_column(b, "k", big);
+        weir_schema_column(b, "v", big);
+        char why[256];
+        if (weir_schema_build(b, &ds, why, sizeof why) != 0)
+            ds = NULL;
+    }
     jacc *acc = aligned_alloc(64, (size_t)p->parallelism * sizeof *acc);
     int rc = -1;
-    if (!ls || !rs || !acc || weir_job_create(&cfg, &job) != 0 ||
+    if (!ls || !rs || !ds || !acc || weir_job_create(&cfg, &job) != 0 ||
         weir_table_env_create(job, &(weir_table_config){.parallelism = p->parallelism}, &env)) {
         snprintf(err, errsize, "setting up the job failed");
         goto done;
@@ -380,10 +433,12 @@ static int run_sql_join(const bench_scenario *sc, const bench_params *p, bench_r
         both_ts[2 * i + 1] = rt[i];
     }
     weir_stream *src = weir_source_array(job, both, 2 * (size_t)n, sizeof *both, both_ts);
-    weir_table_env_create_temporary_view_from_stream(
-        env, "l", weir_stream_filter(src, side_is, &sides[0]), ls);
-    weir_table_env_create_temporary_view_from_stream(
-        env, "r", weir_stream_filter(src, side_is, &sides[1]), rs);
+    if (kind != J_LOOKUP) { /* the lookup join reads the left's rows alone */
+        weir_table_env_create_temporary_view_from_stream(
+            env, "l", weir_stream_filter(src, side_is, &sides[0]), ls);
+        weir_table_env_create_temporary_view_from_stream(
+            env, "r", weir_stream_filter(src, side_is, &sides[1]), rs);
+    }
     char q[1024];
     if (kind == J_WINDOW)
         snprintf(q, sizeof q, "SELECT L.v, R.v FROM (SELECT * FROM TABLE(TUMBLE(TABLE l, "
@@ -398,9 +453,22 @@ static int run_sql_join(const bench_scenario *sc, const bench_params *p, bench_r
         snprintf(q, sizeof q, "SELECT l.v, r.v FROM l JOIN r ON l.k = r.k%s",
                  kind == J_INTERVAL ? " AND l.ts BETWEEN r.ts - INTERVAL '10' MILLISECOND AND "
                                       "r.ts + INTERVAL '10' MILLISECOND" : "");
-    weir_table *t = weir_table_env_sql_query(env, q);
+    weir_table *t = NULL;
     static jsink js; /* one run at a time */
-    js = (jsink){weir_table_schema(t), acc};
+    js = (jsink){NULL, acc, {0, 1}};
+    if (kind == J_LOOKUP) {
+        /* the left's rows, each looking its key up in the table */
+        weir_table *left = weir_table_from_stream(env, weir_stream_filter(src, side_is, &sides[0]),
+                                                ls);
+        weir_lookup_source d = {.name = "d", .schema = ds, .load = lookup_load,
+                                .arg = (void *)ds};
+        t = left ? weir_table_lookup_join(left, &d, WEIR_JOIN_INNER, "l.k = d.k") : NULL;
+        js.col[0] = 2; /* l.k, l.ts, l.v, then d.k, d.v */
+        js.col[1] = 4;
+    } else {
+        t = weir_table_env_sql_query(env, q);
+    }
+    js.out = weir_table_schema(t);
     if (!t || !weir_sink_callback(weir_table_to_stream(t), join_row, &js)) {
         snprintf(err, errsize, "planning failed: %s", weir_job_error(job));
         goto done;
@@ -433,6 +501,7 @@ done:
     weir_table_env_destroy(env);
     weir_schema_destroy(ls);
     weir_schema_destroy(rs);
+    weir_schema_destroy(ds);
     free(acc);
     free(both);
     free(both_ts);
@@ -533,6 +602,27 @@ const bench_scenario bench_scenarios_join[] = {
         .records = 4000000,
         .quick_records = 800000,
         .arg = J_TEMPORAL,
+        .run = run_sql_join,
+    },
+    {
+        .name = "plain-lookup-join",
+        .what = "baseline: a 100-row table in an open-addressing array, looked up by each left "
+                "row, no runtime",
+        .flags = BENCH_PLAIN,
+        .parallelism = 1,
+        .records = 4000000,
+        .quick_records = 800000,
+        .arg = J_LOOKUP,
+        .run = run_plain_join,
+    },
+    {
+        .name = "table-lookup-join",
+        .what = "the left's rows weir_table_lookup_join'ed ON l.k = d.k with a 100-row table "
+                "loaded whole, timed over its job",
+        .baseline = "plain-lookup-join",
+        .records = 4000000,
+        .quick_records = 800000,
+        .arg = J_LOOKUP,
         .run = run_sql_join,
     },
 };
