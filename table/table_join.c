@@ -157,10 +157,12 @@ static int join_open(weir_ctx *ctx)
     for (int s = 0; r == 0 && s < 2; s++) {
         r = weir_state_declare_map(ctx, j->side[s].mkey_size, j->side[s].val_size, &st->map[s]);
         /* Flink's StateConfigUtil.createTtlConfig: a row's entry expires
-         * when not written for the TTL, in processing time */
-        if (r == 0 && j->ttl_ms > 0)
+         * when not written for the TTL, in processing time (a STATE_TTL
+         * hint's for its side) */
+        int64_t ttl = j->side_ttl_ms[s] > 0 ? j->side_ttl_ms[s] : j->ttl_ms;
+        if (r == 0 && ttl > 0)
             r = weir_state_set_ttl(ctx, st->map[s], &(weir_state_ttl){
-                                       .ttl_ms = j->ttl_ms, .time = WEIR_TTL_PROCESSING_TIME,
+                                       .ttl_ms = ttl, .time = WEIR_TTL_PROCESSING_TIME,
                                        .update = WEIR_TTL_ON_CREATE_AND_WRITE});
     }
     if (r == 0 && j->interval)
@@ -1439,6 +1441,30 @@ int weir__table_join_operator(const weir_table *t, weir_process_spec *spec, weir
     for (int s = 0; s < 2; s++)
         keys[s] = (weir_key_spec){.key_size = j->key_size, .extract = join_key_extract,
                                   .arg = (void *)&j->keyer[s]};
+    return 0;
+}
+
+int weir_table_join_state_ttl(weir_table *t, int64_t left_ms, int64_t right_ms)
+{
+    if (!t)
+        return WEIR_EINVAL;
+    const join_impl *c = t->impl_free == join_impl_free ? t->impl : NULL;
+    if (!c || c->interval || c->temporal || c->raw || c->kind == WEIR_JOIN_SEMI ||
+        c->kind == WEIR_JOIN_ANTI) {
+        weir__table_fail(t->env, WEIR_EINVAL, "weir_table_join_state_ttl: '%s' is not a regular "
+                         "join (a state TTL is a regular join's)", t->name);
+        return WEIR_EINVAL;
+    }
+    if (left_ms < 0 || right_ms < 0) {
+        weir__table_fail(t->env, WEIR_EINVAL, "weir_table_join_state_ttl: a negative time to "
+                         "live");
+        return WEIR_EINVAL;
+    }
+    join_impl *j = t->impl;
+    if (left_ms)
+        j->side_ttl_ms[0] = left_ms;
+    if (right_ms)
+        j->side_ttl_ms[1] = right_ms;
     return 0;
 }
 

@@ -58,6 +58,7 @@ typedef struct join_impl {
     bool interval;
     bool proctime; /* on the job clock (ProcTimeIntervalJoin) */
     int64_t ttl_ms; /* regular join: 'table.exec.state.ttl' of its rows' state (0: none) */
+    int64_t side_ttl_ms[2]; /* a side's own (weir_table_join_state_ttl; 0: ttl_ms) */
     int64_t lower, upper;
     int64_t rel_size[2]; /* left: -lower, right: upper */
     int64_t min_cleanup;
