@@ -6,11 +6,13 @@
  * Every file starts with a 32-byte header: the magic "WEIRCHK\0", the format
  * version (u32, little-endian), the file's kind (u32: 1 state, 2 metadata),
  * the payload's length (u64) and its XXH3-64 (u64); the payload (msgpack)
- * follows. A file is written to NAME.tmp, fsynced and renamed to NAME (by
+ * follows. A file is written to NAME.tmp and renamed to NAME (by
  * weir/outfile.h's writer: through a link, never into or over a FIFO);
- * the folder is fsynced, `_metadata` written the same way, and then the
- * checkpoint's folder and the parent are fsynced, so a checkpoint that has
- * its `_metadata` has every file it lists.
+ * once every state file is written, each is fsynced (their writebacks
+ * overlap: one journal commit for all rather than one each), the folder is
+ * fsynced, `_metadata` written the same way and fsynced before its rename,
+ * and then the checkpoint's folder and the parent are fsynced, so a
+ * checkpoint that has its `_metadata` has every file it lists.
  *
  * `_metadata`'s payload is a map the store writes: "format", "id", "files"
  * (each file's name, length and checksum, as written) and "job" (the caller's

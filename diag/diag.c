@@ -297,8 +297,14 @@ void weir__diag_batch(weir_ctx *ctx, const weir_batch *b)
     }
 }
 
-void weir__diag_window_fire(weir_ctx *ctx, int64_t start, int64_t end, int firing, int64_t count)
+void weir__diag_window_fire(weir_ctx *ctx, int64_t start, int64_t end, int firing, int64_t count,
+                            bool cleanup)
 {
+    /* Remembered even if a lossy ring drops the event: the cleanup went
+     * with it. */
+    ctx->diag.folded = cleanup;
+    ctx->diag.folded_start = start;
+    ctx->diag.folded_end = end;
     weir__diag_rec *r = begin(ctx, WEIR_DIAG_KIND_WINDOW_FIRE);
     if (!r)
         return;
@@ -307,6 +313,7 @@ void weir__diag_window_fire(weir_ctx *ctx, int64_t start, int64_t end, int firin
     r->end = end;
     r->firing = firing;
     r->count = count;
+    r->flag = cleanup;
     commit(ctx);
 }
 
@@ -339,6 +346,10 @@ void weir__diag_merge(weir_ctx *ctx, int64_t start, int64_t end, int64_t merged)
 
 void weir__diag_cleanup(weir_ctx *ctx, int64_t start, int64_t end)
 {
+    bool folded = ctx->diag.folded && ctx->diag.folded_start == start && ctx->diag.folded_end == end;
+    ctx->diag.folded = false;
+    if (folded)
+        return; /* its firing's event said so */
     weir__diag_rec *r = begin(ctx, WEIR_DIAG_KIND_CLEANUP);
     if (!r)
         return;

@@ -50,7 +50,11 @@ void weir__diag_valve_status(weir_ctx *head, int input, int channel, bool idle);
 void weir__diag_partition_watermark(weir_ctx *src, int p, const char *name, int64_t wm,
                                     int held_by);
 void weir__diag_partition_status(weir_ctx *src, int p, const char *name, bool idle, int held_by);
-void weir__diag_window_fire(weir_ctx *ctx, int64_t start, int64_t end, int firing, int64_t count);
+/* cleanup: the window's state goes right after this on-time firing (its
+ * cleanup time is its max): the event says so, and the cleanup report for
+ * [start, end) that follows writes nothing (docs/CAPTURE.md, version 3). */
+void weir__diag_window_fire(weir_ctx *ctx, int64_t start, int64_t end, int firing, int64_t count,
+                            bool cleanup);
 /* [start, end): the element's latest window (the capture derives the others
  * of a sliding window from the operator's settings). */
 void weir__diag_late(weir_ctx *ctx, int64_t ts, int64_t start, int64_t end, int64_t every,

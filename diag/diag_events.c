@@ -7,7 +7,8 @@
  *
  * Record fields by kind (a, b, c, d of weir__diag_rec):
  *   throughput   a in, b out, c interval, d the largest timestamp taken in
- *   window_fire  a start, b end, c count, firing, wm
+ *   window_fire  a start, b end, c count, firing, wm, flag the cleanup
+ *                folded in
  *   late         a start, b end (of the latest missed window), c timestamp,
  *                flag dropped; the other windows it missed are derived here
  *                (late_windows)
@@ -334,7 +335,7 @@ void weir__diag_encode_rec(struct weir__diag *d, const weir__diag_rec *r)
         kv_ts(d, "max_ts", r->max_ts);
         break;
     case WEIR_DIAG_KIND_WINDOW_FIRE:
-        head(d, r, 11);
+        head(d, r, 11 + (r->flag != 0));
         kv_str(d, "key", r->key);
         kv_ts(d, "start", r->start);
         kv_ts(d, "end", r->end);
@@ -342,6 +343,8 @@ void weir__diag_encode_rec(struct weir__diag *d, const weir__diag_rec *r)
         kv_int(d, "firing", r->firing);
         kv_int(d, "count", r->count);
         kv_ts(d, "watermark", r->wm);
+        if (r->flag) /* the window's cleanup, folded in (version 3) */
+            kv_bool(d, "cleanup", true);
         break;
     case WEIR_DIAG_KIND_LATE: {
         late_windows lw = late_windows_of(r);
@@ -475,6 +478,7 @@ void weir__diag_rec_event(const struct weir__diag *d, const weir__diag_rec *r, w
         ev->firing = r->firing;
         ev->count = r->count;
         ev->watermark = r->wm;
+        ev->cleanup = r->flag;
         break;
     case WEIR_DIAG_KIND_LATE:
         ev->key = r->key;

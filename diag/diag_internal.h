@@ -23,7 +23,7 @@
  * JSON. */
 typedef struct weir__diag_rec {
     uint8_t kind;    /* weir_diag_kind */
-    uint8_t flag;    /* status: idle; late: dropped */
+    uint8_t flag;    /* status: idle; late: dropped; window_fire: cleanup */
     int16_t input;   /* valve events: the input, else -1 */
     int32_t channel;
     int32_t op;      /* node id */

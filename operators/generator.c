@@ -27,12 +27,19 @@
  * range later (undefined behaviour in C). */
 #define SCHEDULE_LIMIT 9007199254740992.0
 
+/* A uniform draw from [0, n): n and its rejection limit, the largest
+ * multiple of n that fits (worked out once, not per draw). */
+typedef struct gen_range {
+    uint64_t n, limit;
+} gen_range;
+
 typedef struct gen_state {
     weir_generator_config cfg; /* with defaults resolved */
     int partition;
     uint64_t rng;
     int64_t slot;
     double *zipf_cdf;
+    gen_range keys, values, disorder, late;
 } gen_state;
 
 static uint64_t splitmix64(uint64_t *s)
@@ -43,15 +50,30 @@ static uint64_t splitmix64(uint64_t *s)
     return z ^ (z >> 31);
 }
 
-/* Uniform in [0, n) (n > 0), by rejection: no modulo bias. */
-static uint64_t below(uint64_t *s, uint64_t n)
+static gen_range range_of(uint64_t n)
 {
-    uint64_t limit = UINT64_MAX - UINT64_MAX % n;
+    return (gen_range){n, UINT64_MAX - UINT64_MAX % n};
+}
+
+/* Uniform in [0, r->n) (n > 0), by rejection: no modulo bias. */
+static uint64_t below_in(uint64_t *s, const gen_range *r)
+{
     uint64_t x;
     do
         x = splitmix64(s);
-    while (x >= limit);
-    return x % n;
+    while (x >= r->limit);
+    return r->n == 1 ? 0 : x % r->n;
+}
+
+/* below_in for n = 100, the values' range: the remainder by a constant,
+ * which the compiler makes a multiplication. */
+static uint64_t below_100(uint64_t *s, const gen_range *r)
+{
+    uint64_t x;
+    do
+        x = splitmix64(s);
+    while (x >= r->limit);
+    return x % 100;
 }
 
 static double unit(uint64_t *s)
@@ -206,6 +228,10 @@ static int gen_open(weir_ctx *ctx)
     s->partition = weir_ctx_subtask(ctx);
     s->rng = s->cfg.seed ^ ((uint64_t)(s->partition + 1) * 0xD1B54A32D192ED03ull);
     splitmix64(&s->rng);
+    s->keys = range_of((uint64_t)s->cfg.keys);
+    s->values = range_of(100);
+    s->disorder = range_of((uint64_t)s->cfg.disorder_ms + 1);
+    s->late = range_of((uint64_t)s->cfg.late_ms + 1);
     if (s->cfg.skew == WEIR_GEN_ZIPF) {
         size_t n = (size_t)s->cfg.keys;
         s->zipf_cdf = malloc(n * sizeof *s->zipf_cdf);
@@ -233,7 +259,7 @@ static void gen_close(weir_ctx *ctx)
 static int64_t draw_key(gen_state *s)
 {
     if (s->cfg.skew == WEIR_GEN_UNIFORM)
-        return (int64_t)below(&s->rng, (uint64_t)s->cfg.keys);
+        return (int64_t)below_in(&s->rng, &s->keys);
     double u = unit(&s->rng);
     size_t lo = 0, hi = (size_t)s->cfg.keys - 1;
     while (lo < hi) {
@@ -347,26 +373,33 @@ static int gen_next(weir_ctx *ctx)
             }
         }
         looked++;
-        weir_gen_event e;
         /* Every slot draws the same numbers, emitted or not, so idleness
          * does not shift the other slots' randomness. */
-        e.key = draw_key(s);
-        e.value = 1 + (int64_t)below(&s->rng, 100);
-        int64_t delay = c->disorder_ms > 0 ? (int64_t)below(&s->rng, (uint64_t)c->disorder_ms + 1) : 0;
+        int64_t key = draw_key(s);
+        int64_t value = 1 + (int64_t)below_100(&s->rng, &s->values);
+        int64_t delay = c->disorder_ms > 0 ? (int64_t)below_in(&s->rng, &s->disorder) : 0;
         bool late = c->late_fraction > 0 && unit(&s->rng) < c->late_fraction;
-        int64_t late_extra = (int64_t)below(&s->rng, (uint64_t)c->late_ms + 1);
+        int64_t late_extra = (int64_t)below_in(&s->rng, &s->late);
         if (late)
             delay = c->disorder_ms + c->late_ms + 1 + late_extra;
-        /* No event before the schedule's start (weir/generator.h): the
-         * first slots' shifts stop at start_ms. */
-        e.timestamp = nominal - delay < c->start_ms ? c->start_ms : nominal - delay;
-        e.partition = s->partition;
-        e.late = late;
-        e.seq = s->slot;
-        s->slot++;
+        int64_t slot = s->slot++;
         if (idle)
             continue;
-        int r = weir_emit(ctx, &e, e.timestamp);
+        /* Written in place in the output (every field: the struct has no
+         * padding), not built here and copied by the emit. */
+        weir_gen_event *e = weir_emit_reserve(ctx);
+        if (!e)
+            return weir_ctx_error(ctx);
+        e->key = key;
+        e->value = value;
+        /* No event before the schedule's start (weir/generator.h): the
+         * first slots' shifts stop at start_ms. */
+        int64_t ts = nominal - delay < c->start_ms ? c->start_ms : nominal - delay;
+        e->timestamp = ts;
+        e->partition = s->partition;
+        e->late = late;
+        e->seq = slot;
+        int r = weir_emit_commit(ctx, ts);
         if (r < 0)
             return r;
         budget--;

@@ -1232,7 +1232,13 @@ void weir_ctx_report_window_fire(weir_ctx *ctx, int64_t start, int64_t end, int 
                                  int64_t count)
 {
     if (WEIR__DIAG_ON(ctx, WEIR_DIAG_STANDARD))
-        weir__diag_window_fire(ctx, start, end, firing, count);
+        weir__diag_window_fire(ctx, start, end, firing, count, false);
+}
+
+void weir_ctx_report_window_fire_cleanup(weir_ctx *ctx, int64_t start, int64_t end, int64_t count)
+{
+    if (WEIR__DIAG_ON(ctx, WEIR_DIAG_STANDARD))
+        weir__diag_window_fire(ctx, start, end, 0, count, true);
 }
 
 void weir_ctx_report_late(weir_ctx *ctx, const void *elem, int64_t timestamp,

@@ -246,6 +246,11 @@ typedef struct weir__ctx_diag {
     bool join_sent;
     int64_t join_state[3];
     int64_t join_sent_state[3];
+    /* The window [start, end) whose on-time window_fire event carried its
+     * cleanup (weir__ctx_report_window_fire): the operator's cleanup report
+     * for it that follows writes nothing. */
+    bool folded;
+    int64_t folded_start, folded_end;
 } weir__ctx_diag;
 
 struct weir_ctx {

@@ -165,8 +165,17 @@ typedef struct sql_subquery {
     struct weir_ast *left_ast;
 } sql_subquery;
 
+/* An option of SELECT's STATE_TTL hint (Flink's): an input's name (a
+ * table's or an alias; the text inside the quotes) and its time to live. */
+typedef struct sql_ttl_hint {
+    sql_span name;
+    int64_t ms;
+} sql_ttl_hint;
+
 struct sql_query {
     sql_span at; /* the SELECT word */
+    sql_ttl_hint *ttl; /* a STATE_TTL hint's options */
+    int nttl;
     bool distinct;
     bool star; /* SELECT * */
     sql_item *items;

@@ -3,7 +3,8 @@
  * column) in the text of the statements, so that every error can say
  * "line 3, column 14". Keywords are words: the parser compares them without
  * regard to case. Comments (-- to the end of the line, and C-style blocks)
- * are skipped. The tokens point into the text; nothing is copied. */
+ * are skipped, but for a hint: a block opened by slash, star, plus is the
+ * symbol "/" "*+", the tokens inside it, and the symbol "*" "/" that closes it. The tokens point into the text; nothing is copied. */
 #ifndef WEIR_SQL_SQL_LEXER_H
 #define WEIR_SQL_SQL_LEXER_H
 

@@ -23,11 +23,12 @@
  *              | PRIMARY KEY '(' name {',' name} ')' NOT ENFORCED
  *   options   := '(' 'key' '=' 'value' {',' 'key' '=' 'value'} ')'
  *   query     := body {UNION ALL body}
- *   body      := SELECT [DISTINCT | ALL] ('*' | item {',' item})
+ *   body      := SELECT [hints] [DISTINCT | ALL] ('*' | item {',' item})
  *                [FROM source [WHERE expr] [GROUP BY group {',' group}] [HAVING expr]]
  *              | VALUES row {',' row}
  *              | '(' query ')'
  *   row       := '(' expr {',' expr} ')'
+ *   hints     := '/' '*+' STATE_TTL '(' 'name' '=' 'duration' {',' ...} ')' '*' '/'
  *   item      := expr [AS name]
  *   source    := name [[AS] alias] | '(' query ')' [[AS] alias]
  *              | TABLE '(' window_fn '(' TABLE name ',' DESCRIPTOR '(' name ')' {',' expr} ')' ')'
@@ -1195,6 +1196,60 @@ static int item_overs(parser *p, sql_item *it)
     return 1;
 }
 
+/* SELECT's hints, after their opening: Flink's STATE_TTL('name' =
+ * 'duration', ...) (a join's inputs' state times to live). */
+static bool hints(parser *p, sql_query *q)
+{
+    do {
+        const sql_tok *h = cur(p);
+        if (h->kind != SQL_TOK_WORD) {
+            expected(p, "a hint");
+            return false;
+        }
+        if (!sql_tok_is(p->text, h, "STATE_TTL")) {
+            fail_at(p, h, "not supported: the hint '%.*s' (weir knows STATE_TTL)", (int)h->len,
+                    p->text + h->start);
+            return false;
+        }
+        p->i++;
+        if (!expect_sym(p, "("))
+            return false;
+        do {
+            const sql_tok *k = cur(p), *v;
+            if (k->kind != SQL_TOK_STRING) {
+                expected(p, "'name' = 'duration' (an input's name and its state's time to live)");
+                return false;
+            }
+            p->i++;
+            if (!expect_sym(p, "="))
+                return false;
+            v = cur(p);
+            if (v->kind != SQL_TOK_STRING) {
+                expected(p, "a duration ('1d', '12 h')");
+                return false;
+            }
+            p->i++;
+            char text[64];
+            int64_t ms;
+            snprintf(text, sizeof text, "%.*s", (int)(v->len - 2), p->text + v->start + 1);
+            if (v->len - 2 >= sizeof text || sql_duration_ms(text, &ms) || ms <= 0) {
+                fail_at(p, v, "STATE_TTL: '%.*s' is not a duration ('1d', '12 h', '30 min')",
+                        (int)(v->len - 2), p->text + v->start + 1);
+                return false;
+            }
+            if (!(q->ttl = grow(p, q->ttl, q->nttl, sizeof *q->ttl)))
+                return false;
+            sql_span n = span_of(k);
+            n.start++;
+            n.len -= 2;
+            q->ttl[q->nttl++] = (sql_ttl_hint){.name = n, .ms = ms};
+        } while (accept_sym(p, ","));
+        if (!expect_sym(p, ")"))
+            return false;
+    } while (accept_sym(p, ","));
+    return expect_sym(p, "*/");
+}
+
 static sql_query *body(parser *p)
 {
     if (accept_sym(p, "(")) {
@@ -1209,6 +1264,8 @@ static sql_query *body(parser *p)
     if (accept_word(p, "VALUES"))
         return values(p, q) ? q : NULL;
     if (!expect_word(p, "SELECT"))
+        return NULL;
+    if (accept_sym(p, "/*+") && !hints(p, q))
         return NULL;
     if (accept_word(p, "DISTINCT"))
         q->distinct = true;

@@ -442,6 +442,10 @@ static const char *qualifier_of(planner *p, sql_from_kind kind, sql_span name, s
 
 static weir_table *plan_from(planner *p, const sql_query *q)
 {
+    if (q->nttl && !q->njoins)
+        return sql_fail(p->s, p->sc, q->ttl[0].name.start, "not supported: a STATE_TTL hint "
+                        "on a query without a join (weir's STATE_TTL sets a regular join's "
+                        "inputs' state times to live)");
     if (q->njoins) {
         weir_table *t = plan_first_source(p, q);
         return t ? plan_joins(p, q, t) : NULL;
@@ -1562,10 +1566,42 @@ static weir_table *plan_unnest(planner *p, const sql_join *j, weir_table *t,
     return u;
 }
 
+/* SELECT's STATE_TTL hint on the join t of inputs named by `left` (a
+ * single input's name only) and `right`: each option naming one is
+ * matched, and a regular join's side takes its time to live (Flink's
+ * StateTtlHint; the interval, temporal and window joins clean their state
+ * by time and ignore it). 0, or -1 with the session failed. */
+static int state_ttl(planner *p, const sql_query *q, weir_table *t, const weir_expr_scope *left,
+                     const weir_expr_scope *right, bool *matched)
+{
+    int64_t ms[2] = {0, 0};
+    for (int h = 0; h < q->nttl; h++) {
+        const sql_ttl_hint *x = &q->ttl[h];
+        for (int s = 0; s < 2; s++) {
+            const weir_expr_scope *sc = s ? right : left;
+            const char *n = sc->ninputs == 1 ? sc->inputs[0].qualifier : NULL;
+            if (n && strlen(n) == x->name.len &&
+                strncmp(n, p->sc->text + x->name.start, x->name.len) == 0) {
+                matched[h] = true;
+                ms[s] = x->ms;
+            }
+        }
+    }
+    if ((ms[0] || ms[1]) && strncmp(weir_table_node_name(t), "Join(", 5) == 0 &&
+        weir_table_join_state_ttl(t, ms[0], ms[1])) {
+        table_fail(p, q->at.start);
+        return -1;
+    }
+    return 0;
+}
+
 /* FROM a [JOIN b ON ...]...: each join onto the table so far (left-deep,
  * as Calcite plans it), its columns named by each source's qualifier. */
 static weir_table *plan_joins(planner *p, const sql_query *q, weir_table *t)
 {
+    bool matched[64] = {false}; /* STATE_TTL's options (64 at most) */
+    if (q->nttl > 64)
+        return sql_fail(p->s, p->sc, q->ttl[64].name.start, "STATE_TTL: more than 64 options");
     weir_expr_scope left = {.schema = weir_table_schema(t), .ninputs = 1};
     left.inputs[0].qualifier = qualifier_of(p, q->from_kind, q->from_name, q->from_alias);
     left.inputs[0].columns = weir_table_schema(t);
@@ -1608,8 +1644,16 @@ static weir_table *plan_joins(planner *p, const sql_query *q, weir_table *t)
                                  : WEIR_JOIN_INNER, cond, p->sc->text, p->trees, &err_at, &out);
         if (!t)
             return table_fail(p, err_at != (size_t)-1 ? (uint32_t)err_at : at);
+        if (q->nttl && state_ttl(p, q, t, &left, &right, matched))
+            return NULL;
         left = out;
     }
+    for (int h = 0; h < q->nttl; h++)
+        if (!matched[h])
+            return sql_fail(p->s, p->sc, q->ttl[h].name.start, "The options of following hints "
+                            "cannot match the name of input tables or views: `%.*s` in "
+                            "STATE_TTL", (int)q->ttl[h].name.len,
+                            p->sc->text + q->ttl[h].name.start);
     p->scope = left;
     return t;
 }

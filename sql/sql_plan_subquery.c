@@ -8,6 +8,9 @@
  *                               row at all when x is NULL or a y is NULL
  *                               (SQL's three values; no equality to key on:
  *                               every row in one key, as Flink's)
+ *   x IN (SELECT y ... WHERE c) LeftSemiJoin on x = y AND c's correlated
+ *                               conjuncts (a subquery naming the outer
+ *                               query's columns, decorrelated)
  *   EXISTS (SELECT ... WHERE c) LeftSemiJoin on c's correlated conjuncts
  *   NOT EXISTS (...)            LeftAntiJoin on them
  *
@@ -15,8 +18,10 @@
  * query by its qualifier; it and the others that name a column by a
  * qualifier are the join's condition, the rest filter the subquery's rows
  * before the join. The subquery's select list does not matter to EXISTS (its FROM and
- * the rest of its WHERE are read); an IN subquery is planned as it is and
- * must give one column.
+ * the rest of its WHERE are read); an uncorrelated IN subquery is planned as
+ * it is and must give one column. Correlated on both inputs' window starts
+ * and ends, over windowed inputs, the join is a window semi or anti join
+ * (table/table_window_join.c).
  */
 #include <stdio.h>
 #include <string.h>
@@ -116,10 +121,108 @@ static weir_ast *outer_names(planner *p, const weir_ast *a, const weir_expr_scop
     return n;
 }
 
-/* x [NOT] IN (subquery): the subquery's table and the condition. */
+/* A copy of `a` whose unqualified column names that are columns of `cols`
+ * are qualified by q (the subquery's column in the pair's scope): NULL
+ * when out of memory. Call arguments stay as written. */
+static weir_ast *own_names(planner *p, const weir_ast *a, const char *q, const weir_schema *cols)
+{
+    if (!a)
+        return NULL;
+    weir_ast *n = weir_ast_new(p->trees, a->kind, NULL, a->start, a->end);
+    if (!n)
+        return NULL;
+    *n = *a;
+    if (a->kind == WEIR_AST_NAME && !a->qualifier && q && weir_schema_column_index(cols, a->text) >= 0)
+        n->qualifier = (char *)q;
+    if ((a->a && !(n->a = own_names(p, a->a, q, cols))) ||
+        (a->b && !(n->b = own_names(p, a->b, q, cols))))
+        return NULL;
+    return n;
+}
+
+/* Whether a conjunct of a's names a column of the outer query. */
+static bool any_correlated(const weir_ast *a, const weir_expr_scope *outer, const char *own)
+{
+    if (a && a->kind == WEIR_AST_BINARY && a->op == WEIR_AST_AND)
+        return any_correlated(a->a, outer, own) || any_correlated(a->b, outer, own);
+    return a && correlated(a, outer, own);
+}
+
+/* The rows a correlated subquery reads: its FROM filtered by the conjuncts
+ * of its WHERE that name only its own columns (*corr: the others, the
+ * join's condition); NULL with the session failed. */
+static weir_table *correlated_rows(planner *p, const sql_query *sub, const char *what,
+                                   const weir_expr_scope *outer, const char *own,
+                                   weir_ast **corr)
+{
+    if (sub->ngroup || sub->group_window.kind || sub->having_ast || sub->union_all ||
+        sub->njoins || sub->nvalues || sub->from_kind == SQL_FROM_NONE)
+        return sql_fail(p->s, p->sc, sub->at.start, "not supported: %s over a subquery "
+                        "with GROUP BY, HAVING, a join, UNION ALL or VALUES (%s reads one "
+                        "table, view, window table function or subquery, filtered by WHERE)",
+                        what, what);
+    weir_ast *rest = NULL;
+    *corr = NULL;
+    if (!split(p, sub->where_ast, outer, own, corr, &rest))
+        return sql_fail(p->s, p->sc, sub->at.start, "out of memory");
+    sql_query rows = *sub;
+    rows.star = true;
+    rows.items = NULL;
+    rows.nitems = 0;
+    rows.distinct = false;
+    rows.where_ast = rest;
+    rows.norder = 0;
+    rows.limit = -1;
+    rows.offset = 0;
+    return sql_plan_subquery_table(p, &rows);
+}
+
+/* x [NOT] IN (subquery): the subquery's table and the condition. A
+ * subquery whose WHERE names the outer query's columns (Flink decorrelates
+ * it) reads its FROM filtered by its own conjuncts, and the correlated
+ * ones join x = y in the condition: x IN (SELECT y FROM R WHERE R.c = L.c)
+ * is a semi join ON x = y AND R.c = L.c (a window semi join when R.c and
+ * L.c are the two inputs' window starts and ends). */
 static weir_table *in_side(planner *p, const sql_subquery *sq, const weir_expr_scope *outer,
                            weir_expr_scope *right, weir_ast **cond)
 {
+    const sql_query *sub = sq->query;
+    const char *own = sql_plan_qualifier(p, sub->from_kind, sub->from_name, sub->from_alias);
+    if (sub->where_ast && any_correlated(sub->where_ast, outer, own)) {
+        if (sub->star || sub->nitems != 1 || !sub->items[0].ast || sub->items[0].over)
+            return sql_fail(p->s, p->sc, sub->at.start, "not supported: IN with a correlated "
+                            "subquery of other than one expression (one is compared with the "
+                            "value before IN)");
+        weir_ast *corr;
+        weir_table *r = correlated_rows(p, sub, "a correlated IN", outer, own, &corr);
+        if (!r)
+            return NULL;
+        const weir_schema *rs = weir_table_schema(r);
+        *right = (weir_expr_scope){.schema = rs, .ninputs = 1};
+        right->inputs[0].qualifier = own;
+        right->inputs[0].columns = rs;
+        uint32_t at = sub->at.start;
+        weir_ast *x = outer_names(p, sq->left_ast, outer);
+        weir_ast *y[2] = {own_names(p, sub->items[0].ast, own, rs),
+                          own_names(p, sub->items[0].ast, own, rs)};
+        weir_ast *eq = x && y[0] && y[1] ? binary(p, WEIR_AST_EQ, x, y[0]) : NULL;
+        if (eq && sq->kind == SQL_SUB_NOT_IN) {
+            weir_ast *eq2 = binary(p, WEIR_AST_EQ, x, y[1]);
+            weir_ast *isnull = eq2 ? weir_ast_new(p->trees, WEIR_AST_IS_NULL, NULL, eq2->start,
+                                                  eq2->end) : NULL;
+            if (isnull) {
+                isnull->a = eq2;
+                isnull->op_at = eq2->end;
+                isnull->depth = eq2->depth + 1;
+            }
+            eq = isnull ? binary(p, WEIR_AST_OR, eq, isnull) : NULL;
+        }
+        if (eq && corr)
+            eq = binary(p, WEIR_AST_AND, eq, corr);
+        if (!(*cond = eq))
+            return sql_fail(p->s, p->sc, at, "out of memory");
+        return r;
+    }
     weir_table *r = sql_plan_subquery_table(p, sq->query);
     if (!r)
         return NULL;
@@ -165,26 +268,9 @@ static weir_table *exists_side(planner *p, const sql_subquery *sq, const weir_ex
                                weir_expr_scope *right, weir_ast **cond)
 {
     const sql_query *sub = sq->query;
-    if (sub->ngroup || sub->group_window.kind || sub->having_ast || sub->union_all ||
-        sub->njoins || sub->nvalues || sub->from_kind == SQL_FROM_NONE ||
-        sub->from_kind == SQL_FROM_WINDOW)
-        return sql_fail(p->s, p->sc, sub->at.start, "not supported: EXISTS over a subquery "
-                        "with GROUP BY, HAVING, a join, UNION ALL, VALUES or a window (EXISTS "
-                        "reads one table, view or subquery, filtered by WHERE)");
     const char *own = sql_plan_qualifier(p, sub->from_kind, sub->from_name, sub->from_alias);
-    weir_ast *corr = NULL, *rest = NULL;
-    if (!split(p, sub->where_ast, outer, own, &corr, &rest))
-        return sql_fail(p->s, p->sc, sub->at.start, "out of memory");
-    sql_query rows = *sub;
-    rows.star = true;
-    rows.items = NULL;
-    rows.nitems = 0;
-    rows.distinct = false;
-    rows.where_ast = rest;
-    rows.norder = 0;
-    rows.limit = -1;
-    rows.offset = 0;
-    weir_table *r = sql_plan_subquery_table(p, &rows);
+    weir_ast *corr = NULL;
+    weir_table *r = correlated_rows(p, sub, "EXISTS", outer, own, &corr);
     if (!r)
         return NULL;
     *right = (weir_expr_scope){.schema = weir_table_schema(r), .ninputs = 1};

@@ -16,7 +16,8 @@ static const char *const set_keys[] = {
     "weir.capture.file", "weir.capture.level",
     "weir.clock", "pipeline.auto-watermark-interval", "execution.checkpointing.interval",
     "execution.checkpointing.mode", "state.checkpoints.dir", "execution.savepoint.path",
-    "table.exec.source.idle-timeout", "table.local-time-zone", "table.exec.state.ttl", NULL};
+    "table.exec.source.idle-timeout", "table.local-time-zone", "table.exec.state.ttl",
+    "sql-client.execution.result-mode", NULL};
 
 /* Flink's shortest checkpoint interval (CheckpointConfig.MINIMAL_CHECKPOINT_TIME). */
 #define MIN_CHECKPOINT_INTERVAL_MS 10
@@ -193,6 +194,14 @@ int sql_settings_reset(weir_sql_session *s, const sql_script *sc, const sql_stmt
     return 0;
 }
 
+const char *weir_sql_setting(const weir_sql_session *s, const char *key)
+{
+    for (int i = 0; s && key && i < s->nsets; i++)
+        if (strcmp(s->sets[i].st->set_key, key) == 0)
+            return s->sets[i].st->set_value;
+    return NULL;
+}
+
 void sql_settings_free(weir_sql_session *s)
 {
     free(s->sets);
@@ -281,6 +290,12 @@ static int set_one(weir_sql_session *s, const sql_script *sc, const sql_stmt *st
         if (r)
             return set_bad(s, sc, st, why);
         s->zone = z;
+    } else if (strcmp(k, "sql-client.execution.result-mode") == 0) {
+        /* the shell's (sql_shell.c reads it with weir_sql_setting); a
+         * file's SELECT prints its changelog whatever it says */
+        if (strcasecmp(v, "changelog") != 0 && strcasecmp(v, "table") != 0 &&
+            strcasecmp(v, "tableau") != 0)
+            return set_bad(s, sc, st, "expected table, changelog or tableau");
     } else if (s->env && checkpoint_key(k)) {
         /* A session of weir_table_env_execute_sql plans into the program's
          * job, made with the program's configuration. */

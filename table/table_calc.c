@@ -36,7 +36,20 @@ typedef struct source_impl {
     bool fixed;
     int ncopies, meta;
     field_copy *copies;
+    /* The output row's columns leave no byte between them unwritten: only
+     * its header needs clearing in a reused slot. */
+    bool dense;
 } source_impl;
+
+/* Whether a row of `s` is its header and its columns' bytes, no padding
+ * between or after them. */
+static bool row_dense(const weir_schema *s)
+{
+    uint64_t n = s->header_size;
+    for (int c = 0; c < s->ncols; c++)
+        n += s->cols[c].size;
+    return n == s->row_size;
+}
 
 static void source_impl_free(void *p)
 {
@@ -93,21 +106,36 @@ static int kind_of(weir_ctx *ctx, const source_impl *s, unsigned char byte, weir
     return 0;
 }
 
-/* A bound struct of fixed-size fields only: the fields are copied into the
- * row as planned, and the record emitted. */
+/* A bound struct of fixed-size fields only: the fields are copied as
+ * planned into the output's next slot, built in place (no row of its own
+ * copied again by the emit). The slot holds whatever was there before:
+ * the header is cleared, and the whole row when the copies leave gaps
+ * (source_impl.dense). */
 static int fixed_record(weir_ctx *ctx, const source_impl *s, const unsigned char *e, int64_t ts)
 {
     const weir_schema *in = s->in;
-    unsigned char *row = weir_ctx_state(ctx);
     weir_row_kind kind = WEIR_ROW_INSERT;
-    /* Every byte but the header's is written below or stays the zero
-     * padding it was made with. */
-    memset(row, 0, s->out->header_size);
     if (in->kind_off >= 0) {
         int r = kind_of(ctx, s, e[in->kind_off], &kind);
         if (r)
             return r;
     }
+    if (!(s->mode & WEIR_CHANGELOG_KIND(kind)))
+        return bad_kind(ctx, s, kind);
+    /* The rowtime from where it came from (a field is never NULL; the
+     * metadata column is NULL without a record timestamp). */
+    int64_t rowtime = ts;
+    if (in->rowtime >= 0 && in->rowtime != s->meta)
+        memcpy(&rowtime, e + in->cols[in->rowtime].bound_off, 8);
+    else if (in->rowtime >= 0 && ts == WEIR_NO_TIMESTAMP)
+        return null_rowtime(ctx, s);
+    unsigned char *row = weir_emit_reserve(ctx);
+    if (!row)
+        return weir_ctx_error(ctx);
+    if (s->dense && s->out->header_size == 8)
+        memset(row, 0, 8);
+    else
+        memset(row, 0, s->dense ? s->out->header_size : s->out->row_size);
     weir_row_set_kind(row, kind);
     for (int i = 0; i < s->ncopies; i++) {
         const field_copy *f = &s->copies[i];
@@ -127,16 +155,7 @@ static int fixed_record(weir_ctx *ctx, const source_impl *s, const unsigned char
             memcpy(dst, &ts, 8);
         }
     }
-    if (!(s->mode & WEIR_CHANGELOG_KIND(kind)))
-        return bad_kind(ctx, s, kind);
-    /* The rowtime from where it came from, not read back from the row
-     * just written (a field is never NULL; the metadata column is NULL
-     * without a record timestamp). */
-    if (in->rowtime >= 0 && in->rowtime != s->meta)
-        memcpy(&ts, e + in->cols[in->rowtime].bound_off, 8);
-    else if (in->rowtime >= 0 && ts == WEIR_NO_TIMESTAMP)
-        return null_rowtime(ctx, s);
-    return weir_emit(ctx, row, ts);
+    return weir_emit_commit(ctx, rowtime);
 }
 
 /* A bound struct with strings: each column into the row. The row was
@@ -240,11 +259,27 @@ static int source_record(weir_ctx *ctx, int input, const void *elem, int64_t ts)
     return weir_emit(ctx, row, ts);
 }
 
+/* A run of records (the source's input is never keyed): the fixed plan's
+ * loop without a call into the runtime for each. */
+static int source_batch(weir_ctx *ctx, int input, const weir_batch *b)
+{
+    const source_impl *s = weir_ctx_impl(ctx);
+    for (uint32_t i = 0; i < b->count; i++) {
+        const void *e = weir_batch_elem(b, i);
+        int64_t ts = weir_batch_ts(b, i);
+        int r = s->fixed ? fixed_record(ctx, s, e, ts) : source_record(ctx, input, e, ts);
+        if (r)
+            return r;
+    }
+    return 0;
+}
+
 static const weir_operator_vtable source_vtable = {
     .version = WEIR_OPERATOR_VTABLE_V1,
     .open = source_open,
     .on_record = source_record,
     .close = free_state,
+    .on_batch = source_batch,
 };
 
 /* ---- the watermark of a WATERMARK FOR col AS expr declaration -------------------- */
@@ -435,6 +470,7 @@ static int source_plan(source_impl *impl, const weir_schema *schema, const weir_
     impl->out = out;
     impl->meta = -1;
     impl->fixed = in->bound;
+    impl->dense = row_dense(out);
     if (in->bound && !(impl->copies = calloc((size_t)in->ncols + 1, sizeof *impl->copies)))
         return WEIR_ENOMEM;
     for (int c = 0; impl->fixed && c < in->ncols; c++) {
@@ -483,6 +519,21 @@ static weir_table *add_watermark_assigner(weir_table_env *env, weir_table *t,
         .extract = NULL, /* the TableSource set the rowtime as the timestamp */
         .strategy = weir_watermarks_custom(&wm_vtable, w),
     };
+    /* `rowtime - INTERVAL 'd'` (d > 0), proposed periodically, is the
+     * bounded strategy's max - (d - 1) - 1 over the records' timestamps,
+     * which are the rowtime here: the timestamps operator then forwards
+     * whole batches and takes their largest time in one loop, instead of a
+     * generator call a row. */
+    int wcol;
+    uint32_t woff;
+    int64_t delta;
+    if (!w->on_event && wm_simple(w->expr, &wcol, &woff, &delta) && wcol == t->rowtime &&
+        delta < 0 && delta > WEIR_TS_MIN) {
+        ts.strategy.kind = WEIR_WATERMARKS_BOUNDED;
+        ts.strategy.bound_ms = -delta - 1;
+        ts.strategy.custom = NULL;
+        ts.strategy.arg = NULL;
+    }
     ts.strategy.idleness_ms = schema->wm_idle_ms ? schema->wm_idle_ms
                                                  : env->config.source_idle_timeout_ms;
     wt->stream = weir_stream_set_name(weir_stream_assign_timestamps(t->stream, &ts), wt->name);
@@ -654,6 +705,13 @@ typedef struct calc_impl {
      * row needs clearing. */
     int32_t *copy_from;
     bool all_copied;
+    /* The same as a plan: the copies (input column and offset, output
+     * column and offset, size), then the items evaluated. */
+    struct calc_copy {
+        uint32_t src, dst, size;
+        int src_col, dst_col;
+    } *copies;
+    int ncopies, *evals, nevals;
 } calc_impl;
 
 static void calc_impl_free(void *p)
@@ -666,6 +724,8 @@ static void calc_impl_free(void *p)
     free(c->items);
     free(c->scratch_at);
     free(c->copy_from);
+    free(c->copies);
+    free(c->evals);
     weir_expr_destroy(c->pred);
     free(c);
 }
@@ -682,49 +742,43 @@ static int calc_open(weir_ctx *ctx)
     return 0;
 }
 
-static int calc_record(weir_ctx *ctx, int input, const void *elem, int64_t ts)
+/* A select's row, built in the output's next slot (no row of its own
+ * copied again by the emit). The slot holds whatever was there before: the
+ * header is cleared, and the whole row unless every item is a column
+ * copied whole into a row without gaps (calc_impl.all_copied). */
+static int select_record(weir_ctx *ctx, const calc_impl *c, unsigned char *scratch,
+                         const unsigned char *in, int64_t ts)
 {
-    (void)input;
-    const calc_impl *c = weir_ctx_impl(ctx);
-    unsigned char *st = weir_ctx_state(ctx);
     const char *why = NULL;
     weir__val v;
     int64_t now = 0;
-    if (c->pred) {
-        unsigned char *scratch = st;
-        if (c->pred->clock_slot >= 0)
-            now = weir__table_now(ctx, c->virtual_clock);
-        int r = weir__expr_eval_now(c->pred, elem, scratch, now, &v, &why);
-        if (r)
-            return weir_ctx_fail(ctx, r, "%s: %s in '%s'", c->name, why, c->pred->text);
-        if (v.null || !v.i) {
-            weir_ctx_count(ctx, WEIR_COUNTER_FILTERED, 1);
-            return 0;
-        }
-        return weir_emit(ctx, elem, ts);
-    }
-    unsigned char *row = st, *scratch = st + c->out->row_size;
-    if (!c->all_copied)
-        memset(row, 0, c->out->row_size);
-    const unsigned char *in = elem;
+    unsigned char *row = weir_emit_reserve(ctx);
+    if (!row)
+        return weir_ctx_error(ctx);
+    if (c->all_copied && c->out->header_size == 8)
+        memset(row, 0, 8);
+    else
+        memset(row, 0, c->all_copied ? c->out->header_size : c->out->row_size);
     row[0] = in[0];
-    bool timed = false;
-    for (int i = 0; i < c->nitems; i++) {
-        if (c->copy_from[i] >= 0) {
-            const weir__col *col = &c->out->cols[i];
-            bool null = weir__row_null(NULL, in, c->items[i]->column);
-            weir__row_set_null_bit(row, i, null);
-            if (null)
-                memset(row + col->offset, 0, col->size);
-            else
-                memcpy(row + col->offset, in + c->copy_from[i], col->size);
-            continue;
+    for (int k = 0; k < c->ncopies; k++) {
+        const struct calc_copy *cp = &c->copies[k];
+        if (weir__row_null(NULL, in, cp->src_col)) {
+            weir__row_set_null_bit(row, cp->dst_col, true);
+            memset(row + cp->dst, 0, cp->size);
+        } else if (cp->size == 8) {
+            memcpy(row + cp->dst, in + cp->src, 8);
+        } else {
+            memcpy(row + cp->dst, in + cp->src, cp->size);
         }
+    }
+    bool timed = false;
+    for (int k = 0; k < c->nevals; k++) {
+        int i = c->evals[k];
         if (c->items[i]->clock_slot >= 0 && !timed) {
             now = weir__table_now(ctx, c->virtual_clock); /* once a row */
             timed = true;
         }
-        int r = weir__expr_eval_now(c->items[i], elem, scratch + c->scratch_at[i], now, &v, &why);
+        int r = weir__expr_eval_now(c->items[i], in, scratch + c->scratch_at[i], now, &v, &why);
         if (r)
             return weir_ctx_fail(ctx, r, "%s: %s in '%s'", c->name, why, c->items[i]->text);
         if (weir__store_value(c->out, row, i, &v))
@@ -740,7 +794,51 @@ static int calc_record(weir_ctx *ctx, int input, const void *elem, int64_t ts)
     }
     if (c->stamp >= 0 && !weir__row_null(c->out, row, c->stamp))
         memcpy(&ts, row + c->out->cols[c->stamp].offset, 8);
-    return weir_emit(ctx, row, ts);
+    return weir_emit_commit(ctx, ts);
+}
+
+static int where_record(weir_ctx *ctx, const calc_impl *c, unsigned char *scratch,
+                        const void *elem, int64_t ts)
+{
+    const char *why = NULL;
+    weir__val v;
+    int64_t now = c->pred->clock_slot >= 0 ? weir__table_now(ctx, c->virtual_clock) : 0;
+    int r = weir__expr_eval_now(c->pred, elem, scratch, now, &v, &why);
+    if (r)
+        return weir_ctx_fail(ctx, r, "%s: %s in '%s'", c->name, why, c->pred->text);
+    if (v.null || !v.i) {
+        weir_ctx_count(ctx, WEIR_COUNTER_FILTERED, 1);
+        return 0;
+    }
+    return weir_emit(ctx, elem, ts);
+}
+
+static int calc_record(weir_ctx *ctx, int input, const void *elem, int64_t ts)
+{
+    (void)input;
+    const calc_impl *c = weir_ctx_impl(ctx);
+    unsigned char *st = weir_ctx_state(ctx);
+    if (c->pred)
+        return where_record(ctx, c, st, elem, ts);
+    return select_record(ctx, c, st + c->out->row_size, elem, ts);
+}
+
+/* A run of records on an input that is not keyed: the same, without a
+ * call into the runtime for each. */
+static int calc_batch(weir_ctx *ctx, int input, const weir_batch *b)
+{
+    (void)input;
+    const calc_impl *c = weir_ctx_impl(ctx);
+    unsigned char *st = weir_ctx_state(ctx);
+    for (uint32_t i = 0; i < b->count; i++) {
+        const void *e = weir_batch_elem(b, i);
+        int64_t ts = weir_batch_ts(b, i);
+        int r = c->pred ? where_record(ctx, c, st, e, ts)
+                        : select_record(ctx, c, st + c->out->row_size, e, ts);
+        if (r)
+            return r;
+    }
+    return 0;
 }
 
 static const weir_operator_vtable calc_vtable = {
@@ -748,6 +846,7 @@ static const weir_operator_vtable calc_vtable = {
     .open = calc_open,
     .on_record = calc_record,
     .close = free_state,
+    .on_batch = calc_batch,
 };
 
 
@@ -924,6 +1023,21 @@ static weir_table *select_core(weir_table *in, weir_expr **items, int n, const c
                     from->type.scale == to->type.scale && impl->items[i]->clock_slot < 0;
         impl->copy_from[i] = same ? (int32_t)from->offset : -1;
         impl->all_copied &= same;
+    }
+    /* a slot's bytes between columns would stay what they were */
+    impl->all_copied = impl->all_copied && row_dense(t->schema);
+    impl->copies = malloc((size_t)n * sizeof *impl->copies);
+    impl->evals = malloc((size_t)n * sizeof *impl->evals);
+    if (!impl->copies || !impl->evals)
+        return weir__table_fail(env, WEIR_ENOMEM, "%s: out of memory", what);
+    for (int i = 0; i < n; i++) {
+        if (impl->copy_from[i] < 0) {
+            impl->evals[impl->nevals++] = i;
+            continue;
+        }
+        impl->copies[impl->ncopies++] = (struct calc_copy){
+            .src = (uint32_t)impl->copy_from[i], .dst = t->schema->cols[i].offset,
+            .size = t->schema->cols[i].size, .src_col = impl->items[i]->column, .dst_col = i};
     }
     t->mode = in->mode;
     /* The rowtime and a unique key survive a projection that keeps them as

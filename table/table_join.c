@@ -157,10 +157,12 @@ static int join_open(weir_ctx *ctx)
     for (int s = 0; r == 0 && s < 2; s++) {
         r = weir_state_declare_map(ctx, j->side[s].mkey_size, j->side[s].val_size, &st->map[s]);
         /* Flink's StateConfigUtil.createTtlConfig: a row's entry expires
-         * when not written for the TTL, in processing time */
-        if (r == 0 && j->ttl_ms > 0)
+         * when not written for the TTL, in processing time (a STATE_TTL
+         * hint's for its side) */
+        int64_t ttl = j->side_ttl_ms[s] > 0 ? j->side_ttl_ms[s] : j->ttl_ms;
+        if (r == 0 && ttl > 0)
             r = weir_state_set_ttl(ctx, st->map[s], &(weir_state_ttl){
-                                       .ttl_ms = j->ttl_ms, .time = WEIR_TTL_PROCESSING_TIME,
+                                       .ttl_ms = ttl, .time = WEIR_TTL_PROCESSING_TIME,
                                        .update = WEIR_TTL_ON_CREATE_AND_WRITE});
     }
     if (r == 0 && j->interval)
@@ -168,10 +170,43 @@ static int join_open(weir_ctx *ctx)
     return r;
 }
 
+void weir__join_layout(join_impl *j)
+{
+    for (int s = 0; s < 2; s++) {
+        join_side *sd = &j->side[s];
+        sd->copy_len = 0;
+        if (!sd->s || sd->s->ncols == 0 || !j->out || sd->first + sd->s->ncols > j->out->ncols)
+            continue;
+        const weir__col *in = sd->s->cols, *out = j->out->cols + sd->first;
+        int n = sd->s->ncols;
+        bool same = true;
+        for (int c = 0; same && c < n; c++)
+            same = out[c].size == in[c].size &&
+                   out[c].offset - out[0].offset == in[c].offset - in[0].offset;
+        if (!same)
+            continue;
+        sd->copy_src = in[0].offset;
+        sd->copy_dst = out[0].offset;
+        sd->copy_len = in[n - 1].offset + in[n - 1].size - in[0].offset;
+    }
+}
+
 /* Side s's columns of the output row: row's, or NULLs (row NULL). */
 static void put_side(const join_impl *j, unsigned char *out, int s, const unsigned char *row)
 {
     const join_side *sd = &j->side[s];
+    if (sd->copy_len) {
+        if (!row) {
+            memset(out + sd->copy_dst, 0, sd->copy_len);
+            for (int c = 0; c < sd->s->ncols; c++)
+                weir__row_set_null_bit(out, sd->first + c, true);
+        } else {
+            memcpy(out + sd->copy_dst, row + sd->copy_src, sd->copy_len);
+            for (int c = 0; c < sd->s->ncols; c++)
+                weir__row_set_null_bit(out, sd->first + c, weir__row_null(sd->s, row, c));
+        }
+        return;
+    }
     for (int c = 0; c < sd->s->ncols; c++) {
         int oc = sd->first + c;
         const weir__col *col = &j->out->cols[oc];
@@ -376,25 +411,48 @@ static int64_t expiration(int64_t wm, int64_t size)
     return wm - size - 1;
 }
 
-static int register_cleanup(weir_ctx *ctx, const join_impl *j, join_state *st, int s,
-                            int64_t time)
+/* The time of side s's clean-up timer for a row of time `time`. */
+static int64_t cleanup_at(const join_impl *j, int s, int64_t time)
 {
-    int64_t at = time + j->rel_size[s] + j->min_cleanup + 1;
-    int64_t *tm = weir_state_value(ctx, st->timers, 0, true);
-    if (!tm)
-        return weir_ctx_state_error(ctx);
-    tm[s] = at;
+    return time + j->rel_size[s] + j->min_cleanup + 1;
+}
+
+static int register_timer(weir_ctx *ctx, const join_impl *j, int64_t at)
+{
     return weir_timer_register(ctx, j->proctime ? WEIR_PROCESSING_TIME : WEIR_EVENT_TIME, 0, at);
 }
 
+/* Removes side s's rows at or below `exp`, nexp of them, nkeep others
+ * left: a map whose rows all expire is cleared at once (its entries are
+ * not looked up again one by one). */
+static void drop_expired(weir_ctx *ctx, join_state *st, int s, int64_t exp, int64_t nexp,
+                         int64_t nkeep)
+{
+    if (nexp == 0)
+        return;
+    if (nkeep == 0) {
+        weir_state_clear(ctx, st->map[s], 0);
+        return;
+    }
+    weir_state_map_iter it;
+    weir_state_map_begin(ctx, st->map[s], 0, &it);
+    const void *mkey;
+    while (weir_state_map_next(&it, &mkey, NULL)) {
+        int64_t t;
+        memcpy(&t, mkey, 8);
+        if (t <= exp)
+            weir_state_map_remove(ctx, st->map[s], 0, mkey);
+    }
+}
+
 /* Removes side s's rows at or below `exp`, padding those of an outer side
- * that never met a partner; re-arms the side's timer for the earliest row
- * left, or clears it. */
-static int remove_expired(weir_ctx *ctx, const join_impl *j, join_state *st, int s, int64_t exp)
+ * that never met a partner; *any whether rows are left, *earliest the
+ * earliest one's time. */
+static int remove_expired(weir_ctx *ctx, const join_impl *j, join_state *st, int s, int64_t exp,
+                          bool *any, int64_t *earliest)
 {
     const join_side *sd = &j->side[s];
-    bool any = false;
-    int64_t earliest = 0;
+    int64_t nexp = 0, nkeep = 0;
     weir_state_map_iter it;
     weir_state_map_begin(ctx, st->map[s], 0, &it);
     const void *mkey;
@@ -403,27 +461,20 @@ static int remove_expired(weir_ctx *ctx, const join_impl *j, join_state *st, int
     while (weir_state_map_next(&it, &mkey, &val)) {
         int64_t t;
         memcpy(&t, mkey, 8);
-        if (t <= exp) {
-            const rec_val *v = val;
-            for (int64_t c = v->assoc; sd->outer && c < v->count; c++) {
-                if ((r = emit_padded(ctx, j, st, s, (const unsigned char *)mkey + 8,
-                                     WEIR_ROW_INSERT, t)))
-                    return r;
-            }
-            weir_state_map_remove(ctx, st->map[s], 0, mkey);
-        } else if (!any || t < earliest) {
-            earliest = t;
-            any = true;
+        if (t > exp) {
+            if (nkeep++ == 0 || t < *earliest)
+                *earliest = t;
+            continue;
         }
+        nexp++;
+        const rec_val *v = val;
+        for (int64_t c = v->assoc; sd->outer && c < v->count; c++)
+            if ((r = emit_padded(ctx, j, st, s, (const unsigned char *)mkey + 8, WEIR_ROW_INSERT,
+                                 t)))
+                return r;
     }
-    if (any)
-        return register_cleanup(ctx, j, st, s, earliest);
-    int64_t *tm = weir_state_value(ctx, st->timers, 0, false);
-    if (tm) {
-        tm[s] = WEIR_TS_MIN;
-        if (tm[1 - s] == WEIR_TS_MIN)
-            weir_state_clear(ctx, st->timers, 0);
-    }
+    *any = nkeep > 0;
+    drop_expired(ctx, st, s, exp, nexp, nkeep);
     return 0;
 }
 
@@ -478,10 +529,10 @@ static int interval_record(weir_ctx *ctx, const join_impl *j, join_state *st, in
     int64_t hi = s == 0 ? t - j->lower : t + j->upper;
     int64_t exp = expiration(wm, j->rel_size[1 - s]);
     int64_t emitted = 0;
-    if (!j->raw)
-        put_side(j, st->out, s, row);
+    bool put = j->raw; /* whether the output row holds this row's side (put when it meets one) */
     if (exp < hi && (j->raw || !key_has_null(in, row))) {
         int r;
+        int64_t nexp = 0, nkeep = 0;
         weir_state_map_iter it;
         weir_state_map_begin(ctx, st->map[1 - s], 0, &it);
         const void *mkey;
@@ -492,6 +543,10 @@ static int interval_record(weir_ctx *ctx, const join_impl *j, join_state *st, in
             rec_val *ov = val;
             const unsigned char *orow = (const unsigned char *)mkey + 8;
             if (ot >= lo && ot <= hi) {
+                if (!put) {
+                    put_side(j, st->out, s, row);
+                    put = true;
+                }
                 if ((r = emit_pairs(ctx, j, st, s, row, t, orow, ot, ov->count)) < 0)
                     return r;
                 if (r) {
@@ -499,15 +554,20 @@ static int interval_record(weir_ctx *ctx, const join_impl *j, join_state *st, in
                     ov->assoc = ov->count;
                 }
             }
-            if (ot <= exp) {
-                for (int64_t c = ov->assoc; other->outer && c < ov->count; c++)
-                    if ((r = emit_padded(ctx, j, st, 1 - s, orow, WEIR_ROW_INSERT, ot)))
-                        return r;
-                weir_state_map_remove(ctx, st->map[1 - s], 0, mkey);
-                if (!j->raw)
-                    put_side(j, st->out, s, row);
+            if (ot > exp) {
+                nkeep++;
+                continue;
             }
+            /* a row no row of this side can meet any more: padded (an
+             * outer side) in the loop, as Flink's, removed after it */
+            nexp++;
+            for (int64_t c = ov->assoc; other->outer && c < ov->count; c++)
+                if ((r = emit_padded(ctx, j, st, 1 - s, orow, WEIR_ROW_INSERT, ot)))
+                    return r;
+            if (!j->raw && other->outer && ov->assoc < ov->count)
+                put = false;
         }
+        drop_expired(ctx, st, 1 - s, exp, nexp, nkeep);
     }
     if (wm == WEIR_TS_MIN || wm < hi) {
         /* the other side can still bring partners: cached */
@@ -520,16 +580,19 @@ static int interval_record(weir_ctx *ctx, const join_impl *j, join_state *st, in
             return weir_ctx_state_error(ctx);
         v->count++;
         v->assoc += emitted;
+        /* a clean-up timer for the side unless one is set (Flink's
+         * timerState): one lookup when it is, two when the key has none */
         int64_t *tm = weir_state_value(ctx, st->timers, 0, false);
-        if (!tm || tm[s] == WEIR_TS_MIN) {
-            if (!tm) {
-                tm = weir_state_value(ctx, st->timers, 0, true);
-                if (!tm)
-                    return weir_ctx_state_error(ctx);
-                tm[0] = tm[1] = WEIR_TS_MIN;
-            }
-            return register_cleanup(ctx, j, st, s, t);
+        if (tm && tm[s] != WEIR_TS_MIN)
+            return 0;
+        if (!tm) {
+            tm = weir_state_value(ctx, st->timers, 0, true);
+            if (!tm)
+                return weir_ctx_state_error(ctx);
+            tm[0] = tm[1] = WEIR_TS_MIN;
         }
+        tm[s] = cleanup_at(j, s, t);
+        return register_timer(ctx, j, tm[s]);
     } else if (!emitted && in->outer) {
         return emit_padded(ctx, j, st, s, row, WEIR_ROW_INSERT, t);
     }
@@ -550,13 +613,41 @@ static int join_timer(weir_ctx *ctx, const weir_timer *timer)
     const join_impl *j = weir_ctx_impl(ctx);
     join_state *st = weir_ctx_state(ctx);
     int64_t wm = j->proctime ? weir_ctx_now(ctx) : weir_ctx_watermark(ctx);
-    for (int s = 0; s < 2; s++) {
-        int64_t *tm = weir_state_value(ctx, st->timers, 0, false);
-        if (!tm || tm[s] != timer->timestamp)
-            continue;
-        int r = remove_expired(ctx, j, st, s, expiration(wm, j->rel_size[s]));
-        if (r)
-            return r;
+    const int64_t *tm = weir_state_value(ctx, st->timers, 0, false);
+    if (tm) {
+        /* each side whose timer this is: its expired rows removed, the
+         * timer re-armed for the earliest row left (a stale timer, one
+         * set again since, does nothing) */
+        int64_t at[2] = {tm[0], tm[1]};
+        bool changed = false;
+        for (int s = 0; s < 2; s++) {
+            if (at[s] != timer->timestamp)
+                continue;
+            int64_t earliest = 0;
+            bool any = false;
+            int r = remove_expired(ctx, j, st, s, expiration(wm, j->rel_size[s]), &any,
+                                   &earliest);
+            if (r)
+                return r;
+            at[s] = WEIR_TS_MIN;
+            if (any) {
+                at[s] = cleanup_at(j, s, earliest);
+                if ((r = register_timer(ctx, j, at[s])))
+                    return r;
+            }
+            changed = true;
+        }
+        if (changed) {
+            if (at[0] == WEIR_TS_MIN && at[1] == WEIR_TS_MIN) {
+                weir_state_clear(ctx, st->timers, 0);
+            } else {
+                int64_t *w = weir_state_value(ctx, st->timers, 0, true);
+                if (!w)
+                    return weir_ctx_state_error(ctx);
+                w[0] = at[0];
+                w[1] = at[1];
+            }
+        }
     }
     report_state(ctx, j, st);
     return 0;
@@ -1170,12 +1261,16 @@ static weir_table *join_tree(weir_table *left, const weir_expr_scope *lsc, weir_
     }
     /* two inputs windowed alike, ON their window starts and ends: a window
      * join (table_window_join.c) */
-    int wj = semi ? 0 /* a semi or anti window join is not planned: a regular one */
-                  : weir__window_join_match(env, left, right, p.nkeys,
-                                            (const int (*)[2])p.keys, cond_text);
+    int wj = weir__window_join_match(env, left, right, p.nkeys, (const int (*)[2])p.keys,
+                                     cond_text);
     if (wj) {
-        if (wj > 0 && out_scope)
+        if (wj > 0 && out_scope && semi) { /* the left's names, as the regular semi join's */
+            *out_scope = p.sc[0];
+            out_scope->schema = left->schema;
+            out_scope->zone = env->config.time_zone;
+        } else if (wj > 0 && out_scope) {
             join_scope(&p, schema, out_scope);
+        }
         if (wj > 0)
             return weir__window_join(left, right, kind, p.nkeys, (const int (*)[2])p.keys,
                                      filter, schema, cond_text);
@@ -1236,6 +1331,7 @@ static weir_table *join_tree(weir_table *left, const weir_expr_scope *lsc, weir_
     if (j->key_size == 0)
         j->key_size = 1; /* no equality: every row in one key (a zero byte) */
     side_specs(&p, j);
+    weir__join_layout(j);
     if (as_of) {
         /* the left's kinds on each row (Flink's), its rowtime the output's */
         t->mode = left->mode;
@@ -1345,6 +1441,30 @@ int weir__table_join_operator(const weir_table *t, weir_process_spec *spec, weir
     for (int s = 0; s < 2; s++)
         keys[s] = (weir_key_spec){.key_size = j->key_size, .extract = join_key_extract,
                                   .arg = (void *)&j->keyer[s]};
+    return 0;
+}
+
+int weir_table_join_state_ttl(weir_table *t, int64_t left_ms, int64_t right_ms)
+{
+    if (!t)
+        return WEIR_EINVAL;
+    const join_impl *c = t->impl_free == join_impl_free ? t->impl : NULL;
+    if (!c || c->interval || c->temporal || c->raw || c->kind == WEIR_JOIN_SEMI ||
+        c->kind == WEIR_JOIN_ANTI) {
+        weir__table_fail(t->env, WEIR_EINVAL, "weir_table_join_state_ttl: '%s' is not a regular "
+                         "join (a state TTL is a regular join's)", t->name);
+        return WEIR_EINVAL;
+    }
+    if (left_ms < 0 || right_ms < 0) {
+        weir__table_fail(t->env, WEIR_EINVAL, "weir_table_join_state_ttl: a negative time to "
+                         "live");
+        return WEIR_EINVAL;
+    }
+    join_impl *j = t->impl;
+    if (left_ms)
+        j->side_ttl_ms[0] = left_ms;
+    if (right_ms)
+        j->side_ttl_ms[1] = right_ms;
     return 0;
 }
 

@@ -27,6 +27,9 @@ typedef struct join_side {
     uint32_t mkey_size;
     uint32_t val_size;
     int rowtime;        /* interval and temporal joins: its time column */
+    /* its columns' values in the output row lie as in its own row, shifted:
+     * copied as one block (weir__join_layout); len 0: column by column */
+    uint32_t copy_src, copy_dst, copy_len;
 } join_side;
 
 typedef struct join_keyer {
@@ -55,6 +58,7 @@ typedef struct join_impl {
     bool interval;
     bool proctime; /* on the job clock (ProcTimeIntervalJoin) */
     int64_t ttl_ms; /* regular join: 'table.exec.state.ttl' of its rows' state (0: none) */
+    int64_t side_ttl_ms[2]; /* a side's own (weir_table_join_state_ttl; 0: ttl_ms) */
     int64_t lower, upper;
     int64_t rel_size[2]; /* left: -lower, right: upper */
     int64_t min_cleanup;
@@ -79,6 +83,9 @@ typedef struct join_impl {
 void weir__join_key_extract(const void *elem, void *key, void *arg);
 /* Whether a row of side sd has a NULL in its join key (it meets no partner). */
 bool weir__join_key_has_null(const join_side *sd, const unsigned char *row);
+/* Each side's block copy into j->out (join_side.copy_*): once j->out and
+ * the sides' schemas and first columns are set. */
+void weir__join_layout(join_impl *j);
 /* Side s's columns of the output row `out`: row's, or NULLs (row NULL). */
 void weir__join_put_side(const join_impl *j, unsigned char *out, int s, const unsigned char *row);
 /* The rest of ON on the pair in the output row `out`: 1 pass, 0 not, < 0

@@ -1269,6 +1269,16 @@ int weir__format_value_style(const weir_schema *s, const unsigned char *row, int
     return weir__format_val(s->cols[c].type, &v, style, NULL, buf, size);
 }
 
+int weir_row_format_column(const weir_schema *s, const void *row, int col,
+                           const weir_time_zone *zone, char *buf, size_t size)
+{
+    if (!s || !row || col < 0 || col >= s->ncols)
+        return -1;
+    weir__val v = {0};
+    weir__load_value(s, row, col, &v);
+    return weir__format_val(s->cols[col].type, &v, WEIR_ROW_STYLE_SQL, zone, buf, size);
+}
+
 int weir_row_format(const weir_schema *s, const void *row, char *buf, size_t size)
 {
     return weir_row_format_zoned(s, row, WEIR_ROW_STYLE_SQL, NULL, buf, size);

@@ -25,6 +25,12 @@
  * passes unchanged (the timers fire before it goes on). A row whose key
  * holds a NULL meets no partner. Output: insert-only.
  *
+ * SEMI and ANTI (WindowJoinOperator's SemiAntiJoinOperator; SQL's IN and
+ * EXISTS subqueries correlated on the window columns): the condition is
+ * checked on the pair's schema (j->pair), and when a window fires each of
+ * its left rows goes out as it is, once, if a right row meets it (SEMI) or
+ * none does (ANTI); the output is the left's columns, window and rowtime.
+ *
  * Nothing is allocated per row: the output row and the scratch are made in
  * open(); the FULL join's marks of matched right rows grow with the largest
  * window seen.
@@ -58,6 +64,7 @@ static void wj_impl_free(void *p)
     if (!w)
         return;
     weir_expr_destroy(w->j.filter);
+    weir_schema_destroy(w->j.pair);
     free(w->j.own_name);
     free(w);
 }
@@ -259,6 +266,29 @@ static int join_window(weir_ctx *ctx, const join_impl *j, wj_state *st,
     return 0;
 }
 
+/* A window's left rows that meet a right row of it (SEMI) or none (ANTI),
+ * as Flink's WindowJoinOperator.SemiAntiJoinOperator: each goes out as it
+ * is, its first partner enough. */
+static int semi_window(weir_ctx *ctx, const join_impl *j, wj_state *st,
+                       const unsigned char *const rows[2], const size_t n[2], int64_t ts)
+{
+    bool anti = j->kind == WEIR_JOIN_ANTI;
+    size_t size[2] = {j->side[0].s->row_size, j->side[1].s->row_size};
+    int r;
+    for (size_t a = 0; a < n[0]; a++) {
+        const unsigned char *l = rows[0] + a * size[0];
+        bool any = false;
+        for (size_t b = 0; !any && b < n[1]; b++) {
+            if ((r = meet(ctx, j, st, l, rows[1] + b * size[1])) < 0)
+                return r;
+            any = r > 0;
+        }
+        if (any != anti && (r = weir_emit(ctx, l, ts)))
+            return r;
+    }
+    return 0;
+}
+
 /* The window_start of a window's rows (the first row's). */
 static int64_t window_start_of(const wj_impl *w, const unsigned char *const rows[2],
                                const size_t n[2])
@@ -299,7 +329,9 @@ static int wj_timer(weir_ctx *ctx, const weir_timer *timer)
         rows[s] = weir_state_list_get(ctx, st->list[s], end, &n[s]);
     weir_ctx_report_window_fire(ctx, j->raw ? raw_start(w, end) : window_start_of(w, rows, n),
                                 end, 1, (int64_t)(n[0] + n[1]));
-    int r = j->raw ? raw_window(ctx, w, rows, n, end)
+    bool semi = j->kind == WEIR_JOIN_SEMI || j->kind == WEIR_JOIN_ANTI;
+    int r = j->raw   ? raw_window(ctx, w, rows, n, end)
+            : semi ? semi_window(ctx, j, st, rows, n, timer->timestamp)
                    : join_window(ctx, j, st, rows, n, timer->timestamp);
     for (int s = 0; s < 2; s++)
         weir_state_clear(ctx, st->list[s], end);
@@ -404,7 +436,9 @@ int weir__window_join_match(weir_table_env *env, const weir_table *left, const w
 static const char *const kind_names[] = {[WEIR_JOIN_INNER] = "InnerJoin",
                                          [WEIR_JOIN_LEFT] = "LeftOuterJoin",
                                          [WEIR_JOIN_RIGHT] = "RightOuterJoin",
-                                         [WEIR_JOIN_FULL] = "FullOuterJoin"};
+                                         [WEIR_JOIN_FULL] = "FullOuterJoin",
+                                         [WEIR_JOIN_SEMI] = "LeftSemiJoin",
+                                         [WEIR_JOIN_ANTI] = "LeftAntiJoin"};
 
 /* The join key's parts: the pairs but the window columns'. 0, or -1 with
  * env failed. */
@@ -450,17 +484,22 @@ weir_table *weir__window_join(weir_table *left, weir_table *right, weir_join_kin
     }
     join_impl *j = &w->j;
     j->filter = filter;
+    bool semi = kind == WEIR_JOIN_SEMI || kind == WEIR_JOIN_ANTI;
+    if (semi) { /* the left's columns go out; the pair's are the condition's */
+        j->pair = schema;
+        schema = weir__schema_copy(left->schema, left->schema->table);
+    }
     t->schema = schema;
     t->impl = w;
     t->impl_free = wj_impl_free;
-    t->more = malloc(sizeof *t->more);
+    t->more = schema ? malloc(sizeof *t->more) : NULL;
     if (!t->more)
         return weir__table_fail(env, WEIR_ENOMEM, "weir_table_join: out of memory");
     t->more[0] = right;
     t->nmore = 1;
     j->kind = kind;
     j->name = t->name;
-    j->out = t->schema;
+    j->out = semi ? j->pair : t->schema;
     j->virtual_clock = weir_job_get_config(env->job)->clock == WEIR_CLOCK_VIRTUAL;
     if (key_parts(env, left, right, nkeys, keys, j))
         return NULL;
@@ -475,6 +514,7 @@ weir_table *weir__window_join(weir_table *left, weir_table *right, weir_join_kin
         w->wend[s] = in[s]->wend;
         j->keyer[s] = (join_keyer){.j = j, .side = s};
     }
+    weir__join_layout(j);
     /* Output: insert-only; the window and time attribute of a side that is
      * never padded kept (Flink keeps a window join's time attributes). */
     t->mode = WEIR_CHANGELOG_INSERT_ONLY;
@@ -487,6 +527,7 @@ weir_table *weir__window_join(weir_table *left, weir_table *right, weir_join_kin
         t->wstart = first + k->wstart;
         t->wend = first + k->wend;
         t->rowtime = k->rowtime >= 0 ? first + k->rowtime : -1;
+        /* a semi or anti join's rows are the left's: its window and time */
         if (kind == WEIR_JOIN_INNER && t->rowtime >= 0 && right->rowtime >= 0)
             t->rowtime2 = left->schema->ncols + right->rowtime;
     }

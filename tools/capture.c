@@ -100,7 +100,7 @@ static const char validate_help[] =
     "    object with a string \"kind\" and an integer \"t\"; the known kinds have\n"
     "    their fields with the documented types, and watermarks and timestamps at\n"
     "    INT64_MIN / INT64_MAX are the strings \"MIN\" / \"MAX\", not integers;\n"
-    "  - the first event is the job event (version 1 or 2), the last the summary,\n"
+    "  - the first event is the job event (version 1, 2 or 3), the last the summary,\n"
     "    and nothing comes after it (a capture without it was cut short);\n"
     "  - \"op\" names an operator of the job and \"subtask\" is below its parallelism;\n"
     "    valve events name an input and channel that exist;\n"

@@ -285,6 +285,12 @@ static int visit(void *arg, const cap_check *c, json_t *ev, char *msg)
         static const char *const keys[] = {"key", "start", "end", "count", "watermark",
                                            "firing", NULL};
         emit(tr, "i", name, us, pid, tid, fields(ev, keys), -1);
+        /* version 3: the window's cleanup, folded into its on-time firing,
+         * is the same instant a cleanup event makes */
+        if (json_is_true(json_object_get(ev, "cleanup"))) {
+            static const char *const ckeys[] = {"key", "start", "end", NULL};
+            emit(tr, "i", "window cleanup", us, pid, tid, fields(ev, ckeys), -1);
+        }
         return 0;
     }
     if (strcmp(kind, "late") == 0) {

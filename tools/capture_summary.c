@@ -572,6 +572,8 @@ static int visit(void *arg, const cap_check *c, json_t *ev, char *msg)
         else
             o->fired_late++;
         o->fired_elements += int_of(ev, "count");
+        /* version 3: the window's cleanup folded into its on-time firing */
+        o->cleanups += json_is_true(json_object_get(ev, "cleanup"));
     } else if (strcmp(kind, "late") == 0) {
         s->any_window = true;
         o->late_events++;

@@ -10,8 +10,9 @@
  *     known kinds have their fields, with the documented types; watermarks
  *     and timestamps at INT64_MIN / INT64_MAX are the strings "MIN" / "MAX"
  *     (the integers are refused: a reader comparing strings would miss them);
- *   - the first event is `job` (version 1 or 2; the fields version 2 added
- *     are required in version 2 only), the last is `summary`, nothing
+ *   - the first event is `job` (version 1, 2 or 3; the fields version 2
+ *     added are required from version 2 on, the window_fire's `cleanup` of
+ *     version 3 refused before it), the last is `summary`, nothing
  *     follows the summary; the level allows the kind (`summary` writes only
  *     those two, `record` is verbose only);
  *   - `op` names an operator of the job and `subtask` is below its
@@ -426,9 +427,9 @@ static int check_job(cap_check *c, const json_t *ev)
     json_t *ops, *edges, *settings;
     if (get_int(c, ev, what, "version", INT64_MIN, INT64_MAX, &version))
         return -1;
-    if (version < 1 || version > 2)
-        return bad(c, "job event: capture version %" PRId64 "; this weir reads versions 1 and 2",
-                   version);
+    if (version < 1 || version > WEIR_CAPTURE_VERSION)
+        return bad(c, "job event: capture version %" PRId64 "; this weir reads versions 1 to %d",
+                   version, WEIR_CAPTURE_VERSION);
     c->version = (int)version;
     /* which weir wrote it: optional (captures written before weir 0.1.0
      * lack it), a string when present */
@@ -678,6 +679,22 @@ static int check_window_fire(cap_check *c, const json_t *ev, const char *what)
         return bad(c, "%s: \"on_time\" is %s but \"firing\" is %" PRId64
                       " (0 is the on-time firing)",
                    what, on_time ? "true" : "false", firing);
+    /* version 3: the window's cleanup folded into its on-time firing */
+    if (json_object_get(ev, "cleanup")) {
+        bool cleanup;
+        if (c->version < 3)
+            return bad(c, "%s: \"cleanup\" is a field of version 3; the capture is version %d",
+                       what, c->version);
+        if (get_bool(c, ev, what, "cleanup", &cleanup))
+            return -1;
+        if (!cleanup)
+            return bad(c, "%s: \"cleanup\" is written only as true (absent: no cleanup here)",
+                       what);
+        if (!on_time)
+            return bad(c, "%s: \"cleanup\" on a late firing (only the on-time firing carries "
+                          "its window's cleanup)",
+                       what);
+    }
     return 0;
 }
 

@@ -32,6 +32,7 @@
 #include "signals.h"
 #include "sql.h"
 #include "sql_shell.h"
+#include "sql_shell_result.h"
 
 #define SQL_FILE_MAX (16u << 20)
 
@@ -295,7 +296,8 @@ static int shell(const char *capture, int workers, const char *from, const char 
     weir_sql_session *s = NULL;
     stopper st = {.lock = PTHREAD_MUTEX_INITIALIZER};
     weir_sql_config cfg = {.capture_path = capture, .workers = workers, .on_job = on_job,
-                           .on_job_arg = &st, .restore_from = from, .http_addr = serve};
+                           .on_job_arg = &st, .restore_from = from, .http_addr = serve,
+                           .on_row = weir_sql_shell_row};
     int made = weir_sql_session_create(&cfg, &s);
     if (made) {
         weir_tool_error("weir sql: %s", made == WEIR_ENOMEM ? "out of memory"

@@ -25,6 +25,7 @@
 
 #include "message.h"
 #include "signals.h"
+#include "sql_shell_result.h"
 
 #define PROMPT "weir SQL> "
 #define PROMPT_MORE "> "
@@ -43,6 +44,7 @@ static void on_interrupt(int sig)
 {
     (void)sig;
     interrupted = 1;
+    shell_result_interrupt();
     weir_sql_session *s = atomic_load(&running);
     if (s)
         weir_sql_cancel(s);
@@ -190,6 +192,9 @@ static void help(void)
           "  SHOW TABLES; SHOW VIEWS; SHOW FUNCTIONS; SHOW USER FUNCTIONS;\n"
           "  DESCRIBE name;                        a table's or a view's columns\n"
           "  SET 'key' = 'value';  SET;            a setting; the settings in force\n"
+          "  SET 'sql-client.execution.result-mode' = 'changelog' | 'tableau' | 'table';\n"
+          "                                        how a query's rows are shown (a table\n"
+          "                                        in place: q leaves it)\n"
           "  RESET 'key';  RESET;                  a setting (or all) back to its default\n"
           "  HELP;                                 this list\n"
           "  QUIT; EXIT;                           leaves the shell (so does Ctrl-D)\n"
@@ -197,8 +202,9 @@ static void help(void)
           stdout);
 }
 
-/* Runs one statement (text, len); false when it was QUIT or EXIT. */
-static bool run_statement(weir_sql_session *s, const char *text, size_t len)
+/* Runs one statement (text, len); false when it was QUIT or EXIT. `tty`:
+ * the shell is on a terminal. */
+static bool run_statement(weir_sql_session *s, const char *text, size_t len, bool tty)
 {
     char w1[16], w2[16];
     first_words(text, len, w1, w2, sizeof w1);
@@ -210,11 +216,18 @@ static bool run_statement(weir_sql_session *s, const char *text, size_t len)
     }
     weir_sql_clear_cancel(s);
     interrupted = 0;
+    bool query = strcmp(w1, "SELECT") == 0 || strcmp(w1, "VALUES") == 0 ||
+                 strcmp(w1, "WITH") == 0;
+    shell_result_begin(s, query, tty);
     atomic_store(&running, s);
     int r = weir_sql_execute(s, text, len);
     atomic_store(&running, NULL);
+    bool by_ctrl_c = r == WEIR_ECANCELED && interrupted && !weir_cli_stopped();
+    bool said = shell_result_end(r, by_ctrl_c);
     fflush(stdout);
-    if (r == WEIR_ECANCELED && interrupted && !weir_cli_stopped()) {
+    if (r == WEIR_ECANCELED && said) {
+        /* the result said it: "Query terminated, ..." or the view left with q */
+    } else if (by_ctrl_c) {
         printf("[INFO] Query cancelled.\n");
     } else if (r) {
         fprintf(stderr, "[ERROR] %s\n", weir_sql_error(s));
@@ -369,7 +382,7 @@ int weir_sql_shell(weir_sql_session *s)
         size_t end;
         while (go && (end = weir_sql_statement_end(buf, len)) > 0) {
             history_add(&sh, buf, end);
-            go = run_statement(s, buf, end);
+            go = run_statement(s, buf, end, sh.tty);
             memmove(buf, buf + end, len - end + 1);
             len -= end;
         }

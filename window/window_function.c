@@ -83,7 +83,10 @@ int weir__window_emit(weir_ctx *ctx, weir__window_op *op, const weir__firing *f)
         .late = f->late,
         .global = c->global,
     };
-    weir_ctx_report_window_fire(ctx, f->start, f->end, f->firing, f->count);
+    if (f->cleanup && f->firing == 0 && !f->late)
+        weir_ctx_report_window_fire_cleanup(ctx, f->start, f->end, f->count);
+    else
+        weir_ctx_report_window_fire(ctx, f->start, f->end, f->firing, f->count);
     if (c->fn == WEIR__FN_PROCESS)
         return c->spec.process(ctx, &info, f->elems, f->nelems, c->spec.arg);
     if (c->fn == WEIR__FN_REDUCE && !c->spec.reduce_finish)

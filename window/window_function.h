@@ -27,6 +27,10 @@ typedef struct weir__firing {
     int64_t count;
     int firing;
     bool late;
+    /* the on-time firing of a window the engine cleans up right after, in
+     * the same call: its event carries the cleanup (the engine's cleanup
+     * report that follows writes nothing) */
+    bool cleanup;
     const void *acc;
     const void *elems;
     size_t nelems;

@@ -232,7 +232,9 @@ static int fire(weir_ctx *ctx, weir__window_op *op, const win *w, const void *x,
         return r;
     weir__firing f = {.start = w->start, .end = w->end, .max = w->max, .count = got->count,
                       .late = x != NULL, .acc = op->acc, .elems = op->buf.p,
-                      .nelems = got->nelems};
+                      .nelems = got->nelems,
+                      /* the timer's caller cleans up at once when cleanup == max */
+                      .cleanup = !x && weir__window_cleanup(c, w->max) == w->max};
     if (x && op->st_meta >= 0) {
         /* Invariant 3: the first late firing follows the on-time one iff
          * the window had content before x. */

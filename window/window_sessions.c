@@ -116,14 +116,15 @@ static size_t first_ending_at_or_after(const weir__window_config *c, unsigned ch
 }
 
 /* Fires session e (a copy, written back by the caller), purging its
- * contents after if purging. */
-static int fire(weir_ctx *ctx, weir__window_op *op, session *e, bool late)
+ * contents after if purging; `cleanup`: the caller removes it right after. */
+static int fire(weir_ctx *ctx, weir__window_op *op, session *e, bool late, bool cleanup)
 {
     const weir__window_config *c = op->c;
     if (e->count == 0)
         return 0;
     weir__firing f = {.start = e->start, .end = e->end, .max = max_of(e), .count = e->count,
-                      .firing = e->firings++, .late = late, .acc = acc_of(e)};
+                      .firing = e->firings++, .late = late, .cleanup = cleanup,
+                      .acc = acc_of(e)};
     if (c->fn == WEIR__FN_PROCESS)
         f.elems = weir_state_list_get(ctx, op->st_elems, e->id, &f.nelems);
     int r = weir__window_emit(ctx, op, &f);
@@ -289,7 +290,7 @@ static int join_session(weir_ctx *ctx, weir__window_op *op, session *t, const vo
     if ((r = arm(ctx, c, t)) < 0)
         return r;
     if (now) {
-        if ((r = fire(ctx, op, t, late)) < 0)
+        if ((r = fire(ctx, op, t, late, false)) < 0)
             return r;
         if (c->fn == WEIR__FN_PROCESS)
             list = NULL;
@@ -378,7 +379,7 @@ int weir__sessions_timer(weir_ctx *ctx, weir__window_op *op, const weir_timer *t
     int r;
     if (e->owes_max && tm->timestamp == max) {
         e->owes_max = 0;
-        if ((r = fire(ctx, op, e, false)) < 0)
+        if ((r = fire(ctx, op, e, false, when == max && when != WEIR_TS_MAX)) < 0)
             return r;
     }
     if (tm->timestamp == when && when != WEIR_TS_MAX) {

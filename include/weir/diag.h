@@ -24,7 +24,7 @@ extern "C" {
 #endif
 
 /* The capture schema version written into the job event (docs/CAPTURE.md). */
-#define WEIR_CAPTURE_VERSION 2
+#define WEIR_CAPTURE_VERSION 3
 /* A late event lists at most this many missed windows one by one; beyond,
  * the first and the last (docs/CAPTURE.md, `late`). */
 #define WEIR_CAPTURE_LATE_WINDOWS 64
@@ -114,6 +114,9 @@ typedef struct weir_diag_event {
     int64_t left_rows;
     int64_t right_rows;
     int64_t hold_back_ms;
+    /* window_fire (version 3): the window's state was removed with this
+     * on-time firing, and no cleanup event follows for it. Appended. */
+    bool cleanup;
 } weir_diag_event;
 
 /* Called on the collector thread for every event, in the order the collector

@@ -65,6 +65,13 @@ WEIR_EXPORT int64_t weir_ctx_activity_now(const weir_ctx *ctx);
 /* Window events (window operators report them; the current key is used). */
 WEIR_EXPORT void weir_ctx_report_window_fire(weir_ctx *ctx, int64_t start, int64_t end, int firing,
                                              int64_t count);
+/* The on-time firing of a window whose state the operator removes right
+ * after it, in the same call (its cleanup time is its max: allowed lateness
+ * 0, or a processing-time window): one window_fire event that carries the
+ * cleanup (docs/CAPTURE.md, version 3), and the weir_ctx_report_cleanup of
+ * [start, end) that the operator makes next writes nothing. */
+WEIR_EXPORT void weir_ctx_report_window_fire_cleanup(weir_ctx *ctx, int64_t start, int64_t end,
+                                                     int64_t count);
 /* An element that arrived too late (`elem` of the input's size, valid during
  * the call): counts it as late-dropped or late-side, reports it to the
  * diagnostic channel, and in a harness hands a dropped one to on_dropped.

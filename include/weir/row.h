@@ -431,6 +431,13 @@ WEIR_EXPORT int weir_row_format_zoned(const weir_schema *s, const void *row,
                                       weir_row_style style, const weir_time_zone *zone,
                                       char *buf, size_t size);
 
+/* Column col's value alone, as weir_row_format_zoned writes it in the SQL
+ * style ("null" for NULL): a cell of a table of results. Into buf as
+ * snprintf does (the length the whole text needs); -1 for a column out of
+ * range. */
+WEIR_EXPORT int weir_row_format_column(const weir_schema *s, const void *row, int col,
+                                       const weir_time_zone *zone, char *buf, size_t size);
+
 /* A row as Flink's 'json' format writes it — one object {"column": value,
  * ...}, NULL as null, TIMESTAMP as "2024-01-01 00:00:10.000", a DOUBLE's
  * shortest exact text (NaN and infinities as null) — or as its 'csv' format

@@ -111,6 +111,12 @@ WEIR_EXPORT void weir_sql_clear_cancel(weir_sql_session *s);
  * you mean 'amount'?)"); "" after a success. */
 WEIR_EXPORT const char *weir_sql_error(const weir_sql_session *s);
 
+/* The value of the SET of `key` in force in the session ('tableau' after
+ * SET 'sql-client.execution.result-mode' = 'tableau'), as written; NULL
+ * when none is (the setting's default). Valid until the next call that
+ * runs statements. From the session's thread. */
+WEIR_EXPORT const char *weir_sql_setting(const weir_sql_session *s, const char *key);
+
 /* Whether the last call's error came from a job while it ran (a callback's
  * failure, a division by zero, a malformed input line, a cancel) rather than
  * from a statement that could not be run. */

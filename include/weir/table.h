@@ -373,6 +373,18 @@ WEIR_EXPORT weir_table *weir_table_join_as(weir_table *left, const char *left_na
                                            weir_table *right, const char *right_name,
                                            weir_join_kind kind, const char *condition);
 
+/* A time to live for each side's state of the regular join `join` (Flink's
+ * STATE_TTL query hint, SQL's STATE_TTL('o' = '1d', 'c' = '12 h') in a hint
+ * comment after SELECT):
+ * left_ms for the left's rows, right_ms for the right's, in place of the
+ * env's state_ttl_ms (weir_table_config, 'table.exec.state.ttl') for that
+ * side; 0 leaves a side as it was. The same expiry as the env's: a row's
+ * entry not written for the time (processing time) is dropped. Before the
+ * job runs. 0, or WEIR_EINVAL with the env's error for a table that is not
+ * a regular join (an interval, temporal, window or lookup join cleans its
+ * state by time, as Flink's ignore the hint) or a negative time. */
+WEIR_EXPORT int weir_table_join_state_ttl(weir_table *join, int64_t left_ms, int64_t right_ms);
+
 /* The same with the condition a syntax tree (weir/expr_ast.h, parsed from
  * `text`, which messages quote; NULL: the tree formatted), as SQL plans
  * it. left_scope and right_scope name each side's columns: the tables a

@@ -1,7 +1,8 @@
 /* test_window_join_checkpoint.c — the window join's state
  * (table/table_window_join.c) in checkpoints: a job of two generated tables,
  * each through a window TVF, window-joined (a FULL join over TUMBLE with a
- * filter, a LEFT join over HOP), written exactly once into part files, is
+ * filter, a LEFT join over HOP, a SEMI join over TUMBLE and an ANTI join
+ * over HOP, Flink's window semi and anti joins), written exactly once into part files, is
  * stopped with a savepoint while it runs and resumed from it, at the
  * parallelism it had and at another (each window's rows and its timer
  * spread over new key groups); the committed output of both runs is the
@@ -69,6 +70,11 @@ static const case_spec TUMBLE_FULL = {WEIR_JOIN_FULL, WINDOWS " AND l.v + r.v > 
 static const case_spec HOP_LEFT = {WEIR_JOIN_LEFT, WINDOWS " AND l.v > r.v",
                                    {.kind = WEIR_TABLE_HOP, .slide_ms = 10, .size_ms = 30}};
 
+static const case_spec TUMBLE_SEMI = {WEIR_JOIN_SEMI, WINDOWS " AND l.v > r.v",
+                                      {.kind = WEIR_TABLE_TUMBLE, .size_ms = 20}};
+static const case_spec HOP_ANTI = {WEIR_JOIN_ANTI, WINDOWS " AND l.v + r.v > 100",
+                                   {.kind = WEIR_TABLE_HOP, .slide_ms = 10, .size_ms = 30}};
+
 Test(window_join_checkpoint, tumble_full_same_parallelism, .timeout = 60)
 {
     stop_and_resume(&TUMBLE_FULL, 2, 2);
@@ -82,4 +88,14 @@ Test(window_join_checkpoint, tumble_full_rescaled, .timeout = 60)
 Test(window_join_checkpoint, hop_left_rescaled, .timeout = 60)
 {
     stop_and_resume(&HOP_LEFT, 3, 1);
+}
+
+Test(window_join_checkpoint, tumble_semi_rescaled, .timeout = 60)
+{
+    stop_and_resume(&TUMBLE_SEMI, 2, 3);
+}
+
+Test(window_join_checkpoint, hop_anti_rescaled, .timeout = 60)
+{
+    stop_and_resume(&HOP_ANTI, 3, 1);
 }

@@ -232,6 +232,88 @@ Test(diag_window, a_late_element_names_every_window_it_missed, .timeout = 120)
     weir_diag_memory_destroy(mem);
 }
 
+/* Windows whose cleanup time is their end (allowed lateness 0) and one with
+ * lateness, each engine that fires on a timer: tumbling and sliding (panes),
+ * cumulative, sessions. */
+static void run_folded(weir_diag_memory *mem, const char *jsonl, const char *msgpack)
+{
+    weir_job_config cfg = {.workers = 1, .clock = WEIR_CLOCK_VIRTUAL, .watermark_interval_ms = 10,
+                           .diag = {.memory = mem, .jsonl_path = jsonl, .msgpack_path = msgpack}};
+    weir_job *job = tu_job(&cfg);
+    weir_generator_config g = {.partitions = 2, .keys = 5, .rate = 200, .pace = WEIR_GEN_PACED,
+                               .count = 400, .disorder_ms = 10, .late_fraction = 0.05,
+                               .late_ms = 40, .seed = 11};
+    weir_stream *s = weir_source_generator(job, &g);
+    weir_timestamps_spec ts = {.strategy = weir_watermarks_bounded(10)};
+    weir_stream *keyed = weir_stream_key_by(weir_stream_assign_timestamps(s, &ts), td_gen_keys());
+    struct {
+        const char *name;
+        weir_window_assigner a;
+        int64_t lateness;
+    } w[] = {
+        {"tumbling", weir_window_tumbling(100, 0), 0},
+        {"sliding", weir_window_sliding(60, 20, 0), 0},
+        {"cumulative", weir_window_cumulative(60, 20, 0), 0},
+        {"sessions", weir_window_session(8), 0},
+        {"lateness", weir_window_tumbling(100, 0), LATENESS},
+    };
+    for (size_t i = 0; i < sizeof w / sizeof w[0]; i++)
+        cr_assert_not_null(weir_sink_discard(window(keyed, w[i].name, w[i].a, w[i].lateness, 0)),
+                           "%s", weir_job_error(job));
+    tu_run_ok(job);
+    weir_job_destroy(job);
+}
+
+Test(diag_window, a_window_cleaned_up_at_its_firing_says_so_in_the_firing, .timeout = 120)
+{
+    weir_diag_memory *mem;
+    cr_assert_eq(weir_diag_memory_create(&mem), 0);
+    run_folded(mem, NULL, NULL);
+    static const char *const folding[] = {"tumbling", "sliding", "cumulative", "sessions"};
+    for (size_t k = 0; k < sizeof folding / sizeof folding[0]; k++) {
+        int on_time = 0, carried = 0, cleanups = 0;
+        for (size_t i = 0; i < weir_diag_memory_count(mem); i++) {
+            const weir_diag_event *ev = weir_diag_memory_event(mem, i);
+            if (is(ev, WEIR_DIAG_KIND_WINDOW_FIRE, folding[k])) {
+                json_t *j = td_json(ev->json);
+                cr_assert_eq(json_is_true(json_object_get(j, "cleanup")), ev->cleanup, "%s",
+                             ev->json);
+                cr_assert(ev->firing == 0 || !ev->cleanup, "%s", ev->json);
+                on_time += ev->firing == 0;
+                carried += ev->cleanup;
+                json_decref(j);
+            }
+            cleanups += is(ev, WEIR_DIAG_KIND_CLEANUP, folding[k]);
+        }
+        /* allowed lateness 0: each window goes at its on-time firing, and
+         * says so there, never in a cleanup event of its own */
+        cr_assert_gt(on_time, 0, "%s", folding[k]);
+        cr_assert_eq(carried, on_time, "%s: %d of %d firings carry their cleanup", folding[k],
+                     carried, on_time);
+        cr_assert_eq(cleanups, 0, "%s: %d cleanup events", folding[k], cleanups);
+    }
+    /* with allowed lateness the cleanup comes later, as its own event */
+    int on_time = 0, cleanups = 0;
+    for (size_t i = 0; i < weir_diag_memory_count(mem); i++) {
+        const weir_diag_event *ev = weir_diag_memory_event(mem, i);
+        if (is(ev, WEIR_DIAG_KIND_WINDOW_FIRE, "lateness")) {
+            cr_assert(!ev->cleanup, "%s", ev->json);
+            cr_assert_null(strstr(ev->json, "cleanup"), "%s", ev->json);
+            on_time += ev->firing == 0;
+        }
+        cleanups += is(ev, WEIR_DIAG_KIND_CLEANUP, "lateness");
+    }
+    cr_assert_gt(on_time, 0);
+    cr_assert_geq(cleanups, on_time);
+    weir_diag_memory_destroy(mem);
+    /* the capture, in both encodings, is valid version 3 */
+    char *dir = td_tmpdir();
+    run_folded(NULL, td_path(dir, "f.jsonl"), td_path(dir, "f.msgpack"));
+    td_assert_valid(dir, td_path(dir, "f.jsonl"));
+    td_assert_valid(dir, td_path(dir, "f.msgpack"));
+    td_rmdir(dir);
+}
+
 Test(diag_window, a_window_capture_is_valid, .timeout = 120)
 {
     char *dir = td_tmpdir();

@@ -34,6 +34,16 @@ SELECT 'not in non-null', name FROM users
 WHERE uid NOT IN (SELECT uid FROM orders WHERE uid IS NOT NULL);
 -- an empty subquery: every user, the NULL one too
 SELECT 'not in empty', name FROM users WHERE uid NOT IN (SELECT uid FROM orders WHERE amount > 1000);
+-- a correlated IN (Flink decorrelates it): x = y and the subquery's
+-- correlated conjuncts are the semi join's condition; ann's orders above
+-- 15 hold uid 1, bob's above 30 none of uid 2
+SELECT 'in correlated', u.name FROM users u
+WHERE u.uid IN (SELECT o.uid FROM orders o WHERE o.amount > u.uid * 15);
+-- NOT IN correlated: each user's set holds order 104's NULL uid but eve's
+-- (above 75: empty) and nobody's (amount > NULL: empty); x NOT IN an
+-- empty set is true, for a NULL x too
+SELECT 'not in correlated', u.name FROM users u
+WHERE u.uid NOT IN (SELECT o.uid FROM orders o WHERE o.amount > u.uid * 15);
 -- uncorrelated EXISTS: whether the subquery has a row at all
 SELECT 'exists uncorrelated', name FROM users
 WHERE uid = 5 AND EXISTS (SELECT * FROM orders WHERE amount > 45);

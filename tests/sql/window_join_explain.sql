@@ -19,3 +19,13 @@ EXPLAIN CHANGELOG_MODE SELECT L.id, R.id
 FROM (SELECT * FROM TABLE(HOP(TABLE lt, DESCRIPTOR(ts), INTERVAL '5' SECOND, INTERVAL '10' SECOND))) L
 JOIN (SELECT * FROM TABLE(HOP(TABLE rt, DESCRIPTOR(ts), INTERVAL '5' SECOND, INTERVAL '10' SECOND))) R
 ON L.k = R.k;
+-- IN and EXISTS over window TVFs correlated on their window starts and ends:
+-- window semi and anti joins (LeftSemiJoin, LeftAntiJoin), the left's rows
+EXPLAIN CHANGELOG_MODE SELECT L.id
+FROM (SELECT * FROM TABLE(TUMBLE(TABLE lt, DESCRIPTOR(ts), INTERVAL '10' SECOND))) L
+WHERE L.k IN (SELECT k FROM (SELECT * FROM TABLE(TUMBLE(TABLE rt, DESCRIPTOR(ts), INTERVAL '10' SECOND))) R
+              WHERE L.window_start = R.window_start AND L.window_end = R.window_end);
+EXPLAIN CHANGELOG_MODE SELECT L.id
+FROM (SELECT * FROM TABLE(HOP(TABLE lt, DESCRIPTOR(ts), INTERVAL '5' SECOND, INTERVAL '10' SECOND))) L
+WHERE NOT EXISTS (SELECT * FROM TABLE(HOP(TABLE rt, DESCRIPTOR(ts), INTERVAL '5' SECOND, INTERVAL '10' SECOND)) R
+                  WHERE L.k = R.k AND L.window_start = R.window_start AND L.window_end = R.window_end);

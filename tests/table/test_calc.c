@@ -56,3 +56,87 @@ Test(calc, a_projection_keeps_rowtime_and_key_past_256_columns)
     weir_table_env_destroy(env);
     weir_schema_destroy(schema);
 }
+
+/* The job event's JSON (the plan, with each operator's settings) of a run
+ * into `mem`; NULL if there is none. */
+static const char *job_json(const weir_diag_memory *mem)
+{
+    for (size_t i = 0; i < weir_diag_memory_count(mem); i++)
+        if (weir_diag_memory_event(mem, i)->kind == WEIR_DIAG_KIND_JOB)
+            return weir_diag_memory_event(mem, i)->json;
+    return NULL;
+}
+
+/* Rows of (id, ts, v) through a table with `watermark` on ts, then a
+ * projection (v, id, ts): the rows out, and the job event's JSON (kept in
+ * *json, the caller frees it). */
+static char *run_watermarked(const char *watermark, char **json)
+{
+    weir_diag_memory *mem;
+    cr_assert_eq(weir_diag_memory_create(&mem), 0);
+    weir_job *job = tu_job(&(weir_job_config){.workers = 1, .diag = {.memory = mem}});
+    weir_schema *s = tt_schema_wm("t", "id BIGINT NOT NULL, ts TIMESTAMP(3), v BIGINT", NULL,
+                                  "ts", watermark);
+    static const char *const text[] = {"+I 1|1000|10", "+I 2|1500|null", "+I 3|1200|30",
+                                       "+I 4|3000|null", "+I 5|2000|50"};
+    enum { N = sizeof text / sizeof *text };
+    size_t size = weir_schema_row_size(s);
+    unsigned char *rows = calloc(N, size);
+    cr_assert(rows);
+    for (int i = 0; i < N; i++)
+        tt_row(s, rows + (size_t)i * size, text[i]);
+    weir_table_env *env;
+    cr_assert_eq(weir_table_env_create(job, NULL, &env), 0);
+    weir_table *t =
+        weir_table_from_stream(env, weir_source_array(job, rows, N, size, NULL), s);
+    weir_table *p = weir_table_select(t, "v, id, ts");
+    cr_assert_not_null(p, "%s", weir_job_error(job));
+    weir_collect *c;
+    cr_assert_not_null(weir_sink_collect(weir_table_to_stream(p), &c), "%s", weir_job_error(job));
+    cr_assert_eq(weir_job_run(job), 0, "%s", weir_job_error(job));
+    char *out = tt_collected(weir_table_schema(p), c);
+    const char *j = job_json(mem);
+    cr_assert_not_null(j);
+    *json = strdup(j);
+    weir_job_destroy(job);
+    weir_table_env_destroy(env);
+    weir_schema_destroy(s);
+    weir_diag_memory_destroy(mem);
+    free(rows);
+    return out;
+}
+
+/* WATERMARK FOR ts AS ts - INTERVAL 'd' (d > 0) proposed periodically is
+ * the bounded strategy of d - 1 over the records' timestamps (they are the
+ * rowtime's values): the timestamps operator runs it over whole batches,
+ * not a generator call a row. Other expressions (ts itself, ts plus an
+ * interval) stay the compiled expression. The rows are the same either
+ * way; a projection's NULLs and values land in each output slot whatever
+ * that slot held before. */
+Test(calc, a_watermark_of_the_rowtime_minus_an_interval_is_the_bounded_strategy)
+{
+    static const char rows[] = "+I[10, 1, 1970-01-01 00:00:01.000]\n"
+                               "+I[null, 2, 1970-01-01 00:00:01.500]\n"
+                               "+I[30, 3, 1970-01-01 00:00:01.200]\n"
+                               "+I[null, 4, 1970-01-01 00:00:03.000]\n"
+                               "+I[50, 5, 1970-01-01 00:00:02.000]\n";
+    char *json, *out = run_watermarked("ts - INTERVAL '101' MILLISECOND", &json);
+    cr_assert_str_eq(out, rows);
+    cr_assert(strstr(json, "\"strategy\":\"bounded\",\"bound_ms\":100,"), "%s", json);
+    free(out);
+    free(json);
+    out = run_watermarked("ts - INTERVAL '1' SECOND", &json);
+    cr_assert_str_eq(out, rows);
+    cr_assert(strstr(json, "\"strategy\":\"bounded\",\"bound_ms\":999,"), "%s", json);
+    free(out);
+    free(json);
+    static const char *const custom[] = {"ts", "ts + INTERVAL '1' SECOND"};
+    for (int i = 0; i < 2; i++) {
+        out = run_watermarked(custom[i], &json);
+        cr_assert_str_eq(out, rows);
+        cr_assert(strstr(json, "\"strategy\":\"custom\""), "%s: %s", custom[i], json);
+        cr_assert_null(strstr(json, "\"strategy\":\"bounded\""), "%s: %s", custom[i], json);
+        free(out);
+        free(json);
+    }
+}

@@ -33,7 +33,14 @@ static void on_record(int tag, const void *elem, int64_t ts, void *arg)
     p->len += n;
 }
 
+static th *th_new_sides(int64_t ttl_ms, weir_join_kind kind, int64_t left_ms, int64_t right_ms);
+
 static th *th_new(int64_t ttl_ms, weir_join_kind kind)
+{
+    return th_new_sides(ttl_ms, kind, 0, 0);
+}
+
+static th *th_new_sides(int64_t ttl_ms, weir_join_kind kind, int64_t left_ms, int64_t right_ms)
 {
     th *p = calloc(1, sizeof *p);
     p->job = tu_job(&(weir_job_config){.workers = 1, .clock = WEIR_CLOCK_VIRTUAL,
@@ -49,6 +56,9 @@ static th *th_new(int64_t ttl_ms, weir_join_kind kind)
     }
     p->t = weir_table_join(in[0], in[1], kind, "l.k = r.k");
     cr_assert(p->t, "%s", weir_job_error(p->job));
+    if (left_ms || right_ms)
+        cr_assert_eq(weir_table_join_state_ttl(p->t, left_ms, right_ms), 0, "%s",
+                     weir_job_error(p->job));
     weir_process_spec spec;
     weir_key_spec keys[2];
     cr_assert_eq(weir__table_join_operator(p->t, &spec, keys), 0);
@@ -125,4 +135,44 @@ Test(join_state_ttl, without_a_ttl_state_stays)
     cr_assert_eq(weir_harness_end(p->h), 0, "%s", weir_harness_last_error(p->h));
     cr_assert_str_eq(p->out, "+I[1, l, 1, r0] at 100000\n");
     th_free(p);
+}
+
+/* Flink's STATE_TTL hint (weir_table_join_state_ttl): each side its own
+ * time to live, in place of the env's for that side. */
+Test(join_state_ttl, a_side_of_its_own)
+{
+    th *p = th_new_sides(0, WEIR_JOIN_INNER, 0, 1000); /* the right's rows only */
+    th_row(p, 1, 0, "+I 1|r0");
+    th_row(p, 0, 100, "+I 1|l100");   /* met */
+    th_row(p, 0, 1000, "+I 1|l1000"); /* r0 has expired */
+    th_row(p, 1, 5000, "+I 1|r5000"); /* the left's rows stay: meets both */
+    cr_assert_eq(weir_harness_end(p->h), 0, "%s", weir_harness_last_error(p->h));
+    cr_assert_str_eq(th_sorted(p), "+I[1, l100, 1, r0] at 100\n"
+                                   "+I[1, l100, 1, r5000] at 5000\n"
+                                   "+I[1, l1000, 1, r5000] at 5000\n");
+    th_free(p);
+    p = th_new_sides(1000, WEIR_JOIN_INNER, 100000, 0); /* the left's longer than the env's */
+    th_row(p, 0, 0, "+I 1|l0");
+    th_row(p, 1, 0, "+I 1|r0");
+    th_row(p, 1, 5000, "+I 1|r5000"); /* l0 kept */
+    th_row(p, 0, 7000, "+I 1|l7000"); /* r0 and r5000 gone (1 s) */
+    cr_assert_eq(weir_harness_end(p->h), 0, "%s", weir_harness_last_error(p->h));
+    cr_assert_str_eq(th_sorted(p), "+I[1, l0, 1, r0] at 0\n"
+                                   "+I[1, l0, 1, r5000] at 5000\n");
+    th_free(p);
+}
+
+Test(join_state_ttl, only_a_regular_join_takes_a_side_ttl)
+{
+    weir_job *job = tu_job(&(weir_job_config){.workers = 1, .parallelism = 1});
+    weir_table_env *env;
+    cr_assert_eq(weir_table_env_create(job, &(weir_table_config){0}, &env), 0);
+    weir_schema *s = tt_schema("l", "k BIGINT, v STRING", NULL);
+    weir_table *t = weir_table_from_stream(
+        env, weir_source_array(job, NULL, 0, weir_schema_row_size(s), NULL), s);
+    cr_assert_eq(weir_table_join_state_ttl(t, 1000, 0), WEIR_EINVAL);
+    cr_assert(strstr(weir_job_error(job), "is not a regular join"), "%s", weir_job_error(job));
+    weir_job_destroy(job);
+    weir_table_env_destroy(env);
+    weir_schema_destroy(s);
 }

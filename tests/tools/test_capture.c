@@ -790,6 +790,128 @@ Test(capture, the_job_events_weir_version_is_optional_and_a_string, .timeout = 6
     td_rmdir(dir);
 }
 
+/* ---- version 3: a window's cleanup in its on-time firing ------------------ */
+
+static void keep_last(void *acc, const void *elem, void *arg)
+{
+    (void)arg;
+    memcpy(acc, elem, sizeof(weir_gen_event));
+}
+
+/* Tumbling windows with allowed lateness 0: each window's cleanup rides in
+ * its on-time window_fire ("cleanup":true). */
+static void folded_capture(const char *dir)
+{
+    weir_job_config cfg = {.workers = 1, .clock = WEIR_CLOCK_VIRTUAL, .watermark_interval_ms = 10,
+                           .diag.jsonl_path = td_path(dir, "f.jsonl")};
+    weir_job *job = tu_job(&cfg);
+    weir_generator_config g = {.partitions = 2, .keys = 4, .rate = 500, .pace = WEIR_GEN_PACED,
+                               .count = 300, .disorder_ms = 5, .seed = 5};
+    weir_stream *s = weir_source_generator(job, &g);
+    weir_timestamps_spec ts = {.strategy = weir_watermarks_bounded(5)};
+    weir_stream *keyed = weir_stream_key_by(weir_stream_assign_timestamps(s, &ts), td_gen_keys());
+    weir_window_spec w = {.name = "window", .assigner = weir_window_tumbling(50, 0),
+                          .reduce = keep_last, .out_size = sizeof(weir_gen_event)};
+    cr_assert_not_null(weir_sink_discard(weir_stream_window(keyed, &w)), "%s",
+                       weir_job_error(job));
+    tu_run_ok(job);
+    weir_job_destroy(job);
+}
+
+static void assert_refused_with(const char *dir, const char *file, const char *what)
+{
+    cli c = run(dir, "capture validate %s", file);
+    cr_assert_eq(c.status, 1, "%s: exit status %d; stderr: %s", file, c.status, c.err);
+    cr_assert_not_null(strstr(c.err, what), "%s: stderr: %s", file, c.err);
+    cli_free(&c);
+}
+
+Test(capture, a_cleanup_in_its_firing_is_version_3_and_old_captures_still_read, .timeout = 60)
+{
+    char *dir = td_tmpdir();
+    folded_capture(dir);
+    lines l = read_lines(td_path(dir, "f.jsonl"));
+    json_t *job = td_json(l.v[0]);
+    cr_assert_eq(td_int(job, "version"), 3);
+    long long carried = 0, cleanups = 0;
+    size_t first = 0;
+    /* the same run as version 2 wrote it: the cleanup an event of its own,
+     * right after the firing */
+    lines old = {0};
+    for (size_t i = 0; i < l.n; i++) {
+        json_t *ev = td_json(l.v[i]);
+        const char *kind = td_str(ev, "kind");
+        cleanups += strcmp(kind, "cleanup") == 0;
+        json_t *cleanup = NULL;
+        if (strcmp(kind, "window_fire") == 0 && json_object_get(ev, "cleanup")) {
+            cr_assert(json_is_true(json_object_get(ev, "cleanup")), "%s", l.v[i]);
+            carried++;
+            first = first ? first : i;
+            cleanup = json_pack("{sssIsOsOsOsOsO}", "kind", "cleanup", "t",
+                                (json_int_t)td_int(ev, "t"), "op", json_object_get(ev, "op"),
+                                "subtask", json_object_get(ev, "subtask"), "key",
+                                json_object_get(ev, "key"), "start", json_object_get(ev, "start"),
+                                "end", json_object_get(ev, "end"));
+            json_object_del(ev, "cleanup");
+        }
+        if (i == 0)
+            json_object_set_new(ev, "version", json_integer(2));
+        old.v = realloc(old.v, (old.n + 2) * sizeof *old.v);
+        old.v[old.n++] = json_dumps(ev, JSON_COMPACT);
+        if (cleanup) {
+            old.v[old.n++] = json_dumps(cleanup, JSON_COMPACT);
+            json_decref(cleanup);
+        }
+        json_decref(ev);
+    }
+    cr_assert_gt(carried, 0, "no firing carries its cleanup");
+    cr_assert_eq(cleanups, 0, "a cleanup event beside the firings that carry theirs");
+    /* the summary's events count: what is before it */
+    json_t *sum = td_json(old.v[old.n - 1]);
+    json_object_set_new(sum, "events", json_integer((json_int_t)old.n - 1));
+    replace_line(&old, old.n - 1, sum);
+    json_decref(sum);
+    write_lines(td_path(dir, "v2.jsonl"), &old);
+    /* both read, and both report every window's cleanup */
+    const char *files[] = {"f.jsonl", "v2.jsonl"};
+    for (int k = 0; k < 2; k++) {
+        cli c = run(dir, "capture validate %s", files[k]);
+        cr_assert_eq(c.status, 0, "%s: %s", files[k], c.err);
+        cli_free(&c);
+        c = run(dir, "capture summary %s", files[k]);
+        cr_assert_eq(c.status, 0, "%s: %s", files[k], c.err);
+        long long v[8];
+        cr_assert_eq(report_row(c.out, "\nwindows and late elements", "window", v), 7);
+        cr_assert_eq(v[6], carried, "%s: %lld cleanups reported, %lld windows", files[k], v[6],
+                     carried);
+        cli_free(&c);
+    }
+    /* a version 2 capture has no cleanup in a firing; it is never false; a
+     * late firing has none */
+    json_t *fire = td_json(l.v[first]);
+    json_object_set_new(job, "version", json_integer(2));
+    replace_line(&l, 0, job);
+    write_lines(td_path(dir, "bad.jsonl"), &l);
+    assert_refused_with(dir, "bad.jsonl", "\"cleanup\" is a field of version 3");
+    json_object_set_new(job, "version", json_integer(3));
+    replace_line(&l, 0, job);
+    json_object_set_new(fire, "cleanup", json_false());
+    replace_line(&l, first, fire);
+    write_lines(td_path(dir, "bad.jsonl"), &l);
+    assert_refused_with(dir, "bad.jsonl", "\"cleanup\" is written only as true");
+    json_object_set_new(fire, "cleanup", json_true());
+    json_object_set_new(fire, "on_time", json_false());
+    json_object_set_new(fire, "firing", json_integer(1));
+    replace_line(&l, first, fire);
+    write_lines(td_path(dir, "bad.jsonl"), &l);
+    assert_refused_with(dir, "bad.jsonl", "\"cleanup\" on a late firing");
+    json_decref(fire);
+    json_decref(job);
+    free_lines(&old);
+    free_lines(&l);
+    td_rmdir(dir);
+}
+
 Test(capture, a_watermark_going_back_is_refused_at_its_line, .timeout = 60)
 {
     char *dir = td_tmpdir();

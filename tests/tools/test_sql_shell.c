@@ -258,3 +258,167 @@ Test(sql_shell, statements_from_a_file)
     unlink(out);
     rmdir(dir);
 }
+
+/* The result modes of Flink's SQL client (SET
+ * 'sql-client.execution.result-mode'; tools/sql_shell_result.h) on a
+ * terminal: tableau prints a boxed table with the op column as the rows
+ * come and the total at the end; table opens a full-screen view of the
+ * materialized result (the other screen), redrawn in place, which stays
+ * when the query ends until q, and q (or Ctrl-C) leaves a query still
+ * running: cancelled, the prompt back. */
+Test(sql_shell, result_modes_on_a_terminal)
+{
+#ifdef SHELL_SIGNALS_DEFERRED
+    cr_skip_test("ThreadSanitizer defers the shell's SIGINT (see above)");
+#endif
+    char home[] = "/tmp/weir-sql-shell-XXXXXX";
+    cr_assert_not_null(mkdtemp(home));
+    child c = {.out = calloc(1, TRANSCRIPT_MAX + 1)};
+    cr_assert_not_null(c.out);
+    struct winsize ws = {.ws_row = 30, .ws_col = 120};
+    c.pid = forkpty(&c.fd, NULL, NULL, &ws);
+    cr_assert_neq(c.pid, -1);
+    if (c.pid == 0) {
+        setenv("HOME", home, 1);
+        setenv("TERM", "dumb", 1);
+        execl(WEIR, WEIR, "sql", (char *)NULL);
+        _exit(127);
+    }
+    expect(&c, "weir SQL> ");
+    type(&c, "CREATE TABLE b (`key` BIGINT, `value` BIGINT) WITH ('connector' = 'datagen', "
+             "'number-of-rows' = '6', 'seed' = '1', 'keys' = '3');\r");
+    expect(&c, "[INFO] Execute statement succeed.");
+    type(&c, "SET 'sql-client.execution.result-mode' = 'tableau';\r");
+    expect(&c, "[INFO] Execute statement succeed.");
+    type(&c, "SELECT `key`, COUNT(*) AS n FROM b GROUP BY `key`;\r");
+    expect(&c, "+----+----------------------+----------------------+\r\n"
+               "| op |                  key |                    n |\r\n"
+               "+----+----------------------+----------------------+\r\n"
+               "| +I |                    0 |                    1 |\r\n"
+               "| -U |                    0 |                    1 |\r\n");
+    expect(&c, "| +U |                    2 |                    2 |\r\n"
+               "+----+----------------------+----------------------+\r\n"
+               "Received a total of 9 rows\r\n");
+    expect(&c, "weir SQL> ");
+
+    /* table: the view, the query's end in it, q leaves */
+    type(&c, "SET 'sql-client.execution.result-mode' = 'table';\r");
+    expect(&c, "[INFO] Execute statement succeed.");
+    type(&c, "SELECT `key`, COUNT(*) AS n FROM b GROUP BY `key`;\r");
+    expect(&c, "\x1b[?1049h"); /* the other screen */
+    expect(&c, "SQL Query Result (Table)");
+    expect(&c, "Table program finished.   Rows: 3   Updated: ");
+    expect(&c, "                  key                    n");
+    expect(&c, "                    0                    3");
+    expect(&c, " Q Quit   Rows 1-3 of 3");
+    type(&c, "q");
+    expect(&c, "\x1b[?1049l"); /* back to the shell's screen */
+    expect(&c, "weir SQL> ");
+
+    /* an unbounded query: redrawn as its rows come; q cancels it quietly */
+    type(&c, "CREATE TABLE u (`key` BIGINT, `value` BIGINT) WITH ('connector' = 'datagen', "
+             "'rows-per-second' = '50', 'keys' = '3');\r");
+    expect(&c, "[INFO] Execute statement succeed.");
+    type(&c, "SET 'weir.clock' = 'system';\r");
+    expect(&c, "[INFO] Execute statement succeed.");
+    type(&c, "SELECT `key`, COUNT(*) AS n FROM u GROUP BY `key`;\r");
+    expect(&c, "SQL Query Result (Table)");
+    expect(&c, "Refresh: 0.1 s   Rows: 3   Updated: ");
+    expect(&c, "\x1b[H"); /* drawn again in place */
+    type(&c, "q");
+    expect(&c, "\x1b[?1049l");
+    expect(&c, "weir SQL> ");
+    /* Ctrl-C leaves it too, the query cancelled */
+    type(&c, "SELECT `key` FROM u;\r");
+    expect(&c, "SQL Query Result (Table)");
+    expect(&c, "Rows: ");
+    type(&c, "\x03");
+    expect(&c, "\x1b[?1049l");
+    expect(&c, "[INFO] Query cancelled.");
+    expect(&c, "weir SQL> ");
+    type(&c, "QUIT;\r");
+    int status = wait_exit(&c);
+    cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "status %d; it wrote:\n%s", status,
+              c.out);
+    /* q cancelled the first unbounded query without a word */
+    char *q = strstr(c.out, "FROM u GROUP BY");
+    cr_assert_not_null(q);
+    char *next = strstr(q, "SELECT `key` FROM u;");
+    cr_assert_not_null(next);
+    *next = '\0';
+    cr_assert_null(strstr(q, "[INFO] Query cancelled."), "%s", q);
+    cr_assert_null(strstr(q, "[ERROR]"), "%s", q);
+    char path[512];
+    snprintf(path, sizeof path, "%s/.weir_sql_history", home);
+    unlink(path);
+    rmdir(home);
+    close(c.fd);
+    free(c.out);
+}
+
+/* The result modes without a terminal (-i): tableau as on one; table
+ * prints the materialized result once at the query's end; SET lists the
+ * mode, RESET brings the changelog back; a mode weir does not have is
+ * refused. */
+Test(sql_shell, result_modes_from_a_file)
+{
+    char dir[] = "/tmp/weir-sql-shell-XXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
+    char in[600], out[600], cmd[2048];
+    snprintf(in, sizeof in, "%s/in.sql", dir);
+    snprintf(out, sizeof out, "%s/out.txt", dir);
+    FILE *f = fopen(in, "w");
+    cr_assert_not_null(f);
+    fputs("CREATE TABLE t (`key` BIGINT, `value` BIGINT) WITH ('connector' = 'datagen',\n"
+          "  'number-of-rows' = '6', 'seed' = '1', 'keys' = '3');\n"
+          "SET 'sql-client.execution.result-mode' = 'TABLEAU';\n"
+          "SELECT `key`, CAST(NULL AS STRING) AS s, 'a long text that does not fit in thirty' "
+          "AS l FROM t WHERE `key` = 1;\n"
+          "SELECT `key` FROM t WHERE `key` > 5;\n"
+          "SET 'sql-client.execution.result-mode' = 'table';\n"
+          "SELECT `key`, COUNT(*) AS n FROM t GROUP BY `key`;\n"
+          "SELECT `key` FROM t WHERE `key` > 5;\n"
+          "SET;\n"
+          "SET 'sql-client.execution.result-mode' = 'pretty';\n"
+          "RESET 'sql-client.execution.result-mode';\n"
+          "SELECT `key` FROM t WHERE `key` = 1;\n",
+          f);
+    fclose(f);
+    snprintf(cmd, sizeof cmd, "%s sql -i < %s > %s 2>&1", WEIR, in, out);
+    int status = system(cmd);
+    cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "status %d", status);
+    char *text = read_file(out);
+    cr_assert(strstr(text,
+                     "weir SQL> +----+----------------------+--------------------------------+"
+                     "--------------------------------+\n"
+                     "| op |                  key |                              s |"
+                     "                              l |\n"
+                     "+----+----------------------+--------------------------------+"
+                     "--------------------------------+\n"
+                     "| +I |                    1 |                         <NULL> |"
+                     " a long text that does not f... |\n"
+                     "+----+----------------------+--------------------------------+"
+                     "--------------------------------+\n"
+                     "Received a total of 1 row\n"),
+              "%s", text);
+    cr_assert(strstr(text, "weir SQL> Received a total of 0 row\n"), "%s", text);
+    cr_assert(strstr(text, "weir SQL> +-----+---+\n"
+                           "| key | n |\n"
+                           "+-----+---+\n"
+                           "|   1 | 1 |\n"
+                           "|   0 | 3 |\n"
+                           "|   2 | 2 |\n"
+                           "+-----+---+\n"
+                           "3 rows in set\n"),
+              "%s", text);
+    cr_assert(strstr(text, "weir SQL> Empty set\n"), "%s", text);
+    cr_assert(strstr(text, "| sql-client.execution.result-mode | table |\n"), "%s", text);
+    cr_assert(strstr(text, "[ERROR] line 1, column 1: SET 'sql-client.execution.result-mode' = "
+                           "'pretty': expected table, changelog or tableau"),
+              "%s", text);
+    cr_assert(strstr(text, "weir SQL> +I[1]\n"), "%s", text);
+    free(text);
+    unlink(in);
+    unlink(out);
+    rmdir(dir);
+}
