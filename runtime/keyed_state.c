@@ -11,10 +11,11 @@
  *
  * One miss a lookup: an entry below a cache line takes a whole one (the
  * keymap keeps its entries on lines), and a list keeps its elements in its
- * entry, in the rest of that line, while they fit (weir__list_value): a
- * key's pane of a tumbling window, its open session or a few elements are
- * where the probe lands, not behind a pointer to a buffer of their own. A
- * list that outgrows its entry moves to a buffer, and back when it shrinks
+ * entry, in the rest of its line (or lines: room for one element of up to
+ * two lines), while they fit (weir__list_value): a key's pane of a tumbling
+ * window, its one session or a few small elements are where the probe
+ * lands, not behind a pointer to a buffer of their own. A list that
+ * outgrows its entry moves to a buffer, and back when it shrinks
  * (weir_state_list_set).
  */
 #include <stdlib.h>
@@ -70,7 +71,12 @@ int weir_state_declare(weir_ctx *ctx, weir_state_kind kind, size_t size, int *id
         size_t value = weir__keymap_line_value(key_len, size);
         weir__keymap_init(&st->map, key_len, value <= WEIR__KEYMAP_LINE ? value : size);
     } else {
-        size_t value = weir__keymap_line_value(key_len, sizeof(weir__list_value));
+        /* room for one element at least, up to two lines of it (a
+         * session): the entry's lines are adjacent, read side by side */
+        size_t need = sizeof(weir__list_value), one = offsetof(weir__list_value, data) + size;
+        if (size <= 2 * WEIR__KEYMAP_LINE && one > need)
+            need = one;
+        size_t value = weir__keymap_line_value(key_len, need);
         size_t room = value - offsetof(weir__list_value, data);
         st->inl_cap = (uint32_t)(room / size);
         weir__keymap_init(&st->map, key_len, value);

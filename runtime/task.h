@@ -86,7 +86,7 @@ typedef struct weir__output {
 
 /* A list state's value in its keymap entry. A list of at most the state's
  * inl_cap elements keeps them in the entry itself, from `data` on to the end
- * of the entry's cache line (weir__list_elems): the probe for (key, ns)
+ * of the entry's last cache line (weir__list_elems): the probe for (key, ns)
  * lands on the elements, and a key's few panes or its one session cost one
  * miss, not two. A longer list has its own buffer (cap > inl_cap); a list
  * with a time to live always has (inl_cap 0). */

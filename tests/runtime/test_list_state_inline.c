@@ -38,6 +38,11 @@ static int t_open(weir_ctx *ctx)
         return WEIR_ENOMEM;
     weir_ctx_set_state(ctx, list);
     int r = weir_state_declare(ctx, WEIR_STATE_LIST, sizeof(elem), list);
+    int big, huge; /* a session-sized element: two lines; a larger one: a buffer */
+    if (!r)
+        r = weir_state_declare(ctx, WEIR_STATE_LIST, 64, &big);
+    if (!r)
+        r = weir_state_declare(ctx, WEIR_STATE_LIST, 200, &huge);
     if (r) {
         weir_ctx_set_state(ctx, NULL);
         free(list);
@@ -173,6 +178,14 @@ Test(list_state_inline, a_short_list_lives_in_its_entry_on_one_cache_line)
     cr_assert_eq((uintptr_t)st->map.entries % 64, 0u, "entries start on a line");
     cr_assert_eq(st->inl_cap, 1u);
     cr_assert(in_entry(h, 1, 0));
+    /* a 64-byte element (a session window's session): room for one in a
+     * two-line entry; a 200-byte one has a buffer from the first */
+    const weir__state *big = &weir__harness_ctx(h)->keyed.states[1];
+    cr_assert_eq(big->map.entry_size, 128u);
+    cr_assert_eq(big->inl_cap, 1u);
+    const weir__state *huge = &weir__harness_ctx(h)->keyed.states[2];
+    cr_assert_eq(huge->map.entry_size, 64u);
+    cr_assert_eq(huge->inl_cap, 0u);
     weir__list_value *l = list_of(h, 1, 0);
     const unsigned char *e = (const unsigned char *)l;
     const unsigned char *line = st->map.entries + ((size_t)(e - st->map.entries) / 64) * 64;
