@@ -141,6 +141,13 @@ struct weir__diag {
     bool pack_failed;      /* sbuf could not grow: the event in it is cut */
     weir__buf json;
     weir__json_writer jw;  /* writes into json */
+    /* the operators' names as JSON strings, made at the first event that
+     * names one (diag_events.c) */
+    weir__buf *op_json;
+    int nop_json;
+    bool op_json_failed;
+    /* a sink wants each event's structured view (memory, callback, live) */
+    bool want_event;
     /* the worker's record being written (write_rec), NULL for the events the
      * job's thread makes; the live sink reads what the JSON does not carry */
     const weir__diag_rec *cur_rec;
