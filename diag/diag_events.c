@@ -32,10 +32,11 @@
 #include "weir/version.h"
 
 /* ---- one value, in each encoding the sinks want ---------------------------
- * The collector writes an event once, value by value; each value goes to the
- * msgpack packer when a msgpack file is written and to the JSON writer when a
- * JSONL, memory or callback sink wants the text (encode_begin says
- * which), so neither form is derived from the other at run time. */
+ * The collector writes an event once, value by value (a map member, key and
+ * value, at a time where it can); each value goes into the msgpack buffer
+ * when a msgpack file is written and to the JSON writer when a JSONL,
+ * memory, callback or live sink wants the text (encode_begin says which), so
+ * neither form is derived from the other at run time. */
 
 /* ---- the event's shape -----------------------------------------------------
  * Every value is counted against the container it is in: a map of n pairs

@@ -137,7 +137,9 @@ struct weir__diag {
      * (if a JSONL, memory or callback sink wants it), set by the sinks */
     bool want_msgpack, want_json;
     msgpack_sbuffer sbuf;
-    msgpack_packer pk;     /* writes into sbuf through weir__diag_pack_write */
+    msgpack_packer pk;     /* writes into sbuf through weir__diag_pack_write (floats;
+                            * the rest is written into sbuf directly,
+                            * base/msgpack_write.h) */
     bool pack_failed;      /* sbuf could not grow: the event in it is cut */
     weir__buf json;
     weir__json_writer jw;  /* writes into json */
