@@ -95,6 +95,18 @@ static bool plain_byte(unsigned char c)
     return c >= 0x20 && c < 0x80 && c != '"' && c != '\\';
 }
 
+/* How many bytes at the start of s[0..n) are plain. */
+static inline size_t plain_prefix(const char *s, size_t n)
+{
+    size_t i = 0;
+    while (i < n && plain_byte((unsigned char)s[i]))
+        i++;
+    return i;
+}
+
+/* The string's bytes from `start` (its plain prefix written), escaped. */
+static void put_string_rest(weir__buf *b, const char *s, size_t n, size_t start);
+
 static void put_string(weir__buf *b, const char *s, size_t n)
 {
     if (n == 0) {
@@ -102,9 +114,25 @@ static void put_string(weir__buf *b, const char *s, size_t n)
         weir__buf_append(b, "\"\"", 2);
         return;
     }
+    size_t plain = plain_prefix(s, n);
+    if (plain == n) {
+        /* most strings: quotes around a copy, one reservation */
+        if (b->len + n + 3 > b->cap && !weir__buf_grow(b, n + 2))
+            return;
+        char *p = b->data + b->len;
+        *p = '"';
+        memcpy(p + 1, s, n);
+        p[n + 1] = '"';
+        b->len += n + 2;
+        return;
+    }
     weir__buf_append(b, "\"", 1);
-    size_t start = 0;
-    for (size_t i = 0; i < n; i++) {
+    put_string_rest(b, s, n, 0);
+}
+
+static void put_string_rest(weir__buf *b, const char *s, size_t n, size_t start)
+{
+    for (size_t i = start; i < n; i++) {
         unsigned char c = (unsigned char)s[i];
         if (plain_byte(c))
             continue; /* most strings are all plain: one copy at the end */
@@ -248,6 +276,46 @@ static void put_raw(weir__json_writer *w, const char *open, const char *s, size_
 void weir__json_plain(weir__json_writer *w, const char *s, size_t n)
 {
     put_raw(w, "\"", s, n, "\"");
+}
+
+/* ---- map members in one piece: the slow paths ----------------------------
+ * (the fast paths are inline, capture_json.h) */
+
+void weir__json_close_full(weir__json_writer *w)
+{
+    after_value(w);
+}
+
+void weir__json_kv_general(weir__json_writer *w, const char *key, size_t klen, int kind,
+                           int64_t i, const char *s, size_t n)
+{
+    if (kind == WEIR__JSON_KV_STR && weir__json_at_key(w)) {
+        /* a string with escapes or UTF-8 to look at: the key in one piece,
+         * the string the general way */
+        char *p = weir__json_member(w, key, klen, 1);
+        if (p) {
+            *p++ = '"';
+            w->out->len = (size_t)(p - w->out->data);
+            put_string_rest(w->out, s, n, 0);
+        }
+        after_value(w);
+        return;
+    }
+    weir__json_plain(w, key, klen);
+    switch (kind) {
+    case WEIR__JSON_KV_INT:
+        weir__json_int(w, i);
+        break;
+    case WEIR__JSON_KV_STR:
+        weir__json_str(w, s, n);
+        break;
+    case WEIR__JSON_KV_PLAIN:
+        weir__json_plain(w, s, n);
+        break;
+    default: /* the value's text as it is, one scalar */
+        put_raw(w, NULL, s, n, NULL);
+        break;
+    }
 }
 
 /* An integer in decimal into the bytes before `end` (21 at most: 20 digits

@@ -81,6 +81,204 @@ void weir__json_nil(weir__json_writer *w);
  * else (weir__json_double refuses it: false, nothing written). */
 bool weir__json_double(weir__json_writer *w, double v);
 
+/* ---- map members in one piece ---------------------------------------------
+ * A map member whose key is a name weir defines (printable ASCII without "
+ * or \, as weir__json_plain takes), written with its punctuation and its
+ * value in one reservation: the collector's events are maps of such
+ * members, and this is the writer's per-value cost. Inline, so that a
+ * literal key's copy is a constant one. The same text as weir__json_plain
+ * of the key followed by the value's own call, wherever it is called (out
+ * of a map's key position they take that general way). */
+
+/* Inlined into the caller, whatever the compiler's size estimate: the
+ * caller's literal key makes its copy a constant one. */
+#define WEIR__JSON_INLINE static inline __attribute__((always_inline))
+
+/* Closes every container whose last value was just written. */
+void weir__json_close_full(weir__json_writer *w);
+
+enum { WEIR__JSON_KV_INT, WEIR__JSON_KV_STR, WEIR__JSON_KV_PLAIN, WEIR__JSON_KV_RAW };
+/* The general way of a member (not at a map's key, or a string to escape). */
+void weir__json_kv_general(weir__json_writer *w, const char *key, size_t klen, int kind,
+                           int64_t i, const char *s, size_t n);
+
+/* The next value is a key of the innermost container, a map, with room for
+ * its value. */
+WEIR__JSON_INLINE bool weir__json_at_key(const weir__json_writer *w)
+{
+    if (w->depth <= 0)
+        return false;
+    const uint64_t values = w->open[w->depth - 1].values, written = w->open[w->depth - 1].written;
+    return w->open[w->depth - 1].map && !(written & 1) && values - written >= 2;
+}
+
+/* Room for the member (key and up to vmax bytes of value), its punctuation
+ * and "key": written, both values counted. NULL when out of memory (the
+ * buffer failed; the member is counted all the same). */
+WEIR__JSON_INLINE char *weir__json_member(weir__json_writer *w, const char *key, size_t klen,
+                                      size_t vmax)
+{
+    uint64_t k = w->open[w->depth - 1].written;
+    w->open[w->depth - 1].written = k + 2;
+    weir__buf *b = w->out;
+    if (b->len + klen + 4 + vmax + 1 > b->cap && !weir__buf_grow(b, klen + 4 + vmax))
+        return NULL;
+    char *p = b->data + b->len;
+    *p = ',';
+    p += k != 0;
+    *p++ = '"';
+    memcpy(p, key, klen);
+    p += klen;
+    *p++ = '"';
+    *p++ = ':';
+    return p;
+}
+
+/* The member ends at p (NULL: not written): counted, full containers closed. */
+WEIR__JSON_INLINE void weir__json_member_end(weir__json_writer *w, char *p)
+{
+    if (p)
+        w->out->len = (size_t)(p - w->out->data);
+    if (w->open[w->depth - 1].written == w->open[w->depth - 1].values)
+        weir__json_close_full(w);
+}
+
+/* v in decimal at p (21 bytes at most); the end. The digits counted from
+ * the bit length, then written four a step (captures are mostly
+ * millisecond timestamps: 13 digits). */
+WEIR__JSON_INLINE char *weir__json_decimal(char *p, int64_t v)
+{
+    static const char pairs[] = "00010203040506070809101112131415161718192021222324252627282930"
+                                "31323334353637383940414243444546474849505152535455565758596061"
+                                "62636465666768697071727374757677787980818283848586878889909192"
+                                "93949596979899";
+    static const uint64_t pow10[20] = {1ULL,
+                                       10ULL,
+                                       100ULL,
+                                       1000ULL,
+                                       10000ULL,
+                                       100000ULL,
+                                       1000000ULL,
+                                       10000000ULL,
+                                       100000000ULL,
+                                       1000000000ULL,
+                                       10000000000ULL,
+                                       100000000000ULL,
+                                       1000000000000ULL,
+                                       10000000000000ULL,
+                                       100000000000000ULL,
+                                       1000000000000000ULL,
+                                       10000000000000000ULL,
+                                       100000000000000000ULL,
+                                       1000000000000000000ULL,
+                                       10000000000000000000ULL};
+    uint64_t m = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+    if (v < 0)
+        *p++ = '-';
+    /* floor(log10) from the bit length (1233/4096 ~ log10(2)), then one
+     * compare: digits */
+    int bits = 64 - __builtin_clzll(m | 1);
+    int n = (bits * 1233) >> 12;
+    n += n < 20 && m >= pow10[n];
+    n += n == 0;
+    char *e = p + n;
+    while (m >= 10000) {
+        uint64_t q = m / 10000;
+        unsigned r = (unsigned)(m - q * 10000);
+        m = q;
+        e -= 4;
+        memcpy(e, pairs + 2 * (r / 100), 2);
+        memcpy(e + 2, pairs + 2 * (r % 100), 2);
+    }
+    while (m >= 100) {
+        unsigned r = (unsigned)(m % 100);
+        m /= 100;
+        e -= 2;
+        memcpy(e, pairs + 2 * r, 2);
+    }
+    if (m >= 10)
+        memcpy(e - 2, pairs + 2 * m, 2);
+    else
+        e[-1] = (char)('0' + m);
+    return p + n;
+}
+
+WEIR__JSON_INLINE void weir__json_kv_int(weir__json_writer *w, const char *key, size_t klen, int64_t v)
+{
+    if (!weir__json_at_key(w)) {
+        weir__json_kv_general(w, key, klen, WEIR__JSON_KV_INT, v, NULL, 0);
+        return;
+    }
+    char *p = weir__json_member(w, key, klen, 21);
+    weir__json_member_end(w, p ? weir__json_decimal(p, v) : NULL);
+}
+
+/* The value is JSON text the caller made (a string it wrote once with this
+ * writer and keeps, a literal): copied as it is. */
+WEIR__JSON_INLINE void weir__json_kv_raw(weir__json_writer *w, const char *key, size_t klen,
+                                     const char *value, size_t n)
+{
+    if (!weir__json_at_key(w)) {
+        weir__json_kv_general(w, key, klen, WEIR__JSON_KV_RAW, 0, value, n);
+        return;
+    }
+    char *p = weir__json_member(w, key, klen, n);
+    if (p) {
+        memcpy(p, value, n);
+        p += n;
+    }
+    weir__json_member_end(w, p);
+}
+
+/* The value a string that needs no escaping, as weir__json_plain's. */
+WEIR__JSON_INLINE void weir__json_kv_plain(weir__json_writer *w, const char *key, size_t klen,
+                                       const char *s, size_t n)
+{
+    if (!weir__json_at_key(w)) {
+        weir__json_kv_general(w, key, klen, WEIR__JSON_KV_PLAIN, 0, s, n);
+        return;
+    }
+    char *p = weir__json_member(w, key, klen, n + 2);
+    if (p) {
+        *p++ = '"';
+        memcpy(p, s, n);
+        p += n;
+        *p++ = '"';
+    }
+    weir__json_member_end(w, p);
+}
+
+/* Any string: escaped and repaired as weir__json_str does. */
+WEIR__JSON_INLINE void weir__json_kv_str(weir__json_writer *w, const char *key, size_t klen,
+                                     const char *s, size_t n)
+{
+    size_t plain = 0;
+    while (plain < n && (unsigned char)s[plain] >= 0x20 && (unsigned char)s[plain] < 0x80 &&
+           s[plain] != '"' && s[plain] != '\\')
+        plain++;
+    if (plain < n || !weir__json_at_key(w)) {
+        weir__json_kv_general(w, key, klen, WEIR__JSON_KV_STR, 0, s, n);
+        return;
+    }
+    char *p = weir__json_member(w, key, klen, n + 2);
+    if (p) {
+        *p++ = '"';
+        if (n)
+            memcpy(p, s, n);
+        p += n;
+        *p++ = '"';
+    }
+    weir__json_member_end(w, p);
+}
+
+WEIR__JSON_INLINE void weir__json_kv_bool(weir__json_writer *w, const char *key, size_t klen, bool v)
+{
+    if (v)
+        weir__json_kv_raw(w, key, klen, "true", 4);
+    else
+        weir__json_kv_raw(w, key, klen, "false", 5);
+}
+
 /* Appends the JSON text of `o`. 0, or -1 for an object JSON cannot hold (bin,
  * ext, a map key that is not a string, a NaN or infinite float) or out of
  * memory (out->failed tells which). */

@@ -25,6 +25,12 @@ void weir__keymap_free(weir__keymap *m)
     m->mask = 0;
 }
 
+size_t weir__keymap_line_value(size_t key_len, size_t need)
+{
+    size_t off = 16 + weir__round_up(key_len, 8);
+    return weir__round_up(off + need, WEIR__KEYMAP_LINE) - off;
+}
+
 size_t weir__keymap_memory(const weir__keymap *m)
 {
     size_t slots = m->slots ? (size_t)(m->mask + 1) * sizeof(uint32_t) : 0;
@@ -108,10 +114,16 @@ static uint32_t new_entry(weir__keymap *m)
         return idx;
     }
     if (m->nentries == m->cap) {
+        /* On cache lines: an entry of a line's size (or a multiple) is read
+         * with one miss. Copied, not realloc'd, to keep the alignment. */
         uint32_t cap = m->cap ? m->cap * 2 : 32;
-        unsigned char *e = realloc(m->entries, (size_t)cap * m->entry_size);
+        size_t bytes = weir__round_up((size_t)cap * m->entry_size, WEIR__KEYMAP_LINE);
+        unsigned char *e = aligned_alloc(WEIR__KEYMAP_LINE, bytes);
         if (!e)
             return WEIR__KEYMAP_NONE;
+        if (m->nentries)
+            memcpy(e, m->entries, (size_t)m->nentries * m->entry_size);
+        free(m->entries);
         m->entries = e;
         m->cap = cap;
     }

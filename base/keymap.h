@@ -9,6 +9,9 @@
  * entries with the same hash are distinct unless their key bytes are equal.
  *
  * Entry layout: [hash 8][aux 4][live 4][key key_len][pad][value value_size].
+ * The entry array starts on a cache line: a table whose entries are a whole
+ * number of lines (weir__keymap_line_value) reads an entry — hash, key and
+ * value — in as many misses as it has lines, one for the small ones.
  * Entry pointers are valid until the next insert (the array may move); keep
  * indices across inserts. Single-threaded: one subtask owns a table.
  */
@@ -34,6 +37,7 @@ typedef struct weir__keymap {
 } weir__keymap;
 
 #define WEIR__KEYMAP_NONE UINT32_MAX
+#define WEIR__KEYMAP_LINE 64 /* bytes of a cache line */
 
 void weir__keymap_init(weir__keymap *m, size_t key_len, size_t value_size);
 void weir__keymap_free(weir__keymap *m);
@@ -70,6 +74,9 @@ static inline void *weir__keymap_value(const weir__keymap *m, uint32_t index)
 {
     return weir__keymap_entry(m, index) + m->value_off;
 }
+/* The value size, at least `need`, that makes an entry with keys of key_len
+ * bytes end on a cache line (the room after `need` is the caller's). */
+size_t weir__keymap_line_value(size_t key_len, size_t need);
 /* Bytes of memory held (slots and entries). */
 size_t weir__keymap_memory(const weir__keymap *m);
 

@@ -135,8 +135,8 @@ static int pack_state(weir_ctx *ctx, const weir__state *st, size_t key_size, uin
                 r |= msgpack_pack_bin_body(pk, l->data + (size_t)i * st->size, st->size);
             }
         } else {
-            const weir__list_value *l = v;
-            r |= msgpack_pack_bin_with_body(pk, l->data, (size_t)l->len * st->size);
+            weir__list_value *l = (weir__list_value *)v;
+            r |= msgpack_pack_bin_with_body(pk, weir__list_elems(st, l), (size_t)l->len * st->size);
         }
     }
     return r;
@@ -292,23 +292,21 @@ static int restore_entry(reader *rd, weir__state *st, const msgpack_object *a)
     }
     weir__list_value *l = dst;
     uint32_t len = (uint32_t)(v->size / stride);
-    l->data = len ? malloc((size_t)len * st->size) : NULL;
-    l->stamps = len && st->has_ttl ? malloc((size_t)len * sizeof *l->stamps) : NULL;
-    if (len && (!l->data || (st->has_ttl && !l->stamps))) {
-        weir__list_free(l);
+    unsigned char *data = weir__list_reserve(st, l, len); /* in its entry if it fits */
+    if (!data) {
         weir__keymap_remove(&st->map, idx);
         return refuse(rd, WEIR_ENOMEM, "keyed snapshot: out of memory");
     }
     if (!st->has_ttl && len)
-        memcpy(l->data, v->ptr, v->size);
+        memcpy(data, v->ptr, v->size);
     for (uint32_t i = 0; st->has_ttl && i < len; i++) {
         unsigned char stamp[8];
         memcpy(stamp, v->ptr + (size_t)i * stride, 8);
         restamp(rd, st, stamp);
         memcpy(&l->stamps[i], stamp, 8);
-        memcpy(l->data + (size_t)i * st->size, v->ptr + (size_t)i * stride + 8, st->size);
+        memcpy(data + (size_t)i * st->size, v->ptr + (size_t)i * stride + 8, st->size);
     }
-    l->len = l->cap = len;
+    l->len = len;
     st->elems += len;
     return 0;
 }

@@ -523,7 +523,14 @@ static void write_rec(struct weir__diag *d, const weir__diag_rec *r)
 {
     weir__diag_encode_rec(d, r);
     weir_diag_event ev;
-    weir__diag_rec_event(d, r, &ev);
+    /* the structured view only for the sinks that read it (the files take
+     * the encoded bytes) */
+    if (d->want_event) {
+        weir__diag_rec_event(d, r, &ev);
+    } else {
+        ev.kind = (weir_diag_kind)r->kind;
+        ev.t = r->t;
+    }
     d->cur_rec = r;
     weir__diag_sinks_write(d, &ev);
     d->cur_rec = NULL;
@@ -609,6 +616,9 @@ int weir__diag_effective_level(const weir_job *job)
 
 static void diag_free(struct weir__diag *d)
 {
+    for (int i = 0; i < d->nop_json; i++)
+        weir__buf_free(&d->op_json[i]);
+    free(d->op_json);
     for (int i = 0; i < d->nrings; i++)
         free(d->rings[i].buf);
     free(d->rings);

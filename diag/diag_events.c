@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "diag_internal.h"
+#include "msgpack_write.h"
 #include "job_state.h"
 #include "task.h"
 #include "weir/error.h"
@@ -31,10 +32,11 @@
 #include "weir/version.h"
 
 /* ---- one value, in each encoding the sinks want ---------------------------
- * The collector writes an event once, value by value; each value goes to the
- * msgpack packer when a msgpack file is written and to the JSON writer when a
- * JSONL, memory or callback sink wants the text (encode_begin says
- * which), so neither form is derived from the other at run time. */
+ * The collector writes an event once, value by value (a map member, key and
+ * value, at a time where it can); each value goes into the msgpack buffer
+ * when a msgpack file is written and to the JSON writer when a JSONL,
+ * memory, callback or live sink wants the text (encode_begin says which), so
+ * neither form is derived from the other at run time. */
 
 /* ---- the event's shape -----------------------------------------------------
  * Every value is counted against the container it is in: a map of n pairs
@@ -43,13 +45,13 @@
  * which the sinks treat as a broken invariant: msgpack has no end marker
  * that would show a miscount, and the JSON is checked only when written. */
 
-static inline void shape_close_full(struct weir__diag *d)
+WEIR__JSON_INLINE void shape_close_full(struct weir__diag *d)
 {
     while (d->shape.depth > 0 && d->shape.left[d->shape.depth - 1] == 0)
         d->shape.depth--;
 }
 
-static inline void shape_count(struct weir__diag *d)
+WEIR__JSON_INLINE void shape_count(struct weir__diag *d)
 {
     if (d->shape.depth == 0)
         d->shape.bad |= d->shape.tops++ > 0;
@@ -59,7 +61,7 @@ static inline void shape_count(struct weir__diag *d)
         d->shape.left[d->shape.depth - 1]--;
 }
 
-static inline void shape_scalar(struct weir__diag *d)
+WEIR__JSON_INLINE void shape_scalar(struct weir__diag *d)
 {
     shape_count(d);
     shape_close_full(d);
@@ -82,11 +84,61 @@ bool weir__diag_encoded_whole(const struct weir__diag *d)
     return !d->shape.bad && d->shape.depth == 0 && d->shape.tops == 1;
 }
 
+/* ---- msgpack, written into d->sbuf directly ---------------------------------
+ * A value's bytes in one reservation (base/msgpack_write.h: what msgpack-c's
+ * packer writes for the same call), rather than a packer call and a buffer
+ * write per piece. Floats still go through the packer, into the same
+ * buffer. */
+
+/* Room for n more bytes in sbuf, or NULL (out of memory: pack_failed, and
+ * the event is cut, which the sinks refuse). Grows as msgpack_sbuffer_write
+ * does, so the buffer stays msgpack-c's to free. */
+static unsigned char *mp_grow(struct weir__diag *d, size_t n)
+{
+    msgpack_sbuffer *b = &d->sbuf;
+    size_t cap = b->alloc ? b->alloc : MSGPACK_SBUFFER_INIT_SIZE;
+    while (cap - b->size < n)
+        cap *= 2;
+    char *data = realloc(b->data, cap);
+    if (!data) {
+        d->pack_failed = true;
+        return NULL;
+    }
+    b->data = data;
+    b->alloc = cap;
+    return (unsigned char *)b->data + b->size;
+}
+
+WEIR__JSON_INLINE unsigned char *mp_room(struct weir__diag *d, size_t n)
+{
+    msgpack_sbuffer *b = &d->sbuf;
+    if (WEIR__UNLIKELY(d->pack_failed))
+        return NULL;
+    if (WEIR__UNLIKELY(b->alloc - b->size < n))
+        return mp_grow(d, n);
+    return (unsigned char *)b->data + b->size;
+}
+
+WEIR__JSON_INLINE void mp_done(struct weir__diag *d, unsigned char *p)
+{
+    d->sbuf.size = (size_t)((char *)p - d->sbuf.data);
+}
+
+/* A string: header and bytes. */
+WEIR__JSON_INLINE unsigned char *mp_strn(unsigned char *p, const char *s, size_t n)
+{
+    p = weir__mp_str(p, n);
+    if (n)
+        memcpy(p, s, n);
+    return p + n;
+}
+
 static inline void e_map(struct weir__diag *d, size_t pairs)
 {
     shape_open(d, 2 * (uint64_t)pairs);
-    if (d->want_msgpack)
-        msgpack_pack_map(&d->pk, pairs);
+    unsigned char *p;
+    if (d->want_msgpack && (p = mp_room(d, WEIR__MP_MAX)))
+        mp_done(d, weir__mp_map(p, pairs));
     if (d->want_json)
         weir__json_map(&d->jw, (uint32_t)pairs);
 }
@@ -94,8 +146,9 @@ static inline void e_map(struct weir__diag *d, size_t pairs)
 static inline void e_array(struct weir__diag *d, size_t n)
 {
     shape_open(d, n);
-    if (d->want_msgpack)
-        msgpack_pack_array(&d->pk, n);
+    unsigned char *p;
+    if (d->want_msgpack && (p = mp_room(d, WEIR__MP_MAX)))
+        mp_done(d, weir__mp_array(p, n));
     if (d->want_json)
         weir__json_array(&d->jw, (uint32_t)n);
 }
@@ -103,10 +156,9 @@ static inline void e_array(struct weir__diag *d, size_t n)
 static inline void e_strn(struct weir__diag *d, const char *s, size_t n)
 {
     shape_scalar(d);
-    if (d->want_msgpack) {
-        msgpack_pack_str(&d->pk, n);
-        msgpack_pack_str_body(&d->pk, s, n);
-    }
+    unsigned char *p;
+    if (d->want_msgpack && (p = mp_room(d, WEIR__MP_MAX + n)))
+        mp_done(d, mp_strn(p, s, n));
     if (d->want_json)
         weir__json_str(&d->jw, s, n);
 }
@@ -124,10 +176,9 @@ static inline void e_name(struct weir__diag *d, const char *s)
 {
     size_t n = strlen(s);
     shape_scalar(d);
-    if (d->want_msgpack) {
-        msgpack_pack_str(&d->pk, n);
-        msgpack_pack_str_body(&d->pk, s, n);
-    }
+    unsigned char *p;
+    if (d->want_msgpack && (p = mp_room(d, WEIR__MP_MAX + n)))
+        mp_done(d, mp_strn(p, s, n));
     if (d->want_json)
         weir__json_plain(&d->jw, s, n);
 }
@@ -135,8 +186,9 @@ static inline void e_name(struct weir__diag *d, const char *s)
 static inline void e_int(struct weir__diag *d, int64_t v)
 {
     shape_scalar(d);
-    if (d->want_msgpack)
-        msgpack_pack_int64(&d->pk, v);
+    unsigned char *p;
+    if (d->want_msgpack && (p = mp_room(d, WEIR__MP_MAX)))
+        mp_done(d, weir__mp_int(p, v));
     if (d->want_json)
         weir__json_int(&d->jw, v);
 }
@@ -144,12 +196,9 @@ static inline void e_int(struct weir__diag *d, int64_t v)
 static inline void e_bool(struct weir__diag *d, bool v)
 {
     shape_scalar(d);
-    if (d->want_msgpack) {
-        if (v)
-            msgpack_pack_true(&d->pk);
-        else
-            msgpack_pack_false(&d->pk);
-    }
+    unsigned char *p;
+    if (d->want_msgpack && (p = mp_room(d, 1)))
+        mp_done(d, weir__mp_bool(p, v));
     if (d->want_json)
         weir__json_bool(&d->jw, v);
 }
@@ -157,8 +206,9 @@ static inline void e_bool(struct weir__diag *d, bool v)
 static inline void e_nil(struct weir__diag *d)
 {
     shape_scalar(d);
-    if (d->want_msgpack)
-        msgpack_pack_nil(&d->pk);
+    unsigned char *p;
+    if (d->want_msgpack && (p = mp_room(d, 1)))
+        mp_done(d, weir__mp_nil(p));
     if (d->want_json)
         weir__json_nil(&d->jw);
 }
@@ -171,7 +221,7 @@ static void e_double(struct weir__diag *d, double v)
         return;
     }
     shape_scalar(d);
-    if (d->want_msgpack)
+    if (d->want_msgpack && !d->pack_failed)
         msgpack_pack_double(&d->pk, v);
     if (d->want_json)
         weir__json_double(&d->jw, v);
@@ -187,35 +237,86 @@ static inline void e_ts(struct weir__diag *d, int64_t v)
         e_int(d, v);
 }
 
-static inline void kv_str(struct weir__diag *d, const char *k, const char *v)
+/* ---- map members: the key (a name weir defines, a literal) and its value
+ * in one piece for each encoding, the per-value cost of every event. */
+
+/* msgpack: room for the key, its header and `vmax` bytes of value; the key
+ * written. NULL: msgpack not wanted, or out of memory. */
+WEIR__JSON_INLINE unsigned char *mp_key(struct weir__diag *d, const char *k, size_t kn, size_t vmax)
 {
-    e_name(d, k);
-    e_str(d, v);
+    unsigned char *p;
+    if (!d->want_msgpack || !(p = mp_room(d, WEIR__MP_MAX + kn + vmax)))
+        return NULL;
+    return mp_strn(p, k, kn);
 }
 
-static inline void kv_name(struct weir__diag *d, const char *k, const char *v)
+/* The member counts as two values. */
+WEIR__JSON_INLINE void shape_member(struct weir__diag *d)
 {
-    e_name(d, k);
-    e_name(d, v);
+    shape_count(d);
+    shape_scalar(d);
 }
 
-static inline void kv_int(struct weir__diag *d, const char *k, int64_t v)
+WEIR__JSON_INLINE void kv_int_n(struct weir__diag *d, const char *k, size_t kn, int64_t v)
 {
-    e_name(d, k);
-    e_int(d, v);
+    shape_member(d);
+    unsigned char *p = mp_key(d, k, kn, WEIR__MP_MAX);
+    if (p)
+        mp_done(d, weir__mp_int(p, v));
+    if (d->want_json)
+        weir__json_kv_int(&d->jw, k, kn, v);
 }
 
-static inline void kv_ts(struct weir__diag *d, const char *k, int64_t v)
+WEIR__JSON_INLINE void kv_strn_n(struct weir__diag *d, const char *k, size_t kn, const char *v,
+                             size_t n)
 {
-    e_name(d, k);
-    e_ts(d, v);
+    shape_member(d);
+    unsigned char *p = mp_key(d, k, kn, WEIR__MP_MAX + n);
+    if (p)
+        mp_done(d, mp_strn(p, v, n));
+    if (d->want_json)
+        weir__json_kv_str(&d->jw, k, kn, v, n);
 }
 
-static inline void kv_bool(struct weir__diag *d, const char *k, bool v)
+/* v: a name weir defines, as e_name */
+WEIR__JSON_INLINE void kv_name_n(struct weir__diag *d, const char *k, size_t kn, const char *v)
 {
-    e_name(d, k);
-    e_bool(d, v);
+    size_t n = strlen(v);
+    shape_member(d);
+    unsigned char *p = mp_key(d, k, kn, WEIR__MP_MAX + n);
+    if (p)
+        mp_done(d, mp_strn(p, v, n));
+    if (d->want_json)
+        weir__json_kv_plain(&d->jw, k, kn, v, n);
 }
+
+WEIR__JSON_INLINE void kv_bool_n(struct weir__diag *d, const char *k, size_t kn, bool v)
+{
+    shape_member(d);
+    unsigned char *p = mp_key(d, k, kn, 1);
+    if (p)
+        mp_done(d, weir__mp_bool(p, v));
+    if (d->want_json)
+        weir__json_kv_bool(&d->jw, k, kn, v);
+}
+
+WEIR__JSON_INLINE void kv_ts_n(struct weir__diag *d, const char *k, size_t kn, int64_t v)
+{
+    if (v == WEIR_TS_MIN)
+        kv_name_n(d, k, kn, "MIN");
+    else if (v == WEIR_TS_MAX)
+        kv_name_n(d, k, kn, "MAX");
+    else
+        kv_int_n(d, k, kn, v);
+}
+
+/* The keys are literals: their lengths are known here. */
+#define kv_int(d, k, v) kv_int_n(d, "" k, sizeof(k) - 1, v)
+#define kv_str(d, k, v) kv_strn_n(d, "" k, sizeof(k) - 1, v, strlen(v))
+#define kv_strn(d, k, v, n) kv_strn_n(d, "" k, sizeof(k) - 1, v, n)
+#define kv_name(d, k, v) kv_name_n(d, "" k, sizeof(k) - 1, v)
+#define kv_bool(d, k, v) kv_bool_n(d, "" k, sizeof(k) - 1, v)
+#define kv_ts(d, k, v) kv_ts_n(d, "" k, sizeof(k) - 1, v)
 
 static void encode_begin(struct weir__diag *d)
 {
@@ -232,13 +333,60 @@ static const char *op_name(const struct weir__diag *d, int op)
     return d->job->graph.nodes[op]->name;
 }
 
+/* The operators' names as JSON strings (quoted, escaped), made once: every
+ * per-subtask event names its operator. False if they could not be made
+ * (out of memory: the events name them the general way). */
+static bool op_json_ready(struct weir__diag *d)
+{
+    if (d->op_json)
+        return true;
+    if (d->op_json_failed)
+        return false;
+    int n = d->job->graph.nnodes;
+    weir__buf *b = calloc((size_t)n, sizeof *b);
+    bool ok = b != NULL;
+    for (int i = 0; ok && i < n; i++) {
+        weir__json_writer w;
+        weir__json_begin(&w, &b[i]);
+        weir__json_str(&w, op_name(d, i), strlen(op_name(d, i)));
+        ok = !b[i].failed && b[i].data;
+    }
+    if (!ok) {
+        for (int i = 0; b && i < n; i++)
+            weir__buf_free(&b[i]);
+        free(b);
+        d->op_json_failed = true;
+        return false;
+    }
+    d->op_json = b;
+    d->nop_json = n;
+    return true;
+}
+
+static void kv_op(struct weir__diag *d, int op)
+{
+    const char *name = op_name(d, op);
+    if (!d->want_json || !op_json_ready(d)) {
+        kv_str(d, "op", name);
+        return;
+    }
+    shape_member(d);
+    if (d->want_msgpack) {
+        size_t n = strlen(name);
+        unsigned char *p = mp_key(d, "op", 2, WEIR__MP_MAX + n);
+        if (p)
+            mp_done(d, mp_strn(p, name, n));
+    }
+    weir__json_kv_raw(&d->jw, "op", 2, d->op_json[op].data, d->op_json[op].len);
+}
+
 /* kind, t, op, subtask: the head every per-subtask event starts with. */
 static void head(struct weir__diag *d, const weir__diag_rec *r, size_t fields)
 {
     e_map(d, fields);
     kv_name(d, "kind", weir_diag_kind_name(r->kind));
     kv_int(d, "t", r->t);
-    kv_str(d, "op", op_name(d, r->op));
+    kv_op(d, r->op);
     kv_int(d, "subtask", r->subtask);
 }
 

@@ -137,10 +137,19 @@ struct weir__diag {
      * (if a JSONL, memory or callback sink wants it), set by the sinks */
     bool want_msgpack, want_json;
     msgpack_sbuffer sbuf;
-    msgpack_packer pk;     /* writes into sbuf through weir__diag_pack_write */
+    msgpack_packer pk;     /* writes into sbuf through weir__diag_pack_write (floats;
+                            * the rest is written into sbuf directly,
+                            * base/msgpack_write.h) */
     bool pack_failed;      /* sbuf could not grow: the event in it is cut */
     weir__buf json;
     weir__json_writer jw;  /* writes into json */
+    /* the operators' names as JSON strings, made at the first event that
+     * names one (diag_events.c) */
+    weir__buf *op_json;
+    int nop_json;
+    bool op_json_failed;
+    /* a sink wants each event's structured view (memory, callback, live) */
+    bool want_event;
     /* the worker's record being written (write_rec), NULL for the events the
      * job's thread makes; the live sink reads what the JSON does not carry */
     const weir__diag_rec *cur_rec;

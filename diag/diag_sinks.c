@@ -166,6 +166,7 @@ int weir__diag_sinks_open(struct weir__diag *d)
     }
     d->want_msgpack = s->msgpack != NULL;
     d->want_json = s->jsonl || s->memory || s->callback || s->live;
+    d->want_event = s->memory || s->callback || s->live;
     return 0;
 fail:
     if (!s->failed)
@@ -187,7 +188,7 @@ void weir__diag_sinks_write(struct weir__diag *d, const weir_diag_event *event)
     /* a capture event's declared sizes match its members */
     WEIR__ASSERT(weir__diag_encoded_whole(d));
     d->events++;
-    if (s->msgpack && fwrite(d->sbuf.data, 1, d->sbuf.size, s->msgpack) != d->sbuf.size)
+    if (s->msgpack && fwrite_unlocked(d->sbuf.data, 1, d->sbuf.size, s->msgpack) != d->sbuf.size)
         sink_failed(s, "writing", weir_outfile_writing(s->msgpack_out));
     if (!d->want_json)
         return;
@@ -200,7 +201,14 @@ void weir__diag_sinks_write(struct weir__diag *d, const weir_diag_event *event)
         return;
     }
     if (s->jsonl) {
-        if (fwrite(json, 1, d->json.len, s->jsonl) != d->json.len || fputc('\n', s->jsonl) == EOF)
+        /* the line and its newline in one write (cstr left room for the
+         * NUL, which the newline takes until the write is done); one
+         * thread writes the file at a time, so without stdio's lock */
+        d->json.data[d->json.len] = '\n';
+        size_t n = d->json.len + 1;
+        bool ok = fwrite_unlocked(json, 1, n, s->jsonl) == n;
+        d->json.data[d->json.len] = '\0';
+        if (!ok)
             sink_failed(s, "writing", weir_outfile_writing(s->jsonl_out));
     }
     if (s->live) {

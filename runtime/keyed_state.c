@@ -8,6 +8,15 @@
  * lookup writes the namespace into that slot and mixes it into the key
  * hash, so finding the state of (key, ns) costs one table probe and no
  * rehash of the key bytes.
+ *
+ * One miss a lookup: an entry below a cache line takes a whole one (the
+ * keymap keeps its entries on lines), and a list keeps its elements in its
+ * entry, in the rest of its line (or lines: room for one element of up to
+ * two lines), while they fit (weir__list_value): a key's pane of a tumbling
+ * window, its one session or a few small elements are where the probe
+ * lands, not behind a pointer to a buffer of their own. A list that
+ * outgrows its entry moves to a buffer, and back when it shrinks
+ * (weir_state_list_set).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -56,8 +65,22 @@ int weir_state_declare(weir_ctx *ctx, weir_state_kind kind, size_t size, int *id
     weir__state *st = declare(ctx, kind, size, "weir_state_declare");
     if (!st)
         return weir_ctx_error(ctx);
-    weir__keymap_init(&st->map, 8 + ctx->keyed.key_size,
-                      kind == WEIR_STATE_VALUE ? size : sizeof(weir__list_value));
+    size_t key_len = 8 + ctx->keyed.key_size;
+    if (kind == WEIR_STATE_VALUE) {
+        /* padded to whole cache lines when that adds less than a line */
+        size_t value = weir__keymap_line_value(key_len, size);
+        weir__keymap_init(&st->map, key_len, value <= WEIR__KEYMAP_LINE ? value : size);
+    } else {
+        /* room for one element at least, up to two lines of it (a
+         * session): the entry's lines are adjacent, read side by side */
+        size_t need = sizeof(weir__list_value), one = offsetof(weir__list_value, data) + size;
+        if (size <= 2 * WEIR__KEYMAP_LINE && one > need)
+            need = one;
+        size_t value = weir__keymap_line_value(key_len, need);
+        size_t room = value - offsetof(weir__list_value, data);
+        st->inl_cap = (uint32_t)(room / size);
+        weir__keymap_init(&st->map, key_len, value);
+    }
     *id = ctx->keyed.nstates++;
     return 0;
 }
@@ -87,7 +110,7 @@ void weir__state_free(weir__state *st)
     if (st->kind == WEIR_STATE_LIST) {
         for (uint32_t e = 0; e < st->map.nentries; e++) {
             if (weir__keymap_live(&st->map, e))
-                weir__list_free(weir__keymap_value(&st->map, e));
+                weir__list_free(st, weir__keymap_value(&st->map, e));
         }
     }
     weir__keymap_free(&st->map);
@@ -126,15 +149,23 @@ static uint64_t key_for(weir_ctx *ctx, int64_t ns)
 
 /* The list of (current key, ns) in `st` at entry *idx, made empty if new
  * (*created says so); out of memory fails the ctx and returns NULL (the code
- * is WEIR_ENOMEM). */
+ * is WEIR_ENOMEM). *elems, the caller's elements to write, may be another
+ * list's of the same state kept in its entry (from weir_state_list_get):
+ * they move with the entries when the insert grows the table, and *elems
+ * follows them. */
 static weir__list_value *list_entry(weir_ctx *ctx, weir__state *st, int64_t ns, uint32_t *idx,
-                                    bool *created)
+                                    bool *created, const void **elems)
 {
+    uintptr_t base = (uintptr_t)st->map.entries, p = (uintptr_t)*elems;
+    size_t span = (size_t)st->map.nentries * st->map.entry_size;
+    bool inside = base && p >= base && p - base < span;
     *idx = weir__keymap_insert(&st->map, key_for(ctx, ns), ctx->keyed.key_buf, created);
     if (*idx == WEIR__KEYMAP_NONE) {
         weir_ctx_fail(ctx, WEIR_ENOMEM, "keyed state: out of memory");
         return NULL;
     }
+    if (inside)
+        *elems = st->map.entries + (p - base);
     return weir__keymap_value(&st->map, *idx);
 }
 
@@ -173,9 +204,24 @@ void *weir_state_value(weir_ctx *ctx, int id, int64_t ns, bool create)
 }
 
 /* A list's room for `cap` elements (and their stamps with a time to
- * live); its elements kept. 0, or WEIR_ENOMEM with nothing changed. */
+ * live; cap > st->inl_cap, so in a buffer of its own); its elements kept.
+ * 0, or WEIR_ENOMEM with nothing changed. */
 static int list_grow(const weir__state *st, weir__list_value *l, uint32_t cap)
 {
+    if (weir__list_inline(st, l)) { /* out of its entry */
+        unsigned char *d = malloc((size_t)cap * st->size);
+        int64_t *t = st->has_ttl ? malloc((size_t)cap * sizeof *t) : NULL;
+        if (!d || (st->has_ttl && !t)) {
+            free(d);
+            free(t);
+            return WEIR_ENOMEM;
+        }
+        memcpy(d, weir__list_elems(st, l), (size_t)l->len * st->size);
+        l->data = d;
+        l->stamps = t;
+        l->cap = cap;
+        return 0;
+    }
     unsigned char *d = realloc(l->data, (size_t)cap * st->size);
     if (!d)
         return WEIR_ENOMEM;
@@ -202,15 +248,24 @@ int weir_state_list_add(weir_ctx *ctx, int id, int64_t ns, const void *elem)
     }
     uint32_t idx;
     bool created;
-    weir__list_value *l = list_entry(ctx, st, ns, &idx, &created);
+    weir__list_value *l = list_entry(ctx, st, ns, &idx, &created, &elem);
     if (!l)
         return WEIR_ENOMEM;
-    if (l->len == l->cap && list_grow(st, l, l->cap ? l->cap * 2 : 4)) {
-        if (created)
-            weir__keymap_remove(&st->map, idx);
-        return weir_ctx_fail(ctx, WEIR_ENOMEM, "keyed state: out of memory");
+    bool in = weir__list_inline(st, l);
+    uint32_t room = in ? st->inl_cap : l->cap;
+    if (l->len == room) {
+        /* elem may be one of this list's own, in its entry */
+        uintptr_t own = (uintptr_t)weir__list_elems(st, l), p = (uintptr_t)elem;
+        bool mine = in && p >= own && p - own < (size_t)l->len * st->size;
+        if (list_grow(st, l, room ? room * 2 : 4)) {
+            if (created)
+                weir__keymap_remove(&st->map, idx);
+            return weir_ctx_fail(ctx, WEIR_ENOMEM, "keyed state: out of memory");
+        }
+        if (mine)
+            elem = l->data + (p - own);
     }
-    memcpy(l->data + (size_t)l->len * st->size, elem, st->size);
+    memcpy(weir__list_elems(st, l) + (size_t)l->len * st->size, elem, st->size);
     if (st->has_ttl) /* an added element is written now */
         l->stamps[l->len] = now;
     l->len++;
@@ -240,7 +295,7 @@ static void *list_data(weir_ctx *ctx, int id, int64_t ns, size_t *count, bool wr
     weir__list_value *l = weir__keymap_value(&st->map, idx);
     if (st->has_ttl) {
         if (weir__ttl_list_compact(st, l, now) == 0) {
-            weir__list_free(l);
+            weir__list_free(st, l);
             weir__keymap_remove(&st->map, idx);
             return NULL;
         }
@@ -249,7 +304,7 @@ static void *list_data(weir_ctx *ctx, int id, int64_t ns, size_t *count, bool wr
                 l->stamps[i] = now;
     }
     *count = l->len;
-    return l->data;
+    return weir__list_elems(st, l);
 }
 
 const void *weir_state_list_get(weir_ctx *ctx, int id, int64_t ns, size_t *count)
@@ -281,10 +336,18 @@ int weir_state_list_set(weir_ctx *ctx, int id, int64_t ns, const void *elems, si
     }
     uint32_t idx;
     bool created;
-    weir__list_value *l = list_entry(ctx, st, ns, &idx, &created);
+    weir__list_value *l = list_entry(ctx, st, ns, &idx, &created, &elems);
     if (!l)
         return WEIR_ENOMEM;
-    if (l->cap < count) {
+    bool in = weir__list_inline(st, l);
+    if (count <= st->inl_cap) {
+        /* into its entry (no time to live: inl_cap is 0 with one), out
+         * of its buffer if it had one (elems may lie in it) */
+        unsigned char *old = in ? NULL : l->data;
+        memmove((unsigned char *)&l->data, elems, count * st->size);
+        free(old);
+        l->cap = 0;
+    } else if ((in ? 0 : l->cap) < count) {
         /* A fresh buffer, not realloc: `elems` may live in the old one. A
          * new list gets just what it holds (lists that are rewritten, like a
          * key's few open sessions, are mostly tiny). */
@@ -301,8 +364,10 @@ int weir_state_list_set(weir_ctx *ctx, int id, int64_t ns, const void *elems, si
             return weir_ctx_fail(ctx, WEIR_ENOMEM, "keyed state: out of memory");
         }
         memcpy(d, elems, count * st->size);
-        free(l->data);
-        free(l->stamps);
+        if (!in) {
+            free(l->data);
+            free(l->stamps);
+        }
         l->data = d;
         l->stamps = t;
         l->cap = cap;
@@ -333,7 +398,7 @@ void weir_state_clear(weir_ctx *ctx, int id, int64_t ns)
     if (st->kind == WEIR_STATE_LIST) {
         weir__list_value *l = weir__keymap_value(&st->map, idx);
         st->elems -= l->len;
-        weir__list_free(l);
+        weir__list_free(st, l);
     }
     weir__keymap_remove(&st->map, idx);
 }
@@ -364,12 +429,31 @@ size_t weir_state_memory(const weir_ctx *ctx)
         if (st->kind == WEIR_STATE_LIST) {
             for (uint32_t e = 0; e < st->map.nentries; e++) {
                 if (weir__keymap_live(&st->map, e))
-                    total += ((const weir__list_value *)weir__keymap_value(&st->map, e))->cap *
+                    total += (size_t)((const weir__list_value *)weir__keymap_value(&st->map, e))->cap *
                              (st->size + (st->has_ttl ? sizeof(int64_t) : 0));
             }
         }
     }
     return total;
+}
+
+unsigned char *weir__list_reserve(const weir__state *st, weir__list_value *l, uint32_t n)
+{
+    if (n <= st->inl_cap) { /* (with a time to live: only an empty one) */
+        l->cap = 0;
+        return weir__list_elems(st, l);
+    }
+    unsigned char *d = malloc((size_t)n * st->size);
+    int64_t *t = st->has_ttl ? malloc((size_t)n * sizeof *t) : NULL;
+    if (!d || (st->has_ttl && !t)) {
+        free(d);
+        free(t);
+        return NULL;
+    }
+    l->data = d;
+    l->stamps = t;
+    l->cap = n;
+    return d;
 }
 
 int weir_ctx_state_error(const weir_ctx *ctx)

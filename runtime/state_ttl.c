@@ -34,11 +34,18 @@ int weir_state_set_ttl(weir_ctx *ctx, int id, const weir_state_ttl *ttl)
     st->ttl = *ttl;
     if (!st->ttl.cleanup_per_access)
         st->ttl.cleanup_per_access = 5;
-    if (st->kind == WEIR_STATE_LIST)
-        return 0; /* the stamps go beside the elements, in each list */
+    if (st->kind == WEIR_STATE_LIST) {
+        st->inl_cap = 0; /* the stamps go beside the elements, in each list's buffer */
+        return 0;
+    }
     st->vofs = 8;
     /* the entries get their stamp: the table made again, empty */
     size_t key_len = st->map.key_len, value = st->map.value_size + 8;
+    if (st->kind == WEIR_STATE_VALUE) { /* padded to lines as weir_state_declare pads */
+        value = st->size + 8;
+        if (weir__keymap_line_value(key_len, value) <= WEIR__KEYMAP_LINE)
+            value = weir__keymap_line_value(key_len, value);
+    }
     weir__keymap_free(&st->map);
     weir__keymap_init(&st->map, key_len, value);
     return 0;
@@ -63,10 +70,12 @@ bool weir__ttl_expired(const weir__state *st, int64_t stamp, int64_t now)
     return now >= stamp && (uint64_t)now - (uint64_t)stamp >= (uint64_t)st->ttl.ttl_ms;
 }
 
-void weir__list_free(weir__list_value *l)
+void weir__list_free(const weir__state *st, weir__list_value *l)
 {
-    free(l->data);
-    free(l->stamps);
+    if (!weir__list_inline(st, l)) {
+        free(l->data);
+        free(l->stamps);
+    }
     l->data = NULL;
     l->stamps = NULL;
     l->len = l->cap = 0;
@@ -101,7 +110,7 @@ void weir__ttl_cleanup(weir_ctx *ctx, weir__state *st, int64_t now)
         if (st->kind == WEIR_STATE_LIST) { /* its expired elements; the list if none is left */
             weir__list_value *l = weir__keymap_value(m, idx);
             if (weir__ttl_list_compact(st, l, now) == 0) {
-                weir__list_free(l);
+                weir__list_free(st, l);
                 weir__keymap_remove(m, idx);
             }
             continue;

@@ -84,9 +84,15 @@ typedef struct weir__output {
     unsigned char *scratch;    /* reserve() when the slot is not known yet */
 } weir__output;
 
+/* A list state's value in its keymap entry. A list of at most the state's
+ * inl_cap elements keeps them in the entry itself, from `data` on to the end
+ * of the entry's last cache line (weir__list_elems): the probe for (key, ns)
+ * lands on the elements, and a key's few panes or its one session cost one
+ * miss, not two. A longer list has its own buffer (cap > inl_cap); a list
+ * with a time to live always has (inl_cap 0). */
 typedef struct weir__list_value {
-    unsigned char *data;
     uint32_t len, cap;
+    unsigned char *data;
     int64_t *stamps; /* with a time to live: each element's (cap of them); else NULL */
 } weir__list_value;
 
@@ -108,6 +114,7 @@ typedef struct weir__state {
     bool has_ttl;
     weir_state_ttl ttl;
     uint32_t vofs;   /* where the user's value starts: 8 with a stamp, else 0 */
+    uint32_t inl_cap; /* a list: elements kept in the entry (weir__list_value) */
     uint32_t cursor; /* the incremental cleanup's next entry */
     /* a reducing or aggregating state (reducing_state.c): a value state
      * whose value is the accumulator, with the functions that fold into it */
@@ -168,8 +175,21 @@ bool weir__ttl_expired(const weir__state *st, int64_t stamp, int64_t now);
 void weir__ttl_cleanup(weir_ctx *ctx, weir__state *st, int64_t now);
 /* A list's expired elements removed (its order kept): how many are left. */
 uint32_t weir__ttl_list_compact(weir__state *st, weir__list_value *l, int64_t now);
-/* Frees a list's memory (its elements and stamps). */
-void weir__list_free(weir__list_value *l);
+/* Frees a list's memory (its elements and stamps), which leaves it empty. */
+void weir__list_free(const weir__state *st, weir__list_value *l);
+/* Whether list l of st keeps its elements in its entry; where they are. */
+static inline bool weir__list_inline(const weir__state *st, const weir__list_value *l)
+{
+    return l->cap <= st->inl_cap;
+}
+static inline unsigned char *weir__list_elems(const weir__state *st, weir__list_value *l)
+{
+    return weir__list_inline(st, l) ? (unsigned char *)&l->data : l->data;
+}
+/* An empty list l of st (a new entry's) made room for n elements, in its
+ * entry if they fit: where they go, or NULL on out of memory (l unchanged).
+ * The caller writes them and sets len (the restore of a snapshot). */
+unsigned char *weir__list_reserve(const weir__state *st, weir__list_value *l, uint32_t n);
 
 /* The parts of a weir_ctx, one job each. */
 

@@ -32,7 +32,7 @@ void weir__timers_free(weir__timers *t)
 
 size_t weir__timers_memory(const weir__timers *t)
 {
-    return weir__keymap_memory(&t->map) + (size_t)t->cap * sizeof(uint32_t);
+    return weir__keymap_memory(&t->map) + (size_t)t->cap * sizeof *t->heap;
 }
 
 weir__timer_view weir__timers_view(const weir__timers *t, uint32_t index)
@@ -45,59 +45,46 @@ weir__timer_view weir__timers_view(const weir__timers *t, uint32_t index)
     return tv;
 }
 
-static int64_t entry_ts(const weir__timers *t, uint32_t idx)
+static bool before(const weir__timer_slot *a, const weir__timer_slot *b)
 {
-    int64_t ts;
-    memcpy(&ts, weir__keymap_key(&t->map, idx) + 8, 8);
-    return ts;
+    return a->ts < b->ts || (a->ts == b->ts && a->seq < b->seq);
 }
 
-static uint64_t entry_seq(const weir__timers *t, uint32_t idx)
+static void place(weir__timers *t, uint32_t pos, const weir__timer_slot *s)
 {
-    return ((const timer_value *)weir__keymap_value(&t->map, idx))->seq;
-}
-
-static bool before(const weir__timers *t, uint32_t a, uint32_t b)
-{
-    int64_t ta = entry_ts(t, a), tb = entry_ts(t, b);
-    return ta < tb || (ta == tb && entry_seq(t, a) < entry_seq(t, b));
-}
-
-static void place(weir__timers *t, uint32_t pos, uint32_t idx)
-{
-    t->heap[pos] = idx;
-    *weir__keymap_aux(&t->map, idx) = pos;
+    t->heap[pos] = *s;
+    *weir__keymap_aux(&t->map, s->index) = pos;
 }
 
 static void sift_up(weir__timers *t, uint32_t pos)
 {
-    uint32_t idx = t->heap[pos];
+    weir__timer_slot s = t->heap[pos];
     while (pos > 0) {
         uint32_t parent = (pos - 1) / 2;
-        if (!before(t, idx, t->heap[parent]))
+        if (!before(&s, &t->heap[parent]))
             break;
-        place(t, pos, t->heap[parent]);
+        place(t, pos, &t->heap[parent]);
         pos = parent;
     }
-    place(t, pos, idx);
+    place(t, pos, &s);
 }
 
 static void sift_down(weir__timers *t, uint32_t pos)
 {
-    uint32_t idx = t->heap[pos];
+    weir__timer_slot s = t->heap[pos];
     for (;;) {
         uint32_t l = 2 * pos + 1;
         if (l >= t->n)
             break;
         uint32_t c = l;
-        if (l + 1 < t->n && before(t, t->heap[l + 1], t->heap[l]))
+        if (l + 1 < t->n && before(&t->heap[l + 1], &t->heap[l]))
             c = l + 1;
-        if (!before(t, t->heap[c], idx))
+        if (!before(&t->heap[c], &s))
             break;
-        place(t, pos, t->heap[c]);
+        place(t, pos, &t->heap[c]);
         pos = c;
     }
-    place(t, pos, idx);
+    place(t, pos, &s);
 }
 
 static uint64_t lookup(weir__timers *t, const void *key, uint64_t key_hash, int64_t ns, int64_t ts)
@@ -120,7 +107,7 @@ int weir__timers_add_generation(weir__timers *t, const void *key, uint64_t key_h
     uint64_t h = lookup(t, key, key_hash, ns, ts);
     if (t->n == t->cap) {
         uint32_t cap = t->cap ? t->cap * 2 : 64;
-        uint32_t *heap = realloc(t->heap, (size_t)cap * sizeof *heap);
+        weir__timer_slot *heap = realloc(t->heap, (size_t)cap * sizeof *heap);
         if (!heap)
             return WEIR_ENOMEM;
         t->heap = heap;
@@ -137,17 +124,18 @@ int weir__timers_add_generation(weir__timers *t, const void *key, uint64_t key_h
     v->key_hash = key_hash;
     v->generation = generation;
     t->n++;
-    place(t, t->n - 1, idx);
+    weir__timer_slot s = {.ts = ts, .seq = v->seq, .index = idx};
+    place(t, t->n - 1, &s);
     sift_up(t, t->n - 1);
     return 0;
 }
 
 static void remove_at(weir__timers *t, uint32_t pos)
 {
-    uint32_t idx = t->heap[pos];
+    uint32_t idx = t->heap[pos].index;
     t->n--;
     if (pos != t->n) {
-        place(t, pos, t->heap[t->n]);
+        place(t, pos, &t->heap[t->n]);
         sift_down(t, pos);
         sift_up(t, pos);
     }
@@ -165,7 +153,7 @@ void weir__timers_delete(weir__timers *t, const void *key, uint64_t key_hash, in
 
 int64_t weir__timers_peek(const weir__timers *t)
 {
-    return t->n ? entry_ts(t, t->heap[0]) : INT64_MAX;
+    return t->n ? t->heap[0].ts : INT64_MAX;
 }
 
 bool weir__timers_pop_due(weir__timers *t, int64_t limit, void *key_out, uint64_t *key_hash,
@@ -173,10 +161,10 @@ bool weir__timers_pop_due(weir__timers *t, int64_t limit, void *key_out, uint64_
 {
     if (t->n == 0)
         return false;
-    uint32_t idx = t->heap[0];
-    int64_t when = entry_ts(t, idx);
-    if (when > limit)
+    if (t->heap[0].ts > limit)
         return false;
+    uint32_t idx = t->heap[0].index;
+    int64_t when = t->heap[0].ts;
     const unsigned char *k = weir__keymap_key(&t->map, idx);
     memcpy(ns, k, 8);
     *ts = when;

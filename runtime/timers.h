@@ -4,8 +4,12 @@
  * Each operator subtask has two (event time, processing time). The heap holds
  * keymap entry indices ordered by (timestamp, registration sequence), so
  * timers with equal timestamps fire in the order they were registered and a
- * run is reproducible. Each entry keeps its heap position in the keymap's aux
- * word, which makes deletion O(log n). Single-threaded (the owning subtask).
+ * run is reproducible; each heap slot carries its timer's timestamp and
+ * sequence beside the index, so sifting compares within the heap's array
+ * and reads no entry (10 000 keys' timers are 640 kB of entries: a pop
+ * that read an entry per comparison missed the cache at every level). Each
+ * entry keeps its heap position in the keymap's aux word, which makes
+ * deletion O(log n). Single-threaded (the owning subtask).
  */
 #ifndef WEIR_RUNTIME_TIMERS_H
 #define WEIR_RUNTIME_TIMERS_H
@@ -16,9 +20,16 @@
 
 #include "keymap.h"
 
+/* A heap slot: a timer's order and its entry. */
+typedef struct weir__timer_slot {
+    int64_t ts;
+    uint64_t seq;
+    uint32_t index;
+} weir__timer_slot;
+
 typedef struct weir__timers {
     weir__keymap map;   /* key: [ns 8][ts 8][key key_size]; value: seq 8, key hash 8, generation */
-    uint32_t *heap;     /* entry indices */
+    weir__timer_slot *heap;
     uint32_t n, cap;
     uint64_t seq;
     uint32_t popped_generation;

@@ -585,10 +585,43 @@ static bool tok_sym(const parser *p, size_t i, const char *s)
 
 /* The conjunct [a, b) of WHERE as a subquery conjunct into *out: false if
  * it is not one. */
+static bool subquery_conjunct_bare(const parser *p, size_t a, size_t b, sql_subquery *out,
+                                   size_t *open);
+
 static bool subquery_conjunct(const parser *p, size_t a, size_t b, sql_subquery *out,
                               size_t *open)
 {
     *out = (sql_subquery){.at = span_of(&p->toks.v[a])};
+    /* NOT (x IN (...)), NOT EXISTS ..., (x IN (...)): each NOT around the
+     * conjunct negates it, parentheses around it go (Flink's subquery
+     * removal takes NOT over a subquery as NOT IN / NOT EXISTS) */
+    bool negated = false;
+    for (;;) {
+        if (tok_is(p, a, "NOT") && !tok_is(p, a + 1, "EXISTS")) {
+            negated = !negated;
+            a++;
+        } else if (tok_sym(p, a, "(") && b > a + 1 && after_parens(p, a) == b) {
+            a++;
+            b--;
+        } else {
+            break;
+        }
+    }
+    if (!subquery_conjunct_bare(p, a, b, out, open))
+        return false;
+    if (negated)
+        out->kind = out->kind == SQL_SUB_IN       ? SQL_SUB_NOT_IN
+                    : out->kind == SQL_SUB_NOT_IN ? SQL_SUB_IN
+                    : out->kind == SQL_SUB_EXISTS ? SQL_SUB_NOT_EXISTS
+                                                  : SQL_SUB_EXISTS;
+    return true;
+}
+
+/* A conjunct of WHERE [a, b) that is x [NOT] IN (SELECT ...) or [NOT]
+ * EXISTS (SELECT ...) as it stands. */
+static bool subquery_conjunct_bare(const parser *p, size_t a, size_t b, sql_subquery *out,
+                                   size_t *open)
+{
     size_t e = a;
     if (tok_is(p, a, "NOT") && tok_is(p, a + 1, "EXISTS"))
         e = a + 1;

@@ -204,3 +204,121 @@ Test(capture_json, direct_and_msgpack_routes_give_the_same_bytes)
     msgpack_unpacked_destroy(&up);
     msgpack_sbuffer_destroy(&sbuf);
 }
+
+/* ---- map members in one piece ---------------------------------------------- */
+
+/* A member written as a pair (the key, then the value's own call) or in one
+ * piece (weir__json_kv_*), chosen per member: the text must not tell. */
+static void member(weir__json_writer *w, bool piece, int kind, const char *key, int64_t i,
+                   const char *s)
+{
+    size_t kn = strlen(key), n = s ? strlen(s) : 0;
+    if (piece) {
+        switch (kind) {
+        case 0: weir__json_kv_int(w, key, kn, i); break;
+        case 1: weir__json_kv_plain(w, key, kn, "MAX", 3); break;
+        case 2: weir__json_kv_str(w, key, kn, s, n); break;
+        case 3: weir__json_kv_bool(w, key, kn, i & 1); break;
+        default: weir__json_kv_raw(w, key, kn, "\"r\\\"aw\"", 7); break;
+        }
+        return;
+    }
+    weir__json_plain(w, key, kn);
+    switch (kind) {
+    case 0: weir__json_int(w, i); break;
+    case 1: weir__json_plain(w, "MAX", 3); break;
+    case 2: weir__json_str(w, s, n); break;
+    case 3: weir__json_bool(w, i & 1); break;
+    default: weir__json_str(w, "r\"aw", 4); break;
+    }
+}
+
+Test(capture_json, members_in_one_piece_are_the_pairs_text)
+{
+    static const char *const strings[] = {"", "plain", "tab\there", "quote\"", "\xc3\xa9t\xc3\xa9",
+                                          "bad\xfe", "ctl\x1f", "slash\\", "1234"};
+    rng_state = 0x2545f4914f6cdd1dULL;
+    for (int round = 0; round < 2000; round++) {
+        weir__buf a = {0}, c = {0};
+        weir__json_writer wa, wc;
+        weir__json_begin(&wa, &a);
+        weir__json_begin(&wc, &c);
+        /* a map of members, one of them a map of members in an array */
+        uint32_t n = (uint32_t)(rnd() % 6);
+        weir__json_map(&wa, n + 1);
+        weir__json_map(&wc, n + 1);
+        for (uint32_t k = 0; k <= n; k++) {
+            char key[16];
+            snprintf(key, sizeof key, "k%u", k);
+            if (k == n) {
+                uint32_t m = (uint32_t)(rnd() % 3);
+                weir__json_plain(&wa, key, strlen(key));
+                weir__json_plain(&wc, key, strlen(key));
+                weir__json_array(&wa, 1);
+                weir__json_array(&wc, 1);
+                weir__json_map(&wa, m);
+                weir__json_map(&wc, m);
+                for (uint32_t j = 0; j < m; j++) {
+                    int kind = (int)(rnd() % 5);
+                    int64_t i = (int64_t)rnd() >> (rnd() % 64);
+                    const char *s = strings[rnd() % (sizeof strings / sizeof *strings)];
+                    member(&wa, false, kind, "in", i, s);
+                    member(&wc, true, kind, "in", i, s);
+                }
+                continue;
+            }
+            int kind = (int)(rnd() % 5);
+            int64_t i = (int64_t)rnd() >> (rnd() % 64);
+            const char *s = strings[rnd() % (sizeof strings / sizeof *strings)];
+            member(&wa, false, kind, key, i, s);
+            member(&wc, rnd() & 1, kind, key, i, s);
+        }
+        cr_assert_eq(wa.depth, 0);
+        cr_assert_eq(wc.depth, 0, "the members closed their map");
+        cr_assert_str_eq(weir__buf_cstr(&c), weir__buf_cstr(&a));
+        weir__buf_free(&a);
+        weir__buf_free(&c);
+    }
+    /* every digit count, both signs, and the extremes */
+    for (int neg = 0; neg < 2; neg++) {
+        for (uint64_t t = 1, k = 0; k < 20; k++, t *= 10) {
+            for (int64_t d = -1; d <= 1; d++) {
+                int64_t v = (int64_t)(t > (uint64_t)INT64_MAX ? (uint64_t)INT64_MAX : t) + d;
+                if (v < 0)
+                    continue;
+                v = neg ? -v : v;
+                weir__buf a = {0}, c = {0};
+                weir__json_writer wa, wc;
+                weir__json_begin(&wa, &a);
+                weir__json_begin(&wc, &c);
+                weir__json_map(&wa, 1);
+                weir__json_map(&wc, 1);
+                member(&wa, false, 0, "v", v, NULL);
+                member(&wc, true, 0, "v", v, NULL);
+                cr_assert_str_eq(weir__buf_cstr(&c), weir__buf_cstr(&a));
+                weir__buf_free(&a);
+                weir__buf_free(&c);
+            }
+        }
+    }
+    {
+        weir__buf a = {0};
+        weir__json_writer w;
+        weir__json_begin(&w, &a);
+        weir__json_map(&w, 2);
+        weir__json_kv_int(&w, "min", 3, INT64_MIN);
+        weir__json_kv_int(&w, "max", 3, INT64_MAX);
+        cr_assert_str_eq(weir__buf_cstr(&a),
+                         "{\"min\":-9223372036854775808,\"max\":9223372036854775807}");
+        weir__buf_free(&a);
+    }
+    /* outside a map at a key (an array's element, the top) the pieces fall
+     * back to the pair and still give its text */
+    weir__buf a = {0};
+    weir__json_writer w;
+    weir__json_begin(&w, &a);
+    weir__json_array(&w, 2);
+    weir__json_kv_int(&w, "a", 1, -5);
+    cr_assert_str_eq(weir__buf_cstr(&a), "[\"a\",-5]");
+    weir__buf_free(&a);
+}

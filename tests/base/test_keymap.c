@@ -319,3 +319,35 @@ Test(keymap, free_then_reuse)
     cr_assert_eq(weir__keymap_find(&m, 9, &key), idx);
     weir__keymap_free(&m);
 }
+
+/* Entries on cache lines: the entry array starts on a line through every
+ * growth, and weir__keymap_line_value sizes a value so that its entry ends
+ * on one (a [ns 8][key 8] entry of 16 value bytes takes one line, 40 bytes
+ * of value two); entries keep their contents when the array is copied. */
+Test(keymap, entries_start_on_a_cache_line_and_line_values_fill_it)
+{
+    cr_assert_eq(weir__keymap_line_value(16, 16), 32u);
+    cr_assert_eq(weir__keymap_line_value(16, 32), 32u);
+    cr_assert_eq(weir__keymap_line_value(16, 40), 96u);
+    cr_assert_eq(weir__keymap_line_value(24, 1), 24u);
+    weir__keymap m;
+    weir__keymap_init(&m, 16, weir__keymap_line_value(16, 24));
+    cr_assert_eq(m.entry_size, (size_t)WEIR__KEYMAP_LINE);
+    for (uint64_t k = 0; k < 1000; k++) {
+        uint64_t key[2] = {k, ~k};
+        bool created;
+        uint32_t idx = weir__keymap_insert(&m, tu_mix(k), key, &created);
+        cr_assert(created);
+        memcpy(weir__keymap_value(&m, idx), &k, sizeof k);
+        cr_assert_eq((uintptr_t)m.entries % WEIR__KEYMAP_LINE, 0u, "after %llu inserts",
+                     (unsigned long long)k + 1);
+    }
+    for (uint64_t k = 0; k < 1000; k++) {
+        uint64_t key[2] = {k, ~k}, v;
+        uint32_t idx = weir__keymap_find(&m, tu_mix(k), key);
+        cr_assert_neq(idx, WEIR__KEYMAP_NONE);
+        memcpy(&v, weir__keymap_value(&m, idx), sizeof v);
+        cr_assert_eq(v, k);
+    }
+    weir__keymap_free(&m);
+}

@@ -44,6 +44,15 @@ WHERE u.uid IN (SELECT o.uid FROM orders o WHERE o.amount > u.uid * 15);
 -- empty set is true, for a NULL x too
 SELECT 'not in correlated', u.name FROM users u
 WHERE u.uid NOT IN (SELECT o.uid FROM orders o WHERE o.amount > u.uid * 15);
+-- NOT over a subquery conjunct negates it, parentheses around it go (Flink's
+-- subquery removal): NOT (x IN ...) is NOT IN, NOT x IN ... too (NOT binds
+-- looser than IN), NOT (NOT EXISTS ...) is EXISTS
+SELECT 'not (in)', name FROM users WHERE NOT (uid IN (SELECT uid FROM orders WHERE uid IS NOT NULL));
+SELECT 'not x in', name FROM users
+WHERE NOT uid IN (SELECT uid FROM orders WHERE uid IS NOT NULL) AND name <> 'eve';
+SELECT '(exists)', u.name FROM users u WHERE (EXISTS (SELECT * FROM orders o WHERE o.uid = u.uid));
+SELECT 'not (not exists)', u.name FROM users u
+WHERE NOT (NOT EXISTS (SELECT * FROM orders o WHERE o.uid = u.uid));
 -- uncorrelated EXISTS: whether the subquery has a row at all
 SELECT 'exists uncorrelated', name FROM users
 WHERE uid = 5 AND EXISTS (SELECT * FROM orders WHERE amount > 45);

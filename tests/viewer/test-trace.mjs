@@ -79,13 +79,17 @@ function convert(path, name) {
 // What the capture says, in the reader's terms.
 function expected(events) {
   const job = events[0];
-  const want = { threads: [], fires: {}, lateFires: {}, dropped: {}, side: {}, idle: {}, lastWm: {} };
+  const want = { threads: [], fires: {}, lateFires: {}, dropped: {}, side: {}, idle: {}, lastWm: {}, cleanups: {}, carried: 0 };
   for (const o of job.operators) for (let s = 0; s < o.parallelism; s++) want.threads.push(`${o.name}[${s}]`);
   const idleNow = {};
   const add = (m, k) => { m[k] = (m[k] || 0) + 1; };
   for (const e of events) {
     const sub = `${e.op}[${e.subtask}]`;
     if (e.kind === 'window_fire') add(e.firing > 0 || e.on_time === false ? want.lateFires : want.fires, sub);
+    // version 3: a window's cleanup carried by its on-time firing
+    if (e.kind === 'cleanup' || (e.kind === 'window_fire' && e.cleanup === true)) add(want.cleanups, sub);
+    if (e.kind === 'window_fire' && e.cleanup === true) want.carried++;
+    if (e.kind === 'window_fire') continue;
     else if (e.kind === 'late') add(e.action === 'dropped' ? want.dropped : want.side, sub);
     else if (e.kind === 'status' && e.input === undefined) {
       if (e.idle && !idleNow[sub]) add(want.idle, sub);
@@ -115,6 +119,7 @@ for (const [label, path] of [['lateness', () => capture.demo()], ['idleness', ()
       check(count(name, 'late element dropped') === (want.dropped[name] || 0), `${name}: dropped ${count(name, 'late element dropped')} = ${want.dropped[name] || 0}`);
       check(count(name, 'late element to the side output') === (want.side[name] || 0), `${name}: side output`);
       check(slices(name, 'idle') === (want.idle[name] || 0), `${name}: idle slices ${slices(name, 'idle')} = ${want.idle[name] || 0}`);
+      check(count(name, 'window cleanup') === (want.cleanups[name] || 0), `${name}: cleanups ${count(name, 'window cleanup')} = ${want.cleanups[name] || 0}`);
       late += (want.dropped[name] || 0) + (want.side[name] || 0) + (want.lateFires[name] || 0);
       if (want.lastWm[name] !== undefined) {
         const c = got.counters[`${name} watermark`];
@@ -123,6 +128,8 @@ for (const [label, path] of [['lateness', () => capture.demo()], ['idleness', ()
     }
     if (label === 'lateness') check(late > 0, 'the lateness capture has late data to compare');
     if (label === 'idleness') check(Object.keys(want.idle).length > 0, 'the idleness capture has idle spans to compare');
+    // its window has no allowed lateness: each window's cleanup rides in its firing
+    if (label === 'idleness') check(want.carried > 0, `the idleness capture has firings that carry their cleanup: ${want.carried}`);
     // The viewer, given the same capture, counts the same firings.
     const s = await load(page, [file]);
     const fires = Object.values(want.fires).reduce((a, b) => a + b, 0) + Object.values(want.lateFires).reduce((a, b) => a + b, 0);
