@@ -211,7 +211,11 @@ static int make_subtasks(weir_job *job, weir__plan *plan)
             if (!sub->ctxs)
                 return fail(job, WEIR_ENOMEM, "out of memory");
             for (int k = 0; k < task->nnodes; k++) {
-                weir_ctx *ctx = malloc(sizeof *ctx);
+                /* On cache lines of its own: the emit cursor at its start
+                 * is written for every record, and a neighbour's line read
+                 * by another worker would move with it. */
+                weir_ctx *ctx = aligned_alloc(WEIR__CACHELINE,
+                                              weir__round_up(sizeof *ctx, WEIR__CACHELINE));
                 if (!ctx)
                     return fail(job, WEIR_ENOMEM, "out of memory");
                 sub->ctxs[sub->nctx++] = ctx;

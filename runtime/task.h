@@ -13,6 +13,7 @@
 #ifndef WEIR_RUNTIME_TASK_H
 #define WEIR_RUNTIME_TASK_H
 
+#include <stdalign.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -341,7 +342,10 @@ typedef struct weir__subtask {
      * notify_credit's exchange to 0 pair as the credit hand-off (acq_rel
      * needed, seq_cst used). */
     _Atomic int want_credit;
-    struct weir__subtask *run_next;
+    /* The lines above are what other workers write (queueing it, a batch
+     * or a credit for it); what its own worker reads at every step starts
+     * on a line of its own. */
+    alignas(WEIR__CACHELINE) struct weir__subtask *run_next;
     struct weir__worker *worker;
     weir_job *job;
     struct weir__task *task;
