@@ -480,6 +480,9 @@ static void park(weir__worker *w)
      * subtasks (they do not change while it is parked). */
     const int64_t due = earliest_owned(w);
     atomic_store_explicit(&w->due, due, memory_order_relaxed);
+    /* No unpark can come before `parked` is set below: what an earlier one
+     * left (a park that ended without sleeping) is not this wait's. */
+    atomic_store_explicit(&w->unparked_at, 0, memory_order_relaxed);
     /* An RMW, so that it pairs with unpark's exchange: of the two, the later
      * one sees what the earlier one's side published (the queued subtask,
      * or the flag). */
