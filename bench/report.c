@@ -135,8 +135,9 @@ void bench_report_table(FILE *out, const bench_row *rows, int n, int reps, bool 
     fprintf(out,
             "weir-bench%s: %ld CPUs, load average %.2f before and %.2f after; each row: 1 warm-up\n"
             "run, then the median of %d measured runs. records/s = records generated / seconds\n"
-            "in weir_job_run; spread = (max - min) / median. CPUs: this process's CPU time per\n"
-            "second of the measured runs; other: every other process's (the noise).\n",
+            "in weir_job_run; spread = (max - min) / median. CPU s: this process's CPU seconds\n"
+            "(user + sys) of a run, median; CPUs: its CPU time per second of the measured runs;\n"
+            "other: every other process's (the noise).\n",
             quick ? " --quick" : "", cpus, load_before, bench_loadavg(), reps);
     bool any_tp = false, any_lat = false;
     for (int i = 0; i < n; i++) {
@@ -147,8 +148,9 @@ void bench_report_table(FILE *out, const bench_row *rows, int n, int reps, bool 
     }
     char wbuf[16];
     if (any_tp) {
-        fprintf(out, "\n%-24s %3s %7s %11s %10s %7s %18s %6s %5s %5s\n", "scenario", "p",
-                "workers", "records", "M rec/s", "spread", "x baseline", "x p=1", "CPUs", "other");
+        fprintf(out, "\n%-24s %3s %7s %11s %10s %7s %7s %18s %6s %5s %5s\n", "scenario", "p",
+                "workers", "records", "M rec/s", "spread", "CPU s", "x baseline", "x p=1", "CPUs",
+                "other");
         for (int i = 0; i < n; i++) {
             const bench_row *r = &rows[i];
             if (r->sc->flags & BENCH_LATENCY)
@@ -167,10 +169,10 @@ void bench_report_table(FILE *out, const bench_row *rows, int n, int reps, bool 
             if (!isnan(r->vs_p1) && !(r->sc->flags & BENCH_PLAIN) && r->sc->parallelism == 0)
                 snprintf(p1, sizeof p1, "%.2f", r->vs_p1);
             /* Slow rows (sql-plan: plans, not records) get the digits they need. */
-            fprintf(out, "%-24s %3d %7s %11lld %10.*f %6.1f%% %18s %6s %5.2f %5.2f\n",
+            fprintf(out, "%-24s %3d %7s %11lld %10.*f %6.1f%% %7.3f %18s %6s %5.2f %5.2f\n",
                     r->sc->name, r->parallelism, wbuf, (long long)r->records,
                     r->median < 1e5 ? 5 : 2, r->median / 1e6,
-                    100 * r->spread, base, p1, r->cpu_self, r->cpu_other);
+                    100 * r->spread, r->cpu_seconds, base, p1, r->cpu_self, r->cpu_other);
         }
     }
     if (any_lat) {
@@ -261,6 +263,12 @@ void bench_report_json(FILE *out, const bench_row *rows, int n)
                 "\"min_records_per_s\":%.0f,\"max_records_per_s\":%.0f",
                 r->median, r->reps, r->spread, r->min, r->max);
         fprintf(out, ",\"cpu_self\":%.3f,\"cpu_other\":%.3f", r->cpu_self, r->cpu_other);
+        /* CPU seconds of a run (median) and per record: the cost beside the rate */
+        fprintf(out, ",\"cpu_seconds\":%.4f,\"cpu_ns_per_record\":%.2f,\"runs_cpu_seconds\":[",
+                r->cpu_seconds, r->records > 0 ? r->cpu_seconds * 1e9 / (double)r->records : 0.0);
+        for (int k = 0; k < r->reps; k++)
+            fprintf(out, "%s%.4f", k ? "," : "", r->cpu_runs[k]);
+        fputc(']', out);
         fprintf(out, ",\"runs_records_per_s\":[");
         for (int k = 0; k < r->reps; k++)
             fprintf(out, "%s%.0f", k ? "," : "", r->rates[k]);

@@ -32,6 +32,11 @@ typedef struct bench_row {
     /* CPU seconds per wall second over the measured runs: this process's,
      * and every other process's on the machine (the noise) */
     double cpu_self, cpu_other;
+    /* This process's CPU seconds (getrusage: user + sys, every thread) of
+     * each measured run, and their median: beside the rate, what the rate
+     * cost — a worker that spins for work counts here as busy */
+    double *cpu_runs;
+    double cpu_seconds;
     int64_t diag_events; /* diagnostic events in the last measured run (0: off) */
     /* the checkpoint scenario, summed over the measured runs */
     int64_t checkpoints;

@@ -54,6 +54,11 @@ RING_FN static bool ring_empty(const ck_ring_t *ring)
     return ck_ring_size(ring) == 0;
 }
 
+RING_FN static unsigned int ring_size(const ck_ring_t *ring)
+{
+    return ck_ring_size(ring);
+}
+
 weir__channel *weir__channel_create(uint32_t elem_size, uint32_t capacity, uint32_t pool)
 {
     weir__channel *ch = aligned_alloc(WEIR__CACHELINE, weir__round_up(sizeof *ch, WEIR__CACHELINE));
@@ -76,6 +81,7 @@ weir__channel *weir__channel_create(uint32_t elem_size, uint32_t capacity, uint3
     ch->capacity = capacity;
     ch->pool = pool;
     ch->credits = pool;
+    ch->wake_credits = pool / 2 > 0 ? pool / 2 : 1;
     return ch;
 }
 
@@ -128,7 +134,8 @@ weir__batch *weir__channel_acquire(weir__channel *ch)
     if (b) {
         ch->spare = b->next;
     } else {
-        b = aligned_alloc(16, weir__round_up(sizeof *b + (size_t)ch->capacity * ch->stride, 16));
+        b = aligned_alloc(WEIR__CACHELINE, weir__round_up(sizeof *b + (size_t)ch->capacity *
+                                                                  ch->stride, WEIR__CACHELINE));
         if (!b)
             return NULL;
         ch->allocated++;
@@ -239,6 +246,12 @@ void weir__channel_release(weir__channel *ch)
     ch->read_pos = 0;
     bool ok = ring_push(&ch->free, ch->free_buf, b);
     WEIR__ASSERT(ok);
-    if (ch->events)
+    /* Half the pool back, or nothing more to read here (the consumer may
+     * not come back to this channel until the producer sends again): a
+     * producer waiting for credit never waits for a batch that will not
+     * come. While it waits it takes nothing from the free ring, so the
+     * count only grows until it is told. */
+    if (ch->events &&
+        (ring_size(&ch->free) >= ch->wake_credits || ring_empty(&ch->data)))
         ch->events->returned(ch->producer);
 }

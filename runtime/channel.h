@@ -46,8 +46,9 @@ struct weir__subtask;
 typedef struct weir__channel_events {
     /* Producer side: a batch went into the data ring; the consumer may run. */
     void (*published)(struct weir__subtask *consumer);
-    /* Consumer side: a batch went back into the free ring; a producer that
-     * waits for credit may run. */
+    /* Consumer side: batches went back into the free ring, half the pool
+     * of them or the last one the consumer could read (wake_credits); a
+     * producer that waits for credit may run. */
     void (*returned)(struct weir__subtask *producer);
     /* Producer side: a flushed batch found no credit and went pending. */
     void (*went_pending)(struct weir__subtask *producer);
@@ -61,6 +62,9 @@ typedef enum weir__ctrl {
     WEIR__CTRL_BARRIER = 4 /* value: the checkpoint's id (barrier.h) */
 } weir__ctrl;
 
+/* A batch is allocated on cache lines of its own (weir__channel_acquire):
+ * the producer writing one batch's header never touches a line of the batch
+ * the consumer reads. */
 typedef struct weir__batch {
     struct weir__batch *next; /* producer-local lists (spare, pending) */
     uint32_t count;           /* records in data[] */
@@ -79,17 +83,27 @@ static inline size_t weir__slot_stride(size_t elem_size)
 }
 
 typedef struct weir__channel {
-    /* shared */
+    /* shared: each ring on lines of its own (ck_ring_t keeps its consumer
+     * head, its producer tail and its size/mask on three lines; the size
+     * line, read by both ends on every operation, would otherwise share its
+     * line with the next ring's consumer head, which the other end writes) */
     ck_ring_t data;
-    ck_ring_t free;
-    ck_ring_buffer_t *data_buf;
+    alignas(WEIR__CACHELINE) ck_ring_t free;
+    /* immutable after creation, read by both ends */
+    alignas(WEIR__CACHELINE) ck_ring_buffer_t *data_buf;
     ck_ring_buffer_t *free_buf;
-    /* immutable after creation */
     struct weir__subtask *producer;
     struct weir__subtask *consumer;
     uint32_t stride;
     uint32_t capacity; /* records per batch */
     uint32_t pool;     /* batches in flight at most */
+    /* The consumer tells the producer of returned batches (events->returned)
+     * once this many wait in the free ring, or when it has read every batch
+     * sent: half the pool. A producer that waits for credit is then woken
+     * once for several batches, not for each one — one wake-up (a futex
+     * system call when it parked) per pool/2 batches on the consumer, the
+     * slower side — and it sends them in one run. */
+    uint32_t wake_credits;
     const weir__channel_events *events; /* NULL: nobody is told */
     int input;         /* consumer's logical input */
     int index;         /* channel index within that input */

@@ -132,6 +132,7 @@ static void free_output(weir__output *o)
     for (int g = 0; g < o->ngroups; g++) {
         free(o->groups[g].ch);
         free(o->groups[g].keybuf);
+        free(o->groups[g].kg_channel);
     }
     free(o->groups);
 }
@@ -278,6 +279,9 @@ static void set_fast_paths(weir__output *o, bool allowed)
     o->only_chained = allowed && o->elem_size && o->nchained && !o->ngroups && !o->capture;
     o->one_channel = allowed && o->elem_size && !o->nchained && o->ngroups == 1 &&
                      o->groups[0].nch == 1 && !o->capture;
+    o->spread = allowed && o->elem_size && !o->nchained && o->ngroups == 1 &&
+                o->groups[0].nch > 1 && !o->capture &&
+                (o->groups[0].part == WEIR__PART_HASH || o->groups[0].part == WEIR__PART_REBALANCE);
 }
 
 /* Emitting is refused in open() and close(): the fast paths are off then, so
@@ -331,18 +335,23 @@ static inline void copy_elem(unsigned char *dst, const void *src, size_t size)
     weir__copy_elem(dst, src, (uint32_t)size);
 }
 
+/* The channel of a record's key in a hash-partitioned group. By key group:
+ * the subtask that owns the key's group owns its state, at any parallelism
+ * (kg_channel is key_group.h's weir__key_subtask, tabulated). */
+static inline weir__channel *hash_channel(weir__outgroup *g, const void *elem)
+{
+    const weir_key_spec *k = &g->key->spec;
+    k->extract(elem, g->keybuf, k->arg);
+    uint64_t h = weir__hash_key(g->keybuf, k->key_size);
+    return g->ch[g->kg_channel[weir__key_group(h, g->max_parallelism)]];
+}
+
 /* The channel a record goes to in a group (not for broadcast). */
-static weir__channel *pick_channel(weir__outgroup *g, const void *elem)
+static inline weir__channel *pick_channel(weir__outgroup *g, const void *elem)
 {
     switch (g->part) {
-    case WEIR__PART_HASH: {
-        const weir_key_spec *k = &g->key->spec;
-        k->extract(elem, g->keybuf, k->arg);
-        uint64_t h = weir__hash_bytes(g->keybuf, k->key_size);
-        /* By key group: the subtask that owns the key's group owns its
-         * state, at any parallelism. */
-        return g->ch[weir__key_subtask(h, g->max_parallelism, (uint32_t)g->nch)];
-    }
+    case WEIR__PART_HASH:
+        return hash_channel(g, elem);
     case WEIR__PART_REBALANCE: {
         weir__channel *ch = g->ch[g->rr];
         if (++g->rr == (uint32_t)g->nch)
@@ -492,6 +501,7 @@ int weir__ctx_flush_chained(weir_ctx *ctx)
  * operators already if `in_buf`. */
 static int send_rest(weir__output *o, const void *elem, int64_t ts)
 {
+    o->general_records++;
     for (int g = 0; g < o->ngroups; g++) {
         int r = write_group(&o->groups[g], elem, o->elem_size, ts);
         if (WEIR__UNLIKELY(r < 0))
@@ -502,8 +512,74 @@ static int send_rest(weir__output *o, const void *elem, int64_t ts)
     return 0;
 }
 
+/* Opens a batch on a spread output's channel and writes the record there
+ * (the first record after a batch was sent). */
+static __attribute__((noinline)) int spread_open(weir__channel *ch, const void *elem, size_t size,
+                                                 int64_t ts)
+{
+    return write_slot(ch, elem, size, ts);
+}
+
+/* A record into channel `ch` of a spread output (set_fast_paths): the
+ * channel's open batch is written in place. Element sizes of one, two or
+ * three words copy as fixed moves. */
+static inline int spread_slot(weir__output *o, weir__channel *ch, const void *elem, int64_t ts)
+{
+    weir__batch *b = ch->current;
+    const size_t size = o->elem_size;
+    if (WEIR__UNLIKELY(b == NULL))
+        return spread_open(ch, elem, size, ts);
+    unsigned char *slot = b->data + (size_t)b->count * ch->stride;
+    WEIR__SLOT_TS(slot) = ts;
+    unsigned char *dst = WEIR__SLOT_ELEM(slot);
+    switch (size) {
+    case 8:
+        memcpy(dst, elem, 8);
+        break;
+    case 16:
+        memcpy(dst, elem, 16);
+        break;
+    case 24:
+        memcpy(dst, elem, 24);
+        break;
+    default:
+        weir__copy_elem(dst, elem, (uint32_t)size);
+        break;
+    }
+    weir__channel_commit(ch);
+    return 0;
+}
+
+static inline int spread_write(weir__output *o, const void *elem, int64_t ts)
+{
+    return spread_slot(o, pick_channel(&o->groups[0], elem), elem, ts);
+}
+
+/* weir_emit into a spread output, one function per partitioning so that
+ * the round-robin one stays a leaf (no call, no saved registers). */
+static __attribute__((noinline)) int spread_emit_rebalance(weir_ctx *ctx, const void *elem,
+                                                           int64_t ts)
+{
+    weir__output *o = &ctx->out.main;
+    weir__outgroup *g = &o->groups[0];
+    weir__channel *ch = g->ch[g->rr];
+    if (++g->rr == (uint32_t)g->nch)
+        g->rr = 0;
+    ctx->diag.counters[WEIR__CNT_OUT]++;
+    return spread_slot(o, ch, elem, ts);
+}
+
+static __attribute__((noinline)) int spread_emit_hash(weir_ctx *ctx, const void *elem, int64_t ts)
+{
+    weir__output *o = &ctx->out.main;
+    ctx->diag.counters[WEIR__CNT_OUT]++;
+    return spread_slot(o, hash_channel(&o->groups[0], elem), elem, ts);
+}
+
 static inline int emit_to(weir__output *o, const void *elem, int64_t ts)
 {
+    if (o->spread)
+        return spread_write(o, elem, ts);
     if (WEIR__LIKELY(o->only_chained)) {
         unsigned char *slot = o->buf + (size_t)o->count * o->stride;
         WEIR__SLOT_TS(slot) = ts;
@@ -535,7 +611,7 @@ static int emit_refused(weir_ctx *ctx, const char *call)
 
 /* Everything the inline weir_emit does not do itself: a refusal, or an
  * output that is not chained-only. */
-int weir__emit_slow(weir_ctx *ctx, const void *elem, int64_t ts)
+static __attribute__((noinline)) int emit_general(weir_ctx *ctx, const void *elem, int64_t ts)
 {
     weir__output *o = &ctx->out.main;
     if (o->elem_size == 0 || ctx->lifecycle.in_close || ctx->lifecycle.in_open)
@@ -549,9 +625,37 @@ int weir__emit_slow(weir_ctx *ctx, const void *elem, int64_t ts)
     return emit_to(o, elem, ts);
 }
 
+/* A dispatch of tail calls only, so that the spread paths pay no saved
+ * registers for the general one. */
+int weir__emit_slow(weir_ctx *ctx, const void *elem, int64_t ts)
+{
+    const weir__output *o = &ctx->out.main;
+    if (WEIR__LIKELY(o->spread)) {
+        /* Set only while emitting is allowed (allow_emit). */
+        if (o->groups[0].part == WEIR__PART_REBALANCE)
+            return spread_emit_rebalance(ctx, elem, ts);
+        return spread_emit_hash(ctx, elem, ts);
+    }
+    return emit_general(ctx, elem, ts);
+}
+
 void *weir__emit_reserve_slow(weir_ctx *ctx)
 {
     weir__output *o = &ctx->out.main;
+    /* A round-robin spread output knows the record's channel before the
+     * record: in place there too (commit counts it). */
+    if (o->spread && o->groups[0].part == WEIR__PART_REBALANCE) {
+        weir__outgroup *g = &o->groups[0];
+        weir__channel *ch = g->ch[g->rr];
+        unsigned char *slot = weir__channel_reserve(ch);
+        if (WEIR__UNLIKELY(!slot)) {
+            weir_ctx_fail(ctx, WEIR_ENOMEM, "weir_emit_reserve: out of memory");
+            return NULL;
+        }
+        o->reserved = ch;
+        o->reserved_slot = slot;
+        return WEIR__SLOT_ELEM(slot);
+    }
     /* In place into the one channel of a one-channel output (the cursor
      * goes on, and the inline commit counts the slot); elsewhere (a hash
      * partitioner needs the element first) into the scratch element,
@@ -570,11 +674,30 @@ void *weir__emit_reserve_slow(weir_ctx *ctx)
     return o->scratch;
 }
 
-int weir__emit_commit_slow(weir_ctx *ctx, int64_t timestamp)
+static __attribute__((noinline)) int commit_general(weir_ctx *ctx, int64_t timestamp)
 {
     weir__output *o = &ctx->out.main;
     ctx->diag.counters[WEIR__CNT_OUT]++;
     return emit_to(o, o->scratch, timestamp);
+}
+
+int weir__emit_commit_slow(weir_ctx *ctx, int64_t timestamp)
+{
+    weir__output *o = &ctx->out.main;
+    weir__channel *ch = o->reserved;
+    if (WEIR__LIKELY(ch != NULL)) {
+        /* The slot weir__emit_reserve_slow handed out, on the round-robin's
+         * next channel: the next record goes to the one after. */
+        weir__outgroup *g = &o->groups[0];
+        if (++g->rr == (uint32_t)g->nch)
+            g->rr = 0;
+        o->reserved = NULL;
+        ctx->diag.counters[WEIR__CNT_OUT]++;
+        WEIR__SLOT_TS(o->reserved_slot) = timestamp;
+        weir__channel_commit(ch);
+        return 0;
+    }
+    return commit_general(ctx, timestamp);
 }
 
 int weir_emit_batch(weir_ctx *ctx, int input, const weir_batch *b)

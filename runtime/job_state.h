@@ -78,6 +78,10 @@ struct weir_job {
      * counting itself as running), summed the same way: an idle pipeline
      * parks its workers instead of spinning (the tests check it). */
     unsigned long parks;
+    /* Producers waiting for credit that a consumer woke, summed the same
+     * way: once per half a channel's pool of returned batches, not once
+     * per batch (channel.h, wake_credits; the tests check it). */
+    unsigned long credit_wakes;
     /* Every subtask step of the run, summed the same way (the tests of the
      * virtual clock count the work a run took). */
     unsigned long steps;

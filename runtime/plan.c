@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "job_state.h"
+#include "key_group.h"
 #include "scheduler.h"
 #include "task.h"
 #include "util.h"
@@ -210,7 +211,11 @@ static int make_subtasks(weir_job *job, weir__plan *plan)
             if (!sub->ctxs)
                 return fail(job, WEIR_ENOMEM, "out of memory");
             for (int k = 0; k < task->nnodes; k++) {
-                weir_ctx *ctx = malloc(sizeof *ctx);
+                /* On cache lines of its own: the emit cursor at its start
+                 * is written for every record, and a neighbour's line read
+                 * by another worker would move with it. */
+                weir_ctx *ctx = aligned_alloc(WEIR__CACHELINE,
+                                              weir__round_up(sizeof *ctx, WEIR__CACHELINE));
                 if (!ctx)
                     return fail(job, WEIR_ENOMEM, "out of memory");
                 sub->ctxs[sub->nctx++] = ctx;
@@ -299,6 +304,16 @@ static int wire_edge(weir_job *job, weir__plan *plan, int edge)
                 return fail(job, WEIR_ENOMEM, "out of memory");
         }
         int first = one_to_one ? i : 0, last = one_to_one ? i : pv - 1;
+        if (grp->part == WEIR__PART_HASH && e->key) {
+            /* The channel each key group goes to: key_group.h's owner of the
+             * group among the consumer's subtasks. */
+            uint32_t nch = (uint32_t)(last - first + 1), maxp = grp->max_parallelism;
+            grp->kg_channel = malloc((size_t)maxp * sizeof *grp->kg_channel);
+            if (!grp->kg_channel)
+                return fail(job, WEIR_ENOMEM, "out of memory");
+            for (uint32_t kg = 0; kg < maxp; kg++)
+                grp->kg_channel[kg] = (uint16_t)weir__key_group_subtask(maxp, nch, kg);
+        }
         grp->ch = calloc((size_t)(last - first + 1), sizeof *grp->ch);
         if (!grp->ch)
             return fail(job, WEIR_ENOMEM, "out of memory");

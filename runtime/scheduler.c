@@ -30,15 +30,21 @@
 #include "weir/error.h"
 
 #define DUE_CHECK_EVERY 16
-/* How many times a worker with nothing to do looks at its inbox before it
- * parks (some tens of microseconds of pauses). A batch that comes meanwhile
- * costs its producer no futex wake and this worker no sleep: where two
- * workers hand every batch to each other, parking on each one cost a system
- * call pair per batch. */
-#define SPIN_BEFORE_PARK 2048
-/* Every this many looks the spinning worker yields its CPU instead of
- * pausing, and a yield that kept it off the CPU longer than SPIN_YIELD_NS
- * ends the spin (spin_for_work). */
+/* A worker with nothing to do looks at its inbox for a while before it
+ * parks. A batch that comes meanwhile costs its producer no futex wake and
+ * this worker no sleep: where two workers hand every batch to each other,
+ * parking on each one cost a system call pair per batch. But a spin is CPU
+ * burnt for nothing when the work comes later: the spin lasts as long as a
+ * hand-off through parking costs (the worker's wake_ns, measured on its own
+ * wake-ups), which bounds the waste to what parking at once would have
+ * cost in latency. Within SPIN_MIN_NS..SPIN_MAX_NS, SPIN_FIRST_NS before
+ * the first measurement. */
+#define SPIN_FIRST_NS 10000
+#define SPIN_MIN_NS 2000
+#define SPIN_MAX_NS 50000
+/* Every this many looks the spinning worker reads the clock and yields its
+ * CPU instead of pausing, and a yield that kept it off the CPU longer than
+ * SPIN_YIELD_NS ends the spin (spin_for_work). */
 #define SPIN_YIELD_EVERY 64
 #define SPIN_YIELD_NS 20000
 
@@ -51,6 +57,7 @@ static void unpark(weir__worker *w)
      * RMW that pairs with park's (scheduler.h, "hand-offs"). */
     if (atomic_exchange(&w->parked, 0) == 1) {
         atomic_fetch_add(&w->job->running, 1);
+        atomic_store_explicit(&w->unparked_at, weir__monotonic_ns(), memory_order_relaxed);
         atomic_fetch_add(&w->wake_seq, 1);
         weir__futex_wake(&w->wake_seq);
     }
@@ -111,8 +118,11 @@ static void notify_credit(weir__subtask *producer)
     if (!producer->worker)
         return;
     /* An RMW that pairs with run_one's exchange of want_credit. */
-    if (atomic_exchange(&producer->want_credit, 0) == 1)
+    if (atomic_exchange(&producer->want_credit, 0) == 1) {
+        if (current_worker)
+            current_worker->credit_wakes++;
         weir__sched_wake(producer);
+    }
 }
 
 /* The producer runs this itself, on its own worker: a plain write. */
@@ -435,6 +445,26 @@ void weir__sched_virtual_work(weir__subtask *sub)
     }
 }
 
+/* After a park: an unpark's time to get this worker running again goes
+ * into its wake_ns (an average over the last eight or so). */
+static void note_wake(weir__worker *w)
+{
+    int64_t at = atomic_exchange_explicit(&w->unparked_at, 0, memory_order_relaxed);
+    if (at <= 0)
+        return;
+    int64_t ns = weir__monotonic_ns() - at;
+    if (ns < 0)
+        return;
+    w->wake_ns = w->wake_ns == 0 ? ns : w->wake_ns + (ns - w->wake_ns) / 8;
+}
+
+/* How long the spin before parking may last: the hand-off's cost. */
+static int64_t spin_budget_ns(const weir__worker *w)
+{
+    int64_t ns = w->wake_ns ? w->wake_ns : SPIN_FIRST_NS;
+    return ns < SPIN_MIN_NS ? SPIN_MIN_NS : ns > SPIN_MAX_NS ? SPIN_MAX_NS : ns;
+}
+
 /* A worker looks at its inbox one last time while it still counts as
  * running, and only then stops counting itself. In the other order it could
  * find work after it had stopped counting and run it while another worker,
@@ -450,6 +480,9 @@ static void park(weir__worker *w)
      * subtasks (they do not change while it is parked). */
     const int64_t due = earliest_owned(w);
     atomic_store_explicit(&w->due, due, memory_order_relaxed);
+    /* No unpark can come before `parked` is set below: what an earlier one
+     * left (a park that ended without sleeping) is not this wait's. */
+    atomic_store_explicit(&w->unparked_at, 0, memory_order_relaxed);
     /* An RMW, so that it pairs with unpark's exchange: of the two, the later
      * one sees what the earlier one's side published (the queued subtask,
      * or the flag). */
@@ -484,6 +517,7 @@ static void park(weir__worker *w)
     weir__futex_wait(&w->wake_seq, seq, timeout);
     if (atomic_exchange(&w->parked, 0) == 1)
         atomic_fetch_add(&job->running, 1);
+    note_wake(w);
 }
 
 static bool work_came(weir__worker *w)
@@ -494,7 +528,7 @@ static bool work_came(weir__worker *w)
            atomic_load_explicit(&job->cancel, memory_order_relaxed);
 }
 
-/* Whether work came while the worker spun a little (SPIN_BEFORE_PARK). It
+/* Whether work came while the worker spun a little (spin_budget_ns). It
  * counts as running meanwhile, so the virtual clock does not move.
  *
  * A spin pays only while the thread that will queue the work runs on
@@ -514,7 +548,9 @@ static bool work_came(weir__worker *w)
  * the inbox once more). */
 static bool spin_for_work(weir__worker *w)
 {
-    for (int i = 1; i <= SPIN_BEFORE_PARK; i++) {
+    const int64_t start = weir__monotonic_ns();
+    const int64_t budget = spin_budget_ns(w);
+    for (int i = 1;; i++) {
         if (work_came(w))
             return true;
         if (i % SPIN_YIELD_EVERY != 0) {
@@ -523,8 +559,15 @@ static bool spin_for_work(weir__worker *w)
         }
         int64_t before = weir__monotonic_ns();
         sched_yield();
-        if (weir__monotonic_ns() - before > SPIN_YIELD_NS)
+        int64_t after = weir__monotonic_ns();
+        if (after - before > SPIN_YIELD_NS)
             return false;
+        if (after - start >= budget) {
+            /* what the yield let run may have queued it */
+            if (work_came(w))
+                return true;
+            break;
+        }
     }
     w->spins_to_end++;
     return false;
@@ -563,9 +606,12 @@ int weir__sched_prepare(weir_job *job)
     int nworkers = job->cfg.workers;
     if (nworkers > plan->nsubs)
         nworkers = plan->nsubs;
-    job->workers = calloc((size_t)nworkers, sizeof *job->workers);
+    /* Cache-line aligned, so that the struct's alignas holds: each worker's
+     * lines are its own. */
+    job->workers = aligned_alloc(WEIR__CACHELINE, (size_t)nworkers * sizeof *job->workers);
     if (!job->workers)
         return weir__job_fail(job, WEIR_ENOMEM, "starting workers: out of memory");
+    memset(job->workers, 0, (size_t)nworkers * sizeof *job->workers);
     job->nworkers = nworkers;
     for (int i = 0; i < nworkers; i++) {
         weir__worker *w = &job->workers[i];
@@ -622,6 +668,7 @@ int weir__sched_run(weir_job *job)
     for (int i = 0; i < nworkers; i++) {
         job->spins_to_end += job->workers[i].spins_to_end;
         job->parks += job->workers[i].parks;
+        job->credit_wakes += job->workers[i].credit_wakes;
     }
     if (err)
         return err;

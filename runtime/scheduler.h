@@ -61,28 +61,44 @@ typedef struct weir__worker {
     weir_job *job;
     pthread_t thread;
     bool started;
-    struct __cds_wfcq_head inbox_head;
-    struct cds_wfcq_tail inbox_tail;
     struct weir__subtask *run_head, *run_tail;
     struct weir__subtask **owned;
     int nowned;
     struct weir__diag_ring *diag;
-    /* Spins before parking that looked SPIN_BEFORE_PARK times in vain with
+    /* Spins before parking that looked for their whole budget in vain with
      * every yield returning at once (scheduler.c, spin_for_work). */
     unsigned long spins_to_end;
     /* Times it parked: stopped counting itself as running and waited for a
      * wake-up or its deadline (scheduler.c, park). Written by the worker
      * only; read once it has been joined. */
     unsigned long parks;
+    /* Producers this worker's consumers woke with credit (scheduler.c,
+     * notify_credit); summed the same way. */
+    unsigned long credit_wakes;
+    /* What a hand-off through parking costs here: a moving average of the
+     * time from an unpark to the woken worker running, in ns. The spin
+     * before parking lasts no longer (scheduler.c, spin_for_work). Written
+     * by this worker only. */
+    int64_t wake_ns;
     /* The earliest deadline of this worker's subtasks, published by it as it
      * parks, before it stops counting itself in job->running; the virtual
      * clock's advance reads it instead of the subtasks. Relaxed: the RMWs on
      * `running` order it (scheduler.c, advance_virtual). */
     _Atomic int64_t due;
+    /* What another thread touches to hand this worker work — the inbox
+     * (its tail exchanged by whoever queues, its head read at every look of
+     * the spin), `parked` and `wake_seq` — share one line, apart from the
+     * fields this worker writes at every step. */
+    alignas(WEIR__CACHELINE) struct __cds_wfcq_head inbox_head;
+    struct cds_wfcq_tail inbox_tail;
     /* 1 while parked or about to. Only ever exchanged (park, unpark): seq_cst
      * RMWs, the pair of the parked/queued hand-off above (acq_rel would do;
      * seq_cst is what plain atomic_exchange gives). */
-    alignas(WEIR__CACHELINE) _Atomic int parked;
+    _Atomic int parked;
+    /* When the unpark that woke it began (monotonic ns, 0: none since),
+     * stored by the waker before its futex wake, taken by the woken worker
+     * to measure wake_ns. */
+    _Atomic int64_t unparked_at;
     /* The futex word: bumped (seq_cst RMW) before every futex wake, read
      * before publishing `parked`, so a wake-up between the last look and the
      * wait is not lost (futex.h). */

@@ -13,6 +13,7 @@
 #ifndef WEIR_RUNTIME_TASK_H
 #define WEIR_RUNTIME_TASK_H
 
+#include <stdalign.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -55,6 +56,10 @@ typedef struct weir__outgroup {
     const weir__key *key;  /* HASH */
     uint32_t max_parallelism; /* HASH: key groups (the job's) */
     unsigned char *keybuf; /* HASH: scratch for the extracted key */
+    /* HASH: the channel of each key group (weir__key_group_subtask of
+     * key_group.h over nch), so that routing a record is a table load, not
+     * a division */
+    uint16_t *kg_channel;
     uint32_t rr;           /* REBALANCE: next channel */
 } weir__outgroup;
 
@@ -81,6 +86,19 @@ typedef struct weir__output {
      * operator may not emit): only chained operators; exactly one channel. */
     bool only_chained;
     bool one_channel;
+    /* The main fast path of a partitioned output: one group, hash or
+     * rebalance over two or more channels, nothing chained, no capture.
+     * Each record goes straight into its channel's open batch (context.c,
+     * spread_write), without the general path's loops. */
+    bool spread;
+    /* Records that took the general path (send_rest): none for a chained-
+     * only, one-channel or spread output (the tests check the fast paths
+     * are the ones taken). */
+    uint64_t general_records;
+    /* The channel whose open batch holds the slot weir_emit_reserve gave
+     * out (a round-robin spread output), until the commit; NULL: none */
+    struct weir__channel *reserved;
+    unsigned char *reserved_slot;
     unsigned char *scratch;    /* reserve() when the slot is not known yet */
 } weir__output;
 
@@ -344,7 +362,10 @@ typedef struct weir__subtask {
      * notify_credit's exchange to 0 pair as the credit hand-off (acq_rel
      * needed, seq_cst used). */
     _Atomic int want_credit;
-    struct weir__subtask *run_next;
+    /* The lines above are what other workers write (queueing it, a batch
+     * or a credit for it); what its own worker reads at every step starts
+     * on a line of its own. */
+    alignas(WEIR__CACHELINE) struct weir__subtask *run_next;
     struct weir__worker *worker;
     weir_job *job;
     struct weir__task *task;

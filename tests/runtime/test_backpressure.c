@@ -425,3 +425,48 @@ Test(backpressure, blocked_producer_waits_for_credit, .timeout = 120)
                   WAIT_RECORDS);
     weir_job_destroy(job);
 }
+
+/* ---- a waiting producer is woken for half a pool of credit -----------------
+ *
+ * A producer blocked on a slow consumer's channel is woken when half the
+ * channel's batches came back (channel.h, wake_credits), not at every
+ * returned batch: the slow side pays one wake-up (a futex system call when
+ * the producer parked) per half pool, and the producer sends those batches
+ * in one run instead of spinning or parking once a batch. With 8 batches a
+ * channel, 4 a wake-up: at most half as many wake-ups as batches (one a
+ * batch before). */
+
+enum { CREDIT_BATCHES = 100, CREDIT_BATCH = 4 };
+
+static int slow_sink(const void *elem, int64_t ts, int subtask, void *arg)
+{
+    (void)elem;
+    (void)ts;
+    (void)subtask;
+    _Atomic uint64_t *count = arg;
+    nanosleep(&(struct timespec){.tv_nsec = 100000}, NULL);
+    atomic_fetch_add(count, 1);
+    return 0;
+}
+
+Test(backpressure, waiting_producer_is_woken_per_half_pool, .timeout = 120)
+{
+    enum { N = CREDIT_BATCHES * CREDIT_BATCH };
+    static uint64_t in[N];
+    for (uint64_t i = 0; i < N; i++)
+        in[i] = i;
+    static _Atomic uint64_t count;
+    atomic_store(&count, 0);
+    weir_job *job = tu_job(&(weir_job_config){.workers = 2, .batch_capacity = CREDIT_BATCH,
+                                              .channel_batches = 8,
+                                              .diag = {.level = WEIR_DIAG_OFF}});
+    weir_stream *s = weir_source_array(job, in, N, 8, NULL);
+    cr_assert_not_null(weir_sink_callback(weir_stream_rebalance(s), slow_sink, &count));
+    tu_run_ok(job);
+    cr_assert_eq(atomic_load(&count), N);
+    cr_log_info("%lu credit wake-ups for %d batches", job->credit_wakes, CREDIT_BATCHES);
+    cr_assert_gt(job->credit_wakes, 0, "the producer never waited for credit");
+    cr_assert_leq(job->credit_wakes, (unsigned long)CREDIT_BATCHES / 2,
+                  "%lu credit wake-ups for %d batches", job->credit_wakes, CREDIT_BATCHES);
+    weir_job_destroy(job);
+}

@@ -166,8 +166,9 @@ static void assert_parked(const weir_job *job, unsigned long each, unsigned long
  * workers: each hop finds its consumer parked (nothing else to run) and
  * wakes it through the other worker's inbox. While the source waits for its
  * next millisecond the pipeline has nothing to do, and its workers park: a
- * worker spins a little first (SPIN_BEFORE_PARK looks at its inbox, not at
- * the clock), so a wait can pass without a park only where a batch came
+ * worker spins a little first (looks at its inbox for as long as a wake-up
+ * costs, a few microseconds, not until the next tick), so a wait can pass
+ * without a park only where a batch came
  * during the spin and the deadline had passed by then; half the records is
  * a bound far below what a run shows (about one park a record for each
  * worker) and far above a scheduler that spins through its waits (none). */
@@ -184,6 +185,13 @@ Test(handoffs, parked_workers_are_woken_by_each_batch, .timeout = 60)
     cr_assert_not_null(weir_sink_callback(weir_stream_rebalance(s), tally_sink, &t));
     tu_run_ok(job);
     assert_parked(job, 1, NAPS / 2);
+    /* Each hop's consumer was woken by its producer's unpark: its worker
+     * measured what a wake-up costs, the length of its spins before
+     * parking (scheduler.c, spin_budget_ns). */
+    int64_t measured = 0;
+    for (int i = 0; i < job->nworkers; i++)
+        measured += job->workers[i].wake_ns > 0;
+    cr_assert_gt(measured, 0, "no worker measured a wake-up");
     weir_job_destroy(job);
     assert_tally(&t, NAPS, (uint64_t)NAPS * (NAPS + 1) / 2);
 }
