@@ -363,10 +363,11 @@ static int row_start(const options *o, bench_row *row, row_run *rr)
         .batch = o->batch,
     };
     row->rates = calloc((size_t)o->reps, sizeof *row->rates);
+    row->cpu_recs = calloc((size_t)o->reps, sizeof *row->cpu_recs);
     rr->p50 = calloc((size_t)o->reps, sizeof *rr->p50);
     rr->p99 = calloc((size_t)o->reps, sizeof *rr->p99);
     rr->pmax = calloc((size_t)o->reps, sizeof *rr->pmax);
-    if (!row->rates || !rr->p50 || !rr->p99 || !rr->pmax) {
+    if (!row->rates || !row->cpu_recs || !rr->p50 || !rr->p99 || !rr->pmax) {
         row->failed = true;
         snprintf(row->err, sizeof row->err, "out of memory");
         return -1;
@@ -393,6 +394,7 @@ static void row_once(bench_row *row, row_run *rr, int rep)
     if (res.chk_max_align_ms > row->chk_max_align_ms)
         row->chk_max_align_ms = res.chk_max_align_ms;
     row->rates[rep] = (double)row->records / res.seconds;
+    row->cpu_recs[rep] = (res.cpu_self - res.cpu_client) / (double)row->records;
     rr->wall += res.seconds;
     rr->self += res.cpu_self;
     rr->other += res.cpu_other;
@@ -407,6 +409,8 @@ static void row_finish(const options *o, bench_row *row, row_run *rr)
     const bench_scenario *sc = row->sc;
     if (!row->failed && row->reps > 0) {
         double tmp[BENCH_MAX_REPS];
+        memcpy(tmp, row->cpu_recs, (size_t)row->reps * sizeof *tmp);
+        row->cpu_per_rec = bench_median(tmp, row->reps);
         memcpy(tmp, row->rates, (size_t)row->reps * sizeof *tmp);
         row->cpu_self = rr->self / rr->wall;
         row->cpu_other = rr->other / rr->wall;
@@ -583,8 +587,10 @@ int main(int argc, char **argv)
     }
     if (o.check && bench_report_missed(rows, nrows))
         status = 1;
-    for (int r = 0; r < nrows; r++)
+    for (int r = 0; r < nrows; r++) {
         free(rows[r].rates);
+        free(rows[r].cpu_recs);
+    }
     free(rows);
     return status;
 }

@@ -32,6 +32,11 @@ typedef struct bench_row {
     /* CPU seconds per wall second over the measured runs: this process's,
      * and every other process's on the machine (the noise) */
     double cpu_self, cpu_other;
+    /* CPU seconds this process spent per record (a client's left out:
+     * bench_result.cpu_client), the median of the repetitions', and its
+     * ratio to the baseline's: base / this, so below 1 costs more */
+    double *cpu_recs;
+    double cpu_per_rec, cpu_ratio;
     int64_t diag_events; /* diagnostic events in the last measured run (0: off) */
     /* the checkpoint scenario, summed over the measured runs */
     int64_t checkpoints;

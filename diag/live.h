@@ -23,9 +23,11 @@ typedef struct weir__live weir__live;
 /* Events the server keeps for /events (the newest; a client that connects
  * later or falls behind gets a `gap` event where the history was cut). */
 #define WEIR__LIVE_HISTORY 65536
-/* Bytes of events an SSE client is handed at once (its own buffer: one
- * batch, and one event past it at most). */
-#define WEIR__LIVE_CLIENT_BUFFER 65536
+/* ... and at most this many bytes of their JSON lines (one byte ring). */
+#define WEIR__LIVE_HISTORY_BYTES ((size_t)16 << 20)
+/* Bytes of events an SSE client is handed at once (libmicrohttpd's block
+ * of a streamed answer, which the events are copied into). */
+#define WEIR__LIVE_SSE_BLOCK 16384
 /* Connections the server holds at once; more are refused. */
 #define WEIR__LIVE_CONNECTIONS 64
 
