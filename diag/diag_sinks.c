@@ -204,7 +204,7 @@ void weir__diag_sinks_write(struct weir__diag *d, const weir_diag_event *event)
             sink_failed(s, "writing", weir_outfile_writing(s->jsonl_out));
     }
     if (s->live) /* it reads the line from json, not the event's (no copy of the event) */
-        weir__live_event(s->live, event, json, d->json.len, d->cur_rec);
+        weir__live_event(s->live, event, json, d->json.len, d->cur_rec, d->live_held);
     if (!s->memory && !s->callback)
         return;
     weir_diag_event ev = *event;

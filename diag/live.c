@@ -379,10 +379,21 @@ static void take_checkpoint_end(weir__live *l, const weir_diag_event *ev)
     l->chk_completed++;
 }
 
-void weir__live_event(weir__live *l, const weir_diag_event *ev, const char *json, size_t len,
-                      const weir__diag_rec *rec)
+void weir__live_hold(weir__live *l)
 {
     pthread_mutex_lock(&l->mu);
+}
+
+void weir__live_release(weir__live *l)
+{
+    pthread_mutex_unlock(&l->mu);
+}
+
+void weir__live_event(weir__live *l, const weir_diag_event *ev, const char *json, size_t len,
+                      const weir__diag_rec *rec, bool held)
+{
+    if (!held)
+        pthread_mutex_lock(&l->mu);
     if (ev->kind == WEIR_DIAG_KIND_JOB) {
         char *s = malloc(len + 1);
         if (s) {
@@ -394,7 +405,8 @@ void weir__live_event(weir__live *l, const weir_diag_event *ev, const char *json
         } else {
             l->failed_alloc = true;
         }
-        pthread_mutex_unlock(&l->mu);
+        if (!held)
+            pthread_mutex_unlock(&l->mu);
         return;
     }
     keep_line(l, json, len);
@@ -485,7 +497,8 @@ void weir__live_event(weir__live *l, const weir_diag_event *ev, const char *json
         !l->ops[rec->op].source && ev->kind != WEIR_DIAG_KIND_LATE &&
         ev->kind != WEIR_DIAG_KIND_WINDOW_FIRE)
         s->in_wm = rec->wm;
-    pthread_mutex_unlock(&l->mu);
+    if (!held)
+        pthread_mutex_unlock(&l->mu);
 }
 
 /* ---- answers: metrics --------------------------------------------------- */
