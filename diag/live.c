@@ -108,6 +108,8 @@ typedef struct live_line {
 
 typedef struct sse_client sse_client;
 
+#define HISTORY_MAP (WEIR__LIVE_HISTORY_BYTES + WEIR__LIVE_HISTORY * sizeof(live_line))
+
 struct weir__live {
     weir_job *job;
     pthread_mutex_t mu;
@@ -127,8 +129,8 @@ struct weir__live {
     int64_t end_wall_ms;
     char *job_line;
     size_t job_len;
-    live_line *ring;
-    char *bytes;              /* the byte ring (mmap'd) */
+    live_line *ring;          /* the index, in the mapping after the bytes */
+    char *bytes;              /* the byte ring (mmap'd, HISTORY_MAP with the index) */
     uint64_t wpos;            /* bytes written to it so far */
     uint64_t first, next;     /* events kept: [first, next) */
     bool finished;
@@ -1495,9 +1497,8 @@ static void live_free(weir__live *l)
             free(l->ops[i].subs);
         free(l->ops);
     }
-    free(l->ring);
     if (l->bytes)
-        munmap(l->bytes, WEIR__LIVE_HISTORY_BYTES);
+        munmap(l->bytes, HISTORY_MAP);
     if (l->task_name) {
         for (int t = 0; t < l->ntasks; t++)
             free(l->task_name[t]);
@@ -1636,16 +1637,18 @@ int weir__live_start(struct weir__diag *d, weir__live **out, char *why, size_t w
     XXH128_hash_t id = XXH3_128bits(seed, sizeof seed);
     snprintf(l->job_id, sizeof l->job_id, "%016" PRIx64 "%016" PRIx64, (uint64_t)id.high64,
              (uint64_t)id.low64);
-    l->ring = calloc(WEIR__LIVE_HISTORY, sizeof *l->ring);
-    void *bytes = mmap(NULL, WEIR__LIVE_HISTORY_BYTES, PROT_READ | PROT_WRITE,
-                       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    /* the byte ring and, after it, the index: one mapping of zero pages
+     * (a calloc of the index from the heap would clear a megabyte a job) */
+    void *bytes = mmap(NULL, HISTORY_MAP, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+                       -1, 0);
     if (bytes != MAP_FAILED) {
         l->bytes = bytes;
+        l->ring = (live_line *)(l->bytes + WEIR__LIVE_HISTORY_BYTES);
 #ifdef MADV_HUGEPAGE
-        madvise(bytes, WEIR__LIVE_HISTORY_BYTES, MADV_HUGEPAGE); /* fewer faults; a hint */
+        madvise(bytes, HISTORY_MAP, MADV_HUGEPAGE); /* fewer faults; a hint */
 #endif
     }
-    if (!l->ring || !l->bytes || !make_topology(l) || !make_html(l)) {
+    if (!l->bytes || !make_topology(l) || !make_html(l)) {
         live_free(l);
         snprintf(why, whysize, "out of memory");
         return WEIR_ENOMEM;
