@@ -119,6 +119,10 @@ typedef struct bench_result {
      * other process on the machine (/proc/stat's busy time minus ours; 10 ms
      * resolution). The second says how noisy the measurement was. */
     double cpu_self, cpu_other;
+    /* CPU seconds of cpu_self that are not the job's: a client thread the
+     * scenario runs in the process for what would be another machine (the
+     * served scenario's browser); left out of the row's CPU per record */
+    double cpu_client;
     int64_t diag_events; /* events the diagnostic callback received (diag scenarios) */
     /* the checkpoint scenario: checkpoints completed, the longest alignment
      * of a subtask, and the state bytes of the largest checkpoint */
@@ -134,7 +138,10 @@ typedef enum bench_target_kind {
     BENCH_TARGET_NONE = 0,
     BENCH_TARGET_RATIO, /* median / baseline median >= value */
     BENCH_TARGET_RATE,  /* median records/s >= value */
-    BENCH_TARGET_SCALE  /* median at `parallelism` / median at parallelism 1 >= value */
+    BENCH_TARGET_SCALE, /* median at `parallelism` / median at parallelism 1 >= value */
+    /* the baseline's CPU seconds per record / this row's >= value: a cost
+     * the machine's load moves less than the wall clock (cpu_ratio) */
+    BENCH_TARGET_CPU_RATIO
 } bench_target_kind;
 
 typedef struct bench_target {

@@ -364,10 +364,12 @@ static int row_start(const options *o, bench_row *row, row_run *rr)
     };
     row->rates = calloc((size_t)o->reps, sizeof *row->rates);
     row->cpu_runs = calloc((size_t)o->reps, sizeof *row->cpu_runs);
+    row->cpu_recs = calloc((size_t)o->reps, sizeof *row->cpu_recs);
     rr->p50 = calloc((size_t)o->reps, sizeof *rr->p50);
     rr->p99 = calloc((size_t)o->reps, sizeof *rr->p99);
     rr->pmax = calloc((size_t)o->reps, sizeof *rr->pmax);
-    if (!row->rates || !row->cpu_runs || !rr->p50 || !rr->p99 || !rr->pmax) {
+    if (!row->rates || !row->cpu_runs || !row->cpu_recs || !rr->p50 || !rr->p99 ||
+        !rr->pmax) {
         row->failed = true;
         snprintf(row->err, sizeof row->err, "out of memory");
         return -1;
@@ -395,6 +397,7 @@ static void row_once(bench_row *row, row_run *rr, int rep)
         row->chk_max_align_ms = res.chk_max_align_ms;
     row->rates[rep] = (double)row->records / res.seconds;
     row->cpu_runs[rep] = res.cpu_self;
+    row->cpu_recs[rep] = (res.cpu_self - res.cpu_client) / (double)row->records;
     rr->wall += res.seconds;
     rr->self += res.cpu_self;
     rr->other += res.cpu_other;
@@ -409,6 +412,8 @@ static void row_finish(const options *o, bench_row *row, row_run *rr)
     const bench_scenario *sc = row->sc;
     if (!row->failed && row->reps > 0) {
         double tmp[BENCH_MAX_REPS];
+        memcpy(tmp, row->cpu_recs, (size_t)row->reps * sizeof *tmp);
+        row->cpu_per_rec = bench_median(tmp, row->reps);
         memcpy(tmp, row->rates, (size_t)row->reps * sizeof *tmp);
         row->cpu_self = rr->self / rr->wall;
         row->cpu_other = rr->other / rr->wall;
@@ -590,6 +595,7 @@ int main(int argc, char **argv)
     for (int r = 0; r < nrows; r++) {
         free(rows[r].rates);
         free(rows[r].cpu_runs);
+        free(rows[r].cpu_recs);
     }
     free(rows);
     return status;

@@ -37,6 +37,11 @@ typedef struct bench_row {
      * cost — a worker that spins for work counts here as busy */
     double *cpu_runs;
     double cpu_seconds;
+    /* CPU seconds this process spent per record (a client's left out:
+     * bench_result.cpu_client), the median of the repetitions', and its
+     * ratio to the baseline's: base / this, so below 1 costs more */
+    double *cpu_recs;
+    double cpu_per_rec, cpu_ratio;
     int64_t diag_events; /* diagnostic events in the last measured run (0: off) */
     /* the checkpoint scenario, summed over the measured runs */
     int64_t checkpoints;

@@ -15,8 +15,14 @@
  *   diag-window-served  diag-window-standard with the job's HTTP server on
  *                       (weir_job_config.http_addr, docs/LIVE.md) and a
  *                       client connected as the live view is: /events read
- *                       to its end, /metrics scraped every 200 ms.
- *                       Baseline: diag-window-standard. Target: within 2%.
+ *                       as it comes to its end, /metrics scraped every
+ *                       second (Prometheus scrapes every 15 s by default,
+ *                       Flink's web UI polls every few). The client stands
+ *                       for a browser and a Prometheus elsewhere: its
+ *                       thread's CPU is left out of the row's CPU per
+ *                       record. Baseline: diag-window-standard. Target:
+ *                       within 2% by CPU per record (the wall clock of this
+ *                       shared machine moves more than that between runs).
  *
  * The capture goes where a user would send it: a JSONL file
  * ($TMPDIR/weir-bench-PID.jsonl, counted and removed after each run; a
@@ -88,10 +94,13 @@ static int run_diag(const bench_scenario *sc, const bench_params *p, bench_resul
 
 /* ---- the served job's client --------------------------------------------- */
 
+#define SCRAPE_EVERY_MS 1000
+
 typedef struct served_client {
     int port;
     atomic_int stop;
     int64_t bytes, scrapes;
+    double cpu; /* the thread's CPU seconds, at its end */
 } served_client;
 
 static int connect_local(int port)
@@ -117,14 +126,18 @@ static void send_request(int fd, const char *path)
     }
 }
 
-/* Reads /events as a browser does, and scrapes /metrics every 200 ms on a
- * second connection, job after job (each rep's job serves on the port). */
+/* Reads /events as a browser does, and scrapes /metrics every second on a
+ * second connection, while the run's job serves. Once its event stream
+ * ended it waits for the run's end: connecting again would be served the
+ * whole history again by a job that has not closed its port yet (a
+ * browser's EventSource waits seconds before it tries again). */
 static void *served_client_main(void *arg)
 {
     served_client *c = arg;
     char buf[65536];
+    bool streamed = false;
     while (!atomic_load(&c->stop)) {
-        int ev = connect_local(c->port);
+        int ev = streamed ? -1 : connect_local(c->port);
         if (ev < 0) {
             struct timespec ts = {0, 1000000};
             nanosleep(&ts, NULL);
@@ -146,7 +159,8 @@ static void *served_client_main(void *arg)
             }
             struct timespec now;
             clock_gettime(CLOCK_MONOTONIC, &now);
-            if ((now.tv_sec - last.tv_sec) * 1000 + (now.tv_nsec - last.tv_nsec) / 1000000 >= 200) {
+            if ((now.tv_sec - last.tv_sec) * 1000 + (now.tv_nsec - last.tv_nsec) / 1000000 >=
+                SCRAPE_EVERY_MS) {
                 last = now;
                 int m = connect_local(c->port);
                 if (m >= 0) {
@@ -161,7 +175,11 @@ static void *served_client_main(void *arg)
             }
         }
         close(ev);
+        streamed = true;
     }
+    struct timespec cpu;
+    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu) == 0)
+        c->cpu = (double)cpu.tv_sec + (double)cpu.tv_nsec / 1e9;
     return NULL;
 }
 
@@ -202,6 +220,7 @@ static int run_served(const bench_scenario *sc, const bench_params *p, bench_res
     bench_http_addr = NULL;
     atomic_store(&c.stop, 1);
     pthread_join(t, NULL);
+    out->cpu_client = c.cpu;
     if (r == 0 && c.bytes == 0) {
         snprintf(err, errsize, "the client read nothing from %s", addr);
         return -1;
@@ -221,7 +240,8 @@ const bench_scenario bench_scenarios_diag[] = {
         .quick_records = 4000000,
         .flags = BENCH_NO_PLOT,
         .run = run_served,
-        .targets = {{BENCH_TARGET_RATIO, 0.98, 0, "served within 2% of standard (window)"}},
+        .targets = {{BENCH_TARGET_CPU_RATIO, 0.98, 0,
+                     "served within 2% of standard (window, CPU)"}},
     },
 };
 

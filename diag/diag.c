@@ -55,6 +55,7 @@
 
 #include "diag_internal.h"
 #include "futex.h"
+#include "live.h"
 #include "job_state.h"
 #include "scheduler.h"
 #include "task.h"
@@ -542,16 +543,25 @@ static void write_rec(struct weir__diag *d, const weir__diag_rec *r)
 static int drain(struct weir__diag *d)
 {
     int n = 0;
+    struct weir__live *live = d->sinks.live;
     for (int i = 0; i < d->nrings; i++) {
         weir__diag_ring *r = &d->rings[i];
         uint64_t h = atomic_load_explicit(&r->head, memory_order_relaxed);
         uint64_t t = atomic_load_explicit(&r->tail, memory_order_acquire);
+        if (live && h != t && !d->live_held) {
+            weir__live_hold(live); /* once for the pass (live.h) */
+            d->live_held = true;
+        }
         /* a bounded batch per ring, so one busy worker cannot starve the others */
         for (int k = 0; k < 256 && h != t; k++, h++) {
             write_rec(d, &r->buf[h & r->mask]);
             atomic_store_explicit(&r->head, h + 1, memory_order_release);
             n++;
         }
+    }
+    if (d->live_held) {
+        weir__live_release(live);
+        d->live_held = false;
     }
     return n;
 }

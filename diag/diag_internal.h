@@ -153,6 +153,9 @@ struct weir__diag {
     /* the worker's record being written (write_rec), NULL for the events the
      * job's thread makes; the live sink reads what the JSON does not carry */
     const weir__diag_rec *cur_rec;
+    /* the collector holds the live sink's lock over the batch it drains
+     * (weir__live_hold), so an event does not lock it again */
+    bool live_held;
     /* The event being encoded, counted whatever the encodings: the open
      * containers' members still to come, and values at the top. */
     struct {

@@ -211,11 +211,8 @@ void weir__diag_sinks_write(struct weir__diag *d, const weir_diag_event *event)
         if (!ok)
             sink_failed(s, "writing", weir_outfile_writing(s->jsonl_out));
     }
-    if (s->live) {
-        weir_diag_event lev = *event;
-        lev.json = json;
-        weir__live_event(s->live, &lev, json, d->json.len, d->cur_rec);
-    }
+    if (s->live) /* it reads the line from json, not the event's (no copy of the event) */
+        weir__live_event(s->live, event, json, d->json.len, d->cur_rec, d->live_held);
     if (!s->memory && !s->callback)
         return;
     weir_diag_event ev = *event;

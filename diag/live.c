@@ -10,9 +10,16 @@
  * is built from a copy taken under `mu` (the metrics) or a few events at a
  * time (SSE), never with `mu` held while writing to a socket.
  *
- * Memory. The history of events is a ring of WEIR__LIVE_HISTORY lines whose
- * buffers are reused; an SSE client holds a cursor into it and a buffer of
- * at most WEIR__LIVE_CLIENT_BUFFER bytes (plus one event); a client whose
+ * Memory. The history of events is their JSON lines one after the other in
+ * a byte ring of WEIR__LIVE_HISTORY_BYTES, mapped at the start and touched
+ * as it fills (huge pages where the kernel has them), each line found by its
+ * entry in a ring of WEIR__LIVE_HISTORY: keeping an event is one copy, no
+ * allocation (a buffer per line made the collector allocate and fault in a
+ * page every few events until the ring was full). The oldest lines leave
+ * when either ring is full. An SSE client holds a cursor into it; its events
+ * are copied from the history straight into libmicrohttpd's buffer of the
+ * connection (WEIR__LIVE_SSE_BLOCK bytes at a time), and only an event
+ * longer than that goes through a buffer of the client's own. A client whose
  * cursor fell out of the ring gets a `gap` event with the number of events
  * it missed and goes on from the oldest kept. Nothing grows with a slow
  * client.
@@ -31,6 +38,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -90,12 +98,17 @@ typedef struct live_chk {
     char reason[64];
 } live_chk;
 
+/* An event's line: where it starts in the byte stream of the history (the
+ * byte ring's place is off % WEIR__LIVE_HISTORY_BYTES) and its length (0: a
+ * gap, an event too long to keep). */
 typedef struct live_line {
-    char *s;
-    size_t len, cap;
+    uint64_t off;
+    size_t len;
 } live_line;
 
 typedef struct sse_client sse_client;
+
+#define HISTORY_MAP (WEIR__LIVE_HISTORY_BYTES + WEIR__LIVE_HISTORY * sizeof(live_line))
 
 struct weir__live {
     weir_job *job;
@@ -116,7 +129,9 @@ struct weir__live {
     int64_t end_wall_ms;
     char *job_line;
     size_t job_len;
-    live_line *ring;
+    live_line *ring;          /* the index, in the mapping after the bytes */
+    char *bytes;              /* the byte ring (mmap'd, HISTORY_MAP with the index) */
+    uint64_t wpos;            /* bytes written to it so far */
     uint64_t first, next;     /* events kept: [first, next) */
     bool finished;
     /* set once at start, then read-only */
@@ -311,25 +326,20 @@ static live_sub *sub_of(weir__live *l, const weir_diag_event *ev, const weir__di
 
 static void keep_line(weir__live *l, const char *json, size_t len)
 {
-    live_line *s = &l->ring[l->next % WEIR__LIVE_HISTORY];
-    if (s->cap < len + 1) {
-        size_t cap = len + 1 < 256 ? 256 : len + 1;
-        char *n = realloc(s->s, cap);
-        if (!n) {
-            /* kept as an empty line: the client sees a gap of one */
-            l->failed_alloc = true;
-            s->len = 0;
-            l->next++;
-            if (l->next - l->first > WEIR__LIVE_HISTORY)
-                l->first = l->next - WEIR__LIVE_HISTORY;
-            return;
-        }
-        s->s = n;
-        s->cap = cap;
+    const size_t size = WEIR__LIVE_HISTORY_BYTES;
+    uint64_t pos = l->wpos;
+    if (len > size / 16) {
+        len = 0; /* kept as a gap of one */
+    } else if (pos % size + len > size) {
+        pos += size - pos % size; /* a line is never cut: it starts the ring again */
     }
-    memcpy(s->s, json, len);
-    s->s[len] = '\0';
-    s->len = len;
+    uint64_t end = pos + len;
+    /* the oldest lines this one overwrites leave */
+    while (l->first < l->next && end - l->ring[l->first % WEIR__LIVE_HISTORY].off > size)
+        l->first++;
+    memcpy(l->bytes + pos % size, json, len);
+    l->ring[l->next % WEIR__LIVE_HISTORY] = (live_line){.off = pos, .len = len};
+    l->wpos = end;
     l->next++;
     if (l->next - l->first > WEIR__LIVE_HISTORY)
         l->first = l->next - WEIR__LIVE_HISTORY;
@@ -371,10 +381,21 @@ static void take_checkpoint_end(weir__live *l, const weir_diag_event *ev)
     l->chk_completed++;
 }
 
-void weir__live_event(weir__live *l, const weir_diag_event *ev, const char *json, size_t len,
-                      const weir__diag_rec *rec)
+void weir__live_hold(weir__live *l)
 {
     pthread_mutex_lock(&l->mu);
+}
+
+void weir__live_release(weir__live *l)
+{
+    pthread_mutex_unlock(&l->mu);
+}
+
+void weir__live_event(weir__live *l, const weir_diag_event *ev, const char *json, size_t len,
+                      const weir__diag_rec *rec, bool held)
+{
+    if (!held)
+        pthread_mutex_lock(&l->mu);
     if (ev->kind == WEIR_DIAG_KIND_JOB) {
         char *s = malloc(len + 1);
         if (s) {
@@ -386,7 +407,8 @@ void weir__live_event(weir__live *l, const weir_diag_event *ev, const char *json
         } else {
             l->failed_alloc = true;
         }
-        pthread_mutex_unlock(&l->mu);
+        if (!held)
+            pthread_mutex_unlock(&l->mu);
         return;
     }
     keep_line(l, json, len);
@@ -477,7 +499,8 @@ void weir__live_event(weir__live *l, const weir_diag_event *ev, const char *json
         !l->ops[rec->op].source && ev->kind != WEIR_DIAG_KIND_LATE &&
         ev->kind != WEIR_DIAG_KIND_WINDOW_FIRE)
         s->in_wm = rec->wm;
-    pthread_mutex_unlock(&l->mu);
+    if (!held)
+        pthread_mutex_unlock(&l->mu);
 }
 
 /* ---- answers: metrics --------------------------------------------------- */
@@ -1064,10 +1087,47 @@ struct sse_client {
     sse_client *next_suspended;
 };
 
-/* Fills c->out with what is next, under mu: the job event first, then the
- * events from the cursor on (a gap event where the history was cut), up to
- * WEIR__LIVE_CLIENT_BUFFER bytes. */
-static void sse_fill(sse_client *c)
+/* Where sse_fill writes: straight into libmicrohttpd's buffer (`buf`, `max`
+ * bytes, `n` written), or into the client's own buffer for an event that
+ * does not fit in an empty one. */
+typedef struct sse_dest {
+    sse_client *c;
+    char *buf;
+    size_t max, n;
+} sse_dest;
+
+/* One event ("data: LINE\n\n", or a gap's `event` line first) into d;
+ * false when it waits for the next call (d has something already, or the
+ * client's buffer failed). */
+static bool sse_put(sse_dest *d, const char *event, const char *line, size_t len)
+{
+    size_t ev = event ? strlen(event) : 0;
+    size_t need = ev + 6 + len + 2;
+    if (d->max - d->n >= need) {
+        char *o = d->buf + d->n;
+        memcpy(o, event, ev);
+        memcpy(o + ev, "data: ", 6);
+        memcpy(o + ev + 6, line, len);
+        memcpy(o + ev + 6 + len, "\n\n", 2);
+        d->n += need;
+        return true;
+    }
+    if (d->n > 0)
+        return false;
+    /* longer than the whole buffer: by the client's own, sent in parts */
+    weir__buf *b = &d->c->out;
+    if (event)
+        bputs(b, event);
+    bputs(b, "data: ");
+    weir__buf_append(b, line, len);
+    bputs(b, "\n\n");
+    return false;
+}
+
+/* Writes what is next into d, under mu: the job event first, then the
+ * events from the cursor on (a gap event where the history was cut) while
+ * they fit. Copied once, from the history to the socket's buffer. */
+static void sse_fill(sse_client *c, sse_dest *d)
 {
     weir__live *l = c->l;
     weir__buf_reset(&c->out);
@@ -1078,29 +1138,34 @@ static void sse_fill(sse_client *c)
             pthread_mutex_unlock(&l->mu);
             return;
         }
-        bputs(&c->out, "data: ");
-        weir__buf_append(&c->out, l->job_line, l->job_len);
-        bputs(&c->out, "\n\n");
         c->sent_job = true;
+        if (!sse_put(d, NULL, l->job_line, l->job_len)) {
+            pthread_mutex_unlock(&l->mu);
+            return;
+        }
     }
     if (c->cursor < l->first) {
-        bprintf(&c->out, "event: gap\ndata: {\"missed\":%" PRIu64 "}\n\n", l->first - c->cursor);
+        char missed[48];
+        int k = snprintf(missed, sizeof missed, "{\"missed\":%" PRIu64 "}", l->first - c->cursor);
         c->cursor = l->first;
-    }
-    while (c->cursor < l->next && c->out.len < WEIR__LIVE_CLIENT_BUFFER) {
-        const live_line *s = &l->ring[c->cursor % WEIR__LIVE_HISTORY];
-        c->cursor++;
-        if (s->len == 0) {
-            bputs(&c->out, "event: gap\ndata: {\"missed\":1}\n\n");
-            continue;
+        if (!sse_put(d, "event: gap\n", missed, (size_t)k)) {
+            pthread_mutex_unlock(&l->mu);
+            return;
         }
-        bputs(&c->out, "data: ");
-        weir__buf_append(&c->out, s->s, s->len);
-        bputs(&c->out, "\n\n");
+    }
+    while (c->cursor < l->next) {
+        const live_line *s = &l->ring[c->cursor % WEIR__LIVE_HISTORY];
+        bool put = s->len == 0
+                       ? sse_put(d, "event: gap\n", "{\"missed\":1}", 12)
+                       : sse_put(d, NULL, l->bytes + s->off % WEIR__LIVE_HISTORY_BYTES, s->len);
+        if (put || c->out.len > 0)
+            c->cursor++;
+        if (!put)
+            break;
     }
     bool end = l->finished && c->cursor == l->next;
     pthread_mutex_unlock(&l->mu);
-    if (end && c->out.len == 0)
+    if (end && d->n == 0 && c->out.len == 0)
         c->ended = true;
 }
 
@@ -1112,10 +1177,16 @@ static ssize_t sse_read(void *cls, uint64_t pos, char *buf, size_t max)
     if (c->off == c->out.len) {
         if (atomic_load(&l->stop))
             return MHD_CONTENT_READER_END_OF_STREAM;
-        sse_fill(c);
+        sse_dest d = {.c = c, .buf = buf, .max = max};
+        sse_fill(c, &d);
         if (c->out.failed) {
             weir__buf_free(&c->out);
             return MHD_CONTENT_READER_END_WITH_ERROR;
+        }
+        if (d.n > 0) {
+            c->last_ms = mono_ms();
+            atomic_store(&l->sent_ms, c->last_ms);
+            return (ssize_t)d.n;
         }
         if (c->ended)
             return MHD_CONTENT_READER_END_OF_STREAM;
@@ -1272,7 +1343,8 @@ static enum MHD_Result start_sse(weir__live *l, struct MHD_Connection *conn)
      * answer is a gap event that says how many are missing */
     c->cursor = 0;
     struct MHD_Response *r =
-        MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 16384, sse_read, c, sse_free);
+        MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, WEIR__LIVE_SSE_BLOCK, sse_read, c,
+                                          sse_free);
     if (!r) {
         free(c);
         return MHD_NO;
@@ -1425,11 +1497,8 @@ static void live_free(weir__live *l)
             free(l->ops[i].subs);
         free(l->ops);
     }
-    if (l->ring) {
-        for (size_t i = 0; i < WEIR__LIVE_HISTORY; i++)
-            free(l->ring[i].s);
-        free(l->ring);
-    }
+    if (l->bytes)
+        munmap(l->bytes, HISTORY_MAP);
     if (l->task_name) {
         for (int t = 0; t < l->ntasks; t++)
             free(l->task_name[t]);
@@ -1568,8 +1637,18 @@ int weir__live_start(struct weir__diag *d, weir__live **out, char *why, size_t w
     XXH128_hash_t id = XXH3_128bits(seed, sizeof seed);
     snprintf(l->job_id, sizeof l->job_id, "%016" PRIx64 "%016" PRIx64, (uint64_t)id.high64,
              (uint64_t)id.low64);
-    l->ring = calloc(WEIR__LIVE_HISTORY, sizeof *l->ring);
-    if (!l->ring || !make_topology(l) || !make_html(l)) {
+    /* the byte ring and, after it, the index: one mapping of zero pages
+     * (a calloc of the index from the heap would clear a megabyte a job) */
+    void *bytes = mmap(NULL, HISTORY_MAP, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+                       -1, 0);
+    if (bytes != MAP_FAILED) {
+        l->bytes = bytes;
+        l->ring = (live_line *)(l->bytes + WEIR__LIVE_HISTORY_BYTES);
+#ifdef MADV_HUGEPAGE
+        madvise(bytes, HISTORY_MAP, MADV_HUGEPAGE); /* fewer faults; a hint */
+#endif
+    }
+    if (!l->bytes || !make_topology(l) || !make_html(l)) {
         live_free(l);
         snprintf(why, whysize, "out of memory");
         return WEIR_ENOMEM;

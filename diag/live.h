@@ -12,6 +12,7 @@
 #ifndef WEIR_DIAG_LIVE_H
 #define WEIR_DIAG_LIVE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "weir/diag.h"
@@ -23,9 +24,11 @@ typedef struct weir__live weir__live;
 /* Events the server keeps for /events (the newest; a client that connects
  * later or falls behind gets a `gap` event where the history was cut). */
 #define WEIR__LIVE_HISTORY 65536
-/* Bytes of events an SSE client is handed at once (its own buffer: one
- * batch, and one event past it at most). */
-#define WEIR__LIVE_CLIENT_BUFFER 65536
+/* ... and at most this many bytes of their JSON lines (one byte ring). */
+#define WEIR__LIVE_HISTORY_BYTES ((size_t)16 << 20)
+/* Bytes of events an SSE client is handed at once (libmicrohttpd's block
+ * of a streamed answer, which the events are copied into). */
+#define WEIR__LIVE_SSE_BLOCK 16384
 /* Connections the server holds at once; more are refused. */
 #define WEIR__LIVE_CONNECTIONS 64
 
@@ -34,9 +37,14 @@ typedef struct weir__live weir__live;
 int weir__live_start(struct weir__diag *d, weir__live **out, char *why, size_t whysize);
 /* One event the collector (or the job's thread) writes: `json` its line,
  * `rec` the worker's record it came from (NULL for the job, summary and
- * restore events). */
+ * restore events); `held`: the caller holds the sink's lock
+ * (weir__live_hold). */
 void weir__live_event(weir__live *l, const weir_diag_event *ev, const char *json, size_t len,
-                      const struct weir__diag_rec *rec);
+                      const struct weir__diag_rec *rec, bool held);
+/* The sink's lock, held by the collector over a batch of events (one lock
+ * a batch, not one an event); the server waits that long at most. */
+void weir__live_hold(weir__live *l);
+void weir__live_release(weir__live *l);
 /* The run ended with `code` (0, WEIR_ECANCELED, an error): lets SSE clients
  * take the last events (a second at most), stops the server, joins its
  * thread and frees everything. NULL is allowed. */

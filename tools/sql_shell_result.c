@@ -491,7 +491,9 @@ static void *view_main(void *arg)
         raw.c_cc[VTIME] = 0;
         tcsetattr(STDIN_FILENO, TCSANOW, &raw);
     }
-    fputs("\x1b[?1049h\x1b[?25l\x1b[2J", stdout); /* the other screen, no cursor */
+    /* the other screen (no cursor) at the first drawing: a query refused
+     * before its first 100 ms never shows it */
+    bool entered = false;
     int last_rows = 0, last_cols = 0;
     bool shown_finished = false;
     for (;;) {
@@ -526,6 +528,9 @@ static void *view_main(void *arg)
         }
         if (R.dirty || rows != last_rows || cols != last_cols ||
             R.finished != shown_finished) {
+            if (!entered)
+                fputs("\x1b[?1049h\x1b[?25l", stdout);
+            entered = true;
             if (rows != last_rows || cols != last_cols)
                 fputs("\x1b[2J", stdout);
             draw(stdout, rows, cols);
@@ -536,7 +541,8 @@ static void *view_main(void *arg)
         }
         pthread_mutex_unlock(&R.lock);
     }
-    fputs("\x1b[?25h\x1b[?1049l", stdout);
+    if (entered)
+        fputs("\x1b[?25h\x1b[?1049l", stdout);
     fflush(stdout);
     if (term)
         tcsetattr(STDIN_FILENO, TCSANOW, &old);
