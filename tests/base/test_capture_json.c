@@ -283,8 +283,10 @@ Test(capture_json, members_in_one_piece_are_the_pairs_text)
     for (int neg = 0; neg < 2; neg++) {
         for (uint64_t t = 1, k = 0; k < 20; k++, t *= 10) {
             for (int64_t d = -1; d <= 1; d++) {
-                int64_t v = (int64_t)(t > (uint64_t)INT64_MAX ? (uint64_t)INT64_MAX : t) + d;
-                if (v < 0)
+                int64_t v;
+                if (__builtin_add_overflow((int64_t)(t > (uint64_t)INT64_MAX ? (uint64_t)INT64_MAX : t),
+                                           d, &v) ||
+                    v < 0)
                     continue;
                 v = neg ? -v : v;
                 weir__buf a = {0}, c = {0};
