@@ -188,7 +188,7 @@ struct bench_scenario {
 /* Each scenario_NAME.c defines bench_scenarios_NAME[] and its length. */
 #define BENCH_SCENARIO_FILES(X)                                                                   \
     X(chain) X(window) X(eventtime) X(diag) X(channel) X(latency) X(table) X(valve) X(sql)      \
-    X(kafka) X(nexmark) X(join) X(over)
+    X(kafka) X(nexmark) X(join) X(over) X(state)
 
 #define BENCH_DECLARE_SCENARIOS(f)                                                               \
     extern const bench_scenario bench_scenarios_##f[];                                           \

@@ -1105,7 +1105,8 @@ static bool sse_put(sse_dest *d, const char *event, const char *line, size_t len
     size_t need = ev + 6 + len + 2;
     if (d->max - d->n >= need) {
         char *o = d->buf + d->n;
-        memcpy(o, event, ev);
+        if (ev)
+            memcpy(o, event, ev);
         memcpy(o + ev, "data: ", 6);
         memcpy(o + ev + 6, line, len);
         memcpy(o + ev + 6 + len, "\n\n", 2);

@@ -538,7 +538,7 @@ static int aw_restore(weir_ctx *ctx, weir_snapshot_reader *rd)
     size_t len, rec = 1 + 8 + a->key_size + a->in_size;
     size_t hsize = (a->key_size ? 3 : 2) * sizeof(uint64_t);
     uint64_t tag = a->key_size ? AW_SNAPSHOT_TAG_KEYED : AW_SNAPSHOT_TAG;
-    int got;
+    int got, pieces = 0;
     while ((got = weir_snapshot_next(rd, &data, &len)) == 1) {
         uint64_t head[3] = {0, 0, 0};
         if (len < hsize || (memcpy(head, data, hsize), head[0] != tag) ||
@@ -550,12 +550,39 @@ static int aw_restore(weir_ctx *ctx, weir_snapshot_reader *rd)
         unsigned char *more = realloc(a->replay, a->replay_len + n);
         if (!more)
             return weir_ctx_fail(ctx, WEIR_ENOMEM, "restore: out of memory");
-        memcpy(more + a->replay_len, (const unsigned char *)data + hsize, n);
         a->replay = more;
-        a->replay_len += n;
+        /* On a keyed input after a change of parallelism the pieces of every
+         * old subtask whose key groups overlap this one's come: only the
+         * elements of the keys this subtask owns now are its own (the
+         * others are replayed where their keys went). Their watermarks stay
+         * when one old subtask's piece is all there is; from several,
+         * one's watermark could pass another's earlier elements, so they
+         * go (a later watermark comes from upstream). */
+        const unsigned char *p = (const unsigned char *)data + hsize;
+        for (size_t at = 0; at < n; at += rec) {
+            bool wm = p[at] != 0;
+            if (a->key_size && !wm && !weir_ctx_owns_key(ctx, p + at + 9))
+                continue;
+            memcpy(a->replay + a->replay_len, p + at, rec);
+            a->replay_len += rec;
+        }
+        pieces++;
     }
     if (got < 0)
         return got;
+    if (pieces > 1) {
+        size_t kept = 0;
+        for (size_t at = 0; at < a->replay_len; at += rec)
+            if (a->replay[at] == 0) {
+                memmove(a->replay + kept, a->replay + at, rec);
+                kept += rec;
+            }
+        a->replay_len = kept;
+    }
+    if (a->replay_len == 0) {
+        free(a->replay);
+        a->replay = NULL;
+    }
     /* handed to the function again now, as far as there is room; a timer
      * takes the rest and looks for their results */
     int r = replay(ctx, a, false);

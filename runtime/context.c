@@ -1287,6 +1287,15 @@ size_t weir_ctx_key_size(const weir_ctx *ctx)
     return ctx->keyed.key_size;
 }
 
+bool weir_ctx_owns_key(const weir_ctx *ctx, const void *key)
+{
+    if (!ctx || !key || !ctx->keyed.key_size || !ctx->job)
+        return false;
+    uint64_t h = weir__hash_key(key, ctx->keyed.key_size);
+    return weir__key_subtask(h, ctx->job->max_parallelism, (uint32_t)ctx->parallelism) ==
+           (uint32_t)ctx->subtask;
+}
+
 int weir_ctx_key_format(const weir_ctx *ctx, char *buf, size_t size)
 {
     if (size == 0)

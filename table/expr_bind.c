@@ -108,6 +108,28 @@ static uint32_t text_cap(weir_type t)
 }
 
 /* A CAST node to `to`, or n itself if it already has that type. */
+/* A number's CAST of a non-NULL number literal (c, bound) becomes the
+ * literal of its value, worked out once here instead of for every row; a
+ * cast that fails (out of range) stays, to fail the row as it does. The
+ * node keeps `implicit`: an implicit conversion's literal is still typed
+ * apart from its text (weir_expr.typed_apart). */
+static weir__enode *fold_cast(weir__enode *c)
+{
+    const weir__enode *x = c->a;
+    weir_type_id from = x->type.id, to = c->type.id;
+    bool num_from = weir__type_is_numeric(from) || from == WEIR_TYPE_BOOLEAN;
+    if (x->op != OP_LIT || x->lit.null || c->try_cast || !num_from || !weir__type_is_numeric(to))
+        return c;
+    weir__val v;
+    const char *why = NULL;
+    if (weir__cast_eval(c, &x->lit, NULL, &v, &why) != 0 || v.null)
+        return c;
+    c->op = OP_LIT;
+    c->lit = v;
+    c->a = NULL; /* still freed with the expression's nodes */
+    return c;
+}
+
 static weir__enode *cast_to(binder *p, weir__enode *n, weir_type to)
 {
     if (!n)
@@ -124,7 +146,7 @@ static weir__enode *cast_to(binder *p, weir__enode *n, weir_type to)
     c->zone = p->zone;
     if (weir__type_is_var(to.id))
         c->scratch = scratch(p, to.capacity > text_cap(n->type) ? to.capacity : text_cap(n->type));
-    return c;
+    return fold_cast(c);
 }
 
 /* A NULL literal takes the type of what it meets. */
@@ -1099,7 +1121,7 @@ static weir__enode *bind_cast(binder *p, const weir_ast *a)
                                 : c->type.capacity > text_cap(x->type) ? c->type.capacity
                                                                        : text_cap(x->type));
     }
-    return c;
+    return fold_cast(c);
 }
 
 /* The aggregate functions and their kinds. */
@@ -1744,7 +1766,8 @@ static int describe_item(weir_expr *e, weir__enode *root, const weir_schema *sch
             x->scratch = e->scratch;
             x->clock_slot = e->clock_slot;
             x->column = x->root->op == OP_COL ? x->root->col : -1;
-            x->typed_apart = (x->root->op == OP_CAST && x->root->implicit) ||
+            x->typed_apart = ((x->root->op == OP_CAST || x->root->op == OP_LIT) &&
+                              x->root->implicit) ||
                              (x->root->op == OP_LIT && x->root->lit.null);
             if (!(x->text = dupn(root->arg_texts[i], strlen(root->arg_texts[i]))))
                 return WEIR_ENOMEM;

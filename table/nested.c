@@ -43,10 +43,6 @@ static pthread_mutex_t nested_lock = PTHREAD_MUTEX_INITIALIZER;
 static _Atomic(weir__nested *) nested_reg[WEIR__NESTED_MAX];
 static int nested_count;
 
-bool weir__type_is_nested(weir_type_id id)
-{
-    return id == WEIR_TYPE_ROW || id == WEIR_TYPE_ARRAY || id == WEIR_TYPE_MAP;
-}
 
 const weir__nested *weir__nested_of(weir_type t)
 {

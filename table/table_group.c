@@ -237,9 +237,15 @@ static int group_open(weir_ctx *ctx)
         r = weir_state_set_ttl(ctx, st->value_id, &(weir_state_ttl){
                                    .ttl_ms = g->ttl_ms, .time = WEIR_TTL_PROCESSING_TIME,
                                    .update = WEIR_TTL_ON_CREATE_AND_WRITE});
-    for (int i = 0; r == 0 && i < g->nitems; i++)
-        if (g->aggs[i].kind != WEIR_AGG_NONE && g->aggs[i].list)
-            r = weir_state_declare(ctx, WEIR_STATE_LIST, g->aggs[i].esize, &st->list_ids[i]);
+    for (int i = 0; r == 0 && i < g->nitems; i++) {
+        const weir__agg *a = &g->aggs[i];
+        if (a->kind == WEIR_AGG_NONE || !a->list)
+            continue;
+        /* COUNT(DISTINCT x): a map from the value to its rows (Flink's
+         * MapState of a distinct aggregate), one lookup a row */
+        r = a->distinct ? weir_state_declare_map(ctx, a->vsize, sizeof(int64_t), &st->list_ids[i])
+                        : weir_state_declare(ctx, WEIR_STATE_LIST, a->esize, &st->list_ids[i]);
+    }
     return r;
 }
 
@@ -277,6 +283,34 @@ static int update_list_agg(weir_ctx *ctx, const group_impl *g, group_state *st, 
         return weir_ctx_fail(ctx, r, "%s: %s in '%s'", g->name, why, g->items[i]->text);
     if (weir_state_list_set(ctx, st->list_ids[i], 0, st->list, n))
         return weir_ctx_error(ctx);
+    return 0;
+}
+
+/* COUNT(DISTINCT x) takes x in or out: x's rows in the group's map state
+ * (value -> rows), the distinct count in the accumulator's slot moving
+ * when a value comes or goes. */
+static int update_distinct(weir_ctx *ctx, const group_impl *g, group_state *st, int i,
+                           unsigned char *accs, const weir__val *x, int sign)
+{
+    const weir__agg *a = &g->aggs[i];
+    unsigned char key[WEIR_STRING_MAX_CAPACITY + 16];
+    weir__agg_encode(a, x, key); /* zero-filled past the value: equal values, equal bytes */
+    unsigned char *rows = weir_state_map_get(ctx, st->list_ids[i], 0, key, sign > 0);
+    if (!rows)
+        return sign > 0 ? weir_ctx_state_error(ctx) : 0; /* retracting a value never seen */
+    int64_t n, distinct;
+    memcpy(&n, rows, sizeof n);
+    memcpy(&distinct, accs + a->slot, sizeof distinct);
+    n += sign > 0 ? 1 : -1;
+    if (n > 0) {
+        memcpy(rows, &n, sizeof n);
+        if (n == 1 && sign > 0)
+            distinct++;
+    } else {
+        weir_state_map_remove(ctx, st->list_ids[i], 0, key);
+        distinct--;
+    }
+    memcpy(accs + a->slot, &distinct, sizeof distinct);
     return 0;
 }
 
@@ -344,7 +378,8 @@ static int accumulate(weir_ctx *ctx, const group_impl *g, group_state *st,
         }
         if (x.null)
             continue;
-        int r = update_list_agg(ctx, g, st, i, accs, &x, sign);
+        int r = a->distinct ? update_distinct(ctx, g, st, i, accs, &x, sign)
+                            : update_list_agg(ctx, g, st, i, accs, &x, sign);
         if (r)
             return r;
     }
@@ -389,6 +424,85 @@ static int emit_change(weir_ctx *ctx, const group_impl *g, group_state *st,
     return emit_kind(ctx, st->emit, WEIR_ROW_UPDATE_AFTER, ts);
 }
 
+/* The group's new result row into st->out: its key columns from the row,
+ * its aggregates' results from the accumulators. */
+static int build_result(weir_ctx *ctx, const group_impl *g, group_state *st,
+                        const unsigned char *row, const unsigned char *accs)
+{
+    memset(st->out, 0, g->out->row_size);
+    for (int i = 0; i < g->nitems; i++) {
+        weir__val x;
+        if (g->item_key[i] >= 0) {
+            int c = g->item_key[i];
+            const weir__col *from = &g->in->cols[c], *to = &g->out->cols[i];
+            if (from->type.id == to->type.id && from->size == to->size &&
+                !weir__type_is_var(to->type.id)) {
+                /* the column's bytes as they are (a NULL one's are zero) */
+                weir__row_set_null_bit(st->out, i, weir__row_null(g->in, row, c));
+                memcpy(st->out + to->offset, row + from->offset, to->size);
+                continue;
+            }
+            weir__load_value(g->in, row, c, &x);
+        } else if (g->aggs[i].kind == WEIR_AGG_FUNCTION) {
+            const char *why;
+            int r = weir__agg_call_result(&g->aggs[i], accs, &x, st->fn_buf, &why);
+            if (r)
+                return weir_ctx_fail(ctx, r, "%s: %s in '%s'", g->name, why, g->items[i]->text);
+        } else {
+            weir__agg_result(&g->aggs[i], accs, &x);
+        }
+        weir__store_value(g->out, st->out, i, &x);
+    }
+    return 0;
+}
+
+/* group_record for a group of plain accumulators (no list or map state, no
+ * time to live): the key's value is looked up once, created for a row that
+ * accumulates, and worked on where it is (no other state call comes
+ * between); every state change is made before the rows go out. */
+static int group_record_in_place(weir_ctx *ctx, const group_impl *g, group_state *st,
+                                 const unsigned char *row, bool acc, int64_t ts)
+{
+    unsigned char *v = weir_state_value(ctx, st->value_id, 0, acc);
+    if (!v)
+        return acc ? weir_ctx_state_error(ctx) : 0; /* retracting a group never seen */
+    group_head head;
+    unsigned char *prev = v + sizeof head;
+    unsigned char *accs = prev + g->out->row_size;
+    memcpy(&head, v, sizeof head);
+    if (head.count == 0 && !head.has_prev) /* new: a kept group has rows */
+        for (int i = 0; g->fn_init && i < g->nitems; i++)
+            weir__agg_init(&g->aggs[i], accs);
+    head.count += acc ? 1 : -1;
+    int r = accumulate(ctx, g, st, row, accs, acc ? 1 : -1);
+    if (r)
+        return r;
+    if (head.count <= 0) {
+        bool had = head.has_prev;
+        if (had)
+            memcpy(st->emit, prev, g->out->row_size);
+        weir_state_clear(ctx, st->value_id, 0);
+        return had ? emit_kind(ctx, st->emit, WEIR_ROW_DELETE, ts) : 0;
+    }
+    if ((r = build_result(ctx, g, st, row, accs)))
+        return r;
+    bool had = head.has_prev;
+    if (had && memcmp(prev + 1, st->out + 1, g->out->row_size - 1) == 0) {
+        memcpy(v, &head, sizeof head);
+        return 0; /* the same result: nothing out */
+    }
+    if (had)
+        memcpy(st->emit, prev, g->out->row_size);
+    memcpy(prev, st->out, g->out->row_size);
+    head.has_prev = 1;
+    memcpy(v, &head, sizeof head);
+    if (!had)
+        return emit_kind(ctx, st->out, WEIR_ROW_INSERT, ts);
+    if ((r = emit_kind(ctx, st->emit, WEIR_ROW_UPDATE_BEFORE, ts)))
+        return r;
+    return emit_kind(ctx, st->out, WEIR_ROW_UPDATE_AFTER, ts);
+}
+
 /* A row of the group's changelog. The group's value state is a group_head,
  * the last result row and the accumulators, worked on in st->value and
  * written back at the end. */
@@ -400,6 +514,8 @@ static int group_record(weir_ctx *ctx, int input, const void *elem, int64_t ts)
     const unsigned char *row = elem;
     weir_row_kind kind = weir_row_get_kind(row);
     bool acc = kind == WEIR_ROW_INSERT || kind == WEIR_ROW_UPDATE_AFTER;
+    if (g->nlists == 0 && g->ttl_ms <= 0)
+        return group_record_in_place(ctx, g, st, row, acc, ts);
     unsigned char *v = weir_state_value(ctx, st->value_id, 0, false);
     if (!v && !acc)
         return 0; /* retracting a group never seen: Flink ignores it */
@@ -425,21 +541,8 @@ static int group_record(weir_ctx *ctx, int input, const void *elem, int64_t ts)
         return r;
     if (head.count <= 0)
         return retract_group(ctx, g, st, prev, head.has_prev, ts);
-    /* The new result. */
-    memset(st->out, 0, g->out->row_size);
-    for (int i = 0; i < g->nitems; i++) {
-        weir__val x;
-        if (g->item_key[i] >= 0) {
-            weir__load_value(g->in, row, g->item_key[i], &x);
-        } else if (g->aggs[i].kind == WEIR_AGG_FUNCTION) {
-            const char *why;
-            if ((r = weir__agg_call_result(&g->aggs[i], accs, &x, st->fn_buf, &why)))
-                return weir_ctx_fail(ctx, r, "%s: %s in '%s'", g->name, why, g->items[i]->text);
-        } else {
-            weir__agg_result(&g->aggs[i], accs, &x);
-        }
-        weir__store_value(g->out, st->out, i, &x);
-    }
+    if ((r = build_result(ctx, g, st, row, accs)))
+        return r;
     if ((r = emit_change(ctx, g, st, prev, head.has_prev, ts)))
         return r;
     memcpy(prev, st->out, g->out->row_size);

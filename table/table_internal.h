@@ -75,14 +75,37 @@ struct weir_schema {
  * numeric / time. */
 uint32_t weir__type_size(weir_type t);
 uint32_t weir__type_align(weir_type t);
-bool weir__type_is_string(weir_type_id id);  /* VARCHAR, CHAR */
-bool weir__type_is_binary(weir_type_id id);  /* VARBINARY, BINARY */
+/* Inline: the row and value paths ask these for every value they move. */
+static inline bool weir__type_is_string(weir_type_id id) /* VARCHAR, CHAR */
+{
+    return id == WEIR_TYPE_VARCHAR || id == WEIR_TYPE_CHAR;
+}
+static inline bool weir__type_is_binary(weir_type_id id) /* VARBINARY, BINARY */
+{
+    return id == WEIR_TYPE_VARBINARY || id == WEIR_TYPE_BINARY;
+}
 /* A string or a binary string: a length and its capacity's bytes in a row. */
-bool weir__type_is_var(weir_type_id id);
-bool weir__type_is_integer(weir_type_id id); /* TINYINT, SMALLINT, INT, BIGINT */
-bool weir__type_is_approx(weir_type_id id);  /* FLOAT, DOUBLE */
-bool weir__type_is_numeric(weir_type_id id);
-bool weir__type_is_time(weir_type_id id);
+static inline bool weir__type_is_var(weir_type_id id)
+{
+    return weir__type_is_string(id) || weir__type_is_binary(id);
+}
+static inline bool weir__type_is_integer(weir_type_id id) /* TINYINT, SMALLINT, INT, BIGINT */
+{
+    return id == WEIR_TYPE_TINYINT || id == WEIR_TYPE_SMALLINT || id == WEIR_TYPE_INT ||
+           id == WEIR_TYPE_BIGINT;
+}
+static inline bool weir__type_is_approx(weir_type_id id) /* FLOAT, DOUBLE */
+{
+    return id == WEIR_TYPE_FLOAT || id == WEIR_TYPE_DOUBLE;
+}
+static inline bool weir__type_is_numeric(weir_type_id id)
+{
+    return weir__type_is_integer(id) || weir__type_is_approx(id) || id == WEIR_TYPE_DECIMAL;
+}
+static inline bool weir__type_is_time(weir_type_id id)
+{
+    return id == WEIR_TYPE_TIMESTAMP || id == WEIR_TYPE_TIMESTAMP_LTZ;
+}
 /* DECIMAL(p, s) (precision 1..38); the DECIMAL an exact number is (an
  * integer's digits: TINYINT is DECIMAL(3, 0) ... BIGINT DECIMAL(19, 0)). */
 weir_type weir__type_decimal(int p, int s, bool not_null);
@@ -92,8 +115,14 @@ weir_type weir__type_as_decimal(weir_type t);
  * NULL). */
 weir_type weir__decimal_result(char op, weir_type a, weir_type b);
 /* DATE, TIME, TIMESTAMP, TIMESTAMP_LTZ; INTERVAL (day-time), INTERVAL_YM. */
-bool weir__type_is_datetime(weir_type_id id);
-bool weir__type_is_interval(weir_type_id id);
+static inline bool weir__type_is_datetime(weir_type_id id)
+{
+    return id == WEIR_TYPE_DATE || id == WEIR_TYPE_TIME || weir__type_is_time(id);
+}
+static inline bool weir__type_is_interval(weir_type_id id)
+{
+    return id == WEIR_TYPE_INTERVAL || id == WEIR_TYPE_INTERVAL_YM;
+}
 /* A type a column may have (not NULL's, not an interval's). */
 bool weir__type_is_column(weir_type_id id);
 /* A TIMESTAMP(p) or TIMESTAMP_LTZ(p) with p > 3 (its nanoseconds kept). */
@@ -234,7 +263,10 @@ typedef struct weir__nested {
     uint32_t knulls, vnulls, koff, kstride, voff, vstride;
 } weir__nested;
 
-bool weir__type_is_nested(weir_type_id id);
+static inline bool weir__type_is_nested(weir_type_id id)
+{
+    return id == WEIR_TYPE_ROW || id == WEIR_TYPE_ARRAY || id == WEIR_TYPE_MAP;
+}
 /* The description of a nested type (NULL for another). Lock-free. */
 const weir__nested *weir__nested_of(weir_type t);
 /* The nested type of these parts, described once (equal parts: the same

@@ -55,6 +55,10 @@ typedef struct rank_impl {
     int ocol[WEIR__LIST_MAX];
     bool desc[WEIR__LIST_MAX];
     bool nulls_first[WEIR__LIST_MAX];
+    /* An order key whose values compare as the signed integer their bytes
+     * hold (an integer, a DATE or TIME, a TIMESTAMP(p <= 3), a DECIMAL(p <=
+     * 18): its size, 8, 4, 2 or 1), read without the value path; 0: not. */
+    uint8_t oint[WEIR__LIST_MAX];
     int64_t start, end;
     bool with_rn;
     bool same_layout;
@@ -151,6 +155,46 @@ static int grow(weir_ctx *ctx, const rank_impl *r, rank_state *st, size_t rows)
 }
 
 /* The order of two rows by the sort keys: < 0, 0, > 0. */
+/* The signed integer of `size` bytes at p. */
+static int64_t int_at(const unsigned char *p, unsigned size)
+{
+    switch (size) {
+    case 8: {
+        int64_t v;
+        memcpy(&v, p, 8);
+        return v;
+    }
+    case 4: {
+        int32_t v;
+        memcpy(&v, p, 4);
+        return v;
+    }
+    case 2: {
+        int16_t v;
+        memcpy(&v, p, 2);
+        return v;
+    }
+    default: return (int8_t)p[0];
+    }
+}
+
+/* The size of the integer a column's values compare as (rank_impl.oint). */
+static uint8_t int_order(weir_type t)
+{
+    switch (t.id) {
+    case WEIR_TYPE_TINYINT: return 1;
+    case WEIR_TYPE_SMALLINT: return 2;
+    case WEIR_TYPE_INT:
+    case WEIR_TYPE_DATE:
+    case WEIR_TYPE_TIME: return 4;
+    case WEIR_TYPE_BIGINT: return 8;
+    case WEIR_TYPE_TIMESTAMP:
+    case WEIR_TYPE_TIMESTAMP_LTZ: return weir_type_precision(t) <= 3 ? 8 : 0;
+    case WEIR_TYPE_DECIMAL: return weir_type_precision(t) <= 18 ? 8 : 0;
+    default: return 0;
+    }
+}
+
 static int cmp_rows(const rank_impl *r, const unsigned char *a, const unsigned char *b)
 {
     for (int k = 0; k < r->norder; k++) {
@@ -161,6 +205,13 @@ static int cmp_rows(const rank_impl *r, const unsigned char *a, const unsigned c
                 continue;
             int v = na ? -1 : 1;
             return r->nulls_first[k] ? v : -v;
+        }
+        if (r->oint[k]) {
+            uint32_t off = r->in->cols[c].offset;
+            int64_t x = int_at(a + off, r->oint[k]), y = int_at(b + off, r->oint[k]);
+            if (x != y)
+                return (x < y) != r->desc[k] ? -1 : 1;
+            continue;
         }
         weir__val va, vb;
         weir__load_value(r->in, a, c, &va);
@@ -831,6 +882,7 @@ static int parse_order(weir_table_env *env, rank_impl *r, const char *list, cons
             return -1;
         }
         r->ocol[r->norder] = c;
+        r->oint[r->norder] = int_order(r->in->cols[c].type);
         r->desc[r->norder] = desc;
         r->nulls_first[r->norder] = nulls ? nulls == 1 : !desc;
         r->norder++;

@@ -13,36 +13,11 @@
 #include "table_internal.h"
 #include "weir/error.h"
 
-bool weir__type_is_string(weir_type_id id)
-{
-    return id == WEIR_TYPE_VARCHAR || id == WEIR_TYPE_CHAR;
-}
 
-bool weir__type_is_binary(weir_type_id id)
-{
-    return id == WEIR_TYPE_VARBINARY || id == WEIR_TYPE_BINARY;
-}
 
-bool weir__type_is_var(weir_type_id id)
-{
-    return weir__type_is_string(id) || weir__type_is_binary(id);
-}
 
-bool weir__type_is_integer(weir_type_id id)
-{
-    return id == WEIR_TYPE_TINYINT || id == WEIR_TYPE_SMALLINT || id == WEIR_TYPE_INT ||
-           id == WEIR_TYPE_BIGINT;
-}
 
-bool weir__type_is_approx(weir_type_id id)
-{
-    return id == WEIR_TYPE_FLOAT || id == WEIR_TYPE_DOUBLE;
-}
 
-bool weir__type_is_numeric(weir_type_id id)
-{
-    return weir__type_is_integer(id) || weir__type_is_approx(id) || id == WEIR_TYPE_DECIMAL;
-}
 
 weir_type weir__type_decimal(int p, int s, bool not_null)
 {
@@ -96,20 +71,8 @@ weir_type weir__type_as_decimal(weir_type t)
     }
 }
 
-bool weir__type_is_time(weir_type_id id)
-{
-    return id == WEIR_TYPE_TIMESTAMP || id == WEIR_TYPE_TIMESTAMP_LTZ;
-}
 
-bool weir__type_is_datetime(weir_type_id id)
-{
-    return id == WEIR_TYPE_DATE || id == WEIR_TYPE_TIME || weir__type_is_time(id);
-}
 
-bool weir__type_is_interval(weir_type_id id)
-{
-    return id == WEIR_TYPE_INTERVAL || id == WEIR_TYPE_INTERVAL_YM;
-}
 
 bool weir__type_is_column(weir_type_id id)
 {

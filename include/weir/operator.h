@@ -440,6 +440,14 @@ WEIR_EXPORT int64_t weir_ctx_watermark_interval(const weir_ctx *ctx);
 WEIR_EXPORT const void *weir_ctx_key(const weir_ctx *ctx);
 WEIR_EXPORT size_t weir_ctx_key_size(const weir_ctx *ctx);
 WEIR_EXPORT int weir_ctx_key_format(const weir_ctx *ctx, char *buf, size_t size);
+/* Whether `key` (weir_ctx_key_size bytes) belongs to this subtask of a
+ * keyed operator: its key group is in the subtask's range, so key_by sends
+ * its records here and its keyed state is restored here. For what an
+ * operator keeps per key in its own snapshot: after a change of
+ * parallelism a restore hook reads the pieces of every old subtask whose
+ * key groups overlap its own (weir_snapshot_next), and keeps the keys it
+ * owns. false for an operator that is not keyed. */
+WEIR_EXPORT bool weir_ctx_owns_key(const weir_ctx *ctx, const void *key);
 
 /* Whether the job takes checkpoints (docs/CHECKPOINTS.md): a two-phase
  * sink then commits at notify_complete, else at its end. */

@@ -9,6 +9,7 @@
  * Evaluation goes through the compiled tree directly (the table layer's
  * internal evaluator, table_internal.h), the same call the operators make.
  */
+#include "expr_tree.h"
 #include "table_internal.h"
 #include "table/table_testutil.h"
 
@@ -263,5 +264,52 @@ Test(expr, bare_names_as_sql_reads_them)
     weir_expr *e;
     char msg[256];
     cr_assert_eq(weir_expr_compile("1x", s, &e, msg, sizeof msg), WEIR_EINVAL);
+    weir_schema_destroy(s);
+}
+
+/* A number's CAST of a number literal, written or made by the binder (MOD's
+ * divisor brought to the dividend's type), is worked out when the
+ * expression is compiled: its node is the literal of the value, not a cast
+ * evaluated for every row. A cast whose value is NULL or an error, a
+ * TRY_CAST and a cast of a column stay casts; the values are what they
+ * were. */
+Test(expr, a_cast_of_a_number_literal_is_folded)
+{
+    unsigned char row[512];
+    weir_schema *s = row_schema(row);
+    static const struct { const char *text, *value, *type; bool folded; } cases[] = {
+        {"CAST(1 AS BIGINT)", "1", "BIGINT NOT NULL", true},
+        {"CAST(2.5 AS DOUBLE)", "2.5", "DOUBLE NOT NULL", true},
+        {"CAST(7 AS DECIMAL(10, 2))", "7.00", "DECIMAL(10, 2) NOT NULL", true},
+        {"TRY_CAST(1 AS BIGINT)", "1", "BIGINT", false},
+        {"CAST(b AS DOUBLE)", "-3.0", "DOUBLE", false},
+        /* a value that does not fit a DECIMAL is NULL (Flink's): left to the row */
+        {"CAST(123456 AS DECIMAL(3, 1))", "null", "DECIMAL(3, 1) NOT NULL", false},
+        {"CAST(1 / 0 AS BIGINT)", "error", "BIGINT NOT NULL", false},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        weir_expr *e;
+        char msg[256];
+        cr_assert_eq(weir_expr_compile(cases[i].text, s, &e, msg, sizeof msg), 0, "%s: %s",
+                     cases[i].text, msg);
+        cr_assert_eq(e->root->op == OP_LIT, cases[i].folded, "%s: op %d", cases[i].text,
+                     (int)e->root->op);
+        weir_expr_destroy(e);
+        char out[256], type[64];
+        int err;
+        eval_text(s, row, cases[i].text, out, sizeof out, type, &err);
+        if (strcmp(cases[i].value, "error") != 0)
+            cr_assert_str_eq(out, cases[i].value, "%s", cases[i].text);
+        else
+            cr_assert_neq(err, 0, "%s: %s", cases[i].text, out);
+        cr_assert_str_eq(type, cases[i].type, "%s", cases[i].text);
+    }
+    /* MOD(b, 1000): the INT literal cast to b's BIGINT, folded */
+    weir_expr *e;
+    char msg[256];
+    cr_assert_eq(weir_expr_compile("MOD(b, 1000)", s, &e, msg, sizeof msg), 0, "%s", msg);
+    cr_assert_eq(e->root->op, OP_BUILTIN);
+    cr_assert_eq(e->root->args[1]->op, OP_LIT, "op %d", (int)e->root->args[1]->op);
+    weir_expr_destroy(e);
     weir_schema_destroy(s);
 }
