@@ -167,10 +167,13 @@ typedef struct seen {
     int at_barrier; /* -1: no snapshot yet */
 } seen;
 
+static _Atomic int results; /* what the test thread watches while the job runs */
+
 static int rec_record(weir_ctx *ctx, int input, const void *elem, int64_t ts)
 {
     (void)input, (void)ts;
     seen *s = weir_ctx_arg(ctx);
+    atomic_fetch_add(&results, 1);
     tu_check(s->n < 2 * NEL, "too many results");
     if (s->n < 2 * NEL)
         s->value[s->n++] = ((const int64_t *)elem)[0];
@@ -271,11 +274,13 @@ Test(async_checkpoint, keyed_elements_in_flight_restore_once_at_any_parallelism,
     service_start(&svc, true);
     atomic_store(&first_run, 1);
     atomic_store(&invoked, 0);
+    atomic_store(&results, 0);
     weir_job *job = make_job(sp, NULL, 2, &svc, &a);
     pthread_t th;
     pthread_create(&th, NULL, run_thread, job);
     /* every element read handed to the function, the answered ones out */
-    for (int i = 0; i < 20000 && (atomic_load(&invoked) < HALF || a.n < HALF * 4 / NKEYS - 1);
+    for (int i = 0;
+         i < 20000 && (atomic_load(&invoked) < HALF || atomic_load(&results) < HALF * 4 / NKEYS - 1);
          i++)
         usleep(1000);
     int64_t id = 0;
