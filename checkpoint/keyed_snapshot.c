@@ -67,8 +67,9 @@ static bool kept(const weir__state *st, uint32_t e, int64_t now)
     return !weir__ttl_expired(st, *weir__ttl_stamp(st, e), now);
 }
 
-/* A processing-time stamp goes as its age (stamp - now): the job clock
- * restarts at 0 in the job that restores; an event-time one as it is. */
+/* A processing-time stamp goes as its age (stamp - now), so that it does
+ * not depend on where the restoring job's clock starts (runtime/job.c goes
+ * on from the checkpoint's time); an event-time one as it is. */
 static int64_t stamp_out(const weir__state *st, int64_t stamp, int64_t now)
 {
     return st->ttl.time == WEIR_TTL_PROCESSING_TIME ? (int64_t)((uint64_t)stamp - (uint64_t)now)
