@@ -1028,7 +1028,7 @@ weir_table *weir_table_rank(weir_table *in, const weir_table_rank_spec *spec)
     rank_impl *r = rank_impl_new(in, spec->partition_by, what);
     if (!r)
         return NULL;
-    char order[512], part[512], name[1400];
+    char order[512], part[512], name[2048];
     if (parse_order(env, r, spec->order_by, what, order, sizeof order)) {
         rank_impl_free(r);
         return NULL;
