@@ -135,7 +135,7 @@ WEIR__JSON_INLINE char *weir__json_member(weir__json_writer *w, const char *key,
 }
 
 /* The member ends at p (NULL: not written): counted, full containers closed. */
-WEIR__JSON_INLINE void weir__json_member_end(weir__json_writer *w, char *p)
+WEIR__JSON_INLINE void weir__json_member_end(weir__json_writer *w, const char *p)
 {
     if (p)
         w->out->len = (size_t)(p - w->out->data);

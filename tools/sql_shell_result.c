@@ -557,10 +557,12 @@ int weir_sql_shell_row(const weir_schema *schema, const void *row, void *arg)
     int r = 0;
     pthread_mutex_lock(&R.lock);
     if (R.mode == MODE_CHANGELOG) {
-        char line[16384], *buf = line;
+        char line[16384], *buf;
         int w = weir_row_format_zoned(schema, row, WEIR_ROW_STYLE_SQL, R.zone, line,
                                       sizeof line);
-        if (w >= (int)sizeof line && (buf = malloc((size_t)w + 1)))
+        if (w < (int)sizeof line)
+            buf = line;
+        else if ((buf = malloc((size_t)w + 1)))
             weir_row_format_zoned(schema, row, WEIR_ROW_STYLE_SQL, R.zone, buf, (size_t)w + 1);
         if (w < 0 || !buf) {
             r = w < 0 ? WEIR_EINVAL : WEIR_ENOMEM;
