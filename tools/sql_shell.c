@@ -10,6 +10,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <langinfo.h>
 #include <locale.h>
 #include <signal.h>
@@ -19,7 +20,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <poll.h>
 #include <unistd.h>
+#include <wchar.h>
 
 #include <editline/readline.h>
 
@@ -33,6 +36,9 @@
 #define HISTORY_MAX 1000
 
 static volatile sig_atomic_t interrupted;
+/* written by the SIGINT handler, read by shell_getc; -1: none (a shell
+ * without a terminal reads with getline) */
+static int interrupt_pipe[2] = {-1, -1};
 static _Atomic(weir_sql_session *) running;
 
 _Static_assert(ATOMIC_POINTER_LOCK_FREE == 2, "the handler loads an atomic pointer");
@@ -43,11 +49,65 @@ _Static_assert(ATOMIC_POINTER_LOCK_FREE == 2, "the handler loads an atomic point
 static void on_interrupt(int sig)
 {
     (void)sig;
+    int saved = errno; /* the interrupted code's */
     interrupted = 1;
     shell_result_interrupt();
     weir_sql_session *s = atomic_load(&running);
     if (s)
         weir_sql_cancel(s);
+    if (interrupt_pipe[1] >= 0) {
+        char b = 1;
+        ssize_t w = write(interrupt_pipe[1], &b, 1);
+        (void)w; /* a full pipe (non-blocking) is readable already */
+    }
+    errno = saved;
+}
+
+/* Forgets the Ctrl-Cs seen so far: the flag, then the pipe's bytes. One
+ * that comes between the two is dropped, as if it came a moment before. */
+static void interrupt_forget(void)
+{
+    interrupted = 0;
+    char b[64];
+    if (interrupt_pipe[0] >= 0)
+        while (read(interrupt_pipe[0], b, sizeof b) > 0)
+            ;
+}
+
+/* libedit's character reader (rl_getc_function): one character from the
+ * terminal, decoded in the locale as libedit's own reader does, or -1 (the
+ * end of the input for libedit) at the terminal's end or at a Ctrl-C. */
+static int shell_getc(FILE *in)
+{
+    int fd = in ? fileno(in) : STDIN_FILENO;
+    mbstate_t state;
+    memset(&state, 0, sizeof state);
+    for (;;) {
+        struct pollfd p[2] = {{.fd = fd, .events = POLLIN},
+                              {.fd = interrupt_pipe[0], .events = POLLIN}};
+        if (poll(p, 2, -1) < 0) {
+            if (errno == EINTR)
+                continue; /* the pipe says whether it was SIGINT */
+            return -1;
+        }
+        if (p[1].revents & POLLIN)
+            return -1; /* `interrupted` is set; the pipe is emptied later */
+        if (!p[0].revents)
+            continue;
+        char b;
+        ssize_t n = read(fd, &b, 1);
+        if (n < 0 && (errno == EINTR || errno == EAGAIN))
+            continue;
+        if (n <= 0)
+            return -1;
+        wchar_t wc;
+        size_t k = mbrtowc(&wc, &b, 1, &state);
+        if (k == (size_t)-2)
+            continue; /* a multibyte character goes on */
+        if (k == (size_t)-1)
+            return (unsigned char)b; /* a stray byte is itself */
+        return (int)wc;
+    }
 }
 
 /* ---- where a statement ends ------------------------------------------------------------------ */
@@ -215,7 +275,7 @@ static bool run_statement(weir_sql_session *s, const char *text, size_t len, boo
         return true;
     }
     weir_sql_clear_cancel(s);
-    interrupted = 0;
+    interrupt_forget();
     bool query = strcmp(w1, "SELECT") == 0 || strcmp(w1, "VALUES") == 0 ||
                  strcmp(w1, "WITH") == 0;
     shell_result_begin(s, query, tty);
@@ -241,7 +301,7 @@ static bool run_statement(weir_sql_session *s, const char *text, size_t len, boo
             printf("[INFO] Execute statement succeed.\n");
     }
     weir_sql_clear_cancel(s);
-    interrupted = 0;
+    interrupt_forget();
     fflush(stdout);
     return true;
 }
@@ -325,6 +385,9 @@ int weir_sql_shell(weir_sql_session *s)
         utf8_locale();
         rl_readline_name = "weir"; /* ~/.editrc: "weir:bind ..." */
         rl_catch_signals = 0;
+        /* before libedit starts (history_open's first call starts it) */
+        if (pipe2(interrupt_pipe, O_CLOEXEC | O_NONBLOCK) == 0)
+            rl_getc_function = shell_getc;
     }
     history_open(&sh);
     struct sigaction sa = {0}, old;
@@ -342,7 +405,7 @@ int weir_sql_shell(weir_sql_session *s)
         char *line = next_line(&sh, len ? PROMPT_MORE : PROMPT);
         if (!line) {
             if (interrupted && !weir_cli_stopped()) { /* Ctrl-C: the typing dropped */
-                interrupted = 0;
+                interrupt_forget();
                 len = 0;
                 fputc('\n', stdout);
                 continue;
@@ -390,6 +453,11 @@ int weir_sql_shell(weir_sql_session *s)
             len = 0;
     }
     sigaction(SIGINT, &old, NULL);
+    for (int i = 0; i < 2; i++)
+        if (interrupt_pipe[i] >= 0) {
+            close(interrupt_pipe[i]);
+            interrupt_pipe[i] = -1;
+        }
     free(buf);
     free(sh.line);
     fflush(stdout);
