@@ -21,6 +21,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "util.h"
+
 typedef struct weir__buf {
     char *data;
     size_t len, cap;
@@ -152,26 +154,6 @@ WEIR__JSON_INLINE char *weir__json_decimal(char *p, int64_t v)
                                 "31323334353637383940414243444546474849505152535455565758596061"
                                 "62636465666768697071727374757677787980818283848586878889909192"
                                 "93949596979899";
-    static const uint64_t pow10[20] = {1ULL,
-                                       10ULL,
-                                       100ULL,
-                                       1000ULL,
-                                       10000ULL,
-                                       100000ULL,
-                                       1000000ULL,
-                                       10000000ULL,
-                                       100000000ULL,
-                                       1000000000ULL,
-                                       10000000000ULL,
-                                       100000000000ULL,
-                                       1000000000000ULL,
-                                       10000000000000ULL,
-                                       100000000000000ULL,
-                                       1000000000000000ULL,
-                                       10000000000000000ULL,
-                                       100000000000000000ULL,
-                                       1000000000000000000ULL,
-                                       10000000000000000000ULL};
     uint64_t m = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
     if (v < 0)
         *p++ = '-';
@@ -179,7 +161,7 @@ WEIR__JSON_INLINE char *weir__json_decimal(char *p, int64_t v)
      * compare: digits */
     int bits = 64 - __builtin_clzll(m | 1);
     int n = (bits * 1233) >> 12;
-    n += n < 20 && m >= pow10[n];
+    n += n < 20 && m >= weir__pow10_u64(n);
     n += n == 0;
     char *e = p + n;
     while (m >= 10000) {

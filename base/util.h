@@ -41,6 +41,33 @@ static inline size_t weir__round_up(size_t n, size_t to)
     return (n + to - 1) & ~(to - 1);
 }
 
+/* 10^n for n in 0..19 (the powers a uint64_t holds): digit counts of
+ * numbers written in decimal, DECIMAL scales. */
+static inline uint64_t weir__pow10_u64(int n)
+{
+    static const uint64_t pow10[20] = {1ULL,
+                                       10ULL,
+                                       100ULL,
+                                       1000ULL,
+                                       10000ULL,
+                                       100000ULL,
+                                       1000000ULL,
+                                       10000000ULL,
+                                       100000000ULL,
+                                       1000000000ULL,
+                                       10000000000ULL,
+                                       100000000000ULL,
+                                       1000000000000ULL,
+                                       10000000000000ULL,
+                                       100000000000000ULL,
+                                       1000000000000000ULL,
+                                       10000000000000000ULL,
+                                       100000000000000000ULL,
+                                       1000000000000000000ULL,
+                                       10000000000000000000ULL};
+    return pow10[n];
+}
+
 static inline uint32_t weir__next_pow2(uint32_t n)
 {
     uint32_t p = 1;

@@ -16,33 +16,13 @@
 #include <string.h>
 
 #include "table_internal.h"
-
-static const uint64_t pow10_u64[20] = {1ULL,
-                                       10ULL,
-                                       100ULL,
-                                       1000ULL,
-                                       10000ULL,
-                                       100000ULL,
-                                       1000000ULL,
-                                       10000000ULL,
-                                       100000000ULL,
-                                       1000000000ULL,
-                                       10000000000ULL,
-                                       100000000000ULL,
-                                       1000000000000ULL,
-                                       10000000000000ULL,
-                                       100000000000000ULL,
-                                       1000000000000000ULL,
-                                       10000000000000000ULL,
-                                       100000000000000000ULL,
-                                       1000000000000000000ULL,
-                                       10000000000000000000ULL};
+#include "util.h"
 
 weir__i128 weir__dec_pow10(int n)
 {
     if (n <= 19)
-        return (weir__i128)pow10_u64[n];
-    return (weir__i128)pow10_u64[19] * (weir__i128)pow10_u64[n - 19];
+        return (weir__i128)weir__pow10_u64(n);
+    return (weir__i128)weir__pow10_u64(19) * (weir__i128)weir__pow10_u64(n - 19);
 }
 
 static weir__u128 mag128(weir__i128 x)
@@ -183,7 +163,7 @@ static u256 u256_scale_up(u256 a, int k)
 {
     while (k > 0) {
         int step = k > 19 ? 19 : k;
-        a = u256_mul64(a, pow10_u64[step]);
+        a = u256_mul64(a, weir__pow10_u64(step));
         k -= step;
     }
     return a;
@@ -196,7 +176,7 @@ static u256 u256_scale_down(u256 a, int k)
         return a;
     while (k > 1) {
         int step = k - 1 > 19 ? 19 : k - 1;
-        u256_div64(&a, pow10_u64[step]);
+        u256_div64(&a, weir__pow10_u64(step));
         k -= step;
     }
     uint64_t last = u256_div64(&a, 10);
@@ -394,7 +374,7 @@ int weir__dec_arith(char op, weir__i128 a, int sa, weir__i128 b, int sb, int p, 
 double weir__dec_to_double(weir__i128 x, int scale)
 {
     if (x >= INT64_MIN && x <= INT64_MAX && scale <= 18)
-        return (double)(int64_t)x / (double)pow10_u64[scale]; /* as Flink's compact case */
+        return (double)(int64_t)x / (double)weir__pow10_u64(scale); /* as Flink's compact case */
     char buf[64];
     weir__dec_format(x, scale, false, buf, sizeof buf);
     return strtod(buf, NULL); /* correctly rounded: BigDecimal.doubleValue */
