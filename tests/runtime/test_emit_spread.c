@@ -19,55 +19,10 @@
 
 #include "job_state.h"
 #include "key_group.h"
+#include "support/emit_paths.h"
 #include "support/weir_testutil.h"
 
 enum { N = 6000, P_PASS = 3, P_SINK = 2 };
-
-typedef enum emit_way { WAY_EMIT, WAY_RESERVE } emit_way;
-
-typedef struct source_arg {
-    emit_way way;
-    uint64_t next;
-} source_arg;
-
-static int source_next(weir_ctx *ctx)
-{
-    source_arg *a = weir_ctx_arg(ctx);
-    for (int i = 0; i < 7 && a->next < N; i++, a->next++) {
-        int64_t ts = (int64_t)a->next;
-        int r;
-        if (a->way == WAY_EMIT) {
-            r = weir_emit(ctx, &a->next, ts);
-        } else {
-            void *slot = weir_emit_reserve(ctx);
-            if (!slot)
-                return weir_ctx_error(ctx);
-            memcpy(slot, &a->next, sizeof a->next);
-            r = weir_emit_commit(ctx, ts);
-        }
-        if (r < 0)
-            return r;
-        if (a->next % 5 == 4 && (r = weir_emit_watermark(ctx, ts)) < 0)
-            return r;
-    }
-    return a->next < N ? WEIR_SOURCE_MORE : WEIR_SOURCE_END;
-}
-
-static const weir_source_vtable source_vt = {
-    .version = WEIR_SOURCE_VTABLE_V1,
-    .next = source_next,
-};
-
-static int pass_batch(weir_ctx *ctx, int input, const weir_batch *b)
-{
-    return weir_emit_batch(ctx, input, b);
-}
-
-static const weir_operator_vtable pass_batch_vt = {
-    .version = WEIR_OPERATOR_VTABLE_V1,
-    .on_record = tu_pass_record,
-    .on_batch = pass_batch,
-};
 
 static void key_is_value(const void *elem, void *key, void *arg)
 {
@@ -168,7 +123,7 @@ static void run(bool keyed, emit_way way, const weir_operator_vtable *pass_vt,
                                               .channel_batches = 2,
                                               .buffer_timeout_ms = buffer_timeout_ms,
                                               .diag = {.level = WEIR_DIAG_OFF}});
-    source_arg src = {.way = way};
+    source_arg src = {.way = way, .count = N};
     weir_stream *s = weir_job_add_source(
         job, &(weir_source_spec){.name = "src", .vtable = &source_vt, .arg = &src,
                                  .elem_size = sizeof(uint64_t)});
