@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "support/pausing_source.h"
 #include "support/weir_testutil.h"
 
 enum { NEL = 400, HALF = 200, NKEYS = 7 };
@@ -107,57 +108,7 @@ static void service_stop(service *s)
 
 static _Atomic int first_run;
 
-static int src_open(weir_ctx *ctx)
-{
-    int64_t *pos = calloc(1, sizeof *pos);
-    if (!pos)
-        return WEIR_ENOMEM;
-    weir_ctx_set_state(ctx, pos);
-    return 0;
-}
-
-static void src_close(weir_ctx *ctx)
-{
-    free(weir_ctx_state(ctx));
-}
-
-static int src_next(weir_ctx *ctx)
-{
-    int64_t *pos = weir_ctx_state(ctx);
-    if (*pos >= NEL)
-        return WEIR_SOURCE_END;
-    if (*pos >= HALF && atomic_load(&first_run)) {
-        weir_source_wait_until(ctx, weir_ctx_now(ctx) + 5);
-        return WEIR_SOURCE_WAIT;
-    }
-    int r = weir_emit(ctx, pos, *pos);
-    ++*pos;
-    return r < 0 ? r : WEIR_SOURCE_MORE;
-}
-
-static int src_snapshot(weir_ctx *ctx, weir_snapshot_writer *w)
-{
-    return weir_snapshot_write_record(w, 0x53524332u, weir_ctx_state(ctx), 8);
-}
-
-static int src_seek(weir_ctx *ctx, const void *rec, void *arg)
-{
-    (void)arg;
-    memcpy(weir_ctx_state(ctx), rec, 8);
-    return 0;
-}
-
-static int src_restore(weir_ctx *ctx, weir_snapshot_reader *r)
-{
-    return weir_restore_records(ctx, r, 0x53524332u, 8, src_seek, NULL);
-}
-
-static const weir_source_vtable src_vt = {.version = WEIR_SOURCE_VTABLE_V2,
-                                          .open = src_open,
-                                          .next = src_next,
-                                          .close = src_close,
-                                          .snapshot = src_snapshot,
-                                          .restore = src_restore};
+static tu_pausing_arg src_arg = {.count = NEL, .pause_at = HALF, .pause = &first_run};
 
 /* ---- the sink: every result, and how many came before the barrier --------------- */
 
@@ -217,7 +168,9 @@ static weir_job *make_job(const char *chk, const char *restore, int parallelism,
         .diag = {.level = WEIR_DIAG_OFF},
         .checkpoint = {.dir = chk, .restore_from = restore}});
     weir_stream *s = weir_job_add_source(
-        job, &(weir_source_spec){.vtable = &src_vt, .elem_size = sizeof(int64_t)});
+        job, &(weir_source_spec){.vtable = &tu_pausing_source_vt,
+                                 .arg = &src_arg,
+                                 .elem_size = sizeof(int64_t)});
     weir_stream_set_uid(s, "src");
     s = weir_stream_key_by(s, &(weir_key_spec){.key_size = 8, .extract = key_mod7});
     s = weir_stream_async(s, &(weir_async_spec){.invoke = invoke, .arg = svc,

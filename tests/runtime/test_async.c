@@ -16,6 +16,7 @@
 
 #include "job_state.h"
 #include "task.h"
+#include "support/pausing_source.h"
 #include "support/weir_testutil.h"
 
 /* ---- the service: threads that complete requests after a delay ------------- */
@@ -402,66 +403,10 @@ Test(async, a_failed_element_fails_the_job, .timeout = 60)
 
 /* ---- a savepoint with elements in flight ----------------------------------- */
 
-/* A source of 0..39 that, in the first run, stops after 20 and waits (the
- * savepoint comes then); its position is its snapshot. */
-typedef struct src_state {
-    int64_t pos;
-} src_state;
-
+/* The source: 0..39, waiting at 20 in the first run (the savepoint comes
+ * then). */
 static _Atomic int first_run;
-
-static int src_open(weir_ctx *ctx)
-{
-    src_state *s = calloc(1, sizeof *s);
-    if (!s)
-        return WEIR_ENOMEM;
-    weir_ctx_set_state(ctx, s);
-    return 0;
-}
-
-static void src_close(weir_ctx *ctx)
-{
-    free(weir_ctx_state(ctx));
-}
-
-static int src_next(weir_ctx *ctx)
-{
-    src_state *s = weir_ctx_state(ctx);
-    if (s->pos >= 40)
-        return WEIR_SOURCE_END;
-    if (s->pos >= 20 && atomic_load(&first_run)) {
-        weir_source_wait_until(ctx, weir_ctx_now(ctx) + 5);
-        return WEIR_SOURCE_WAIT;
-    }
-    int r = weir_emit(ctx, &s->pos, s->pos);
-    s->pos++;
-    return r < 0 ? r : WEIR_SOURCE_MORE;
-}
-
-static int src_snapshot(weir_ctx *ctx, weir_snapshot_writer *w)
-{
-    const src_state *s = weir_ctx_state(ctx);
-    return weir_snapshot_write_record(w, 0x53524331u, &s->pos, sizeof s->pos);
-}
-
-static int src_seek(weir_ctx *ctx, const void *rec, void *arg)
-{
-    (void)arg;
-    memcpy(&((src_state *)weir_ctx_state(ctx))->pos, rec, 8);
-    return 0;
-}
-
-static int src_restore(weir_ctx *ctx, weir_snapshot_reader *r)
-{
-    return weir_restore_records(ctx, r, 0x53524331u, 8, src_seek, NULL);
-}
-
-static const weir_source_vtable src_vt = {.version = WEIR_SOURCE_VTABLE_V2,
-                                          .open = src_open,
-                                          .next = src_next,
-                                          .close = src_close,
-                                          .snapshot = src_snapshot,
-                                          .restore = src_restore};
+static tu_pausing_arg src_arg = {.count = 40, .pause_at = 20, .pause = &first_run};
 
 static _Atomic int invoked;
 
@@ -482,7 +427,9 @@ static weir_job *savepoint_job(const char *chk, const char *restore, seen *out)
         .workers = 2, .parallelism = 1, .clock = WEIR_CLOCK_SYSTEM,
         .checkpoint = {.dir = chk, .restore_from = restore}});
     weir_stream *s = weir_job_add_source(
-        job, &(weir_source_spec){.vtable = &src_vt, .elem_size = sizeof(int64_t)});
+        job, &(weir_source_spec){.vtable = &tu_pausing_source_vt,
+                                 .arg = &src_arg,
+                                 .elem_size = sizeof(int64_t)});
     weir_stream_set_uid(s, "src");
     s = weir_stream_async(s, &(weir_async_spec){.invoke = hold_or_answer,
                                                 .out_size = 2 * sizeof(int64_t),
