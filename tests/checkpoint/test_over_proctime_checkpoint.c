@@ -40,15 +40,6 @@ typedef struct prun {
     weir_collect *c[NOVER];
 } prun;
 
-static int count_row(const void *elem, int64_t ts, int subtask, void *arg)
-{
-    (void)elem;
-    (void)ts;
-    (void)subtask;
-    atomic_fetch_add((atomic_int *)arg, 1);
-    return 0;
-}
-
 /* The generator's table with proc AS PROCTIME() appended. */
 static weir_table *with_proctime(prun *r, weir_table *t)
 {
@@ -125,7 +116,7 @@ static void make(prun *r, const char *chk, const char *restore, int parallelism,
         weir_stream *s = weir_table_to_changelog_stream(r->t[i], WEIR_CHANGELOG_AS_PRODUCED);
         cr_assert_not_null(weir_sink_collect(s, &r->c[i]), "%s", weir_job_error(r->job));
     }
-    cr_assert_not_null(weir_sink_callback(weir_table_stream(r->t[0]), count_row, &r->progress),
+    cr_assert_not_null(weir_sink_callback(weir_table_stream(r->t[0]), tt_count_row, &r->progress),
                        "%s", weir_job_error(r->job));
 }
 
@@ -138,20 +129,7 @@ static void pfree(prun *r)
 
 static int run_lines(prun *r, int i, char **out, int at)
 {
-    const weir_schema *s = weir_table_schema(r->t[i]);
-    for (size_t j = 0; j < weir_collect_count(r->c[i]); j++) {
-        char line[256];
-        weir_row_format(s, weir_collect_elem(r->c[i], j), line, sizeof line);
-        out[at++] = strdup(line);
-    }
-    return at;
-}
-
-static void free_lines(char **x, int n)
-{
-    for (int j = 0; j < n; j++)
-        free(x[j]);
-    free(x);
+    return tt_collect_lines(weir_table_schema(r->t[i]), r->c[i], out, at);
 }
 
 static void check_restore(prun *ref, prun *a, prun *b, int parallelism)
@@ -167,26 +145,10 @@ static void check_restore(prun *ref, prun *a, prun *b, int parallelism)
         int ny = run_lines(ref, i, y, 0);
         cr_assert_eq(ny, NROWS, "%s: the uninterrupted run emitted %d rows", what, ny);
         cr_assert(nz < ny, "%s: the restored run emitted all %d rows", what, ny);
-        qsort(x, (size_t)nx, sizeof *x, tt_cmp_str);
-        qsort(y, (size_t)ny, sizeof *y, tt_cmp_str);
-        qsort(z, (size_t)nz, sizeof *z, tt_cmp_str);
-        for (int j = 0, k = 0; j < nz; j++) {
-            while (k < ny && strcmp(y[k], z[j]) < 0)
-                k++;
-            cr_assert(k < ny && strcmp(y[k], z[j]) == 0, "%s at %d: the restored run emitted "
-                      "%s, which the uninterrupted one did not", what, parallelism, z[j]);
-            k++;
-        }
-        for (int j = 0, k = 0; j < ny; j++) {
-            while (k < nx && strcmp(x[k], y[j]) < 0)
-                k++;
-            cr_assert(k < nx && strcmp(x[k], y[j]) == 0, "%s at %d: %s is missing from the two "
-                      "runs", what, parallelism, y[j]);
-            k++;
-        }
-        free_lines(x, nx);
-        free_lines(y, ny);
-        free_lines(z, nz);
+        tt_check_restore_lines(what, parallelism, x, nx, y, ny, z, nz);
+        tt_free_lines(x, nx);
+        tt_free_lines(y, ny);
+        tt_free_lines(z, nz);
     }
     /* the bounded RANGE: the restored run's clock goes on from the
      * savepoint's time, so the rows due before it come at once, the rest at

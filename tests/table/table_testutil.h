@@ -10,6 +10,7 @@
 #define WEIR_TESTS_TABLE_TESTUTIL_H
 
 #include <criterion/criterion.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -167,6 +168,66 @@ static inline uint64_t tt_rnd(uint64_t *state)
 static inline int tt_cmp_str(const void *a, const void *b)
 {
     return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* A sink callback that counts rows into the atomic_int at `arg`: a test
+ * watches a job's progress with it while the job runs. */
+static inline int tt_count_row(const void *elem, int64_t ts, int subtask, void *arg)
+{
+    (void)elem;
+    (void)ts;
+    (void)subtask;
+    atomic_fetch_add((atomic_int *)arg, 1);
+    return 0;
+}
+
+/* The rows a collect sink of `schema` took, one Row.toString line each
+ * (strdup'ed), into out[at...]; the new count. */
+static inline int tt_collect_lines(const weir_schema *schema, const weir_collect *c, char **out,
+                                   int at)
+{
+    for (size_t j = 0; j < weir_collect_count(c); j++) {
+        char line[256];
+        weir_row_format(schema, weir_collect_elem(c, j), line, sizeof line);
+        out[at++] = strdup(line);
+    }
+    return at;
+}
+
+static inline void tt_free_lines(char **x, int n)
+{
+    for (int j = 0; j < n; j++)
+        free(x[j]);
+    free(x);
+}
+
+/* A savepoint's restore checked on one node's lines (each sorted here):
+ * what the restored run emitted (restored, nz), the uninterrupted run emits
+ * too, as often (ref, ny) — nothing replayed from the start, no value
+ * computed from lost state; and the run stopped with the savepoint and the
+ * restored one together (both, nx) emit all of it (rows the first emitted
+ * after its savepoint, before it stopped, come again from the second). */
+static inline void tt_check_restore_lines(const char *what, int parallelism, char **both, int nx,
+                                          char **ref, int ny, char **restored, int nz)
+{
+    qsort(both, (size_t)nx, sizeof *both, tt_cmp_str);
+    qsort(ref, (size_t)ny, sizeof *ref, tt_cmp_str);
+    qsort(restored, (size_t)nz, sizeof *restored, tt_cmp_str);
+    for (int j = 0, k = 0; j < nz; j++) {
+        while (k < ny && strcmp(ref[k], restored[j]) < 0)
+            k++;
+        cr_assert(k < ny && strcmp(ref[k], restored[j]) == 0,
+                  "%s at %d: the restored run emitted %s, which the uninterrupted one did not "
+                  "(as often)", what, parallelism, restored[j]);
+        k++;
+    }
+    for (int j = 0, k = 0; j < ny; j++) {
+        while (k < nx && strcmp(both[k], ref[j]) < 0)
+            k++;
+        cr_assert(k < nx && strcmp(both[k], ref[j]) == 0,
+                  "%s at %d: %s is missing from the two runs", what, parallelism, ref[j]);
+        k++;
+    }
 }
 
 #endif

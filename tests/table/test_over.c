@@ -1006,15 +1006,6 @@ typedef struct cp_run {
 
 /* In-order events of 5 keys, 10 ms apart; paced at `speed` (0: as fast as
  * they go) into every kind of node, each into a collect sink. */
-static int count_row(const void *elem, int64_t ts, int subtask, void *arg)
-{
-    (void)elem;
-    (void)ts;
-    (void)subtask;
-    atomic_fetch_add((atomic_int *)arg, 1);
-    return 0;
-}
-
 static void cp_make(cp_run *r, const char *chk, const char *restore, int parallelism,
                     double speed)
 {
@@ -1085,7 +1076,7 @@ static void cp_make(cp_run *r, const char *chk, const char *restore, int paralle
         weir_stream *s = weir_table_to_changelog_stream(r->t[i], WEIR_CHANGELOG_AS_PRODUCED);
         cr_assert_not_null(weir_sink_collect(s, &r->c[i]), "%s", weir_job_error(r->job));
     }
-    cr_assert_not_null(weir_sink_callback(weir_table_stream(r->t[2]), count_row, &r->progress),
+    cr_assert_not_null(weir_sink_callback(weir_table_stream(r->t[2]), tt_count_row, &r->progress),
                        "%s", weir_job_error(r->job));
 }
 
@@ -1098,13 +1089,7 @@ static void cp_free(cp_run *r)
 
 static int cp_lines(cp_run *r, int i, char **out, int at)
 {
-    const weir_schema *s = weir_table_schema(r->t[i]);
-    for (size_t j = 0; j < weir_collect_count(r->c[i]); j++) {
-        char line[256];
-        weir_row_format(s, weir_collect_elem(r->c[i], j), line, sizeof line);
-        out[at++] = strdup(line);
-    }
-    return at;
+    return tt_collect_lines(weir_table_schema(r->t[i]), r->c[i], out, at);
 }
 
 Test(over, a_savepoint_restores_every_node_at_another_parallelism, .timeout = 120)
@@ -1151,32 +1136,10 @@ Test(over, a_savepoint_restores_every_node_at_another_parallelism, .timeout = 12
         int ny = cp_lines(&ref, i, y, 0);
         cr_assert_lt(ny, 4096);
         cr_assert(i != 2 || nz < ny, "%s: the restored run emitted all %d rows", what, ny);
-        qsort(x, (size_t)nx, sizeof *x, cmp_line);
-        qsort(y, (size_t)ny, sizeof *y, cmp_line);
-        qsort(z, (size_t)nz, sizeof *z, cmp_line);
-        for (int j = 0, k = 0; j < nz; j++) {
-            while (k < ny && strcmp(y[k], z[j]) < 0)
-                k++;
-            cr_assert(k < ny && strcmp(y[k], z[j]) == 0, "%s: the restored run emitted %s, "
-                      "which the uninterrupted one did not (as often)", what, z[j]);
-            k++;
-        }
-        for (int j = 0, k = 0; j < ny; j++) {
-            while (k < nx && strcmp(x[k], y[j]) < 0)
-                k++;
-            cr_assert(k < nx && strcmp(x[k], y[j]) == 0, "%s: %s is missing from the two runs",
-                      what, y[j]);
-            k++;
-        }
-        for (int j = 0; j < nx; j++)
-            free(x[j]);
-        for (int j = 0; j < ny; j++)
-            free(y[j]);
-        for (int j = 0; j < nz; j++)
-            free(z[j]);
-        free(x);
-        free(y);
-        free(z);
+        tt_check_restore_lines(what, 3, x, nx, y, ny, z, nz);
+        tt_free_lines(x, nx);
+        tt_free_lines(y, ny);
+        tt_free_lines(z, nz);
     }
     cp_free(&ref);
     cp_free(&a);
