@@ -1229,6 +1229,10 @@ static weir_table *values_source(planner *p, int nrows, uint32_t at)
     weir_schema *index = NULL;
     char why[256];
     weir_type it = {.id = WEIR_TYPE_INT, .not_null = true};
+    if (b && p->s->string_capacity) /* the session's, as every table's (SELECT 1 reads this) */
+        weir_schema_builder_string_capacity(b, p->s->string_capacity);
+    if (b && p->s->collection_capacity)
+        weir_schema_builder_collection_capacity(b, p->s->collection_capacity);
     if (b)
         weir_schema_column(b, "$row", it);
     if (!b || weir_schema_build(b, &index, why, sizeof why)) /* the build frees b */
