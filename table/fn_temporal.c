@@ -371,6 +371,12 @@ static int64_t add_months(int64_t ms, int64_t months)
     return weir__days_from_civil(y, (unsigned)m0 + 1, d) * 86400000 + rest;
 }
 
+/* TIMESTAMPADD's result type, as Flink's SqlTimestampAddFunction.deduceType:
+ * MILLISECOND a TIMESTAMP (or TIMESTAMP_LTZ) of at least 3 digits,
+ * MICROSECOND of at least 6; HOUR, MINUTE, SECOND keep a TIME or a
+ * timestamp and make a DATE a TIMESTAMP (Flink's default precision, 6);
+ * DAY and longer keep the type (a DATE stays one). aux[1]: the argument's
+ * kind (0 a timestamp, 1 a DATE, 2 a TIME). */
 static bool t_timestampadd(weir__fnbind *b)
 {
     int u = want_unit(b, add_units(), "TIMESTAMPADD");
@@ -378,7 +384,7 @@ static bool t_timestampadd(weir__fnbind *b)
         return false;
     weir_type_id x = b->n->args[0]->type.id, t = b->n->args[1]->type.id;
     if ((x != WEIR_TYPE_NULL && !weir__type_is_integer(x)) ||
-        (t != WEIR_TYPE_NULL && !weir__type_is_time(t))) {
+        (t != WEIR_TYPE_NULL && !weir__type_is_datetime(t))) {
         char t1[64], t2[64];
         weir__bind_fail(b->p, b->a->start,
                         "Cannot apply 'TIMESTAMPADD' to arguments of type 'TIMESTAMPADD(<SYMBOL>, "
@@ -390,8 +396,27 @@ static bool t_timestampadd(weir__fnbind *b)
     }
     weir__bind_retype_null(b->n->args[0], type_of(WEIR_TYPE_INT, false));
     weir__bind_retype_null(b->n->args[1], type_of(WEIR_TYPE_TIMESTAMP, false));
+    weir_type in = b->n->args[1]->type, out = in;
+    bool sub_second = u == U_MILLISECOND || u == U_MICROSECOND;
+    if (in.id == WEIR_TYPE_TIME && sub_second) {
+        weir__bind_fail(b->p, b->a->start, "not supported: TIMESTAMPADD of a TIME by %s "
+                        "(Flink types the result a TIMESTAMP, and its code generator adds to "
+                        "the TIME)", u == U_MILLISECOND ? "MILLISECOND" : "MICROSECOND");
+        return false;
+    }
+    if (sub_second) {
+        int least = u == U_MILLISECOND ? 3 : 6;
+        if (in.id == WEIR_TYPE_DATE)
+            out = type_of(WEIR_TYPE_TIMESTAMP, false);
+        if (weir_type_precision(out) < least || in.id == WEIR_TYPE_DATE)
+            out.precision = (uint8_t)least;
+    } else if (in.id == WEIR_TYPE_DATE && unit_ms(u) && unit_ms(u) < 86400000) {
+        out = type_of(WEIR_TYPE_TIMESTAMP, false);
+        out.precision = 6;
+    }
     b->n->aux[0] = u;
-    b->n->type = b->n->args[1]->type;
+    b->n->aux[1] = in.id == WEIR_TYPE_DATE ? 1 : in.id == WEIR_TYPE_TIME ? 2 : 0;
+    b->n->type = out;
     b->n->type.not_null = weir__fn_args_not_null(b);
     return true;
 }
@@ -402,15 +427,28 @@ static int e_timestampadd(const weir__fncall *c, weir__val *o, const char **why)
     int u = (int)c->n->aux[0];
     int64_t n = c->args[0].i, ts = c->args[1].i;
     o->nanos = c->args[1].nanos; /* a TIMESTAMP(p > 3) keeps its nanoseconds */
+    if (c->n->aux[1] == 2) {
+        /* a TIME goes around the clock by HOUR, MINUTE, SECOND and stays
+         * by a day or more, as Flink's TIME + interval */
+        int64_t ms = unit_months(u) ? 0 : (int64_t)((uint64_t)n * (uint64_t)unit_ms(u));
+        o->i = (ts + 86400000 + ms % 86400000) % 86400000;
+        return 0;
+    }
+    if (c->n->aux[1] == 1) {
+        if (c->n->type.id == WEIR_TYPE_DATE) { /* DATE + months or days: a DATE */
+            o->i = unit_months(u) ? floor_div(add_months(ts * 86400000, n * unit_months(u)),
+                                              86400000)
+                                  : ts + n * (unit_ms(u) / 86400000);
+            return 0;
+        }
+        ts *= 86400000; /* its midnight, then as a timestamp */
+        o->nanos = 0;
+    }
     if (unit_months(u)) {
         o->i = add_months(ts, n * unit_months(u));
-    } else if (u == U_MICROSECOND && weir_type_precision(c->n->type) > 3) {
-        /* exact in nanoseconds */
-        int64_t ns = (int64_t)c->args[1].nanos + (n % 1000) * 1000;
-        int64_t carry = floor_div(ns, 1000000);
-        o->i = ts + n / 1000 + carry;
-        o->nanos = (int32_t)(ns - carry * 1000000);
     } else if (u == U_MICROSECOND) {
+        /* Calcite's convertlet: an interval of n milliseconds divided by
+         * 1000 (DIVIDE_INTEGER, toward zero), the nanoseconds kept */
         o->i = ts + n / 1000;
     } else {
         o->i = (int64_t)((uint64_t)ts + (uint64_t)n * (uint64_t)unit_ms(u));
