@@ -230,7 +230,21 @@ static bool t_floor_to(weir__fnbind *b)
                       b->f->name);
     if (u < 0)
         return false;
+    /* a DATE floors to a week or more (Flink's UNIX_DATE_FLOOR, CEIL); a
+     * TIME to an hour or less. Flink's code generator floors a DATE's day
+     * number by a DAY's milliseconds (FLOOR_INTEGRAL: 1970-01-01) and a
+     * TIME's milliseconds as a day number for a week or more: refused. */
+    weir_type_id t = b->n->args[0]->type.id;
+    if ((t == WEIR_TYPE_DATE && u >= U_DAY) || (t == WEIR_TYPE_TIME && u < U_HOUR)) {
+        weir__bind_fail(b->p, b->a->start, "not supported: %s of a %s to %s (a DATE to WEEK, "
+                        "MONTH, QUARTER, YEAR, DECADE, CENTURY or MILLENNIUM; a TIME to HOUR, "
+                        "MINUTE, SECOND or MILLISECOND)", b->f->name,
+                        t == WEIR_TYPE_DATE ? "DATE" : "TIME", b->sym[0]);
+        return false;
+    }
+    weir__bind_retype_null(b->n->args[0], type_of(WEIR_TYPE_TIMESTAMP, false));
     b->n->aux[1] = u;
+    b->n->aux[2] = t == WEIR_TYPE_DATE ? 1 : 0;
     b->n->type = b->n->args[0]->type;
     want_zone(b);
     return true;
@@ -297,6 +311,10 @@ static int e_floor_to(const weir__fncall *c, weir__val *o, const char **why)
     int64_t ms = c->args[0].i;
     int unit = (int)c->n->aux[1];
     bool floor = c->n->aux[0] == 0;
+    if (c->n->aux[2]) { /* a DATE: its day */
+        o->i = date_floor(unit, ms, floor);
+        return 0;
+    }
     /* a TIMESTAMP_LTZ to an hour or more: DateTimeUtils.timestampFloor and
      * timestampCeil, the zone's offset at the instant added, the local time
      * floored, the same offset taken off (the nanoseconds dropped, as
@@ -313,6 +331,8 @@ static int e_floor_to(const weir__fncall *c, weir__val *o, const char **why)
         int64_t u = unit_len[unit];
         int64_t f = floor_div(ms, u) * u;
         o->i = (floor || f == ms ? f : f + u) - off;
+        if (c->n->type.id == WEIR_TYPE_TIME)
+            o->i %= 86400000; /* CEIL(23:30 TO HOUR): midnight, a TIME's range */
         return 0;
     }
     int64_t days = floor_div(ms, 86400000);
@@ -1128,9 +1148,9 @@ const weir__builtin weir__fn_temporal[] = {
     {"HOUR", 1, 1, CALL, 0, "D", t_extract, e_extract, U_HOUR},
     {"MINUTE", 1, 1, CALL, 0, "D", t_extract, e_extract, U_MINUTE},
     {"SECOND", 1, 1, CALL, 0, "D", t_extract, e_extract, U_SECOND},
-    {"FLOOR", 1, 1, WEIR_AST_FORM_FLOOR_TO, 0, "T", t_floor_to, e_floor_to, 0},
-    {"CEIL", 1, 1, WEIR_AST_FORM_FLOOR_TO, 0, "T", t_floor_to, e_floor_to, 1},
-    {"CEILING", 1, 1, WEIR_AST_FORM_FLOOR_TO, 0, "T", t_floor_to, e_floor_to, 1},
+    {"FLOOR", 1, 1, WEIR_AST_FORM_FLOOR_TO, 0, "D", t_floor_to, e_floor_to, 0},
+    {"CEIL", 1, 1, WEIR_AST_FORM_FLOOR_TO, 0, "D", t_floor_to, e_floor_to, 1},
+    {"CEILING", 1, 1, WEIR_AST_FORM_FLOOR_TO, 0, "D", t_floor_to, e_floor_to, 1},
     {"TIMESTAMPADD", 2, 2, CALL, 0, NULL, t_timestampadd, e_timestampadd, 0},
     {"TIMESTAMPDIFF", 2, 2, CALL, 0, NULL, t_timestampdiff, e_timestampdiff, 0},
     {"DATE_FORMAT", 2, 2, CALL, 0, "T,S;S,S", t_date_format, e_date_format, 0},
