@@ -132,6 +132,9 @@ typedef struct sql_join {
     sql_span from_name;
     sql_query *from_query;
     sql_span alias;
+    /* (query) AS alias (c, ...): the subquery's columns renamed */
+    sql_span *alias_cols;
+    int nalias_cols;
     sql_span on;
     struct weir_ast *on_ast;
     /* FOR SYSTEM_TIME AS OF expr after a table's name (for_time_ast NULL:
@@ -185,6 +188,8 @@ struct sql_query {
     sql_query *from_query; /* QUERY */
     sql_window from_window;
     sql_span from_alias;  /* the first source's alias (len 0: none) */
+    sql_span *from_cols;  /* (query) AS alias (c, ...): its columns renamed */
+    int nfrom_cols;
     sql_join *joins;      /* the joins after it, left to right */
     int njoins;
     sql_span where;

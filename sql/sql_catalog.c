@@ -699,6 +699,8 @@ static int source_columns(weir_connector_context *c, weir_schema **out)
         return WEIR_ENOMEM;
     if (c->s->string_capacity)
         weir_schema_builder_string_capacity(b, c->s->string_capacity);
+    if (c->s->collection_capacity)
+        weir_schema_builder_collection_capacity(b, c->s->collection_capacity);
     int err = table_columns(c, b);
     if (err) {
         weir_schema_builder_destroy(b);
@@ -767,6 +769,8 @@ static int declared_schema(weir_connector_context *c, const weir_schema *src,
         return WEIR_ENOMEM;
     if (s->string_capacity)
         weir_schema_builder_string_capacity(b, s->string_capacity);
+    if (s->collection_capacity)
+        weir_schema_builder_collection_capacity(b, s->collection_capacity);
     const char *proc = NULL;
     for (int i = 0; i < st->ncols; i++) {
         const sql_column_def *d = &st->cols[i];

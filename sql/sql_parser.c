@@ -397,6 +397,21 @@ static bool source_alias(parser *p, sql_span *alias)
                    "(SELECT * FROM TABLE(...)))"
 
 
+/* A derived table's column list after its alias, `(VALUES ...) AS t(a, b)`,
+ * `(SELECT ...) AS t(a, b)`: its columns renamed, as Calcite's AliasNamespace
+ * does. */
+static bool alias_columns(parser *p, sql_span alias, sql_span **cols, int *n)
+{
+    if (!alias.len || !accept_sym(p, "("))
+        return true;
+    do {
+        if (!(*cols = grow(p, *cols, *n, sizeof **cols)) ||
+            !name(p, &(*cols)[(*n)++], "a column name"))
+            return false;
+    } while (accept_sym(p, ","));
+    return expect_sym(p, ")");
+}
+
 /* UNNEST(expr) [WITH ORDINALITY] [AS] alias [(col, ...)]: a join's source. */
 static bool unnest_source(parser *p, sql_join *j)
 {
@@ -458,7 +473,10 @@ static bool join_source(parser *p, sql_join *j)
             !expr(p, &j->for_time, &j->for_time_ast, "a time attribute"))
             return false;
     }
-    return source_alias(p, &j->alias);
+    if (!source_alias(p, &j->alias))
+        return false;
+    return j->from_kind != SQL_FROM_QUERY ||
+           alias_columns(p, j->alias, &j->alias_cols, &j->nalias_cols);
 }
 
 /* One join after the sources so far: its kind, source and condition. */
@@ -539,6 +557,9 @@ static bool source(parser *p, sql_query *q)
             return false;
     }
     if (!source_alias(p, &q->from_alias))
+        return false;
+    if (q->from_kind == SQL_FROM_QUERY &&
+        !alias_columns(p, q->from_alias, &q->from_cols, &q->nfrom_cols))
         return false;
     while (joins_here(p) || is_sym(p, ",")) {
         if (q->from_kind == SQL_FROM_WINDOW) {

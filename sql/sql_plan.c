@@ -473,13 +473,16 @@ void sql_plan_source_scope(planner *p, const sql_query *q, const weir_table *t)
     }
 }
 
+static weir_table *plan_derived(planner *p, const sql_query *sub, sql_span alias,
+                                const sql_span *cols, int ncols);
+
 static weir_table *plan_first_source(planner *p, const sql_query *q)
 {
     switch (q->from_kind) {
     case SQL_FROM_NONE:
         return values_source(p, 1, q->at.start); /* SELECT 1: one row */
     case SQL_FROM_QUERY:
-        return plan_query(p, q->from_query);
+        return plan_derived(p, q->from_query, q->from_alias, q->from_cols, q->nfrom_cols);
     case SQL_FROM_NAME:
     case SQL_FROM_WINDOW:
     default:
@@ -784,6 +787,71 @@ static int all_columns_in(planner *p, exprs *x, const weir_schema *schema, uint3
             return r;
     }
     return 0;
+}
+
+/* A derived table, (query) [AS] alias [(c, ...)]: the query planned, its
+ * columns renamed by the list as Calcite's AliasNamespace renames them (a
+ * projection of each column under its new name: a time attribute stays
+ * one). Without a list, a VALUES of one column takes the alias as its
+ * column's name, as Calcite names it. */
+static weir_table *plan_derived(planner *p, const sql_query *sub, sql_span alias,
+                                const sql_span *cols, int ncols)
+{
+    weir_table *t = plan_query(p, sub);
+    sql_span one = alias;
+    if (!t || (!ncols && !(alias.len && sub->nvalues && !sub->union_all &&
+                           weir_schema_ncolumns(weir_table_schema(t)) == 1)))
+        return t;
+    if (!ncols) {
+        cols = &one;
+        ncols = 1;
+    }
+    const weir_schema *schema = weir_table_schema(t);
+    int n = weir_schema_ncolumns(schema);
+    char **names = sql_arena_alloc(p->tmp, (size_t)ncols * sizeof *names);
+    if (!names)
+        return no_memory(p, cols[0].start);
+    for (int c = 0; c < ncols; c++) {
+        if (!(names[c] = sql_unquote(p->sc, cols[c])))
+            return no_memory(p, cols[c].start);
+        for (int d = 0; d < c; d++)
+            if (strcmp(names[d], names[c]) == 0)
+                return sql_fail(p->s, p->sc, cols[c].start,
+                                "Duplicate name '%s' in column alias list", names[c]);
+    }
+    if (ncols != n) {
+        char list[1024];
+        size_t w = 0;
+        list[0] = '\0';
+        for (int c = 0; c < n && w < sizeof list; c++) {
+            int k = snprintf(list + w, sizeof list - w, "%s'%s'", c ? ", " : "",
+                             weir_schema_column_name(schema, c));
+            w += k > 0 ? (size_t)k : 0;
+        }
+        return sql_fail(p->s, p->sc, cols[0].start, "List of column aliases must have same "
+                        "degree as table; table has %d columns (%s), whereas alias list has %d "
+                        "columns", n, list, ncols);
+    }
+    exprs x = {.n = 0};
+    bool off = p->scope_off;
+    p->scope_off = true; /* the names are the query's own columns */
+    for (int c = 0; c < n; c++) {
+        weir_ast *a = weir_ast_new(p->trees, WEIR_AST_NAME, weir_schema_column_name(schema, c),
+                                   cols[c].start, cols[c].start);
+        if (!a) {
+            p->scope_off = off;
+            exprs_free(&x);
+            return no_memory(p, cols[c].start);
+        }
+        if (bind(p, &x, a, NULL, schema, 0, names[c], cols[c].start)) {
+            p->scope_off = off;
+            exprs_free(&x);
+            return NULL;
+        }
+    }
+    p->scope_off = off;
+    weir_table *out = weir_table_select_exprs(t, x.v, x.n);
+    return out ? out : table_fail(p, cols[0].start);
 }
 
 /* The names as the table layer's key list: `a`, `b`. */
@@ -1161,6 +1229,10 @@ static weir_table *values_source(planner *p, int nrows, uint32_t at)
     weir_schema *index = NULL;
     char why[256];
     weir_type it = {.id = WEIR_TYPE_INT, .not_null = true};
+    if (b && p->s->string_capacity) /* the session's, as every table's (SELECT 1 reads this) */
+        weir_schema_builder_string_capacity(b, p->s->string_capacity);
+    if (b && p->s->collection_capacity)
+        weir_schema_builder_collection_capacity(b, p->s->collection_capacity);
     if (b)
         weir_schema_column(b, "$row", it);
     if (!b || weir_schema_build(b, &index, why, sizeof why)) /* the build frees b */
@@ -1629,8 +1701,10 @@ static weir_table *plan_joins(planner *p, const sql_query *q, weir_table *t)
             left = out;
             continue;
         }
-        weir_table *r = j->from_kind == SQL_FROM_QUERY ? plan_query(p, j->from_query)
-                                                       : plan_name(p, j->from_name);
+        weir_table *r = j->from_kind == SQL_FROM_QUERY
+                            ? plan_derived(p, j->from_query, j->alias, j->alias_cols,
+                                           j->nalias_cols)
+                            : plan_name(p, j->from_name);
         if (!r)
             return NULL;
         weir_expr_scope right = {.schema = weir_table_schema(r), .ninputs = 1};

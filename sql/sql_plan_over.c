@@ -479,7 +479,8 @@ static int row_number_item(const sql_query *q)
 
 bool sql_rank_query(const sql_query *q)
 {
-    return q->from_kind == SQL_FROM_QUERY && q->from_query && !q->from_query->union_all &&
+    return q->from_kind == SQL_FROM_QUERY && q->from_query && !q->nfrom_cols &&
+           !q->from_query->union_all &&
            !q->from_query->nvalues && row_number_item(q->from_query) >= 0;
 }
 

@@ -974,6 +974,51 @@ static weir_ast *parse_json(parser *p, weir_ast *n, int which)
     return done(p, n);
 }
 
+/* JSON_OBJECT([KEY] k VALUE v, ... [{NULL | ABSENT} ON NULL]) and
+ * JSON_ARRAY(v, ... [{NULL | ABSENT} ON NULL]) into the arguments of
+ * WEIR_AST_FORM_JSON_CTOR (weir/expr_ast.h): the ON NULL SYMBOL first (left
+ * out: NULL for JSON_OBJECT, ABSENT for JSON_ARRAY, Calcite's defaults),
+ * then the keys and values in turn, or the values. */
+static weir_ast *parse_json_ctor(parser *p, weir_ast *n, bool object)
+{
+    static const char *const null_on[] = {"NULL", "ON", "NULL", NULL};
+    static const char *const absent_on[] = {"ABSENT", "ON", "NULL", NULL};
+    nodes l = {0};
+    size_t at = p->t.at;
+    const char *on_null = object ? "NULL" : "ABSENT";
+    push(p, &l, symbol(p, on_null, at)); /* the ON NULL symbol, replaced below if given */
+    expect_sym(p, "(");
+    bool first = true;
+    while (!p->error.failed && !is_sym(p, &p->t, ")")) {
+        size_t clause_at = p->t.at;
+        if (accept_words(p, null_on) || accept_words(p, absent_on)) {
+            on_null = p->text[clause_at] == 'N' || p->text[clause_at] == 'n' ? "NULL" : "ABSENT";
+            break;
+        }
+        if (!first) {
+            expect_sym(p, ",");
+            if (p->error.failed)
+                break;
+        }
+        first = false;
+        if (object) {
+            if (is_kw(p, &p->t, "KEY"))
+                next(p);
+            push(p, &l, parse_or(p));
+            if (!p->error.failed && !accept_kw(p, "VALUE"))
+                perr(p, p->t.at, "expected VALUE after JSON_OBJECT's key");
+        }
+        if (!p->error.failed)
+            push(p, &l, parse_or(p));
+    }
+    expect_sym(p, ")");
+    if (!p->error.failed && l.n && strcmp(l.v[0]->text, on_null) != 0)
+        l.v[0] = symbol(p, on_null, at);
+    n->form = WEIR_AST_FORM_JSON_CTOR;
+    take_args(p, n, &l);
+    return done(p, n);
+}
+
 /* A call whose name has a syntax of its own, after the name: NULL with
  * *handled false when it has none. */
 static weir_ast *parse_special_call(parser *p, const tok *name, weir_ast *n, bool *handled)
@@ -997,6 +1042,10 @@ static weir_ast *parse_special_call(parser *p, const tok *name, weir_ast *n, boo
         return parse_json(p, n, 1);
     if (is_kw(p, name, "JSON_EXISTS"))
         return parse_json(p, n, 2);
+    if (is_kw(p, name, "JSON_OBJECT"))
+        return parse_json_ctor(p, n, true);
+    if (is_kw(p, name, "JSON_ARRAY"))
+        return parse_json_ctor(p, n, false);
     *handled = false;
     return NULL;
 }
@@ -1881,6 +1930,18 @@ static void fmt_form(const weir_ast *a, char *buf, size_t size, size_t *n)
         }
         weir__append(buf, size, n, ")");
         return;
+    case WEIR_AST_FORM_JSON_CTOR: {
+        bool object = strcmp(a->text, "JSON_OBJECT") == 0;
+        weir__append(buf, size, n, "%s(", a->text);
+        for (int i = 1; i < a->nargs; i++) {
+            weir__append(buf, size, n, i == 1 ? "" : object && i % 2 == 0 ? " VALUE " : ", ");
+            if (object && i % 2)
+                weir__append(buf, size, n, "KEY ");
+            operand(x[i], 5, buf, size, n);
+        }
+        weir__append(buf, size, n, "%s%s ON NULL)", a->nargs > 1 ? " " : "", x[0]->text);
+        return;
+    }
     case WEIR_AST_FORM_CALL:
     case WEIR_AST_FORM_BRACKET:
         break;

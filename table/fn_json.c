@@ -16,6 +16,7 @@
  * ORDER_MAP_ENTRIES_BY_KEYS), decimals as BigDecimal.toString (1e2 is
  * 1E+2). JSON_VALUE's RETURNING takes STRING, VARCHAR, BOOLEAN, INT,
  * BIGINT or DOUBLE; a value that is not of that type answers ON ERROR.
+ * JSON_OBJECT and JSON_ARRAY write their values as JSON (below).
  */
 #include <ctype.h>
 #include <errno.h>
@@ -25,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "decimal.h"
 #include "fn.h"
 #include "weir/error.h"
 
@@ -919,11 +921,295 @@ static int e_json_exists(const weir__fncall *c, weir__val *o, const char **why)
     }
 }
 
+/* ---- JSON_OBJECT and JSON_ARRAY ------------------------------------------------------------ */
+
+/* As Flink's JsonObjectCallGen and JsonArrayCallGen with JsonGenerateUtils:
+ * each value a Jackson node of its type, a JSON_OBJECT or JSON_ARRAY call
+ * as a value its JSON as it is (a raw node, not a string), then the whole
+ * serialized as SqlJsonUtils.serializeJson does (through Java objects:
+ * objects' keys sorted, a floating-point number as BigDecimal.toString).
+ * The text is written into the work bytes as it comes, then rewritten
+ * into the result by put_value (keys sorted, a name given twice once with
+ * its last value, as ObjectNode.set keeps it). */
+
+/* A string's bytes as a JSON string. */
+static void put_text(jout *o, const char *s, uint32_t n)
+{
+    jput(o, "\"", 1);
+    for (uint32_t i = 0; i < n; i++) {
+        unsigned char ch = (unsigned char)s[i];
+        if (ch == '"' || ch == '\\') {
+            char b[2] = {'\\', (char)ch};
+            jput(o, b, 2);
+        } else if (ch < 0x20) {
+            char b[8];
+            int k = snprintf(b, sizeof b, "\\u%04X", ch);
+            jput(o, b, (uint32_t)k);
+        } else {
+            jput(o, s + i, 1);
+        }
+    }
+    jput(o, "\"", 1);
+}
+
+/* Whether a value of type t can be a JSON value (JsonGenerateUtils'
+ * createNodeTerm), else Flink's message into why. */
+static bool json_writable(weir_type t, char *why, size_t size)
+{
+    const weir__nested *d = weir__nested_of(t);
+    switch (t.id) {
+    case WEIR_TYPE_VARCHAR: case WEIR_TYPE_CHAR: case WEIR_TYPE_BOOLEAN:
+    case WEIR_TYPE_DECIMAL: case WEIR_TYPE_TINYINT: case WEIR_TYPE_SMALLINT:
+    case WEIR_TYPE_INT: case WEIR_TYPE_BIGINT: case WEIR_TYPE_FLOAT: case WEIR_TYPE_DOUBLE:
+    case WEIR_TYPE_TIMESTAMP: case WEIR_TYPE_TIMESTAMP_LTZ:
+    case WEIR_TYPE_BINARY: case WEIR_TYPE_VARBINARY:
+    case WEIR_TYPE_NULL:
+        return true;
+    case WEIR_TYPE_ROW:
+    case WEIR_TYPE_ARRAY:
+        for (uint32_t i = 0; d && i < (t.id == WEIR_TYPE_ROW ? d->n : 1); i++)
+            if (!json_writable(d->types[i], why, size))
+                return false;
+        return d != NULL;
+    case WEIR_TYPE_MAP:
+        if (d && !weir__type_is_string(d->types[0].id)) {
+            char k[128];
+            weir_type_format(d->types[0], k, sizeof k);
+            snprintf(why, size, "Type '%s' is not supported for JSON conversion. The key type "
+                     "must be a character string.", k);
+            return false;
+        }
+        return d && json_writable(d->types[1], why, size);
+    default: {
+        char k[128];
+        weir_type_format(t, k, sizeof k);
+        snprintf(why, size, "Type '%s' is not scalar or cannot be converted into JSON.", k);
+        return false;
+    }
+    }
+}
+
+/* A double as Jackson's DoubleNode goes through BigDecimal.valueOf (its
+ * Double.toString digits); NaN and the infinities as the quoted names
+ * Jackson writes. */
+static void put_double(jout *o, double x)
+{
+    char b[64];
+    int k = weir__format_double(x, b, sizeof b);
+    if (isnan(x) || isinf(x))
+        put_text(o, b, (uint32_t)k);
+    else
+        put_number(o, b, (uint32_t)k);
+}
+
+/* A value of type t (not NULL) as JSON; a MAP's NULL key fails (Flink's
+ * message). */
+static int put_val(jout *o, weir_type t, const weir__val *v, int depth, const char **why)
+{
+    char b[96];
+    int k;
+    switch (t.id) {
+    case WEIR_TYPE_VARCHAR:
+    case WEIR_TYPE_CHAR:
+        put_text(o, v->s, v->len);
+        return 0;
+    case WEIR_TYPE_BOOLEAN:
+        jput(o, v->i ? "true" : "false", v->i ? 4 : 5);
+        return 0;
+    case WEIR_TYPE_TINYINT: case WEIR_TYPE_SMALLINT: case WEIR_TYPE_INT: case WEIR_TYPE_BIGINT:
+        k = snprintf(b, sizeof b, "%" PRId64, v->i);
+        jput(o, b, (uint32_t)k);
+        return 0;
+    case WEIR_TYPE_FLOAT:
+        put_double(o, (double)(float)v->d); /* FloatNode: BigDecimal.valueOf((double) f) */
+        return 0;
+    case WEIR_TYPE_DOUBLE:
+        put_double(o, v->d);
+        return 0;
+    case WEIR_TYPE_DECIMAL:
+        k = weir__dec_format(weir__dec_get(v), t.scale, true, b, sizeof b);
+        jput(o, b, (uint32_t)k);
+        return 0;
+    case WEIR_TYPE_TIMESTAMP:
+    case WEIR_TYPE_TIMESTAMP_LTZ: {
+        /* ISO_LOCAL_DATE_TIME: seconds always, the fraction without its
+         * trailing zeros; an instant's UTC date-time and a Z */
+        int64_t ms = v->i, days = ms >= 0 ? ms / 86400000 : -((-ms + 86399999) / 86400000);
+        int64_t in_day = ms - days * 86400000, y;
+        unsigned mo, d;
+        weir__civil_from_days(days, &y, &mo, &d);
+        k = snprintf(b, sizeof b, "%04" PRId64 "-%02u-%02uT%02d:%02d:%02d", y, mo, d,
+                     (int)(in_day / 3600000), (int)(in_day / 60000 % 60),
+                     (int)(in_day / 1000 % 60));
+        int64_t ns = in_day % 1000 * 1000000 + v->nanos;
+        if (ns) {
+            char f[16];
+            int fl = snprintf(f, sizeof f, "%09" PRId64, ns);
+            while (fl > 0 && f[fl - 1] == '0')
+                fl--;
+            k += snprintf(b + k, sizeof b - (size_t)k, ".%.*s", fl, f);
+        }
+        if (t.id == WEIR_TYPE_TIMESTAMP_LTZ)
+            b[k++] = 'Z';
+        put_text(o, b, (uint32_t)k);
+        return 0;
+    }
+    case WEIR_TYPE_BINARY:
+    case WEIR_TYPE_VARBINARY: {
+        /* a binary node: Jackson writes base64 */
+        uint32_t need = (v->len + 2) / 3 * 4;
+        jput(o, "\"", 1);
+        if (o->len + need > o->cap) {
+            o->full = true;
+            return 0;
+        }
+        weir__base64_encode((const unsigned char *)v->s, v->len, o->p + o->len, need + 1);
+        o->len += need;
+        jput(o, "\"", 1);
+        return 0;
+    }
+    case WEIR_TYPE_ROW:
+    case WEIR_TYPE_ARRAY:
+    case WEIR_TYPE_MAP: {
+        const weir__nested *nd = weir__nested_of(t);
+        const unsigned char *slot = (const unsigned char *)v->s;
+        if (!nd || depth > JSON_MAX_DEPTH) {
+            o->full = true;
+            return 0;
+        }
+        bool object = t.id != WEIR_TYPE_ARRAY;
+        jput(o, object ? "{" : "[", 1);
+        uint32_t count = weir__nested_count_of(nd, slot);
+        for (uint32_t i = 0; i < count && !o->full; i++) {
+            if (i)
+                jput(o, ",", 1);
+            weir__val e;
+            if (t.id == WEIR_TYPE_ROW) {
+                put_text(o, nd->names[i], (uint32_t)strlen(nd->names[i]));
+                jput(o, ":", 1);
+            } else if (t.id == WEIR_TYPE_MAP) {
+                weir__nested_element(nd, slot, 0, i, &e);
+                if (e.null) {
+                    *why = "Key was null. This is not supported during conversion to JSON.";
+                    return WEIR_EINVAL;
+                }
+                put_text(o, e.s, e.len);
+                jput(o, ":", 1);
+            }
+            int part = t.id == WEIR_TYPE_MAP;
+            weir_type et = t.id == WEIR_TYPE_ROW ? nd->types[i] : nd->types[part];
+            weir__nested_element(nd, slot, part, i, &e);
+            if (e.null) {
+                jput(o, "null", 4);
+            } else {
+                int r = put_val(o, et, &e, depth + 1, why);
+                if (r)
+                    return r;
+            }
+        }
+        jput(o, object ? "}" : "]", 1);
+        return 0;
+    }
+    default:
+        o->full = true; /* refused at plan time */
+        return 0;
+    }
+}
+
+static int e_json_ctor(const weir__fncall *c, weir__val *o, const char **why);
+
+/* JSON_OBJECT (aux[0] 1) and JSON_ARRAY (0): sym the ON NULL behaviour;
+ * the keys character strings that are never NULL (Calcite's check). */
+static bool t_json_ctor(weir__fnbind *b)
+{
+    weir__enode *n = b->n;
+    bool object = n->aux[0] == 1;
+    if (object && n->nargs % 2) {
+        weir__bind_fail(b->p, b->a->start, "JSON_OBJECT: a key without its value");
+        return false;
+    }
+    for (int i = 0; i < n->nargs; i++) {
+        weir__enode *x = n->args[i];
+        if (object && i % 2 == 0) {
+            const weir_ast *ka = b->a->args[1 + i];
+            if (!weir__type_is_string(x->type.id)) {
+                weir__bind_fail(b->p, x->pos, "Expected a character type");
+                return false;
+            }
+            if (!x->type.not_null) {
+                char kt[256];
+                weir_ast_format(ka, kt, sizeof kt);
+                weir__bind_fail(b->p, x->pos, "Argument '%s' must not be NULL", kt);
+                return false;
+            }
+            continue;
+        }
+        char why[300];
+        if (!json_writable(x->type, why, sizeof why)) {
+            weir__bind_fail(b->p, x->pos, "%s", why);
+            return false;
+        }
+    }
+    n->aux[1] = strcmp(b->nsym ? b->sym[0] : (object ? "NULL" : "ABSENT"), "ABSENT") == 0;
+    uint32_t cap = weir__bind_string_capacity(b->p);
+    n->type = weir__fn_varchar(cap, true);
+    /* the text as written, before its keys are sorted: the result's room
+     * twice (numbers and escapes may be rewritten shorter, a key given
+     * twice once) */
+    n->aux[2] = 2 * (int64_t)n->type.capacity + 16;
+    b->work = (uint32_t)n->aux[2];
+    return true;
+}
+
+static int e_json_ctor(const weir__fncall *c, weir__val *o, const char **why)
+{
+    const weir__enode *n = c->n;
+    bool object = n->aux[0] == 1, absent = n->aux[1] != 0;
+    int step = object ? 2 : 1;
+    jout raw = {.p = (char *)c->work, .cap = (uint32_t)n->aux[2]};
+    jput(&raw, object ? "{" : "[", 1);
+    bool first = true;
+    for (int i = 0; i < n->nargs && !raw.full; i += step) {
+        const weir__val *v = &c->args[i + step - 1];
+        const weir__enode *x = n->args[i + step - 1];
+        if (v->null && absent)
+            continue;
+        if (!first)
+            jput(&raw, ",", 1);
+        first = false;
+        if (object) {
+            put_text(&raw, c->args[i].s, c->args[i].len);
+            jput(&raw, ":", 1);
+        }
+        if (v->null) {
+            jput(&raw, "null", 4);
+        } else if (x->op == OP_BUILTIN && x->bi->eval == e_json_ctor) {
+            jput(&raw, v->s, v->len); /* a raw node */
+        } else {
+            int r = put_val(&raw, x->type, v, 0, why);
+            if (r)
+                return r;
+        }
+    }
+    jput(&raw, object ? "}" : "]", 1);
+    if (raw.full)
+        return weir__fn_too_long(c, why);
+    jout out = {.p = c->buf, .cap = n->type.capacity};
+    put_value(&out, raw.p, raw.len, 0, 0);
+    if (out.full)
+        return weir__fn_too_long(c, why);
+    o->s = c->buf;
+    o->len = out.len;
+    return 0;
+}
+
 #define JSON WEIR_AST_FORM_JSON
 
 const weir__builtin weir__fn_json[] = {
     {"JSON_VALUE", 4, 4, JSON, FN_NULLS, "S,S,A,A", t_json_value, e_json_value, 0},
     {"JSON_QUERY", 2, 2, JSON, 0, "S,S", t_json_query, e_json_query, 0},
     {"JSON_EXISTS", 2, 2, JSON, 0, "S,S", t_json_exists, e_json_exists, 0},
+    {"JSON_OBJECT", 0, -1, WEIR_AST_FORM_JSON_CTOR, FN_NULLS, NULL, t_json_ctor, e_json_ctor, 1},
+    {"JSON_ARRAY", 0, -1, WEIR_AST_FORM_JSON_CTOR, FN_NULLS, NULL, t_json_ctor, e_json_ctor, 0},
     {NULL, 0, 0, WEIR_AST_FORM_CALL, 0, NULL, NULL, NULL, 0},
 };

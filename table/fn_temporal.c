@@ -230,7 +230,21 @@ static bool t_floor_to(weir__fnbind *b)
                       b->f->name);
     if (u < 0)
         return false;
+    /* a DATE floors to a week or more (Flink's UNIX_DATE_FLOOR, CEIL); a
+     * TIME to an hour or less. Flink's code generator floors a DATE's day
+     * number by a DAY's milliseconds (FLOOR_INTEGRAL: 1970-01-01) and a
+     * TIME's milliseconds as a day number for a week or more: refused. */
+    weir_type_id t = b->n->args[0]->type.id;
+    if ((t == WEIR_TYPE_DATE && u >= U_DAY) || (t == WEIR_TYPE_TIME && u < U_HOUR)) {
+        weir__bind_fail(b->p, b->a->start, "not supported: %s of a %s to %s (a DATE to WEEK, "
+                        "MONTH, QUARTER, YEAR, DECADE, CENTURY or MILLENNIUM; a TIME to HOUR, "
+                        "MINUTE, SECOND or MILLISECOND)", b->f->name,
+                        t == WEIR_TYPE_DATE ? "DATE" : "TIME", b->sym[0]);
+        return false;
+    }
+    weir__bind_retype_null(b->n->args[0], type_of(WEIR_TYPE_TIMESTAMP, false));
     b->n->aux[1] = u;
+    b->n->aux[2] = t == WEIR_TYPE_DATE ? 1 : 0;
     b->n->type = b->n->args[0]->type;
     want_zone(b);
     return true;
@@ -297,6 +311,10 @@ static int e_floor_to(const weir__fncall *c, weir__val *o, const char **why)
     int64_t ms = c->args[0].i;
     int unit = (int)c->n->aux[1];
     bool floor = c->n->aux[0] == 0;
+    if (c->n->aux[2]) { /* a DATE: its day */
+        o->i = date_floor(unit, ms, floor);
+        return 0;
+    }
     /* a TIMESTAMP_LTZ to an hour or more: DateTimeUtils.timestampFloor and
      * timestampCeil, the zone's offset at the instant added, the local time
      * floored, the same offset taken off (the nanoseconds dropped, as
@@ -313,6 +331,8 @@ static int e_floor_to(const weir__fncall *c, weir__val *o, const char **why)
         int64_t u = unit_len[unit];
         int64_t f = floor_div(ms, u) * u;
         o->i = (floor || f == ms ? f : f + u) - off;
+        if (c->n->type.id == WEIR_TYPE_TIME)
+            o->i %= 86400000; /* CEIL(23:30 TO HOUR): midnight, a TIME's range */
         return 0;
     }
     int64_t days = floor_div(ms, 86400000);
@@ -371,6 +391,12 @@ static int64_t add_months(int64_t ms, int64_t months)
     return weir__days_from_civil(y, (unsigned)m0 + 1, d) * 86400000 + rest;
 }
 
+/* TIMESTAMPADD's result type, as Flink's SqlTimestampAddFunction.deduceType:
+ * MILLISECOND a TIMESTAMP (or TIMESTAMP_LTZ) of at least 3 digits,
+ * MICROSECOND of at least 6; HOUR, MINUTE, SECOND keep a TIME or a
+ * timestamp and make a DATE a TIMESTAMP (Flink's default precision, 6);
+ * DAY and longer keep the type (a DATE stays one). aux[1]: the argument's
+ * kind (0 a timestamp, 1 a DATE, 2 a TIME). */
 static bool t_timestampadd(weir__fnbind *b)
 {
     int u = want_unit(b, add_units(), "TIMESTAMPADD");
@@ -378,7 +404,7 @@ static bool t_timestampadd(weir__fnbind *b)
         return false;
     weir_type_id x = b->n->args[0]->type.id, t = b->n->args[1]->type.id;
     if ((x != WEIR_TYPE_NULL && !weir__type_is_integer(x)) ||
-        (t != WEIR_TYPE_NULL && !weir__type_is_time(t))) {
+        (t != WEIR_TYPE_NULL && !weir__type_is_datetime(t))) {
         char t1[64], t2[64];
         weir__bind_fail(b->p, b->a->start,
                         "Cannot apply 'TIMESTAMPADD' to arguments of type 'TIMESTAMPADD(<SYMBOL>, "
@@ -390,8 +416,27 @@ static bool t_timestampadd(weir__fnbind *b)
     }
     weir__bind_retype_null(b->n->args[0], type_of(WEIR_TYPE_INT, false));
     weir__bind_retype_null(b->n->args[1], type_of(WEIR_TYPE_TIMESTAMP, false));
+    weir_type in = b->n->args[1]->type, out = in;
+    bool sub_second = u == U_MILLISECOND || u == U_MICROSECOND;
+    if (in.id == WEIR_TYPE_TIME && sub_second) {
+        weir__bind_fail(b->p, b->a->start, "not supported: TIMESTAMPADD of a TIME by %s "
+                        "(Flink types the result a TIMESTAMP, and its code generator adds to "
+                        "the TIME)", u == U_MILLISECOND ? "MILLISECOND" : "MICROSECOND");
+        return false;
+    }
+    if (sub_second) {
+        int least = u == U_MILLISECOND ? 3 : 6;
+        if (in.id == WEIR_TYPE_DATE)
+            out = type_of(WEIR_TYPE_TIMESTAMP, false);
+        if (weir_type_precision(out) < least || in.id == WEIR_TYPE_DATE)
+            out.precision = (uint8_t)least;
+    } else if (in.id == WEIR_TYPE_DATE && unit_ms(u) && unit_ms(u) < 86400000) {
+        out = type_of(WEIR_TYPE_TIMESTAMP, false);
+        out.precision = 6;
+    }
     b->n->aux[0] = u;
-    b->n->type = b->n->args[1]->type;
+    b->n->aux[1] = in.id == WEIR_TYPE_DATE ? 1 : in.id == WEIR_TYPE_TIME ? 2 : 0;
+    b->n->type = out;
     b->n->type.not_null = weir__fn_args_not_null(b);
     return true;
 }
@@ -402,15 +447,28 @@ static int e_timestampadd(const weir__fncall *c, weir__val *o, const char **why)
     int u = (int)c->n->aux[0];
     int64_t n = c->args[0].i, ts = c->args[1].i;
     o->nanos = c->args[1].nanos; /* a TIMESTAMP(p > 3) keeps its nanoseconds */
+    if (c->n->aux[1] == 2) {
+        /* a TIME goes around the clock by HOUR, MINUTE, SECOND and stays
+         * by a day or more, as Flink's TIME + interval */
+        int64_t ms = unit_months(u) ? 0 : (int64_t)((uint64_t)n * (uint64_t)unit_ms(u));
+        o->i = (ts + 86400000 + ms % 86400000) % 86400000;
+        return 0;
+    }
+    if (c->n->aux[1] == 1) {
+        if (c->n->type.id == WEIR_TYPE_DATE) { /* DATE + months or days: a DATE */
+            o->i = unit_months(u) ? floor_div(add_months(ts * 86400000, n * unit_months(u)),
+                                              86400000)
+                                  : ts + n * (unit_ms(u) / 86400000);
+            return 0;
+        }
+        ts *= 86400000; /* its midnight, then as a timestamp */
+        o->nanos = 0;
+    }
     if (unit_months(u)) {
         o->i = add_months(ts, n * unit_months(u));
-    } else if (u == U_MICROSECOND && weir_type_precision(c->n->type) > 3) {
-        /* exact in nanoseconds */
-        int64_t ns = (int64_t)c->args[1].nanos + (n % 1000) * 1000;
-        int64_t carry = floor_div(ns, 1000000);
-        o->i = ts + n / 1000 + carry;
-        o->nanos = (int32_t)(ns - carry * 1000000);
     } else if (u == U_MICROSECOND) {
+        /* Calcite's convertlet: an interval of n milliseconds divided by
+         * 1000 (DIVIDE_INTEGER, toward zero), the nanoseconds kept */
         o->i = ts + n / 1000;
     } else {
         o->i = (int64_t)((uint64_t)ts + (uint64_t)n * (uint64_t)unit_ms(u));
@@ -1090,9 +1148,9 @@ const weir__builtin weir__fn_temporal[] = {
     {"HOUR", 1, 1, CALL, 0, "D", t_extract, e_extract, U_HOUR},
     {"MINUTE", 1, 1, CALL, 0, "D", t_extract, e_extract, U_MINUTE},
     {"SECOND", 1, 1, CALL, 0, "D", t_extract, e_extract, U_SECOND},
-    {"FLOOR", 1, 1, WEIR_AST_FORM_FLOOR_TO, 0, "T", t_floor_to, e_floor_to, 0},
-    {"CEIL", 1, 1, WEIR_AST_FORM_FLOOR_TO, 0, "T", t_floor_to, e_floor_to, 1},
-    {"CEILING", 1, 1, WEIR_AST_FORM_FLOOR_TO, 0, "T", t_floor_to, e_floor_to, 1},
+    {"FLOOR", 1, 1, WEIR_AST_FORM_FLOOR_TO, 0, "D", t_floor_to, e_floor_to, 0},
+    {"CEIL", 1, 1, WEIR_AST_FORM_FLOOR_TO, 0, "D", t_floor_to, e_floor_to, 1},
+    {"CEILING", 1, 1, WEIR_AST_FORM_FLOOR_TO, 0, "D", t_floor_to, e_floor_to, 1},
     {"TIMESTAMPADD", 2, 2, CALL, 0, NULL, t_timestampadd, e_timestampadd, 0},
     {"TIMESTAMPDIFF", 2, 2, CALL, 0, NULL, t_timestampdiff, e_timestampdiff, 0},
     {"DATE_FORMAT", 2, 2, CALL, 0, "T,S;S,S", t_date_format, e_date_format, 0},

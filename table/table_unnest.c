@@ -255,9 +255,9 @@ weir_table *weir_table_unnest_expr(weir_table *in, weir_expr *collection,
         types[nin + k] = ctypes[k];
     }
     const char *why;
-    t->schema = weir__schema_make(in->schema->table, nin + n, all, types, &why);
+    t->schema = weir__schema_derive(in->schema, nin + n, all, types, &why);
     if (t->schema)
-        u->cols = weir__schema_make(in->schema->table, n, all + nin, types + nin, &why);
+        u->cols = weir__schema_derive(in->schema, n, all + nin, types + nin, &why);
     if (!t->schema || !u->cols)
         return weir__table_fail(env, WEIR_EINVAL, "%s: %s", what, why);
     u->in = in->schema;

@@ -71,9 +71,12 @@ typedef enum weir_ast_form {
     WEIR_AST_FORM_EXTRACT,    /* EXTRACT(unit FROM x): args unit (SYMBOL), x */
     WEIR_AST_FORM_FLOOR_TO,   /* FLOOR(x TO unit), CEIL(x TO unit): args x, unit (SYMBOL) */
     WEIR_AST_FORM_BRACKET,    /* ARRAY[a, b, ...], MAP[k, v, ...]: `text` ARRAY or MAP */
-    WEIR_AST_FORM_JSON        /* JSON_VALUE(j, p RETURNING t {NULL|ERROR|DEFAULT d} ON
+    WEIR_AST_FORM_JSON,       /* JSON_VALUE(j, p RETURNING t {NULL|ERROR|DEFAULT d} ON
                                * EMPTY ... ON ERROR), JSON_QUERY, JSON_EXISTS: args j, p,
                                * then each clause's SYMBOL, a DEFAULT's value after it */
+    WEIR_AST_FORM_JSON_CTOR   /* JSON_OBJECT([KEY] k VALUE v, ... {NULL|ABSENT} ON NULL),
+                               * JSON_ARRAY(v, ... {NULL|ABSENT} ON NULL): args the ON NULL
+                               * SYMBOL (NULL or ABSENT), then k, v, ... or v, ... */
 } weir_ast_form;
 
 typedef enum weir_ast_op {

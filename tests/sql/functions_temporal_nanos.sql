@@ -1,7 +1,9 @@
 -- The nanoseconds of a TIMESTAMP(p > 3) where Flink's code reads them:
 -- DATE_FORMAT's fraction (S up to nine digits, n, N), EXTRACT of
 -- MICROSECOND and NANOSECOND (ExtractCallGen's getNanoOfMillisecond),
--- TIMESTAMPADD (the nanoseconds kept; MICROSECOND exact); FLOOR, CEIL and
+-- TIMESTAMPADD (the nanoseconds kept; MICROSECOND as Calcite's convertlet
+-- makes it, n / 1000 whole milliseconds, into a TIMESTAMP of at least 6
+-- digits: 1500 microseconds add 1 ms); FLOOR, CEIL and
 -- TIMESTAMPDIFF read the milliseconds only (TimestampData.getMillisecond),
 -- so CEIL of 00:00:00.000500 to a second is 00:00:00, as Flink's.
 CREATE TABLE l (id BIGINT, ts TIMESTAMP_LTZ(9))

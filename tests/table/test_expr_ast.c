@@ -128,6 +128,11 @@ Test(expr_ast, trees_compare_and_format_as_their_expressions)
          "JSON_QUERY(j, '$.a' WITH UNCONDITIONAL ARRAY WRAPPER EMPTY ARRAY ON EMPTY NULL ON "
          "ERROR)"},
         {"JSON_EXISTS(j, '$.a' TRUE ON ERROR)", "JSON_EXISTS(j, '$.a' TRUE ON ERROR)"},
+        {"JSON_OBJECT('a' VALUE 1, KEY k VALUE JSON_ARRAY(x, NULL NULL ON NULL))",
+         "JSON_OBJECT(KEY 'a' VALUE 1, KEY k VALUE JSON_ARRAY(x, NULL NULL ON NULL) NULL ON "
+         "NULL)"},
+        {"JSON_OBJECT(ABSENT ON NULL)", "JSON_OBJECT(ABSENT ON NULL)"},
+        {"JSON_ARRAY()", "JSON_ARRAY(ABSENT ON NULL)"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         weir_ast *x = parse_at(&arena, cases[i].text, 0, &end);

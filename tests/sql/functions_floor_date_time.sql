@@ -1,0 +1,13 @@
+-- FLOOR and CEIL of a DATE to a week or more, as Flink's UNIX_DATE_FLOOR and
+-- UNIX_DATE_CEIL (a DATE out; CEIL of the period's first day is that day;
+-- WEEK starts on Sunday), and of a TIME to an hour or less (a TIME out; CEIL
+-- past the last hour is midnight). NULL in, NULL out.
+SELECT FLOOR(DATE '2024-05-17' TO MONTH) AS a, CEIL(DATE '2024-05-17' TO MONTH) AS b,
+       CEIL(DATE '2024-05-01' TO MONTH) AS c, FLOOR(DATE '2024-05-17' TO WEEK) AS d,
+       CEIL(DATE '2024-05-17' TO WEEK) AS e, FLOOR(DATE '2024-05-17' TO YEAR) AS f,
+       CEIL(DATE '2024-12-31' TO YEAR) AS g, FLOOR(DATE '2024-05-17' TO QUARTER) AS h,
+       FLOOR(DATE '2024-05-17' TO DECADE) AS i, FLOOR(CAST(NULL AS DATE) TO MONTH) AS j;
+SELECT FLOOR(TIME '10:11:12.345' TO HOUR) AS a, CEIL(TIME '10:11:12' TO MINUTE) AS b,
+       FLOOR(TIME '10:11:12.345' TO SECOND) AS c, CEIL(TIME '23:30:00' TO HOUR) AS d;
+SELECT d, FLOOR(d TO MONTH) AS m, CEIL(d TO YEAR) AS y
+FROM (VALUES (DATE '2024-02-29'), (DATE '1969-12-31')) AS t(d);
