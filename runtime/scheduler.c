@@ -317,10 +317,12 @@ static void run_one(weir__worker *w, weir__subtask *sub)
  * moving the deadline), and the credit that unblocks it wakes it anyway
  * (want_credit): counting its past deadline would requeue it on every round
  * and park the worker with a zero timeout, a busy spin for as long as the
- * consumer stays slow. */
+ * consumer stays slow. Nor does a draining one's (END sent, waiting for the
+ * final checkpoint): credit and the coordinator's completions wake it. A
+ * new one is queued from the start. */
 static bool deadline_counts(const weir__subtask *sub)
 {
-    return sub->phase != WEIR__SUB_FINISHED && !sub->out_blocked;
+    return sub->phase == WEIR__SUB_RUNNING && !sub->out_blocked;
 }
 
 /* Schedules owned subtasks whose deadline has come; returns how many. */

@@ -289,6 +289,13 @@ static int send_end(weir__subtask *sub)
         if (r < 0)
             return r;
     }
+    /* END took every partial batch with it: no buffer timeout is left to
+     * keep. A draining subtask has nothing to do at any time (the credit it
+     * waits for and the checkpoints it waits on wake it), and the deadline
+     * of a flush it no longer has would count as due forever: its worker
+     * ran it again and again until the job's final checkpoint, a core
+     * spent on nothing. */
+    sub->flush_deadline = INT64_MAX;
     sub->phase = WEIR__SUB_DRAINING;
     return 0;
 }
@@ -395,7 +402,7 @@ static void update_deadline(weir__subtask *sub)
                sub->ctxs[0]->wait_until > INT64_MIN && sub->ctxs[0]->wait_until < d) {
         d = sub->ctxs[0]->wait_until;
     }
-    sub->deadline = d;
+    sub->deadline = sub->phase == WEIR__SUB_DRAINING ? INT64_MAX : d;
 }
 
 int weir__subtask_step(weir__subtask *sub, int64_t now)

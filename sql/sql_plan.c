@@ -433,22 +433,39 @@ static int window_of(planner *p, const sql_window *w, bool tvf, const weir_table
     return 0;
 }
 
-static weir_table *plan_joins(planner *p, const sql_query *q, weir_table *t);
+static weir_table *plan_joins(planner *p, const sql_query *q, const sql_join_push *push,
+                              weir_table *t);
 static weir_table *plan_first_source(planner *p, const sql_query *q);
 static weir_table *plan_unnest(planner *p, const sql_join *j, weir_table *t,
                                weir_expr_scope *scope);
 
 static const char *qualifier_of(planner *p, sql_from_kind kind, sql_span name, sql_span alias);
 
-static weir_table *plan_from(planner *p, const sql_query *q)
+/* A regular join (JOIN ... ON, a comma join): not lookup, temporal or
+ * UNNEST. */
+static bool regular_join(const sql_join *j)
 {
+    return !j->for_time_ast && j->from_kind != SQL_FROM_UNNEST;
+}
+
+/* FROM's table. With joins, *qp may become a copy of the query whose WHERE
+ * lost the conjuncts that filter a join's input (sql_plan_join_inputs.c). */
+static weir_table *plan_from(planner *p, const sql_query **qp)
+{
+    const sql_query *q = *qp;
     if (q->nttl && !q->njoins)
         return sql_fail(p->s, p->sc, q->ttl[0].name.start, "not supported: a STATE_TTL hint "
                         "on a query without a join (weir's STATE_TTL sets a regular join's "
                         "inputs' state times to live)");
     if (q->njoins) {
+        sql_join_push push;
+        if (sql_plan_join_pushdown(p, qp, &push))
+            return NULL;
+        q = *qp;
         weir_table *t = plan_first_source(p, q);
-        return t ? plan_joins(p, q, t) : NULL;
+        if (t && regular_join(&q->joins[0]))
+            t = sql_plan_join_input(p, q, &push, 0, t);
+        return t ? plan_joins(p, q, &push, t) : NULL;
     }
     weir_table *t = plan_first_source(p, q);
     if (t)
@@ -1392,7 +1409,7 @@ static weir_table *plan_body_in(planner *p, const sql_query *q)
         return plan_values(p, q);
     if (sql_rank_query(q))
         return sql_plan_rank(p, q);
-    weir_table *t = plan_from(p, q);
+    weir_table *t = plan_from(p, &q);
     if (!t)
         return NULL;
     if (q->from_kind == SQL_FROM_WINDOW && !is_grouped(q)) {
@@ -1669,7 +1686,8 @@ static int state_ttl(planner *p, const sql_query *q, weir_table *t, const weir_e
 
 /* FROM a [JOIN b ON ...]...: each join onto the table so far (left-deep,
  * as Calcite plans it), its columns named by each source's qualifier. */
-static weir_table *plan_joins(planner *p, const sql_query *q, weir_table *t)
+static weir_table *plan_joins(planner *p, const sql_query *q, const sql_join_push *push,
+                              weir_table *t)
 {
     bool matched[64] = {false}; /* STATE_TTL's options (64 at most) */
     if (q->nttl > 64)
@@ -1705,6 +1723,8 @@ static weir_table *plan_joins(planner *p, const sql_query *q, weir_table *t)
                             ? plan_derived(p, j->from_query, j->alias, j->alias_cols,
                                            j->nalias_cols)
                             : plan_name(p, j->from_name);
+        if (r)
+            r = sql_plan_join_input(p, q, push, i + 1, r);
         if (!r)
             return NULL;
         weir_expr_scope right = {.schema = weir_table_schema(r), .ninputs = 1};
@@ -1755,7 +1775,7 @@ int sql_plan_item_name(planner *p, const sql_item *it, int i, char *out, size_t 
     return item_name(p, it, i, out, size);
 }
 
-weir_table *sql_plan_from(planner *p, const sql_query *q)
+weir_table *sql_plan_from(planner *p, const sql_query **q)
 {
     return plan_from(p, q);
 }

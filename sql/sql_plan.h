@@ -58,7 +58,7 @@ void *sql_plan_table_fail(planner *p, uint32_t at);
 /* Select item i's output name: its alias, a bare column's name, EXPR$i. */
 int sql_plan_item_name(planner *p, const sql_item *it, int i, char *out, size_t size);
 /* A body's FROM as a table. */
-weir_table *sql_plan_from(planner *p, const sql_query *q);
+weir_table *sql_plan_from(planner *p, const sql_query **q);
 /* q with each t.* among its items replaced by t's columns, once its FROM
  * is planned (q itself when it has none); NULL after reporting. */
 const sql_query *sql_plan_expand_stars(planner *p, const sql_query *q);
@@ -107,6 +107,22 @@ weir_table *sql_plan_order_limit(planner *p, const sql_query *q, weir_table *t);
 /* JOIN t FOR SYSTEM_TIME AS OF (j) onto t, the join's left so far (its
  * names in `left`): a lookup join, or Flink's refusal. The output's scope
  * into *out. NULL after reporting. */
+/* sql_plan_join_inputs.c: a regular join's inputs, filtered by the WHERE
+ * conjuncts that read one of them alone and narrowed to the columns the
+ * query reads. Sides: 0 the first source, j + 1 the right input of join j. */
+#define SQL_JOIN_PUSH_SIDES 8
+typedef struct sql_join_push {
+    const weir_ast *where[SQL_JOIN_PUSH_SIDES]; /* each side's conjuncts (NULL: none) */
+    bool formatted[SQL_JOIN_PUSH_SIDES];        /* a tree made here: shown as formatted */
+} sql_join_push;
+/* Fills push; *q becomes a copy of it whose WHERE is what stays after the
+ * join. 0, or WEIR_E* after reporting. */
+int sql_plan_join_pushdown(planner *p, const sql_query **q, sql_join_push *push);
+/* Input k of q's regular join (t) filtered and narrowed; NULL after
+ * reporting. */
+weir_table *sql_plan_join_input(planner *p, const sql_query *q, const sql_join_push *push, int k,
+                                weir_table *t);
+
 weir_table *sql_plan_for_system_time(planner *p, const sql_join *j, weir_table *t,
                                      const weir_expr_scope *left, weir_expr_scope *out);
 

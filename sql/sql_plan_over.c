@@ -649,7 +649,7 @@ weir_table *sql_plan_rank(planner *p, const sql_query *q)
                     (long long)start, (long long)end);
     /* the subquery's input and its select list but rn (a t.* among it
      * replaced by t's columns) */
-    weir_table *t = sql_plan_from(p, sub);
+    weir_table *t = sql_plan_from(p, &sub);
     if (!t || !(sub = sql_plan_expand_stars(p, sub)))
         return NULL;
     ri = row_number_item(sub);

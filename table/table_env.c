@@ -214,6 +214,18 @@ weir_table_env *weir_table_get_env(const weir_table *t) { return t ? t->env : NU
 unsigned weir_table_changelog_mode(const weir_table *t) { return t ? t->mode : 0; }
 int weir_table_rowtime(const weir_table *t) { return t ? t->rowtime : -1; }
 int weir_table_proctime(const weir_table *t) { return t ? t->proctime : -1; }
+int weir_table_unique_key(const weir_table *t, const int **cols)
+{
+    *cols = t ? t->ukey : NULL;
+    return t ? t->nukey : 0;
+}
+bool weir_table_windowed(const weir_table *t, int *window_start, int *window_end)
+{
+    bool w = t && t->windowed;
+    *window_start = w ? t->wstart : -1;
+    *window_end = w ? t->wend : -1;
+    return w;
+}
 const char *weir_table_node_name(const weir_table *t) { return t ? t->name : NULL; }
 weir_stream *weir_table_stream(const weir_table *t) { return t ? t->stream : NULL; }
 

@@ -758,6 +758,15 @@ WEIR_EXPORT int weir_table_rowtime(const weir_table *t);
  * keeps it as a bare column; a processing-time window aggregate's is its
  * window_time. Processing-time windows use it (weir_table_window.proctime). */
 WEIR_EXPORT int weir_table_proctime(const weir_table *t);
+/* The table's unique key (Flink's upsert key: columns no two live rows
+ * share the values of), its columns into *cols (owned by t): how many, 0
+ * when it has none. */
+WEIR_EXPORT int weir_table_unique_key(const weir_table *t, const int **cols);
+/* Whether the table's rows carry their windows (a window table function's
+ * or a window aggregate's rows, and projections that keep both bounds as
+ * bare columns: what a window join or a window Top-N reads), with the
+ * columns of the bounds (-1 and -1 when not). */
+WEIR_EXPORT bool weir_table_windowed(const weir_table *t, int *window_start, int *window_end);
 /* The node's name as diagnostics show it ("GroupAggregate(user_id)"). */
 WEIR_EXPORT const char *weir_table_node_name(const weir_table *t);
 /* The stream of the node's rows (for building on with the stream API). */

@@ -14,7 +14,10 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "job_state.h"
@@ -217,6 +220,97 @@ Test(scheduler, an_idle_job_parks_its_workers_and_cancel_wakes_them, .timeout = 
     cr_assert(strstr(weir_job_error(job), "cancelled"), "%s", weir_job_error(job));
     cr_assert_geq(job->parks, 2, "the workers parked %lu times", job->parks);
     weir_job_destroy(job);
+}
+
+/* ---- a draining subtask ------------------------------------------------------ */
+
+/* A source of `limit` records, one a next() (so that its batch is still
+ * partly filled, its buffer timeout running, when it ends). */
+static int one_each_next(weir_ctx *ctx)
+{
+    int *n = weir_ctx_arg(ctx);
+    if (*n == 0)
+        return WEIR_SOURCE_END;
+    int64_t v = (*n)--;
+    int r = weir_emit(ctx, &v, v);
+    return r < 0 ? r : WEIR_SOURCE_MORE;
+}
+
+/* Its position, for the checkpoints (the test never restores). */
+static int one_each_snapshot(weir_ctx *ctx, weir_snapshot_writer *out)
+{
+    return weir_snapshot_write(out, weir_ctx_arg(ctx), sizeof(int));
+}
+
+static int one_each_restore(weir_ctx *ctx, weir_snapshot_reader *in)
+{
+    const void *data;
+    size_t len;
+    int r = weir_snapshot_next(in, &data, &len);
+    if (r <= 0 || len != sizeof(int))
+        return r < 0 ? r : WEIR_EINVAL;
+    memcpy(weir_ctx_arg(ctx), data, sizeof(int));
+    return 0;
+}
+
+static const weir_source_vtable one_each_vt = {.version = WEIR_SOURCE_VTABLE_V2,
+                                               .next = one_each_next,
+                                               .snapshot = one_each_snapshot,
+                                               .restore = one_each_restore};
+
+/* Takes its time over the first record: the job's final checkpoint waits
+ * for it. */
+static int slow_first(const void *elem, int64_t ts, int subtask, void *arg)
+{
+    (void)elem;
+    (void)ts;
+    (void)subtask;
+    if (atomic_fetch_add((_Atomic int *)arg, 1) == 0)
+        nanosleep(&(struct timespec){.tv_nsec = 200 * 1000 * 1000}, NULL);
+    return 0;
+}
+
+/* A source that has sent END waits, draining, for the job's final
+ * checkpoint, which waits for a sink still busy with its input: the
+ * source has nothing to do then, and its worker parks. Its END flushed the
+ * partial batch whose buffer timeout (1 ms) was running: that flush's
+ * deadline, kept, counted as due at every look, and the worker ran the
+ * draining source again and again (thousands of steps in the sink's
+ * 200 ms; a core's worth of CPU in a Nexmark query's final checkpoint). */
+Test(scheduler, a_draining_subtask_is_not_run_until_woken, .timeout = 60)
+{
+    char dir[] = "/tmp/weir-test-draining-XXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
+    enum { RECORDS = 5 };
+    static int left;
+    static _Atomic int got;
+    left = RECORDS;
+    atomic_store(&got, 0);
+    weir_job *job = tu_job(&(weir_job_config){.workers = 2,
+                                              .parallelism = 1,
+                                              .buffer_timeout_ms = 1,
+                                              .checkpoint = {.dir = dir},
+                                              .diag = {.level = WEIR_DIAG_OFF}});
+    weir_source_spec spec = {.name = "one-each", .vtable = &one_each_vt, .arg = &left,
+                             .elem_size = 8};
+    weir_stream *s = weir_job_add_source(job, &spec);
+    cr_assert_not_null(weir_sink_callback(weir_stream_rebalance(s), slow_first, (void *)&got),
+                       "%s", weir_job_error(job));
+    tu_run_ok(job);
+    cr_assert_eq(atomic_load(&got), RECORDS);
+    const weir__subtask *src = NULL;
+    for (int i = 0; i < job->plan->nsubs; i++)
+        if (job->plan->subs[i]->ctxs[0]->is_source)
+            src = job->plan->subs[i];
+    cr_assert_not_null(src);
+    /* A step a record, the END, and a few wake-ups (credit, the final
+     * checkpoint's completion). */
+    cr_assert_leq(src->steps, 4 * RECORDS, "the source ran %lu steps for %d records",
+                  src->steps, RECORDS);
+    weir_job_destroy(job);
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    cr_assert_eq(system(cmd), 0);
 }
 
 /* ---- the virtual clock --------------------------------------------------------- */
