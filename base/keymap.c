@@ -133,10 +133,12 @@ static uint32_t new_entry(weir__keymap *m)
 uint32_t weir__keymap_insert(weir__keymap *m, uint64_t hash, const void *key, bool *created)
 {
     uint32_t found = weir__keymap_find(m, hash, key);
-    if (found != WEIR__KEYMAP_NONE) {
-        *created = false;
-        return found;
-    }
+    *created = found == WEIR__KEYMAP_NONE;
+    return found != WEIR__KEYMAP_NONE ? found : weir__keymap_add(m, hash, key);
+}
+
+uint32_t weir__keymap_add(weir__keymap *m, uint64_t hash, const void *key)
+{
     if (!m->slots || (m->count + 1) * 2 > m->mask + 1) {
         if (!grow_slots(m))
             return WEIR__KEYMAP_NONE;
@@ -154,7 +156,6 @@ uint32_t weir__keymap_insert(weir__keymap *m, uint64_t hash, const void *key, bo
         i = (i + 1) & m->mask;
     m->slots[i] = idx + 1;
     m->count++;
-    *created = true;
     return idx;
 }
 

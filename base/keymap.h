@@ -47,6 +47,11 @@ uint32_t weir__keymap_find(const weir__keymap *m, uint64_t hash, const void *key
 /* Finds or inserts; *created tells which. A new entry's value and aux are
  * zero. WEIR__KEYMAP_NONE on out-of-memory. */
 uint32_t weir__keymap_insert(weir__keymap *m, uint64_t hash, const void *key, bool *created);
+
+/* weir__keymap_insert of a key the caller knows is absent (it just looked
+ * it up and did not find it): the new entry's index, without searching
+ * again; WEIR__KEYMAP_NONE out of memory. */
+uint32_t weir__keymap_add(weir__keymap *m, uint64_t hash, const void *key);
 /* Removes the entry (its index may be reused by the next insert). */
 void weir__keymap_remove(weir__keymap *m, uint32_t index);
 

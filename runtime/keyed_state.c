@@ -189,8 +189,7 @@ void *weir_state_value(weir_ctx *ctx, int id, int64_t ns, bool create)
     if (idx == WEIR__KEYMAP_NONE) {
         if (!create)
             return NULL;
-        bool created;
-        idx = weir__keymap_insert(&st->map, h, ctx->keyed.key_buf, &created);
+        idx = weir__keymap_add(&st->map, h, ctx->keyed.key_buf);
         if (idx == WEIR__KEYMAP_NONE) {
             ctx->keyed.state_error = WEIR_ENOMEM;
             weir_ctx_fail(ctx, WEIR_ENOMEM, "keyed state: out of memory");

@@ -37,13 +37,11 @@ static weir__map_link *link_of(const weir__state *st, uint32_t idx)
     return weir__keymap_value(&st->map, idx);
 }
 
-uint32_t weir__map_insert(weir__state *st, const weir__key_buf *kb, size_t key_size, uint64_t h,
-                          const void *mkey, bool *created)
+/* Links entry idx, just added to st->map, at the front of its key's list
+ * (the head of hash h made if new); removes it again, and returns
+ * WEIR__KEYMAP_NONE, out of memory. */
+static uint32_t link_new(weir__state *st, const weir__key_buf *kb, uint64_t h, uint32_t idx)
 {
-    fill_probe(st, kb, key_size, mkey);
-    uint32_t idx = weir__keymap_insert(&st->map, entry_hash(st, h, mkey), st->probe, created);
-    if (idx == WEIR__KEYMAP_NONE || !*created)
-        return idx;
     bool new_head;
     uint32_t hi = weir__keymap_insert(&st->heads, h, kb, &new_head);
     if (hi == WEIR__KEYMAP_NONE) {
@@ -59,6 +57,16 @@ uint32_t weir__map_insert(weir__state *st, const weir__key_buf *kb, size_t key_s
     head->first = idx + 1;
     head->count++;
     return idx;
+}
+
+uint32_t weir__map_insert(weir__state *st, const weir__key_buf *kb, size_t key_size, uint64_t h,
+                          const void *mkey, bool *created)
+{
+    fill_probe(st, kb, key_size, mkey);
+    uint32_t idx = weir__keymap_insert(&st->map, entry_hash(st, h, mkey), st->probe, created);
+    if (idx == WEIR__KEYMAP_NONE || !*created)
+        return idx;
+    return link_new(st, kb, h, idx);
 }
 
 static uint32_t find(weir_ctx *ctx, weir__state *st, uint64_t hh, const void *mkey)
@@ -150,7 +158,11 @@ void *weir_state_map_get(weir_ctx *ctx, int id, int64_t ns, const void *mkey, bo
         return NULL;
     int64_t now = ttl_begin(ctx, st);
     uint64_t hh = head_hash(ctx, ns);
-    uint32_t idx = find(ctx, st, hh, mkey);
+    /* the entry's hash (the map key's bytes hashed: a whole row, for a
+     * join's side) and its probe made once, for the look-up and a create */
+    fill_probe(st, ctx->keyed.key_buf, ctx->keyed.key_size, mkey);
+    uint64_t eh = entry_hash(st, hh, mkey);
+    uint32_t idx = weir__keymap_find(&st->map, eh, st->probe);
     if (idx != WEIR__KEYMAP_NONE && expired(st, idx, now)) {
         remove_entry(ctx, st, hh, idx); /* never returned: as if absent */
         idx = WEIR__KEYMAP_NONE;
@@ -158,8 +170,9 @@ void *weir_state_map_get(weir_ctx *ctx, int id, int64_t ns, const void *mkey, bo
     if (idx == WEIR__KEYMAP_NONE) {
         if (!create)
             return NULL;
-        bool created;
-        idx = weir__map_insert(st, ctx->keyed.key_buf, ctx->keyed.key_size, hh, mkey, &created);
+        idx = weir__keymap_add(&st->map, eh, st->probe);
+        if (idx != WEIR__KEYMAP_NONE)
+            idx = link_new(st, ctx->keyed.key_buf, hh, idx);
         if (idx == WEIR__KEYMAP_NONE) {
             ctx->keyed.state_error = WEIR_ENOMEM;
             weir_ctx_fail(ctx, WEIR_ENOMEM, "keyed state: out of memory");
