@@ -547,16 +547,28 @@ static bool source(parser *p, sql_query *q)
         q->from_kind = SQL_FROM_QUERY;
         if (!(q->from_query = query(p)) || !expect_sym(p, ")"))
             return false;
+    } else if (accept_word(p, "UNNEST")) {
+        /* FROM UNNEST(expr) AS u(x): the UNNEST joined to one row */
+        sql_join *j = alloc(p, sizeof *j);
+        if (!j)
+            return false;
+        *j = (sql_join){.at = span_of(&p->toks.v[p->i - 1]), .kind = WEIR_JOIN_INNER,
+                        .cross = true};
+        if (!unnest_source(p, j))
+            return false;
+        q->from_kind = SQL_FROM_UNNEST;
+        q->from_unnest = j;
+        q->from_alias = j->alias;
     } else {
-        if (is_word(p, "LATERAL") || is_word(p, "UNNEST")) {
-            unsupported(p, cur(p), is_word(p, "LATERAL") ? "LATERAL" : "UNNEST");
+        if (is_word(p, "LATERAL")) {
+            unsupported(p, cur(p), "LATERAL");
             return false;
         }
         q->from_kind = SQL_FROM_NAME;
         if (!name(p, &q->from_name, "a table name"))
             return false;
     }
-    if (!source_alias(p, &q->from_alias))
+    if (q->from_kind != SQL_FROM_UNNEST && !source_alias(p, &q->from_alias))
         return false;
     if (q->from_kind == SQL_FROM_QUERY &&
         !alias_columns(p, q->from_alias, &q->from_cols, &q->nfrom_cols))

@@ -493,6 +493,8 @@ void sql_plan_source_scope(planner *p, const sql_query *q, const weir_table *t)
 static weir_table *plan_derived(planner *p, const sql_query *sub, sql_span alias,
                                 const sql_span *cols, int ncols);
 
+static weir_table *plan_unnest_first(planner *p, const sql_query *q);
+
 static weir_table *plan_first_source(planner *p, const sql_query *q)
 {
     switch (q->from_kind) {
@@ -500,6 +502,8 @@ static weir_table *plan_first_source(planner *p, const sql_query *q)
         return values_source(p, 1, q->at.start); /* SELECT 1: one row */
     case SQL_FROM_QUERY:
         return plan_derived(p, q->from_query, q->from_alias, q->from_cols, q->nfrom_cols);
+    case SQL_FROM_UNNEST:
+        return plan_unnest_first(p, q);
     case SQL_FROM_NAME:
     case SQL_FROM_WINDOW:
     default:
@@ -1653,6 +1657,39 @@ static weir_table *plan_unnest(planner *p, const sql_join *j, weir_table *t,
     out.ninputs++;
     *scope = out;
     return u;
+}
+
+/* FROM UNNEST(expr) [WITH ORDINALITY] AS u(x, ...): the UNNEST joined to one
+ * row (as Calcite's Uncollect over Values), then that row's own column
+ * left out, so the collection's columns are the source's. */
+static weir_table *plan_unnest_first(planner *p, const sql_query *q)
+{
+    const sql_join *j = q->from_unnest;
+    weir_table *one = values_source(p, 1, j->at.start);
+    if (!one)
+        return NULL;
+    weir_expr_scope scope = {.schema = weir_table_schema(one), .ninputs = 1};
+    scope.inputs[0].columns = weir_table_schema(one);
+    weir_table *u = plan_unnest(p, j, one, &scope);
+    if (!u)
+        return NULL;
+    const weir_schema *schema = weir_table_schema(u);
+    int n = weir_schema_ncolumns(schema);
+    exprs x = {.n = 0};
+    bool off = p->scope_off;
+    p->scope_off = true; /* the names are the UNNEST's own columns */
+    for (int c = 1; c < n; c++) {
+        weir_ast *a = weir_ast_new(p->trees, WEIR_AST_NAME, weir_schema_column_name(schema, c),
+                                   j->at.start, j->at.start);
+        if (!a || bind(p, &x, a, NULL, schema, 0, NULL, j->at.start)) {
+            p->scope_off = off;
+            exprs_free(&x);
+            return a ? NULL : no_memory(p, j->at.start);
+        }
+    }
+    p->scope_off = off;
+    weir_table *out = weir_table_select_exprs(u, x.v, x.n);
+    return out ? out : table_fail(p, j->at.start);
 }
 
 /* SELECT's STATE_TTL hint on the join t of inputs named by `left` (a
