@@ -1641,11 +1641,24 @@ static weir_table *plan_unnest(planner *p, const sql_join *j, weir_table *t,
     if (r)
         return NULL;
     const char *names[8];
+    int nnames = j->ncols;
     for (int k = 0; k < j->ncols; k++)
         if (!(names[k] = sql_unquote(p->sc, j->cols[k])))
             return no_memory(p, j->cols[k].start);
+    /* an alias without a list names an ARRAY's element of another type
+     * than ROW, the one column (ORDINALITY after it keeps its name), as
+     * Calcite's AliasNamespace names a one-column UNNEST */
+    weir_type ct = weir_expr_type(x.v[0]);
+    if (!nnames && j->alias.len && ct.id == WEIR_TYPE_ARRAY &&
+        weir_type_nested_type(ct, 0).id != WEIR_TYPE_ROW) {
+        if (!(names[0] = sql_unquote(p->sc, j->alias)))
+            return no_memory(p, j->alias.start);
+        nnames = 1;
+        if (j->ordinality)
+            names[nnames++] = "ORDINALITY";
+    }
     int nin = weir_schema_ncolumns(weir_table_schema(t));
-    weir_table *u = weir_table_unnest_expr(t, x.v[0], names, j->ncols, j->ordinality,
+    weir_table *u = weir_table_unnest_expr(t, x.v[0], names, nnames, j->ordinality,
                                            j->kind == WEIR_JOIN_LEFT && !j->cross);
     if (!u)
         return table_fail(p, j->unnest.start);

@@ -10,3 +10,9 @@ SELECT * FROM UNNEST(MAP['k', 1, 'j', 2]) AS m(k, v);
 SELECT * FROM UNNEST(ARRAY[ROW(1, 'a'), ROW(2, 'b')]) AS r(n, s) WHERE n > 1;
 SELECT u.k, v.s FROM UNNEST(ARRAY[1, 2]) AS u(k) JOIN (VALUES (2, 'two'), (3, 'three')) AS v(k, s) ON u.k = v.k;
 EXPLAIN SELECT * FROM UNNEST(ARRAY[1, 2, 3]) AS t(x);
+-- an alias without a list names a one-column UNNEST's column (Calcite's
+-- AliasNamespace), joined too; ORDINALITY keeps its name
+SELECT t, ORDINALITY FROM UNNEST(ARRAY['a', 'b']) WITH ORDINALITY AS t;
+CREATE TABLE orders (id INT, tags ARRAY<STRING>)
+WITH ('connector' = 'filesystem', 'path' = 'data/orders_items.json', 'format' = 'json');
+SELECT id, tag FROM orders CROSS JOIN UNNEST(tags) AS tag;
