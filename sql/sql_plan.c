@@ -492,6 +492,8 @@ void sql_plan_source_scope(planner *p, const sql_query *q, const weir_table *t)
 
 static weir_table *plan_derived(planner *p, const sql_query *sub, sql_span alias,
                                 const sql_span *cols, int ncols);
+static weir_table *plan_name_as(planner *p, sql_span name, sql_span alias, const sql_span *cols,
+                                int ncols);
 
 static weir_table *plan_unnest_first(planner *p, const sql_query *q);
 
@@ -505,6 +507,7 @@ static weir_table *plan_first_source(planner *p, const sql_query *q)
     case SQL_FROM_UNNEST:
         return plan_unnest_first(p, q);
     case SQL_FROM_NAME:
+        return plan_name_as(p, q->from_name, q->from_alias, q->from_cols, q->nfrom_cols);
     case SQL_FROM_WINDOW:
     default:
         return plan_name(p, q->from_name);
@@ -815,12 +818,31 @@ static int all_columns_in(planner *p, exprs *x, const weir_schema *schema, uint3
  * projection of each column under its new name: a time attribute stays
  * one). Without a list, a VALUES of one column takes the alias as its
  * column's name, as Calcite names it. */
+static weir_table *renamed(planner *p, weir_table *t, sql_span alias, const sql_span *cols,
+                           int ncols, bool values);
+
 static weir_table *plan_derived(planner *p, const sql_query *sub, sql_span alias,
                                 const sql_span *cols, int ncols)
 {
-    weir_table *t = plan_query(p, sub);
+    return renamed(p, plan_query(p, sub), alias, cols, ncols,
+                   sub->nvalues && !sub->union_all);
+}
+
+/* A table or a view, name [AS] alias [(c, ...)]: the same renaming. */
+static weir_table *plan_name_as(planner *p, sql_span name, sql_span alias, const sql_span *cols,
+                                int ncols)
+{
+    weir_table *t = plan_name(p, name);
+    return ncols ? renamed(p, t, alias, cols, ncols, false) : t;
+}
+
+/* t's columns renamed by the list (values: a VALUES, whose one column an
+ * alias without a list names). */
+static weir_table *renamed(planner *p, weir_table *t, sql_span alias, const sql_span *cols,
+                           int ncols, bool values)
+{
     sql_span one = alias;
-    if (!t || (!ncols && !(alias.len && sub->nvalues && !sub->union_all &&
+    if (!t || (!ncols && !(alias.len && values &&
                            weir_schema_ncolumns(weir_table_schema(t)) == 1)))
         return t;
     if (!ncols) {
@@ -1772,7 +1794,8 @@ static weir_table *plan_joins(planner *p, const sql_query *q, const sql_join_pus
         weir_table *r = j->from_kind == SQL_FROM_QUERY
                             ? plan_derived(p, j->from_query, j->alias, j->alias_cols,
                                            j->nalias_cols)
-                            : plan_name(p, j->from_name);
+                            : plan_name_as(p, j->from_name, j->alias, j->alias_cols,
+                                           j->nalias_cols);
         if (r)
             r = sql_plan_join_input(p, q, push, i + 1, r);
         if (!r)
