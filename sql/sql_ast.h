@@ -117,7 +117,8 @@ typedef enum sql_from_kind {
     SQL_FROM_NAME,     /* a table or a view */
     SQL_FROM_QUERY,    /* (SELECT ...) */
     SQL_FROM_WINDOW,   /* TABLE(TUMBLE(TABLE name, ...)) */
-    SQL_FROM_UNNEST    /* UNNEST(expr) [WITH ORDINALITY]: a join's source only */
+    SQL_FROM_UNNEST    /* UNNEST(expr) [WITH ORDINALITY]: a join's source, or the first
+                        * (over one row: Flink's Correlate over Values) */
 } sql_from_kind;
 
 typedef struct sql_query sql_query;
@@ -190,6 +191,7 @@ struct sql_query {
     sql_span from_alias;  /* the first source's alias (len 0: none) */
     sql_span *from_cols;  /* (query) AS alias (c, ...): its columns renamed */
     int nfrom_cols;
+    struct sql_join *from_unnest; /* FROM UNNEST(...) AS u(...): the UNNEST as a join's */
     sql_join *joins;      /* the joins after it, left to right */
     int njoins;
     sql_span where;

@@ -397,9 +397,9 @@ static bool source_alias(parser *p, sql_span *alias)
                    "(SELECT * FROM TABLE(...)))"
 
 
-/* A derived table's column list after its alias, `(VALUES ...) AS t(a, b)`,
- * `(SELECT ...) AS t(a, b)`: its columns renamed, as Calcite's AliasNamespace
- * does. */
+/* A column list after a source's alias, `(VALUES ...) AS t(a, b)`,
+ * `(SELECT ...) AS t(a, b)`, `orders AS o(a, b)`: its columns renamed, as
+ * Calcite's AliasNamespace does. */
 static bool alias_columns(parser *p, sql_span alias, sql_span **cols, int *n)
 {
     if (!alias.len || !accept_sym(p, "("))
@@ -475,8 +475,11 @@ static bool join_source(parser *p, sql_join *j)
     }
     if (!source_alias(p, &j->alias))
         return false;
-    return j->from_kind != SQL_FROM_QUERY ||
-           alias_columns(p, j->alias, &j->alias_cols, &j->nalias_cols);
+    if (j->for_time_ast && j->alias.len && is_sym(p, "(")) {
+        unsupported(p, cur(p), "a column list after FOR SYSTEM_TIME AS OF's alias");
+        return false;
+    }
+    return alias_columns(p, j->alias, &j->alias_cols, &j->nalias_cols);
 }
 
 /* One join after the sources so far: its kind, source and condition. */
@@ -547,18 +550,30 @@ static bool source(parser *p, sql_query *q)
         q->from_kind = SQL_FROM_QUERY;
         if (!(q->from_query = query(p)) || !expect_sym(p, ")"))
             return false;
+    } else if (accept_word(p, "UNNEST")) {
+        /* FROM UNNEST(expr) AS u(x): the UNNEST joined to one row */
+        sql_join *j = alloc(p, sizeof *j);
+        if (!j)
+            return false;
+        *j = (sql_join){.at = span_of(&p->toks.v[p->i - 1]), .kind = WEIR_JOIN_INNER,
+                        .cross = true};
+        if (!unnest_source(p, j))
+            return false;
+        q->from_kind = SQL_FROM_UNNEST;
+        q->from_unnest = j;
+        q->from_alias = j->alias;
     } else {
-        if (is_word(p, "LATERAL") || is_word(p, "UNNEST")) {
-            unsupported(p, cur(p), is_word(p, "LATERAL") ? "LATERAL" : "UNNEST");
+        if (is_word(p, "LATERAL")) {
+            unsupported(p, cur(p), "LATERAL");
             return false;
         }
         q->from_kind = SQL_FROM_NAME;
         if (!name(p, &q->from_name, "a table name"))
             return false;
     }
-    if (!source_alias(p, &q->from_alias))
+    if (q->from_kind != SQL_FROM_UNNEST && !source_alias(p, &q->from_alias))
         return false;
-    if (q->from_kind == SQL_FROM_QUERY &&
+    if ((q->from_kind == SQL_FROM_QUERY || q->from_kind == SQL_FROM_NAME) &&
         !alias_columns(p, q->from_alias, &q->from_cols, &q->nfrom_cols))
         return false;
     while (joins_here(p) || is_sym(p, ",")) {

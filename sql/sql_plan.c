@@ -492,6 +492,10 @@ void sql_plan_source_scope(planner *p, const sql_query *q, const weir_table *t)
 
 static weir_table *plan_derived(planner *p, const sql_query *sub, sql_span alias,
                                 const sql_span *cols, int ncols);
+static weir_table *plan_name_as(planner *p, sql_span name, sql_span alias, const sql_span *cols,
+                                int ncols);
+
+static weir_table *plan_unnest_first(planner *p, const sql_query *q);
 
 static weir_table *plan_first_source(planner *p, const sql_query *q)
 {
@@ -500,7 +504,10 @@ static weir_table *plan_first_source(planner *p, const sql_query *q)
         return values_source(p, 1, q->at.start); /* SELECT 1: one row */
     case SQL_FROM_QUERY:
         return plan_derived(p, q->from_query, q->from_alias, q->from_cols, q->nfrom_cols);
+    case SQL_FROM_UNNEST:
+        return plan_unnest_first(p, q);
     case SQL_FROM_NAME:
+        return plan_name_as(p, q->from_name, q->from_alias, q->from_cols, q->nfrom_cols);
     case SQL_FROM_WINDOW:
     default:
         return plan_name(p, q->from_name);
@@ -811,12 +818,31 @@ static int all_columns_in(planner *p, exprs *x, const weir_schema *schema, uint3
  * projection of each column under its new name: a time attribute stays
  * one). Without a list, a VALUES of one column takes the alias as its
  * column's name, as Calcite names it. */
+static weir_table *renamed(planner *p, weir_table *t, sql_span alias, const sql_span *cols,
+                           int ncols, bool values);
+
 static weir_table *plan_derived(planner *p, const sql_query *sub, sql_span alias,
                                 const sql_span *cols, int ncols)
 {
-    weir_table *t = plan_query(p, sub);
+    return renamed(p, plan_query(p, sub), alias, cols, ncols,
+                   sub->nvalues && !sub->union_all);
+}
+
+/* A table or a view, name [AS] alias [(c, ...)]: the same renaming. */
+static weir_table *plan_name_as(planner *p, sql_span name, sql_span alias, const sql_span *cols,
+                                int ncols)
+{
+    weir_table *t = plan_name(p, name);
+    return ncols ? renamed(p, t, alias, cols, ncols, false) : t;
+}
+
+/* t's columns renamed by the list (values: a VALUES, whose one column an
+ * alias without a list names). */
+static weir_table *renamed(planner *p, weir_table *t, sql_span alias, const sql_span *cols,
+                           int ncols, bool values)
+{
     sql_span one = alias;
-    if (!t || (!ncols && !(alias.len && sub->nvalues && !sub->union_all &&
+    if (!t || (!ncols && !(alias.len && values &&
                            weir_schema_ncolumns(weir_table_schema(t)) == 1)))
         return t;
     if (!ncols) {
@@ -1637,11 +1663,24 @@ static weir_table *plan_unnest(planner *p, const sql_join *j, weir_table *t,
     if (r)
         return NULL;
     const char *names[8];
+    int nnames = j->ncols;
     for (int k = 0; k < j->ncols; k++)
         if (!(names[k] = sql_unquote(p->sc, j->cols[k])))
             return no_memory(p, j->cols[k].start);
+    /* an alias without a list names an ARRAY's element of another type
+     * than ROW, the one column (ORDINALITY after it keeps its name), as
+     * Calcite's AliasNamespace names a one-column UNNEST */
+    weir_type ct = weir_expr_type(x.v[0]);
+    if (!nnames && j->alias.len && ct.id == WEIR_TYPE_ARRAY &&
+        weir_type_nested_type(ct, 0).id != WEIR_TYPE_ROW) {
+        if (!(names[0] = sql_unquote(p->sc, j->alias)))
+            return no_memory(p, j->alias.start);
+        nnames = 1;
+        if (j->ordinality)
+            names[nnames++] = "ORDINALITY";
+    }
     int nin = weir_schema_ncolumns(weir_table_schema(t));
-    weir_table *u = weir_table_unnest_expr(t, x.v[0], names, j->ncols, j->ordinality,
+    weir_table *u = weir_table_unnest_expr(t, x.v[0], names, nnames, j->ordinality,
                                            j->kind == WEIR_JOIN_LEFT && !j->cross);
     if (!u)
         return table_fail(p, j->unnest.start);
@@ -1653,6 +1692,39 @@ static weir_table *plan_unnest(planner *p, const sql_join *j, weir_table *t,
     out.ninputs++;
     *scope = out;
     return u;
+}
+
+/* FROM UNNEST(expr) [WITH ORDINALITY] AS u(x, ...): the UNNEST joined to one
+ * row (as Calcite's Uncollect over Values), then that row's own column
+ * left out, so the collection's columns are the source's. */
+static weir_table *plan_unnest_first(planner *p, const sql_query *q)
+{
+    const sql_join *j = q->from_unnest;
+    weir_table *one = values_source(p, 1, j->at.start);
+    if (!one)
+        return NULL;
+    weir_expr_scope scope = {.schema = weir_table_schema(one), .ninputs = 1};
+    scope.inputs[0].columns = weir_table_schema(one);
+    weir_table *u = plan_unnest(p, j, one, &scope);
+    if (!u)
+        return NULL;
+    const weir_schema *schema = weir_table_schema(u);
+    int n = weir_schema_ncolumns(schema);
+    exprs x = {.n = 0};
+    bool off = p->scope_off;
+    p->scope_off = true; /* the names are the UNNEST's own columns */
+    for (int c = 1; c < n; c++) {
+        weir_ast *a = weir_ast_new(p->trees, WEIR_AST_NAME, weir_schema_column_name(schema, c),
+                                   j->at.start, j->at.start);
+        if (!a || bind(p, &x, a, NULL, schema, 0, NULL, j->at.start)) {
+            p->scope_off = off;
+            exprs_free(&x);
+            return a ? NULL : no_memory(p, j->at.start);
+        }
+    }
+    p->scope_off = off;
+    weir_table *out = weir_table_select_exprs(u, x.v, x.n);
+    return out ? out : table_fail(p, j->at.start);
 }
 
 /* SELECT's STATE_TTL hint on the join t of inputs named by `left` (a
@@ -1722,7 +1794,8 @@ static weir_table *plan_joins(planner *p, const sql_query *q, const sql_join_pus
         weir_table *r = j->from_kind == SQL_FROM_QUERY
                             ? plan_derived(p, j->from_query, j->alias, j->alias_cols,
                                            j->nalias_cols)
-                            : plan_name(p, j->from_name);
+                            : plan_name_as(p, j->from_name, j->alias, j->alias_cols,
+                                           j->nalias_cols);
         if (r)
             r = sql_plan_join_input(p, q, push, i + 1, r);
         if (!r)

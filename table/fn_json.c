@@ -1063,7 +1063,7 @@ static int put_val(jout *o, weir_type t, const weir__val *v, int depth, const ch
             o->full = true;
             return 0;
         }
-        weir__base64_encode((const unsigned char *)v->s, v->len, o->p + o->len, need + 1);
+        weir__base64_encode((const unsigned char *)v->s, v->len, o->p + o->len, need);
         o->len += need;
         jput(o, "\"", 1);
         return 0;

@@ -153,7 +153,7 @@ Test(functions, wrong_argument_types_are_refused_with_flinks_message)
         {"YEAR(s)", "'YEAR(<VARCHAR(10)>)'. Supported form(s): 'YEAR(<DATETIME>)'"},
         {"DAYOFWEEK(i)", "Cannot apply 'DAYOFWEEK'"},
         {"EXTRACT(HOUR FROM s)", "Cannot apply 'EXTRACT'"},
-        {"FLOOR(s TO DAY)", "'FLOOR(<VARCHAR(10)>)'. Supported form(s): 'FLOOR(<TIMESTAMP>)'"},
+        {"FLOOR(s TO DAY)", "'FLOOR(<VARCHAR(10)>)'. Supported form(s): 'FLOOR(<DATETIME>)'"},
         {"FROM_UNIXTIME(ts)", "'FROM_UNIXTIME(<TIMESTAMP(3)>)'. Supported form(s): "
                               "'FROM_UNIXTIME(<INTEGER>)' 'FROM_UNIXTIME(<INTEGER>, <STRING>)'"},
         {"FROM_UNIXTIME(d)", "Cannot apply 'FROM_UNIXTIME'"},
