@@ -751,18 +751,22 @@ static int all_columns(planner *p, exprs *x, const weir_schema *schema, uint32_t
 
 /* A plain (not grouped) select list over t (SELECT *, items: every column,
  * then the items). */
-static weir_table *plan_select(planner *p, const sql_query *q, weir_table *t)
+/* The select list over t, of the rows `pred` (taken over; NULL: all)
+ * keeps. */
+static weir_table *plan_select(planner *p, const sql_query *q, weir_table *t, weir_expr *pred)
 {
     const weir_schema *schema = weir_table_schema(t);
     exprs x = {.n = 0};
     if (q->star && all_columns(p, &x, schema, q->at.start)) {
         exprs_free(&x);
+        weir_expr_destroy(pred);
         return NULL;
     }
     for (int i = 0; i < q->nitems; i++) {
         char name[SQL_NAME_MAX];
         if (item_name(p, &q->items[i], i, name, sizeof name)) {
             exprs_free(&x);
+            weir_expr_destroy(pred);
             return no_memory(p, q->items[i].expr.start);
         }
         if (!q->items[i].alias.len && q->items[i].ast->kind == WEIR_AST_NAME &&
@@ -771,10 +775,11 @@ static weir_table *plan_select(planner *p, const sql_query *q, weir_table *t)
         if (bind(p, &x, q->items[i].ast, item_text(p, &q->items[i], q->items[i].ast), schema,
                  0, name, q->at.start)) {
             exprs_free(&x);
+            weir_expr_destroy(pred);
             return NULL;
         }
     }
-    weir_table *out = weir_table_select_exprs(t, x.v, x.n);
+    weir_table *out = weir_table_calc_exprs(t, pred, x.v, x.n);
     return out ? out : table_fail(p, q->at.start);
 }
 
@@ -1497,6 +1502,9 @@ static weir_table *plan_after_from(planner *p, const sql_query *q, weir_table *t
     if (q->nsubs && !(t = sql_plan_subqueries(p, q, t)))
         return NULL;
     /* a comma join's condition is the WHERE (planned with the join) */
+    /* a plain select list over the WHERE: one Calc of both, as Flink's */
+    bool select = !sql_over_query(q) && !is_grouped(q) && (!q->star || q->nitems);
+    weir_expr *pred = NULL;
     if (q->where_ast && !(q->njoins && q->joins[q->njoins - 1].kind == 0)) {
         if (has_aggregate(q->where_ast))
             return sql_fail(p->s, p->sc, q->where.start,
@@ -1505,8 +1513,15 @@ static weir_table *plan_after_from(planner *p, const sql_query *q, weir_table *t
         if (bind(p, &x, q->where_ast, p->sc->text, weir_table_schema(t), -1, NULL,
                  q->where.start))
             return NULL;
-        if (!(t = weir_table_where_expr(t, x.v[0])))
+        if (select)
+            pred = x.v[0];
+        else if (!(t = weir_table_where_expr(t, x.v[0])))
             return table_fail(p, q->where.start);
+    }
+    if (select) {
+        if (!(t = plan_select(p, q, t, pred)))
+            return NULL;
+        return q->distinct ? plan_distinct(p, q, t) : t;
     }
     if (sql_over_query(q))
         return sql_plan_over(p, q, t);
@@ -1516,8 +1531,6 @@ static weir_table *plan_after_from(planner *p, const sql_query *q, weir_table *t
                             "aggregates: weir does not plan it (group by the columns instead)");
         return plan_grouped(p, q, t);
     }
-    if ((!q->star || q->nitems) && !(t = plan_select(p, q, t)))
-        return NULL;
     return q->distinct ? plan_distinct(p, q, t) : t;
 }
 

@@ -270,22 +270,24 @@ static bool takes_all(planner *p, const sql_query *q, const char *qual)
     return false;
 }
 
-/* `t` with the columns q reads of it (and its unique key), or t itself
- * when it keeps them all or is not insert-only. NULL after reporting. */
+/* The rows of `t` that pred (taken over; NULL: all) keeps, with the
+ * columns q reads of it (and its unique key), or all of them when it
+ * needs them all or is not insert-only: one Calc. NULL after reporting. */
 static weir_table *narrow(planner *p, const sql_query *q, weir_table *t, const char *qual,
-                          uint32_t at)
+                          uint32_t at, weir_expr *pred)
 {
-    if (q->nsubs || q->from_kind == SQL_FROM_WINDOW ||
-        weir_table_changelog_mode(t) != WEIR_CHANGELOG_INSERT_ONLY || takes_all(p, q, qual))
-        return t;
     const weir_schema *s = weir_table_schema(t);
     int n = weir_schema_ncolumns(s);
+    if (q->nsubs || q->from_kind == SQL_FROM_WINDOW || n > PLAN_MAX_ITEMS ||
+        weir_table_changelog_mode(t) != WEIR_CHANGELOG_INSERT_ONLY || takes_all(p, q, qual)) {
+        if (pred && !(t = weir_table_where_expr(t, pred)))
+            return sql_plan_table_fail(p, at);
+        return t;
+    }
     const int *ukey;
     int nukey = weir_table_unique_key(t, &ukey);
     bool keep[PLAN_MAX_ITEMS];
     int nkeep = 0;
-    if (n > PLAN_MAX_ITEMS)
-        return t;
     int wstart, wend;
     weir_table_windowed(t, &wstart, &wend);
     for (int c = 0; c < n; c++) {
@@ -296,8 +298,11 @@ static weir_table *narrow(planner *p, const sql_query *q, weir_table *t, const c
             keep[c] = ukey[k] == c;
         nkeep += keep[c];
     }
-    if (nkeep == n || nkeep == 0)
+    if (nkeep == n || nkeep == 0) {
+        if (pred && !(t = weir_table_where_expr(t, pred)))
+            return sql_plan_table_fail(p, at);
         return t;
+    }
     sql_exprs x = {.n = 0};
     weir_expr_scope scope = {.schema = s, .zone = weir_table_env_config(p->env)->time_zone};
     for (int c = 0; c < n; c++) {
@@ -312,11 +317,12 @@ static weir_table *narrow(planner *p, const sql_query *q, weir_table *t, const c
                      : WEIR_ENOMEM;
         if (r) {
             sql_plan_exprs_free(&x);
+            weir_expr_destroy(pred);
             return sql_fail(p->s, p->sc, at, "%s", r == WEIR_ENOMEM ? "out of memory" : msg);
         }
         x.n++;
     }
-    weir_table *out = weir_table_select_exprs(t, x.v, x.n);
+    weir_table *out = weir_table_calc_exprs(t, pred, x.v, x.n);
     return out ? out : sql_plan_table_fail(p, at);
 }
 
@@ -326,6 +332,7 @@ weir_table *sql_plan_join_input(planner *p, const sql_query *q, const sql_join_p
     const char *qual = side_qualifier(p, q, k);
     uint32_t at = k == 0 ? q->from_name.start : q->joins[k - 1].at.start;
     const weir_ast *w = push->where[k];
+    weir_expr *e = NULL;
     if (w) {
         /* bound in the input's own scope: its qualifier names it */
         const weir_schema *s = weir_table_schema(t);
@@ -333,7 +340,6 @@ weir_table *sql_plan_join_input(planner *p, const sql_query *q, const sql_join_p
                                  .zone = weir_table_env_config(p->env)->time_zone};
         scope.inputs[0].qualifier = qual;
         scope.inputs[0].columns = s;
-        weir_expr *e = NULL;
         size_t err_at = 0;
         char msg[1024];
         int r = weir_expr_bind(w, push->formatted[k] ? NULL : p->sc->text, &scope, -1, NULL, &e,
@@ -341,8 +347,6 @@ weir_table *sql_plan_join_input(planner *p, const sql_query *q, const sql_join_p
         if (r)
             return sql_fail(p->s, p->sc, r == WEIR_ENOMEM ? w->start : (uint32_t)err_at, "%s",
                             r == WEIR_ENOMEM ? "out of memory" : msg);
-        if (!(t = weir_table_where_expr(t, e)))
-            return sql_plan_table_fail(p, w->start);
     }
-    return narrow(p, q, t, qual, at);
+    return narrow(p, q, t, qual, at, e);
 }
