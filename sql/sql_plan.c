@@ -433,7 +433,7 @@ static int window_of(planner *p, const sql_window *w, bool tvf, const weir_table
     return 0;
 }
 
-static weir_table *plan_joins(planner *p, const sql_query *q, const sql_join_push *push,
+static weir_table *plan_joins(planner *p, const sql_query *q, sql_join_push *push,
                               weir_table *t);
 static weir_table *plan_first_source(planner *p, const sql_query *q);
 static weir_table *plan_unnest(planner *p, const sql_join *j, weir_table *t,
@@ -459,13 +459,14 @@ static weir_table *plan_from(planner *p, const sql_query **qp)
                         "inputs' state times to live)");
     if (q->njoins) {
         sql_join_push push;
-        if (sql_plan_join_pushdown(p, qp, &push))
+        if (sql_plan_join_pushdown(p, q, &push))
             return NULL;
-        q = *qp;
         weir_table *t = plan_first_source(p, q);
         if (t && regular_join(&q->joins[0]))
             t = sql_plan_join_input(p, q, &push, 0, t);
-        return t ? plan_joins(p, q, &push, t) : NULL;
+        if (t)
+            t = plan_joins(p, q, &push, t);
+        return t && sql_plan_join_residual(p, qp, &push) == 0 ? t : NULL;
     }
     weir_table *t = plan_first_source(p, q);
     if (t)
@@ -1510,8 +1511,8 @@ static weir_table *plan_after_from(planner *p, const sql_query *q, weir_table *t
             return sql_fail(p->s, p->sc, q->where.start,
                             "an aggregate call in WHERE (HAVING filters groups)");
         exprs x = {.n = 0};
-        if (bind(p, &x, q->where_ast, p->sc->text, weir_table_schema(t), -1, NULL,
-                 q->where.start))
+        if (bind(p, &x, q->where_ast, q->where_formatted ? NULL : p->sc->text,
+                 weir_table_schema(t), -1, NULL, q->where.start))
             return NULL;
         if (select)
             pred = x.v[0];
@@ -1699,7 +1700,7 @@ static int state_ttl(planner *p, const sql_query *q, weir_table *t, const weir_e
 
 /* FROM a [JOIN b ON ...]...: each join onto the table so far (left-deep,
  * as Calcite plans it), its columns named by each source's qualifier. */
-static weir_table *plan_joins(planner *p, const sql_query *q, const sql_join_push *push,
+static weir_table *plan_joins(planner *p, const sql_query *q, sql_join_push *push,
                               weir_table *t)
 {
     bool matched[64] = {false}; /* STATE_TTL's options (64 at most) */
