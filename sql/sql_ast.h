@@ -196,6 +196,7 @@ struct sql_query {
     int njoins;
     sql_span where;
     struct weir_ast *where_ast; /* without its subquery conjuncts (NULL: none left) */
+    bool where_formatted;       /* where_ast is a tree the planner made: shown as formatted */
     sql_subquery *subs;          /* WHERE's conjuncts over subqueries */
     int nsubs;
     sql_span *group; /* GROUP BY expressions other than a group window */

@@ -433,7 +433,7 @@ static int window_of(planner *p, const sql_window *w, bool tvf, const weir_table
     return 0;
 }
 
-static weir_table *plan_joins(planner *p, const sql_query *q, const sql_join_push *push,
+static weir_table *plan_joins(planner *p, const sql_query *q, sql_join_push *push,
                               weir_table *t);
 static weir_table *plan_first_source(planner *p, const sql_query *q);
 static weir_table *plan_unnest(planner *p, const sql_join *j, weir_table *t,
@@ -459,13 +459,14 @@ static weir_table *plan_from(planner *p, const sql_query **qp)
                         "inputs' state times to live)");
     if (q->njoins) {
         sql_join_push push;
-        if (sql_plan_join_pushdown(p, qp, &push))
+        if (sql_plan_join_pushdown(p, q, &push))
             return NULL;
-        q = *qp;
         weir_table *t = plan_first_source(p, q);
         if (t && regular_join(&q->joins[0]))
             t = sql_plan_join_input(p, q, &push, 0, t);
-        return t ? plan_joins(p, q, &push, t) : NULL;
+        if (t)
+            t = plan_joins(p, q, &push, t);
+        return t && sql_plan_join_residual(p, qp, &push) == 0 ? t : NULL;
     }
     weir_table *t = plan_first_source(p, q);
     if (t)
@@ -758,18 +759,22 @@ static int all_columns(planner *p, exprs *x, const weir_schema *schema, uint32_t
 
 /* A plain (not grouped) select list over t (SELECT *, items: every column,
  * then the items). */
-static weir_table *plan_select(planner *p, const sql_query *q, weir_table *t)
+/* The select list over t, of the rows `pred` (taken over; NULL: all)
+ * keeps. */
+static weir_table *plan_select(planner *p, const sql_query *q, weir_table *t, weir_expr *pred)
 {
     const weir_schema *schema = weir_table_schema(t);
     exprs x = {.n = 0};
     if (q->star && all_columns(p, &x, schema, q->at.start)) {
         exprs_free(&x);
+        weir_expr_destroy(pred);
         return NULL;
     }
     for (int i = 0; i < q->nitems; i++) {
         char name[SQL_NAME_MAX];
         if (item_name(p, &q->items[i], i, name, sizeof name)) {
             exprs_free(&x);
+            weir_expr_destroy(pred);
             return no_memory(p, q->items[i].expr.start);
         }
         if (!q->items[i].alias.len && q->items[i].ast->kind == WEIR_AST_NAME &&
@@ -778,10 +783,11 @@ static weir_table *plan_select(planner *p, const sql_query *q, weir_table *t)
         if (bind(p, &x, q->items[i].ast, item_text(p, &q->items[i], q->items[i].ast), schema,
                  0, name, q->at.start)) {
             exprs_free(&x);
+            weir_expr_destroy(pred);
             return NULL;
         }
     }
-    weir_table *out = weir_table_select_exprs(t, x.v, x.n);
+    weir_table *out = weir_table_calc_exprs(t, pred, x.v, x.n);
     return out ? out : table_fail(p, q->at.start);
 }
 
@@ -1523,16 +1529,26 @@ static weir_table *plan_after_from(planner *p, const sql_query *q, weir_table *t
     if (q->nsubs && !(t = sql_plan_subqueries(p, q, t)))
         return NULL;
     /* a comma join's condition is the WHERE (planned with the join) */
+    /* a plain select list over the WHERE: one Calc of both, as Flink's */
+    bool select = !sql_over_query(q) && !is_grouped(q) && (!q->star || q->nitems);
+    weir_expr *pred = NULL;
     if (q->where_ast && !(q->njoins && q->joins[q->njoins - 1].kind == 0)) {
         if (has_aggregate(q->where_ast))
             return sql_fail(p->s, p->sc, q->where.start,
                             "an aggregate call in WHERE (HAVING filters groups)");
         exprs x = {.n = 0};
-        if (bind(p, &x, q->where_ast, p->sc->text, weir_table_schema(t), -1, NULL,
-                 q->where.start))
+        if (bind(p, &x, q->where_ast, q->where_formatted ? NULL : p->sc->text,
+                 weir_table_schema(t), -1, NULL, q->where.start))
             return NULL;
-        if (!(t = weir_table_where_expr(t, x.v[0])))
+        if (select)
+            pred = x.v[0];
+        else if (!(t = weir_table_where_expr(t, x.v[0])))
             return table_fail(p, q->where.start);
+    }
+    if (select) {
+        if (!(t = plan_select(p, q, t, pred)))
+            return NULL;
+        return q->distinct ? plan_distinct(p, q, t) : t;
     }
     if (sql_over_query(q))
         return sql_plan_over(p, q, t);
@@ -1542,8 +1558,6 @@ static weir_table *plan_after_from(planner *p, const sql_query *q, weir_table *t
                             "aggregates: weir does not plan it (group by the columns instead)");
         return plan_grouped(p, q, t);
     }
-    if ((!q->star || q->nitems) && !(t = plan_select(p, q, t)))
-        return NULL;
     return q->distinct ? plan_distinct(p, q, t) : t;
 }
 
@@ -1758,7 +1772,7 @@ static int state_ttl(planner *p, const sql_query *q, weir_table *t, const weir_e
 
 /* FROM a [JOIN b ON ...]...: each join onto the table so far (left-deep,
  * as Calcite plans it), its columns named by each source's qualifier. */
-static weir_table *plan_joins(planner *p, const sql_query *q, const sql_join_push *push,
+static weir_table *plan_joins(planner *p, const sql_query *q, sql_join_push *push,
                               weir_table *t)
 {
     bool matched[64] = {false}; /* STATE_TTL's options (64 at most) */

@@ -114,14 +114,22 @@ weir_table *sql_plan_order_limit(planner *p, const sql_query *q, weir_table *t);
 typedef struct sql_join_push {
     const weir_ast *where[SQL_JOIN_PUSH_SIDES]; /* each side's conjuncts (NULL: none) */
     bool formatted[SQL_JOIN_PUSH_SIDES];        /* a tree made here: shown as formatted */
+    bool applied[SQL_JOIN_PUSH_SIDES];          /* the side's input took them */
+    const weir_ast *conj[PLAN_MAX_ITEMS];       /* WHERE's conjuncts (0 of them: none go down) */
+    int conj_side[PLAN_MAX_ITEMS];              /* the side each could filter, -1: none */
+    int nconj;
 } sql_join_push;
-/* Fills push; *q becomes a copy of it whose WHERE is what stays after the
- * join. 0, or WEIR_E* after reporting. */
-int sql_plan_join_pushdown(planner *p, const sql_query **q, sql_join_push *push);
+/* Which of q's WHERE conjuncts could filter an input of its joins: fills
+ * push. 0, or WEIR_E* after reporting. */
+int sql_plan_join_pushdown(planner *p, const sql_query *q, sql_join_push *push);
 /* Input k of q's regular join (t) filtered and narrowed; NULL after
  * reporting. */
-weir_table *sql_plan_join_input(planner *p, const sql_query *q, const sql_join_push *push, int k,
+weir_table *sql_plan_join_input(planner *p, const sql_query *q, sql_join_push *push, int k,
                                 weir_table *t);
+/* Once the joins are planned: *q becomes a copy whose WHERE is what the
+ * inputs did not take (it stays as it is when they took nothing). 0, or
+ * WEIR_E* after reporting. */
+int sql_plan_join_residual(planner *p, const sql_query **q, const sql_join_push *push);
 
 weir_table *sql_plan_for_system_time(planner *p, const sql_join *j, weir_table *t,
                                      const weir_expr_scope *left, weir_expr_scope *out);

@@ -4,10 +4,11 @@
  *
  *   - a WHERE conjunct of a query whose joins are all regular INNER joins
  *     (JOIN ... ON, no comma, lookup, temporal or UNNEST join), that reads
- *     columns of one input only, each named with that input's qualifier,
- *     filters that input before the join instead of the join's output
- *     (unless it calls a function of the clock or a random one, whose
- *     value would move with where it runs); the WHERE keeps the rest;
+ *     columns of one insert-only input only, each named with that input's
+ *     qualifier, filters that input before the join instead of the join's
+ *     output (unless it calls a function of the clock or a random one,
+ *     whose value would move with where it runs); the WHERE keeps the
+ *     rest;
  *   - an insert-only input of a regular join is narrowed to the columns
  *     the query reads of it (and its unique key), so that the join's state
  *     holds rows as wide as what is read of them, not the input's whole
@@ -80,34 +81,19 @@ static bool is_and(const weir_ast *a)
     return a->kind == WEIR_AST_BINARY && a->op == WEIR_AST_AND;
 }
 
-/* The conjuncts of `a` (an AND tree) that go to one side into pushed[],
- * their sides into sides[]; *rest what stays: `a` itself, one of its
- * subtrees, or NULL. Returns false when what stays is no subtree of `a`
- * (kept conjuncts on both sides of a pushed one): then nothing is pushed. */
-static bool split(const weir_ast *a, const char *const *quals, int nsides, const weir_ast **pushed,
-                  int *psides, int *npushed, const weir_ast **rest)
+/* Each conjunct of `a` (an AND tree) into the plan, with the side it could
+ * filter (-1: none). false when there are too many. */
+static bool conjuncts(const weir_ast *a, const char *const *quals, int nsides, sql_join_push *push)
 {
-    if (is_and(a)) {
-        const weir_ast *ra, *rb;
-        if (!split(a->a, quals, nsides, pushed, psides, npushed, &ra) ||
-            !split(a->b, quals, nsides, pushed, psides, npushed, &rb))
-            return false;
-        if (ra == a->a && rb == a->b)
-            *rest = a;
-        else if (ra && rb)
-            return false;
-        else
-            *rest = ra ? ra : rb;
-        return true;
-    }
+    if (is_and(a))
+        return conjuncts(a->a, quals, nsides, push) && conjuncts(a->b, quals, nsides, push);
+    if (push->nconj == PLAN_MAX_ITEMS)
+        return false;
     int side = -1;
-    if (*npushed < PLAN_MAX_ITEMS && one_side(a, quals, nsides, &side) && side >= 0) {
-        pushed[*npushed] = a;
-        psides[(*npushed)++] = side;
-        *rest = NULL;
-    } else {
-        *rest = a;
-    }
+    if (!one_side(a, quals, nsides, &side))
+        side = -1;
+    push->conj[push->nconj] = a;
+    push->conj_side[push->nconj++] = side;
     return true;
 }
 
@@ -119,9 +105,23 @@ static const char *side_qualifier(planner *p, const sql_query *q, int k)
     return sql_plan_qualifier(p, j->from_kind, j->from_name, j->alias);
 }
 
-int sql_plan_join_pushdown(planner *p, const sql_query **qp, sql_join_push *push)
+/* a AND b, shown as formatted (NULL: out of memory, reported). */
+static weir_ast *and_of(planner *p, const weir_ast *a, const weir_ast *b, uint32_t at)
 {
-    const sql_query *q = *qp;
+    weir_ast *n = weir_ast_new(p->trees, WEIR_AST_BINARY, NULL, a->start, b->end);
+    if (!n) {
+        sql_fail(p->s, p->sc, at, "out of memory");
+        return NULL;
+    }
+    n->op = WEIR_AST_AND;
+    n->a = (weir_ast *)a;
+    n->b = (weir_ast *)b;
+    n->depth = 1 + (a->depth > b->depth ? a->depth : b->depth);
+    return n;
+}
+
+int sql_plan_join_pushdown(planner *p, const sql_query *q, sql_join_push *push)
+{
     memset(push, 0, sizeof *push);
     if (!q->njoins || !q->where_ast || q->nsubs || q->njoins + 1 > SQL_JOIN_PUSH_SIDES ||
         (q->from_kind != SQL_FROM_NAME && q->from_kind != SQL_FROM_QUERY))
@@ -135,31 +135,43 @@ int sql_plan_join_pushdown(planner *p, const sql_query **qp, sql_join_push *push
     int nsides = q->njoins + 1;
     for (int k = 0; k < nsides; k++)
         quals[k] = side_qualifier(p, q, k);
-    const weir_ast *pushed[PLAN_MAX_ITEMS];
-    int psides[PLAN_MAX_ITEMS], npushed = 0;
-    const weir_ast *rest = NULL;
-    if (!split(q->where_ast, quals, nsides, pushed, psides, &npushed, &rest) || npushed == 0)
+    if (!conjuncts(q->where_ast, quals, nsides, push)) {
+        push->nconj = 0;
         return 0;
+    }
     /* each side's conjuncts in one AND (in the order written) */
-    for (int i = 0; i < npushed; i++) {
-        const weir_ast **slot = &push->where[psides[i]];
-        if (!*slot) {
-            *slot = pushed[i];
+    for (int i = 0; i < push->nconj; i++) {
+        int k = push->conj_side[i];
+        if (k < 0)
+            continue;
+        if (!push->where[k]) {
+            push->where[k] = push->conj[i];
             continue;
         }
-        weir_ast *and = weir_ast_new(p->trees, WEIR_AST_BINARY, NULL, (*slot)->start,
-                                     pushed[i]->end);
-        if (!and) {
-            sql_fail(p->s, p->sc, q->where.start, "out of memory");
+        if (!(push->where[k] = and_of(p, push->where[k], push->conj[i], q->where.start)))
             return WEIR_ENOMEM;
-        }
-        and->op = WEIR_AST_AND;
-        and->a = (weir_ast *)*slot;
-        and->b = (weir_ast *)pushed[i];
-        and->depth = 1 + (and->a->depth > and->b->depth ? and->a->depth : and->b->depth);
-        push->formatted[psides[i]] = true; /* its text is no span of the statement's */
-        *slot = and;
+        push->formatted[k] = true; /* its text is no span of the statement's */
     }
+    return 0;
+}
+
+int sql_plan_join_residual(planner *p, const sql_query **qp, const sql_join_push *push)
+{
+    const sql_query *q = *qp;
+    int kept = 0;
+    const weir_ast *rest = NULL;
+    for (int i = 0; i < push->nconj; i++) {
+        int k = push->conj_side[i];
+        if (k >= 0 && push->applied[k])
+            continue;
+        kept++;
+        if (!rest)
+            rest = push->conj[i];
+        else if (!(rest = and_of(p, rest, push->conj[i], q->where.start)))
+            return WEIR_ENOMEM;
+    }
+    if (kept == push->nconj)
+        return 0; /* nothing went down: the WHERE as it is */
     sql_query *copy = sql_arena_alloc(p->tmp, sizeof *copy);
     if (!copy) {
         sql_fail(p->s, p->sc, q->where.start, "out of memory");
@@ -167,6 +179,7 @@ int sql_plan_join_pushdown(planner *p, const sql_query **qp, sql_join_push *push
     }
     *copy = *q;
     copy->where_ast = (weir_ast *)rest;
+    copy->where_formatted = kept > 1;
     if (rest) {
         copy->where.start = rest->start;
         copy->where.len = rest->end - rest->start;
@@ -219,18 +232,27 @@ static bool span_is(planner *p, sql_span sp, const char *text)
     return !t || strcmp(t, text) == 0; /* out of memory: kept */
 }
 
-/* Whether q reads column `col` of its input qualified `qual`. */
-static bool query_reads(planner *p, const sql_query *q, const char *qual, const char *col)
+/* Whether q reads column `col` of its input k qualified `qual` (not
+ * counting the WHERE conjuncts that filter that input before the join). */
+static bool query_reads(planner *p, const sql_query *q, const sql_join_push *push, int k,
+                        const char *qual, const char *col)
 {
     for (int i = 0; i < q->nitems; i++) {
         const sql_item *it = &q->items[i];
         if (names(it->ast, qual, col) || over_names(it->over, qual, col))
             return true;
-        for (int k = 0; k < it->nover; k++)
-            if (over_names(it->overs[k], qual, col))
+        for (int o = 0; o < it->nover; o++)
+            if (over_names(it->overs[o], qual, col))
                 return true;
     }
-    if (names(q->where_ast, qual, col) || names(q->having_ast, qual, col))
+    if (push->nconj) {
+        for (int i = 0; i < push->nconj; i++)
+            if (!(push->conj_side[i] == k && push->applied[k]) && names(push->conj[i], qual, col))
+                return true;
+    } else if (names(q->where_ast, qual, col)) {
+        return true;
+    }
+    if (names(q->having_ast, qual, col))
         return true;
     for (int i = 0; i < q->ngroup; i++)
         if (names(q->group_asts[i], qual, col))
@@ -270,34 +292,39 @@ static bool takes_all(planner *p, const sql_query *q, const char *qual)
     return false;
 }
 
-/* `t` with the columns q reads of it (and its unique key), or t itself
- * when it keeps them all or is not insert-only. NULL after reporting. */
-static weir_table *narrow(planner *p, const sql_query *q, weir_table *t, const char *qual,
-                          uint32_t at)
+/* The rows of `t` that pred (taken over; NULL: all) keeps, with the
+ * columns q reads of it (and its unique key), or all of them when it
+ * needs them all or is not insert-only: one Calc. NULL after reporting. */
+static weir_table *narrow(planner *p, const sql_query *q, const sql_join_push *push, int k,
+                          weir_table *t, const char *qual, uint32_t at, weir_expr *pred)
 {
-    if (q->nsubs || q->from_kind == SQL_FROM_WINDOW ||
-        weir_table_changelog_mode(t) != WEIR_CHANGELOG_INSERT_ONLY || takes_all(p, q, qual))
-        return t;
     const weir_schema *s = weir_table_schema(t);
     int n = weir_schema_ncolumns(s);
+    if (q->nsubs || q->from_kind == SQL_FROM_WINDOW || n > PLAN_MAX_ITEMS ||
+        weir_table_changelog_mode(t) != WEIR_CHANGELOG_INSERT_ONLY || takes_all(p, q, qual)) {
+        if (pred && !(t = weir_table_where_expr(t, pred)))
+            return sql_plan_table_fail(p, at);
+        return t;
+    }
     const int *ukey;
     int nukey = weir_table_unique_key(t, &ukey);
     bool keep[PLAN_MAX_ITEMS];
     int nkeep = 0;
-    if (n > PLAN_MAX_ITEMS)
-        return t;
     int wstart, wend;
     weir_table_windowed(t, &wstart, &wend);
     for (int c = 0; c < n; c++) {
         /* a window's bounds stay: a window join tells its inputs by them */
         keep[c] = c == wstart || c == wend ||
-                  query_reads(p, q, qual, weir_schema_column_name(s, c));
-        for (int k = 0; k < nukey && !keep[c]; k++)
-            keep[c] = ukey[k] == c;
+                  query_reads(p, q, push, k, qual, weir_schema_column_name(s, c));
+        for (int u = 0; u < nukey && !keep[c]; u++)
+            keep[c] = ukey[u] == c;
         nkeep += keep[c];
     }
-    if (nkeep == n || nkeep == 0)
+    if (nkeep == n || nkeep == 0) {
+        if (pred && !(t = weir_table_where_expr(t, pred)))
+            return sql_plan_table_fail(p, at);
         return t;
+    }
     sql_exprs x = {.n = 0};
     weir_expr_scope scope = {.schema = s, .zone = weir_table_env_config(p->env)->time_zone};
     for (int c = 0; c < n; c++) {
@@ -312,20 +339,25 @@ static weir_table *narrow(planner *p, const sql_query *q, weir_table *t, const c
                      : WEIR_ENOMEM;
         if (r) {
             sql_plan_exprs_free(&x);
+            weir_expr_destroy(pred);
             return sql_fail(p->s, p->sc, at, "%s", r == WEIR_ENOMEM ? "out of memory" : msg);
         }
         x.n++;
     }
-    weir_table *out = weir_table_select_exprs(t, x.v, x.n);
+    weir_table *out = weir_table_calc_exprs(t, pred, x.v, x.n);
     return out ? out : sql_plan_table_fail(p, at);
 }
 
-weir_table *sql_plan_join_input(planner *p, const sql_query *q, const sql_join_push *push, int k,
+weir_table *sql_plan_join_input(planner *p, const sql_query *q, sql_join_push *push, int k,
                                 weir_table *t)
 {
     const char *qual = side_qualifier(p, q, k);
     uint32_t at = k == 0 ? q->from_name.start : q->joins[k - 1].at.start;
-    const weir_ast *w = push->where[k];
+    /* an input with updates keeps its filter after the join: an upsert
+     * input's row that leaves the filter must still replace its key's */
+    const weir_ast *w =
+        weir_table_changelog_mode(t) == WEIR_CHANGELOG_INSERT_ONLY ? push->where[k] : NULL;
+    weir_expr *e = NULL;
     if (w) {
         /* bound in the input's own scope: its qualifier names it */
         const weir_schema *s = weir_table_schema(t);
@@ -333,7 +365,6 @@ weir_table *sql_plan_join_input(planner *p, const sql_query *q, const sql_join_p
                                  .zone = weir_table_env_config(p->env)->time_zone};
         scope.inputs[0].qualifier = qual;
         scope.inputs[0].columns = s;
-        weir_expr *e = NULL;
         size_t err_at = 0;
         char msg[1024];
         int r = weir_expr_bind(w, push->formatted[k] ? NULL : p->sc->text, &scope, -1, NULL, &e,
@@ -341,8 +372,7 @@ weir_table *sql_plan_join_input(planner *p, const sql_query *q, const sql_join_p
         if (r)
             return sql_fail(p->s, p->sc, r == WEIR_ENOMEM ? w->start : (uint32_t)err_at, "%s",
                             r == WEIR_ENOMEM ? "out of memory" : msg);
-        if (!(t = weir_table_where_expr(t, e)))
-            return sql_plan_table_fail(p, w->start);
+        push->applied[k] = true;
     }
-    return narrow(p, q, t, qual, at);
+    return narrow(p, q, push, k, t, qual, at, e);
 }

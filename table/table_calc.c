@@ -682,7 +682,8 @@ weir_stream *weir_table_to_changelog_stream(weir_table *t, unsigned mode)
 typedef struct calc_impl {
     weir_expr **items; /* select: one per output column; NULL for where */
     int nitems;
-    weir_expr *pred;   /* where */
+    weir_expr *pred;   /* where; with items, a filter before the projection (one Calc) */
+    uint32_t pred_at;  /* with items: the predicate's region of the scratch */
     const weir_schema *out;
     /* Each item's own region of the scratch (a call that keeps state from
      * row to row, RAND's generator, keeps it there), and their sum. */
@@ -797,8 +798,9 @@ static int select_record(weir_ctx *ctx, const calc_impl *c, unsigned char *scrat
     return weir_emit_commit(ctx, ts);
 }
 
-static int where_record(weir_ctx *ctx, const calc_impl *c, unsigned char *scratch,
-                        const void *elem, int64_t ts)
+/* Whether the predicate keeps the row: 1, 0 (counted as filtered), or
+ * the failure. */
+static int keeps(weir_ctx *ctx, const calc_impl *c, unsigned char *scratch, const void *elem)
 {
     const char *why = NULL;
     weir__val v;
@@ -810,17 +812,36 @@ static int where_record(weir_ctx *ctx, const calc_impl *c, unsigned char *scratc
         weir_ctx_count(ctx, WEIR_COUNTER_FILTERED, 1);
         return 0;
     }
-    return weir_emit(ctx, elem, ts);
+    return 1;
+}
+
+static int where_record(weir_ctx *ctx, const calc_impl *c, unsigned char *scratch,
+                        const void *elem, int64_t ts)
+{
+    int r = keeps(ctx, c, scratch, elem);
+    return r <= 0 ? r : weir_emit(ctx, elem, ts);
+}
+
+/* One row through the Calc: filtered, projected, or both (the row the
+ * filter keeps projected without a copy of its own in between). */
+static int calc_one(weir_ctx *ctx, const calc_impl *c, unsigned char *st, const void *elem,
+                    int64_t ts)
+{
+    if (!c->items)
+        return where_record(ctx, c, st, elem, ts);
+    unsigned char *scratch = st + c->out->row_size;
+    if (c->pred) {
+        int r = keeps(ctx, c, scratch + c->pred_at, elem);
+        if (r <= 0)
+            return r;
+    }
+    return select_record(ctx, c, scratch, elem, ts);
 }
 
 static int calc_record(weir_ctx *ctx, int input, const void *elem, int64_t ts)
 {
     (void)input;
-    const calc_impl *c = weir_ctx_impl(ctx);
-    unsigned char *st = weir_ctx_state(ctx);
-    if (c->pred)
-        return where_record(ctx, c, st, elem, ts);
-    return select_record(ctx, c, st + c->out->row_size, elem, ts);
+    return calc_one(ctx, weir_ctx_impl(ctx), weir_ctx_state(ctx), elem, ts);
 }
 
 /* A run of records on an input that is not keyed: the same, without a
@@ -833,8 +854,7 @@ static int calc_batch(weir_ctx *ctx, int input, const weir_batch *b)
     for (uint32_t i = 0; i < b->count; i++) {
         const void *e = weir_batch_elem(b, i);
         int64_t ts = weir_batch_ts(b, i);
-        int r = c->pred ? where_record(ctx, c, st, e, ts)
-                        : select_record(ctx, c, st + c->out->row_size, e, ts);
+        int r = calc_one(ctx, c, st, e, ts);
         if (r)
             return r;
     }
@@ -855,7 +875,7 @@ static weir_table *plan_calc(weir_table *t, calc_impl *impl, const char *what)
     weir_table_env *env = t->input->env;
     weir_process_spec spec = {
         .name = t->name,
-        .kind = impl->pred ? "table_where" : "table_select",
+        .kind = !impl->items ? "table_where" : impl->pred ? "table_calc" : "table_select",
         .vtable = &calc_vtable,
         .impl = impl,
         .out_size = t->schema->row_size,
@@ -962,12 +982,15 @@ weir_table *weir_table_where(weir_table *in, const char *predicate)
     return where_core(in, pred, "weir_table_where");
 }
 
-/* A projection of the n items (taken over), shown as `shown`. */
-static weir_table *select_core(weir_table *in, weir_expr **items, int n, const char *shown,
-                               const char *what, bool at_source)
+/* A projection of the n items (taken over), shown as `shown`, of the rows
+ * `pred` (taken over; NULL: every row) keeps. */
+static weir_table *select_core(weir_table *in, weir_expr *pred, weir_expr **items, int n,
+                               const char *shown, const char *what, bool at_source)
 {
     weir_table_env *env = in->env;
-    weir_table *t = weir__table_node(env, in, "Calc(select=[%s])", shown);
+    weir_table *t = pred ? weir__table_node(env, in, "Calc(select=[%s], where=[%s])", shown,
+                                            pred->text)
+                         : weir__table_node(env, in, "Calc(select=[%s])", shown);
     calc_impl *impl = t ? calloc(1, sizeof *impl) : NULL;
     if (impl) {
         impl->items = malloc((size_t)n * sizeof *impl->items);
@@ -976,6 +999,7 @@ static weir_table *select_core(weir_table *in, weir_expr **items, int n, const c
     if (!impl || !impl->items || !impl->scratch_at) {
         for (int i = 0; i < n; i++)
             weir_expr_destroy(items[i]);
+        weir_expr_destroy(pred);
         if (impl) {
             free(impl->items);
             free(impl->scratch_at);
@@ -985,6 +1009,7 @@ static weir_table *select_core(weir_table *in, weir_expr **items, int n, const c
     }
     memcpy(impl->items, items, (size_t)n * sizeof *items);
     impl->nitems = n;
+    impl->pred = pred;
     impl->ts_col = -1;
     impl->stamp = -1;
     impl->at_source = at_source;
@@ -998,6 +1023,21 @@ static weir_table *select_core(weir_table *in, weir_expr **items, int n, const c
         types[i] = weir_expr_type(impl->items[i]);
         impl->scratch_at[i] = impl->scratch;
         uint64_t end = (uint64_t)impl->scratch + ((impl->items[i]->scratch + 7u) & ~7u);
+        if (end > UINT32_MAX / 2)
+            return weir__table_fail(env, WEIR_EINVAL, "%s: the expressions need too much "
+                                    "scratch memory", what);
+        impl->scratch = (uint32_t)end;
+    }
+    if (pred) {
+        weir_type ty = weir_expr_type(pred);
+        if (ty.id != WEIR_TYPE_BOOLEAN) {
+            char tn[48];
+            weir_type_format(ty, tn, sizeof tn);
+            return weir__table_fail(env, WEIR_EINVAL, "%s: '%s' is %s, not BOOLEAN", what,
+                                    pred->text, tn);
+        }
+        impl->pred_at = impl->scratch;
+        uint64_t end = (uint64_t)impl->scratch + ((pred->scratch + 7u) & ~7u);
         if (end > UINT32_MAX / 2)
             return weir__table_fail(env, WEIR_EINVAL, "%s: the expressions need too much "
                                     "scratch memory", what);
@@ -1122,7 +1162,31 @@ weir_table *weir_table_select_exprs(weir_table *in, weir_expr **items, int n)
             weir_expr_destroy(items[i]);
         return weir__table_fail(in->env, WEIR_ENOMEM, "%s: out of memory", what);
     }
-    weir_table *t = select_core(in, items, n, shown, what, false);
+    weir_table *t = select_core(in, NULL, items, n, shown, what, false);
+    free(shown);
+    return t;
+}
+
+weir_table *weir_table_calc_exprs(weir_table *in, weir_expr *predicate, weir_expr **items, int n)
+{
+    static const char *what = "weir_table_calc_exprs";
+    if (!predicate)
+        return weir_table_select_exprs(in, items, n);
+    bool ok = in && items && n > 0 && n <= WEIR__LIST_MAX;
+    for (int i = 0; ok && i < n; i++)
+        ok = items[i] != NULL;
+    char *shown = ok ? weir__items_text(items, n) : NULL;
+    if (!shown) {
+        for (int i = 0; items && i < n; i++)
+            weir_expr_destroy(items[i]);
+        weir_expr_destroy(predicate);
+        if (!in)
+            return NULL;
+        return ok ? weir__table_fail(in->env, WEIR_ENOMEM, "%s: out of memory", what)
+                  : weir__table_fail(in->env, WEIR_EINVAL, "%s: 1 to %d items are required",
+                                     what, WEIR__LIST_MAX);
+    }
+    weir_table *t = select_core(in, predicate, items, n, shown, what, false);
     free(shown);
     return t;
 }
@@ -1139,7 +1203,7 @@ weir_table *weir_table_select(weir_table *in, const char *items)
     int n = weir__compile_list(env, what, items, in->schema, 0, exprs);
     if (n < 0)
         return NULL;
-    return select_core(in, exprs, n, items, what, false);
+    return select_core(in, NULL, exprs, n, items, what, false);
 }
 
 /* ---- computed columns ------------------------------------------------------------------- */
@@ -1162,7 +1226,7 @@ weir_table *weir_table_computed_columns(weir_table *in, weir_expr **items, int n
             weir_expr_destroy(items[i]);
         return weir__table_fail(env, WEIR_ENOMEM, "%s: out of memory", what);
     }
-    weir_table *t = select_core(in, items, n, shown, what, true);
+    weir_table *t = select_core(in, NULL, items, n, shown, what, true);
     free(shown);
     if (!t)
         return NULL;

@@ -273,6 +273,13 @@ WEIR_EXPORT weir_table *weir_table_where(weir_table *t, const char *predicate);
  * when the call fails. An item is named by its alias, else EXPR$i. */
 WEIR_EXPORT weir_table *weir_table_select_exprs(weir_table *t, weir_expr **items, int n);
 WEIR_EXPORT weir_table *weir_table_where_expr(weir_table *t, weir_expr *predicate);
+/* Flink's Calc of both: the rows `predicate` keeps (as weir_table_where),
+ * projected by the items (as weir_table_select_exprs), in one operator
+ * (the kept row is not copied between them), shown as
+ * Calc(select=[...], where=[...]). All compiled against t's schema and
+ * taken over; a NULL predicate: weir_table_select_exprs. */
+WEIR_EXPORT weir_table *weir_table_calc_exprs(weir_table *t, weir_expr *predicate,
+                                              weir_expr **items, int n);
 
 /* UNNEST (Flink's Correlate over $UNNEST_ROWS$1): each row of t joined
  * with the rows of the ARRAY or MAP `collection` (compiled against t's

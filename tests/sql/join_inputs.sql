@@ -21,14 +21,24 @@ EXPLAIN SELECT u.name FROM users u JOIN orders o ON u.uid = o.uid
 WHERE o.amount > 15 AND o.oid < 103;
 
 -- not pushed: an unqualified name, a random function, an outer join's
--- WHERE, and conjuncts that would leave the WHERE split around one
+-- WHERE
 EXPLAIN SELECT u.name FROM users u JOIN orders o ON u.uid = o.uid WHERE amount > 15;
 EXPLAIN SELECT u.name FROM users u JOIN orders o ON u.uid = o.uid WHERE o.amount > RAND() * 100;
 SELECT u.name, o.amount FROM users u LEFT JOIN orders o ON u.uid = o.uid WHERE o.amount > 15;
 EXPLAIN SELECT u.name, o.amount FROM users u LEFT JOIN orders o ON u.uid = o.uid
 WHERE o.amount > 15;
+-- a conjunct between two that stay goes down (the rest shown as formatted)
 EXPLAIN SELECT u.name FROM users u JOIN orders o ON u.uid = o.uid
 WHERE o.oid + u.uid > 0 AND u.name <> 'bob' AND o.oid - u.uid > 0;
+-- an input with updates keeps its conjunct after the join (an upsert row
+-- that leaves the filter must still replace its key's row), and its columns
+CREATE TABLE balances (account STRING, balance BIGINT)
+WITH ('connector' = 'filesystem', 'path' = 'data/balances.json', 'format' = 'json',
+      'changelog-mode' = 'all', 'changelog.kind-field' = 'op');
+SELECT b.account, u.uid FROM balances b JOIN users u ON b.account = u.name
+WHERE b.balance > 10 AND u.uid < 3;
+EXPLAIN SELECT b.account, u.uid FROM balances b JOIN users u ON b.account = u.name
+WHERE b.balance > 10 AND u.uid < 3;
 -- every conjunct to one input: no WHERE after the join
 EXPLAIN SELECT u.name FROM users u JOIN orders o ON u.uid = o.uid
 WHERE u.uid > 0 AND o.amount > 15 AND u.uid < 5;

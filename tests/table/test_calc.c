@@ -140,3 +140,89 @@ Test(calc, a_watermark_of_the_rowtime_minus_an_interval_is_the_bounded_strategy)
         free(json);
     }
 }
+
+/* The rows of (id, ts, v) through weir_table_calc_exprs(pred, items) when
+ * fused, else through weir_table_where(pred) then weir_table_select(items):
+ * the rows out; *name the last node's name (the caller frees it). */
+static char *run_calc(bool fused, const char *pred, const char *items, char **name)
+{
+    weir_job *job = tu_job(&(weir_job_config){.workers = 1, .diag = {.level = WEIR_DIAG_OFF}});
+    weir_schema *s = tt_schema("t", "id BIGINT NOT NULL, ts TIMESTAMP(3), v BIGINT", NULL);
+    static const char *const text[] = {"+I 1|1000|10", "+I 2|1500|null", "+I 3|1200|30",
+                                       "+I 4|3000|null", "+I 5|2000|50"};
+    enum { N = sizeof text / sizeof *text };
+    size_t size = weir_schema_row_size(s);
+    unsigned char *rows = calloc(N, size);
+    cr_assert(rows);
+    for (int i = 0; i < N; i++)
+        tt_row(s, rows + (size_t)i * size, text[i]);
+    weir_table_env *env;
+    cr_assert_eq(weir_table_env_create(job, NULL, &env), 0);
+    weir_table *t =
+        weir_table_from_stream(env, weir_source_array(job, rows, N, size, NULL), s);
+    weir_table *p;
+    if (fused) {
+        char err[256];
+        weir_expr *e = NULL, *it[2] = {NULL, NULL};
+        cr_assert_eq(weir_expr_compile(pred, s, &e, err, sizeof err), 0, "%s", err);
+        const char *comma = strchr(items, ',');
+        char first[64];
+        snprintf(first, sizeof first, "%.*s", (int)(comma - items), items);
+        cr_assert_eq(weir_expr_compile_item(first, s, 0, &it[0], err, sizeof err), 0, "%s", err);
+        cr_assert_eq(weir_expr_compile_item(comma + 2, s, 0, &it[1], err, sizeof err), 0, "%s",
+                     err);
+        p = weir_table_calc_exprs(t, e, it, 2);
+    } else {
+        p = weir_table_select(weir_table_where(t, pred), items);
+    }
+    cr_assert_not_null(p, "%s", weir_job_error(job));
+    *name = strdup(weir_table_node_name(p));
+    weir_collect *c;
+    cr_assert_not_null(weir_sink_collect(weir_table_to_stream(p), &c), "%s", weir_job_error(job));
+    cr_assert_eq(weir_job_run(job), 0, "%s", weir_job_error(job));
+    char *out = tt_collected(weir_table_schema(p), c);
+    weir_job_destroy(job);
+    weir_table_env_destroy(env);
+    weir_schema_destroy(s);
+    free(rows);
+    return out;
+}
+
+/* A filter and a projection in one Calc (Flink's Calc(select, where)): the
+ * rows the predicate keeps (not FALSE, not NULL), projected, as a where
+ * then a select give them; a predicate that is not BOOLEAN is refused. */
+Test(calc, a_filter_and_a_projection_are_one_calc)
+{
+    static const char *const preds[] = {"id <> 3", "v > 15", "v IS NULL OR id = 1"};
+    for (int i = 0; i < 3; i++) {
+        char *n1, *n2;
+        char *fused = run_calc(true, preds[i], "v * 2 AS w, id", &n1);
+        char *apart = run_calc(false, preds[i], "v * 2 AS w, id", &n2);
+        cr_assert_str_eq(fused, apart, "%s", preds[i]);
+        cr_assert_str_neq(fused, "", "%s", preds[i]);
+        char want[128];
+        snprintf(want, sizeof want, "Calc(select=[v * 2 AS w, id], where=[%s])", preds[i]);
+        cr_assert_str_eq(n1, want);
+        cr_assert(strncmp(n2, "Calc(select=[", 13) == 0, "%s", n2);
+        free(fused);
+        free(apart);
+        free(n1);
+        free(n2);
+    }
+    weir_job *job = tu_job(&(weir_job_config){.diag = {.level = WEIR_DIAG_OFF}});
+    weir_schema *s = tt_schema("t", "id BIGINT NOT NULL, v BIGINT", NULL);
+    weir_table_env *env;
+    cr_assert_eq(weir_table_env_create(job, NULL, &env), 0);
+    weir_table *t = weir_table_from_stream(
+        env, weir_source_array(job, "", 0, weir_schema_row_size(s), NULL), s);
+    char err[256];
+    weir_expr *e = NULL, *it[1] = {NULL};
+    cr_assert_eq(weir_expr_compile("v + 1", s, &e, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(weir_expr_compile_item("id", s, 0, &it[0], err, sizeof err), 0, "%s", err);
+    cr_assert_null(weir_table_calc_exprs(t, e, it, 1));
+    cr_assert(strstr(weir_job_error(job), "'v + 1' is BIGINT, not BOOLEAN"), "%s",
+              weir_job_error(job));
+    weir_job_destroy(job);
+    weir_table_env_destroy(env);
+    weir_schema_destroy(s);
+}
