@@ -6,7 +6,7 @@
 -- object sorted, a key given twice once with its last value; a FLOAT or
 -- DOUBLE as BigDecimal.valueOf writes it. JSON_OBJECT keeps a NULL value
 -- (NULL ON NULL) unless ABSENT ON NULL; JSON_ARRAY drops it (ABSENT ON NULL)
--- unless NULL ON NULL. The result is a STRING, never NULL.
+-- unless NULL ON NULL. The result is a STRING, never NULL. JSON_STRING at the end.
 SET 'weir.string-capacity' = '300';
 SELECT JSON_OBJECT('K1' VALUE 'V1', 'K2' VALUE 'V2') AS a,
        JSON_OBJECT(KEY 'b' VALUE 1, KEY 'a' VALUE 2.50, 'c' VALUE TRUE) AS b,
@@ -29,3 +29,7 @@ SELECT JSON_OBJECT('q"\é' VALUE 'tab	end', 'ключ' VALUE 'значение')
 SELECT id, JSON_OBJECT('id' VALUE id, 'name' VALUE name) AS o,
        JSON_ARRAY(id, name) AS a, JSON_ARRAY(id, name NULL ON NULL) AS n
 FROM (VALUES (1, 'one'), (2, CAST(NULL AS STRING))) AS t(id, name);
+-- JSON_STRING: one value as JSON text (Flink's JsonStringCallGen), NULL for NULL
+SELECT JSON_STRING(1) AS a, JSON_STRING(TRUE) AS b, JSON_STRING('Hello, World!') AS c,
+       JSON_STRING(ARRAY[1, 2]) AS d, JSON_STRING(CAST(NULL AS INT)) AS e,
+       JSON_STRING(JSON_OBJECT('b' VALUE 1, 'a' VALUE 2)) AS f, JSON_STRING(1.5E0) AS g;
