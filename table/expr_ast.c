@@ -1514,7 +1514,7 @@ static weir_ast *parse_pred_call(parser *p, weir_ast *a, const char *name, bool 
     return done(p, n);
 }
 
-/* After IS [NOT] (taken): NULL, TRUE, FALSE, UNKNOWN or DISTINCT FROM b. */
+/* After IS [NOT] (taken): NULL, TRUE, FALSE, UNKNOWN, JSON [kind] or DISTINCT FROM b. */
 static weir_ast *parse_is(parser *p, weir_ast *a, bool neg, size_t at)
 {
     if (accept_kw(p, "NULL")) {
@@ -1538,6 +1538,25 @@ static weir_ast *parse_is(parser *p, weir_ast *a, bool neg, size_t at)
             n->negate = neg;
             return done(p, n);
         }
+    if (accept_kw(p, "JSON")) {
+        /* IS [NOT] JSON [VALUE | SCALAR | ARRAY | OBJECT] (VALUE when none) */
+        static const char *const kinds[] = {"VALUE", "SCALAR", "ARRAY", "OBJECT"};
+        static const char *const jnames[] = {"IS JSON VALUE", "IS JSON SCALAR", "IS JSON ARRAY",
+                                             "IS JSON OBJECT"};
+        int k = 0;
+        for (int i = 0; i < 4; i++)
+            if (accept_kw(p, kinds[i])) {
+                k = i;
+                break;
+            }
+        weir_ast *n = form_call(p, jnames[k], WEIR_AST_FORM_IS, a, at);
+        nodes l = {0};
+        push(p, &l, a);
+        if (!n || !take_args(p, n, &l))
+            return NULL;
+        n->negate = neg;
+        return done(p, n);
+    }
     if (accept_kw(p, "DISTINCT")) {
         if (!accept_kw(p, "FROM")) {
             perr(p, p->t.at, "expected FROM after IS%s DISTINCT", neg ? " NOT" : "");
@@ -1552,7 +1571,7 @@ static weir_ast *parse_is(parser *p, weir_ast *a, bool neg, size_t at)
         n->negate = neg;
         return done(p, n);
     }
-    perr(p, p->t.at, "expected NULL, TRUE, FALSE, UNKNOWN or DISTINCT FROM after IS%s",
+    perr(p, p->t.at, "expected NULL, TRUE, FALSE, UNKNOWN, JSON or DISTINCT FROM after IS%s",
          neg ? " NOT" : "");
     return NULL;
 }

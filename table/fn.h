@@ -11,7 +11,8 @@
  *   fn_numeric.c   ABS, ROUND, POWER, LOG, trig, RAND, ...
  *   fn_cond.c      IF, NULLIF, IS [NOT] DISTINCT FROM, BETWEEN, GREATEST, LEAST, IS TRUE
  *   fn_temporal.c  DATE_FORMAT, TO_TIMESTAMP, EXTRACT, FLOOR(ts TO u), TIMESTAMPADD, ...
- *   fn_json.c      JSON_VALUE, JSON_QUERY, JSON_EXISTS, JSON_OBJECT, JSON_ARRAY, JSON_STRING
+ *   fn_json.c      JSON_VALUE, JSON_QUERY, JSON_EXISTS, JSON_OBJECT, JSON_ARRAY, JSON_STRING,
+ *                  IS JSON
  *   fn_collection.c ARRAY_CONTAINS, ELEMENT, MAP_KEYS, ARRAY_DISTINCT, ... on ARRAY and MAP
  *
  * The binder (expr_bind.c) finds a call's entry by name and hands it to

@@ -1241,6 +1241,41 @@ static int e_json_string(const weir__fncall *c, weir__val *o, const char **why)
     return 0;
 }
 
+/* s IS [NOT] JSON [VALUE | SCALAR | ARRAY | OBJECT] (which 0..3), as
+ * SqlJsonUtils.isJsonValue ... isJsonObject: the string read by Jackson
+ * (text after the first value ignored), then its kind; BOOLEAN NOT NULL,
+ * FALSE for NULL whether NOT or not (Flink's result is NOT NULL, so a NULL
+ * argument gives the type's default). */
+static bool t_is_json(weir__fnbind *b)
+{
+    b->n->type = (weir_type){.id = WEIR_TYPE_BOOLEAN, .not_null = true};
+    b->n->aux[1] = b->a->negate;
+    return true;
+}
+
+static int e_is_json(const weir__fncall *c, weir__val *o, const char **why)
+{
+    (void)why;
+    const weir__val *a = &c->args[0];
+    if (a->null) {
+        o->i = 0;
+        return 0;
+    }
+    const char *s = a->s ? a->s : "";
+    uint32_t n = a->len, i = ws(s, n, 0);
+    bool is = value_end(s, n, 0, 0) != 0;
+    if (is) {
+        switch (c->n->aux[0]) {
+        case 1: is = s[i] != '{' && s[i] != '['; break;
+        case 2: is = s[i] == '['; break;
+        case 3: is = s[i] == '{'; break;
+        default: break;
+        }
+    }
+    o->i = is != (c->n->aux[1] != 0);
+    return 0;
+}
+
 #define JSON WEIR_AST_FORM_JSON
 
 const weir__builtin weir__fn_json[] = {
@@ -1250,5 +1285,9 @@ const weir__builtin weir__fn_json[] = {
     {"JSON_OBJECT", 0, -1, WEIR_AST_FORM_JSON_CTOR, FN_NULLS, NULL, t_json_ctor, e_json_ctor, 1},
     {"JSON_ARRAY", 0, -1, WEIR_AST_FORM_JSON_CTOR, FN_NULLS, NULL, t_json_ctor, e_json_ctor, 0},
     {"JSON_STRING", 1, 1, WEIR_AST_FORM_CALL, 0, NULL, t_json_string, e_json_string, 0},
+    {"IS JSON VALUE", 1, 1, WEIR_AST_FORM_IS, FN_NULLS, "C", t_is_json, e_is_json, 0},
+    {"IS JSON SCALAR", 1, 1, WEIR_AST_FORM_IS, FN_NULLS, "C", t_is_json, e_is_json, 1},
+    {"IS JSON ARRAY", 1, 1, WEIR_AST_FORM_IS, FN_NULLS, "C", t_is_json, e_is_json, 2},
+    {"IS JSON OBJECT", 1, 1, WEIR_AST_FORM_IS, FN_NULLS, "C", t_is_json, e_is_json, 3},
     {NULL, 0, 0, WEIR_AST_FORM_CALL, 0, NULL, NULL, NULL, 0},
 };

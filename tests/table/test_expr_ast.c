@@ -133,6 +133,8 @@ Test(expr_ast, trees_compare_and_format_as_their_expressions)
          "NULL)"},
         {"JSON_OBJECT(ABSENT ON NULL)", "JSON_OBJECT(ABSENT ON NULL)"},
         {"JSON_ARRAY()", "JSON_ARRAY(ABSENT ON NULL)"},
+        {"s IS JSON", "s IS JSON VALUE"},
+        {"s IS NOT JSON ARRAY", "s IS NOT JSON ARRAY"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         weir_ast *x = parse_at(&arena, cases[i].text, 0, &end);

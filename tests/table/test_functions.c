@@ -203,7 +203,7 @@ Test(functions, wrong_counts_and_bad_literals)
         {"SHA2(s, 100)", "SHA2: unsupported hash length 100"},
         {"TRIM(LEADING 'x' s)", "expected FROM in TRIM"},
         {"POSITION('a' s)", "expected IN in POSITION"},
-        {"s IS NOT 1", "expected NULL, TRUE, FALSE, UNKNOWN or DISTINCT FROM after IS NOT"},
+        {"s IS NOT 1", "expected NULL, TRUE, FALSE, UNKNOWN, JSON or DISTINCT FROM after IS NOT"},
         {"s SIMILAR 'a'", "expected TO after SIMILAR"},
         {"COUNT(DISTINCT UPPER(s))", "aggregate function COUNT is not allowed here"},
         {"LOCALTIME()", "unknown function 'LOCALTIME'"},
