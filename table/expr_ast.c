@@ -1514,6 +1514,18 @@ static weir_ast *parse_pred_call(parser *p, weir_ast *a, const char *name, bool 
     return done(p, n);
 }
 
+/* `a IS [NOT] <what>` as the call `name`(a), negated when NOT came. */
+static weir_ast *is_call(parser *p, const char *name, weir_ast *a, size_t at, bool neg)
+{
+    weir_ast *n = form_call(p, name, WEIR_AST_FORM_IS, a, at);
+    nodes l = {0};
+    push(p, &l, a);
+    if (!n || !take_args(p, n, &l))
+        return NULL;
+    n->negate = neg;
+    return done(p, n);
+}
+
 /* After IS [NOT] (taken): NULL, TRUE, FALSE, UNKNOWN, JSON [kind] or DISTINCT FROM b. */
 static weir_ast *parse_is(parser *p, weir_ast *a, bool neg, size_t at)
 {
@@ -1529,15 +1541,8 @@ static weir_ast *parse_is(parser *p, weir_ast *a, bool neg, size_t at)
     static const char *const truth[] = {"TRUE", "FALSE", "UNKNOWN"};
     static const char *const names[] = {"IS TRUE", "IS FALSE", "IS UNKNOWN"};
     for (int i = 0; i < 3; i++)
-        if (accept_kw(p, truth[i])) {
-            weir_ast *n = form_call(p, names[i], WEIR_AST_FORM_IS, a, at);
-            nodes l = {0};
-            push(p, &l, a);
-            if (!n || !take_args(p, n, &l))
-                return NULL;
-            n->negate = neg;
-            return done(p, n);
-        }
+        if (accept_kw(p, truth[i]))
+            return is_call(p, names[i], a, at, neg);
     if (accept_kw(p, "JSON")) {
         /* IS [NOT] JSON [VALUE | SCALAR | ARRAY | OBJECT] (VALUE when none) */
         static const char *const kinds[] = {"VALUE", "SCALAR", "ARRAY", "OBJECT"};
@@ -1549,13 +1554,7 @@ static weir_ast *parse_is(parser *p, weir_ast *a, bool neg, size_t at)
                 k = i;
                 break;
             }
-        weir_ast *n = form_call(p, jnames[k], WEIR_AST_FORM_IS, a, at);
-        nodes l = {0};
-        push(p, &l, a);
-        if (!n || !take_args(p, n, &l))
-            return NULL;
-        n->negate = neg;
-        return done(p, n);
+        return is_call(p, jnames[k], a, at, neg);
     }
     if (accept_kw(p, "DISTINCT")) {
         if (!accept_kw(p, "FROM")) {

@@ -858,6 +858,25 @@ static int query_behaviour(const weir__fncall *c, int b, const char *message, we
     }
 }
 
+/* The JSON value at s[at] (of n bytes), written compact into the call's
+ * room as its result, inside [ ] when `wrapped`; too long for the result
+ * type's capacity fails the row. */
+static int json_result(const weir__fncall *c, const char *s, uint32_t n, uint32_t at,
+                       bool wrapped, weir__val *o, const char **why)
+{
+    jout out = {.p = c->buf, .cap = c->n->type.capacity};
+    if (wrapped)
+        jput(&out, "[", 1);
+    put_value(&out, s, n, at, 0);
+    if (wrapped)
+        jput(&out, "]", 1);
+    if (out.full)
+        return weir__fn_too_long(c, why);
+    o->s = c->buf;
+    o->len = out.len;
+    return 0;
+}
+
 static int e_json_query(const weir__fncall *c, weir__val *o, const char **why)
 {
     const char *s = c->args[0].s ? c->args[0].s : "";
@@ -880,17 +899,7 @@ static int e_json_query(const weir__fncall *c, weir__val *o, const char **why)
         return query_behaviour(c, (int)c->n->aux[2], "Strict jsonpath mode requires array or "
                                "object value", o, why);
     }
-    jout out = {.p = c->buf, .cap = c->n->type.capacity};
-    if (wrapped)
-        jput(&out, "[", 1);
-    put_value(&out, s, n, at, 0);
-    if (wrapped)
-        jput(&out, "]", 1);
-    if (out.full)
-        return weir__fn_too_long(c, why);
-    o->s = c->buf;
-    o->len = out.len;
-    return 0;
+    return json_result(c, s, n, at, wrapped, o, why);
 }
 
 static bool t_json_exists(weir__fnbind *b)
@@ -1232,13 +1241,7 @@ static int e_json_string(const weir__fncall *c, weir__val *o, const char **why)
     }
     if (raw.full)
         return weir__fn_too_long(c, why);
-    jout out = {.p = c->buf, .cap = c->n->type.capacity};
-    put_value(&out, raw.p, raw.len, 0, 0);
-    if (out.full)
-        return weir__fn_too_long(c, why);
-    o->s = c->buf;
-    o->len = out.len;
-    return 0;
+    return json_result(c, raw.p, raw.len, 0, false, o, why);
 }
 
 /* s IS [NOT] JSON [VALUE | SCALAR | ARRAY | OBJECT] (which 0..3), as
