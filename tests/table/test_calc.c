@@ -67,6 +67,23 @@ static const char *job_json(const weir_diag_memory *mem)
     return NULL;
 }
 
+/* The five rows (id, ts, v) the Calc tests read, as a table of schema s
+ * in a new env of job; *rows (to free after the run) holds them. */
+static weir_table *five_rows(weir_job *job, const weir_schema *s, unsigned char **rows,
+                             weir_table_env **env)
+{
+    static const char *const text[] = {"+I 1|1000|10", "+I 2|1500|null", "+I 3|1200|30",
+                                       "+I 4|3000|null", "+I 5|2000|50"};
+    enum { N = sizeof text / sizeof *text };
+    size_t size = weir_schema_row_size(s);
+    *rows = calloc(N, size);
+    cr_assert(*rows);
+    for (int i = 0; i < N; i++)
+        tt_row(s, *rows + (size_t)i * size, text[i]);
+    cr_assert_eq(weir_table_env_create(job, NULL, env), 0);
+    return weir_table_from_stream(*env, weir_source_array(job, *rows, N, size, NULL), s);
+}
+
 /* Rows of (id, ts, v) through a table with `watermark` on ts, then a
  * projection (v, id, ts): the rows out, and the job event's JSON (kept in
  * *json, the caller frees it). */
@@ -77,18 +94,9 @@ static char *run_watermarked(const char *watermark, char **json)
     weir_job *job = tu_job(&(weir_job_config){.workers = 1, .diag = {.memory = mem}});
     weir_schema *s = tt_schema_wm("t", "id BIGINT NOT NULL, ts TIMESTAMP(3), v BIGINT", NULL,
                                   "ts", watermark);
-    static const char *const text[] = {"+I 1|1000|10", "+I 2|1500|null", "+I 3|1200|30",
-                                       "+I 4|3000|null", "+I 5|2000|50"};
-    enum { N = sizeof text / sizeof *text };
-    size_t size = weir_schema_row_size(s);
-    unsigned char *rows = calloc(N, size);
-    cr_assert(rows);
-    for (int i = 0; i < N; i++)
-        tt_row(s, rows + (size_t)i * size, text[i]);
+    unsigned char *rows;
     weir_table_env *env;
-    cr_assert_eq(weir_table_env_create(job, NULL, &env), 0);
-    weir_table *t =
-        weir_table_from_stream(env, weir_source_array(job, rows, N, size, NULL), s);
+    weir_table *t = five_rows(job, s, &rows, &env);
     weir_table *p = weir_table_select(t, "v, id, ts");
     cr_assert_not_null(p, "%s", weir_job_error(job));
     weir_collect *c;
@@ -148,18 +156,9 @@ static char *run_calc(bool fused, const char *pred, const char *items, char **na
 {
     weir_job *job = tu_job(&(weir_job_config){.workers = 1, .diag = {.level = WEIR_DIAG_OFF}});
     weir_schema *s = tt_schema("t", "id BIGINT NOT NULL, ts TIMESTAMP(3), v BIGINT", NULL);
-    static const char *const text[] = {"+I 1|1000|10", "+I 2|1500|null", "+I 3|1200|30",
-                                       "+I 4|3000|null", "+I 5|2000|50"};
-    enum { N = sizeof text / sizeof *text };
-    size_t size = weir_schema_row_size(s);
-    unsigned char *rows = calloc(N, size);
-    cr_assert(rows);
-    for (int i = 0; i < N; i++)
-        tt_row(s, rows + (size_t)i * size, text[i]);
+    unsigned char *rows;
     weir_table_env *env;
-    cr_assert_eq(weir_table_env_create(job, NULL, &env), 0);
-    weir_table *t =
-        weir_table_from_stream(env, weir_source_array(job, rows, N, size, NULL), s);
+    weir_table *t = five_rows(job, s, &rows, &env);
     weir_table *p;
     if (fused) {
         char err[256];
