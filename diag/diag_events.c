@@ -163,15 +163,10 @@ static inline void e_strn(struct weir__diag *d, const char *s, size_t n)
         weir__json_str(&d->jw, s, n);
 }
 
-static inline void e_str(struct weir__diag *d, const char *s)
-{
-    e_strn(d, s, strlen(s));
-}
-
 /* A name weir defines (an event's keys, kind names, "MIN"): printable ASCII
  * with no " or \, so its JSON form needs no escaping and is not scanned for
  * it. Text from elsewhere (operator names, keys, messages) goes through
- * e_str. */
+ * e_strn. */
 static inline void e_name(struct weir__diag *d, const char *s)
 {
     size_t n = strlen(s);
