@@ -68,10 +68,11 @@ static void on_interrupt(int sig)
 static void interrupt_forget(void)
 {
     interrupted = 0;
-    char b[64];
-    if (interrupt_pipe[0] >= 0)
+    if (interrupt_pipe[0] >= 0) {
+        char b[64];
         while (read(interrupt_pipe[0], b, sizeof b) > 0)
             ;
+    }
 }
 
 /* libedit's character reader (rl_getc_function): one character from the
