@@ -3,9 +3,13 @@
  * Line editing and history are libedit's (Debian's libedit-dev, through its
  * readline-compatible interface, editline/readline.h): BSD-licensed, so the
  * command stays under weir's licence, where GNU readline is GPL. libedit
- * catches no signal here (rl_catch_signals 0): the shell's own SIGINT
- * handler interrupts its read (no SA_RESTART), readline returns NULL, and
- * the flag says it was Ctrl-C and not the end of the input. */
+ * catches no signal here (rl_catch_signals 0) and reads each character
+ * through shell_getc, which waits on the terminal and on a pipe that the
+ * shell's own SIGINT handler writes: at a Ctrl-C readline returns NULL, and
+ * the flag says it was Ctrl-C and not the end of the input. A read that
+ * only a signal interrupts (no SA_RESTART) would miss a Ctrl-C that came
+ * after the prompt was drawn but before libedit began to read: the shell
+ * waited for a key with the Ctrl-C spent. */
 #include "sql_shell.h"
 
 #include <ctype.h>
@@ -13,6 +17,7 @@
 #include <fcntl.h>
 #include <langinfo.h>
 #include <locale.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -20,7 +25,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <poll.h>
 #include <unistd.h>
 #include <wchar.h>
 
