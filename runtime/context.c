@@ -710,9 +710,25 @@ int weir_emit_batch(weir_ctx *ctx, int input, const weir_batch *b)
     /* Equal element sizes make equal slot layouts ([ts][elem][pad] at the
      * same stride), so runs of slots copy as they are into the chained
      * buffer the cursor tracks; anything else goes record by record. */
+    weir__output *o = &ctx->out.main;
+    if (b->count > 0 && o->only_chained && ctx->cursor.next && b->stride == o->stride) {
+        /* Only chained operators read the output: they take the batch as
+         * it is, in this call, so it is handed on without a copy (after the
+         * records emitted before it, in order). */
+        int r = flush_main(ctx);
+        if (WEIR__UNLIKELY(r < 0))
+            return r;
+        ctx->diag.counters[WEIR__CNT_OUT] += b->count;
+        for (int i = 0; i < o->nchained; i++) {
+            r = deliver(o->chained[i], 0, b);
+            if (WEIR__UNLIKELY(r < 0))
+                return r;
+        }
+        return 0;
+    }
     const unsigned char *src = b->data;
     uint32_t left = b->count;
-    if (left > 0 && !ctx->cursor.next && ctx->out.main.one_channel) {
+    if (left > 0 && !ctx->cursor.next && o->one_channel) {
         int r = channel_cursor_on(ctx);
         if (WEIR__UNLIKELY(r < 0))
             return r;

@@ -61,16 +61,6 @@ static void source_impl_free(void *p)
     free(s);
 }
 
-static int source_open(weir_ctx *ctx)
-{
-    const source_impl *s = weir_ctx_impl(ctx);
-    unsigned char *row = calloc(1, s->out->row_size);
-    if (!row)
-        return WEIR_ENOMEM;
-    weir_ctx_set_state(ctx, row);
-    return 0;
-}
-
 static void free_state(weir_ctx *ctx)
 {
     free(weir_ctx_state(ctx));
@@ -243,7 +233,11 @@ static int source_record(weir_ctx *ctx, int input, const void *elem, int64_t ts)
     if (s->fixed)
         return fixed_record(ctx, s, elem, ts);
     const weir_schema *in = s->in;
-    unsigned char *row = weir_ctx_state(ctx);
+    /* Built in the output's next slot, sent only if it is whole and right
+     * (no row of its own copied again by the emit). */
+    unsigned char *row = weir_emit_reserve(ctx);
+    if (!row)
+        return weir_ctx_error(ctx);
     weir_row_kind kind = WEIR_ROW_INSERT;
     int r = in->bound ? fill_from_struct(ctx, s, elem, ts, row, &kind)
                       : fill_from_row(ctx, s, elem, ts, row, &kind);
@@ -256,7 +250,7 @@ static int source_record(weir_ctx *ctx, int input, const void *elem, int64_t ts)
             return null_rowtime(ctx, s);
         memcpy(&ts, row + s->out->cols[in->rowtime].offset, 8);
     }
-    return weir_emit(ctx, row, ts);
+    return weir_emit_commit(ctx, ts);
 }
 
 /* A run of records (the source's input is never keyed): the fixed plan's
@@ -276,9 +270,7 @@ static int source_batch(weir_ctx *ctx, int input, const weir_batch *b)
 
 static const weir_operator_vtable source_vtable = {
     .version = WEIR_OPERATOR_VTABLE_V1,
-    .open = source_open,
     .on_record = source_record,
-    .close = free_state,
     .on_batch = source_batch,
 };
 

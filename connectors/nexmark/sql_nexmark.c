@@ -211,8 +211,10 @@ static int to_row(weir_ctx *ctx, const void *in, int64_t ts, void *arg)
 {
     const nexmark_table *t = arg;
     const weir_nexmark_event *e = in;
-    /* a row of the schema, built here per thread (no allocation per event) */
-    static _Thread_local unsigned char row[65536] __attribute__((aligned(8)));
+    /* the row is built where it leaves: in the output's next slot */
+    unsigned char *row = weir_emit_reserve(ctx);
+    if (!row)
+        return weir_ctx_error(ctx);
     weir_row_init(t->schema, row, WEIR_ROW_INSERT);
     if (t->event_type >= 0)
         weir_row_set_int(t->schema, row, t->event_type, e->kind);
@@ -256,7 +258,7 @@ static int to_row(weir_ctx *ctx, const void *in, int64_t ts, void *arg)
         if (r)
             return r;
     }
-    return weir_emit(ctx, row, ts);
+    return weir_emit_commit(ctx, ts);
 }
 
 static weir_stream *nexmark_source(void *state, const weir_schema *schema, weir_job *job,

@@ -365,8 +365,9 @@ static inline int weir_emit_commit(weir_ctx *ctx, int64_t timestamp)
 /* Every record of `b`, which arrived on `input`, unchanged (element and
  * timestamp) on the main output, in order: equivalent to weir_emit() for
  * each record, for an operator whose output type is its input's (a
- * pass-through that looks at records without changing them). Into a chained
- * operator the records move as whole runs of slots, not one by one. Returns
+ * pass-through that looks at records without changing them). When only
+ * chained operators read the output, they read `b` itself, within this call
+ * (no copy); into a channel the records move as whole runs of slots. Returns
  * 0, WEIR_ETYPE if the input's element size differs from the main output's,
  * or what weir_emit() would. */
 WEIR_EXPORT int weir_emit_batch(weir_ctx *ctx, int input, const weir_batch *b);

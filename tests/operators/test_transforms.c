@@ -727,6 +727,27 @@ static const weir_operator_vtable twice_vtable = {
     .on_batch = twice_batch,
 };
 
+/* The first third of a batch one record at a time, the rest as a batch: a
+ * forwarded batch must leave after the records emitted before it. */
+static int split_batch(weir_ctx *ctx, int input, const weir_batch *b)
+{
+    uint32_t k = b->count / 3;
+    for (uint32_t i = 0; i < k; i++) {
+        int r = weir_emit(ctx, weir_batch_elem(b, i), weir_batch_ts(b, i));
+        if (r < 0)
+            return r;
+    }
+    weir_batch rest = {.data = b->data + (size_t)k * b->stride, .count = b->count - k,
+                       .stride = b->stride};
+    return weir_emit_batch(ctx, input, &rest);
+}
+
+static const weir_operator_vtable split_vtable = {
+    .version = WEIR_OPERATOR_VTABLE_V1,
+    .on_record = forward_record,
+    .on_batch = split_batch,
+};
+
 /* A source that emits values 0..FWD_N-1 (timestamp 3 v + 7) in calls of 37
  * records, so that chained buffers of 64 fill part-way through a batch. */
 enum { FWD_N = 3001, FWD_CHUNK = 37 };
@@ -767,18 +788,21 @@ Test(process, emit_batch_every_output_kind, .timeout = 60)
 {
     enum { N = FWD_N };
     weir_key_spec key = {.key_size = 8, .extract = key_u64};
-    for (int run = 0; run < 4; run++) {
-        bool unchained = run & 1, twice = run & 2;
+    for (int run = 0; run < 6; run++) {
+        bool unchained = run & 1, twice = (run & 6) == 2, split = run & 4;
         for (int kind = 0; kind < 5; kind++) {
             weir_job *job = tu_job(&(weir_job_config){
                 .workers = 2, .batch_capacity = 64, .disable_chaining = unchained});
             weir_process_spec spec = {.vtable = &forward_vtable, .out_size = 8};
-            weir_process_spec second = {.vtable = twice ? &twice_vtable : &forward_vtable,
+            weir_process_spec second = {.vtable = twice   ? &twice_vtable
+                                                  : split ? &split_vtable
+                                                          : &forward_vtable,
                                         .out_size = 8};
             /* Two forwarders: the second gets its input as batches from
              * the first's chain buffer (or from a channel, unchained); when it
              * sends each batch twice, the second copy fills its buffer
-             * mid-batch. */
+             * mid-batch; when it splits each batch, its first records go
+             * one by one before the rest as a batch. */
             weir_source_spec src = {.vtable = &chunky_vtable, .elem_size = 8};
             weir_stream *s = weir_job_add_source(job, &src);
             s = weir_stream_process(weir_stream_process(s, &spec), &second);
