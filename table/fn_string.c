@@ -474,8 +474,25 @@ static int e_case(const weir__fncall *c, weir__val *o, const char **why)
 {
     const weir__val *a = &c->args[0];
     uint8_t *buf = (uint8_t *)c->buf;
+    bool upper = c->n->aux[0] == 0;
+    /* ASCII, the usual case (codes, names, channels), maps byte by byte:
+     * Unicode's mapping of the ASCII letters is the ASCII one, with no
+     * special rule, and it keeps the length. */
+    uint32_t i = 0;
+    while (i < a->len && (unsigned char)a->s[i] < 0x80)
+        i++;
+    if (i == a->len && a->len <= c->n->room) {
+        for (i = 0; i < a->len; i++) {
+            unsigned char ch = (unsigned char)a->s[i];
+            buf[i] = upper ? (ch >= 'a' && ch <= 'z' ? ch - 32 : ch)
+                           : (ch >= 'A' && ch <= 'Z' ? ch + 32 : ch);
+        }
+        o->s = (const char *)buf;
+        o->len = a->len;
+        return 0;
+    }
     size_t room = c->n->room, len = room;
-    uint8_t *r = c->n->aux[0] == 0
+    uint8_t *r = upper
                      ? u8_toupper((const uint8_t *)a->s, a->len, NULL, NULL, buf, &len)
                      : u8_tolower((const uint8_t *)a->s, a->len, NULL, NULL, buf, &len);
     if (r != buf) {

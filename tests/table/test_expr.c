@@ -127,6 +127,10 @@ Test(expr, values_and_types)
         {"s || ns", "null", "VARCHAR(15)"},
         {"UPPER(s)", "HELLO", "VARCHAR(10)"},
         {"LOWER(s) = 'hello'", "true", "BOOLEAN"},
+        /* ASCII maps byte by byte: only the letters move, not @ [ ` { */
+        {"UPPER('@az[`{09')", "@AZ[`{09", "VARCHAR(8) NOT NULL"},
+        {"LOWER('@AZ[`{09')", "@az[`{09", "VARCHAR(8) NOT NULL"},
+        {"LOWER('Ab' || 'É')", "abé", "VARCHAR(4) NOT NULL"},
         {"CHAR_LENGTH(s)", "5", "INT"},
         {"t + INTERVAL '5' SECOND", "1970-01-01 00:00:15.000", "TIMESTAMP(3)"},
         {"t - INTERVAL '1' MINUTE", "1969-12-31 23:59:10.000", "TIMESTAMP(3)"},
