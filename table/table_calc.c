@@ -691,18 +691,22 @@ typedef struct calc_impl {
      * (a second time attribute kept where the rowtime was dropped), -1: the
      * input's timestamps stay */
     int stamp;
-    /* select: for an item that is a bare input column of the same type,
-     * where its bytes are in the input row (-1: evaluated); with them the
-     * column is copied whole, as its value is stored, without the
-     * interpreter. all_copied: every item is, so nothing else in the output
-     * row needs clearing. */
-    int32_t *copy_from;
+    /* select: an item that is a bare input column of the same type (or a
+     * ROW column's field) is copied as its value is stored, without the
+     * interpreter; all_copied: every item is a bare column, so nothing
+     * else in the output row needs clearing. The plan: the copies (input
+     * column and offset, output column and offset, size), then the items
+     * evaluated. */
     bool all_copied;
-    /* The same as a plan: the copies (input column and offset, output
-     * column and offset, size), then the items evaluated. */
     struct calc_copy {
         uint32_t src, dst, size;
         int src_col, dst_col;
+        /* a ROW column's field (`r.f`): its index (its null bit in the
+         * ROW's value at `base`), -1 for a column; `var`: a string, whose
+         * length says how many bytes to copy */
+        int field;
+        uint32_t base;
+        bool var;
     } *copies;
     int ncopies, *evals, nevals;
 } calc_impl;
@@ -716,7 +720,6 @@ static void calc_impl_free(void *p)
         weir_expr_destroy(c->items[i]);
     free(c->items);
     free(c->scratch_at);
-    free(c->copy_from);
     free(c->copies);
     free(c->evals);
     weir_expr_destroy(c->pred);
@@ -755,7 +758,20 @@ static int select_record(weir_ctx *ctx, const calc_impl *c, unsigned char *scrat
     row[0] = in[0];
     for (int k = 0; k < c->ncopies; k++) {
         const struct calc_copy *cp = &c->copies[k];
-        if (weir__row_null(NULL, in, cp->src_col)) {
+        if (cp->field >= 0) {
+            /* the row was cleared: a NULL sets its bit, a string copies
+             * its length and bytes */
+            if (weir__row_null(NULL, in, cp->src_col) ||
+                weir__bit(in + cp->base, (uint32_t)cp->field)) {
+                weir__row_set_null_bit(row, cp->dst_col, true);
+            } else if (cp->var) {
+                uint32_t len;
+                memcpy(&len, in + cp->src, 4);
+                memcpy(row + cp->dst, in + cp->src, 4 + (len < cp->size - 4 ? len : cp->size - 4));
+            } else {
+                memcpy(row + cp->dst, in + cp->src, cp->size);
+            }
+        } else if (weir__row_null(NULL, in, cp->src_col)) {
             weir__row_set_null_bit(row, cp->dst_col, true);
             memset(row + cp->dst, 0, cp->size);
         } else if (cp->size == 8) {
@@ -1042,9 +1058,11 @@ static weir_table *select_core(weir_table *in, weir_expr *pred, weir_expr **item
         return weir__table_fail(env, WEIR_EINVAL, "%s: %s", what, why);
     impl->out = t->schema;
     impl->name = t->name;
-    if (!(impl->copy_from = malloc((size_t)n * sizeof *impl->copy_from)))
-        return weir__table_fail(env, WEIR_ENOMEM, "%s: out of memory", what);
     impl->all_copied = true;
+    impl->copies = malloc((size_t)n * sizeof *impl->copies);
+    impl->evals = malloc((size_t)n * sizeof *impl->evals);
+    if (!impl->copies || !impl->evals)
+        return weir__table_fail(env, WEIR_ENOMEM, "%s: out of memory", what);
     for (int i = 0; i < n; i++) {
         int c = impl->items[i]->column;
         const weir__col *from = c >= 0 ? &in->schema->cols[c] : NULL;
@@ -1053,24 +1071,35 @@ static weir_table *select_core(weir_table *in, weir_expr *pred, weir_expr **item
                     from->type.capacity == to->type.capacity &&
                     from->type.precision == to->type.precision &&
                     from->type.scale == to->type.scale && impl->items[i]->clock_slot < 0;
-        impl->copy_from[i] = same ? (int32_t)from->offset : -1;
         impl->all_copied &= same;
+        if (same) {
+            impl->copies[impl->ncopies++] = (struct calc_copy){
+                .src = from->offset, .dst = to->offset, .size = to->size, .src_col = c,
+                .dst_col = i, .field = -1};
+            continue;
+        }
+        /* A ROW column's field of the output column's type (a view's
+         * `SELECT r.f`): copied as its value is stored, without the
+         * interpreter. */
+        const weir__enode *f = impl->items[i]->root;
+        bool field = f->op == OP_FIELD && f->a->op == OP_COL && impl->items[i]->clock_slot < 0 &&
+                     f->type.id == to->type.id && f->type.capacity == to->type.capacity &&
+                     f->type.precision == to->type.precision && f->type.scale == to->type.scale &&
+                     weir__type_size(f->type) == to->size &&
+                     (f->type.id == WEIR_TYPE_VARCHAR || !weir__type_is_var(f->type.id)) &&
+                     !weir__type_is_nested(f->type.id);
+        if (field) {
+            const weir__col *rc = &in->schema->cols[f->a->col];
+            impl->copies[impl->ncopies++] = (struct calc_copy){
+                .src = rc->offset + f->off, .dst = to->offset, .size = to->size,
+                .src_col = f->a->col, .dst_col = i, .field = f->col, .base = rc->offset,
+                .var = f->type.id == WEIR_TYPE_VARCHAR};
+            continue;
+        }
+        impl->evals[impl->nevals++] = i;
     }
     /* a slot's bytes between columns would stay what they were */
     impl->all_copied = impl->all_copied && row_dense(t->schema);
-    impl->copies = malloc((size_t)n * sizeof *impl->copies);
-    impl->evals = malloc((size_t)n * sizeof *impl->evals);
-    if (!impl->copies || !impl->evals)
-        return weir__table_fail(env, WEIR_ENOMEM, "%s: out of memory", what);
-    for (int i = 0; i < n; i++) {
-        if (impl->copy_from[i] < 0) {
-            impl->evals[impl->nevals++] = i;
-            continue;
-        }
-        impl->copies[impl->ncopies++] = (struct calc_copy){
-            .src = (uint32_t)impl->copy_from[i], .dst = t->schema->cols[i].offset,
-            .size = t->schema->cols[i].size, .src_col = impl->items[i]->column, .dst_col = i};
-    }
     t->mode = in->mode;
     /* The rowtime and a unique key survive a projection that keeps them as
      * bare columns: map[c] is the first item that is input column c. */
