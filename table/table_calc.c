@@ -39,6 +39,10 @@ typedef struct source_impl {
     /* The output row's columns leave no byte between them unwritten: only
      * its header needs clearing in a reused slot. */
     bool dense;
+    /* Rows of the schema already (not bound), without a metadata column or
+     * a rowtime of their own: checked where they are, they leave as they
+     * came, a batch without a copy (weir_emit_batch). */
+    bool forward;
 } source_impl;
 
 /* Whether a row of `s` is its header and its columns' bytes, no padding
@@ -201,6 +205,23 @@ static int fill_from_struct(weir_ctx *ctx, const source_impl *s, const unsigned 
     return 0;
 }
 
+/* Whether the row's strings (not its metadata column's) fit their
+ * capacities: 0, or the failure naming the column. */
+static int check_strings(weir_ctx *ctx, const source_impl *s, const unsigned char *row)
+{
+    const weir_schema *in = s->in;
+    for (int c = 0; c < in->ncols; c++) {
+        const weir__col *col = &in->cols[c];
+        if (!col->metadata && weir__type_is_string(col->type.id)) {
+            uint32_t len;
+            memcpy(&len, row + col->offset, 4);
+            if (len > col->type.capacity)
+                return too_long(ctx, s, c, len);
+        }
+    }
+    return 0;
+}
+
 /* A record that is already a row of the table's schema: copied, checked,
  * and its metadata column filled in. */
 static int fill_from_row(weir_ctx *ctx, const source_impl *s, const unsigned char *e, int64_t ts,
@@ -212,18 +233,12 @@ static int fill_from_row(weir_ctx *ctx, const source_impl *s, const unsigned cha
     if (r)
         return r;
     for (int c = 0; c < in->ncols; c++) {
-        const weir__col *col = &in->cols[c];
-        if (col->metadata) {
+        if (in->cols[c].metadata) {
             weir__val v = {.i = ts, .null = ts == WEIR_NO_TIMESTAMP};
             weir__store_value(s->out, row, c, &v);
-        } else if (weir__type_is_string(col->type.id)) {
-            uint32_t len;
-            memcpy(&len, row + col->offset, 4);
-            if (len > col->type.capacity)
-                return too_long(ctx, s, c, len);
         }
     }
-    return 0;
+    return check_strings(ctx, s, row);
 }
 
 static int source_record(weir_ctx *ctx, int input, const void *elem, int64_t ts)
@@ -253,11 +268,32 @@ static int source_record(weir_ctx *ctx, int input, const void *elem, int64_t ts)
     return weir_emit_commit(ctx, ts);
 }
 
+/* A row of the schema checked where it is: its kind, and its strings'
+ * lengths (source_impl.forward). */
+static int check_row(weir_ctx *ctx, const source_impl *s, const unsigned char *e)
+{
+    weir_row_kind kind = WEIR_ROW_INSERT;
+    int r = kind_of(ctx, s, e[0], &kind);
+    if (r)
+        return r;
+    if (!(s->mode & WEIR_CHANGELOG_KIND(kind)))
+        return bad_kind(ctx, s, kind);
+    return check_strings(ctx, s, e);
+}
+
 /* A run of records (the source's input is never keyed): the fixed plan's
  * loop without a call into the runtime for each. */
 static int source_batch(weir_ctx *ctx, int input, const weir_batch *b)
 {
     const source_impl *s = weir_ctx_impl(ctx);
+    if (s->forward) {
+        for (uint32_t i = 0; i < b->count; i++) {
+            int r = check_row(ctx, s, weir_batch_elem(b, i));
+            if (r)
+                return r;
+        }
+        return weir_emit_batch(ctx, input, b);
+    }
     for (uint32_t i = 0; i < b->count; i++) {
         const void *e = weir_batch_elem(b, i);
         int64_t ts = weir_batch_ts(b, i);
@@ -463,6 +499,9 @@ static int source_plan(source_impl *impl, const weir_schema *schema, const weir_
     impl->meta = -1;
     impl->fixed = in->bound;
     impl->dense = row_dense(out);
+    impl->forward = !in->bound && in->rowtime < 0 && in->row_size == out->row_size;
+    for (int c = 0; c < in->ncols; c++)
+        impl->forward &= !in->cols[c].metadata;
     if (in->bound && !(impl->copies = calloc((size_t)in->ncols + 1, sizeof *impl->copies)))
         return WEIR_ENOMEM;
     for (int c = 0; impl->fixed && c < in->ncols; c++) {

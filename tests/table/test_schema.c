@@ -388,6 +388,78 @@ Test(schema, too_long_string_fails_the_job, .timeout = 60)
     weir_schema_destroy(s);
 }
 
+/* A stream of rows of the schema (not a bound struct) leaves the table's
+ * source as it came, each row checked: a string longer than its capacity,
+ * a byte that is not a row kind and a kind the table does not take fail
+ * the job, whichever record of the batch they are. */
+static unsigned char *three_rows(const weir_schema *s)
+{
+    size_t rs = weir_schema_row_size(s);
+    unsigned char *rows = calloc(3, rs);
+    static const char *const text[] = {"x", "yy", "zzzz"};
+    for (int i = 0; i < 3; i++) {
+        weir_row_init(s, rows + i * rs, WEIR_ROW_INSERT);
+        weir_row_set_int(s, rows + i * rs, 0, 10 + i);
+        weir_row_set_string(s, rows + i * rs, 1, text[i], strlen(text[i]));
+    }
+    return rows;
+}
+
+static int run_rows(const weir_schema *s, const unsigned char *rows, char **got, char *err,
+                    size_t size)
+{
+    weir_job *job = tu_job(&(weir_job_config){.workers = 1, .clock = WEIR_CLOCK_VIRTUAL});
+    weir_table_env *env;
+    cr_assert_eq(weir_table_env_create(job, NULL, &env), 0);
+    weir_table *t = weir_table_from_stream(
+        env, weir_source_array(job, rows, 3, weir_schema_row_size(s), NULL), s);
+    weir_collect *c;
+    weir_sink_collect(weir_table_to_changelog_stream(t, 0), &c);
+    int r = weir_job_run(job);
+    snprintf(err, size, "%s", weir_job_error(job));
+    if (got)
+        *got = r ? NULL : tt_collected(weir_table_schema(t), c);
+    weir_job_destroy(job);
+    weir_table_env_destroy(env);
+    return r;
+}
+
+Test(schema, rows_of_the_schema_leave_as_they_came_checked, .timeout = 60)
+{
+    weir_schema *s = tt_schema("rows", "a BIGINT, s VARCHAR(4)", NULL);
+    size_t rs = weir_schema_row_size(s);
+    char err[512], *got;
+    unsigned char *rows = three_rows(s);
+    cr_assert_eq(run_rows(s, rows, &got, err, sizeof err), 0, "%s", err);
+    cr_assert_str_eq(got, "+I[10, x]\n+I[11, yy]\n+I[12, zzzz]\n");
+    free(got);
+    for (int bad = 0; bad < 3; bad++) {
+        for (int at = 0; at < 3; at++) {
+            free(rows);
+            rows = three_rows(s);
+            unsigned char *row = rows + (size_t)at * rs;
+            const char *want;
+            if (bad == 0) {
+                uint32_t len, five = 5;
+                char *str = (char *)weir_row_get_string(s, row, 1, &len);
+                memcpy(str - 4, &five, 4); /* the length before the bytes */
+                want = "table rows: column s: a string of 5 bytes is longer than its capacity 4";
+            } else if (bad == 1) {
+                row[0] = 9;
+                want = "table rows: row kind 9 is not a row kind";
+            } else {
+                weir_row_set_kind(row, WEIR_ROW_DELETE);
+                want = "table rows: a row of kind -D in a stream declared";
+            }
+            cr_assert_neq(run_rows(s, rows, NULL, err, sizeof err), 0, "case %d at row %d", bad,
+                          at);
+            cr_assert(strstr(err, want), "case %d at row %d: %s", bad, at, err);
+        }
+    }
+    free(rows);
+    weir_schema_destroy(s);
+}
+
 Test(schema, element_size_mismatch_is_a_plan_error)
 {
     weir_schema *s = tt_schema("t", "a BIGINT", NULL);
