@@ -548,8 +548,33 @@ static int e_timestampdiff(const weir__fncall *c, weir__val *o, const char **why
 typedef struct plan_pat {
     dt_pat pat;
     char *text;
+    /* only fields of the day (years, months, days, weekdays, eras): every
+     * instant of one local day writes the same text */
+    bool day_only;
     dt_tok tok[];
 } plan_pat;
+
+/* Whether a compiled pattern writes only fields of the day: its letters
+ * are among those that both SimpleDateFormat and DateTimeFormatter read
+ * as the year, month, day of month or of year, weekday or era. */
+static bool pattern_day_only(const dt_pat *p)
+{
+    for (int i = 0; i < p->n; i++) {
+        char l = p->tok[i].letter;
+        if (l && l != '[' && l != ']' && !strchr("yuYMLdDEG", l))
+            return false;
+    }
+    return true;
+}
+
+/* DATE_FORMAT's work bytes with a literal pattern of the day: the local
+ * day whose text its result room holds (a subtask formats a day once,
+ * however many rows fall in it). */
+typedef struct day_cache {
+    int64_t day;
+    uint32_t len;
+    uint32_t valid;
+} day_cache;
 
 static void plan_pat_free(void *p)
 {
@@ -598,6 +623,7 @@ static bool t_pattern(weir__fnbind *b, int k, bool sdf, const char *dflt)
                         b->f->name, why);
         return false;
     }
+    x->day_only = pattern_day_only(&x->pat);
     b->n->data = x;
     b->n->data_free = plan_pat_free;
     return true;
@@ -641,6 +667,8 @@ static bool t_date_format(weir__fnbind *b)
     b->n->aux[0] = from_string;
     if (!t_pattern(b, 1, from_string, NULL))
         return false;
+    if (!from_string && b->n->data && ((const plan_pat *)b->n->data)->day_only)
+        b->work = (uint32_t)sizeof(day_cache);
     b->n->type = pattern_result(b, 0);
     want_zone(b);
     return true;
@@ -695,7 +723,21 @@ static int e_date_format(const weir__fncall *c, weir__val *o, const char **why)
         int64_t utc = weir__time_zone_to_utc_lenient(c->n->zone, ms);
         return write_pattern(c, p, utc + weir_time_zone_offset(c->n->zone, utc), 0, o, why);
     }
-    return write_pattern(c, p, local_ms(c, 0), c->args[0].nanos, o, why);
+    int64_t ms = local_ms(c, 0);
+    if (!c->n->data || !((const plan_pat *)c->n->data)->day_only)
+        return write_pattern(c, p, ms, c->args[0].nanos, o, why);
+    day_cache *dc = (day_cache *)(void *)c->work;
+    int64_t day = ms / 86400000 - (ms % 86400000 < 0);
+    if (!dc->valid || dc->day != day) {
+        int r = write_pattern(c, p, ms, 0, o, why);
+        if (r)
+            return r;
+        *dc = (day_cache){.day = day, .len = o->len, .valid = 1};
+        return 0;
+    }
+    o->s = c->buf; /* still the day's text: nothing else writes the room */
+    o->len = dc->len;
+    return 0;
 }
 
 /* FROM_UNIXTIME(n[, f]): n seconds in SimpleDateFormat's pattern
