@@ -95,7 +95,8 @@ typedef struct weir_checkpoint_config {
 typedef struct weir_job_config {
     int workers;                   /* worker threads; 0: number of online CPUs */
     int parallelism;               /* default operator parallelism; 0: 1 */
-    int batch_capacity;            /* records per channel batch; 0: 512 */
+    int batch_capacity;            /* records per channel batch, and at most in a chained
+                                      operator's buffer (which holds 32 KB at most); 0: 512 */
     int channel_batches;           /* batches per channel (its memory bound); 0: 8 */
     /* A partly filled batch leaves at the latest this long after its first
      * record. 0: 5 ms; WEIR_FLUSH_AT_ONCE: at the end of the producing step. */
