@@ -725,9 +725,6 @@ int weir_emit_batch(weir_ctx *ctx, int input, const weir_batch *b)
                              "weir_emit_batch: input %d has elements of %zu bytes, the main "
                              "output %zu", input, weir_ctx_in_size(ctx, input),
                              ctx->out.main.elem_size);
-    /* Equal element sizes make equal slot layouts ([ts][elem][pad] at the
-     * same stride), so runs of slots copy as they are into the chained
-     * buffer the cursor tracks; anything else goes record by record. */
     weir__output *o = &ctx->out.main;
     if (b->count > 0 && o->only_chained && ctx->cursor.next && b->stride == o->stride) {
         /* Only chained operators read the output: they take the batch as
@@ -744,6 +741,9 @@ int weir_emit_batch(weir_ctx *ctx, int input, const weir_batch *b)
         }
         return 0;
     }
+    /* Equal element sizes make equal slot layouts ([ts][elem][pad] at the
+     * same stride), so runs of slots copy as they are into the channel's
+     * batch the cursor tracks; anything else goes record by record. */
     const unsigned char *src = b->data;
     uint32_t left = b->count;
     if (left > 0 && !ctx->cursor.next && o->one_channel) {
