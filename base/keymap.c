@@ -7,12 +7,14 @@
 
 #include "util.h"
 
-/* Entry arrays of this size and more are mappings of their own: they grow
- * by mremap, whose pages stay where they are (no copy, and no page touched
- * again), and from 2 MB they ask for huge pages, so that a table of a
- * million keys faults a few hundred times instead of a few hundred
- * thousand (Nexmark q18 spent a seventh of its time in the page faults of
- * copying its growing table). Smaller ones are aligned_alloc'd. */
+/* Entry arrays of this size and more are mappings of their own, and from
+ * 2 MB they ask for huge pages, so that a table of a million keys faults a
+ * few hundred times instead of a few hundred thousand (Nexmark q18 spent a
+ * seventh of its time in the page faults of its growing tables). Smaller
+ * ones are aligned_alloc'd. A mapping grows into a new one, copied: mremap
+ * would keep the pages where they are, but ThreadSanitizer does not see it,
+ * and takes another subtask's table mapped later at the old address for a
+ * race with this one. */
 #define MAPPED_BYTES ((size_t)256 * 1024)
 #define HUGE_BYTES ((size_t)2 * 1024 * 1024)
 
@@ -21,15 +23,33 @@ static size_t entries_bytes(const weir__keymap *m, uint32_t cap)
     return weir__round_up((size_t)cap * m->entry_size, WEIR__KEYMAP_LINE);
 }
 
-static void advise_huge(void *p, size_t bytes)
+/* A mapping's length: whole pages. */
+static size_t mapped_len(size_t bytes)
 {
+    return weir__round_up(bytes, 4096);
+}
+
+/* A new mapping of `bytes` (>= MAPPED_BYTES), or NULL; from HUGE_BYTES on
+ * a huge page's boundary, where the kernel can back it with huge pages,
+ * which it is asked for (a hint: without them, small pages). */
+static unsigned char *map_entries(size_t bytes)
+{
+    size_t len = mapped_len(bytes), span = len >= HUGE_BYTES ? len + HUGE_BYTES : len;
+    void *p = mmap(NULL, span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED)
+        return NULL;
+    if (span == len)
+        return p;
+    uintptr_t at = weir__round_up((uintptr_t)p, HUGE_BYTES);
+    size_t head = at - (uintptr_t)p, tail = span - head - len;
+    if (head)
+        munmap(p, head);
+    if (tail)
+        munmap((void *)(at + len), tail);
 #ifdef MADV_HUGEPAGE
-    if (bytes >= HUGE_BYTES)
-        (void)madvise(p, bytes, MADV_HUGEPAGE); /* a hint: without it, small pages */
-#else
-    (void)p;
-    (void)bytes;
+    (void)madvise((void *)at, len, MADV_HUGEPAGE);
 #endif
+    return (unsigned char *)at;
 }
 
 static void entries_free(weir__keymap *m)
@@ -38,7 +58,7 @@ static void entries_free(weir__keymap *m)
         return;
     size_t bytes = entries_bytes(m, m->cap);
     if (bytes >= MAPPED_BYTES)
-        munmap(m->entries, bytes);
+        munmap(m->entries, mapped_len(bytes));
     else
         free(m->entries);
 }
@@ -47,28 +67,13 @@ static void entries_free(weir__keymap *m)
  * of memory (the old array kept). */
 static bool entries_grow(weir__keymap *m, uint32_t cap)
 {
-    size_t old = m->entries ? entries_bytes(m, m->cap) : 0, bytes = entries_bytes(m, cap);
-    unsigned char *e;
-    if (bytes < MAPPED_BYTES) {
-        /* On cache lines: an entry of a line's size (or a multiple) is read
-         * with one miss. Copied, not realloc'd, to keep the alignment. */
-        if (!(e = aligned_alloc(WEIR__KEYMAP_LINE, bytes)))
-            return false;
-    } else if (old >= MAPPED_BYTES) {
-        void *p = mremap(m->entries, old, bytes, MREMAP_MAYMOVE);
-        if (p == MAP_FAILED)
-            return false;
-        advise_huge(p, bytes);
-        m->entries = p;
-        m->cap = cap;
-        return true;
-    } else {
-        void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        if (p == MAP_FAILED)
-            return false;
-        advise_huge(p, bytes);
-        e = p;
-    }
+    size_t bytes = entries_bytes(m, cap);
+    /* On cache lines: an entry of a line's size (or a multiple) is read
+     * with one miss. Copied, not realloc'd, to keep the alignment. */
+    unsigned char *e = bytes < MAPPED_BYTES ? aligned_alloc(WEIR__KEYMAP_LINE, bytes)
+                                            : map_entries(bytes);
+    if (!e)
+        return false;
     if (m->nentries)
         memcpy(e, m->entries, (size_t)m->nentries * m->entry_size);
     entries_free(m);
