@@ -367,8 +367,10 @@ char *weir__items_text(weir_expr *const *items, int n);
 
 /* Evaluates `e` on `row` (a row of the schema it was compiled against) into
  * *out, using `scratch` (e->scratch bytes, the caller's, per thread) for
- * strings it builds. 0, or a negative code with a static message in *why
- * (division by zero, a cast that fails). No allocation. */
+ * strings it builds. The scratch is e's alone and zeroed before its first
+ * row: a function may keep there what it made for one row for the next
+ * (DATE_FORMAT's text of a day). 0, or a negative code with a static
+ * message in *why (division by zero, a cast that fails). No allocation. */
 int weir__expr_eval(const weir_expr *e, const unsigned char *row, unsigned char *scratch,
                     weir__val *out, const char **why);
 /* The same, at processing time `now` (ms since the epoch, UTC: what

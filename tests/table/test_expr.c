@@ -30,7 +30,7 @@ static void eval_text(const weir_schema *s, const unsigned char *row, const char
     int r = weir_expr_compile(text, s, &e, msg, sizeof msg);
     cr_assert_eq(r, 0, "%s: %s", text, msg);
     weir_type_format(weir_expr_type(e), type, 48);
-    unsigned char scratch[4096];
+    unsigned char scratch[4096] = {0}; /* zeroed before its first row (weir__expr_eval) */
     cr_assert_leq(e->scratch, sizeof scratch);
     weir__val v;
     const char *why = NULL;

@@ -190,7 +190,7 @@ Test(expr_ast, binds_in_a_scope_of_two_inputs)
     weir_type_format(weir_expr_type(e), type, sizeof type);
     cr_expect_str_eq(type, "BIGINT");
     cr_expect_str_eq(weir_expr_text(e), "o.amount * 2 + c.id");
-    unsigned char scratch[64];
+    unsigned char scratch[64] = {0};
     weir__val v;
     const char *why;
     cr_assert_eq(weir__expr_eval(e, row, scratch, &v, &why), 0);

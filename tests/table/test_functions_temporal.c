@@ -34,6 +34,7 @@ static weir__val eval(const weir_expr *e, int64_t ts, const char *s)
     weir_row_set_string(sc, row, 2, s, strlen(s));
     weir__val v;
     const char *why = NULL;
+    memset(scratch, 0, sizeof scratch); /* each expression's own, zeroed (weir__expr_eval) */
     int r = weir__expr_eval(e, row, scratch, &v, &why);
     cr_assert_eq(r, 0, "%s: %s", e->text, why);
     return v;
