@@ -36,9 +36,7 @@ static void allow_emit(weir_ctx *ctx, bool allowed);
 /* A chained output's buffer: at most this many bytes of slots (at least
  * WEIR__CHAIN_BUFFER_MIN slots), and never more than the job's batch
  * capacity (weir__output_prepare). */
-#ifndef WEIR__CHAIN_BUFFER_BYTES
 #define WEIR__CHAIN_BUFFER_BYTES (32u * 1024u)
-#endif
 #define WEIR__CHAIN_BUFFER_MIN 16u
 
 /* Every walk over a context's outputs goes main output first, then each side

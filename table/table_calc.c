@@ -757,38 +757,30 @@ typedef struct calc_impl {
     struct int_test {
         uint32_t off;
         int col;
-        weir_type_id type;
+        weir_type type;
         weir__eop op;
         int64_t value;
     } tests[CALC_INT_TESTS];
     int ntests;
 } calc_impl;
 
-/* An integer type's width rank (TINYINT 1 .. BIGINT 4), 0 for any other. */
-static int int_rank(weir_type_id id)
-{
-    switch (id) {
-    case WEIR_TYPE_TINYINT: return 1;
-    case WEIR_TYPE_SMALLINT: return 2;
-    case WEIR_TYPE_INT: return 3;
-    case WEIR_TYPE_BIGINT: return 4;
-    default: return 0;
-    }
-}
-
-static bool is_int_type(weir_type_id id)
-{
-    return int_rank(id) > 0;
-}
-
 /* An operand under the binder's widening between integer types (which
  * keeps its value; a narrowing cast would not, and stays). */
 static const weir__enode *unwidened(const weir__enode *n)
 {
-    while (n->op == OP_CAST && n->implicit && int_rank(n->a->type.id) > 0 &&
-           int_rank(n->type.id) >= int_rank(n->a->type.id))
+    while (n->op == OP_CAST && n->implicit && weir__type_is_integer(n->type.id) &&
+           weir__type_is_integer(n->a->type.id) &&
+           weir__int_bits(n->type.id) >= weir__int_bits(n->a->type.id))
         n = n->a;
     return n;
+}
+
+/* Whether a value of type `t` stored in `size` bytes is stored as column
+ * `to` stores its values (the same bytes mean the same value). */
+static bool stored_alike(weir_type t, uint32_t size, const weir__col *to)
+{
+    return t.id == to->type.id && size == to->size && t.capacity == to->type.capacity &&
+           t.precision == to->type.precision && t.scale == to->type.scale;
 }
 
 /* The predicate's conjuncts into c->tests when each compares an integer
@@ -809,11 +801,11 @@ static bool plan_int_tests(calc_impl *c, const weir__enode *n)
         op = op == OP_LT ? OP_GT : op == OP_GT ? OP_LT : op == OP_LE ? OP_GE
                                                   : op == OP_GE ? OP_LE : op;
     }
-    if (a->op != OP_COL || b->op != OP_LIT || !is_int_type(a->type.id) ||
-        !is_int_type(b->type.id) || b->lit.null)
+    if (a->op != OP_COL || b->op != OP_LIT || !weir__type_is_integer(a->type.id) ||
+        !weir__type_is_integer(b->type.id) || b->lit.null)
         return false;
     c->tests[c->ntests++] = (struct int_test){
-        .off = a->off, .col = a->col, .type = a->type.id, .op = op, .value = b->lit.i};
+        .off = a->off, .col = a->col, .type = a->type, .op = op, .value = b->lit.i};
     return true;
 }
 
@@ -825,23 +817,9 @@ static int int_tests_keep(const calc_impl *c, const unsigned char *row)
         const struct int_test *t = &c->tests[k];
         if (weir__row_null(NULL, row, t->col))
             return 0;
-        int64_t x;
-        switch (t->type) {
-        case WEIR_TYPE_TINYINT: x = (int8_t)row[t->off]; break;
-        case WEIR_TYPE_SMALLINT: {
-            int16_t v;
-            memcpy(&v, row + t->off, 2);
-            x = v;
-            break;
-        }
-        case WEIR_TYPE_INT: {
-            int32_t v;
-            memcpy(&v, row + t->off, 4);
-            x = v;
-            break;
-        }
-        default: memcpy(&x, row + t->off, 8); break;
-        }
+        weir__val v = {0};
+        weir__read_value(row + t->off, t->type, &v);
+        int64_t x = v.i;
         bool ok;
         switch (t->op) {
         case OP_EQ: ok = x == t->value; break;
@@ -1221,10 +1199,8 @@ static weir_table *select_core(weir_table *in, weir_expr *pred, weir_expr **item
         int c = impl->items[i]->column;
         const weir__col *from = c >= 0 ? &in->schema->cols[c] : NULL;
         const weir__col *to = &t->schema->cols[i];
-        bool same = from && from->type.id == to->type.id && from->size == to->size &&
-                    from->type.capacity == to->type.capacity &&
-                    from->type.precision == to->type.precision &&
-                    from->type.scale == to->type.scale && impl->items[i]->clock_slot < 0;
+        bool same = from && stored_alike(from->type, from->size, to) &&
+                    impl->items[i]->clock_slot < 0;
         impl->all_copied &= same;
         if (same) {
             impl->copies[impl->ncopies++] = (struct calc_copy){
@@ -1237,9 +1213,7 @@ static weir_table *select_core(weir_table *in, weir_expr *pred, weir_expr **item
          * interpreter. */
         const weir__enode *f = impl->items[i]->root;
         bool field = f->op == OP_FIELD && f->a->op == OP_COL && impl->items[i]->clock_slot < 0 &&
-                     f->type.id == to->type.id && f->type.capacity == to->type.capacity &&
-                     f->type.precision == to->type.precision && f->type.scale == to->type.scale &&
-                     weir__type_size(f->type) == to->size &&
+                     stored_alike(f->type, weir__type_size(f->type), to) &&
                      (f->type.id == WEIR_TYPE_VARCHAR || !weir__type_is_var(f->type.id)) &&
                      !weir__type_is_nested(f->type.id);
         if (field) {
