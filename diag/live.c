@@ -38,6 +38,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <time.h>
@@ -148,6 +149,9 @@ struct weir__live {
     pthread_t thread;
     bool thread_started;
     _Atomic int stop;         /* the server's thread leaves */
+    _Atomic int ending;       /* the job ended: the server polls briefly */
+    _Atomic uint64_t rounds;  /* the server's polls so far (weir__live_stop) */
+    int wake_fd;              /* an eventfd that ends the server's poll */
     _Atomic int clients;      /* SSE connections open */
     _Atomic int64_t sent_ms;  /* when an SSE client was last sent events */
     sse_client *suspended;    /* the server's thread only */
@@ -1463,19 +1467,26 @@ static void *server_main(void *arg)
     const union MHD_DaemonInfo *info = MHD_get_daemon_info(l->mhd, MHD_DAEMON_INFO_EPOLL_FD);
     int epfd = info ? info->epoll_fd : -1;
     while (!atomic_load(&l->stop)) {
-        int wait_ms = 50;
+        int wait_ms = atomic_load(&l->ending) ? 1 : 50;
         MHD_UNSIGNED_LONG_LONG to;
-        if (MHD_get_timeout(l->mhd, &to) == MHD_YES && to < 50)
+        if (MHD_get_timeout(l->mhd, &to) == MHD_YES && to < (MHD_UNSIGNED_LONG_LONG)wait_ms)
             wait_ms = (int)to;
         if (epfd >= 0) {
-            struct pollfd p = {.fd = epfd, .events = POLLIN};
-            poll(&p, 1, wait_ms);
+            struct pollfd p[2] = {{.fd = epfd, .events = POLLIN},
+                                  {.fd = l->wake_fd, .events = POLLIN}};
+            if (poll(p, l->wake_fd >= 0 ? 2 : 1, wait_ms) > 0 && p[1].revents) {
+                uint64_t v;
+                if (read(l->wake_fd, &v, sizeof v) < 0) {
+                    /* EAGAIN: another poll took it */
+                }
+            }
         } else {
             struct timespec ts = {0, (long)wait_ms * 1000000L};
             nanosleep(&ts, NULL);
         }
         MHD_run(l->mhd);
         resume_clients(l, false);
+        atomic_fetch_add(&l->rounds, 1);
     }
     /* Leaving: every suspended client is resumed (it ends: stop is set) and
      * the daemon runs until they are gone or a little while passed. */
@@ -1501,6 +1512,8 @@ static void live_free(weir__live *l)
     }
     if (l->bytes)
         munmap(l->bytes, HISTORY_MAP);
+    if (l->wake_fd >= 0)
+        close(l->wake_fd);
     if (l->task_name) {
         for (int t = 0; t < l->ntasks; t++)
             free(l->task_name[t]);
@@ -1630,6 +1643,8 @@ int weir__live_start(struct weir__diag *d, weir__live **out, char *why, size_t w
     }
     pthread_mutex_init(&l->mu, NULL);
     l->job = job;
+    /* without it the server still ends its polls, 50 ms at most apart */
+    l->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
     snprintf(l->state, sizeof l->state, "RUNNING");
     l->start_wall_ms = wall_ms();
     if (gethostname(l->host, sizeof l->host) != 0)
@@ -1692,6 +1707,26 @@ void weir__live_stop(weir__live *l, int code)
     snprintf(l->state, sizeof l->state, "%s",
              code == 0 ? "FINISHED" : code == WEIR_ECANCELED ? "CANCELED" : "FAILED");
     pthread_mutex_unlock(&l->mu);
+    /* A request already sent is answered: an event stream asked for just
+     * before the end counts among the clients below. The server polls
+     * three more times, woken: the poll under way when `finished` was set,
+     * one that accepts the connection, one that reads its request. */
+    if (l->thread_started) {
+        uint64_t until_round = atomic_load(&l->rounds) + 3;
+        atomic_store(&l->ending, 1);
+        int64_t give_up = mono_ms() + 1000;
+        while (atomic_load(&l->rounds) < until_round && mono_ms() < give_up) {
+            if (l->wake_fd >= 0) {
+                uint64_t one = 1;
+                if (write(l->wake_fd, &one, sizeof one) < 0) {
+                    /* EAGAIN: the counter is full, the server wakes anyway */
+                }
+            }
+            struct timespec ts = {0, 1000000};
+            nanosleep(&ts, NULL);
+        }
+        atomic_store(&l->ending, 0);
+    }
     /* The clients take the last events (the summary): while they still
      * take some, a second after the last, ten in all. */
     int64_t start = mono_ms();

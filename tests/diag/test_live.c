@@ -37,6 +37,12 @@
 
 /* ---- the job ------------------------------------------------------------- */
 
+static void pause_ms(long ms)
+{
+    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
+}
+
 static atomic_int gate_open, gate_reached;
 static int64_t gate_seq = GATE_SEQ;
 
@@ -46,10 +52,8 @@ static int gate(const void *in, void *arg)
     const weir_gen_event *e = in;
     if (e->partition == 0 && e->seq == gate_seq) {
         atomic_store(&gate_reached, 1);
-        while (!atomic_load(&gate_open)) {
-            struct timespec ts = {0, 1000000};
-            nanosleep(&ts, NULL);
-        }
+        while (!atomic_load(&gate_open))
+            pause_ms(1);
     }
     return 1;
 }
@@ -133,8 +137,7 @@ static int wait_port(live_job *lj)
             return port;
         cr_assert(!atomic_load(&lj->rn.done), "the job ended before it listened: %s",
                   weir_job_error(lj->job));
-        struct timespec ts = {0, 1000000};
-        nanosleep(&ts, NULL);
+        pause_ms(1);
     }
     cr_assert_fail("the server never listened");
     return 0;
@@ -142,10 +145,8 @@ static int wait_port(live_job *lj)
 
 static void wait_gate(void)
 {
-    for (int i = 0; i < 60000 && !atomic_load(&gate_reached); i++) {
-        struct timespec ts = {0, 1000000};
-        nanosleep(&ts, NULL);
-    }
+    for (int i = 0; i < 60000 && !atomic_load(&gate_reached); i++)
+        pause_ms(1);
     cr_assert(atomic_load(&gate_reached), "the job never reached the gate");
 }
 
@@ -365,8 +366,9 @@ static int check_exposition(const char *text)
 }
 
 /* The value of the first sample of `name` whose labels contain `labels`
- * and `more` (NULL: any). */
-static double metric2(const char *text, const char *name, const char *labels, const char *more)
+ * and `more` (NULL: any), in *value; false when there is none. */
+static bool find_metric(const char *text, const char *name, const char *labels, const char *more,
+                        double *value)
 {
     size_t n = strlen(name);
     for (const char *p = text; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
@@ -380,10 +382,18 @@ static double metric2(const char *text, const char *name, const char *labels, co
         snprintf(lab, sizeof lab, "%.*s", (int)(close - p), p);
         if ((labels && !strstr(lab, labels)) || (more && !strstr(lab, more)))
             continue;
-        return strtod(close + 2, NULL);
+        *value = strtod(close + 2, NULL);
+        return true;
     }
-    cr_assert_fail("no sample %s{%s,%s}", name, labels ? labels : "", more ? more : "");
-    return 0;
+    return false;
+}
+
+static double metric2(const char *text, const char *name, const char *labels, const char *more)
+{
+    double v = 0;
+    cr_assert(find_metric(text, name, labels, more, &v), "no sample %s{%s,%s}", name,
+              labels ? labels : "", more ? more : "");
+    return v;
 }
 
 static double metric(const char *text, const char *name, const char *labels)
@@ -393,6 +403,26 @@ static double metric(const char *text, const char *name, const char *labels)
 
 /* ---- tests ----------------------------------------------------------------- */
 
+/* Whether the collector has taken in what the job did before the gate:
+ * the generator's throughput samples, the window's watermark and firings.
+ * It runs beside the job, so a request may come before it has. */
+static bool metrics_caught_up(const char *text)
+{
+    double out = 0, in = 0, wm = 0, fired = 0;
+    return find_metric(text, "flink_taskmanager_job_task_operator_numRecordsOut",
+                       "operator_name=\"generator\"", "subtask_index=\"1\"", &out) &&
+           out > 100 &&
+           find_metric(text, "flink_taskmanager_job_task_operator_numRecordsIn",
+                       "operator_name=\"window\"", NULL, &in) &&
+           in > 0 &&
+           find_metric(text, "flink_taskmanager_job_task_operator_currentInputWatermark",
+                       "operator_name=\"window\"", NULL, &wm) &&
+           wm > 0 &&
+           find_metric(text, "weir_operator_windowFirings", "operator_name=\"window\"",
+                       "firing=\"on_time\"", &fired) &&
+           fired > 0;
+}
+
 Test(live, metrics_are_prometheus_text_with_flinks_names)
 {
     live_job lj;
@@ -401,6 +431,11 @@ Test(live, metrics_are_prometheus_text_with_flinks_names)
     int port = wait_port(&lj);
     wait_gate();
     response r = get(port, "/metrics");
+    for (int i = 0; i < 500 && r.status == 200 && !metrics_caught_up(r.body); i++) {
+        free(r.raw);
+        pause_ms(20);
+        r = get(port, "/metrics");
+    }
     cr_assert_eq(r.status, 200, "%s", r.raw);
     cr_assert(strcasestr(r.raw, "Content-Type: text/plain; version=0.0.4"), "%s", r.raw);
     int samples = check_exposition(r.body);
@@ -546,6 +581,38 @@ Test(live, a_client_behind_the_history_gets_a_gap_event)
     weir_job_destroy(lj.job);
 }
 
+/* GET path again (10 s at most) until `ready` says the collector, which
+ * runs beside the job, has taken in what the job did before the gate. */
+static response get_when(int port, const char *path, bool (*ready)(json_t *body))
+{
+    response r = get(port, path);
+    for (int i = 0; i < 500 && r.status == 200; i++) {
+        json_t *j = json_loads(r.body, 0, NULL);
+        bool ok = j && ready(j);
+        json_decref(j);
+        if (ok)
+            break;
+        free(r.raw);
+        pause_ms(20);
+        r = get(port, path);
+    }
+    return r;
+}
+
+/* /jobs/ID: the window (the second vertex) read records */
+static bool window_read_records(json_t *details)
+{
+    json_t *v1 = json_array_get(json_object_get(details, "vertices"), 1);
+    return json_integer_value(json_object_get(json_object_get(v1, "metrics"), "read-records")) > 0;
+}
+
+/* /jobs/ID/vertices/VID/watermarks: subtask 0's is set */
+static bool first_watermark_set(json_t *w)
+{
+    const char *v = json_string_value(json_object_get(json_array_get(w, 0), "value"));
+    return v && atoll(v) > 0;
+}
+
 Test(live, rest_api_answers_as_flinks)
 {
     live_job lj;
@@ -568,7 +635,7 @@ Test(live, rest_api_answers_as_flinks)
 
     char path[256];
     snprintf(path, sizeof path, "/jobs/%s", id);
-    r = get(port, path);
+    r = get_when(port, path, window_read_records);
     cr_assert_eq(r.status, 200);
     json_t *d = json_loads(r.body, 0, &err);
     cr_assert_not_null(d, "%s: %s", err.text, r.body);
@@ -593,7 +660,7 @@ Test(live, rest_api_answers_as_flinks)
     free(r.raw);
 
     snprintf(path, sizeof path, "/jobs/%s/vertices/%s/watermarks", id, vid);
-    r = get(port, path);
+    r = get_when(port, path, first_watermark_set);
     cr_assert_eq(r.status, 200, "%s", r.raw);
     json_t *w = json_loads(r.body, 0, &err);
     cr_assert_not_null(w, "%s: %s", err.text, r.body);
@@ -707,10 +774,8 @@ Test(live, hostile_requests_are_refused_and_the_results_unchanged)
         r = get(port, "/metrics");
         served = r.status == 200;
         free(r.raw);
-        if (!served) {
-            struct timespec ts = {0, 20000000};
-            nanosleep(&ts, NULL);
-        }
+        if (!served)
+            pause_ms(20);
     }
     cr_assert(served, "the server stopped answering");
     finish(&lj);
