@@ -1327,25 +1327,26 @@ int weir_row_format_zoned(const weir_schema *s, const void *row, weir_row_style 
 
 /* ---- a ROW column's fields ------------------------------------------------------ */
 
-/* The place of field f of ROW column col, its type; NULL if there is none. */
+/* The place of ROW column col in the row, *d its description; NULL if col
+ * is not a ROW column or f not one of its fields. */
 static unsigned char *field_place(const weir_schema *s, void *row, int col, int f,
-                                  weir_type *t)
+                                  const weir__nested **d)
 {
-    if (!s || !row || col < 0 || col >= s->ncols)
+    if (!s || !row || col < 0 || col >= s->ncols || s->cols[col].type.id != WEIR_TYPE_ROW)
         return NULL;
-    const weir__nested *d = weir__nested_of(s->cols[col].type);
-    if (!d || d->id != WEIR_TYPE_ROW || f < 0 || (uint32_t)f >= d->n)
+    *d = weir__nested_of(s->cols[col].type);
+    if (!*d || f < 0 || (uint32_t)f >= (*d)->n)
         return NULL;
-    *t = d->types[f];
     return (unsigned char *)row + s->cols[col].offset;
 }
 
-static void field_present(const weir_schema *s, unsigned char *row, int col, unsigned char *slot,
-                          int f, bool null)
+/* Field f of the ROW at slot is NULL or not; a NULL ROW becomes a ROW
+ * whose fields are all NULL first. */
+static void field_present(unsigned char *row, int col, unsigned char *slot,
+                          const weir__nested *d, int f, bool null)
 {
-    if (weir__row_null(s, row, col)) {
+    if (weir__row_null(NULL, row, col)) {
         /* the ROW was NULL: its fields start NULL, its bytes zero */
-        const weir__nested *d = weir__nested_of(s->cols[col].type);
         memset(slot, 0, d->size);
         memset(slot, 0xff, (d->n + 7) / 8);
         if (d->n % 8)
@@ -1360,46 +1361,68 @@ static void field_present(const weir_schema *s, unsigned char *row, int col, uns
 
 int weir_row_set_field_int(const weir_schema *s, void *row, int col, int field, int64_t x)
 {
-    weir_type t;
-    unsigned char *slot = field_place(s, row, col, field, &t);
-    if (!slot || !(weir__type_is_integer(t.id) || t.id == WEIR_TYPE_DATE ||
-                   t.id == WEIR_TYPE_TIME || (weir__type_is_time(t.id) && !weir__type_wide_time(t))))
+    const weir__nested *d;
+    unsigned char *slot = field_place(s, row, col, field, &d);
+    if (!slot)
+        return WEIR_EINVAL;
+    weir_type t = d->types[field];
+    unsigned char *p = slot + d->offs[field];
+    /* BIGINT and a millisecond TIMESTAMP: the eight bytes as they are */
+    if (t.id == WEIR_TYPE_BIGINT ||
+        ((t.id == WEIR_TYPE_TIMESTAMP || t.id == WEIR_TYPE_TIMESTAMP_LTZ) &&
+         !weir__type_wide_time(t))) {
+        field_present(row, col, slot, d, field, false);
+        memcpy(p, &x, 8);
+        return 0;
+    }
+    if (!(weir__type_is_integer(t.id) || t.id == WEIR_TYPE_DATE || t.id == WEIR_TYPE_TIME ||
+          (weir__type_is_time(t.id) && !weir__type_wide_time(t))))
         return WEIR_EINVAL;
     if (weir__type_is_integer(t.id) && !weir__int_fits(t.id, x))
         return WEIR_ERANGE;
-    const weir__nested *d = weir__nested_of(s->cols[col].type);
-    field_present(s, row, col, slot, field, false);
+    field_present(row, col, slot, d, field, false);
     weir__val v = {.i = x};
-    weir__write_value(slot + d->offs[field], t, &v);
+    weir__write_value(p, t, &v);
     return 0;
 }
 
 int weir_row_set_field_string(const weir_schema *s, void *row, int col, int field,
                               const char *str, size_t len)
 {
-    weir_type t;
-    unsigned char *slot = field_place(s, row, col, field, &t);
-    if (!slot || !weir__type_is_string(t.id) || (!str && len))
+    const weir__nested *d;
+    unsigned char *slot = field_place(s, row, col, field, &d);
+    if (!slot)
+        return WEIR_EINVAL;
+    weir_type t = d->types[field];
+    if (!weir__type_is_string(t.id) || (!str && len))
         return WEIR_EINVAL;
     if (len > t.capacity)
         return WEIR_ERANGE;
-    const weir__nested *d = weir__nested_of(s->cols[col].type);
-    field_present(s, row, col, slot, field, false);
+    field_present(row, col, slot, d, field, false);
+    unsigned char *p = slot + d->offs[field];
+    if (t.id == WEIR_TYPE_VARCHAR) {
+        /* the length, the bytes, and zeros up to the capacity (the bytes
+         * after a value are zero: equal values, equal bytes) */
+        uint32_t n = (uint32_t)len;
+        memcpy(p, &n, 4);
+        if (n)
+            memmove(p + 4, str, n);
+        memset(p + 4 + n, 0, t.capacity - n);
+        return 0;
+    }
     weir__val v = {.s = str ? str : "", .len = (uint32_t)len};
     const char *why;
-    unsigned char *p = slot + d->offs[field];
     memset(p, 0, weir__type_size(t));
     return weir__slot_store(p, t, &v, &why);
 }
 
 int weir_row_set_field_null(const weir_schema *s, void *row, int col, int field)
 {
-    weir_type t;
-    unsigned char *slot = field_place(s, row, col, field, &t);
+    const weir__nested *d;
+    unsigned char *slot = field_place(s, row, col, field, &d);
     if (!slot)
         return WEIR_EINVAL;
-    const weir__nested *d = weir__nested_of(s->cols[col].type);
-    field_present(s, row, col, slot, field, true);
-    memset(slot + d->offs[field], 0, weir__type_size(t));
+    field_present(row, col, slot, d, field, true);
+    memset(slot + d->offs[field], 0, weir__type_size(d->types[field]));
     return 0;
 }

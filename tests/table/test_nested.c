@@ -3,7 +3,9 @@
  * their parts (weir_type_nested_*), capacities resolved by the schema
  * builder, values set from JSON (weir_row_set_json: where a value is
  * wrong, the capacity never cut) and written as JSON and as Row.toString,
- * equal values as equal bytes, and an expression reading them.
+ * equal values as equal bytes, a ROW's fields set one by one
+ * (weir_row_set_field_*: the bytes the JSON route writes), and an
+ * expression reading them.
  */
 #include <string.h>
 
@@ -155,6 +157,76 @@ Test(nested, json_in_and_out)
     }
     cr_assert_eq(weir_row_set_json(s, row, 1, "null", 4, why, sizeof why), 0);
     cr_assert(weir_row_is_null(s, row, 1));
+    weir_schema_destroy(s);
+}
+
+/* weir_row_set_field_*: the same bytes as weir_row_set_json for the same
+ * values, whatever was in the field before; a refusal writes nothing. */
+Test(nested, fields_set_one_by_one)
+{
+    weir_schema_builder *b = weir_schema_builder_create("f");
+    cr_assert_eq(weir_schema_builder_string_capacity(b, 8), 0);
+    cr_assert_eq(weir_schema_column_sql(b, "id", "INT"), 0);
+    cr_assert_eq(weir_schema_column_sql(b, "r", "ROW<i INT, n BIGINT, s STRING, c CHAR(3), "
+                                              "t TIMESTAMP(3), d DATE, v VARBINARY(4)>"),
+                 0);
+    weir_schema *s = NULL;
+    char why[256];
+    cr_assert_eq(weir_schema_build(b, &s, why, sizeof why), 0, "%s", why);
+    size_t size = weir_schema_row_size(s);
+    unsigned char by_field[1024], by_json[1024], before[1024];
+    cr_assert_leq(size, sizeof by_field);
+
+    /* a NULL ROW first: setting a field makes it a ROW whose other fields
+     * are NULL */
+    weir_row_init(s, by_field, WEIR_ROW_INSERT);
+    cr_assert_eq(weir_row_set_null(s, by_field, 1), 0);
+    cr_assert_eq(weir_row_set_field_int(s, by_field, 1, 0, -7), 0);
+    weir_row_init(s, by_json, WEIR_ROW_INSERT);
+    const char *j = "{\"i\": -7}";
+    cr_assert_eq(weir_row_set_json(s, by_json, 1, j, strlen(j), why, sizeof why), 0, "%s", why);
+    cr_assert_eq(memcmp(by_field, by_json, size), 0);
+
+    /* every field, a long string replaced by a shorter one */
+    cr_assert_eq(weir_row_set_field_string(s, by_field, 1, 2, "abcdefgh", 8), 0);
+    cr_assert_eq(weir_row_set_field_string(s, by_field, 1, 2, "xy", 2), 0);
+    cr_assert_eq(weir_row_set_field_int(s, by_field, 1, 1, INT64_MIN), 0);
+    cr_assert_eq(weir_row_set_field_string(s, by_field, 1, 3, "ab", 2), 0);
+    cr_assert_eq(weir_row_set_field_int(s, by_field, 1, 4, 1700000000123), 0);
+    cr_assert_eq(weir_row_set_field_int(s, by_field, 1, 5, 19000), 0);
+    j = "{\"i\": -7, \"n\": -9223372036854775808, \"s\": \"xy\", \"c\": \"ab\", "
+        "\"t\": \"2023-11-14 22:13:20.123\", \"d\": \"2022-01-08\"}";
+    cr_assert_eq(weir_row_set_json(s, by_json, 1, j, strlen(j), why, sizeof why), 0, "%s", why);
+    char a[512], c[512];
+    weir_row_format(s, by_field, a, sizeof a);
+    weir_row_format(s, by_json, c, sizeof c);
+    cr_assert_str_eq(a, c);
+    cr_assert_str_eq(a, "+I[0, (-7, -9223372036854775808, xy, ab , 2023-11-14 22:13:20.123, "
+                        "2022-01-08, null)]");
+    cr_assert_eq(memcmp(by_field, by_json, size), 0);
+
+    /* a field made NULL, and set again */
+    cr_assert_eq(weir_row_set_field_null(s, by_field, 1, 2), 0);
+    j = "{\"i\": -7, \"n\": -9223372036854775808, \"s\": null, \"c\": \"ab\", "
+        "\"t\": \"2023-11-14 22:13:20.123\", \"d\": \"2022-01-08\"}";
+    cr_assert_eq(weir_row_set_json(s, by_json, 1, j, strlen(j), why, sizeof why), 0, "%s", why);
+    cr_assert_eq(memcmp(by_field, by_json, size), 0);
+
+    /* refusals: nothing written */
+    memcpy(before, by_field, size);
+    cr_assert_eq(weir_row_set_field_int(s, by_field, 0, 0, 1), WEIR_EINVAL);   /* not a ROW */
+    cr_assert_eq(weir_row_set_field_int(s, by_field, 2, 0, 1), WEIR_EINVAL);   /* no column */
+    cr_assert_eq(weir_row_set_field_int(s, by_field, 1, 7, 1), WEIR_EINVAL);   /* no field */
+    cr_assert_eq(weir_row_set_field_int(s, by_field, 1, -1, 1), WEIR_EINVAL);
+    cr_assert_eq(weir_row_set_field_int(s, by_field, 1, 2, 1), WEIR_EINVAL);   /* a string */
+    cr_assert_eq(weir_row_set_field_string(s, by_field, 1, 0, "1", 1), WEIR_EINVAL);
+    cr_assert_eq(weir_row_set_field_string(s, by_field, 1, 6, "1", 1), WEIR_EINVAL); /* bytes */
+    cr_assert_eq(weir_row_set_field_string(s, by_field, 1, 2, NULL, 1), WEIR_EINVAL);
+    cr_assert_eq(weir_row_set_field_int(s, by_field, 1, 0, (int64_t)1 << 31), WEIR_ERANGE);
+    cr_assert_eq(weir_row_set_field_string(s, by_field, 1, 2, "abcdefghi", 9), WEIR_ERANGE);
+    cr_assert_eq(weir_row_set_field_string(s, by_field, 1, 3, "abcd", 4), WEIR_ERANGE);
+    cr_assert_eq(weir_row_set_field_null(s, by_field, 1, 9), WEIR_EINVAL);
+    cr_assert_eq(memcmp(by_field, before, size), 0);
     weir_schema_destroy(s);
 }
 
