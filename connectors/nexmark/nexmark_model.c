@@ -8,8 +8,10 @@
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "nexmark_urls.h"
 #include "weir/error.h"
 #include "weir/nexmark.h"
 
@@ -360,8 +362,49 @@ static void auction(const weir_nexmark_config *cfg, const model *m, int64_t n, r
     extra(r, 8 + (int64_t)nlen + (int64_t)dlen + 40, m->avg_auction, e);
 }
 
+/* ---- the bids' URLs, kept ------------------------------------------------------------- */
+
+#define URL_SIZE sizeof(((weir_nexmark_bid *)0)->url)
+
+struct weir__nexmark_urls {
+    uint64_t seed;
+    char hot[4][URL_SIZE];
+    char (*channel)[URL_SIZE]; /* CHANNELS of them, zero until made (a URL is never empty) */
+};
+
+/* Hot channel i's URL (the four hot URLs). */
+static void hot_url(uint64_t seed, int64_t i, char *buf)
+{
+    rng h = seeded(seed ^ 0x686f74ull, (uint64_t)i + 1);
+    base_url(&h, buf);
+}
+
+weir__nexmark_urls *weir__nexmark_urls_create(uint64_t seed)
+{
+    weir__nexmark_urls *u = calloc(1, sizeof *u);
+    if (!u)
+        return NULL;
+    u->channel = calloc(CHANNELS, URL_SIZE); /* zero pages until drawn */
+    if (!u->channel) {
+        free(u);
+        return NULL;
+    }
+    u->seed = seed;
+    for (int64_t i = 0; i < COUNT(hot_channels); i++)
+        hot_url(seed, i, u->hot[i]);
+    return u;
+}
+
+void weir__nexmark_urls_free(weir__nexmark_urls *u)
+{
+    if (!u)
+        return;
+    free(u->channel);
+    free(u);
+}
+
 static void bid(const weir_nexmark_config *cfg, const model *m, int64_t n, rng *r,
-                weir_nexmark_event *e)
+                weir_nexmark_event *e, weir__nexmark_urls *urls)
 {
     int64_t a;
     if (below(r, m->hot_auctions) > 0)
@@ -379,18 +422,35 @@ static void bid(const weir_nexmark_config *cfg, const model *m, int64_t n, rng *
     if (below(r, 2) > 0) {
         int64_t i = below(r, COUNT(hot_channels));
         put(e->bid.channel, 0, hot_channels[i]);
-        rng h = seeded(cfg->seed ^ 0x686f74ull, (uint64_t)i + 1); /* the four hot URLs */
-        base_url(&h, e->bid.url);
+        /* (the buffers are zero past a URL's end, as the event is) */
+        if (urls)
+            memcpy(e->bid.url, urls->hot[i], URL_SIZE);
+        else
+            hot_url(cfg->seed, i, e->bid.url);
     } else {
         int64_t c = below(r, CHANNELS);
         put_digits(e->bid.channel, put(e->bid.channel, 0, "channel-"), (uint64_t)c, 1);
-        channel_url(cfg->seed, c, e->bid.url);
+        if (urls) {
+            if (!urls->channel[c][0])
+                channel_url(cfg->seed, c, urls->channel[c]);
+            memcpy(e->bid.url, urls->channel[c], URL_SIZE);
+        } else {
+            channel_url(cfg->seed, c, e->bid.url);
+        }
     }
     extra(r, 32, m->avg_bid, e);
 }
 
 void weir_nexmark_event_at(const weir_nexmark_config *cfg, int64_t n, weir_nexmark_event *e)
 {
+    weir__nexmark_event_with(cfg, n, e, NULL);
+}
+
+void weir__nexmark_event_with(const weir_nexmark_config *cfg, int64_t n, weir_nexmark_event *e,
+                              weir__nexmark_urls *urls)
+{
+    if (urls && urls->seed != cfg->seed)
+        urls = NULL;
     model m = model_of(cfg);
     memset(e, 0, sizeof *e);
     e->number = n;
@@ -405,6 +465,6 @@ void weir_nexmark_event_at(const weir_nexmark_config *cfg, int64_t n, weir_nexma
         auction(cfg, &m, n, &r, e);
     } else {
         e->kind = WEIR_NEXMARK_BID;
-        bid(cfg, &m, n, &r, e);
+        bid(cfg, &m, n, &r, e, urls);
     }
 }

@@ -6,12 +6,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "nexmark_urls.h"
 #include "weir/error.h"
 #include "weir/nexmark.h"
 #include "weir/operator.h"
 
 typedef struct nexmark_state {
     weir_nexmark_config cfg;
+    weir__nexmark_urls *urls; /* the bids' URLs, made once (NULL: each time) */
     int subtask, parallelism;
     int64_t next; /* the next event number this subtask emits */
 } nexmark_state;
@@ -27,12 +29,16 @@ static int nexmark_open(weir_ctx *ctx)
     s->subtask = weir_ctx_subtask(ctx);
     s->parallelism = weir_ctx_parallelism(ctx);
     s->next = s->subtask;
+    s->urls = weir__nexmark_urls_create(cfg->seed);
     return 0;
 }
 
 static void nexmark_close(weir_ctx *ctx)
 {
-    free(weir_ctx_state(ctx));
+    nexmark_state *s = weir_ctx_state(ctx);
+    if (s)
+        weir__nexmark_urls_free(s->urls);
+    free(s);
 }
 
 static int nexmark_next(weir_ctx *ctx)
@@ -54,7 +60,7 @@ static int nexmark_next(weir_ctx *ctx)
             }
         }
         weir_nexmark_event e;
-        weir_nexmark_event_at(c, s->next, &e);
+        weir__nexmark_event_with(c, s->next, &e, s->urls);
         int r = weir_emit(ctx, &e, e.date_time);
         if (r < 0)
             return r;

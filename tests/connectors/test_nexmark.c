@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "nexmark_urls.h"
 #include "weir.h"
 #include "weir/nexmark.h"
 #include "support/weir_testutil.h"
@@ -36,6 +37,41 @@ Test(nexmark, an_event_is_a_function_of_the_config_and_its_number)
         differ += memcmp(&a, &b, sizeof a) != 0;
     }
     cr_assert_gt(differ, 150, "another seed, other events");
+}
+
+/* The URLs a source subtask keeps (nexmark_urls.h): every event the same
+ * bytes as made alone, hot channels and others, the kept ones drawn again;
+ * URLs kept for another seed are not used. */
+Test(nexmark, kept_urls_make_the_same_events)
+{
+    weir_nexmark_config c = {.seed = 11};
+    weir__nexmark_urls *urls = weir__nexmark_urls_create(11), *other = weir__nexmark_urls_create(12);
+    cr_assert_not_null(urls);
+    cr_assert_not_null(other);
+    weir_nexmark_event a, b, d;
+    int hot = 0, channels = 0;
+    for (int64_t n = 0; n < 3 * N; n++) {
+        weir_nexmark_event_at(&c, n, &a);
+        weir__nexmark_event_with(&c, n, &b, urls);
+        weir__nexmark_event_with(&c, n, &d, other);
+        cr_assert_eq(memcmp(&a, &b, sizeof a), 0, "event %lld", (long long)n);
+        cr_assert_eq(memcmp(&a, &d, sizeof a), 0, "event %lld, another seed's URLs",
+                     (long long)n);
+        if (a.kind == WEIR_NEXMARK_BID) {
+            cr_assert(strncmp(a.bid.url, "https://www.nexmark.com/", 24) == 0, "%s", a.bid.url);
+            if (strncmp(a.bid.channel, "channel-", 8) == 0)
+                channels++;
+            else
+                hot++;
+        }
+    }
+    /* half the bids on a hot channel; the others' 10 000 channels each drawn
+     * about six times, so most were kept before they were drawn again */
+    cr_assert_gt(hot, N);
+    cr_assert_gt(channels, N);
+    weir__nexmark_urls_free(urls);
+    weir__nexmark_urls_free(other);
+    weir__nexmark_urls_free(NULL);
 }
 
 Test(nexmark, kinds_ids_and_times_as_nexmark_defines_them)
