@@ -182,6 +182,26 @@ static int pack_timers(const weir__timers *t, uint32_t maxp, msgpack_packer *pk)
     return r;
 }
 
+size_t weir__keyed_snapshot_bound(const weir_ctx *ctx)
+{
+    const weir__ctx_keyed *kd = &ctx->keyed;
+    /* an entry: its array, key group, key and namespace heads (at most 24
+     * bytes of msgpack), the key, the value's bin head (5) */
+    size_t head = 32 + kd->key_size;
+    size_t n = 256;
+    for (int s = 0; s < kd->nstates; s++) {
+        const weir__state *st = &kd->states[s];
+        size_t entries = st->map.count;
+        if (st->kind == WEIR_STATE_LIST)
+            n += entries * head + (size_t)st->elems * ((st->has_ttl ? 8 : 0) + st->size);
+        else
+            n += entries * (head + st->mkey_size + st->vofs + st->size);
+    }
+    n += (size_t)(ctx->timers.event.map.count + ctx->timers.processing.map.count) *
+         (48 + ctx->timers.event.key_size);
+    return n;
+}
+
 int weir__keyed_snapshot(weir_ctx *ctx, uint32_t max_parallelism, msgpack_packer *pk)
 {
     const weir__ctx_keyed *kd = &ctx->keyed;

@@ -28,6 +28,9 @@ struct weir_ctx;
 /* Writes the context's keyed state and timers as one msgpack map. 0, or
  * WEIR_ENOMEM (the packer could not grow). */
 int weir__keyed_snapshot(struct weir_ctx *ctx, uint32_t max_parallelism, msgpack_packer *pk);
+/* At least the bytes weir__keyed_snapshot packs for ctx now (a little
+ * more): the snapshot's buffer is made that large at once. */
+size_t weir__keyed_snapshot_bound(const struct weir_ctx *ctx);
 
 /* Adds the entries of `snapshot` (one weir__keyed_snapshot map) whose key
  * group is in [first, last] to the context's state and timers. 0, or a

@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "job_state.h"
 #include "keyed_snapshot.h"
@@ -153,6 +154,32 @@ static int run_snapshot_hook(weir_ctx *ctx, weir_snapshot_writer *w, bool *has)
     return r < 0 ? r : 0;
 }
 
+#define HUGE_PAGE ((uintptr_t)2 << 20)
+
+/* The snapshot's buffer made `n` bytes at once: written without a copy
+ * each time it would have doubled, and a large one on huge pages where the
+ * kernel gives them (a fault every 2 MB as it is written, not every 4 KB:
+ * the faults were most of a large snapshot's time). Without the memory it
+ * grows as it is written. */
+static void reserve(msgpack_sbuffer *sb, size_t n)
+{
+    if (n <= MSGPACK_SBUFFER_INIT_SIZE)
+        return;
+    char *d = malloc(n);
+    if (!d)
+        return;
+    sb->data = d;
+    sb->alloc = n;
+#ifdef MADV_HUGEPAGE
+    if (n >= 2 * HUGE_PAGE) {
+        uintptr_t from = ((uintptr_t)d + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
+        uintptr_t to = ((uintptr_t)d + n) & ~(HUGE_PAGE - 1);
+        if (to > from)
+            madvise((void *)from, to - from, MADV_HUGEPAGE); /* a hint */
+    }
+#endif
+}
+
 int weir__snapshot_ctx(weir_ctx *ctx, int64_t id, weir__snap_piece *out)
 {
     weir_job *job = ctx->job;
@@ -169,6 +196,10 @@ int weir__snapshot_ctx(weir_ctx *ctx, int64_t id, weir__snap_piece *out)
     }
     msgpack_sbuffer sb;
     msgpack_sbuffer_init(&sb);
+    /* the header and the valves are small; the keyed state and the hook's
+     * bytes are most of it */
+    reserve(&sb, 4096 + (ctx_keyed(ctx) ? weir__keyed_snapshot_bound(ctx) : 0) +
+                     (has_hook ? w.sb.size + 8 : 0));
     msgpack_packer pk;
     msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
     uint32_t first = 0, last = maxp - 1;
