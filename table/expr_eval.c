@@ -519,3 +519,75 @@ int64_t weir__table_now(const weir_ctx *ctx, bool virtual_clock)
     clock_gettime(CLOCK_REALTIME, &t);
     return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
 }
+
+/* ---- integer comparisons in place (weir__int_tests) ------------------------------------ */
+
+/* An operand under the binder's widening between integer types (which
+ * keeps its value; a narrowing cast would not, and stays). */
+static const weir__enode *unwidened(const weir__enode *n)
+{
+    while (n->op == OP_CAST && n->implicit && weir__type_is_integer(n->type.id) &&
+           weir__type_is_integer(n->a->type.id) &&
+           weir__int_bits(n->type.id) >= weir__int_bits(n->a->type.id))
+        n = n->a;
+    return n;
+}
+
+
+static bool plan_tests(weir__int_tests *t, const weir__enode *n)
+{
+    if (n->op == OP_AND)
+        return plan_tests(t, n->a) && plan_tests(t, n->b);
+    if (n->op < OP_EQ || n->op > OP_GE || t->n == WEIR__INT_TESTS)
+        return false;
+    const weir__enode *a = unwidened(n->a), *b = unwidened(n->b);
+    weir__eop op = n->op;
+    if (a->op == OP_LIT && b->op == OP_COL) {
+        const weir__enode *x = a;
+        a = b;
+        b = x;
+        /* 5 < x is x > 5 */
+        op = op == OP_LT ? OP_GT : op == OP_GT ? OP_LT : op == OP_LE ? OP_GE
+                                                  : op == OP_GE ? OP_LE : op;
+    }
+    if (a->op != OP_COL || b->op != OP_LIT || !weir__type_is_integer(a->type.id) ||
+        !weir__type_is_integer(b->type.id) || b->lit.null)
+        return false;
+    t->t[t->n++] = (struct weir__int_test){
+        .off = a->off, .col = a->col, .type = a->type, .op = (int)op, .value = b->lit.i};
+    return true;
+}
+
+bool weir__int_tests_plan(const weir_expr *e, weir__int_tests *t)
+{
+    t->n = 0;
+    if (e->clock_slot >= 0 || !plan_tests(t, e->root)) {
+        t->n = 0;
+        return false;
+    }
+    return true;
+}
+
+bool weir__int_tests_hold(const weir__int_tests *t, const unsigned char *row)
+{
+    for (int k = 0; k < t->n; k++) {
+        const struct weir__int_test *c = &t->t[k];
+        if (weir__row_null(NULL, row, c->col))
+            return false;
+        weir__val v = {0};
+        weir__read_value(row + c->off, c->type, &v);
+        int64_t x = v.i;
+        bool ok;
+        switch ((weir__eop)c->op) {
+        case OP_EQ: ok = x == c->value; break;
+        case OP_NE: ok = x != c->value; break;
+        case OP_LT: ok = x < c->value; break;
+        case OP_LE: ok = x <= c->value; break;
+        case OP_GT: ok = x > c->value; break;
+        default: ok = x >= c->value; break;
+        }
+        if (!ok)
+            return false;
+    }
+    return true;
+}

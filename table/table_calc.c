@@ -19,7 +19,6 @@
 #include "weir/operator.h"
 
 /* The most integer comparisons a Calc's predicate runs in place. */
-#define CALC_INT_TESTS 8
 
 /* ---- TableSource: elements (rows or the user's structs) into rows ---------------- */
 
@@ -752,28 +751,10 @@ typedef struct calc_impl {
     } *copies;
     int ncopies, *evals, nevals;
     /* A predicate that is integer comparisons of a column with a literal,
-     * ANDed (`event_type = 2 AND category = 10`): each compared in place,
-     * without the interpreter (ntests 0: the interpreter decides). */
-    struct int_test {
-        uint32_t off;
-        int col;
-        weir_type type;
-        weir__eop op;
-        int64_t value;
-    } tests[CALC_INT_TESTS];
-    int ntests;
+     * ANDed (`event_type = 2 AND category = 10`): compared in place,
+     * without the interpreter (n 0: the interpreter decides). */
+    weir__int_tests tests;
 } calc_impl;
-
-/* An operand under the binder's widening between integer types (which
- * keeps its value; a narrowing cast would not, and stays). */
-static const weir__enode *unwidened(const weir__enode *n)
-{
-    while (n->op == OP_CAST && n->implicit && weir__type_is_integer(n->type.id) &&
-           weir__type_is_integer(n->a->type.id) &&
-           weir__int_bits(n->type.id) >= weir__int_bits(n->a->type.id))
-        n = n->a;
-    return n;
-}
 
 /* Whether a value of type `t` stored in `size` bytes is stored as column
  * `to` stores its values (the same bytes mean the same value). */
@@ -781,58 +762,6 @@ static bool stored_alike(weir_type t, uint32_t size, const weir__col *to)
 {
     return t.id == to->type.id && size == to->size && t.capacity == to->type.capacity &&
            t.precision == to->type.precision && t.scale == to->type.scale;
-}
-
-/* The predicate's conjuncts into c->tests when each compares an integer
- * column with a non-NULL integer literal; false (ntests 0) otherwise. */
-static bool plan_int_tests(calc_impl *c, const weir__enode *n)
-{
-    if (n->op == OP_AND)
-        return plan_int_tests(c, n->a) && plan_int_tests(c, n->b);
-    if (n->op < OP_EQ || n->op > OP_GE || c->ntests == CALC_INT_TESTS)
-        return false;
-    const weir__enode *a = unwidened(n->a), *b = unwidened(n->b);
-    weir__eop op = n->op;
-    if (a->op == OP_LIT && b->op == OP_COL) {
-        const weir__enode *t = a;
-        a = b;
-        b = t;
-        /* 5 < x is x > 5 */
-        op = op == OP_LT ? OP_GT : op == OP_GT ? OP_LT : op == OP_LE ? OP_GE
-                                                  : op == OP_GE ? OP_LE : op;
-    }
-    if (a->op != OP_COL || b->op != OP_LIT || !weir__type_is_integer(a->type.id) ||
-        !weir__type_is_integer(b->type.id) || b->lit.null)
-        return false;
-    c->tests[c->ntests++] = (struct int_test){
-        .off = a->off, .col = a->col, .type = a->type, .op = op, .value = b->lit.i};
-    return true;
-}
-
-/* The integer tests on a row: 1 when all hold, 0 when one does not or
- * its column is NULL (a comparison with NULL is not TRUE). */
-static int int_tests_keep(const calc_impl *c, const unsigned char *row)
-{
-    for (int k = 0; k < c->ntests; k++) {
-        const struct int_test *t = &c->tests[k];
-        if (weir__row_null(NULL, row, t->col))
-            return 0;
-        weir__val v = {0};
-        weir__read_value(row + t->off, t->type, &v);
-        int64_t x = v.i;
-        bool ok;
-        switch (t->op) {
-        case OP_EQ: ok = x == t->value; break;
-        case OP_NE: ok = x != t->value; break;
-        case OP_LT: ok = x < t->value; break;
-        case OP_LE: ok = x <= t->value; break;
-        case OP_GT: ok = x > t->value; break;
-        default: ok = x >= t->value; break;
-        }
-        if (!ok)
-            return 0;
-    }
-    return 1;
 }
 
 static void calc_impl_free(void *p)
@@ -934,8 +863,8 @@ static int select_record(weir_ctx *ctx, const calc_impl *c, unsigned char *scrat
  * the failure. */
 static int keeps(weir_ctx *ctx, const calc_impl *c, unsigned char *scratch, const void *elem)
 {
-    if (c->ntests) {
-        if (int_tests_keep(c, elem))
+    if (c->tests.n) {
+        if (weir__int_tests_hold(&c->tests, elem))
             return 1;
         weir_ctx_count(ctx, WEIR_COUNTER_FILTERED, 1);
         return 0;
@@ -1011,8 +940,8 @@ static const weir_operator_vtable calc_vtable = {
 static weir_table *plan_calc(weir_table *t, calc_impl *impl, const char *what)
 {
     weir_table_env *env = t->input->env;
-    if (impl->pred && (impl->pred->clock_slot >= 0 || !plan_int_tests(impl, impl->pred->root)))
-        impl->ntests = 0;
+    if (impl->pred)
+        weir__int_tests_plan(impl->pred, &impl->tests);
     weir_process_spec spec = {
         .name = t->name,
         .kind = !impl->items ? "table_where" : impl->pred ? "table_calc" : "table_select",

@@ -157,6 +157,11 @@ typedef struct group_impl {
     int nitems;
     int *item_key;        /* per output column: the input column of a key, or -1 */
     weir__agg *aggs;      /* per output column (kind NONE for keys) */
+    /* per output column: its aggregate's FILTER as integer comparisons in
+     * place (n 0: by the interpreter), and its argument's input column when
+     * the argument is one (-1: evaluated) */
+    weir__int_tests *filter_tests;
+    int *arg_col;
     int nlists;
     uint32_t acc_size;
     /* Each item's own region of the scratch (a call that keeps state from
@@ -184,6 +189,8 @@ static void group_impl_free(void *p)
     free(g->item_key);
     free(g->scratch_at);
     free(g->aggs);
+    free(g->filter_tests);
+    free(g->arg_col);
     free(g->key);
     free(g);
 }
@@ -347,14 +354,21 @@ static int accumulate(weir_ctx *ctx, const group_impl *g, group_state *st,
             continue;
         if (a->filter) {
             /* FILTER (WHERE c): the row counts for this aggregate when c is TRUE */
-            weir__val f;
-            int64_t now = a->filter->clock_slot >= 0 ? weir__table_now(ctx, g->virtual_clock) : 0;
-            int r = weir__expr_eval_now(a->filter, row, st->scratch + g->scratch_at[i], now, &f,
-                                        &why);
-            if (r)
-                return weir_ctx_fail(ctx, r, "%s: %s in '%s'", g->name, why, g->items[i]->text);
-            if (f.null || !f.i)
-                continue;
+            if (g->filter_tests[i].n) {
+                if (!weir__int_tests_hold(&g->filter_tests[i], row))
+                    continue;
+            } else {
+                weir__val f;
+                int64_t now =
+                    a->filter->clock_slot >= 0 ? weir__table_now(ctx, g->virtual_clock) : 0;
+                int r = weir__expr_eval_now(a->filter, row, st->scratch + g->scratch_at[i], now,
+                                            &f, &why);
+                if (r)
+                    return weir_ctx_fail(ctx, r, "%s: %s in '%s'", g->name, why,
+                                         g->items[i]->text);
+                if (f.null || !f.i)
+                    continue;
+            }
         }
         if (a->kind == WEIR_AGG_FUNCTION) {
             int r = accumulate_function(ctx, g, st, i, row, accs, sign);
@@ -363,7 +377,9 @@ static int accumulate(weir_ctx *ctx, const group_impl *g, group_state *st,
             continue;
         }
         weir__val x = {0};
-        if (a->arg) {
+        if (g->arg_col[i] >= 0) {
+            weir__load_value(g->in, row, g->arg_col[i], &x);
+        } else if (a->arg) {
             int64_t now = a->arg->clock_slot >= 0 ? weir__table_now(ctx, g->virtual_clock) : 0;
             int r = weir__expr_eval_now(a->arg, row, st->scratch + g->scratch_at[i], now, &x,
                                         &why);
@@ -792,6 +808,24 @@ static int describe_group_output(weir_table_env *env, const weir_table *in, grou
         if (weir__type_is_var(packed[j].out_type.id) &&
             packed[j].out_type.capacity + 1 > g->fn_buf)
             g->fn_buf = packed[j].out_type.capacity + 1;
+    }
+    g->filter_tests = calloc((size_t)g->nitems, sizeof *g->filter_tests);
+    g->arg_col = malloc((size_t)g->nitems * sizeof *g->arg_col);
+    if (!g->filter_tests || !g->arg_col) {
+        weir__table_fail(env, WEIR_ENOMEM, "%s: out of memory", what);
+        return -1;
+    }
+    for (int i = 0; i < g->nitems; i++) {
+        const weir__agg *a = &g->aggs[i];
+        if (a->kind != WEIR_AGG_NONE && a->filter)
+            weir__int_tests_plan(a->filter, &g->filter_tests[i]);
+        /* a bare column of its own type: read where the row holds it */
+        g->arg_col[i] = a->kind != WEIR_AGG_NONE && a->kind != WEIR_AGG_FUNCTION && a->arg &&
+                                a->arg->column >= 0 && a->arg->clock_slot < 0 &&
+                                weir__type_same(a->arg->type,
+                                                in->schema->cols[a->arg->column].type)
+                            ? a->arg->column
+                            : -1;
     }
     const char *why;
     t->schema = weir__schema_derive(in->schema, g->nitems, gi->nm.names, gi->types, &why);

@@ -376,11 +376,33 @@ int weir__expr_eval(const weir_expr *e, const unsigned char *row, unsigned char 
 /* The same, at processing time `now` (ms since the epoch, UTC: what
  * CURRENT_TIMESTAMP reads; weir__expr_eval reads the system's clock when the
  * expression needs one). */
+int weir__expr_eval_now(const weir_expr *e, const unsigned char *row, unsigned char *scratch,
+                        int64_t now, weir__val *out, const char **why);
 /* Whether e is a call of PROCTIME() alone: a Calc's item that makes its
  * output's processing-time attribute, as Flink's PROCTIME() does. */
 bool weir__expr_is_proctime(const weir_expr *e);
-int weir__expr_eval_now(const weir_expr *e, const unsigned char *row, unsigned char *scratch,
-                        int64_t now, weir__val *out, const char **why);
+
+/* A predicate made only of comparisons of an integer column with a
+ * non-NULL integer literal, ANDed (`event_type = 2 AND price < 10000`):
+ * each compared where the row holds it, without the interpreter (a Calc's
+ * WHERE, an aggregate's FILTER). */
+#define WEIR__INT_TESTS 8
+typedef struct weir__int_tests {
+    struct weir__int_test {
+        uint32_t off;   /* the column's place in the row */
+        int col;
+        weir_type type;
+        int op;         /* OP_EQ .. OP_GE, the column on the left */
+        int64_t value;
+    } t[WEIR__INT_TESTS];
+    int n;              /* 0: not such a predicate (the interpreter decides) */
+} weir__int_tests;
+/* Plans e into *t; false (t->n 0) when e is not such a predicate (or
+ * reads the clock, or has more than WEIR__INT_TESTS comparisons). */
+bool weir__int_tests_plan(const weir_expr *e, weir__int_tests *t);
+/* Whether every test holds on row (planned: t->n > 0): a NULL column never
+ * does (a comparison with NULL is not TRUE). */
+bool weir__int_tests_hold(const weir__int_tests *t, const unsigned char *row);
 /* The processing time an operator evaluates its rows at: the job clock
  * (virtual: ms since the run started, so 1970-01-01 at the start and
  * reproducible), or the system's wall clock. */
