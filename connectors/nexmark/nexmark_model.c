@@ -368,7 +368,7 @@ static void auction(const weir_nexmark_config *cfg, const model *m, int64_t n, r
 
 struct weir__nexmark_urls {
     uint64_t seed;
-    char hot[4][URL_SIZE];
+    char hot[COUNT(hot_channels)][URL_SIZE];
     char (*channel)[URL_SIZE]; /* CHANNELS of them, zero until made (a URL is never empty) */
 };
 
