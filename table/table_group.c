@@ -466,6 +466,14 @@ static int build_result(weir_ctx *ctx, const group_impl *g, group_state *st,
                 return weir_ctx_fail(ctx, r, "%s: %s in '%s'", g->name, why, g->items[i]->text);
         } else {
             weir__agg_result(&g->aggs[i], accs, &x);
+            if (g->out->cols[i].type.id == WEIR_TYPE_BIGINT) {
+                /* a count, a sum: its eight bytes into the cleared row */
+                if (x.null)
+                    weir__row_set_null_bit(st->out, i, true);
+                else
+                    memcpy(st->out + g->out->cols[i].offset, &x.i, 8);
+                continue;
+            }
         }
         weir__store_value(g->out, st->out, i, &x);
     }
