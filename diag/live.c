@@ -4,7 +4,8 @@
  * Threads. The collector (and the job's thread for the job and summary
  * events) calls weir__live_event, which updates the state below under `mu`.
  * The server's thread runs libmicrohttpd in its external polling mode: it
- * waits on the daemon's epoll descriptor itself, 50 ms at most at a time, so every
+ * waits on the daemon's epoll descriptor itself (and on an eventfd the job's
+ * end wakes it by), 50 ms at most at a time, so every
  * libmicrohttpd callback runs on that one thread, and between two polls it
  * resumes the SSE connections that have something new to send. An answer
  * is built from a copy taken under `mu` (the metrics) or a few events at a
