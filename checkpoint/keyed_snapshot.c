@@ -192,6 +192,7 @@ size_t weir__keyed_snapshot_bound(const weir_ctx *ctx)
     for (int s = 0; s < kd->nstates; s++) {
         const weir__state *st = &kd->states[s];
         size_t entries = st->map.count;
+        n += 96; /* its map: kind, size, map key size, ttl, the entries' array head */
         if (st->kind == WEIR_STATE_LIST)
             n += entries * head + (size_t)st->elems * ((st->has_ttl ? 8 : 0) + st->size);
         else

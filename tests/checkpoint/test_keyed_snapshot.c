@@ -10,7 +10,8 @@
  * two or three fresh operators (each keeping the key groups its range owns
  * and fed only its keys), which run the second half; together they emit
  * exactly what one uninterrupted operator emits. A restore into an operator
- * that declared other states is refused.
+ * that declared other states is refused. The bytes packed are within the
+ * bound the snapshot's buffer is made with (weir__keyed_snapshot_bound).
  */
 #include <criterion/criterion.h>
 #include <msgpack.h>
@@ -117,6 +118,10 @@ static void snapshot_of(wt *t, msgpack_sbuffer *sb)
     msgpack_packer pk;
     msgpack_packer_init(&pk, sb, msgpack_sbuffer_write);
     cr_assert_eq(weir__keyed_snapshot(weir__harness_ctx(t->h), MAXP, &pk), 0);
+    /* the snapshot's buffer is made this large before packing */
+    size_t bound = weir__keyed_snapshot_bound(weir__harness_ctx(t->h));
+    cr_assert_leq(sb->size, bound, "packed %zu bytes, bound %zu", sb->size, bound);
+    cr_assert_gt(sb->size, bound / 4, "packed %zu bytes, bound %zu: far above", sb->size, bound);
 }
 
 /* Half the input, a snapshot, the other half across n_sub restored
