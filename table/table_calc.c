@@ -18,8 +18,6 @@
 #include "weir/error.h"
 #include "weir/operator.h"
 
-/* The most integer comparisons a Calc's predicate runs in place. */
-
 /* ---- TableSource: elements (rows or the user's structs) into rows ---------------- */
 
 /* A bound struct field copied as it is into the row (a BOOLEAN, size 1, is
