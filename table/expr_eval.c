@@ -145,6 +145,20 @@ static int ev_arith(const weir__enode *n, const weir__val *a, const weir__val *b
 }
 
 /* = <> < <= > >= of two non-NULL values of n->a's type. */
+/* Whether comparison op (OP_EQ .. OP_GE) holds for a comparison's result
+ * c (-1, 0 or 1). */
+static bool op_holds(weir__eop op, int c)
+{
+    switch (op) {
+    case OP_EQ: return c == 0;
+    case OP_NE: return c != 0;
+    case OP_LT: return c < 0;
+    case OP_LE: return c <= 0;
+    case OP_GT: return c > 0;
+    default: return c >= 0;
+    }
+}
+
 static void ev_compare(const weir__enode *n, const weir__val *a, const weir__val *b, weir__val *o)
 {
     int c = cmp_typed(n->a->type, a, n->b->type, b);
@@ -152,14 +166,7 @@ static void ev_compare(const weir__enode *n, const weir__val *a, const weir__val
         o->i = n->op == OP_NE; /* NaN compares unequal to everything */
         return;
     }
-    switch (n->op) {
-    case OP_EQ: o->i = c == 0; break;
-    case OP_NE: o->i = c != 0; break;
-    case OP_LT: o->i = c < 0; break;
-    case OP_LE: o->i = c <= 0; break;
-    case OP_GT: o->i = c > 0; break;
-    default: o->i = c >= 0; break;
-    }
+    o->i = op_holds(n->op, c);
 }
 
 /* AND, OR of a (n->a's value): three-valued, evaluating b only when a does
@@ -533,7 +540,8 @@ static const weir__enode *unwidened(const weir__enode *n)
     return n;
 }
 
-
+/* n's comparisons into t: each of an integer column (the left, once
+ * swapped) with a non-NULL integer literal, under ANDs only. */
 static bool plan_tests(weir__int_tests *t, const weir__enode *n)
 {
     if (n->op == OP_AND)
@@ -561,11 +569,10 @@ static bool plan_tests(weir__int_tests *t, const weir__enode *n)
 bool weir__int_tests_plan(const weir_expr *e, weir__int_tests *t)
 {
     t->n = 0;
-    if (e->clock_slot >= 0 || !plan_tests(t, e->root)) {
-        t->n = 0;
-        return false;
-    }
-    return true;
+    if (e->clock_slot < 0 && plan_tests(t, e->root))
+        return true;
+    t->n = 0; /* a part was planned before the rest was refused */
+    return false;
 }
 
 bool weir__int_tests_hold(const weir__int_tests *t, const unsigned char *row)
@@ -576,17 +583,7 @@ bool weir__int_tests_hold(const weir__int_tests *t, const unsigned char *row)
             return false;
         weir__val v = {0};
         weir__read_value(row + c->off, c->type, &v);
-        int64_t x = v.i;
-        bool ok;
-        switch ((weir__eop)c->op) {
-        case OP_EQ: ok = x == c->value; break;
-        case OP_NE: ok = x != c->value; break;
-        case OP_LT: ok = x < c->value; break;
-        case OP_LE: ok = x <= c->value; break;
-        case OP_GT: ok = x > c->value; break;
-        default: ok = x >= c->value; break;
-        }
-        if (!ok)
+        if (!op_holds((weir__eop)c->op, (v.i > c->value) - (v.i < c->value)))
             return false;
     }
     return true;

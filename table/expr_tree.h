@@ -73,8 +73,9 @@ bool weir__nested_castable(weir_type from, weir_type to);
  * string longer than its). */
 int weir__nested_convert(weir_type from, weir_type to, const unsigned char *src,
                          unsigned char *dst, const char **why);
-/* A non-NULL value of type t into its place p (zeroed), strings too (a
- * CHAR padded); WEIR_ERANGE with *why for one longer than its capacity. */
+/* A non-NULL value of type t into its place p, strings too (a CHAR padded,
+ * the bytes after a VARCHAR's zeroed: a string's place is written whole);
+ * WEIR_ERANGE with *why for one longer than its capacity. */
 int weir__slot_store(unsigned char *p, weir_type t, const weir__val *v, const char **why);
 
 /* ---- CAST (expr_cast.c) ---------------------------------------------------- */

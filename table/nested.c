@@ -1044,10 +1044,12 @@ int weir__slot_store(unsigned char *p, weir_type t, const weir__val *v, const ch
         return WEIR_ERANGE;
     }
     memmove(p + 4, v->s, len);
-    if (t.id == WEIR_TYPE_CHAR || t.id == WEIR_TYPE_BINARY) {
-        memset(p + 4 + len, t.id == WEIR_TYPE_CHAR ? ' ' : 0, t.capacity - len);
+    /* CHAR(n) padded with spaces, BINARY(n) with zero bytes; after a
+     * VARCHAR's or VARBINARY's bytes, zeros (equal values, equal bytes) */
+    bool fixed = t.id == WEIR_TYPE_CHAR || t.id == WEIR_TYPE_BINARY;
+    memset(p + 4 + len, t.id == WEIR_TYPE_CHAR ? ' ' : 0, t.capacity - len);
+    if (fixed)
         len = t.capacity;
-    }
     memcpy(p, &len, 4);
     return 0;
 }

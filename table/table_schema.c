@@ -777,24 +777,8 @@ int weir__store_value(const weir_schema *s, unsigned char *row, int c, const wei
         return 0;
     }
     weir__row_set_null_bit(row, c, false);
-    if (weir__type_is_var(col->type.id)) {
-        uint32_t cap = col->type.capacity, len = v->len;
-        if (len > cap)
-            return WEIR_ERANGE;
-        if (col->type.id == WEIR_TYPE_CHAR || col->type.id == WEIR_TYPE_BINARY) {
-            /* CHAR(n) padded with spaces, BINARY(n) with zero bytes */
-            memmove(p + 4, v->s, len);
-            memset(p + 4 + len, col->type.id == WEIR_TYPE_CHAR ? ' ' : 0, cap - len);
-            len = cap;
-        } else {
-            memmove(p + 4, v->s, len);
-            memset(p + 4 + len, 0, cap - len);
-        }
-        memcpy(p, &len, 4);
-        return 0;
-    }
-    weir__write_value(p, col->type, v);
-    return 0;
+    const char *why;
+    return weir__slot_store(p, col->type, v, &why);
 }
 
 static int check_col(const weir_schema *s, int col, bool (*ok)(weir_type_id))
@@ -1366,15 +1350,6 @@ int weir_row_set_field_int(const weir_schema *s, void *row, int col, int field, 
     if (!slot)
         return WEIR_EINVAL;
     weir_type t = d->types[field];
-    unsigned char *p = slot + d->offs[field];
-    /* BIGINT and a millisecond TIMESTAMP: the eight bytes as they are */
-    if (t.id == WEIR_TYPE_BIGINT ||
-        ((t.id == WEIR_TYPE_TIMESTAMP || t.id == WEIR_TYPE_TIMESTAMP_LTZ) &&
-         !weir__type_wide_time(t))) {
-        field_present(row, col, slot, d, field, false);
-        memcpy(p, &x, 8);
-        return 0;
-    }
     if (!(weir__type_is_integer(t.id) || t.id == WEIR_TYPE_DATE || t.id == WEIR_TYPE_TIME ||
           (weir__type_is_time(t.id) && !weir__type_wide_time(t))))
         return WEIR_EINVAL;
@@ -1382,7 +1357,7 @@ int weir_row_set_field_int(const weir_schema *s, void *row, int col, int field, 
         return WEIR_ERANGE;
     field_present(row, col, slot, d, field, false);
     weir__val v = {.i = x};
-    weir__write_value(p, t, &v);
+    weir__write_value(slot + d->offs[field], t, &v);
     return 0;
 }
 
@@ -1399,21 +1374,9 @@ int weir_row_set_field_string(const weir_schema *s, void *row, int col, int fiel
     if (len > t.capacity)
         return WEIR_ERANGE;
     field_present(row, col, slot, d, field, false);
-    unsigned char *p = slot + d->offs[field];
-    if (t.id == WEIR_TYPE_VARCHAR) {
-        /* the length, the bytes, and zeros up to the capacity (the bytes
-         * after a value are zero: equal values, equal bytes) */
-        uint32_t n = (uint32_t)len;
-        memcpy(p, &n, 4);
-        if (n)
-            memmove(p + 4, str, n);
-        memset(p + 4 + n, 0, t.capacity - n);
-        return 0;
-    }
     weir__val v = {.s = str ? str : "", .len = (uint32_t)len};
     const char *why;
-    memset(p, 0, weir__type_size(t));
-    return weir__slot_store(p, t, &v, &why);
+    return weir__slot_store(slot + d->offs[field], t, &v, &why); /* its place written whole */
 }
 
 int weir_row_set_field_null(const weir_schema *s, void *row, int col, int field)

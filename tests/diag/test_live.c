@@ -403,6 +403,19 @@ static double metric(const char *text, const char *name, const char *labels)
 
 /* ---- tests ----------------------------------------------------------------- */
 
+/* GET path again (10 s at most) until `ready` says the collector, which
+ * runs beside the job, has taken in what the job did before the gate. */
+static response get_when(int port, const char *path, bool (*ready)(const char *body))
+{
+    response r = get(port, path);
+    for (int i = 0; i < 500 && r.status == 200 && !ready(r.body); i++) {
+        free(r.raw);
+        pause_ms(20);
+        r = get(port, path);
+    }
+    return r;
+}
+
 /* Whether the collector has taken in what the job did before the gate:
  * the generator's throughput samples, the window's watermark and firings.
  * It runs beside the job, so a request may come before it has. */
@@ -430,12 +443,7 @@ Test(live, metrics_are_prometheus_text_with_flinks_names)
     tu_runner_start(&lj.rn, lj.job);
     int port = wait_port(&lj);
     wait_gate();
-    response r = get(port, "/metrics");
-    for (int i = 0; i < 500 && r.status == 200 && !metrics_caught_up(r.body); i++) {
-        free(r.raw);
-        pause_ms(20);
-        r = get(port, "/metrics");
-    }
+    response r = get_when(port, "/metrics", metrics_caught_up);
     cr_assert_eq(r.status, 200, "%s", r.raw);
     cr_assert(strcasestr(r.raw, "Content-Type: text/plain; version=0.0.4"), "%s", r.raw);
     int samples = check_exposition(r.body);
@@ -581,36 +589,25 @@ Test(live, a_client_behind_the_history_gets_a_gap_event)
     weir_job_destroy(lj.job);
 }
 
-/* GET path again (10 s at most) until `ready` says the collector, which
- * runs beside the job, has taken in what the job did before the gate. */
-static response get_when(int port, const char *path, bool (*ready)(json_t *body))
-{
-    response r = get(port, path);
-    for (int i = 0; i < 500 && r.status == 200; i++) {
-        json_t *j = json_loads(r.body, 0, NULL);
-        bool ok = j && ready(j);
-        json_decref(j);
-        if (ok)
-            break;
-        free(r.raw);
-        pause_ms(20);
-        r = get(port, path);
-    }
-    return r;
-}
-
 /* /jobs/ID: the window (the second vertex) read records */
-static bool window_read_records(json_t *details)
+static bool window_read_records(const char *body)
 {
+    json_t *details = json_loads(body, 0, NULL);
     json_t *v1 = json_array_get(json_object_get(details, "vertices"), 1);
-    return json_integer_value(json_object_get(json_object_get(v1, "metrics"), "read-records")) > 0;
+    bool read =
+        json_integer_value(json_object_get(json_object_get(v1, "metrics"), "read-records")) > 0;
+    json_decref(details);
+    return read;
 }
 
 /* /jobs/ID/vertices/VID/watermarks: subtask 0's is set */
-static bool first_watermark_set(json_t *w)
+static bool first_watermark_set(const char *body)
 {
+    json_t *w = json_loads(body, 0, NULL);
     const char *v = json_string_value(json_object_get(json_array_get(w, 0), "value"));
-    return v && atoll(v) > 0;
+    bool set = v && atoll(v) > 0;
+    json_decref(w);
+    return set;
 }
 
 Test(live, rest_api_answers_as_flinks)
