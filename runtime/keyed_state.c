@@ -105,6 +105,24 @@ int weir_state_declare_map(weir_ctx *ctx, size_t key_size, size_t value_size, in
     return 0;
 }
 
+int weir_state_prefetch(weir_ctx *ctx, int id)
+{
+    const char *what = "weir_state_prefetch";
+    if (!ctx->lifecycle.in_open)
+        return weir_ctx_fail(ctx, WEIR_ESTATE, "%s: only in open()", what);
+    if (ctx->keyed.key_size == 0)
+        return weir_ctx_fail(ctx, WEIR_ENOKEY, "%s: the operator's input is not keyed", what);
+    if (id < 0 || id >= ctx->keyed.nstates || ctx->keyed.states[id].kind == WEIR_STATE_MAP)
+        return weir_ctx_fail(ctx, WEIR_EINVAL, "%s: no value or list state with id %d", what, id);
+    if (!ctx->keyed.ahead_keys) {
+        ctx->keyed.ahead_keys = malloc(WEIR__AHEAD_RING * ctx->keyed.key_size);
+        if (!ctx->keyed.ahead_keys)
+            return weir_ctx_fail(ctx, WEIR_ENOMEM, "%s: out of memory", what);
+    }
+    ctx->keyed.ahead = id + 1;
+    return 0;
+}
+
 void weir__state_free(weir__state *st)
 {
     if (st->kind == WEIR_STATE_LIST) {

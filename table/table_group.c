@@ -236,6 +236,9 @@ static int group_open(weir_ctx *ctx)
     if (!st->value || !st->out || !st->emit || !st->scratch || (g->fn_buf && !st->fn_buf))
         return WEIR_ENOMEM;
     int r = weir_state_declare(ctx, WEIR_STATE_VALUE, g->value_size, &st->value_id);
+    /* every row reads its group's accumulators: fetched a few rows ahead */
+    if (r == 0)
+        r = weir_state_prefetch(ctx, st->value_id);
     /* Flink's GroupAggFunction: a group's accumulators expire when not
      * written for the TTL, in processing time (a list-backed aggregate's
      * list, which has no TTL of its own, is emptied when its group starts
@@ -617,7 +620,8 @@ static int norm_open(weir_ctx *ctx)
     st->row = calloc(1, n->schema->row_size);
     if (!st->row)
         return WEIR_ENOMEM;
-    return weir_state_declare(ctx, WEIR_STATE_VALUE, n->schema->row_size, &st->id);
+    int r = weir_state_declare(ctx, WEIR_STATE_VALUE, n->schema->row_size, &st->id);
+    return r ? r : weir_state_prefetch(ctx, st->id); /* every row reads its key's last */
 }
 
 static void norm_close(weir_ctx *ctx)

@@ -113,15 +113,20 @@ static int rank_open(weir_ctx *ctx)
     if (!st->out || !st->entry)
         return WEIR_ENOMEM;
     size_t rs = r->in->row_size;
+    int e;
     switch (r->kind) {
-    case RK_DEDUP_LAST: return weir_state_declare(ctx, WEIR_STATE_VALUE, r->entry_size, &st->id);
-    case RK_DEDUP_FIRST: {
-        int e = weir_state_declare(ctx, WEIR_STATE_VALUE, r->entry_size, &st->id);
-        return e ? e : weir_state_declare(ctx, WEIR_STATE_VALUE, 8, &st->id2);
+    case RK_DEDUP_LAST: e = weir_state_declare(ctx, WEIR_STATE_VALUE, r->entry_size, &st->id); break;
+    case RK_DEDUP_FIRST:
+        e = weir_state_declare(ctx, WEIR_STATE_VALUE, r->entry_size, &st->id);
+        if (e == 0)
+            e = weir_state_declare(ctx, WEIR_STATE_VALUE, 8, &st->id2);
+        /* a row reads its key's mark first, the kept row only when absent */
+        return e ? e : weir_state_prefetch(ctx, st->id2);
+    case RK_LIMIT: e = weir_state_declare(ctx, WEIR_STATE_VALUE, 8, &st->id); break;
+    default: e = weir_state_declare(ctx, WEIR_STATE_LIST, rs, &st->id); break;
     }
-    case RK_LIMIT: return weir_state_declare(ctx, WEIR_STATE_VALUE, 8, &st->id);
-    default: return weir_state_declare(ctx, WEIR_STATE_LIST, rs, &st->id);
-    }
+    /* every row reads its key's kept row, count or ranked list */
+    return e ? e : weir_state_prefetch(ctx, st->id);
 }
 
 static int grow(weir_ctx *ctx, const rank_impl *r, rank_state *st, size_t rows)

@@ -116,6 +116,12 @@ static int open_op(weir_ctx *ctx)
         r = weir_state_declare(ctx, WEIR_STATE_VALUE, c->entry_size, &op->st_before_min);
     if (r == 0 && c->pane_elems)
         r = weir_state_declare(ctx, WEIR_STATE_LIST, c->pane_size, &op->st_panes);
+    /* Every record reads its key's pane list or sessions (namespace 0):
+     * fetched a few records ahead, a batch's misses overlap. */
+    if (r == 0 && c->engine == WEIR__ENGINE_PANES)
+        r = weir_state_prefetch(ctx, op->st_panes);
+    else if (r == 0 && c->engine != WEIR__ENGINE_WINDOWS)
+        r = weir_state_prefetch(ctx, op->st_sess);
     return r;
 }
 

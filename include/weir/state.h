@@ -42,6 +42,17 @@ WEIR_EXPORT int weir_state_declare(weir_ctx *ctx, weir_state_kind kind, size_t s
  * failed; return the error from weir_ctx_state_error()). */
 WEIR_EXPORT void *weir_state_value(weir_ctx *ctx, int id, int64_t ns, bool create);
 
+/* Says that on_record reads state `id` (a value or a list) at namespace 0
+ * for most records: the runtime then fetches each record's entry ahead of
+ * the record — its key extracted and hashed a few records early, the table
+ * slot, the entry and a long list's last element loaded in stages — so that
+ * the cache misses of a batch's lookups overlap. Results are the same with
+ * or without it; only the time differs (a state of many keys, larger than
+ * the cache, gains; a few hot keys gain nothing). One state per operator:
+ * a later call replaces the earlier. Only in open(). WEIR_EINVAL for a map
+ * state or an unknown id, WEIR_ENOKEY if the input is not keyed. */
+WEIR_EXPORT int weir_state_prefetch(weir_ctx *ctx, int id);
+
 /* Appends one element to the list of (current key, ns). */
 WEIR_EXPORT int weir_state_list_add(weir_ctx *ctx, int id, int64_t ns, const void *elem);
 
