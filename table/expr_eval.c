@@ -540,8 +540,118 @@ static const weir__enode *unwidened(const weir__enode *n)
     return n;
 }
 
+/* A divisor that cannot be zero: a non-zero literal. */
+static bool nonzero_literal(const weir__enode *n)
+{
+    n = unwidened(n);
+    return n->op == OP_LIT && !n->lit.null && n->lit.i != 0;
+}
+
+/* n's steps into p, its operands' first (postfix); `safe`: only what cannot
+ * fail (every divisor a non-zero literal). */
+static bool plan_calc(weir__int_calc *p, const weir__enode *n, bool safe)
+{
+    n = unwidened(n);
+    if (p->n == WEIR__INT_CALC || !weir__type_is_integer(n->type.id))
+        return false;
+    struct weir__int_step st = {.op = n->op, .type = n->type};
+    switch (n->op) {
+    case OP_COL:
+        st.col = n->col;
+        st.off = n->off;
+        break;
+    case OP_LIT:
+        if (n->lit.null)
+            return false;
+        st.value = n->lit.i;
+        break;
+    case OP_NEG:
+        if (!plan_calc(p, n->a, safe))
+            return false;
+        break;
+    case OP_ADD: case OP_SUB: case OP_MUL: case OP_DIV: case OP_MOD:
+        if ((safe && (n->op == OP_DIV || n->op == OP_MOD) && !nonzero_literal(n->b)) ||
+            !plan_calc(p, n->a, safe) || !plan_calc(p, n->b, safe))
+            return false;
+        break;
+    case OP_BUILTIN: /* MOD(a, b) of two integers (aux 1: of DECIMALs) */
+        if (strcmp(n->bi->name, "MOD") != 0 || n->aux[0] == 1 || n->nargs != 2 ||
+            (safe && !nonzero_literal(n->args[1])) || !plan_calc(p, n->args[0], safe) ||
+            !plan_calc(p, n->args[1], safe))
+            return false;
+        break;
+    default:
+        return false;
+    }
+    if (p->n == WEIR__INT_CALC)
+        return false;
+    p->s[p->n++] = st;
+    return true;
+}
+
+bool weir__int_calc_plan(const weir_expr *e, weir__int_calc *p)
+{
+    p->n = 0;
+    if (e->clock_slot < 0 && plan_calc(p, e->root, false))
+        return true;
+    p->n = 0;
+    return false;
+}
+
+int weir__int_calc_eval(const weir__int_calc *p, const unsigned char *row, weir__val *v,
+                        const char **why)
+{
+    int64_t x[WEIR__INT_CALC];
+    bool null[WEIR__INT_CALC];
+    int top = 0;
+    for (int k = 0; k < p->n; k++) {
+        const struct weir__int_step *st = &p->s[k];
+        if (st->op == OP_COL) {
+            weir__val c = {0};
+            null[top] = weir__row_null(NULL, row, st->col);
+            weir__read_value(row + st->off, st->type, &c);
+            x[top++] = c.i;
+            continue;
+        }
+        if (st->op == OP_LIT) {
+            null[top] = false;
+            x[top++] = st->value;
+            continue;
+        }
+        if (st->op == OP_NEG) { /* as the interpreter: wrapped to its width */
+            x[top - 1] = weir__int_wrap(st->type.id, (int64_t)(0 - (uint64_t)x[top - 1]));
+            continue;
+        }
+        top--; /* a binary operation: x[top - 1] op x[top], strict in both */
+        int64_t a = x[top - 1], b = x[top];
+        null[top - 1] = null[top - 1] || null[top];
+        if (null[top - 1])
+            continue;
+        if (st->op == OP_BUILTIN || st->op == OP_DIV || st->op == OP_MOD) {
+            if (b == 0) {
+                *why = "division by zero";
+                return WEIR_ERANGE;
+            }
+            if (st->op == OP_BUILTIN) { /* MOD(): of b's type, never wider */
+                x[top - 1] = b == -1 ? 0 : a % b;
+                continue;
+            }
+            /* MIN / -1 wraps to MIN as in Java (C would trap). */
+            x[top - 1] = b == -1 ? (st->op == OP_MOD ? 0 : (int64_t)(0 - (uint64_t)a))
+                                 : st->op == OP_DIV ? a / b : a % b;
+        } else {
+            uint64_t ua = (uint64_t)a, ub = (uint64_t)b;
+            x[top - 1] = (int64_t)(st->op == OP_ADD ? ua + ub : st->op == OP_SUB ? ua - ub : ua * ub);
+        }
+        x[top - 1] = weir__int_wrap(st->type.id, x[top - 1]);
+    }
+    *v = (weir__val){.i = x[0], .null = null[0]};
+    return 0;
+}
+
 /* n's comparisons into t: each of an integer column (the left, once
- * swapped) with a non-NULL integer literal, under ANDs only. */
+ * swapped) with a non-NULL integer literal, under ANDs only; one of them
+ * may have an integer expression that cannot fail for its column. */
 static bool plan_tests(weir__int_tests *t, const weir__enode *n)
 {
     if (n->op == OP_AND)
@@ -550,7 +660,7 @@ static bool plan_tests(weir__int_tests *t, const weir__enode *n)
         return false;
     const weir__enode *a = unwidened(n->a), *b = unwidened(n->b);
     weir__eop op = n->op;
-    if (a->op == OP_LIT && b->op == OP_COL) {
+    if (a->op == OP_LIT && b->op != OP_LIT) {
         const weir__enode *x = a;
         a = b;
         b = x;
@@ -558,9 +668,17 @@ static bool plan_tests(weir__int_tests *t, const weir__enode *n)
         op = op == OP_LT ? OP_GT : op == OP_GT ? OP_LT : op == OP_LE ? OP_GE
                                                   : op == OP_GE ? OP_LE : op;
     }
-    if (a->op != OP_COL || b->op != OP_LIT || !weir__type_is_integer(a->type.id) ||
+    if (b->op != OP_LIT || !weir__type_is_integer(a->type.id) ||
         !weir__type_is_integer(b->type.id) || b->lit.null)
         return false;
+    if (a->op != OP_COL) { /* an integer expression that cannot fail, once */
+        if (t->calc.n || !plan_calc(&t->calc, a, true)) {
+            t->calc.n = 0;
+            return false;
+        }
+        t->t[t->n++] = (struct weir__int_test){.op = (int)op, .value = b->lit.i, .calc = true};
+        return true;
+    }
     t->t[t->n++] = (struct weir__int_test){
         .off = a->off, .col = a->col, .type = a->type, .op = (int)op, .value = b->lit.i};
     return true;
@@ -569,9 +687,11 @@ static bool plan_tests(weir__int_tests *t, const weir__enode *n)
 bool weir__int_tests_plan(const weir_expr *e, weir__int_tests *t)
 {
     t->n = 0;
+    t->calc.n = 0;
     if (e->clock_slot < 0 && plan_tests(t, e->root))
         return true;
     t->n = 0; /* a part was planned before the rest was refused */
+    t->calc.n = 0;
     return false;
 }
 
@@ -579,10 +699,17 @@ bool weir__int_tests_hold(const weir__int_tests *t, const unsigned char *row)
 {
     for (int k = 0; k < t->n; k++) {
         const struct weir__int_test *c = &t->t[k];
-        if (weir__row_null(NULL, row, c->col))
-            return false;
         weir__val v = {0};
-        weir__read_value(row + c->off, c->type, &v);
+        if (c->calc) {
+            const char *why;
+            (void)weir__int_calc_eval(&t->calc, row, &v, &why); /* planned not to fail */
+            if (v.null)
+                return false;
+        } else {
+            if (weir__row_null(NULL, row, c->col))
+                return false;
+            weir__read_value(row + c->off, c->type, &v);
+        }
         if (!op_holds((weir__eop)c->op, (v.i > c->value) - (v.i < c->value)))
             return false;
     }

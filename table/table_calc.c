@@ -748,6 +748,9 @@ typedef struct calc_impl {
         bool var;
     } *copies;
     int ncopies, *evals, nevals;
+    /* Per evaluated item (as evals): an integer expression of columns and
+     * literals evaluated in place (n 0: by the interpreter). */
+    weir__int_calc *int_calcs;
     /* A predicate that is integer comparisons of a column with a literal,
      * ANDed (`event_type = 2 AND category = 10`): compared in place,
      * without the interpreter (n 0: the interpreter decides). */
@@ -773,6 +776,7 @@ static void calc_impl_free(void *p)
     free(c->scratch_at);
     free(c->copies);
     free(c->evals);
+    free(c->int_calcs);
     weir_expr_destroy(c->pred);
     free(c);
 }
@@ -838,7 +842,10 @@ static int select_record(weir_ctx *ctx, const calc_impl *c, unsigned char *scrat
             now = weir__table_now(ctx, c->virtual_clock); /* once a row */
             timed = true;
         }
-        int r = weir__expr_eval_now(c->items[i], in, scratch + c->scratch_at[i], now, &v, &why);
+        int r = c->int_calcs[k].n
+                    ? weir__int_calc_eval(&c->int_calcs[k], in, &v, &why)
+                    : weir__expr_eval_now(c->items[i], in, scratch + c->scratch_at[i], now, &v,
+                                          &why);
         if (r)
             return weir_ctx_fail(ctx, r, "%s: %s in '%s'", c->name, why, c->items[i]->text);
         if (weir__store_value(c->out, row, i, &v))
@@ -1120,7 +1127,8 @@ static weir_table *select_core(weir_table *in, weir_expr *pred, weir_expr **item
     impl->all_copied = true;
     impl->copies = malloc((size_t)n * sizeof *impl->copies);
     impl->evals = malloc((size_t)n * sizeof *impl->evals);
-    if (!impl->copies || !impl->evals)
+    impl->int_calcs = malloc((size_t)n * sizeof *impl->int_calcs);
+    if (!impl->copies || !impl->evals || !impl->int_calcs)
         return weir__table_fail(env, WEIR_ENOMEM, "%s: out of memory", what);
     for (int i = 0; i < n; i++) {
         int c = impl->items[i]->column;
@@ -1151,6 +1159,7 @@ static weir_table *select_core(weir_table *in, weir_expr *pred, weir_expr **item
                 .var = f->type.id == WEIR_TYPE_VARCHAR};
             continue;
         }
+        weir__int_calc_plan(impl->items[i], &impl->int_calcs[impl->nevals]);
         impl->evals[impl->nevals++] = i;
     }
     /* a slot's bytes between columns would stay what they were */

@@ -382,10 +382,36 @@ int weir__expr_eval_now(const weir_expr *e, const unsigned char *row, unsigned c
  * output's processing-time attribute, as Flink's PROCTIME() does. */
 bool weir__expr_is_proctime(const weir_expr *e);
 
+/* An integer expression of columns and literals — + - * / % and MOD() of
+ * integers, unary minus, widening casts (`MOD(auction, 1000)`, `price * 100
+ * + 1`) — planned as postfix steps that an operator evaluates on the row
+ * without the interpreter's values: the same result, the same NULLs (any
+ * operand NULL: NULL) and the same errors (a zero divisor), in the same
+ * order. */
+#define WEIR__INT_CALC 12
+typedef struct weir__int_calc {
+    struct weir__int_step {
+        int op;             /* OP_COL, OP_LIT, OP_NEG, OP_ADD .. OP_MOD; OP_BUILTIN: MOD() */
+        weir_type type;     /* the column's; an operation's result type (its wrap) */
+        int col;
+        uint32_t off;
+        int64_t value;
+    } s[WEIR__INT_CALC];
+    int n;                  /* 0: not such an expression (the interpreter evaluates it) */
+} weir__int_calc;
+/* Plans e into *p; false (p->n 0) when e is not such an expression (or
+ * reads the clock, or has more than WEIR__INT_CALC steps). */
+bool weir__int_calc_plan(const weir_expr *e, weir__int_calc *p);
+/* Evaluates a planned expression on row into *v (v->i, v->null). 0, or
+ * WEIR_ERANGE with *why "division by zero". */
+int weir__int_calc_eval(const weir__int_calc *p, const unsigned char *row, weir__val *v,
+                        const char **why);
 /* A predicate made only of comparisons of an integer column with a
  * non-NULL integer literal, ANDed (`event_type = 2 AND price < 10000`):
  * each compared where the row holds it, without the interpreter (a Calc's
- * WHERE, an aggregate's FILTER). */
+ * WHERE, an aggregate's FILTER). One comparison may have, for its column,
+ * an integer expression (weir__int_calc) whose divisors are non-zero
+ * literals (`MOD(auction, 123) = 0`). */
 #define WEIR__INT_TESTS 8
 typedef struct weir__int_tests {
     struct weir__int_test {
@@ -394,8 +420,12 @@ typedef struct weir__int_tests {
         weir_type type;
         int op;         /* OP_EQ .. OP_GE, the column on the left */
         int64_t value;
+        bool calc;      /* the left is `calc`, not the column */
     } t[WEIR__INT_TESTS];
     int n;              /* 0: not such a predicate (the interpreter decides) */
+    /* One integer expression that may stand for a column (`MOD(auction,
+     * 123) = 0`), whose divisors are non-zero literals: it cannot fail. */
+    weir__int_calc calc;
 } weir__int_tests;
 /* Plans e into *t; false (t->n 0) when e is not such a predicate (or
  * reads the clock, or has more than WEIR__INT_TESTS comparisons). */
