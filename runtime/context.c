@@ -530,7 +530,8 @@ static bool takes_ahead(const weir_ctx *ctx, int input)
     if (!ctx->keyed.ahead || !ctx->keyed.in_key[input])
         return false;
     const weir__state *st = &ctx->keyed.states[ctx->keyed.ahead - 1];
-    return weir__keymap_memory(&st->map) + (size_t)st->elems * st->size >= AHEAD_MIN_BYTES;
+    size_t lists = st->kind == WEIR_STATE_LIST ? (size_t)st->elems * st->size : 0;
+    return weir__keymap_memory(&st->map) + lists >= AHEAD_MIN_BYTES;
 }
 
 /* Hands a run of records to an operator: its on_batch if it has one and the

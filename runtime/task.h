@@ -193,7 +193,7 @@ bool weir__ttl_expired(const weir__state *st, int64_t stamp, int64_t now);
 void weir__ttl_cleanup(weir_ctx *ctx, weir__state *st, int64_t now);
 /* A list's expired elements removed (its order kept): how many are left. */
 uint32_t weir__ttl_list_compact(weir__state *st, weir__list_value *l, int64_t now);
-/* Fetching a keyed record's state ahead of the record (weir__state_prefetch):
+/* Fetching a keyed record's state ahead of the record (weir_state_prefetch):
  * the three dependent loads of a lookup — the key's slot, its entry, a long
  * list's last element — each started a few records before it is needed, a
  * stage at a time, so that a batch's misses overlap instead of following
@@ -209,20 +209,19 @@ WEIR__AHEAD_INLINE void weir__state_ahead_slot(const weir__state *st, uint64_t h
     if (st->map.slots)
         __builtin_prefetch(&st->map.slots[(uint32_t)h & st->map.mask]);
 }
-/* The entries of the first two slots a probe for h reads (NULL where empty):
- * with tables at most half full the key is in one of them for about 95 in
- * 100 lookups. */
-WEIR__AHEAD_INLINE const unsigned char *weir__state_ahead_slot_entry(const weir__state *st,
-                                                                    uint64_t h, uint32_t probe)
+/* The entry the first slot of a probe for h holds, or NULL: with tables at
+ * most half full, the key's for about 85 lookups in 100 (window-tumbling). */
+WEIR__AHEAD_INLINE const unsigned char *weir__state_ahead_first(const weir__state *st,
+                                                               uint64_t h)
 {
     if (!st->map.slots)
         return NULL;
-    uint32_t s = st->map.slots[((uint32_t)h + probe) & st->map.mask];
+    uint32_t s = st->map.slots[(uint32_t)h & st->map.mask];
     return s ? weir__keymap_entry(&st->map, s - 1) : NULL;
 }
 WEIR__AHEAD_INLINE void weir__state_ahead_entry(const weir__state *st, uint64_t h)
 {
-    const unsigned char *e = weir__state_ahead_slot_entry(st, h, 0);
+    const unsigned char *e = weir__state_ahead_first(st, h);
     if (e) {
         __builtin_prefetch(e);
         if (st->map.entry_size > WEIR__KEYMAP_LINE)
@@ -231,19 +230,12 @@ WEIR__AHEAD_INLINE void weir__state_ahead_entry(const weir__state *st, uint64_t 
 }
 WEIR__AHEAD_INLINE void weir__state_ahead_elems(const weir__state *st, uint64_t h)
 {
-    if (st->kind != WEIR_STATE_LIST)
-        return;
-    for (uint32_t probe = 0; probe < 2; probe++) {
-        const unsigned char *e = weir__state_ahead_slot_entry(st, h, probe);
-        if (!e)
-            return;
-        if (*(const uint64_t *)(const void *)e != h)
-            continue;
-        const weir__list_value *l = (const weir__list_value *)(const void *)(e + st->map.value_off);
-        if (l->cap > st->inl_cap && l->len) /* in a buffer of its own: its last */
-            __builtin_prefetch(l->data + (size_t)(l->len - 1) * st->size);
-        return;
-    }
+    const unsigned char *e = weir__state_ahead_first(st, h);
+    if (st->kind != WEIR_STATE_LIST || !e || *(const uint64_t *)(const void *)e != h)
+        return; /* not a list, or the key is further on: the lookup will tell */
+    const weir__list_value *l = (const weir__list_value *)(const void *)(e + st->map.value_off);
+    if (l->cap > st->inl_cap && l->len) /* in a buffer of its own: its last */
+        __builtin_prefetch(l->data + (size_t)(l->len - 1) * st->size);
 }
 
 /* Frees a list's memory (its elements and stamps), which leaves it empty. */

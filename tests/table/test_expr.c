@@ -320,6 +320,15 @@ Test(expr, a_cast_of_a_number_literal_is_folded)
 
 /* ---- integer expressions in place (weir__int_calc) -------------------------- */
 
+/* `text` compiled over s (it must compile). */
+static weir_expr *compiled(const weir_schema *s, const char *text)
+{
+    weir_expr *e;
+    char msg[256];
+    cr_assert_eq(weir_expr_compile(text, s, &e, msg, sizeof msg), 0, "%s: %s", text, msg);
+    return e;
+}
+
 /* A random integer expression over the columns below: + - * / % MOD(),
  * unary minus, literals that divide by zero, overflow and wrap. */
 static void random_int_expr(uint64_t *seed, int depth, char *out, size_t size)
@@ -394,9 +403,7 @@ Test(expr, integer_expressions_in_place_as_the_interpreter)
             snprintf(text, sizeof text, "%s", written[x]);
         else
             random_int_expr(&seed, 1 + x % 4, text, sizeof text);
-        weir_expr *e;
-        char msg[256];
-        cr_assert_eq(weir_expr_compile(text, s, &e, msg, sizeof msg), 0, "%s: %s", text, msg);
+        weir_expr *e = compiled(s, text);
         weir__int_calc p;
         if (!weir__int_calc_plan(e, &p)) {
             cr_assert_gt(int_steps(e->root), WEIR__INT_CALC, "%s was not planned", text);
@@ -429,10 +436,7 @@ Test(expr, integer_expressions_in_place_as_the_interpreter)
     static const char *refused[] = {"CAST(b AS DOUBLE) + 1", "b + 1.5", "CASE WHEN b > 0 THEN 1 END",
                                     "ABS(b)", "CAST(NULL AS INT) + b"};
     for (size_t k = 0; k < sizeof refused / sizeof refused[0]; k++) {
-        weir_expr *e;
-        char msg[256];
-        cr_assert_eq(weir_expr_compile(refused[k], s, &e, msg, sizeof msg), 0, "%s: %s",
-                     refused[k], msg);
+        weir_expr *e = compiled(s, refused[k]);
         weir__int_calc p;
         cr_expect(!weir__int_calc_plan(e, &p), "%s was planned", refused[k]);
         weir_expr_destroy(e);
@@ -464,10 +468,7 @@ Test(expr, integer_expression_tests_in_place_as_the_interpreter)
     static const char *refused[] = {"MOD(b, i2) = 0", "b / 0 = 1", "MOD(b, 0) = 0",
                                     "MOD(b, 2) = 0 AND MOD(i, 2) = 0", "b + 1.5 > 2"};
     for (size_t x = 0; x < sizeof planned / sizeof planned[0]; x++) {
-        weir_expr *e;
-        char msg[256];
-        cr_assert_eq(weir_expr_compile(planned[x], s, &e, msg, sizeof msg), 0, "%s: %s",
-                     planned[x], msg);
+        weir_expr *e = compiled(s, planned[x]);
         weir__int_tests t;
         cr_assert(weir__int_tests_plan(e, &t), "%s was not planned", planned[x]);
         unsigned char scratch[4096] = {0};
@@ -482,10 +483,7 @@ Test(expr, integer_expression_tests_in_place_as_the_interpreter)
         weir_expr_destroy(e);
     }
     for (size_t x = 0; x < sizeof refused / sizeof refused[0]; x++) {
-        weir_expr *e;
-        char msg[256];
-        cr_assert_eq(weir_expr_compile(refused[x], s, &e, msg, sizeof msg), 0, "%s: %s",
-                     refused[x], msg);
+        weir_expr *e = compiled(s, refused[x]);
         weir__int_tests t;
         cr_expect(!weir__int_tests_plan(e, &t), "%s was planned", refused[x]);
         weir_expr_destroy(e);
