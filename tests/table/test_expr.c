@@ -329,6 +329,21 @@ static weir_expr *compiled(const weir_schema *s, const char *text)
     return e;
 }
 
+/* Each of the n texts compiles and is not planned: as in-place tests (a
+ * predicate) or as an in-place expression. */
+static void refused_in_place(const weir_schema *s, const char *const *texts, size_t n,
+                             bool as_tests)
+{
+    for (size_t k = 0; k < n; k++) {
+        weir_expr *e = compiled(s, texts[k]);
+        weir__int_calc p;
+        weir__int_tests t;
+        cr_expect(!(as_tests ? weir__int_tests_plan(e, &t) : weir__int_calc_plan(e, &p)),
+                  "%s was planned", texts[k]);
+        weir_expr_destroy(e);
+    }
+}
+
 /* A random integer expression over the columns below: + - * / % MOD(),
  * unary minus, literals that divide by zero, overflow and wrap. */
 static void random_int_expr(uint64_t *seed, int depth, char *out, size_t size)
@@ -435,12 +450,7 @@ Test(expr, integer_expressions_in_place_as_the_interpreter)
     /* what is not an integer expression of columns and literals */
     static const char *refused[] = {"CAST(b AS DOUBLE) + 1", "b + 1.5", "CASE WHEN b > 0 THEN 1 END",
                                     "ABS(b)", "CAST(NULL AS INT) + b"};
-    for (size_t k = 0; k < sizeof refused / sizeof refused[0]; k++) {
-        weir_expr *e = compiled(s, refused[k]);
-        weir__int_calc p;
-        cr_expect(!weir__int_calc_plan(e, &p), "%s was planned", refused[k]);
-        weir_expr_destroy(e);
-    }
+    refused_in_place(s, refused, sizeof refused / sizeof refused[0], false);
     weir_schema_destroy(s);
 }
 
@@ -482,11 +492,6 @@ Test(expr, integer_expression_tests_in_place_as_the_interpreter)
         }
         weir_expr_destroy(e);
     }
-    for (size_t x = 0; x < sizeof refused / sizeof refused[0]; x++) {
-        weir_expr *e = compiled(s, refused[x]);
-        weir__int_tests t;
-        cr_expect(!weir__int_tests_plan(e, &t), "%s was planned", refused[x]);
-        weir_expr_destroy(e);
-    }
+    refused_in_place(s, refused, sizeof refused / sizeof refused[0], true);
     weir_schema_destroy(s);
 }
