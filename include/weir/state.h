@@ -47,8 +47,12 @@ WEIR_EXPORT void *weir_state_value(weir_ctx *ctx, int id, int64_t ns, bool creat
  * the record — its key extracted and hashed a few records early, the table
  * slot, the entry and a long list's last element loaded in stages — so that
  * the cache misses of a batch's lookups overlap. Results are the same with
- * or without it; only the time differs (a state of many keys, larger than
- * the cache, gains; a few hot keys gain nothing). One state per operator:
+ * or without it; only the time differs. It applies while the state holds
+ * 1 MB or more (a state of many keys, larger than the cache, gains; below
+ * that the lookups mostly hit and it is left off). The key's extractor
+ * (weir_key_spec) then runs ahead of the record, and again for a record
+ * whose delivery a full output put off: it must not count on being called
+ * once a record, in order. One state per operator:
  * a later call replaces the earlier. Only in open(). WEIR_EINVAL for a map
  * state or an unknown id, WEIR_ENOKEY if the input is not keyed. */
 WEIR_EXPORT int weir_state_prefetch(weir_ctx *ctx, int id);
