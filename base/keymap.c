@@ -149,7 +149,7 @@ uint32_t weir__keymap_find(const weir__keymap *m, uint64_t hash, const void *key
 {
     if (!m->slots)
         return WEIR__KEYMAP_NONE;
-    uint32_t i = (uint32_t)hash & m->mask;
+    uint32_t i = weir__keymap_home(m, hash);
     for (;;) {
         uint32_t s = m->slots[i];
         if (s == 0)
@@ -215,7 +215,7 @@ uint32_t weir__keymap_add(weir__keymap *m, uint64_t hash, const void *key)
     *(uint64_t *)(void *)e = hash;
     *(uint32_t *)(void *)(e + 12) = 1;
     memcpy(e + 16, key, m->key_len);
-    uint32_t i = (uint32_t)hash & m->mask;
+    uint32_t i = weir__keymap_home(m, hash);
     while (m->slots[i])
         i = (i + 1) & m->mask;
     m->slots[i] = idx + 1;
@@ -226,7 +226,7 @@ uint32_t weir__keymap_add(weir__keymap *m, uint64_t hash, const void *key)
 void weir__keymap_remove(weir__keymap *m, uint32_t idx)
 {
     uint64_t hash = weir__keymap_hash(m, idx);
-    uint32_t i = (uint32_t)hash & m->mask;
+    uint32_t i = weir__keymap_home(m, hash);
     while (m->slots[i] != idx + 1)
         i = (i + 1) & m->mask;
     /* Backward-shift deletion: a later member of the cluster moves into the
@@ -239,7 +239,7 @@ void weir__keymap_remove(weir__keymap *m, uint32_t idx)
         uint32_t s = m->slots[j];
         if (s == 0)
             break;
-        uint32_t home = (uint32_t)weir__keymap_hash(m, s - 1) & m->mask;
+        uint32_t home = weir__keymap_home(m, weir__keymap_hash(m, s - 1));
         if (((j - home) & m->mask) >= ((j - hole) & m->mask)) {
             m->slots[hole] = s;
             hole = j;

@@ -59,6 +59,23 @@ static inline unsigned char *weir__keymap_entry(const weir__keymap *m, uint32_t 
 {
     return m->entries + (size_t)index * m->entry_size;
 }
+/* The slot a probe for hash starts at (the table has slots). */
+static inline uint32_t weir__keymap_home(const weir__keymap *m, uint64_t hash)
+{
+    return (uint32_t)hash & m->mask;
+}
+/* For fetching ahead: the address of hash's home slot, and the entry that
+ * slot holds — the key's own unless it collided — or NULL (no slots yet, or
+ * an empty slot). */
+static inline const uint32_t *weir__keymap_home_slot(const weir__keymap *m, uint64_t hash)
+{
+    return m->slots ? &m->slots[weir__keymap_home(m, hash)] : NULL;
+}
+static inline const unsigned char *weir__keymap_home_entry(const weir__keymap *m, uint64_t hash)
+{
+    const uint32_t *s = weir__keymap_home_slot(m, hash);
+    return s && *s ? weir__keymap_entry(m, *s - 1) : NULL;
+}
 static inline uint64_t weir__keymap_hash(const weir__keymap *m, uint32_t index)
 {
     return *(const uint64_t *)(const void *)weir__keymap_entry(m, index);

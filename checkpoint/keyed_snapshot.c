@@ -287,7 +287,7 @@ static int restore_entry(reader *rd, weir__state *st, const msgpack_object *a)
     if (bad)
         return refuse(rd, WEIR_EFORMAT, "keyed snapshot: a %s entry of %" PRIu32 " bytes, for "
                       "elements of %zu", kind_name(st->kind), v->size, st->size);
-    uint64_t h = weir__hash_mix(key_hash_of(key, ks), ns, 0);
+    uint64_t h = weir__state_hash(key_hash_of(key, ks), ns);
     bool created;
     if (st->kind == WEIR_STATE_MAP) {
         uint32_t idx = weir__map_insert(st, rd->ctx->keyed.key_buf, ks, h, v->ptr, &created);

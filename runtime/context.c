@@ -449,7 +449,7 @@ AHEAD_INLINE void ahead_slot(ahead *a, uint32_t j, size_t ks)
     unsigned char *key = a->keys + (j % WEIR__AHEAD_RING) * ks;
     a->key->spec.extract(WEIR__SLOT_ELEM(a->b->data + (size_t)j * a->b->stride), key,
                          a->key->spec.arg);
-    uint64_t kh = weir__hash_key(key, ks), h = weir__hash_mix(kh, 0, 0);
+    uint64_t kh = weir__hash_key(key, ks), h = weir__state_hash(kh, 0);
     a->key_hash[j % WEIR__AHEAD_RING] = kh;
     a->h[j % WEIR__AHEAD_RING] = h;
     weir__state_ahead_slot(a->st, h);

@@ -28,19 +28,24 @@
 
 #define MAX_STATE_SIZE (1u << 20)
 
+/* 0 in open() of an operator whose input is keyed; else the ctx failed
+ * (WEIR_ESTATE, WEIR_ENOKEY), its message naming `what`. */
+static int keyed_open(weir_ctx *ctx, const char *what)
+{
+    if (!ctx->lifecycle.in_open)
+        return weir_ctx_fail(ctx, WEIR_ESTATE, "%s: only in open()", what);
+    if (ctx->keyed.key_size == 0)
+        return weir_ctx_fail(ctx, WEIR_ENOKEY,
+                             "%s: the operator's input is not keyed (key_by first)", what);
+    return 0;
+}
+
 /* A new state of `kind` in ctx (only in open(), keyed): its slot, or NULL
  * with the ctx failed. */
 static weir__state *declare(weir_ctx *ctx, weir_state_kind kind, size_t size, const char *what)
 {
-    if (!ctx->lifecycle.in_open) {
-        weir_ctx_fail(ctx, WEIR_ESTATE, "%s: only in open()", what);
+    if (keyed_open(ctx, what) < 0)
         return NULL;
-    }
-    if (ctx->keyed.key_size == 0) {
-        weir_ctx_fail(ctx, WEIR_ENOKEY, "%s: the operator's input is not keyed (key_by first)",
-                      what);
-        return NULL;
-    }
     if (size == 0 || size > MAX_STATE_SIZE) {
         weir_ctx_fail(ctx, WEIR_EINVAL, "%s: size %zu is not in 1..%u", what, size,
                       MAX_STATE_SIZE);
@@ -108,10 +113,9 @@ int weir_state_declare_map(weir_ctx *ctx, size_t key_size, size_t value_size, in
 int weir_state_prefetch(weir_ctx *ctx, int id)
 {
     const char *what = "weir_state_prefetch";
-    if (!ctx->lifecycle.in_open)
-        return weir_ctx_fail(ctx, WEIR_ESTATE, "%s: only in open()", what);
-    if (ctx->keyed.key_size == 0)
-        return weir_ctx_fail(ctx, WEIR_ENOKEY, "%s: the operator's input is not keyed", what);
+    int r = keyed_open(ctx, what);
+    if (r < 0)
+        return r;
     if (id < 0 || id >= ctx->keyed.nstates || ctx->keyed.states[id].kind == WEIR_STATE_MAP)
         return weir_ctx_fail(ctx, WEIR_EINVAL, "%s: no value or list state with id %d", what, id);
     if (!ctx->keyed.ahead_keys) {
@@ -162,7 +166,7 @@ weir__state *weir__state_get(weir_ctx *ctx, int id, weir_state_kind kind, const 
 static uint64_t key_for(weir_ctx *ctx, int64_t ns)
 {
     ctx->keyed.key_buf->ns = ns;
-    return weir__hash_mix(weir__ctx_key_hash(ctx), ns, 0);
+    return weir__state_hash(weir__ctx_key_hash(ctx), ns);
 }
 
 /* The list of (current key, ns) in `st` at entry *idx, made empty if new

@@ -16,7 +16,7 @@
 static uint64_t head_hash(weir_ctx *ctx, int64_t ns)
 {
     ctx->keyed.key_buf->ns = ns;
-    return weir__hash_mix(weir__ctx_key_hash(ctx), ns, 0);
+    return weir__state_hash(weir__ctx_key_hash(ctx), ns);
 }
 
 static uint64_t entry_hash(const weir__state *st, uint64_t hh, const void *mkey)
@@ -103,7 +103,7 @@ void weir__map_remove_at(weir__state *st, size_t key_size, uint32_t idx)
     const unsigned char *k = weir__keymap_key(&st->map, idx); /* [ns][key][map key] */
     int64_t ns;
     memcpy(&ns, k, 8);
-    uint64_t hh = weir__hash_mix(key_size ? weir__hash_key(k + 8, key_size) : 0, ns, 0);
+    uint64_t hh = weir__state_hash(key_size ? weir__hash_key(k + 8, key_size) : 0, ns);
     unlink_entry(st, hh, k, idx);
 }
 

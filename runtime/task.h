@@ -193,6 +193,13 @@ bool weir__ttl_expired(const weir__state *st, int64_t stamp, int64_t now);
 void weir__ttl_cleanup(weir_ctx *ctx, weir__state *st, int64_t now);
 /* A list's expired elements removed (its order kept): how many are left. */
 uint32_t weir__ttl_list_compact(weir__state *st, weir__list_value *l, int64_t now);
+/* The hash a state's table files (key, ns) under: the key's hash with the
+ * namespace mixed in, so that each namespace's lookup need not rehash the
+ * key bytes (keyed and map state, snapshots, fetching ahead). */
+static inline uint64_t weir__state_hash(uint64_t key_hash, int64_t ns)
+{
+    return weir__hash_mix(key_hash, ns, 0);
+}
 /* Fetching a keyed record's state ahead of the record (weir_state_prefetch):
  * the three dependent loads of a lookup — the key's slot, its entry, a long
  * list's last element — each started a few records before it is needed, a
@@ -206,22 +213,13 @@ uint32_t weir__ttl_list_compact(weir__state *st, weir__list_value *l, int64_t no
 #define WEIR__AHEAD_INLINE static inline __attribute__((always_inline))
 WEIR__AHEAD_INLINE void weir__state_ahead_slot(const weir__state *st, uint64_t h)
 {
-    if (st->map.slots)
-        __builtin_prefetch(&st->map.slots[(uint32_t)h & st->map.mask]);
-}
-/* The entry the first slot of a probe for h holds, or NULL: with tables at
- * most half full, the key's for about 85 lookups in 100 (window-tumbling). */
-WEIR__AHEAD_INLINE const unsigned char *weir__state_ahead_first(const weir__state *st,
-                                                               uint64_t h)
-{
-    if (!st->map.slots)
-        return NULL;
-    uint32_t s = st->map.slots[(uint32_t)h & st->map.mask];
-    return s ? weir__keymap_entry(&st->map, s - 1) : NULL;
+    const uint32_t *slot = weir__keymap_home_slot(&st->map, h);
+    if (slot)
+        __builtin_prefetch(slot);
 }
 WEIR__AHEAD_INLINE void weir__state_ahead_entry(const weir__state *st, uint64_t h)
 {
-    const unsigned char *e = weir__state_ahead_first(st, h);
+    const unsigned char *e = weir__keymap_home_entry(&st->map, h);
     if (e) {
         __builtin_prefetch(e);
         if (st->map.entry_size > WEIR__KEYMAP_LINE)
@@ -230,7 +228,7 @@ WEIR__AHEAD_INLINE void weir__state_ahead_entry(const weir__state *st, uint64_t 
 }
 WEIR__AHEAD_INLINE void weir__state_ahead_elems(const weir__state *st, uint64_t h)
 {
-    const unsigned char *e = weir__state_ahead_first(st, h);
+    const unsigned char *e = weir__keymap_home_entry(&st->map, h);
     if (st->kind != WEIR_STATE_LIST || !e || *(const uint64_t *)(const void *)e != h)
         return; /* not a list, or the key is further on: the lookup will tell */
     const weir__list_value *l = (const weir__list_value *)(const void *)(e + st->map.value_off);
