@@ -64,8 +64,35 @@ static void ev_column(const weir__enode *n, const unsigned char *row, weir__val 
     weir__read_value(row + n->off, n->type, o);
 }
 
-/* + - * / MOD of two non-NULL values: a DOUBLE's IEEE result, an integer's
- * wrapped to its width (Java's), a zero divisor an error. */
+/* weir__int_arith (expr_tree.h), inline where the evaluators call it for
+ * every row. */
+static inline int int_arith(weir__eop op, weir_type_id wrap, int64_t a, int64_t b, int64_t *out,
+                            const char **why)
+{
+    if (op == OP_DIV || op == OP_MOD) {
+        if (b == 0) {
+            *why = "division by zero";
+            return WEIR_ERANGE;
+        }
+        /* MIN / -1 wraps to MIN as in Java (C would trap). */
+        if (b == -1)
+            *out = op == OP_MOD ? 0 : (int64_t)(0 - (uint64_t)a);
+        else
+            *out = op == OP_DIV ? a / b : a % b;
+    } else {
+        uint64_t x = (uint64_t)a, y = (uint64_t)b;
+        *out = (int64_t)(op == OP_ADD ? x + y : op == OP_SUB ? x - y : x * y);
+    }
+    *out = weir__int_wrap(wrap, *out);
+    return 0;
+}
+
+int weir__int_arith(weir__eop op, weir_type_id wrap, int64_t a, int64_t b, int64_t *out,
+                    const char **why)
+{
+    return int_arith(op, wrap, a, b, out, why);
+}
+
 /* A datetime a +- an interval b (n->a's and n->b's types), as Flink's
  * code generator does it (ScalarOperatorGens.generateTemporalPlusMinus):
  * a timestamp moves by the interval's milliseconds (its nanoseconds
@@ -89,6 +116,8 @@ static void ev_datetime_arith(const weir__enode *n, const weir__val *a, const we
     }
 }
 
+/* + - * / MOD of two non-NULL values: a DOUBLE's IEEE result, an integer's
+ * wrapped to its width (Java's), a zero divisor an error. */
 static int ev_arith(const weir__enode *n, const weir__val *a, const weir__val *b, weir__val *o,
                     const char **why)
 {
@@ -125,24 +154,10 @@ static int ev_arith(const weir__enode *n, const weir__val *a, const weir__val *b
             o->d = (float)o->d;
         return 0;
     }
-    if (n->op == OP_DIV || n->op == OP_MOD) {
-        if (b->i == 0) {
-            *why = "division by zero";
-            return WEIR_ERANGE;
-        }
-        /* MIN / -1 wraps to MIN as in Java (C would trap). */
-        if (b->i == -1) {
-            o->i = n->op == OP_MOD ? 0 : (int64_t)(0 - (uint64_t)a->i);
-        } else {
-            o->i = n->op == OP_DIV ? a->i / b->i : a->i % b->i;
-        }
-    } else {
-        uint64_t x = (uint64_t)a->i, y = (uint64_t)b->i;
-        o->i = (int64_t)(n->op == OP_ADD ? x + y : n->op == OP_SUB ? x - y : x * y);
-    }
-    o->i = weir__int_wrap(n->type.id == WEIR_TYPE_INTERVAL_YM ? WEIR_TYPE_INT : n->type.id, o->i);
-    return 0;
+    return int_arith(n->op, n->type.id == WEIR_TYPE_INTERVAL_YM ? WEIR_TYPE_INT : n->type.id,
+                     a->i, b->i, &o->i, why);
 }
+
 
 /* = <> < <= > >= of two non-NULL values of n->a's type. */
 /* Whether comparison op (OP_EQ .. OP_GE) holds for a comparison's result
@@ -574,11 +589,12 @@ static bool plan_calc(weir__int_calc *p, const weir__enode *n, bool safe)
             !plan_calc(p, n->a, safe) || !plan_calc(p, n->b, safe))
             return false;
         break;
-    case OP_BUILTIN: /* MOD(a, b) of two integers (aux 1: of DECIMALs) */
+    case OP_BUILTIN: /* MOD(a, b) of two integers (aux 1: of DECIMALs): % */
         if (strcmp(n->bi->name, "MOD") != 0 || n->aux[0] == 1 || n->nargs != 2 ||
             (safe && !nonzero_literal(n->args[1])) || !plan_calc(p, n->args[0], safe) ||
             !plan_calc(p, n->args[1], safe))
             return false;
+        st.op = OP_MOD;
         break;
     default:
         return false;
@@ -628,27 +644,12 @@ int weir__int_calc_eval(const weir__int_calc *p, const unsigned char *row, weir_
             continue;
         }
         top--; /* a binary operation: x[top - 1] op x[top], strict in both */
-        int64_t a = x[top - 1], b = x[top];
         null[top - 1] = null[top - 1] || null[top];
         if (null[top - 1])
             continue;
-        if (st->op == OP_BUILTIN || st->op == OP_DIV || st->op == OP_MOD) {
-            if (b == 0) {
-                *why = "division by zero";
-                return WEIR_ERANGE;
-            }
-            if (st->op == OP_BUILTIN) { /* MOD(): of b's type, never wider */
-                x[top - 1] = b == -1 ? 0 : a % b;
-                continue;
-            }
-            /* MIN / -1 wraps to MIN as in Java (C would trap). */
-            x[top - 1] = b == -1 ? (st->op == OP_MOD ? 0 : (int64_t)(0 - (uint64_t)a))
-                                 : st->op == OP_DIV ? a / b : a % b;
-        } else {
-            uint64_t ua = (uint64_t)a, ub = (uint64_t)b;
-            x[top - 1] = (int64_t)(st->op == OP_ADD ? ua + ub : st->op == OP_SUB ? ua - ub : ua * ub);
-        }
-        x[top - 1] = weir__int_wrap(st->type.id, x[top - 1]);
+        int r = int_arith((weir__eop)st->op, st->type.id, x[top - 1], x[top], &x[top - 1], why);
+        if (r)
+            return r;
     }
     *v = (weir__val){.i = x[0], .null = null[0]};
     return 0;

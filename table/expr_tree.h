@@ -61,6 +61,16 @@ struct weir__enode {
     weir__enode *next_alloc;
 };
 
+/* ---- integer arithmetic (expr_eval.c) --------------------------------------- */
+
+/* a op b (OP_ADD, OP_SUB, OP_MUL, OP_DIV, OP_MOD) of two integers as Java
+ * computes them: wrapped to the width of `wrap` (an integer type), MIN / -1
+ * wrapping to MIN, MOD's sign the dividend's. 0 with *out, or WEIR_ERANGE
+ * with *why "division by zero". The interpreter, the in-place expressions
+ * (weir__int_calc) and MOD() share it. */
+int weir__int_arith(weir__eop op, weir_type_id wrap, int64_t a, int64_t b, int64_t *out,
+                    const char **why);
+
 /* ---- nested values (nested.c) ---------------------------------------------- */
 
 /* Whether a value of nested type `from` converts into nested type `to`

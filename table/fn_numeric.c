@@ -129,13 +129,8 @@ static int e_mod(const weir__fncall *c, weir__val *o, const char **why)
 {
     if (c->n->aux[0] == 1)
         return e_mod_decimal(c, o, why);
-    int64_t x = c->args[0].i, y = c->args[1].i;
-    if (y == 0) {
-        *why = "division by zero";
-        return WEIR_ERANGE;
-    }
-    o->i = y == -1 ? 0 : x % y;
-    return 0;
+    /* the remainder is smaller than the divisor: its type's wrap keeps it */
+    return weir__int_arith(OP_MOD, c->n->type.id, c->args[0].i, c->args[1].i, &o->i, why);
 }
 
 static int e_abs(const weir__fncall *c, weir__val *o, const char **why)

@@ -135,7 +135,15 @@ bool weir__type_same(weir_type a, weir_type b);
 /* An integer type's width in bits (8, 16, 32, 64); v wrapped to it as
  * Java's narrowing casts wrap ((byte) v); whether v fits it unchanged. */
 int weir__int_bits(weir_type_id id);
-int64_t weir__int_wrap(weir_type_id id, int64_t v);
+static inline int64_t weir__int_wrap(weir_type_id id, int64_t v) /* inline: every operation */
+{
+    switch (id) {
+    case WEIR_TYPE_TINYINT: return (int8_t)(uint8_t)(uint64_t)v;
+    case WEIR_TYPE_SMALLINT: return (int16_t)(uint16_t)(uint64_t)v;
+    case WEIR_TYPE_INT: return (int32_t)(uint32_t)(uint64_t)v;
+    default: return v;
+    }
+}
 bool weir__int_fits(weir_type_id id, int64_t v);
 /* The first byte of p that is not space; the byte after the word kw at p
  * (any case, a whole word), or NULL. */
@@ -391,7 +399,7 @@ bool weir__expr_is_proctime(const weir_expr *e);
 #define WEIR__INT_CALC 12
 typedef struct weir__int_calc {
     struct weir__int_step {
-        int op;             /* OP_COL, OP_LIT, OP_NEG, OP_ADD .. OP_MOD; OP_BUILTIN: MOD() */
+        int op;             /* OP_COL, OP_LIT, OP_NEG, OP_ADD .. OP_MOD (MOD() too) */
         weir_type type;     /* the column's; an operation's result type (its wrap) */
         int col;
         uint32_t off;

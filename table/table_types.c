@@ -110,16 +110,6 @@ int weir__int_bits(weir_type_id id)
     }
 }
 
-int64_t weir__int_wrap(weir_type_id id, int64_t v)
-{
-    switch (id) {
-    case WEIR_TYPE_TINYINT: return (int8_t)(uint8_t)(uint64_t)v;
-    case WEIR_TYPE_SMALLINT: return (int16_t)(uint16_t)(uint64_t)v;
-    case WEIR_TYPE_INT: return (int32_t)(uint32_t)(uint64_t)v;
-    default: return v;
-    }
-}
-
 bool weir__int_fits(weir_type_id id, int64_t v)
 {
     return weir__int_wrap(id, v) == v;
