@@ -1,7 +1,7 @@
 /* test_sql_capture.c — where `weir sql --capture FILE` and SET
  * 'weir.capture.file' write (the real binary, WEIR_BINARY_DIR/tools/weir):
  * a link is written through and stays a link; a FIFO gets the capture in
- * place (each query's in turn), and stays a FIFO; a device (as root, one
+ * place (each query's in turn, to one reader), and stays a FIFO; a device (as root, one
  * the test makes with mknod) gets every query's capture in place and no
  * DEV-2 file is made beside it; a folder is refused by name. Every FIFO,
  * link and device is the test's own, in its temporary folder; each `cat`
@@ -99,12 +99,24 @@ Test(sql_capture, a_fifo_gets_each_querys_capture_in_place, .timeout = 60)
     cr_assert_eq(summaries(text), 1, "%s", text);
     free(text);
     cr_assert(!td_exists(td_path(dir, "live.jsonl.partial")));
-    /* SET, two queries: the pipe gets both captures, one after the other */
+    /* SET, two queries: the pipe gets both captures, one after the other.
+     * The reader holds the FIFO open for reading and writing (fd 3), so it
+     * sees no end of file between the queries and reads until the second
+     * capture's summary, its last line. Two readers in turn would race: the
+     * second query may open the pipe before the first reader has seen the
+     * first's end, and its capture then goes to a reader that is leaving. */
     char set[512];
     snprintf(set, sizeof set, "SET 'weir.capture.file' = '%s/live.jsonl';\n", dir);
     write_sql(dir, set, 2);
+    static const char reader[] = /* the shell's read takes a pipe a byte at a time */
+        "n=0\n"
+        "while IFS= read -r line; do\n"
+        "  printf '%s\\n' \"$line\"\n"
+        "  case $line in *'\"kind\":\"summary\"'*) n=$((n + 1)); [ $n -eq 2 ] && break ;; esac\n"
+        "done\n";
+    td_write(td_path(dir, "read2.sh"), reader, sizeof reader - 1);
     st = sh(dir,
-            "{ timeout 20 cat live.jsonl; timeout 20 cat live.jsonl; } > got2.jsonl & "
+            "exec 3<>live.jsonl; timeout 20 sh read2.sh <&3 > got2.jsonl & exec 3<&-; "
             "timeout 20 '%s' sql q.sql; r=$?; wait; exit $r",
             WEIR);
     cr_assert_eq(st, 0, "%s", td_read(td_path(dir, "err.txt"), NULL));
