@@ -1,4 +1,5 @@
-/* timers.c — the timer heap with its de-duplicating index (timers.h). */
+/* timers.c — the timer service: its in-order run, its heap and its
+ * de-duplicating index (timers.h). */
 #include "timers.h"
 
 #include <stdlib.h>
@@ -26,13 +27,15 @@ void weir__timers_free(weir__timers *t)
 {
     weir__keymap_free(&t->map);
     free(t->heap);
+    free(t->run);
     free(t->scratch);
     memset(t, 0, sizeof *t);
 }
 
 size_t weir__timers_memory(const weir__timers *t)
 {
-    return weir__keymap_memory(&t->map) + (size_t)t->cap * sizeof *t->heap;
+    return weir__keymap_memory(&t->map) +
+           ((size_t)t->heap_cap + t->run_cap) * sizeof(weir__timer_slot);
 }
 
 weir__timer_view weir__timers_view(const weir__timers *t, uint32_t index)
@@ -50,42 +53,125 @@ static bool before(const weir__timer_slot *a, const weir__timer_slot *b)
     return a->ts < b->ts || (a->ts == b->ts && a->seq < b->seq);
 }
 
-static void place(weir__timers *t, uint32_t pos, const weir__timer_slot *s)
-{
-    t->heap[pos] = *s;
-    *weir__keymap_aux(&t->map, s->index) = pos;
-}
+/* ---- the heap (out-of-order timers) ---------------------------------------- */
 
-static void sift_up(weir__timers *t, uint32_t pos)
+static void sift_up(weir__timer_slot *heap, uint32_t pos)
 {
-    weir__timer_slot s = t->heap[pos];
+    weir__timer_slot s = heap[pos];
     while (pos > 0) {
         uint32_t parent = (pos - 1) / 2;
-        if (!before(&s, &t->heap[parent]))
+        if (!before(&s, &heap[parent]))
             break;
-        place(t, pos, &t->heap[parent]);
+        heap[pos] = heap[parent];
         pos = parent;
     }
-    place(t, pos, &s);
+    heap[pos] = s;
 }
 
-static void sift_down(weir__timers *t, uint32_t pos)
+static void sift_down(weir__timer_slot *heap, uint32_t n, uint32_t pos)
 {
-    weir__timer_slot s = t->heap[pos];
+    weir__timer_slot s = heap[pos];
     for (;;) {
         uint32_t l = 2 * pos + 1;
-        if (l >= t->n)
+        if (l >= n)
             break;
         uint32_t c = l;
-        if (l + 1 < t->n && before(&t->heap[l + 1], &t->heap[l]))
+        if (l + 1 < n && before(&heap[l + 1], &heap[l]))
             c = l + 1;
-        if (!before(&t->heap[c], &s))
+        if (!before(&heap[c], &s))
             break;
-        place(t, pos, &t->heap[c]);
+        heap[pos] = heap[c];
         pos = c;
     }
-    place(t, pos, &s);
+    heap[pos] = s;
 }
+
+static void heap_pop(weir__timers *t)
+{
+    if (--t->nheap > 0) {
+        t->heap[0] = t->heap[t->nheap];
+        sift_down(t->heap, t->nheap, 0);
+    }
+}
+
+/* ---- the run (timers registered in timestamp order) ------------------------ */
+
+static weir__timer_slot *run_at(const weir__timers *t, uint32_t i)
+{
+    return &t->run[(t->run_head + i) & (t->run_cap - 1)];
+}
+
+/* Doubles the ring, its slots unwrapped to the front. */
+static int run_grow(weir__timers *t)
+{
+    uint32_t cap = t->run_cap ? t->run_cap * 2 : 64;
+    weir__timer_slot *run = malloc((size_t)cap * sizeof *run);
+    if (!run)
+        return WEIR_ENOMEM;
+    for (uint32_t i = 0; i < t->nrun; i++)
+        run[i] = *run_at(t, i);
+    free(t->run);
+    t->run = run;
+    t->run_cap = cap;
+    t->run_head = 0;
+    return 0;
+}
+
+static void run_pop(weir__timers *t)
+{
+    t->run_head = (t->run_head + 1) & (t->run_cap - 1);
+    t->nrun--;
+}
+
+/* ---- stale slots ------------------------------------------------------------ */
+
+/* A slot is stale once its timer was deleted: its entry is gone, or the
+ * index was reused by a timer of another sequence. */
+static bool live(const weir__timers *t, const weir__timer_slot *s)
+{
+    if (t->stale == 0)
+        return true;
+    return weir__keymap_live(&t->map, s->index) &&
+           ((const timer_value *)weir__keymap_value(&t->map, s->index))->seq == s->seq;
+}
+
+/* Drops stale slots from the run's head and the heap's top, so that both
+ * fronts are live timers. */
+static void drop_stale_fronts(weir__timers *t)
+{
+    while (t->stale > 0 && t->nrun > 0 && !live(t, run_at(t, 0))) {
+        run_pop(t);
+        t->stale--;
+    }
+    while (t->stale > 0 && t->nheap > 0 && !live(t, &t->heap[0])) {
+        heap_pop(t);
+        t->stale--;
+    }
+}
+
+/* Sweeps every stale slot out: the run keeps its order, the heap is made
+ * again (Floyd's, O(n)). */
+static void sweep(weir__timers *t)
+{
+    uint32_t m = 0;
+    for (uint32_t i = 0; i < t->nrun; i++) {
+        weir__timer_slot s = *run_at(t, i);
+        if (live(t, &s))
+            *run_at(t, m++) = s;
+    }
+    t->nrun = m;
+    m = 0;
+    for (uint32_t i = 0; i < t->nheap; i++) {
+        if (live(t, &t->heap[i]))
+            t->heap[m++] = t->heap[i];
+    }
+    t->nheap = m;
+    for (uint32_t i = m / 2; i-- > 0;)
+        sift_down(t->heap, m, i);
+    t->stale = 0;
+}
+
+/* ---- the service ------------------------------------------------------------ */
 
 static uint64_t lookup(weir__timers *t, const void *key, uint64_t key_hash, int64_t ns, int64_t ts)
 {
@@ -105,13 +191,17 @@ int weir__timers_add_generation(weir__timers *t, const void *key, uint64_t key_h
                                 int64_t ts, uint32_t generation)
 {
     uint64_t h = lookup(t, key, key_hash, ns, ts);
-    if (t->n == t->cap) {
-        uint32_t cap = t->cap ? t->cap * 2 : 64;
+    /* Room first, so that a timer is never in the map without a slot. */
+    const bool in_order = t->nrun == 0 || ts >= run_at(t, t->nrun - 1)->ts;
+    if (in_order && t->nrun == t->run_cap && run_grow(t) < 0)
+        return WEIR_ENOMEM;
+    if (!in_order && t->nheap == t->heap_cap) {
+        uint32_t cap = t->heap_cap ? t->heap_cap * 2 : 64;
         weir__timer_slot *heap = realloc(t->heap, (size_t)cap * sizeof *heap);
         if (!heap)
             return WEIR_ENOMEM;
         t->heap = heap;
-        t->cap = cap;
+        t->heap_cap = cap;
     }
     bool created;
     uint32_t idx = weir__keymap_insert(&t->map, h, t->scratch, &created);
@@ -125,21 +215,14 @@ int weir__timers_add_generation(weir__timers *t, const void *key, uint64_t key_h
     v->generation = generation;
     t->n++;
     weir__timer_slot s = {.ts = ts, .seq = v->seq, .index = idx};
-    place(t, t->n - 1, &s);
-    sift_up(t, t->n - 1);
-    return 0;
-}
-
-static void remove_at(weir__timers *t, uint32_t pos)
-{
-    uint32_t idx = t->heap[pos].index;
-    t->n--;
-    if (pos != t->n) {
-        place(t, pos, &t->heap[t->n]);
-        sift_down(t, pos);
-        sift_up(t, pos);
+    if (in_order) {
+        /* (ts, seq) after the run's last: sequences only grow */
+        *run_at(t, t->nrun++) = s;
+    } else {
+        t->heap[t->nheap] = s;
+        sift_up(t->heap, t->nheap++);
     }
-    weir__keymap_remove(&t->map, idx);
+    return 0;
 }
 
 void weir__timers_delete(weir__timers *t, const void *key, uint64_t key_hash, int64_t ns, int64_t ts)
@@ -148,31 +231,61 @@ void weir__timers_delete(weir__timers *t, const void *key, uint64_t key_hash, in
     uint32_t idx = weir__keymap_find(&t->map, h, t->scratch);
     if (idx == WEIR__KEYMAP_NONE)
         return;
-    remove_at(t, *weir__keymap_aux(&t->map, idx));
+    weir__keymap_remove(&t->map, idx);
+    t->n--;
+    t->stale++;
+    if (t->stale > t->n + 64)
+        sweep(t);
+    else
+        drop_stale_fronts(t);
+}
+
+/* Where the next timer is (both fronts are live). */
+typedef enum front { FRONT_NONE, FRONT_RUN, FRONT_HEAP } front;
+
+static front next_front(const weir__timers *t)
+{
+    if (t->nrun == 0)
+        return t->nheap ? FRONT_HEAP : FRONT_NONE;
+    return t->nheap && before(&t->heap[0], run_at(t, 0)) ? FRONT_HEAP : FRONT_RUN;
 }
 
 int64_t weir__timers_peek(const weir__timers *t)
 {
-    return t->n ? t->heap[0].ts : INT64_MAX;
+    switch (next_front(t)) {
+    case FRONT_RUN:
+        return run_at(t, 0)->ts;
+    case FRONT_HEAP:
+        return t->heap[0].ts;
+    default:
+        return INT64_MAX;
+    }
 }
 
 bool weir__timers_pop_due(weir__timers *t, int64_t limit, void *key_out, uint64_t *key_hash,
                           int64_t *ns, int64_t *ts)
 {
-    if (t->n == 0)
+    front f = next_front(t);
+    if (f == FRONT_NONE)
         return false;
-    if (t->heap[0].ts > limit)
+    const weir__timer_slot s = f == FRONT_RUN ? *run_at(t, 0) : t->heap[0];
+    if (s.ts > limit)
         return false;
-    uint32_t idx = t->heap[0].index;
-    int64_t when = t->heap[0].ts;
+    if (f == FRONT_RUN)
+        run_pop(t);
+    else
+        heap_pop(t);
+    uint32_t idx = s.index;
+    *ts = s.ts;
     const unsigned char *k = weir__keymap_key(&t->map, idx);
     memcpy(ns, k, 8);
-    *ts = when;
     if (t->key_size)
         memcpy(key_out, k + 16, t->key_size);
     const timer_value *v = weir__keymap_value(&t->map, idx);
     *key_hash = v->key_hash;
     t->popped_generation = v->generation;
-    remove_at(t, 0);
+    weir__keymap_remove(&t->map, idx);
+    t->n--;
+    drop_stale_fronts(t);
     return true;
 }

@@ -1,15 +1,28 @@
-/* timers.h — one timer service: timers per (key, namespace, timestamp) in a
- * min-heap, de-duplicated and deletable through a keymap index.
+/* timers.h — one timer service: timers per (key, namespace, timestamp),
+ * de-duplicated and deletable through a keymap index, fired in order.
  *
- * Each operator subtask has two (event time, processing time). The heap holds
- * keymap entry indices ordered by (timestamp, registration sequence), so
- * timers with equal timestamps fire in the order they were registered and a
- * run is reproducible; each heap slot carries its timer's timestamp and
- * sequence beside the index, so sifting compares within the heap's array
- * and reads no entry (10 000 keys' timers are 640 kB of entries: a pop
- * that read an entry per comparison missed the cache at every level). Each
- * entry keeps its heap position in the keymap's aux word, which makes
- * deletion O(log n). Single-threaded (the owning subtask).
+ * Each operator subtask has two (event time, processing time). Timers fire
+ * in order of (timestamp, registration sequence), so timers with equal
+ * timestamps fire in the order they were registered and a run is
+ * reproducible. The order is kept in two places:
+ *   - the run: a ring of the timers registered in timestamp order — each at
+ *     or after the run's last — which is most of them (a window's end, the
+ *     next window's timer, now + a delay): added and fired in O(1);
+ *   - the heap: a min-heap of the others.
+ * Each slot carries its timer's timestamp and sequence beside the entry
+ * index, so ordering reads no entry (10 000 keys' timers are 640 kB of
+ * entries). The next timer is the earlier of the run's head and the heap's
+ * top.
+ *
+ * Deletion removes the entry only. Its slot stays where it is, stale, and
+ * is dropped when it reaches the run's head or the heap's top: a slot is
+ * live while its entry is live and has its sequence (sequences never
+ * repeat; an index may be reused). Both fronts are live after every call,
+ * so peeking needs no check; when stale slots outnumber the live ones,
+ * they are swept out at once, so memory follows the live timers. (A heap
+ * that tracked positions for deletion wrote the moved entry's position at
+ * every level of every sift: a cache miss a level.) Single-threaded (the
+ * owning subtask).
  */
 #ifndef WEIR_RUNTIME_TIMERS_H
 #define WEIR_RUNTIME_TIMERS_H
@@ -29,8 +42,12 @@ typedef struct weir__timer_slot {
 
 typedef struct weir__timers {
     weir__keymap map;   /* key: [ns 8][ts 8][key key_size]; value: seq 8, key hash 8, generation */
-    weir__timer_slot *heap;
-    uint32_t n, cap;
+    weir__timer_slot *heap; /* out of order: a min-heap of nheap slots */
+    uint32_t nheap, heap_cap;
+    weir__timer_slot *run; /* in order: a ring of nrun slots from run_head (run_cap: 2^k) */
+    uint32_t run_head, nrun, run_cap;
+    uint32_t n;     /* live timers */
+    uint32_t stale; /* slots of deleted timers still in the run or the heap */
     uint64_t seq;
     uint32_t popped_generation;
     size_t key_size;

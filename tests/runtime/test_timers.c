@@ -1,4 +1,4 @@
-/* test_timers.c — one timer service (runtime/timers.h): the min-heap of
+/* test_timers.c — one timer service (runtime/timers.h): the run and heap of
  * (key, namespace, timestamp) timers with its de-duplicating index.
  *
  * The operator API promises that registering the same timer twice keeps one,
@@ -8,7 +8,9 @@
  * watermark (or the clock): nothing above it may come out. These tests check
  * each promise directly and then run a random mix of operations against a
  * reference list, where the expected pop order is the sort by (timestamp,
- * sequence of first registration).
+ * sequence of first registration): with timestamps at random, and with
+ * timestamps that mostly ascend (the service's in-order run beside its
+ * heap). Deleted timers must not pile up in memory.
  *
  * The last tests run the same service inside a job, through the operator
  * API: event-time timers fire when the watermark reaches them, in order,
@@ -203,12 +205,18 @@ typedef struct ref_timer {
     uint64_t seq;
 } ref_timer;
 
-Test(timers, random_operations_match_reference)
+/* A random mix of registrations, deletions and pops against the reference
+ * list. `ascending`: timestamps follow a clock that moves on, most of them
+ * at or after the last (the timers' in-order run), some behind it (the
+ * heap), so both hold timers at once and deletions leave stale slots in
+ * each. */
+static void random_operations(uint64_t rng, bool ascending)
 {
     enum { OPS = 60000, CAP = 20000 };
     static ref_timer ref[CAP];
     size_t nref = 0;
-    uint64_t seq = 0, rng = 99;
+    uint64_t seq = 0;
+    int64_t clock = 0;
     weir__timers t;
     cr_assert_eq(weir__timers_init(&t, 8), 0);
     for (int op = 0; op < OPS; op++) {
@@ -216,6 +224,10 @@ Test(timers, random_operations_match_reference)
         uint64_t key = rng % 50;
         int64_t ns = (int64_t)((rng >> 8) % 3);
         int64_t ts = (int64_t)((rng >> 16) % 200);
+        if (ascending) {
+            clock += (int64_t)((rng >> 48) % 3);
+            ts = clock - ((rng >> 50) % 8 == 0 ? (int64_t)((rng >> 16) % 30) : 0);
+        }
         unsigned what = (unsigned)((rng >> 40) % 10);
         if (what < 5) { /* register */
             size_t i = 0;
@@ -236,6 +248,8 @@ Test(timers, random_operations_match_reference)
             weir__timers_delete(&t, &key, key_hash(key), ns, ts);
         } else { /* pop everything due at a limit */
             int64_t limit = (int64_t)((rng >> 24) % 200);
+            if (ascending)
+                limit = clock - (int64_t)((rng >> 24) % 40);
             for (;;) {
                 size_t best = nref;
                 for (size_t i = 0; i < nref; i++) {
@@ -258,7 +272,50 @@ Test(timers, random_operations_match_reference)
             }
         }
         cr_assert_eq(t.n, (uint32_t)nref, "op %d: %u timers, reference %zu", op, t.n, nref);
+        int64_t first = INT64_MAX;
+        for (size_t i = 0; i < nref; i++)
+            first = ref[i].ts < first ? ref[i].ts : first;
+        cr_assert_eq(weir__timers_peek(&t), first, "op %d: peek", op);
     }
+    weir__timers_free(&t);
+}
+
+Test(timers, random_operations_match_reference)
+{
+    random_operations(99, false);
+}
+
+Test(timers, ascending_operations_match_reference)
+{
+    random_operations(7, true);
+    random_operations(8, true);
+}
+
+/* Deleted timers leave slots behind until they reach a front; more of
+ * those than live timers are swept out, so memory follows the live timers
+ * whatever is deleted — here, a session-like key that moves its timer on
+ * ahead of everything, a million times, behind a first timer that never
+ * fires. */
+Test(timers, deleted_timers_do_not_pile_up)
+{
+    weir__timers t;
+    cr_assert_eq(weir__timers_init(&t, 8), 0);
+    add(&t, 1, 0, 0);
+    size_t start = weir__timers_memory(&t);
+    for (int64_t ts = 1; ts <= 1000000; ts++) {
+        add(&t, 2, 0, ts);
+        uint64_t key = 2;
+        weir__timers_delete(&t, &key, key_hash(key), 0, ts);
+        add(&t, 3, 0, 2000000 - ts); /* out of order: the heap */
+        key = 3;
+        weir__timers_delete(&t, &key, key_hash(key), 0, 2000000 - ts);
+    }
+    cr_assert_eq(t.n, 1u);
+    cr_assert_leq(weir__timers_memory(&t), start + 2 * 64 * sizeof(weir__timer_slot) + 4096,
+                  "%zu bytes for one timer (%zu at the start)", weir__timers_memory(&t), start);
+    expect_pop(&t, 0, 1, 0, 0);
+    cr_assert(weir__timers_empty(&t));
+    cr_assert_eq(weir__timers_peek(&t), INT64_MAX);
     weir__timers_free(&t);
 }
 
