@@ -18,11 +18,11 @@
  * is dropped when it reaches the run's head or the heap's top: a slot is
  * live while its entry is live and has its sequence (sequences never
  * repeat; an index may be reused). Both fronts are live after every call,
- * so peeking needs no check; when stale slots outnumber the live ones,
- * they are swept out at once, so memory follows the live timers. (A heap
- * that tracked positions for deletion wrote the moved entry's position at
- * every level of every sift: a cache miss a level.) Single-threaded (the
- * owning subtask).
+ * so peeking needs no check; when stale slots outnumber the live ones
+ * (by more than 64), they are swept out at once, so memory follows the
+ * live timers. (A heap that tracked positions for deletion wrote the moved
+ * entry's position at every level of every sift: a cache miss a level.)
+ * Single-threaded (the owning subtask).
  */
 #ifndef WEIR_RUNTIME_TIMERS_H
 #define WEIR_RUNTIME_TIMERS_H
