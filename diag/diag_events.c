@@ -436,6 +436,75 @@ static late_windows late_windows_of(const weir__diag_rec *r)
     return lw;
 }
 
+/* ---- window_fire as JSON text in one pass ----------------------------------
+ * The one event a window operator writes for every key and window (tens of
+ * thousands a second), so its cost is the standard level's on a window job.
+ * When only the JSON text is wanted and the key needs no escaping, the line
+ * is written straight into d->json: literal pieces and numbers, no member or
+ * shape bookkeeping. The text is byte for byte the general path's
+ * (test_diag_fire_json compares them); anything else takes that path. */
+
+#define PUT_LITERAL(p, lit) (memcpy((p), "" lit, sizeof(lit) - 1), (p) + sizeof(lit) - 1)
+
+static char *put_ts(char *p, int64_t v)
+{
+    if (v == WEIR_TS_MIN)
+        return PUT_LITERAL(p, "\"MIN\"");
+    if (v == WEIR_TS_MAX)
+        return PUT_LITERAL(p, "\"MAX\"");
+    return weir__json_decimal(p, v);
+}
+
+static bool fire_json_direct(struct weir__diag *d, const weir__diag_rec *r)
+{
+    if (d->want_msgpack || !d->want_json || !op_json_ready(d))
+        return false;
+    size_t kn = 0;
+    for (; r->key[kn]; kn++) {
+        unsigned char c = (unsigned char)r->key[kn];
+        if (c < 0x20 || c >= 0x80 || c == '"' || c == '\\')
+            return false; /* escaped (or repaired) the general way */
+    }
+    const weir__buf *op = &d->op_json[r->op];
+    /* the literals (about 120 bytes), six numbers of at most 21, the key's
+     * quotes, the operator's JSON */
+    size_t most = 256 + kn + op->len;
+    weir__buf *b = &d->json;
+    if (b->len + most + 1 > b->cap && !weir__buf_grow(b, most))
+        return false;
+    char *p = b->data + b->len;
+    p = PUT_LITERAL(p, "{\"kind\":\"window_fire\",\"t\":");
+    p = weir__json_decimal(p, r->t);
+    p = PUT_LITERAL(p, ",\"op\":");
+    memcpy(p, op->data, op->len);
+    p += op->len;
+    p = PUT_LITERAL(p, ",\"subtask\":");
+    p = weir__json_decimal(p, r->subtask);
+    p = PUT_LITERAL(p, ",\"key\":\"");
+    memcpy(p, r->key, kn);
+    p += kn;
+    p = PUT_LITERAL(p, "\",\"start\":");
+    p = put_ts(p, r->start);
+    p = PUT_LITERAL(p, ",\"end\":");
+    p = put_ts(p, r->end);
+    if (r->firing == 0)
+        p = PUT_LITERAL(p, ",\"on_time\":true,\"firing\":");
+    else
+        p = PUT_LITERAL(p, ",\"on_time\":false,\"firing\":");
+    p = weir__json_decimal(p, r->firing);
+    p = PUT_LITERAL(p, ",\"count\":");
+    p = weir__json_decimal(p, r->count);
+    p = PUT_LITERAL(p, ",\"watermark\":");
+    p = put_ts(p, r->wm);
+    if (r->flag)
+        p = PUT_LITERAL(p, ",\"cleanup\":true");
+    *p++ = '}';
+    b->len = (size_t)(p - b->data);
+    /* one whole value at the top, as the general path leaves it */
+    d->shape.tops = 1;
+    return true;
+}
+
 /* One ring record as its capture event (docs/CAPTURE.md), into d->sbuf
  * and d->json (as encode_begin set them up).
  * Longer than 80 lines on purpose: one short case per event kind, in the
@@ -478,6 +547,8 @@ void weir__diag_encode_rec(struct weir__diag *d, const weir__diag_rec *r)
         kv_ts(d, "max_ts", r->max_ts);
         break;
     case WEIR_DIAG_KIND_WINDOW_FIRE:
+        if (fire_json_direct(d, r))
+            break;
         head(d, r, 11 + (r->flag != 0));
         kv_str(d, "key", r->key);
         kv_ts(d, "start", r->start);
