@@ -466,9 +466,10 @@ static bool fire_json_direct(struct weir__diag *d, const weir__diag_rec *r)
             return false; /* escaped (or repaired) the general way */
     }
     const weir__buf *op = &d->op_json[r->op];
-    /* the literals (about 120 bytes), six numbers of at most 21, the key's
-     * quotes, the operator's JSON */
-    size_t most = 256 + kn + op->len;
+    /* the literals (133 bytes at most), seven numbers (t, start, end,
+     * watermark and count of at most 21 bytes, subtask and firing of at
+     * most 11: 127), the key and the operator's JSON */
+    size_t most = 133 + 127 + kn + op->len;
     weir__buf *b = &d->json;
     if (b->len + most + 1 > b->cap && !weir__buf_grow(b, most))
         return false;
@@ -499,6 +500,8 @@ static bool fire_json_direct(struct weir__diag *d, const weir__diag_rec *r)
     if (r->flag)
         p = PUT_LITERAL(p, ",\"cleanup\":true");
     *p++ = '}';
+    /* the bound above held (else the buffer was overrun) */
+    WEIR__ASSERT((size_t)(p - (b->data + b->len)) <= most);
     b->len = (size_t)(p - b->data);
     /* one whole value at the top, as the general path leaves it */
     d->shape.tops = 1;
