@@ -88,22 +88,6 @@ static size_t utf8_len(const unsigned char *s, size_t n)
     return len;
 }
 
-/* The bytes a string is copied with as they are: printable ASCII except "
- * and \. Everything else is escaped, or (from 0x80) checked as UTF-8. */
-static bool plain_byte(unsigned char c)
-{
-    return c >= 0x20 && c < 0x80 && c != '"' && c != '\\';
-}
-
-/* How many bytes at the start of s[0..n) are plain. */
-static inline size_t plain_prefix(const char *s, size_t n)
-{
-    size_t i = 0;
-    while (i < n && plain_byte((unsigned char)s[i]))
-        i++;
-    return i;
-}
-
 /* The string's bytes from `start` (its plain prefix written), escaped. */
 static void put_string_rest(weir__buf *b, const char *s, size_t n, size_t start);
 
@@ -114,7 +98,7 @@ static void put_string(weir__buf *b, const char *s, size_t n)
         weir__buf_append(b, "\"\"", 2);
         return;
     }
-    size_t plain = plain_prefix(s, n);
+    size_t plain = weir__json_plain_prefix(s, n);
     if (plain == n) {
         /* most strings: quotes around a copy, one reservation */
         if (b->len + n + 3 > b->cap && !weir__buf_grow(b, n + 2))
@@ -134,7 +118,7 @@ static void put_string_rest(weir__buf *b, const char *s, size_t n, size_t start)
 {
     for (size_t i = start; i < n; i++) {
         unsigned char c = (unsigned char)s[i];
-        if (plain_byte(c))
+        if (weir__json_plain_byte(c))
             continue; /* most strings are all plain: one copy at the end */
         const char *esc = NULL;
         char u[8];

@@ -104,6 +104,22 @@ enum { WEIR__JSON_KV_INT, WEIR__JSON_KV_STR, WEIR__JSON_KV_PLAIN, WEIR__JSON_KV_
 void weir__json_kv_general(weir__json_writer *w, const char *key, size_t klen, int kind,
                            int64_t i, const char *s, size_t n);
 
+/* The bytes a string is copied with as they are: printable ASCII except "
+ * and \. Everything else is escaped, or (from 0x80) checked as UTF-8. */
+WEIR__JSON_INLINE bool weir__json_plain_byte(unsigned char c)
+{
+    return c >= 0x20 && c < 0x80 && c != '"' && c != '\\';
+}
+
+/* How many bytes at the start of s[0..n) are plain. */
+WEIR__JSON_INLINE size_t weir__json_plain_prefix(const char *s, size_t n)
+{
+    size_t i = 0;
+    while (i < n && weir__json_plain_byte((unsigned char)s[i]))
+        i++;
+    return i;
+}
+
 /* The next value is a key of the innermost container, a map, with room for
  * its value. */
 WEIR__JSON_INLINE bool weir__json_at_key(const weir__json_writer *w)
@@ -234,11 +250,7 @@ WEIR__JSON_INLINE void weir__json_kv_plain(weir__json_writer *w, const char *key
 WEIR__JSON_INLINE void weir__json_kv_str(weir__json_writer *w, const char *key, size_t klen,
                                      const char *s, size_t n)
 {
-    size_t plain = 0;
-    while (plain < n && (unsigned char)s[plain] >= 0x20 && (unsigned char)s[plain] < 0x80 &&
-           s[plain] != '"' && s[plain] != '\\')
-        plain++;
-    if (plain < n || !weir__json_at_key(w)) {
+    if (weir__json_plain_prefix(s, n) < n || !weir__json_at_key(w)) {
         weir__json_kv_general(w, key, klen, WEIR__JSON_KV_STR, 0, s, n);
         return;
     }

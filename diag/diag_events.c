@@ -459,12 +459,9 @@ static bool fire_json_direct(struct weir__diag *d, const weir__diag_rec *r)
 {
     if (d->want_msgpack || !d->want_json || !op_json_ready(d))
         return false;
-    size_t kn = 0;
-    for (; r->key[kn]; kn++) {
-        unsigned char c = (unsigned char)r->key[kn];
-        if (c < 0x20 || c >= 0x80 || c == '"' || c == '\\')
-            return false; /* escaped (or repaired) the general way */
-    }
+    size_t kn = strlen(r->key);
+    if (weir__json_plain_prefix(r->key, kn) < kn)
+        return false; /* escaped (or repaired) the general way */
     const weir__buf *op = &d->op_json[r->op];
     /* the literals (133 bytes at most), seven numbers (t, start, end,
      * watermark and count of at most 21 bytes, subtask and firing of at

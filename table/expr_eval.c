@@ -158,8 +158,6 @@ static int ev_arith(const weir__enode *n, const weir__val *a, const weir__val *b
                      a->i, b->i, &o->i, why);
 }
 
-
-/* = <> < <= > >= of two non-NULL values of n->a's type. */
 /* Whether comparison op (OP_EQ .. OP_GE) holds for a comparison's result
  * c (-1, 0 or 1). */
 static bool op_holds(weir__eop op, int c)
@@ -174,6 +172,7 @@ static bool op_holds(weir__eop op, int c)
     }
 }
 
+/* = <> < <= > >= of two non-NULL values of n->a's type. */
 static void ev_compare(const weir__enode *n, const weir__val *a, const weir__val *b, weir__val *o)
 {
     int c = cmp_typed(n->a->type, a, n->b->type, b);
